@@ -1,0 +1,118 @@
+// Owns the one event vocabulary: the durable transcript events (SPEC §3) and the live runtime events
+// that the executor, manager, progress renderer and `--output-format stream-json` share. No I/O.
+
+import type { ContentBlock, Message, Usage } from "./messages.ts";
+
+// ---------------------------------------------------------------- transcript (durable) -----------
+
+export type TurnAbortCause = "failed" | "cancelled" | "interrupted" | "process_restart";
+
+export interface Lineage {
+  rootAgentId: string;
+  resumedFrom?: string;
+  resumeDepth: number;
+}
+
+export type SubtaskState = "running" | "completed" | "failed" | "cancelled";
+
+export interface SubtaskRefPart {
+  type: "subtask_ref";
+  callId: string;
+  agentId: string;
+  subagentType: string;
+  description: string;
+  background: boolean;
+  state: SubtaskState;
+  lineage: Lineage;
+}
+
+export type TranscriptPart = ContentBlock | SubtaskRefPart;
+
+export interface TranscriptEventData {
+  session_created: {
+    agentType: string;
+    model: string;
+    parentSessionId?: string;
+    relation?: "subagent";
+    lineage?: Lineage;
+    depth: number;
+  };
+  turn_started: { turn: number };
+  turn_completed: { turn: number; turns: number; toolCalls: number; durationMs: number; usage: Usage };
+  turn_aborted: { turn: number; cause: TurnAbortCause; reason?: string };
+  message_created: { messageId: string; role: Message["role"]; hidden?: boolean; inboxId?: string };
+  part_created: { messageId: string; partId: string; part: TranscriptPart };
+  inbox_acknowledged: { inboxIds: string[] };
+}
+
+export type TranscriptEventType = keyof TranscriptEventData;
+
+export const TRANSCRIPT_EVENT_TYPES: readonly TranscriptEventType[] = [
+  "session_created",
+  "turn_started",
+  "turn_completed",
+  "turn_aborted",
+  "message_created",
+  "part_created",
+  "inbox_acknowledged",
+];
+
+export interface TranscriptEnvelope<T extends TranscriptEventType = TranscriptEventType> {
+  seq: number;
+  id: string;
+  sessionId: string;
+  projectPath: string;
+  timestamp: string;
+  type: T;
+  data: TranscriptEventData[T];
+}
+
+export type TranscriptEvent = { [K in TranscriptEventType]: TranscriptEnvelope<K> }[TranscriptEventType];
+
+/** What a writer supplies; the transcript assigns seq, id, timestamp. */
+export type NewTranscriptEvent = { [K in TranscriptEventType]: { type: K; data: TranscriptEventData[K] } }[
+  TranscriptEventType
+];
+
+// ---------------------------------------------------------------- runtime (live) ---------------
+
+export interface SubagentInfo {
+  session_id: string;
+  subagent_type: string;
+  description: string;
+  background: boolean;
+  root_agent_id: string;
+  resumed_from: string | null;
+  resume_depth: number;
+}
+
+export type RuntimeEvent =
+  | { type: "session_started"; sessionId: string; agentType: string; model: string; depth: number }
+  | { type: "turn_started"; sessionId: string; turn: number }
+  | { type: "text_delta"; sessionId: string; text: string }
+  | { type: "retry"; sessionId: string; attempt: number; delayMs: number; reason: string }
+  | { type: "assistant_message"; sessionId: string; message: Message }
+  | { type: "tool_started"; sessionId: string; callId: string; name: string; input: Record<string, unknown> }
+  | {
+    type: "tool_completed";
+    sessionId: string;
+    callId: string;
+    name: string;
+    isError: boolean;
+    content: string;
+  }
+  | { type: "turn_completed"; sessionId: string; turn: number; usage: Usage }
+  | { type: "turn_aborted"; sessionId: string; turn: number; cause: TurnAbortCause; reason?: string }
+  | { type: "subagent_spawned"; parentSessionId: string; callId: string; subagent: SubagentInfo }
+  | { type: "subagent_event"; parentSessionId: string; agentId: string; event: RuntimeEvent }
+  | {
+    type: "subagent_completed";
+    parentSessionId: string;
+    callId: string;
+    subagent: SubagentInfo;
+    state: SubtaskState;
+    success: boolean;
+    summary: string;
+  };
+
+export type RuntimeEventSink = (event: RuntimeEvent) => void;

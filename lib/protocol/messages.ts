@@ -1,0 +1,84 @@
+// Owns the provider-neutral conversation vocabulary: messages, content blocks, tool specs, usage.
+// No I/O. Providers translate to and from their wire formats; the loop, transcript and sidecars
+// store exactly these shapes.
+
+export interface TextBlock {
+  type: "text";
+  text: string;
+}
+
+export interface ToolCallBlock {
+  type: "tool_call";
+  /** Provider-assigned call id (Anthropic `toolu_…`, OpenAI `call_…`, scripted `call_…`). */
+  id: string;
+  name: string;
+  /** Parsed arguments. `{}` when the model sent arguments that are not valid JSON (see inputError). */
+  input: Record<string, unknown>;
+  /** Set when the model's arguments could not be parsed; the loop answers with a tool error. */
+  inputError?: string;
+}
+
+export interface ToolResultBlock {
+  type: "tool_result";
+  callId: string;
+  content: string;
+  isError: boolean;
+}
+
+export type ContentBlock = TextBlock | ToolCallBlock | ToolResultBlock;
+
+export type Role = "user" | "assistant";
+
+export interface Message {
+  role: Role;
+  content: ContentBlock[];
+  /** Hidden messages are sent to the model but not shown as user input (e.g. completion notices). */
+  hidden?: boolean;
+}
+
+/** A tool as the model sees it. `inputSchema` is a JSON Schema object. */
+export interface ToolSpec {
+  name: string;
+  description: string;
+  inputSchema: Record<string, unknown>;
+}
+
+export interface Usage {
+  inputTokens: number;
+  outputTokens: number;
+}
+
+export function emptyUsage(): Usage {
+  return { inputTokens: 0, outputTokens: 0 };
+}
+
+export function addUsage(a: Usage, b: Usage): Usage {
+  return { inputTokens: a.inputTokens + b.inputTokens, outputTokens: a.outputTokens + b.outputTokens };
+}
+
+export function userText(text: string, hidden = false): Message {
+  return hidden ? { role: "user", content: [{ type: "text", text }], hidden } : {
+    role: "user",
+    content: [{ type: "text", text }],
+  };
+}
+
+/** Concatenated text of a message's text blocks. */
+export function textOf(message: Message): string {
+  return message.content.filter((b): b is TextBlock => b.type === "text").map((b) => b.text).join("");
+}
+
+export function toolCallsOf(message: Message): ToolCallBlock[] {
+  return message.content.filter((b): b is ToolCallBlock => b.type === "tool_call");
+}
+
+/** The final assistant text of a conversation: the text of the last assistant message that has any. */
+export function finalAssistantText(messages: readonly Message[]): string {
+  for (let i = messages.length - 1; i >= 0; i--) {
+    const m = messages[i]!;
+    if (m.role !== "assistant") continue;
+    const text = textOf(m).trim();
+    if (text !== "") return text;
+  }
+  return "";
+}

@@ -1,0 +1,64 @@
+// Owns the one streaming contract every model provider implements. No I/O.
+//
+// Contract: `stream()` never throws and never rejects for model or network failures. The iterable
+// yields any number of deltas and ends with exactly one terminal event, `done` or `error`.
+
+import type { Message, ToolCallBlock, ToolSpec, Usage } from "./messages.ts";
+
+export interface ModelRequest {
+  /** Concrete model id (aliases are resolved before a request is built). */
+  model: string;
+  system: string;
+  messages: Message[];
+  tools: ToolSpec[];
+  maxTokens: number;
+  /** Who is asking. Real providers ignore it; the scripted provider keys its replies on it. */
+  meta: RequestMeta;
+}
+
+export interface RequestMeta {
+  sessionId: string;
+  /** `"main"` for a top-level session, else the child's agent type. */
+  agentType: string;
+  /** Nesting depth: 0 for the top-level session. */
+  depth: number;
+}
+
+export type StopReason = "end_turn" | "tool_use" | "max_tokens" | "error" | "aborted";
+
+export type ProviderErrorKind =
+  | "rate_limit" // 429, after retries
+  | "overloaded" // 529 / overloaded_error, after retries
+  | "server" // 5xx, after retries
+  | "network" // connection refused/reset, after retries
+  | "timeout" // request or stream-idle timeout
+  | "stream" // stream cut or malformed mid-message
+  | "auth" // 401/403
+  | "invalid_request" // other 4xx
+  | "aborted" // cancelled through the AbortSignal
+  | "script"; // scripted provider: script error or scripted failure
+
+export interface ProviderError {
+  kind: ProviderErrorKind;
+  message: string;
+  status?: number;
+  /** How many attempts were made before giving up. */
+  attempts?: number;
+}
+
+export type ProviderEvent =
+  | { type: "request_started"; attempt: number }
+  | { type: "text_delta"; text: string }
+  | { type: "tool_call"; call: ToolCallBlock }
+  | { type: "retry"; attempt: number; delayMs: number; reason: string }
+  | { type: "done"; message: Message; stopReason: StopReason; usage: Usage }
+  | { type: "error"; error: ProviderError; stopReason: "error" | "aborted"; usage: Usage };
+
+export interface StreamOptions {
+  signal?: AbortSignal;
+}
+
+export interface Provider {
+  readonly name: string;
+  stream(request: ModelRequest, options?: StreamOptions): AsyncIterable<ProviderEvent>;
+}

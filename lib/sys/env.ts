@@ -1,0 +1,31 @@
+// Owns the process environment (the Env port): variables, home folder, the user's working folder.
+
+export interface Env {
+  get(name: string): string | undefined;
+  /** The user's home folder, or undefined when it cannot be determined. */
+  home(): string | undefined;
+  /** The folder the user invoked Blade from (INIT_CWD under `deno task`, else the process cwd). */
+  cwd(): string;
+  /** Whether stdout is an interactive terminal. */
+  stdoutIsTerminal(): boolean;
+  stdinIsTerminal(): boolean;
+}
+
+function safeGet(name: string): string | undefined {
+  try {
+    return Deno.env.get(name);
+  } catch {
+    // Not granted by --allow-env: treat as unset.
+    return undefined;
+  }
+}
+
+export function realEnv(): Env {
+  return {
+    get: safeGet,
+    home: () => safeGet("HOME") ?? safeGet("USERPROFILE"),
+    cwd: () => safeGet("INIT_CWD") ?? Deno.cwd(),
+    stdoutIsTerminal: () => Deno.stdout.isTerminal(),
+    stdinIsTerminal: () => Deno.stdin.isTerminal(),
+  };
+}

@@ -1,0 +1,147 @@
+// Owns every file-system call Blade makes (the Fs port) and its real Deno adapter.
+// Does not know about sessions, sidecars or transcripts: callers build paths and formats.
+
+export interface FileInfo {
+  isFile: boolean;
+  isDirectory: boolean;
+  isSymlink: boolean;
+  size: number;
+  mtimeMs: number | null;
+  mode: number | null;
+}
+
+export interface DirEntry {
+  name: string;
+  isFile: boolean;
+  isDirectory: boolean;
+  isSymlink: boolean;
+}
+
+export interface WriteAtomicOptions {
+  /** File mode, default 0o600. */
+  mode?: number;
+  /** Directory mode re-asserted before the write, default 0o700. */
+  dirMode?: number;
+}
+
+export interface Fs {
+  readText(path: string): Promise<string>;
+  readBytes(path: string): Promise<Uint8Array>;
+  /** Plain write (not atomic); creates the file with `mode` when given. */
+  writeText(path: string, text: string, options?: { mode?: number }): Promise<void>;
+  /** temp file in the same folder → write all bytes → fsync → rename → fsync the folder. */
+  writeAtomic(path: string, text: string, options?: WriteAtomicOptions): Promise<void>;
+  /** mkdir -p, then chmod the leaf to `mode` (default 0o700). */
+  ensureDir(path: string, mode?: number): Promise<void>;
+  stat(path: string): Promise<FileInfo | null>;
+  lstat(path: string): Promise<FileInfo | null>;
+  realPath(path: string): Promise<string>;
+  readDir(path: string): Promise<DirEntry[]>;
+  remove(path: string, options?: { recursive?: boolean }): Promise<void>;
+  rename(from: string, to: string): Promise<void>;
+  chmod(path: string, mode: number): Promise<void>;
+  makeTempDir(prefix?: string): Promise<string>;
+}
+
+function toInfo(i: Deno.FileInfo): FileInfo {
+  return {
+    isFile: i.isFile,
+    isDirectory: i.isDirectory,
+    isSymlink: i.isSymlink,
+    size: i.size,
+    mtimeMs: i.mtime?.getTime() ?? null,
+    mode: i.mode,
+  };
+}
+
+const isWindows = Deno.build.os === "windows";
+
+async function fsyncDir(dir: string): Promise<void> {
+  if (isWindows) return;
+  const f = await Deno.open(dir, { read: true });
+  try {
+    await f.sync();
+  } finally {
+    f.close();
+  }
+}
+
+function dirname(path: string): string {
+  const i = Math.max(path.lastIndexOf("/"), path.lastIndexOf("\\"));
+  return i <= 0 ? (i === 0 ? "/" : ".") : path.slice(0, i);
+}
+
+let tempCounter = 0;
+
+/** Write `text` durably to `path`: never leaves a torn file, only the old or the new version. */
+export async function writeAtomic(path: string, text: string, options: WriteAtomicOptions = {}): Promise<void> {
+  const dir = dirname(path);
+  const mode = options.mode ?? 0o600;
+  await ensureDir(dir, options.dirMode ?? 0o700);
+  const base = path.slice(dir.length + 1);
+  const tmp = `${dir}/.${base}.${Deno.pid}.${++tempCounter}.${Date.now().toString(36)}.tmp`;
+  const data = new TextEncoder().encode(text);
+  const file = await Deno.open(tmp, { write: true, createNew: true, mode });
+  try {
+    let written = 0;
+    while (written < data.length) written += await file.write(data.subarray(written));
+    await file.sync();
+  } catch (e) {
+    file.close();
+    await Deno.remove(tmp).catch(() => {});
+    throw e;
+  }
+  file.close();
+  try {
+    if (!isWindows) await Deno.chmod(tmp, mode);
+    await Deno.rename(tmp, path);
+  } catch (e) {
+    await Deno.remove(tmp).catch(() => {});
+    throw e;
+  }
+  await fsyncDir(dir);
+}
+
+/** mkdir -p; the leaf folder's mode is (re-)asserted every time. */
+export async function ensureDir(path: string, mode = 0o700): Promise<void> {
+  await Deno.mkdir(path, { recursive: true, mode });
+  if (!isWindows) await Deno.chmod(path, mode);
+}
+
+export function realFs(): Fs {
+  return {
+    readText: (p) => Deno.readTextFile(p),
+    readBytes: (p) => Deno.readFile(p),
+    writeText: (p, t, o) => Deno.writeTextFile(p, t, o?.mode === undefined ? {} : { mode: o.mode }),
+    writeAtomic,
+    ensureDir,
+    async stat(p) {
+      try {
+        return toInfo(await Deno.stat(p));
+      } catch (e) {
+        if (e instanceof Deno.errors.NotFound) return null;
+        throw e;
+      }
+    },
+    async lstat(p) {
+      try {
+        return toInfo(await Deno.lstat(p));
+      } catch (e) {
+        if (e instanceof Deno.errors.NotFound) return null;
+        throw e;
+      }
+    },
+    realPath: (p) => Deno.realPath(p),
+    async readDir(p) {
+      const out: DirEntry[] = [];
+      for await (const e of Deno.readDir(p)) {
+        out.push({ name: e.name, isFile: e.isFile, isDirectory: e.isDirectory, isSymlink: e.isSymlink });
+      }
+      return out;
+    },
+    remove: (p, o) => Deno.remove(p, { recursive: o?.recursive ?? false }),
+    rename: (a, b) => Deno.rename(a, b),
+    chmod: (p, m) => isWindows ? Promise.resolve() : Deno.chmod(p, m),
+    makeTempDir: (prefix) => Deno.makeTempDir(prefix === undefined ? {} : { prefix }),
+  };
+}

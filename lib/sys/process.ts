@@ -1,0 +1,219 @@
+// Owns child processes and process identity (the Process port) and its real adapter.
+// Process identity = PID + SHA-256 fingerprint of the process start time (SPEC §7), so a reused
+// PID is never mistaken for the original owner.
+
+export interface RunOptions {
+  cwd?: string;
+  env?: Record<string, string>;
+  /** Replace the whole environment with `env` instead of adding to it. */
+  clearEnv?: boolean;
+  stdin?: string;
+  timeoutMs?: number;
+  signal?: AbortSignal;
+  /** Stop collecting output past this many bytes per stream (the process keeps running). */
+  maxOutputBytes?: number;
+  /** Start the process in its own process group so the whole group can be killed (POSIX). */
+  newProcessGroup?: boolean;
+  /** Called with the child's PID as soon as it is spawned. */
+  onSpawn?: (pid: number) => void;
+}
+
+export interface RunResult {
+  code: number;
+  signal: string | null;
+  stdout: string;
+  stderr: string;
+  timedOut: boolean;
+  aborted: boolean;
+  /** True when output was cut at maxOutputBytes. */
+  truncated: boolean;
+}
+
+export interface ProcessIdentity {
+  platform: "linux" | "darwin" | "win32";
+  fingerprint: string;
+}
+
+export interface Process {
+  pid(): number;
+  run(command: string, args: string[], options?: RunOptions): Promise<RunResult>;
+  /** The identity of a running process, or null when it does not exist or cannot be read. */
+  identity(pid: number): Promise<ProcessIdentity | null>;
+  /** Alive only if the PID answers and (when given) its fingerprint still matches. */
+  isAlive(pid: number, identity?: ProcessIdentity): Promise<boolean>;
+  kill(pid: number, signal?: Deno.Signal): boolean;
+}
+
+export function platformName(): ProcessIdentity["platform"] {
+  switch (Deno.build.os) {
+    case "darwin":
+      return "darwin";
+    case "windows":
+      return "win32";
+    default:
+      return "linux";
+  }
+}
+
+export async function fingerprint(platform: string, startValue: string): Promise<string> {
+  const bytes = new TextEncoder().encode(`${platform}\0${startValue}`);
+  const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", bytes));
+  return Array.from(digest, (b) => b.toString(16).padStart(2, "0")).join("");
+}
+
+/** Field 22 (starttime) of /proc/<pid>/stat; the text is split after the last `)`. */
+export function parseProcStatStartTime(stat: string): string | null {
+  const close = stat.lastIndexOf(")");
+  if (close < 0) return null;
+  const fields = stat.slice(close + 1).trim().split(/\s+/);
+  // After ")" the first field is field 3 (state); field 22 is index 22 - 3 = 19.
+  const v = fields[19];
+  return v !== undefined && /^\d+$/.test(v) ? v : null;
+}
+
+async function startValue(pid: number): Promise<string | null> {
+  const platform = platformName();
+  try {
+    if (platform === "linux") return parseProcStatStartTime(await Deno.readTextFile(`/proc/${pid}/stat`));
+    if (platform === "darwin") {
+      const out = await new Deno.Command("ps", { args: ["-o", "lstart=", "-p", String(pid)], stdout: "piped" })
+        .output();
+      const text = new TextDecoder().decode(out.stdout).trim();
+      return out.success && text !== "" ? text : null;
+    }
+    return null;
+  } catch {
+    return null;
+  }
+}
+
+function signalAlive(pid: number): boolean {
+  try {
+    Deno.kill(pid, "SIGCONT" as Deno.Signal); // harmless probe; signal 0 is not exposed by Deno.kill
+    return true;
+  } catch (e) {
+    // EPERM means the process exists but belongs to someone else.
+    return e instanceof Deno.errors.PermissionDenied;
+  }
+}
+
+async function linuxAlive(pid: number): Promise<boolean> {
+  try {
+    const stat = await Deno.readTextFile(`/proc/${pid}/stat`);
+    const close = stat.lastIndexOf(")");
+    const state = stat.slice(close + 1).trim()[0];
+    return state !== "Z" && state !== "X";
+  } catch {
+    return false;
+  }
+}
+
+function decode(chunks: Uint8Array[]): string {
+  let total = 0;
+  for (const c of chunks) total += c.length;
+  const all = new Uint8Array(total);
+  let off = 0;
+  for (const c of chunks) {
+    all.set(c, off);
+    off += c.length;
+  }
+  return new TextDecoder().decode(all);
+}
+
+async function collect(
+  stream: ReadableStream<Uint8Array>,
+  max: number,
+  onCut: () => void,
+): Promise<string> {
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for await (const chunk of stream) {
+    if (size >= max) continue;
+    const room = max - size;
+    if (chunk.length > room) {
+      chunks.push(chunk.subarray(0, room));
+      size = max;
+      onCut();
+    } else {
+      chunks.push(chunk);
+      size += chunk.length;
+    }
+  }
+  return decode(chunks);
+}
+
+export function realProcess(): Process {
+  return {
+    pid: () => Deno.pid,
+    async run(command, args, options = {}) {
+      const posix = Deno.build.os !== "windows";
+      const group = posix && options.newProcessGroup === true;
+      // setsid puts the command in its own session/process group so the group can be killed.
+      const [cmd, argv] = group ? ["setsid", [command, ...args]] : [command, args];
+      const child = new Deno.Command(cmd, {
+        args: argv,
+        ...(options.cwd === undefined ? {} : { cwd: options.cwd }),
+        ...(options.env === undefined ? {} : { env: options.env }),
+        clearEnv: options.clearEnv ?? false,
+        stdin: options.stdin === undefined ? "null" : "piped",
+        stdout: "piped",
+        stderr: "piped",
+      }).spawn();
+      options.onSpawn?.(child.pid);
+      let timedOut = false;
+      let aborted = false;
+      let truncated = false;
+      const killAll = () => {
+        try {
+          if (group) Deno.kill(-child.pid, "SIGKILL");
+          else child.kill("SIGKILL");
+        } catch { /* already gone */ }
+      };
+      const timer = options.timeoutMs === undefined ? undefined : setTimeout(() => {
+        timedOut = true;
+        killAll();
+      }, options.timeoutMs);
+      const onAbort = () => {
+        aborted = true;
+        killAll();
+      };
+      options.signal?.addEventListener("abort", onAbort, { once: true });
+      if (options.signal?.aborted) onAbort();
+      if (options.stdin !== undefined) {
+        const w = child.stdin.getWriter();
+        await w.write(new TextEncoder().encode(options.stdin)).catch(() => {});
+        await w.close().catch(() => {});
+      }
+      const max = options.maxOutputBytes ?? Number.MAX_SAFE_INTEGER;
+      const [stdout, stderr, status] = await Promise.all([
+        collect(child.stdout, max, () => (truncated = true)),
+        collect(child.stderr, max, () => (truncated = true)),
+        child.status,
+      ]);
+      if (timer !== undefined) clearTimeout(timer);
+      options.signal?.removeEventListener("abort", onAbort);
+      return { code: status.code, signal: status.signal, stdout, stderr, timedOut, aborted, truncated };
+    },
+    async identity(pid) {
+      const value = await startValue(pid);
+      if (value === null) return null;
+      const platform = platformName();
+      return { platform, fingerprint: await fingerprint(platform, value) };
+    },
+    async isAlive(pid, identity) {
+      const alive = platformName() === "linux" ? await linuxAlive(pid) : signalAlive(pid);
+      if (!alive) return false;
+      if (identity === undefined) return true;
+      const now = await this.identity(pid);
+      return now !== null && now.platform === identity.platform && now.fingerprint === identity.fingerprint;
+    },
+    kill(pid, signal = "SIGTERM") {
+      try {
+        Deno.kill(pid, signal);
+        return true;
+      } catch {
+        return false;
+      }
+    },
+  };
+}
