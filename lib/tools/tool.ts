@@ -1,0 +1,52 @@
+// Owns the contract every tool implements and the context the loop hands it. Tools never print and
+// never throw for a user-level failure: they return an error result the model can read.
+
+import type { z } from "zod";
+import type { RuntimeEventSink } from "../protocol/events.ts";
+import type { Ports } from "../sys/mod.ts";
+import type { PermissionMode } from "../permissions/modes.ts";
+
+/** What a tool does, which decides how the permission gate treats it. */
+export type ToolKind = "read" | "write" | "execute" | "delegate";
+
+export interface ToolContext {
+  ports: Ports;
+  sessionId: string;
+  /** Canonical (real) absolute path of the session's workspace root (the worktree when isolated). */
+  workspaceRoot: string;
+  /** Canonical storage root (writes there are allowed even in untrusted workspaces). */
+  storageRoot: string;
+  trusted: boolean;
+  mode: PermissionMode;
+  /** The provider's tool call id, durable before execution. */
+  callId: string;
+  signal: AbortSignal;
+  emit: RuntimeEventSink;
+}
+
+export interface ToolResult {
+  content: string;
+  isError: boolean;
+  /** Structured data for callers (files touched, exit code, child lineage…); never sent to the model. */
+  metadata?: Record<string, unknown>;
+}
+
+export interface Tool<I = Record<string, unknown>> {
+  readonly name: string;
+  /** Model-facing description. */
+  readonly description: string;
+  readonly kind: ToolKind;
+  readonly schema: z.ZodType<I>;
+  run(input: I, ctx: ToolContext): Promise<ToolResult>;
+}
+
+// deno-lint-ignore no-explicit-any
+export type AnyTool = Tool<any>;
+
+export function ok(content: string, metadata?: Record<string, unknown>): ToolResult {
+  return metadata === undefined ? { content, isError: false } : { content, isError: false, metadata };
+}
+
+export function fail(content: string, metadata?: Record<string, unknown>): ToolResult {
+  return metadata === undefined ? { content, isError: true } : { content, isError: true, metadata };
+}
