@@ -41,6 +41,20 @@ export interface Fs {
   rename(from: string, to: string): Promise<void>;
   chmod(path: string, mode: number): Promise<void>;
   makeTempDir(prefix?: string): Promise<string>;
+  /**
+   * Open (creating with `mode`) and exclusively lock `path` across processes (flock), run `fn`,
+   * then unlock and close. Used for append-only logs that several writers share.
+   */
+  withLockedFile<T>(path: string, fn: (file: LockedFile) => Promise<T>, options?: { mode?: number }): Promise<T>;
+}
+
+/** A file held under an exclusive lock. */
+export interface LockedFile {
+  size(): Promise<number>;
+  /** Bytes from `offset` to the end. */
+  readFrom(offset: number): Promise<Uint8Array>;
+  /** Append all of `text` at the end and fsync before resolving. */
+  append(text: string): Promise<void>;
 }
 
 function toInfo(i: Deno.FileInfo): FileInfo {
@@ -143,5 +157,45 @@ export function realFs(): Fs {
     rename: (a, b) => Deno.rename(a, b),
     chmod: (p, m) => isWindows ? Promise.resolve() : Deno.chmod(p, m),
     makeTempDir: (prefix) => Deno.makeTempDir(prefix === undefined ? {} : { prefix }),
+    withLockedFile,
   };
+}
+
+async function withLockedFile<T>(
+  path: string,
+  fn: (file: LockedFile) => Promise<T>,
+  options: { mode?: number } = {},
+): Promise<T> {
+  const file = await Deno.open(path, { read: true, write: true, create: true, mode: options.mode ?? 0o600 });
+  try {
+    await file.lock(true);
+    const locked: LockedFile = {
+      size: async () => (await file.stat()).size,
+      async readFrom(offset) {
+        const end = (await file.stat()).size;
+        const out = new Uint8Array(Math.max(0, end - offset));
+        await file.seek(offset, Deno.SeekMode.Start);
+        let read = 0;
+        while (read < out.length) {
+          const n = await file.read(out.subarray(read));
+          if (n === null) break;
+          read += n;
+        }
+        return out.subarray(0, read);
+      },
+      async append(text) {
+        const data = new TextEncoder().encode(text);
+        await file.seek(0, Deno.SeekMode.End);
+        let written = 0;
+        while (written < data.length) written += await file.write(data.subarray(written));
+        await file.sync();
+      },
+    };
+    return await fn(locked);
+  } finally {
+    try {
+      await file.unlock();
+    } catch { /* closing releases the lock anyway */ }
+    file.close();
+  }
 }
