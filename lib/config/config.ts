@@ -1,0 +1,171 @@
+// Owns configuration (SPEC §2): user `<storage>/config.json`, project `.blade/settings.json` (trusted
+// workspaces only), environment variables and flags — flags win. Also model alias resolution.
+// Secrets (API keys) come only from the environment and are never written anywhere.
+
+import { z } from "zod";
+import type { Env } from "../sys/env.ts";
+import type { Fs } from "../sys/fs.ts";
+import { BladeError } from "../errors.ts";
+import { type PermissionMode, parsePermissionMode } from "../permissions/modes.ts";
+
+export type ProviderName = "anthropic" | "openai" | "scripted";
+
+const settingsSchema = z.object({
+  model: z.string().min(1).optional(),
+  provider: z.enum(["anthropic", "openai", "scripted"]).optional(),
+  script: z.string().min(1).optional(),
+  models: z.record(z.string(), z.string().min(1)).optional(),
+  permissionMode: z.string().optional(),
+  maxTurns: z.number().int().min(1).max(1000).optional(),
+  maxSubagentDepth: z.number().int().min(0).max(10).optional(),
+  maxConcurrentSubagents: z.number().int().min(1).max(200).optional(),
+  requestTimeoutMs: z.number().int().min(1).optional(),
+  streamIdleTimeoutMs: z.number().int().min(1).optional(),
+  subagentStallTimeoutMs: z.number().int().min(1).optional(),
+  maxTokens: z.number().int().min(1).optional(),
+}).strict();
+
+export type Settings = z.infer<typeof settingsSchema>;
+
+export const DEFAULT_ALIASES: Readonly<Record<string, string>> = {
+  sonnet: "claude-sonnet-4-5",
+  opus: "claude-opus-4-1",
+  haiku: "claude-haiku-4-5",
+};
+
+export interface ResolvedConfig {
+  provider: ProviderName;
+  /** Concrete model id. */
+  model: string;
+  aliases: Record<string, string>;
+  script: string | undefined;
+  permissionMode: PermissionMode;
+  maxTurns: number | undefined;
+  maxSubagentDepth: number;
+  maxConcurrentSubagents: number;
+  requestTimeoutMs: number | undefined;
+  streamIdleTimeoutMs: number | undefined;
+  subagentStallTimeoutMs: number;
+  maxTokens: number;
+  anthropic: { apiKey: string | undefined; baseUrl: string };
+  openai: { apiKey: string | undefined; baseUrl: string };
+  debug: boolean;
+}
+
+export interface ConfigFlags {
+  model?: string;
+  provider?: string;
+  script?: string;
+  permissionMode?: string;
+  maxTurns?: number;
+  debug?: boolean;
+}
+
+export async function readSettingsFile(fs: Fs, path: string): Promise<Settings> {
+  let text: string;
+  try {
+    text = await fs.readText(path);
+  } catch (e) {
+    if (e instanceof Deno.errors.NotFound) return {};
+    throw e;
+  }
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch (e) {
+    throw new BladeError("config_invalid", `${path} is not valid JSON: ${(e as Error).message}`, {
+      hint: "Fix the file (it must be a JSON object) or remove it.",
+    });
+  }
+  const parsed = settingsSchema.safeParse(json);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0]!;
+    const where = issue.path.length > 0 ? `field "${issue.path.join(".")}"` : "the file";
+    throw new BladeError("config_invalid", `${path}: ${where}: ${issue.message}`, {
+      hint: `Known fields: ${Object.keys(settingsSchema.shape).join(", ")}.`,
+    });
+  }
+  return parsed.data;
+}
+
+function positiveInt(env: Env, name: string): number | undefined {
+  const raw = env.get(name);
+  if (raw === undefined || raw === "") return undefined;
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n < 0) {
+    throw new BladeError("config_invalid", `${name} must be a whole number, got "${raw}".`, {
+      hint: `Unset ${name} or give it a number.`,
+    });
+  }
+  return n;
+}
+
+export function resolveModel(name: string, aliases: Record<string, string>): string {
+  return Object.hasOwn(aliases, name) ? aliases[name]! : name;
+}
+
+function pickProvider(flags: ConfigFlags, env: Env, settings: Settings, model: string): ProviderName {
+  const raw = flags.provider ?? env.get("BLADE_PROVIDER") ?? settings.provider;
+  if (raw !== undefined && raw !== "") {
+    if (raw === "anthropic" || raw === "openai" || raw === "scripted") return raw;
+    throw new BladeError("usage", `Unknown provider "${raw}".`, {
+      exitCode: 2,
+      hint: "Use one of: anthropic, openai, scripted.",
+    });
+  }
+  if (model === "scripted" || flags.script !== undefined || env.get("BLADE_SCRIPT")) return "scripted";
+  const hasAnthropic = env.get("ANTHROPIC_API_KEY") ?? env.get("BLADE_API_KEY");
+  if (!hasAnthropic && (env.get("OPENAI_API_KEY") || env.get("OPENAI_BASE_URL"))) return "openai";
+  return "anthropic";
+}
+
+export function resolveConfig(
+  layers: { user: Settings; project: Settings },
+  options: { env: Env; flags: ConfigFlags },
+): ResolvedConfig {
+  const { env, flags } = options;
+  const merged: Settings = { ...layers.user, ...layers.project };
+  const aliases = { ...DEFAULT_ALIASES, ...layers.user.models, ...layers.project.models };
+  const modelName = flags.model ?? env.get("BLADE_MODEL") ?? merged.model ?? "sonnet";
+  const model = resolveModel(modelName, aliases);
+  const provider = pickProvider(flags, env, merged, model);
+  const modeName = flags.permissionMode ?? merged.permissionMode ?? "default";
+  const permissionMode = parsePermissionMode(modeName);
+  if (permissionMode === undefined) {
+    throw new BladeError("usage", `Unknown permission mode "${modeName}".`, {
+      exitCode: 2,
+      hint: "Use default, autoEdit, yolo or plan (Claude Code names acceptEdits, bypassPermissions, dontAsk work too).",
+    });
+  }
+  return {
+    provider,
+    model: provider === "scripted" && modelName === "sonnet" ? "scripted" : model,
+    aliases,
+    script: flags.script ?? env.get("BLADE_SCRIPT") ?? merged.script,
+    permissionMode,
+    maxTurns: flags.maxTurns ?? merged.maxTurns,
+    maxSubagentDepth: positiveInt(env, "BLADE_MAX_SUBAGENT_DEPTH") ?? merged.maxSubagentDepth ?? 3,
+    maxConcurrentSubagents: positiveInt(env, "BLADE_MAX_CONCURRENT_SUBAGENTS") ?? merged.maxConcurrentSubagents ??
+      20,
+    requestTimeoutMs: merged.requestTimeoutMs,
+    streamIdleTimeoutMs: merged.streamIdleTimeoutMs,
+    subagentStallTimeoutMs: merged.subagentStallTimeoutMs ?? 600_000,
+    maxTokens: merged.maxTokens ?? 8192,
+    anthropic: {
+      apiKey: env.get("BLADE_API_KEY") ?? env.get("ANTHROPIC_API_KEY"),
+      baseUrl: env.get("BLADE_BASE_URL") ?? env.get("ANTHROPIC_BASE_URL") ?? "https://api.anthropic.com",
+    },
+    openai: {
+      apiKey: env.get("OPENAI_API_KEY"),
+      baseUrl: env.get("OPENAI_BASE_URL") ?? "https://api.openai.com/v1",
+    },
+    debug: flags.debug === true || env.get("BLADE_DEBUG") === "1",
+  };
+}
+
+/** Names of every secret value in the config, for redaction. */
+export function secretsOf(config: ResolvedConfig): string[] {
+  return [config.anthropic.apiKey, config.openai.apiKey].filter((s): s is string =>
+    s !== undefined && s.length >= 4
+  );
+}

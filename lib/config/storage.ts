@@ -1,0 +1,55 @@
+// Owns the storage layout under the storage root (SPEC §2): where sidecars, transcripts, inboxes,
+// leases, worktrees and trust live. Pure path arithmetic; no I/O.
+
+import type { Env } from "../sys/env.ts";
+import { BladeError } from "../errors.ts";
+
+export interface StorageLayout {
+  root: string;
+  sessionsDir: string;
+  trustFile: string;
+  configFile: string;
+  userAgentsDir: string;
+  worktreesDir: string;
+  projectDir(projectPath: string): string;
+  transcriptPath(projectPath: string, sessionId: string): string;
+  inboxPath(projectPath: string, sessionId: string): string;
+  locksDir(projectPath: string): string;
+}
+
+/** `/a/b:c\d` → `-a-b_c-d` (SPEC §2: escape `/` and `\` as `-`, `:` as `_`). */
+export function escapeProjectPath(path: string): string {
+  return path.replace(/[/\\]/g, "-").replace(/:/g, "_");
+}
+
+export function resolveStorageRoot(env: Env): string {
+  const explicit = env.get("BLADE_STORAGE_ROOT");
+  if (explicit !== undefined && explicit !== "") return stripTrailingSlash(explicit);
+  const home = env.home();
+  if (home === undefined || home === "") {
+    throw new BladeError("no_home", "Cannot find a place for Blade's storage: HOME is not set.", {
+      hint: "Set HOME, or set BLADE_STORAGE_ROOT to a folder Blade may use.",
+    });
+  }
+  return `${stripTrailingSlash(home)}/.blade`;
+}
+
+function stripTrailingSlash(p: string): string {
+  return p.length > 1 && (p.endsWith("/") || p.endsWith("\\")) ? p.slice(0, -1) : p;
+}
+
+export function storageLayout(root: string): StorageLayout {
+  const projectDir = (projectPath: string) => `${root}/projects/${escapeProjectPath(projectPath)}`;
+  return {
+    root,
+    sessionsDir: `${root}/agents/sessions`,
+    trustFile: `${root}/trust.json`,
+    configFile: `${root}/config.json`,
+    userAgentsDir: `${root}/agents`,
+    worktreesDir: `${root}/worktrees`,
+    projectDir,
+    transcriptPath: (p, id) => `${projectDir(p)}/${id}.jsonl`,
+    inboxPath: (p, id) => `${projectDir(p)}/${id}.inbox.json`,
+    locksDir: (p) => `${projectDir(p)}/.locks`,
+  };
+}

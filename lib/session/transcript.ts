@@ -1,0 +1,169 @@
+// Owns the transcript file format (SPEC §3): append-only JSONL, one envelope per line with a
+// monotonic `seq`, appended in batches under an exclusive per-file lock with fsync. Also the
+// tolerant reader: a torn last line is reported, a bad line in the middle is reported, nothing is
+// silently dropped. Does not know what the events mean (see session/history.ts).
+
+import type { Fs } from "../sys/fs.ts";
+import type { Clock } from "../sys/clock.ts";
+import type { Ids } from "../sys/ids.ts";
+import {
+  type NewTranscriptEvent,
+  TRANSCRIPT_EVENT_TYPES,
+  type TranscriptEvent,
+} from "../protocol/events.ts";
+
+export interface TranscriptDiagnostic {
+  line: number;
+  kind: "torn_last_line" | "invalid_line";
+  message: string;
+}
+
+export interface TranscriptRead {
+  events: TranscriptEvent[];
+  diagnostics: TranscriptDiagnostic[];
+}
+
+const decoder = new TextDecoder();
+
+function isEnvelope(v: unknown): v is TranscriptEvent {
+  if (typeof v !== "object" || v === null) return false;
+  const e = v as Record<string, unknown>;
+  return typeof e.seq === "number" && typeof e.type === "string" &&
+    (TRANSCRIPT_EVENT_TYPES as readonly string[]).includes(e.type) && typeof e.data === "object" &&
+    e.data !== null;
+}
+
+/** Parse transcript text. Never throws. */
+export function parseTranscript(text: string): TranscriptRead {
+  const events: TranscriptEvent[] = [];
+  const diagnostics: TranscriptDiagnostic[] = [];
+  const lines = text.split("\n");
+  const last = lines.length - 1;
+  for (let i = 0; i < lines.length; i++) {
+    const line = lines[i]!;
+    if (line.trim() === "") continue;
+    const torn = i === last; // no newline after it: the write was cut
+    let value: unknown;
+    try {
+      value = JSON.parse(line);
+    } catch {
+      diagnostics.push({
+        line: i + 1,
+        kind: torn ? "torn_last_line" : "invalid_line",
+        message: torn
+          ? `line ${i + 1} was cut short (the writer stopped mid-line); it is ignored, every line before it is kept`
+          : `line ${i + 1} is not valid JSON; it is ignored`,
+      });
+      continue;
+    }
+    if (!isEnvelope(value)) {
+      diagnostics.push({ line: i + 1, kind: "invalid_line", message: `line ${i + 1} is not a transcript event` });
+      continue;
+    }
+    if (torn) {
+      // Complete JSON but no newline: keep it (the bytes are all there) and still report it.
+      diagnostics.push({ line: i + 1, kind: "torn_last_line", message: `line ${i + 1} has no final newline` });
+    }
+    events.push(value);
+  }
+  return { events, diagnostics };
+}
+
+export async function readTranscript(fs: Fs, path: string): Promise<TranscriptRead | null> {
+  let text: string;
+  try {
+    text = await fs.readText(path);
+  } catch (e) {
+    if (e instanceof Deno.errors.NotFound) return null;
+    throw e;
+  }
+  return parseTranscript(text);
+}
+
+function lastSeqIn(text: string): number | undefined {
+  const lines = text.split("\n");
+  for (let i = lines.length - 1; i >= 0; i--) {
+    const line = lines[i]!;
+    if (line.trim() === "") continue;
+    try {
+      const v = JSON.parse(line) as { seq?: unknown };
+      if (typeof v.seq === "number") return v.seq;
+    } catch { /* torn or bad line: look further back */ }
+  }
+  return undefined;
+}
+
+export interface TranscriptWriterOptions {
+  fs: Fs;
+  clock: Clock;
+  ids: Ids;
+  path: string;
+  sessionId: string;
+  projectPath: string;
+}
+
+/**
+ * Appends events to one transcript. Safe across processes: each batch takes the file lock, learns
+ * the current last `seq` from bytes appended by others since it last looked, and writes whole lines.
+ */
+export class TranscriptWriter {
+  readonly path: string;
+  readonly sessionId: string;
+  readonly projectPath: string;
+  #o: TranscriptWriterOptions;
+  #knownSize = 0;
+  #lastSeq = 0;
+  #endsWithNewline = true;
+  #queue: Promise<unknown> = Promise.resolve();
+
+  constructor(options: TranscriptWriterOptions) {
+    this.#o = options;
+    this.path = options.path;
+    this.sessionId = options.sessionId;
+    this.projectPath = options.projectPath;
+  }
+
+  get lastSeq(): number {
+    return this.#lastSeq;
+  }
+
+  /** Append a batch atomically with respect to other writers; resolves after fsync. */
+  append(events: NewTranscriptEvent[]): Promise<TranscriptEvent[]> {
+    const run = this.#queue.then(() => this.#appendNow(events));
+    this.#queue = run.catch(() => {});
+    return run;
+  }
+
+  async #appendNow(events: NewTranscriptEvent[]): Promise<TranscriptEvent[]> {
+    const { fs, clock, ids } = this.#o;
+    const dir = this.path.slice(0, this.path.lastIndexOf("/"));
+    await fs.ensureDir(dir);
+    return await fs.withLockedFile(this.path, async (file) => {
+      const size = await file.size();
+      if (size !== this.#knownSize) {
+        const fresh = size < this.#knownSize ? 0 : this.#knownSize;
+        const text = decoder.decode(await file.readFrom(fresh));
+        const seq = lastSeqIn(text);
+        if (seq !== undefined) this.#lastSeq = Math.max(fresh === 0 ? 0 : this.#lastSeq, seq);
+        this.#endsWithNewline = text === "" ? this.#endsWithNewline : text.endsWith("\n");
+      }
+      const timestamp = new Date(clock.now()).toISOString();
+      const written: TranscriptEvent[] = events.map((e) => ({
+        seq: ++this.#lastSeq,
+        id: ids.uuid(),
+        sessionId: this.sessionId,
+        projectPath: this.projectPath,
+        timestamp,
+        type: e.type,
+        data: e.data,
+      } as TranscriptEvent));
+      // A torn line left by a crashed writer stays on its own line.
+      const prefix = size > 0 && !this.#endsWithNewline ? "\n" : "";
+      const text = prefix + written.map((e) => JSON.stringify(e)).join("\n") + "\n";
+      await file.append(text);
+      this.#knownSize = size + new TextEncoder().encode(text).length;
+      this.#endsWithNewline = true;
+      return written;
+    });
+  }
+}
