@@ -2,7 +2,7 @@
 // never throw for a user-level failure: they return an error result the model can read.
 
 import type { z } from "zod";
-import type { RuntimeEventSink } from "../protocol/events.ts";
+import type { RuntimeEventSink, TranscriptPart } from "../protocol/events.ts";
 import type { Ports } from "../sys/mod.ts";
 import type { PermissionMode } from "../permissions/modes.ts";
 
@@ -29,6 +29,15 @@ export interface ToolResult {
   isError: boolean;
   /** Structured data for callers (files touched, exit code, child lineage…); never sent to the model. */
   metadata?: Record<string, unknown>;
+  /** Extra transcript parts written with the result (e.g. a terminal `subtask_ref`). */
+  parts?: TranscriptPart[];
+}
+
+export interface PreparedCall {
+  /** The input as it will be persisted and executed (e.g. with an assigned `subagent_session_id`). */
+  input: Record<string, unknown>;
+  /** Parts persisted together with the call, before it executes (e.g. a running `subtask_ref`). */
+  parts?: TranscriptPart[];
 }
 
 export interface Tool<I = Record<string, unknown>> {
@@ -37,6 +46,13 @@ export interface Tool<I = Record<string, unknown>> {
   readonly description: string;
   readonly kind: ToolKind;
   readonly schema: z.ZodType<I>;
+  /** Calls of a concurrent tool in one model response run at the same time (SPEC §3: Task). */
+  readonly concurrent?: boolean;
+  /**
+   * Gives the call its durable identity before anything executes; the loop persists the returned
+   * input with the call. Receives the raw (unvalidated) input.
+   */
+  prepare?(input: Record<string, unknown>, ctx: ToolContext): PreparedCall;
   run(input: I, ctx: ToolContext): Promise<ToolResult>;
 }
 
