@@ -1,0 +1,121 @@
+// Composition root: wires ports, configuration, trust, storage, provider and (lazily) the registry
+// into one App for a command. Heavy modules (providers, the YAML parser) are imported only when a
+// command needs them, so `blade --version` and `blade trust` stay fast.
+
+import type { Ports } from "./sys/mod.ts";
+import type { Provider } from "./protocol/provider.ts";
+import { BladeError } from "./errors.ts";
+import { type ConfigFlags, readSettingsFile, type ResolvedConfig, resolveConfig, secretsOf } from "./config/config.ts";
+import { resolveStorageRoot, type StorageLayout, storageLayout } from "./config/storage.ts";
+import { decideTrust, readTrust, type TrustDecision } from "./permissions/trust.ts";
+
+export interface AppFlags extends ConfigFlags {
+  trustWorkspace?: boolean;
+  agentsJson?: string;
+}
+
+export interface App {
+  ports: Ports;
+  layout: StorageLayout;
+  /** Canonical absolute path of the user's working folder. */
+  workspace: string;
+  trust: TrustDecision;
+  config: ResolvedConfig;
+  flags: AppFlags;
+  /** Replaces every known secret in `text` with `[REDACTED]`. */
+  redact(text: string): string;
+  provider(): Promise<Provider>;
+}
+
+export async function canonicalWorkspace(ports: Ports): Promise<string> {
+  const cwd = ports.env.cwd();
+  try {
+    return await ports.fs.realPath(cwd);
+  } catch {
+    throw new BladeError("workspace_missing", `The working folder ${cwd} does not exist.`, {
+      hint: "Run Blade from an existing folder.",
+    });
+  }
+}
+
+export async function createApp(ports: Ports, flags: AppFlags): Promise<App> {
+  const root = resolveStorageRoot(ports.env);
+  await ports.fs.ensureDir(root);
+  const storageRoot = await ports.fs.realPath(root);
+  const layout = storageLayout(storageRoot);
+  const workspace = await canonicalWorkspace(ports);
+  const trust = decideTrust(await readTrust(ports.fs, layout.trustFile), workspace, flags.trustWorkspace === true);
+  const user = await readSettingsFile(ports.fs, layout.configFile);
+  const project = trust.trusted ? await readSettingsFile(ports.fs, `${workspace}/.blade/settings.json`) : {};
+  const config = resolveConfig({ user, project }, { env: ports.env, flags });
+  const secrets = secretsOf(config);
+  const redact = (text: string) => secrets.reduce((t, s) => t.split(s).join("[REDACTED]"), text);
+  let provider: Promise<Provider> | undefined;
+  return {
+    ports,
+    layout,
+    workspace,
+    trust,
+    config,
+    flags,
+    redact,
+    provider: () => (provider ??= createProvider(ports, config, workspace)),
+  };
+}
+
+async function createProvider(ports: Ports, config: ResolvedConfig, workspace: string): Promise<Provider> {
+  const timeouts = {
+    ...(config.requestTimeoutMs === undefined ? {} : { requestTimeoutMs: config.requestTimeoutMs }),
+    ...(config.streamIdleTimeoutMs === undefined ? {} : { streamIdleTimeoutMs: config.streamIdleTimeoutMs }),
+  };
+  switch (config.provider) {
+    case "anthropic": {
+      const { anthropicProvider } = await import("./provider/anthropic.ts");
+      if (config.anthropic.apiKey === undefined) {
+        throw new BladeError("missing_api_key", "No Anthropic API key: ANTHROPIC_API_KEY is not set.", {
+          hint:
+            "Set ANTHROPIC_API_KEY (or BLADE_API_KEY), use --provider openai with OPENAI_API_KEY/OPENAI_BASE_URL, or try `blade demo`.",
+        });
+      }
+      return anthropicProvider({
+        baseUrl: config.anthropic.baseUrl,
+        apiKey: config.anthropic.apiKey,
+        clock: ports.clock,
+        ...timeouts,
+      });
+    }
+    case "openai": {
+      const { openaiProvider } = await import("./provider/openai.ts");
+      return openaiProvider({
+        baseUrl: config.openai.baseUrl,
+        ...(config.openai.apiKey === undefined ? {} : { apiKey: config.openai.apiKey }),
+        clock: ports.clock,
+        ...timeouts,
+      });
+    }
+    case "scripted": {
+      const { loadScript, scriptedProvider } = await import("./provider/scripted.ts");
+      const path = config.script;
+      if (path === undefined) {
+        throw new BladeError("script_missing", "The scripted provider needs a script.", {
+          hint: "Pass --script <file.yaml> or set BLADE_SCRIPT. See docs/guides/scripted-provider.md.",
+        });
+      }
+      const full = path.startsWith("/") ? path : `${workspace}/${path}`;
+      let text: string;
+      try {
+        text = await ports.fs.readText(full);
+      } catch {
+        throw new BladeError("script_missing", `Cannot read the script ${full}.`, {
+          hint: "Check the path given to --script or BLADE_SCRIPT (relative paths start at the working folder).",
+        });
+      }
+      const loaded = loadScript(text, full);
+      return scriptedProvider(loaded.script, { clock: ports.clock });
+    }
+    default: {
+      const never: never = config.provider;
+      return never;
+    }
+  }
+}

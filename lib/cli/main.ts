@@ -1,0 +1,141 @@
+// Owns the command line: parses arguments, dispatches to commands, and turns every outcome into an
+// exit code (0 success, 1 failure, 2 usage, 130 interrupted). The only layer that prints.
+
+import { parseArgs } from "node:util";
+import type { Ports } from "../sys/mod.ts";
+import { BladeError, usageError } from "../errors.ts";
+import { VERSION } from "../version.ts";
+import type { Io } from "./io.ts";
+import { reportError } from "./report_error.ts";
+
+export const MAIN_HELP = `Blade ${VERSION} — a command-line coding agent with durable subagents
+
+Usage:
+  blade -p "prompt" [options]        run the agent once and print the answer (prompt may come on stdin)
+  blade run <agent> "prompt"         run one subagent directly (e.g. review, verification)
+  blade agents list|show|validate|create   manage subagent definitions
+  blade tasks list|output|wait|cancel|clean   inspect and control subagent runs
+  blade trust [path] [--revoke|--status] [--json]   Workspace Trust
+  blade demo                         a complete delegation flow against the built-in scripted model
+
+Options for -p and run:
+  -p, --print                 print mode: run the full agent loop, print the result, exit
+  --output-format <f>         text (default) | json | stream-json
+  --model <name>              model id or alias (sonnet, opus, haiku); env BLADE_MODEL
+  --provider <name>           anthropic | openai | scripted (default: from keys and config)
+  --script <file>             script for the scripted provider (env BLADE_SCRIPT)
+  --permission-mode <mode>    default | autoEdit | yolo | plan (acceptEdits, bypassPermissions, dontAsk, ignore)
+  --allowed-tools <rules>     tools allowed without approval, e.g. "Edit,Bash(git diff:*)"
+  --disallowed-tools <names>  tools removed from the session
+  --system-prompt <text>      replace the base system prompt
+  --append-system-prompt <t>  append to the system prompt
+  --max-turns <n>             stop after n model requests (error max_turns_exceeded)
+  -c, --continue              continue the most recent session of this folder
+  -r, --resume <sessionId>    continue a session by id
+  --agents <json>             extra subagent definitions for this run only (strict JSON)
+  --trust-workspace           trust this folder for this run only
+  --background-wait <sec>     how long print mode waits for background subagents (default: no limit)
+  --debug                     log provider requests and timings to stderr (keys redacted); env BLADE_DEBUG=1
+  -v, --version               print the version
+  -h, --help                  this help (also: blade <command> --help)
+
+Exit codes: 0 success, 1 failure, 2 usage error, 130 interrupted.
+Environment: ANTHROPIC_API_KEY, ANTHROPIC_BASE_URL, OPENAI_API_KEY, OPENAI_BASE_URL, BLADE_STORAGE_ROOT.
+`;
+
+/** Options every agent-running command shares (-p and run). */
+export const RUN_OPTIONS = {
+  print: { type: "boolean", short: "p" },
+  "output-format": { type: "string" },
+  model: { type: "string" },
+  provider: { type: "string" },
+  script: { type: "string" },
+  "permission-mode": { type: "string" },
+  permissionMode: { type: "string" },
+  "allowed-tools": { type: "string", multiple: true },
+  allowedTools: { type: "string", multiple: true },
+  "disallowed-tools": { type: "string", multiple: true },
+  disallowedTools: { type: "string", multiple: true },
+  "system-prompt": { type: "string" },
+  "append-system-prompt": { type: "string" },
+  "max-turns": { type: "string" },
+  continue: { type: "boolean", short: "c" },
+  resume: { type: "string", short: "r" },
+  agents: { type: "string" },
+  "trust-workspace": { type: "boolean" },
+  "background-wait": { type: "string" },
+  background: { type: "boolean" },
+  debug: { type: "boolean" },
+  help: { type: "boolean", short: "h" },
+  version: { type: "boolean", short: "v" },
+} as const;
+
+export function parseOrUsage<T>(fn: () => T, help: string): T {
+  try {
+    return fn();
+  } catch (e) {
+    if (e instanceof BladeError) throw e;
+    const message = e instanceof Error ? e.message.replace(/\. To specify a positional.*$/s, ".") : String(e);
+    throw usageError(message, `See \`${help} --help\`.`);
+  }
+}
+
+export async function runCli(argv: string[], ports: Ports, io: Io): Promise<number> {
+  const wantsJson = argv.includes("--json") ||
+    argv.some((a, i) => (a === "--output-format" && argv[i + 1] === "json") || a === "--output-format=json");
+  try {
+    const first = argv[0];
+    switch (first) {
+      case "agents": {
+        const { runAgents } = await import("./commands.ts");
+        return await runAgents(argv.slice(1), ports, io);
+      }
+      case "tasks": {
+        const { runTasks } = await import("./commands.ts");
+        return await runTasks(argv.slice(1), ports, io);
+      }
+      case "trust": {
+        const { runTrust } = await import("./trust_cmd.ts");
+        return await runTrust(argv.slice(1), ports, io);
+      }
+      case "run": {
+        const { runAgentCommand } = await import("./run_cmd.ts");
+        return await runAgentCommand(argv.slice(1), ports, io);
+      }
+      case "demo": {
+        const { runDemo } = await import("./demo_cmd.ts");
+        return await runDemo(argv.slice(1), ports, io);
+      }
+      case "help":
+        io.out(MAIN_HELP);
+        return 0;
+    }
+    const { values, positionals } = parseOrUsage(
+      () => parseArgs({ args: argv, options: RUN_OPTIONS, allowPositionals: true, strict: true }),
+      "blade",
+    );
+    if (values.version === true) {
+      io.out(`blade ${VERSION}\n`);
+      return 0;
+    }
+    if (values.help === true) {
+      io.out(MAIN_HELP);
+      return 0;
+    }
+    if (values.print !== true && positionals.length === 0 && ports.env.stdinIsTerminal()) {
+      throw usageError(
+        "Interactive mode is not available yet: give a prompt with -p.",
+        'Example: blade -p "explain this repository". See `blade --help`.',
+      );
+    }
+    if (positionals.length > 0 && values.print !== true && !["agents", "tasks"].includes(positionals[0]!)) {
+      if (positionals.length === 1 && !positionals[0]!.includes(" ")) {
+        throw usageError(`Unknown command "${positionals[0]}".`, "See `blade --help` for the commands.");
+      }
+    }
+    const { runPrint } = await import("./print_cmd.ts");
+    return await runPrint(values, positionals, ports, io);
+  } catch (e) {
+    return reportError(io, e, { json: wantsJson });
+  }
+}

@@ -1,0 +1,144 @@
+// Owns `blade -p`: turns flags into an App, runs the top-level session once and prints it in the
+// chosen output format. Exit codes: 0 success, 1 failure, 2 usage, 130 interrupted.
+
+import type { Ports } from "../sys/mod.ts";
+import { usageError } from "../errors.ts";
+import type { App, AppFlags } from "../app.ts";
+import { createApp } from "../app.ts";
+import type { RuntimeEvent } from "../protocol/events.ts";
+import { onInterrupt, readStdin } from "../sys/signals.ts";
+import type { Io } from "./io.ts";
+import {
+  countSubagents,
+  emptySubagentStats,
+  type OutputFormat,
+  type PrintSummary,
+  resultObject,
+  streamJsonLine,
+  textRenderer,
+} from "./print_render.ts";
+import { runMainSession } from "../executor/main_runner.ts";
+import { subagentToolsFor } from "./subagent_wiring.ts";
+
+// deno-lint-ignore no-explicit-any
+type Values = Record<string, any>;
+
+export function outputFormatOf(values: Values): OutputFormat {
+  const f = values["output-format"] ?? "text";
+  if (f === "text" || f === "json" || f === "stream-json") return f;
+  throw usageError(`Unknown output format "${f}".`, "Use --output-format text, json or stream-json.");
+}
+
+function intFlag(values: Values, name: string, min: number, max: number): number | undefined {
+  const raw = values[name];
+  if (raw === undefined) return undefined;
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n < min || n > max) {
+    throw usageError(`--${name} must be a whole number from ${min} to ${max}, got "${raw}".`);
+  }
+  return n;
+}
+
+export function appFlagsOf(values: Values): AppFlags {
+  const maxTurns = intFlag(values, "max-turns", 1, 1000);
+  const mode = values["permission-mode"] ?? values.permissionMode;
+  return {
+    ...(values.model === undefined ? {} : { model: values.model }),
+    ...(values.provider === undefined ? {} : { provider: values.provider }),
+    ...(values.script === undefined ? {} : { script: values.script }),
+    ...(mode === undefined ? {} : { permissionMode: mode }),
+    ...(maxTurns === undefined ? {} : { maxTurns }),
+    ...(values.debug === true ? { debug: true } : {}),
+    ...(values["trust-workspace"] === true ? { trustWorkspace: true } : {}),
+    ...(values.agents === undefined ? {} : { agentsJson: values.agents }),
+  };
+}
+
+export function listFlag(values: Values, ...names: string[]): string[] {
+  return names.flatMap((n) => (values[n] as string[] | undefined) ?? []);
+}
+
+/** Wires Ctrl-C to an AbortController; the second Ctrl-C is left to the default handler. */
+export function interruptController(): { signal: AbortSignal; interrupted: () => boolean; dispose: () => void } {
+  const controller = new AbortController();
+  let interrupted = false;
+  const dispose = onInterrupt(() => {
+    if (interrupted) return;
+    interrupted = true;
+    controller.abort(new Error("interrupted"));
+  });
+  return { signal: controller.signal, interrupted: () => interrupted, dispose };
+}
+
+export interface PrintSink {
+  emit: (event: RuntimeEvent) => void;
+  finish: (summary: PrintSummary) => void;
+  subagents: ReturnType<typeof emptySubagentStats>;
+}
+
+export function printSink(io: Io, format: OutputFormat, mainSessionId: () => string | undefined): PrintSink {
+  const subagents = emptySubagentStats();
+  const text = textRenderer(io, { live: io.tty, mainSessionId });
+  return {
+    subagents,
+    emit(event) {
+      countSubagents(subagents, event);
+      if (format === "stream-json") io.out(streamJsonLine(event) + "\n");
+      else if (format === "text") text.onEvent(event);
+    },
+    finish(summary) {
+      if (format === "text") text.finish(summary);
+      else io.out(JSON.stringify(resultObject(summary)) + "\n");
+    },
+  };
+}
+
+export async function runPrint(values: Values, positionals: string[], ports: Ports, io: Io): Promise<number> {
+  const format = outputFormatOf(values);
+  let prompt = positionals.join(" ");
+  if (prompt.trim() === "" && !ports.env.stdinIsTerminal()) prompt = (await readStdin()).trim();
+  if (prompt.trim() === "") {
+    throw usageError("No prompt given.", 'Pass it after -p (blade -p "…") or on standard input.');
+  }
+  if (values.resume !== undefined && values.continue === true) {
+    throw usageError("--resume and --continue cannot be used together.");
+  }
+  const app: App = await createApp(ports, appFlagsOf(values));
+  let sessionId: string | undefined;
+  const sink = printSink(io, format, () => sessionId);
+  const interrupt = interruptController();
+  try {
+    const run = await runMainSession(app, {
+      prompt,
+      ...(values["system-prompt"] === undefined ? {} : { systemPrompt: values["system-prompt"] }),
+      ...(values["append-system-prompt"] === undefined ? {} : { appendSystemPrompt: values["append-system-prompt"] }),
+      ...(values.resume === undefined ? {} : { resume: values.resume }),
+      ...(values.continue === true ? { continueLatest: true } : {}),
+      allowedTools: listFlag(values, "allowed-tools", "allowedTools"),
+      disallowedTools: listFlag(values, "disallowed-tools", "disallowedTools"),
+      emit: (e) => {
+        if (e.type === "session_started" && sessionId === undefined) sessionId = e.sessionId;
+        sink.emit(e);
+      },
+      signal: interrupt.signal,
+      extraTools: (id) => subagentToolsFor(app, id),
+    });
+    const r = run.result;
+    const summary: PrintSummary = {
+      sessionId: run.sessionId,
+      status: r.status,
+      result: r.finalText,
+      numTurns: r.modelRequests,
+      toolCalls: r.toolCalls,
+      usage: r.usage,
+      durationMs: r.durationMs,
+      subagents: sink.subagents,
+      ...(r.error === undefined ? {} : { error: { type: r.error.type, message: app.redact(r.error.message) } }),
+    };
+    sink.finish(summary);
+    if (interrupt.interrupted() || r.status === "cancelled") return 130;
+    return r.status === "completed" ? 0 : 1;
+  } finally {
+    interrupt.dispose();
+  }
+}

@@ -1,0 +1,183 @@
+// Owns how a print-mode run looks: `text` (the answer; live progress only on a terminal),
+// `json` (one result object) and `stream-json` (one JSON event per line, then the result).
+
+import type { RuntimeEvent } from "../protocol/events.ts";
+import type { Usage } from "../protocol/messages.ts";
+import type { Io } from "./io.ts";
+
+export type OutputFormat = "text" | "json" | "stream-json";
+
+export interface PrintSummary {
+  sessionId: string;
+  status: "completed" | "failed" | "cancelled";
+  result: string;
+  error?: { type: string; message: string };
+  numTurns: number;
+  toolCalls: number;
+  usage: Usage;
+  durationMs: number;
+  subagents?: SubagentStats;
+}
+
+export interface SubagentStats {
+  spawned: number;
+  completed: number;
+  failed: number;
+  cancelled: number;
+  by_type: Record<string, { spawned: number; completed: number; failed: number; cancelled: number }>;
+}
+
+export function emptySubagentStats(): SubagentStats {
+  return { spawned: 0, completed: 0, failed: 0, cancelled: 0, by_type: {} };
+}
+
+/** Counts subagent lifecycle events into print-mode statistics. */
+export function countSubagents(stats: SubagentStats, event: RuntimeEvent): void {
+  if (event.type === "subagent_event") return countSubagents(stats, event.event);
+  if (event.type !== "subagent_spawned" && event.type !== "subagent_completed") return;
+  const type = event.subagent.subagent_type;
+  const row = (stats.by_type[type] ??= { spawned: 0, completed: 0, failed: 0, cancelled: 0 });
+  if (event.type === "subagent_spawned") {
+    stats.spawned++;
+    row.spawned++;
+    return;
+  }
+  if (event.state === "running") return;
+  stats[event.state]++;
+  row[event.state]++;
+}
+
+export function resultObject(s: PrintSummary): Record<string, unknown> {
+  const isError = s.status !== "completed";
+  return {
+    type: "result",
+    subtype: s.status === "completed"
+      ? "success"
+      : s.error?.type === "max_turns_exceeded"
+      ? "error_max_turns"
+      : s.status === "cancelled"
+      ? "error_interrupted"
+      : "error_during_execution",
+    is_error: isError,
+    result: s.result,
+    ...(s.error === undefined ? {} : { error: s.error }),
+    session_id: s.sessionId,
+    num_turns: s.numTurns,
+    tool_calls: s.toolCalls,
+    duration_ms: s.durationMs,
+    usage: { input_tokens: s.usage.inputTokens, output_tokens: s.usage.outputTokens },
+    ...(s.subagents === undefined ? {} : { subagents: s.subagents }),
+  };
+}
+
+/** The stream-json line for one runtime event (lineage fields flattened for subagent events). */
+export function streamJsonLine(event: RuntimeEvent): string {
+  switch (event.type) {
+    case "subagent_spawned":
+      return JSON.stringify({
+        type: "subagent",
+        state: "spawned",
+        parent_session_id: event.parentSessionId,
+        tool_use_id: event.callId,
+        ...event.subagent,
+      });
+    case "subagent_completed":
+      return JSON.stringify({
+        type: "subagent",
+        state: event.state,
+        parent_session_id: event.parentSessionId,
+        tool_use_id: event.callId,
+        success: event.success,
+        summary: event.summary,
+        ...event.subagent,
+      });
+    case "subagent_event":
+      return JSON.stringify({ type: "subagent_event", agent_id: event.agentId, event: event.event });
+    default:
+      return JSON.stringify(event);
+  }
+}
+
+function oneLine(value: unknown, max = 80): string {
+  const s = typeof value === "string" ? value : JSON.stringify(value);
+  const flat = s.replace(/\s+/g, " ").trim();
+  return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
+}
+
+/** A short human label for a tool call: `Read(README.md)`, `Bash(npm test)`, `Task(review: check diff)`. */
+export function toolLabel(name: string, input: Record<string, unknown>): string {
+  const arg = input.file_path ?? input.command ?? input.pattern ??
+    (input.subagent_type === undefined ? undefined : `${input.subagent_type}: ${input.description ?? ""}`) ??
+    input.task_id;
+  return arg === undefined ? name : `${name}(${oneLine(arg, 60)})`;
+}
+
+export function firstLine(text: string, max = 100): string {
+  const lines = text.trim().split("\n");
+  const first = oneLine(lines[0] ?? "", max);
+  return lines.length > 1 ? `${first} (+${lines.length - 1} lines)` : first;
+}
+
+/**
+ * Renders events for a person. `live` streams the main answer and prints tool activity to stderr
+ * (used on a terminal and by the demo); otherwise only the final answer is printed at the end.
+ */
+export function textRenderer(io: Io, options: { live: boolean; mainSessionId?: () => string | undefined }) {
+  const dim = (s: string) => (io.color ? `\x1b[2m${s}\x1b[22m` : s);
+  const bold = (s: string) => (io.color ? `\x1b[1m${s}\x1b[22m` : s);
+  let midLine = false;
+  const endLine = () => {
+    if (midLine) io.out("\n");
+    midLine = false;
+  };
+  return {
+    onEvent(event: RuntimeEvent): void {
+      if (!options.live) return;
+      const main = options.mainSessionId?.();
+      switch (event.type) {
+        case "text_delta":
+          if (main !== undefined && event.sessionId !== main) return;
+          io.out(event.text);
+          midLine = !event.text.endsWith("\n");
+          return;
+        case "tool_started":
+          if (main !== undefined && event.sessionId !== main) return;
+          endLine();
+          io.out(`${bold("●")} ${toolLabel(event.name, event.input)}\n`);
+          return;
+        case "tool_completed":
+          if (main !== undefined && event.sessionId !== main) return;
+          io.out(dim(`  ⎿ ${event.isError ? "error: " : ""}${firstLine(event.content)}`) + "\n");
+          return;
+        case "subagent_spawned":
+          endLine();
+          io.out(dim(`  ↳ ${event.subagent.subagent_type} started: ${event.subagent.description} (${event.subagent.session_id})`) + "\n");
+          return;
+        case "subagent_event": {
+          const e = event.event;
+          if (e.type === "tool_started") io.out(dim(`    ${event.agentId.slice(0, 14)} ● ${toolLabel(e.name, e.input)}`) + "\n");
+          return;
+        }
+        case "subagent_completed":
+          io.out(dim(`  ↳ ${event.subagent.subagent_type} ${event.state}: ${firstLine(event.summary, 80)}`) + "\n");
+          return;
+        case "retry":
+          endLine();
+          io.err(dim(`  (retrying model request: ${event.reason}, attempt ${event.attempt})`) + "\n");
+          return;
+        case "assistant_message":
+          endLine();
+          return;
+        default:
+          return;
+      }
+    },
+    finish(summary: PrintSummary): void {
+      endLine();
+      if (!options.live && summary.result !== "") io.out(summary.result.endsWith("\n") ? summary.result : `${summary.result}\n`);
+      if (summary.status !== "completed") {
+        io.err(`blade: ${summary.error?.message ?? "the run did not complete"}\n`);
+      }
+    },
+  };
+}

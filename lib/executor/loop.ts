@@ -1,0 +1,400 @@
+// Owns the agent loop of one session (SPEC §3): a turn sends the conversation to the provider,
+// persists the answer and its tool calls (with durable ids) before running them, runs the tools
+// through the permission gate, and repeats until the model stops, fails, is cancelled or reaches
+// maxTurns. Every state change is written to the transcript before it is reported. Never prints.
+
+import { z } from "zod";
+import { addUsage, emptyUsage, type Message, type ToolCallBlock, type ToolResultBlock } from "../protocol/messages.ts";
+import type { ToolSpec, Usage } from "../protocol/messages.ts";
+import type { Provider, ProviderError, RequestMeta } from "../protocol/provider.ts";
+import type { NewTranscriptEvent, RuntimeEventSink, TranscriptPart, TurnAbortCause } from "../protocol/events.ts";
+import type { TranscriptWriter } from "../session/transcript.ts";
+import type { Ports } from "../sys/mod.ts";
+import type { AnyTool, ToolContext, ToolResult } from "../tools/tool.ts";
+import { decide, type ToolRule } from "../permissions/gate.ts";
+import type { PermissionMode } from "../permissions/modes.ts";
+import { describeError } from "../errors.ts";
+
+export interface LoopOptions {
+  ports: Ports;
+  provider: Provider;
+  transcript: TranscriptWriter;
+  tools: readonly AnyTool[];
+  system: string;
+  model: string;
+  maxTokens: number;
+  meta: RequestMeta;
+  trusted: boolean;
+  mode: PermissionMode;
+  allowed: readonly ToolRule[];
+  workspaceRoot: string;
+  storageRoot: string;
+  emit: RuntimeEventSink;
+  /** Model requests allowed in one run before it ends with `max_turns_exceeded`. */
+  maxTurns?: number;
+}
+
+export type RunStatus = "completed" | "failed" | "cancelled";
+
+export interface RunError {
+  type: "max_turns_exceeded" | "provider_error" | "cancelled";
+  message: string;
+  providerError?: ProviderError;
+}
+
+export interface RunResult {
+  status: RunStatus;
+  /** The whole conversation after the run. */
+  messages: Message[];
+  /** The model's last text of this run. */
+  finalText: string;
+  error?: RunError;
+  usage: Usage;
+  toolCalls: number;
+  modelRequests: number;
+  durationMs: number;
+  /** Tool results with metadata, in call order (used for modified files, verification evidence). */
+  toolResults: { call: ToolCallBlock; result: ToolResult }[];
+}
+
+export interface TurnInput {
+  /** Messages to append before the model is asked (user prompt, hidden notices…). */
+  messages: Message[];
+  /** Extra events written in the same batch as turn_started (e.g. the hidden message's inbox id). */
+  inboxIds?: string[];
+  /** Inbox ids acknowledged together with this turn's turn_completed (SPEC §8). */
+  acknowledge?: string[];
+}
+
+let partCounter = 0;
+
+function partId(ids: Ports["ids"]): string {
+  return `part-${ids.random21()}-${++partCounter}`;
+}
+
+/** The events that persist one message with all its parts, in one batch. */
+export function messageEvents(
+  ids: Ports["ids"],
+  message: Message,
+  extra: { inboxId?: string; parts?: TranscriptPart[] } = {},
+): NewTranscriptEvent[] {
+  const messageId = `msg-${ids.random21()}`;
+  const created: NewTranscriptEvent = {
+    type: "message_created",
+    data: {
+      messageId,
+      role: message.role,
+      ...(message.hidden === true ? { hidden: true } : {}),
+      ...(extra.inboxId === undefined ? {} : { inboxId: extra.inboxId }),
+    },
+  };
+  const parts: TranscriptPart[] = [...message.content, ...(extra.parts ?? [])];
+  return [
+    created,
+    ...parts.map((part): NewTranscriptEvent => ({
+      type: "part_created",
+      data: { messageId, partId: partId(ids), part },
+    })),
+  ];
+}
+
+export function toolSpecsOf(tools: readonly AnyTool[]): ToolSpec[] {
+  return tools.map((t) => {
+    const schema = z.toJSONSchema(t.schema, { io: "input", unrepresentable: "any" }) as Record<string, unknown>;
+    delete schema.$schema;
+    return { name: t.name, description: t.description, inputSchema: schema };
+  });
+}
+
+/**
+ * One session's loop. `run()` performs one user turn: it may make many model requests. The
+ * conversation lives in `messages`; callers seed it from a transcript to continue a session.
+ */
+export class AgentLoop {
+  readonly messages: Message[];
+  #o: LoopOptions;
+  #turn: number;
+  #specs: ToolSpec[] | undefined;
+  #modelRequests = 0;
+
+  constructor(options: LoopOptions, history: { messages: Message[]; turns: number }) {
+    this.#o = options;
+    this.messages = [...history.messages];
+    this.#turn = history.turns;
+  }
+
+  get turn(): number {
+    return this.#turn;
+  }
+
+  get modelRequests(): number {
+    return this.#modelRequests;
+  }
+
+  #toolByName(name: string): AnyTool | undefined {
+    return this.#o.tools.find((t) => t.name === name);
+  }
+
+  async run(input: TurnInput, signal: AbortSignal): Promise<RunResult> {
+    const o = this.#o;
+    const { clock, ids } = o.ports;
+    const started = clock.now();
+    const turn = ++this.#turn;
+    let usage = emptyUsage();
+    let toolCalls = 0;
+    const toolResults: RunResult["toolResults"] = [];
+    const startRequests = this.#modelRequests;
+    const opening: NewTranscriptEvent[] = [{ type: "turn_started", data: { turn } }];
+    input.messages.forEach((m, i) => {
+      const inboxId = input.inboxIds?.[i];
+      opening.push(...messageEvents(ids, m, inboxId === undefined ? {} : { inboxId }));
+    });
+    await o.transcript.append(opening);
+    this.messages.push(...input.messages);
+    o.emit({ type: "turn_started", sessionId: o.meta.sessionId, turn });
+
+    const finish = async (status: RunStatus, error?: RunError, cause?: TurnAbortCause): Promise<RunResult> => {
+      const durationMs = clock.now() - started;
+      if (status === "completed") {
+        const events: NewTranscriptEvent[] = [{
+          type: "turn_completed",
+          data: { turn, turns: this.#modelRequests - startRequests, toolCalls, durationMs, usage },
+        }];
+        if (input.acknowledge !== undefined && input.acknowledge.length > 0) {
+          events.push({ type: "inbox_acknowledged", data: { inboxIds: input.acknowledge } });
+        }
+        await o.transcript.append(events);
+        o.emit({ type: "turn_completed", sessionId: o.meta.sessionId, turn, usage });
+      } else {
+        const reason = error?.type === "max_turns_exceeded" ? "max_turns_exceeded" : error?.message;
+        await o.transcript.append([{
+          type: "turn_aborted",
+          data: reason === undefined ? { turn, cause: cause ?? "failed" } : { turn, cause: cause ?? "failed", reason },
+        }]);
+        o.emit({
+          type: "turn_aborted",
+          sessionId: o.meta.sessionId,
+          turn,
+          cause: cause ?? "failed",
+          ...(reason === undefined ? {} : { reason }),
+        });
+      }
+      const result: RunResult = {
+        status,
+        messages: this.messages,
+        finalText: lastText(this.messages),
+        usage,
+        toolCalls,
+        modelRequests: this.#modelRequests - startRequests,
+        durationMs,
+        toolResults,
+      };
+      if (error !== undefined) result.error = error;
+      return result;
+    };
+
+    while (true) {
+      if (signal.aborted) return await finish("cancelled", cancelled(), "cancelled");
+      if (o.maxTurns !== undefined && this.#modelRequests >= o.maxTurns) {
+        return await finish("failed", {
+          type: "max_turns_exceeded",
+          message: `Reached the maximum number of turns (${o.maxTurns}) before the agent finished.`,
+        });
+      }
+      this.#modelRequests++;
+      const response = await this.#ask(signal);
+      usage = addUsage(usage, response.usage);
+      if (response.kind === "error") {
+        if (response.error.kind === "aborted" || signal.aborted) {
+          return await finish("cancelled", cancelled(), "cancelled");
+        }
+        return await finish("failed", {
+          type: "provider_error",
+          message: response.error.message,
+          providerError: response.error,
+        });
+      }
+      // Durable identity before execution: prepare each call, persist the message with its parts.
+      const message = response.message;
+      const extraParts: TranscriptPart[] = [];
+      const contexts = new Map<string, ToolContext>();
+      for (const block of message.content) {
+        if (block.type !== "tool_call") continue;
+        const ctx = this.#context(block.id, signal);
+        contexts.set(block.id, ctx);
+        const tool = this.#toolByName(block.name);
+        if (tool?.prepare !== undefined && block.inputError === undefined) {
+          const prepared = tool.prepare(block.input, ctx);
+          block.input = prepared.input;
+          if (prepared.parts !== undefined) extraParts.push(...prepared.parts);
+        }
+      }
+      await o.transcript.append(messageEvents(ids, message, { parts: extraParts }));
+      this.messages.push(message);
+      o.emit({ type: "assistant_message", sessionId: o.meta.sessionId, message });
+
+      const calls = message.content.filter((b): b is ToolCallBlock => b.type === "tool_call");
+      if (calls.length === 0) return await finish("completed");
+
+      toolCalls += calls.length;
+      const results = await this.#runCalls(calls, contexts);
+      const resultParts: TranscriptPart[] = [];
+      const blocks: ToolResultBlock[] = [];
+      results.forEach((result, i) => {
+        const call = calls[i]!;
+        toolResults.push({ call, result });
+        blocks.push({ type: "tool_result", callId: call.id, content: result.content, isError: result.isError });
+        if (result.parts !== undefined) resultParts.push(...result.parts);
+      });
+      const resultMessage: Message = { role: "user", content: blocks };
+      await o.transcript.append(messageEvents(ids, resultMessage, { parts: resultParts }));
+      this.messages.push(resultMessage);
+      if (signal.aborted) return await finish("cancelled", cancelled(), "cancelled");
+    }
+  }
+
+  async #ask(
+    signal: AbortSignal,
+  ): Promise<
+    | { kind: "done"; message: Message; usage: Usage }
+    | { kind: "error"; error: ProviderError; usage: Usage }
+  > {
+    const o = this.#o;
+    this.#specs ??= toolSpecsOf(o.tools);
+    const request = {
+      model: o.model,
+      system: o.system,
+      messages: this.messages,
+      tools: this.#specs,
+      maxTokens: o.maxTokens,
+      meta: o.meta,
+    };
+    try {
+      for await (const event of o.provider.stream(request, { signal })) {
+        switch (event.type) {
+          case "text_delta":
+            o.emit({ type: "text_delta", sessionId: o.meta.sessionId, text: event.text });
+            break;
+          case "retry":
+            o.emit({
+              type: "retry",
+              sessionId: o.meta.sessionId,
+              attempt: event.attempt,
+              delayMs: event.delayMs,
+              reason: event.reason,
+            });
+            break;
+          case "done":
+            return { kind: "done", message: event.message, usage: event.usage };
+          case "error":
+            return { kind: "error", error: event.error, usage: event.usage };
+          case "request_started":
+          case "tool_call":
+            break;
+          default: {
+            const never: never = event;
+            void never;
+          }
+        }
+      }
+    } catch (e) {
+      // The contract says providers never throw; if one does, it is still a failed request, not a crash.
+      return { kind: "error", error: { kind: "stream", message: describeError(e) }, usage: emptyUsage() };
+    }
+    return { kind: "error", error: { kind: "stream", message: "The model stream ended without a result." }, usage: emptyUsage() };
+  }
+
+  #context(callId: string, signal: AbortSignal): ToolContext {
+    const o = this.#o;
+    return {
+      ports: o.ports,
+      sessionId: o.meta.sessionId,
+      workspaceRoot: o.workspaceRoot,
+      storageRoot: o.storageRoot,
+      trusted: o.trusted,
+      mode: o.mode,
+      callId,
+      signal,
+      emit: o.emit,
+    };
+  }
+
+  /** Concurrent tools (Task) start at once; the others run one after another in call order. */
+  async #runCalls(calls: ToolCallBlock[], contexts: Map<string, ToolContext>): Promise<ToolResult[]> {
+    const pending: Promise<ToolResult>[] = [];
+    for (const call of calls) {
+      const ctx = contexts.get(call.id)!;
+      const tool = this.#toolByName(call.name);
+      if (tool?.concurrent === true) {
+        pending.push(this.#runOne(call, ctx));
+      } else {
+        const result = await this.#runOne(call, ctx);
+        pending.push(Promise.resolve(result));
+      }
+    }
+    return await Promise.all(pending);
+  }
+
+  async #runOne(call: ToolCallBlock, ctx: ToolContext): Promise<ToolResult> {
+    const o = this.#o;
+    o.emit({ type: "tool_started", sessionId: o.meta.sessionId, callId: call.id, name: call.name, input: call.input });
+    const result = await this.#execute(call, ctx);
+    o.emit({
+      type: "tool_completed",
+      sessionId: o.meta.sessionId,
+      callId: call.id,
+      name: call.name,
+      isError: result.isError,
+      content: result.content,
+    });
+    return result;
+  }
+
+  async #execute(call: ToolCallBlock, ctx: ToolContext): Promise<ToolResult> {
+    const o = this.#o;
+    const tool = this.#toolByName(call.name);
+    if (tool === undefined) {
+      const names = o.tools.map((t) => t.name).join(", ") || "none";
+      return { content: `Unknown tool "${call.name}". Available tools: ${names}.`, isError: true };
+    }
+    if (call.inputError !== undefined) {
+      return { content: `Invalid tool input for ${call.name}: ${call.inputError}`, isError: true };
+    }
+    const parsed = tool.schema.safeParse(call.input);
+    if (!parsed.success) {
+      const issues = parsed.error.issues.map((i) => `${i.path.join(".") || "input"}: ${i.message}`).join("; ");
+      return { content: `Invalid tool input for ${call.name}: ${issues}`, isError: true };
+    }
+    const gate = decide({
+      name: tool.name,
+      kind: tool.kind,
+      input: call.input,
+      trusted: o.trusted,
+      mode: o.mode,
+      allowed: o.allowed,
+    });
+    if (!gate.allow) return { content: gate.message, isError: true };
+    if (ctx.signal.aborted) return { content: "Interrupted before the tool ran.", isError: true };
+    try {
+      return await tool.run(parsed.data, ctx);
+    } catch (e) {
+      return { content: `Tool ${call.name} failed unexpectedly: ${describeError(e)}`, isError: true };
+    }
+  }
+}
+
+function cancelled(): RunError {
+  return { type: "cancelled", message: "The run was cancelled." };
+}
+
+/** Text of the last assistant message produced in this run (not before it). */
+function lastText(messages: Message[]): string {
+  for (let i = messages.length - 1; i >= 0; i--) {
+    const m = messages[i]!;
+    if (m.role === "user" && m.content.some((b) => b.type === "text")) break;
+    if (m.role !== "assistant") continue;
+    const text = m.content.flatMap((b) => (b.type === "text" ? [b.text] : [])).join("").trim();
+    if (text !== "") return text;
+  }
+  return "";
+}

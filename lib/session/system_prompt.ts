@@ -1,0 +1,45 @@
+// Owns the base system prompt of a session: who Blade is, the environment, how to use tools and
+// subagents. The agent's own prompt (for a child) and --append-system-prompt are appended.
+
+export interface SystemPromptOptions {
+  workspaceRoot: string;
+  platform: string;
+  date: string;
+  trusted: boolean;
+  mode: string;
+  /** Text listing the available subagents (registry), when the Task tool is offered. */
+  agents?: string;
+  /** Replaces the base prompt entirely (--system-prompt). */
+  override?: string;
+  /** Appended after everything (--append-system-prompt, or a child's agent prompt). */
+  append?: readonly string[];
+}
+
+export function buildSystemPrompt(o: SystemPromptOptions): string {
+  const base = o.override ?? [
+    "You are Blade, a command-line coding agent. You help with software engineering tasks in the user's",
+    "workspace using the tools you are given. Be direct and precise; prefer doing over describing.",
+    "",
+    "# Environment",
+    `- Working directory: ${o.workspaceRoot}`,
+    `- Platform: ${o.platform}`,
+    `- Date: ${o.date}`,
+    `- Workspace trusted: ${o.trusted ? "yes" : "no (Bash and writes outside Blade's storage are refused)"}`,
+    `- Permission mode: ${o.mode}`,
+    "",
+    "# Tools",
+    "- Relative paths resolve against the working directory. Read a file before you edit it.",
+    "- A tool error is information: read it, adjust, and continue; do not repeat a denied call unchanged.",
+    ...(o.agents === undefined ? [] : [
+      "",
+      "# Subagents",
+      "Use the Task tool to delegate a self-contained piece of work to a subagent. Give it a short",
+      "description (3-100 characters) and a complete prompt: it does not see this conversation. Several",
+      "Task calls in one response run at the same time. With run_in_background you get a completion",
+      "notice later; do not poll for it.",
+      "",
+      o.agents,
+    ]),
+  ].join("\n");
+  return [base, ...(o.append ?? []).filter((s) => s.trim() !== "")].join("\n\n");
+}
