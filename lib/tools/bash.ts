@@ -1,0 +1,119 @@
+// Owns the Bash tool: one shell command in the workspace root through the Process port, in its own
+// process group so a timeout or an abort kills everything it started. Refused in untrusted
+// workspaces. Does not keep a shell between calls and does not run commands in the background yet.
+
+import { join } from "node:path";
+import { z } from "zod";
+import { describeError } from "../errors.ts";
+import type { Ports } from "../sys/mod.ts";
+import { untrustedExecution } from "./paths.ts";
+import { capHeadTail } from "./text.ts";
+import { fail, ok, type Tool } from "./tool.ts";
+
+export const BASH_DEFAULT_TIMEOUT_MS = 120_000;
+export const BASH_MAX_TIMEOUT_MS = 600_000;
+export const BASH_MAX_OUTPUT_CHARS = 30_000;
+/** Bytes collected per stream before the rest is dropped (memory guard; the cap above is what the model sees). */
+const COLLECT_LIMIT_BYTES = 8 * 1024 * 1024;
+
+const DESCRIPTION = `Executes a bash command and returns its output.
+
+Usage:
+- Each call runs in a fresh shell whose working folder is the workspace root; \`cd\` and exported variables do not carry over to the next call. Chain dependent commands with && (e.g. \`cd sub && npm test\`), and quote paths that contain spaces.
+- timeout is in milliseconds: default ${BASH_DEFAULT_TIMEOUT_MS} (2 minutes), at most ${BASH_MAX_TIMEOUT_MS} (10 minutes). When it expires the command and every process it started are killed.
+- Output (stdout, then stderr) longer than ${BASH_MAX_OUTPUT_CHARS} characters is cut in the middle, keeping its start and end.
+- A non-zero exit code is reported as an error together with the output.
+- Commands cannot read input: anything interactive fails or hangs until the timeout.
+- Prefer the dedicated tools: Glob to find files, Grep to search contents, Read to view files, Edit and Write to change them. Use Bash for builds, tests, git and other programs.
+- run_in_background is not supported yet.
+- Give a short description (5-10 words) of what the command does.`;
+
+const schema = z.object({
+  command: z.string().min(1).describe("The command to execute"),
+  timeout: z.number().int().min(1).max(BASH_MAX_TIMEOUT_MS).optional().describe(
+    `Optional timeout in milliseconds (default ${BASH_DEFAULT_TIMEOUT_MS}, max ${BASH_MAX_TIMEOUT_MS})`,
+  ),
+  description: z.string().optional().describe(
+    'Clear, concise description of what this command does in 5-10 words, e.g. "Run the unit tests"',
+  ),
+  run_in_background: z.boolean().optional().describe("Run the command in the background (not supported yet)"),
+});
+
+export type BashInput = z.infer<typeof schema>;
+
+/** bash from PATH (or the usual folders), else sh. */
+async function findShell(ports: Ports): Promise<string> {
+  const dirs = (ports.env.get("PATH") ?? "").split(":").filter((d) => d !== "");
+  for (const dir of [...dirs, "/bin", "/usr/bin"]) {
+    const candidate = join(dir, "bash");
+    if ((await ports.fs.stat(candidate).catch(() => null))?.isFile) return candidate;
+  }
+  return "sh";
+}
+
+function combine(stdout: string, stderr: string): string {
+  const out = stdout.replace(/\n+$/, "");
+  const err = stderr.replace(/\n+$/, "");
+  return out === "" ? err : err === "" ? out : `${out}\n${err}`;
+}
+
+export const bashTool: Tool<BashInput> = {
+  name: "Bash",
+  description: DESCRIPTION,
+  kind: "execute",
+  schema,
+  async run(input, ctx) {
+    if (input.run_in_background === true) {
+      return fail(
+        "run_in_background is not supported yet. Run the command in the foreground with a timeout.",
+      );
+    }
+    const refusal = untrustedExecution(ctx, "Bash");
+    if (refusal !== undefined) return fail(refusal);
+    if (ctx.signal.aborted) return fail("Command was interrupted before it started.");
+
+    const timeoutMs = Math.min(input.timeout ?? BASH_DEFAULT_TIMEOUT_MS, BASH_MAX_TIMEOUT_MS);
+    const shell = await findShell(ctx.ports);
+    let result;
+    try {
+      result = await ctx.ports.process.run(shell, ["-c", input.command], {
+        cwd: ctx.workspaceRoot,
+        timeoutMs,
+        signal: ctx.signal,
+        newProcessGroup: true,
+        maxOutputBytes: COLLECT_LIMIT_BYTES,
+      });
+    } catch (e) {
+      return fail(`Could not run the command with ${shell} in ${ctx.workspaceRoot}: ${describeError(e)}`);
+    }
+
+    const capped = capHeadTail(combine(result.stdout, result.stderr), BASH_MAX_OUTPUT_CHARS);
+    let output = capped.text;
+    if (result.truncated) {
+      output += `\n(Output beyond ${COLLECT_LIMIT_BYTES} bytes per stream was not collected.)`;
+    }
+    const meta = {
+      exitCode: result.code,
+      signal: result.signal,
+      timedOut: result.timedOut,
+      interrupted: result.aborted,
+      truncated: capped.truncated || result.truncated,
+      ...(input.description === undefined ? {} : { description: input.description }),
+    };
+    const body = output === "" ? "" : `\n${output}`;
+    if (result.timedOut) {
+      return fail(
+        `Command timed out after ${timeoutMs} ms; it and every process it started were killed.${body}`,
+        meta,
+      );
+    }
+    if (result.aborted) {
+      return fail(`Command was interrupted; it and every process it started were killed.${body}`, meta);
+    }
+    if (result.code !== 0) {
+      const by = result.signal === null ? "" : ` (killed by ${result.signal})`;
+      return fail(`Exit code ${result.code}${by}${body}`, meta);
+    }
+    return ok(output === "" ? "(Command completed with no output)" : output, meta);
+  },
+};

@@ -1,0 +1,141 @@
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import { BASH_MAX_OUTPUT_CHARS, bashTool } from "./bash.ts";
+import { runTool, sandbox } from "./test_support.ts";
+
+/**
+ * A command that starts a long-sleeping grandchild detached from the output pipes (so the tool
+ * returns as soon as the shell dies), records its PID, and waits.
+ */
+function sleepingGrandchild(pidFile: string): string {
+  return `sleep 300 >/dev/null 2>&1 & echo $! > '${pidFile}'; echo started; wait`;
+}
+
+/** Whether `pid` is a live (non-zombie) process, asked of `ps`: reading /proc needs --allow-all. */
+async function alive(pid: number): Promise<boolean> {
+  const out = await new Deno.Command("ps", { args: ["-o", "stat=", "-p", String(pid)], stdout: "piped" })
+    .output();
+  const state = new TextDecoder().decode(out.stdout).trim();
+  return state !== "" && !state.startsWith("Z");
+}
+
+/** The grandchild must die with its group; SIGKILL lands asynchronously, so allow it a moment. */
+async function assertDead(pidFile: string): Promise<void> {
+  const pid = Number((await Deno.readTextFile(pidFile)).trim());
+  assert.ok(pid > 0);
+  for (let i = 0; i < 100 && await alive(pid); i++) await new Promise((r) => setTimeout(r, 20));
+  const survived = await alive(pid);
+  if (survived) Deno.kill(pid, "SIGKILL");
+  assert.equal(survived, false, `grandchild ${pid} survived`);
+}
+
+Deno.test("Bash runs in the workspace root and returns stdout then stderr", async () => {
+  await using box = await sandbox();
+  const result = await runTool(
+    bashTool,
+    { command: "pwd; echo oops >&2", description: "Show folder" },
+    box.ctx(),
+  );
+  assert.deepEqual(result, {
+    content: `${box.workspace}\noops`,
+    isError: false,
+    metadata: {
+      exitCode: 0,
+      signal: null,
+      timedOut: false,
+      interrupted: false,
+      truncated: false,
+      description: "Show folder",
+    },
+  });
+  const quiet = await runTool(bashTool, { command: "true" }, box.ctx());
+  assert.equal(quiet.content, "(Command completed with no output)");
+});
+
+Deno.test("Bash reports a non-zero exit as an error with the output", async () => {
+  await using box = await sandbox();
+  const result = await runTool(bashTool, { command: "echo out; echo err >&2; exit 3" }, box.ctx());
+  assert.equal(result.isError, true);
+  assert.equal(result.content, "Exit code 3\nout\nerr");
+  assert.equal(result.metadata?.["exitCode"], 3);
+});
+
+Deno.test("Bash timeout kills the whole process group", async () => {
+  await using box = await sandbox();
+  const pidFile = join(box.dir, "pid");
+  const result = await runTool(bashTool, { command: sleepingGrandchild(pidFile), timeout: 300 }, box.ctx());
+  assert.equal(result.isError, true);
+  assert.equal(
+    result.content,
+    "Command timed out after 300 ms; it and every process it started were killed.\nstarted",
+  );
+  assert.equal(result.metadata?.["timedOut"], true);
+  await assertDead(pidFile);
+});
+
+Deno.test("Bash abort via ctx.signal kills the whole process group", async () => {
+  await using box = await sandbox();
+  const pidFile = join(box.dir, "pid");
+  const controller = new AbortController();
+  const started = (async () => {
+    // Abort once the grandchild is known to be running.
+    while ((await Deno.readTextFile(pidFile).catch(() => "")).trim() === "") {
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    controller.abort();
+  })();
+  const result = await runTool(
+    bashTool,
+    { command: sleepingGrandchild(pidFile) },
+    box.ctx({ signal: controller.signal }),
+  );
+  await started;
+  assert.equal(result.isError, true);
+  assert.match(result.content, /^Command was interrupted; it and every process it started were killed\./);
+  assert.equal(result.metadata?.["interrupted"], true);
+  await assertDead(pidFile);
+
+  const before = await runTool(
+    bashTool,
+    { command: `touch '${join(box.dir, "ran")}'` },
+    box.ctx({ signal: AbortSignal.abort() }),
+  );
+  assert.deepEqual([before.isError, before.content], [true, "Command was interrupted before it started."]);
+  assert.equal(await Deno.stat(join(box.dir, "ran")).catch(() => null), null);
+});
+
+Deno.test("Bash caps output keeping head and tail", async () => {
+  await using box = await sandbox();
+  const command = "echo BEGIN; head -c 100000 /dev/zero | tr '\\0' a; echo; echo END";
+  const result = await runTool(bashTool, { command }, box.ctx());
+  assert.equal(result.isError, false);
+  assert.ok(result.content.length <= BASH_MAX_OUTPUT_CHARS + 100, String(result.content.length));
+  assert.ok(result.content.startsWith("BEGIN\naaa"));
+  assert.ok(result.content.endsWith("aaa\nEND"));
+  assert.match(result.content, /\n\.\.\. \[\d+ characters truncated\] \.\.\.\n/);
+  assert.equal(result.metadata?.["truncated"], true);
+});
+
+Deno.test("Bash refuses untrusted workspaces and run_in_background", async () => {
+  await using box = await sandbox();
+  const marker = join(box.dir, "ran");
+  const untrusted = await runTool(bashTool, { command: `touch '${marker}'` }, box.ctx({ trusted: false }));
+  assert.equal(untrusted.isError, true);
+  assert.equal(
+    untrusted.content,
+    `Bash is disabled because the workspace ${box.workspace} is not trusted. Run \`blade trust\` in the workspace (or pass --trust-workspace) to allow it.`,
+  );
+  const background = await runTool(
+    bashTool,
+    { command: `touch '${marker}'`, run_in_background: true },
+    box.ctx(),
+  );
+  assert.equal(background.isError, true);
+  assert.match(background.content, /^run_in_background is not supported yet/);
+  assert.equal(await Deno.stat(marker).catch(() => null), null);
+});
+
+Deno.test("Bash schema rejects timeouts above the maximum", () => {
+  assert.equal(bashTool.schema.safeParse({ command: "true", timeout: 600_001 }).success, false);
+  assert.equal(bashTool.schema.safeParse({ command: "true", timeout: 600_000 }).success, true);
+});

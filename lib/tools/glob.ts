@@ -1,0 +1,87 @@
+// Owns the Glob tool: files matching a glob pattern, newest first, capped. Matching lives in
+// glob_pattern.ts and the walk in walk.ts; reads may search outside the workspace.
+
+import { isAbsolute, join } from "node:path";
+import { z } from "zod";
+import { describeError } from "../errors.ts";
+import { compileGlob, hasMagic } from "./glob_pattern.ts";
+import { resolveToolPath } from "./paths.ts";
+import { fail, ok, type Tool } from "./tool.ts";
+import { skippedNoiseDirs, walkFiles } from "./walk.ts";
+
+export const GLOB_MAX_RESULTS = 1000;
+
+const DESCRIPTION = `Fast file pattern matching that works with any codebase size.
+
+Usage:
+- Supports glob patterns like "**/*.js", "src/**/*.ts", "*.{json,yaml}", "test_?.py" or "[A-Z]*.md". "**" matches any number of folders; "*" and "?" never cross "/".
+- The pattern is matched against paths relative to path (default: the workspace root).
+- Returns absolute file paths sorted by modification time, newest first, at most ${GLOB_MAX_RESULTS}.
+- .git and node_modules are skipped unless the pattern names them.
+- Use this tool to find files by name. For searching file contents use Grep. For open-ended searches that need several rounds, delegate to an agent with the Task tool.`;
+
+const schema = z.object({
+  pattern: z.string().min(1).describe("The glob pattern to match files against"),
+  path: z.string().optional().describe(
+    'The folder to search in (default: the workspace root). Omit it to use the default; do not pass "undefined" or "null"',
+  ),
+});
+
+export type GlobInput = z.infer<typeof schema>;
+
+/** An absolute pattern becomes (literal folder prefix, relative rest). */
+function splitAbsolute(pattern: string): { base: string; rest: string } {
+  const parts = pattern.split("/");
+  const firstMagic = parts.findIndex(hasMagic);
+  if (firstMagic < 0) return { base: parts.slice(0, -1).join("/") || "/", rest: parts.at(-1) ?? "" };
+  return { base: parts.slice(0, firstMagic).join("/") || "/", rest: parts.slice(firstMagic).join("/") };
+}
+
+export const globTool: Tool<GlobInput> = {
+  name: "Glob",
+  description: DESCRIPTION,
+  kind: "read",
+  schema,
+  async run(input, ctx) {
+    let base = input.path === undefined || input.path === ""
+      ? ctx.workspaceRoot
+      : resolveToolPath(ctx, input.path);
+    let pattern = input.pattern.replace(/^(\.\/)+/, "");
+    if (isAbsolute(pattern)) {
+      const split = splitAbsolute(pattern);
+      base = split.base;
+      pattern = split.rest;
+    }
+    const { fs } = ctx.ports;
+    const info = await fs.stat(base).catch(() => null);
+    if (info === null) return fail(`Directory does not exist: ${base}.`);
+    if (!info.isDirectory) return fail(`${base} is not a directory; Glob's path must be a folder.`);
+
+    const matcher = compileGlob(pattern);
+    const found: { path: string; mtime: number }[] = [];
+    try {
+      const walk = walkFiles(fs, base, {
+        skipDirs: skippedNoiseDirs(pattern),
+        enterDir: (rel) => matcher.mayContain(rel),
+        signal: ctx.signal,
+      });
+      for await (const file of walk) {
+        if (!matcher.matches(file.rel)) continue;
+        const stat = await fs.stat(file.path).catch(() => null);
+        found.push({ path: join(base, file.rel), mtime: stat?.mtimeMs ?? 0 });
+      }
+    } catch (e) {
+      return fail(`Glob failed in ${base}: ${describeError(e)}`);
+    }
+    if (ctx.signal.aborted) return fail("Glob was interrupted.");
+    if (found.length === 0) return ok("No files found", { count: 0 });
+
+    found.sort((a, b) => b.mtime - a.mtime || (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+    const shown = found.slice(0, GLOB_MAX_RESULTS).map((f) => f.path);
+    const note = found.length > GLOB_MAX_RESULTS
+      ? `\n(Results are truncated: showing the ${GLOB_MAX_RESULTS} newest of ${found.length} files. ` +
+        `Use a more specific path or pattern.)`
+      : "";
+    return ok(shown.join("\n") + note, { count: found.length, truncated: note !== "" });
+  },
+};

@@ -1,0 +1,82 @@
+import assert from "node:assert/strict";
+import { dirname, join } from "node:path";
+import { GLOB_MAX_RESULTS, globTool } from "./glob.ts";
+import { runTool, sandbox } from "./test_support.ts";
+
+async function touch(root: string, rel: string, mtimeSeconds = 1_000_000): Promise<void> {
+  const path = join(root, rel);
+  await Deno.mkdir(dirname(path), { recursive: true });
+  await Deno.writeTextFile(path, rel);
+  await Deno.utime(path, mtimeSeconds, mtimeSeconds);
+}
+
+Deno.test("Glob returns absolute paths newest first, ties by path", async () => {
+  await using box = await sandbox();
+  await touch(box.workspace, "src/old.ts", 1_000);
+  await touch(box.workspace, "src/new.ts", 3_000);
+  await touch(box.workspace, "src/deep/mid.ts", 2_000);
+  await touch(box.workspace, "src/deep/tie.ts", 2_000);
+  await touch(box.workspace, "src/readme.md", 4_000);
+  const result = await runTool(globTool, { pattern: "**/*.ts" }, box.ctx());
+  assert.deepEqual(result, {
+    content: ["src/new.ts", "src/deep/mid.ts", "src/deep/tie.ts", "src/old.ts"].map((p) =>
+      join(box.workspace, p)
+    )
+      .join("\n"),
+    isError: false,
+    metadata: { count: 4, truncated: false },
+  });
+});
+
+Deno.test("Glob supports path, braces, classes and absolute patterns", async () => {
+  await using box = await sandbox();
+  for (const f of ["a.ts", "b.tsx", "c.js", "Doc.md", "sub/x.ts"]) await touch(box.workspace, f);
+  const names = async (input: Record<string, unknown>) =>
+    (await runTool(globTool, input, box.ctx())).content.split("\n").sort();
+  assert.deepEqual(await names({ pattern: "*.{ts,tsx}" }), [
+    join(box.workspace, "a.ts"),
+    join(box.workspace, "b.tsx"),
+  ]);
+  assert.deepEqual(await names({ pattern: "[A-Z]*" }), [join(box.workspace, "Doc.md")]);
+  assert.deepEqual(await names({ pattern: "*.ts", path: "sub" }), [join(box.workspace, "sub/x.ts")]);
+  assert.deepEqual(await names({ pattern: `${box.workspace}/sub/*.ts` }), [join(box.workspace, "sub/x.ts")]);
+  assert.equal((await runTool(globTool, { pattern: "*.py" }, box.ctx())).content, "No files found");
+});
+
+Deno.test("Glob skips .git and node_modules unless the pattern names them", async () => {
+  await using box = await sandbox();
+  await touch(box.workspace, "index.js");
+  await touch(box.workspace, "node_modules/pkg/index.js");
+  await touch(box.workspace, ".git/hooks/x.js");
+  const plain = await runTool(globTool, { pattern: "**/*.js" }, box.ctx());
+  assert.equal(plain.content, join(box.workspace, "index.js"));
+  const named = await runTool(globTool, { pattern: "node_modules/**/*.js" }, box.ctx());
+  assert.equal(named.content, join(box.workspace, "node_modules/pkg/index.js"));
+  const git = await runTool(globTool, { pattern: ".git/**" }, box.ctx());
+  assert.equal(git.content, join(box.workspace, ".git/hooks/x.js"));
+});
+
+Deno.test("Glob caps results with a note", async () => {
+  await using box = await sandbox();
+  for (let i = 0; i < GLOB_MAX_RESULTS + 5; i++) {
+    await Deno.writeTextFile(join(box.workspace, `f${i}.txt`), "");
+  }
+  const result = await runTool(globTool, { pattern: "*.txt" }, box.ctx());
+  const lines = result.content.split("\n");
+  assert.equal(lines.filter((l) => l.startsWith("/")).length, GLOB_MAX_RESULTS);
+  assert.match(lines.at(-1)!, /Results are truncated: showing the 1000 newest of 1005 files/);
+  assert.deepEqual(result.metadata, { count: GLOB_MAX_RESULTS + 5, truncated: true });
+});
+
+Deno.test("Glob errors on a missing or non-folder path", async () => {
+  await using box = await sandbox();
+  await touch(box.workspace, "file.txt");
+  const missing = await runTool(globTool, { pattern: "*", path: "nope" }, box.ctx());
+  assert.deepEqual([missing.isError, missing.content], [
+    true,
+    `Directory does not exist: ${join(box.workspace, "nope")}.`,
+  ]);
+  const file = await runTool(globTool, { pattern: "*", path: "file.txt" }, box.ctx());
+  assert.equal(file.isError, true);
+  assert.match(file.content, /is not a directory/);
+});

@@ -1,0 +1,197 @@
+// Owns the Grep tool: a regular-expression search over file contents, in TypeScript (JS RegExp)
+// so Blade never depends on ripgrep being installed. Skips binary files, .git and node_modules;
+// caps its output. Reads may search outside the workspace.
+
+import { basename } from "node:path";
+import { z } from "zod";
+import { describeError } from "../errors.ts";
+import { compileGlob } from "./glob_pattern.ts";
+import { resolveToolPath } from "./paths.ts";
+import { capHead, cutLine, decodeText, looksBinary, plural, splitLines } from "./text.ts";
+import { fail, ok, type Tool, type ToolContext } from "./tool.ts";
+import { skippedNoiseDirs, walkFiles } from "./walk.ts";
+
+export const GREP_MAX_OUTPUT_CHARS = 30_000;
+/** Files larger than this are skipped (generated data, logs). */
+export const GREP_MAX_FILE_BYTES = 20 * 1024 * 1024;
+const MAX_LINE_CHARS = 500;
+
+const DESCRIPTION = `A powerful content search tool built on JavaScript regular expressions.
+
+Usage:
+- ALWAYS use Grep for content search. Never run \`grep\` or \`rg\` through Bash.
+- pattern is a JavaScript regular expression (e.g. "log.*Error", "function\\s+\\w+"). Escape literal braces and parentheses (use "interface\\{\\}" to find "interface{}").
+- path is a file or folder to search (default: the workspace root). Filter files with glob (e.g. "*.js", "**/*.{ts,tsx}"); a glob without "/" matches file names at any depth.
+- output_mode: "files_with_matches" (default) lists matching files, newest first; "content" shows matching lines as path:line:text (-n, default on) with optional context (-A, -B, -C); "count" shows matching lines per file.
+- head_limit keeps only the first N lines or entries. Binary files, .git and node_modules are skipped (name them in glob or path to search them). Output is capped at ${GREP_MAX_OUTPUT_CHARS} characters.
+- Patterns match one line at a time.`;
+
+const schema = z.object({
+  pattern: z.string().min(1).describe("The regular expression to search for in file contents"),
+  path: z.string().optional().describe("File or folder to search in (default: the workspace root)"),
+  glob: z.string().optional().describe('Glob that file paths must match, e.g. "*.js" or "src/**/*.{ts,tsx}"'),
+  output_mode: z.enum(["content", "files_with_matches", "count"]).optional().describe(
+    'Output mode: "content" (matching lines), "files_with_matches" (file paths, the default) or "count" (matches per file)',
+  ),
+  "-i": z.boolean().optional().describe("Case-insensitive search"),
+  "-n": z.boolean().optional().describe("Show line numbers (content mode only; default true)"),
+  "-A": z.number().int().min(0).optional().describe("Lines to show after each match (content mode only)"),
+  "-B": z.number().int().min(0).optional().describe("Lines to show before each match (content mode only)"),
+  "-C": z.number().int().min(0).optional().describe(
+    "Lines to show before and after each match (content mode only)",
+  ),
+  head_limit: z.number().int().min(1).optional().describe(
+    "Keep only the first N lines (content) or entries (files_with_matches, count)",
+  ),
+});
+
+export type GrepInput = z.infer<typeof schema>;
+
+interface FileHits {
+  path: string;
+  lines: string[];
+  /** 0-based indexes of matching lines. */
+  hits: number[];
+}
+
+/** The files to search: one explicit file, or a walk of a folder filtered by `glob`. */
+async function* candidates(ctx: ToolContext, root: string, input: GrepInput): AsyncGenerator<string> {
+  const info = await ctx.ports.fs.stat(root);
+  if (info?.isFile) {
+    yield root;
+    return;
+  }
+  const filter = input.glob === undefined ? undefined : compileGlob(input.glob);
+  const byName = input.glob !== undefined && !input.glob.includes("/");
+  const walk = walkFiles(ctx.ports.fs, root, {
+    skipDirs: skippedNoiseDirs(input.glob),
+    signal: ctx.signal,
+  });
+  for await (const file of walk) {
+    if (filter === undefined || filter.matches(byName ? basename(file.rel) : file.rel)) yield file.path;
+  }
+}
+
+async function search(ctx: ToolContext, path: string, regex: RegExp): Promise<FileHits | null> {
+  const info = await ctx.ports.fs.stat(path).catch(() => null);
+  if (info === null || !info.isFile || info.size > GREP_MAX_FILE_BYTES) return null;
+  const bytes = await ctx.ports.fs.readBytes(path).catch(() => null);
+  if (bytes === null || looksBinary(bytes)) return null;
+  const lines = splitLines(decodeText(bytes));
+  const hits: number[] = [];
+  for (let i = 0; i < lines.length; i++) if (regex.test(lines[i]!)) hits.push(i);
+  return hits.length === 0 ? null : { path, lines, hits };
+}
+
+/** rg-style content lines: `path:12:text` for matches, `path-13-text` for context, `--` between groups. */
+function contentLines(
+  file: FileHits,
+  options: { before: number; after: number; numbers: boolean },
+): string[] {
+  const out: string[] = [];
+  let shownUpTo = -1;
+  const hitSet = new Set(file.hits);
+  for (const hit of file.hits) {
+    const from = Math.max(0, hit - options.before, shownUpTo + 1);
+    const to = Math.min(file.lines.length - 1, hit + options.after);
+    if (from > to) continue;
+    const withContext = options.before > 0 || options.after > 0;
+    if (withContext && shownUpTo >= 0 && from > shownUpTo + 1) out.push("--");
+    for (let i = from; i <= to; i++) {
+      const sep = hitSet.has(i) ? ":" : "-";
+      const number = options.numbers ? `${i + 1}${sep}` : "";
+      out.push(`${file.path}${sep}${number}${cutLine(file.lines[i]!, MAX_LINE_CHARS)}`);
+    }
+    shownUpTo = to;
+  }
+  return out;
+}
+
+export const grepTool: Tool<GrepInput> = {
+  name: "Grep",
+  description: DESCRIPTION,
+  kind: "read",
+  schema,
+  async run(input, ctx) {
+    let regex: RegExp;
+    try {
+      regex = new RegExp(input.pattern, input["-i"] === true ? "i" : "");
+    } catch (e) {
+      return fail(`Invalid regular expression ${JSON.stringify(input.pattern)}: ${describeError(e)}`);
+    }
+    const root = input.path === undefined || input.path === ""
+      ? ctx.workspaceRoot
+      : resolveToolPath(ctx, input.path);
+    if (await ctx.ports.fs.stat(root).catch(() => null) === null) {
+      return fail(`Path does not exist: ${root}.`);
+    }
+
+    const mode = input.output_mode ?? "files_with_matches";
+    const limit = input.head_limit ?? Number.POSITIVE_INFINITY;
+    const context = input["-C"] ?? 0;
+    const shape = {
+      before: input["-B"] ?? context,
+      after: input["-A"] ?? context,
+      numbers: input["-n"] ?? true,
+    };
+    const entries: { text: string; path: string; mtime: number; count: number }[] = [];
+    let lineBudget = limit;
+    let chars = 0;
+    try {
+      for await (const path of candidates(ctx, root, input)) {
+        const file = await search(ctx, path, regex);
+        if (file === null) continue;
+        if (mode === "content") {
+          const lines = contentLines(file, shape).slice(0, lineBudget);
+          lineBudget -= lines.length;
+          const text = lines.join("\n");
+          chars += text.length;
+          entries.push({ text, path, mtime: 0, count: file.hits.length });
+          // Stop early once the output is certainly full.
+          if (lineBudget <= 0 || chars > GREP_MAX_OUTPUT_CHARS * 2) break;
+        } else {
+          const mtime = mode === "files_with_matches"
+            ? (await ctx.ports.fs.stat(path).catch(() => null))?.mtimeMs ?? 0
+            : 0;
+          entries.push({
+            text: mode === "count" ? `${path}:${file.hits.length}` : path,
+            path,
+            mtime,
+            count: file.hits.length,
+          });
+        }
+      }
+    } catch (e) {
+      return fail(`Grep failed in ${root}: ${describeError(e)}`);
+    }
+    if (ctx.signal.aborted) return fail("Grep was interrupted.");
+    if (entries.length === 0) {
+      return ok(mode === "files_with_matches" ? "No files found" : "No matches found", {
+        files: 0,
+        matches: 0,
+      });
+    }
+
+    const matches = entries.reduce((n, e) => n + e.count, 0);
+    const meta = { files: entries.length, matches };
+    let text: string;
+    if (mode === "content") {
+      text = entries.map((e) => e.text).join("\n");
+    } else if (mode === "count") {
+      const shown = entries.slice(0, limit);
+      text = `${shown.map((e) => e.text).join("\n")}\n\nFound ${plural(matches, "matching line")} across ${
+        plural(entries.length, "file")
+      }.`;
+    } else {
+      entries.sort((a, b) => b.mtime - a.mtime || (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+      const shown = entries.slice(0, limit);
+      text = `Found ${plural(entries.length, "file")}\n${shown.map((e) => e.text).join("\n")}`;
+    }
+    const capped = capHead(
+      text,
+      GREP_MAX_OUTPUT_CHARS,
+      `(Output truncated at ${GREP_MAX_OUTPUT_CHARS} characters. Narrow the search with path, glob or head_limit.)`,
+    );
+    return ok(capped.text, { ...meta, truncated: capped.truncated });
+  },
+};

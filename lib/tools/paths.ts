@@ -1,0 +1,122 @@
+// Owns the path rules every tool shares (SPEC §2, §3, §11): relative paths resolve against the
+// workspace root, symlinks are resolved by us (Deno checks the path as given, not its target), reads
+// may go anywhere, writes only inside the workspace or Blade's storage root, and an untrusted
+// workspace may write only into the storage root. Does not read or write file contents.
+
+import { basename, dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
+import type { Fs } from "../sys/fs.ts";
+import type { ToolContext } from "./tool.ts";
+
+/**
+ * Blade's own state in the storage root, which no tool may write even in a trusted workspace: it
+ * grants trust, loads agents, or is another session's durable record. A worktree is writable only
+ * by the session whose workspace it is.
+ */
+const PROTECTED_STORAGE: Readonly<Record<string, string>> = {
+  "trust.json": "Blade's list of trusted workspaces",
+  "config.json": "Blade's user configuration",
+  "agents": "Blade's agent definitions and run records",
+  "projects": "Blade's session transcripts",
+  "worktrees": "another session's worktree",
+};
+
+/** Where an allowed write lands, which decides the modes of new files and folders. */
+export type WriteArea = "workspace" | "storage";
+
+export type WriteTarget =
+  | { ok: true; path: string; area: WriteArea }
+  | { ok: false; message: string };
+
+/** The absolute, lexically normalised form of a tool's path argument (`~` is the user's home). */
+export function resolveToolPath(ctx: Pick<ToolContext, "workspaceRoot" | "ports">, path: string): string {
+  const home = ctx.ports.env.home();
+  if (home !== undefined && (path === "~" || path.startsWith("~/"))) return resolve(home, path.slice(2));
+  return resolve(ctx.workspaceRoot, path);
+}
+
+/** Whether `path` is `root` or lies below it. Both must be absolute and normalised. */
+export function isInside(path: string, root: string): boolean {
+  const rel = relative(root, path);
+  return rel === "" || (rel !== ".." && !rel.startsWith(`..${sep}`) && !isAbsolute(rel));
+}
+
+/**
+ * The real path of `path`, which need not exist: the nearest existing ancestor is resolved and the
+ * missing rest appended. Throws when a component is a symlink whose target does not exist (writing
+ * through it would create the target wherever it points) or cannot be resolved.
+ */
+export async function canonicalPath(fs: Fs, path: string): Promise<string> {
+  const missing: string[] = [];
+  let current = resolve(path);
+  while (true) {
+    if (await fs.lstat(current) !== null) {
+      let real: string;
+      try {
+        real = await fs.realPath(current);
+      } catch (cause) {
+        throw new Error(`${current} is a symbolic link that cannot be resolved`, { cause });
+      }
+      return missing.length === 0 ? real : join(real, ...missing.reverse());
+    }
+    const parent = dirname(current);
+    if (parent === current) return resolve(path);
+    missing.push(basename(current));
+    current = parent;
+  }
+}
+
+function describeResolved(given: string, real: string): string {
+  return given === real ? given : `${given} (resolves to ${real})`;
+}
+
+/**
+ * Resolves a write target and applies the write rules. The returned path is the canonical one: do
+ * the I/O on it, so what was checked is what gets written.
+ */
+export async function resolveWritePath(ctx: ToolContext, path: string): Promise<WriteTarget> {
+  const given = resolveToolPath(ctx, path);
+  let real: string;
+  let workspace: string;
+  let storage: string;
+  try {
+    real = await canonicalPath(ctx.ports.fs, given);
+    workspace = await canonicalPath(ctx.ports.fs, ctx.workspaceRoot);
+    storage = await canonicalPath(ctx.ports.fs, ctx.storageRoot);
+  } catch (e) {
+    return { ok: false, message: `Cannot write ${given}: ${e instanceof Error ? e.message : String(e)}.` };
+  }
+  const shown = describeResolved(given, real);
+  const inStorage = isInside(real, storage);
+  const inWorkspace = isInside(real, workspace);
+  const top = inStorage ? relative(storage, real).split(sep)[0] ?? "" : "";
+  const owned = top === "worktrees" && inWorkspace;
+  if (Object.hasOwn(PROTECTED_STORAGE, top) && !owned) {
+    return {
+      ok: false,
+      message: `Cannot write ${shown}: it is part of ${PROTECTED_STORAGE[top]} in the storage root ` +
+        `(${storage}), which tools may not change.`,
+    };
+  }
+  if (inStorage) return { ok: true, path: real, area: "storage" };
+  if (!ctx.trusted) {
+    return {
+      ok: false,
+      message: `Cannot write ${shown}: the workspace ${workspace} is not trusted, so writes are only ` +
+        `allowed inside Blade's storage root (${storage}). Run \`blade trust\` in the workspace (or pass ` +
+        `--trust-workspace) to allow it.`,
+    };
+  }
+  if (inWorkspace) return { ok: true, path: real, area: "workspace" };
+  return {
+    ok: false,
+    message: `Cannot write ${shown}: it is outside the workspace ${workspace}. Tools may only write ` +
+      `inside the workspace or Blade's storage root.`,
+  };
+}
+
+/** The refusal an execute tool returns in an untrusted workspace, or undefined when trusted. */
+export function untrustedExecution(ctx: ToolContext, tool: string): string | undefined {
+  if (ctx.trusted) return undefined;
+  return `${tool} is disabled because the workspace ${ctx.workspaceRoot} is not trusted. ` +
+    `Run \`blade trust\` in the workspace (or pass --trust-workspace) to allow it.`;
+}

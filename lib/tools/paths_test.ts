@@ -1,0 +1,93 @@
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import { realFs } from "../sys/fs.ts";
+import { canonicalPath, isInside, resolveToolPath, resolveWritePath, untrustedExecution } from "./paths.ts";
+import { sandbox } from "./test_support.ts";
+
+Deno.test("isInside compares whole path components", () => {
+  assert.equal(isInside("/work/repo", "/work/repo"), true);
+  assert.equal(isInside("/work/repo/a/b", "/work/repo"), true);
+  assert.equal(isInside("/work/repo-evil/a", "/work/repo"), false);
+  assert.equal(isInside("/work", "/work/repo"), false);
+  assert.equal(isInside("/work/repo/..foo", "/work/repo"), true);
+  assert.equal(isInside("/etc/passwd", "/"), true);
+});
+
+Deno.test("resolveToolPath resolves relative paths against the workspace and normalises ..", async () => {
+  await using box = await sandbox();
+  const ctx = box.ctx();
+  assert.equal(resolveToolPath(ctx, "src/a.ts"), join(box.workspace, "src/a.ts"));
+  assert.equal(resolveToolPath(ctx, "./src/../b.ts"), join(box.workspace, "b.ts"));
+  assert.equal(resolveToolPath(ctx, "/abs/x"), "/abs/x");
+});
+
+Deno.test("canonicalPath resolves symlinks in the existing part and appends the missing rest", async () => {
+  await using box = await sandbox();
+  await Deno.symlink(box.outside, join(box.workspace, "link"));
+  const fs = realFs();
+  assert.equal(
+    await canonicalPath(fs, join(box.workspace, "link/new/file.txt")),
+    join(box.outside, "new/file.txt"),
+  );
+  assert.equal(await canonicalPath(fs, join(box.workspace, "plain.txt")), join(box.workspace, "plain.txt"));
+  await Deno.symlink(join(box.outside, "missing"), join(box.workspace, "dangling"));
+  await assert.rejects(() => canonicalPath(fs, join(box.workspace, "dangling")), /cannot be resolved/);
+});
+
+Deno.test("resolveWritePath allows the workspace and the storage root", async () => {
+  await using box = await sandbox();
+  assert.deepEqual(await resolveWritePath(box.ctx(), "a/b.txt"), {
+    ok: true,
+    path: join(box.workspace, "a/b.txt"),
+    area: "workspace",
+  });
+  assert.deepEqual(await resolveWritePath(box.ctx(), join(box.storage, "plans/p.md")), {
+    ok: true,
+    path: join(box.storage, "plans/p.md"),
+    area: "storage",
+  });
+});
+
+Deno.test("resolveWritePath denies .. escapes, sibling prefixes and symlinks out", async () => {
+  await using box = await sandbox();
+  const sibling = `${box.workspace}-evil`;
+  await Deno.mkdir(sibling);
+  await Deno.symlink(box.outside, join(box.workspace, "link"));
+  await Deno.symlink(join(box.outside, "gone"), join(box.workspace, "dangling"));
+  const cases: [string, RegExp][] = [
+    ["../outside/x.txt", /is outside the workspace/],
+    [join(sibling, "x.txt"), /is outside the workspace/],
+    ["link/x.txt", /resolves to .*outside.*is outside the workspace/],
+    ["dangling", /symbolic link that cannot be resolved/],
+  ];
+  for (const [path, message] of cases) {
+    const target = await resolveWritePath(box.ctx(), path);
+    assert.equal(target.ok, false, path);
+    if (!target.ok) assert.match(target.message, message);
+  }
+});
+
+Deno.test("resolveWritePath protects Blade's own state in the storage root", async () => {
+  await using box = await sandbox();
+  for (const path of ["trust.json", "config.json", "agents/x.md", "projects/p/s.jsonl", "worktrees/w/a.ts"]) {
+    const target = await resolveWritePath(box.ctx(), join(box.storage, path));
+    assert.equal(target.ok, false, path);
+    if (!target.ok) assert.match(target.message, /in the storage root .* which tools may not change/);
+  }
+  // A session isolated in a worktree may write its own worktree.
+  const worktree = join(box.storage, "worktrees/repo-abc/agent+x");
+  await Deno.mkdir(worktree, { recursive: true });
+  const target = await resolveWritePath(box.ctx({ workspaceRoot: worktree }), "src/a.ts");
+  assert.deepEqual(target, { ok: true, path: join(worktree, "src/a.ts"), area: "storage" });
+});
+
+Deno.test("untrusted workspaces may write only into the storage root and may not execute", async () => {
+  await using box = await sandbox();
+  const ctx = box.ctx({ trusted: false });
+  const denied = await resolveWritePath(ctx, "a.txt");
+  assert.equal(denied.ok, false);
+  if (!denied.ok) assert.match(denied.message, /is not trusted.*Run `blade trust`/);
+  assert.equal((await resolveWritePath(ctx, join(box.storage, "notes.md"))).ok, true);
+  assert.match(untrustedExecution(ctx, "Bash") ?? "", /Bash is disabled .* not trusted\. Run `blade trust`/);
+  assert.equal(untrustedExecution(box.ctx(), "Bash"), undefined);
+});

@@ -1,0 +1,87 @@
+// Owns the Read tool: a text file's lines, numbered like `cat -n`. Reads may go outside the
+// workspace (as in Claude Code); directories and binary files are refused with a hint.
+
+import { z } from "zod";
+import { describeError } from "../errors.ts";
+import { resolveToolPath } from "./paths.ts";
+import { cutLine, decodeText, looksBinary, numberLine, splitLines } from "./text.ts";
+import { fail, ok, type Tool } from "./tool.ts";
+
+export const READ_DEFAULT_LIMIT = 2000;
+export const READ_MAX_LINE_CHARS = 2000;
+
+const DESCRIPTION = `Reads a file from the local filesystem.
+
+Usage:
+- file_path may be absolute or relative to the workspace root. You can read files outside the workspace.
+- By default it reads up to ${READ_DEFAULT_LIMIT} lines from the start of the file. For long files, pass offset (the line number to start from) and limit (how many lines) to read a part.
+- Lines longer than ${READ_MAX_LINE_CHARS} characters are truncated.
+- Output is numbered like \`cat -n\`: each line is prefixed by its line number and a tab. The prefix is not part of the file: never include it in Edit's old_string.
+- Only text files can be read; binary files are refused. Directories are refused: use Glob to list files, or Bash \`ls\`.
+- It is fine to read several files at once by making several Read calls in one response.`;
+
+const schema = z.object({
+  file_path: z.string().min(1).describe(
+    "The path of the file to read (absolute, or relative to the workspace root)",
+  ),
+  offset: z.number().int().min(0).optional().describe(
+    "The line number to start reading from (1-based). Only provide if the file is too large to read at once",
+  ),
+  limit: z.number().int().min(1).optional().describe(
+    `The number of lines to read (default ${READ_DEFAULT_LIMIT}). Only provide if the file is too large to read at once`,
+  ),
+});
+
+export type ReadInput = z.infer<typeof schema>;
+
+export const readTool: Tool<ReadInput> = {
+  name: "Read",
+  description: DESCRIPTION,
+  kind: "read",
+  schema,
+  async run(input, ctx) {
+    const path = resolveToolPath(ctx, input.file_path);
+    const { fs } = ctx.ports;
+    let info;
+    try {
+      info = await fs.stat(path);
+    } catch (e) {
+      return fail(`Cannot read ${path}: ${describeError(e)}`);
+    }
+    if (info === null) {
+      return fail(`File does not exist: ${path}. The workspace root is ${ctx.workspaceRoot}.`);
+    }
+    if (info.isDirectory) {
+      return fail(
+        `${path} is a directory, not a file. Use Glob (e.g. pattern "*" with path "${path}") to list its files.`,
+      );
+    }
+    let bytes: Uint8Array;
+    try {
+      bytes = await fs.readBytes(path);
+    } catch (e) {
+      return fail(`Cannot read ${path}: ${describeError(e)}`);
+    }
+    if (looksBinary(bytes)) {
+      return fail(`${path} is a binary file (${bytes.length} bytes); Read only shows text files.`);
+    }
+    const lines = splitLines(decodeText(bytes).replace(/^\uFEFF/, ""));
+    const meta = { path, totalLines: lines.length };
+    if (lines.length === 0) return ok(`(The file ${path} exists but is empty.)`, meta);
+    const start = Math.max(1, input.offset ?? 1);
+    if (start > lines.length) {
+      return ok(`(The file ${path} has only ${lines.length} lines; offset ${start} is past its end.)`, meta);
+    }
+    const limit = input.limit ?? READ_DEFAULT_LIMIT;
+    const end = Math.min(lines.length, start + limit - 1);
+    const body = lines.slice(start - 1, end).map((line, i) =>
+      numberLine(start + i, cutLine(line, READ_MAX_LINE_CHARS))
+    );
+    if (start > 1 || end < lines.length) {
+      body.push(
+        `\n(Showing lines ${start}-${end} of ${lines.length}. Use offset and limit to read other parts.)`,
+      );
+    }
+    return ok(body.join("\n"), { ...meta, startLine: start, endLine: end });
+  },
+};

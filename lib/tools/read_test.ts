@@ -1,0 +1,72 @@
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import { readTool } from "./read.ts";
+import { runTool, sandbox } from "./test_support.ts";
+
+Deno.test("Read numbers lines like cat -n and resolves relative paths", async () => {
+  await using box = await sandbox();
+  await Deno.writeTextFile(join(box.workspace, "a.txt"), "one\ntwo\r\nthree\n");
+  const result = await runTool(readTool, { file_path: "a.txt" }, box.ctx());
+  assert.deepEqual(result, {
+    content: "     1\tone\n     2\ttwo\n     3\tthree",
+    isError: false,
+    metadata: { path: join(box.workspace, "a.txt"), totalLines: 3, startLine: 1, endLine: 3 },
+  });
+});
+
+Deno.test("Read honours offset and limit and says what it showed", async () => {
+  await using box = await sandbox();
+  const lines = Array.from({ length: 10 }, (_, i) => `line ${i + 1}`).join("\n");
+  await Deno.writeTextFile(join(box.workspace, "ten.txt"), lines);
+  const result = await runTool(readTool, { file_path: "ten.txt", offset: 4, limit: 2 }, box.ctx());
+  assert.equal(
+    result.content,
+    "     4\tline 4\n     5\tline 5\n\n(Showing lines 4-5 of 10. Use offset and limit to read other parts.)",
+  );
+  const past = await runTool(readTool, { file_path: "ten.txt", offset: 11 }, box.ctx());
+  assert.equal(past.isError, false);
+  assert.match(past.content, /has only 10 lines; offset 11 is past its end/);
+});
+
+Deno.test("Read stops at 2000 lines by default and cuts long lines at 2000 chars", async () => {
+  await using box = await sandbox();
+  const body = [`${"x".repeat(2500)}`, ...Array.from({ length: 2100 }, (_, i) => `l${i + 2}`)].join("\n");
+  await Deno.writeTextFile(join(box.workspace, "big.txt"), body);
+  const result = await runTool(readTool, { file_path: "big.txt" }, box.ctx());
+  const out = result.content.split("\n");
+  assert.equal(out[0], `     1\t${"x".repeat(2000)}… [line truncated, 2500 chars]`);
+  assert.equal(out[1999], "  2000\tl2000");
+  assert.match(result.content, /Showing lines 1-2000 of 2101\./);
+});
+
+Deno.test("Read refuses directories, binary files and missing files; notes empty files", async () => {
+  await using box = await sandbox();
+  await Deno.mkdir(join(box.workspace, "dir"));
+  await Deno.writeFile(join(box.workspace, "bin.dat"), new Uint8Array([0x89, 0x50, 0, 1, 2]));
+  await Deno.writeTextFile(join(box.workspace, "empty.txt"), "");
+  const ctx = box.ctx();
+  const dir = await runTool(readTool, { file_path: "dir" }, ctx);
+  assert.equal(dir.isError, true);
+  assert.match(dir.content, /is a directory, not a file\. Use Glob/);
+  const bin = await runTool(readTool, { file_path: "bin.dat" }, ctx);
+  assert.equal(bin.isError, true);
+  assert.match(bin.content, /is a binary file \(5 bytes\)/);
+  const missing = await runTool(readTool, { file_path: "nope.txt" }, ctx);
+  assert.equal(missing.isError, true);
+  assert.match(missing.content, /^File does not exist: .*nope\.txt\. The workspace root is /);
+  const empty = await runTool(readTool, { file_path: "empty.txt" }, ctx);
+  assert.deepEqual([empty.isError, empty.content], [
+    false,
+    `(The file ${join(box.workspace, "empty.txt")} exists but is empty.)`,
+  ]);
+});
+
+Deno.test("Read may read outside the workspace, also through a symlink", async () => {
+  await using box = await sandbox();
+  await Deno.writeTextFile(join(box.outside, "secret.txt"), "outside\n");
+  await Deno.symlink(box.outside, join(box.workspace, "link"));
+  const direct = await runTool(readTool, { file_path: join(box.outside, "secret.txt") }, box.ctx());
+  assert.equal(direct.content, "     1\toutside");
+  const viaLink = await runTool(readTool, { file_path: "link/secret.txt" }, box.ctx({ trusted: false }));
+  assert.equal(viaLink.content, "     1\toutside");
+});

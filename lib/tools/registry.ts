@@ -1,0 +1,38 @@
+// Owns the list of Blade's core tools and their model-facing specs (JSON Schema via zod). Does not
+// decide which tools a session may use: agent filters and the permission gate do that.
+
+import { z } from "zod";
+import type { ToolSpec } from "../protocol/messages.ts";
+import { bashTool } from "./bash.ts";
+import { editTool } from "./edit.ts";
+import { globTool } from "./glob.ts";
+import { grepTool } from "./grep.ts";
+import { readTool } from "./read.ts";
+import type { AnyTool } from "./tool.ts";
+import { writeTool } from "./write.ts";
+
+/** The six core tools, in a stable order (the order the model sees them). */
+export function coreTools(): AnyTool[] {
+  return [readTool, writeTool, editTool, globTool, grepTool, bashTool];
+}
+
+/**
+ * The JSON Schema of a tool's input (what the model sends, so zod's input view), without the
+ * `$schema` marker providers do not want.
+ */
+export function inputSchemaOf(tool: AnyTool): Record<string, unknown> {
+  const json = z.toJSONSchema(tool.schema, { io: "input", unrepresentable: "any" }) as Record<
+    string,
+    unknown
+  >;
+  const { $schema: _, ...schema } = json;
+  return schema;
+}
+
+export function toolSpecs(tools: readonly AnyTool[]): ToolSpec[] {
+  return tools.map((tool) => ({
+    name: tool.name,
+    description: tool.description,
+    inputSchema: inputSchemaOf(tool),
+  }));
+}
