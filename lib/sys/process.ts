@@ -71,10 +71,28 @@ export function parseProcStatStartTime(stat: string): string | null {
   return v !== undefined && /^\d+$/.test(v) ? v : null;
 }
 
+/**
+ * /proc/<pid>/stat through `cat`: Deno refuses to read /proc/<pid>/ without --allow-all, and Blade
+ * never runs with -A. Running programs is granted to the process that manages children.
+ */
+async function procStat(pid: number): Promise<string | null> {
+  if (!Number.isInteger(pid) || pid <= 0) return null;
+  try {
+    const out = await new Deno.Command("cat", { args: [`/proc/${pid}/stat`], stdout: "piped", stderr: "null" })
+      .output();
+    return out.success ? new TextDecoder().decode(out.stdout) : null;
+  } catch {
+    return null;
+  }
+}
+
 async function startValue(pid: number): Promise<string | null> {
   const platform = platformName();
   try {
-    if (platform === "linux") return parseProcStatStartTime(await Deno.readTextFile(`/proc/${pid}/stat`));
+    if (platform === "linux") {
+      const stat = await procStat(pid);
+      return stat === null ? null : parseProcStatStartTime(stat);
+    }
     if (platform === "darwin") {
       const out = await new Deno.Command("ps", { args: ["-o", "lstart=", "-p", String(pid)], stdout: "piped" })
         .output();
@@ -98,14 +116,11 @@ function signalAlive(pid: number): boolean {
 }
 
 async function linuxAlive(pid: number): Promise<boolean> {
-  try {
-    const stat = await Deno.readTextFile(`/proc/${pid}/stat`);
-    const close = stat.lastIndexOf(")");
-    const state = stat.slice(close + 1).trim()[0];
-    return state !== "Z" && state !== "X";
-  } catch {
-    return false;
-  }
+  const stat = await procStat(pid);
+  if (stat === null) return false;
+  const close = stat.lastIndexOf(")");
+  const state = stat.slice(close + 1).trim()[0];
+  return state !== "Z" && state !== "X";
 }
 
 function decode(chunks: Uint8Array[]): string {
