@@ -5,13 +5,24 @@
 import type { Ports } from "./sys/mod.ts";
 import type { Provider } from "./protocol/provider.ts";
 import { BladeError } from "./errors.ts";
-import { type ConfigFlags, readSettingsFile, type ResolvedConfig, resolveConfig, secretsOf } from "./config/config.ts";
+import {
+  type ConfigFlags,
+  readSettingsFile,
+  resolveConfig,
+  type ResolvedConfig,
+  secretsOf,
+} from "./config/config.ts";
 import { resolveStorageRoot, type StorageLayout, storageLayout } from "./config/storage.ts";
 import { decideTrust, readTrust, type TrustDecision } from "./permissions/trust.ts";
 
 export interface AppFlags extends ConfigFlags {
   trustWorkspace?: boolean;
   agentsJson?: string;
+}
+
+export interface AppOptions {
+  /** Where `--debug` lines go (the CLI passes stderr). Lines are redacted before they arrive. */
+  debugSink?: (line: string) => void;
 }
 
 export interface App {
@@ -38,13 +49,17 @@ export async function canonicalWorkspace(ports: Ports): Promise<string> {
   }
 }
 
-export async function createApp(ports: Ports, flags: AppFlags): Promise<App> {
+export async function createApp(ports: Ports, flags: AppFlags, options: AppOptions = {}): Promise<App> {
   const root = resolveStorageRoot(ports.env);
   await ports.fs.ensureDir(root);
   const storageRoot = await ports.fs.realPath(root);
   const layout = storageLayout(storageRoot);
   const workspace = await canonicalWorkspace(ports);
-  const trust = decideTrust(await readTrust(ports.fs, layout.trustFile), workspace, flags.trustWorkspace === true);
+  const trust = decideTrust(
+    await readTrust(ports.fs, layout.trustFile),
+    workspace,
+    flags.trustWorkspace === true,
+  );
   const user = await readSettingsFile(ports.fs, layout.configFile);
   const project = trust.trusted ? await readSettingsFile(ports.fs, `${workspace}/.blade/settings.json`) : {};
   const config = resolveConfig({ user, project }, { env: ports.env, flags });
@@ -59,12 +74,22 @@ export async function createApp(ports: Ports, flags: AppFlags): Promise<App> {
     config,
     flags,
     redact,
-    provider: () => (provider ??= createProvider(ports, config, workspace)),
+    provider: () => {
+      const sink = options.debugSink;
+      const debug = config.debug && sink !== undefined ? (line: string) => sink(redact(line)) : undefined;
+      return (provider ??= createProvider(ports, config, { workspace, debug }));
+    },
   };
 }
 
-async function createProvider(ports: Ports, config: ResolvedConfig, workspace: string): Promise<Provider> {
+async function createProvider(
+  ports: Ports,
+  config: ResolvedConfig,
+  o: { workspace: string; debug: ((line: string) => void) | undefined },
+): Promise<Provider> {
+  const workspace = o.workspace;
   const timeouts = {
+    ...(o.debug === undefined ? {} : { debug: o.debug }),
     ...(config.requestTimeoutMs === undefined ? {} : { requestTimeoutMs: config.requestTimeoutMs }),
     ...(config.streamIdleTimeoutMs === undefined ? {} : { streamIdleTimeoutMs: config.streamIdleTimeoutMs }),
   };
@@ -85,8 +110,8 @@ async function createProvider(ports: Ports, config: ResolvedConfig, workspace: s
       });
     }
     case "openai": {
-      const { openaiProvider } = await import("./provider/openai.ts");
-      return openaiProvider({
+      const { openAiProvider } = await import("./provider/openai.ts");
+      return openAiProvider({
         baseUrl: config.openai.baseUrl,
         ...(config.openai.apiKey === undefined ? {} : { apiKey: config.openai.apiKey }),
         clock: ports.clock,
@@ -107,10 +132,12 @@ async function createProvider(ports: Ports, config: ResolvedConfig, workspace: s
         text = await ports.fs.readText(full);
       } catch {
         throw new BladeError("script_missing", `Cannot read the script ${full}.`, {
-          hint: "Check the path given to --script or BLADE_SCRIPT (relative paths start at the working folder).",
+          hint:
+            "Check the path given to --script or BLADE_SCRIPT (relative paths start at the working folder).",
         });
       }
       const loaded = loadScript(text, full);
+      if (loaded instanceof BladeError) throw loaded;
       return scriptedProvider(loaded.script, { clock: ports.clock });
     }
     default: {

@@ -59,7 +59,11 @@ export function listFlag(values: Values, ...names: string[]): string[] {
 }
 
 /** Wires Ctrl-C to an AbortController; the second Ctrl-C is left to the default handler. */
-export function interruptController(): { signal: AbortSignal; interrupted: () => boolean; dispose: () => void } {
+export function interruptController(): {
+  signal: AbortSignal;
+  interrupted: () => boolean;
+  dispose: () => void;
+} {
   const controller = new AbortController();
   let interrupted = false;
   const dispose = onInterrupt(() => {
@@ -111,7 +115,9 @@ export async function runPrint(values: Values, positionals: string[], ports: Por
     const run = await runMainSession(app, {
       prompt,
       ...(values["system-prompt"] === undefined ? {} : { systemPrompt: values["system-prompt"] }),
-      ...(values["append-system-prompt"] === undefined ? {} : { appendSystemPrompt: values["append-system-prompt"] }),
+      ...(values["append-system-prompt"] === undefined
+        ? {}
+        : { appendSystemPrompt: values["append-system-prompt"] }),
       ...(values.resume === undefined ? {} : { resume: values.resume }),
       ...(values.continue === true ? { continueLatest: true } : {}),
       allowedTools: listFlag(values, "allowed-tools", "allowedTools"),
@@ -121,7 +127,7 @@ export async function runPrint(values: Values, positionals: string[], ports: Por
         sink.emit(e);
       },
       signal: interrupt.signal,
-      extraTools: (id) => subagentToolsFor(app, id),
+      extraTools: (id) => subagentToolsFor(app, id, sink.emit),
     });
     const r = run.result;
     const summary: PrintSummary = {
@@ -133,7 +139,9 @@ export async function runPrint(values: Values, positionals: string[], ports: Por
       usage: r.usage,
       durationMs: r.durationMs,
       subagents: sink.subagents,
-      ...(r.error === undefined ? {} : { error: { type: r.error.type, message: app.redact(r.error.message) } }),
+      ...(r.error === undefined
+        ? {}
+        : { error: { type: r.error.type, message: app.redact(r.error.message) } }),
     };
     sink.finish(summary);
     if (interrupt.interrupted() || r.status === "cancelled") return 130;

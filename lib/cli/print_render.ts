@@ -151,15 +151,23 @@ export function textRenderer(io: Io, options: { live: boolean; mainSessionId?: (
           return;
         case "subagent_spawned":
           endLine();
-          io.out(dim(`  ↳ ${event.subagent.subagent_type} started: ${event.subagent.description} (${event.subagent.session_id})`) + "\n");
+          io.out(
+            dim(
+              `  ↳ ${event.subagent.subagent_type} started: ${event.subagent.description} (${event.subagent.session_id})`,
+            ) + "\n",
+          );
           return;
         case "subagent_event": {
           const e = event.event;
-          if (e.type === "tool_started") io.out(dim(`    ${event.agentId.slice(0, 14)} ● ${toolLabel(e.name, e.input)}`) + "\n");
+          if (e.type === "tool_started") {
+            io.out(dim(`    ${event.agentId.slice(0, 14)} ● ${toolLabel(e.name, e.input)}`) + "\n");
+          }
           return;
         }
         case "subagent_completed":
-          io.out(dim(`  ↳ ${event.subagent.subagent_type} ${event.state}: ${firstLine(event.summary, 80)}`) + "\n");
+          io.out(
+            dim(`  ↳ ${event.subagent.subagent_type} ${event.state}: ${firstLine(event.summary, 80)}`) + "\n",
+          );
           return;
         case "retry":
           endLine();
@@ -174,7 +182,9 @@ export function textRenderer(io: Io, options: { live: boolean; mainSessionId?: (
     },
     finish(summary: PrintSummary): void {
       endLine();
-      if (!options.live && summary.result !== "") io.out(summary.result.endsWith("\n") ? summary.result : `${summary.result}\n`);
+      if (!options.live && summary.result !== "") {
+        io.out(summary.result.endsWith("\n") ? summary.result : `${summary.result}\n`);
+      }
       if (summary.status !== "completed") {
         io.err(`blade: ${summary.error?.message ?? "the run did not complete"}\n`);
       }

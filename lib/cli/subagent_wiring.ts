@@ -1,7 +1,62 @@
-// Owns building the subagent tools (Task, TaskOutput, TaskStop) for a top-level session.
+// Owns assembling the subagent runtime of a top-level session: the workspace's registry snapshot,
+// the sidecar store, the shared concurrency slots, and the Task tool bound to this session.
+
 import type { App } from "../app.ts";
 import type { AnyTool } from "../tools/tool.ts";
+import type { RuntimeEventSink } from "../protocol/events.ts";
+import { coreTools } from "../tools/registry.ts";
+import { loadRegistry } from "../registry/mod.ts";
+import type { RegistrySnapshot } from "../registry/snapshot.ts";
+import { FileSidecarStore } from "../store/file_store.ts";
+import { type SubagentEnv, SubagentRuntime } from "../manager/subagents.ts";
+import { Semaphore } from "../manager/semaphore.ts";
 
-export function subagentToolsFor(_app: App, _sessionId: string): Promise<{ tools: AnyTool[]; agentsText?: string }> {
-  return Promise.resolve({ tools: [] });
+export async function registryFor(app: App): Promise<RegistrySnapshot> {
+  const { snapshot } = await loadRegistry({
+    fs: app.ports.fs,
+    home: app.ports.env.home(),
+    workspace: app.workspace,
+    trusted: app.trust.trusted,
+    bladeHome: app.layout.root,
+    ...(app.flags.agentsJson === undefined ? {} : { agentsJson: app.flags.agentsJson }),
+  });
+  return snapshot;
+}
+
+export async function subagentEnv(app: App, emit: RuntimeEventSink): Promise<SubagentEnv> {
+  const registry = await registryFor(app);
+  return {
+    ports: app.ports,
+    provider: await app.provider(),
+    layout: app.layout,
+    store: new FileSidecarStore({ fs: app.ports.fs, clock: app.ports.clock, storageRoot: app.layout.root }),
+    registry,
+    aliases: app.config.aliases,
+    trusted: app.trust.trusted,
+    maxDepth: app.config.maxSubagentDepth,
+    maxTokens: app.config.maxTokens,
+    slots: new Semaphore(app.config.maxConcurrentSubagents),
+    coreTools,
+    emit,
+    redact: app.redact,
+  };
+}
+
+/** The Task tool for the top-level session `sessionId`, and the agent list for its system prompt. */
+export async function subagentToolsFor(
+  app: App,
+  sessionId: string,
+  emit: RuntimeEventSink,
+): Promise<{ tools: AnyTool[]; agentsText?: string; env: SubagentEnv }> {
+  const env = await subagentEnv(app, emit);
+  const runtime = new SubagentRuntime(env, {
+    sessionId,
+    projectPath: app.workspace,
+    workspaceRoot: app.workspace,
+    model: app.config.model,
+    mode: app.config.permissionMode,
+    depth: 0,
+  });
+  const snapshot = env.registry as RegistrySnapshot;
+  return { tools: runtime.tools(), agentsText: snapshot.describeForModel(), env };
 }

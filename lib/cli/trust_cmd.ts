@@ -38,7 +38,9 @@ export async function runTrust(argv: string[], ports: Ports, io: Io): Promise<nu
     io.out(HELP);
     return 0;
   }
-  if (positionals.length > 1) throw new BladeError("usage", "blade trust takes at most one path.", { exitCode: 2 });
+  if (positionals.length > 1) {
+    throw new BladeError("usage", "blade trust takes at most one path.", { exitCode: 2 });
+  }
   if (values.revoke === true && values.status === true) {
     throw new BladeError("usage", "--revoke and --status cannot be used together.", { exitCode: 2 });
   }

@@ -4,10 +4,21 @@
 // maxTurns. Every state change is written to the transcript before it is reported. Never prints.
 
 import { z } from "zod";
-import { addUsage, emptyUsage, type Message, type ToolCallBlock, type ToolResultBlock } from "../protocol/messages.ts";
+import {
+  addUsage,
+  emptyUsage,
+  type Message,
+  type ToolCallBlock,
+  type ToolResultBlock,
+} from "../protocol/messages.ts";
 import type { ToolSpec, Usage } from "../protocol/messages.ts";
 import type { Provider, ProviderError, RequestMeta } from "../protocol/provider.ts";
-import type { NewTranscriptEvent, RuntimeEventSink, TranscriptPart, TurnAbortCause } from "../protocol/events.ts";
+import type {
+  NewTranscriptEvent,
+  RuntimeEventSink,
+  TranscriptPart,
+  TurnAbortCause,
+} from "../protocol/events.ts";
 import type { TranscriptWriter } from "../session/transcript.ts";
 import type { Ports } from "../sys/mod.ts";
 import type { AnyTool, ToolContext, ToolResult } from "../tools/tool.ts";
@@ -100,7 +111,10 @@ export function messageEvents(
 
 export function toolSpecsOf(tools: readonly AnyTool[]): ToolSpec[] {
   return tools.map((t) => {
-    const schema = z.toJSONSchema(t.schema, { io: "input", unrepresentable: "any" }) as Record<string, unknown>;
+    const schema = z.toJSONSchema(t.schema, { io: "input", unrepresentable: "any" }) as Record<
+      string,
+      unknown
+    >;
     delete schema.$schema;
     return { name: t.name, description: t.description, inputSchema: schema };
   });
@@ -153,7 +167,11 @@ export class AgentLoop {
     this.messages.push(...input.messages);
     o.emit({ type: "turn_started", sessionId: o.meta.sessionId, turn });
 
-    const finish = async (status: RunStatus, error?: RunError, cause?: TurnAbortCause): Promise<RunResult> => {
+    const finish = async (
+      status: RunStatus,
+      error?: RunError,
+      cause?: TurnAbortCause,
+    ): Promise<RunResult> => {
       const durationMs = clock.now() - started;
       if (status === "completed") {
         const events: NewTranscriptEvent[] = [{
@@ -169,7 +187,9 @@ export class AgentLoop {
         const reason = error?.type === "max_turns_exceeded" ? "max_turns_exceeded" : error?.message;
         await o.transcript.append([{
           type: "turn_aborted",
-          data: reason === undefined ? { turn, cause: cause ?? "failed" } : { turn, cause: cause ?? "failed", reason },
+          data: reason === undefined
+            ? { turn, cause: cause ?? "failed" }
+            : { turn, cause: cause ?? "failed", reason },
         }]);
         o.emit({
           type: "turn_aborted",
@@ -224,7 +244,7 @@ export class AgentLoop {
         contexts.set(block.id, ctx);
         const tool = this.#toolByName(block.name);
         if (tool?.prepare !== undefined && block.inputError === undefined) {
-          const prepared = tool.prepare(block.input, ctx);
+          const prepared = await tool.prepare(block.input, ctx);
           block.input = prepared.input;
           if (prepared.parts !== undefined) extraParts.push(...prepared.parts);
         }
@@ -243,7 +263,12 @@ export class AgentLoop {
       results.forEach((result, i) => {
         const call = calls[i]!;
         toolResults.push({ call, result });
-        blocks.push({ type: "tool_result", callId: call.id, content: result.content, isError: result.isError });
+        blocks.push({
+          type: "tool_result",
+          callId: call.id,
+          content: result.content,
+          isError: result.isError,
+        });
         if (result.parts !== undefined) resultParts.push(...result.parts);
       });
       const resultMessage: Message = { role: "user", content: blocks };
@@ -301,7 +326,11 @@ export class AgentLoop {
       // The contract says providers never throw; if one does, it is still a failed request, not a crash.
       return { kind: "error", error: { kind: "stream", message: describeError(e) }, usage: emptyUsage() };
     }
-    return { kind: "error", error: { kind: "stream", message: "The model stream ended without a result." }, usage: emptyUsage() };
+    return {
+      kind: "error",
+      error: { kind: "stream", message: "The model stream ended without a result." },
+      usage: emptyUsage(),
+    };
   }
 
   #context(callId: string, signal: AbortSignal): ToolContext {
@@ -337,7 +366,13 @@ export class AgentLoop {
 
   async #runOne(call: ToolCallBlock, ctx: ToolContext): Promise<ToolResult> {
     const o = this.#o;
-    o.emit({ type: "tool_started", sessionId: o.meta.sessionId, callId: call.id, name: call.name, input: call.input });
+    o.emit({
+      type: "tool_started",
+      sessionId: o.meta.sessionId,
+      callId: call.id,
+      name: call.name,
+      input: call.input,
+    });
     const result = await this.#execute(call, ctx);
     o.emit({
       type: "tool_completed",
@@ -362,7 +397,9 @@ export class AgentLoop {
     }
     const parsed = tool.schema.safeParse(call.input);
     if (!parsed.success) {
-      const issues = parsed.error.issues.map((i) => `${i.path.join(".") || "input"}: ${i.message}`).join("; ");
+      const issues = parsed.error.issues.map((i) => `${i.path.join(".") || "input"}: ${i.message}`).join(
+        "; ",
+      );
       return { content: `Invalid tool input for ${call.name}: ${issues}`, isError: true };
     }
     const gate = decide({

@@ -45,6 +45,7 @@ export async function runMainSession(app: App, o: MainRunOptions): Promise<MainR
     layout: app.layout,
     workspace: app.workspace,
     model: config.model,
+    redact: app.redact,
     ...(o.resume === undefined ? {} : { resume: o.resume }),
     ...(o.continueLatest === undefined ? {} : { continueLatest: o.continueLatest }),
   });
@@ -57,11 +58,19 @@ export async function runMainSession(app: App, o: MainRunOptions): Promise<MainR
     date: new Date(ports.clock.now()).toISOString().slice(0, 10),
     trusted: app.trust.trusted,
     mode: config.permissionMode,
-    ...(extra.agentsText === undefined || !tools.some((t) => t.name === "Task") ? {} : { agents: extra.agentsText }),
+    ...(extra.agentsText === undefined || !tools.some((t) => t.name === "Task")
+      ? {}
+      : { agents: extra.agentsText }),
     ...(o.systemPrompt === undefined ? {} : { override: o.systemPrompt }),
     append: o.appendSystemPrompt === undefined ? [] : [o.appendSystemPrompt],
   });
-  o.emit({ type: "session_started", sessionId: opened.sessionId, agentType: "main", model: config.model, depth: 0 });
+  o.emit({
+    type: "session_started",
+    sessionId: opened.sessionId,
+    agentType: "main",
+    model: config.model,
+    depth: 0,
+  });
   const loop = new AgentLoop({
     ports,
     provider,

@@ -98,14 +98,13 @@ export function repairDanglingToolCalls(messages: Message[]): Message[] {
     if (calls.length === 0) continue;
     const next = messages[i + 1];
     const answered = new Set(
-      next?.role === "user"
-        ? next.content.flatMap((b) => (b.type === "tool_result" ? [b.callId] : []))
-        : [],
+      next?.role === "user" ? next.content.flatMap((b) => (b.type === "tool_result" ? [b.callId] : [])) : [],
     );
     const missing: ContentBlock[] = calls.filter((c) => !answered.has(c.id)).map((c) => ({
       type: "tool_result",
       callId: c.id,
-      content: "Interrupted: this tool call did not finish (the run stopped); its side effects are uncertain.",
+      content:
+        "Interrupted: this tool call did not finish (the run stopped); its side effects are uncertain.",
       isError: true,
     }));
     if (missing.length === 0) continue;

@@ -23,6 +23,7 @@ export interface OpenSessionOptions {
   model: string;
   resume?: string;
   continueLatest?: boolean;
+  redact?: (text: string) => string;
 }
 
 async function latestSessionId(ports: Ports, dir: string): Promise<string | undefined> {
@@ -48,7 +49,8 @@ export async function openSession(ports: Ports, o: OpenSessionOptions): Promise<
     id = await latestSessionId(ports, o.layout.projectDir(o.workspace));
     if (id === undefined) {
       throw new BladeError("no_session", "There is no earlier session in this folder to continue.", {
-        hint: "Start one with `blade -p \"…\"`; --continue picks the most recent session of the working folder.",
+        hint:
+          'Start one with `blade -p "…"`; --continue picks the most recent session of the working folder.',
       });
     }
   }
@@ -68,8 +70,15 @@ export async function openSession(ports: Ports, o: OpenSessionOptions): Promise<
       path,
       sessionId: id,
       projectPath: o.workspace,
+      ...(o.redact === undefined ? {} : { redact: o.redact }),
     });
-    return { sessionId: id, transcript, history: rebuildHistory(read.events), diagnostics: read.diagnostics, resumed: true };
+    return {
+      sessionId: id,
+      transcript,
+      history: rebuildHistory(read.events),
+      diagnostics: read.diagnostics,
+      resumed: true,
+    };
   }
   const sessionId = newSessionId(ports.ids);
   const transcript = new TranscriptWriter({
@@ -79,6 +88,7 @@ export async function openSession(ports: Ports, o: OpenSessionOptions): Promise<
     path: o.layout.transcriptPath(o.workspace, sessionId),
     sessionId,
     projectPath: o.workspace,
+    ...(o.redact === undefined ? {} : { redact: o.redact }),
   });
   const data = { agentType: "main", model: o.model, depth: 0 };
   await transcript.append([{ type: "session_created", data }]);

@@ -6,11 +6,7 @@
 import type { Fs } from "../sys/fs.ts";
 import type { Clock } from "../sys/clock.ts";
 import type { Ids } from "../sys/ids.ts";
-import {
-  type NewTranscriptEvent,
-  TRANSCRIPT_EVENT_TYPES,
-  type TranscriptEvent,
-} from "../protocol/events.ts";
+import { type NewTranscriptEvent, TRANSCRIPT_EVENT_TYPES, type TranscriptEvent } from "../protocol/events.ts";
 
 export interface TranscriptDiagnostic {
   line: number;
@@ -51,18 +47,28 @@ export function parseTranscript(text: string): TranscriptRead {
         line: i + 1,
         kind: torn ? "torn_last_line" : "invalid_line",
         message: torn
-          ? `line ${i + 1} was cut short (the writer stopped mid-line); it is ignored, every line before it is kept`
+          ? `line ${
+            i + 1
+          } was cut short (the writer stopped mid-line); it is ignored, every line before it is kept`
           : `line ${i + 1} is not valid JSON; it is ignored`,
       });
       continue;
     }
     if (!isEnvelope(value)) {
-      diagnostics.push({ line: i + 1, kind: "invalid_line", message: `line ${i + 1} is not a transcript event` });
+      diagnostics.push({
+        line: i + 1,
+        kind: "invalid_line",
+        message: `line ${i + 1} is not a transcript event`,
+      });
       continue;
     }
     if (torn) {
       // Complete JSON but no newline: keep it (the bytes are all there) and still report it.
-      diagnostics.push({ line: i + 1, kind: "torn_last_line", message: `line ${i + 1} has no final newline` });
+      diagnostics.push({
+        line: i + 1,
+        kind: "torn_last_line",
+        message: `line ${i + 1} has no final newline`,
+      });
     }
     events.push(value);
   }
@@ -100,6 +106,8 @@ export interface TranscriptWriterOptions {
   path: string;
   sessionId: string;
   projectPath: string;
+  /** Applied to every serialised line: removes secrets (API keys) before anything reaches disk. */
+  redact?: (text: string) => string;
 }
 
 /**
@@ -159,7 +167,8 @@ export class TranscriptWriter {
       } as TranscriptEvent));
       // A torn line left by a crashed writer stays on its own line.
       const prefix = size > 0 && !this.#endsWithNewline ? "\n" : "";
-      const text = prefix + written.map((e) => JSON.stringify(e)).join("\n") + "\n";
+      const redact = this.#o.redact ?? ((t: string) => t);
+      const text = prefix + written.map((e) => redact(JSON.stringify(e))).join("\n") + "\n";
       await file.append(text);
       this.#knownSize = size + new TextEncoder().encode(text).length;
       this.#endsWithNewline = true;

@@ -52,7 +52,7 @@ export interface Tool<I = Record<string, unknown>> {
    * Gives the call its durable identity before anything executes; the loop persists the returned
    * input with the call. Receives the raw (unvalidated) input.
    */
-  prepare?(input: Record<string, unknown>, ctx: ToolContext): PreparedCall;
+  prepare?(input: Record<string, unknown>, ctx: ToolContext): PreparedCall | Promise<PreparedCall>;
   run(input: I, ctx: ToolContext): Promise<ToolResult>;
 }
 

@@ -1,0 +1,183 @@
+// Owns running one child session (SPEC §5): its own id, transcript (`session_created` with parent,
+// relation `subagent`, agent type and lineage), tool table, limits and cancellation. Everything that
+// crosses into a child is the serialisable ChildSpec; its I/O goes through the ports. Never throws:
+// every failure becomes a ChildOutcome with success false.
+
+import type { Ports } from "../sys/mod.ts";
+import type { Provider } from "../protocol/provider.ts";
+import type { Lineage, RuntimeEventSink } from "../protocol/events.ts";
+import type { Message } from "../protocol/messages.ts";
+import { userText } from "../protocol/messages.ts";
+import type { StorageLayout } from "../config/storage.ts";
+import type { ConfigSnapshot } from "../store/schema.ts";
+import type { AnyTool, ToolResult } from "../tools/tool.ts";
+import type { PermissionMode } from "../permissions/modes.ts";
+import { TranscriptWriter } from "../session/transcript.ts";
+import { buildSystemPrompt } from "../session/system_prompt.ts";
+import { resolveChildTools } from "../registry/child_tools.ts";
+import { AgentLoop } from "./loop.ts";
+import { describeError } from "../errors.ts";
+
+/** What a child needs to run: plain data, safe to send to a Worker or another process. */
+export interface ChildSpec {
+  id: string;
+  subagentType: string;
+  description: string;
+  prompt: string;
+  config: ConfigSnapshot;
+  parentSessionId: string;
+  parentProjectPath: string;
+  workspaceRoot: string;
+  trusted: boolean;
+  /** Nesting depth of the child (1 for a child of the top-level session). */
+  depth: number;
+  lineage: Lineage;
+  /** Conversation copied from a resumed source; the prompt is appended after it. */
+  initialMessages?: Message[];
+}
+
+export interface ChildStats {
+  tokens: number;
+  toolCalls: number;
+  durationMs: number;
+}
+
+export interface ChildOutcome {
+  success: boolean;
+  /** The child's final text (or the failure text). */
+  message: string;
+  error?: string;
+  errorType?: string;
+  cancelled: boolean;
+  messages: Message[];
+  stats: ChildStats;
+  toolResults: { name: string; input: Record<string, unknown>; result: ToolResult }[];
+}
+
+export interface ChildDeps {
+  ports: Ports;
+  provider: Provider;
+  layout: StorageLayout;
+  /** Every tool a child at `depth` could have (core tools, plus subagent tools below the depth limit). */
+  toolsFor: (child: ChildSpec) => AnyTool[];
+  /** Receives the child's own events (the caller wraps them for the parent). */
+  emit: RuntimeEventSink;
+  maxTokens: number;
+  platform: string;
+  /** Removes secrets from transcript lines. */
+  redact?: (text: string) => string;
+}
+
+export function childTools(spec: ChildSpec, available: readonly AnyTool[]): AnyTool[] {
+  const { allowed } = resolveChildTools(
+    { tools: spec.config.tools, disallowedTools: spec.config.disallowedTools },
+    available.map((t) => t.name),
+  );
+  const set = new Set(allowed);
+  return available.filter((t) => set.has(t.name));
+}
+
+export async function runChild(deps: ChildDeps, spec: ChildSpec, signal: AbortSignal): Promise<ChildOutcome> {
+  const { ports } = deps;
+  const started = ports.clock.now();
+  const failed = (message: string, errorType: string): ChildOutcome => ({
+    success: false,
+    message,
+    error: message,
+    errorType,
+    cancelled: false,
+    messages: spec.initialMessages ?? [],
+    stats: { tokens: 0, toolCalls: 0, durationMs: ports.clock.now() - started },
+    toolResults: [],
+  });
+  try {
+    const transcript = new TranscriptWriter({
+      fs: ports.fs,
+      clock: ports.clock,
+      ids: ports.ids,
+      path: deps.layout.transcriptPath(spec.parentProjectPath, spec.id),
+      sessionId: spec.id,
+      projectPath: spec.parentProjectPath,
+      ...(deps.redact === undefined ? {} : { redact: deps.redact }),
+    });
+    await transcript.append([{
+      type: "session_created",
+      data: {
+        agentType: spec.subagentType,
+        model: spec.config.model,
+        parentSessionId: spec.parentSessionId,
+        relation: "subagent",
+        lineage: spec.lineage,
+        depth: spec.depth,
+      },
+    }]);
+    const tools = childTools(spec, deps.toolsFor(spec));
+    const mode: PermissionMode = spec.config.permissionMode;
+    const system = buildSystemPrompt({
+      workspaceRoot: spec.workspaceRoot,
+      platform: deps.platform,
+      date: new Date(ports.clock.now()).toISOString().slice(0, 10),
+      trusted: spec.trusted,
+      mode,
+      append: [spec.config.systemPrompt],
+    });
+    deps.emit({
+      type: "session_started",
+      sessionId: spec.id,
+      agentType: spec.subagentType,
+      model: spec.config.model,
+      depth: spec.depth,
+    });
+    const loop = new AgentLoop({
+      ports,
+      provider: deps.provider,
+      transcript,
+      tools,
+      system,
+      model: spec.config.model,
+      maxTokens: deps.maxTokens,
+      meta: { sessionId: spec.id, agentType: spec.subagentType, depth: spec.depth },
+      trusted: spec.trusted,
+      mode,
+      allowed: [],
+      workspaceRoot: spec.workspaceRoot,
+      storageRoot: deps.layout.root,
+      emit: deps.emit,
+      ...(spec.config.maxTurns === null ? {} : { maxTurns: spec.config.maxTurns }),
+    }, { messages: spec.initialMessages ?? [], turns: 0 });
+    const run = await loop.run({ messages: [userText(spec.prompt)] }, signal);
+    const stats = {
+      tokens: run.usage.inputTokens + run.usage.outputTokens,
+      toolCalls: run.toolCalls,
+      durationMs: ports.clock.now() - started,
+    };
+    const toolResults = run.toolResults.map((r) => ({
+      name: r.call.name,
+      input: r.call.input,
+      result: r.result,
+    }));
+    if (run.status === "completed") {
+      return {
+        success: true,
+        message: run.finalText,
+        cancelled: false,
+        messages: run.messages,
+        stats,
+        toolResults,
+      };
+    }
+    const error = run.error?.message ?? "the child run did not complete";
+    return {
+      success: false,
+      message: run.finalText,
+      error,
+      errorType: run.error?.type ?? "failed",
+      cancelled: run.status === "cancelled",
+      messages: run.messages,
+      stats,
+      toolResults,
+    };
+  } catch (e) {
+    return failed(`The child run stopped unexpectedly: ${describeError(e)}`, "internal");
+  }
+}

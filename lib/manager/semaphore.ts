@@ -1,0 +1,46 @@
+// Owns a counting semaphore with a FIFO queue: the per-root-session limit on children running at
+// once (SPEC §5: at most 20 by default; beyond that they queue).
+
+export class Semaphore {
+  #free: number;
+  #queue: { resolve: (release: () => void) => void; reject: (e: unknown) => void }[] = [];
+
+  constructor(size: number) {
+    this.#free = size;
+  }
+
+  get waiting(): number {
+    return this.#queue.length;
+  }
+
+  /** Resolves with a release function once a slot is free; rejects if `signal` aborts first. */
+  acquire(signal?: AbortSignal): Promise<() => void> {
+    if (signal?.aborted) return Promise.reject(signal.reason);
+    if (this.#free > 0) {
+      this.#free--;
+      return Promise.resolve(this.#releaser());
+    }
+    return new Promise((resolve, reject) => {
+      const entry = { resolve, reject };
+      this.#queue.push(entry);
+      signal?.addEventListener("abort", () => {
+        const i = this.#queue.indexOf(entry);
+        if (i >= 0) {
+          this.#queue.splice(i, 1);
+          reject(signal.reason);
+        }
+      }, { once: true });
+    });
+  }
+
+  #releaser(): () => void {
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
+      const next = this.#queue.shift();
+      if (next !== undefined) next.resolve(this.#releaser());
+      else this.#free++;
+    };
+  }
+}

@@ -1,0 +1,341 @@
+// Owns launching child runs for one parent session (SPEC §5, §7): resolves the agent definition into
+// a frozen config snapshot, records the sidecar (owner, lineage, process identity) before the child
+// starts, runs it through the executor with a shared concurrency limit, commits the terminal sidecar,
+// and returns the canonical Task result. Background runs and delivery live in background.ts.
+
+import type { Ports } from "../sys/mod.ts";
+import type { Provider } from "../protocol/provider.ts";
+import type {
+  Lineage,
+  RuntimeEventSink,
+  SubagentInfo,
+  SubtaskRefPart,
+  SubtaskState,
+} from "../protocol/events.ts";
+import type { StorageLayout } from "../config/storage.ts";
+import { resolveModel } from "../config/config.ts";
+import type { PermissionMode } from "../permissions/modes.ts";
+import type { AgentDefinition } from "../registry/schema.ts";
+import type { SidecarStore } from "../store/store.ts";
+import type { ConfigSnapshot, SidecarRecord } from "../store/schema.ts";
+import type { AnyTool, ToolContext, ToolResult } from "../tools/tool.ts";
+import { type SubagentLauncher, type TaskInput, taskTool } from "../tools/task.ts";
+import { type ChildOutcome, type ChildSpec, runChild } from "../executor/child.ts";
+import { canonicalResult, summarize } from "./result.ts";
+import { Semaphore } from "./semaphore.ts";
+import { describeError } from "../errors.ts";
+
+export interface RegistryView {
+  get(name: string): AgentDefinition | undefined;
+  names(): string[];
+}
+
+/** Shared by every session of one root run. */
+export interface SubagentEnv {
+  ports: Ports;
+  provider: Provider;
+  layout: StorageLayout;
+  store: SidecarStore;
+  registry: RegistryView;
+  /** Alias table for agent `model` fields. */
+  aliases: Record<string, string>;
+  trusted: boolean;
+  maxDepth: number;
+  maxTokens: number;
+  /** Limits children running at once per root session; beyond it they queue. */
+  slots: Semaphore;
+  /** Core tools available to every child (before its own filter). */
+  coreTools: () => AnyTool[];
+  /** The root session's event sink; child events arrive wrapped as `subagent_event`. */
+  emit: RuntimeEventSink;
+  /** Removes secrets from transcript lines. */
+  redact?: (text: string) => string;
+}
+
+/** The session that calls Task. */
+export interface ParentInfo {
+  sessionId: string;
+  /** Canonical project path: the owner key together with sessionId. */
+  projectPath: string;
+  workspaceRoot: string;
+  model: string;
+  mode: PermissionMode;
+  depth: number;
+}
+
+export type TaskRequest = TaskInput & { subagent_session_id: string };
+
+export function subagentInfo(record: SidecarRecord): SubagentInfo {
+  return {
+    session_id: record.id,
+    subagent_type: record.subagentType,
+    description: record.description,
+    background: record.background,
+    root_agent_id: record.rootAgentId,
+    resumed_from: record.resumedFrom ?? null,
+    resume_depth: record.resumeDepth,
+  };
+}
+
+export function lineageOf(record: SidecarRecord): Lineage {
+  return record.resumedFrom === undefined
+    ? { rootAgentId: record.rootAgentId, resumeDepth: record.resumeDepth }
+    : { rootAgentId: record.rootAgentId, resumedFrom: record.resumedFrom, resumeDepth: record.resumeDepth };
+}
+
+export function subtaskRef(callId: string, record: SidecarRecord, state: SubtaskState): SubtaskRefPart {
+  return {
+    type: "subtask_ref",
+    callId,
+    agentId: record.id,
+    subagentType: record.subagentType,
+    description: record.description,
+    background: record.background,
+    state,
+    lineage: lineageOf(record),
+  };
+}
+
+export class SubagentRuntime implements SubagentLauncher {
+  #env: SubagentEnv;
+  #parent: ParentInfo;
+
+  constructor(env: SubagentEnv, parent: ParentInfo) {
+    this.#env = env;
+    this.#parent = parent;
+  }
+
+  /** The tools this session gets for delegation. */
+  tools(): AnyTool[] {
+    return [taskTool(this)];
+  }
+
+  agentTypes(): string[] {
+    return this.#env.registry.names();
+  }
+
+  plan(input: TaskRequest): Promise<SubtaskRefPart | undefined> {
+    const type = input.subagent_type;
+    if (type === undefined || this.#env.registry.get(type) === undefined) return Promise.resolve(undefined);
+    return Promise.resolve({
+      type: "subtask_ref",
+      callId: "",
+      agentId: input.subagent_session_id,
+      subagentType: type,
+      description: input.description,
+      background: input.run_in_background === true,
+      state: "running",
+      lineage: { rootAgentId: input.subagent_session_id, resumeDepth: 0 },
+    });
+  }
+
+  /** Freezes the definition into the snapshot the child runs with (SPEC §5 resolution). */
+  snapshotOf(definition: AgentDefinition, isolation: "none" | "worktree"): ConfigSnapshot {
+    const model = definition.model === "inherit"
+      ? this.#parent.model
+      : resolveModel(definition.model, this.#env.aliases);
+    const permissionMode = definition.permissionMode === "inherit"
+      ? this.#parent.mode
+      : definition.permissionMode;
+    return {
+      name: definition.name,
+      description: definition.description,
+      systemPrompt: definition.systemPrompt,
+      tools: definition.tools === null ? null : [...definition.tools],
+      disallowedTools: [...definition.disallowedTools],
+      model,
+      permissionMode,
+      maxTurns: definition.maxTurns,
+      skills: [...definition.skills],
+      isolation,
+      source: definition.source,
+    };
+  }
+
+  async launch(input: TaskRequest, ctx: ToolContext): Promise<ToolResult> {
+    const env = this.#env;
+    const id = input.subagent_session_id;
+    if (input.resume_from !== undefined || input.resume !== undefined) {
+      return fail(`Resuming subagents (resume_from) is not available in this version of Blade yet.`, id);
+    }
+    const type = input.subagent_type;
+    const names = env.registry.names();
+    if (type === undefined) {
+      return fail(
+        `subagent_type is required for a new agent. Available agent types: ${names.join(", ")}.`,
+        id,
+      );
+    }
+    const definition = env.registry.get(type);
+    if (definition === undefined) {
+      return fail(`Unknown agent type "${type}". Available agent types: ${names.join(", ") || "none"}.`, id);
+    }
+    const depth = this.#parent.depth + 1;
+    if (depth > env.maxDepth) {
+      return fail(
+        `Cannot start a subagent at nesting depth ${depth}: the limit is ${env.maxDepth} (BLADE_MAX_SUBAGENT_DEPTH).`,
+        id,
+      );
+    }
+    if (input.run_in_background === true || definition.background) {
+      return fail(
+        `Background subagents (run_in_background) are not available in this version of Blade yet.`,
+        id,
+      );
+    }
+    const isolation = input.isolation ?? definition.isolation;
+    if (isolation === "worktree") {
+      return fail(`Worktree isolation is not available in this version of Blade yet.`, id);
+    }
+    const config = this.snapshotOf(definition, isolation);
+    const now = env.ports.clock.now();
+    const pid = env.ports.process.pid();
+    const identity = await env.ports.process.identity(pid);
+    const record: SidecarRecord = {
+      schemaVersion: 2,
+      id,
+      subagentType: type,
+      description: input.description,
+      prompt: input.prompt,
+      messages: [],
+      status: "running",
+      result: { success: false, message: "" },
+      background: false,
+      stats: { tokens: 0, toolCalls: 0, durationMs: 0 },
+      createdAt: now,
+      lastActiveAt: now,
+      processId: pid,
+      ...(identity === null ? {} : { processIdentity: identity }),
+      parentSessionId: this.#parent.sessionId,
+      parentProjectPath: this.#parent.projectPath,
+      rootAgentId: id,
+      resumeDepth: 0,
+      configSnapshot: config,
+      workspaceRoot: this.#parent.workspaceRoot,
+      isolation,
+    };
+    try {
+      await env.store.create(record);
+    } catch (e) {
+      return fail(describeError(e), id);
+    }
+    const spec: ChildSpec = {
+      id,
+      subagentType: type,
+      description: input.description,
+      prompt: input.prompt,
+      config,
+      parentSessionId: this.#parent.sessionId,
+      parentProjectPath: this.#parent.projectPath,
+      workspaceRoot: this.#parent.workspaceRoot,
+      trusted: env.trusted,
+      depth,
+      lineage: lineageOf(record),
+    };
+    env.emit({
+      type: "subagent_spawned",
+      parentSessionId: this.#parent.sessionId,
+      callId: ctx.callId,
+      subagent: subagentInfo(record),
+    });
+    const outcome = await this.#run(spec, ctx.signal);
+    const status = outcome.cancelled ? "cancelled" : outcome.success ? "completed" : "failed";
+    const done = await env.store.markCompleted(id, {
+      status,
+      result: {
+        success: outcome.success,
+        message: outcome.message,
+        ...(outcome.error === undefined ? {} : { error: outcome.error }),
+      },
+      completedAt: env.ports.clock.now(),
+    }).then((r) => r, () => record);
+    await env.store.update(id, (r) => {
+      const { processId: _p, processIdentity: _i, ...rest } = r;
+      return { ...rest, messages: outcome.messages, stats: outcome.stats };
+    }).catch(() => {});
+    const summary = summarize(outcome);
+    env.emit({
+      type: "subagent_completed",
+      parentSessionId: this.#parent.sessionId,
+      callId: ctx.callId,
+      subagent: subagentInfo(done),
+      state: status,
+      success: outcome.success,
+      summary,
+    });
+    return {
+      content: canonicalResult(id, outcome),
+      isError: !outcome.success,
+      metadata: {
+        agentId: id,
+        lineage: lineageOf(done),
+        status,
+        summary,
+        stats: outcome.stats,
+        subagentType: type,
+      },
+      parts: [{ ...subtaskRef(ctx.callId, done, status) }],
+    };
+  }
+
+  async #run(spec: ChildSpec, signal: AbortSignal): Promise<ChildOutcome> {
+    const env = this.#env;
+    const release = await env.slots.acquire(signal).catch(() => undefined);
+    if (release === undefined) {
+      return {
+        success: false,
+        message: "",
+        error: "Cancelled while waiting for a free subagent slot.",
+        errorType: "cancelled",
+        cancelled: true,
+        messages: [],
+        stats: { tokens: 0, toolCalls: 0, durationMs: 0 },
+        toolResults: [],
+      };
+    }
+    try {
+      return await runChild(
+        {
+          ports: env.ports,
+          provider: env.provider,
+          layout: env.layout,
+          maxTokens: env.maxTokens,
+          platform: Deno.build.os,
+          emit: (event) =>
+            env.emit({
+              type: "subagent_event",
+              parentSessionId: this.#parent.sessionId,
+              agentId: spec.id,
+              event,
+            }),
+          toolsFor: (child) => this.#toolsForChild(child),
+        },
+        spec,
+        signal,
+      );
+    } finally {
+      release();
+    }
+  }
+
+  #toolsForChild(child: ChildSpec): AnyTool[] {
+    const nested = new SubagentRuntime(this.#env, {
+      sessionId: child.id,
+      projectPath: this.#parent.projectPath,
+      workspaceRoot: child.workspaceRoot,
+      model: child.config.model,
+      mode: child.config.permissionMode,
+      depth: child.depth,
+    });
+    const delegation = child.depth < this.#env.maxDepth ? nested.tools() : [];
+    return [...this.#env.coreTools(), ...delegation];
+  }
+}
+
+function fail(message: string, id: string): ToolResult {
+  return {
+    content: `Subagent execution failed: ${message}\nagentId: ${id}`,
+    isError: true,
+    metadata: { agentId: id },
+  };
+}
