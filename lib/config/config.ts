@@ -6,7 +6,7 @@ import { z } from "zod";
 import type { Env } from "../sys/env.ts";
 import type { Fs } from "../sys/fs.ts";
 import { BladeError } from "../errors.ts";
-import { type PermissionMode, parsePermissionMode } from "../permissions/modes.ts";
+import { parsePermissionMode, type PermissionMode } from "../permissions/modes.ts";
 
 export type ProviderName = "anthropic" | "openai" | "scripted";
 
@@ -134,7 +134,8 @@ export function resolveConfig(
   if (permissionMode === undefined) {
     throw new BladeError("usage", `Unknown permission mode "${modeName}".`, {
       exitCode: 2,
-      hint: "Use default, autoEdit, yolo or plan (Claude Code names acceptEdits, bypassPermissions, dontAsk work too).",
+      hint:
+        "Use default, autoEdit, yolo or plan (Claude Code names acceptEdits, bypassPermissions, dontAsk work too).",
     });
   }
   return {
@@ -145,7 +146,8 @@ export function resolveConfig(
     permissionMode,
     maxTurns: flags.maxTurns ?? merged.maxTurns,
     maxSubagentDepth: positiveInt(env, "BLADE_MAX_SUBAGENT_DEPTH") ?? merged.maxSubagentDepth ?? 3,
-    maxConcurrentSubagents: positiveInt(env, "BLADE_MAX_CONCURRENT_SUBAGENTS") ?? merged.maxConcurrentSubagents ??
+    maxConcurrentSubagents: positiveInt(env, "BLADE_MAX_CONCURRENT_SUBAGENTS") ??
+      merged.maxConcurrentSubagents ??
       20,
     requestTimeoutMs: merged.requestTimeoutMs,
     streamIdleTimeoutMs: merged.streamIdleTimeoutMs,

@@ -50,7 +50,11 @@ function specMatches(spec: string, input: Record<string, unknown>): boolean {
   return subject === prefix.trim() || subject.startsWith(prefix.endsWith(" ") ? prefix : `${prefix}`);
 }
 
-export function ruleMatches(rules: readonly ToolRule[], name: string, input: Record<string, unknown>): boolean {
+export function ruleMatches(
+  rules: readonly ToolRule[],
+  name: string,
+  input: Record<string, unknown>,
+): boolean {
   return rules.some((r) => r.tool === name && (r.spec === undefined || specMatches(r.spec, input)));
 }
 

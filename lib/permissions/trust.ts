@@ -32,9 +32,13 @@ export async function readTrust(fs: Fs, trustFile: string): Promise<TrustFile> {
     );
     return { version: 1, trusted };
   } catch (e) {
-    throw new BladeError("trust_file_invalid", `The trust file ${trustFile} is not valid: ${(e as Error).message}.`, {
-      hint: "Fix or delete the file, then run `blade trust <path>` again for each workspace you trust.",
-    });
+    throw new BladeError(
+      "trust_file_invalid",
+      `The trust file ${trustFile} is not valid: ${(e as Error).message}.`,
+      {
+        hint: "Fix or delete the file, then run `blade trust <path>` again for each workspace you trust.",
+      },
+    );
   }
 }
 
@@ -47,7 +51,9 @@ function covers(trustedPath: string, workspace: string): boolean {
 export function decideTrust(file: TrustFile, workspace: string, flag: boolean): TrustDecision {
   if (flag) return { trusted: true, reason: "flag" };
   const hit = file.trusted.find((t) => covers(t.path, workspace));
-  return hit === undefined ? { trusted: false, reason: "untrusted" } : { trusted: true, reason: "recorded", via: hit.path };
+  return hit === undefined
+    ? { trusted: false, reason: "untrusted" }
+    : { trusted: true, reason: "recorded", via: hit.path };
 }
 
 export async function setTrust(

@@ -45,7 +45,11 @@ export interface Fs {
    * Open (creating with `mode`) and exclusively lock `path` across processes (flock), run `fn`,
    * then unlock and close. Used for append-only logs that several writers share.
    */
-  withLockedFile<T>(path: string, fn: (file: LockedFile) => Promise<T>, options?: { mode?: number }): Promise<T>;
+  withLockedFile<T>(
+    path: string,
+    fn: (file: LockedFile) => Promise<T>,
+    options?: { mode?: number },
+  ): Promise<T>;
 }
 
 /** A file held under an exclusive lock. */
@@ -88,7 +92,11 @@ function dirname(path: string): string {
 let tempCounter = 0;
 
 /** Write `text` durably to `path`: never leaves a torn file, only the old or the new version. */
-export async function writeAtomic(path: string, text: string, options: WriteAtomicOptions = {}): Promise<void> {
+export async function writeAtomic(
+  path: string,
+  text: string,
+  options: WriteAtomicOptions = {},
+): Promise<void> {
   const dir = dirname(path);
   const mode = options.mode ?? 0o600;
   await ensureDir(dir, options.dirMode ?? 0o700);

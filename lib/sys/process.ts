@@ -78,7 +78,11 @@ export function parseProcStatStartTime(stat: string): string | null {
 async function procStat(pid: number): Promise<string | null> {
   if (!Number.isInteger(pid) || pid <= 0) return null;
   try {
-    const out = await new Deno.Command("cat", { args: [`/proc/${pid}/stat`], stdout: "piped", stderr: "null" })
+    const out = await new Deno.Command("cat", {
+      args: [`/proc/${pid}/stat`],
+      stdout: "piped",
+      stderr: "null",
+    })
       .output();
     return out.success ? new TextDecoder().decode(out.stdout) : null;
   } catch {
@@ -94,7 +98,10 @@ async function startValue(pid: number): Promise<string | null> {
       return stat === null ? null : parseProcStatStartTime(stat);
     }
     if (platform === "darwin") {
-      const out = await new Deno.Command("ps", { args: ["-o", "lstart=", "-p", String(pid)], stdout: "piped" })
+      const out = await new Deno.Command("ps", {
+        args: ["-o", "lstart=", "-p", String(pid)],
+        stdout: "piped",
+      })
         .output();
       const text = new TextDecoder().decode(out.stdout).trim();
       return out.success && text !== "" ? text : null;
