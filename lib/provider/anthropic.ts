@@ -1,0 +1,34 @@
+// Owns the Anthropic Messages API provider: POST {baseUrl}/v1/messages with `stream: true`, plain fetch
+// and our own SSE parsing (no SDK: cheaper start-up, SPEC §13). Does not own the wire translation
+// (anthropic_wire.ts), the event folding (anthropic_stream.ts) or retries and timeouts (http_provider.ts).
+
+import type { Provider } from "../protocol/provider.ts";
+import { AnthropicStream } from "./anthropic_stream.ts";
+import { anthropicRequestBody } from "./anthropic_wire.ts";
+import { httpProvider, type HttpProviderOptions } from "./http_provider.ts";
+
+export interface AnthropicProviderOptions extends HttpProviderOptions {
+  /** Without the `/v1` suffix. Default `https://api.anthropic.com`. */
+  baseUrl?: string;
+  apiKey: string;
+}
+
+export const ANTHROPIC_VERSION = "2023-06-01";
+
+export function anthropicProvider(options: AnthropicProviderOptions): Provider {
+  const base = (options.baseUrl ?? "https://api.anthropic.com").replace(/\/+$/, "");
+  return httpProvider({
+    name: "anthropic",
+    label: "Anthropic API",
+    url: `${base}/v1/messages`,
+    headers: {
+      "content-type": "application/json",
+      "accept": "text/event-stream",
+      "anthropic-version": ANTHROPIC_VERSION,
+      "x-api-key": options.apiKey,
+    },
+    secretHeaders: ["x-api-key"],
+    body: anthropicRequestBody,
+    folder: () => new AnthropicStream(),
+  }, options);
+}

@@ -1,0 +1,194 @@
+// Owns folding an Anthropic Messages API event stream (message_start, content_block_start/delta/stop,
+// message_delta, message_stop, ping, error) into provider events and the final assistant message.
+// Does not own HTTP, timeouts or retries.
+
+import { type ContentBlock, emptyUsage, type ToolCallBlock, type Usage } from "../protocol/messages.ts";
+import type { ProviderErrorKind, StopReason } from "../protocol/provider.ts";
+import type { AttemptEvent, AttemptFailure } from "./retry.ts";
+import type { SseEvent } from "./sse.ts";
+import { parseToolArguments, toolCallBlock } from "./tool_arguments.ts";
+
+const LABEL = "Anthropic API";
+
+type Block =
+  | { type: "text"; text: string }
+  | { type: "tool"; id: string; name: string; json: string; input: unknown; call?: ToolCallBlock }
+  | { type: "other" };
+
+type Json = Record<string, unknown>;
+
+/** Feed it SSE events in order; it answers with the provider events each one produces. */
+export class AnthropicStream {
+  #blocks = new Map<number, Block>();
+  #usage: Usage = emptyUsage();
+  #stopReason: string | undefined;
+  #finished = false;
+
+  get usage(): Usage {
+    return { ...this.#usage };
+  }
+
+  /** True once `message_stop` arrived (the last event yielded was `done`). */
+  get finished(): boolean {
+    return this.#finished;
+  }
+
+  apply(sse: SseEvent): AttemptEvent[] {
+    let data: Json;
+    try {
+      data = JSON.parse(sse.data);
+    } catch {
+      return [this.#failed({
+        kind: "stream",
+        summary: `${LABEL} sent a malformed "${sse.event}" event`,
+        detail: sse.data.slice(0, 200),
+        retryable: true,
+      })];
+    }
+    const type = typeof data["type"] === "string" ? data["type"] : sse.event;
+    switch (type) {
+      case "message_start":
+        this.#addUsage(record(record(data["message"])["usage"]));
+        return [];
+      case "content_block_start":
+        return this.#start(number(data["index"]), record(data["content_block"]));
+      case "content_block_delta":
+        return this.#delta(number(data["index"]), record(data["delta"]));
+      case "content_block_stop":
+        return this.#stop(number(data["index"]));
+      case "message_delta": {
+        const reason = record(data["delta"])["stop_reason"];
+        if (typeof reason === "string") this.#stopReason = reason;
+        this.#addUsage(record(data["usage"]));
+        return [];
+      }
+      case "message_stop":
+        return this.#finish();
+      case "error":
+        return [this.#failed(streamErrorFailure(record(data["error"])))];
+      default: // ping and event types newer than this code
+        return [];
+    }
+  }
+
+  /** The body closed: a stream failure unless `message_stop` came first. */
+  end(): AttemptEvent[] {
+    if (this.#finished) return [];
+    return [
+      this.#failed({ kind: "stream", summary: `${LABEL} stream ended before message_stop`, retryable: true }),
+    ];
+  }
+
+  #start(index: number, block: Json): AttemptEvent[] {
+    if (block["type"] === "text") {
+      const text = typeof block["text"] === "string" ? block["text"] : "";
+      this.#blocks.set(index, { type: "text", text });
+      return text === "" ? [] : [{ type: "text_delta", text }];
+    }
+    if (block["type"] === "tool_use") {
+      const id = typeof block["id"] === "string" ? block["id"] : `toolu_missing_${index}`;
+      const name = typeof block["name"] === "string" ? block["name"] : "";
+      this.#blocks.set(index, { type: "tool", id, name, json: "", input: block["input"] });
+      return [];
+    }
+    this.#blocks.set(index, { type: "other" }); // thinking, server tools: not ours to show
+    return [];
+  }
+
+  #delta(index: number, delta: Json): AttemptEvent[] {
+    const block = this.#blocks.get(index);
+    if (block?.type === "text" && delta["type"] === "text_delta" && typeof delta["text"] === "string") {
+      block.text += delta["text"];
+      return delta["text"] === "" ? [] : [{ type: "text_delta", text: delta["text"] }];
+    }
+    if (block?.type === "tool" && delta["type"] === "input_json_delta") {
+      if (typeof delta["partial_json"] === "string") block.json += delta["partial_json"];
+    }
+    return [];
+  }
+
+  #stop(index: number): AttemptEvent[] {
+    const block = this.#blocks.get(index);
+    if (block?.type !== "tool" || block.call !== undefined) return [];
+    block.call = finishToolCall(block);
+    return [{ type: "tool_call", call: block.call }];
+  }
+
+  #finish(): AttemptEvent[] {
+    const events: AttemptEvent[] = [];
+    const content: ContentBlock[] = [];
+    for (const index of [...this.#blocks.keys()].sort((a, b) => a - b)) {
+      const block = this.#blocks.get(index)!;
+      if (block.type === "text" && block.text !== "") content.push({ type: "text", text: block.text });
+      if (block.type === "tool") {
+        if (block.call === undefined) events.push(...this.#stop(index));
+        content.push(block.call!);
+      }
+    }
+    this.#finished = true;
+    const hasCalls = content.some((b) => b.type === "tool_call");
+    events.push({
+      type: "done",
+      message: { role: "assistant", content },
+      stopReason: stopReasonOf(this.#stopReason, hasCalls),
+      usage: this.usage,
+    });
+    return events;
+  }
+
+  #addUsage(usage: Json): void {
+    const input = ["input_tokens", "cache_creation_input_tokens", "cache_read_input_tokens"]
+      .map((k) => usage[k])
+      .filter((v): v is number => typeof v === "number");
+    // message_delta carries cumulative counts; input counts appear there only in newer API versions.
+    if (input.length > 0) this.#usage.inputTokens = input.reduce((a, b) => a + b, 0);
+    const output = usage["output_tokens"];
+    if (typeof output === "number") this.#usage.outputTokens = output;
+  }
+
+  #failed(failure: AttemptFailure): AttemptEvent {
+    return { type: "attempt_failed", failure, usage: this.usage };
+  }
+}
+
+function finishToolCall(block: Extract<Block, { type: "tool" }>): ToolCallBlock {
+  if (block.json === "" && typeof block.input === "object" && block.input !== null) {
+    return toolCallBlock({ id: block.id, name: block.name, input: block.input as Record<string, unknown> });
+  }
+  return toolCallBlock({ id: block.id, name: block.name, ...parseToolArguments(block.json, block.name) });
+}
+
+function stopReasonOf(reason: string | undefined, hasCalls: boolean): StopReason {
+  if (reason === "max_tokens") return "max_tokens";
+  return hasCalls ? "tool_use" : "end_turn"; // end_turn, stop_sequence, pause_turn, refusal
+}
+
+const ERROR_KINDS: Record<string, ProviderErrorKind> = {
+  overloaded_error: "overloaded",
+  rate_limit_error: "rate_limit",
+  api_error: "server",
+  timeout_error: "timeout",
+  authentication_error: "auth",
+  permission_error: "auth",
+  invalid_request_error: "invalid_request",
+};
+
+function streamErrorFailure(error: Json): AttemptFailure {
+  const type = typeof error["type"] === "string" ? error["type"] : "error";
+  const message = typeof error["message"] === "string" ? error["message"] : "";
+  const kind = ERROR_KINDS[type] ?? "stream";
+  return {
+    kind,
+    summary: `${LABEL} reported an error mid-stream`,
+    detail: message === "" ? type : `${type}: ${message}`,
+    retryable: kind === "overloaded" || kind === "rate_limit" || kind === "server" || kind === "timeout",
+  };
+}
+
+function record(value: unknown): Json {
+  return typeof value === "object" && value !== null && !Array.isArray(value) ? value as Json : {};
+}
+
+function number(value: unknown): number {
+  return typeof value === "number" ? value : -1;
+}

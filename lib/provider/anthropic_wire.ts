@@ -1,0 +1,72 @@
+// Owns translating a ModelRequest into an Anthropic Messages API request body. Pure, no I/O. Does not
+// own streaming the answer back (anthropic_stream.ts) or sending it (anthropic.ts).
+
+import type { ContentBlock } from "../protocol/messages.ts";
+import type { ModelRequest } from "../protocol/provider.ts";
+import { mergeForWire } from "./wire_messages.ts";
+
+export type AnthropicBlock =
+  | { type: "text"; text: string }
+  | { type: "tool_use"; id: string; name: string; input: Record<string, unknown> }
+  | { type: "tool_result"; tool_use_id: string; content: string; is_error: boolean };
+
+export interface AnthropicMessage {
+  role: "user" | "assistant";
+  content: AnthropicBlock[];
+}
+
+export interface AnthropicRequestBody {
+  model: string;
+  max_tokens: number;
+  system?: string;
+  messages: AnthropicMessage[];
+  tools?: { name: string; description: string; input_schema: Record<string, unknown> }[];
+  stream: true;
+}
+
+export function anthropicRequestBody(request: ModelRequest): AnthropicRequestBody {
+  const body: AnthropicRequestBody = {
+    model: request.model,
+    max_tokens: request.maxTokens,
+    messages: mergeForWire(request.messages).map((m) => ({
+      role: m.role,
+      // The API wants a user message's tool results before any text.
+      content: m.role === "user"
+        ? resultsFirst(m.content).map(anthropicBlock)
+        : m.content.map(anthropicBlock),
+    })),
+    stream: true,
+  };
+  if (request.system !== "") body.system = request.system;
+  if (request.tools.length > 0) {
+    body.tools = request.tools.map((t) => ({
+      name: t.name,
+      description: t.description,
+      input_schema: t.inputSchema,
+    }));
+  }
+  return body;
+}
+
+function resultsFirst(content: ContentBlock[]): ContentBlock[] {
+  return [
+    ...content.filter((b) => b.type === "tool_result"),
+    ...content.filter((b) => b.type !== "tool_result"),
+  ];
+}
+
+function anthropicBlock(block: ContentBlock): AnthropicBlock {
+  switch (block.type) {
+    case "text":
+      return { type: "text", text: block.text };
+    case "tool_call":
+      return { type: "tool_use", id: block.id, name: block.name, input: block.input };
+    case "tool_result":
+      return {
+        type: "tool_result",
+        tool_use_id: block.callId,
+        content: block.content,
+        is_error: block.isError,
+      };
+  }
+}

@@ -1,0 +1,112 @@
+// Owns the shell the HTTP providers share: each attempt announces itself, sends one streaming POST
+// (sse_request.ts), folds the events with the provider's own folder, and the attempts run under the
+// retry loop (retry.ts). Does not own any wire format: anthropic.ts and openai.ts supply those.
+
+import type { Usage } from "../protocol/messages.ts";
+import type { ModelRequest, Provider, ProviderEvent, StreamOptions } from "../protocol/provider.ts";
+import type { Clock } from "../sys/clock.ts";
+import { type AttemptEvent, type RetryOptions, withRetries } from "./retry.ts";
+import { displayUrl } from "./http_failure.ts";
+import type { SseEvent } from "./sse.ts";
+import { requestSse } from "./sse_request.ts";
+
+/** Folds one attempt's SSE events into provider events; `end()` is called when the body closes. */
+export interface EventFolder {
+  readonly usage: Usage;
+  apply(event: SseEvent): AttemptEvent[];
+  end(): AttemptEvent[];
+}
+
+/** The options every HTTP provider takes. */
+export interface HttpProviderOptions {
+  clock: Clock;
+  fetch?: typeof fetch;
+  /** Longest wait for response headers. Default 600000 ms. */
+  requestTimeoutMs?: number;
+  /** Longest silence while streaming the body. Default 300000 ms. */
+  streamIdleTimeoutMs?: number;
+  retry?: RetryOptions;
+  /** Receives request and timing lines; never the API key. */
+  debug?: (line: string) => void;
+}
+
+export interface HttpProviderSpec {
+  name: string;
+  label: string;
+  url: string;
+  headers: Record<string, string>;
+  /** Header names whose values are secrets (listed as redacted in debug lines). */
+  secretHeaders: string[];
+  body(request: ModelRequest): unknown;
+  folder(): EventFolder;
+}
+
+export function httpProvider(spec: HttpProviderSpec, options: HttpProviderOptions): Provider {
+  const { clock, debug } = options;
+  const { label, url } = spec;
+  const shownUrl = displayUrl(url);
+  const redacted = spec.secretHeaders.map((h) => `${h}: [redacted]`).join(", ");
+
+  async function* attempt(
+    request: ModelRequest,
+    n: number,
+    signal?: AbortSignal,
+  ): AsyncGenerator<AttemptEvent> {
+    yield { type: "request_started", attempt: n };
+    const body = JSON.stringify(spec.body(request));
+    debug?.(
+      `${label}: POST ${shownUrl} model=${request.model} messages=${request.messages.length} ` +
+        `tools=${request.tools.length} chars=${body.length} attempt=${n}` +
+        (redacted ? ` (${redacted})` : ""),
+    );
+    const started = clock.now();
+    const folder = spec.folder();
+    const sse = requestSse({
+      label,
+      url,
+      headers: spec.headers,
+      body,
+      fetch: options.fetch ?? fetch,
+      clock,
+      signal,
+      requestTimeoutMs: options.requestTimeoutMs ?? 600_000,
+      streamIdleTimeoutMs: options.streamIdleTimeoutMs ?? 300_000,
+      debug,
+    });
+    for await (const item of sse) {
+      const events = item.type === "failed"
+        ? [{ type: "attempt_failed", failure: item.failure, usage: folder.usage } as const]
+        : folder.apply(item.event);
+      if (yield* forward(events)) return;
+    }
+    yield* forward(folder.end());
+
+    function* forward(events: AttemptEvent[]): Generator<AttemptEvent, boolean> {
+      for (const event of events) {
+        if (event.type === "done") {
+          debug?.(
+            `${label}: done after ${clock.now() - started} ms stop=${event.stopReason} ` +
+              `input_tokens=${event.usage.inputTokens} output_tokens=${event.usage.outputTokens}`,
+          );
+        }
+        yield event;
+        if (event.type === "attempt_failed" || event.type === "done" || event.type === "error") return true;
+      }
+      return false;
+    }
+  }
+
+  return {
+    name: spec.name,
+    stream(request: ModelRequest, streamOptions: StreamOptions = {}): AsyncIterable<ProviderEvent> {
+      const { signal } = streamOptions;
+      return withRetries((n) => attempt(request, n, signal), {
+        clock,
+        label,
+        signal,
+        retry: options.retry,
+        debug,
+      });
+    },
+  };
+}
