@@ -56,7 +56,11 @@ export async function runDemo(argv: string[], ports: Ports, io: Io): Promise<num
       permissionMode: "autoEdit",
       trustWorkspace: true,
     });
-    io.out(`${bold("Blade demo")} — a parent agent delegates to a subagent (built-in scripted model, no network)\n`);
+    io.out(
+      `${
+        bold("Blade demo")
+      } — a parent agent delegates to a subagent (built-in scripted model, no network)\n`,
+    );
     io.out(dim(`workspace: ${app.workspace}`) + "\n\n");
     io.out(`${bold(">")} ${DEMO_PROMPT}\n\n`);
     const before = DEMO_FILES["src/greet.ts"]!;

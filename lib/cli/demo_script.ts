@@ -7,7 +7,8 @@ export const DEMO_FILES: Readonly<Record<string, string>> = {
   "README.md": "# hello\n\nPrints a friendly greeting.\n",
 };
 
-export const DEMO_PROMPT = "Our greeting prints 'Helo' instead of 'Hello'. Find where it comes from and fix it.";
+export const DEMO_PROMPT =
+  "Our greeting prints 'Helo' instead of 'Hello'. Find where it comes from and fix it.";
 
 export const DEMO_SCRIPT = `# The demo's scripted model. Same format as docs/guides/scripted-provider.md.
 agents:

@@ -17,6 +17,8 @@ export interface PrintSummary {
   usage: Usage;
   durationMs: number;
   subagents?: SubagentStats;
+  /** `blade run`: the child's id. */
+  agentId?: string;
 }
 
 export interface SubagentStats {
@@ -62,6 +64,7 @@ export function resultObject(s: PrintSummary): Record<string, unknown> {
     result: s.result,
     ...(s.error === undefined ? {} : { error: s.error }),
     session_id: s.sessionId,
+    ...(s.agentId === undefined ? {} : { agent_id: s.agentId }),
     num_turns: s.numTurns,
     tool_calls: s.toolCalls,
     duration_ms: s.durationMs,

@@ -57,6 +57,5 @@ export async function subagentToolsFor(
     mode: app.config.permissionMode,
     depth: 0,
   });
-  const snapshot = env.registry as RegistrySnapshot;
-  return { tools: runtime.tools(), agentsText: snapshot.describeForModel(), env };
+  return { tools: runtime.tools(), agentsText: env.registry.describeForModel(), env };
 }

@@ -27,7 +27,11 @@ import { describeError } from "../errors.ts";
 
 export interface RegistryView {
   get(name: string): AgentDefinition | undefined;
+  /** The definition, or a BladeError `agent_not_found` listing the available names. */
+  require(name: string): AgentDefinition;
   names(): string[];
+  /** The agent list shown to the model. */
+  describeForModel(): string;
 }
 
 /** Shared by every session of one root run. */
