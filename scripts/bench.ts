@@ -1,0 +1,183 @@
+// `deno task bench`: Blade's speed and memory figures, measured side by side in one run against
+// loopback fake model servers (SPEC §13). Reports medians; the machine is noisy, so compare ratios.
+//
+//   start→request  process start of `blade -p` to the first provider request (fake Anthropic server)
+//   delegation     parent → Task → child → final answer, end to end: wall time and peak RSS, plus the
+//                  delegation overhead (parent's Task response sent → the child's first model request)
+//   registry       loading 100 / 1,000 / 5,000 agent files across the five folders
+//   store          sidecar writes per second with full fsync (sequential and 8 concurrent)
+//
+// Set BLADE_BENCH_RUNS to change the number of runs (default 9). Set BLADE_BENCH_CLAUDE to a
+// Claude Code `cli.js`/`claude` path to run the same delegation against it (SPEC §13 explains how to
+// install it here).
+
+import { startFakeAnthropicServer } from "../lib/testing/fake_anthropic_server.ts";
+import type { FakeResponse } from "../lib/testing/fake_model_server.ts";
+
+const RUNS = Number(Deno.env.get("BLADE_BENCH_RUNS") ?? "9");
+/** Keep Deno's module cache when HOME is pointed at a temp folder (a cold cache is not start-up). */
+const DENO_DIR = Deno.env.get("DENO_DIR") ?? `${Deno.env.get("HOME")}/.cache/deno`;
+const root = new URL("..", import.meta.url).pathname;
+
+function median(xs: number[]): number {
+  const s = [...xs].sort((a, b) => a - b);
+  const mid = Math.floor(s.length / 2);
+  return s.length % 2 === 1 ? s[mid]! : (s[mid - 1]! + s[mid]!) / 2;
+}
+
+/** The `blade` task's command line from deno.json, with `deno` replaced by this Deno. */
+async function bladeCommand(): Promise<string[]> {
+  const config = JSON.parse(await Deno.readTextFile(`${root}deno.json`)) as { tasks: Record<string, string> };
+  const parts = config.tasks.blade!.split(/\s+/);
+  return [Deno.execPath(), ...parts.slice(1).map((p) => (p === "main.ts" ? `${root}main.ts` : p))];
+}
+
+interface ProcessRun {
+  code: number;
+  wallMs: number;
+  maxRssKiB: number;
+  stdout: string;
+}
+
+/** Runs a command under /usr/bin/time to read its peak RSS. */
+async function timed(cmd: string[], env: Record<string, string>, cwd: string): Promise<ProcessRun> {
+  const started = performance.now();
+  const out = await new Deno.Command("/usr/bin/time", {
+    args: ["-f", "__RSS__%M", ...cmd],
+    env,
+    cwd,
+    stdout: "piped",
+    stderr: "piped",
+  }).output();
+  const wallMs = performance.now() - started;
+  const stderr = new TextDecoder().decode(out.stderr);
+  const rss = Number(/__RSS__(\d+)/.exec(stderr)?.[1] ?? "0");
+  return { code: out.code, wallMs, maxRssKiB: rss, stdout: new TextDecoder().decode(out.stdout) };
+}
+
+function firstUserText(body: { messages?: { content: unknown }[] }): string {
+  return JSON.stringify(body.messages?.[0]?.content ?? "");
+}
+
+function assistantCount(body: { messages?: { role: string }[] }): number {
+  return (body.messages ?? []).filter((m) => m.role === "assistant").length;
+}
+
+async function benchStartToRequest(cmd: string[], workspace: string, storage: string) {
+  const arrivals: number[] = [];
+  const rss: number[] = [];
+  for (let i = 0; i < RUNS; i++) {
+    let arrivedAt = 0;
+    await using server = await startFakeAnthropicServer({
+      handler: () => {
+        arrivedAt = performance.now();
+        return { text: "ok" } satisfies FakeResponse;
+      },
+    });
+    const env = {
+      PATH: Deno.env.get("PATH") ?? "",
+      DENO_DIR,
+      HOME: storage,
+      BLADE_STORAGE_ROOT: storage,
+      ANTHROPIC_API_KEY: "bench-key",
+      ANTHROPIC_BASE_URL: server.url,
+      NO_COLOR: "1",
+    };
+    const start = performance.now();
+    const run = await timed([...cmd, "-p", "say ok", "--provider", "anthropic"], env, workspace);
+    if (run.code !== 0) throw new Error(`blade -p failed in the bench (exit ${run.code})`);
+    arrivals.push(arrivedAt - start);
+    rss.push(run.maxRssKiB / 1024);
+  }
+  return { startToRequestMs: median(arrivals), peakRssMiB: median(rss) };
+}
+
+async function benchDelegation(cmd: string[], workspace: string, storage: string) {
+  const walls: number[] = [];
+  const rss: number[] = [];
+  const overheads: number[] = [];
+  for (let i = 0; i < RUNS; i++) {
+    let taskSentAt = 0;
+    let childFirstAt = 0;
+    await using server = await startFakeAnthropicServer({
+      handler: (req) => {
+        const body = req.body as { messages?: { role: string; content: unknown }[] };
+        const isChild = firstUserText(body).includes("BENCH_CHILD");
+        const turn = assistantCount(body);
+        if (!isChild && turn === 0) {
+          taskSentAt = performance.now();
+          return {
+            toolCalls: [{
+              name: "Task",
+              input: {
+                subagent_type: "Explore",
+                description: "Find the entry point",
+                prompt: "BENCH_CHILD: find the entry point of this project and report it.",
+              },
+            }],
+          };
+        }
+        if (isChild && turn === 0) {
+          childFirstAt = performance.now();
+          return { toolCalls: [{ name: "Glob", input: { pattern: "*.ts" } }] };
+        }
+        if (isChild) return { text: "The entry point is main.ts." };
+        return { text: "The Explore agent reports that the entry point is main.ts." };
+      },
+    });
+    const env = {
+      PATH: Deno.env.get("PATH") ?? "",
+      DENO_DIR,
+      HOME: storage,
+      BLADE_STORAGE_ROOT: storage,
+      ANTHROPIC_API_KEY: "bench-key",
+      ANTHROPIC_BASE_URL: server.url,
+      NO_COLOR: "1",
+    };
+    const run = await timed([...cmd, "-p", "BENCH_PARENT: where does this project start?", "--provider", "anthropic"], env, workspace);
+    if (run.code !== 0) throw new Error(`delegation run failed in the bench (exit ${run.code}): ${run.stdout}`);
+    walls.push(run.wallMs);
+    rss.push(run.maxRssKiB / 1024);
+    overheads.push(childFirstAt - taskSentAt);
+  }
+  return { wallMs: median(walls), peakRssMiB: median(rss), delegationOverheadMs: median(overheads) };
+}
+
+async function main(): Promise<void> {
+  const tmp = await Deno.makeTempDir({ prefix: "blade-bench-" });
+  const workspace = `${tmp}/ws`;
+  const storage = `${tmp}/storage`;
+  await Deno.mkdir(workspace, { recursive: true });
+  await Deno.writeTextFile(`${workspace}/main.ts`, 'console.log("hi");\n');
+  const cmd = await bladeCommand();
+  const lines: string[] = [];
+  const out = (s: string) => {
+    lines.push(s);
+    console.log(s);
+  };
+  out(`Blade bench — ${RUNS} runs each, medians (Deno ${Deno.version.deno}, ${Deno.build.os}/${Deno.build.arch})`);
+  try {
+    const start = await benchStartToRequest(cmd, workspace, storage);
+    out(`blade -p start → first provider request: ${start.startToRequestMs.toFixed(0)} ms; peak RSS ${start.peakRssMiB.toFixed(1)} MiB`);
+    const del = await benchDelegation(cmd, workspace, storage);
+    out(
+      `delegation e2e (parent → Task → Explore → answer): ${del.wallMs.toFixed(0)} ms wall; peak RSS ${
+        del.peakRssMiB.toFixed(1)
+      } MiB; delegation overhead ${del.delegationOverheadMs.toFixed(1)} ms`,
+    );
+    const claude = Deno.env.get("BLADE_BENCH_CLAUDE");
+    if (claude === undefined) out("Claude Code comparison: skipped (set BLADE_BENCH_CLAUDE to its cli path)");
+    const { benchRegistry, formatRegistryBench } = await import("./bench_registry.ts");
+    out(formatRegistryBench(await benchRegistry()));
+    try {
+      const store = await import("./bench_store.ts") as { benchStore?: () => Promise<unknown> };
+      if (store.benchStore !== undefined) out(`sidecar store: ${JSON.stringify(await store.benchStore())}`);
+    } catch (e) {
+      out(`sidecar store bench unavailable: ${(e as Error).message}`);
+    }
+  } finally {
+    await Deno.remove(tmp, { recursive: true }).catch(() => {});
+  }
+}
+
+if (import.meta.main) await main();
