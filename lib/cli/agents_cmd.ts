@@ -351,7 +351,9 @@ async function createCommand(args: string[], deps: AgentsCommandDeps): Promise<n
     model: values.model?.trim(),
     prompt: values.prompt?.trim() || defaultAgentPrompt(name, description),
   });
-  const problem = parseAgentFile(text, { path, source }).diagnostics.find((d) => d.severity === "error");
+  const problem = (await parseAgentFile(text, { path, source })).diagnostics.find((d) =>
+    d.severity === "error"
+  );
   if (problem !== undefined) {
     throw usageError(`Cannot create agent "${name}": ${problem.message}`, problem.hint);
   }

@@ -1,0 +1,84 @@
+// Owns the one schema of an agent definition (SPEC §4) and the AgentDefinition type inferred from it.
+// Input is a frontmatter record (Claude Code field names, YAML or lenient values) plus the body, source
+// and path; output is the normalised definition. Does not read files or decide precedence.
+
+import { z } from "zod";
+import { parsePermissionMode, PERMISSION_MODE_NAMES, type PermissionMode } from "../permissions/modes.ts";
+import { MAX_AGENT_NAME_LENGTH, splitNameList } from "./names.ts";
+
+/** Where a definition came from, in precedence order (later wins by name). */
+export const AGENT_SOURCES = ["builtin", "user-claude", "project-claude", "user", "project", "flag"] as const;
+export type AgentSource = (typeof AGENT_SOURCES)[number];
+
+/** A permission mode, or "inherit": the child runs in its parent's mode. */
+export type AgentPermissionMode = PermissionMode | "inherit";
+
+export const MAX_TURNS_LIMIT = 1000;
+
+const nameList = z
+  .union([z.string(), z.array(z.string())], { error: "must be a list of names or a comma-separated string" })
+  .transform((value) => splitNameList(value));
+
+const text = (what: string) =>
+  z.string({ error: `must be ${what}` }).trim().min(1, { error: `must not be empty` });
+
+export const agentDefinitionSchema = z.object({
+  name: text("text").max(MAX_AGENT_NAME_LENGTH, {
+    error: `must be at most ${MAX_AGENT_NAME_LENGTH} characters`,
+  })
+    // deno-lint-ignore no-control-regex
+    .regex(/^[^\u0000-\u001f\u007f]*$/, { error: "must not contain control characters" }),
+  description: text("text"),
+  /** The Markdown body, trimmed. */
+  systemPrompt: z.string(),
+  /** null = inherit every tool of the parent; [] = no tools. `*` alone means inherit. */
+  tools: nameList.transform((list) => list.length === 1 && list[0] === "*" ? null : list).nullable().default(
+    null,
+  ),
+  disallowedTools: nameList.default([]),
+  /** Alias (`sonnet`, `opus`, `haiku`), model id, or `inherit`. */
+  model: text('a model alias, a model id or "inherit"').default("inherit"),
+  permissionMode: z
+    .string({ error: "must be text" })
+    .trim()
+    .transform((value, ctx): AgentPermissionMode => {
+      const mode = value === "inherit" ? "inherit" : parsePermissionMode(value);
+      if (mode !== undefined) return mode;
+      ctx.issues.push({
+        code: "custom",
+        input: value,
+        message: `"${value}" is not a permission mode (known: ${PERMISSION_MODE_NAMES.join(", ")}, inherit)`,
+      });
+      return z.NEVER;
+    })
+    .default("inherit"),
+  maxTurns: z
+    .union([z.number(), z.string().trim().regex(/^\d+$/).transform(Number)], {
+      error: `must be a whole number from 1 to ${MAX_TURNS_LIMIT}`,
+    })
+    .pipe(
+      z.number().int({ error: `must be a whole number from 1 to ${MAX_TURNS_LIMIT}` })
+        .min(1, { error: `must be a whole number from 1 to ${MAX_TURNS_LIMIT}` })
+        .max(MAX_TURNS_LIMIT, { error: `must be a whole number from 1 to ${MAX_TURNS_LIMIT}` }),
+    )
+    .nullable()
+    .default(null),
+  isolation: z.enum(["none", "worktree"], { error: 'must be "none" or "worktree"' }).default("none"),
+  /** true = always run in the background. */
+  background: z
+    .union([z.boolean(), z.enum(["true", "false"]).transform((v) => v === "true")], {
+      error: "must be true or false",
+    })
+    .default(false),
+  color: text("a color name").nullable().default(null),
+  skills: nameList.default([]),
+  source: z.enum(AGENT_SOURCES),
+  /** File path, `builtin:<file>`, or `--agents`. */
+  path: z.string(),
+});
+
+export type AgentDefinition = z.output<typeof agentDefinitionSchema>;
+
+/** The frontmatter fields Blade reads (the schema keys that do not come from the file's position). */
+export const AGENT_FIELDS: readonly string[] = Object.keys(agentDefinitionSchema.shape)
+  .filter((k) => k !== "systemPrompt" && k !== "source" && k !== "path");
