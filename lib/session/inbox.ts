@@ -1,0 +1,165 @@
+// Owns a session's durable inbox (SPEC §8): the `<sessionId>.inbox.json` file holding completion
+// notices and user steering messages that the session has not consumed yet. Every change runs under
+// an exclusive cross-process lock on `<path>.lock` and rewrites the file atomically; a corrupt file is
+// reported, never overwritten. Does not build notices (manager/notice.ts), write transcripts or decide
+// when entries are acknowledged: callers remove entries once the transcript holds them.
+
+import { dirname } from "node:path";
+import { z } from "zod";
+import { BladeError } from "../errors.ts";
+import type { Clock } from "../sys/clock.ts";
+import type { Fs } from "../sys/fs.ts";
+
+export interface InboxEntry {
+  inboxId: string;
+  kind: "completion" | "steering";
+  text: string;
+  createdAt: number;
+  agentId?: string;
+}
+
+export type EnqueueResult =
+  | { accepted: true; duplicate: boolean }
+  | { accepted: false; reason: "queue_full" | "too_large"; message: string };
+
+export const INBOX_LIMITS = { completions: 100, steering: 20, bytes: 8 * 1024 * 1024 };
+
+const INBOX_VERSION = 1;
+const FILE_MODE = 0o600;
+const DIR_MODE = 0o700;
+
+const entrySchema = z.looseObject({
+  inboxId: z.string().min(1),
+  kind: z.enum(["completion", "steering"]),
+  text: z.string(),
+  createdAt: z.number(),
+  agentId: z.string().exactOptional(),
+}) satisfies z.ZodType<InboxEntry>;
+
+const fileSchema = z.looseObject({
+  version: z.literal(INBOX_VERSION),
+  entries: z.array(entrySchema),
+});
+
+const encoder = new TextEncoder();
+
+export class Inbox {
+  readonly path: string;
+  #fs: Fs;
+
+  /** `clock` is taken like every session store's, but unused so far: entries carry their createdAt. */
+  constructor(options: { fs: Fs; clock: Clock; path: string }) {
+    this.#fs = options.fs;
+    this.path = options.path;
+  }
+
+  /** Adds `entry` unless its inboxId is already pending (then an accepted no-op) or a limit is hit. */
+  async enqueue(entry: InboxEntry): Promise<EnqueueResult> {
+    const parsed = entrySchema.safeParse(entry);
+    if (!parsed.success) {
+      throw new BladeError(
+        "invalid_inbox_entry",
+        `Cannot enqueue inbox entry: ${parsed.error.issues[0]?.message}`,
+      );
+    }
+    return await this.#change((entries) => {
+      if (entries.some((e) => e.inboxId === entry.inboxId)) {
+        return { result: { accepted: true, duplicate: true } };
+      }
+      const full = queueFull(entries, entry.kind);
+      if (full !== null) return { result: full };
+      const next = [...entries, { ...entry }];
+      const text = encodeInbox(next);
+      const bytes = encoder.encode(text).length;
+      if (bytes > INBOX_LIMITS.bytes) {
+        return {
+          result: {
+            accepted: false,
+            reason: "too_large",
+            message: `The inbox would grow to ${bytes} bytes, over its limit of ${INBOX_LIMITS.bytes} bytes`,
+          },
+        };
+      }
+      return { result: { accepted: true, duplicate: false }, text };
+    });
+  }
+
+  /** Entries not yet removed, in enqueue order; [] when there is no inbox file. */
+  async pending(): Promise<InboxEntry[]> {
+    return await this.#read();
+  }
+
+  /** Removes the entries with these ids (ids not pending are ignored). */
+  async remove(inboxIds: readonly string[]): Promise<void> {
+    if (inboxIds.length === 0) return;
+    const gone = new Set(inboxIds);
+    await this.#change((entries) => {
+      const kept = entries.filter((e) => !gone.has(e.inboxId));
+      return kept.length === entries.length
+        ? { result: undefined }
+        : { result: undefined, text: encodeInbox(kept) };
+    });
+  }
+
+  /** Under the lock: read the file, let `apply` decide, write its text (if any) atomically. */
+  async #change<T>(apply: (entries: InboxEntry[]) => { result: T; text?: string }): Promise<T> {
+    await this.#fs.ensureDir(dirname(this.path), DIR_MODE);
+    return await this.#fs.withLockedFile(`${this.path}.lock`, async () => {
+      const { result, text } = apply(await this.#read());
+      if (text !== undefined) {
+        await this.#fs.writeAtomic(this.path, text, { mode: FILE_MODE, dirMode: DIR_MODE });
+      }
+      return result;
+    }, { mode: FILE_MODE });
+  }
+
+  async #read(): Promise<InboxEntry[]> {
+    if (await this.#fs.lstat(this.path) === null) return [];
+    let text: string;
+    try {
+      text = await this.#fs.readText(this.path);
+    } catch (e) {
+      if (await this.#fs.lstat(this.path) === null) return [];
+      throw this.#invalid(`cannot be read (${e instanceof Error ? e.message : String(e)})`, e);
+    }
+    let raw: unknown;
+    try {
+      raw = JSON.parse(text);
+    } catch (e) {
+      throw this.#invalid(`is not valid JSON (${e instanceof Error ? e.message : String(e)})`, e);
+    }
+    const parsed = fileSchema.safeParse(raw);
+    if (!parsed.success) {
+      const issue = parsed.error.issues[0];
+      const where = issue === undefined || issue.path.length === 0
+        ? ""
+        : `${issue.path.map(String).join(".")}: `;
+      throw this.#invalid(`is not a version ${INBOX_VERSION} inbox (${where}${issue?.message ?? "invalid"})`);
+    }
+    return parsed.data.entries;
+  }
+
+  #invalid(why: string, cause?: unknown): BladeError {
+    return new BladeError("inbox_invalid", `The session inbox ${this.path} ${why}`, {
+      hint: "Its pending completions and messages are kept as they are. Inspect or repair the file " +
+        "(results stay available through TaskOutput), or move it aside to start with an empty inbox.",
+      cause,
+    });
+  }
+}
+
+function queueFull(entries: readonly InboxEntry[], kind: InboxEntry["kind"]): EnqueueResult | null {
+  const limit = kind === "completion" ? INBOX_LIMITS.completions : INBOX_LIMITS.steering;
+  const count = entries.filter((e) => e.kind === kind).length;
+  if (count < limit) return null;
+  const what = kind === "completion" ? "completion notices" : "steering messages";
+  return {
+    accepted: false,
+    reason: "queue_full",
+    message: `The inbox already holds ${count} pending ${what} (limit ${limit})`,
+  };
+}
+
+function encodeInbox(entries: readonly InboxEntry[]): string {
+  return `${JSON.stringify({ version: INBOX_VERSION, entries }, null, 2)}\n`;
+}
