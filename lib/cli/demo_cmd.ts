@@ -87,10 +87,10 @@ export async function runDemo(argv: string[], ports: Ports, io: Io): Promise<num
       sessionId: run.sessionId,
       status: r.status,
       result: r.finalText,
-      numTurns: r.modelRequests,
-      toolCalls: r.toolCalls,
-      usage: r.usage,
-      durationMs: r.durationMs,
+      numTurns: run.modelRequests,
+      toolCalls: run.totals.toolCalls,
+      usage: run.totals.usage,
+      durationMs: run.totals.durationMs,
     });
     const after = await ports.fs.readText(`${workspace}/src/greet.ts`);
     io.out("\n" + bold("src/greet.ts, line 2:") + "\n");
@@ -98,7 +98,7 @@ export async function runDemo(argv: string[], ports: Ports, io: Io): Promise<num
     const types = Object.keys(stats.by_type).join(", ") || "none";
     io.out(
       dim(
-        `${r.status} in ${r.durationMs} ms: ${r.modelRequests} model turns, ${r.toolCalls} tool calls, ` +
+        `${r.status} in ${run.totals.durationMs} ms: ${run.modelRequests} model turns, ${run.totals.toolCalls} tool calls, ` +
           `${stats.spawned} subagent (${types}); session ${run.sessionId}`,
       ) + "\n",
     );

@@ -107,7 +107,16 @@ export async function runPrint(values: Values, positionals: string[], ports: Por
   if (values.resume !== undefined && values.continue === true) {
     throw usageError("--resume and --continue cannot be used together.");
   }
-  const app: App = await createApp(ports, appFlagsOf(values));
+  const waitRaw = values["background-wait"];
+  let backgroundWaitMs: number | undefined;
+  if (waitRaw !== undefined) {
+    const n = Number(waitRaw);
+    if (!Number.isFinite(n) || n < 0) {
+      throw usageError(`--background-wait must be a number of seconds, got "${waitRaw}".`);
+    }
+    backgroundWaitMs = Math.round(n * 1000);
+  }
+  const app: App = await createApp(ports, appFlagsOf(values), { debugSink: (l) => io.err(`[debug] ${l}\n`) });
   let sessionId: string | undefined;
   const sink = printSink(io, format, () => sessionId);
   const interrupt = interruptController();
@@ -128,24 +137,33 @@ export async function runPrint(values: Values, positionals: string[], ports: Por
       },
       signal: interrupt.signal,
       extraTools: (id) => subagentToolsFor(app, id, sink.emit),
+      ...(backgroundWaitMs === undefined ? {} : { backgroundWaitMs }),
     });
     const r = run.result;
+    // A run that dropped a child's work never reports success (SPEC §8).
+    const dropped = run.abandoned.length > 0 && r.status === "completed";
+    const error = dropped
+      ? {
+        type: "background_wait_expired",
+        message: `Stopped waiting for background subagents; cancelled: ${run.abandoned.join(", ")}.`,
+      }
+      : r.error === undefined
+      ? undefined
+      : { type: r.error.type, message: app.redact(r.error.message) };
     const summary: PrintSummary = {
       sessionId: run.sessionId,
-      status: r.status,
+      status: dropped ? "failed" : r.status,
       result: r.finalText,
-      numTurns: r.modelRequests,
-      toolCalls: r.toolCalls,
-      usage: r.usage,
-      durationMs: r.durationMs,
+      numTurns: run.modelRequests,
+      toolCalls: run.totals.toolCalls,
+      usage: run.totals.usage,
+      durationMs: run.totals.durationMs,
       subagents: sink.subagents,
-      ...(r.error === undefined
-        ? {}
-        : { error: { type: r.error.type, message: app.redact(r.error.message) } }),
+      ...(error === undefined ? {} : { error }),
     };
     sink.finish(summary);
     if (interrupt.interrupted() || r.status === "cancelled") return 130;
-    return r.status === "completed" ? 0 : 1;
+    return summary.status === "completed" ? 0 : 1;
   } finally {
     interrupt.dispose();
   }

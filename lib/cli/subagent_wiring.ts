@@ -2,7 +2,6 @@
 // the sidecar store, the shared concurrency slots, and the Task tool bound to this session.
 
 import type { App } from "../app.ts";
-import type { AnyTool } from "../tools/tool.ts";
 import type { RuntimeEventSink } from "../protocol/events.ts";
 import { coreTools } from "../tools/registry.ts";
 import { loadRegistry } from "../registry/mod.ts";
@@ -10,6 +9,10 @@ import type { RegistrySnapshot } from "../registry/snapshot.ts";
 import { FileSidecarStore } from "../store/file_store.ts";
 import { type SubagentEnv, SubagentRuntime } from "../manager/subagents.ts";
 import { Semaphore } from "../manager/semaphore.ts";
+import { BackgroundRuns } from "../manager/background.ts";
+import { ShellTasks } from "../manager/shells.ts";
+import { Heartbeat } from "../store/heartbeat.ts";
+import type { SessionExtras } from "../executor/main_runner.ts";
 
 export async function registryFor(app: App): Promise<RegistrySnapshot> {
   const { snapshot } = await loadRegistry({
@@ -25,11 +28,16 @@ export async function registryFor(app: App): Promise<RegistrySnapshot> {
 
 export async function subagentEnv(app: App, emit: RuntimeEventSink): Promise<SubagentEnv> {
   const registry = await registryFor(app);
+  const store = new FileSidecarStore({
+    fs: app.ports.fs,
+    clock: app.ports.clock,
+    storageRoot: app.layout.root,
+  });
   return {
     ports: app.ports,
     provider: await app.provider(),
     layout: app.layout,
-    store: new FileSidecarStore({ fs: app.ports.fs, clock: app.ports.clock, storageRoot: app.layout.root }),
+    store,
     registry,
     aliases: app.config.aliases,
     trusted: app.trust.trusted,
@@ -39,6 +47,9 @@ export async function subagentEnv(app: App, emit: RuntimeEventSink): Promise<Sub
     coreTools,
     emit,
     redact: app.redact,
+    background: new BackgroundRuns({ ports: app.ports, store, layout: app.layout }),
+    heartbeat: new Heartbeat(store, { clock: app.ports.clock }),
+    shells: new ShellTasks(app.ports),
   };
 }
 
@@ -47,7 +58,7 @@ export async function subagentToolsFor(
   app: App,
   sessionId: string,
   emit: RuntimeEventSink,
-): Promise<{ tools: AnyTool[]; agentsText?: string; env: SubagentEnv }> {
+): Promise<SessionExtras & { env: SubagentEnv }> {
   const env = await subagentEnv(app, emit);
   const runtime = new SubagentRuntime(env, {
     sessionId,
@@ -57,5 +68,10 @@ export async function subagentToolsFor(
     mode: app.config.permissionMode,
     depth: 0,
   });
-  return { tools: runtime.tools(), agentsText: env.registry.describeForModel(), env };
+  return {
+    tools: [...runtime.coreTools(), ...runtime.tools()],
+    agentsText: env.registry.describeForModel(),
+    pending: (delivered) => env.background.pendingFor(runtime.owner, delivered),
+    env,
+  };
 }

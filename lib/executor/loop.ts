@@ -25,6 +25,7 @@ import type { AnyTool, ToolContext, ToolResult } from "../tools/tool.ts";
 import { decide, type ToolRule } from "../permissions/gate.ts";
 import type { PermissionMode } from "../permissions/modes.ts";
 import { describeError } from "../errors.ts";
+import type { Delivery, PendingWork } from "./settle.ts";
 
 export interface LoopOptions {
   ports: Ports;
@@ -43,6 +44,8 @@ export interface LoopOptions {
   emit: RuntimeEventSink;
   /** Model requests allowed in one run before it ends with `max_turns_exceeded`. */
   maxTurns?: number;
+  /** This session's background children: notices arriving mid-turn are delivered before the next request. */
+  pending?: PendingWork;
 }
 
 export type RunStatus = "completed" | "failed" | "cancelled";
@@ -69,11 +72,11 @@ export interface RunResult {
 }
 
 export interface TurnInput {
-  /** Messages to append before the model is asked (user prompt, hidden notices…). */
+  /** Messages to append before the model is asked (the user prompt). */
   messages: Message[];
-  /** Extra events written in the same batch as turn_started (e.g. the hidden message's inbox id). */
-  inboxIds?: string[];
-  /** Inbox ids acknowledged together with this turn's turn_completed (SPEC §8). */
+  /** Completion notices delivered with the turn's opening batch (hidden message + receipt parts). */
+  deliveries?: Delivery[];
+  /** Inbox ids already in the transcript but not yet acknowledged (e.g. after a restart). */
   acknowledge?: string[];
 }
 
@@ -158,13 +161,15 @@ export class AgentLoop {
     let toolCalls = 0;
     const toolResults: RunResult["toolResults"] = [];
     const startRequests = this.#modelRequests;
+    const acknowledge = [...(input.acknowledge ?? [])];
     const opening: NewTranscriptEvent[] = [{ type: "turn_started", data: { turn } }];
-    input.messages.forEach((m, i) => {
-      const inboxId = input.inboxIds?.[i];
-      opening.push(...messageEvents(ids, m, inboxId === undefined ? {} : { inboxId }));
-    });
+    for (const m of input.messages) opening.push(...messageEvents(ids, m));
+    for (const d of input.deliveries ?? []) {
+      opening.push(...messageEvents(ids, d.message, { inboxId: d.inboxId, parts: d.parts }));
+      acknowledge.push(d.inboxId);
+    }
     await o.transcript.append(opening);
-    this.messages.push(...input.messages);
+    this.messages.push(...input.messages, ...(input.deliveries ?? []).map((d) => d.message));
     o.emit({ type: "turn_started", sessionId: o.meta.sessionId, turn });
 
     const finish = async (
@@ -178,10 +183,11 @@ export class AgentLoop {
           type: "turn_completed",
           data: { turn, turns: this.#modelRequests - startRequests, toolCalls, durationMs, usage },
         }];
-        if (input.acknowledge !== undefined && input.acknowledge.length > 0) {
-          events.push({ type: "inbox_acknowledged", data: { inboxIds: input.acknowledge } });
+        if (acknowledge.length > 0) {
+          events.push({ type: "inbox_acknowledged", data: { inboxIds: acknowledge } });
         }
         await o.transcript.append(events);
+        if (acknowledge.length > 0) await o.pending?.acknowledged(acknowledge);
         o.emit({ type: "turn_completed", sessionId: o.meta.sessionId, turn, usage });
       } else {
         const reason = error?.type === "max_turns_exceeded" ? "max_turns_exceeded" : error?.message;
@@ -275,6 +281,17 @@ export class AgentLoop {
       await o.transcript.append(messageEvents(ids, resultMessage, { parts: resultParts }));
       this.messages.push(resultMessage);
       if (signal.aborted) return await finish("cancelled", cancelled(), "cancelled");
+      // Delivery `current_turn`: notices that arrived while this turn runs join it before the next request.
+      const late = (await o.pending?.takeDeliveries()) ?? [];
+      if (late.length > 0) {
+        await o.transcript.append(
+          late.flatMap((d) => messageEvents(ids, d.message, { inboxId: d.inboxId, parts: d.parts })),
+        );
+        for (const d of late) {
+          this.messages.push(d.message);
+          acknowledge.push(d.inboxId);
+        }
+      }
     }
   }
 

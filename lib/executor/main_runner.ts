@@ -12,6 +12,15 @@ import { parseToolRules } from "../permissions/gate.ts";
 import type { AnyTool } from "../tools/tool.ts";
 import { coreTools } from "../tools/registry.ts";
 import type { TranscriptDiagnostic } from "../session/transcript.ts";
+import { type PendingWork, runUntilSettled, type SettledRun } from "./settle.ts";
+
+/** What the subagent layer adds to a top-level session. */
+export interface SessionExtras {
+  tools: AnyTool[];
+  agentsText?: string;
+  /** This session's background work; `delivered` holds inbox ids whose receipts the transcript has. */
+  pending?: (delivered: Set<string>) => PendingWork;
+}
 
 export interface MainRunOptions {
   prompt: string;
@@ -23,8 +32,10 @@ export interface MainRunOptions {
   disallowedTools?: readonly string[];
   emit: RuntimeEventSink;
   signal: AbortSignal;
-  /** Extra tools (the subagent tools) built for this session. */
-  extraTools?: (sessionId: string) => Promise<{ tools: AnyTool[]; agentsText?: string }>;
+  /** Extra tools (the subagent tools) built for this session; same-named tools replace core ones. */
+  extraTools?: (sessionId: string) => Promise<SessionExtras>;
+  /** Print mode `--background-wait`: how long to wait for background children; undefined = no limit. */
+  backgroundWaitMs?: number;
 }
 
 export interface MainRunResult {
@@ -32,6 +43,12 @@ export interface MainRunResult {
   result: RunResult;
   toolNames: string[];
   transcriptDiagnostics: TranscriptDiagnostic[];
+  /** Background children cancelled because the wait limit expired or the run was interrupted. */
+  abandoned: string[];
+  /** Model requests over every turn of this run (continuations included). */
+  modelRequests: number;
+  /** Tool calls, usage and wall time over every turn of this run. */
+  totals: SettledRun["totals"];
 }
 
 export function filterTools(tools: readonly AnyTool[], disallowed: readonly string[]): AnyTool[] {
@@ -41,6 +58,7 @@ export function filterTools(tools: readonly AnyTool[], disallowed: readonly stri
 
 export async function runMainSession(app: App, o: MainRunOptions): Promise<MainRunResult> {
   const { ports, config } = app;
+  const started = ports.clock.now();
   const opened = await openSession(ports, {
     layout: app.layout,
     workspace: app.workspace,
@@ -50,8 +68,14 @@ export async function runMainSession(app: App, o: MainRunOptions): Promise<MainR
     ...(o.continueLatest === undefined ? {} : { continueLatest: o.continueLatest }),
   });
   const provider = await app.provider();
-  const extra = o.extraTools === undefined ? { tools: [] } : await o.extraTools(opened.sessionId);
-  const tools = filterTools([...coreTools(), ...extra.tools], o.disallowedTools ?? []);
+  const extra: SessionExtras = o.extraTools === undefined
+    ? { tools: [] }
+    : await o.extraTools(opened.sessionId);
+  const merged = new Map<string, AnyTool>();
+  for (const t of [...coreTools(), ...extra.tools]) merged.set(t.name, t);
+  const tools = filterTools([...merged.values()], o.disallowedTools ?? []);
+  const delivered = new Set(opened.history.deliveredInboxIds);
+  const pending = extra.pending?.(delivered);
   const system = buildSystemPrompt({
     workspaceRoot: app.workspace,
     platform: Deno.build.os,
@@ -87,13 +111,29 @@ export async function runMainSession(app: App, o: MainRunOptions): Promise<MainR
     storageRoot: app.layout.root,
     emit: o.emit,
     ...(config.maxTurns === undefined ? {} : { maxTurns: config.maxTurns }),
+    ...(pending === undefined ? {} : { pending }),
   }, { messages: opened.history.messages, turns: opened.history.turns });
   const input: Message[] = [userText(o.prompt)];
-  const result = await loop.run({ messages: input }, o.signal);
+  // Receipts already in the transcript but never acknowledged (a crash mid-turn) are acknowledged now.
+  const unacked = [...opened.history.deliveredInboxIds].filter((id) =>
+    !opened.history.acknowledgedInboxIds.has(id)
+  );
+  const settled = await runUntilSettled(loop, { messages: input, acknowledge: unacked }, pending, {
+    signal: o.signal,
+    sleep: (ms, signal) => ports.clock.sleep(ms, signal),
+    ...(o.backgroundWaitMs === undefined ? {} : { waitLimitMs: o.backgroundWaitMs }),
+  });
+  let abandoned = settled.abandoned;
+  if (o.signal.aborted && pending !== undefined) {
+    abandoned = [...abandoned, ...(await pending.cancelAll("interrupted"))];
+  }
   return {
     sessionId: opened.sessionId,
-    result,
+    result: settled.result,
     toolNames: tools.map((t) => t.name),
     transcriptDiagnostics: opened.diagnostics,
+    abandoned,
+    modelRequests: loop.modelRequests,
+    totals: { ...settled.totals, durationMs: ports.clock.now() - started },
   };
 }

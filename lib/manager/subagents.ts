@@ -24,6 +24,13 @@ import { type ChildOutcome, type ChildSpec, runChild } from "../executor/child.t
 import { canonicalResult, summarize } from "./result.ts";
 import { Semaphore } from "./semaphore.ts";
 import { describeError } from "../errors.ts";
+import type { BackgroundRuns } from "./background.ts";
+import type { Heartbeat } from "../store/heartbeat.ts";
+import type { SidecarOwner } from "../store/store.ts";
+import { buildCompletionNotice } from "./notice.ts";
+import { taskOutputTool, taskStopTool } from "../tools/task_control.ts";
+import { TaskControl } from "./task_control.ts";
+import { backgroundCapableBash, mergeTools, type ShellTasks } from "./shells.ts";
 
 export interface RegistryView {
   get(name: string): AgentDefinition | undefined;
@@ -54,6 +61,12 @@ export interface SubagentEnv {
   emit: RuntimeEventSink;
   /** Removes secrets from transcript lines. */
   redact?: (text: string) => string;
+  /** Background runs of this process. */
+  background: BackgroundRuns;
+  /** Bumps a background run's lastActiveAt at most once per second. */
+  heartbeat: Heartbeat;
+  /** Background Bash commands of this process. */
+  shells: ShellTasks;
 }
 
 /** The session that calls Task. */
@@ -111,7 +124,19 @@ export class SubagentRuntime implements SubagentLauncher {
 
   /** The tools this session gets for delegation. */
   tools(): AnyTool[] {
-    return [taskTool(this)];
+    const control = new TaskControl(this.#env, this.owner);
+    return [taskTool(this), taskOutputTool(control), taskStopTool(control)];
+  }
+
+  /** The core tools with Bash able to run commands in the background as this session's tasks. */
+  coreTools(): AnyTool[] {
+    return this.#env.coreTools().map((t) =>
+      t.name === "Bash" ? backgroundCapableBash(t, this.#env.shells, this.owner) : t
+    );
+  }
+
+  get owner(): SidecarOwner {
+    return { parentSessionId: this.#parent.sessionId, parentProjectPath: this.#parent.projectPath };
   }
 
   agentTypes(): string[] {
@@ -181,12 +206,7 @@ export class SubagentRuntime implements SubagentLauncher {
         id,
       );
     }
-    if (input.run_in_background === true || definition.background) {
-      return fail(
-        `Background subagents (run_in_background) are not available in this version of Blade yet.`,
-        id,
-      );
-    }
+    const background = input.run_in_background === true || definition.background;
     const isolation = input.isolation ?? definition.isolation;
     if (isolation === "worktree") {
       return fail(`Worktree isolation is not available in this version of Blade yet.`, id);
@@ -204,7 +224,7 @@ export class SubagentRuntime implements SubagentLauncher {
       messages: [],
       status: "running",
       result: { success: false, message: "" },
-      background: false,
+      background,
       stats: { tokens: 0, toolCalls: 0, durationMs: 0 },
       createdAt: now,
       lastActiveAt: now,
@@ -242,31 +262,36 @@ export class SubagentRuntime implements SubagentLauncher {
       callId: ctx.callId,
       subagent: subagentInfo(record),
     });
+    if (background) {
+      const owner = this.owner;
+      env.background.start({ agentId: id, callId: ctx.callId, owner }, async (signal) => {
+        const outcome = await this.#run(spec, signal, () => void env.heartbeat.beat(id).catch(() => {}));
+        env.heartbeat.forget(id);
+        const done = await this.#finish(id, outcome, signal.aborted, record);
+        await this.#deliver(done, owner);
+        this.#completed(ctx.callId, done, outcome);
+      });
+      return {
+        content: JSON.stringify({
+          agent_id: id,
+          status: "running",
+          message:
+            `Started ${type} in the background. You will receive a completion notice when it finishes; ` +
+            `do not poll for it. Continue with other work, or end your turn to wait.`,
+        }),
+        isError: false,
+        metadata: {
+          agentId: id,
+          lineage: lineageOf(record),
+          status: "running",
+          subagentType: type,
+          background: true,
+        },
+      };
+    }
     const outcome = await this.#run(spec, ctx.signal);
-    const status = outcome.cancelled ? "cancelled" : outcome.success ? "completed" : "failed";
-    const done = await env.store.markCompleted(id, {
-      status,
-      result: {
-        success: outcome.success,
-        message: outcome.message,
-        ...(outcome.error === undefined ? {} : { error: outcome.error }),
-      },
-      completedAt: env.ports.clock.now(),
-    }).then((r) => r, () => record);
-    await env.store.update(id, (r) => {
-      const { processId: _p, processIdentity: _i, ...rest } = r;
-      return { ...rest, messages: outcome.messages, stats: outcome.stats };
-    }).catch(() => {});
-    const summary = summarize(outcome);
-    env.emit({
-      type: "subagent_completed",
-      parentSessionId: this.#parent.sessionId,
-      callId: ctx.callId,
-      subagent: subagentInfo(done),
-      state: status,
-      success: outcome.success,
-      summary,
-    });
+    const done = await this.#finish(id, outcome, ctx.signal.aborted, record);
+    const { status, summary } = this.#completed(ctx.callId, done, outcome);
     return {
       content: canonicalResult(id, outcome),
       isError: !outcome.success,
@@ -278,11 +303,70 @@ export class SubagentRuntime implements SubagentLauncher {
         stats: outcome.stats,
         subagentType: type,
       },
-      parts: [{ ...subtaskRef(ctx.callId, done, status) }],
+      parts: [subtaskRef(ctx.callId, done, status)],
     };
   }
 
-  async #run(spec: ChildSpec, signal: AbortSignal): Promise<ChildOutcome> {
+  /** Commits the terminal sidecar (the first terminal state wins: a stopped run stays cancelled). */
+  async #finish(
+    id: string,
+    outcome: ChildOutcome,
+    aborted: boolean,
+    fallback: SidecarRecord,
+  ): Promise<SidecarRecord> {
+    const env = this.#env;
+    const status = outcome.cancelled || aborted ? "cancelled" : outcome.success ? "completed" : "failed";
+    try {
+      await env.store.markCompleted(id, {
+        status,
+        result: {
+          success: status === "completed",
+          message: outcome.message,
+          ...(outcome.error === undefined ? {} : { error: outcome.error }),
+        },
+        completedAt: env.ports.clock.now(),
+      });
+      return await env.store.update(id, (r) => {
+        const { processId: _p, processIdentity: _i, ...rest } = r;
+        return { ...rest, messages: outcome.messages, stats: outcome.stats };
+      });
+    } catch {
+      return { ...fallback, status };
+    }
+  }
+
+  /** Puts the completion notice into the owner's durable inbox and wakes the owner. */
+  async #deliver(record: SidecarRecord, owner: SidecarOwner): Promise<void> {
+    const env = this.#env;
+    const notice = buildCompletionNotice({ child: record, owner });
+    if (notice.ok) {
+      await env.background.inboxFor(owner).enqueue({
+        inboxId: notice.inboxId,
+        kind: "completion",
+        text: notice.text,
+        createdAt: env.ports.clock.now(),
+        agentId: record.id,
+      }).catch(() => {});
+    }
+    env.background.notify(owner);
+  }
+
+  #completed(callId: string, record: SidecarRecord, outcome: ChildOutcome) {
+    const status = record.status === "running" ? "failed" : record.status;
+    const summary = status === "cancelled" ? "cancelled" : summarize(outcome);
+    this.#env.emit({
+      type: "subagent_completed",
+      parentSessionId: this.#parent.sessionId,
+      callId,
+      subagent: subagentInfo(record),
+      state: status,
+      success: status === "completed",
+      summary,
+    });
+    return { status, summary };
+  }
+
+  async #run(spec: ChildSpec, signal: AbortSignal, onActivity?: () => void): Promise<ChildOutcome> {
     const env = this.#env;
     const release = await env.slots.acquire(signal).catch(() => undefined);
     if (release === undefined) {
@@ -305,13 +389,15 @@ export class SubagentRuntime implements SubagentLauncher {
           layout: env.layout,
           maxTokens: env.maxTokens,
           platform: Deno.build.os,
-          emit: (event) =>
+          emit: (event) => {
+            onActivity?.();
             env.emit({
               type: "subagent_event",
               parentSessionId: this.#parent.sessionId,
               agentId: spec.id,
               event,
-            }),
+            });
+          },
           toolsFor: (child) => this.#toolsForChild(child),
         },
         spec,
@@ -332,7 +418,7 @@ export class SubagentRuntime implements SubagentLauncher {
       depth: child.depth,
     });
     const delegation = child.depth < this.#env.maxDepth ? nested.tools() : [];
-    return [...this.#env.coreTools(), ...delegation];
+    return mergeTools(nested.coreTools(), delegation);
   }
 }
 

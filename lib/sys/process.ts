@@ -16,6 +16,8 @@ export interface RunOptions {
   newProcessGroup?: boolean;
   /** Called with the child's PID as soon as it is spawned. */
   onSpawn?: (pid: number) => void;
+  /** Receives output as it arrives (decoded text), e.g. to keep the tail of a background command. */
+  onOutput?: (text: string, stream: "stdout" | "stderr") => void;
 }
 
 export interface RunResult {
@@ -146,10 +148,13 @@ async function collect(
   stream: ReadableStream<Uint8Array>,
   max: number,
   onCut: () => void,
+  onText?: (text: string) => void,
 ): Promise<string> {
   const chunks: Uint8Array[] = [];
   let size = 0;
+  const live = onText === undefined ? undefined : new TextDecoder();
   for await (const chunk of stream) {
+    if (live !== undefined) onText!(live.decode(chunk, { stream: true }));
     if (size >= max) continue;
     const room = max - size;
     if (chunk.length > room) {
@@ -208,8 +213,18 @@ export function realProcess(): Process {
       }
       const max = options.maxOutputBytes ?? Number.MAX_SAFE_INTEGER;
       const [stdout, stderr, status] = await Promise.all([
-        collect(child.stdout, max, () => (truncated = true)),
-        collect(child.stderr, max, () => (truncated = true)),
+        collect(
+          child.stdout,
+          max,
+          () => (truncated = true),
+          options.onOutput === undefined ? undefined : (t) => options.onOutput!(t, "stdout"),
+        ),
+        collect(
+          child.stderr,
+          max,
+          () => (truncated = true),
+          options.onOutput === undefined ? undefined : (t) => options.onOutput!(t, "stderr"),
+        ),
         child.status,
       ]);
       if (timer !== undefined) clearTimeout(timer);

@@ -1,0 +1,97 @@
+// Owns the shape of background work as the loop sees it (SPEC §8): deliveries of completion notices
+// into a session, and running a session until its background children have settled — the parent
+// waits at the end of a turn and continues with their completions as a new turn.
+
+import { addUsage, type Message, type Usage } from "../protocol/messages.ts";
+import type { TranscriptPart } from "../protocol/events.ts";
+import type { AgentLoop, RunResult, TurnInput } from "./loop.ts";
+
+/** A completion notice to put into a session: a hidden user message plus its durable receipt parts. */
+export interface Delivery {
+  inboxId: string;
+  message: Message;
+  /** The terminal `subtask_ref` written with the hidden message. */
+  parts: TranscriptPart[];
+}
+
+/** Background work owned by one session. Implemented by the manager. */
+export interface PendingWork {
+  /** Children of this session still running (in this process). */
+  running(): string[];
+  /** Notices ready to deliver that the transcript does not hold yet. */
+  takeDeliveries(): Promise<Delivery[]>;
+  /** Called after `inbox_acknowledged` is durable: the inbox may forget these entries. */
+  acknowledged(inboxIds: readonly string[]): Promise<void>;
+  /** Resolves when a completion is ready, every child ended, or `signal` aborts. */
+  waitForChange(signal: AbortSignal): Promise<void>;
+  /** Cancels every running child (e.g. --background-wait expired); returns their ids. */
+  cancelAll(reason: string): Promise<string[]>;
+}
+
+export interface SettleOptions {
+  signal: AbortSignal;
+  /** Give up waiting for children after this long (print mode `--background-wait`); undefined = no limit. */
+  waitLimitMs?: number;
+  sleep: (ms: number, signal: AbortSignal) => Promise<void>;
+}
+
+export interface SettledRun {
+  /** The last turn's result. */
+  result: RunResult;
+  /** Tool calls, usage and duration summed over every turn of the run. */
+  totals: { toolCalls: number; usage: Usage; durationMs: number };
+  /** Turns run in total (1 + continuations). */
+  turns: number;
+  /** Children cancelled because the wait limit expired. */
+  abandoned: string[];
+}
+
+/**
+ * Runs one user turn, then — while this session's background children run or their notices wait —
+ * waits and runs a continuation turn with the notices (delivery `next_turn`).
+ */
+export async function runUntilSettled(
+  loop: AgentLoop,
+  input: TurnInput,
+  pending: PendingWork | undefined,
+  options: SettleOptions,
+): Promise<SettledRun> {
+  let result = await loop.run(input, options.signal);
+  let turns = 1;
+  const totals = { toolCalls: result.toolCalls, usage: result.usage, durationMs: result.durationMs };
+  if (pending === undefined) return { result, totals, turns, abandoned: [] };
+  const limit = new AbortController();
+  const onAbort = () => limit.abort();
+  options.signal.addEventListener("abort", onAbort, { once: true });
+  let expired = false;
+  if (options.waitLimitMs !== undefined) {
+    options.sleep(options.waitLimitMs, limit.signal).then(() => {
+      expired = true;
+      limit.abort();
+    }, () => {});
+  }
+  try {
+    while (result.status === "completed") {
+      const deliveries = await pending.takeDeliveries();
+      if (deliveries.length > 0) {
+        result = await loop.run({ messages: [], deliveries }, options.signal);
+        turns++;
+        totals.toolCalls += result.toolCalls;
+        totals.usage = addUsage(totals.usage, result.usage);
+        totals.durationMs += result.durationMs;
+        continue;
+      }
+      if (pending.running().length === 0) break;
+      await pending.waitForChange(limit.signal);
+      if (options.signal.aborted) break;
+      if (expired) {
+        const abandoned = await pending.cancelAll("--background-wait expired");
+        return { result, totals, turns, abandoned };
+      }
+    }
+    return { result, totals, turns, abandoned: [] };
+  } finally {
+    options.signal.removeEventListener("abort", onAbort);
+    limit.abort();
+  }
+}

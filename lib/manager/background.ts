@@ -1,0 +1,180 @@
+// Owns the background runs of this process (SPEC §6, §8): which children run, for which owner, how
+// to wait for or cancel them, and each owner's PendingWork — completion notices taken from the
+// owner's durable inbox and delivered exactly once as hidden messages with their receipts.
+// Launching a child and building its notice live in subagents.ts and notice.ts.
+
+import type { Ports } from "../sys/mod.ts";
+import type { SidecarOwner, SidecarStore } from "../store/store.ts";
+import type { StorageLayout } from "../config/storage.ts";
+import type { Delivery, PendingWork } from "../executor/settle.ts";
+import { Inbox } from "../session/inbox.ts";
+import { subtaskRef } from "./subagents.ts";
+
+interface RunEntry {
+  id: string;
+  owner: SidecarOwner;
+  controller: AbortController;
+  done: Promise<void>;
+  running: boolean;
+}
+
+/** A background Task call: which parent call started which child. */
+export interface BackgroundCall {
+  agentId: string;
+  callId: string;
+  owner: SidecarOwner;
+}
+
+function ownerKey(o: SidecarOwner): string {
+  return `${o.parentSessionId}\0${o.parentProjectPath}`;
+}
+
+function sameOwner(a: SidecarOwner, b: SidecarOwner): boolean {
+  return a.parentSessionId === b.parentSessionId && a.parentProjectPath === b.parentProjectPath;
+}
+
+export class BackgroundRuns {
+  #ports: Ports;
+  #store: SidecarStore;
+  #layout: StorageLayout;
+  #runs = new Map<string, RunEntry>();
+  #calls = new Map<string, BackgroundCall>();
+  #waiters = new Map<string, Set<() => void>>();
+  #changed = new Set<string>();
+
+  constructor(deps: { ports: Ports; store: SidecarStore; layout: StorageLayout }) {
+    this.#ports = deps.ports;
+    this.#store = deps.store;
+    this.#layout = deps.layout;
+  }
+
+  inboxFor(owner: SidecarOwner): Inbox {
+    return new Inbox({
+      fs: this.#ports.fs,
+      clock: this.#ports.clock,
+      path: this.#layout.inboxPath(owner.parentProjectPath, owner.parentSessionId),
+    });
+  }
+
+  /** Registers a running child; `work` runs it to its end (it must not throw). */
+  start(call: BackgroundCall, work: (signal: AbortSignal) => Promise<void>): void {
+    const controller = new AbortController();
+    this.#calls.set(call.agentId, call);
+    const entry: RunEntry = {
+      id: call.agentId,
+      owner: call.owner,
+      controller,
+      done: Promise.resolve(),
+      running: true,
+    };
+    this.#runs.set(call.agentId, entry);
+    entry.done = work(controller.signal).catch(() => {}).finally(() => {
+      entry.running = false;
+      this.notify(call.owner);
+    });
+  }
+
+  /** The background call that started `agentId`, when made in this process. */
+  callOf(agentId: string): BackgroundCall | undefined {
+    return this.#calls.get(agentId);
+  }
+
+  /** Adds a call known from a transcript (after a restart) so its notice can still be delivered. */
+  rememberCall(call: BackgroundCall): void {
+    if (!this.#calls.has(call.agentId)) this.#calls.set(call.agentId, call);
+  }
+
+  isRunning(id: string): boolean {
+    return this.#runs.get(id)?.running === true;
+  }
+
+  running(owner: SidecarOwner): string[] {
+    return [...this.#runs.values()].filter((r) => r.running && sameOwner(r.owner, owner)).map((r) => r.id);
+  }
+
+  /** Waits for a run of this process to end; false on timeout (0 = no limit) or abort. */
+  async wait(id: string, timeoutMs: number, signal?: AbortSignal): Promise<boolean> {
+    const entry = this.#runs.get(id);
+    if (entry === undefined || !entry.running) return true;
+    const stop = new AbortController();
+    const onAbort = () => stop.abort();
+    signal?.addEventListener("abort", onAbort, { once: true });
+    try {
+      const timer = timeoutMs > 0
+        ? this.#ports.clock.sleep(timeoutMs, stop.signal).then(() => false, () => false)
+        : new Promise<boolean>((resolve) => stop.signal.addEventListener("abort", () => resolve(false)));
+      return await Promise.race([entry.done.then(() => true), timer]);
+    } finally {
+      stop.abort();
+      signal?.removeEventListener("abort", onAbort);
+    }
+  }
+
+  /** Aborts a run of this process; the run itself records `cancelled`. */
+  abort(id: string, reason: string): boolean {
+    const entry = this.#runs.get(id);
+    if (entry === undefined || !entry.running) return false;
+    entry.controller.abort(new Error(reason));
+    return true;
+  }
+
+  /** Wakes this owner's waiters: a completion was enqueued or a run ended. */
+  notify(owner: SidecarOwner): void {
+    const key = ownerKey(owner);
+    this.#changed.add(key);
+    const waiters = this.#waiters.get(key);
+    this.#waiters.delete(key);
+    for (const w of waiters ?? []) w();
+  }
+
+  /** Waits for every run of this process (used before exit and in tests). */
+  async settleAll(): Promise<void> {
+    await Promise.all([...this.#runs.values()].map((r) => r.done));
+  }
+
+  pendingFor(owner: SidecarOwner, delivered: Set<string>): PendingWork {
+    const key = ownerKey(owner);
+    const inbox = this.inboxFor(owner);
+    return {
+      running: () => this.running(owner),
+      takeDeliveries: async () => {
+        this.#changed.delete(key);
+        const out: Delivery[] = [];
+        for (const entry of await inbox.pending()) {
+          if (entry.kind !== "completion" || delivered.has(entry.inboxId) || entry.agentId === undefined) {
+            continue;
+          }
+          // Only a matching background Task call of this owner qualifies (never a foreground call).
+          const call = this.#calls.get(entry.agentId);
+          if (call === undefined || !sameOwner(call.owner, owner)) continue;
+          const loaded = await this.#store.load(entry.agentId);
+          if (loaded === null || !("record" in loaded)) continue;
+          const record = loaded.record;
+          if (record.status === "running" || !record.background) continue;
+          delivered.add(entry.inboxId);
+          out.push({
+            inboxId: entry.inboxId,
+            message: { role: "user", content: [{ type: "text", text: entry.text }], hidden: true },
+            parts: [subtaskRef(call.callId, record, record.status)],
+          });
+        }
+        return out;
+      },
+      acknowledged: (ids) => inbox.remove(ids),
+      waitForChange: (signal) => {
+        if (this.#changed.has(key) || signal.aborted) return Promise.resolve();
+        return new Promise<void>((resolve) => {
+          const set = this.#waiters.get(key) ?? new Set();
+          set.add(resolve);
+          this.#waiters.set(key, set);
+          signal.addEventListener("abort", () => resolve(), { once: true });
+        });
+      },
+      cancelAll: (reason) => {
+        const ids = this.running(owner);
+        for (const id of ids) this.abort(id, reason);
+        return Promise.all(ids.map((id) => this.#runs.get(id)?.done)).then(() => ids);
+      },
+    };
+  }
+}

@@ -1,0 +1,130 @@
+// Owns TaskOutput and TaskStop for one owner (SPEC §6): owner-checked lookups (an unknown or foreign
+// id is `Unknown task ID: <id>`), blocking reads with a timeout, and cancellation that stays
+// cancelled. Returns the child's final answer and metadata, never its raw transcript.
+
+import type { SidecarOwner } from "../store/store.ts";
+import type { SidecarRecord } from "../store/schema.ts";
+import type { ToolContext, ToolResult } from "../tools/tool.ts";
+import type { TaskControlPort } from "../tools/task_control.ts";
+import { isValidSessionId } from "../protocol/ids.ts";
+import { capText, RESULT_CAP } from "./notice.ts";
+import type { SubagentEnv } from "./subagents.ts";
+
+function unknown(id: string): ToolResult {
+  return { content: `Unknown task ID: ${id}`, isError: true };
+}
+
+export class TaskControl implements TaskControlPort {
+  #env: SubagentEnv;
+  #owner: SidecarOwner;
+
+  constructor(env: SubagentEnv, owner: SidecarOwner) {
+    this.#env = env;
+    this.#owner = owner;
+  }
+
+  async #find(id: string): Promise<SidecarRecord | undefined> {
+    if (!isValidSessionId(id)) return undefined;
+    const loaded = await this.#env.store.load(id);
+    if (loaded === null || !("record" in loaded)) return undefined;
+    const r = loaded.record;
+    const owned = r.parentSessionId === this.#owner.parentSessionId &&
+      r.parentProjectPath === this.#owner.parentProjectPath;
+    return owned ? r : undefined;
+  }
+
+  async output(
+    input: { taskId: string; block: boolean; timeoutMs: number },
+    ctx: ToolContext,
+  ): Promise<ToolResult> {
+    const shells = this.#env.shells;
+    if (shells?.owns(input.taskId, this.#owner) === true) return await shells.output(input, ctx.signal);
+    let record = await this.#find(input.taskId);
+    if (record === undefined) return unknown(input.taskId);
+    let retrieval = "success";
+    if (record.status === "running" && input.block) {
+      const inProcess = this.#env.background.isRunning(record.id);
+      if (inProcess) {
+        const ended = await this.#env.background.wait(record.id, input.timeoutMs, ctx.signal);
+        if (!ended) retrieval = "timeout";
+      } else if (input.timeoutMs > 0) {
+        const deadline = this.#env.ports.clock.now() + input.timeoutMs;
+        while (record.status === "running" && this.#env.ports.clock.now() < deadline && !ctx.signal.aborted) {
+          await this.#env.ports.clock.sleep(250, ctx.signal).catch(() => {});
+          record = (await this.#find(input.taskId)) ?? record;
+        }
+        if (record.status === "running") retrieval = "timeout";
+      }
+      record = (await this.#find(input.taskId)) ?? record;
+    } else if (record.status === "running") {
+      retrieval = "not_ready";
+    }
+    return { content: JSON.stringify(this.#payload(record, retrieval), null, 2), isError: false };
+  }
+
+  #payload(r: SidecarRecord, retrieval: string): Record<string, unknown> {
+    const capped = capText(r.result.message, RESULT_CAP);
+    const iso = (ms: number | undefined) => (ms === undefined ? undefined : new Date(ms).toISOString());
+    return {
+      task_id: r.id,
+      task_type: "subagent",
+      retrieval_status: retrieval,
+      status: r.status,
+      subagent_type: r.subagentType,
+      description: r.description,
+      background: r.background,
+      created_at: iso(r.createdAt),
+      last_active_at: iso(r.lastActiveAt),
+      ...(r.completedAt === undefined ? {} : { completed_at: iso(r.completedAt) }),
+      ...(r.status === "running" ? {} : {
+        result: capped.text,
+        ...(capped.truncated
+          ? {
+            result_truncated: true,
+            full_result:
+              `The full text is the "result.message" field of ${this.#env.layout.sessionsDir}/${r.id}.json`,
+          }
+          : {}),
+        success: r.result.success,
+        ...(r.result.error === undefined ? {} : { error: r.result.error }),
+      }),
+      stats: r.stats,
+      lineage: {
+        root_agent_id: r.rootAgentId,
+        resumed_from: r.resumedFrom ?? null,
+        resume_depth: r.resumeDepth,
+      },
+      ...(r.worktree === undefined ? {} : { worktree: { path: r.worktree.path, branch: r.worktree.branch } }),
+      ...(r.restartRecovery === undefined ? {} : { restart_recovery: r.restartRecovery }),
+      ...(r.result.verificationVerdict === undefined
+        ? {}
+        : { verification_verdict: r.result.verificationVerdict }),
+    };
+  }
+
+  async stop(taskId: string, ctx: ToolContext): Promise<ToolResult> {
+    const shells = this.#env.shells;
+    if (shells?.owns(taskId, this.#owner) === true) return await shells.stop(taskId);
+    const record = await this.#find(taskId);
+    if (record === undefined) return unknown(taskId);
+    if (record.status !== "running") {
+      return {
+        content: `Task ${taskId} is not running (status: ${record.status}); nothing to stop.`,
+        isError: false,
+      };
+    }
+    // Commit `cancelled` first: the run's own ending can then never rewrite it to failed.
+    await this.#env.store.markCompleted(taskId, {
+      status: "cancelled",
+      result: { success: false, message: record.result.message, error: "Stopped with TaskStop." },
+      completedAt: this.#env.ports.clock.now(),
+    });
+    const aborted = this.#env.background.abort(taskId, "stopped with TaskStop");
+    if (aborted) await this.#env.background.wait(taskId, 10_000, ctx.signal);
+    return {
+      content: `Stopped ${record.subagentType} task ${taskId} ("${record.description}"): status cancelled.`,
+      isError: false,
+      metadata: { agentId: taskId, status: "cancelled" },
+    };
+  }
+}
