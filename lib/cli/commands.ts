@@ -56,6 +56,7 @@ Subagent runs started from this folder (each run's durable record, its sidecar).
   list [--json] [--all]            runs of this folder (--all: every folder), newest first
   output <id> [--json] [--wait] [--timeout <sec>]   a run's status and final result
   wait <id>… [--timeout <sec>]     wait until the runs end; exit 0 only if all completed
+  cancel <id>…                     stop running runs (status cancelled; their processes are killed)
   clean [--older-than 7d] [--json] remove finished runs older than the age (default 7 days)
 `;
 
@@ -195,7 +196,35 @@ export async function runTasks(argv: string[], ports: Ports, io: Io): Promise<nu
         );}
       return 0;
     }
-    case "cancel":
+    case "cancel": {
+      if (ids.length === 0) throw usageError("blade tasks cancel needs at least one task id.");
+      for (const id of ids) {
+        const record = await find(id);
+        if (record.status !== "running") {
+          io.out(`${id} is not running (${LABELS[record.status]}); nothing to cancel.\n`);
+          continue;
+        }
+        // The first terminal state wins: the run's own ending can no longer rewrite this.
+        await store.markCompleted(id, {
+          status: "cancelled",
+          result: {
+            success: false,
+            message: record.result.message,
+            error: "Cancelled with blade tasks cancel.",
+          },
+          completedAt: ports.clock.now(),
+        });
+        const owner = record.processId;
+        const alive = owner !== undefined &&
+          await ports.process.isAlive(owner, record.processIdentity);
+        io.out(
+          alive
+            ? `Cancelled ${id}; its process (pid ${owner}) stops it within a second.\n`
+            : `Cancelled ${id}; no live process was running it.\n`,
+        );
+      }
+      return 0;
+    }
     case "resume":
       throw new BladeError("not_available", `blade tasks ${command} is not available in this version yet.`, {
         hint: "Foreground runs end with their parent; stop the parent (Ctrl-C) to cancel them.",

@@ -68,10 +68,32 @@ export class BackgroundRuns {
       running: true,
     };
     this.#runs.set(call.agentId, entry);
+    const stopWatch = new AbortController();
     entry.done = work(controller.signal).catch(() => {}).finally(() => {
       entry.running = false;
+      stopWatch.abort();
       this.notify(call.owner);
     });
+    void this.#watch(call.agentId, controller, stopWatch.signal);
+  }
+
+  /**
+   * `blade tasks cancel` from another process marks the sidecar cancelled; the process running the
+   * child notices within a second and stops it (its processes are killed through the abort signal).
+   */
+  async #watch(id: string, run: AbortController, stop: AbortSignal): Promise<void> {
+    while (!stop.aborted) {
+      try {
+        await this.#ports.clock.sleep(1000, stop);
+      } catch {
+        return;
+      }
+      const loaded = await this.#store.load(id).catch(() => null);
+      if (loaded !== null && "record" in loaded && loaded.record.status !== "running") {
+        run.abort(new Error("cancelled from outside"));
+        return;
+      }
+    }
   }
 
   /** The background call that started `agentId`, when made in this process. */
