@@ -1,0 +1,275 @@
+import assert from "node:assert/strict";
+import { BladeError } from "../errors.ts";
+import {
+  bladeProcessPermissions,
+  type ChildPermissionInput,
+  childPermissions,
+  type DenoPermissionSet,
+  toDenoFlags,
+  toWorkerPermissions,
+} from "./deno_permissions.ts";
+import { PERMISSION_MODES } from "./modes.ts";
+
+const ST = "/home/u/.blade";
+const STORAGE_WRITES = [`${ST}/agents/sessions`, `${ST}/projects`, `${ST}/worktrees`];
+const READ_ONLY = ["Read", "Glob", "Grep"];
+const SHELL = ["setsid", "bash", "sh"];
+const ALL_TOOLS = ["Read", "Write", "Edit", "Glob", "Grep", "Bash", "Task", "TaskOutput", "TaskStop"];
+
+const BASE: ChildPermissionInput = {
+  trusted: true,
+  mode: "default",
+  tools: READ_ONLY,
+  workspaceRoot: "/ws",
+  storageRoot: ST,
+  providerHosts: ["127.0.0.1:8080"],
+  envNames: ["ANTHROPIC_API_KEY"],
+  extraReadDirs: ["/home/u/.claude/agents"],
+};
+
+function expected(overrides: Partial<DenoPermissionSet>): DenoPermissionSet {
+  return {
+    read: ["/ws", ST, "/home/u/.claude/agents"],
+    write: false,
+    net: ["127.0.0.1:8080"],
+    env: ["ANTHROPIC_API_KEY"],
+    run: false,
+    sys: false,
+    ffi: false,
+    import: false,
+    ...overrides,
+  };
+}
+
+const CASES: { name: string; input: Partial<ChildPermissionInput>; want: DenoPermissionSet }[] = [
+  { name: "read-only tools: no write, no run", input: {}, want: expected({}) },
+  { name: "no tools at all", input: { tools: [] }, want: expected({}) },
+  {
+    name: "all tools, trusted, default mode: workspace + storage data, bash",
+    input: { tools: ALL_TOOLS },
+    want: expected({ write: ["/ws", ...STORAGE_WRITES], run: SHELL }),
+  },
+  {
+    name: "all tools, trusted, yolo",
+    input: { tools: ALL_TOOLS, mode: "yolo" },
+    want: expected({ write: ["/ws", ...STORAGE_WRITES], run: SHELL }),
+  },
+  {
+    name: "all tools, trusted, autoEdit",
+    input: { tools: ALL_TOOLS, mode: "autoEdit" },
+    want: expected({ write: ["/ws", ...STORAGE_WRITES], run: SHELL }),
+  },
+  {
+    name: "plan mode: read-only whatever the tools",
+    input: { tools: ALL_TOOLS, mode: "plan" },
+    want: expected({}),
+  },
+  {
+    name: "untrusted: storage writes only, never run",
+    input: { tools: ALL_TOOLS, trusted: false, mode: "yolo" },
+    want: expected({ write: STORAGE_WRITES, run: false }),
+  },
+  { name: "untrusted read-only", input: { trusted: false }, want: expected({}) },
+  {
+    name: "Write without Bash: write, no run",
+    input: { tools: ["Read", "Write"] },
+    want: expected({ write: ["/ws", ...STORAGE_WRITES] }),
+  },
+  {
+    name: "Edit alone makes the set writable",
+    input: { tools: ["Edit"] },
+    want: expected({ write: ["/ws", ...STORAGE_WRITES] }),
+  },
+  {
+    name: "Bash alone: write and bash",
+    input: { tools: ["Bash"] },
+    want: expected({ write: ["/ws", ...STORAGE_WRITES], run: SHELL }),
+  },
+  {
+    name: "worktree management adds git even in plan mode",
+    input: { mode: "plan", manageWorktree: true },
+    want: expected({ run: ["git"] }),
+  },
+  {
+    name: "worktree management adds git even untrusted",
+    input: { trusted: false, tools: ALL_TOOLS, manageWorktree: true },
+    want: expected({ write: STORAGE_WRITES, run: ["git"] }),
+  },
+  {
+    name: "worktree management with Bash",
+    input: { tools: ALL_TOOLS, manageWorktree: true },
+    want: expected({ write: ["/ws", ...STORAGE_WRITES], run: [...SHELL, "git"] }),
+  },
+  {
+    name: "custom shell programs",
+    input: { tools: ALL_TOOLS, shellPrograms: ["sh", "setsid"] },
+    want: expected({ write: ["/ws", ...STORAGE_WRITES], run: ["sh", "setsid"] }),
+  },
+  {
+    name: "isolated worktree inside the storage root is covered by it",
+    input: { tools: ALL_TOOLS, workspaceRoot: `${ST}/worktrees/repo-0123456789ab/agent+x` },
+    want: expected({ read: [ST, "/home/u/.claude/agents"], write: STORAGE_WRITES, run: SHELL }),
+  },
+  {
+    name: "no providers, no variables",
+    input: { providerHosts: [], envNames: [] },
+    want: expected({ net: false, env: false }),
+  },
+  {
+    name: "duplicates, trailing separators and nested paths collapse",
+    input: {
+      extraReadDirs: ["/ws/", "/ws/sub", "/other", "/other/", "/wsx"],
+      providerHosts: ["a:1", "a:1", "b:2"],
+      envNames: ["X", "X", ""],
+    },
+    want: expected({ read: ["/ws", ST, "/other", "/wsx"], net: ["a:1", "b:2"], env: ["X"] }),
+  },
+  {
+    name: "module folders for computed imports are readable",
+    input: { extraReadDirs: [], moduleDirs: ["/opt/blade/lib"] },
+    want: expected({ read: ["/ws", ST, "/opt/blade/lib"] }),
+  },
+  {
+    name: "session records written by the child itself stay writable in plan mode",
+    input: { mode: "plan", tools: ALL_TOOLS, sessionWriteDirs: [`${ST}/projects/-ws`] },
+    want: expected({ write: [`${ST}/projects/-ws`] }),
+  },
+  {
+    name: "session records inside a granted storage folder collapse into it",
+    input: { tools: ALL_TOOLS, sessionWriteDirs: [`${ST}/projects/-ws`] },
+    want: expected({ write: ["/ws", ...STORAGE_WRITES], run: SHELL }),
+  },
+  { name: "sys names", input: { sysNames: ["hostname"] }, want: expected({ sys: ["hostname"] }) },
+  {
+    name: "Windows paths",
+    input: {
+      tools: ALL_TOOLS,
+      workspaceRoot: "C:\\ws",
+      storageRoot: "C:\\Users\\u\\.blade",
+      extraReadDirs: ["C:\\ws\\sub"],
+    },
+    want: expected({
+      read: ["C:\\ws", "C:\\Users\\u\\.blade"],
+      write: [
+        "C:\\ws",
+        "C:\\Users\\u\\.blade\\agents\\sessions",
+        "C:\\Users\\u\\.blade\\projects",
+        "C:\\Users\\u\\.blade\\worktrees",
+      ],
+      run: SHELL,
+    }),
+  },
+];
+
+for (const c of CASES) {
+  Deno.test(`childPermissions: ${c.name}`, () => {
+    assert.deepEqual(childPermissions({ ...BASE, ...c.input }), c.want);
+  });
+}
+
+Deno.test("childPermissions: invariants over every mode, trust and tool set", () => {
+  for (const mode of PERMISSION_MODES) {
+    for (const trusted of [true, false]) {
+      for (const tools of [[], READ_ONLY, ["Write"], ["Edit"], ["Bash"], ALL_TOOLS]) {
+        const set = childPermissions({ ...BASE, mode, trusted, tools });
+        const writes = mode !== "plan" && tools.some((t) => ["Write", "Edit", "Bash"].includes(t));
+        const shell = trusted && mode !== "plan" && tools.includes("Bash");
+        const label = `${mode} trusted=${trusted} tools=${tools.join(",")}`;
+        assert.equal(set.write !== false, writes, label);
+        assert.equal(set.run !== false, shell, label);
+        if (Array.isArray(set.write) && !trusted) assert.ok(!set.write.includes("/ws"), label);
+        for (const kind of ["read", "write", "net", "env", "run", "sys"] as const) {
+          assert.notEqual(set[kind], true, `${label}: ${kind} is never whole for a child`);
+        }
+        assert.equal(set.ffi, false);
+        assert.equal(set.import, false);
+      }
+    }
+  }
+});
+
+Deno.test("childPermissions: trust.json, config.json and user agents are never writable", () => {
+  const set = childPermissions({ ...BASE, tools: ALL_TOOLS, mode: "yolo" });
+  assert.ok(Array.isArray(set.write));
+  assert.ok(!set.write.includes(ST));
+  for (const path of set.write) {
+    assert.ok(!`${ST}/trust.json`.startsWith(`${path}/`), path);
+    assert.ok(!`${ST}/agents/x.md`.startsWith(`${path}/`), path);
+  }
+});
+
+Deno.test("toWorkerPermissions: every kind explicit, lists copied", () => {
+  const set = childPermissions({ ...BASE, tools: ALL_TOOLS });
+  const worker = toWorkerPermissions(set);
+  assert.deepEqual(worker, {
+    read: ["/ws", ST, "/home/u/.claude/agents"],
+    write: ["/ws", ...STORAGE_WRITES],
+    net: ["127.0.0.1:8080"],
+    env: ["ANTHROPIC_API_KEY"],
+    run: SHELL,
+    sys: false,
+    ffi: false,
+    import: false,
+  });
+  assert.notEqual(worker.read, set.read);
+  assert.equal(toWorkerPermissions(bladeProcessPermissions()).import, false);
+});
+
+const FLAG_CASES: { name: string; set: DenoPermissionSet; ignoreEnv?: string[]; want: string[] }[] = [
+  {
+    name: "child set",
+    set: childPermissions({ ...BASE, tools: ALL_TOOLS }),
+    want: [
+      "--no-prompt",
+      `--allow-read=/ws,${ST},/home/u/.claude/agents`,
+      `--allow-write=/ws,${STORAGE_WRITES.join(",")}`,
+      "--allow-net=127.0.0.1:8080",
+      "--allow-env=ANTHROPIC_API_KEY",
+      "--allow-run=setsid,bash,sh",
+      "--deny-import",
+      "--ignore-env=LOG_TOKENS,LOG_STREAM",
+    ],
+  },
+  {
+    name: "nothing granted",
+    set: { read: false, write: false, net: [], env: false, run: false, sys: false, ffi: false },
+    ignoreEnv: [],
+    want: ["--no-prompt"],
+  },
+  {
+    name: "whole kinds",
+    set: { read: true, write: false, net: true, env: ["A"], run: false, sys: ["uid"], ffi: false },
+    ignoreEnv: ["X"],
+    want: [
+      "--no-prompt",
+      "--allow-read",
+      "--allow-net",
+      "--allow-env=A",
+      "--allow-sys=uid",
+      "--ignore-env=X",
+    ],
+  },
+];
+
+for (const c of FLAG_CASES) {
+  Deno.test(`toDenoFlags: ${c.name}`, () => {
+    const flags = toDenoFlags(c.set, c.ignoreEnv === undefined ? {} : { ignoreEnv: c.ignoreEnv });
+    assert.deepEqual(flags, c.want);
+    assert.ok(!flags.includes("-A") && !flags.includes("--allow-all"));
+  });
+}
+
+Deno.test("toDenoFlags: a comma in a path cannot be expressed and is refused", () => {
+  const set = childPermissions({ ...BASE, workspaceRoot: "/a,b" });
+  assert.throws(
+    () => toDenoFlags(set),
+    (e: unknown) => e instanceof BladeError && e.code === "permission_flag_value",
+  );
+});
+
+Deno.test("bladeProcessPermissions: the `blade` task in deno.json grants exactly these flags", async () => {
+  const config = JSON.parse(await Deno.readTextFile(new URL("../../deno.json", import.meta.url)));
+  const task: string = config.tasks.blade;
+  const taskFlags = task.split(/\s+/).filter((word) => word.startsWith("-"));
+  assert.deepEqual(new Set(taskFlags), new Set(toDenoFlags(bladeProcessPermissions())));
+});

@@ -1,0 +1,247 @@
+// Owns running one module under a Deno permission set with a message channel: request/response, an
+// ordered event stream, crash propagation and prompt cancellation, over either mechanism (a Worker
+// with `deno.permissions`, or a self-spawned `deno run` with scoped flags). The executor runs one child
+// session inside it. Does not decide the permission set (deno_permissions.ts) nor what the child does.
+
+import { BladeError } from "../errors.ts";
+import type { DenoPermissionSet } from "./deno_permissions.ts";
+import {
+  type ChildMessage,
+  isChildMessage,
+  type SandboxTransport,
+  type TransportSink,
+  type WireError,
+} from "./sandbox_protocol.ts";
+import { openProcessTransport, type ProcessTransportOptions } from "./sandbox_process.ts";
+import { openWorkerTransport } from "./sandbox_worker.ts";
+
+export type SandboxMechanism = "worker" | "process";
+
+export interface SandboxOptions<Ev> {
+  mechanism: SandboxMechanism;
+  permissions: DenoPermissionSet;
+  /** Shown in errors and as the Worker's name; default: the module's file name. */
+  name?: string;
+  /** Receives the child's events in the order it emitted them. */
+  onEvent?: (event: Ev) => void;
+  /** Aborting cancels the child (as `cancel()`). */
+  signal?: AbortSignal;
+  /** How long the child may take to send `ready`; default 30 s. */
+  startTimeoutMs?: number;
+  /** Process mechanism only. */
+  process?: Omit<ProcessTransportOptions, "name" | "permissions">;
+}
+
+export type SandboxExit =
+  | { state: "exited"; code: number }
+  | { state: "crashed"; message: string }
+  | { state: "cancelled"; reason: string };
+
+export interface Sandbox<Req = unknown, Res = unknown> extends AsyncDisposable {
+  readonly name: string;
+  readonly mechanism: SandboxMechanism;
+  /** The Deno permission set the child runs with, for diagnostics. */
+  readonly permissions: DenoPermissionSet;
+  /** Process mechanism: the child's PID and its `deno` arguments (flags included). */
+  readonly pid: number | undefined;
+  readonly args: readonly string[] | undefined;
+  /** Resolves once the child is gone; never rejects. */
+  readonly exited: Promise<SandboxExit>;
+  /** Rejects with a BladeError when the child fails, crashes, exits or is cancelled before answering. */
+  request(value: Req): Promise<Res>;
+  /**
+   * Ends the child; requests still pending then reject with code `sandbox_cancelled`. With `graceMs`,
+   * in-flight work is first aborted (the handlers' `ctx.signal`) and given that long to answer, so
+   * tools can kill the processes they started; without it the child ends at once.
+   */
+  cancel(reason?: string, options?: CancelOptions): Promise<SandboxExit>;
+}
+
+export interface CancelOptions {
+  graceMs?: number;
+}
+
+const DEFAULT_START_TIMEOUT_MS = 30_000;
+
+/** Starts the module and resolves once it has sent `ready` (rejects with a BladeError otherwise). */
+export async function startSandbox<Req = unknown, Res = unknown, Ev = unknown>(
+  module: URL,
+  options: SandboxOptions<Ev>,
+): Promise<Sandbox<Req, Res>> {
+  const sandbox = new SandboxChannel<Req, Res, Ev>(module, options);
+  await sandbox.started;
+  return sandbox;
+}
+
+interface Pending {
+  resolve(value: unknown): void;
+  reject(error: BladeError): void;
+}
+
+class SandboxChannel<Req, Res, Ev> implements Sandbox<Req, Res> {
+  readonly name: string;
+  readonly mechanism: SandboxMechanism;
+  readonly permissions: DenoPermissionSet;
+  readonly started: Promise<void>;
+  readonly exited: Promise<SandboxExit>;
+  #transport: SandboxTransport | undefined;
+  #onEvent: ((event: Ev) => void) | undefined;
+  #signal: AbortSignal | undefined;
+  #state: "starting" | "ready" | "ended" = "starting";
+  #endError: BladeError | undefined;
+  #pending = new Map<number, Pending>();
+  #nextId = 1;
+  #ready = Promise.withResolvers<void>();
+  #exit = Promise.withResolvers<SandboxExit>();
+  #timer: ReturnType<typeof setTimeout> | undefined;
+  #drained: PromiseWithResolvers<void> | undefined;
+  #onAbort = () => void this.cancel("aborted");
+
+  constructor(module: URL, options: SandboxOptions<Ev>) {
+    this.name = options.name ?? module.pathname.split("/").pop() ?? module.href;
+    this.mechanism = options.mechanism;
+    this.permissions = options.permissions;
+    this.#onEvent = options.onEvent;
+    this.#signal = options.signal;
+    this.started = this.#ready.promise;
+    this.exited = this.#exit.promise;
+    const sink: TransportSink = {
+      message: (value) => this.#receive(value),
+      failed: (reason) => this.#crash(reason),
+      ended: (code, detail) => this.#ended(code, detail),
+    };
+    const base = { name: this.name, permissions: options.permissions };
+    this.#transport = options.mechanism === "worker"
+      ? openWorkerTransport(module, base, sink)
+      : openProcessTransport(module, { ...options.process, ...base }, sink);
+    const timeout = options.startTimeoutMs ?? DEFAULT_START_TIMEOUT_MS;
+    this.#timer = setTimeout(() => this.#crash(`it did not start within ${timeout} ms`), timeout);
+    this.#signal?.addEventListener("abort", this.#onAbort, { once: true });
+    if (this.#signal?.aborted) this.#onAbort();
+  }
+
+  get pid(): number | undefined {
+    return this.#transport?.pid;
+  }
+
+  get args(): readonly string[] | undefined {
+    return this.#transport?.args;
+  }
+
+  request(value: Req): Promise<Res> {
+    if (this.#state !== "ready") {
+      return Promise.reject(this.#endError ?? this.#error("sandbox_not_ready", "is not ready"));
+    }
+    const id = this.#nextId++;
+    const { promise, resolve, reject } = Promise.withResolvers<unknown>();
+    this.#pending.set(id, { resolve, reject });
+    try {
+      this.#transport?.send({ t: "request", id, value });
+    } catch (error) {
+      this.#pending.delete(id);
+      reject(this.#error("sandbox_request_failed", `could not be sent a request: ${String(error)}`));
+    }
+    return promise as Promise<Res>;
+  }
+
+  async cancel(reason = "cancelled", options: CancelOptions = {}): Promise<SandboxExit> {
+    const grace = options.graceMs ?? 0;
+    if (grace > 0 && this.#state === "ready" && this.#pending.size > 0) {
+      this.#drained ??= Promise.withResolvers<void>();
+      this.#transport?.send({ t: "abort", reason });
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      const expired = new Promise<void>((resolve) => (timer = setTimeout(resolve, grace)));
+      await Promise.race([this.#drained.promise, expired, this.exited]);
+      clearTimeout(timer);
+    }
+    this.#end({ state: "cancelled", reason }, this.#error("sandbox_cancelled", `was cancelled (${reason})`));
+    return await this.exited;
+  }
+
+  async [Symbol.asyncDispose](): Promise<void> {
+    await this.cancel("disposed");
+  }
+
+  #receive(value: unknown): void {
+    if (this.#state === "ended") return;
+    if (!isChildMessage(value)) return this.#crash("it sent a message outside the sandbox protocol");
+    this.#handle(value);
+  }
+
+  #handle(message: ChildMessage): void {
+    switch (message.t) {
+      case "ready":
+        this.#state = "ready";
+        clearTimeout(this.#timer);
+        this.#ready.resolve();
+        return;
+      case "response": {
+        const pending = this.#pending.get(message.id);
+        if (pending === undefined) return;
+        this.#pending.delete(message.id);
+        if (message.ok) pending.resolve(message.value);
+        else pending.reject(remoteError(message.error));
+        if (this.#pending.size === 0) this.#drained?.resolve();
+        return;
+      }
+      case "event":
+        this.#onEvent?.(message.value as Ev);
+        return;
+      case "fatal":
+        return this.#crash(`uncaught ${message.error.name}: ${message.error.message}`);
+      case "exit":
+        return this.#ended(message.code);
+    }
+  }
+
+  #ended(code: number, detail?: string): void {
+    if (code === 0 && this.#state === "ready" && this.#pending.size === 0) {
+      return this.#end({ state: "exited", code }, this.#error("sandbox_exited", "has exited"));
+    }
+    const why = code === 0 ? "it exited before answering" : `it exited with code ${code}`;
+    this.#crash(detail === undefined ? why : `${why}: ${lastLines(detail)}`);
+  }
+
+  #crash(reason: string): void {
+    const starting = this.#state === "starting";
+    const error = starting
+      ? this.#error("sandbox_start_failed", `failed to start: ${reason}`)
+      : this.#error("sandbox_crashed", `crashed: ${reason}`);
+    this.#end({ state: "crashed", message: error.message }, error);
+  }
+
+  #end(exit: SandboxExit, error: BladeError): void {
+    if (this.#state === "ended") return;
+    this.#state = "ended";
+    this.#endError = error;
+    clearTimeout(this.#timer);
+    this.#signal?.removeEventListener("abort", this.#onAbort);
+    this.#ready.reject(error);
+    this.#ready.promise.catch(() => {}); // observed by startSandbox, or irrelevant once started
+    for (const pending of this.#pending.values()) pending.reject(error);
+    this.#pending.clear();
+    const transport = this.#transport;
+    void (transport === undefined ? Promise.resolve() : transport.kill()).then(() =>
+      this.#exit.resolve(exit)
+    );
+  }
+
+  #error(code: string, what: string): BladeError {
+    return new BladeError(code, `Sandboxed child "${this.name}" ${what}`);
+  }
+}
+
+function remoteError(error: WireError): BladeError {
+  const message = error.name === "BladeError" || error.name === "Error"
+    ? error.message
+    : `${error.name}: ${error.message}`;
+  return new BladeError(
+    error.code ?? "sandbox_request_failed",
+    message,
+    error.hint === undefined ? {} : { hint: error.hint },
+  );
+}
+
+function lastLines(text: string): string {
+  return text.trim().split("\n").slice(-5).join("\n");
+}

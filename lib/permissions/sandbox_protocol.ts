@@ -1,0 +1,133 @@
+// Owns the wire vocabulary between a sandbox parent and its child: messages, error shape, the line
+// framing used over a process's stdin/stdout, and the transport contract each mechanism implements.
+// No I/O of its own (readLines reads a stream it is given). Payloads travel by structured clone in a
+// Worker and as JSON over a process, so they must be JSON-compatible to work under both mechanisms.
+
+/** Parent → child: one request to answer. */
+export interface RequestMessage {
+  t: "request";
+  id: number;
+  value: unknown;
+}
+
+/** Parent → child: stop in-flight work now (the child's handlers see their signal abort). */
+export interface AbortMessage {
+  t: "abort";
+  reason: string;
+}
+
+export type ParentMessage = RequestMessage | AbortMessage;
+
+export interface WireError {
+  name: string;
+  message: string;
+  /** A BladeError's code and hint, so the parent can rebuild it. */
+  code?: string;
+  hint?: string;
+  stack?: string;
+}
+
+/** Child → parent. `ready` is always the first message; `fatal` and `exit` are the last. */
+export type ChildMessage =
+  | { t: "ready" }
+  | { t: "response"; id: number; ok: true; value: unknown }
+  | { t: "response"; id: number; ok: false; error: WireError }
+  | { t: "event"; value: unknown }
+  | { t: "fatal"; error: WireError }
+  | { t: "exit"; code: number };
+
+/** Marks protocol lines on a child's stdout; any other line there is stray output, kept for diagnostics. */
+export const FRAME_PREFIX = "\u001eblade-sandbox ";
+
+export function encodeFrame(message: ParentMessage | ChildMessage): string {
+  return `${FRAME_PREFIX}${JSON.stringify(message)}\n`;
+}
+
+/** The message in one line, or undefined when the line is not a well-formed frame. */
+export function decodeFrame(line: string): unknown {
+  if (!line.startsWith(FRAME_PREFIX)) return undefined;
+  try {
+    return JSON.parse(line.slice(FRAME_PREFIX.length));
+  } catch {
+    return undefined;
+  }
+}
+
+/** Calls onLine for each newline-terminated line of a byte stream (and a last unterminated one). */
+export async function readLines(
+  stream: ReadableStream<Uint8Array>,
+  onLine: (line: string) => void,
+): Promise<void> {
+  let buffered = "";
+  for await (const chunk of stream.pipeThrough(new TextDecoderStream())) {
+    buffered += chunk;
+    for (let nl = buffered.indexOf("\n"); nl >= 0; nl = buffered.indexOf("\n")) {
+      onLine(buffered.slice(0, nl));
+      buffered = buffered.slice(nl + 1);
+    }
+  }
+  if (buffered !== "") onLine(buffered);
+}
+
+export function isParentMessage(value: unknown): value is ParentMessage {
+  if (!isRecord(value)) return false;
+  if (value.t === "request") return typeof value.id === "number";
+  return value.t === "abort" && typeof value.reason === "string";
+}
+
+export function isChildMessage(value: unknown): value is ChildMessage {
+  if (!isRecord(value)) return false;
+  switch (value.t) {
+    case "ready":
+      return true;
+    case "response":
+      return typeof value.id === "number" && (value.ok === true || isWireError(value.error));
+    case "event":
+      return "value" in value;
+    case "fatal":
+      return isWireError(value.error);
+    case "exit":
+      return typeof value.code === "number";
+    default:
+      return false;
+  }
+}
+
+export function toWireError(value: unknown): WireError {
+  if (!(value instanceof Error)) return { name: "Error", message: String(value) };
+  const wire: WireError = { name: value.name, message: value.message };
+  const extra = value as Error & { code?: unknown; hint?: unknown };
+  if (typeof extra.code === "string") wire.code = extra.code;
+  if (typeof extra.hint === "string") wire.hint = extra.hint;
+  if (value.stack !== undefined) wire.stack = value.stack;
+  return wire;
+}
+
+function isWireError(value: unknown): value is WireError {
+  return isRecord(value) && typeof value.name === "string" && typeof value.message === "string";
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null;
+}
+
+/** What a mechanism reports to the parent's channel. */
+export interface TransportSink {
+  /** A message from the child, not yet validated. */
+  message(value: unknown): void;
+  /** The child failed outside the protocol (module load error, uncaught error seen by the host). */
+  failed(reason: string): void;
+  /** The child is gone; `detail` is its last stderr lines when known. */
+  ended(code: number, detail?: string): void;
+}
+
+/** The parent's end of one mechanism (Worker or process). */
+export interface SandboxTransport {
+  send(message: ParentMessage): void;
+  /** Ends the child at once; resolves when it is gone and its resources are released. */
+  kill(): Promise<void>;
+  /** The child's process id (process mechanism only). */
+  readonly pid?: number;
+  /** The Deno command line the child runs with (process mechanism only). */
+  readonly args?: readonly string[];
+}

@@ -1,0 +1,193 @@
+import assert from "node:assert/strict";
+import type { ProbeRequest, ProbeResult } from "../../tests/support/probe_child.ts";
+import { BladeError } from "../errors.ts";
+import { childPermissions, type DenoPermissionSet } from "./deno_permissions.ts";
+import { type SandboxMechanism, startSandbox } from "./sandbox.ts";
+
+const PROBE = new URL("../../tests/support/probe_child.ts", import.meta.url);
+const BROKEN = new URL("../../tests/support/broken_child.ts", import.meta.url);
+const SILENT = new URL("../../tests/support/silent_child.ts", import.meta.url);
+const MECHANISMS: SandboxMechanism[] = ["worker", "process"];
+
+function readOnly(dir: string): DenoPermissionSet {
+  return childPermissions({
+    trusted: true,
+    mode: "default",
+    tools: ["Read"],
+    workspaceRoot: dir,
+    storageRoot: `${dir}/storage`,
+    providerHosts: [],
+    envNames: [],
+  });
+}
+
+async function withDir(fn: (dir: string) => Promise<void>): Promise<void> {
+  const dir = await Deno.realPath(await Deno.makeTempDir({ prefix: "blade-sandbox-" }));
+  try {
+    await fn(dir);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+}
+
+function isBladeError(code: string, includes?: string): (e: unknown) => boolean {
+  return (e) => {
+    assert.ok(e instanceof BladeError, String(e));
+    assert.equal(e.code, code, e.message);
+    if (includes !== undefined) assert.ok(e.message.includes(includes), e.message);
+    return true;
+  };
+}
+
+for (const mechanism of MECHANISMS) {
+  Deno.test(`sandbox (${mechanism}): requests, ordered events, handler errors, clean shutdown`, async () => {
+    await withDir(async (dir) => {
+      const events: number[] = [];
+      const permissions = readOnly(dir);
+      await using sandbox = await startSandbox<ProbeRequest, ProbeResult, number>(PROBE, {
+        mechanism,
+        permissions,
+        onEvent: (n) => events.push(n),
+      });
+      assert.equal(sandbox.mechanism, mechanism);
+      assert.deepEqual(sandbox.permissions, permissions);
+      assert.deepEqual(await sandbox.request({ op: "echo", value: { a: [1, "two"] } }), {
+        outcome: "ok",
+        value: { a: [1, "two"] },
+      });
+      assert.deepEqual(await sandbox.request({ op: "events", count: 5 }), { outcome: "ok", value: 5 });
+      assert.deepEqual(events, [0, 1, 2, 3, 4], "every event arrives, in order, before the response");
+      await assert.rejects(sandbox.request({ op: "fail", message: "handler said no" }), (e: unknown) => {
+        assert.ok(e instanceof BladeError);
+        assert.equal(e.message, "handler said no");
+        return true;
+      });
+      const [a, b] = await Promise.all([
+        sandbox.request({ op: "echo", value: 1 }),
+        sandbox.request({ op: "echo", value: 2 }),
+      ]);
+      assert.deepEqual([a, b], [{ outcome: "ok", value: 1 }, { outcome: "ok", value: 2 }]);
+      assert.deepEqual(await sandbox.cancel("done"), { state: "cancelled", reason: "done" });
+      await assert.rejects(sandbox.request({ op: "echo", value: 3 }), isBladeError("sandbox_cancelled"));
+    });
+  });
+
+  Deno.test(`sandbox (${mechanism}): an uncaught error in the child fails pending requests clearly`, async () => {
+    await withDir(async (dir) => {
+      const sandbox = await startSandbox<ProbeRequest, ProbeResult>(PROBE, {
+        mechanism,
+        permissions: readOnly(dir),
+      });
+      await assert.rejects(
+        sandbox.request({ op: "crash", message: "kaboom in child" }),
+        isBladeError("sandbox_crashed", "kaboom in child"),
+      );
+      const exit = await sandbox.exited;
+      assert.equal(exit.state, "crashed");
+      assert.ok(exit.state === "crashed" && exit.message.includes("kaboom in child"));
+    });
+  });
+
+  Deno.test(`sandbox (${mechanism}): a child that exits mid-request fails it with the exit code`, async () => {
+    await withDir(async (dir) => {
+      const sandbox = await startSandbox<ProbeRequest, ProbeResult>(PROBE, {
+        mechanism,
+        permissions: readOnly(dir),
+      });
+      await assert.rejects(
+        sandbox.request({ op: "exit", code: 3 }),
+        isBladeError("sandbox_crashed", "code 3"),
+      );
+      assert.equal((await sandbox.exited).state, "crashed");
+    });
+  });
+
+  Deno.test(`sandbox (${mechanism}): cancel ends a busy child and its pending requests`, async () => {
+    await withDir(async (dir) => {
+      const controller = new AbortController();
+      const sandbox = await startSandbox<ProbeRequest, ProbeResult>(PROBE, {
+        mechanism,
+        permissions: readOnly(dir),
+        signal: controller.signal,
+      });
+      const pending = sandbox.request({ op: "hang" });
+      controller.abort();
+      await assert.rejects(pending, isBladeError("sandbox_cancelled", "aborted"));
+      assert.deepEqual(await sandbox.exited, { state: "cancelled", reason: "aborted" });
+      if (mechanism === "process") {
+        assert.ok(sandbox.pid !== undefined);
+        assert.throws(() => Deno.kill(sandbox.pid!, "SIGCONT"), "the child process is gone");
+      }
+    });
+  });
+
+  Deno.test(`sandbox (${mechanism}): a graceful cancel lets in-flight work answer first`, async () => {
+    await withDir(async (dir) => {
+      const sandbox = await startSandbox<ProbeRequest, ProbeResult>(PROBE, {
+        mechanism,
+        permissions: readOnly(dir),
+      });
+      const cooperative = sandbox.request({ op: "waitForAbort" });
+      const exit = await sandbox.cancel("user stop", { graceMs: 10_000 });
+      assert.deepEqual(await cooperative, { outcome: "aborted", message: "user stop" });
+      assert.deepEqual(exit, { state: "cancelled", reason: "user stop" });
+    });
+  });
+
+  Deno.test(`sandbox (${mechanism}): a graceful cancel still ends a child that ignores it`, async () => {
+    await withDir(async (dir) => {
+      const sandbox = await startSandbox<ProbeRequest, ProbeResult>(PROBE, {
+        mechanism,
+        permissions: readOnly(dir),
+      });
+      const stubborn = assert.rejects(
+        sandbox.request({ op: "hang" }),
+        isBladeError("sandbox_cancelled", "user stop"),
+      );
+      await sandbox.cancel("user stop", { graceMs: 50 });
+      await stubborn;
+    });
+  });
+
+  Deno.test(`sandbox (${mechanism}): a child that fails to load rejects the start with its error`, async () => {
+    await withDir(async (dir) => {
+      await assert.rejects(
+        startSandbox(BROKEN, { mechanism, permissions: readOnly(dir) }),
+        isBladeError("sandbox_start_failed", "broken child failed while loading"),
+      );
+    });
+  });
+
+  Deno.test(`sandbox (${mechanism}): a child that never says ready is given up on`, async () => {
+    await withDir(async (dir) => {
+      await assert.rejects(
+        startSandbox(SILENT, { mechanism, permissions: readOnly(dir), startTimeoutMs: 300 }),
+        isBladeError("sandbox_start_failed", "did not start within 300 ms"),
+      );
+    });
+  });
+}
+
+Deno.test("sandbox (process): the child runs with scoped flags, never -A", async () => {
+  await withDir(async (dir) => {
+    await using sandbox = await startSandbox(PROBE, { mechanism: "process", permissions: readOnly(dir) });
+    const args = sandbox.args ?? [];
+    assert.deepEqual(
+      args.slice(0, 3),
+      ["run", "--no-prompt", `--allow-read=${dir}`],
+      "storage is inside dir",
+    );
+    assert.ok(!args.includes("-A") && !args.some((a) => a.startsWith("--allow-write")));
+  });
+});
+
+Deno.test("sandbox (process): payloads go through JSON, so non-JSON values are lost", async () => {
+  await withDir(async (dir) => {
+    await using sandbox = await startSandbox<ProbeRequest, ProbeResult>(PROBE, {
+      mechanism: "process",
+      permissions: readOnly(dir),
+    });
+    const answer = await sandbox.request({ op: "echo", value: { when: new Date(0), gone: undefined } });
+    assert.deepEqual(answer, { outcome: "ok", value: { when: "1970-01-01T00:00:00.000Z" } });
+  });
+});

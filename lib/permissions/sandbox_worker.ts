@@ -1,0 +1,54 @@
+// Owns the Worker mechanism of the sandbox: one module in its own isolate and thread, with a Deno
+// permission set given as Worker `deno.permissions` (needs the `worker-options` unstable feature).
+// Does not validate messages or track requests: sandbox.ts does.
+
+import { BladeError, describeError } from "../errors.ts";
+import { type DenoPermissionSet, toWorkerPermissions } from "./deno_permissions.ts";
+import type { SandboxTransport, TransportSink } from "./sandbox_protocol.ts";
+
+export interface WorkerTransportOptions {
+  name: string;
+  permissions: DenoPermissionSet;
+}
+
+export function openWorkerTransport(
+  module: URL,
+  options: WorkerTransportOptions,
+  sink: TransportSink,
+): SandboxTransport {
+  let worker: Worker;
+  try {
+    worker = new Worker(module, {
+      type: "module",
+      name: options.name,
+      deno: { permissions: toWorkerPermissions(options.permissions) },
+    });
+  } catch (error) {
+    if (error instanceof Deno.errors.NotCapable) {
+      throw new BladeError(
+        "sandbox_permissions",
+        `Cannot start child "${options.name}": its permissions exceed Blade's own (${describeError(error)})`,
+        {
+          hint: "Start Blade with the matching --allow-* flag (see docs/guides/permissions.md)",
+          cause: error,
+        },
+      );
+    }
+    throw error;
+  }
+  worker.onmessage = (e) => sink.message(e.data);
+  worker.onerror = (e) => {
+    e.preventDefault(); // the parent survives; the failure reaches callers as a crash instead
+    sink.failed(e.message);
+  };
+  worker.onmessageerror = () => sink.failed("it sent a message that could not be deserialized");
+  return {
+    send: (message) => worker.postMessage(message),
+    kill() {
+      // Stops a worker that awaits I/O at once. Deno 2.9 cannot stop a synchronous endless loop this
+      // way (the thread keeps spinning until the process exits); Blade's own code never loops so.
+      worker.terminate();
+      return Promise.resolve();
+    },
+  };
+}

@@ -1,0 +1,160 @@
+// Proof that Deno itself enforces each child's grant (SPEC §2): code inside the child calls Deno APIs
+// directly, bypassing every Blade tool and tool filter, and Deno answers NotCapable beyond the grant.
+// Runs under both sandbox mechanisms. The symlink case shows why tools must still resolve paths.
+
+import assert from "node:assert/strict";
+import { type ChildPermissionInput, childPermissions } from "../lib/permissions/deno_permissions.ts";
+import { type SandboxMechanism, startSandbox } from "../lib/permissions/sandbox.ts";
+import type { ProbeRequest, ProbeResult } from "./support/probe_child.ts";
+
+const PROBE = new URL("./support/probe_child.ts", import.meta.url);
+const MECHANISMS: SandboxMechanism[] = ["worker", "process"];
+const ALL_TOOLS = ["Read", "Write", "Edit", "Glob", "Grep", "Bash", "Task"];
+
+interface Layout {
+  ws: string;
+  storage: string;
+  outside: string;
+}
+
+async function withLayout(fn: (layout: Layout) => Promise<void>): Promise<void> {
+  const root = await Deno.realPath(await Deno.makeTempDir({ prefix: "blade-proof-" }));
+  const layout = { ws: `${root}/ws`, storage: `${root}/storage`, outside: `${root}/outside` };
+  for (const dir of Object.values(layout)) await Deno.mkdir(dir);
+  await Deno.writeTextFile(`${layout.ws}/a.txt`, "inside");
+  await Deno.writeTextFile(`${layout.outside}/secret.txt`, "outside secret");
+  try {
+    await fn(layout);
+  } finally {
+    await Deno.remove(root, { recursive: true });
+  }
+}
+
+function permissionsFor(layout: Layout, input: Partial<ChildPermissionInput>) {
+  return childPermissions({
+    trusted: true,
+    mode: "default",
+    tools: ["Read", "Glob", "Grep"],
+    workspaceRoot: layout.ws,
+    storageRoot: layout.storage,
+    providerHosts: [],
+    envNames: [],
+    ...input,
+  });
+}
+
+/** Runs each request in one fresh child and returns the outcomes. */
+async function probe(
+  mechanism: SandboxMechanism,
+  permissions: ReturnType<typeof childPermissions>,
+  requests: ProbeRequest[],
+): Promise<ProbeResult[]> {
+  await using child = await startSandbox<ProbeRequest, ProbeResult>(PROBE, { mechanism, permissions });
+  const results: ProbeResult[] = [];
+  for (const request of requests) results.push(await child.request(request));
+  return results;
+}
+
+async function exists(path: string): Promise<boolean> {
+  return await Deno.lstat(path).then(() => true, () => false);
+}
+
+for (const mechanism of MECHANISMS) {
+  Deno.test(`proof (${mechanism}): a read-only child cannot write, even calling Deno directly`, async () => {
+    await withLayout(async (layout) => {
+      const readOnlyTools = permissionsFor(layout, {});
+      const planMode = permissionsFor(layout, { tools: ALL_TOOLS, mode: "plan" });
+      assert.equal(readOnlyTools.write, false);
+      assert.equal(planMode.write, false);
+      for (const permissions of [readOnlyTools, planMode]) {
+        const [inWorkspace, inStorage, read] = await probe(mechanism, permissions, [
+          { op: "write", path: `${layout.ws}/new.txt`, text: "x" },
+          { op: "write", path: `${layout.storage}/new.txt`, text: "x" },
+          { op: "read", path: `${layout.ws}/a.txt` },
+        ]);
+        assert.equal(inWorkspace?.outcome, "NotCapable", inWorkspace?.message);
+        assert.equal(inStorage?.outcome, "NotCapable", inStorage?.message);
+        assert.deepEqual(read, { outcome: "ok", value: "inside" });
+      }
+      assert.equal(await exists(`${layout.ws}/new.txt`), false);
+    });
+  });
+
+  Deno.test(`proof (${mechanism}): an untrusted workspace's child cannot spawn processes`, async () => {
+    await withLayout(async (layout) => {
+      const untrusted = permissionsFor(layout, { tools: ALL_TOOLS, trusted: false, mode: "yolo" });
+      const [bash, git, write] = await probe(mechanism, untrusted, [
+        { op: "run", command: "bash", args: ["-c", "echo escaped"] },
+        { op: "run", command: "git", args: ["--version"] },
+        { op: "write", path: `${layout.ws}/a.txt`, text: "changed" },
+      ]);
+      assert.equal(bash?.outcome, "NotCapable", bash?.message);
+      assert.equal(git?.outcome, "NotCapable", git?.message);
+      assert.equal(write?.outcome, "NotCapable", "untrusted: no writes outside the storage root");
+
+      const trusted = permissionsFor(layout, { tools: ALL_TOOLS });
+      const [allowed, other] = await probe(mechanism, trusted, [
+        { op: "run", command: "bash", args: ["-c", "echo ran"] },
+        { op: "run", command: "git", args: ["--version"] },
+      ]);
+      assert.deepEqual(allowed, { outcome: "ok", value: "ran" }, "the trusted control run works");
+      assert.equal(other?.outcome, "NotCapable", "only the shell is runnable, not every program");
+      if (Deno.build.os === "linux") {
+        // What the Bash tool actually spawns: setsid (own process group), which execs the shell.
+        const [grouped] = await probe(mechanism, trusted, [
+          { op: "run", command: "setsid", args: ["bash", "-c", "echo grouped"] },
+        ]);
+        assert.deepEqual(grouped, { outcome: "ok", value: "grouped" });
+      }
+    });
+  });
+
+  Deno.test(`proof (${mechanism}): a child cannot read outside its grant`, async () => {
+    await withLayout(async (layout) => {
+      const [outside, inside, env] = await probe(mechanism, permissionsFor(layout, {}), [
+        { op: "read", path: `${layout.outside}/secret.txt` },
+        { op: "read", path: `${layout.ws}/a.txt` },
+        { op: "env", name: "HOME" },
+      ]);
+      assert.equal(outside?.outcome, "NotCapable", outside?.message);
+      assert.deepEqual(inside, { outcome: "ok", value: "inside" });
+      assert.equal(env?.outcome, "NotCapable", "no variables beyond the listed ones");
+    });
+  });
+
+  Deno.test(`proof (${mechanism}): a child's network is limited to the provider host`, async () => {
+    await withLayout(async (layout) => {
+      const serve = (body: string) =>
+        Deno.serve({ hostname: "127.0.0.1", port: 0, onListen: () => {} }, () => new Response(body));
+      await using provider = serve("provider");
+      await using other = serve("other");
+      const permissions = permissionsFor(layout, { providerHosts: [`127.0.0.1:${provider.addr.port}`] });
+      const [allowed, denied] = await probe(mechanism, permissions, [
+        { op: "fetch", url: `http://127.0.0.1:${provider.addr.port}/` },
+        { op: "fetch", url: `http://127.0.0.1:${other.addr.port}/` },
+      ]);
+      assert.deepEqual(allowed, { outcome: "ok", value: "provider" });
+      assert.equal(denied?.outcome, "NotCapable", denied?.message);
+    });
+  });
+
+  Deno.test(`proof (${mechanism}): Deno checks the path as given, so a symlink leads outside`, async () => {
+    await withLayout(async (layout) => {
+      await Deno.symlink(layout.outside, `${layout.ws}/link`);
+      const permissions = permissionsFor(layout, { tools: ALL_TOOLS });
+      const [viaLink, realPath, direct, plant] = await probe(mechanism, permissions, [
+        { op: "read", path: `${layout.ws}/link/secret.txt` },
+        { op: "realPath", path: `${layout.ws}/link` },
+        { op: "read", path: `${layout.outside}/secret.txt` },
+        { op: "write", path: `${layout.ws}/link/planted.txt`, text: "escaped" },
+      ]);
+      // Deno grants by the path as written: through the link, the outside file is readable and writable.
+      assert.deepEqual(viaLink, { outcome: "ok", value: "outside secret" });
+      assert.equal(plant?.outcome, "ok");
+      assert.equal(await Deno.readTextFile(`${layout.outside}/planted.txt`), "escaped");
+      // The same file by its real path is refused: only resolving symlinks first (as tools do) catches it.
+      assert.deepEqual(realPath, { outcome: "ok", value: layout.outside });
+      assert.equal(direct?.outcome, "NotCapable");
+    });
+  });
+}
