@@ -1,0 +1,446 @@
+// End-to-end: `blade -p` as a real subprocess against the loopback fake Anthropic server (SPEC §1, §2,
+// §3, §14): output formats, the tool round trip and its transcript, retries and give-up, broken model
+// output, Workspace Trust, usage errors, resume, secret redaction and Ctrl-C.
+
+import assert from "node:assert/strict";
+import {
+  type FakeAnthropicServer,
+  fakeHang,
+  fakeStatus,
+  fakeTurn,
+  startFakeAnthropicServer,
+} from "../lib/testing/fake_anthropic_server.ts";
+import type { AnthropicBlock, AnthropicMessage } from "../lib/provider/anthropic_wire.ts";
+import {
+  type BladeSandbox,
+  bladeSandbox,
+  listFiles,
+  parseJsonResult,
+  transcriptEvents,
+  transcriptPath,
+  waitFor,
+} from "./support/blade.ts";
+
+const KEY = "test-key";
+
+type WireToolResult = Extract<AnthropicBlock, { type: "tool_result" }>;
+
+function anthropicEnv(server: FakeAnthropicServer, key = KEY): Record<string, string> {
+  return { ANTHROPIC_BASE_URL: server.url, ANTHROPIC_API_KEY: key };
+}
+
+/** `blade <args> --provider anthropic` against `server`. */
+function ask(sandbox: BladeSandbox, args: string[], options: { server: FakeAnthropicServer }) {
+  return sandbox.run([...args, "--provider", "anthropic"], { env: anthropicEnv(options.server) });
+}
+
+/** The messages of the n-th request the fake server received. */
+function requestMessages(server: FakeAnthropicServer, n: number): AnthropicMessage[] {
+  const request = server.requests[n];
+  assert.ok(request !== undefined, `the server saw only ${server.requests.length} requests, not ${n + 1}`);
+  return request.body.messages;
+}
+
+/** The tool results in the last message of the n-th request. */
+function lastToolResults(server: FakeAnthropicServer, n: number): WireToolResult[] {
+  const last = requestMessages(server, n).at(-1);
+  assert.equal(last?.role, "user");
+  return last.content.filter((b): b is WireToolResult => b.type === "tool_result");
+}
+
+function assertNoStack(stderr: string): void {
+  assert.doesNotMatch(stderr, /^\s+at /m, `stderr shows a stack trace:\n${stderr}`);
+  assert.doesNotMatch(stderr, /internal error/);
+}
+
+Deno.test("print: a streamed text answer in --output-format json", async () => {
+  await using sandbox = await bladeSandbox();
+  const answer = "Blade streams this answer in three pieces.";
+  await using server = startFakeAnthropicServer([
+    fakeTurn({ text: answer, chunks: 3, usage: { inputTokens: 12, outputTokens: 9 } }),
+  ]);
+  const run = await ask(sandbox, ["-p", "Say something", "--output-format", "json"], { server });
+  assert.equal(run.code, 0, run.stderr);
+  assert.equal(run.stderr, "");
+  const result = parseJsonResult(run);
+  assert.match(String(result.session_id), /^session-[\w-]{21}$/);
+  assert.equal(typeof result.duration_ms, "number");
+  assert.deepEqual(result, {
+    type: "result",
+    subtype: "success",
+    is_error: false,
+    result: answer,
+    session_id: result.session_id,
+    num_turns: 1,
+    tool_calls: 0,
+    duration_ms: result.duration_ms,
+    usage: { input_tokens: 12, output_tokens: 9 },
+    subagents: { spawned: 0, completed: 0, failed: 0, cancelled: 0, by_type: {} },
+  });
+  const request = server.requests[0]!;
+  assert.equal(request.headers["x-api-key"], KEY);
+  assert.equal(request.body.stream, true);
+  assert.deepEqual(request.body.messages, [{
+    role: "user",
+    content: [{ type: "text", text: "Say something" }],
+  }]);
+});
+
+Deno.test("print: Read → Edit → answer changes the file; the transcript holds every event in order", async () => {
+  await using sandbox = await bladeSandbox();
+  const file = await sandbox.write("src/greet.ts", 'export const greeting = "Helo";\n');
+  await using server = startFakeAnthropicServer([
+    fakeTurn({ text: "Reading.", toolCalls: [{ name: "Read", input: { file_path: "src/greet.ts" } }] }),
+    fakeTurn({
+      toolCalls: [{
+        name: "Edit",
+        input: { file_path: "src/greet.ts", old_string: "Helo", new_string: "Hello" },
+      }],
+    }),
+    fakeTurn({ text: "Fixed the greeting." }),
+  ]);
+  const run = await ask(sandbox, [
+    "-p",
+    "Fix the typo",
+    "--output-format",
+    "json",
+    "--permission-mode",
+    "autoEdit",
+    "--trust-workspace",
+  ], { server });
+  assert.equal(run.code, 0, run.stderr);
+  const result = parseJsonResult(run);
+  assert.deepEqual([result.result, result.num_turns, result.tool_calls], ["Fixed the greeting.", 3, 2]);
+  assert.equal(await Deno.readTextFile(file), 'export const greeting = "Hello";\n');
+
+  // The model saw each tool's result in the next request.
+  assert.equal(server.requests.length, 3);
+  const readResult = lastToolResults(server, 1);
+  assert.equal(readResult.length, 1);
+  assert.equal(readResult[0]!.tool_use_id, "toolu_fake_1_0");
+  assert.equal(readResult[0]!.is_error, false);
+  assert.match(readResult[0]!.content, /export const greeting = "Helo";/);
+  const editResult = lastToolResults(server, 2);
+  assert.deepEqual(editResult.map((b) => [b.tool_use_id, b.is_error]), [["toolu_fake_2_0", false]]);
+
+  const events = await transcriptEvents(
+    transcriptPath(sandbox, String(result.session_id)),
+  );
+  assert.deepEqual(events.map((e) => e.seq), events.map((_, i) => i + 1), "seq is 1, 2, 3, … without gaps");
+  const shape = events.map((e) => {
+    if (e.type === "message_created") return `message:${e.data.role}`;
+    if (e.type === "part_created") {
+      const part = e.data.part;
+      return part.type === "tool_call"
+        ? `tool_call:${part.name}`
+        : part.type === "tool_result"
+        ? `tool_result:${part.isError}`
+        : part.type;
+    }
+    return e.type;
+  });
+  assert.deepEqual(shape, [
+    "session_created",
+    "turn_started",
+    "message:user",
+    "text",
+    "message:assistant",
+    "text",
+    "tool_call:Read",
+    "message:user",
+    "tool_result:false",
+    "message:assistant",
+    "tool_call:Edit",
+    "message:user",
+    "tool_result:false",
+    "message:assistant",
+    "text",
+    "turn_completed",
+  ]);
+  for (const e of events) {
+    assert.deepEqual([e.sessionId, e.projectPath], [result.session_id, sandbox.workspace]);
+  }
+  const completed = events.at(-1)!;
+  assert.equal(completed.type, "turn_completed");
+  if (completed.type === "turn_completed") {
+    assert.deepEqual([completed.data.turn, completed.data.turns, completed.data.toolCalls], [1, 3, 2]);
+  }
+});
+
+Deno.test("print: 429 with retry-after, then success; stream-json prints one event per line and a result", async () => {
+  await using sandbox = await bladeSandbox();
+  await using server = startFakeAnthropicServer([
+    fakeStatus(429, { message: "Slow down", headers: { "retry-after": "0.05" } }),
+    fakeTurn({ text: "Second time lucky." }),
+  ]);
+  const run = await ask(sandbox, ["-p", "Hello", "--output-format", "stream-json"], { server });
+  assert.equal(run.code, 0, run.stderr);
+  assert.equal(server.requests.length, 2);
+  assert.ok(run.stdout.endsWith("\n"));
+  const lines = run.stdout.trimEnd().split("\n").map((line) => JSON.parse(line) as Record<string, unknown>);
+  const types = lines.map((l) => l.type);
+  assert.deepEqual(types.filter((t) => t !== "text_delta"), [
+    "session_started",
+    "turn_started",
+    "retry",
+    "assistant_message",
+    "turn_completed",
+    "result",
+  ]);
+  assert.ok(types.includes("text_delta"));
+  const retry = lines.find((l) => l.type === "retry")!;
+  assert.deepEqual([retry.attempt, retry.delayMs], [2, 50], "the server's retry-after (0.05 s) is honoured");
+  assert.match(String(retry.reason), /429 Too Many Requests.*Slow down/);
+  const result = lines.at(-1)!;
+  assert.deepEqual([result.is_error, result.result], [false, "Second time lucky."]);
+  const sessionId = lines[0]!.sessionId;
+  assert.equal(result.session_id, sessionId);
+});
+
+Deno.test("print: 500 on every attempt gives up with exit 1, is_error and a clear message", async () => {
+  await using sandbox = await bladeSandbox();
+  const failure = () => fakeStatus(500, { message: "database on fire", headers: { "retry-after": "0" } });
+  await using server = startFakeAnthropicServer(Array.from({ length: 5 }, failure));
+  const json = await ask(sandbox, ["-p", "Hello", "--output-format", "json"], { server });
+  assert.equal(json.code, 1, json.stderr);
+  assertNoStack(json.stderr);
+  assert.equal(server.requests.length, 5, "one attempt and four retries");
+  const result = parseJsonResult(json);
+  assert.deepEqual([result.is_error, result.subtype, result.error], [true, "error_during_execution", {
+    type: "provider_error",
+    message: "Anthropic API returned 500 Internal Server Error after 5 attempts: api_error: database on fire",
+  }]);
+
+  server.push(...Array.from({ length: 5 }, failure));
+  const text = await ask(sandbox, ["-p", "Hello again"], { server });
+  assert.equal(text.code, 1);
+  assert.equal(text.stdout, "");
+  assertNoStack(text.stderr);
+  assert.equal(
+    text.stderr,
+    "blade: Anthropic API returned 500 Internal Server Error after 5 attempts: api_error: database on fire\n",
+  );
+});
+
+Deno.test("print: invalid JSON in tool arguments reaches the model as an error result and the run goes on", async () => {
+  await using sandbox = await bladeSandbox();
+  await using server = startFakeAnthropicServer([
+    fakeTurn({ toolCalls: [{ name: "Read", rawArguments: '{"file_path": "a.ts", ' }] }),
+    fakeTurn({ text: "I will send valid arguments next time." }),
+  ]);
+  const run = await ask(sandbox, ["-p", "Read a.ts", "--output-format", "json"], { server });
+  assert.equal(run.code, 0, run.stderr);
+  assert.equal(parseJsonResult(run).result, "I will send valid arguments next time.");
+  const results = lastToolResults(server, 1);
+  assert.equal(results.length, 1);
+  assert.equal(results[0]!.is_error, true);
+  assert.match(results[0]!.content, /^Invalid tool input for Read: /);
+});
+
+Deno.test("print: a stream cut mid-message fails with exit 1 and an aborted turn", async () => {
+  await using sandbox = await bladeSandbox();
+  // message_start, ping, content_block_start, first text delta — then the body closes.
+  await using server = startFakeAnthropicServer([
+    fakeTurn({ text: "This answer is cut off somewhere in the middle", chunks: 3, cutAfterEvents: 4 }),
+  ]);
+  const run = await ask(sandbox, ["-p", "Hello", "--output-format", "json"], { server });
+  assert.equal(run.code, 1, run.stderr);
+  assertNoStack(run.stderr);
+  assert.equal(server.requests.length, 1, "text already reached the user, so it is not retried");
+  const result = parseJsonResult(run);
+  assert.deepEqual([result.is_error, result.error], [true, {
+    type: "provider_error",
+    message: "Anthropic API stream ended before message_stop",
+  }]);
+  const events = await transcriptEvents(
+    transcriptPath(sandbox, String(result.session_id)),
+  );
+  const last = events.at(-1)!;
+  assert.deepEqual([last.type, last.data], ["turn_aborted", {
+    turn: 1,
+    cause: "failed",
+    reason: "Anthropic API stream ended before message_stop",
+  }]);
+});
+
+Deno.test("print: an untrusted workspace refuses Bash and writes; trusted with autoEdit, writes work", async () => {
+  await using sandbox = await bladeSandbox();
+  await using server = startFakeAnthropicServer([
+    fakeTurn({ toolCalls: [{ name: "Bash", input: { command: "touch made-by-bash" } }] }),
+    fakeTurn({ toolCalls: [{ name: "Write", input: { file_path: "new.txt", content: "hello\n" } }] }),
+    fakeTurn({ text: "Both were refused." }),
+  ]);
+  const untrusted = await ask(sandbox, ["-p", "Make files", "--permission-mode", "yolo"], { server });
+  assert.equal(untrusted.code, 0, untrusted.stderr);
+  const [bash] = lastToolResults(server, 1);
+  assert.equal(bash?.is_error, true);
+  assert.match(bash.content, /not trusted/);
+  assert.match(bash.content, /`blade trust`/);
+  const [write] = lastToolResults(server, 2);
+  assert.equal(write?.is_error, true);
+  assert.match(write.content, /^Cannot write .*new\.txt: the workspace .* is not trusted/);
+  assert.match(write.content, /`blade trust`/);
+  assert.equal(await exists(`${sandbox.workspace}/made-by-bash`), false);
+  assert.equal(await exists(`${sandbox.workspace}/new.txt`), false);
+
+  const trust = await sandbox.run(["trust"]);
+  assert.equal(trust.code, 0, trust.stderr);
+  server.push(
+    fakeTurn({ toolCalls: [{ name: "Write", input: { file_path: "new.txt", content: "hello\n" } }] }),
+    fakeTurn({ text: "Written." }),
+  );
+  const trusted = await ask(sandbox, ["-p", "Make a file", "--permission-mode", "autoEdit"], { server });
+  assert.equal(trusted.code, 0, trusted.stderr);
+  assert.equal(trusted.stdout, "Written.\n");
+  const [written] = lastToolResults(server, 4);
+  assert.equal(written?.is_error, false, written?.content);
+  assert.equal(await Deno.readTextFile(`${sandbox.workspace}/new.txt`), "hello\n");
+});
+
+Deno.test("print: the prompt may come on standard input", async () => {
+  await using sandbox = await bladeSandbox();
+  await using server = startFakeAnthropicServer([fakeTurn({ text: "Four." })]);
+  const run = await sandbox.run(["-p", "--provider", "anthropic"], {
+    env: anthropicEnv(server),
+    stdin: "What is two plus two?\n",
+  });
+  assert.equal(run.code, 0, run.stderr);
+  assert.equal(run.stdout, "Four.\n");
+  assert.deepEqual(requestMessages(server, 0), [
+    { role: "user", content: [{ type: "text", text: "What is two plus two?" }] },
+  ]);
+});
+
+Deno.test("print: usage errors exit 2 with the problem and a hint, never a stack", async () => {
+  await using sandbox = await bladeSandbox();
+  const cases: [string[], RegExp, RegExp][] = [
+    [["-p", "hi", "--frobnicate"], /^blade: Unknown option '--frobnicate'/, /blade --help/],
+    [
+      ["-p", "hi", "--output-format", "xml"],
+      /^blade: Unknown output format "xml"/,
+      /text, json or stream-json/,
+    ],
+  ];
+  const runs = await Promise.all(cases.map(([args]) => sandbox.run(args)));
+  runs.forEach((run, i) => {
+    const [args, message, hint] = cases[i]!;
+    assert.equal(run.code, 2, `${args.join(" ")}: ${run.stderr}`);
+    assert.equal(run.stdout, "");
+    assertNoStack(run.stderr);
+    const [first, second, ...rest] = run.stderr.trimEnd().split("\n");
+    assert.match(first!, message);
+    assert.match(second!, /^ {2}hint: /);
+    assert.match(second!, hint);
+    assert.deepEqual(rest, []);
+  });
+});
+
+Deno.test("print: --max-turns 0 is a usage error (exit 2, no stack)", async () => {
+  await using sandbox = await bladeSandbox();
+  const run = await sandbox.run(["-p", "hi", "--max-turns", "0"]);
+  assert.equal(run.code, 2, run.stderr);
+  assert.equal(run.stdout, "");
+  assertNoStack(run.stderr);
+  assert.match(run.stderr, /^blade: --max-turns must be a whole number from 1 to 1000, got "0"\./);
+});
+
+Deno.test("print: --resume continues a session with its earlier conversation", async () => {
+  await using sandbox = await bladeSandbox();
+  await using server = startFakeAnthropicServer([
+    fakeTurn({ text: "Noted: the word is pineapple." }),
+    fakeTurn({ text: "It was pineapple." }),
+  ]);
+  const first = await ask(sandbox, ["-p", "Remember the word pineapple", "--output-format", "json"], {
+    server,
+  });
+  assert.equal(first.code, 0, first.stderr);
+  const sessionId = String(parseJsonResult(first).session_id);
+  const second = await ask(sandbox, [
+    "-p",
+    "What was the word?",
+    "--output-format",
+    "json",
+    "--resume",
+    sessionId,
+  ], { server });
+  assert.equal(second.code, 0, second.stderr);
+  const result = parseJsonResult(second);
+  assert.deepEqual([result.session_id, result.result], [sessionId, "It was pineapple."]);
+  assert.deepEqual(requestMessages(server, 1), [
+    { role: "user", content: [{ type: "text", text: "Remember the word pineapple" }] },
+    { role: "assistant", content: [{ type: "text", text: "Noted: the word is pineapple." }] },
+    { role: "user", content: [{ type: "text", text: "What was the word?" }] },
+  ]);
+  const events = await transcriptEvents(transcriptPath(sandbox, sessionId));
+  assert.deepEqual(events.map((e) => e.seq), events.map((_, i) => i + 1));
+  assert.deepEqual(
+    events.filter((e) => e.type === "turn_started" || e.type === "turn_completed").map((
+      e,
+    ) => [e.type, e.data.turn]),
+    [["turn_started", 1], ["turn_completed", 1], ["turn_started", 2], ["turn_completed", 2]],
+  );
+});
+
+Deno.test("print: the API key never reaches any file under the storage root", async () => {
+  await using sandbox = await bladeSandbox();
+  const secret = "sk-ant-e2e-SECRET-7f3a9c0d1e2b";
+  await using server = startFakeAnthropicServer([
+    fakeTurn({ toolCalls: [{ name: "Bash", input: { command: 'echo "key=$ANTHROPIC_API_KEY"' } }] }),
+    fakeTurn({ text: `The key is ${secret}.` }),
+  ]);
+  const run = await sandbox.run(
+    ["-p", "Print the key", "--provider", "anthropic", "--permission-mode", "yolo", "--trust-workspace"],
+    { env: anthropicEnv(server, secret) },
+  );
+  assert.equal(run.code, 0, run.stderr);
+  const [bash] = lastToolResults(server, 1);
+  assert.equal(bash?.content, `key=${secret}`, "the command really saw the key");
+  const files = await listFiles(sandbox.storage);
+  assert.ok(files.some((f) => f.endsWith(".jsonl")), `no transcript among ${files.join(", ")}`);
+  for (const file of files) {
+    assert.ok(!(await Deno.readTextFile(file)).includes(secret), `${file} contains the API key`);
+  }
+  const transcript =
+    (await Promise.all(files.filter((f) => f.endsWith(".jsonl")).map((f) => Deno.readTextFile(f))))
+      .join("");
+  assert.ok(transcript.includes("key=[REDACTED]"), "the Bash output is stored redacted");
+  assert.ok(transcript.includes("The key is [REDACTED]."), "the model's answer is stored redacted");
+});
+
+Deno.test("print: Ctrl-C while waiting for the model exits 130 with a cancelled turn", async () => {
+  await using sandbox = await bladeSandbox();
+  await using server = startFakeAnthropicServer([fakeHang()]);
+  const blade = await sandbox.spawn([
+    "-p",
+    "Take your time",
+    "--provider",
+    "anthropic",
+    "--output-format",
+    "json",
+  ], {
+    env: anthropicEnv(server),
+  });
+  await waitFor("Blade's model request", () => server.requests.length === 1);
+  blade.kill("SIGINT");
+  const run = await blade.result;
+  assert.equal(run.code, 130, run.stderr);
+  assertNoStack(run.stderr);
+  const result = parseJsonResult(run);
+  assert.deepEqual([result.is_error, result.subtype], [true, "error_interrupted"]);
+  const events = await transcriptEvents(
+    transcriptPath(sandbox, String(result.session_id)),
+  );
+  const last = events.at(-1)!;
+  assert.equal(last.type, "turn_aborted");
+  if (last.type === "turn_aborted") assert.deepEqual([last.data.turn, last.data.cause], [1, "cancelled"]);
+});
+
+async function exists(path: string): Promise<boolean> {
+  try {
+    await Deno.lstat(path);
+    return true;
+  } catch (e) {
+    if (e instanceof Deno.errors.NotFound) return false;
+    throw e;
+  }
+}

@@ -1,0 +1,229 @@
+// End-to-end test helper: runs the real `blade` CLI (main.ts with the `blade` task's scoped Deno flags)
+// as a subprocess in a sealed environment — a throwaway storage root and HOME, NO_COLOR, and none of
+// the caller's ANTHROPIC_*/OPENAI_*/BLADE_* variables unless a test passes them. Also reads what a run
+// left behind (transcripts, sidecars). Does not start model servers (lib/testing/ does).
+
+import type { TranscriptEvent } from "../../lib/protocol/events.ts";
+import { parseTranscript } from "../../lib/session/transcript.ts";
+
+const CONFIG = decodeURIComponent(new URL("../../deno.json", import.meta.url).pathname);
+const MAIN = decodeURIComponent(new URL("../../main.ts", import.meta.url).pathname);
+
+/** The flags of the `blade` task in deno.json, so tests run Blade exactly as users do. */
+async function bladeFlags(): Promise<string[]> {
+  const config = JSON.parse(await Deno.readTextFile(CONFIG)) as { tasks: Record<string, string> };
+  const task = config.tasks["blade"];
+  if (task === undefined) throw new Error(`deno.json has no "blade" task`);
+  const words = task.trim().split(/\s+/);
+  if (words[0] !== "deno" || words[1] !== "run" || words.at(-1) !== "main.ts") {
+    throw new Error(`unexpected shape of the "blade" task: ${task}`);
+  }
+  return words.slice(2, -1);
+}
+
+/** Where Deno keeps its module cache: the child gets another HOME, so it must be told explicitly. */
+async function denoDir(): Promise<string> {
+  const explicit = Deno.env.get("DENO_DIR");
+  if (explicit !== undefined && explicit !== "") return explicit;
+  const out = await new Deno.Command(Deno.execPath(), { args: ["info", "--json"], stdout: "piped" }).output();
+  const info = JSON.parse(new TextDecoder().decode(out.stdout)) as { denoDir?: string };
+  if (typeof info.denoDir !== "string") throw new Error("`deno info --json` did not report denoDir");
+  return info.denoDir;
+}
+
+let setup: Promise<{ flags: string[]; denoDir: string }> | undefined;
+
+function commandSetup(): Promise<{ flags: string[]; denoDir: string }> {
+  return (setup ??= (async () => ({ flags: await bladeFlags(), denoDir: await denoDir() }))());
+}
+
+export interface RunBladeOptions {
+  /** The working folder (the workspace). */
+  cwd: string;
+  /**
+   * Variables on top of the sealed base (PATH, DENO_DIR, NO_COLOR=1, HOME and BLADE_STORAGE_ROOT). When
+   * HOME or BLADE_STORAGE_ROOT is not given, a temporary folder is made for it and removed afterwards.
+   */
+  env?: Record<string, string>;
+  /** Text written to Blade's standard input (otherwise stdin is empty). */
+  stdin?: string;
+  /** Aborting sends SIGINT to Blade, as Ctrl-C would. */
+  signal?: AbortSignal;
+}
+
+export interface BladeResult {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+export interface BladeProcess {
+  pid: number;
+  /** Send a signal to Blade. */
+  kill(signal: Deno.Signal): void;
+  /** Resolves when Blade exits, with everything it printed. */
+  result: Promise<BladeResult>;
+}
+
+/** Starts Blade; see runBlade. */
+export async function spawnBlade(args: string[], options: RunBladeOptions): Promise<BladeProcess> {
+  const { flags, denoDir: dir } = await commandSetup();
+  const made: string[] = [];
+  const tempFor = async (prefix: string) => {
+    const path = await Deno.makeTempDir({ prefix });
+    made.push(path);
+    return path;
+  };
+  const given = options.env ?? {};
+  const env: Record<string, string> = {
+    PATH: Deno.env.get("PATH") ?? "/usr/bin:/bin",
+    DENO_DIR: dir,
+    NO_COLOR: "1",
+    HOME: given.HOME ?? await tempFor("blade-e2e-home-"),
+    BLADE_STORAGE_ROOT: given.BLADE_STORAGE_ROOT ?? await tempFor("blade-e2e-storage-"),
+    ...given,
+  };
+  const child = new Deno.Command(Deno.execPath(), {
+    args: ["run", ...flags, "--config", CONFIG, MAIN, ...args],
+    cwd: options.cwd,
+    env,
+    clearEnv: true,
+    stdin: options.stdin === undefined ? "null" : "piped",
+    stdout: "piped",
+    stderr: "piped",
+  }).spawn();
+  const onAbort = () => {
+    try {
+      child.kill("SIGINT");
+    } catch { /* already gone */ }
+  };
+  options.signal?.addEventListener("abort", onAbort, { once: true });
+  if (options.stdin !== undefined) {
+    const writer = child.stdin.getWriter();
+    await writer.write(new TextEncoder().encode(options.stdin));
+    await writer.close();
+  }
+  const stdout = new Response(child.stdout).text();
+  const stderr = new Response(child.stderr).text();
+  const result = (async (): Promise<BladeResult> => {
+    try {
+      const status = await child.status;
+      return { code: status.code, stdout: await stdout, stderr: await stderr };
+    } finally {
+      options.signal?.removeEventListener("abort", onAbort);
+      for (const path of made) await Deno.remove(path, { recursive: true }).catch(() => {});
+    }
+  })();
+  return { pid: child.pid, kill: (signal) => child.kill(signal), result };
+}
+
+/**
+ * Runs `deno run <blade task flags> main.ts <args>` in `cwd` and collects its exit code and output.
+ *
+ *   const r = await runBlade(["-p", "hi", "--output-format", "json"], { cwd, env: sandbox.env });
+ */
+export async function runBlade(args: string[], options: RunBladeOptions): Promise<BladeResult> {
+  return await (await spawnBlade(args, options)).result;
+}
+
+/** A workspace, storage root and HOME in one temporary folder, removed on dispose. */
+export interface BladeSandbox extends AsyncDisposable {
+  root: string;
+  /** Canonical path of the working folder (what Blade records as the project path). */
+  workspace: string;
+  storage: string;
+  home: string;
+  /** HOME and BLADE_STORAGE_ROOT for runBlade. */
+  env: Record<string, string>;
+  /** runBlade in the workspace with this sandbox's HOME and storage, plus `env`. */
+  run(args: string[], options?: Omit<RunBladeOptions, "cwd"> & { cwd?: string }): Promise<BladeResult>;
+  spawn(args: string[], options?: Omit<RunBladeOptions, "cwd"> & { cwd?: string }): Promise<BladeProcess>;
+  /** Writes a file below the workspace (parent folders created) and returns its absolute path. */
+  write(relativePath: string, text: string): Promise<string>;
+}
+
+export async function bladeSandbox(): Promise<BladeSandbox> {
+  const root = await Deno.realPath(await Deno.makeTempDir({ prefix: "blade-e2e-" }));
+  const workspace = `${root}/work`;
+  const storage = `${root}/storage`;
+  const home = `${root}/home`;
+  for (const dir of [workspace, home]) await Deno.mkdir(dir, { recursive: true });
+  const env = { HOME: home, BLADE_STORAGE_ROOT: storage };
+  const merged = (options: Omit<RunBladeOptions, "cwd"> & { cwd?: string }): RunBladeOptions => ({
+    ...options,
+    cwd: options.cwd ?? workspace,
+    env: { ...env, ...options.env },
+  });
+  return {
+    root,
+    workspace,
+    storage,
+    home,
+    env,
+    run: (args, options = {}) => runBlade(args, merged(options)),
+    spawn: (args, options = {}) => spawnBlade(args, merged(options)),
+    async write(relativePath, text) {
+      const path = `${workspace}/${relativePath}`;
+      await Deno.mkdir(path.slice(0, path.lastIndexOf("/")), { recursive: true });
+      await Deno.writeTextFile(path, text);
+      return path;
+    },
+    async [Symbol.asyncDispose]() {
+      await Deno.remove(root, { recursive: true }).catch(() => {});
+    },
+  };
+}
+
+/** `$BLADE_STORAGE_ROOT/projects/<workspace with / as ->/<sessionId>.jsonl` (SPEC §2). */
+export function transcriptPath(where: { storage: string; workspace: string }, sessionId: string): string {
+  const escaped = where.workspace.replace(/[/\\]/g, "-").replace(/:/g, "_");
+  return `${where.storage}/projects/${escaped}/${sessionId}.jsonl`;
+}
+
+export function sidecarPath(storage: string, agentId: string): string {
+  return `${storage}/agents/sessions/${agentId}.json`;
+}
+
+/** The single JSON object a `--output-format json` run prints. */
+export function parseJsonResult(result: BladeResult): Record<string, unknown> {
+  const lines = result.stdout.trim().split("\n");
+  if (lines.length !== 1) {
+    throw new Error(
+      `expected one JSON line on stdout, got ${lines.length}:\n${result.stdout}\n${result.stderr}`,
+    );
+  }
+  return JSON.parse(lines[0]!) as Record<string, unknown>;
+}
+
+/** Every file below `dir`, recursively (absolute paths). */
+export async function listFiles(dir: string): Promise<string[]> {
+  const out: string[] = [];
+  for await (const entry of Deno.readDir(dir)) {
+    const path = `${dir}/${entry.name}`;
+    if (entry.isDirectory) out.push(...await listFiles(path));
+    else if (entry.isFile) out.push(path);
+  }
+  return out.sort();
+}
+
+/** The events of a transcript file; throws when the reader reports any problem with it. */
+export async function transcriptEvents(path: string): Promise<TranscriptEvent[]> {
+  const read = parseTranscript(await Deno.readTextFile(path));
+  if (read.diagnostics.length > 0) {
+    throw new Error(`transcript ${path} has problems: ${JSON.stringify(read.diagnostics)}`);
+  }
+  return read.events;
+}
+
+/** Polls `check` every 20 ms until it is true; fails after `timeoutMs`. */
+export async function waitFor(
+  what: string,
+  check: () => boolean,
+  options: { timeoutMs?: number } = {},
+): Promise<void> {
+  const deadline = Date.now() + (options.timeoutMs ?? 10_000);
+  while (!check()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}

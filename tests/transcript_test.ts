@@ -1,0 +1,201 @@
+// End-to-end: the transcript file format under real conditions (SPEC §3, §14): a torn last line is
+// reported and everything before it kept; real processes appending to one file never interleave lines
+// and share one gapless `seq`; a torn line left by a killed writer stays on its own line.
+
+import assert from "node:assert/strict";
+import type { TranscriptEvent } from "../lib/protocol/events.ts";
+import { parseTranscript, readTranscript, TranscriptWriter } from "../lib/session/transcript.ts";
+import { realPorts } from "../lib/sys/mod.ts";
+import { appenderEvent } from "./support/transcript_appender.ts";
+
+const APPENDER = new URL("./support/transcript_appender.ts", import.meta.url);
+const CONFIG = decodeURIComponent(new URL("../deno.json", import.meta.url).pathname);
+
+function envelope(seq: number, event: { type: TranscriptEvent["type"]; data: unknown }): string {
+  return JSON.stringify({
+    seq,
+    id: `id-${seq}`,
+    sessionId: "session-handwrittentranscript1",
+    projectPath: "/e2e/transcript",
+    timestamp: "2026-01-01T00:00:00.000Z",
+    type: event.type,
+    data: event.data,
+  });
+}
+
+function appenderCommand(dir: string, args: string[], options: { wait?: boolean } = {}): Deno.Command {
+  return new Deno.Command(Deno.execPath(), {
+    args: [
+      "run",
+      "--no-prompt",
+      `--allow-read=${dir}`,
+      `--allow-write=${dir}`,
+      "--config",
+      CONFIG,
+      APPENDER.href,
+      ...args,
+      ...(options.wait === true ? ["--wait"] : []),
+    ],
+    stdin: options.wait === true ? "piped" : "null",
+    stdout: "piped",
+    stderr: "piped",
+  });
+}
+
+Deno.test("transcript: a torn last line is reported and every line before it is kept", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "blade-transcript-" });
+  try {
+    const lines = [
+      envelope(1, { type: "session_created", data: { agentType: "main", model: "m", depth: 0 } }),
+      envelope(2, { type: "turn_started", data: { turn: 1 } }),
+      "{not json",
+      envelope(3, {
+        type: "turn_completed",
+        data: {
+          turn: 1,
+          turns: 1,
+          toolCalls: 0,
+          durationMs: 5,
+          usage: { inputTokens: 1, outputTokens: 1 },
+        },
+      }),
+    ];
+    const torn = envelope(4, { type: "turn_started", data: { turn: 2 } }).slice(0, 40);
+    const path = `${dir}/session.jsonl`;
+    await Deno.writeTextFile(path, lines.join("\n") + "\n" + torn);
+
+    const read = await readTranscript(realPorts().fs, path);
+    assert.ok(read !== null);
+    assert.deepEqual(read.events.map((e) => [e.seq, e.type]), [
+      [1, "session_created"],
+      [2, "turn_started"],
+      [3, "turn_completed"],
+    ]);
+    assert.deepEqual(read.events, [lines[0], lines[1], lines[3]].map((l) => JSON.parse(l!)));
+    assert.deepEqual(read.diagnostics.map((d) => [d.line, d.kind]), [[3, "invalid_line"], [
+      5,
+      "torn_last_line",
+    ]]);
+    assert.match(read.diagnostics[1]!.message, /line 5 was cut short/);
+    assert.deepEqual(parseTranscript(lines.join("\n") + "\n" + torn), read);
+
+    // A complete last line without its newline is kept, and still reported.
+    const unterminated = parseTranscript(lines[0] + "\n" + lines[1]);
+    assert.deepEqual(unterminated.events.map((e) => e.seq), [1, 2]);
+    assert.deepEqual(unterminated.diagnostics.map((d) => [d.line, d.kind]), [[2, "torn_last_line"]]);
+    assert.equal(await readTranscript(realPorts().fs, `${dir}/missing.jsonl`), null);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("transcript: 4 processes appending 200 events each never interleave; seq is exactly 1..800", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "blade-transcript-" });
+  const path = `${dir}/shared.jsonl`;
+  const writers = ["w0", "w1", "w2", "w3"];
+  try {
+    const children = writers.map((w) => appenderCommand(dir, [path, w, "200"], { wait: true }).spawn());
+    // Start all four together, once each is loaded and waiting.
+    const readers = children.map((child) => child.stdout.pipeThrough(new TextDecoderStream()).getReader());
+    for (const reader of readers) assert.deepEqual(await reader.read(), { value: "ready\n", done: false });
+    await Promise.all(children.map(async (child) => {
+      const writer = child.stdin.getWriter();
+      await writer.write(new TextEncoder().encode("go\n"));
+      await writer.close();
+    }));
+    const outputs = await Promise.all(children.map(async (child, i) => {
+      const [status, stderr] = await Promise.all([child.status, new Response(child.stderr).text()]);
+      await readers[i]!.cancel();
+      return { code: status.code, stderr };
+    }));
+    assert.deepEqual(outputs, writers.map(() => ({ code: 0, stderr: "" })));
+
+    const text = await Deno.readTextFile(path);
+    assert.ok(text.endsWith("\n"));
+    const lines = text.slice(0, -1).split("\n");
+    assert.equal(lines.length, 800);
+    const events = lines.map((line, i) => {
+      try {
+        return JSON.parse(line) as TranscriptEvent;
+      } catch {
+        throw new Error(`line ${i + 1} is not one JSON object: ${line.slice(0, 120)}…`);
+      }
+    });
+    assert.deepEqual(parseTranscript(text).diagnostics, []);
+    assert.deepEqual(events.map((e) => e.seq), Array.from({ length: 800 }, (_, i) => i + 1));
+    assert.equal(new Set(events.map((e) => e.id)).size, 800);
+    for (const w of writers) {
+      const mine = events.filter((e) => e.type === "part_created" && e.data.messageId === `msg-${w}`);
+      assert.deepEqual(
+        mine.map((e) => e.data),
+        Array.from({ length: 200 }, (_, i) => appenderEvent(w, i).data),
+        `${w}'s events are all there, in its order, unchanged`,
+      );
+    }
+    // Batches are atomic: writers take turns between batches only (1, 2, 3, 1, 2, 3, … events each).
+    const runs: { writer: string; length: number }[] = [];
+    for (const e of events) {
+      const writer = e.type === "part_created" ? e.data.messageId : "?";
+      const last = runs.at(-1);
+      if (last?.writer === writer) last.length++;
+      else runs.push({ writer, length: 1 });
+    }
+    assert.ok(runs.length > 4, "the writers really ran at the same time");
+    const batchEnds = new Set<number>();
+    for (let end = 0, batch = 0; end < 200; batch++) {
+      batchEnds.add(end = Math.min(200, end + 1 + (batch % 3)));
+    }
+    for (const w of writers) {
+      let end = 0;
+      for (const run of runs.filter((r) => r.writer === `msg-${w}`)) {
+        end += run.length;
+        assert.ok(batchEnds.has(end), `${w}: a batch was split by another writer (after its event ${end})`);
+      }
+    }
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("transcript: a torn line left by a killed writer stays on its own line; later appends go on", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "blade-transcript-" });
+  const path = `${dir}/session.jsonl`;
+  try {
+    const ports = realPorts();
+    const writer = new TranscriptWriter({
+      fs: ports.fs,
+      clock: ports.clock,
+      ids: ports.ids,
+      path,
+      sessionId: "session-transcriptappendertest",
+      projectPath: "/e2e/transcript",
+    });
+    await writer.append([appenderEvent("before", 0), appenderEvent("before", 1)]);
+    // What a writer killed in the middle of a line leaves behind: bytes without a newline.
+    const torn = JSON.stringify({ seq: 3, id: "torn", type: "part_created", data: { partId: "torn" } }).slice(
+      0,
+      50,
+    );
+    const file = await Deno.open(path, { append: true });
+    await file.write(new TextEncoder().encode(torn));
+    file.close();
+
+    // Another process appends next, then this (stale) writer again.
+    const other = await appenderCommand(dir, [path, "later", "3"]).output();
+    assert.equal(other.code, 0, new TextDecoder().decode(other.stderr));
+    await writer.append([appenderEvent("again", 0)]);
+
+    const text = await Deno.readTextFile(path);
+    const lines = text.slice(0, -1).split("\n");
+    assert.equal(lines.length, 7);
+    assert.equal(lines[2], torn, "the torn bytes stay alone on their line");
+    const read = parseTranscript(text);
+    assert.deepEqual(read.diagnostics.map((d) => [d.line, d.kind]), [[3, "invalid_line"]]);
+    assert.deepEqual(
+      read.events.map((e) => [e.seq, e.type === "part_created" ? e.data.partId : e.type]),
+      [[1, "before-0"], [2, "before-1"], [3, "later-0"], [4, "later-1"], [5, "later-2"], [6, "again-0"]],
+    );
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
