@@ -1,0 +1,260 @@
+// Owns the durable sidecar store over the Fs port: one pretty-JSON file per child at
+// <storageRoot>/agents/sessions/<id>.json, written atomically (temp file, fsync, rename, fsync dir;
+// file 0600, folders 0700), an LRU cache of decoded records and per-id write serialisation.
+// Does not lock across processes; does not know about runs, recovery or delivery.
+
+import type { Clock } from "../sys/clock.ts";
+import type { FileInfo, Fs } from "../sys/fs.ts";
+import { decodeSidecar, encodeSidecar, type LoadResult, type SidecarDiagnostic } from "./codec.ts";
+import { isValidSessionId, validateSessionId } from "./ids.ts";
+import { KeyedLock } from "./keyed_lock.ts";
+import { LruCache } from "./lru_cache.ts";
+import {
+  alreadyExists,
+  applyChange,
+  byRecentActivity,
+  completeRecord,
+  isExpired,
+  isOwnedBy,
+  notFound,
+  unusable,
+} from "./record_ops.ts";
+import type { SidecarRecord } from "./schema.ts";
+import type {
+  SidecarChange,
+  SidecarCompletion,
+  SidecarListing,
+  SidecarOwner,
+  SidecarStore,
+} from "./store.ts";
+
+export const SIDECAR_CACHE_LIMIT = 256;
+const FILE_MODE = 0o600;
+const DIR_MODE = 0o700;
+/** Files decoded at once by listAll. */
+const LIST_CONCURRENCY = 16;
+
+export interface FileSidecarStoreOptions {
+  fs: Fs;
+  clock: Clock;
+  storageRoot: string;
+  /** Records kept decoded in memory; running records are pinned beyond it. Default 256. */
+  cacheLimit?: number;
+}
+
+/**
+ * A cached record and the file it was decoded from. Each load stats the file: a different mtime or
+ * size (another process wrote it) means re-read. A same-size rewrite within the same millisecond can
+ * go unnoticed until the entry is evicted or rewritten.
+ */
+interface CacheEntry {
+  record: SidecarRecord;
+  legacy: boolean;
+  mtimeMs: number | null;
+  size: number;
+}
+
+export class FileSidecarStore implements SidecarStore {
+  readonly sessionsDir: string;
+  #fs: Fs;
+  #clock: Clock;
+  #storageRoot: string;
+  #cache: LruCache<string, CacheEntry>;
+  #locks = new KeyedLock();
+  #parentsReady = false;
+
+  constructor(options: FileSidecarStoreOptions) {
+    this.#fs = options.fs;
+    this.#clock = options.clock;
+    this.#storageRoot = options.storageRoot.replace(/[\\/]+$/, "") || "/";
+    this.sessionsDir = `${this.#storageRoot}/agents/sessions`;
+    this.#cache = new LruCache(options.cacheLimit ?? SIDECAR_CACHE_LIMIT, {
+      pinned: (entry) => entry.record.status === "running",
+    });
+  }
+
+  /** The file of `id`; throws BladeError `invalid_session_id` before building any path. */
+  pathOf(id: string): string {
+    return `${this.sessionsDir}/${validateSessionId(id)}.json`;
+  }
+
+  /** Number of decoded records held in memory (for tests and diagnostics). */
+  get cacheSize(): number {
+    return this.#cache.size;
+  }
+
+  isCached(id: string): boolean {
+    return this.#cache.has(id);
+  }
+
+  async create(record: SidecarRecord): Promise<void> {
+    const path = this.pathOf(record.id);
+    const text = encodeSidecar(record);
+    await this.#locks.run(record.id, async () => {
+      if (await this.#fs.lstat(path) !== null) throw alreadyExists(record.id);
+      await this.#write(record, text);
+    });
+  }
+
+  async save(record: SidecarRecord): Promise<void> {
+    this.pathOf(record.id);
+    const text = encodeSidecar(record);
+    await this.#locks.run(record.id, () => this.#write(record, text));
+  }
+
+  async load(id: string): Promise<LoadResult | null> {
+    const path = this.pathOf(id);
+    const info = await this.#fs.lstat(path);
+    if (info === null) {
+      this.#cache.delete(id);
+      return null;
+    }
+    if (!info.isFile) {
+      this.#cache.delete(id);
+      return this.#diagnostic(id, "not_a_file", "is not a regular file");
+    }
+    const cached = this.#cache.get(id);
+    if (cached !== undefined && cached.mtimeMs === info.mtimeMs && cached.size === info.size) {
+      return { record: structuredClone(cached.record), legacy: cached.legacy };
+    }
+    let text: string;
+    try {
+      text = await this.#fs.readText(path);
+    } catch (e) {
+      if (await this.#fs.lstat(path) === null) return null;
+      return this.#diagnostic(
+        id,
+        "unreadable",
+        `cannot be read (${e instanceof Error ? e.message : String(e)})`,
+      );
+    }
+    const result = decodeSidecar(text, id);
+    if ("diagnostic" in result) {
+      this.#cache.delete(id);
+      return { diagnostic: { ...result.diagnostic, file: path } };
+    }
+    this.#cache.set(id, { record: structuredClone(result.record), legacy: result.legacy, ...stamp(info) });
+    return result;
+  }
+
+  update(id: string, change: SidecarChange): Promise<SidecarRecord> {
+    return this.#mutate(id, (record) => applyChange(record, change, { now: this.#clock.now() }));
+  }
+
+  markCompleted(id: string, completion: SidecarCompletion): Promise<SidecarRecord> {
+    return this.#mutate(id, (record) => completeRecord(record, completion, { now: this.#clock.now() }));
+  }
+
+  async list(owner: SidecarOwner): Promise<SidecarRecord[]> {
+    const { records } = await this.listAll();
+    return records.filter((r) => isOwnedBy(r, owner));
+  }
+
+  async listAll(): Promise<SidecarListing> {
+    const records: SidecarRecord[] = [];
+    const diagnostics: SidecarDiagnostic[] = [];
+    if (await this.#fs.stat(this.sessionsDir) === null) return { records, diagnostics };
+    const ids: string[] = [];
+    for (const entry of await this.#fs.readDir(this.sessionsDir)) {
+      // Dot files (atomic-write temp files among them) and other extensions are never records.
+      if (entry.name.startsWith(".") || !entry.name.endsWith(".json")) continue;
+      const id = entry.name.slice(0, -".json".length);
+      if (isValidSessionId(id)) ids.push(id);
+      else {
+        diagnostics.push({
+          id,
+          code: "invalid_file_name",
+          message: `Sidecar file ${JSON.stringify(entry.name)} does not have a valid session id as its name`,
+          file: `${this.sessionsDir}/${entry.name}`,
+        });
+      }
+    }
+    ids.sort();
+    let next = 0;
+    const worker = async () => {
+      while (next < ids.length) {
+        const id = ids[next++]!;
+        const result = await this.load(id);
+        if (result === null) continue;
+        if ("record" in result) records.push(result.record);
+        else diagnostics.push(result.diagnostic);
+      }
+    };
+    await Promise.all(Array.from({ length: Math.min(LIST_CONCURRENCY, ids.length) }, worker));
+    records.sort(byRecentActivity);
+    diagnostics.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+    return { records, diagnostics };
+  }
+
+  remove(id: string): Promise<boolean> {
+    return this.#removeIf(id);
+  }
+
+  async cleanupExpired(
+    owner: SidecarOwner,
+    olderThanMs: number,
+    options: { now?: number } = {},
+  ): Promise<number> {
+    const now = options.now ?? this.#clock.now();
+    let removed = 0;
+    for (const record of await this.list(owner)) {
+      if (!isExpired(record, olderThanMs, { now })) continue;
+      // Checked again under the id's lock: the record may have changed since it was listed.
+      const still = (current: LoadResult | null) =>
+        current !== null && "record" in current && isOwnedBy(current.record, owner) &&
+        isExpired(current.record, olderThanMs, { now });
+      if (await this.#removeIf(record.id, still)) removed++;
+    }
+    return removed;
+  }
+
+  async #write(record: SidecarRecord, text: string): Promise<void> {
+    const path = `${this.sessionsDir}/${record.id}.json`;
+    if (!this.#parentsReady) {
+      await this.#fs.ensureDir(this.#storageRoot, DIR_MODE);
+      await this.#fs.ensureDir(`${this.#storageRoot}/agents`, DIR_MODE);
+      this.#parentsReady = true;
+    }
+    this.#cache.delete(record.id);
+    // writeAtomic re-creates the folder when it was deleted and re-asserts its mode every time.
+    await this.#fs.writeAtomic(path, text, { mode: FILE_MODE, dirMode: DIR_MODE });
+    const info = await this.#fs.lstat(path);
+    if (info !== null && info.isFile) {
+      this.#cache.set(record.id, { record: structuredClone(record), legacy: false, ...stamp(info) });
+    }
+  }
+
+  async #mutate(id: string, next: (record: SidecarRecord) => SidecarRecord | null): Promise<SidecarRecord> {
+    this.pathOf(id);
+    return await this.#locks.run(id, async () => {
+      const current = await this.load(id);
+      if (current === null) throw notFound(id);
+      if ("diagnostic" in current) throw unusable(current.diagnostic);
+      const record = next(current.record);
+      if (record === null) return current.record;
+      await this.#write(record, encodeSidecar(record));
+      return structuredClone(record);
+    });
+  }
+
+  async #removeIf(id: string, predicate?: (current: LoadResult | null) => boolean): Promise<boolean> {
+    const path = this.pathOf(id);
+    return await this.#locks.run(id, async () => {
+      if (await this.#fs.lstat(path) === null) return false;
+      if (predicate !== undefined && !predicate(await this.load(id))) return false;
+      this.#cache.delete(id);
+      await this.#fs.remove(path);
+      return true;
+    });
+  }
+
+  #diagnostic(id: string, code: SidecarDiagnostic["code"], why: string): LoadResult {
+    return {
+      diagnostic: { id, code, message: `Sidecar ${JSON.stringify(id)} ${why}`, file: this.pathOf(id) },
+    };
+  }
+}
+
+function stamp(info: FileInfo): { mtimeMs: number | null; size: number } {
+  return { mtimeMs: info.mtimeMs, size: info.size };
+}

@@ -1,0 +1,127 @@
+// Owns the in-memory sidecar store: the same port and guarantees as the file store, with each record
+// kept as its encoded text (so loads are copies, unknown fields survive and bad data fails closed the
+// same way). For tests and ephemeral runs; nothing survives the process.
+
+import type { Clock } from "../sys/clock.ts";
+import { decodeSidecar, encodeSidecar, type LoadResult, type SidecarDiagnostic } from "./codec.ts";
+import { isValidSessionId, validateSessionId } from "./ids.ts";
+import {
+  alreadyExists,
+  applyChange,
+  byRecentActivity,
+  completeRecord,
+  isExpired,
+  isOwnedBy,
+  notFound,
+  unusable,
+} from "./record_ops.ts";
+import type { SidecarRecord } from "./schema.ts";
+import type {
+  SidecarChange,
+  SidecarCompletion,
+  SidecarListing,
+  SidecarOwner,
+  SidecarStore,
+} from "./store.ts";
+
+export interface MemorySidecarStoreOptions {
+  clock: Clock;
+  /** Backing texts by id; pass your own map to plant raw (e.g. corrupt or legacy) data in tests. */
+  texts?: Map<string, string>;
+}
+
+export class MemorySidecarStore implements SidecarStore {
+  #clock: Clock;
+  #texts: Map<string, string>;
+
+  constructor(options: MemorySidecarStoreOptions) {
+    this.#clock = options.clock;
+    this.#texts = options.texts ?? new Map();
+  }
+
+  create(record: SidecarRecord): Promise<void> {
+    return Promise.try(() => {
+      validateSessionId(record.id);
+      if (this.#texts.has(record.id)) throw alreadyExists(record.id);
+      this.#texts.set(record.id, encodeSidecar(record));
+    });
+  }
+
+  save(record: SidecarRecord): Promise<void> {
+    return Promise.try(() => {
+      validateSessionId(record.id);
+      this.#texts.set(record.id, encodeSidecar(record));
+    });
+  }
+
+  load(id: string): Promise<LoadResult | null> {
+    return Promise.try(() => this.#load(id));
+  }
+
+  update(id: string, change: SidecarChange): Promise<SidecarRecord> {
+    return Promise.try(() =>
+      this.#mutate(id, (record) => applyChange(record, change, { now: this.#clock.now() }))
+    );
+  }
+
+  markCompleted(id: string, completion: SidecarCompletion): Promise<SidecarRecord> {
+    return Promise.try(() =>
+      this.#mutate(id, (record) => completeRecord(record, completion, { now: this.#clock.now() }))
+    );
+  }
+
+  async list(owner: SidecarOwner): Promise<SidecarRecord[]> {
+    const { records } = await this.listAll();
+    return records.filter((r) => isOwnedBy(r, owner));
+  }
+
+  listAll(): Promise<SidecarListing> {
+    return Promise.try(() => {
+      const records: SidecarRecord[] = [];
+      const diagnostics: SidecarDiagnostic[] = [];
+      for (const id of [...this.#texts.keys()].sort()) {
+        if (!isValidSessionId(id)) {
+          const message = `Sidecar key ${JSON.stringify(id)} is not a valid session id`;
+          diagnostics.push({ id, code: "invalid_file_name", message });
+          continue;
+        }
+        const result = this.#load(id);
+        if (result === null) continue;
+        if ("record" in result) records.push(result.record);
+        else diagnostics.push(result.diagnostic);
+      }
+      records.sort(byRecentActivity);
+      return { records, diagnostics };
+    });
+  }
+
+  remove(id: string): Promise<boolean> {
+    return Promise.try(() => this.#texts.delete(validateSessionId(id)));
+  }
+
+  async cleanupExpired(
+    owner: SidecarOwner,
+    olderThanMs: number,
+    options: { now?: number } = {},
+  ): Promise<number> {
+    const now = options.now ?? this.#clock.now();
+    const expired = (await this.list(owner)).filter((r) => isExpired(r, olderThanMs, { now }));
+    for (const record of expired) this.#texts.delete(record.id);
+    return expired.length;
+  }
+
+  #load(id: string): LoadResult | null {
+    const text = this.#texts.get(validateSessionId(id));
+    return text === undefined ? null : decodeSidecar(text, id);
+  }
+
+  #mutate(id: string, next: (record: SidecarRecord) => SidecarRecord | null): SidecarRecord {
+    const current = this.#load(id);
+    if (current === null) throw notFound(id);
+    if ("diagnostic" in current) throw unusable(current.diagnostic);
+    const record = next(current.record);
+    if (record === null) return current.record;
+    this.#texts.set(id, encodeSidecar(record));
+    return structuredClone(record);
+  }
+}

@@ -1,0 +1,73 @@
+// Owns the record transformations every store shares: applying a change, completing a run, owner
+// filtering, ordering and expiry. Pure functions, no storage.
+
+import { BladeError } from "../errors.ts";
+import type { SidecarDiagnostic } from "./codec.ts";
+import type { SidecarRecord } from "./schema.ts";
+import type { SidecarChange, SidecarCompletion, SidecarOwner } from "./store.ts";
+
+/** The next record after `change`, with `lastActiveAt` bumped to `now`. */
+export function applyChange(
+  record: SidecarRecord,
+  change: SidecarChange,
+  at: { now: number },
+): SidecarRecord {
+  const next = typeof change === "function" ? change(structuredClone(record)) : { ...record, ...change };
+  if (next.id !== record.id || next.schemaVersion !== record.schemaVersion) {
+    throw new BladeError(
+      "invalid_sidecar",
+      `Cannot change the id or schema version of sidecar "${record.id}"`,
+    );
+  }
+  return { ...next, lastActiveAt: at.now };
+}
+
+/** The completed record, or null when `record` is already terminal (the first terminal state wins). */
+export function completeRecord(
+  record: SidecarRecord,
+  completion: SidecarCompletion,
+  at: { now: number },
+): SidecarRecord | null {
+  if (record.status !== "running") return null;
+  return {
+    ...record,
+    status: completion.status,
+    result: completion.result,
+    completedAt: completion.completedAt,
+    lastActiveAt: at.now,
+  };
+}
+
+export function isOwnedBy(record: SidecarRecord, owner: SidecarOwner): boolean {
+  return record.parentSessionId === owner.parentSessionId &&
+    record.parentProjectPath === owner.parentProjectPath;
+}
+
+/** Most recently active first; ties by id so listings are stable. */
+export function byRecentActivity(a: SidecarRecord, b: SidecarRecord): number {
+  return b.lastActiveAt - a.lastActiveAt || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
+}
+
+/** A terminal record inactive for more than `olderThanMs` at `now`. */
+export function isExpired(record: SidecarRecord, olderThanMs: number, at: { now: number }): boolean {
+  return record.status !== "running" && at.now - record.lastActiveAt > olderThanMs;
+}
+
+export function notFound(id: string): BladeError {
+  return new BladeError("session_not_found", `Subagent session not found: ${id}`);
+}
+
+export function alreadyExists(id: string): BladeError {
+  return new BladeError("session_exists", `Subagent session already exists: ${id}`, {
+    hint: "Use a new id, or resume from the existing session.",
+  });
+}
+
+/** The stored data of a record a caller wants to change cannot be used. */
+export function unusable(diagnostic: SidecarDiagnostic): BladeError {
+  return new BladeError("invalid_sidecar", diagnostic.message, {
+    hint: diagnostic.file === undefined
+      ? "Remove the record and start a new run."
+      : `Inspect or remove ${diagnostic.file}, then start a new run.`,
+  });
+}

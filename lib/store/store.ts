@@ -1,0 +1,68 @@
+// Owns the sidecar store port (SPEC §7): what every store implementation offers and guarantees.
+// Does not implement storage (file_store.ts, memory_store.ts) and holds no executor or manager
+// logic: it stores, loads, lists and removes records for its callers.
+
+import type { LoadResult, SidecarDiagnostic } from "./codec.ts";
+import type { SidecarRecord, SidecarResult, TerminalStatus } from "./schema.ts";
+
+export type { LoadResult, SidecarDiagnostic, SidecarDiagnosticCode } from "./codec.ts";
+export { publicProjection } from "./projection.ts";
+export type { PublicSidecar } from "./projection.ts";
+
+/** Who a child belongs to. Every lookup by a parent filters on both fields. */
+export interface SidecarOwner {
+  parentSessionId: string;
+  /** Canonical absolute project path. */
+  parentProjectPath: string;
+}
+
+/** Fields to replace. `id` and `schemaVersion` never change; `lastActiveAt` is always bumped. */
+export type SidecarPatch = Partial<Omit<SidecarRecord, "id" | "schemaVersion">>;
+
+/** A patch, or a function from the current record to the next one (to remove optional fields). */
+export type SidecarChange = SidecarPatch | ((record: SidecarRecord) => SidecarRecord);
+
+export interface SidecarCompletion {
+  status: TerminalStatus;
+  result: SidecarResult;
+  completedAt: number;
+}
+
+export interface SidecarListing {
+  records: SidecarRecord[];
+  diagnostics: SidecarDiagnostic[];
+}
+
+/**
+ * Durable sidecar records, one per child run. Every method validates the id first and throws
+ * BladeError `invalid_session_id` before touching storage. Records handed out are copies.
+ */
+export interface SidecarStore {
+  /** Stores a new record; BladeError `session_exists` when the id is taken (even by a corrupt file). */
+  create(record: SidecarRecord): Promise<void>;
+  /** Stores `record` as given (create or replace). BladeError `invalid_sidecar` when it is not valid. */
+  save(record: SidecarRecord): Promise<void>;
+  /** The record, a diagnostic when the stored data is unusable (fail closed, never throws), or null. */
+  load(id: string): Promise<LoadResult | null>;
+  /**
+   * Applies `change` to the stored record and bumps `lastActiveAt` to the store clock's now. Throws
+   * BladeError `session_not_found` when absent, `invalid_sidecar` when the stored data is unusable.
+   */
+  update(id: string, change: SidecarChange): Promise<SidecarRecord>;
+  /**
+   * Moves a running record to a terminal state. A record already terminal is returned unchanged:
+   * the first terminal state wins (a cancelled run is never rewritten to failed).
+   */
+  markCompleted(id: string, completion: SidecarCompletion): Promise<SidecarRecord>;
+  /** The owner's valid records, most recently active first. */
+  list(owner: SidecarOwner): Promise<SidecarRecord[]>;
+  /** Every valid record (most recently active first) and a diagnostic for each unusable one. */
+  listAll(): Promise<SidecarListing>;
+  /** Removes the stored data of `id` (valid or not); false when there was none. */
+  remove(id: string): Promise<boolean>;
+  /**
+   * Removes the owner's terminal records inactive for more than `olderThanMs` (now defaults to the
+   * store clock). Returns how many were removed.
+   */
+  cleanupExpired(owner: SidecarOwner, olderThanMs: number, options?: { now?: number }): Promise<number>;
+}
