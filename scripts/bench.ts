@@ -87,6 +87,9 @@ async function benchStartToRequest(cmd: string[], workspace: string, storage: st
     const run = await timed([...cmd, "-p", "say ok", "--provider", "anthropic"], env, workspace);
     if (run.code !== 0) throw new Error(`blade -p failed in the bench (exit ${run.code})`);
     arrivals.push(arrivedAt - start);
+    if (Deno.env.get("BLADE_BENCH_VERBOSE")) {
+      console.error({ toRequest: arrivedAt - start, wall: run.wallMs });
+    }
     rss.push(run.maxRssKiB / 1024);
   }
   return { startToRequestMs: median(arrivals), peakRssMiB: median(rss) };
@@ -134,13 +137,99 @@ async function benchDelegation(cmd: string[], workspace: string, storage: string
       ANTHROPIC_BASE_URL: server.url,
       NO_COLOR: "1",
     };
-    const run = await timed([...cmd, "-p", "BENCH_PARENT: where does this project start?", "--provider", "anthropic"], env, workspace);
-    if (run.code !== 0) throw new Error(`delegation run failed in the bench (exit ${run.code}): ${run.stdout}`);
+    const run = await timed(
+      [...cmd, "-p", "BENCH_PARENT: where does this project start?", "--provider", "anthropic"],
+      env,
+      workspace,
+    );
+    if (run.code !== 0) {
+      throw new Error(`delegation run failed in the bench (exit ${run.code}): ${run.stdout}`);
+    }
     walls.push(run.wallMs);
     rss.push(run.maxRssKiB / 1024);
     overheads.push(childFirstAt - taskSentAt);
   }
   return { wallMs: median(walls), peakRssMiB: median(rss), delegationOverheadMs: median(overheads) };
+}
+
+/** 50 background children started at once (each two tool calls): time to all notices, RSS, writes. */
+async function benchBackground(cmd: string[], workspace: string, storage: string, children = 50) {
+  const calls = Array.from({ length: children }, (_, i) => ({
+    name: "Task",
+    input: {
+      subagent_type: "Explore",
+      description: `Background job ${i}`,
+      prompt: `JOB-${i}: list the TypeScript files and read main.ts.`,
+      run_in_background: true,
+    },
+  }));
+  const script = {
+    agents: {
+      main: [{
+        repeat_last: true,
+        turns: [{ text: "Starting the jobs.", tool_calls: calls }, { text: "Waiting for notices." }, {
+          text: "noted",
+        }],
+      }],
+      Explore: [{
+        turns: [
+          { tool_calls: [{ name: "Glob", input: { pattern: "*.ts" } }] },
+          { tool_calls: [{ name: "Read", input: { file_path: "main.ts" } }] },
+          { text: "done" },
+        ],
+      }],
+    },
+  };
+  const scriptPath = `${workspace}/../bg-bench.json`;
+  await Deno.writeTextFile(scriptPath, JSON.stringify(script));
+  const walls: number[] = [];
+  const rss: number[] = [];
+  const writesPerChild: number[] = [];
+  for (let i = 0; i < Math.min(RUNS, 5); i++) {
+    const root = `${storage}-bg-${i}`;
+    const sessions = `${root}/agents/sessions`;
+    await Deno.mkdir(sessions, { recursive: true });
+    const watcher = Deno.watchFs(sessions);
+    const temps = new Set<string>();
+    const watching = (async () => {
+      for await (const ev of watcher) for (const p of ev.paths) if (p.endsWith(".tmp")) temps.add(p);
+    })();
+    const env = {
+      PATH: Deno.env.get("PATH") ?? "",
+      DENO_DIR,
+      HOME: root,
+      BLADE_STORAGE_ROOT: root,
+      BLADE_MAX_CONCURRENT_SUBAGENTS: String(children),
+      NO_COLOR: "1",
+    };
+    const run = await timed(
+      [
+        ...cmd,
+        "-p",
+        "start the jobs",
+        "--provider",
+        "scripted",
+        "--script",
+        scriptPath,
+        "--output-format",
+        "json",
+      ],
+      env,
+      workspace,
+    );
+    watcher.close();
+    await watching;
+    const result = JSON.parse(run.stdout.trim().split("\n").pop() ?? "{}") as {
+      subagents?: { completed: number };
+    };
+    if (run.code !== 0 || result.subagents?.completed !== children) {
+      throw new Error(`background bench run failed (exit ${run.code}): ${run.stdout.slice(0, 500)}`);
+    }
+    walls.push(run.wallMs);
+    rss.push(run.maxRssKiB / 1024);
+    writesPerChild.push(temps.size / children);
+  }
+  return { wallMs: median(walls), peakRssMiB: median(rss), writesPerChild: median(writesPerChild) };
 }
 
 async function main(): Promise<void> {
@@ -155,15 +244,28 @@ async function main(): Promise<void> {
     lines.push(s);
     console.log(s);
   };
-  out(`Blade bench — ${RUNS} runs each, medians (Deno ${Deno.version.deno}, ${Deno.build.os}/${Deno.build.arch})`);
+  out(
+    `Blade bench — ${RUNS} runs each, medians (Deno ${Deno.version.deno}, ${Deno.build.os}/${Deno.build.arch})`,
+  );
   try {
     const start = await benchStartToRequest(cmd, workspace, storage);
-    out(`blade -p start → first provider request: ${start.startToRequestMs.toFixed(0)} ms; peak RSS ${start.peakRssMiB.toFixed(1)} MiB`);
+    out(
+      `blade -p start → first provider request: ${start.startToRequestMs.toFixed(0)} ms; peak RSS ${
+        start.peakRssMiB.toFixed(1)
+      } MiB`,
+    );
     const del = await benchDelegation(cmd, workspace, storage);
     out(
       `delegation e2e (parent → Task → Explore → answer): ${del.wallMs.toFixed(0)} ms wall; peak RSS ${
         del.peakRssMiB.toFixed(1)
       } MiB; delegation overhead ${del.delegationOverheadMs.toFixed(1)} ms`,
+    );
+    const bg = await benchBackground(cmd, workspace, storage);
+    out(
+      `50 background children (2 tool calls each) → all notices delivered: ${bg.wallMs.toFixed(0)} ms wall ` +
+        `(whole blade -p run); peak RSS ${bg.peakRssMiB.toFixed(1)} MiB; sidecar writes per child ${
+          bg.writesPerChild.toFixed(1)
+        }`,
     );
     const claude = Deno.env.get("BLADE_BENCH_CLAUDE");
     if (claude === undefined) out("Claude Code comparison: skipped (set BLADE_BENCH_CLAUDE to its cli path)");

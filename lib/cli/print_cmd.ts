@@ -34,7 +34,10 @@ function intFlag(values: Values, name: string, min: number, max: number): number
   if (raw === undefined) return undefined;
   const n = Number(raw);
   if (!Number.isInteger(n) || n < min || n > max) {
-    throw usageError(`--${name} must be a whole number from ${min} to ${max}, got "${raw}".`);
+    throw usageError(
+      `--${name} must be a whole number from ${min} to ${max}, got "${raw}".`,
+      `Pass --${name} with a value from ${min} to ${max}, e.g. --${name} 10. See \`blade --help\`.`,
+    );
   }
   return n;
 }

@@ -4,6 +4,7 @@
 // and returns the canonical Task result. Background runs and delivery live in background.ts.
 
 import type { Ports } from "../sys/mod.ts";
+import type { ProcessIdentity } from "../sys/process.ts";
 import type { Provider } from "../protocol/provider.ts";
 import type {
   Lineage,
@@ -213,8 +214,7 @@ export class SubagentRuntime implements SubagentLauncher {
     }
     const config = this.snapshotOf(definition, isolation);
     const now = env.ports.clock.now();
-    const pid = env.ports.process.pid();
-    const identity = await env.ports.process.identity(pid);
+    const { pid, identity } = await ownIdentity(env.ports);
     const record: SidecarRecord = {
       schemaVersion: 2,
       id,
@@ -420,6 +420,14 @@ export class SubagentRuntime implements SubagentLauncher {
     const delegation = child.depth < this.#env.maxDepth ? nested.tools() : [];
     return mergeTools(nested.coreTools(), delegation);
   }
+}
+
+let own: Promise<{ pid: number; identity: ProcessIdentity | null }> | undefined;
+
+/** This process's PID and identity, read once (the start time of a process never changes). */
+function ownIdentity(ports: Ports): Promise<{ pid: number; identity: ProcessIdentity | null }> {
+  const pid = ports.process.pid();
+  return (own ??= ports.process.identity(pid).then((identity) => ({ pid, identity })));
 }
 
 function fail(message: string, id: string): ToolResult {
