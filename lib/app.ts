@@ -4,6 +4,7 @@
 
 import type { Ports } from "./sys/mod.ts";
 import type { Provider } from "./protocol/provider.ts";
+import { type ProviderConfig, providerFromConfig } from "./provider/factory.ts";
 import { BladeError } from "./errors.ts";
 import {
   type ConfigFlags,
@@ -36,6 +37,8 @@ export interface App {
   /** Replaces every known secret in `text` with `[REDACTED]`. */
   redact(text: string): string;
   provider(): Promise<Provider>;
+  /** The provider as plain data (what a child's Worker builds its own provider from). */
+  providerConfig(): Promise<ProviderConfig>;
 }
 
 export async function canonicalWorkspace(ports: Ports): Promise<string> {
@@ -66,6 +69,8 @@ export async function createApp(ports: Ports, flags: AppFlags, options: AppOptio
   const secrets = secretsOf(config);
   const redact = (text: string) => secrets.reduce((t, s) => t.split(s).join("[REDACTED]"), text);
   let provider: Promise<Provider> | undefined;
+  let providerConfig: Promise<ProviderConfig> | undefined;
+  const getProviderConfig = () => (providerConfig ??= resolveProviderConfig(ports, config, workspace));
   return {
     ports,
     layout,
@@ -77,49 +82,47 @@ export async function createApp(ports: Ports, flags: AppFlags, options: AppOptio
     provider: () => {
       const sink = options.debugSink;
       const debug = config.debug && sink !== undefined ? (line: string) => sink(redact(line)) : undefined;
-      return (provider ??= createProvider(ports, config, { workspace, debug }));
+      return (provider ??= getProviderConfig().then((c) =>
+        providerFromConfig(c, { clock: ports.clock, ...(debug === undefined ? {} : { debug }) })
+      ));
     },
+    providerConfig: getProviderConfig,
   };
 }
 
-async function createProvider(
+async function resolveProviderConfig(
   ports: Ports,
   config: ResolvedConfig,
-  o: { workspace: string; debug: ((line: string) => void) | undefined },
-): Promise<Provider> {
-  const workspace = o.workspace;
-  const timeouts = {
-    ...(o.debug === undefined ? {} : { debug: o.debug }),
+  workspace: string,
+): Promise<ProviderConfig> {
+  const http = {
     ...(config.requestTimeoutMs === undefined ? {} : { requestTimeoutMs: config.requestTimeoutMs }),
     ...(config.streamIdleTimeoutMs === undefined ? {} : { streamIdleTimeoutMs: config.streamIdleTimeoutMs }),
   };
   switch (config.provider) {
     case "anthropic": {
-      const { anthropicProvider } = await import("./provider/anthropic.ts");
       if (config.anthropic.apiKey === undefined) {
         throw new BladeError("missing_api_key", "No Anthropic API key: ANTHROPIC_API_KEY is not set.", {
           hint:
             "Set ANTHROPIC_API_KEY (or BLADE_API_KEY), use --provider openai with OPENAI_API_KEY/OPENAI_BASE_URL, or try `blade demo`.",
         });
       }
-      return anthropicProvider({
+      return {
+        kind: "anthropic",
         baseUrl: config.anthropic.baseUrl,
         apiKey: config.anthropic.apiKey,
-        clock: ports.clock,
-        ...timeouts,
-      });
+        ...http,
+      };
     }
-    case "openai": {
-      const { openAiProvider } = await import("./provider/openai.ts");
-      return openAiProvider({
+    case "openai":
+      return {
+        kind: "openai",
         baseUrl: config.openai.baseUrl,
         ...(config.openai.apiKey === undefined ? {} : { apiKey: config.openai.apiKey }),
-        clock: ports.clock,
-        ...timeouts,
-      });
-    }
+        ...http,
+      };
     case "scripted": {
-      const { loadScript, scriptedProvider } = await import("./provider/scripted.ts");
+      const { loadScript } = await import("./provider/script_schema.ts");
       const path = config.script;
       if (path === undefined) {
         throw new BladeError("script_missing", "The scripted provider needs a script.", {
@@ -138,7 +141,7 @@ async function createProvider(
       }
       const loaded = loadScript(text, full);
       if (loaded instanceof BladeError) throw loaded;
-      return scriptedProvider(loaded.script, { clock: ports.clock });
+      return { kind: "scripted", script: loaded.script };
     }
     default: {
       const never: never = config.provider;

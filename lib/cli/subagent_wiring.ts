@@ -7,7 +7,9 @@ import { coreTools } from "../tools/registry.ts";
 import { loadRegistry } from "../registry/mod.ts";
 import type { RegistrySnapshot } from "../registry/snapshot.ts";
 import { FileSidecarStore } from "../store/file_store.ts";
-import { type SubagentEnv, SubagentRuntime } from "../manager/subagents.ts";
+import { type ChildSandbox, type SubagentEnv, SubagentRuntime } from "../manager/subagents.ts";
+import { BladeError } from "../errors.ts";
+import { secretsOf } from "../config/config.ts";
 import { Semaphore } from "../manager/semaphore.ts";
 import { BackgroundRuns } from "../manager/background.ts";
 import { ShellTasks } from "../manager/shells.ts";
@@ -24,6 +26,28 @@ export async function registryFor(app: App): Promise<RegistrySnapshot> {
     ...(app.flags.agentsJson === undefined ? {} : { agentsJson: app.flags.agentsJson }),
   });
   return snapshot;
+}
+
+/** Children run in Workers under their own Deno permissions unless BLADE_CHILD_SANDBOX=none. */
+async function childSandbox(app: App): Promise<ChildSandbox> {
+  const choice = app.ports.env.get("BLADE_CHILD_SANDBOX") ?? "worker";
+  if (choice === "none") return { kind: "none" };
+  if (choice !== "worker") {
+    throw new BladeError(
+      "config_invalid",
+      `BLADE_CHILD_SANDBOX must be "worker" or "none", got "${choice}".`,
+      {
+        hint: "Unset it to run each child in a Worker under its own Deno permissions.",
+      },
+    );
+  }
+  const home = app.ports.env.home();
+  return {
+    kind: "worker",
+    provider: await app.providerConfig(),
+    secrets: secretsOf(app.config),
+    extraReadDirs: home === undefined ? [] : [`${home}/.claude/agents`],
+  };
 }
 
 export async function subagentEnv(app: App, emit: RuntimeEventSink): Promise<SubagentEnv> {
@@ -50,6 +74,7 @@ export async function subagentEnv(app: App, emit: RuntimeEventSink): Promise<Sub
     background: new BackgroundRuns({ ports: app.ports, store, layout: app.layout }),
     heartbeat: new Heartbeat(store, { clock: app.ports.clock }),
     shells: new ShellTasks(app.ports),
+    sandbox: await childSandbox(app),
   };
 }
 

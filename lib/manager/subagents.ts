@@ -8,6 +8,7 @@ import type { ProcessIdentity } from "../sys/process.ts";
 import type { Provider } from "../protocol/provider.ts";
 import type {
   Lineage,
+  RuntimeEvent,
   RuntimeEventSink,
   SubagentInfo,
   SubtaskRefPart,
@@ -21,7 +22,9 @@ import type { SidecarStore } from "../store/store.ts";
 import type { ConfigSnapshot, SidecarRecord } from "../store/schema.ts";
 import type { AnyTool, ToolContext, ToolResult } from "../tools/tool.ts";
 import { type SubagentLauncher, type TaskInput, taskTool } from "../tools/task.ts";
-import { type ChildOutcome, type ChildSpec, runChild } from "../executor/child.ts";
+import { type ChildOutcome, type ChildSpec, childTools, runChild } from "../executor/child.ts";
+import { runChildInWorker } from "./child_sandbox.ts";
+import type { ProviderConfig } from "../provider/factory.ts";
 import { canonicalResult, summarize } from "./result.ts";
 import { Semaphore } from "./semaphore.ts";
 import { describeError } from "../errors.ts";
@@ -68,7 +71,16 @@ export interface SubagentEnv {
   heartbeat: Heartbeat;
   /** Background Bash commands of this process. */
   shells: ShellTasks;
+  /**
+   * Where children run: in a Deno Worker under their own permission set (the default), or in this
+   * thread (`BLADE_CHILD_SANDBOX=none`, for comparison and for hosts without Workers).
+   */
+  sandbox: ChildSandbox;
 }
+
+export type ChildSandbox =
+  | { kind: "none" }
+  | { kind: "worker"; provider: ProviderConfig; secrets: string[]; extraReadDirs: string[] };
 
 /** The session that calls Task. */
 export interface ParentInfo {
@@ -381,7 +393,12 @@ export class SubagentRuntime implements SubagentLauncher {
         toolResults: [],
       };
     }
+    const emit = (event: RuntimeEvent) => {
+      onActivity?.();
+      env.emit({ type: "subagent_event", parentSessionId: this.#parent.sessionId, agentId: spec.id, event });
+    };
     try {
+      if (env.sandbox.kind === "worker") return await this.#runInWorker(spec, signal, emit);
       return await runChild(
         {
           ports: env.ports,
@@ -389,15 +406,8 @@ export class SubagentRuntime implements SubagentLauncher {
           layout: env.layout,
           maxTokens: env.maxTokens,
           platform: Deno.build.os,
-          emit: (event) => {
-            onActivity?.();
-            env.emit({
-              type: "subagent_event",
-              parentSessionId: this.#parent.sessionId,
-              agentId: spec.id,
-              event,
-            });
-          },
+          ...(env.redact === undefined ? {} : { redact: env.redact }),
+          emit,
           toolsFor: (child) => this.#toolsForChild(child),
         },
         spec,
@@ -408,8 +418,62 @@ export class SubagentRuntime implements SubagentLauncher {
     }
   }
 
-  #toolsForChild(child: ChildSpec): AnyTool[] {
-    const nested = new SubagentRuntime(this.#env, {
+  /** Runs the child in a Deno Worker under its own permission set (SPEC §2). */
+  #runInWorker(spec: ChildSpec, signal: AbortSignal, emit: RuntimeEventSink): Promise<ChildOutcome> {
+    const env = this.#env;
+    if (env.sandbox.kind !== "worker") throw new Error("unreachable");
+    const nested = this.#nestedFor(spec);
+    const delegation = spec.depth < env.maxDepth;
+    const toolNames = childTools(spec, this.#toolsForChild(spec)).map((t) => t.name);
+    const control = new TaskControl(env, nested.owner);
+    const ctxFor = (callId: string): ToolContext => ({
+      ports: env.ports,
+      sessionId: spec.id,
+      workspaceRoot: spec.workspaceRoot,
+      storageRoot: env.layout.root,
+      trusted: spec.trusted,
+      mode: spec.config.permissionMode,
+      callId,
+      signal,
+      emit,
+    });
+    return runChildInWorker({
+      spec,
+      toolNames,
+      provider: env.sandbox.provider,
+      storageRoot: env.layout.root,
+      transcriptDir: env.layout.projectDir(spec.parentProjectPath),
+      extraReadDirs: env.sandbox.extraReadDirs,
+      maxTokens: env.maxTokens,
+      platform: Deno.build.os,
+      secrets: env.sandbox.secrets,
+      delegation,
+      onEvent: emit,
+      onCall: (method, args) => {
+        const input = args.input as TaskRequest & { task_id?: string };
+        switch (method) {
+          case "plan":
+            return nested.plan(input);
+          case "launch":
+            return nested.launch(input, ctxFor(String(args.callId)));
+          case "output":
+            return control.output(
+              args.input as { taskId: string; block: boolean; timeoutMs: number },
+              ctxFor(""),
+            );
+          case "stop":
+            return control.stop(String(args.taskId), ctxFor(""));
+          default: {
+            const never: never = method;
+            return Promise.reject(new Error(`unknown call ${never}`));
+          }
+        }
+      },
+    }, signal);
+  }
+
+  #nestedFor(child: ChildSpec): SubagentRuntime {
+    return new SubagentRuntime(this.#env, {
       sessionId: child.id,
       projectPath: this.#parent.projectPath,
       workspaceRoot: child.workspaceRoot,
@@ -417,6 +481,10 @@ export class SubagentRuntime implements SubagentLauncher {
       mode: child.config.permissionMode,
       depth: child.depth,
     });
+  }
+
+  #toolsForChild(child: ChildSpec): AnyTool[] {
+    const nested = this.#nestedFor(child);
     const delegation = child.depth < this.#env.maxDepth ? nested.tools() : [];
     return mergeTools(nested.coreTools(), delegation);
   }
