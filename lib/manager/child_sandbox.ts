@@ -63,7 +63,7 @@ function failed(spec: ChildSpec, message: string, cancelled: boolean): ChildOutc
 
 export async function runChildInWorker(o: WorkerChildOptions, signal: AbortSignal): Promise<ChildOutcome> {
   if (signal.aborted) return failed(o.spec, "The run was cancelled before it started.", true);
-  let reply: ((r: ChildWorkerRequest) => void) | undefined;
+  const channel: { reply?: (r: ChildWorkerRequest) => void } = {};
   const permissions = permissionsForChild(o);
   let sandbox;
   try {
@@ -74,8 +74,8 @@ export async function runChildInWorker(o: WorkerChildOptions, signal: AbortSigna
       onEvent: (ev) => {
         if (ev.kind === "event") return o.onEvent(ev.event);
         o.onCall(ev.method, ev.args).then(
-          (value) => reply?.({ kind: "reply", id: ev.id, ok: true, value }),
-          (e) => reply?.({ kind: "reply", id: ev.id, ok: false, message: describeError(e) }),
+          (value) => channel.reply?.({ kind: "reply", id: ev.id, ok: true, value }),
+          (e) => channel.reply?.({ kind: "reply", id: ev.id, ok: false, message: describeError(e) }),
         );
       },
     });
@@ -83,7 +83,7 @@ export async function runChildInWorker(o: WorkerChildOptions, signal: AbortSigna
     return failed(o.spec, `The child's sandbox did not start: ${describeError(e)}`, false);
   }
   const box = sandbox;
-  reply = (r) => void box.request(r).catch(() => {});
+  channel.reply = (r) => void box.request(r).catch(() => {});
   const onAbort = () => void box.cancel("cancelled", { graceMs: CANCEL_GRACE_MS });
   signal.addEventListener("abort", onAbort, { once: true });
   try {
