@@ -95,7 +95,7 @@ async function benchStartToRequest(cmd: string[], workspace: string, storage: st
   return { startToRequestMs: median(arrivals), peakRssMiB: median(rss) };
 }
 
-async function benchDelegation(cmd: string[], workspace: string, storage: string) {
+async function benchDelegation(cmd: string[], workspace: string, storage: string, sandbox = "worker") {
   const walls: number[] = [];
   const rss: number[] = [];
   const overheads: number[] = [];
@@ -136,6 +136,7 @@ async function benchDelegation(cmd: string[], workspace: string, storage: string
       ANTHROPIC_API_KEY: "bench-key",
       ANTHROPIC_BASE_URL: server.url,
       NO_COLOR: "1",
+      BLADE_CHILD_SANDBOX: sandbox,
     };
     const run = await timed(
       [...cmd, "-p", "BENCH_PARENT: where does this project start?", "--provider", "anthropic"],
@@ -254,12 +255,16 @@ async function main(): Promise<void> {
         start.peakRssMiB.toFixed(1)
       } MiB`,
     );
-    const del = await benchDelegation(cmd, workspace, storage);
-    out(
-      `delegation e2e (parent → Task → Explore → answer): ${del.wallMs.toFixed(0)} ms wall; peak RSS ${
-        del.peakRssMiB.toFixed(1)
-      } MiB; delegation overhead ${del.delegationOverheadMs.toFixed(1)} ms`,
-    );
+    for (const sandbox of ["worker", "none"]) {
+      const del = await benchDelegation(cmd, workspace, storage, sandbox);
+      out(
+        `delegation e2e, child ${
+          sandbox === "worker" ? "in a Worker (default)" : "in-process (BLADE_CHILD_SANDBOX=none)"
+        }: ${del.wallMs.toFixed(0)} ms wall; peak RSS ${del.peakRssMiB.toFixed(1)} MiB; delegation overhead ${
+          del.delegationOverheadMs.toFixed(1)
+        } ms`,
+      );
+    }
     const bg = await benchBackground(cmd, workspace, storage);
     out(
       `50 background children (2 tool calls each) → all notices delivered: ${bg.wallMs.toFixed(0)} ms wall ` +

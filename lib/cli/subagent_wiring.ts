@@ -9,6 +9,7 @@ import type { RegistrySnapshot } from "../registry/snapshot.ts";
 import { FileSidecarStore } from "../store/file_store.ts";
 import { type ChildSandbox, type SubagentEnv, SubagentRuntime } from "../manager/subagents.ts";
 import { BladeError } from "../errors.ts";
+import { ChildWorkerPool } from "../manager/child_sandbox.ts";
 import { secretsOf } from "../config/config.ts";
 import { Semaphore } from "../manager/semaphore.ts";
 import { BackgroundRuns } from "../manager/background.ts";
@@ -44,6 +45,7 @@ async function childSandbox(app: App): Promise<ChildSandbox> {
   const home = app.ports.env.home();
   return {
     kind: "worker",
+    pool: new ChildWorkerPool(),
     provider: await app.providerConfig(),
     secrets: secretsOf(app.config),
     extraReadDirs: home === undefined ? [] : [`${home}/.claude/agents`],

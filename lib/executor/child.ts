@@ -100,17 +100,7 @@ export async function runChild(deps: ChildDeps, spec: ChildSpec, signal: AbortSi
       projectPath: spec.parentProjectPath,
       ...(deps.redact === undefined ? {} : { redact: deps.redact }),
     });
-    await transcript.append([{
-      type: "session_created",
-      data: {
-        agentType: spec.subagentType,
-        model: spec.config.model,
-        parentSessionId: spec.parentSessionId,
-        relation: "subagent",
-        lineage: spec.lineage,
-        depth: spec.depth,
-      },
-    }]);
+
     const tools = childTools(spec, deps.toolsFor(spec));
     const mode: PermissionMode = spec.config.permissionMode;
     const system = buildSystemPrompt({
@@ -145,7 +135,21 @@ export async function runChild(deps: ChildDeps, spec: ChildSpec, signal: AbortSi
       emit: deps.emit,
       ...(spec.config.maxTurns === null ? {} : { maxTurns: spec.config.maxTurns }),
     }, { messages: spec.initialMessages ?? [], turns: 0 });
-    const run = await loop.run({ messages: [userText(spec.prompt)] }, signal);
+    // session_created goes in the same durable batch as the first turn (one fsync fewer per child).
+    const run = await loop.run({
+      messages: [userText(spec.prompt)],
+      prelude: [{
+        type: "session_created",
+        data: {
+          agentType: spec.subagentType,
+          model: spec.config.model,
+          parentSessionId: spec.parentSessionId,
+          relation: "subagent",
+          lineage: spec.lineage,
+          depth: spec.depth,
+        },
+      }],
+    }, signal);
     const stats = {
       tokens: run.usage.inputTokens + run.usage.outputTokens,
       toolCalls: run.toolCalls,

@@ -1,7 +1,8 @@
-// Entry module of a child run's Deno Worker (SPEC §2): the child session runs here under the
-// permission set its parent chose, so a bug in tool filtering still cannot write, spawn or connect
-// beyond the grant. Delegation tools (Task, TaskOutput, TaskStop) are proxies: nested children are
-// started by the main thread, because a Worker cannot grant more than it has.
+// Entry module of a child-run Worker (SPEC §2): child sessions run here under the permission set
+// their parent chose, so a bug in tool filtering still cannot write, spawn or connect beyond the
+// grant. One Worker serves every concurrent child with the same permission set (each run has its own
+// id and cancellation). Delegation tools (Task, TaskOutput, TaskStop) are proxies: nested children
+// are started by the main thread, because a Worker cannot grant more than it has.
 
 import { serveSandbox } from "../permissions/sandbox_child.ts";
 import type { RuntimeEvent } from "../protocol/events.ts";
@@ -17,6 +18,7 @@ import { type ChildOutcome, type ChildSpec, runChild } from "./child.ts";
 
 export interface ChildRunRequest {
   kind: "run";
+  runId: number;
   spec: ChildSpec;
   provider: ProviderConfig;
   storageRoot: string;
@@ -35,18 +37,30 @@ export type ChildReply = { kind: "reply"; id: number; ok: true; value: unknown }
   message: string;
 };
 
-export type ChildWorkerRequest = ChildRunRequest | ChildReply;
+/** Stop one run (the others in this Worker go on). */
+export interface ChildCancel {
+  kind: "cancel";
+  runId: number;
+  reason: string;
+}
+
+export type ChildWorkerRequest = ChildRunRequest | ChildReply | ChildCancel;
 
 export type ProxyMethod = "plan" | "launch" | "output" | "stop";
 
 export type ChildWorkerEvent =
-  | { kind: "event"; event: RuntimeEvent }
-  | { kind: "call"; id: number; method: ProxyMethod; args: Record<string, unknown> };
+  | { kind: "event"; runId: number; event: RuntimeEvent }
+  | { kind: "call"; runId: number; id: number; method: ProxyMethod; args: Record<string, unknown> };
 
 const pending = new Map<number, { resolve(v: unknown): void; reject(e: Error): void }>();
+const runs = new Map<number, AbortController>();
 let nextCall = 1;
 
 serveSandbox<ChildWorkerRequest, ChildOutcome | null, ChildWorkerEvent>(async (request, ctx) => {
+  if (request.kind === "cancel") {
+    runs.get(request.runId)?.abort(new Error(request.reason));
+    return null;
+  }
   if (request.kind === "reply") {
     const waiter = pending.get(request.id);
     pending.delete(request.id);
@@ -58,7 +72,7 @@ serveSandbox<ChildWorkerRequest, ChildOutcome | null, ChildWorkerEvent>(async (r
     const id = nextCall++;
     const { promise, resolve, reject } = Promise.withResolvers<unknown>();
     pending.set(id, { resolve, reject });
-    ctx.emit({ kind: "call", id, method, args });
+    ctx.emit({ kind: "call", runId: request.runId, id, method, args });
     return promise;
   };
   const ports = realPorts();
@@ -79,18 +93,27 @@ serveSandbox<ChildWorkerRequest, ChildOutcome | null, ChildWorkerEvent>(async (r
       stop: (taskId) => call("stop", { taskId }) as Promise<ToolResult>,
     }),
   ];
-  return await runChild(
-    {
-      ports,
-      provider,
-      layout: storageLayout(request.storageRoot),
-      maxTokens: request.maxTokens,
-      platform: request.platform,
-      redact: (text) => secrets.reduce((t, s) => t.split(s).join("[REDACTED]"), text),
-      emit: (event) => ctx.emit({ kind: "event", event }),
-      toolsFor: () => [...coreTools(), ...delegation],
-    },
-    request.spec,
-    ctx.signal,
-  );
+  const controller = new AbortController();
+  runs.set(request.runId, controller);
+  const onWorkerAbort = () => controller.abort(ctx.signal.reason);
+  ctx.signal.addEventListener("abort", onWorkerAbort, { once: true });
+  try {
+    return await runChild(
+      {
+        ports,
+        provider,
+        layout: storageLayout(request.storageRoot),
+        maxTokens: request.maxTokens,
+        platform: request.platform,
+        redact: (text) => secrets.reduce((t, s) => t.split(s).join("[REDACTED]"), text),
+        emit: (event) => ctx.emit({ kind: "event", runId: request.runId, event }),
+        toolsFor: () => [...coreTools(), ...delegation],
+      },
+      request.spec,
+      controller.signal,
+    );
+  } finally {
+    runs.delete(request.runId);
+    ctx.signal.removeEventListener("abort", onWorkerAbort);
+  }
 });

@@ -3,7 +3,7 @@
 // through the permission gate, and repeats until the model stops, fails, is cancelled or reaches
 // maxTurns. Every state change is written to the transcript before it is reported. Never prints.
 
-import { z } from "zod";
+import { toolSpecs } from "../tools/registry.ts";
 import {
   addUsage,
   emptyUsage,
@@ -78,6 +78,8 @@ export interface TurnInput {
   deliveries?: Delivery[];
   /** Inbox ids already in the transcript but not yet acknowledged (e.g. after a restart). */
   acknowledge?: string[];
+  /** Events written in the same batch, before turn_started (a new child's session_created). */
+  prelude?: NewTranscriptEvent[];
 }
 
 let partCounter = 0;
@@ -110,17 +112,6 @@ export function messageEvents(
       data: { messageId, partId: partId(ids), part },
     })),
   ];
-}
-
-export function toolSpecsOf(tools: readonly AnyTool[]): ToolSpec[] {
-  return tools.map((t) => {
-    const schema = z.toJSONSchema(t.schema, { io: "input", unrepresentable: "any" }) as Record<
-      string,
-      unknown
-    >;
-    delete schema.$schema;
-    return { name: t.name, description: t.description, inputSchema: schema };
-  });
 }
 
 /**
@@ -162,7 +153,10 @@ export class AgentLoop {
     const toolResults: RunResult["toolResults"] = [];
     const startRequests = this.#modelRequests;
     const acknowledge = [...(input.acknowledge ?? [])];
-    const opening: NewTranscriptEvent[] = [{ type: "turn_started", data: { turn } }];
+    const opening: NewTranscriptEvent[] = [...(input.prelude ?? []), {
+      type: "turn_started",
+      data: { turn },
+    }];
     for (const m of input.messages) opening.push(...messageEvents(ids, m));
     for (const d of input.deliveries ?? []) {
       opening.push(...messageEvents(ids, d.message, { inboxId: d.inboxId, parts: d.parts }));
@@ -302,7 +296,7 @@ export class AgentLoop {
     | { kind: "error"; error: ProviderError; usage: Usage }
   > {
     const o = this.#o;
-    this.#specs ??= toolSpecsOf(o.tools);
+    this.#specs ??= toolSpecs(o.tools);
     const request = {
       model: o.model,
       system: o.system,
@@ -330,8 +324,11 @@ export class AgentLoop {
             return { kind: "done", message: event.message, usage: event.usage };
           case "error":
             return { kind: "error", error: event.error, usage: event.usage };
-          case "request_started":
           case "tool_call":
+            // The call is complete while the rest of the answer still streams: let the tool get ready.
+            this.#toolByName(event.call.name)?.warm?.(event.call.input);
+            break;
+          case "request_started":
             break;
           default: {
             const never: never = event;

@@ -23,7 +23,7 @@ import type { ConfigSnapshot, SidecarRecord } from "../store/schema.ts";
 import type { AnyTool, ToolContext, ToolResult } from "../tools/tool.ts";
 import { type SubagentLauncher, type TaskInput, taskTool } from "../tools/task.ts";
 import { type ChildOutcome, type ChildSpec, childTools, runChild } from "../executor/child.ts";
-import { runChildInWorker } from "./child_sandbox.ts";
+import type { ChildWorkerPool, WorkerChildOptions } from "./child_sandbox.ts";
 import type { ProviderConfig } from "../provider/factory.ts";
 import { canonicalResult, summarize } from "./result.ts";
 import { Semaphore } from "./semaphore.ts";
@@ -80,7 +80,13 @@ export interface SubagentEnv {
 
 export type ChildSandbox =
   | { kind: "none" }
-  | { kind: "worker"; provider: ProviderConfig; secrets: string[]; extraReadDirs: string[] };
+  | {
+    kind: "worker";
+    pool: ChildWorkerPool;
+    provider: ProviderConfig;
+    secrets: string[];
+    extraReadDirs: string[];
+  };
 
 /** The session that calls Task. */
 export interface ParentInfo {
@@ -154,6 +160,28 @@ export class SubagentRuntime implements SubagentLauncher {
 
   agentTypes(): string[] {
     return this.#env.registry.names();
+  }
+
+  /** Starts the Worker a child of this type would run in, while the parent's answer still streams. */
+  warm(subagentType: string): void {
+    const env = this.#env;
+    if (env.sandbox.kind !== "worker") return;
+    const definition = env.registry.get(subagentType);
+    if (definition === undefined || this.#parent.depth + 1 > env.maxDepth) return;
+    const spec: ChildSpec = {
+      id: "warm",
+      subagentType: subagentType,
+      description: "",
+      prompt: "",
+      config: this.snapshotOf(definition, definition.isolation),
+      parentSessionId: this.#parent.sessionId,
+      parentProjectPath: this.#parent.projectPath,
+      workspaceRoot: this.#parent.workspaceRoot,
+      trusted: env.trusted,
+      depth: this.#parent.depth + 1,
+      lineage: { rootAgentId: "warm", resumeDepth: 0 },
+    };
+    env.sandbox.pool.warm(this.#workerOptions(spec, () => {}, new AbortController().signal));
   }
 
   plan(input: TaskRequest): Promise<SubtaskRefPart | undefined> {
@@ -422,8 +450,13 @@ export class SubagentRuntime implements SubagentLauncher {
   #runInWorker(spec: ChildSpec, signal: AbortSignal, emit: RuntimeEventSink): Promise<ChildOutcome> {
     const env = this.#env;
     if (env.sandbox.kind !== "worker") throw new Error("unreachable");
+    return env.sandbox.pool.run(this.#workerOptions(spec, emit, signal), signal);
+  }
+
+  #workerOptions(spec: ChildSpec, emit: RuntimeEventSink, signal: AbortSignal): WorkerChildOptions {
+    const env = this.#env;
+    if (env.sandbox.kind !== "worker") throw new Error("unreachable");
     const nested = this.#nestedFor(spec);
-    const delegation = spec.depth < env.maxDepth;
     const toolNames = childTools(spec, this.#toolsForChild(spec)).map((t) => t.name);
     const control = new TaskControl(env, nested.owner);
     const ctxFor = (callId: string): ToolContext => ({
@@ -437,7 +470,7 @@ export class SubagentRuntime implements SubagentLauncher {
       signal,
       emit,
     });
-    return runChildInWorker({
+    return {
       spec,
       toolNames,
       provider: env.sandbox.provider,
@@ -447,10 +480,10 @@ export class SubagentRuntime implements SubagentLauncher {
       maxTokens: env.maxTokens,
       platform: Deno.build.os,
       secrets: env.sandbox.secrets,
-      delegation,
+      delegation: spec.depth < env.maxDepth,
       onEvent: emit,
       onCall: (method, args) => {
-        const input = args.input as TaskRequest & { task_id?: string };
+        const input = args.input as TaskRequest;
         switch (method) {
           case "plan":
             return nested.plan(input);
@@ -469,7 +502,7 @@ export class SubagentRuntime implements SubagentLauncher {
           }
         }
       },
-    }, signal);
+    };
   }
 
   #nestedFor(child: ChildSpec): SubagentRuntime {

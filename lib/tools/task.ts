@@ -33,6 +33,8 @@ export interface SubagentLauncher {
   /** Lineage and type known before execution, for the running `subtask_ref`. */
   plan(input: TaskInput & { subagent_session_id: string }): Promise<SubtaskRefPart | undefined>;
   launch(input: TaskInput & { subagent_session_id: string }, ctx: ToolContext): Promise<ToolResult>;
+  /** Prepare for a launch of this agent type (e.g. start its sandbox) while the answer streams. */
+  warm?(subagentType: string): void;
 }
 
 const DESCRIPTION = `Launch a subagent to handle a self-contained task on its own.
@@ -53,6 +55,9 @@ export function taskTool(launcher: SubagentLauncher): AnyTool {
     kind: "delegate",
     concurrent: true,
     schema: taskInputSchema,
+    warm(input: Record<string, unknown>): void {
+      if (typeof input.subagent_type === "string") launcher.warm?.(input.subagent_type);
+    },
     async prepare(input: Record<string, unknown>, ctx: ToolContext): Promise<PreparedCall> {
       const id = typeof input.subagent_session_id === "string" && input.subagent_session_id !== ""
         ? input.subagent_session_id

@@ -48,6 +48,8 @@ export interface Tool<I = Record<string, unknown>> {
   readonly schema: z.ZodType<I>;
   /** Calls of a concurrent tool in one model response run at the same time (SPEC §3: Task). */
   readonly concurrent?: boolean;
+  /** A hint that a call with this input is coming (its arguments just streamed in); never fails. */
+  warm?(input: Record<string, unknown>): void;
   /**
    * Gives the call its durable identity before anything executes; the loop persists the returned
    * input with the call. Receives the raw (unvalidated) input.
