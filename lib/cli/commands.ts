@@ -117,7 +117,9 @@ export async function runTasks(argv: string[], ports: Ports, io: Io): Promise<nu
     }
     return loaded.record;
   };
-  const timeoutMs = values.timeout === undefined ? undefined : parseAge(`${values.timeout}s`);
+  const timeoutMs = values.timeout === undefined
+    ? undefined
+    : parseAge(/^\d+$/.test(values.timeout) ? `${values.timeout}s` : values.timeout);
   const waitFor = async (id: string): Promise<SidecarRecord> => {
     const deadline = timeoutMs === undefined ? Infinity : ports.clock.now() + timeoutMs;
     let record = await find(id);
