@@ -144,8 +144,11 @@ export async function runTasks(argv: string[], ports: Ports, io: Io): Promise<nu
       const now = ports.clock.now();
       for (const r of mine) {
         const lineage = r.resumedFrom === undefined ? "" : `  ← ${r.resumedFrom} (depth ${r.resumeDepth})`;
+        const label = r.status === "running" && typeof (r as { queuedAt?: unknown }).queuedAt === "number"
+          ? "QUEUED"
+          : LABELS[r.status];
         io.out(
-          `${LABELS[r.status].padEnd(8)} ${r.id}  ${r.subagentType.padEnd(16)} ${
+          `${label.padEnd(8)} ${r.id}  ${r.subagentType.padEnd(16)} ${
             formatAge(now - r.createdAt).padStart(4)
           }  ${r.description}${r.background ? "  [bg]" : ""}${lineage}\n`,
         );

@@ -13,6 +13,11 @@ export class Semaphore {
     return this.#queue.length;
   }
 
+  /** Slots free right now (0 means an acquire would queue). */
+  get free(): number {
+    return this.#free;
+  }
+
   /** Resolves with a release function once a slot is free; rejects if `signal` aborts first. */
   acquire(signal?: AbortSignal): Promise<() => void> {
     if (signal?.aborted) return Promise.reject(signal.reason);

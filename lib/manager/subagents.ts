@@ -30,7 +30,7 @@ import { Semaphore } from "./semaphore.ts";
 import { describeError } from "../errors.ts";
 import type { BackgroundRuns } from "./background.ts";
 import type { Heartbeat } from "../store/heartbeat.ts";
-import type { SidecarOwner } from "../store/store.ts";
+import type { SidecarOwner, SidecarPatch } from "../store/store.ts";
 import { buildCompletionNotice } from "./notice.ts";
 import { taskOutputTool, taskStopTool } from "../tools/task_control.ts";
 import { TaskControl } from "./task_control.ts";
@@ -408,7 +408,18 @@ export class SubagentRuntime implements SubagentLauncher {
 
   async #run(spec: ChildSpec, signal: AbortSignal, onActivity?: () => void): Promise<ChildOutcome> {
     const env = this.#env;
+    // A child that must wait for a slot says so in its sidecar (`queuedAt`), so listings show QUEUED.
+    const queued = env.slots.free === 0;
+    if (queued) {
+      await env.store.update(spec.id, { queuedAt: env.ports.clock.now() } as SidecarPatch).catch(() => {});
+    }
     const release = await env.slots.acquire(signal).catch(() => undefined);
+    if (queued && release !== undefined) {
+      await env.store.update(spec.id, (r) => {
+        const { queuedAt: _q, ...rest } = r as SidecarRecord & { queuedAt?: number };
+        return rest as SidecarRecord;
+      }).catch(() => {});
+    }
     if (release === undefined) {
       return {
         success: false,

@@ -70,6 +70,9 @@ export class TaskControl implements TaskControlPort {
       task_type: "subagent",
       retrieval_status: retrieval,
       status: r.status,
+      ...(r.status === "running" && typeof (r as { queuedAt?: unknown }).queuedAt === "number"
+        ? { queued: true, note: "waiting for a free subagent slot (BLADE_MAX_CONCURRENT_SUBAGENTS)" }
+        : {}),
       subagent_type: r.subagentType,
       description: r.description,
       background: r.background,
