@@ -139,7 +139,10 @@ export async function runPrint(values: Values, positionals: string[], ports: Por
         sink.emit(e);
       },
       signal: interrupt.signal,
-      extraTools: (id) => subagentToolsFor(app, id, sink.emit),
+      extraTools: (id) =>
+        subagentToolsFor(app, id, sink.emit, {
+          allowedTools: listFlag(values, "allowed-tools", "allowedTools"),
+        }),
       ...(backgroundWaitMs === undefined ? {} : { backgroundWaitMs }),
     });
     const r = run.result;

@@ -7,7 +7,7 @@ import { usageError } from "../errors.ts";
 import { createApp } from "../app.ts";
 import type { Io } from "./io.ts";
 import { parseOrUsage, RUN_OPTIONS } from "./main.ts";
-import { appFlagsOf, interruptController, outputFormatOf, printSink } from "./print_cmd.ts";
+import { appFlagsOf, interruptController, listFlag, outputFormatOf, printSink } from "./print_cmd.ts";
 import { readStdin } from "../sys/signals.ts";
 import { subagentEnv } from "./subagent_wiring.ts";
 import { SubagentRuntime } from "../manager/subagents.ts";
@@ -62,7 +62,9 @@ export async function runAgentCommand(argv: string[], ports: Ports, io: Io): Pro
     redact: app.redact,
   });
   const sink = printSink(io, format, () => undefined);
-  const env = await subagentEnv(app, sink.emit);
+  const env = await subagentEnv(app, sink.emit, {
+    allowedTools: listFlag(values, "allowed-tools", "allowedTools"),
+  });
   env.registry.require(agent);
   const runtime = new SubagentRuntime(env, {
     sessionId: parent.sessionId,

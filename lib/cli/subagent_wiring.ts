@@ -52,7 +52,11 @@ async function childSandbox(app: App): Promise<ChildSandbox> {
   };
 }
 
-export async function subagentEnv(app: App, emit: RuntimeEventSink): Promise<SubagentEnv> {
+export async function subagentEnv(
+  app: App,
+  emit: RuntimeEventSink,
+  options: { allowedTools?: string[] } = {},
+): Promise<SubagentEnv> {
   const registry = await registryFor(app);
   const store = new FileSidecarStore({
     fs: app.ports.fs,
@@ -77,6 +81,7 @@ export async function subagentEnv(app: App, emit: RuntimeEventSink): Promise<Sub
     heartbeat: new Heartbeat(store, { clock: app.ports.clock }),
     shells: new ShellTasks(app.ports),
     sandbox: await childSandbox(app),
+    ...(options.allowedTools === undefined ? {} : { allowedTools: options.allowedTools }),
   };
 }
 
@@ -85,8 +90,9 @@ export async function subagentToolsFor(
   app: App,
   sessionId: string,
   emit: RuntimeEventSink,
+  options: { allowedTools?: string[] } = {},
 ): Promise<SessionExtras & { env: SubagentEnv }> {
-  const env = await subagentEnv(app, emit);
+  const env = await subagentEnv(app, emit, options);
   const runtime = new SubagentRuntime(env, {
     sessionId,
     projectPath: app.workspace,

@@ -16,6 +16,7 @@ import { TranscriptWriter } from "../session/transcript.ts";
 import { buildSystemPrompt } from "../session/system_prompt.ts";
 import { resolveChildTools } from "../registry/child_tools.ts";
 import { AgentLoop } from "./loop.ts";
+import { parseToolRules } from "../permissions/gate.ts";
 import { describeError } from "../errors.ts";
 
 /** What a child needs to run: plain data, safe to send to a Worker or another process. */
@@ -34,6 +35,8 @@ export interface ChildSpec {
   lineage: Lineage;
   /** Conversation copied from a resumed source; the prompt is appended after it. */
   initialMessages?: Message[];
+  /** `--allowed-tools` rules of the run: calls they match need no approval in the child either. */
+  allowedTools?: string[];
 }
 
 export interface ChildStats {
@@ -129,7 +132,7 @@ export async function runChild(deps: ChildDeps, spec: ChildSpec, signal: AbortSi
       meta: { sessionId: spec.id, agentType: spec.subagentType, depth: spec.depth },
       trusted: spec.trusted,
       mode,
-      allowed: [],
+      allowed: parseToolRules(spec.allowedTools ?? []),
       workspaceRoot: spec.workspaceRoot,
       storageRoot: deps.layout.root,
       emit: deps.emit,

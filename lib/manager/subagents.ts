@@ -71,6 +71,8 @@ export interface SubagentEnv {
   heartbeat: Heartbeat;
   /** Background Bash commands of this process. */
   shells: ShellTasks;
+  /** `--allowed-tools` rules of the run; they apply to every child too. */
+  allowedTools?: string[];
   /**
    * Where children run: in a Deno Worker under their own permission set (the default), or in this
    * thread (`BLADE_CHILD_SANDBOX=none`, for comparison and for hosts without Workers).
@@ -295,6 +297,9 @@ export class SubagentRuntime implements SubagentLauncher {
       trusted: env.trusted,
       depth,
       lineage: lineageOf(record),
+      ...(env.allowedTools === undefined || env.allowedTools.length === 0
+        ? {}
+        : { allowedTools: env.allowedTools }),
     };
     env.emit({
       type: "subagent_spawned",
