@@ -3,6 +3,8 @@
 import type { Clock } from "../sys/clock.ts";
 import type { Env } from "../sys/env.ts";
 import type { Ids } from "../sys/ids.ts";
+import type { Fs } from "../sys/fs.ts";
+import type { Process, ProcessIdentity, RunOptions, RunResult } from "../sys/process.ts";
 
 /** A clock that only moves when told to. sleep() resolves when advance() passes its deadline. */
 export class FakeClock implements Clock {
@@ -61,5 +63,81 @@ export function fakeEnv(
     cwd: () => options.cwd,
     stdoutIsTerminal: () => options.tty ?? false,
     stdinIsTerminal: () => options.tty ?? false,
+  };
+}
+
+/**
+ * A Process port whose processes are a table: tests script which PIDs are alive and with which
+ * identity (to exercise PID reuse), and `run` answers from a handler. Records every run.
+ */
+export class FakeProcess implements Process {
+  readonly runs: { command: string; args: string[]; options: RunOptions }[] = [];
+  #pid: number;
+  #table = new Map<number, ProcessIdentity | null>();
+  #handler: (command: string, args: string[]) => Partial<RunResult>;
+
+  constructor(options: { pid?: number; run?: (command: string, args: string[]) => Partial<RunResult> } = {}) {
+    this.#pid = options.pid ?? 4242;
+    this.#handler = options.run ?? (() => ({}));
+    this.#table.set(this.#pid, { platform: "linux", fingerprint: "f".repeat(64) });
+  }
+
+  /** Declares a live process (identity null = alive but unreadable). */
+  spawnFake(pid: number, identity: ProcessIdentity | null): void {
+    this.#table.set(pid, identity);
+  }
+
+  /** The process ended. */
+  exitFake(pid: number): void {
+    this.#table.delete(pid);
+  }
+
+  pid(): number {
+    return this.#pid;
+  }
+
+  run(command: string, args: string[], options: RunOptions = {}): Promise<RunResult> {
+    this.runs.push({ command, args, options });
+    const r = this.#handler(command, args);
+    return Promise.resolve({
+      code: r.code ?? 0,
+      signal: r.signal ?? null,
+      stdout: r.stdout ?? "",
+      stderr: r.stderr ?? "",
+      timedOut: r.timedOut ?? false,
+      aborted: r.aborted ?? false,
+      truncated: r.truncated ?? false,
+    });
+  }
+
+  identity(pid: number): Promise<ProcessIdentity | null> {
+    return Promise.resolve(this.#table.get(pid) ?? null);
+  }
+
+  isAlive(pid: number, identity?: ProcessIdentity): Promise<boolean> {
+    if (!this.#table.has(pid)) return Promise.resolve(false);
+    if (identity === undefined) return Promise.resolve(true);
+    const now = this.#table.get(pid);
+    return Promise.resolve(now != null && now.fingerprint === identity.fingerprint);
+  }
+
+  kill(pid: number): boolean {
+    return this.#table.delete(pid);
+  }
+}
+
+/**
+ * An Fs that delegates to another and fails chosen operations, for testing what survives an I/O
+ * error (a full disk, a permission change) without touching the real machine.
+ */
+export function faultyFs(base: Fs, fail: { writeAtomic?: (path: string) => boolean }): Fs {
+  return {
+    ...base,
+    writeAtomic(path, text, options) {
+      if (fail.writeAtomic?.(path) === true) {
+        return Promise.reject(new Deno.errors.PermissionDenied(`injected failure writing ${path}`));
+      }
+      return base.writeAtomic(path, text, options);
+    },
   };
 }
