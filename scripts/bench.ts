@@ -7,9 +7,10 @@
 //   registry       loading 100 / 1,000 / 5,000 agent files across the five folders
 //   store          sidecar writes per second with full fsync (sequential and 8 concurrent)
 //
-// Set BLADE_BENCH_RUNS to change the number of runs (default 9). Set BLADE_BENCH_CLAUDE to a
-// Claude Code `cli.js`/`claude` path to run the same delegation against it (SPEC §13 explains how to
-// install it here).
+// Set BLADE_BENCH_RUNS to change the number of runs (default 9). Set BLADE_BENCH_CLAUDE to Claude
+// Code's `claude` binary to run the same delegation against it side by side (install it with
+// `npm install @anthropic-ai/claude-code` in a temp folder, then `node install.cjs` in its package
+// folder; the binary is `node_modules/@anthropic-ai/claude-code/bin/claude.exe`).
 
 import { startFakeAnthropicServer } from "../lib/testing/fake_anthropic_server.ts";
 import type { FakeResponse } from "../lib/testing/fake_model_server.ts";
@@ -95,7 +96,20 @@ async function benchStartToRequest(cmd: string[], workspace: string, storage: st
   return { startToRequestMs: median(arrivals), peakRssMiB: median(rss) };
 }
 
-async function benchDelegation(cmd: string[], workspace: string, storage: string, sandbox = "worker") {
+interface DelegationTarget {
+  /** Command line before the prompt arguments. */
+  cmd: string[];
+  /** Arguments after the prompt. */
+  args: string[];
+  env: Record<string, string>;
+}
+
+/**
+ * parent → delegation tool → child (one Read) → answer, against the loopback fake Anthropic server.
+ * The same handler serves Blade (`Task`) and Claude Code (`Agent`): it answers with whichever
+ * delegation tool the request offers.
+ */
+async function benchDelegation(target: DelegationTarget, workspace: string) {
   const walls: number[] = [];
   const rss: number[] = [];
   const overheads: number[] = [];
@@ -104,14 +118,19 @@ async function benchDelegation(cmd: string[], workspace: string, storage: string
     let childFirstAt = 0;
     await using server = await startFakeAnthropicServer({
       handler: (req) => {
-        const body = req.body as { messages?: { role: string; content: unknown }[] };
+        const body = req.body as {
+          messages?: { role: string; content: unknown }[];
+          tools?: { name: string }[];
+        };
         const isChild = firstUserText(body).includes("BENCH_CHILD");
+        const isParent = firstUserText(body).includes("BENCH_PARENT");
         const turn = assistantCount(body);
-        if (!isChild && turn === 0) {
+        const delegate = (body.tools ?? []).some((t) => t.name === "Agent") ? "Agent" : "Task";
+        if (isParent && turn === 0) {
           taskSentAt = performance.now();
           return {
             toolCalls: [{
-              name: "Task",
+              name: delegate,
               input: {
                 subagent_type: "Explore",
                 description: "Find the entry point",
@@ -122,24 +141,16 @@ async function benchDelegation(cmd: string[], workspace: string, storage: string
         }
         if (isChild && turn === 0) {
           childFirstAt = performance.now();
-          return { toolCalls: [{ name: "Glob", input: { pattern: "*.ts" } }] };
+          return { toolCalls: [{ name: "Read", input: { file_path: `${workspace}/main.ts` } }] };
         }
         if (isChild) return { text: "The entry point is main.ts." };
-        return { text: "The Explore agent reports that the entry point is main.ts." };
+        if (isParent) return { text: "The Explore agent reports that the entry point is main.ts." };
+        return { text: "ok" };
       },
     });
-    const env = {
-      PATH: Deno.env.get("PATH") ?? "",
-      DENO_DIR,
-      HOME: storage,
-      BLADE_STORAGE_ROOT: storage,
-      ANTHROPIC_API_KEY: "bench-key",
-      ANTHROPIC_BASE_URL: server.url,
-      NO_COLOR: "1",
-      BLADE_CHILD_SANDBOX: sandbox,
-    };
+    const env = { ...target.env, ANTHROPIC_API_KEY: "bench-key", ANTHROPIC_BASE_URL: server.url };
     const run = await timed(
-      [...cmd, "-p", "BENCH_PARENT: where does this project start?", "--provider", "anthropic"],
+      [...target.cmd, "-p", "BENCH_PARENT: where does this project start?", ...target.args],
       env,
       workspace,
     );
@@ -255,14 +266,53 @@ async function main(): Promise<void> {
         start.peakRssMiB.toFixed(1)
       } MiB`,
     );
+    const bladeEnv = (sandbox: string) => ({
+      PATH: Deno.env.get("PATH") ?? "",
+      DENO_DIR,
+      HOME: storage,
+      BLADE_STORAGE_ROOT: storage,
+      NO_COLOR: "1",
+      BLADE_CHILD_SANDBOX: sandbox,
+    });
+    const blade: Record<string, Awaited<ReturnType<typeof benchDelegation>>> = {};
     for (const sandbox of ["worker", "none"]) {
-      const del = await benchDelegation(cmd, workspace, storage, sandbox);
+      const del = await benchDelegation(
+        { cmd, args: ["--provider", "anthropic"], env: bladeEnv(sandbox) },
+        workspace,
+      );
+      blade[sandbox] = del;
       out(
         `delegation e2e, child ${
           sandbox === "worker" ? "in a Worker (default)" : "in-process (BLADE_CHILD_SANDBOX=none)"
         }: ${del.wallMs.toFixed(0)} ms wall; peak RSS ${del.peakRssMiB.toFixed(1)} MiB; delegation overhead ${
           del.delegationOverheadMs.toFixed(1)
         } ms`,
+      );
+    }
+    const claude = Deno.env.get("BLADE_BENCH_CLAUDE");
+    if (claude === undefined) {
+      out("Claude Code comparison: skipped (set BLADE_BENCH_CLAUDE to its `claude` binary)");
+    } else {
+      const home = await Deno.makeTempDir({ prefix: "blade-bench-claude-" });
+      const cc = await benchDelegation({
+        cmd: [claude],
+        args: ["--output-format", "json"],
+        env: {
+          PATH: Deno.env.get("PATH") ?? "",
+          HOME: home,
+          DISABLE_TELEMETRY: "1",
+          CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: "1",
+        },
+      }, workspace);
+      await Deno.remove(home, { recursive: true }).catch(() => {});
+      const b = blade["worker"]!;
+      out(
+        `Claude Code, same delegation: ${cc.wallMs.toFixed(0)} ms wall; peak RSS ${
+          cc.peakRssMiB.toFixed(1)
+        } MiB; ` +
+          `delegation overhead ${cc.delegationOverheadMs.toFixed(1)} ms → Blade/Claude Code: wall ${
+            (b.wallMs / cc.wallMs).toFixed(2)
+          }, memory ${(b.peakRssMiB / cc.peakRssMiB).toFixed(2)}`,
       );
     }
     const bg = await benchBackground(cmd, workspace, storage);
@@ -272,8 +322,6 @@ async function main(): Promise<void> {
           bg.writesPerChild.toFixed(1)
         }`,
     );
-    const claude = Deno.env.get("BLADE_BENCH_CLAUDE");
-    if (claude === undefined) out("Claude Code comparison: skipped (set BLADE_BENCH_CLAUDE to its cli path)");
     const { benchRegistry, formatRegistryBench } = await import("./bench_registry.ts");
     out(formatRegistryBench(await benchRegistry()));
     try {
