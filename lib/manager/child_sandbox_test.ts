@@ -1,0 +1,440 @@
+// Tests for child_sandbox.ts (SPEC §2): the Deno permission set each child run gets from its trust,
+// mode, tools, workspace and provider, and the Worker pool that runs children under that set: one
+// Worker per set, per-run cancellation, and every failure of a Worker turned into a failed outcome.
+// Real Workers, real files and the scripted provider; where a test shows a refusal, Deno refuses,
+// not Blade's tool filter (the child keeps the tool; only its grant lacks the access).
+
+import assert from "node:assert/strict";
+import { ChildWorkerPool, permissionsForChild, type WorkerChildOptions } from "./child_sandbox.ts";
+import type { ChildOutcome, ChildSpec } from "../executor/child.ts";
+import type { ProviderConfig } from "../provider/factory.ts";
+import type { Script } from "../provider/script_schema.ts";
+import type { RuntimeEvent } from "../protocol/events.ts";
+import type { PermissionMode } from "../permissions/modes.ts";
+import { storageLayout } from "../config/storage.ts";
+import { fakeTurn, startFakeAnthropicServer } from "../testing/fake_anthropic_server.ts";
+
+const WS = "/home/dev/project";
+const STORAGE = "/home/dev/.blade";
+const AGENTS_DIR = "/home/dev/.claude/agents";
+const TRANSCRIPT_DIR = `${STORAGE}/projects/-home-dev-project`;
+const STORAGE_DATA = [`${STORAGE}/agents/sessions`, `${STORAGE}/projects`, `${STORAGE}/worktrees`];
+const SCRIPTED: ProviderConfig = {
+  kind: "scripted",
+  script: { agents: { "*": [{ turns: [{ text: "ok" }] }] } },
+};
+
+interface ChildShape {
+  id?: string;
+  type?: string;
+  prompt?: string;
+  tools: string[];
+  /** The tools the child really has, when a test fakes a tool-filter bug (default `tools`). */
+  realTools?: string[];
+  mode?: PermissionMode;
+  trusted?: boolean;
+}
+
+function childSpec(ws: string, shape: ChildShape): ChildSpec {
+  const id = shape.id ?? "agent-test";
+  const type = shape.type ?? "worker-test";
+  return {
+    id,
+    subagentType: type,
+    description: "test child",
+    prompt: shape.prompt ?? "Do the test work.",
+    config: {
+      name: type,
+      description: "An agent for tests",
+      systemPrompt: "You are a test agent.",
+      tools: shape.realTools ?? shape.tools,
+      disallowedTools: [],
+      model: "scripted",
+      permissionMode: shape.mode ?? "default",
+      maxTurns: 5,
+      skills: [],
+      isolation: "none",
+      source: "test",
+    },
+    parentSessionId: "parent-session",
+    parentProjectPath: ws,
+    workspaceRoot: ws,
+    trusted: shape.trusted ?? true,
+    depth: 1,
+    lineage: { rootAgentId: id, resumeDepth: 0 },
+  };
+}
+
+function childOptions(
+  where: { ws: string; storage: string },
+  shape: ChildShape,
+  extra: { provider?: ProviderConfig; extraReadDirs?: string[]; onEvent?: (e: RuntimeEvent) => void } = {},
+): WorkerChildOptions {
+  const spec = childSpec(where.ws, shape);
+  return {
+    spec,
+    toolNames: shape.tools,
+    provider: extra.provider ?? SCRIPTED,
+    storageRoot: where.storage,
+    transcriptDir: storageLayout(where.storage).projectDir(spec.parentProjectPath),
+    extraReadDirs: extra.extraReadDirs ?? [],
+    maxTokens: 1024,
+    platform: Deno.build.os,
+    secrets: [],
+    delegation: false,
+    onEvent: extra.onEvent ?? (() => {}),
+    onCall: () => Promise.reject(new Error("this test child does not delegate")),
+  };
+}
+
+const fixed = { ws: WS, storage: STORAGE };
+
+Deno.test("permissionsForChild: a read-only child reads its workspace, writes only its transcript folder", () => {
+  const set = permissionsForChild(
+    childOptions(fixed, { tools: ["Glob", "Grep", "Read"] }, { extraReadDirs: [AGENTS_DIR] }),
+  );
+  assert.deepEqual(set, {
+    read: [WS, STORAGE, AGENTS_DIR],
+    write: [TRANSCRIPT_DIR],
+    net: false,
+    env: false,
+    run: false,
+    sys: false,
+    ffi: false,
+    import: false,
+  });
+});
+
+Deno.test("permissionsForChild: net is exactly the provider's host:port (none for scripted)", () => {
+  const readOnly = { tools: ["Glob", "Grep", "Read"] };
+  const local: ProviderConfig = { kind: "anthropic", apiKey: "sk-test", baseUrl: "http://127.0.0.1:43121" };
+  const remote: ProviderConfig = {
+    kind: "anthropic",
+    apiKey: "sk-test",
+    baseUrl: "https://api.anthropic.com",
+  };
+  const openai: ProviderConfig = { kind: "openai", baseUrl: "http://localhost:11434/v1" };
+  assert.deepEqual(permissionsForChild(childOptions(fixed, readOnly, { provider: local })).net, [
+    "127.0.0.1:43121",
+  ]);
+  assert.deepEqual(permissionsForChild(childOptions(fixed, readOnly, { provider: remote })).net, [
+    "api.anthropic.com:443",
+  ]);
+  assert.deepEqual(permissionsForChild(childOptions(fixed, readOnly, { provider: openai })).net, [
+    "localhost:11434",
+  ]);
+  assert.equal(permissionsForChild(childOptions(fixed, readOnly)).net, false);
+  // The API key reaches the Worker inside the provider config, never as an environment grant.
+  assert.equal(permissionsForChild(childOptions(fixed, readOnly, { provider: local })).env, false);
+});
+
+Deno.test("permissionsForChild: a trusted autoEdit child with Write/Edit writes its workspace, runs nothing", () => {
+  const set = permissionsForChild(
+    childOptions(fixed, { tools: ["Read", "Write", "Edit", "Glob"], mode: "autoEdit", trusted: true }),
+  );
+  // The transcript folder lies inside <storage>/projects, which is granted whole.
+  assert.deepEqual(set.write, [WS, ...STORAGE_DATA]);
+  assert.equal(set.run, false);
+  assert.deepEqual(set.read, [WS, STORAGE]);
+});
+
+Deno.test("permissionsForChild: Bash runs a shell only when trusted and not in plan mode", () => {
+  const bash = ["Read", "Bash"];
+  const trusted = permissionsForChild(childOptions(fixed, { tools: bash, mode: "yolo", trusted: true }));
+  const untrusted = permissionsForChild(childOptions(fixed, { tools: bash, mode: "yolo", trusted: false }));
+  const plan = permissionsForChild(childOptions(fixed, { tools: bash, mode: "plan", trusted: true }));
+  assert.deepEqual(
+    trusted.run,
+    ["setsid", "bash", "sh"],
+    "the control: a trusted yolo child may run its shell",
+  );
+  assert.equal(untrusted.run, false);
+  assert.deepEqual(untrusted.write, STORAGE_DATA, "untrusted: no writes outside the storage data folders");
+  assert.equal(plan.run, false);
+});
+
+Deno.test("permissionsForChild: plan mode gets no tool writes whatever its tools", () => {
+  const all = ["Read", "Write", "Edit", "Glob", "Grep", "Bash"];
+  for (const trusted of [true, false]) {
+    const set = permissionsForChild(childOptions(fixed, { tools: all, mode: "plan", trusted }));
+    assert.deepEqual(
+      [set.write, set.run],
+      [[TRANSCRIPT_DIR], false],
+      `plan (trusted ${trusted}): only the child's own transcript folder`,
+    );
+  }
+  const autoEdit = permissionsForChild(childOptions(fixed, { tools: all, mode: "autoEdit" }));
+  assert.notDeepEqual(
+    autoEdit.write,
+    [TRANSCRIPT_DIR],
+    "the control: the same tools outside plan mode write",
+  );
+});
+
+// --- The pool, with real Workers ---------------------------------------------------------------------
+
+interface Dirs {
+  ws: string;
+  storage: string;
+  outside: string;
+}
+
+async function withDirs(fn: (dirs: Dirs) => Promise<void>): Promise<void> {
+  const root = await Deno.realPath(await Deno.makeTempDir({ prefix: "blade-child-sandbox-" }));
+  const dirs = { ws: `${root}/ws`, storage: `${root}/storage`, outside: `${root}/outside` };
+  for (const dir of Object.values(dirs)) await Deno.mkdir(dir);
+  try {
+    await fn(dirs);
+  } finally {
+    await removeSettled(root);
+  }
+}
+
+/** Removes `dir`; retries briefly, as I/O of a terminated Worker may still land in it. */
+async function removeSettled(dir: string): Promise<void> {
+  for (let attempt = 1;; attempt++) {
+    try {
+      return await Deno.remove(dir, { recursive: true });
+    } catch (e) {
+      if (attempt === 10) throw e;
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+  }
+}
+
+function scripted(script: Script): ProviderConfig {
+  return { kind: "scripted", script };
+}
+
+/** Resolves once `count` children have emitted session_started through `onEvent`. */
+function startedCounter(count: number) {
+  const { promise, resolve } = Promise.withResolvers<void>();
+  let seen = 0;
+  return {
+    all: promise,
+    onEvent: (event: RuntimeEvent) => {
+      if (event.type === "session_started" && ++seen === count) resolve();
+    },
+  };
+}
+
+/** `promise`, or a failure naming `what` after `ms` (a hang guard, far above the expected time). */
+async function within<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const guard = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`${what} did not happen within ${ms} ms`)), ms);
+  });
+  try {
+    return await Promise.race([promise, guard]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+function toolResult(outcome: ChildOutcome, index = 0) {
+  const entry = outcome.toolResults[index];
+  assert.ok(entry !== undefined, `no tool result #${index}: ${JSON.stringify(outcome)}`);
+  return entry.result;
+}
+
+Deno.test("pool: a tool-filter bug still cannot write — Deno refuses what the grant lacks", async () => {
+  await withDirs(async (dirs) => {
+    const pool = new ChildWorkerPool();
+    try {
+      const provider = scripted({
+        agents: {
+          "*": [{
+            turns: [
+              { tool_calls: [{ name: "Write", input: { file_path: "planted.txt", content: "escaped" } }] },
+              { text: "done" },
+            ],
+          }],
+        },
+      });
+      // The child really has Write (trusted, yolo: the gate allows it), but its permissions were
+      // derived from a read-only tool list, as if the tool filter had let Write slip through.
+      const leaked = await pool.run(
+        childOptions(dirs, { tools: ["Read"], realTools: ["Read", "Write"], mode: "yolo" }, { provider }),
+        new AbortController().signal,
+      );
+      const refused = toolResult(leaked);
+      assert.equal(refused.isError, true, refused.content);
+      assert.match(refused.content, /NotCapable|Requires write access/);
+      assert.equal(await Deno.lstat(`${dirs.ws}/planted.txt`).then(() => true, () => false), false);
+
+      // The control: the same child whose grant matches its tools writes the file.
+      const granted = await pool.run(
+        childOptions(dirs, { tools: ["Read", "Write"], mode: "yolo" }, { provider }),
+        new AbortController().signal,
+      );
+      assert.equal(toolResult(granted).isError, false, toolResult(granted).content);
+      assert.equal(await Deno.readTextFile(`${dirs.ws}/planted.txt`), "escaped");
+    } finally {
+      await pool.close();
+    }
+  });
+});
+
+Deno.test("pool: the Worker reaches the provider's host (fake Anthropic server) and answers", async () => {
+  await withDirs(async (dirs) => {
+    await using server = startFakeAnthropicServer([fakeTurn({ text: "Hello from the fake server" })]);
+    const pool = new ChildWorkerPool();
+    try {
+      const provider: ProviderConfig = { kind: "anthropic", apiKey: "sk-test", baseUrl: server.url };
+      const options = childOptions(dirs, { tools: ["Read"] }, { provider });
+      assert.deepEqual(permissionsForChild(options).net, [new URL(server.url).host]);
+      const outcome = await pool.run(options, new AbortController().signal);
+      assert.equal(outcome.success, true, outcome.error);
+      assert.equal(outcome.message, "Hello from the fake server");
+      assert.equal(server.requests.length, 1);
+    } finally {
+      await pool.close();
+    }
+  });
+});
+
+Deno.test("pool: three children with the same permission set share one Worker; another set gets its own", async () => {
+  await withDirs(async (dirs) => {
+    const pool = new ChildWorkerPool();
+    try {
+      const provider = scripted({
+        agents: { "*": [{ turns: [{ text: "child {{match:(#\\d)}} done", delay_ms: 400 }] }] },
+      });
+      const started = startedCounter(3);
+      const same = [1, 2, 3].map((n) =>
+        pool.run(
+          childOptions(dirs, { id: `agent-${n}`, prompt: `Job #${n}`, tools: ["Read", "Glob"] }, {
+            provider,
+            onEvent: started.onEvent,
+          }),
+          new AbortController().signal,
+        )
+      );
+      await within(started.all, 10_000, "three children starting");
+      assert.equal(pool.size, 1, "three runs with one permission set use one Worker");
+
+      const other = pool.run(
+        childOptions(dirs, { id: "agent-4", prompt: "Job #4", tools: ["Read", "Write"], mode: "autoEdit" }, {
+          provider,
+        }),
+        new AbortController().signal,
+      );
+      assert.equal(pool.size, 2, "a different permission set starts a second Worker");
+
+      const outcomes = await Promise.all([...same, other]);
+      assert.deepEqual(outcomes.map((o) => [o.success, o.message]), [
+        [true, "child #1 done"],
+        [true, "child #2 done"],
+        [true, "child #3 done"],
+        [true, "child #4 done"],
+      ]);
+    } finally {
+      await pool.close();
+    }
+  });
+});
+
+Deno.test("pool: cancelling one run ends it promptly; the others in its Worker go on", async () => {
+  await withDirs(async (dirs) => {
+    const pool = new ChildWorkerPool();
+    try {
+      const provider = scripted({
+        agents: {
+          "*": [
+            { match: "slow", turns: [{ text: "never", delay_ms: 30_000 }] },
+            { match: "quick", turns: [{ text: "quick done", delay_ms: 300 }] },
+          ],
+        },
+      });
+      const started = startedCounter(2);
+      const shape = { tools: ["Read"] };
+      const controller = new AbortController();
+      const slow = pool.run(
+        childOptions(dirs, { ...shape, id: "agent-slow", prompt: "slow job" }, {
+          provider,
+          onEvent: started.onEvent,
+        }),
+        controller.signal,
+      );
+      const quick = pool.run(
+        childOptions(dirs, { ...shape, id: "agent-quick", prompt: "quick job" }, {
+          provider,
+          onEvent: started.onEvent,
+        }),
+        new AbortController().signal,
+      );
+      await within(started.all, 10_000, "both children starting");
+      controller.abort();
+      // Long before the 30 s delay. The run stopped itself (its outcome keeps its conversation): the
+      // pool did not end the Worker after its 5 s grace (that outcome would have no messages).
+      const cancelled = await within(slow, 10_000, "the cancelled run returning");
+      assert.deepEqual([cancelled.success, cancelled.cancelled, cancelled.errorType], [
+        false,
+        true,
+        "cancelled",
+      ]);
+      assert.ok(cancelled.messages.length > 0, "the child's own cancelled outcome, with its conversation");
+
+      const other = await quick;
+      assert.deepEqual([other.success, other.message], [true, "quick done"]);
+      const after = await pool.run(
+        childOptions(dirs, { ...shape, id: "agent-after", prompt: "quick again" }, { provider }),
+        new AbortController().signal,
+      );
+      assert.deepEqual([after.success, after.message, pool.size], [true, "quick done", 1]);
+    } finally {
+      await pool.close();
+    }
+  });
+});
+
+Deno.test("pool: a Worker that cannot start, fails in its run, or ends under its runs gives failed outcomes", async () => {
+  await withDirs(async (dirs) => {
+    const pool = new ChildWorkerPool();
+    try {
+      // Deno refuses the net grant "a..b:80" when the Worker is created.
+      const unstartable: ProviderConfig = { kind: "anthropic", apiKey: "sk-test", baseUrl: "http://a..b" };
+      const notStarted = await within(
+        pool.run(
+          childOptions(dirs, { tools: ["Read"] }, { provider: unstartable }),
+          new AbortController().signal,
+        ),
+        10_000,
+        "the unstartable run returning",
+      );
+      assert.deepEqual([notStarted.success, notStarted.cancelled], [false, false]);
+      assert.match(notStarted.error ?? "", /did not start/);
+      assert.equal(pool.size, 0, "a Worker that failed to start is not kept");
+
+      // A provider config the Worker cannot build: the request fails inside the Worker.
+      const broken = { kind: "scripted", script: { agents: null } } as unknown as ProviderConfig;
+      const failedInside = await within(
+        pool.run(childOptions(dirs, { tools: ["Read"] }, { provider: broken }), new AbortController().signal),
+        10_000,
+        "the broken run returning",
+      );
+      assert.deepEqual([failedInside.success, failedInside.cancelled], [false, false]);
+      assert.match(failedInside.error ?? "", /sandbox failed/);
+
+      // The Worker ends while two runs are in it: both fail at once, none hangs.
+      const provider = scripted({ agents: { "*": [{ turns: [{ text: "never", delay_ms: 30_000 }] }] } });
+      const started = startedCounter(2);
+      const runs = [1, 2].map((n) =>
+        pool.run(
+          childOptions(dirs, { id: `agent-${n}`, tools: ["Read"] }, { provider, onEvent: started.onEvent }),
+          new AbortController().signal,
+        )
+      );
+      await within(started.all, 10_000, "both children starting");
+      await pool.close();
+      const ended = await within(Promise.all(runs), 10_000, "the runs of an ended Worker returning");
+      assert.deepEqual(ended.map((o) => [o.success, o.cancelled, o.errorType]), [
+        [false, false, "internal"],
+        [false, false, "internal"],
+      ]);
+      for (const outcome of ended) assert.match(outcome.error ?? "", /sandbox failed/);
+    } finally {
+      await pool.close();
+    }
+  });
+});

@@ -1,0 +1,257 @@
+// End-to-end: children run in Deno Workers under their own permission set (SPEC §2), through the real
+// `blade -p` CLI and the scripted provider. The Read tool allows reads anywhere, so when a child's read
+// outside its grant fails with NotCapable, Deno refused it; the same run with BLADE_CHILD_SANDBOX=none
+// (children in Blade's main thread) succeeds, which shows the difference is the Worker's grant. Also:
+// in-grant work succeeds in the Worker (reads, a read-only child's own transcript, a yolo child's
+// shell), nested delegation is proxied to the main thread, and sibling children run side by side.
+
+import assert from "node:assert/strict";
+import type { TranscriptEvent } from "../lib/protocol/events.ts";
+import type { ToolResultBlock } from "../lib/protocol/messages.ts";
+import type { SidecarRecord } from "../lib/store/schema.ts";
+import {
+  type BladeResult,
+  type BladeSandbox,
+  bladeSandbox,
+  parseJsonResult,
+  transcriptEvents,
+  transcriptPath,
+} from "./support/blade.ts";
+
+/** Writes `script` next to the workspace and runs `blade -p` with it. */
+async function runScripted(
+  sandbox: BladeSandbox,
+  script: unknown,
+  options: { flags?: string[]; env?: Record<string, string> } = {},
+): Promise<BladeResult> {
+  const path = `${sandbox.root}/script.json`;
+  await Deno.writeTextFile(path, JSON.stringify(script, null, 2));
+  return await sandbox.run([
+    "-p",
+    "Delegate the work",
+    "--provider",
+    "scripted",
+    "--script",
+    path,
+    "--output-format",
+    "json",
+    ...(options.flags ?? []),
+  ], options.env === undefined ? {} : { env: options.env });
+}
+
+function task(subagentType: string, description: string, prompt: string) {
+  return { name: "Task", input: { subagent_type: subagentType, description, prompt } };
+}
+
+/** A parent that delegates `calls` in one response, then ends with the children's answers. */
+function parentTurns(...calls: ReturnType<typeof task>[]) {
+  return [{ turns: [{ tool_calls: calls }, { text: "Children said: {{last_user}}" }] }];
+}
+
+async function sidecars(sandbox: BladeSandbox): Promise<SidecarRecord[]> {
+  const dir = `${sandbox.storage}/agents/sessions`;
+  const records: SidecarRecord[] = [];
+  for await (const entry of Deno.readDir(dir)) {
+    if (entry.isFile && entry.name.endsWith(".json")) {
+      records.push(JSON.parse(await Deno.readTextFile(`${dir}/${entry.name}`)) as SidecarRecord);
+    }
+  }
+  return records.sort((a, b) => a.description.localeCompare(b.description));
+}
+
+function toolResultsIn(events: TranscriptEvent[]): ToolResultBlock[] {
+  return events.flatMap((e) =>
+    e.type === "part_created" && e.data.part.type === "tool_result" ? [e.data.part] : []
+  );
+}
+
+const READER = {
+  reader: {
+    description: "Reads files and reports them",
+    prompt: "You read the files you are asked about.",
+    tools: ["Glob", "Grep", "Read"],
+  },
+};
+
+/** A temp folder outside the workspace and the storage root, with one file; removed on dispose. */
+async function outsideFile(text: string): Promise<AsyncDisposable & { path: string }> {
+  const dir = await Deno.realPath(await Deno.makeTempDir({ prefix: "blade-outside-" }));
+  const path = `${dir}/secret.txt`;
+  await Deno.writeTextFile(path, text);
+  return { path, [Symbol.asyncDispose]: () => Deno.remove(dir, { recursive: true }) };
+}
+
+/** Runs the reader child (outside read, then in-workspace read) and returns its record and results. */
+async function readOutsideAndInside(sandbox: BladeSandbox, outside: string, env?: Record<string, string>) {
+  await sandbox.write("inside.txt", "inside text\n");
+  const run = await runScripted(sandbox, {
+    agents: {
+      main: parentTurns(task("reader", "Read two files", "Read the two files you are given.")),
+      reader: [{
+        turns: [
+          {
+            tool_calls: [
+              { name: "Read", input: { file_path: outside } },
+              { name: "Read", input: { file_path: "inside.txt" } },
+            ],
+          },
+          { text: "Read both." },
+        ],
+      }],
+    },
+  }, { flags: ["--agents", JSON.stringify(READER)], ...(env === undefined ? {} : { env }) });
+  assert.equal(run.code, 0, run.stderr);
+  const [record, ...others] = await sidecars(sandbox);
+  assert.ok(record !== undefined);
+  assert.deepEqual(others, []);
+  const events = await transcriptEvents(transcriptPath(sandbox, record.id));
+  const [outsideResult, insideResult] = toolResultsIn(events);
+  assert.ok(outsideResult !== undefined && insideResult !== undefined, JSON.stringify(events));
+  return { sessionId: String(parseJsonResult(run).session_id), record, events, outsideResult, insideResult };
+}
+
+Deno.test("sandbox: a child's read outside its grant fails with NotCapable in the Worker, not in-process", async () => {
+  await using outside = await outsideFile("outside secret\n");
+  {
+    await using sandbox = await bladeSandbox();
+    const { sessionId, record, events, outsideResult, insideResult } = await readOutsideAndInside(
+      sandbox,
+      outside.path,
+    );
+    assert.equal(outsideResult.isError, true, outsideResult.content);
+    assert.match(outsideResult.content, /NotCapable|Requires read access/);
+    assert.ok(!outsideResult.content.includes("outside secret"));
+    // Inside its grant the same child reads fine, and it writes its own transcript although it is
+    // read-only: the transcript folder is its only write grant.
+    assert.equal(insideResult.isError, false, insideResult.content);
+    assert.match(insideResult.content, /inside text/);
+    assert.deepEqual([events[0]?.type, events[0]?.data], ["session_created", {
+      agentType: "reader",
+      model: "scripted",
+      parentSessionId: sessionId,
+      relation: "subagent",
+      lineage: { rootAgentId: record.id, resumeDepth: 0 },
+      depth: 1,
+    }]);
+    assert.equal(events.at(-1)?.type, "turn_completed");
+    assert.equal(record.status, "completed");
+  }
+  {
+    // The control: the same run with children in Blade's own thread (full read) reads the file.
+    await using sandbox = await bladeSandbox();
+    const { outsideResult } = await readOutsideAndInside(sandbox, outside.path, {
+      BLADE_CHILD_SANDBOX: "none",
+    });
+    assert.equal(outsideResult.isError, false, outsideResult.content);
+    assert.match(outsideResult.content, /outside secret/);
+  }
+});
+
+Deno.test("sandbox: a trusted yolo child with Bash runs a shell command that writes its workspace", async () => {
+  await using sandbox = await bladeSandbox();
+  const agents = {
+    shell: {
+      description: "Runs shell commands",
+      prompt: "You run the commands you are given.",
+      tools: ["Bash"],
+      permissionMode: "yolo",
+    },
+  };
+  const run = await runScripted(sandbox, {
+    agents: {
+      main: parentTurns(task("shell", "Write a file", "Write hi into out.txt with the shell.")),
+      shell: [{
+        turns: [{ tool_calls: [{ name: "Bash", input: { command: "echo hi > out.txt" } }] }, {
+          text: "Wrote it.",
+        }],
+      }],
+    },
+  }, { flags: ["--agents", JSON.stringify(agents), "--trust-workspace"] });
+  assert.equal(run.code, 0, run.stderr);
+  const [record] = await sidecars(sandbox);
+  assert.ok(record !== undefined);
+  assert.equal(record.configSnapshot.permissionMode, "yolo");
+  const [result] = toolResultsIn(await transcriptEvents(transcriptPath(sandbox, record.id)));
+  assert.equal(result?.isError, false, result?.content);
+  assert.equal(await Deno.readTextFile(`${sandbox.workspace}/out.txt`), "hi\n");
+  assert.equal(record.status, "completed");
+});
+
+Deno.test("sandbox: a child in a Worker delegates further through the main thread (nested Task)", async () => {
+  await using sandbox = await bladeSandbox();
+  await sandbox.write("notes.md", "# notes\n");
+  const agents = {
+    delegator: {
+      description: "Hands searches to an explorer",
+      prompt: "You delegate searches to Explore.",
+      tools: ["Task", "Read"],
+    },
+  };
+  const run = await runScripted(sandbox, {
+    agents: {
+      main: parentTurns(task("delegator", "A: delegate", "Get the notes file found by an explorer.")),
+      delegator: [{
+        turns: [
+          { tool_calls: [task("Explore", "B: find notes", "Find the Markdown notes in the workspace.")] },
+          { text: "Explore said: {{last_user}}" },
+        ],
+      }],
+      Explore: [{
+        turns: [{ tool_calls: [{ name: "Glob", input: { pattern: "*.md" } }] }, {
+          text: "Found {{last_user}}",
+        }],
+      }],
+    },
+  }, { flags: ["--agents", JSON.stringify(agents)] });
+  assert.equal(run.code, 0, run.stderr);
+  const result = parseJsonResult(run);
+  assert.match(String(result.result), /Explore said: Found .*notes\.md/);
+
+  const [child, grandchild, ...others] = await sidecars(sandbox);
+  assert.ok(child !== undefined && grandchild !== undefined);
+  assert.deepEqual(others, []);
+  assert.deepEqual(
+    [child.subagentType, child.status, child.parentSessionId],
+    ["delegator", "completed", String(result.session_id)],
+  );
+  assert.deepEqual(
+    [grandchild.subagentType, grandchild.status, grandchild.parentSessionId],
+    ["Explore", "completed", child.id],
+  );
+  const created = (await transcriptEvents(transcriptPath(sandbox, grandchild.id)))[0];
+  assert.ok(created?.type === "session_created", JSON.stringify(created));
+  assert.deepEqual([created.data.parentSessionId, created.data.relation, created.data.depth], [
+    child.id,
+    "subagent",
+    2,
+  ]);
+});
+
+Deno.test("sandbox: three children of one type started in one response all complete in the Worker", async () => {
+  await using sandbox = await bladeSandbox();
+  for (const n of [1, 2, 3]) await sandbox.write(`file${n}.txt`, `content ${n}\n`);
+  const run = await runScripted(sandbox, {
+    agents: {
+      main: parentTurns(
+        ...[1, 2, 3].map((n) => task("reader", `Read file ${n}`, `Read file${n}.txt and report it.`)),
+      ),
+      reader: [{
+        turns: [
+          {
+            tool_calls: [{ name: "Read", input: { file_path: "{{match:(file\\d\\.txt)}}" } }],
+            delay_ms: 200,
+          },
+          { text: "{{last_user}}" },
+        ],
+      }],
+    },
+  }, { flags: ["--agents", JSON.stringify(READER)], env: { BLADE_CHILD_SANDBOX: "worker" } });
+  assert.equal(run.code, 0, run.stderr);
+  const records = await sidecars(sandbox);
+  assert.deepEqual(records.map((r) => [r.description, r.status]), [
+    ["Read file 1", "completed"],
+    ["Read file 2", "completed"],
+    ["Read file 3", "completed"],
+  ]);
+  records.forEach((r, i) => assert.match(r.result.message, new RegExp(`content ${i + 1}`)));
+});
