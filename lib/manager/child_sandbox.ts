@@ -98,13 +98,22 @@ export class ChildWorkerPool {
       mechanism: "worker",
       permissions,
       name: "blade child",
+      // A child's messages are untrusted input: nothing it sends may throw on the main thread.
       onEvent: (ev) => {
-        const route = runs.get(ev.runId);
+        const route = runs.get(ev?.runId);
         if (route === undefined) return;
-        if (ev.kind === "event") return route.onEvent(ev.event);
-        route.onCall(ev.method, ev.args).then(
-          (value) => this.#send(entry, { kind: "reply", id: ev.id, ok: true, value }),
-          (e) => this.#send(entry, { kind: "reply", id: ev.id, ok: false, message: describeError(e) }),
+        if (ev.kind === "event") {
+          try {
+            route.onEvent(ev.event);
+          } catch { /* a malformed event is dropped */ }
+          return;
+        }
+        Promise.resolve().then(() => route.onCall(ev.method, ev.args ?? {})).then(
+          (value) => this.#reply(entry, ev.id, value),
+          (e) =>
+            void this.#send(entry, { kind: "reply", id: ev.id, ok: false, message: describeError(e) }).catch(
+              () => {},
+            ),
         );
       },
     });
@@ -117,8 +126,21 @@ export class ChildWorkerPool {
     return entry;
   }
 
-  #send(entry: PooledWorker, request: ChildWorkerRequest): void {
-    entry.sandbox.then((box) => box.request(request)).catch(() => {});
+  #send(entry: PooledWorker, request: ChildWorkerRequest): Promise<void> {
+    return entry.sandbox.then((box) => box.request(request)).then(() => {});
+  }
+
+  /** Answers a call; if the answer cannot reach the Worker, the call fails there instead of hanging. */
+  #reply(entry: PooledWorker, id: number, value: unknown): void {
+    this.#send(entry, { kind: "reply", id, ok: true, value }).catch((e) =>
+      this.#send(entry, {
+        kind: "reply",
+        id,
+        ok: false,
+        message: `the answer could not be sent: ${describeError(e)}`,
+      })
+        .catch(() => {})
+    );
   }
 
   #release(permissions: DenoPermissionSet, entry: PooledWorker): void {
@@ -134,7 +156,12 @@ export class ChildWorkerPool {
 
   /** Starts (or keeps) the Worker for this child's permission set without running anything yet. */
   warm(o: WorkerChildOptions): void {
-    const permissions = permissionsForChild(o);
+    let permissions: DenoPermissionSet;
+    try {
+      permissions = permissionsForChild(o);
+    } catch {
+      return; // run() reports the problem when the child actually starts
+    }
     const entry = this.#worker(permissions);
     entry.sandbox.catch(() => {});
     this.#release(permissions, entry);
@@ -142,7 +169,12 @@ export class ChildWorkerPool {
 
   async run(o: WorkerChildOptions, signal: AbortSignal): Promise<ChildOutcome> {
     if (signal.aborted) return failed(o.spec, "The run was cancelled before it started.", true);
-    const permissions = permissionsForChild(o);
+    let permissions: DenoPermissionSet;
+    try {
+      permissions = permissionsForChild(o);
+    } catch (e) {
+      return failed(o.spec, `Cannot derive the child's permissions: ${describeError(e)}`, false);
+    }
     const entry = this.#worker(permissions);
     const runId = this.#nextRun++;
     entry.runs.set(runId, { onEvent: o.onEvent, onCall: o.onCall });
@@ -188,6 +220,7 @@ export class ChildWorkerPool {
   async close(): Promise<void> {
     const all = [...this.#workers.values()];
     this.#workers.clear();
+    for (const w of all) if (w.idle !== undefined) clearTimeout(w.idle);
     await Promise.all(all.map((w) => w.sandbox.then((b) => b.cancel("closed")).catch(() => {})));
   }
 }

@@ -5,7 +5,7 @@ import { isAbsolute, join } from "node:path";
 import { z } from "zod";
 import { describeError } from "../errors.ts";
 import { compileGlob, hasMagic } from "./glob_pattern.ts";
-import { resolveToolPath } from "./paths.ts";
+import { resolveToolPath, statOrRefusal } from "./paths.ts";
 import { fail, ok, type Tool } from "./tool.ts";
 import { skippedNoiseDirs, walkFiles } from "./walk.ts";
 
@@ -53,7 +53,9 @@ export const globTool: Tool<GlobInput> = {
       pattern = split.rest;
     }
     const { fs } = ctx.ports;
-    const info = await fs.stat(base).catch(() => null);
+    const stat = await statOrRefusal(fs, base);
+    if ("refused" in stat) return fail(stat.refused);
+    const info = stat.info;
     if (info === null) return fail(`Directory does not exist: ${base}.`);
     if (!info.isDirectory) return fail(`${base} is not a directory; Glob's path must be a folder.`);
 

@@ -6,7 +6,7 @@ import { basename } from "node:path";
 import { z } from "zod";
 import { describeError } from "../errors.ts";
 import { compileGlob } from "./glob_pattern.ts";
-import { resolveToolPath } from "./paths.ts";
+import { resolveToolPath, statOrRefusal } from "./paths.ts";
 import { capHead, cutLine, decodeText, looksBinary, plural, splitLines } from "./text.ts";
 import { fail, ok, type Tool, type ToolContext } from "./tool.ts";
 import { skippedNoiseDirs, walkFiles } from "./walk.ts";
@@ -122,9 +122,9 @@ export const grepTool: Tool<GrepInput> = {
     const root = input.path === undefined || input.path === ""
       ? ctx.workspaceRoot
       : resolveToolPath(ctx, input.path);
-    if (await ctx.ports.fs.stat(root).catch(() => null) === null) {
-      return fail(`Path does not exist: ${root}.`);
-    }
+    const stat = await statOrRefusal(ctx.ports.fs, root);
+    if ("refused" in stat) return fail(stat.refused);
+    if (stat.info === null) return fail(`Path does not exist: ${root}.`);
 
     const mode = input.output_mode ?? "files_with_matches";
     const limit = input.head_limit ?? Number.POSITIVE_INFINITY;

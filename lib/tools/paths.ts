@@ -4,7 +4,7 @@
 // workspace may write only into the storage root. Does not read or write file contents.
 
 import { basename, dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
-import type { Fs } from "../sys/fs.ts";
+import type { FileInfo, Fs } from "../sys/fs.ts";
 import type { ToolContext } from "./tool.ts";
 
 /**
@@ -119,4 +119,29 @@ export function untrustedExecution(ctx: ToolContext, tool: string): string | und
   if (ctx.trusted) return undefined;
   return `${tool} is disabled because the workspace ${ctx.workspaceRoot} is not trusted. ` +
     `Run \`blade trust\` in the workspace (or pass --trust-workspace) to allow it.`;
+}
+
+/**
+ * A message for a path the session's Deno permissions do not cover (a subagent runs in a Worker with
+ * a narrower grant), or undefined for any other error. Deno's own text suggests a flag nobody can pass.
+ */
+export function notAccessible(error: unknown, path: string): string | undefined {
+  if (!(error instanceof Deno.errors.NotCapable)) return undefined;
+  const deno = error.message.replace(/, run again with .*$/s, "");
+  return `${path} is outside this agent's access: it runs with Deno permissions limited to its workspace ` +
+    `and Blade's storage (NotCapable: ${deno}).`;
+}
+
+/** stat() that tells a refused path apart from a missing one. */
+export async function statOrRefusal(
+  fs: ToolContext["ports"]["fs"],
+  path: string,
+): Promise<{ info: FileInfo | null } | { refused: string }> {
+  try {
+    return { info: await fs.stat(path) };
+  } catch (e) {
+    const refused = notAccessible(e, path);
+    if (refused !== undefined) return { refused };
+    return { info: null };
+  }
 }

@@ -3,7 +3,7 @@
 
 import { z } from "zod";
 import { describeError } from "../errors.ts";
-import { resolveToolPath } from "./paths.ts";
+import { notAccessible, resolveToolPath } from "./paths.ts";
 import { cutLine, decodeText, looksBinary, numberLine, splitLines } from "./text.ts";
 import { fail, ok, type Tool } from "./tool.ts";
 
@@ -46,7 +46,7 @@ export const readTool: Tool<ReadInput> = {
     try {
       info = await fs.stat(path);
     } catch (e) {
-      return fail(`Cannot read ${path}: ${describeError(e)}`);
+      return fail(notAccessible(e, path) ?? `Cannot read ${path}: ${describeError(e)}`);
     }
     if (info === null) {
       return fail(`File does not exist: ${path}. The workspace root is ${ctx.workspaceRoot}.`);
@@ -60,7 +60,7 @@ export const readTool: Tool<ReadInput> = {
     try {
       bytes = await fs.readBytes(path);
     } catch (e) {
-      return fail(`Cannot read ${path}: ${describeError(e)}`);
+      return fail(notAccessible(e, path) ?? `Cannot read ${path}: ${describeError(e)}`);
     }
     if (looksBinary(bytes)) {
       return fail(`${path} is a binary file (${bytes.length} bytes); Read only shows text files.`);
