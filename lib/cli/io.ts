@@ -18,10 +18,27 @@ function writeAll(fd: { writeSync(p: Uint8Array): number }, text: string): void 
   while (off < data.length) off += fd.writeSync(data.subarray(off));
 }
 
+/**
+ * Writes to a stream that may be closed by its reader (`blade -p … | head`): once the pipe is broken,
+ * further output is dropped instead of failing the run.
+ */
+function pipeSafe(fd: { writeSync(p: Uint8Array): number }): (text: string) => void {
+  let broken = false;
+  return (text) => {
+    if (broken) return;
+    try {
+      writeAll(fd, text);
+    } catch (e) {
+      if (!(e instanceof Deno.errors.BrokenPipe)) throw e;
+      broken = true;
+    }
+  };
+}
+
 export function realIo(options: { color: boolean; tty: boolean }): Io {
   return {
-    out: (t) => writeAll(Deno.stdout, t),
-    err: (t) => writeAll(Deno.stderr, t),
+    out: pipeSafe(Deno.stdout),
+    err: pipeSafe(Deno.stderr),
     color: options.color,
     tty: options.tty,
   };

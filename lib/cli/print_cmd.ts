@@ -83,9 +83,14 @@ export interface PrintSink {
   subagents: ReturnType<typeof emptySubagentStats>;
 }
 
-export function printSink(io: Io, format: OutputFormat, mainSessionId: () => string | undefined): PrintSink {
+export function printSink(
+  io: Io,
+  format: OutputFormat,
+  mainSessionId: () => string | undefined,
+  now?: () => number,
+): PrintSink {
   const subagents = emptySubagentStats();
-  const text = textRenderer(io, { live: io.tty, mainSessionId });
+  const text = textRenderer(io, { live: io.tty, mainSessionId, ...(now === undefined ? {} : { now }) });
   return {
     subagents,
     emit(event) {
@@ -121,7 +126,7 @@ export async function runPrint(values: Values, positionals: string[], ports: Por
   }
   const app: App = await createApp(ports, appFlagsOf(values), { debugSink: (l) => io.err(`[debug] ${l}\n`) });
   let sessionId: string | undefined;
-  const sink = printSink(io, format, () => sessionId);
+  const sink = printSink(io, format, () => sessionId, () => ports.clock.now());
   const interrupt = interruptController();
   try {
     const run = await runMainSession(app, {

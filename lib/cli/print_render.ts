@@ -121,17 +121,62 @@ export function firstLine(text: string, max = 100): string {
   return lines.length > 1 ? `${first} (+${lines.length - 1} lines)` : first;
 }
 
+interface ChildStatus {
+  type: string;
+  description: string;
+  started: number;
+  tool: string | undefined;
+}
+
 /**
- * Renders events for a person. `live` streams the main answer and prints tool activity to stderr
- * (used on a terminal and by the demo); otherwise only the final answer is printed at the end.
+ * Renders events for a person. `live` streams the main answer and prints tool activity (used on a
+ * terminal and by the demo); otherwise only the final answer is printed at the end. On a terminal,
+ * running subagents get one status line each (type, description, elapsed time, current tool), kept
+ * below the output and cleared when they end.
  */
-export function textRenderer(io: Io, options: { live: boolean; mainSessionId?: () => string | undefined }) {
+export function textRenderer(
+  io: Io,
+  options: { live: boolean; mainSessionId?: () => string | undefined; now?: () => number },
+) {
   const dim = (s: string) => (io.color ? `\x1b[2m${s}\x1b[22m` : s);
   const bold = (s: string) => (io.color ? `\x1b[1m${s}\x1b[22m` : s);
+  const now = options.now ?? (() => performance.now());
+  const children = new Map<string, ChildStatus>();
+  const statusLines = options.live && io.tty;
+  let drawn = 0;
+  let timer: ReturnType<typeof setInterval> | undefined;
   let midLine = false;
+  const clear = () => {
+    if (drawn === 0) return;
+    io.out(`\x1b[${drawn}F\x1b[J`);
+    drawn = 0;
+  };
+  const draw = () => {
+    if (!statusLines || children.size === 0 || midLine) return;
+    const lines = [...children.values()].map((c) => {
+      const secs = Math.max(0, Math.floor((now() - c.started) / 1000));
+      const line = `  ⠿ ${c.type} · ${c.description} · ${secs}s · ${c.tool ?? "thinking"}`;
+      return dim(line.length > 110 ? `${line.slice(0, 109)}…` : line);
+    });
+    io.out(lines.join("\n") + "\n");
+    drawn = lines.length;
+  };
+  /** Every write goes around the status area, so it always stays below the output. */
+  const out = (text: string) => {
+    clear();
+    io.out(text);
+    draw();
+  };
   const endLine = () => {
-    if (midLine) io.out("\n");
-    midLine = false;
+    if (midLine) {
+      midLine = false;
+      out("\n");
+    }
+  };
+  const tick = () => {
+    if (drawn === 0) return;
+    clear();
+    draw();
   };
   return {
     onEvent(event: RuntimeEvent): void {
@@ -140,21 +185,33 @@ export function textRenderer(io: Io, options: { live: boolean; mainSessionId?: (
       switch (event.type) {
         case "text_delta":
           if (main !== undefined && event.sessionId !== main) return;
-          io.out(event.text);
           midLine = !event.text.endsWith("\n");
+          out(event.text);
           return;
         case "tool_started":
           if (main !== undefined && event.sessionId !== main) return;
           endLine();
-          io.out(`${bold("●")} ${toolLabel(event.name, event.input)}\n`);
+          out(`${bold("●")} ${toolLabel(event.name, event.input)}\n`);
           return;
         case "tool_completed":
           if (main !== undefined && event.sessionId !== main) return;
-          io.out(dim(`  ⎿ ${event.isError ? "error: " : ""}${firstLine(event.content)}`) + "\n");
+          out(dim(`  ⎿ ${event.isError ? "error: " : ""}${firstLine(event.content)}`) + "\n");
           return;
         case "subagent_spawned":
           endLine();
-          io.out(
+          if (statusLines) {
+            children.set(event.subagent.session_id, {
+              type: event.subagent.subagent_type,
+              description: event.subagent.description,
+              started: now(),
+              tool: undefined,
+            });
+            if (timer === undefined) {
+              timer = setInterval(tick, 1000);
+              Deno.unrefTimer(timer);
+            }
+          }
+          out(
             dim(
               `  ↳ ${event.subagent.subagent_type} started: ${event.subagent.description} (${event.subagent.session_id})`,
             ) + "\n",
@@ -162,19 +219,31 @@ export function textRenderer(io: Io, options: { live: boolean; mainSessionId?: (
           return;
         case "subagent_event": {
           const e = event.event;
-          if (e.type === "tool_started") {
-            io.out(dim(`    ${event.agentId.slice(0, 14)} ● ${toolLabel(e.name, e.input)}`) + "\n");
+          if (e.type !== "tool_started") return;
+          const child = children.get(event.agentId);
+          if (child !== undefined) {
+            child.tool = toolLabel(e.name, e.input);
+            tick();
+          } else if (!statusLines) {
+            out(dim(`    ${event.agentId.slice(0, 14)} ● ${toolLabel(e.name, e.input)}`) + "\n");
           }
           return;
         }
         case "subagent_completed":
-          io.out(
+          children.delete(event.subagent.session_id);
+          if (children.size === 0 && timer !== undefined) {
+            clearInterval(timer);
+            timer = undefined;
+          }
+          out(
             dim(`  ↳ ${event.subagent.subagent_type} ${event.state}: ${firstLine(event.summary, 80)}`) + "\n",
           );
           return;
         case "retry":
           endLine();
+          clear();
           io.err(dim(`  (retrying model request: ${event.reason}, attempt ${event.attempt})`) + "\n");
+          draw();
           return;
         case "assistant_message":
           endLine();
@@ -184,7 +253,10 @@ export function textRenderer(io: Io, options: { live: boolean; mainSessionId?: (
       }
     },
     finish(summary: PrintSummary): void {
+      if (timer !== undefined) clearInterval(timer);
+      children.clear();
       endLine();
+      clear();
       if (!options.live && summary.result !== "") {
         io.out(summary.result.endsWith("\n") ? summary.result : `${summary.result}\n`);
       }

@@ -1,0 +1,129 @@
+import assert from "node:assert/strict";
+import type { Io } from "./io.ts";
+import { resultObject, streamJsonLine, textRenderer } from "./print_render.ts";
+import type { SubagentInfo } from "../protocol/events.ts";
+
+function ttyIo(): Io & { chunks: string[] } {
+  const chunks: string[] = [];
+  return { out: (t) => void chunks.push(t), err: () => {}, color: false, tty: true, chunks };
+}
+
+const child: SubagentInfo = {
+  session_id: "agent-1",
+  subagent_type: "Explore",
+  description: "Find the greeting",
+  background: false,
+  root_agent_id: "agent-1",
+  resumed_from: null,
+  resume_depth: 0,
+};
+
+Deno.test("on a terminal, each running subagent has a status line that follows its tool and is cleared", () => {
+  const io = ttyIo();
+  let t = 0;
+  const r = textRenderer(io, { live: true, mainSessionId: () => "main", now: () => t });
+  r.onEvent({ type: "subagent_spawned", parentSessionId: "main", callId: "c1", subagent: child });
+  assert.equal(io.chunks.at(-1), "  ⠿ Explore · Find the greeting · 0s · thinking\n");
+  t = 3_200;
+  r.onEvent({
+    type: "subagent_event",
+    parentSessionId: "main",
+    agentId: "agent-1",
+    event: {
+      type: "tool_started",
+      sessionId: "agent-1",
+      callId: "x",
+      name: "Grep",
+      input: { pattern: "Helo" },
+    },
+  });
+  assert.deepEqual(io.chunks.slice(-2), [
+    "\x1b[1F\x1b[J",
+    "  ⠿ Explore · Find the greeting · 3s · Grep(Helo)\n",
+  ]);
+  r.onEvent({
+    type: "subagent_completed",
+    parentSessionId: "main",
+    callId: "c1",
+    subagent: child,
+    state: "completed",
+    success: true,
+    summary: "found it",
+  });
+  assert.deepEqual(io.chunks.slice(-2), ["\x1b[1F\x1b[J", "  ↳ Explore completed: found it\n"]);
+  r.finish({
+    sessionId: "main",
+    status: "completed",
+    result: "done",
+    numTurns: 1,
+    toolCalls: 1,
+    usage: { inputTokens: 1, outputTokens: 1 },
+    durationMs: 1,
+  });
+  assert.ok(!io.chunks.at(-1)!.includes("⠿"));
+});
+
+Deno.test("status lines never split a streamed line of the answer", () => {
+  const io = ttyIo();
+  const r = textRenderer(io, { live: true, mainSessionId: () => "main", now: () => 0 });
+  r.onEvent({ type: "subagent_spawned", parentSessionId: "main", callId: "c1", subagent: child });
+  r.onEvent({ type: "text_delta", sessionId: "main", text: "half a li" });
+  assert.deepEqual(io.chunks.slice(-2), ["\x1b[1F\x1b[J", "half a li"]);
+  r.onEvent({ type: "text_delta", sessionId: "main", text: "ne\n" });
+  assert.deepEqual(io.chunks.slice(-2), ["ne\n", "  ⠿ Explore · Find the greeting · 0s · thinking\n"]);
+});
+
+Deno.test("without a terminal nothing live is drawn and the answer is printed once at the end", () => {
+  const chunks: string[] = [];
+  const io: Io = { out: (t) => void chunks.push(t), err: () => {}, color: false, tty: false };
+  const r = textRenderer(io, { live: false });
+  r.onEvent({ type: "subagent_spawned", parentSessionId: "main", callId: "c1", subagent: child });
+  r.onEvent({ type: "text_delta", sessionId: "main", text: "streamed" });
+  r.finish({
+    sessionId: "main",
+    status: "completed",
+    result: "the answer",
+    numTurns: 1,
+    toolCalls: 0,
+    usage: { inputTokens: 0, outputTokens: 0 },
+    durationMs: 0,
+  });
+  assert.deepEqual(chunks, ["the answer\n"]);
+});
+
+Deno.test("stream-json subagent lines carry the lineage fields", () => {
+  const line = JSON.parse(streamJsonLine({
+    type: "subagent_completed",
+    parentSessionId: "main",
+    callId: "c1",
+    subagent: child,
+    state: "failed",
+    success: false,
+    summary: "failed: boom",
+  }));
+  assert.deepEqual(line, {
+    type: "subagent",
+    state: "failed",
+    parent_session_id: "main",
+    tool_use_id: "c1",
+    success: false,
+    summary: "failed: boom",
+    ...child,
+  });
+});
+
+Deno.test("json result: an error run is is_error with its subtype", () => {
+  const r = resultObject({
+    sessionId: "s",
+    status: "failed",
+    result: "",
+    error: { type: "max_turns_exceeded", message: "too many" },
+    numTurns: 3,
+    toolCalls: 2,
+    usage: { inputTokens: 5, outputTokens: 6 },
+    durationMs: 7,
+  });
+  assert.equal(r.is_error, true);
+  assert.equal(r.subtype, "error_max_turns");
+  assert.deepEqual(r.usage, { input_tokens: 5, output_tokens: 6 });
+});
