@@ -104,7 +104,15 @@ export async function subagentToolsFor(
   return {
     tools: [...runtime.coreTools(), ...runtime.tools()],
     agentsText: env.registry.describeForModel(),
-    pending: (delivered) => env.background.pendingFor(runtime.owner, delivered),
+    pending: (delivered, subtasks) => {
+      // Background calls made before a restart still get their notices delivered.
+      for (const ref of subtasks) {
+        if (ref.background) {
+          env.background.rememberCall({ agentId: ref.agentId, callId: ref.callId, owner: runtime.owner });
+        }
+      }
+      return env.background.pendingFor(runtime.owner, delivered);
+    },
     env,
   };
 }

@@ -3,7 +3,7 @@
 // runs one user turn through the agent loop. Never prints: progress goes to the event sink.
 
 import type { App } from "../app.ts";
-import type { RuntimeEventSink } from "../protocol/events.ts";
+import type { RuntimeEventSink, SubtaskRefPart } from "../protocol/events.ts";
 import { type Message, userText } from "../protocol/messages.ts";
 import { AgentLoop, type RunResult } from "./loop.ts";
 import { openSession } from "../session/open.ts";
@@ -18,8 +18,11 @@ import { type PendingWork, runUntilSettled, type SettledRun } from "./settle.ts"
 export interface SessionExtras {
   tools: AnyTool[];
   agentsText?: string;
-  /** This session's background work; `delivered` holds inbox ids whose receipts the transcript has. */
-  pending?: (delivered: Set<string>) => PendingWork;
+  /**
+   * This session's background work. `delivered` holds inbox ids whose receipts the transcript has;
+   * `subtasks` are the transcript's subtask refs (background calls made before a restart).
+   */
+  pending?: (delivered: Set<string>, subtasks: readonly SubtaskRefPart[]) => PendingWork;
 }
 
 export interface MainRunOptions {
@@ -75,7 +78,10 @@ export async function runMainSession(app: App, o: MainRunOptions): Promise<MainR
   for (const t of [...coreTools(), ...extra.tools]) merged.set(t.name, t);
   const tools = filterTools([...merged.values()], o.disallowedTools ?? []);
   const delivered = new Set(opened.history.deliveredInboxIds);
-  const pending = extra.pending?.(delivered);
+  const pending = extra.pending?.(delivered, [...opened.history.subtasks.values()]);
+  // Entries the transcript already acknowledged (a crash before the inbox was trimmed) are dropped.
+  const acked = [...opened.history.acknowledgedInboxIds];
+  if (pending !== undefined && acked.length > 0) await pending.acknowledged(acked);
   const system = buildSystemPrompt({
     workspaceRoot: app.workspace,
     platform: Deno.build.os,

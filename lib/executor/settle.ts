@@ -63,6 +63,8 @@ export async function runUntilSettled(
   const limit = new AbortController();
   const onAbort = () => limit.abort();
   options.signal.addEventListener("abort", onAbort, { once: true });
+  // An abort that landed while the first turn was finishing must stop the wait too.
+  if (options.signal.aborted) limit.abort();
   let expired = false;
   if (options.waitLimitMs !== undefined) {
     options.sleep(options.waitLimitMs, limit.signal).then(() => {

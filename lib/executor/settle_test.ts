@@ -247,13 +247,10 @@ Deno.test("runUntilSettled: aborting while it waits stops the wait and leaves th
   assert.equal((await h.sidecar(childId)).status, "cancelled");
 });
 
-// BUG (lib/executor/settle.ts, runUntilSettled): the abort listener is added only after the first
-// `loop.run` returns, so an abort that lands while that turn is finishing (the turn still completes)
-// is never seen: `limit` is not aborted and `waitForChange(limit.signal)` waits for the children
-// forever. Un-ignore once runUntilSettled checks `options.signal.aborted` after adding its listener.
+// Regression: an abort that lands while the first turn is finishing (the turn still completes) must
+// stop the wait, not leave `waitForChange` waiting for the children forever.
 Deno.test({
   name: "runUntilSettled: an abort that lands as the first turn completes stops the wait too",
-  ignore: true,
   async fn() {
     const { h, pending, settled } = await abortAfterFirstTurn((abort) => abort());
     await using _h = h;

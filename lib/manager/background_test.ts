@@ -480,15 +480,10 @@ Deno.test("exactly once: a duplicate enqueue is an accepted no-op and one entry 
   assert.deepEqual(await pending.takeDeliveries(), [], "taken once per session");
 });
 
-// BUG (lib/cli/subagent_wiring.ts + lib/executor/main_runner.ts): nothing calls
-// BackgroundRuns.rememberCall after a restart, so `takeDeliveries` skips every inbox entry whose call
-// is not known to this process: a notice enqueued before the parent process stopped is never
-// delivered when the session is resumed (`blade -p --resume`). Un-ignore once the wiring remembers the
-// background `subtask_ref`s of the reopened transcript (e.g. SessionExtras.pending receives the
-// rebuilt History and calls rememberCall for each background ref before pendingFor).
+// Regression: background calls made by an earlier process are remembered from the reopened
+// transcript, so a notice queued before the parent stopped is delivered on `blade -p --resume`.
 Deno.test({
   name: "exactly once: a notice enqueued before the parent stopped is delivered when the session resumes",
-  ignore: true,
   async fn() {
     await using h = await backgroundHarness({
       reply: (req): Reply => {

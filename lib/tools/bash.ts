@@ -25,7 +25,7 @@ Usage:
 - A non-zero exit code is reported as an error together with the output.
 - Commands cannot read input: anything interactive fails or hangs until the timeout.
 - Prefer the dedicated tools: Glob to find files, Grep to search contents, Read to view files, Edit and Write to change them. Use Bash for builds, tests, git and other programs.
-- run_in_background is not supported yet.
+- run_in_background: true starts the command as a background task and returns its id at once; read its output with TaskOutput and stop it with TaskStop.
 - Give a short description (5-10 words) of what the command does.`;
 
 const schema = z.object({
@@ -36,7 +36,9 @@ const schema = z.object({
   description: z.string().optional().describe(
     'Clear, concise description of what this command does in 5-10 words, e.g. "Run the unit tests"',
   ),
-  run_in_background: z.boolean().optional().describe("Run the command in the background (not supported yet)"),
+  run_in_background: z.boolean().optional().describe(
+    "Run the command as a background task (read it with TaskOutput, stop it with TaskStop)",
+  ),
 });
 
 export type BashInput = z.infer<typeof schema>;
@@ -65,7 +67,7 @@ export const bashTool: Tool<BashInput> = {
   async run(input, ctx) {
     if (input.run_in_background === true) {
       return fail(
-        "run_in_background is not supported yet. Run the command in the foreground with a timeout.",
+        "run_in_background is not available in this session (no task manager). Run the command in the foreground with a timeout.",
       );
     }
     const refusal = untrustedExecution(ctx, "Bash");

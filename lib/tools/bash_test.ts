@@ -131,7 +131,7 @@ Deno.test("Bash refuses untrusted workspaces and run_in_background", async () =>
     box.ctx(),
   );
   assert.equal(background.isError, true);
-  assert.match(background.content, /^run_in_background is not supported yet/);
+  assert.match(background.content, /^run_in_background is not available in this session/);
   assert.equal(await Deno.stat(marker).catch(() => null), null);
 });
 
