@@ -1,3 +1,4 @@
+// deno-lint-ignore-file no-console -- a command-line script: printing is its job.
 // `deno task bench`: Blade's speed and memory figures, measured side by side in one run against
 // loopback fake model servers (SPEC §13). Reports medians; the machine is noisy, so compare ratios.
 //

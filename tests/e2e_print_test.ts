@@ -342,7 +342,7 @@ Deno.test("print: --max-turns 0 is a usage error (exit 2, no stack)", async () =
   assert.equal(run.stdout, "");
   assertNoStack(run.stderr);
   assert.match(run.stderr, /^blade: --max-turns must be a whole number from 1 to 1000, got "0"\./);
-  assert.match(run.stderr, /\n  hint: /);
+  assert.match(run.stderr, /\n {2}hint: /);
 });
 
 Deno.test("print: --resume continues a session with its earlier conversation", async () => {
