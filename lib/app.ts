@@ -9,6 +9,7 @@ import { BladeError } from "./errors.ts";
 import {
   type ConfigFlags,
   readSettingsFile,
+  redactor,
   resolveConfig,
   type ResolvedConfig,
   secretsOf,
@@ -67,7 +68,7 @@ export async function createApp(ports: Ports, flags: AppFlags, options: AppOptio
   const project = trust.trusted ? await readSettingsFile(ports.fs, `${workspace}/.blade/settings.json`) : {};
   const config = resolveConfig({ user, project }, { env: ports.env, flags });
   const secrets = secretsOf(config);
-  const redact = (text: string) => secrets.reduce((t, s) => t.split(s).join("[REDACTED]"), text);
+  const redact = redactor(secrets);
   let provider: Promise<Provider> | undefined;
   let providerConfig: Promise<ProviderConfig> | undefined;
   const getProviderConfig = () => (providerConfig ??= resolveProviderConfig(ports, config, workspace));

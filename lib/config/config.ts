@@ -171,3 +171,8 @@ export function secretsOf(config: ResolvedConfig): string[] {
     s !== undefined && s.length >= 4
   );
 }
+
+/** A function that replaces every secret in a text with `[REDACTED]`. */
+export function redactor(secrets: readonly string[]): (text: string) => string {
+  return (text) => secrets.reduce((t, s) => t.split(s).join("[REDACTED]"), text);
+}

@@ -8,6 +8,7 @@ import { serveSandbox } from "../permissions/sandbox_child.ts";
 import type { RuntimeEvent } from "../protocol/events.ts";
 import { realPorts } from "../sys/mod.ts";
 import { storageLayout } from "../config/storage.ts";
+import { redactor } from "../config/config.ts";
 import { type ProviderConfig, providerFromConfig } from "../provider/factory.ts";
 import { coreTools } from "../tools/registry.ts";
 import { taskTool } from "../tools/task.ts";
@@ -105,7 +106,7 @@ serveSandbox<ChildWorkerRequest, ChildOutcome | null, ChildWorkerEvent>(async (r
         layout: storageLayout(request.storageRoot),
         maxTokens: request.maxTokens,
         platform: request.platform,
-        redact: (text) => secrets.reduce((t, s) => t.split(s).join("[REDACTED]"), text),
+        redact: redactor(secrets),
         emit: (event) => ctx.emit({ kind: "event", runId: request.runId, event }),
         toolsFor: () => [...coreTools(), ...delegation],
       },

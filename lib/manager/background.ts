@@ -9,6 +9,7 @@ import type { StorageLayout } from "../config/storage.ts";
 import type { Delivery, PendingWork } from "../executor/settle.ts";
 import { Inbox } from "../session/inbox.ts";
 import { subtaskRef } from "./subagents.ts";
+import { isOwnedBy } from "../store/record_ops.ts";
 
 interface RunEntry {
   id: string;
@@ -29,9 +30,7 @@ function ownerKey(o: SidecarOwner): string {
   return `${o.parentSessionId}\0${o.parentProjectPath}`;
 }
 
-function sameOwner(a: SidecarOwner, b: SidecarOwner): boolean {
-  return a.parentSessionId === b.parentSessionId && a.parentProjectPath === b.parentProjectPath;
-}
+const sameOwner = isOwnedBy;
 
 export class BackgroundRuns {
   #ports: Ports;

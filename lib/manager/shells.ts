@@ -4,6 +4,7 @@
 
 import type { Ports } from "../sys/mod.ts";
 import type { SidecarOwner } from "../store/store.ts";
+import { isOwnedBy } from "../store/record_ops.ts";
 import type { AnyTool, ToolContext, ToolResult } from "../tools/tool.ts";
 
 export const SHELL_TAIL_CHARS = 30_000;
@@ -31,8 +32,7 @@ export class ShellTasks {
 
   owns(id: string, owner: SidecarOwner): boolean {
     const s = this.#shells.get(id);
-    return s !== undefined && s.owner.parentSessionId === owner.parentSessionId &&
-      s.owner.parentProjectPath === owner.parentProjectPath;
+    return s !== undefined && isOwnedBy(s.owner, owner);
   }
 
   start(command: string, options: { cwd: string; owner: SidecarOwner }): string {

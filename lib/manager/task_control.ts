@@ -7,6 +7,7 @@ import type { SidecarRecord } from "../store/schema.ts";
 import type { ToolContext, ToolResult } from "../tools/tool.ts";
 import type { TaskControlPort } from "../tools/task_control.ts";
 import { isValidSessionId } from "../protocol/ids.ts";
+import { isOwnedBy } from "../store/record_ops.ts";
 import { capText, RESULT_CAP } from "./notice.ts";
 import type { SubagentEnv } from "./subagents.ts";
 
@@ -28,9 +29,7 @@ export class TaskControl implements TaskControlPort {
     const loaded = await this.#env.store.load(id);
     if (loaded === null || !("record" in loaded)) return undefined;
     const r = loaded.record;
-    const owned = r.parentSessionId === this.#owner.parentSessionId &&
-      r.parentProjectPath === this.#owner.parentProjectPath;
-    return owned ? r : undefined;
+    return isOwnedBy(r, this.#owner) ? r : undefined;
   }
 
   async output(

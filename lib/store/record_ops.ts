@@ -38,7 +38,8 @@ export function completeRecord(
   };
 }
 
-export function isOwnedBy(record: SidecarRecord, owner: SidecarOwner): boolean {
+/** Owner equality on both fields; a record (or anything naming an owner) against an owner. */
+export function isOwnedBy(record: SidecarOwner, owner: SidecarOwner): boolean {
   return record.parentSessionId === owner.parentSessionId &&
     record.parentProjectPath === owner.parentProjectPath;
 }

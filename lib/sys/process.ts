@@ -132,7 +132,8 @@ async function linuxAlive(pid: number): Promise<boolean> {
   return state !== "Z" && state !== "X";
 }
 
-function decode(chunks: Uint8Array[]): string {
+/** The text of byte chunks read from a stream. */
+export function decodeChunks(chunks: Uint8Array[]): string {
   let total = 0;
   for (const c of chunks) total += c.length;
   const all = new Uint8Array(total);
@@ -166,7 +167,7 @@ async function collect(
       size += chunk.length;
     }
   }
-  return decode(chunks);
+  return decodeChunks(chunks);
 }
 
 export function realProcess(): Process {

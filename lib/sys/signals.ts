@@ -1,4 +1,5 @@
-// Owns OS signal subscriptions (Ctrl-C). Returns a disposer that removes the listener.
+// Owns OS signal subscriptions (Ctrl-C) and reading all of stdin.
+import { decodeChunks } from "./process.ts";
 
 export function onInterrupt(handler: () => void): () => void {
   if (Deno.build.os === "windows") {
@@ -17,12 +18,5 @@ export function onInterrupt(handler: () => void): () => void {
 export async function readStdin(): Promise<string> {
   const chunks: Uint8Array[] = [];
   for await (const c of Deno.stdin.readable) chunks.push(c);
-  const total = chunks.reduce((n, c) => n + c.length, 0);
-  const all = new Uint8Array(total);
-  let off = 0;
-  for (const c of chunks) {
-    all.set(c, off);
-    off += c.length;
-  }
-  return new TextDecoder().decode(all);
+  return decodeChunks(chunks);
 }
