@@ -3,7 +3,7 @@
 
 import { parseArgs } from "node:util";
 import type { Ports } from "../sys/mod.ts";
-import { usageError } from "../errors.ts";
+import { BladeError, usageError } from "../errors.ts";
 import { createApp } from "../app.ts";
 import type { Io } from "./io.ts";
 import { parseOrUsage, RUN_OPTIONS } from "./main.ts";
@@ -15,6 +15,10 @@ import { openSession } from "../session/open.ts";
 import { messageEvents } from "../executor/loop.ts";
 import { newAgentId } from "../sys/ids.ts";
 import { userText } from "../protocol/messages.ts";
+import { validateSessionId } from "../protocol/ids.ts";
+import { selfCommand } from "../sys/self.ts";
+import { resolveStorageRoot, storageLayout } from "../config/storage.ts";
+import { bladeProcessPermissions, toDenoFlags } from "../permissions/deno_permissions.ts";
 
 const HELP = `Usage: blade run <agent> "prompt" [options]
 
@@ -22,6 +26,8 @@ Runs one subagent directly, as the child of a new parent session, and prints its
 Exit code 0 when the agent succeeded, 1 when it failed.
 
   --description <text>   the run's short description (default: the first words of the prompt)
+  --background           start the agent in a detached process, print its id and exit at once;
+                         follow it with \`blade tasks output <id> --wait\`, stop it with \`blade tasks cancel <id>\`
   --output-format <f>    text (default) | json | stream-json
   plus the options of blade -p: --model, --provider, --script, --permission-mode, --agents,
   --trust-workspace, --debug (see blade --help)
@@ -35,7 +41,7 @@ export async function runAgentCommand(argv: string[], ports: Ports, io: Io): Pro
   const { values, positionals } = parseOrUsage(() =>
     parseArgs({
       args: argv,
-      options: { ...RUN_OPTIONS, description: { type: "string" } },
+      options: { ...RUN_OPTIONS, description: { type: "string" }, "agent-id": { type: "string" } },
       allowPositionals: true,
       strict: true,
     }), "blade run");
@@ -51,8 +57,9 @@ export async function runAgentCommand(argv: string[], ports: Ports, io: Io): Pro
   if (prompt.trim() === "" && !ports.env.stdinIsTerminal()) prompt = (await readStdin()).trim();
   if (prompt.trim() === "") throw usageError("No prompt given.", `Example: blade run ${agent} "what to do"`);
   if (values.background === true) {
-    throw usageError("blade run --background is not available in this version yet.");
+    return await startDetached(argv, ports, io, { agent, json: values["output-format"] === "json" });
   }
+  const detachedId = values["agent-id"];
   const format = outputFormatOf(values);
   const app = await createApp(ports, appFlagsOf(values), { debugSink: (l) => io.err(`[debug] ${l}\n`) });
   const parent = await openSession(ports, {
@@ -75,9 +82,17 @@ export async function runAgentCommand(argv: string[], ports: Ports, io: Io): Pro
     depth: 0,
   });
   const description = values.description ?? shortDescription(prompt);
-  const id = newAgentId(ports.ids);
+  // A detached copy (`--background`) runs the child as a background run of its ad-hoc parent, so
+  // `blade tasks cancel` reaches it, and waits for it before exiting.
+  const id = detachedId === undefined ? newAgentId(ports.ids) : validateSessionId(detachedId);
   const callId = `run_${ports.ids.random21()}`;
-  const input = { subagent_type: agent, description, prompt, subagent_session_id: id };
+  const input = {
+    subagent_type: agent,
+    description,
+    prompt,
+    subagent_session_id: id,
+    ...(detachedId === undefined ? {} : { run_in_background: true }),
+  };
   // The ad-hoc parent's transcript records the delegation like a Task call would.
   await parent.transcript.append([
     { type: "turn_started", data: { turn: 1 } },
@@ -89,7 +104,7 @@ export async function runAgentCommand(argv: string[], ports: Ports, io: Io): Pro
   ]);
   const interrupt = interruptController();
   try {
-    const result = await runtime.launch(input, {
+    let result = await runtime.launch(input, {
       ports,
       sessionId: parent.sessionId,
       workspaceRoot: app.workspace,
@@ -100,6 +115,16 @@ export async function runAgentCommand(argv: string[], ports: Ports, io: Io): Pro
       signal: interrupt.signal,
       emit: sink.emit,
     });
+    if (detachedId !== undefined && !result.isError) {
+      await env.background.wait(id, 0, interrupt.signal);
+      const loaded = await env.store.load(id);
+      const r = loaded !== null && "record" in loaded ? loaded.record : undefined;
+      result = {
+        content: r?.result.message ?? "",
+        isError: r?.status !== "completed",
+        metadata: { stats: r?.stats ?? { tokens: 0, toolCalls: 0, durationMs: 0 } },
+      };
+    }
     await parent.transcript.append([
       ...messageEvents(ports.ids, {
         role: "user",
@@ -142,6 +167,45 @@ export async function runAgentCommand(argv: string[], ports: Ports, io: Io): Pro
   } finally {
     interrupt.dispose();
   }
+}
+
+/**
+ * `blade run --background`: starts a detached copy of this command, waits until that copy has
+ * recorded the run (so `blade tasks output <id>` works at once), prints the child's id and returns.
+ */
+async function startDetached(
+  argv: string[],
+  ports: Ports,
+  io: Io,
+  o: { agent: string; json: boolean },
+): Promise<number> {
+  const root = resolveStorageRoot(ports.env);
+  const id = newAgentId(ports.ids);
+  const args = [...argv.filter((a) => a !== "--background"), `--agent-id=${id}`];
+  const [command, ...base] = selfCommand([
+    ...toDenoFlags(bladeProcessPermissions()),
+    "--unstable-worker-options",
+  ]);
+  const pid = ports.process.spawnDetached(command!, [...base, "run", ...args], { cwd: ports.env.cwd() });
+  const sidecar = `${storageLayout(root).sessionsDir}/${id}.json`;
+  const deadline = ports.clock.now() + 30_000;
+  while ((await ports.fs.stat(sidecar)) === null) {
+    if (!(await ports.process.isAlive(pid)) || ports.clock.now() > deadline) {
+      throw new BladeError("background_start_failed", `The background run of ${o.agent} did not start.`, {
+        hint: "Run the same command without --background to see what went wrong.",
+      });
+    }
+    await ports.clock.sleep(50);
+  }
+  if (o.json) {
+    io.out(JSON.stringify({ agent_id: id, status: "running", pid }) + "\n");
+  } else {
+    io.out(`Started ${o.agent} in the background: ${id}\n`);
+    io.out(
+      `Follow it with \`blade tasks output ${id} --wait\`; stop it with \`blade tasks cancel ${id}\`.\n`,
+    );
+  }
+  return 0;
 }
 
 function shortDescription(prompt: string): string {

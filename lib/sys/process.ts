@@ -44,6 +44,11 @@ export interface Process {
   /** Alive only if the PID answers and (when given) its fingerprint still matches. */
   isAlive(pid: number, identity?: ProcessIdentity): Promise<boolean>;
   kill(pid: number, signal?: Deno.Signal): boolean;
+  /**
+   * Starts a process that outlives this one (its own session on POSIX, no stdio) and returns its
+   * PID at once.
+   */
+  spawnDetached(command: string, args: string[], options?: { cwd?: string }): number;
 }
 
 export function platformName(): ProcessIdentity["platform"] {
@@ -244,6 +249,18 @@ export function realProcess(): Process {
       if (identity === undefined) return true;
       const now = await this.identity(pid);
       return now !== null && now.platform === identity.platform && now.fingerprint === identity.fingerprint;
+    },
+    spawnDetached(command, args, options = {}) {
+      const posix = Deno.build.os !== "windows";
+      const child = new Deno.Command(posix ? "setsid" : command, {
+        args: posix ? [command, ...args] : args,
+        ...(options.cwd === undefined ? {} : { cwd: options.cwd }),
+        stdin: "null",
+        stdout: "null",
+        stderr: "null",
+      }).spawn();
+      child.unref();
+      return child.pid;
     },
     kill(pid, signal = "SIGTERM") {
       try {

@@ -124,6 +124,14 @@ export class FakeProcess implements Process {
   kill(pid: number): boolean {
     return this.#table.delete(pid);
   }
+
+  /** Records the command like run() and pretends a process started. */
+  spawnDetached(command: string, args: string[], options: { cwd?: string } = {}): number {
+    this.runs.push({ command, args, options: options.cwd === undefined ? {} : { cwd: options.cwd } });
+    const pid = 50_000 + this.runs.length;
+    this.#table.set(pid, null);
+    return pid;
+  }
 }
 
 /**

@@ -1,0 +1,88 @@
+// `blade run --background`: a detached copy runs the agent and outlives the command; the run is
+// followed with `blade tasks output --wait` and stopped with `blade tasks cancel` from other processes.
+
+import assert from "node:assert/strict";
+import { bladeSandbox, parseJsonResult, sidecarPath, waitFor } from "./support/blade.ts";
+
+function script(delayMs: number): string {
+  return `agents:
+  "*":
+    - turns:
+        - tool_calls: [{ name: Glob, input: { pattern: "*" } }]
+          delay_ms: ${delayMs}
+        - text: "Finished the slow job."
+`;
+}
+
+async function sidecar(storage: string, id: string): Promise<{ status: string; background: boolean }> {
+  return JSON.parse(await Deno.readTextFile(sidecarPath(storage, id)));
+}
+
+Deno.test("run --background returns at once; tasks output --wait gets the result", async () => {
+  await using sandbox = await bladeSandbox();
+  await sandbox.write("slow.yaml", script(800));
+  const started = await sandbox.run([
+    "run",
+    "Explore",
+    "do the slow job please",
+    "--provider",
+    "scripted",
+    "--script",
+    "slow.yaml",
+    "--background",
+    "--output-format",
+    "json",
+  ]);
+  assert.equal(started.code, 0, started.stderr);
+  const { agent_id: id, status } = parseJsonResult(started) as { agent_id: string; status: string };
+  assert.equal(status, "running");
+  assert.match(id, /^agent-[A-Za-z0-9_-]{21}$/);
+  const output = await sandbox.run(["tasks", "output", id, "--wait", "--timeout", "20"]);
+  assert.equal(output.code, 0, output.stderr);
+  assert.match(output.stdout, /^OK agent-/);
+  assert.match(output.stdout, /Finished the slow job\./);
+  const record = await sidecar(sandbox.storage, id);
+  assert.equal(record.status, "completed");
+  assert.equal(record.background, true);
+});
+
+Deno.test("run --background can be cancelled from another process: STOPPED, and the process ends", async () => {
+  await using sandbox = await bladeSandbox();
+  await sandbox.write("slower.yaml", script(30_000));
+  const started = await sandbox.run([
+    "run",
+    "Explore",
+    "do the slow job please",
+    "--provider",
+    "scripted",
+    "--script",
+    "slower.yaml",
+    "--background",
+    "--output-format",
+    "json",
+  ]);
+  assert.equal(started.code, 0, started.stderr);
+  const { agent_id: id, pid } = parseJsonResult(started) as { agent_id: string; pid: number };
+  await waitFor("the sidecar exists", () => {
+    try {
+      Deno.statSync(sidecarPath(sandbox.storage, id));
+      return true;
+    } catch {
+      return false;
+    }
+  });
+  const cancel = await sandbox.run(["tasks", "cancel", id]);
+  assert.equal(cancel.code, 0, cancel.stderr);
+  const waited = await sandbox.run(["tasks", "wait", id, "--timeout", "20"]);
+  assert.equal(waited.code, 1, "a cancelled run is not a success");
+  assert.match(waited.stdout, /^STOPPED /);
+  assert.equal((await sidecar(sandbox.storage, id)).status, "cancelled");
+  await waitFor("the detached process exits", () => {
+    try {
+      Deno.kill(pid, "SIGCONT");
+      return false;
+    } catch {
+      return true;
+    }
+  });
+});
