@@ -11,6 +11,7 @@ import { type ChildSandbox, type SubagentEnv, SubagentRuntime } from "../manager
 import { BladeError } from "../errors.ts";
 import { ChildWorkerPool } from "../manager/child_sandbox.ts";
 import { secretsOf } from "../config/config.ts";
+import type { ProviderConfig } from "../provider/factory.ts";
 import { Semaphore } from "../manager/semaphore.ts";
 import { BackgroundRuns } from "../manager/background.ts";
 import { ShellTasks } from "../manager/shells.ts";
@@ -27,6 +28,11 @@ export async function registryFor(app: App): Promise<RegistrySnapshot> {
     ...(app.flags.agentsJson === undefined ? {} : { agentsJson: app.flags.agentsJson }),
   });
   return snapshot;
+}
+
+/** A child whose model stream makes no progress for this long fails with a stall error (SPEC §5). */
+function withStallTimeout(config: ProviderConfig, stallMs: number): ProviderConfig {
+  return config.kind === "scripted" ? config : { ...config, streamIdleTimeoutMs: stallMs };
 }
 
 /** Children run in Workers under their own Deno permissions unless BLADE_CHILD_SANDBOX=none. */
@@ -46,7 +52,7 @@ async function childSandbox(app: App): Promise<ChildSandbox> {
   return {
     kind: "worker",
     pool: new ChildWorkerPool(),
-    provider: await app.providerConfig(),
+    provider: withStallTimeout(await app.providerConfig(), app.config.subagentStallTimeoutMs),
     secrets: secretsOf(app.config),
     extraReadDirs: home === undefined ? [] : [`${home}/.claude/agents`],
   };
