@@ -224,17 +224,31 @@ export class FileSidecarStore implements SidecarStore {
     }
   }
 
+  /**
+   * Read-modify-write of one record. Several processes change the same record (the run's owner bumps
+   * its heartbeat while `blade tasks cancel` marks it cancelled), so the change runs under an
+   * exclusive file lock and starts from the file as it is now, never from the cache.
+   */
   async #mutate(id: string, next: (record: SidecarRecord) => SidecarRecord | null): Promise<SidecarRecord> {
-    this.pathOf(id);
+    const path = this.pathOf(id);
     return await this.#locks.run(id, async () => {
-      const current = await this.load(id);
-      if (current === null) throw notFound(id);
-      if ("diagnostic" in current) throw unusable(current.diagnostic);
-      const record = next(current.record);
-      if (record === null) return current.record;
-      await this.#write(record, encodeSidecar(record));
-      return structuredClone(record);
+      if (await this.#fs.lstat(path) === null) throw notFound(id);
+      return await this.#fs.withLockedFile(this.#lockPath(id), async () => {
+        this.#cache.delete(id);
+        const current = await this.load(id);
+        if (current === null) throw notFound(id);
+        if ("diagnostic" in current) throw unusable(current.diagnostic);
+        const record = next(current.record);
+        if (record === null) return current.record;
+        await this.#write(record, encodeSidecar(record));
+        return structuredClone(record);
+      }, { mode: FILE_MODE });
     });
+  }
+
+  /** The cross-process lock file of a record (a dot file: never listed as a record). */
+  #lockPath(id: string): string {
+    return `${this.sessionsDir}/.${id}.lock`;
   }
 
   async #removeIf(id: string, predicate?: (current: LoadResult | null) => boolean): Promise<boolean> {
@@ -244,6 +258,7 @@ export class FileSidecarStore implements SidecarStore {
       if (predicate !== undefined && !predicate(await this.load(id))) return false;
       this.#cache.delete(id);
       await this.#fs.remove(path);
+      await this.#fs.remove(this.#lockPath(id)).catch(() => {});
       return true;
     });
   }

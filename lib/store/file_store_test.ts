@@ -42,3 +42,43 @@ Deno.test("FileSidecarStore: a cached record rewritten by another process is re-
     await Deno.remove(dir, { recursive: true });
   }
 });
+
+Deno.test("FileSidecarStore: a heartbeat from one process never overwrites another's cancel", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "blade-store-" });
+  try {
+    const clock = new FakeClock(FIXTURE_TIME);
+    const base = realFs();
+    // The owner's write is held back after it has read the record: the window in which another
+    // process's cancel would be lost without a cross-process lock.
+    const aboutToWrite = Promise.withResolvers<void>();
+    let hold = false;
+    const slowFs = {
+      ...base,
+      async writeAtomic(path: string, text: string, options?: Parameters<typeof base.writeAtomic>[2]) {
+        if (hold) {
+          hold = false;
+          aboutToWrite.resolve();
+          await new Promise((r) => setTimeout(r, 300));
+        }
+        return await base.writeAtomic(path, text, options);
+      },
+    };
+    const owner = new FileSidecarStore({ fs: slowFs, clock, storageRoot: dir });
+    const canceller = new FileSidecarStore({ fs: base, clock, storageRoot: dir });
+    await owner.save(sidecarFixture("agent-raced"));
+    hold = true;
+    const beat = owner.update("agent-raced", {});
+    await aboutToWrite.promise;
+    const cancel = canceller.markCompleted("agent-raced", {
+      status: "cancelled",
+      result: { success: false, message: "", error: "Cancelled with blade tasks cancel." },
+      completedAt: clock.now(),
+    });
+    await Promise.all([beat, cancel]);
+    const after = await new FileSidecarStore({ fs: base, clock, storageRoot: dir }).load("agent-raced");
+    assert.ok(after !== null && "record" in after);
+    assert.equal(after.record.status, "cancelled");
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
