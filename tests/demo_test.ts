@@ -59,7 +59,8 @@ Deno.test("demo --keep: the kept folder holds the fixed file and both transcript
       .sort(),
     [["Explore", "subagent"], ["main", null]],
   );
-  const sidecars = await listFiles(`${kept}/storage/agents/sessions`);
+  // Records only: the store keeps a dot-named lock file beside each record.
+  const sidecars = (await listFiles(`${kept}/storage/agents/sessions`)).filter((f) => f.endsWith(".json"));
   assert.equal(sidecars.length, 1);
   assert.equal(JSON.parse(await Deno.readTextFile(sidecars[0]!)).status, "completed");
 });
