@@ -232,7 +232,8 @@ export async function runTasks(argv: string[], ports: Ports, io: Io): Promise<nu
     }
     case "resume":
       throw new BladeError("not_available", `blade tasks ${command} is not available in this version yet.`, {
-        hint: "Foreground runs end with their parent; stop the parent (Ctrl-C) to cancel them.",
+        hint:
+          "Resuming a finished run with its lineage is not built yet; start a new run with `blade run <agent>`.",
       });
     default:
       throw usageError(`Unknown tasks command "${command}".`, "See `blade tasks --help`.");
