@@ -86,3 +86,42 @@ Deno.test("run --background can be cancelled from another process: STOPPED, and 
     }
   });
 });
+
+Deno.test("a background Bash command the model started does not outlive the print-mode run", async () => {
+  await using sandbox = await bladeSandbox();
+  await sandbox.write(
+    "shell.yaml",
+    `agents:
+  main:
+    - turns:
+        - tool_calls:
+            - name: Bash
+              input: { command: "echo $$ > shell.pid; exec sleep 300", run_in_background: true }
+        - text: "Started the server."
+          delay_ms: 500
+`,
+  );
+  const run = await sandbox.run([
+    "-p",
+    "start the long command",
+    "--provider",
+    "scripted",
+    "--script",
+    "shell.yaml",
+    "--trust-workspace",
+    "--permission-mode",
+    "yolo",
+  ]);
+  assert.equal(run.code, 0, run.stderr);
+  assert.match(run.stdout, /Started the server\./);
+  const pid = Number((await Deno.readTextFile(`${sandbox.workspace}/shell.pid`)).trim());
+  assert.ok(pid > 0);
+  await waitFor("the background command is gone", () => {
+    try {
+      Deno.kill(pid, "SIGCONT");
+      return false;
+    } catch {
+      return true;
+    }
+  });
+});

@@ -7,7 +7,8 @@ import { createApp } from "../app.ts";
 import type { Io } from "./io.ts";
 import { parseOrUsage } from "./main.ts";
 import { runMainSession } from "../executor/main_runner.ts";
-import { subagentToolsFor } from "./subagent_wiring.ts";
+import { closeSubagents, subagentToolsFor } from "./subagent_wiring.ts";
+import type { SubagentEnv } from "../manager/subagents.ts";
 import { countSubagents, emptySubagentStats, textRenderer } from "./print_render.ts";
 import { DEMO_FILES, DEMO_PROMPT, DEMO_SCRIPT } from "./demo_script.ts";
 import { interruptController } from "./print_cmd.ts";
@@ -68,6 +69,7 @@ export async function runDemo(argv: string[], ports: Ports, io: Io): Promise<num
     const stats = emptySubagentStats();
     const render = textRenderer(io, { live: true, mainSessionId: () => sessionId });
     const interrupt = interruptController();
+    let subagents: SubagentEnv | undefined;
     const run = await runMainSession(app, {
       prompt: DEMO_PROMPT,
       emit: (e) => {
@@ -76,12 +78,18 @@ export async function runDemo(argv: string[], ports: Ports, io: Io): Promise<num
         render.onEvent(e);
       },
       signal: interrupt.signal,
-      extraTools: (id) =>
-        subagentToolsFor(app, id, (e) => {
+      extraTools: async (id) => {
+        const extras = await subagentToolsFor(app, id, (e) => {
           countSubagents(stats, e);
           render.onEvent(e);
-        }),
-    }).finally(() => interrupt.dispose());
+        });
+        subagents = extras.env;
+        return extras;
+      },
+    }).finally(() => {
+      interrupt.dispose();
+      return closeSubagents(subagents);
+    });
     const r = run.result;
     render.finish({
       sessionId: run.sessionId,

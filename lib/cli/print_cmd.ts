@@ -18,7 +18,8 @@ import {
   textRenderer,
 } from "./print_render.ts";
 import { runMainSession } from "../executor/main_runner.ts";
-import { subagentToolsFor } from "./subagent_wiring.ts";
+import { closeSubagents, subagentToolsFor } from "./subagent_wiring.ts";
+import type { SubagentEnv } from "../manager/subagents.ts";
 
 // deno-lint-ignore no-explicit-any
 type Values = Record<string, any>;
@@ -128,6 +129,7 @@ export async function runPrint(values: Values, positionals: string[], ports: Por
   let sessionId: string | undefined;
   const sink = printSink(io, format, () => sessionId, () => ports.clock.now());
   const interrupt = interruptController();
+  let subagents: SubagentEnv | undefined;
   try {
     const run = await runMainSession(app, {
       prompt,
@@ -144,10 +146,13 @@ export async function runPrint(values: Values, positionals: string[], ports: Por
         sink.emit(e);
       },
       signal: interrupt.signal,
-      extraTools: (id) =>
-        subagentToolsFor(app, id, sink.emit, {
+      extraTools: async (id) => {
+        const extras = await subagentToolsFor(app, id, sink.emit, {
           allowedTools: listFlag(values, "allowed-tools", "allowedTools"),
-        }),
+        });
+        subagents = extras.env;
+        return extras;
+      },
       ...(backgroundWaitMs === undefined ? {} : { backgroundWaitMs }),
     });
     const r = run.result;
@@ -177,5 +182,7 @@ export async function runPrint(values: Values, positionals: string[], ports: Por
     return summary.status === "completed" ? 0 : 1;
   } finally {
     interrupt.dispose();
+    // Background commands the model started do not outlive the run.
+    await closeSubagents(subagents);
   }
 }

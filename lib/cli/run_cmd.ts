@@ -9,7 +9,7 @@ import type { Io } from "./io.ts";
 import { parseOrUsage, RUN_OPTIONS } from "./main.ts";
 import { appFlagsOf, interruptController, listFlag, outputFormatOf, printSink } from "./print_cmd.ts";
 import { readStdin } from "../sys/signals.ts";
-import { subagentEnv } from "./subagent_wiring.ts";
+import { closeSubagents, subagentEnv } from "./subagent_wiring.ts";
 import { SubagentRuntime } from "../manager/subagents.ts";
 import { openSession } from "../session/open.ts";
 import { messageEvents } from "../executor/loop.ts";
@@ -166,6 +166,7 @@ export async function runAgentCommand(argv: string[], ports: Ports, io: Io): Pro
     return result.isError ? 1 : 0;
   } finally {
     interrupt.dispose();
+    await closeSubagents(env);
   }
 }
 

@@ -122,3 +122,10 @@ export async function subagentToolsFor(
     env,
   };
 }
+
+/** Ends what a session's subagent layer keeps running: background shells and idle child Workers. */
+export async function closeSubagents(env: SubagentEnv | undefined): Promise<void> {
+  if (env === undefined) return;
+  await env.shells.stopAll();
+  if (env.sandbox.kind === "worker") await env.sandbox.pool.close();
+}
