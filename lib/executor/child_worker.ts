@@ -29,6 +29,8 @@ export interface ChildRunRequest {
   secrets: string[];
   /** Whether this child may delegate (below the nesting limit). */
   delegation: boolean;
+  /** The user's home folder (a Worker child has no environment grant to read HOME itself). */
+  home?: string;
 }
 
 export type ChildReply = { kind: "reply"; id: number; ok: true; value: unknown } | {
@@ -76,7 +78,9 @@ serveSandbox<ChildWorkerRequest, ChildOutcome | null, ChildWorkerEvent>(async (r
     ctx.emit({ kind: "call", runId: request.runId, id, method, args });
     return promise;
   };
-  const ports = realPorts();
+  const real = realPorts();
+  const home = request.home;
+  const ports = { ...real, env: { ...real.env, home: () => home } };
   const provider = await providerFromConfig(request.provider, { clock: ports.clock });
   const secrets = request.secrets;
   const delegation: AnyTool[] = !request.delegation ? [] : [

@@ -31,6 +31,8 @@ export interface WorkerChildOptions {
   platform: string;
   secrets: string[];
   delegation: boolean;
+  /** The user's home folder, for `~` in paths. */
+  home?: string;
   onEvent: (event: RuntimeEvent) => void;
   /** Answers the child's Task / TaskOutput / TaskStop calls. */
   onCall: (method: ProxyMethod, args: Record<string, unknown>) => Promise<unknown>;
@@ -203,6 +205,7 @@ export class ChildWorkerPool {
         platform: o.platform,
         secrets: o.secrets,
         delegation: o.delegation,
+        ...(o.home === undefined ? {} : { home: o.home }),
       });
       return outcome ?? failed(o.spec, "The child's sandbox answered without a result.", false);
     } catch (e) {

@@ -497,6 +497,7 @@ export class SubagentRuntime implements SubagentLauncher {
       platform: Deno.build.os,
       secrets: env.sandbox.secrets,
       delegation: spec.depth < env.maxDepth,
+      ...(env.ports.env.home() === undefined ? {} : { home: env.ports.env.home()! }),
       onEvent: emit,
       onCall: (method, args) => {
         const input = args.input as TaskRequest;
