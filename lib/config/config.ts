@@ -172,7 +172,4 @@ export function secretsOf(config: ResolvedConfig): string[] {
   );
 }
 
-/** A function that replaces every secret in a text with `[REDACTED]`. */
-export function redactor(secrets: readonly string[]): (text: string) => string {
-  return (text) => secrets.reduce((t, s) => t.split(s).join("[REDACTED]"), text);
-}
+export { redactor } from "./redact.ts";

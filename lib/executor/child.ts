@@ -6,7 +6,7 @@
 import type { Ports } from "../sys/mod.ts";
 import type { Provider } from "../protocol/provider.ts";
 import type { Lineage, RuntimeEventSink } from "../protocol/events.ts";
-import type { Message } from "../protocol/messages.ts";
+import type { Message, ToolSpec } from "../protocol/messages.ts";
 import { userText } from "../protocol/messages.ts";
 import type { StorageLayout } from "../config/storage.ts";
 import type { ConfigSnapshot } from "../store/schema.ts";
@@ -37,6 +37,8 @@ export interface ChildSpec {
   initialMessages?: Message[];
   /** `--allowed-tools` rules of the run: calls they match need no approval in the child either. */
   allowedTools?: string[];
+  /** The child's tools as the model sees them, computed by the parent (the child may load its tools later). */
+  toolSpecs?: ToolSpec[];
 }
 
 export interface ChildStats {
@@ -61,8 +63,11 @@ export interface ChildDeps {
   ports: Ports;
   provider: Provider;
   layout: StorageLayout;
-  /** Every tool a child at `depth` could have (core tools, plus subagent tools below the depth limit). */
-  toolsFor: (child: ChildSpec) => AnyTool[];
+  /**
+   * Every tool a child at `depth` could have (core tools, plus subagent tools below the depth limit).
+   * A promise when the tool modules are still loading (a Worker child).
+   */
+  toolsFor: (child: ChildSpec) => AnyTool[] | PromiseLike<AnyTool[]>;
   /** Receives the child's own events (the caller wraps them for the parent). */
   emit: RuntimeEventSink;
   maxTokens: number;
@@ -104,7 +109,13 @@ export async function runChild(deps: ChildDeps, spec: ChildSpec, signal: AbortSi
       ...(deps.redact === undefined ? {} : { redact: deps.redact }),
     });
 
-    const tools = childTools(spec, deps.toolsFor(spec));
+    const available = deps.toolsFor(spec);
+    // Lazy on purpose: a Worker child's tools start loading only when first awaited (see child_worker.ts).
+    const tools: readonly AnyTool[] | PromiseLike<readonly AnyTool[]> = Array.isArray(available)
+      ? childTools(spec, available)
+      : {
+        then: (ok, error) => Promise.resolve(available).then((all) => childTools(spec, all)).then(ok, error),
+      };
     const mode: PermissionMode = spec.config.permissionMode;
     const system = buildSystemPrompt({
       workspaceRoot: spec.workspaceRoot,
@@ -126,6 +137,7 @@ export async function runChild(deps: ChildDeps, spec: ChildSpec, signal: AbortSi
       provider: deps.provider,
       transcript,
       tools,
+      ...(spec.toolSpecs === undefined ? {} : { specs: spec.toolSpecs }),
       system,
       model: spec.config.model,
       maxTokens: deps.maxTokens,

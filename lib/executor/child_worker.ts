@@ -8,12 +8,10 @@ import { serveSandbox } from "../permissions/sandbox_child.ts";
 import type { RuntimeEvent } from "../protocol/events.ts";
 import { realPorts } from "../sys/mod.ts";
 import { storageLayout } from "../config/storage.ts";
-import { redactor } from "../config/config.ts";
+import { redactor } from "../config/redact.ts";
 import { type ProviderConfig, providerFromConfig } from "../provider/factory.ts";
-import { coreTools } from "../tools/registry.ts";
-import { taskTool } from "../tools/task.ts";
-import { taskOutputTool, taskStopTool } from "../tools/task_control.ts";
 import type { AnyTool, ToolResult } from "../tools/tool.ts";
+import type { Provider } from "../protocol/provider.ts";
 import type { SubtaskRefPart } from "../protocol/events.ts";
 import { type ChildOutcome, type ChildSpec, runChild } from "./child.ts";
 
@@ -81,23 +79,28 @@ serveSandbox<ChildWorkerRequest, ChildOutcome | null, ChildWorkerEvent>(async (r
   const real = realPorts();
   const home = request.home;
   const ports = { ...real, env: { ...real.env, home: () => home } };
-  const provider = await providerFromConfig(request.provider, { clock: ports.clock });
+  const provider = afterFirstEvent(
+    await providerFromConfig(request.provider, { clock: ports.clock }),
+    () => setTimeout(load, 0),
+  );
   const secrets = request.secrets;
-  const delegation: AnyTool[] = !request.delegation ? [] : [
-    taskTool({
-      agentTypes: () => [],
-      plan: (input) => call("plan", { input }) as Promise<SubtaskRefPart | undefined>,
-      launch: (input, tctx) => call("launch", { input, callId: tctx.callId }) as Promise<ToolResult>,
-    }),
-    taskOutputTool({
-      output: (input) => call("output", { input }) as Promise<ToolResult>,
-      stop: (taskId) => call("stop", { taskId }) as Promise<ToolResult>,
-    }),
-    taskStopTool({
-      output: (input) => call("output", { input }) as Promise<ToolResult>,
-      stop: (taskId) => call("stop", { taskId }) as Promise<ToolResult>,
-    }),
-  ];
+  // The tool modules (and zod, ~70 ms of evaluation on this thread) load once the first answer
+  // starts streaming: the parent sent the tool specs, so the first request does not wait for them,
+  // and the loop needs the tools only for the first call. They load at the latest when first awaited.
+  const tools = Promise.withResolvers<AnyTool[]>();
+  let loading = false;
+  const load = () => {
+    if (loading) return;
+    loading = true;
+    loadTools(call, request.delegation).then(tools.resolve, tools.reject);
+  };
+  const lazyTools: PromiseLike<AnyTool[]> = {
+    then: (onOk, onError) => {
+      load();
+      return tools.promise.then(onOk, onError);
+    },
+  };
+
   const controller = new AbortController();
   runs.set(request.runId, controller);
   const onWorkerAbort = () => controller.abort(ctx.signal.reason);
@@ -112,7 +115,7 @@ serveSandbox<ChildWorkerRequest, ChildOutcome | null, ChildWorkerEvent>(async (r
         platform: request.platform,
         redact: redactor(secrets),
         emit: (event) => ctx.emit({ kind: "event", runId: request.runId, event }),
-        toolsFor: () => [...coreTools(), ...delegation],
+        toolsFor: () => lazyTools,
       },
       request.spec,
       controller.signal,
@@ -122,3 +125,49 @@ serveSandbox<ChildWorkerRequest, ChildOutcome | null, ChildWorkerEvent>(async (r
     ctx.signal.removeEventListener("abort", onWorkerAbort);
   }
 });
+
+async function loadTools(
+  call: (method: ProxyMethod, args: Record<string, unknown>) => Promise<unknown>,
+  delegation: boolean,
+): Promise<AnyTool[]> {
+  const [{ coreTools }, { taskTool }, { taskOutputTool, taskStopTool }] = await Promise.all([
+    import("../tools/registry.ts"),
+    import("../tools/task.ts"),
+    import("../tools/task_control.ts"),
+  ]);
+  if (!delegation) return coreTools();
+  const control = {
+    output: (input: unknown) => call("output", { input }) as Promise<ToolResult>,
+    stop: (taskId: string) => call("stop", { taskId }) as Promise<ToolResult>,
+  };
+  return [
+    ...coreTools(),
+    taskTool({
+      agentTypes: () => [],
+      plan: (input) => call("plan", { input }) as Promise<SubtaskRefPart | undefined>,
+      launch: (input, tctx) => call("launch", { input, callId: tctx.callId }) as Promise<ToolResult>,
+    }),
+    taskOutputTool(control),
+    taskStopTool(control),
+  ];
+}
+
+/**
+ * The provider, calling `onFirst` once the first answer starts arriving: the request is surely on
+ * the wire then (`request_started` comes before the bytes are sent, so it is not the signal).
+ */
+function afterFirstEvent(provider: Provider, onFirst: () => void): Provider {
+  let fired = false;
+  return {
+    name: provider.name,
+    async *stream(request, options) {
+      for await (const event of provider.stream(request, options)) {
+        yield event;
+        if (!fired && event.type !== "request_started" && event.type !== "retry") {
+          fired = true;
+          onFirst();
+        }
+      }
+    },
+  };
+}

@@ -3,7 +3,6 @@
 // through the permission gate, and repeats until the model stops, fails, is cancelled or reaches
 // maxTurns. Every state change is written to the transcript before it is reported. Never prints.
 
-import { toolSpecs } from "../tools/registry.ts";
 import {
   addUsage,
   emptyUsage,
@@ -31,7 +30,13 @@ export interface LoopOptions {
   ports: Ports;
   provider: Provider;
   transcript: TranscriptWriter;
-  tools: readonly AnyTool[];
+  /**
+   * The session's tools. A promise lets a child start its first model request while the tool
+   * modules (and zod) still load; `specs` must then describe them.
+   */
+  tools: readonly AnyTool[] | PromiseLike<readonly AnyTool[]>;
+  /** The tools as the model sees them, when already known (saves converting the schemas again). */
+  specs?: ToolSpec[];
   system: string;
   model: string;
   maxTokens: number;
@@ -139,8 +144,17 @@ export class AgentLoop {
     return this.#modelRequests;
   }
 
+  #loaded: readonly AnyTool[] | undefined;
+
+  /** The tools, once loaded (see LoopOptions.tools). */
+  async #tools(): Promise<readonly AnyTool[]> {
+    return this.#loaded ??= await this.#o.tools;
+  }
+
+  /** A tool by name; undefined also while the tools are still loading (only stream-time hints ask then). */
   #toolByName(name: string): AnyTool | undefined {
-    return this.#o.tools.find((t) => t.name === name);
+    const tools = this.#loaded ?? (Array.isArray(this.#o.tools) ? this.#o.tools : undefined);
+    return tools?.find((t) => t.name === name);
   }
 
   async run(input: TurnInput, signal: AbortSignal): Promise<RunResult> {
@@ -238,6 +252,7 @@ export class AgentLoop {
       const message = response.message;
       const extraParts: TranscriptPart[] = [];
       const contexts = new Map<string, ToolContext>();
+      if (message.content.some((b) => b.type === "tool_call")) await this.#tools();
       for (const block of message.content) {
         if (block.type !== "tool_call") continue;
         const ctx = this.#context(block.id, signal);
@@ -296,7 +311,13 @@ export class AgentLoop {
     | { kind: "error"; error: ProviderError; usage: Usage }
   > {
     const o = this.#o;
-    this.#specs ??= toolSpecs(o.tools);
+    if (this.#specs === undefined) {
+      if (o.specs !== undefined) this.#specs = o.specs;
+      else {
+        const { toolSpecs } = await import("../tools/registry.ts");
+        this.#specs = toolSpecs(await this.#tools());
+      }
+    }
     const request = {
       model: o.model,
       system: o.system,
@@ -403,7 +424,7 @@ export class AgentLoop {
     const o = this.#o;
     const tool = this.#toolByName(call.name);
     if (tool === undefined) {
-      const names = o.tools.map((t) => t.name).join(", ") || "none";
+      const names = (await this.#tools()).map((t) => t.name).join(", ") || "none";
       return { content: `Unknown tool "${call.name}". Available tools: ${names}.`, isError: true };
     }
     if (call.inputError !== undefined) {

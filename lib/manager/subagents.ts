@@ -33,6 +33,7 @@ import type { Heartbeat } from "../store/heartbeat.ts";
 import type { SidecarOwner, SidecarPatch } from "../store/store.ts";
 import { buildCompletionNotice } from "./notice.ts";
 import { taskOutputTool, taskStopTool } from "../tools/task_control.ts";
+import { toolSpecs } from "../tools/registry.ts";
 import { TaskControl } from "./task_control.ts";
 import { backgroundCapableBash, mergeTools, type ShellTasks } from "./shells.ts";
 
@@ -473,7 +474,8 @@ export class SubagentRuntime implements SubagentLauncher {
     const env = this.#env;
     if (env.sandbox.kind !== "worker") throw new Error("unreachable");
     const nested = this.#nestedFor(spec);
-    const toolNames = childTools(spec, this.#toolsForChild(spec)).map((t) => t.name);
+    const tools = childTools(spec, this.#toolsForChild(spec));
+    const toolNames = tools.map((t) => t.name);
     const control = new TaskControl(env, nested.owner);
     const ctxFor = (callId: string): ToolContext => ({
       ports: env.ports,
@@ -487,7 +489,8 @@ export class SubagentRuntime implements SubagentLauncher {
       emit,
     });
     return {
-      spec,
+      // The specs travel with the child so its first model request need not wait for its tool modules.
+      spec: { ...spec, toolSpecs: toolSpecs(tools) },
       toolNames,
       provider: env.sandbox.provider,
       storageRoot: env.layout.root,
