@@ -2,7 +2,7 @@
 // followed with `blade tasks output --wait` and stopped with `blade tasks cancel` from other processes.
 
 import assert from "node:assert/strict";
-import { bladeSandbox, parseJsonResult, sidecarPath, waitFor } from "./support/blade.ts";
+import { type BladeSandbox, bladeSandbox, parseJsonResult, sidecarPath, waitFor } from "./support/blade.ts";
 
 function script(delayMs: number): string {
   return `agents:
@@ -14,13 +14,11 @@ function script(delayMs: number): string {
 `;
 }
 
-async function sidecar(storage: string, id: string): Promise<{ status: string; background: boolean }> {
-  return JSON.parse(await Deno.readTextFile(sidecarPath(storage, id)));
-}
-
-Deno.test("run --background returns at once; tasks output --wait gets the result", async () => {
-  await using sandbox = await bladeSandbox();
-  await sandbox.write("slow.yaml", script(800));
+/** `blade run Explore … --background --output-format json` with a script file of the workspace. */
+async function startInBackground(
+  sandbox: BladeSandbox,
+  scriptFile: string,
+): Promise<{ agent_id: string; pid: number }> {
   const started = await sandbox.run([
     "run",
     "Explore",
@@ -28,15 +26,26 @@ Deno.test("run --background returns at once; tasks output --wait gets the result
     "--provider",
     "scripted",
     "--script",
-    "slow.yaml",
+    scriptFile,
     "--background",
     "--output-format",
     "json",
   ]);
   assert.equal(started.code, 0, started.stderr);
-  const { agent_id: id, status } = parseJsonResult(started) as { agent_id: string; status: string };
-  assert.equal(status, "running");
-  assert.match(id, /^agent-[A-Za-z0-9_-]{21}$/);
+  const json = parseJsonResult(started) as { agent_id: string; pid: number; status: string };
+  assert.equal(json.status, "running");
+  assert.match(json.agent_id, /^agent-[A-Za-z0-9_-]{21}$/);
+  return json;
+}
+
+async function sidecar(storage: string, id: string): Promise<{ status: string; background: boolean }> {
+  return JSON.parse(await Deno.readTextFile(sidecarPath(storage, id)));
+}
+
+Deno.test("run --background returns at once; tasks output --wait gets the result", async () => {
+  await using sandbox = await bladeSandbox();
+  await sandbox.write("slow.yaml", script(800));
+  const { agent_id: id } = await startInBackground(sandbox, "slow.yaml");
   const output = await sandbox.run(["tasks", "output", id, "--wait", "--timeout", "20"]);
   assert.equal(output.code, 0, output.stderr);
   assert.match(output.stdout, /^OK agent-/);
@@ -49,20 +58,7 @@ Deno.test("run --background returns at once; tasks output --wait gets the result
 Deno.test("run --background can be cancelled from another process: STOPPED, and the process ends", async () => {
   await using sandbox = await bladeSandbox();
   await sandbox.write("slower.yaml", script(30_000));
-  const started = await sandbox.run([
-    "run",
-    "Explore",
-    "do the slow job please",
-    "--provider",
-    "scripted",
-    "--script",
-    "slower.yaml",
-    "--background",
-    "--output-format",
-    "json",
-  ]);
-  assert.equal(started.code, 0, started.stderr);
-  const { agent_id: id, pid } = parseJsonResult(started) as { agent_id: string; pid: number };
+  const { agent_id: id, pid } = await startInBackground(sandbox, "slower.yaml");
   await waitFor("the sidecar exists", () => {
     try {
       Deno.statSync(sidecarPath(sandbox.storage, id));
