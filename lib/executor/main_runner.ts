@@ -10,7 +10,7 @@ import { openSession } from "../session/open.ts";
 import { buildSystemPrompt } from "../session/system_prompt.ts";
 import { parseToolRules } from "../permissions/gate.ts";
 import type { AnyTool } from "../tools/tool.ts";
-import { coreTools } from "../tools/registry.ts";
+import { coreTools, mergeTools } from "../tools/registry.ts";
 import type { TranscriptDiagnostic } from "../session/transcript.ts";
 import { type PendingWork, runUntilSettled, type SettledRun } from "./settle.ts";
 
@@ -74,9 +74,8 @@ export async function runMainSession(app: App, o: MainRunOptions): Promise<MainR
   const extra: SessionExtras = o.extraTools === undefined
     ? { tools: [] }
     : await o.extraTools(opened.sessionId);
-  const merged = new Map<string, AnyTool>();
-  for (const t of [...coreTools(), ...extra.tools]) merged.set(t.name, t);
-  const tools = filterTools([...merged.values()], o.disallowedTools ?? []);
+  // The subagent layer's tools replace core tools of the same name (Bash with background support).
+  const tools = filterTools(mergeTools(coreTools(), extra.tools), o.disallowedTools ?? []);
   const delivered = new Set(opened.history.deliveredInboxIds);
   const pending = extra.pending?.(delivered, [...opened.history.subtasks.values()]);
   // Entries the transcript already acknowledged (a crash before the inbox was trimmed) are dropped.

@@ -33,9 +33,9 @@ import type { Heartbeat } from "../store/heartbeat.ts";
 import type { SidecarOwner, SidecarPatch } from "../store/store.ts";
 import { buildCompletionNotice } from "./notice.ts";
 import { taskOutputTool, taskStopTool } from "../tools/task_control.ts";
-import { toolSpecs } from "../tools/registry.ts";
+import { mergeTools, toolSpecs } from "../tools/registry.ts";
 import { TaskControl } from "./task_control.ts";
-import { backgroundCapableBash, mergeTools, type ShellTasks } from "./shells.ts";
+import { backgroundCapableBash, type ShellTasks } from "./shells.ts";
 
 export interface RegistryView {
   get(name: string): AgentDefinition | undefined;

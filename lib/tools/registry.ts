@@ -36,3 +36,10 @@ export function toolSpecs(tools: readonly AnyTool[]): ToolSpec[] {
     inputSchema: inputSchemaOf(tool),
   }));
 }
+
+/** Later tools replace earlier ones of the same name, keeping the first one's position. */
+export function mergeTools(...lists: readonly AnyTool[][]): AnyTool[] {
+  const byName = new Map<string, AnyTool>();
+  for (const list of lists) for (const t of list) byName.set(t.name, t);
+  return [...byName.values()];
+}
