@@ -15,6 +15,7 @@ import {
   type BladeSandbox,
   bladeSandbox,
   parseJsonResult,
+  readSidecars,
   sidecarPath,
   transcriptEvents,
   transcriptPath,
@@ -52,22 +53,6 @@ function bgTask(prompt: string, description = "Background work") {
     name: "Task",
     input: { subagent_type: "Explore", description, prompt, run_in_background: true },
   };
-}
-
-async function sidecars(sandbox: BladeSandbox): Promise<SidecarRecord[]> {
-  const dir = `${sandbox.storage}/agents/sessions`;
-  const out: SidecarRecord[] = [];
-  try {
-    for await (const entry of Deno.readDir(dir)) {
-      if (!entry.isFile || !entry.name.endsWith(".json")) continue;
-      try {
-        out.push(JSON.parse(await Deno.readTextFile(`${dir}/${entry.name}`)));
-      } catch { /* mid-rename: read it next time */ }
-    }
-  } catch (e) {
-    if (!(e instanceof Deno.errors.NotFound)) throw e;
-  }
-  return out.sort((a, b) => a.description.localeCompare(b.description));
 }
 
 async function readSidecar(sandbox: BladeSandbox, id: string): Promise<SidecarRecord> {
@@ -159,7 +144,7 @@ Deno.test("e2e: --background-wait expiry cancels the child and the run fails", a
   assert.equal(run.code, 1, run.stderr);
   const result = parseJsonResult(run);
   assert.equal(result.is_error, true);
-  const [child] = await sidecars(sandbox);
+  const [child] = await readSidecars(sandbox.storage);
   assert.ok(child !== undefined);
   assert.deepEqual(result.error, {
     type: "background_wait_expired",
@@ -187,7 +172,7 @@ Deno.test("e2e: blade tasks cancel from a second process stops a running backgro
   );
   let id = "";
   await eventually("a running background child", async () => {
-    id = (await sidecars(sandbox)).find((r) => r.status === "running")?.id ?? "";
+    id = (await readSidecars(sandbox.storage)).find((r) => r.status === "running")?.id ?? "";
     return id !== "";
   }, { timeoutMs: 10_000 });
 
@@ -243,7 +228,7 @@ Deno.test("e2e: blade tasks wait exit codes, then tasks clean --older-than 0s", 
     },
   });
   assert.equal(run.code, 0, run.stderr);
-  const [bad, good] = await sidecars(sandbox);
+  const [bad, good] = await readSidecars(sandbox.storage);
   assert.equal(good?.status, "completed");
   assert.equal(bad?.status, "failed");
 

@@ -8,12 +8,12 @@
 import assert from "node:assert/strict";
 import type { TranscriptEvent } from "../lib/protocol/events.ts";
 import type { ToolResultBlock } from "../lib/protocol/messages.ts";
-import type { SidecarRecord } from "../lib/store/schema.ts";
 import {
   type BladeResult,
   type BladeSandbox,
   bladeSandbox,
   parseJsonResult,
+  readSidecars,
   transcriptEvents,
   transcriptPath,
 } from "./support/blade.ts";
@@ -46,17 +46,6 @@ function task(subagentType: string, description: string, prompt: string) {
 /** A parent that delegates `calls` in one response, then ends with the children's answers. */
 function parentTurns(...calls: ReturnType<typeof task>[]) {
   return [{ turns: [{ tool_calls: calls }, { text: "Children said: {{last_user}}" }] }];
-}
-
-async function sidecars(sandbox: BladeSandbox): Promise<SidecarRecord[]> {
-  const dir = `${sandbox.storage}/agents/sessions`;
-  const records: SidecarRecord[] = [];
-  for await (const entry of Deno.readDir(dir)) {
-    if (entry.isFile && entry.name.endsWith(".json")) {
-      records.push(JSON.parse(await Deno.readTextFile(`${dir}/${entry.name}`)) as SidecarRecord);
-    }
-  }
-  return records.sort((a, b) => a.description.localeCompare(b.description));
 }
 
 function toolResultsIn(events: TranscriptEvent[]): ToolResultBlock[] {
@@ -101,7 +90,7 @@ async function readOutsideAndInside(sandbox: BladeSandbox, outside: string, env?
     },
   }, { flags: ["--agents", JSON.stringify(READER)], ...(env === undefined ? {} : { env }) });
   assert.equal(run.code, 0, run.stderr);
-  const [record, ...others] = await sidecars(sandbox);
+  const [record, ...others] = await readSidecars(sandbox.storage);
   assert.ok(record !== undefined);
   assert.deepEqual(others, []);
   const events = await transcriptEvents(transcriptPath(sandbox, record.id));
@@ -168,7 +157,7 @@ Deno.test("sandbox: a trusted yolo child with Bash runs a shell command that wri
     },
   }, { flags: ["--agents", JSON.stringify(agents), "--trust-workspace"] });
   assert.equal(run.code, 0, run.stderr);
-  const [record] = await sidecars(sandbox);
+  const [record] = await readSidecars(sandbox.storage);
   assert.ok(record !== undefined);
   assert.equal(record.configSnapshot.permissionMode, "yolo");
   const [result] = toolResultsIn(await transcriptEvents(transcriptPath(sandbox, record.id)));
@@ -207,7 +196,7 @@ Deno.test("sandbox: a child in a Worker delegates further through the main threa
   const result = parseJsonResult(run);
   assert.match(String(result.result), /Explore said: Found .*notes\.md/);
 
-  const [child, grandchild, ...others] = await sidecars(sandbox);
+  const [child, grandchild, ...others] = await readSidecars(sandbox.storage);
   assert.ok(child !== undefined && grandchild !== undefined);
   assert.deepEqual(others, []);
   assert.deepEqual(
@@ -247,7 +236,7 @@ Deno.test("sandbox: three children of one type started in one response all compl
     },
   }, { flags: ["--agents", JSON.stringify(READER)], env: { BLADE_CHILD_SANDBOX: "worker" } });
   assert.equal(run.code, 0, run.stderr);
-  const records = await sidecars(sandbox);
+  const records = await readSidecars(sandbox.storage);
   assert.deepEqual(records.map((r) => [r.description, r.status]), [
     ["Read file 1", "completed"],
     ["Read file 2", "completed"],

@@ -13,6 +13,7 @@ import {
   type BladeSandbox,
   bladeSandbox,
   parseJsonResult,
+  readSidecars,
   sidecarPath,
   transcriptEvents,
   transcriptPath,
@@ -41,17 +42,6 @@ async function runScripted(
 
 function task(subagentType: string, input: { description: string; prompt: string }) {
   return { name: "Task", input: { subagent_type: subagentType, ...input } };
-}
-
-async function sidecars(sandbox: BladeSandbox): Promise<SidecarRecord[]> {
-  const dir = `${sandbox.storage}/agents/sessions`;
-  const records: SidecarRecord[] = [];
-  for await (const entry of Deno.readDir(dir)) {
-    if (entry.isFile && entry.name.endsWith(".json")) {
-      records.push(JSON.parse(await Deno.readTextFile(`${dir}/${entry.name}`)) as SidecarRecord);
-    }
-  }
-  return records.sort((a, b) => a.description.localeCompare(b.description));
 }
 
 function partsOf(events: TranscriptEvent[]) {
@@ -106,7 +96,7 @@ Deno.test("task: parent → Task → child → answer, with sidecar, child trans
   assert.deepEqual(result.subagents, stats({ "general-purpose": [1, 1, 0] }));
   assert.equal(result.is_error, false);
 
-  const [sidecar, ...others] = await sidecars(sandbox);
+  const [sidecar, ...others] = await readSidecars(sandbox.storage);
   assert.ok(sidecar !== undefined);
   assert.deepEqual(others, []);
   const id = sidecar.id;
@@ -198,7 +188,7 @@ Deno.test("task: two Task calls in one response run at the same time", async () 
   assert.equal(run.code, 0, run.stderr);
   const result = parseJsonResult(run);
   assert.deepEqual(result.subagents, stats({ "general-purpose": [2, 2, 0] }));
-  const records = await sidecars(sandbox);
+  const records = await readSidecars(sandbox.storage);
   assert.deepEqual(records.map((r) => [r.description, r.status, r.result.message]), [
     ["A: audit the API", "completed", "API: fine."],
     ["B: audit the CLI", "completed", "CLI: fine."],
@@ -272,7 +262,7 @@ Deno.test("task: a child gets only its agent's tools (Explore, tools: [], deny b
   }, { flags: ["--agents", JSON.stringify(agents), "--permission-mode", "yolo", "--trust-workspace"] });
   assert.equal(run.code, 0, run.stderr);
   assert.equal(parseJsonResult(run).result, "All three children reported back.");
-  const records = await sidecars(sandbox);
+  const records = await readSidecars(sandbox.storage);
   assert.deepEqual(records.map((r) => r.description), [
     "Denied tries Read",
     "Explore tries Write",
@@ -340,7 +330,7 @@ Deno.test("task: a failing child fails its Task call, not the parent (maxTurns, 
   assert.equal(exploded?.isError, true);
   assert.match(exploded.content, /^Subagent execution failed: the model exploded\n/);
 
-  const records = await sidecars(sandbox);
+  const records = await readSidecars(sandbox.storage);
   assert.deepEqual(records.map((r) => [r.subagentType, r.status, r.result.success]), [
     ["broken", "failed", false],
     ["looper", "failed", false],

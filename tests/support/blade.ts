@@ -3,6 +3,7 @@
 // the caller's ANTHROPIC_*/OPENAI_*/BLADE_* variables unless a test passes them. Also reads what a run
 // left behind (transcripts, sidecars). Does not start model servers (lib/testing/ does).
 
+import type { SidecarRecord } from "../../lib/store/schema.ts";
 import type { TranscriptEvent } from "../../lib/protocol/events.ts";
 import { parseTranscript } from "../../lib/session/transcript.ts";
 
@@ -182,6 +183,28 @@ export function transcriptPath(where: { storage: string; workspace: string }, se
 
 export function sidecarPath(storage: string, agentId: string): string {
   return `${storage}/agents/sessions/${agentId}.json`;
+}
+
+/**
+ * Every sidecar record under the storage root, sorted by description. Works while runs are still
+ * writing: a missing folder is no records, a record removed between listing and reading is skipped.
+ */
+export async function readSidecars(storage: string): Promise<SidecarRecord[]> {
+  const dir = `${storage}/agents/sessions`;
+  const records: SidecarRecord[] = [];
+  try {
+    for await (const entry of Deno.readDir(dir)) {
+      if (!entry.isFile || !entry.name.endsWith(".json")) continue;
+      try {
+        records.push(JSON.parse(await Deno.readTextFile(`${dir}/${entry.name}`)) as SidecarRecord);
+      } catch (e) {
+        if (!(e instanceof Deno.errors.NotFound)) throw e;
+      }
+    }
+  } catch (e) {
+    if (!(e instanceof Deno.errors.NotFound)) throw e;
+  }
+  return records.sort((a, b) => a.description.localeCompare(b.description));
 }
 
 /** The single JSON object a `--output-format json` run prints. */
