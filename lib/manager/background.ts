@@ -10,6 +10,7 @@ import type { Delivery, PendingWork } from "../executor/settle.ts";
 import { Inbox } from "../session/inbox.ts";
 import { subtaskRef } from "./subagents.ts";
 import { isOwnedBy } from "../store/record_ops.ts";
+import { endsWithin } from "./ends_within.ts";
 
 interface RunEntry {
   id: string;
@@ -95,7 +96,7 @@ export class BackgroundRuns {
     }
   }
 
-  /** The background call that started `agentId`, when made in this process. */
+  /** The background call that started `agentId`, when known to this process. */
   callOf(agentId: string): BackgroundCall | undefined {
     return this.#calls.get(agentId);
   }
@@ -117,18 +118,11 @@ export class BackgroundRuns {
   async wait(id: string, timeoutMs: number, signal?: AbortSignal): Promise<boolean> {
     const entry = this.#runs.get(id);
     if (entry === undefined || !entry.running) return true;
-    const stop = new AbortController();
-    const onAbort = () => stop.abort();
-    signal?.addEventListener("abort", onAbort, { once: true });
-    try {
-      const timer = timeoutMs > 0
-        ? this.#ports.clock.sleep(timeoutMs, stop.signal).then(() => false, () => false)
-        : new Promise<boolean>((resolve) => stop.signal.addEventListener("abort", () => resolve(false)));
-      return await Promise.race([entry.done.then(() => true), timer]);
-    } finally {
-      stop.abort();
-      signal?.removeEventListener("abort", onAbort);
-    }
+    return await endsWithin(entry.done, {
+      clock: this.#ports.clock,
+      timeoutMs,
+      ...(signal === undefined ? {} : { signal }),
+    });
   }
 
   /** Aborts a run of this process; the run itself records `cancelled`. */

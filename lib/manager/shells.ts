@@ -5,6 +5,7 @@
 import type { Ports } from "../sys/mod.ts";
 import type { SidecarOwner } from "../store/store.ts";
 import { isOwnedBy } from "../store/record_ops.ts";
+import { endsWithin } from "./ends_within.ts";
 import type { AnyTool, ToolContext, ToolResult } from "../tools/tool.ts";
 
 export const SHELL_TAIL_CHARS = 30_000;
@@ -83,13 +84,11 @@ export class ShellTasks {
     const shell = this.#shells.get(input.taskId)!;
     let retrieval = "success";
     if (shell.status === "running" && input.block) {
-      const stop = new AbortController();
-      signal.addEventListener("abort", () => stop.abort(), { once: true });
-      const timer = input.timeoutMs > 0
-        ? this.#ports.clock.sleep(input.timeoutMs, stop.signal).then(() => false, () => false)
-        : new Promise<boolean>((r) => stop.signal.addEventListener("abort", () => r(false)));
-      const ended = await Promise.race([shell.done.then(() => true), timer]);
-      stop.abort();
+      const ended = await endsWithin(shell.done, {
+        clock: this.#ports.clock,
+        timeoutMs: input.timeoutMs,
+        signal,
+      });
       if (!ended) retrieval = "timeout";
     } else if (shell.status === "running") retrieval = "not_ready";
     return {
