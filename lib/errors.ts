@@ -36,10 +36,6 @@ export function usageError(message: string, hint?: string): BladeError {
   return new BladeError("usage", message, hint === undefined ? { exitCode: 2 } : { exitCode: 2, hint });
 }
 
-export function isBladeError(value: unknown): value is BladeError {
-  return value instanceof BladeError;
-}
-
 /** A short one-line description of any thrown value, for tool results and diagnostics. */
 export function describeError(value: unknown): string {
   if (value instanceof Error) return value.message;

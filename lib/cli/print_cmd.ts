@@ -155,6 +155,10 @@ export async function runPrint(values: Values, positionals: string[], ports: Por
       },
       ...(backgroundWaitMs === undefined ? {} : { backgroundWaitMs }),
     });
+    // A continued session whose transcript had a torn or bad line: the rest was kept; say so.
+    for (const d of run.transcriptDiagnostics) {
+      io.err(`blade: warning: transcript of ${run.sessionId}: ${d.message}\n`);
+    }
     const r = run.result;
     // A run that dropped a child's work never reports success (SPEC §8).
     const dropped = run.abandoned.length > 0 && r.status === "completed";

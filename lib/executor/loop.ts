@@ -7,10 +7,12 @@ import {
   addUsage,
   emptyUsage,
   type Message,
+  textOf,
   type ToolCallBlock,
   type ToolResultBlock,
+  type ToolSpec,
+  type Usage,
 } from "../protocol/messages.ts";
-import type { ToolSpec, Usage } from "../protocol/messages.ts";
 import type { Provider, ProviderError, RequestMeta } from "../protocol/provider.ts";
 import type {
   NewTranscriptEvent,
@@ -465,7 +467,7 @@ function lastText(messages: Message[]): string {
     const m = messages[i]!;
     if (m.role === "user" && m.content.some((b) => b.type === "text")) break;
     if (m.role !== "assistant") continue;
-    const text = m.content.flatMap((b) => (b.type === "text" ? [b.text] : [])).join("").trim();
+    const text = textOf(m).trim();
     if (text !== "") return text;
   }
   return "";

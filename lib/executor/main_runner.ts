@@ -44,7 +44,6 @@ export interface MainRunOptions {
 export interface MainRunResult {
   sessionId: string;
   result: RunResult;
-  toolNames: string[];
   transcriptDiagnostics: TranscriptDiagnostic[];
   /** Background children cancelled because the wait limit expired or the run was interrupted. */
   abandoned: string[];
@@ -135,7 +134,6 @@ export async function runMainSession(app: App, o: MainRunOptions): Promise<MainR
   return {
     sessionId: opened.sessionId,
     result: settled.result,
-    toolNames: tools.map((t) => t.name),
     transcriptDiagnostics: opened.diagnostics,
     abandoned,
     modelRequests: loop.modelRequests,

@@ -9,10 +9,6 @@ export class Semaphore {
     this.#free = size;
   }
 
-  get waiting(): number {
-    return this.#queue.length;
-  }
-
   /** Slots free right now (0 means an acquire would queue). */
   get free(): number {
     return this.#free;

@@ -67,18 +67,3 @@ export function userText(text: string, hidden = false): Message {
 export function textOf(message: Message): string {
   return message.content.filter((b): b is TextBlock => b.type === "text").map((b) => b.text).join("");
 }
-
-export function toolCallsOf(message: Message): ToolCallBlock[] {
-  return message.content.filter((b): b is ToolCallBlock => b.type === "tool_call");
-}
-
-/** The final assistant text of a conversation: the text of the last assistant message that has any. */
-export function finalAssistantText(messages: readonly Message[]): string {
-  for (let i = messages.length - 1; i >= 0; i--) {
-    const m = messages[i]!;
-    if (m.role !== "assistant") continue;
-    const text = textOf(m).trim();
-    if (text !== "") return text;
-  }
-  return "";
-}
