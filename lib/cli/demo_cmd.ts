@@ -7,8 +7,7 @@ import { createApp } from "../app.ts";
 import type { Io } from "./io.ts";
 import { parseOrUsage } from "./main.ts";
 import { runMainSession } from "../executor/main_runner.ts";
-import { closeSubagents, subagentToolsFor } from "./subagent_wiring.ts";
-import type { SubagentEnv } from "../manager/subagents.ts";
+import { sessionSubagents } from "./subagent_wiring.ts";
 import { countSubagents, emptySubagentStats, textRenderer } from "./print_render.ts";
 import { DEMO_FILES, DEMO_PROMPT, DEMO_SCRIPT } from "./demo_script.ts";
 import { interruptController } from "./print_cmd.ts";
@@ -69,7 +68,10 @@ export async function runDemo(argv: string[], ports: Ports, io: Io): Promise<num
     const stats = emptySubagentStats();
     const render = textRenderer(io, { live: true, mainSessionId: () => sessionId });
     const interrupt = interruptController();
-    let subagents: SubagentEnv | undefined;
+    const subagents = sessionSubagents(app, (e) => {
+      countSubagents(stats, e);
+      render.onEvent(e);
+    });
     const run = await runMainSession(app, {
       prompt: DEMO_PROMPT,
       emit: (e) => {
@@ -78,17 +80,10 @@ export async function runDemo(argv: string[], ports: Ports, io: Io): Promise<num
         render.onEvent(e);
       },
       signal: interrupt.signal,
-      extraTools: async (id) => {
-        const extras = await subagentToolsFor(app, id, (e) => {
-          countSubagents(stats, e);
-          render.onEvent(e);
-        });
-        subagents = extras.env;
-        return extras;
-      },
+      extraTools: subagents.extraTools,
     }).finally(() => {
       interrupt.dispose();
-      return closeSubagents(subagents);
+      return subagents.close();
     });
     const r = run.result;
     render.finish({

@@ -18,8 +18,7 @@ import {
   textRenderer,
 } from "./print_render.ts";
 import { runMainSession } from "../executor/main_runner.ts";
-import { closeSubagents, subagentToolsFor } from "./subagent_wiring.ts";
-import type { SubagentEnv } from "../manager/subagents.ts";
+import { sessionSubagents } from "./subagent_wiring.ts";
 
 // deno-lint-ignore no-explicit-any
 type Values = Record<string, any>;
@@ -129,7 +128,9 @@ export async function runPrint(values: Values, positionals: string[], ports: Por
   let sessionId: string | undefined;
   const sink = printSink(io, format, () => sessionId, () => ports.clock.now());
   const interrupt = interruptController();
-  let subagents: SubagentEnv | undefined;
+  const subagents = sessionSubagents(app, sink.emit, {
+    allowedTools: listFlag(values, "allowed-tools", "allowedTools"),
+  });
   try {
     const run = await runMainSession(app, {
       prompt,
@@ -146,13 +147,7 @@ export async function runPrint(values: Values, positionals: string[], ports: Por
         sink.emit(e);
       },
       signal: interrupt.signal,
-      extraTools: async (id) => {
-        const extras = await subagentToolsFor(app, id, sink.emit, {
-          allowedTools: listFlag(values, "allowed-tools", "allowedTools"),
-        });
-        subagents = extras.env;
-        return extras;
-      },
+      extraTools: subagents.extraTools,
       ...(backgroundWaitMs === undefined ? {} : { backgroundWaitMs }),
     });
     // A continued session whose transcript had a torn or bad line: the rest was kept; say so.
@@ -187,6 +182,6 @@ export async function runPrint(values: Values, positionals: string[], ports: Por
   } finally {
     interrupt.dispose();
     // Background commands the model started do not outlive the run.
-    await closeSubagents(subagents);
+    await subagents.close();
   }
 }

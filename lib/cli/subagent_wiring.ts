@@ -129,3 +129,23 @@ export async function closeSubagents(env: SubagentEnv | undefined): Promise<void
   await env.shells.stopAll();
   if (env.sandbox.kind === "worker") await env.sandbox.pool.close();
 }
+
+/**
+ * The subagent layer of one top-level run: `extraTools` for runMainSession, and `close()` to end what
+ * it left running (call it when the run is over, also after a failure).
+ */
+export function sessionSubagents(
+  app: App,
+  emit: RuntimeEventSink,
+  options: { allowedTools?: string[] } = {},
+): { extraTools: (sessionId: string) => Promise<SessionExtras>; close: () => Promise<void> } {
+  let env: SubagentEnv | undefined;
+  return {
+    extraTools: async (sessionId) => {
+      const extras = await subagentToolsFor(app, sessionId, emit, options);
+      env = extras.env;
+      return extras;
+    },
+    close: () => closeSubagents(env),
+  };
+}
