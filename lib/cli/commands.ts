@@ -12,6 +12,7 @@ import { FileSidecarStore } from "../store/file_store.ts";
 import { publicProjection } from "../store/projection.ts";
 import type { SidecarRecord } from "../store/schema.ts";
 import { validateSessionId } from "../protocol/ids.ts";
+import { pollWhileRunning } from "../manager/ends_within.ts";
 
 /** Pulls the global options every command accepts out of argv. */
 function globalOptions(argv: string[]): { rest: string[]; agentsJson?: string; trustWorkspace: boolean } {
@@ -120,15 +121,12 @@ export async function runTasks(argv: string[], ports: Ports, io: Io): Promise<nu
   const timeoutMs = values.timeout === undefined
     ? undefined
     : parseAge(/^\d+$/.test(values.timeout) ? `${values.timeout}s` : values.timeout);
-  const waitFor = async (id: string): Promise<SidecarRecord> => {
-    const deadline = timeoutMs === undefined ? Infinity : ports.clock.now() + timeoutMs;
-    let record = await find(id);
-    while (record.status === "running" && ports.clock.now() < deadline) {
-      await ports.clock.sleep(200);
-      record = await find(id);
-    }
-    return record;
-  };
+  // `--timeout 0` looks once; no --timeout waits as long as the run takes.
+  const waitFor = async (id: string): Promise<SidecarRecord> =>
+    timeoutMs === 0 ? await find(id) : await pollWhileRunning(await find(id), () => find(id), {
+      clock: ports.clock,
+      timeoutMs: timeoutMs ?? 0,
+    });
   switch (command) {
     case "list": {
       const { records } = await store.listAll();

@@ -1,5 +1,5 @@
-// Owns waiting for a task to end with a time limit: the one wait that TaskOutput's subagent runs and
-// background shells share.
+// Owns waiting for a task to end with a time limit: for a run of this process (a promise), and for a
+// run of another process (its durable record, polled).
 
 import type { Clock } from "../sys/clock.ts";
 
@@ -27,4 +27,24 @@ export async function endsWithin(
     stop.abort();
     options.signal?.removeEventListener("abort", onAbort);
   }
+}
+
+/**
+ * Re-reads a record while it is `running`, until it ends, `timeoutMs` passes (0 = no limit) or
+ * `signal` aborts; returns the last record read. For runs owned by another process.
+ */
+export async function pollWhileRunning<R extends { status: string }>(
+  first: R,
+  reload: () => Promise<R>,
+  options: { clock: Clock; timeoutMs: number; signal?: AbortSignal; intervalMs?: number },
+): Promise<R> {
+  const { clock } = options;
+  const deadline = options.timeoutMs > 0 ? clock.now() + options.timeoutMs : Infinity;
+  let record = first;
+  while (record.status === "running" && clock.now() < deadline && options.signal?.aborted !== true) {
+    const ok = await clock.sleep(options.intervalMs ?? 250, options.signal).then(() => true, () => false);
+    if (!ok) break;
+    record = await reload();
+  }
+  return record;
 }

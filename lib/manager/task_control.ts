@@ -8,6 +8,7 @@ import type { ToolContext, ToolResult } from "../tools/tool.ts";
 import type { TaskControlPort } from "../tools/task_control.ts";
 import { isValidSessionId } from "../protocol/ids.ts";
 import { isOwnedBy } from "../store/record_ops.ts";
+import { pollWhileRunning } from "./ends_within.ts";
 import { capText, RESULT_CAP } from "./notice.ts";
 import type { SubagentEnv } from "./subagents.ts";
 
@@ -47,11 +48,12 @@ export class TaskControl implements TaskControlPort {
         const ended = await this.#env.background.wait(record.id, input.timeoutMs, ctx.signal);
         if (!ended) retrieval = "timeout";
       } else if (input.timeoutMs > 0) {
-        const deadline = this.#env.ports.clock.now() + input.timeoutMs;
-        while (record.status === "running" && this.#env.ports.clock.now() < deadline && !ctx.signal.aborted) {
-          await this.#env.ports.clock.sleep(250, ctx.signal).catch(() => {});
-          record = (await this.#find(input.taskId)) ?? record;
-        }
+        const current = record;
+        record = await pollWhileRunning(record, async () => (await this.#find(input.taskId)) ?? current, {
+          clock: this.#env.ports.clock,
+          timeoutMs: input.timeoutMs,
+          signal: ctx.signal,
+        });
         if (record.status === "running") retrieval = "timeout";
       }
       record = (await this.#find(input.taskId)) ?? record;
