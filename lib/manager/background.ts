@@ -1,14 +1,15 @@
 // Owns the background runs of this process (SPEC §6, §8): which children run, for which owner, how
 // to wait for or cancel them, and each owner's PendingWork — completion notices taken from the
 // owner's durable inbox and delivered exactly once as hidden messages with their receipts.
-// Launching a child and building its notice live in subagents.ts and notice.ts.
+// Launching a child and building its notice live in subagents.ts and notice.ts; record projections
+// in projections.ts.
 
 import type { Ports } from "../sys/mod.ts";
 import type { SidecarOwner, SidecarStore } from "../store/store.ts";
 import type { StorageLayout } from "../config/storage.ts";
 import type { Delivery, PendingWork } from "../executor/settle.ts";
 import { Inbox } from "../session/inbox.ts";
-import { subtaskRef } from "./subagents.ts";
+import { subtaskRef } from "./projections.ts";
 import { isOwnedBy } from "../store/record_ops.ts";
 import { endsWithin } from "./ends_within.ts";
 

@@ -1,9 +1,13 @@
 // Owns a counting semaphore with a FIFO queue: the per-root-session limit on children running at
-// once (SPEC §5: at most 20 by default; beyond that they queue).
+// once (SPEC §5: at most 20 by default; beyond that they queue). A held slot is Disposable, so
+// `using slot = await slots.acquire(signal)` frees it on every path out of the block.
+
+/** A held slot; disposing it (once or more) frees it for the next waiter. */
+export type Slot = Disposable;
 
 export class Semaphore {
   #free: number;
-  #queue: { resolve: (release: () => void) => void; reject: (e: unknown) => void }[] = [];
+  #queue: { resolve: (slot: Slot) => void; reject: (e: unknown) => void }[] = [];
 
   constructor(size: number) {
     this.#free = size;
@@ -14,12 +18,12 @@ export class Semaphore {
     return this.#free;
   }
 
-  /** Resolves with a release function once a slot is free; rejects if `signal` aborts first. */
-  acquire(signal?: AbortSignal): Promise<() => void> {
+  /** Resolves with a slot once one is free; rejects if `signal` aborts first. */
+  acquire(signal?: AbortSignal): Promise<Slot> {
     if (signal?.aborted) return Promise.reject(signal.reason);
     if (this.#free > 0) {
       this.#free--;
-      return Promise.resolve(this.#releaser());
+      return Promise.resolve(this.#slot());
     }
     return new Promise((resolve, reject) => {
       const entry = { resolve, reject };
@@ -34,14 +38,16 @@ export class Semaphore {
     });
   }
 
-  #releaser(): () => void {
+  #slot(): Slot {
     let released = false;
-    return () => {
-      if (released) return;
-      released = true;
-      const next = this.#queue.shift();
-      if (next !== undefined) next.resolve(this.#releaser());
-      else this.#free++;
+    return {
+      [Symbol.dispose]: () => {
+        if (released) return;
+        released = true;
+        const next = this.#queue.shift();
+        if (next !== undefined) next.resolve(this.#slot());
+        else this.#free++;
+      },
     };
   }
 }

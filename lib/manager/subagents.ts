@@ -1,50 +1,42 @@
-// Owns launching child runs for one parent session (SPEC §5, §7): resolves the agent definition into
-// a frozen config snapshot, records the sidecar (owner, lineage, process identity) before the child
-// starts, runs it through the executor with a shared concurrency limit, commits the terminal sidecar,
-// and returns the canonical Task result. Background runs and delivery live in background.ts.
+// Owns launching child runs for one parent session (SPEC §5, §7): applies the pure launch plan
+// (launch_plan.ts) — records the sidecar (owner, lineage, process identity) before the child
+// starts —, runs the child through the executor with a shared concurrency limit, commits the
+// terminal sidecar, and returns the canonical Task result. Background runs and delivery live in
+// background.ts, record projections in projections.ts.
 
 import type { Ports } from "../sys/mod.ts";
-import type { ProcessIdentity } from "../sys/process.ts";
 import type { Provider } from "../protocol/provider.ts";
-import type {
-  Lineage,
-  RuntimeEvent,
-  RuntimeEventSink,
-  SubagentInfo,
-  SubtaskRefPart,
-  SubtaskState,
-} from "../protocol/events.ts";
+import type { RuntimeEvent, RuntimeEventSink, SubtaskRefPart } from "../protocol/events.ts";
 import type { StorageLayout } from "../config/storage.ts";
-import { resolveModel } from "../config/config.ts";
-import type { PermissionMode } from "../permissions/modes.ts";
-import type { AgentDefinition } from "../registry/schema.ts";
 import type { SidecarStore } from "../store/store.ts";
-import type { ConfigSnapshot, SidecarRecord } from "../store/schema.ts";
+import type { SidecarRecord } from "../store/schema.ts";
 import type { AnyTool, ToolContext, ToolResult } from "../tools/tool.ts";
-import { type SubagentLauncher, type TaskInput, taskTool } from "../tools/task.ts";
+import { type SubagentLauncher, taskTool } from "../tools/task.ts";
 import { type ChildOutcome, type ChildSpec, childTools, runChild } from "../executor/child.ts";
 import type { ChildWorkerPool, WorkerChildOptions } from "./child_sandbox.ts";
 import type { ProviderConfig } from "../provider/factory.ts";
 import { canonicalResult, summarize } from "./result.ts";
-import { Semaphore } from "./semaphore.ts";
+import type { Semaphore } from "./semaphore.ts";
 import { describeError } from "../errors.ts";
 import type { BackgroundRuns } from "./background.ts";
 import type { Heartbeat } from "../store/heartbeat.ts";
-import type { SidecarOwner, SidecarPatch } from "../store/store.ts";
+import type { SidecarOwner } from "../store/store.ts";
 import { buildCompletionNotice } from "./notice.ts";
 import { taskOutputTool, taskStopTool } from "../tools/task_control.ts";
 import { mergeTools, toolSpecs } from "../tools/registry.ts";
-import { TaskControl } from "./task_control.ts";
+import { TaskControl, type TaskControlDeps } from "./task_control.ts";
 import { backgroundCapableBash, type ShellTasks } from "./shells.ts";
-
-export interface RegistryView {
-  get(name: string): AgentDefinition | undefined;
-  /** The definition, or a BladeError `agent_not_found` listing the available names. */
-  require(name: string): AgentDefinition;
-  names(): string[];
-  /** The agent list shown to the model. */
-  describeForModel(): string;
-}
+import { lineageOf, subagentInfo, subtaskRef } from "./projections.ts";
+import {
+  type LaunchParent,
+  type OwnProcess,
+  type ParentInfo,
+  planLaunch,
+  type RegistryView,
+  runningRef,
+  type TaskRequest,
+  warmSpec,
+} from "./launch_plan.ts";
 
 /** Shared by every session of one root run. */
 export interface SubagentEnv {
@@ -91,47 +83,14 @@ export type ChildSandbox =
     extraReadDirs: string[];
   };
 
-/** The session that calls Task. */
-export interface ParentInfo {
-  sessionId: string;
-  /** Canonical project path: the owner key together with sessionId. */
-  projectPath: string;
-  workspaceRoot: string;
-  model: string;
-  mode: PermissionMode;
-  depth: number;
-}
-
-export type TaskRequest = TaskInput & { subagent_session_id: string };
-
-export function subagentInfo(record: SidecarRecord): SubagentInfo {
+/** TaskOutput / TaskStop's view of the runtime. */
+export function taskControlDeps(env: SubagentEnv): TaskControlDeps {
   return {
-    session_id: record.id,
-    subagent_type: record.subagentType,
-    description: record.description,
-    background: record.background,
-    root_agent_id: record.rootAgentId,
-    resumed_from: record.resumedFrom ?? null,
-    resume_depth: record.resumeDepth,
-  };
-}
-
-export function lineageOf(record: SidecarRecord): Lineage {
-  return record.resumedFrom === undefined
-    ? { rootAgentId: record.rootAgentId, resumeDepth: record.resumeDepth }
-    : { rootAgentId: record.rootAgentId, resumedFrom: record.resumedFrom, resumeDepth: record.resumeDepth };
-}
-
-export function subtaskRef(callId: string, record: SidecarRecord, state: SubtaskState): SubtaskRefPart {
-  return {
-    type: "subtask_ref",
-    callId,
-    agentId: record.id,
-    subagentType: record.subagentType,
-    description: record.description,
-    background: record.background,
-    state,
-    lineage: lineageOf(record),
+    store: env.store,
+    background: env.background,
+    shells: env.shells,
+    clock: env.ports.clock,
+    sessionsDir: env.layout.sessionsDir,
   };
 }
 
@@ -146,7 +105,7 @@ export class SubagentRuntime implements SubagentLauncher {
 
   /** The tools this session gets for delegation. */
   tools(): AnyTool[] {
-    const control = new TaskControl(this.#env, this.owner);
+    const control = new TaskControl(taskControlDeps(this.#env), this.owner);
     return [taskTool(this), taskOutputTool(control), taskStopTool(control)];
   }
 
@@ -165,176 +124,49 @@ export class SubagentRuntime implements SubagentLauncher {
     return this.#env.registry.names();
   }
 
+  #launchParent(): Omit<LaunchParent, "process"> {
+    const env = this.#env;
+    return {
+      ...this.#parent,
+      trusted: env.trusted,
+      maxDepth: env.maxDepth,
+      aliases: env.aliases,
+      ...(env.allowedTools === undefined ? {} : { allowedTools: env.allowedTools }),
+    };
+  }
+
   /** Starts the Worker a child of this type would run in, while the parent's answer still streams. */
   warm(subagentType: string): void {
     const env = this.#env;
     if (env.sandbox.kind !== "worker") return;
-    const definition = env.registry.get(subagentType);
-    if (definition === undefined || this.#parent.depth + 1 > env.maxDepth) return;
-    const spec: ChildSpec = {
-      id: "warm",
-      subagentType: subagentType,
-      description: "",
-      prompt: "",
-      config: this.snapshotOf(definition, definition.isolation),
-      parentSessionId: this.#parent.sessionId,
-      parentProjectPath: this.#parent.projectPath,
-      workspaceRoot: this.#parent.workspaceRoot,
-      trusted: env.trusted,
-      depth: this.#parent.depth + 1,
-      lineage: { rootAgentId: "warm", resumeDepth: 0 },
-    };
+    const spec = warmSpec(subagentType, env.registry, this.#launchParent());
+    if (spec === undefined) return;
     env.sandbox.pool.warm(this.#workerOptions(spec, () => {}, new AbortController().signal));
   }
 
   plan(input: TaskRequest): Promise<SubtaskRefPart | undefined> {
-    const type = input.subagent_type;
-    if (type === undefined || this.#env.registry.get(type) === undefined) return Promise.resolve(undefined);
-    return Promise.resolve({
-      type: "subtask_ref",
-      callId: "",
-      agentId: input.subagent_session_id,
-      subagentType: type,
-      description: input.description,
-      background: input.run_in_background === true,
-      state: "running",
-      lineage: { rootAgentId: input.subagent_session_id, resumeDepth: 0 },
-    });
-  }
-
-  /** Freezes the definition into the snapshot the child runs with (SPEC §5 resolution). */
-  snapshotOf(definition: AgentDefinition, isolation: "none" | "worktree"): ConfigSnapshot {
-    const model = definition.model === "inherit"
-      ? this.#parent.model
-      : resolveModel(definition.model, this.#env.aliases);
-    const permissionMode = definition.permissionMode === "inherit"
-      ? this.#parent.mode
-      : definition.permissionMode;
-    return {
-      name: definition.name,
-      description: definition.description,
-      systemPrompt: definition.systemPrompt,
-      tools: definition.tools === null ? null : [...definition.tools],
-      disallowedTools: [...definition.disallowedTools],
-      model,
-      permissionMode,
-      maxTurns: definition.maxTurns,
-      skills: [...definition.skills],
-      isolation,
-      source: definition.source,
-    };
+    return Promise.resolve(runningRef(input, this.#env.registry));
   }
 
   async launch(input: TaskRequest, ctx: ToolContext): Promise<ToolResult> {
     const env = this.#env;
     const id = input.subagent_session_id;
-    if (input.resume_from !== undefined || input.resume !== undefined) {
-      return fail(`Resuming subagents (resume_from) is not available in this version of Blade yet.`, id);
-    }
-    const type = input.subagent_type;
-    const names = env.registry.names();
-    if (type === undefined) {
-      return fail(
-        `subagent_type is required for a new agent. Available agent types: ${names.join(", ")}.`,
-        id,
-      );
-    }
-    const definition = env.registry.get(type);
-    if (definition === undefined) {
-      return fail(`Unknown agent type "${type}". Available agent types: ${names.join(", ") || "none"}.`, id);
-    }
-    const depth = this.#parent.depth + 1;
-    if (depth > env.maxDepth) {
-      return fail(
-        `Cannot start a subagent at nesting depth ${depth}: the limit is ${env.maxDepth} (BLADE_MAX_SUBAGENT_DEPTH).`,
-        id,
-      );
-    }
-    const background = input.run_in_background === true || definition.background;
-    const isolation = input.isolation ?? definition.isolation;
-    if (isolation === "worktree") {
-      return fail(`Worktree isolation is not available in this version of Blade yet.`, id);
-    }
-    const config = this.snapshotOf(definition, isolation);
-    const now = env.ports.clock.now();
-    const { pid, identity } = await ownIdentity(env.ports);
-    const record: SidecarRecord = {
-      schemaVersion: 2,
-      id,
-      subagentType: type,
-      description: input.description,
-      prompt: input.prompt,
-      messages: [],
-      status: "running",
-      result: { success: false, message: "" },
-      background,
-      stats: { tokens: 0, toolCalls: 0, durationMs: 0 },
-      createdAt: now,
-      lastActiveAt: now,
-      processId: pid,
-      ...(identity === null ? {} : { processIdentity: identity }),
-      parentSessionId: this.#parent.sessionId,
-      parentProjectPath: this.#parent.projectPath,
-      rootAgentId: id,
-      resumeDepth: 0,
-      configSnapshot: config,
-      workspaceRoot: this.#parent.workspaceRoot,
-      isolation,
-    };
+    const parent = { ...this.#launchParent(), process: await ownIdentity(env.ports) };
+    const plan = planLaunch(input, env.registry, parent, env.ports.clock.now());
+    if (!plan.ok) return fail(plan.refusal, id);
+    const { record, spec } = plan;
     try {
       await env.store.create(record);
     } catch (e) {
       return fail(describeError(e), id);
     }
-    const spec: ChildSpec = {
-      id,
-      subagentType: type,
-      description: input.description,
-      prompt: input.prompt,
-      config,
-      parentSessionId: this.#parent.sessionId,
-      parentProjectPath: this.#parent.projectPath,
-      workspaceRoot: this.#parent.workspaceRoot,
-      trusted: env.trusted,
-      depth,
-      lineage: lineageOf(record),
-      ...(env.allowedTools === undefined || env.allowedTools.length === 0
-        ? {}
-        : { allowedTools: env.allowedTools }),
-    };
     env.emit({
       type: "subagent_spawned",
       parentSessionId: this.#parent.sessionId,
       callId: ctx.callId,
       subagent: subagentInfo(record),
     });
-    if (background) {
-      const owner = this.owner;
-      env.background.start({ agentId: id, callId: ctx.callId, owner }, async (signal) => {
-        const outcome = await this.#run(spec, signal, () => void env.heartbeat.beat(id).catch(() => {}));
-        env.heartbeat.forget(id);
-        const done = await this.#finish(id, outcome, signal.aborted, record);
-        await this.#deliver(done, owner);
-        this.#completed(ctx.callId, done, outcome);
-      });
-      return {
-        content: JSON.stringify({
-          agent_id: id,
-          status: "running",
-          message:
-            `Started ${type} in the background. You will receive a completion notice when it finishes; ` +
-            `do not poll for it. Continue with other work, or end your turn to wait.`,
-        }),
-        isError: false,
-        metadata: {
-          agentId: id,
-          lineage: lineageOf(record),
-          status: "running",
-          subagentType: type,
-          background: true,
-        },
-      };
-    }
+    if (record.background) return this.#startBackground(record, spec, ctx.callId);
     const outcome = await this.#run(spec, ctx.signal);
     const done = await this.#finish(id, outcome, ctx.signal.aborted, record);
     const { status, summary } = this.#completed(ctx.callId, done, outcome);
@@ -347,9 +179,38 @@ export class SubagentRuntime implements SubagentLauncher {
         status,
         summary,
         stats: outcome.stats,
-        subagentType: type,
+        subagentType: record.subagentType,
       },
       parts: [subtaskRef(ctx.callId, done, status)],
+    };
+  }
+
+  #startBackground(record: SidecarRecord, spec: ChildSpec, callId: string): ToolResult {
+    const env = this.#env;
+    const id = record.id;
+    const owner = this.owner;
+    env.background.start({ agentId: id, callId, owner }, async (signal) => {
+      const outcome = await this.#run(spec, signal, () => void env.heartbeat.beat(id).catch(() => {}));
+      env.heartbeat.forget(id);
+      const done = await this.#finish(id, outcome, signal.aborted, record);
+      await this.#deliver(done, owner);
+      this.#completed(callId, done, outcome);
+    });
+    return {
+      content: JSON.stringify({
+        agent_id: id,
+        status: "running",
+        message: `Started ${record.subagentType} in the background. You will receive a completion notice ` +
+          `when it finishes; do not poll for it. Continue with other work, or end your turn to wait.`,
+      }),
+      isError: false,
+      metadata: {
+        agentId: id,
+        lineage: lineageOf(record),
+        status: "running",
+        subagentType: record.subagentType,
+        background: true,
+      },
     };
   }
 
@@ -416,51 +277,39 @@ export class SubagentRuntime implements SubagentLauncher {
     const env = this.#env;
     // A child that must wait for a slot says so in its sidecar (`queuedAt`), so listings show QUEUED.
     const queued = env.slots.free === 0;
+    if (queued) await env.store.update(spec.id, { queuedAt: env.ports.clock.now() }).catch(() => {});
+    let slot: Disposable;
+    try {
+      slot = await env.slots.acquire(signal);
+    } catch {
+      return cancelledWhileQueued();
+    }
+    using _slot = slot;
     if (queued) {
-      await env.store.update(spec.id, { queuedAt: env.ports.clock.now() } as SidecarPatch).catch(() => {});
-    }
-    const release = await env.slots.acquire(signal).catch(() => undefined);
-    if (queued && release !== undefined) {
       await env.store.update(spec.id, (r) => {
-        const { queuedAt: _q, ...rest } = r as SidecarRecord & { queuedAt?: number };
-        return rest as SidecarRecord;
+        const { queuedAt: _q, ...rest } = r;
+        return rest;
       }).catch(() => {});
-    }
-    if (release === undefined) {
-      return {
-        success: false,
-        message: "",
-        error: "Cancelled while waiting for a free subagent slot.",
-        errorType: "cancelled",
-        cancelled: true,
-        messages: [],
-        stats: { tokens: 0, toolCalls: 0, durationMs: 0 },
-        toolResults: [],
-      };
     }
     const emit = (event: RuntimeEvent) => {
       onActivity?.();
       env.emit({ type: "subagent_event", parentSessionId: this.#parent.sessionId, agentId: spec.id, event });
     };
-    try {
-      if (env.sandbox.kind === "worker") return await this.#runInWorker(spec, signal, emit);
-      return await runChild(
-        {
-          ports: env.ports,
-          provider: env.provider,
-          layout: env.layout,
-          maxTokens: env.maxTokens,
-          platform: Deno.build.os,
-          ...(env.redact === undefined ? {} : { redact: env.redact }),
-          emit,
-          toolsFor: (child) => this.#toolsForChild(child),
-        },
-        spec,
-        signal,
-      );
-    } finally {
-      release();
-    }
+    if (env.sandbox.kind === "worker") return await this.#runInWorker(spec, signal, emit);
+    return await runChild(
+      {
+        ports: env.ports,
+        provider: env.provider,
+        layout: env.layout,
+        maxTokens: env.maxTokens,
+        platform: Deno.build.os,
+        ...(env.redact === undefined ? {} : { redact: env.redact }),
+        emit,
+        toolsFor: (child) => this.#toolsForChild(child),
+      },
+      spec,
+      signal,
+    );
   }
 
   /** Runs the child in a Deno Worker under its own permission set (SPEC §2). */
@@ -476,7 +325,7 @@ export class SubagentRuntime implements SubagentLauncher {
     const nested = this.#nestedFor(spec);
     const tools = childTools(spec, this.#toolsForChild(spec));
     const toolNames = tools.map((t) => t.name);
-    const control = new TaskControl(env, nested.owner);
+    const control = new TaskControl(taskControlDeps(env), nested.owner);
     const ctxFor = (callId: string): ToolContext => ({
       ports: env.ports,
       sessionId: spec.id,
@@ -543,10 +392,10 @@ export class SubagentRuntime implements SubagentLauncher {
   }
 }
 
-let own: Promise<{ pid: number; identity: ProcessIdentity | null }> | undefined;
+let own: Promise<OwnProcess> | undefined;
 
 /** This process's PID and identity, read once (the start time of a process never changes). */
-function ownIdentity(ports: Ports): Promise<{ pid: number; identity: ProcessIdentity | null }> {
+function ownIdentity(ports: Ports): Promise<OwnProcess> {
   const pid = ports.process.pid();
   return (own ??= ports.process.identity(pid).then((identity) => ({ pid, identity })));
 }
@@ -556,5 +405,18 @@ function fail(message: string, id: string): ToolResult {
     content: `Subagent execution failed: ${message}\nagentId: ${id}`,
     isError: true,
     metadata: { agentId: id },
+  };
+}
+
+function cancelledWhileQueued(): ChildOutcome {
+  return {
+    success: false,
+    message: "",
+    error: "Cancelled while waiting for a free subagent slot.",
+    errorType: "cancelled",
+    cancelled: true,
+    messages: [],
+    stats: { tokens: 0, toolCalls: 0, durationMs: 0 },
+    toolResults: [],
   };
 }

@@ -2,7 +2,8 @@
 // id is `Unknown task ID: <id>`), blocking reads with a timeout, and cancellation that stays
 // cancelled. Returns the child's final answer and metadata, never its raw transcript.
 
-import type { SidecarOwner } from "../store/store.ts";
+import type { Clock } from "../sys/clock.ts";
+import type { SidecarOwner, SidecarStore } from "../store/store.ts";
 import type { SidecarRecord } from "../store/schema.ts";
 import type { ToolContext, ToolResult } from "../tools/tool.ts";
 import type { TaskControlPort } from "../tools/task_control.ts";
@@ -10,18 +11,29 @@ import { isValidSessionId } from "../protocol/ids.ts";
 import { isOwnedBy } from "../store/record_ops.ts";
 import { pollWhileRunning } from "./ends_within.ts";
 import { capText, RESULT_CAP } from "./notice.ts";
-import type { SubagentEnv } from "./subagents.ts";
+import type { BackgroundRuns } from "./background.ts";
+import type { ShellTasks } from "./shells.ts";
+
+/** What TaskOutput and TaskStop read and act on. */
+export interface TaskControlDeps {
+  store: SidecarStore;
+  background: BackgroundRuns;
+  shells: ShellTasks;
+  clock: Clock;
+  /** Folder of the sidecar files, named when a result is too long to return whole. */
+  sessionsDir: string;
+}
 
 function unknown(id: string): ToolResult {
   return { content: `Unknown task ID: ${id}`, isError: true };
 }
 
 export class TaskControl implements TaskControlPort {
-  #env: SubagentEnv;
+  #env: TaskControlDeps;
   #owner: SidecarOwner;
 
-  constructor(env: SubagentEnv, owner: SidecarOwner) {
-    this.#env = env;
+  constructor(deps: TaskControlDeps, owner: SidecarOwner) {
+    this.#env = deps;
     this.#owner = owner;
   }
 
@@ -38,7 +50,7 @@ export class TaskControl implements TaskControlPort {
     ctx: ToolContext,
   ): Promise<ToolResult> {
     const shells = this.#env.shells;
-    if (shells?.owns(input.taskId, this.#owner) === true) return await shells.output(input, ctx.signal);
+    if (shells.owns(input.taskId, this.#owner) === true) return await shells.output(input, ctx.signal);
     let record = await this.#find(input.taskId);
     if (record === undefined) return unknown(input.taskId);
     let retrieval = "success";
@@ -50,7 +62,7 @@ export class TaskControl implements TaskControlPort {
       } else if (input.timeoutMs > 0) {
         const current = record;
         record = await pollWhileRunning(record, async () => (await this.#find(input.taskId)) ?? current, {
-          clock: this.#env.ports.clock,
+          clock: this.#env.clock,
           timeoutMs: input.timeoutMs,
           signal: ctx.signal,
         });
@@ -71,7 +83,7 @@ export class TaskControl implements TaskControlPort {
       task_type: "subagent",
       retrieval_status: retrieval,
       status: r.status,
-      ...(r.status === "running" && typeof (r as { queuedAt?: unknown }).queuedAt === "number"
+      ...(r.status === "running" && r.queuedAt !== undefined
         ? { queued: true, note: "waiting for a free subagent slot (BLADE_MAX_CONCURRENT_SUBAGENTS)" }
         : {}),
       subagent_type: r.subagentType,
@@ -86,7 +98,7 @@ export class TaskControl implements TaskControlPort {
           ? {
             result_truncated: true,
             full_result:
-              `The full text is the "result.message" field of ${this.#env.layout.sessionsDir}/${r.id}.json`,
+              `The full text is the "result.message" field of ${this.#env.sessionsDir}/${r.id}.json`,
           }
           : {}),
         success: r.result.success,
@@ -108,7 +120,7 @@ export class TaskControl implements TaskControlPort {
 
   async stop(taskId: string, ctx: ToolContext): Promise<ToolResult> {
     const shells = this.#env.shells;
-    if (shells?.owns(taskId, this.#owner) === true) return await shells.stop(taskId);
+    if (shells.owns(taskId, this.#owner) === true) return await shells.stop(taskId);
     const record = await this.#find(taskId);
     if (record === undefined) return unknown(taskId);
     if (record.status !== "running") {
@@ -121,7 +133,7 @@ export class TaskControl implements TaskControlPort {
     await this.#env.store.markCompleted(taskId, {
       status: "cancelled",
       result: { success: false, message: record.result.message, error: "Stopped with TaskStop." },
-      completedAt: this.#env.ports.clock.now(),
+      completedAt: this.#env.clock.now(),
     });
     const aborted = this.#env.background.abort(taskId, "stopped with TaskStop");
     if (aborted) await this.#env.background.wait(taskId, 10_000, ctx.signal);

@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import { runTool } from "../tools/test_support.ts";
 import type { AnyTool, ToolResult } from "../tools/tool.ts";
 import { TaskControl } from "./task_control.ts";
+import { taskControlDeps } from "./subagents.ts";
 import { taskOutputTool, taskStopTool } from "../tools/task_control.ts";
 import { RESULT_CAP } from "./notice.ts";
 import {
@@ -84,7 +85,7 @@ Deno.test("TaskStop from another process: the child finishes on its own and its 
   const { task } = toolsOf(h);
   await runTool(task, taskInput("agent-outside"), h.ctx());
   // The other process cannot abort this run; it only commits `cancelled` in the store.
-  const outside = new TaskControl(h.otherProcessEnv(), h.runtime().owner);
+  const outside = new TaskControl(taskControlDeps(h.otherProcessEnv()), h.runtime().owner);
   const stopped = await taskStopTool(outside).run({ task_id: "agent-outside" }, h.ctx());
   assert.match(stopped.content, /status cancelled/);
   assert.equal((await h.sidecar("agent-outside")).status, "cancelled");
@@ -176,7 +177,7 @@ Deno.test("TaskOutput of a run owned by another process polls the sidecar until 
   await using _h = h;
   const { task } = toolsOf(h);
   await runTool(task, taskInput("agent-far"), h.ctx());
-  const output = taskOutputTool(new TaskControl(h.otherProcessEnv(), h.runtime().owner));
+  const output = taskOutputTool(new TaskControl(taskControlDeps(h.otherProcessEnv()), h.runtime().owner));
 
   const timedOut = json(await runTool(output, { task_id: "agent-far", timeout: 300 }, h.ctx()));
   assert.equal(timedOut.retrieval_status, "timeout");

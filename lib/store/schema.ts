@@ -103,6 +103,8 @@ export const SidecarRecordSchema = z.object({
   createdAt: epochMs,
   lastActiveAt: epochMs,
   completedAt: epochMs.exactOptional(),
+  /** Set while a running child waits for a free concurrency slot (listings show it as queued). */
+  queuedAt: epochMs.exactOptional(),
   processId: z.int().positive().exactOptional(),
   processIdentity: processIdentitySchema.exactOptional(),
   restartRecovery: z.object({ outcome: z.enum(["completed", "interrupted", "failed"]), recoveredAt: epochMs })

@@ -1,0 +1,215 @@
+// Owns the launch decision of a Task call as a pure plan: validation (resume, agent type, nesting
+// depth, isolation), the frozen config snapshot (model and permission mode inherit from the parent),
+// lineage, and the initial sidecar record plus the ChildSpec the child runs with. No I/O and no
+// clock: the caller passes `now` and the parent's process identity, then applies the plan
+// (subagents.ts). Every refusal says what was refused and why.
+
+import type { ProcessIdentity } from "../sys/process.ts";
+import type { SubtaskRefPart } from "../protocol/events.ts";
+import { resolveModel } from "../config/config.ts";
+import type { PermissionMode } from "../permissions/modes.ts";
+import type { AgentDefinition } from "../registry/schema.ts";
+import type { ConfigSnapshot, SidecarRecord } from "../store/schema.ts";
+import type { TaskInput } from "../tools/task.ts";
+import type { ChildSpec } from "../executor/child.ts";
+import { lineageOf } from "./projections.ts";
+
+export interface RegistryView {
+  get(name: string): AgentDefinition | undefined;
+  /** The definition, or a BladeError `agent_not_found` listing the available names. */
+  require(name: string): AgentDefinition;
+  names(): string[];
+  /** The agent list shown to the model. */
+  describeForModel(): string;
+}
+
+/** The session that calls Task. */
+export interface ParentInfo {
+  sessionId: string;
+  /** Canonical project path: the owner key together with sessionId. */
+  projectPath: string;
+  workspaceRoot: string;
+  model: string;
+  mode: PermissionMode;
+  depth: number;
+}
+
+export type TaskRequest = TaskInput & { subagent_session_id: string };
+
+/** The process that owns a run: recorded in the sidecar so liveness can be checked later. */
+export interface OwnProcess {
+  pid: number;
+  identity: ProcessIdentity | null;
+}
+
+/** The parent session plus the run-wide policy a launch is decided under. */
+export interface LaunchParent extends ParentInfo {
+  trusted: boolean;
+  maxDepth: number;
+  /** Alias table for agent `model` fields. */
+  aliases: Record<string, string>;
+  /** `--allowed-tools` rules of the run; they apply to every child too. */
+  allowedTools?: string[];
+  process: OwnProcess;
+}
+
+export type LaunchPlan =
+  | { ok: true; record: SidecarRecord; spec: ChildSpec }
+  | { ok: false; refusal: string };
+
+const refuse = (refusal: string): LaunchPlan => ({ ok: false, refusal });
+
+/** Freezes the definition into the snapshot the child runs with (model/mode `inherit` → parent's). */
+export function snapshotOf(
+  definition: AgentDefinition,
+  parent: Pick<LaunchParent, "model" | "mode" | "aliases">,
+  isolation: "none" | "worktree",
+): ConfigSnapshot {
+  const model = definition.model === "inherit"
+    ? parent.model
+    : resolveModel(definition.model, parent.aliases);
+  const permissionMode = definition.permissionMode === "inherit" ? parent.mode : definition.permissionMode;
+  return {
+    name: definition.name,
+    description: definition.description,
+    systemPrompt: definition.systemPrompt,
+    tools: definition.tools === null ? null : [...definition.tools],
+    disallowedTools: [...definition.disallowedTools],
+    model,
+    permissionMode,
+    maxTurns: definition.maxTurns,
+    skills: [...definition.skills],
+    isolation,
+    source: definition.source,
+  };
+}
+
+/** Validates the call against the registry and the parent's limits; the definition when allowed. */
+function admit(
+  input: TaskRequest,
+  registry: RegistryView,
+  parent: LaunchParent,
+): { type: string; definition: AgentDefinition; isolation: "none" } | { refusal: string } {
+  if (input.resume_from !== undefined || input.resume !== undefined) {
+    return { refusal: `Resuming subagents (resume_from) is not available in this version of Blade yet.` };
+  }
+  const type = input.subagent_type;
+  const names = registry.names();
+  if (type === undefined) {
+    return {
+      refusal: `subagent_type is required for a new agent. Available agent types: ${names.join(", ")}.`,
+    };
+  }
+  const definition = registry.get(type);
+  if (definition === undefined) {
+    return { refusal: `Unknown agent type "${type}". Available agent types: ${names.join(", ") || "none"}.` };
+  }
+  const depth = parent.depth + 1;
+  if (depth > parent.maxDepth) {
+    return {
+      refusal:
+        `Cannot start a subagent at nesting depth ${depth}: the limit is ${parent.maxDepth} (BLADE_MAX_SUBAGENT_DEPTH).`,
+    };
+  }
+  const isolation = input.isolation ?? definition.isolation;
+  if (isolation === "worktree") {
+    return { refusal: `Worktree isolation is not available in this version of Blade yet.` };
+  }
+  return { type, definition, isolation };
+}
+
+/** The sidecar record and the child's spec for a fresh launch, or why the call is refused. */
+export function planLaunch(
+  input: TaskRequest,
+  registry: RegistryView,
+  parent: LaunchParent,
+  now: number,
+): LaunchPlan {
+  const admitted = admit(input, registry, parent);
+  if ("refusal" in admitted) return refuse(admitted.refusal);
+  const { type, definition, isolation } = admitted;
+  const id = input.subagent_session_id;
+  const config = snapshotOf(definition, parent, isolation);
+  const record: SidecarRecord = {
+    schemaVersion: 2,
+    id,
+    subagentType: type,
+    description: input.description,
+    prompt: input.prompt,
+    messages: [],
+    status: "running",
+    result: { success: false, message: "" },
+    background: input.run_in_background === true || definition.background,
+    stats: { tokens: 0, toolCalls: 0, durationMs: 0 },
+    createdAt: now,
+    lastActiveAt: now,
+    processId: parent.process.pid,
+    ...(parent.process.identity === null ? {} : { processIdentity: parent.process.identity }),
+    parentSessionId: parent.sessionId,
+    parentProjectPath: parent.projectPath,
+    rootAgentId: id,
+    resumeDepth: 0,
+    configSnapshot: config,
+    workspaceRoot: parent.workspaceRoot,
+    isolation,
+  };
+  return { ok: true, record, spec: specOf(record, parent) };
+}
+
+/** What the child runs with, derived from its record and the parent's run-wide policy. */
+function specOf(record: SidecarRecord, parent: LaunchParent): ChildSpec {
+  const rules = parent.allowedTools ?? [];
+  return {
+    id: record.id,
+    subagentType: record.subagentType,
+    description: record.description,
+    prompt: record.prompt,
+    config: record.configSnapshot,
+    parentSessionId: parent.sessionId,
+    parentProjectPath: parent.projectPath,
+    workspaceRoot: parent.workspaceRoot,
+    trusted: parent.trusted,
+    depth: parent.depth + 1,
+    lineage: lineageOf(record),
+    ...(rules.length === 0 ? {} : { allowedTools: rules }),
+  };
+}
+
+/** A stand-in spec with the permission set a child of `type` would get, to start its Worker early. */
+export function warmSpec(
+  type: string,
+  registry: RegistryView,
+  parent: Omit<LaunchParent, "process">,
+): ChildSpec | undefined {
+  const definition = registry.get(type);
+  if (definition === undefined || parent.depth + 1 > parent.maxDepth) return undefined;
+  return {
+    id: "warm",
+    subagentType: type,
+    description: "",
+    prompt: "",
+    config: snapshotOf(definition, parent, definition.isolation),
+    parentSessionId: parent.sessionId,
+    parentProjectPath: parent.projectPath,
+    workspaceRoot: parent.workspaceRoot,
+    trusted: parent.trusted,
+    depth: parent.depth + 1,
+    lineage: { rootAgentId: "warm", resumeDepth: 0 },
+  };
+}
+
+/** The running `subtask_ref` persisted with the call before it runs (undefined for an unknown type). */
+export function runningRef(input: TaskRequest, registry: RegistryView): SubtaskRefPart | undefined {
+  const type = input.subagent_type;
+  if (type === undefined || registry.get(type) === undefined) return undefined;
+  return {
+    type: "subtask_ref",
+    callId: "",
+    agentId: input.subagent_session_id,
+    subagentType: type,
+    description: input.description,
+    background: input.run_in_background === true,
+    state: "running",
+    lineage: { rootAgentId: input.subagent_session_id, resumeDepth: 0 },
+  };
+}

@@ -1,0 +1,147 @@
+// Table tests of the pure launch plan: every refusal, the config snapshot (inherit and aliases), the
+// initial sidecar record, the child's spec and the warm stand-in.
+
+import assert from "node:assert/strict";
+import { agentDefinitionSchema } from "../registry/schema.ts";
+import { RegistrySnapshot } from "../registry/snapshot.ts";
+import { type LaunchParent, planLaunch, runningRef, type TaskRequest, warmSpec } from "./launch_plan.ts";
+import { SidecarRecordSchema } from "../store/schema.ts";
+
+const ID = "agent-aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa";
+const NOW = 1_700_000_000_000;
+
+function agent(fields: Record<string, unknown>) {
+  return agentDefinitionSchema.parse({
+    description: "An agent.",
+    systemPrompt: "You help.",
+    source: "flag",
+    path: "--agents",
+    ...fields,
+  });
+}
+
+const registry = new RegistrySnapshot("/work", [
+  agent({ name: "worker", tools: ["Read"] }),
+  agent({ name: "pinned", model: "fast", permissionMode: "plan", maxTurns: 3, background: true }),
+  agent({ name: "isolated", isolation: "worktree" }),
+]);
+
+const parent: LaunchParent = {
+  sessionId: "session-bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb",
+  projectPath: "/work",
+  workspaceRoot: "/work/sub",
+  model: "parent-model",
+  mode: "autoEdit",
+  depth: 0,
+  trusted: true,
+  maxDepth: 2,
+  aliases: { fast: "fast-model-1" },
+  process: { pid: 42, identity: null },
+};
+
+function request(fields: Partial<TaskRequest>): TaskRequest {
+  return {
+    subagent_type: "worker",
+    description: "do a thing",
+    prompt: "Do the thing and answer.",
+    subagent_session_id: ID,
+    ...fields,
+  };
+}
+
+const refusals: [string, Partial<TaskRequest>, Partial<LaunchParent>, RegExp][] = [
+  ["resume_from", { resume_from: ID }, {}, /^Resuming subagents \(resume_from\) is not available/],
+  ["resume alias", { resume: ID }, {}, /^Resuming subagents/],
+  ["no type", { subagent_type: undefined }, {}, /^subagent_type is required.*isolated, pinned, worker\.$/],
+  ["unknown type", { subagent_type: "nope" }, {}, /^Unknown agent type "nope"\. Available agent types: /],
+  ["too deep", {}, { depth: 2 }, /^Cannot start a subagent at nesting depth 3: the limit is 2 /],
+  ["worktree asked", { isolation: "worktree" }, {}, /^Worktree isolation is not available/],
+  ["worktree by definition", { subagent_type: "isolated" }, {}, /^Worktree isolation is not available/],
+];
+
+for (const [name, fields, parentFields, pattern] of refusals) {
+  Deno.test(`planLaunch refuses: ${name}`, () => {
+    const plan = planLaunch(request(fields), registry, { ...parent, ...parentFields }, NOW);
+    assert.equal(plan.ok, false);
+    if (!plan.ok) assert.match(plan.refusal, pattern);
+  });
+}
+
+Deno.test("planLaunch refuses an unknown type in an empty registry with 'none'", () => {
+  const plan = planLaunch(request({ subagent_type: "x" }), new RegistrySnapshot("/work", []), parent, NOW);
+  assert.deepEqual(plan, { ok: false, refusal: 'Unknown agent type "x". Available agent types: none.' });
+});
+
+const snapshots: [string, Partial<TaskRequest>, Record<string, unknown>][] = [
+  ["inherit", {}, { model: "parent-model", permissionMode: "autoEdit", maxTurns: null, tools: ["Read"] }],
+  ["pinned", { subagent_type: "pinned" }, { model: "fast-model-1", permissionMode: "plan", maxTurns: 3 }],
+];
+
+for (const [name, fields, expected] of snapshots) {
+  Deno.test(`planLaunch freezes the config snapshot: ${name}`, () => {
+    const plan = planLaunch(request(fields), registry, parent, NOW);
+    assert.ok(plan.ok);
+    for (const [key, value] of Object.entries(expected)) {
+      assert.deepEqual((plan.record.configSnapshot as Record<string, unknown>)[key], value, key);
+    }
+    assert.equal(plan.spec.config, plan.record.configSnapshot);
+  });
+}
+
+Deno.test("planLaunch builds a valid running v2 record owned by the parent's process", () => {
+  const plan = planLaunch(request({}), registry, { ...parent, process: { pid: 7, identity: null } }, NOW);
+  assert.ok(plan.ok);
+  const r = plan.record;
+  assert.ok(SidecarRecordSchema.safeParse(r).success);
+  assert.equal(r.status, "running");
+  assert.equal(r.createdAt, NOW);
+  assert.equal(r.lastActiveAt, NOW);
+  assert.equal(r.processId, 7);
+  assert.equal("processIdentity" in r, false);
+  assert.equal(r.rootAgentId, ID);
+  assert.equal(r.resumeDepth, 0);
+  assert.equal(r.parentSessionId, parent.sessionId);
+  assert.equal(r.parentProjectPath, "/work");
+  assert.equal(r.workspaceRoot, "/work/sub");
+  assert.equal(r.background, false);
+});
+
+Deno.test("planLaunch: background comes from the call or the definition", () => {
+  const byCall = planLaunch(request({ run_in_background: true }), registry, parent, NOW);
+  const byDefinition = planLaunch(request({ subagent_type: "pinned" }), registry, parent, NOW);
+  assert.ok(byCall.ok && byDefinition.ok);
+  assert.equal(byCall.record.background, true);
+  assert.equal(byDefinition.record.background, true);
+});
+
+Deno.test("planLaunch: the spec carries depth, lineage, trust and the run's --allowed-tools", () => {
+  const plan = planLaunch(request({}), registry, { ...parent, depth: 1, allowedTools: ["Bash(git *)"] }, NOW);
+  assert.ok(plan.ok);
+  assert.equal(plan.spec.depth, 2);
+  assert.deepEqual(plan.spec.lineage, { rootAgentId: ID, resumeDepth: 0 });
+  assert.equal(plan.spec.trusted, true);
+  assert.deepEqual(plan.spec.allowedTools, ["Bash(git *)"]);
+  const none = planLaunch(request({}), registry, { ...parent, allowedTools: [] }, NOW);
+  assert.ok(none.ok);
+  assert.equal("allowedTools" in none.spec, false);
+});
+
+Deno.test("warmSpec: a stand-in for a known type within the depth limit, else nothing", () => {
+  assert.equal(warmSpec("worker", registry, parent)?.config.model, "parent-model");
+  assert.equal(warmSpec("nope", registry, parent), undefined);
+  assert.equal(warmSpec("worker", registry, { ...parent, depth: 2 }), undefined);
+});
+
+Deno.test("runningRef: a running ref for a known type, nothing for an unknown one", () => {
+  assert.deepEqual(runningRef(request({ run_in_background: true }), registry), {
+    type: "subtask_ref",
+    callId: "",
+    agentId: ID,
+    subagentType: "worker",
+    description: "do a thing",
+    background: true,
+    state: "running",
+    lineage: { rootAgentId: ID, resumeDepth: 0 },
+  });
+  assert.equal(runningRef(request({ subagent_type: "nope" }), registry), undefined);
+});

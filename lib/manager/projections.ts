@@ -1,0 +1,37 @@
+// Owns the pure projections of a sidecar record onto the protocol: the `subagent` info of runtime
+// events, the lineage of a run, and the `subtask_ref` transcript part (running before a launch,
+// terminal after it). No I/O; background delivery, launching and TaskOutput all read these.
+
+import type { Lineage, SubagentInfo, SubtaskRefPart, SubtaskState } from "../protocol/events.ts";
+import type { SidecarRecord } from "../store/schema.ts";
+
+export function subagentInfo(record: SidecarRecord): SubagentInfo {
+  return {
+    session_id: record.id,
+    subagent_type: record.subagentType,
+    description: record.description,
+    background: record.background,
+    root_agent_id: record.rootAgentId,
+    resumed_from: record.resumedFrom ?? null,
+    resume_depth: record.resumeDepth,
+  };
+}
+
+export function lineageOf(record: SidecarRecord): Lineage {
+  return record.resumedFrom === undefined
+    ? { rootAgentId: record.rootAgentId, resumeDepth: record.resumeDepth }
+    : { rootAgentId: record.rootAgentId, resumedFrom: record.resumedFrom, resumeDepth: record.resumeDepth };
+}
+
+export function subtaskRef(callId: string, record: SidecarRecord, state: SubtaskState): SubtaskRefPart {
+  return {
+    type: "subtask_ref",
+    callId,
+    agentId: record.id,
+    subagentType: record.subagentType,
+    description: record.description,
+    background: record.background,
+    state,
+    lineage: lineageOf(record),
+  };
+}
