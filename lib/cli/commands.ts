@@ -142,9 +142,7 @@ export async function runTasks(argv: string[], ports: Ports, io: Io): Promise<nu
       const now = ports.clock.now();
       for (const r of mine) {
         const lineage = r.resumedFrom === undefined ? "" : `  ← ${r.resumedFrom} (depth ${r.resumeDepth})`;
-        const label = r.status === "running" && r.queuedAt !== undefined
-          ? "QUEUED"
-          : LABELS[r.status];
+        const label = r.status === "running" && r.queuedAt !== undefined ? "QUEUED" : LABELS[r.status];
         io.out(
           `${label.padEnd(8)} ${r.id}  ${r.subagentType.padEnd(16)} ${
             formatAge(now - r.createdAt).padStart(4)
