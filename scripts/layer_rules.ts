@@ -46,11 +46,6 @@ export const LAYER_RULES: LayerRules = {
       reason: "TODO(#10 item 6): Delivery/PendingWork move to protocol/",
     },
     {
-      rule: "file-cycle",
-      key: "lib/manager/background.ts lib/manager/subagents.ts lib/manager/task_control.ts",
-      reason: "TODO(#10 item 3): record projections leave subagents.ts; TaskControl takes a narrow port",
-    },
-    {
       rule: "tests-import",
       key: "lib/executor/settle_test.ts -> tests/support/background_harness.ts",
       reason: "TODO(#10 item 11): harness moves to lib/testing/",
