@@ -1,4 +1,4 @@
-// Benchmarks the two sandbox mechanisms (lib/permissions/sandbox.ts) side by side: child start cost
+// Benchmarks the two sandbox mechanisms (lib/sandbox/sandbox.ts) side by side: child start cost
 // (spawn → the child's first message, `ready`), median of N sequential starts, for a bare child and
 // for one that loads zod + yaml like a child session; and memory per live child.
 //   deno run -A --unstable-worker-options scripts/bench_sandbox.ts
@@ -8,10 +8,13 @@ import {
   type DenoPermissionSet,
   IGNORED_ENV,
 } from "../lib/permissions/deno_permissions.ts";
-import { type Sandbox, type SandboxMechanism, startSandbox } from "../lib/permissions/sandbox.ts";
+import { type Sandbox, startSandbox } from "../lib/sandbox/sandbox.ts";
+import type { SandboxMechanism } from "../lib/sandbox/protocol.ts";
+import { WORKER } from "../lib/sandbox/worker_transport.ts";
+import { PROCESS } from "./sandbox_process.ts";
 
 export interface SandboxBenchFigure {
-  mechanism: SandboxMechanism;
+  mechanism: string;
   child: "bare" | "zod+yaml";
   runs: number;
   medianMs: number;
@@ -20,7 +23,7 @@ export interface SandboxBenchFigure {
 }
 
 export interface SandboxMemoryFigure {
-  mechanism: SandboxMechanism;
+  mechanism: string;
   children: number;
   /** Memory added per live child (Worker: the parent's RSS growth; process: the child's own PSS). */
   mibPerChild: number | null;
@@ -42,7 +45,7 @@ const CHILDREN = {
   bare: new URL("../tests/support/probe_child.ts", import.meta.url),
   "zod+yaml": new URL("./bench_sandbox_child.ts", import.meta.url),
 } as const;
-const MECHANISMS: SandboxMechanism[] = ["worker", "process"];
+const MECHANISMS: SandboxMechanism[] = [WORKER, PROCESS];
 
 function median(values: number[]): number {
   const sorted = [...values].sort((a, b) => a - b);
@@ -80,7 +83,7 @@ async function memoryPerChild(mechanism: SandboxMechanism, count: number, permis
       live.push(await startSandbox(CHILDREN["zod+yaml"], { mechanism, permissions }));
     }
     await Promise.all(live.map((s) => s.request({ value: 1 })));
-    if (mechanism === "worker") return (Deno.memoryUsage().rss - before) / count;
+    if (mechanism === WORKER) return (Deno.memoryUsage().rss - before) / count;
     const sizes = await Promise.all(live.map((s) => s.pid === undefined ? null : memoryOf(s.pid)));
     if (sizes.some((s) => s === null)) return null;
     return (sizes as number[]).reduce((a, b) => a + b, 0) / count;
@@ -112,7 +115,7 @@ export async function benchSandbox(options: SandboxBenchOptions = {}): Promise<S
         const times: number[] = [];
         for (let r = 0; r < runs; r++) times.push(await timeStart(module, mechanism, permissions));
         start.push({
-          mechanism,
+          mechanism: mechanism.name,
           child,
           runs,
           medianMs: round(median(times)),
@@ -124,7 +127,7 @@ export async function benchSandbox(options: SandboxBenchOptions = {}): Promise<S
     for (const mechanism of MECHANISMS) {
       const bytes = await memoryPerChild(mechanism, count, permissions);
       memory.push({
-        mechanism,
+        mechanism: mechanism.name,
         children: count,
         mibPerChild: bytes === null ? null : round(bytes / 1024 / 1024),
       });

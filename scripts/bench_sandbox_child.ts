@@ -3,9 +3,10 @@
 
 import { z } from "zod";
 import { parse } from "yaml";
-import { serveSandbox } from "../lib/permissions/sandbox_child.ts";
+import { runningInWorker, serveSandbox } from "../lib/sandbox/serve.ts";
+import { stdioPort } from "./sandbox_process.ts";
 
 const Request = z.object({ value: z.unknown() });
 parse("warm: true");
 
-serveSandbox((request) => Request.parse(request).value);
+serveSandbox((request) => Request.parse(request).value, runningInWorker() ? undefined : stdioPort());

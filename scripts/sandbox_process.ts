@@ -1,37 +1,82 @@
-// Owns the process mechanism of the sandbox: `Deno.execPath() run <scoped --allow-* flags> <module>`
-// speaking JSON-line frames over stdin/stdout. Like lib/sys, it touches Deno.Command because it *is*
-// the process boundary. Does not validate messages or track requests: sandbox.ts does.
-// Only works where Deno.execPath() is the deno CLI, not inside a `deno compile`d binary.
+// Owns the process mechanism of the sandbox, kept for benchmarks and the mechanism tests only (Blade
+// runs children in Workers, lib/sandbox/worker_transport.ts): `Deno.execPath() run <scoped --allow-*
+// flags> <module>` speaking JSON-line frames over stdin/stdout, on both ends (`PROCESS` for the
+// parent, `stdioPort()` for the child). Only works where Deno.execPath() is the deno CLI, not inside
+// a `deno compile`d binary. Does not validate messages or track requests: lib/sandbox/sandbox.ts does.
 
 import { fileURLToPath } from "node:url";
-import { BladeError, describeError } from "../errors.ts";
-import { type DenoPermissionSet, toDenoFlags } from "./deno_permissions.ts";
+import { BladeError, describeError } from "../lib/errors.ts";
+import { toDenoFlags } from "../lib/permissions/deno_permissions.ts";
 import {
-  decodeFrame,
-  encodeFrame,
-  readLines,
+  type ChildMessage,
+  isParentMessage,
+  type ParentMessage,
+  type SandboxMechanism,
+  type SandboxPort,
   type SandboxTransport,
+  type TransportOptions,
   type TransportSink,
-} from "./sandbox_protocol.ts";
+} from "../lib/sandbox/protocol.ts";
 
-export interface ProcessTransportOptions {
-  name: string;
-  permissions: DenoPermissionSet;
-  /** Working folder of the child (default: the parent's). */
-  cwd?: string;
-  /** Added to the inherited environment; reads stay limited by the env grant. */
-  env?: Record<string, string>;
-  /** deno.json for the child (default: Deno's discovery from the module's folder). */
-  configPath?: string;
-}
+/** A child as a `deno run` process with the permission set as scoped flags. */
+export const PROCESS: SandboxMechanism = { name: "process", open: openProcessTransport };
 
 const TAIL_BYTES = 4096;
 
-export function openProcessTransport(
-  module: URL,
-  options: ProcessTransportOptions,
-  sink: TransportSink,
-): SandboxTransport {
+/** Marks protocol lines on a child's stdout; any other line there is stray output, kept for diagnostics. */
+const FRAME_PREFIX = "\u001eblade-sandbox ";
+
+function encodeFrame(message: ParentMessage | ChildMessage): string {
+  return `${FRAME_PREFIX}${JSON.stringify(message)}\n`;
+}
+
+/** The message in one line, or undefined when the line is not a well-formed frame. */
+function decodeFrame(line: string): unknown {
+  if (!line.startsWith(FRAME_PREFIX)) return undefined;
+  try {
+    return JSON.parse(line.slice(FRAME_PREFIX.length));
+  } catch {
+    return undefined;
+  }
+}
+
+/** Calls onLine for each newline-terminated line of a byte stream (and a last unterminated one). */
+async function readLines(stream: ReadableStream<Uint8Array>, onLine: (line: string) => void): Promise<void> {
+  let buffered = "";
+  for await (const chunk of stream.pipeThrough(new TextDecoderStream())) {
+    buffered += chunk;
+    for (let nl = buffered.indexOf("\n"); nl >= 0; nl = buffered.indexOf("\n")) {
+      onLine(buffered.slice(0, nl));
+      buffered = buffered.slice(nl + 1);
+    }
+  }
+  if (buffered !== "") onLine(buffered);
+}
+
+/** The child's end over stdin/stdout: pass it to serveSandbox when not running in a Worker. */
+export function stdioPort(): SandboxPort {
+  const encoder = new TextEncoder();
+  // Synchronous, whole-frame writes: frames never interleave with each other or with stray output.
+  const send = (message: ChildMessage) => {
+    const bytes = encoder.encode(encodeFrame(message));
+    for (let off = 0; off < bytes.length;) off += Deno.stdout.writeSync(bytes.subarray(off));
+  };
+  return {
+    send,
+    listen(onMessage) {
+      void readLines(Deno.stdin.readable, (line) => {
+        const message = decodeFrame(line);
+        if (isParentMessage(message)) onMessage(message);
+      }).then(() => Deno.exit(0)); // stdin closed: the parent is gone or done with us.
+    },
+    die(message, code) {
+      send(message);
+      Deno.exit(code);
+    },
+  };
+}
+
+function openProcessTransport(module: URL, options: TransportOptions, sink: TransportSink): SandboxTransport {
   if (module.protocol !== "file:") {
     throw new BladeError(
       "sandbox_start_failed",
@@ -41,15 +86,13 @@ export function openProcessTransport(
   const args = [
     "run",
     ...toDenoFlags(options.permissions),
-    ...(options.configPath === undefined ? [] : ["--config", options.configPath]),
     fileURLToPath(module),
   ];
   let child: Deno.ChildProcess;
   try {
     child = new Deno.Command(Deno.execPath(), {
       args,
-      ...(options.cwd === undefined ? {} : { cwd: options.cwd }),
-      env: { NO_COLOR: "1", ...options.env },
+      env: { NO_COLOR: "1" },
       stdin: "piped",
       stdout: "piped",
       stderr: "piped",

@@ -4,11 +4,14 @@
 
 import assert from "node:assert/strict";
 import { type ChildPermissionInput, childPermissions } from "../lib/permissions/deno_permissions.ts";
-import { type SandboxMechanism, startSandbox } from "../lib/permissions/sandbox.ts";
+import { startSandbox } from "../lib/sandbox/sandbox.ts";
+import type { SandboxMechanism } from "../lib/sandbox/protocol.ts";
+import { WORKER } from "../lib/sandbox/worker_transport.ts";
+import { PROCESS } from "../scripts/sandbox_process.ts";
 import type { ProbeRequest, ProbeResult } from "./support/probe_child.ts";
 
 const PROBE = new URL("./support/probe_child.ts", import.meta.url);
-const MECHANISMS: SandboxMechanism[] = ["worker", "process"];
+const MECHANISMS: SandboxMechanism[] = [WORKER, PROCESS];
 const ALL_TOOLS = ["Read", "Write", "Edit", "Glob", "Grep", "Bash", "Task"];
 
 interface Layout {
@@ -60,7 +63,7 @@ async function exists(path: string): Promise<boolean> {
 }
 
 for (const mechanism of MECHANISMS) {
-  Deno.test(`proof (${mechanism}): a read-only child cannot write, even calling Deno directly`, async () => {
+  Deno.test(`proof (${mechanism.name}): a read-only child cannot write, even calling Deno directly`, async () => {
     await withLayout(async (layout) => {
       const readOnlyTools = permissionsFor(layout, {});
       const planMode = permissionsFor(layout, { tools: ALL_TOOLS, mode: "plan" });
@@ -80,7 +83,7 @@ for (const mechanism of MECHANISMS) {
     });
   });
 
-  Deno.test(`proof (${mechanism}): an untrusted workspace's child cannot spawn processes`, async () => {
+  Deno.test(`proof (${mechanism.name}): an untrusted workspace's child cannot spawn processes`, async () => {
     await withLayout(async (layout) => {
       const untrusted = permissionsFor(layout, { tools: ALL_TOOLS, trusted: false, mode: "yolo" });
       const [bash, git, write] = await probe(mechanism, untrusted, [
@@ -109,7 +112,7 @@ for (const mechanism of MECHANISMS) {
     });
   });
 
-  Deno.test(`proof (${mechanism}): a child cannot read outside its grant`, async () => {
+  Deno.test(`proof (${mechanism.name}): a child cannot read outside its grant`, async () => {
     await withLayout(async (layout) => {
       const [outside, inside, env] = await probe(mechanism, permissionsFor(layout, {}), [
         { op: "read", path: `${layout.outside}/secret.txt` },
@@ -122,7 +125,7 @@ for (const mechanism of MECHANISMS) {
     });
   });
 
-  Deno.test(`proof (${mechanism}): a child's network is limited to the provider host`, async () => {
+  Deno.test(`proof (${mechanism.name}): a child's network is limited to the provider host`, async () => {
     await withLayout(async (layout) => {
       const serve = (body: string) =>
         Deno.serve({ hostname: "127.0.0.1", port: 0, onListen: () => {} }, () => new Response(body));
@@ -138,7 +141,7 @@ for (const mechanism of MECHANISMS) {
     });
   });
 
-  Deno.test(`proof (${mechanism}): Deno checks the path as given, so a symlink leads outside`, async () => {
+  Deno.test(`proof (${mechanism.name}): Deno checks the path as given, so a symlink leads outside`, async () => {
     await withLayout(async (layout) => {
       await Deno.symlink(layout.outside, `${layout.ws}/link`);
       const permissions = permissionsFor(layout, { tools: ALL_TOOLS });

@@ -4,7 +4,7 @@
 // id and cancellation). Delegation tools (Task, TaskOutput, TaskStop) are proxies: nested children
 // are started by the main thread, because a Worker cannot grant more than it has.
 
-import { serveSandbox } from "../permissions/sandbox_child.ts";
+import { serveSandbox } from "../sandbox/serve.ts";
 import type { RuntimeEvent } from "../protocol/events.ts";
 import { realPorts } from "../sys/mod.ts";
 import { storageLayout } from "../config/storage.ts";

@@ -9,7 +9,7 @@ import type { RuntimeEvent } from "../protocol/events.ts";
 import type { ChildOutcome, ChildSpec } from "../executor/child.ts";
 import type { ChildWorkerEvent, ChildWorkerRequest, ProxyMethod } from "../executor/child_worker.ts";
 import { childPermissions, type DenoPermissionSet } from "../permissions/deno_permissions.ts";
-import { type Sandbox, startSandbox } from "../permissions/sandbox.ts";
+import { type Sandbox, startSandbox } from "../sandbox/sandbox.ts";
 import type { ProviderConfig } from "../provider/factory.ts";
 import { providerHosts } from "../provider/factory.ts";
 import { describeError } from "../errors.ts";
@@ -97,7 +97,6 @@ export class ChildWorkerPool {
     const runs = new Map<number, RunRoute>();
     const entry: PooledWorker = { sandbox: Promise.resolve(undefined as never), runs, idle: undefined };
     entry.sandbox = startSandbox<ChildWorkerRequest, ChildOutcome | null, ChildWorkerEvent>(WORKER, {
-      mechanism: "worker",
       permissions,
       name: "blade child",
       // A child's messages are untrusted input: nothing it sends may throw on the main thread.

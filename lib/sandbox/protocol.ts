@@ -1,7 +1,9 @@
-// Owns the wire vocabulary between a sandbox parent and its child: messages, error shape, the line
-// framing used over a process's stdin/stdout, and the transport contract each mechanism implements.
-// No I/O of its own (readLines reads a stream it is given). Payloads travel by structured clone in a
-// Worker and as JSON over a process, so they must be JSON-compatible to work under both mechanisms.
+// Owns the wire vocabulary between a sandbox parent and its child: messages, error shape, and the
+// mechanism contract (how a parent opens a transport to a child, how a child answers through a port).
+// No I/O of its own. Payloads travel by structured clone in a Worker and as JSON over the bench-only
+// process mechanism (scripts/sandbox_process.ts), so they must be JSON-compatible.
+
+import type { DenoPermissionSet } from "../permissions/deno_permissions.ts";
 
 /** Parent → child: one request to answer. */
 export interface RequestMessage {
@@ -35,39 +37,6 @@ export type ChildMessage =
   | { t: "event"; value: unknown }
   | { t: "fatal"; error: WireError }
   | { t: "exit"; code: number };
-
-/** Marks protocol lines on a child's stdout; any other line there is stray output, kept for diagnostics. */
-export const FRAME_PREFIX = "\u001eblade-sandbox ";
-
-export function encodeFrame(message: ParentMessage | ChildMessage): string {
-  return `${FRAME_PREFIX}${JSON.stringify(message)}\n`;
-}
-
-/** The message in one line, or undefined when the line is not a well-formed frame. */
-export function decodeFrame(line: string): unknown {
-  if (!line.startsWith(FRAME_PREFIX)) return undefined;
-  try {
-    return JSON.parse(line.slice(FRAME_PREFIX.length));
-  } catch {
-    return undefined;
-  }
-}
-
-/** Calls onLine for each newline-terminated line of a byte stream (and a last unterminated one). */
-export async function readLines(
-  stream: ReadableStream<Uint8Array>,
-  onLine: (line: string) => void,
-): Promise<void> {
-  let buffered = "";
-  for await (const chunk of stream.pipeThrough(new TextDecoderStream())) {
-    buffered += chunk;
-    for (let nl = buffered.indexOf("\n"); nl >= 0; nl = buffered.indexOf("\n")) {
-      onLine(buffered.slice(0, nl));
-      buffered = buffered.slice(nl + 1);
-    }
-  }
-  if (buffered !== "") onLine(buffered);
-}
 
 export function isParentMessage(value: unknown): value is ParentMessage {
   if (!isRecord(value)) return false;
@@ -130,4 +99,23 @@ export interface SandboxTransport {
   readonly pid?: number;
   /** The Deno command line the child runs with (process mechanism only). */
   readonly args?: readonly string[];
+}
+
+export interface TransportOptions {
+  name: string;
+  permissions: DenoPermissionSet;
+}
+
+/** How a parent starts a child under a permission set: a Worker (lib/sandbox/worker_transport.ts). */
+export interface SandboxMechanism {
+  readonly name: string;
+  open(module: URL, options: TransportOptions, sink: TransportSink): SandboxTransport;
+}
+
+/** The child's end of a mechanism. */
+export interface SandboxPort {
+  send(message: ChildMessage): void;
+  listen(onMessage: (message: ParentMessage) => void): void;
+  /** Sends a last message (`fatal` or `exit`), then ends the child. */
+  die(message: ChildMessage, code: number): void;
 }

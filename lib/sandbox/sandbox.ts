@@ -1,24 +1,24 @@
 // Owns running one module under a Deno permission set with a message channel: request/response, an
-// ordered event stream, crash propagation and prompt cancellation, over either mechanism (a Worker
-// with `deno.permissions`, or a self-spawned `deno run` with scoped flags). The executor runs one child
-// session inside it. Does not decide the permission set (deno_permissions.ts) nor what the child does.
+// ordered event stream, crash propagation and prompt cancellation, over a mechanism (a Worker with
+// `deno.permissions` by default; benchmarks also use a self-spawned `deno run`, scripts/). The
+// executor runs child sessions inside it. Does not decide the permission set
+// (permissions/deno_permissions.ts) nor what the child does.
 
 import { BladeError } from "../errors.ts";
-import type { DenoPermissionSet } from "./deno_permissions.ts";
+import type { DenoPermissionSet } from "../permissions/deno_permissions.ts";
 import {
   type ChildMessage,
   isChildMessage,
+  type SandboxMechanism,
   type SandboxTransport,
   type TransportSink,
   type WireError,
-} from "./sandbox_protocol.ts";
-import { openProcessTransport, type ProcessTransportOptions } from "./sandbox_process.ts";
-import { openWorkerTransport } from "./sandbox_worker.ts";
-
-export type SandboxMechanism = "worker" | "process";
+} from "./protocol.ts";
+import { WORKER } from "./worker_transport.ts";
 
 export interface SandboxOptions<Ev> {
-  mechanism: SandboxMechanism;
+  /** Default: a Worker. */
+  mechanism?: SandboxMechanism;
   permissions: DenoPermissionSet;
   /** Shown in errors and as the Worker's name; default: the module's file name. */
   name?: string;
@@ -28,8 +28,6 @@ export interface SandboxOptions<Ev> {
   signal?: AbortSignal;
   /** How long the child may take to send `ready`; default 30 s. */
   startTimeoutMs?: number;
-  /** Process mechanism only. */
-  process?: Omit<ProcessTransportOptions, "name" | "permissions">;
 }
 
 export type SandboxExit =
@@ -42,7 +40,7 @@ export interface Sandbox<Req = unknown, Res = unknown> extends AsyncDisposable {
   readonly mechanism: SandboxMechanism;
   /** The Deno permission set the child runs with, for diagnostics. */
   readonly permissions: DenoPermissionSet;
-  /** Process mechanism: the child's PID and its `deno` arguments (flags included). */
+  /** A process mechanism's child PID and its `deno` arguments (flags included). */
   readonly pid: number | undefined;
   readonly args: readonly string[] | undefined;
   /** Resolves once the child is gone; never rejects. */
@@ -99,7 +97,7 @@ class SandboxChannel<Req, Res, Ev> implements Sandbox<Req, Res> {
 
   constructor(module: URL, options: SandboxOptions<Ev>) {
     this.name = options.name ?? module.pathname.split("/").pop() ?? module.href;
-    this.mechanism = options.mechanism;
+    this.mechanism = options.mechanism ?? WORKER;
     this.permissions = options.permissions;
     this.#onEvent = options.onEvent;
     this.#signal = options.signal;
@@ -111,9 +109,7 @@ class SandboxChannel<Req, Res, Ev> implements Sandbox<Req, Res> {
       ended: (code, detail) => this.#ended(code, detail),
     };
     const base = { name: this.name, permissions: options.permissions };
-    this.#transport = options.mechanism === "worker"
-      ? openWorkerTransport(module, base, sink)
-      : openProcessTransport(module, { ...options.process, ...base }, sink);
+    this.#transport = this.mechanism.open(module, base, sink);
     const timeout = options.startTimeoutMs ?? DEFAULT_START_TIMEOUT_MS;
     this.#timer = setTimeout(() => this.#crash(`it did not start within ${timeout} ms`), timeout);
     this.#signal?.addEventListener("abort", this.#onAbort, { once: true });

@@ -1,13 +1,16 @@
 import assert from "node:assert/strict";
 import type { ProbeRequest, ProbeResult } from "../../tests/support/probe_child.ts";
 import { BladeError } from "../errors.ts";
-import { childPermissions, type DenoPermissionSet } from "./deno_permissions.ts";
-import { type SandboxMechanism, startSandbox } from "./sandbox.ts";
+import { childPermissions, type DenoPermissionSet } from "../permissions/deno_permissions.ts";
+import { startSandbox } from "./sandbox.ts";
+import type { SandboxMechanism } from "./protocol.ts";
+import { WORKER } from "./worker_transport.ts";
+import { PROCESS } from "../../scripts/sandbox_process.ts";
 
 const PROBE = new URL("../../tests/support/probe_child.ts", import.meta.url);
 const BROKEN = new URL("../../tests/support/broken_child.ts", import.meta.url);
 const SILENT = new URL("../../tests/support/silent_child.ts", import.meta.url);
-const MECHANISMS: SandboxMechanism[] = ["worker", "process"];
+const MECHANISMS: SandboxMechanism[] = [WORKER, PROCESS];
 
 function readOnly(dir: string): DenoPermissionSet {
   return childPermissions({
@@ -40,7 +43,7 @@ function isBladeError(code: string, includes?: string): (e: unknown) => boolean 
 }
 
 for (const mechanism of MECHANISMS) {
-  Deno.test(`sandbox (${mechanism}): requests, ordered events, handler errors, clean shutdown`, async () => {
+  Deno.test(`sandbox (${mechanism.name}): requests, ordered events, handler errors, clean shutdown`, async () => {
     await withDir(async (dir) => {
       const events: number[] = [];
       const permissions = readOnly(dir);
@@ -72,7 +75,7 @@ for (const mechanism of MECHANISMS) {
     });
   });
 
-  Deno.test(`sandbox (${mechanism}): an uncaught error in the child fails pending requests clearly`, async () => {
+  Deno.test(`sandbox (${mechanism.name}): an uncaught error in the child fails pending requests clearly`, async () => {
     await withDir(async (dir) => {
       const sandbox = await startSandbox<ProbeRequest, ProbeResult>(PROBE, {
         mechanism,
@@ -88,7 +91,7 @@ for (const mechanism of MECHANISMS) {
     });
   });
 
-  Deno.test(`sandbox (${mechanism}): a child that exits mid-request fails it with the exit code`, async () => {
+  Deno.test(`sandbox (${mechanism.name}): a child that exits mid-request fails it with the exit code`, async () => {
     await withDir(async (dir) => {
       const sandbox = await startSandbox<ProbeRequest, ProbeResult>(PROBE, {
         mechanism,
@@ -102,7 +105,7 @@ for (const mechanism of MECHANISMS) {
     });
   });
 
-  Deno.test(`sandbox (${mechanism}): cancel ends a busy child and its pending requests`, async () => {
+  Deno.test(`sandbox (${mechanism.name}): cancel ends a busy child and its pending requests`, async () => {
     await withDir(async (dir) => {
       const controller = new AbortController();
       const sandbox = await startSandbox<ProbeRequest, ProbeResult>(PROBE, {
@@ -114,14 +117,14 @@ for (const mechanism of MECHANISMS) {
       controller.abort();
       await assert.rejects(pending, isBladeError("sandbox_cancelled", "aborted"));
       assert.deepEqual(await sandbox.exited, { state: "cancelled", reason: "aborted" });
-      if (mechanism === "process") {
+      if (mechanism === PROCESS) {
         assert.ok(sandbox.pid !== undefined);
         assert.throws(() => Deno.kill(sandbox.pid!, "SIGCONT"), "the child process is gone");
       }
     });
   });
 
-  Deno.test(`sandbox (${mechanism}): a graceful cancel lets in-flight work answer first`, async () => {
+  Deno.test(`sandbox (${mechanism.name}): a graceful cancel lets in-flight work answer first`, async () => {
     await withDir(async (dir) => {
       const sandbox = await startSandbox<ProbeRequest, ProbeResult>(PROBE, {
         mechanism,
@@ -134,7 +137,7 @@ for (const mechanism of MECHANISMS) {
     });
   });
 
-  Deno.test(`sandbox (${mechanism}): a graceful cancel still ends a child that ignores it`, async () => {
+  Deno.test(`sandbox (${mechanism.name}): a graceful cancel still ends a child that ignores it`, async () => {
     await withDir(async (dir) => {
       const sandbox = await startSandbox<ProbeRequest, ProbeResult>(PROBE, {
         mechanism,
@@ -149,7 +152,7 @@ for (const mechanism of MECHANISMS) {
     });
   });
 
-  Deno.test(`sandbox (${mechanism}): a child that fails to load rejects the start with its error`, async () => {
+  Deno.test(`sandbox (${mechanism.name}): a child that fails to load rejects the start with its error`, async () => {
     await withDir(async (dir) => {
       await assert.rejects(
         startSandbox(BROKEN, { mechanism, permissions: readOnly(dir) }),
@@ -158,7 +161,7 @@ for (const mechanism of MECHANISMS) {
     });
   });
 
-  Deno.test(`sandbox (${mechanism}): a child that never says ready is given up on`, async () => {
+  Deno.test(`sandbox (${mechanism.name}): a child that never says ready is given up on`, async () => {
     await withDir(async (dir) => {
       await assert.rejects(
         startSandbox(SILENT, { mechanism, permissions: readOnly(dir), startTimeoutMs: 300 }),
@@ -170,7 +173,7 @@ for (const mechanism of MECHANISMS) {
 
 Deno.test("sandbox (process): the child runs with scoped flags, never -A", async () => {
   await withDir(async (dir) => {
-    await using sandbox = await startSandbox(PROBE, { mechanism: "process", permissions: readOnly(dir) });
+    await using sandbox = await startSandbox(PROBE, { mechanism: PROCESS, permissions: readOnly(dir) });
     const args = sandbox.args ?? [];
     assert.deepEqual(
       args.slice(0, 3),
@@ -184,7 +187,7 @@ Deno.test("sandbox (process): the child runs with scoped flags, never -A", async
 Deno.test("sandbox (process): payloads go through JSON, so non-JSON values are lost", async () => {
   await withDir(async (dir) => {
     await using sandbox = await startSandbox<ProbeRequest, ProbeResult>(PROBE, {
-      mechanism: "process",
+      mechanism: PROCESS,
       permissions: readOnly(dir),
     });
     const answer = await sandbox.request({ op: "echo", value: { when: new Date(0), gone: undefined } });

@@ -3,19 +3,13 @@
 // Does not validate messages or track requests: sandbox.ts does.
 
 import { BladeError, describeError } from "../errors.ts";
-import { type DenoPermissionSet, toWorkerPermissions } from "./deno_permissions.ts";
-import type { SandboxTransport, TransportSink } from "./sandbox_protocol.ts";
+import { toWorkerPermissions } from "../permissions/deno_permissions.ts";
+import type { SandboxMechanism, SandboxTransport, TransportOptions, TransportSink } from "./protocol.ts";
 
-export interface WorkerTransportOptions {
-  name: string;
-  permissions: DenoPermissionSet;
-}
+/** The mechanism Blade runs children with. */
+export const WORKER: SandboxMechanism = { name: "worker", open: openWorkerTransport };
 
-export function openWorkerTransport(
-  module: URL,
-  options: WorkerTransportOptions,
-  sink: TransportSink,
-): SandboxTransport {
+function openWorkerTransport(module: URL, options: TransportOptions, sink: TransportSink): SandboxTransport {
   let worker: Worker;
   try {
     worker = new Worker(module, {

@@ -2,7 +2,8 @@
 // and path check, and reports whether Deno allowed it. Also fails, crashes, exits, hangs or waits for
 // the parent's abort on request.
 
-import { serveSandbox } from "../../lib/permissions/sandbox_child.ts";
+import { runningInWorker, serveSandbox } from "../../lib/sandbox/serve.ts";
+import { stdioPort } from "../../scripts/sandbox_process.ts";
 
 export type ProbeRequest =
   | { op: "read"; path: string }
@@ -72,8 +73,8 @@ serveSandbox<ProbeRequest, ProbeResult, number>((request, ctx) => {
       }, 0);
       return new Promise<never>(() => {});
     case "exit":
-      Deno.exit(request.code);
-      break;
+      ctx.exit(request.code);
+      return new Promise<never>(() => {});
     case "hang":
       return new Promise<never>(() => {});
     case "waitForAbort":
@@ -83,4 +84,4 @@ serveSandbox<ProbeRequest, ProbeResult, number>((request, ctx) => {
         });
       });
   }
-});
+}, runningInWorker() ? undefined : stdioPort());
