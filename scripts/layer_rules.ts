@@ -62,7 +62,7 @@ export const LAYER_RULES: LayerRules = {
     },
     {
       rule: "tests-import",
-      key: "lib/permissions/sandbox_test.ts -> tests/support/probe_child.ts",
+      key: "lib/sandbox/sandbox_test.ts -> tests/support/probe_child.ts",
       reason: "TODO(#10 item 11): probe moves to lib/testing/",
     },
     {
@@ -113,38 +113,13 @@ export const LAYER_RULES: LayerRules = {
     { rule: "deno", key: "lib/manager/subagents.ts: Deno.build", reason: "TODO(#10 item 6): Env.platform()" },
     {
       rule: "deno",
-      key: "lib/permissions/sandbox_worker.ts: Deno.errors.NotCapable",
+      key: "lib/sandbox/worker_transport.ts: Deno.errors.NotCapable",
       reason: "TODO(#10 item 6): a NotCapable check from sys/",
     },
     {
       rule: "deno",
       key: "lib/tools/paths.ts: Deno.errors.NotCapable",
       reason: "TODO(#10 item 6): a NotCapable check from sys/",
-    },
-    {
-      rule: "deno",
-      key: "lib/permissions/sandbox_child.ts: Deno.exit",
-      reason: "TODO(#10 item 2): explicit exit message instead of the Deno.exit patch",
-    },
-    {
-      rule: "deno",
-      key: "lib/permissions/sandbox_child.ts: Deno.stdout",
-      reason: "TODO(#10 item 2): the process mechanism moves to scripts/ (bench only)",
-    },
-    {
-      rule: "deno",
-      key: "lib/permissions/sandbox_child.ts: Deno.stdin",
-      reason: "TODO(#10 item 2): the process mechanism moves to scripts/ (bench only)",
-    },
-    {
-      rule: "deno",
-      key: "lib/permissions/sandbox_process.ts: Deno.Command",
-      reason: "TODO(#10 item 2): the process mechanism moves to scripts/ (bench only)",
-    },
-    {
-      rule: "deno",
-      key: "lib/permissions/sandbox_process.ts: Deno.execPath",
-      reason: "TODO(#10 item 2): the process mechanism moves to scripts/ (bench only)",
     },
     {
       rule: "deno",
