@@ -99,7 +99,7 @@ function partId(ids: Ports["ids"]): string {
 export function messageEvents(
   ids: Ports["ids"],
   message: Message,
-  extra: { inboxId?: string; parts?: TranscriptPart[] } = {},
+  extra: { inboxId?: string; parts?: TranscriptPart[]; final?: boolean; adopted?: boolean } = {},
 ): NewTranscriptEvent[] {
   const messageId = `msg-${ids.random21()}`;
   const created: NewTranscriptEvent = {
@@ -109,6 +109,8 @@ export function messageEvents(
       role: message.role,
       ...(message.hidden === true ? { hidden: true } : {}),
       ...(extra.inboxId === undefined ? {} : { inboxId: extra.inboxId }),
+      ...(extra.final === true ? { final: true as const } : {}),
+      ...(extra.adopted === true ? { adopted: true as const } : {}),
     },
   };
   const parts: TranscriptPart[] = [...message.content, ...(extra.parts ?? [])];
@@ -266,12 +268,13 @@ export class AgentLoop {
           if (prepared.parts !== undefined) extraParts.push(...prepared.parts);
         }
       }
-      await o.transcript.append(messageEvents(ids, message, { parts: extraParts }));
+      const final = !message.content.some((b) => b.type === "tool_call");
+      await o.transcript.append(messageEvents(ids, message, { parts: extraParts, final }));
       this.messages.push(message);
       o.emit({ type: "assistant_message", sessionId: o.meta.sessionId, message });
 
       const calls = message.content.filter((b): b is ToolCallBlock => b.type === "tool_call");
-      if (calls.length === 0) return await finish("completed");
+      if (final) return await finish("completed");
 
       toolCalls += calls.length;
       const results = await this.#runCalls(calls, contexts);

@@ -40,7 +40,19 @@ export interface TranscriptEventData {
   turn_started: { turn: number };
   turn_completed: { turn: number; turns: number; toolCalls: number; durationMs: number; usage: Usage };
   turn_aborted: { turn: number; cause: TurnAbortCause; reason?: string };
-  message_created: { messageId: string; role: Message["role"]; hidden?: boolean; inboxId?: string };
+  message_created: {
+    messageId: string;
+    role: Message["role"];
+    hidden?: boolean;
+    inboxId?: string;
+    /**
+     * Finalization receipt: this assistant message ends its turn (no tool calls). A crash before the
+     * turn's `turn_completed` is then recovered as a completed turn, not an interrupted one.
+     */
+    final?: true;
+    /** This tool-result message was adopted from a child's sidecar after a restart (not run again). */
+    adopted?: true;
+  };
   part_created: { messageId: string; partId: string; part: TranscriptPart };
   inbox_acknowledged: { inboxIds: string[] };
 }

@@ -16,6 +16,8 @@ export interface History {
   openTurn: number | undefined;
   turns: number;
   lastTerminal: "turn_completed" | "turn_aborted" | undefined;
+  /** The open turn's number when its final assistant message carries a finalization receipt. */
+  finalizedOpenTurn: number | undefined;
 }
 
 export function rebuildHistory(events: readonly TranscriptEvent[]): History {
@@ -28,6 +30,7 @@ export function rebuildHistory(events: readonly TranscriptEvent[]): History {
   let openTurn: number | undefined;
   let turns = 0;
   let lastTerminal: History["lastTerminal"];
+  let finalized: number | undefined;
   for (const e of events) {
     switch (e.type) {
       case "session_created":
@@ -35,11 +38,13 @@ export function rebuildHistory(events: readonly TranscriptEvent[]): History {
         break;
       case "turn_started":
         openTurn = e.data.turn;
+        finalized = undefined;
         turns = Math.max(turns, e.data.turn);
         break;
       case "turn_completed":
       case "turn_aborted":
         openTurn = undefined;
+        finalized = undefined;
         lastTerminal = e.type;
         break;
       case "message_created": {
@@ -49,6 +54,8 @@ export function rebuildHistory(events: readonly TranscriptEvent[]): History {
         byId.set(e.data.messageId, m);
         messages.push(m);
         if (e.data.inboxId !== undefined) delivered.add(e.data.inboxId);
+        if (e.data.final === true && e.data.role === "assistant") finalized = openTurn;
+        else if (e.data.role === "assistant") finalized = undefined;
         break;
       }
       case "part_created": {
@@ -81,6 +88,7 @@ export function rebuildHistory(events: readonly TranscriptEvent[]): History {
     openTurn,
     turns,
     lastTerminal,
+    finalizedOpenTurn: openTurn === undefined ? undefined : finalized,
   };
 }
 

@@ -1,0 +1,175 @@
+// Owns applying crash recovery (docs/guides/subagents.md, "Crash recovery"): the thin I/O around the
+// pure planner in recovery_plan.ts. It lists sidecars, measures each running owner's liveness over the
+// Process port, and for every orphan takes the child's session lease (a live holder → skip), re-checks
+// the record, appends the plan's turn-closing event to the child's own transcript, commits the terminal
+// sidecar, and queues a background child's completion notice in its parent's inbox. Corrupt records
+// and failed writes are reported, never thrown. Runs at runtime start (subagent_wiring.ts), before
+// `blade tasks …` and as `blade tasks recover`.
+
+import type { Ports } from "../sys/mod.ts";
+import type { StorageLayout } from "../config/storage.ts";
+import type { SidecarStore } from "../store/store.ts";
+import type { SidecarRecord } from "../store/schema.ts";
+import { readTranscript, TranscriptWriter } from "../session/transcript.ts";
+import { SessionLease, tryAcquireLease } from "../session/lease.ts";
+import { Inbox } from "../session/inbox.ts";
+import { describeError } from "../errors.ts";
+import { buildCompletionNotice } from "./notice.ts";
+import { type OrphanReason, planOrphan, type ScriptedLiveness, selectOrphans } from "./recovery_plan.ts";
+
+export interface RecoveryDeps {
+  ports: Ports;
+  store: SidecarStore;
+  layout: StorageLayout;
+  redact?: (text: string) => string;
+}
+
+export interface RecoveryReport {
+  recovered: { id: string; reason: OrphanReason; outcome: "completed" | "interrupted" | "failed" }[];
+  /** Orphans left alone: their lease is held by a live process, or they changed meanwhile. */
+  skipped: { id: string; reason: string }[];
+  /** Unusable sidecar files and writes that failed; never fatal. */
+  problems: { id: string; message: string }[];
+}
+
+/** Which records a pass looks at: one owner tree, one folder, or every folder. */
+export type RecoveryScope = (record: SidecarRecord) => boolean;
+
+/** The records of `sessionId`'s tree: its children, their children, and so on (same folder). */
+export function ownerTree(
+  records: readonly SidecarRecord[],
+  sessionId: string,
+  projectPath: string,
+): Set<string> {
+  const byParent = new Map<string, SidecarRecord[]>();
+  for (const r of records) {
+    if (r.parentProjectPath !== projectPath) continue;
+    const list = byParent.get(r.parentSessionId) ?? [];
+    list.push(r);
+    byParent.set(r.parentSessionId, list);
+  }
+  const out = new Set<string>();
+  const queue = [sessionId];
+  while (queue.length > 0) {
+    for (const child of byParent.get(queue.pop()!) ?? []) {
+      if (out.has(child.id)) continue;
+      out.add(child.id);
+      queue.push(child.id);
+    }
+  }
+  return out;
+}
+
+/** Measures liveness the way the planner expects it: a PID answering with another fingerprint is reused. */
+export async function measureLiveness(
+  ports: Ports,
+  records: readonly SidecarRecord[],
+): Promise<ScriptedLiveness> {
+  const table = new Map<string, ReturnType<ScriptedLiveness>>();
+  const own = ports.process.pid();
+  for (const r of records) {
+    if (r.status !== "running") continue;
+    const pid = r.processId;
+    if (pid === undefined) table.set(r.id, "unknown");
+    else if (!(await ports.process.isAlive(pid))) table.set(r.id, "dead");
+    else if (r.processIdentity === undefined) table.set(r.id, pid === own ? "alive" : "unknown");
+    else table.set(r.id, (await ports.process.isAlive(pid, r.processIdentity)) ? "alive" : "reused");
+  }
+  return (r) => table.get(r.id) ?? "unknown";
+}
+
+/** One reconciliation pass over the records `scope` selects. */
+export async function reconcile(
+  deps: RecoveryDeps,
+  scope: RecoveryScope,
+  options: { listing?: Awaited<ReturnType<SidecarStore["listAll"]>> } = {},
+): Promise<RecoveryReport> {
+  const { ports, store } = deps;
+  const listing = options.listing ?? await store.listAll();
+  const report: RecoveryReport = {
+    recovered: [],
+    skipped: [],
+    problems: listing.diagnostics.map((d) => ({ id: d.id, message: d.message })),
+  };
+  const records = listing.records.filter(scope);
+  const running = records.filter((r) => r.status === "running");
+  if (running.length === 0) return report;
+  const liveness = await measureLiveness(ports, running);
+  const { orphans } = selectOrphans(running, ports.clock.now(), liveness);
+  const byId = new Map(running.map((r) => [r.id, r]));
+  for (const orphan of orphans) {
+    const record = byId.get(orphan.id)!;
+    try {
+      const outcome = await recoverOne(deps, record);
+      if (typeof outcome === "string") {
+        report.recovered.push({ id: record.id, reason: orphan.reason, outcome });
+      } else report.skipped.push({ id: record.id, reason: outcome.skipped });
+    } catch (e) {
+      report.problems.push({ id: record.id, message: `recovery failed: ${describeError(e)}` });
+    }
+  }
+  return report;
+}
+
+async function recoverOne(
+  deps: RecoveryDeps,
+  listed: SidecarRecord,
+): Promise<"completed" | "interrupted" | "failed" | { skipped: string }> {
+  const { ports, store, layout } = deps;
+  const got = await tryAcquireLease(
+    { fs: ports.fs, process: ports.process, clock: ports.clock, layout },
+    { projectPath: listed.parentProjectPath, sessionId: listed.id },
+  );
+  if (!(got instanceof SessionLease)) return { skipped: `its session is in use by process ${got.busy.pid}` };
+  await using _lease = got;
+  // Re-read under the lease: another process may have recovered or finished it meanwhile.
+  const loaded = await store.load(listed.id);
+  if (loaded === null || !("record" in loaded)) {
+    return { skipped: "its sidecar disappeared or became unusable" };
+  }
+  const record = loaded.record;
+  if (record.status !== "running" || record.processId !== listed.processId) {
+    return { skipped: "it changed since it was listed" };
+  }
+  const path = layout.transcriptPath(record.parentProjectPath, record.id);
+  const transcript = await readTranscript(ports.fs, path);
+  const plan = planOrphan(record, transcript, ports.clock.now());
+  if (plan.closeTurn !== undefined) {
+    const writer = new TranscriptWriter({
+      fs: ports.fs,
+      clock: ports.clock,
+      ids: ports.ids,
+      path,
+      sessionId: record.id,
+      projectPath: record.parentProjectPath,
+      ...(deps.redact === undefined ? {} : { redact: deps.redact }),
+    });
+    await writer.append([plan.closeTurn]);
+  }
+  const next = await store.update(record.id, (now) => (now.status === "running" ? plan.next : now));
+  if (next.background && next.status !== "running") {
+    const owner = { parentSessionId: next.parentSessionId, parentProjectPath: next.parentProjectPath };
+    const source = next.resumedFrom === undefined ? undefined : await loadRecord(store, next.resumedFrom);
+    const notice = buildCompletionNotice({ child: next, owner, ...(source === undefined ? {} : { source }) });
+    if (notice.ok) {
+      const inbox = new Inbox({
+        fs: ports.fs,
+        clock: ports.clock,
+        path: layout.inboxPath(owner.parentProjectPath, owner.parentSessionId),
+      });
+      await inbox.enqueue({
+        inboxId: notice.inboxId,
+        kind: "completion",
+        text: notice.text,
+        createdAt: next.completedAt ?? ports.clock.now(),
+        agentId: next.id,
+      });
+    }
+  }
+  return plan.outcome;
+}
+
+async function loadRecord(store: SidecarStore, id: string): Promise<SidecarRecord | null> {
+  const loaded = await store.load(id).catch(() => null);
+  return loaded !== null && "record" in loaded ? loaded.record : null;
+}

@@ -1,0 +1,175 @@
+// The apply step of crash recovery on real files, with a scripted Process port (which PIDs live) and a
+// fake clock: orphans are closed and committed, live owners are left alone, a held lease is skipped,
+// corrupt files are reported, background orphans reach their parent's inbox, and a second pass changes
+// nothing (every file byte-identical).
+
+import assert from "node:assert/strict";
+import { ownerTree, reconcile } from "./recovery.ts";
+import { FakeClock, FakeProcess, sequentialIds } from "../testing/fakes.ts";
+import { realFs } from "../sys/fs.ts";
+import { storageLayout } from "../config/storage.ts";
+import { FileSidecarStore } from "../store/file_store.ts";
+import { FIXTURE_OWNER, sidecarFixture } from "../testing/sidecar_fixtures.ts";
+import type { Ports } from "../sys/mod.ts";
+import { fakeEnv } from "../testing/fakes.ts";
+import { TranscriptWriter } from "../session/transcript.ts";
+import { messageEvents } from "../executor/loop.ts";
+import { acquireLease } from "../session/lease.ts";
+import { Inbox } from "../session/inbox.ts";
+import { PIDLESS_ORPHAN_AFTER_MS } from "./recovery_plan.ts";
+
+const DEAD = 301;
+const LIVE = 302;
+const IDENTITY = { platform: "linux" as const, fingerprint: "d".repeat(64) };
+
+async function snapshot(dir: string): Promise<Map<string, string>> {
+  const out = new Map<string, string>();
+  const walk = async (d: string) => {
+    for await (const e of Deno.readDir(d)) {
+      const p = `${d}/${e.name}`;
+      if (e.isDirectory) await walk(p);
+      else out.set(p, await Deno.readTextFile(p));
+    }
+  };
+  await walk(dir);
+  return out;
+}
+
+async function world() {
+  const root = await Deno.makeTempDir({ prefix: "blade-recovery-" });
+  const clock = new FakeClock();
+  const process = new FakeProcess({ pid: 4242 });
+  process.spawnFake(LIVE, IDENTITY);
+  const ports: Ports = { fs: realFs(), clock, process, ids: sequentialIds(), env: fakeEnv({}, { cwd: "/" }) };
+  const layout = storageLayout(root);
+  const store = new FileSidecarStore({ fs: ports.fs, clock, storageRoot: root });
+  const transcript = (id: string) =>
+    new TranscriptWriter({
+      fs: ports.fs,
+      clock,
+      ids: ports.ids,
+      path: layout.transcriptPath(FIXTURE_OWNER.parentProjectPath, id),
+      sessionId: id,
+      projectPath: FIXTURE_OWNER.parentProjectPath,
+    });
+  return { root, clock, process, ports, layout, store, transcript };
+}
+
+Deno.test("reconcile: orphans closed and committed, others left alone, second pass byte-identical", async () => {
+  const w = await world();
+  try {
+    const owned = { processId: DEAD, processIdentity: IDENTITY };
+    // a: killed mid-turn; b: final answer written, turn_completed not; c: live owner; d: PID-less, stale;
+    // e: background child killed mid-turn; f: no transcript at all.
+    for (const id of ["agent-a", "agent-b", "agent-c", "agent-d", "agent-e", "agent-f"]) {
+      await w.store.create(sidecarFixture(id, {
+        messages: [],
+        ...(id === "agent-c"
+          ? { processId: LIVE, processIdentity: IDENTITY }
+          : id === "agent-d"
+          ? {}
+          : owned),
+        ...(id === "agent-e" ? { background: true } : {}),
+      }));
+    }
+    for (const id of ["agent-a", "agent-b", "agent-c", "agent-d", "agent-e"]) {
+      await w.transcript(id).append([
+        { type: "session_created", data: { agentType: "general-purpose", model: "m", depth: 1 } },
+        { type: "turn_started", data: { turn: 1 } },
+        ...messageEvents(w.ports.ids, {
+          role: "user",
+          content: [{ type: "text", text: "Find every place." }],
+        }),
+      ]);
+    }
+    await w.transcript("agent-b").append(
+      messageEvents(w.ports.ids, { role: "assistant", content: [{ type: "text", text: "Three places." }] }, {
+        final: true,
+      }),
+    );
+    await Deno.writeTextFile(`${w.layout.sessionsDir}/agent-bad.json`, "{broken");
+    w.clock.advance(PIDLESS_ORPHAN_AFTER_MS + 1);
+    const deps = { ports: w.ports, store: w.store, layout: w.layout };
+    const report = await reconcile(deps, () => true);
+    assert.deepEqual(report.recovered.map((r) => [r.id, r.reason, r.outcome]).sort(), [
+      ["agent-a", "owner_dead", "interrupted"],
+      ["agent-b", "owner_dead", "completed"],
+      ["agent-d", "inactive", "interrupted"],
+      ["agent-e", "owner_dead", "interrupted"],
+      ["agent-f", "owner_dead", "failed"],
+    ]);
+    assert.deepEqual(report.problems.map((p) => p.id), ["agent-bad"]);
+    const load = async (id: string) =>
+      ((await w.store.load(id)) as { record: ReturnType<typeof sidecarFixture> }).record;
+    assert.equal((await load("agent-c")).status, "running");
+    const b = await load("agent-b");
+    assert.deepEqual([b.status, b.result, b.processId, b.restartRecovery?.outcome], [
+      "completed",
+      { success: true, message: "Three places." },
+      undefined,
+      "completed",
+    ]);
+    const a = await load("agent-a");
+    assert.deepEqual([a.status, a.restartRecovery?.outcome], ["failed", "interrupted"]);
+    const aText = await Deno.readTextFile(
+      w.layout.transcriptPath(FIXTURE_OWNER.parentProjectPath, "agent-a"),
+    );
+    assert.match(aText.trimEnd().split("\n").at(-1)!, /"type":"turn_aborted".*"cause":"process_restart"/);
+    const bText = await Deno.readTextFile(
+      w.layout.transcriptPath(FIXTURE_OWNER.parentProjectPath, "agent-b"),
+    );
+    assert.match(bText.trimEnd().split("\n").at(-1)!, /"type":"turn_completed"/);
+    // The background orphan's notice is in its parent's inbox.
+    const inbox = new Inbox({
+      fs: w.ports.fs,
+      clock: w.clock,
+      path: w.layout.inboxPath(FIXTURE_OWNER.parentProjectPath, FIXTURE_OWNER.parentSessionId),
+    });
+    assert.deepEqual((await inbox.pending()).map((e) => e.inboxId), [
+      "background-subagent-completion:agent-e",
+    ]);
+    // Idempotence: a second pass (later) changes no byte anywhere.
+    const before = await snapshot(w.root);
+    w.clock.advance(60_000);
+    const again = await reconcile(deps, () => true);
+    assert.deepEqual(again.recovered, []);
+    assert.deepEqual(await snapshot(w.root), before);
+  } finally {
+    await Deno.remove(w.root, { recursive: true });
+  }
+});
+
+Deno.test("reconcile: an orphan whose lease a live process holds is skipped", async () => {
+  const w = await world();
+  try {
+    await w.store.create(sidecarFixture("agent-x", { processId: DEAD, processIdentity: IDENTITY }));
+    const other = new FakeProcess({ pid: LIVE });
+    other.spawnFake(LIVE, IDENTITY);
+    const lease = await acquireLease({ fs: w.ports.fs, process: other, clock: w.clock, layout: w.layout }, {
+      projectPath: FIXTURE_OWNER.parentProjectPath,
+      sessionId: "agent-x",
+    });
+    const report = await reconcile({ ports: w.ports, store: w.store, layout: w.layout }, () => true);
+    assert.deepEqual(report.skipped, [{ id: "agent-x", reason: `its session is in use by process ${LIVE}` }]);
+    await lease.release();
+  } finally {
+    await Deno.remove(w.root, { recursive: true });
+  }
+});
+
+Deno.test("ownerTree: children, grandchildren, same folder only", () => {
+  const r = (id: string, parent: string, path = FIXTURE_OWNER.parentProjectPath) =>
+    sidecarFixture(id, { parentSessionId: parent, parentProjectPath: path });
+  const records = [
+    r("agent-1", "session-s"),
+    r("agent-2", "agent-1"),
+    r("agent-3", "agent-2"),
+    r("agent-4", "session-t"),
+    r("agent-5", "session-s", "/other"),
+  ];
+  assert.deepEqual([...ownerTree(records, "session-s", FIXTURE_OWNER.parentProjectPath)].sort(), [
+    "agent-1",
+    "agent-2",
+    "agent-3",
+  ]);
+});

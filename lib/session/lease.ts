@@ -1,0 +1,205 @@
+// Owns session leases (docs/guides/subagents.md, "Leases"): one exclusive lease file per running
+// session, `projects/<escaped project>/.locks/<sha256(session id)>.lock` (0600), holding the PID and
+// process identity of whoever runs the session — a top-level `blade -p`, or the process running a
+// child. A lease of a dead or reused PID is taken over; a live holder means hands off. Every
+// check-and-write runs under one flock per project (`.locks/.guard`), so two processes never both win.
+// Does not decide what to do with a busy session (callers do) and does not touch sidecars.
+
+import type { Fs } from "../sys/fs.ts";
+import type { Process, ProcessIdentity } from "../sys/process.ts";
+import type { Clock } from "../sys/clock.ts";
+import type { StorageLayout } from "../config/storage.ts";
+import { BladeError } from "../errors.ts";
+import { type OwnerLiveness, ownerLiveness } from "../store/liveness.ts";
+
+/** What a lease file holds. */
+export interface LeaseHolder {
+  sessionId: string;
+  pid: number;
+  identity?: ProcessIdentity;
+  acquiredAt: number;
+}
+
+export type LeaseFile =
+  | { kind: "absent" }
+  | { kind: "corrupt"; reason: string }
+  | { kind: "held"; holder: LeaseHolder };
+
+export type LeaseVerdict =
+  | { take: true; takeover: "none" | "stale" | "corrupt" }
+  | { take: false; holder: LeaseHolder };
+
+/**
+ * Pure: may `self` take the lease given what the file says and how the holder's process looks?
+ * A holder that is alive — or whose PID answers without a fingerprint to check it ("unknown") — keeps
+ * it, even when it is this very process (one session is never run twice, not even by one process).
+ */
+export function leaseVerdict(file: LeaseFile, holderLiveness: OwnerLiveness): LeaseVerdict {
+  switch (file.kind) {
+    case "absent":
+      return { take: true, takeover: "none" };
+    case "corrupt":
+      return { take: true, takeover: "corrupt" };
+    case "held":
+      return holderLiveness === "dead"
+        ? { take: true, takeover: "stale" }
+        : { take: false, holder: file.holder };
+    default: {
+      const never: never = file;
+      return never;
+    }
+  }
+}
+
+/** Pure: the lease file's text → what it says. Never throws. */
+export function parseLeaseFile(text: string | null): LeaseFile {
+  if (text === null) return { kind: "absent" };
+  let v: unknown;
+  try {
+    v = JSON.parse(text);
+  } catch {
+    return { kind: "corrupt", reason: "not JSON" };
+  }
+  const o = v as Partial<LeaseHolder> | null;
+  if (
+    typeof o !== "object" || o === null || typeof o.sessionId !== "string" ||
+    typeof o.pid !== "number" || !Number.isInteger(o.pid) || o.pid <= 0 || typeof o.acquiredAt !== "number"
+  ) {
+    return { kind: "corrupt", reason: "missing or wrong fields" };
+  }
+  const id = o.identity;
+  const identity = typeof id === "object" && id !== null && typeof id.fingerprint === "string" &&
+      typeof id.platform === "string"
+    ? { identity: { platform: id.platform, fingerprint: id.fingerprint } }
+    : {};
+  return {
+    kind: "held",
+    holder: { sessionId: o.sessionId, pid: o.pid, acquiredAt: o.acquiredAt, ...identity },
+  };
+}
+
+export interface LeaseDeps {
+  fs: Fs;
+  process: Process;
+  clock: Clock;
+  layout: StorageLayout;
+}
+
+export async function leasePath(
+  layout: StorageLayout,
+  projectPath: string,
+  sessionId: string,
+): Promise<string> {
+  const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", new TextEncoder().encode(sessionId)));
+  const hex = Array.from(digest, (b) => b.toString(16).padStart(2, "0")).join("");
+  return `${layout.locksDir(projectPath)}/${hex}.lock`;
+}
+
+/** A held lease; `await using` releases it (only if the file still names this holder). */
+export class SessionLease implements AsyncDisposable {
+  readonly path: string;
+  readonly holder: LeaseHolder;
+  /** "stale" / "corrupt" when a leftover lease was taken over. */
+  readonly takeover: "none" | "stale" | "corrupt";
+  #deps: LeaseDeps;
+  #released = false;
+
+  constructor(deps: LeaseDeps, path: string, holder: LeaseHolder, takeover: SessionLease["takeover"]) {
+    this.#deps = deps;
+    this.path = path;
+    this.holder = holder;
+    this.takeover = takeover;
+  }
+
+  async release(): Promise<void> {
+    if (this.#released) return;
+    this.#released = true;
+    const { fs } = this.#deps;
+    await underGuard(fs, this.path, async () => {
+      const now = parseLeaseFile(await readOrNull(fs, this.path));
+      if (
+        now.kind === "held" && now.holder.pid === this.holder.pid &&
+        now.holder.acquiredAt === this.holder.acquiredAt
+      ) {
+        await fs.remove(this.path).catch(() => {});
+      }
+    });
+  }
+
+  [Symbol.asyncDispose](): Promise<void> {
+    return this.release();
+  }
+}
+
+/** The lease of `sessionId`, or `{busy}` naming the live process that holds it (it is left alone). */
+export async function tryAcquireLease(
+  deps: LeaseDeps,
+  o: { projectPath: string; sessionId: string },
+): Promise<SessionLease | { busy: LeaseHolder }> {
+  const { fs, process, clock } = deps;
+  const path = await leasePath(deps.layout, o.projectPath, o.sessionId);
+  const pid = process.pid();
+  const identity = await ownIdentity(process);
+  return await underGuard(fs, path, async () => {
+    const file = parseLeaseFile(await readOrNull(fs, path));
+    const liveness = file.kind === "held"
+      ? await ownerLiveness(process, {
+        processId: file.holder.pid,
+        ...(file.holder.identity === undefined ? {} : { processIdentity: file.holder.identity }),
+      })
+      : "unknown";
+    const verdict = leaseVerdict(file, liveness);
+    if (!verdict.take) return { busy: verdict.holder };
+    const holder: LeaseHolder = {
+      sessionId: o.sessionId,
+      pid,
+      ...(identity === null ? {} : { identity }),
+      acquiredAt: clock.now(),
+    };
+    // Not fsynced on purpose: a lease only excludes live processes, and every read and write of it
+    // happens under the guard lock, so no reader sees half a file; after a crash its holder is dead.
+    await fs.writeText(path, JSON.stringify(holder) + "\n", { mode: 0o600 });
+    return new SessionLease(deps, path, holder, verdict.takeover);
+  });
+}
+
+/** The lease of `sessionId`; BladeError `session_in_use` when a live process holds it. */
+export async function acquireLease(
+  deps: LeaseDeps,
+  o: { projectPath: string; sessionId: string },
+): Promise<SessionLease> {
+  const got = await tryAcquireLease(deps, o);
+  if (got instanceof SessionLease) return got;
+  throw sessionInUse(o.sessionId, got.busy);
+}
+
+export function sessionInUse(sessionId: string, holder: LeaseHolder): BladeError {
+  return new BladeError("session_in_use", `session ${sessionId} is in use by process ${holder.pid}`, {
+    hint:
+      `Wait for that process to finish (or stop it), then try again; a dead process's lease is taken over.`,
+  });
+}
+
+const own = new WeakMap<Process, Promise<ProcessIdentity | null>>();
+
+/** This process's identity, read once per Process port (a start time never changes). */
+function ownIdentity(process: Process): Promise<ProcessIdentity | null> {
+  let got = own.get(process);
+  if (got === undefined) own.set(process, got = process.identity(process.pid()));
+  return got;
+}
+
+async function underGuard<T>(fs: Fs, leaseFile: string, fn: () => Promise<T>): Promise<T> {
+  const dir = leaseFile.slice(0, leaseFile.lastIndexOf("/"));
+  await fs.ensureDir(dir);
+  return await fs.withLockedFile(`${dir}/.guard`, fn);
+}
+
+async function readOrNull(fs: Fs, path: string): Promise<string | null> {
+  try {
+    return await fs.readText(path);
+  } catch (e) {
+    if (e instanceof Deno.errors.NotFound) return null;
+    throw e;
+  }
+}

@@ -1,0 +1,136 @@
+import assert from "node:assert/strict";
+import {
+  acquireLease,
+  leasePath,
+  leaseVerdict,
+  parseLeaseFile,
+  SessionLease,
+  tryAcquireLease,
+} from "./lease.ts";
+import { FakeClock, FakeProcess } from "../testing/fakes.ts";
+import { realFs } from "../sys/fs.ts";
+import { storageLayout } from "../config/storage.ts";
+import { BladeError } from "../errors.ts";
+
+const HOLDER = { sessionId: "s", pid: 7, acquiredAt: 1 };
+
+Deno.test("leaseVerdict: absent/corrupt/stale are taken, a live or unverifiable holder is not", () => {
+  assert.deepEqual(leaseVerdict({ kind: "absent" }, "unknown"), { take: true, takeover: "none" });
+  assert.deepEqual(leaseVerdict({ kind: "corrupt", reason: "x" }, "unknown"), {
+    take: true,
+    takeover: "corrupt",
+  });
+  assert.deepEqual(leaseVerdict({ kind: "held", holder: HOLDER }, "dead"), { take: true, takeover: "stale" });
+  assert.deepEqual(leaseVerdict({ kind: "held", holder: HOLDER }, "alive"), { take: false, holder: HOLDER });
+  assert.deepEqual(leaseVerdict({ kind: "held", holder: HOLDER }, "unknown"), {
+    take: false,
+    holder: HOLDER,
+  });
+});
+
+Deno.test("parseLeaseFile never throws", () => {
+  assert.deepEqual(parseLeaseFile(null), { kind: "absent" });
+  assert.equal(parseLeaseFile("{").kind, "corrupt");
+  assert.equal(parseLeaseFile("null").kind, "corrupt");
+  assert.equal(parseLeaseFile(JSON.stringify({ ...HOLDER, pid: -1 })).kind, "corrupt");
+  assert.deepEqual(parseLeaseFile(JSON.stringify(HOLDER)), { kind: "held", holder: HOLDER });
+});
+
+async function setup() {
+  const root = await Deno.makeTempDir({ prefix: "blade-lease-" });
+  const layout = storageLayout(root);
+  return { root, layout, fs: realFs(), clock: new FakeClock() };
+}
+
+Deno.test("a lease file is 0600 under .locks/<sha256(id)>.lock with PID and identity; release removes it", async () => {
+  const { root, layout, fs, clock } = await setup();
+  try {
+    const process = new FakeProcess({ pid: 4242 });
+    const path = await leasePath(layout, "/proj", "session-1");
+    assert.match(path, /\/projects\/-proj\/\.locks\/[0-9a-f]{64}\.lock$/);
+    {
+      await using lease = await acquireLease({ fs, process, clock, layout }, {
+        projectPath: "/proj",
+        sessionId: "session-1",
+      });
+      assert.equal(lease.path, path);
+      const held = JSON.parse(await Deno.readTextFile(path));
+      assert.deepEqual(held, {
+        sessionId: "session-1",
+        pid: 4242,
+        identity: { platform: "linux", fingerprint: "f".repeat(64) },
+        acquiredAt: clock.now(),
+      });
+      assert.equal((await Deno.stat(path)).mode! & 0o777, 0o600);
+    }
+    assert.equal(await fs.stat(path), null);
+  } finally {
+    await Deno.remove(root, { recursive: true });
+  }
+});
+
+Deno.test("a live holder means hands off with a clear error; a dead or reused PID is taken over", async () => {
+  const { root, layout, fs, clock } = await setup();
+  try {
+    const other = new FakeProcess({ pid: 100 });
+    other.spawnFake(200, { platform: "linux", fingerprint: "b".repeat(64) });
+    const me = new FakeProcess({ pid: 200 });
+    me.spawnFake(100, { platform: "linux", fingerprint: "f".repeat(64) });
+    const held = await acquireLease({ fs, process: other, clock, layout }, {
+      projectPath: "/p",
+      sessionId: "s1",
+    });
+    await assert.rejects(
+      acquireLease({ fs, process: me, clock, layout }, { projectPath: "/p", sessionId: "s1" }),
+      (e: unknown) =>
+        e instanceof BladeError && e.code === "session_in_use" &&
+        e.message === "session s1 is in use by process 100",
+    );
+    // The same process does not run one session twice either.
+    const again = await tryAcquireLease({ fs, process: other, clock, layout }, {
+      projectPath: "/p",
+      sessionId: "s1",
+    });
+    assert.ok(!(again instanceof SessionLease));
+    // PID reuse: 100 now answers with another start time → the lease is stale.
+    me.spawnFake(100, { platform: "linux", fingerprint: "c".repeat(64) });
+    const taken = await acquireLease({ fs, process: me, clock, layout }, {
+      projectPath: "/p",
+      sessionId: "s1",
+    });
+    assert.equal(taken.takeover, "stale");
+    // The old holder's release does not remove the new holder's lease.
+    await held.release();
+    assert.ok(await fs.stat(taken.path) !== null);
+    await taken.release();
+    // A dead PID: taken over too.
+    const dead = await acquireLease({ fs, process: other, clock, layout }, {
+      projectPath: "/p",
+      sessionId: "s2",
+    });
+    me.exitFake(100);
+    const t2 = await acquireLease({ fs, process: me, clock, layout }, { projectPath: "/p", sessionId: "s2" });
+    assert.equal(t2.takeover, "stale");
+    await t2.release();
+    void dead;
+  } finally {
+    await Deno.remove(root, { recursive: true });
+  }
+});
+
+Deno.test("a corrupt lease file is taken over", async () => {
+  const { root, layout, fs, clock } = await setup();
+  try {
+    const path = await leasePath(layout, "/p", "s");
+    await fs.ensureDir(layout.locksDir("/p"));
+    await Deno.writeTextFile(path, "{torn");
+    const lease = await acquireLease({ fs, process: new FakeProcess(), clock, layout }, {
+      projectPath: "/p",
+      sessionId: "s",
+    });
+    assert.equal(lease.takeover, "corrupt");
+    await lease.release();
+  } finally {
+    await Deno.remove(root, { recursive: true });
+  }
+});
