@@ -35,7 +35,7 @@ export interface OrphanSelection {
   kept: { id: string; reason: KeepReason }[];
 }
 
-/** Which records are orphans (SPEC of recovery: dead or reused PID now; PID-less after 30 min). */
+/** Which records are orphans (dead or reused PID now; PID-less or unverifiable after 30 minutes idle). */
 export function selectOrphans(
   records: readonly SidecarRecord[],
   now: number,

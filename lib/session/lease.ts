@@ -10,7 +10,9 @@ import type { Process, ProcessIdentity } from "../sys/process.ts";
 import type { Clock } from "../sys/clock.ts";
 import type { StorageLayout } from "../config/storage.ts";
 import { BladeError } from "../errors.ts";
-import { type OwnerLiveness, ownerLiveness } from "../store/liveness.ts";
+
+/** How the holder's process looks: "unknown" = its PID answers but there is no fingerprint to check. */
+export type HolderLiveness = "alive" | "dead" | "unknown";
 
 /** What a lease file holds. */
 export interface LeaseHolder {
@@ -34,7 +36,7 @@ export type LeaseVerdict =
  * A holder that is alive — or whose PID answers without a fingerprint to check it ("unknown") — keeps
  * it, even when it is this very process (one session is never run twice, not even by one process).
  */
-export function leaseVerdict(file: LeaseFile, holderLiveness: OwnerLiveness): LeaseVerdict {
+export function leaseVerdict(file: LeaseFile, holderLiveness: HolderLiveness): LeaseVerdict {
   switch (file.kind) {
     case "absent":
       return { take: true, takeover: "none" };
@@ -142,12 +144,7 @@ export async function tryAcquireLease(
   const identity = await ownIdentity(process);
   return await underGuard(fs, path, async () => {
     const file = parseLeaseFile(await readOrNull(fs, path));
-    const liveness = file.kind === "held"
-      ? await ownerLiveness(process, {
-        processId: file.holder.pid,
-        ...(file.holder.identity === undefined ? {} : { processIdentity: file.holder.identity }),
-      })
-      : "unknown";
+    const liveness = file.kind === "held" ? await holderLiveness(process, file.holder) : "unknown";
     const verdict = leaseVerdict(file, liveness);
     if (!verdict.take) return { busy: verdict.holder };
     const holder: LeaseHolder = {
@@ -195,11 +192,14 @@ async function underGuard<T>(fs: Fs, leaseFile: string, fn: () => Promise<T>): P
   return await fs.withLockedFile(`${dir}/.guard`, fn);
 }
 
+/** Alive only if the PID answers with the recorded fingerprint; a reused PID is dead. */
+async function holderLiveness(process: Process, holder: LeaseHolder): Promise<HolderLiveness> {
+  if (holder.identity === undefined) return await process.isAlive(holder.pid) ? "unknown" : "dead";
+  return await process.isAlive(holder.pid, holder.identity) ? "alive" : "dead";
+}
+
+/** The file's text, or null when there is none (callers hold the guard lock, so no race). */
 async function readOrNull(fs: Fs, path: string): Promise<string | null> {
-  try {
-    return await fs.readText(path);
-  } catch (e) {
-    if (e instanceof Deno.errors.NotFound) return null;
-    throw e;
-  }
+  if ((await fs.stat(path)) === null) return null;
+  return await fs.readText(path);
 }
