@@ -37,11 +37,6 @@ export const LAYER_RULES: LayerRules = {
     },
     {
       rule: "file-cycle",
-      key: "lib/cli/commands.ts lib/cli/demo_cmd.ts lib/cli/main.ts lib/cli/run_cmd.ts lib/cli/trust_cmd.ts",
-      reason: "TODO(#10 item 5): parseOrUsage/RUN_OPTIONS move to cli/args.ts",
-    },
-    {
-      rule: "file-cycle",
       key: "lib/executor/loop.ts lib/executor/settle.ts",
       reason: "TODO(#10 item 6): Delivery/PendingWork move to protocol/",
     },

@@ -1,21 +1,14 @@
-// Owns `blade agents list|show|validate|create` (SPEC §1, §4): parses the command line, asks the
+// Owns `blade agents list|show|validate|create`: parses the command line, asks the
 // registry, prints through Io. Usage mistakes and failures are thrown as BladeError for the caller to
 // render; normal outcomes return the exit code. Does not define how agents load (registry/ does).
 
-import { join, resolve } from "node:path";
+import { resolve } from "node:path";
 import { parseArgs, type ParseArgsConfig } from "node:util";
-import { BladeError, usageError } from "../errors.ts";
+import { usageError } from "../errors.ts";
 import { countDiagnostics, type Diagnostic } from "../registry/diagnostic.ts";
 import { agentSourceDirs } from "../registry/discover.ts";
 import { listAgentFiles, loadAgentFile, loadAgents, type LoadedAgents } from "../registry/load.ts";
-import {
-  isReservedAgentName,
-  reservedNameMessage,
-  splitNameList,
-  strictNameProblem,
-} from "../registry/names.ts";
-import { parseAgentFile } from "../registry/parse.ts";
-import { defaultAgentPrompt, renderAgentFile } from "../registry/render.ts";
+import { createAgentFile } from "../registry/create.ts";
 import { AGENT_SOURCES, type AgentSource } from "../registry/schema.ts";
 import { RegistrySnapshot } from "../registry/snapshot.ts";
 import type { Ports } from "../sys/mod.ts";
@@ -29,6 +22,8 @@ import {
   renderAgentList,
 } from "./agents_render.ts";
 import type { Io } from "./io.ts";
+import { globalOptions } from "./args.ts";
+import { createApp } from "../app.ts";
 
 export interface AgentsCommandDeps {
   ports: Ports;
@@ -114,6 +109,23 @@ function parse<O extends Options>(command: string, args: string[], options: O) {
     const message = e instanceof Error ? e.message.split(". ")[0] ?? e.message : String(e);
     throw usageError(message, `Run \`blade agents ${command} --help\` to see its options`);
   }
+}
+
+/** `blade agents …` from the command line: global options, then the app for this folder. */
+export async function runAgents(argv: string[], ports: Ports, io: Io): Promise<number> {
+  const g = globalOptions(argv);
+  const app = await createApp(ports, {
+    ...(g.trustWorkspace ? { trustWorkspace: true } : {}),
+  });
+  return await runAgentsCommand(g.rest, {
+    ports,
+    io,
+    workspace: app.workspace,
+    trusted: app.trust.trusted,
+    home: ports.env.home(),
+    storageRoot: app.layout.root,
+    ...(g.agentsJson === undefined ? {} : { agentsJson: g.agentsJson }),
+  });
 }
 
 export async function runAgentsCommand(argv: string[], deps: AgentsCommandDeps): Promise<number> {
@@ -308,64 +320,18 @@ async function createCommand(args: string[], deps: AgentsCommandDeps): Promise<n
     throw usageError("Missing agent name", "Usage: blade agents create <name> --description <text>");
   }
   noExtraArgs("create", extra);
-  const nameProblem = strictNameProblem(name);
-  if (nameProblem !== undefined) {
-    throw usageError(`Invalid agent name "${name}": ${nameProblem}`, 'Use a name such as "code-reviewer"');
-  }
-  if (isReservedAgentName(name)) {
-    throw new BladeError("agent_reserved", reservedNameMessage(name), {
-      exitCode: 2,
-      hint: "Choose another name; the built-in verification agents cannot be replaced",
-    });
-  }
-  const description = values.description?.trim();
-  if (description === undefined || description === "") {
-    throw usageError(
-      "Missing --description",
-      'Say when the parent should use this agent, e.g. --description "Reviews diffs for security problems"',
-    );
-  }
   if (values.project === true && values.user === true) {
     throw usageError("Use either --project or --user, not both");
   }
-  if (values.model !== undefined && values.model.trim() === "") throw usageError("--model must not be empty");
-  const project = values.project === true;
-  if (project && !deps.trusted) {
-    throw new BladeError(
-      "workspace_untrusted",
-      `Cannot create a project agent: ${deps.workspace} is not trusted`,
-      {
-        hint: "Run `blade trust` to trust this workspace, or use --user to create a user agent",
-      },
-    );
-  }
-  const source: AgentSource = project ? "project" : "user";
-  const path = join(
-    project ? join(deps.workspace, ".blade", "agents") : join(deps.storageRoot, "agents"),
-    `${name}.md`,
-  );
-  const text = renderAgentFile({
+  const { source, path, overwritten: existed } = await createAgentFile(deps.ports.fs, {
     name,
-    description,
-    tools: values.tools === undefined ? undefined : splitNameList(values.tools),
-    model: values.model?.trim(),
-    prompt: values.prompt?.trim() || defaultAgentPrompt(name, description),
-  });
-  const problem = (await parseAgentFile(text, { path, source })).diagnostics.find((d) =>
-    d.severity === "error"
-  );
-  if (problem !== undefined) {
-    throw usageError(`Cannot create agent "${name}": ${problem.message}`, problem.hint);
-  }
-
-  const fs = deps.ports.fs;
-  const existed = (await fs.lstat(path)) !== null;
-  if (existed && values.force !== true) {
-    throw new BladeError("agent_exists", `Agent file already exists: ${path}`, {
-      hint: "Pass --force to overwrite it, or choose another name",
-    });
-  }
-  await fs.writeAtomic(path, text, { mode: 0o600 });
+    description: values.description,
+    tools: values.tools,
+    model: values.model,
+    prompt: values.prompt,
+    project: values.project === true,
+    force: values.force === true,
+  }, { workspace: deps.workspace, trusted: deps.trusted, storageRoot: deps.storageRoot });
 
   if (values.json === true) {
     printJson(deps.io, { name, source, path, overwritten: existed });

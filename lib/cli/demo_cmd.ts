@@ -5,7 +5,7 @@ import { parseArgs } from "node:util";
 import type { Ports } from "../sys/mod.ts";
 import { createApp } from "../app.ts";
 import type { Io } from "./io.ts";
-import { parseOrUsage } from "./main.ts";
+import { parseOrUsage } from "./args.ts";
 import { runMainSession } from "../executor/main_runner.ts";
 import { sessionSubagents } from "./subagent_wiring.ts";
 import { countSubagents, emptySubagentStats, textRenderer } from "./print_render.ts";

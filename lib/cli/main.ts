@@ -3,7 +3,8 @@
 
 import { parseArgs } from "node:util";
 import type { Ports } from "../sys/mod.ts";
-import { BladeError, usageError } from "../errors.ts";
+import { usageError } from "../errors.ts";
+import { parseOrUsage, RUN_OPTIONS } from "./args.ts";
 import { VERSION } from "../version.ts";
 import type { Io } from "./io.ts";
 import { reportError } from "./report_error.ts";
@@ -43,43 +44,6 @@ Exit codes: 0 success, 1 failure, 2 usage error, 130 interrupted.
 Environment: ANTHROPIC_API_KEY, ANTHROPIC_BASE_URL, OPENAI_API_KEY, OPENAI_BASE_URL, BLADE_STORAGE_ROOT.
 `;
 
-/** Options every agent-running command shares (-p and run). */
-export const RUN_OPTIONS = {
-  print: { type: "boolean", short: "p" },
-  "output-format": { type: "string" },
-  model: { type: "string" },
-  provider: { type: "string" },
-  script: { type: "string" },
-  "permission-mode": { type: "string" },
-  permissionMode: { type: "string" },
-  "allowed-tools": { type: "string", multiple: true },
-  allowedTools: { type: "string", multiple: true },
-  "disallowed-tools": { type: "string", multiple: true },
-  disallowedTools: { type: "string", multiple: true },
-  "system-prompt": { type: "string" },
-  "append-system-prompt": { type: "string" },
-  "max-turns": { type: "string" },
-  continue: { type: "boolean", short: "c" },
-  resume: { type: "string", short: "r" },
-  agents: { type: "string" },
-  "trust-workspace": { type: "boolean" },
-  "background-wait": { type: "string" },
-  background: { type: "boolean" },
-  debug: { type: "boolean" },
-  help: { type: "boolean", short: "h" },
-  version: { type: "boolean", short: "v" },
-} as const;
-
-export function parseOrUsage<T>(fn: () => T, help: string): T {
-  try {
-    return fn();
-  } catch (e) {
-    if (e instanceof BladeError) throw e;
-    const message = e instanceof Error ? e.message.replace(/\. To specify a positional.*$/s, ".") : String(e);
-    throw usageError(message, `See \`${help} --help\`.`);
-  }
-}
-
 export async function runCli(argv: string[], ports: Ports, io: Io): Promise<number> {
   const wantsJson = argv.includes("--json") ||
     argv.some((a, i) => (a === "--output-format" && argv[i + 1] === "json") || a === "--output-format=json");
@@ -87,11 +51,11 @@ export async function runCli(argv: string[], ports: Ports, io: Io): Promise<numb
     const first = argv[0];
     switch (first) {
       case "agents": {
-        const { runAgents } = await import("./commands.ts");
+        const { runAgents } = await import("./agents_cmd.ts");
         return await runAgents(argv.slice(1), ports, io);
       }
       case "tasks": {
-        const { runTasks } = await import("./commands.ts");
+        const { runTasks } = await import("./tasks_cmd.ts");
         return await runTasks(argv.slice(1), ports, io);
       }
       case "trust": {

@@ -6,7 +6,7 @@ import type { Ports } from "../sys/mod.ts";
 import { BladeError, usageError } from "../errors.ts";
 import { createApp } from "../app.ts";
 import type { Io } from "./io.ts";
-import { parseOrUsage, RUN_OPTIONS } from "./main.ts";
+import { parseOrUsage, RUN_OPTIONS } from "./args.ts";
 import { appFlagsOf, interruptController, listFlag, outputFormatOf, printSink } from "./print_cmd.ts";
 import { readStdin } from "../sys/signals.ts";
 import { closeSubagents, subagentEnv } from "./subagent_wiring.ts";

@@ -7,7 +7,7 @@ import { BladeError } from "../errors.ts";
 import { resolveStorageRoot, storageLayout } from "../config/storage.ts";
 import { decideTrust, readTrust, setTrust } from "../permissions/trust.ts";
 import type { Io } from "./io.ts";
-import { parseOrUsage } from "./main.ts";
+import { parseOrUsage } from "./args.ts";
 
 const HELP = `Usage: blade trust [path] [--revoke | --status] [--json]
 

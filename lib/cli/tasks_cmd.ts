@@ -1,0 +1,111 @@
+// Owns `blade tasks list|output|wait|cancel|clean`: parses the command line, asks TaskAdmin
+// (lib/manager/task_admin.ts) about the runs of this folder (`--all`: every folder of this user), and
+// prints through tasks_render.ts or as the public projection with `--json`.
+
+import { parseArgs } from "node:util";
+import type { Ports } from "../sys/mod.ts";
+import { BladeError, usageError } from "../errors.ts";
+import { createApp } from "../app.ts";
+import type { Io } from "./io.ts";
+import { parseAge, parseOrUsage } from "./args.ts";
+import { FileSidecarStore } from "../store/file_store.ts";
+import { publicProjection } from "../store/projection.ts";
+import { TaskAdmin } from "../manager/task_admin.ts";
+import {
+  renderCancel,
+  renderClean,
+  renderTaskList,
+  renderTaskOutput,
+  renderWaitLine,
+} from "./tasks_render.ts";
+
+const TASKS_HELP = `Usage: blade tasks <command> [options]
+
+Subagent runs started from this folder (each run's durable record, its sidecar).
+
+  list [--json] [--all]            runs of this folder (--all: every folder), newest first
+  output <id> [--json] [--wait] [--timeout <sec>]   a run's status and final result
+  wait <id>… [--timeout <sec>]     wait until the runs end; exit 0 only if all completed
+  cancel <id>…                     stop running runs (status cancelled; their processes are killed)
+  clean [--older-than 7d] [--json] remove finished runs older than the age (default 7 days)
+`;
+
+export async function runTasks(argv: string[], ports: Ports, io: Io): Promise<number> {
+  const { values, positionals } = parseOrUsage(() =>
+    parseArgs({
+      args: argv,
+      options: {
+        json: { type: "boolean" },
+        all: { type: "boolean" },
+        wait: { type: "boolean" },
+        timeout: { type: "string" },
+        "older-than": { type: "string" },
+        help: { type: "boolean", short: "h" },
+      },
+      allowPositionals: true,
+      strict: true,
+    }), "blade tasks");
+  const [command, ...ids] = positionals;
+  if (values.help === true || command === undefined) {
+    io.out(TASKS_HELP);
+    return command === undefined && values.help !== true ? 2 : 0;
+  }
+  const app = await createApp(ports, {});
+  const store = new FileSidecarStore({ fs: ports.fs, clock: ports.clock, storageRoot: app.layout.root });
+  const admin = new TaskAdmin({
+    store,
+    clock: ports.clock,
+    process: ports.process,
+    workspace: app.workspace,
+    all: values.all === true,
+  });
+  // `--timeout 0` looks once; no --timeout waits as long as the run takes.
+  const timeoutMs = values.timeout === undefined
+    ? undefined
+    : parseAge(/^\d+$/.test(values.timeout) ? `${values.timeout}s` : values.timeout);
+  const json = (value: unknown, pretty = true) => io.out(JSON.stringify(value, null, pretty ? 2 : 0) + "\n");
+  switch (command) {
+    case "list": {
+      const mine = await admin.list();
+      if (values.json === true) json(mine.map(publicProjection));
+      else io.out(renderTaskList(mine, ports.clock.now()));
+      return 0;
+    }
+    case "output": {
+      if (ids.length !== 1) throw usageError("blade tasks output takes one task id.");
+      const record = values.wait === true ? await admin.wait(ids[0]!, timeoutMs) : await admin.find(ids[0]!);
+      if (values.json === true) json(publicProjection(record));
+      else io.out(renderTaskOutput(record));
+      return 0;
+    }
+    case "wait": {
+      if (ids.length === 0) throw usageError("blade tasks wait needs at least one task id.");
+      let allOk = true;
+      for (const id of ids) {
+        const r = await admin.wait(id, timeoutMs);
+        io.out(renderWaitLine(r));
+        if (r.status !== "completed") allOk = false;
+      }
+      return allOk ? 0 : 1;
+    }
+    case "clean": {
+      const olderThan = values["older-than"] ?? "7d";
+      const removed = await admin.clean(parseAge(olderThan));
+      if (values.json === true) json({ removed }, false);
+      else io.out(renderClean(removed, olderThan));
+      return 0;
+    }
+    case "cancel": {
+      if (ids.length === 0) throw usageError("blade tasks cancel needs at least one task id.");
+      for (const id of ids) io.out(renderCancel(await admin.cancel(id)));
+      return 0;
+    }
+    case "resume":
+      throw new BladeError("not_available", `blade tasks ${command} is not available in this version yet.`, {
+        hint:
+          "Resuming a finished run with its lineage is not built yet; start a new run with `blade run <agent>`.",
+      });
+    default:
+      throw usageError(`Unknown tasks command "${command}".`, "See `blade tasks --help`.");
+  }
+}

@@ -1,0 +1,67 @@
+// Owns how `blade tasks …` shows child runs as text: the status labels, the one-line listing, a run's
+// output, wait/cancel/clean lines, and ages such as `5m`. Pure functions from records to text; the
+// decisions (which runs, what cancel did) come from lib/manager/task_admin.ts. `--json` output is the
+// public projection (lib/store/projection.ts), not built here.
+
+import type { CancelOutcome } from "../manager/task_admin.ts";
+import type { SidecarRecord } from "../store/schema.ts";
+
+const LABELS: Record<SidecarRecord["status"], string> = {
+  running: "RUNNING",
+  completed: "OK",
+  failed: "FAIL",
+  cancelled: "STOPPED",
+};
+
+export function statusLabel(status: SidecarRecord["status"]): string {
+  return LABELS[status];
+}
+
+/** A duration as its largest whole unit: `42s`, `5m`, `3h`, `2d`. */
+export function formatAge(ms: number): string {
+  const s = Math.max(0, Math.round(ms / 1000));
+  if (s < 60) return `${s}s`;
+  if (s < 3600) return `${Math.floor(s / 60)}m`;
+  if (s < 86400) return `${Math.floor(s / 3600)}h`;
+  return `${Math.floor(s / 86400)}d`;
+}
+
+/** One line per run: label, id, type, age, description, `[bg]`, and the resume lineage. */
+export function renderTaskList(records: readonly SidecarRecord[], now: number): string {
+  if (records.length === 0) return "No subagent runs in this folder yet.\n";
+  return records.map((r) => {
+    const lineage = r.resumedFrom === undefined ? "" : `  ← ${r.resumedFrom} (depth ${r.resumeDepth})`;
+    const label = r.status === "running" && r.queuedAt !== undefined ? "QUEUED" : LABELS[r.status];
+    return `${label.padEnd(8)} ${r.id}  ${r.subagentType.padEnd(16)} ${
+      formatAge(now - r.createdAt).padStart(4)
+    }  ${r.description}${r.background ? "  [bg]" : ""}${lineage}\n`;
+  }).join("");
+}
+
+/** A heading line, then the final answer, the error, or "(still running)". */
+export function renderTaskOutput(record: SidecarRecord): string {
+  const head = `${LABELS[record.status]} ${record.id} (${record.subagentType}): ${record.description}\n\n`;
+  const text = record.status === "running"
+    ? "(still running)"
+    : record.result.success
+    ? record.result.message
+    : `Error: ${record.result.error ?? "unknown"}\n${record.result.message}`;
+  return head + text.trim() + "\n";
+}
+
+export function renderWaitLine(record: SidecarRecord): string {
+  return `${LABELS[record.status].padEnd(8)} ${record.id}\n`;
+}
+
+export function renderCancel(outcome: CancelOutcome): string {
+  if (outcome.kind === "not_running") {
+    return `${outcome.id} is not running (${LABELS[outcome.status]}); nothing to cancel.\n`;
+  }
+  return outcome.pid !== undefined
+    ? `Cancelled ${outcome.id}; its process (pid ${outcome.pid}) stops it within a second.\n`
+    : `Cancelled ${outcome.id}; no live process was running it.\n`;
+}
+
+export function renderClean(removed: number, olderThan: string): string {
+  return `Removed ${removed} finished run${removed === 1 ? "" : "s"} older than ${olderThan}.\n`;
+}

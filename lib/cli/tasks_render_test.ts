@@ -1,0 +1,62 @@
+import assert from "node:assert/strict";
+import { FIXTURE_TIME, sidecarFixture } from "../testing/sidecar_fixtures.ts";
+import {
+  formatAge,
+  renderCancel,
+  renderClean,
+  renderTaskList,
+  renderTaskOutput,
+  renderWaitLine,
+} from "./tasks_render.ts";
+
+const MIN = 60_000;
+
+function runs() {
+  return [
+    sidecarFixture("agent-running", { description: "Survey the code", background: true }),
+    sidecarFixture("agent-queued", { description: "Wait for a slot", queuedAt: FIXTURE_TIME }),
+    sidecarFixture("agent-done", {
+      subagentType: "Explore",
+      status: "completed",
+      result: { success: true, message: "  Found 3 writers.\n" },
+      createdAt: FIXTURE_TIME - 90 * MIN,
+    }),
+    sidecarFixture("agent-failed", {
+      subagentType: "review",
+      status: "failed",
+      result: { success: false, message: "partial notes", error: "max_turns_exceeded" },
+      createdAt: FIXTURE_TIME - 3 * 24 * 60 * MIN,
+      resumedFrom: "agent-done",
+      resumeDepth: 1,
+      rootAgentId: "agent-done",
+    }),
+    sidecarFixture("agent-stopped", { status: "cancelled", createdAt: FIXTURE_TIME - 45_000 }),
+  ];
+}
+
+Deno.test("tasks list: label, id, type, age, description, [bg], lineage", async (t) => {
+  await t.assertSnapshot(renderTaskList(runs(), FIXTURE_TIME + 5_000));
+  assert.equal(renderTaskList([], FIXTURE_TIME), "No subagent runs in this folder yet.\n");
+});
+
+Deno.test("tasks output: heading then the answer, the error, or (still running)", async (t) => {
+  await t.assertSnapshot(runs().map(renderTaskOutput).join("---\n"));
+});
+
+Deno.test("tasks wait, cancel and clean lines", async (t) => {
+  await t.assertSnapshot([
+    ...runs().map(renderWaitLine),
+    renderCancel({ id: "agent-running", kind: "cancelled", pid: 4242 }),
+    renderCancel({ id: "agent-orphan", kind: "cancelled" }),
+    renderCancel({ id: "agent-done", kind: "not_running", status: "completed" }),
+    renderClean(1, "7d"),
+    renderClean(3, "12h"),
+  ].join(""));
+});
+
+Deno.test("formatAge: the largest whole unit, never negative", () => {
+  assert.deepEqual(
+    [-5, 0, 59_499, 60_000, 3_599_000, 3_600_000, 86_399_000, 86_400_000 * 9].map(formatAge),
+    ["0s", "0s", "59s", "1m", "59m", "1h", "23h", "9d"],
+  );
+});

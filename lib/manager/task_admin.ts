@@ -1,0 +1,105 @@
+// Owns what `blade tasks …` decides about child runs from outside any session: which runs a folder
+// sees (its own, or every owner with `all`), looking one up, waiting for runs owned by another process,
+// cancelling (the first terminal state wins; the owning process notices and stops the run), and cleaning
+// expired finished runs per owner. TaskControl (task_control.ts) is the in-session counterpart for the
+// TaskOutput/TaskStop tools. Does not parse arguments or print: lib/cli/tasks_cmd.ts does.
+
+import { BladeError } from "../errors.ts";
+import { validateSessionId } from "../protocol/ids.ts";
+import type { Clock } from "../sys/clock.ts";
+import type { Process } from "../sys/process.ts";
+import type { SidecarRecord, SidecarStatus } from "../store/schema.ts";
+import type { SidecarOwner, SidecarStore } from "../store/store.ts";
+import { pollWhileRunning } from "./ends_within.ts";
+
+export interface TaskAdminOptions {
+  store: SidecarStore;
+  clock: Clock;
+  process: Pick<Process, "isAlive">;
+  /** Canonical path of the working folder: only its runs are visible unless `all`. */
+  workspace: string;
+  /** See the runs of every folder of this user. */
+  all?: boolean;
+}
+
+/** What `cancel` did to one run. */
+export type CancelOutcome =
+  | { id: string; kind: "not_running"; status: SidecarStatus }
+  /** Marked cancelled; `pid` is the owning process when it is still alive (it stops the run). */
+  | { id: string; kind: "cancelled"; pid?: number };
+
+export const CANCELLED_BY_COMMAND = "Cancelled with blade tasks cancel.";
+
+export class TaskAdmin {
+  #o: TaskAdminOptions;
+
+  constructor(options: TaskAdminOptions) {
+    this.#o = options;
+  }
+
+  #visible(r: SidecarRecord): boolean {
+    return this.#o.all === true || r.parentProjectPath === this.#o.workspace;
+  }
+
+  /** The visible runs, most recently active first. */
+  async list(): Promise<SidecarRecord[]> {
+    const { records } = await this.#o.store.listAll();
+    return records.filter((r) => this.#visible(r));
+  }
+
+  /** One visible run; BladeError `task_not_found` when it is absent, unusable or another folder's. */
+  async find(id: string): Promise<SidecarRecord> {
+    validateSessionId(id);
+    const loaded = await this.#o.store.load(id);
+    if (loaded === null || !("record" in loaded) || !this.#visible(loaded.record)) {
+      throw new BladeError("task_not_found", `Unknown task ID: ${id}`, {
+        hint: "`blade tasks list` shows the runs of this folder (`--all` for every folder).",
+      });
+    }
+    return loaded.record;
+  }
+
+  /**
+   * The run once it has ended, or as it is when `timeoutMs` passes (0 = look once; undefined = wait as
+   * long as the run takes). The run belongs to another process, so its record is polled.
+   */
+  async wait(id: string, timeoutMs?: number): Promise<SidecarRecord> {
+    const first = await this.find(id);
+    if (timeoutMs === 0) return first;
+    return await pollWhileRunning(first, () => this.find(id), {
+      clock: this.#o.clock,
+      timeoutMs: timeoutMs ?? 0,
+    });
+  }
+
+  /**
+   * Marks a running run cancelled. The first terminal state wins, so the run's own ending can no longer
+   * rewrite it; the owning process sees the status and stops the run and its processes.
+   */
+  async cancel(id: string): Promise<CancelOutcome> {
+    const record = await this.find(id);
+    if (record.status !== "running") return { id, kind: "not_running", status: record.status };
+    await this.#o.store.markCompleted(id, {
+      status: "cancelled",
+      result: { success: false, message: record.result.message, error: CANCELLED_BY_COMMAND },
+      completedAt: this.#o.clock.now(),
+    });
+    const pid = record.processId;
+    const alive = pid !== undefined && await this.#o.process.isAlive(pid, record.processIdentity);
+    return alive ? { id, kind: "cancelled", pid } : { id, kind: "cancelled" };
+  }
+
+  /** Removes the finished runs older than `olderThanMs` of every visible owner; how many went. */
+  async clean(olderThanMs: number): Promise<number> {
+    const owners = new Map<string, SidecarOwner>();
+    for (const r of await this.list()) {
+      owners.set(`${r.parentSessionId}\0${r.parentProjectPath}`, {
+        parentSessionId: r.parentSessionId,
+        parentProjectPath: r.parentProjectPath,
+      });
+    }
+    let removed = 0;
+    for (const owner of owners.values()) removed += await this.#o.store.cleanupExpired(owner, olderThanMs);
+    return removed;
+  }
+}

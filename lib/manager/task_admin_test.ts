@@ -1,0 +1,97 @@
+import assert from "node:assert/strict";
+import { BladeError } from "../errors.ts";
+import { MemorySidecarStore } from "../store/memory_store.ts";
+import { FakeClock, FakeProcess } from "../testing/fakes.ts";
+import { FIXTURE_OWNER, FIXTURE_TIME, sidecarFixture } from "../testing/sidecar_fixtures.ts";
+import { CANCELLED_BY_COMMAND, TaskAdmin } from "./task_admin.ts";
+
+const HERE = FIXTURE_OWNER.parentProjectPath;
+const ELSEWHERE = "/home/dev/other";
+const DAY = 86_400_000;
+
+async function setup(options: { all?: boolean } = {}) {
+  const clock = new FakeClock(FIXTURE_TIME);
+  const store = new MemorySidecarStore({ clock });
+  const process = new FakeProcess();
+  const admin = new TaskAdmin({ store, clock, process, workspace: HERE, ...options });
+  await store.create(sidecarFixture("agent-mine"));
+  await store.create(sidecarFixture("agent-theirs", { parentProjectPath: ELSEWHERE }));
+  return { clock, store, process, admin };
+}
+
+Deno.test("list and find see this folder's runs only, unless all", async () => {
+  const { admin, store, clock, process } = await setup();
+  assert.deepEqual((await admin.list()).map((r) => r.id), ["agent-mine"]);
+  assert.equal((await admin.find("agent-mine")).id, "agent-mine");
+  await assert.rejects(
+    admin.find("agent-theirs"),
+    (e) => e instanceof BladeError && e.code === "task_not_found",
+  );
+  await assert.rejects(admin.find("agent-none"), /Unknown task ID: agent-none/);
+  await assert.rejects(admin.find("../x"), (e) => e instanceof BladeError && e.code === "invalid_session_id");
+  const all = new TaskAdmin({ store, clock, process, workspace: HERE, all: true });
+  assert.deepEqual((await all.list()).map((r) => r.id).sort(), ["agent-mine", "agent-theirs"]);
+});
+
+Deno.test("cancel marks a running run cancelled and says whether its owner process is alive", async () => {
+  const { admin, store, process } = await setup();
+  process.spawnFake(777, { platform: "linux", fingerprint: "a".repeat(64) });
+  await store.update("agent-mine", {
+    processId: 777,
+    processIdentity: { platform: "linux", fingerprint: "a".repeat(64) },
+  });
+  assert.deepEqual(await admin.cancel("agent-mine"), { id: "agent-mine", kind: "cancelled", pid: 777 });
+  const record = await admin.find("agent-mine");
+  assert.equal(record.status, "cancelled");
+  assert.deepEqual(record.result, { success: false, message: "", error: CANCELLED_BY_COMMAND });
+  assert.equal(record.completedAt, FIXTURE_TIME);
+  assert.deepEqual(await admin.cancel("agent-mine"), {
+    id: "agent-mine",
+    kind: "not_running",
+    status: "cancelled",
+  });
+});
+
+Deno.test("cancel of a run whose owner died (or whose PID was reused) reports no live process", async () => {
+  const { admin, store, process } = await setup();
+  process.spawnFake(778, { platform: "linux", fingerprint: "b".repeat(64) });
+  await store.update("agent-mine", {
+    processId: 778,
+    processIdentity: { platform: "linux", fingerprint: "c".repeat(64) },
+  });
+  assert.deepEqual(await admin.cancel("agent-mine"), { id: "agent-mine", kind: "cancelled" });
+});
+
+Deno.test("wait returns at once with timeout 0 and polls until the run ends otherwise", async () => {
+  const { admin, store, clock } = await setup();
+  assert.equal((await admin.wait("agent-mine", 0)).status, "running");
+  const waiting = admin.wait("agent-mine");
+  while (clock.pendingSleepers === 0) await new Promise((r) => setTimeout(r, 0));
+  await store.markCompleted("agent-mine", {
+    status: "completed",
+    result: { success: true, message: "done" },
+    completedAt: clock.now(),
+  });
+  clock.advance(250);
+  assert.equal((await waiting).status, "completed");
+});
+
+Deno.test("clean removes expired finished runs of every visible owner, none of another folder", async () => {
+  const { admin, store, clock } = await setup();
+  const done = {
+    status: "completed" as const,
+    result: { success: true, message: "ok" },
+    completedAt: FIXTURE_TIME,
+  };
+  await store.create(
+    sidecarFixture("agent-other-session", { parentSessionId: "session-second00000000000001" }),
+  );
+  for (const id of ["agent-mine", "agent-theirs", "agent-other-session"]) await store.markCompleted(id, done);
+  await store.create(sidecarFixture("agent-still-running"));
+  clock.advance(8 * DAY);
+  assert.equal(await admin.clean(7 * DAY), 2);
+  assert.deepEqual((await store.listAll()).records.map((r) => r.id).sort(), [
+    "agent-still-running",
+    "agent-theirs",
+  ]);
+});
