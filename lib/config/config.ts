@@ -23,6 +23,8 @@ const settingsSchema = z.object({
   streamIdleTimeoutMs: z.number().int().min(1).optional(),
   subagentStallTimeoutMs: z.number().int().min(1).optional(),
   maxTokens: z.number().int().min(1).optional(),
+  /** MCP servers (Claude Code's format); read and validated by lib/mcp/sources.ts and config.ts. */
+  mcpServers: z.record(z.string(), z.unknown()).optional(),
 }).strict();
 
 export type Settings = z.infer<typeof settingsSchema>;

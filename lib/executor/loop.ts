@@ -449,6 +449,7 @@ export class AgentLoop {
       trusted: o.trusted,
       mode: o.mode,
       allowed: o.allowed,
+      ...(tool.readOnly === true ? { readOnly: true } : {}),
     });
     if (!gate.allow) return { content: gate.message, isError: true };
     if (ctx.signal.aborted) return { content: "Interrupted before the tool ran.", isError: true };

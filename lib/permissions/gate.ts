@@ -4,6 +4,7 @@
 
 import type { ToolKind } from "../tools/tool.ts";
 import type { PermissionMode } from "./modes.ts";
+import { isMcpToolName, toolNameMatches } from "../protocol/mcp_names.ts";
 
 /** `Name` or `Name(spec)`; for Bash the spec is a command prefix, `git:*` or `npm test*`. */
 export interface ToolRule {
@@ -14,7 +15,7 @@ export interface ToolRule {
 export function parseToolRules(list: readonly string[]): ToolRule[] {
   const rules: ToolRule[] = [];
   for (const raw of list.flatMap((s) => splitRuleList(s))) {
-    const m = /^([A-Za-z][\w-]*)\s*(?:\((.*)\))?$/.exec(raw.trim());
+    const m = /^([A-Za-z][\w-]*\*?)\s*(?:\((.*)\))?$/.exec(raw.trim());
     if (m === null) continue;
     rules.push(m[2] === undefined ? { tool: m[1]! } : { tool: m[1]!, spec: m[2].trim() });
   }
@@ -55,7 +56,11 @@ export function ruleMatches(
   name: string,
   input: Record<string, unknown>,
 ): boolean {
-  return rules.some((r) => r.tool === name && (r.spec === undefined || specMatches(r.spec, input)));
+  return rules.some((r) =>
+    toolNameMatches(r.tool, name) &&
+    // An MCP rule never has a specifier Blade could check: `mcp__s__t(…)` matches nothing.
+    (r.spec === undefined ? true : !isMcpToolName(name) && specMatches(r.spec, input))
+  );
 }
 
 export interface GateInput {
@@ -65,6 +70,8 @@ export interface GateInput {
   trusted: boolean;
   mode: PermissionMode;
   allowed: readonly ToolRule[];
+  /** An external (MCP) tool its server marks read-only. */
+  readOnly?: boolean;
 }
 
 export type GateDecision = { allow: true } | { allow: false; message: string };
@@ -95,11 +102,28 @@ export function decide(g: GateInput): GateDecision {
         `${g.name} needs approval in permission mode "${g.mode}", and print mode cannot ask. ` +
           `Re-run with --permission-mode yolo (Claude Code: bypassPermissions) or --allowed-tools "${g.name}".`,
       );
+    case "external":
+      // Plan mode is default mode restricted to read-only tools: never wider than default.
+      if (g.mode === "plan" && g.readOnly !== true) {
+        return deny(`${g.name} is not available in plan mode: its MCP server does not mark it read-only.`);
+      }
+      if (g.mode === "yolo" || ruleMatches(g.allowed, g.name, g.input)) return { allow: true };
+      return deny(
+        `${g.name} (an MCP tool) needs approval in permission mode "${g.mode}", and print mode cannot ask. ` +
+          `Re-run with --allowed-tools "${g.name}" (or "${
+            serverRule(g.name)
+          }" for every tool of its server).`,
+      );
     default: {
       const never: never = g.kind;
       return never;
     }
   }
+}
+
+function serverRule(name: string): string {
+  const end = name.indexOf("__", "mcp__".length);
+  return end < 0 ? name : `${name.slice(0, end)}__*`;
 }
 
 function deny(message: string): GateDecision {

@@ -21,6 +21,7 @@ export function coreTools(): AnyTool[] {
  * `$schema` marker providers do not want.
  */
 export function inputSchemaOf(tool: AnyTool): Record<string, unknown> {
+  if (tool.inputSchema !== undefined) return tool.inputSchema;
   const json = z.toJSONSchema(tool.schema, { io: "input", unrepresentable: "any" }) as Record<
     string,
     unknown

@@ -6,8 +6,11 @@ import type { RuntimeEventSink, TranscriptPart } from "../protocol/events.ts";
 import type { Ports } from "../sys/mod.ts";
 import type { PermissionMode } from "../permissions/modes.ts";
 
-/** What a tool does, which decides how the permission gate treats it. */
-export type ToolKind = "read" | "write" | "execute" | "delegate";
+/**
+ * What a tool does, which decides how the permission gate treats it. `external`: a tool of an MCP
+ * server, whose effects Blade cannot see (it needs a rule or approval like Bash; see `readOnly`).
+ */
+export type ToolKind = "read" | "write" | "execute" | "delegate" | "external";
 
 export interface ToolContext {
   ports: Ports;
@@ -46,6 +49,10 @@ export interface Tool<I = Record<string, unknown>> {
   readonly description: string;
   readonly kind: ToolKind;
   readonly schema: z.ZodType<I>;
+  /** The input's JSON Schema when it is not derived from `schema` (an MCP server's own schema). */
+  readonly inputSchema?: Record<string, unknown>;
+  /** An external tool its server marks read-only (`readOnlyHint`): the only kind plan mode allows. */
+  readonly readOnly?: boolean;
   /** Calls of a concurrent tool in one model response run at the same time (SPEC §3: Task). */
   readonly concurrent?: boolean;
   /** A hint that a call with this input is coming (its arguments just streamed in); never fails. */

@@ -1,0 +1,169 @@
+// Owns every MCP connection of one Blade process (the main thread): starting all configured servers
+// in parallel, the current tool list across servers (by Blade name, `mcp__<server>__<tool>`), calls
+// by that name, status for `blade mcp list`, and closing everything at the end of the run. Worker
+// children reach these connections through the main thread (lib/manager/), never by their own.
+
+import type { McpServerEntry } from "./config.ts";
+import { type McpCallResult, McpConnection, type McpStatus, type McpToolInfo } from "./client.ts";
+import { mcpToolName } from "../protocol/mcp_names.ts";
+
+/** Default MCP_TIMEOUT: how long a server may take to start and list its tools. */
+export const DEFAULT_CONNECT_TIMEOUT_MS = 30_000;
+/** Default MCP_TOOL_TIMEOUT: how long one tool call may take (as long as a Bash command may). */
+export const DEFAULT_TOOL_TIMEOUT_MS = 600_000;
+
+export interface McpTimeouts {
+  connectMs: number;
+  toolMs: number;
+}
+
+/** MCP_TIMEOUT and MCP_TOOL_TIMEOUT (milliseconds, Claude Code's variables); bad values are reported. */
+export function timeoutsFrom(
+  get: (name: string) => string | undefined,
+): { timeouts: McpTimeouts; warnings: string[] } {
+  const warnings: string[] = [];
+  const read = (name: string, fallback: number) => {
+    const raw = get(name);
+    if (raw === undefined || raw.trim() === "") return fallback;
+    const n = Number(raw);
+    if (Number.isInteger(n) && n > 0) return n;
+    warnings.push(`${name} must be a positive whole number of milliseconds, got "${raw}"; using ${fallback}`);
+    return fallback;
+  };
+  return {
+    timeouts: {
+      connectMs: read("MCP_TIMEOUT", DEFAULT_CONNECT_TIMEOUT_MS),
+      toolMs: read("MCP_TOOL_TIMEOUT", DEFAULT_TOOL_TIMEOUT_MS),
+    },
+    warnings,
+  };
+}
+
+/** One tool as Blade offers it. */
+export interface McpToolDescriptor extends McpToolInfo {
+  /** `mcp__<server>__<tool>`. */
+  bladeName: string;
+  server: string;
+}
+
+export interface McpServerStatus {
+  name: string;
+  source: McpServerEntry["source"];
+  origin: string;
+  type: "stdio" | "http" | "sse" | "invalid";
+  /** The command line or URL (no env, no headers: they may hold secrets). */
+  target: string;
+  status: McpStatus;
+  error?: string;
+  tools: { name: string; readOnly: boolean }[];
+}
+
+export interface McpHubOptions {
+  cwd: string;
+  timeouts: McpTimeouts;
+  debug?: (line: string) => void;
+}
+
+export class McpHub {
+  #connections: McpConnection[];
+  #timeouts: McpTimeouts;
+  #listeners = new Set<() => void>();
+  #version = 0;
+
+  constructor(servers: readonly McpServerEntry[], options: McpHubOptions) {
+    this.#timeouts = options.timeouts;
+    this.#connections = servers.map((entry) =>
+      new McpConnection(entry, {
+        cwd: options.cwd,
+        onToolsChanged: () => this.#changed(),
+        ...(options.debug === undefined ? {} : { debug: options.debug }),
+      })
+    );
+  }
+
+  get timeouts(): McpTimeouts {
+    return this.#timeouts;
+  }
+
+  /** Bumped whenever a server's tool list changes or a server goes away. */
+  get version(): number {
+    return this.#version;
+  }
+
+  /** Connects every server at once; resolves when each is connected or failed. */
+  async start(): Promise<void> {
+    await Promise.all(this.#connections.map((c) => c.connect(this.#timeouts.connectMs)));
+  }
+
+  /** The tools of the connected servers, in configuration order. */
+  tools(): McpToolDescriptor[] {
+    return this.#connections.flatMap((c) =>
+      c.status !== "connected" ? [] : c.tools.map((t) => ({
+        ...t,
+        bladeName: mcpToolName(c.entry.name, t.name),
+        server: c.entry.name,
+      }))
+    );
+  }
+
+  /** Servers whose tools a caller gets (by configured name); unknown names are ignored. */
+  filtered(servers: readonly string[]): McpToolDescriptor[] {
+    const wanted = new Set(servers);
+    return this.tools().filter((t) => wanted.has(t.server));
+  }
+
+  /** Calls a tool by its Blade name. An unknown name (a tool that went away) is an error result. */
+  call(bladeName: string, args: Record<string, unknown>, signal?: AbortSignal): Promise<McpCallResult> {
+    for (const c of this.#connections) {
+      const tool = c.tools.find((t) => mcpToolName(c.entry.name, t.name) === bladeName);
+      if (tool !== undefined) {
+        return c.call(tool.name, args, {
+          timeoutMs: this.#timeouts.toolMs,
+          ...(signal === undefined ? {} : { signal }),
+        });
+      }
+    }
+    const failed = this.#connections.find((c) => bladeName.startsWith(mcpToolName(c.entry.name, "")));
+    const why = failed?.status === "failed"
+      ? `its server "${failed.entry.name}" is not available: ${failed.error}`
+      : "no connected MCP server offers it (any more)";
+    return Promise.resolve({
+      content: [{ type: "text", text: `MCP tool "${bladeName}" cannot run: ${why}` }],
+      isError: true,
+    });
+  }
+
+  status(): McpServerStatus[] {
+    return this.#connections.map((c) => {
+      const t = c.entry.transport;
+      return {
+        name: c.entry.name,
+        source: c.entry.source,
+        origin: c.entry.origin,
+        type: t === undefined ? "invalid" : t.type,
+        target: t === undefined ? "" : t.type === "stdio" ? [t.command, ...t.args].join(" ") : t.url,
+        status: c.status,
+        ...(c.error === undefined ? {} : { error: c.error }),
+        tools: c.tools.map((tool) => ({
+          name: mcpToolName(c.entry.name, tool.name),
+          readOnly: tool.readOnly,
+        })),
+      };
+    });
+  }
+
+  /** Calls `fn` whenever the tool list changes; returns the unsubscribe function. */
+  onChange(fn: () => void): () => void {
+    this.#listeners.add(fn);
+    return () => this.#listeners.delete(fn);
+  }
+
+  async close(): Promise<void> {
+    await Promise.all(this.#connections.map((c) => c.close()));
+  }
+
+  #changed(): void {
+    this.#version++;
+    for (const fn of this.#listeners) fn();
+  }
+}

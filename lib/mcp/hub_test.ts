@@ -1,0 +1,122 @@
+import assert from "node:assert/strict";
+import { describe, it } from "node:test";
+import { McpHub } from "./hub.ts";
+import type { McpServerEntry } from "./config.ts";
+import { serveMcpHttp, stdioTestServer } from "../testing/mcp_test_server.ts";
+
+const cwd = new URL("../..", import.meta.url).pathname;
+
+function stdio(name: string, args: string[] = [], env: Record<string, string> = {}): McpServerEntry {
+  return {
+    name,
+    source: "flag",
+    origin: "test",
+    transport: { type: "stdio", ...stdioTestServer(args, env) },
+  };
+}
+
+function textOf(r: { content: { type: string; text?: unknown }[] }): string {
+  return r.content.map((c) => String(c.text ?? "")).join("\n");
+}
+
+describe("McpHub over real servers", () => {
+  it("lists and calls tools of a stdio server and an HTTP server, with readOnlyHint", async () => {
+    const http = await serveMcpHttp({ token: "s3cret-token-value" });
+    const hub = new McpHub([
+      stdio("docs", ["--label=docs"], { GREETING: "hello" }),
+      {
+        name: "web",
+        source: "flag",
+        origin: "test",
+        transport: { type: "http", url: http.url, headers: { Authorization: "Bearer s3cret-token-value" } },
+      },
+    ], { cwd, timeouts: { connectMs: 20_000, toolMs: 20_000 } });
+    try {
+      await hub.start();
+      assert.deepEqual(hub.status().map((s) => [s.name, s.status, s.error]), [
+        ["docs", "connected", undefined],
+        ["web", "connected", undefined],
+      ]);
+      const names = hub.tools().map((t) => t.bladeName);
+      assert.ok(names.includes("mcp__docs__echo") && names.includes("mcp__web__note"), names.join(","));
+      assert.deepEqual(hub.tools().find((t) => t.bladeName === "mcp__docs__echo")?.readOnly, true);
+      assert.deepEqual(hub.tools().find((t) => t.bladeName === "mcp__docs__note")?.readOnly, false);
+      assert.deepEqual(textOf(await hub.call("mcp__docs__echo", { text: "hi" })), "docs echo: hi");
+      assert.deepEqual(textOf(await hub.call("mcp__web__echo", { text: "there" })), "http echo: there");
+      // The configured env reaches the server; Blade's own secrets do not (minimal environment).
+      assert.deepEqual(textOf(await hub.call("mcp__docs__env", { name: "GREETING" })), "GREETING=hello");
+      assert.deepEqual(
+        textOf(await hub.call("mcp__docs__env", { name: "ANTHROPIC_API_KEY" })),
+        "ANTHROPIC_API_KEY=<unset>",
+      );
+      const unknown = await hub.call("mcp__docs__nope", {});
+      assert.ok(unknown.isError);
+      assert.match(textOf(unknown), /no connected MCP server offers it/);
+    } finally {
+      await hub.close();
+      await http.close();
+    }
+  });
+
+  it("a hung call ends at MCP_TOOL_TIMEOUT, a crash fails the server's tools, the others go on", async () => {
+    const hub = new McpHub([stdio("a"), stdio("b")], { cwd, timeouts: { connectMs: 20_000, toolMs: 300 } });
+    try {
+      await hub.start();
+      const hung = await hub.call("mcp__a__hang", {});
+      assert.ok(hung.isError);
+      assert.match(textOf(hung), /did not answer within 300 ms \(MCP_TOOL_TIMEOUT\)/);
+      // The server is still usable after a timed-out call.
+      assert.deepEqual(textOf(await hub.call("mcp__a__echo", { text: "still" })), "stdio echo: still");
+
+      let changes = 0;
+      hub.onChange(() => changes++);
+      const crashed = await hub.call("mcp__a__crash", {});
+      assert.ok(crashed.isError);
+      const after = await hub.call("mcp__a__echo", { text: "x" });
+      assert.ok(after.isError);
+      assert.match(textOf(after), /MCP server "a" is not available: the server closed the connection/);
+      assert.match(textOf(after), /crashing on purpose/);
+      assert.ok(changes >= 1);
+      assert.deepEqual(hub.status().map((s) => s.status), ["failed", "connected"]);
+      assert.ok(!hub.tools().some((t) => t.server === "a"));
+      assert.deepEqual(textOf(await hub.call("mcp__b__echo", { text: "ok" })), "stdio echo: ok");
+    } finally {
+      await hub.close();
+    }
+  });
+
+  it("a server that never answers fails at MCP_TIMEOUT; one that exits at start says why", async () => {
+    const hub = new McpHub([stdio("silent", ["--silent"]), stdio("gone", ["--exit-at-start"])], {
+      cwd,
+      timeouts: { connectMs: 1_000, toolMs: 1_000 },
+    });
+    try {
+      await hub.start();
+      const [silent, gone] = hub.status();
+      assert.deepEqual(silent?.status, "failed");
+      assert.match(silent?.error ?? "", /did not answer within 1000 ms \(MCP_TIMEOUT\)/);
+      assert.deepEqual(gone?.status, "failed");
+      assert.match(gone?.error ?? "", /cannot start \(on purpose\)/);
+      assert.deepEqual(hub.tools(), []);
+    } finally {
+      await hub.close();
+    }
+  });
+
+  it("notifications/tools/list_changed: a tool added by the server appears", async () => {
+    const hub = new McpHub([stdio("dyn")], { cwd, timeouts: { connectMs: 20_000, toolMs: 20_000 } });
+    try {
+      await hub.start();
+      assert.ok(!hub.tools().some((t) => t.name === "late"));
+      const changed = new Promise<void>((resolve) => hub.onChange(resolve));
+      const before = hub.version;
+      await hub.call("mcp__dyn__add_tool", {});
+      await changed;
+      assert.ok(hub.version > before);
+      assert.ok(hub.tools().some((t) => t.bladeName === "mcp__dyn__late"));
+      assert.deepEqual(textOf(await hub.call("mcp__dyn__late", {})), "late tool ran");
+    } finally {
+      await hub.close();
+    }
+  });
+});

@@ -1,0 +1,68 @@
+import assert from "node:assert/strict";
+import { describe, it } from "node:test";
+import { MAX_RESULT_CHARS, mcpTool, resultText } from "./tool_adapter.ts";
+import { toolSpecs } from "../tools/registry.ts";
+
+const shape = {
+  bladeName: "mcp__docs__search",
+  server: "docs",
+  name: "search",
+  description: "Search the docs",
+  inputSchema: { type: "object", properties: { q: { type: "string" } }, required: ["q"], $schema: "x" },
+  readOnly: true,
+};
+
+describe("MCP tool adapter", () => {
+  it("offers the server's schema and name to the model, kind external, read-only from the hint", () => {
+    const tool = mcpTool(shape, () => Promise.reject(new Error("not called")));
+    assert.equal(tool.kind, "external");
+    assert.equal(tool.readOnly, true);
+    assert.deepEqual(toolSpecs([tool]), [{
+      name: "mcp__docs__search",
+      description: 'Search the docs (MCP server "docs")',
+      inputSchema: { type: "object", properties: { q: { type: "string" } }, required: ["q"] },
+    }]);
+    const loose = mcpTool({ ...shape, inputSchema: {} }, () => Promise.reject(new Error("x")));
+    assert.deepEqual(loose.inputSchema, { properties: {}, type: "object" });
+  });
+
+  it("runs through the invoke function and returns the text, error flag and server", async () => {
+    const calls: unknown[] = [];
+    const tool = mcpTool(shape, (name, input) => {
+      calls.push([name, input]);
+      return Promise.resolve({ content: [{ type: "text", text: "found" }], isError: false });
+    });
+    const ctx = { signal: new AbortController().signal } as Parameters<typeof tool.run>[1];
+    const r = await tool.run({ q: "x" }, ctx);
+    assert.deepEqual(r, {
+      content: "found",
+      isError: false,
+      metadata: { mcpServer: "docs", mcpTool: "search" },
+    });
+    assert.deepEqual(calls, [["mcp__docs__search", { q: "x" }]]);
+  });
+
+  it("describes non-text content, uses structured content when there is no text, caps the size", () => {
+    assert.equal(
+      resultText({
+        isError: false,
+        content: [
+          { type: "text", text: "a" },
+          { type: "image", mimeType: "image/png", data: "AAAA" },
+          { type: "resource_link", uri: "file:///x", name: "x" },
+          { type: "resource", resource: { uri: "file:///y", text: "inline" } },
+          { type: "resource", resource: { uri: "file:///z", blob: "AA" } },
+        ],
+      }),
+      "a\n[image image/png, 4 base64 characters not shown]\n[resource file:///x (x)]\ninline\n" +
+        "[resource file:///z, binary content not shown]",
+    );
+    assert.equal(resultText({ isError: false, content: [], structuredContent: { n: 1 } }), '{"n":1}');
+    assert.equal(resultText({ isError: false, content: [] }), "(no output)");
+    const big = resultText({
+      isError: false,
+      content: [{ type: "text", text: "x".repeat(MAX_RESULT_CHARS + 5) }],
+    });
+    assert.ok(big.endsWith("\n...[truncated: 5 more characters]"));
+  });
+});

@@ -1,0 +1,72 @@
+import assert from "node:assert/strict";
+import { describe, it } from "node:test";
+import { decide, parseToolRules } from "./gate.ts";
+import type { PermissionMode } from "./modes.ts";
+
+function gate(name: string, mode: PermissionMode, rules: string[], readOnly = false) {
+  return decide({
+    name,
+    kind: "external",
+    input: { text: "x" },
+    trusted: true,
+    mode,
+    allowed: parseToolRules(rules),
+    readOnly,
+  });
+}
+
+describe("permission gate for MCP tools (kind external)", () => {
+  it("default and autoEdit need an allow rule; yolo allows; plan allows only read-only tools with a rule", () => {
+    const t = "mcp__github__create_issue";
+    const table: [PermissionMode, string[], boolean, boolean][] = [
+      ["default", [], false, false],
+      ["default", [t], false, true],
+      ["default", ["mcp__github"], false, true],
+      ["default", ["mcp__github__*"], false, true],
+      ["default", ["mcp__github__list_*"], false, false],
+      ["default", ["mcp__gitlab__*"], false, false],
+      ["default", [`${t}(anything)`], false, false],
+      ["autoEdit", [], false, false],
+      ["yolo", [], false, true],
+      ["plan", [t], false, false],
+      ["plan", [t], true, true],
+      ["plan", [], true, false],
+    ];
+    for (const [mode, rules, readOnly, allowed] of table) {
+      assert.equal(
+        gate(t, mode, rules, readOnly).allow,
+        allowed,
+        `${mode} ${rules.join(",")} readOnly=${readOnly}`,
+      );
+    }
+  });
+
+  it("every refusal says what was refused, why and the rule that would allow it", () => {
+    const d = gate("mcp__github__create_issue", "default", []);
+    assert.equal(d.allow, false);
+    assert.match(
+      d.allow ? "" : d.message,
+      /^Permission denied: mcp__github__create_issue \(an MCP tool\) needs approval .*--allowed-tools "mcp__github__create_issue" \(or "mcp__github__\*"/,
+    );
+    const p = gate("mcp__github__create_issue", "plan", ["mcp__github"]);
+    assert.match(
+      p.allow ? "" : p.message,
+      /not available in plan mode: its MCP server does not mark it read-only/,
+    );
+  });
+
+  it("wildcard rules stay MCP-only: `Bash*` or `*` allow nothing", () => {
+    assert.deepEqual(parseToolRules(["mcp__github__*, Bash*"]), [{ tool: "mcp__github__*" }, {
+      tool: "Bash*",
+    }]);
+    const bash = decide({
+      name: "Bash",
+      kind: "execute",
+      input: { command: "ls" },
+      trusted: true,
+      mode: "default",
+      allowed: parseToolRules(["Bash*"]),
+    });
+    assert.equal(bash.allow, false);
+  });
+});

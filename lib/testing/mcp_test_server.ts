@@ -1,0 +1,123 @@
+// An MCP server written for Blade's tests on the SDK's server side: over stdio when run as a program
+// (`deno run lib/testing/mcp_test_server.ts [--silent] [--exit-at-start]`), or over Streamable HTTP on
+// 127.0.0.1 (serveMcpHttp). Its tools: `echo` (read-only), `note` (not read-only), `env` (reads a
+// variable), `add_tool` (registers `late`, so the server sends notifications/tools/list_changed),
+// `hang` (never answers until cancelled) and `crash` (the process exits mid-call). Never used by main.ts.
+
+import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
+import { z } from "zod";
+
+export function testMcpServer(label = "test"): McpServer {
+  const server = new McpServer({ name: `blade-${label}`, version: "1.0.0" });
+  server.registerTool("echo", {
+    description: "Echo the text back",
+    inputSchema: { text: z.string() },
+    annotations: { readOnlyHint: true },
+  }, ({ text }: { text: string }) => ({ content: [{ type: "text", text: `${label} echo: ${text}` }] }));
+  server.registerTool("note", {
+    description: "Store a note (changes state)",
+    inputSchema: { text: z.string() },
+  }, ({ text }: { text: string }) => ({ content: [{ type: "text", text: `${label} noted: ${text}` }] }));
+  server.registerTool(
+    "env",
+    {
+      description: "Value of an environment variable of the server process",
+      inputSchema: { name: z.string() },
+      annotations: { readOnlyHint: true },
+    },
+    ({ name }: { name: string }) => ({
+      content: [{ type: "text", text: `${name}=${Deno.env.get(name) ?? "<unset>"}` }],
+    }),
+  );
+  server.registerTool("add_tool", { description: "Register the tool `late`" }, () => {
+    server.registerTool("late", { description: "A tool added while running" }, () => ({
+      content: [{ type: "text", text: "late tool ran" }],
+    }));
+    return { content: [{ type: "text", text: "added" }] };
+  });
+  server.registerTool(
+    "hang",
+    { description: "Never answers" },
+    (extra: { signal: AbortSignal }) =>
+      new Promise((_resolve, reject) => {
+        extra.signal.addEventListener("abort", () => reject(new Error("cancelled")), { once: true });
+      }),
+  );
+  server.registerTool("crash", { description: "The server process exits" }, () => {
+    Deno.stderr.writeSync(new TextEncoder().encode("test server: crashing on purpose\n"));
+    Deno.exit(3);
+  });
+  return server;
+}
+
+/** A Streamable HTTP MCP server on 127.0.0.1; `token` makes it require `Authorization: Bearer <token>`. */
+export async function serveMcpHttp(options: { token?: string } = {}): Promise<
+  { url: string; requests: () => number; close: () => Promise<void> }
+> {
+  const { WebStandardStreamableHTTPServerTransport } = await import(
+    "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js"
+  );
+  const sessions = new Map<string, InstanceType<typeof WebStandardStreamableHTTPServerTransport>>();
+  let requests = 0;
+  const http = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen: () => {} }, async (req) => {
+    requests++;
+    if (options.token !== undefined && req.headers.get("authorization") !== `Bearer ${options.token}`) {
+      return new Response("unauthorized", { status: 401 });
+    }
+    const id = req.headers.get("mcp-session-id");
+    let transport = id === null ? undefined : sessions.get(id);
+    if (transport === undefined) {
+      if (id !== null) return new Response("unknown session", { status: 404 });
+      const t = new WebStandardStreamableHTTPServerTransport({
+        sessionIdGenerator: () => crypto.randomUUID(),
+        onsessioninitialized: (sid: string) => void sessions.set(sid, t),
+      });
+      await testMcpServer("http").connect(t);
+      transport = t;
+    }
+    return await transport.handleRequest(req);
+  });
+  return {
+    url: `http://127.0.0.1:${http.addr.port}/mcp`,
+    requests: () => requests,
+    close: async () => {
+      for (const t of sessions.values()) await t.close();
+      await http.shutdown();
+    },
+  };
+}
+
+if (import.meta.main) {
+  const args = new Set(Deno.args);
+  if (args.has("--exit-at-start")) {
+    Deno.stderr.writeSync(new TextEncoder().encode("test server: cannot start (on purpose)\n"));
+    Deno.exit(2);
+  }
+  if (args.has("--silent")) {
+    // Reads nothing, answers nothing, stays alive: a server that hangs at start-up.
+    setInterval(() => {}, 60_000);
+  } else {
+    const { StdioServerTransport } = await import("@modelcontextprotocol/sdk/server/stdio.js");
+    await testMcpServer(Deno.args.find((a) => a.startsWith("--label="))?.slice(8) ?? "stdio")
+      .connect(new StdioServerTransport());
+  }
+}
+
+/**
+ * The `mcpServers` entry that starts this file as a stdio server (with the repository's deno.json, so
+ * the SDK resolves), e.g. `{ docs: stdioTestServer(["--label=docs"]) }`.
+ */
+export function stdioTestServer(args: string[] = [], env: Record<string, string> = {}): {
+  command: string;
+  args: string[];
+  env: Record<string, string>;
+} {
+  const path = new URL(import.meta.url).pathname;
+  const config = new URL("../../deno.json", import.meta.url).pathname;
+  const denoDir = Deno.env.get("DENO_DIR");
+  return {
+    command: Deno.execPath(),
+    args: ["run", "--no-prompt", "--allow-env", "--config", config, path, ...args],
+    env: { ...(denoDir === undefined ? {} : { DENO_DIR: denoDir }), ...env },
+  };
+}
