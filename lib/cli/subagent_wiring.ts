@@ -7,9 +7,9 @@ import { coreTools } from "../tools/registry.ts";
 import { loadRegistry } from "../registry/mod.ts";
 import type { RegistrySnapshot } from "../registry/snapshot.ts";
 import { FileSidecarStore } from "../store/file_store.ts";
-import { type ChildSandbox, type SubagentEnv, SubagentRuntime } from "../manager/subagents.ts";
+import { type SubagentEnv, SubagentRuntime } from "../manager/subagents.ts";
+import { type ChildRunner, InThreadRunner, WorkerRunner } from "../manager/child_runner.ts";
 import { BladeError } from "../errors.ts";
-import { ChildWorkerPool } from "../manager/child_sandbox.ts";
 import { secretsOf } from "../config/config.ts";
 import type { ProviderConfig } from "../provider/factory.ts";
 import { Semaphore } from "../manager/semaphore.ts";
@@ -36,9 +36,17 @@ function withStallTimeout(config: ProviderConfig, stallMs: number): ProviderConf
 }
 
 /** Children run in Workers under their own Deno permissions unless BLADE_CHILD_SANDBOX=none. */
-async function childSandbox(app: App): Promise<ChildSandbox> {
+async function childRunner(app: App): Promise<ChildRunner> {
   const choice = app.ports.env.get("BLADE_CHILD_SANDBOX") ?? "worker";
-  if (choice === "none") return { kind: "none" };
+  if (choice === "none") {
+    return new InThreadRunner({
+      ports: app.ports,
+      provider: await app.provider(),
+      layout: app.layout,
+      maxTokens: app.config.maxTokens,
+      redact: app.redact,
+    });
+  }
   if (choice !== "worker") {
     throw new BladeError(
       "config_invalid",
@@ -49,13 +57,14 @@ async function childSandbox(app: App): Promise<ChildSandbox> {
     );
   }
   const home = app.ports.env.home();
-  return {
-    kind: "worker",
-    pool: new ChildWorkerPool(),
+  return new WorkerRunner({
+    layout: app.layout,
     provider: withStallTimeout(await app.providerConfig(), app.config.subagentStallTimeoutMs),
+    maxTokens: app.config.maxTokens,
     secrets: secretsOf(app.config),
     extraReadDirs: home === undefined ? [] : [`${home}/.claude/agents`],
-  };
+    ...(home === undefined ? {} : { home }),
+  });
 }
 
 export async function subagentEnv(
@@ -71,22 +80,19 @@ export async function subagentEnv(
   });
   return {
     ports: app.ports,
-    provider: await app.provider(),
     layout: app.layout,
     store,
     registry,
     aliases: app.config.aliases,
     trusted: app.trust.trusted,
     maxDepth: app.config.maxSubagentDepth,
-    maxTokens: app.config.maxTokens,
     slots: new Semaphore(app.config.maxConcurrentSubagents),
     coreTools,
     emit,
-    redact: app.redact,
     background: new BackgroundRuns({ ports: app.ports, store, layout: app.layout }),
     heartbeat: new Heartbeat(store, { clock: app.ports.clock }),
     shells: new ShellTasks(app.ports),
-    sandbox: await childSandbox(app),
+    runner: await childRunner(app),
     ...(options.allowedTools === undefined ? {} : { allowedTools: options.allowedTools }),
   };
 }
@@ -127,7 +133,7 @@ export async function subagentToolsFor(
 export async function closeSubagents(env: SubagentEnv | undefined): Promise<void> {
   if (env === undefined) return;
   await env.shells.stopAll();
-  if (env.sandbox.kind === "worker") await env.sandbox.pool.close();
+  await env.runner.close();
 }
 
 /**

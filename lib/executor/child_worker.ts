@@ -5,55 +5,26 @@
 // are started by the main thread, because a Worker cannot grant more than it has.
 
 import { serveSandbox } from "../sandbox/serve.ts";
-import type { RuntimeEvent } from "../protocol/events.ts";
 import { realPorts } from "../sys/mod.ts";
 import { storageLayout } from "../config/storage.ts";
 import { redactor } from "../config/redact.ts";
-import { type ProviderConfig, providerFromConfig } from "../provider/factory.ts";
-import type { AnyTool, ToolResult } from "../tools/tool.ts";
+import { providerFromConfig } from "../provider/factory.ts";
+import type { AnyTool } from "../tools/tool.ts";
 import type { Provider } from "../protocol/provider.ts";
-import type { SubtaskRefPart } from "../protocol/events.ts";
-import { type ChildOutcome, type ChildSpec, runChild } from "./child.ts";
+import { type ChildOutcome, runChild } from "./child.ts";
+import {
+  type ChildWorkerEvent,
+  type ChildWorkerRequest,
+  type DelegationCall,
+  isPlannedRef,
+  isToolResult,
+  type TaskOutputRequest,
+} from "./child_protocol.ts";
 
-export interface ChildRunRequest {
-  kind: "run";
-  runId: number;
-  spec: ChildSpec;
-  provider: ProviderConfig;
-  storageRoot: string;
-  maxTokens: number;
-  platform: string;
-  /** Values to redact from transcript lines. */
-  secrets: string[];
-  /** Whether this child may delegate (below the nesting limit). */
-  delegation: boolean;
-  /** The user's home folder (a Worker child has no environment grant to read HOME itself). */
-  home?: string;
-}
+/** Sends one delegation call to the main thread; its answer is checked by `accept` before use. */
+type Call = <T>(call: DelegationCall, accept: (value: unknown) => value is T) => Promise<T>;
 
-export type ChildReply = { kind: "reply"; id: number; ok: true; value: unknown } | {
-  kind: "reply";
-  id: number;
-  ok: false;
-  message: string;
-};
-
-/** Stop one run (the others in this Worker go on). */
-export interface ChildCancel {
-  kind: "cancel";
-  runId: number;
-  reason: string;
-}
-
-export type ChildWorkerRequest = ChildRunRequest | ChildReply | ChildCancel;
-
-export type ProxyMethod = "plan" | "launch" | "output" | "stop";
-
-export type ChildWorkerEvent =
-  | { kind: "event"; runId: number; event: RuntimeEvent }
-  | { kind: "call"; runId: number; id: number; method: ProxyMethod; args: Record<string, unknown> };
-
-const pending = new Map<number, { resolve(v: unknown): void; reject(e: Error): void }>();
+const pending = new Map<number, { resolve(value: unknown): void; reject(e: Error): void }>();
 const runs = new Map<number, AbortController>();
 let nextCall = 1;
 
@@ -69,11 +40,13 @@ serveSandbox<ChildWorkerRequest, ChildOutcome | null, ChildWorkerEvent>(async (r
     else waiter?.reject(new Error(request.message));
     return null;
   }
-  const call = (method: ProxyMethod, args: Record<string, unknown>): Promise<unknown> => {
+  const call: Call = <T>(delegation: DelegationCall, accept: (value: unknown) => value is T) => {
     const id = nextCall++;
-    const { promise, resolve, reject } = Promise.withResolvers<unknown>();
-    pending.set(id, { resolve, reject });
-    ctx.emit({ kind: "call", runId: request.runId, id, method, args });
+    const { promise, resolve, reject } = Promise.withResolvers<T>();
+    const resolveChecked = (value: unknown) =>
+      accept(value) ? resolve(value) : reject(new Error(`malformed answer to ${delegation.method}`));
+    pending.set(id, { resolve: resolveChecked, reject });
+    ctx.emit({ kind: "call", runId: request.runId, id, call: delegation });
     return promise;
   };
   const real = realPorts();
@@ -126,10 +99,7 @@ serveSandbox<ChildWorkerRequest, ChildOutcome | null, ChildWorkerEvent>(async (r
   }
 });
 
-async function loadTools(
-  call: (method: ProxyMethod, args: Record<string, unknown>) => Promise<unknown>,
-  delegation: boolean,
-): Promise<AnyTool[]> {
+async function loadTools(call: Call, delegation: boolean): Promise<AnyTool[]> {
   const [{ coreTools }, { taskTool }, { taskOutputTool, taskStopTool }] = await Promise.all([
     import("../tools/registry.ts"),
     import("../tools/task.ts"),
@@ -137,15 +107,15 @@ async function loadTools(
   ]);
   if (!delegation) return coreTools();
   const control = {
-    output: (input: unknown) => call("output", { input }) as Promise<ToolResult>,
-    stop: (taskId: string) => call("stop", { taskId }) as Promise<ToolResult>,
+    output: (input: TaskOutputRequest) => call({ method: "output", input }, isToolResult),
+    stop: (taskId: string) => call({ method: "stop", taskId }, isToolResult),
   };
   return [
     ...coreTools(),
     taskTool({
       agentTypes: () => [],
-      plan: (input) => call("plan", { input }) as Promise<SubtaskRefPart | undefined>,
-      launch: (input, tctx) => call("launch", { input, callId: tctx.callId }) as Promise<ToolResult>,
+      plan: (input) => call({ method: "plan", input }, isPlannedRef),
+      launch: (input, tctx) => call({ method: "launch", input, callId: tctx.callId }, isToolResult),
     }),
     taskOutputTool(control),
     taskStopTool(control),

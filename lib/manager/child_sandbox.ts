@@ -7,7 +7,8 @@
 
 import type { RuntimeEvent } from "../protocol/events.ts";
 import type { ChildOutcome, ChildSpec } from "../executor/child.ts";
-import type { ChildWorkerEvent, ChildWorkerRequest, ProxyMethod } from "../executor/child_worker.ts";
+import type { ChildWorkerRequest, DelegationCall } from "../executor/child_protocol.ts";
+import { decodeWorkerMessage } from "./child_calls.ts";
 import { childPermissions, type DenoPermissionSet } from "../permissions/deno_permissions.ts";
 import { type Sandbox, startSandbox } from "../sandbox/sandbox.ts";
 import type { ProviderConfig } from "../provider/factory.ts";
@@ -35,7 +36,7 @@ export interface WorkerChildOptions {
   home?: string;
   onEvent: (event: RuntimeEvent) => void;
   /** Answers the child's Task / TaskOutput / TaskStop calls. */
-  onCall: (method: ProxyMethod, args: Record<string, unknown>) => Promise<unknown>;
+  onCall: (call: DelegationCall) => Promise<unknown>;
 }
 
 export function permissionsForChild(o: WorkerChildOptions): DenoPermissionSet {
@@ -96,27 +97,11 @@ export class ChildWorkerPool {
     }
     const runs = new Map<number, RunRoute>();
     const entry: PooledWorker = { sandbox: Promise.resolve(undefined as never), runs, idle: undefined };
-    entry.sandbox = startSandbox<ChildWorkerRequest, ChildOutcome | null, ChildWorkerEvent>(WORKER, {
+    entry.sandbox = startSandbox<ChildWorkerRequest, ChildOutcome | null, unknown>(WORKER, {
       permissions,
       name: "blade child",
-      // A child's messages are untrusted input: nothing it sends may throw on the main thread.
-      onEvent: (ev) => {
-        const route = runs.get(ev?.runId);
-        if (route === undefined) return;
-        if (ev.kind === "event") {
-          try {
-            route.onEvent(ev.event);
-          } catch { /* a malformed event is dropped */ }
-          return;
-        }
-        Promise.resolve().then(() => route.onCall(ev.method, ev.args ?? {})).then(
-          (value) => this.#reply(entry, ev.id, value),
-          (e) =>
-            void this.#send(entry, { kind: "reply", id: ev.id, ok: false, message: describeError(e) }).catch(
-              () => {},
-            ),
-        );
-      },
+      // A child's messages are untrusted input: each is decoded, and nothing it sends may throw here.
+      onEvent: (raw) => this.#receive(entry, raw),
     });
     entry.sandbox.then((box) =>
       box.exited.then(() => {
@@ -127,6 +112,32 @@ export class ChildWorkerPool {
     return entry;
   }
 
+  #receive(entry: PooledWorker, raw: unknown): void {
+    const message = decodeWorkerMessage(raw);
+    if ("invalid" in message) {
+      // A call the child waits for gets an answer; anything else malformed is dropped.
+      const id = typeof raw === "object" && raw !== null && "id" in raw ? raw.id : undefined;
+      if (typeof id === "number") this.#fail(entry, id, message.invalid);
+      return;
+    }
+    const route = entry.runs.get(message.runId);
+    if (route === undefined) return;
+    if (message.kind === "event") {
+      try {
+        route.onEvent(message.event);
+      } catch { /* a sink that throws on one event does not stop the run */ }
+      return;
+    }
+    Promise.resolve().then(() => route.onCall(message.call)).then(
+      (value) => this.#reply(entry, message.id, value),
+      (e) => this.#fail(entry, message.id, describeError(e)),
+    );
+  }
+
+  #fail(entry: PooledWorker, id: number, message: string): void {
+    void this.#send(entry, { kind: "reply", id, ok: false, message }).catch(() => {});
+  }
+
   #send(entry: PooledWorker, request: ChildWorkerRequest): Promise<void> {
     return entry.sandbox.then((box) => box.request(request)).then(() => {});
   }
@@ -134,13 +145,7 @@ export class ChildWorkerPool {
   /** Answers a call; if the answer cannot reach the Worker, the call fails there instead of hanging. */
   #reply(entry: PooledWorker, id: number, value: unknown): void {
     this.#send(entry, { kind: "reply", id, ok: true, value }).catch((e) =>
-      this.#send(entry, {
-        kind: "reply",
-        id,
-        ok: false,
-        message: `the answer could not be sent: ${describeError(e)}`,
-      })
-        .catch(() => {})
+      this.#fail(entry, id, `the answer could not be sent: ${describeError(e)}`)
     );
   }
 

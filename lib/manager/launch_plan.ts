@@ -10,7 +10,7 @@ import { resolveModel } from "../config/config.ts";
 import type { PermissionMode } from "../permissions/modes.ts";
 import type { AgentDefinition } from "../registry/schema.ts";
 import type { ConfigSnapshot, SidecarRecord } from "../store/schema.ts";
-import type { TaskInput } from "../tools/task.ts";
+import type { TaskRequest } from "../tools/task.ts";
 import type { ChildSpec } from "../executor/child.ts";
 import { lineageOf } from "./projections.ts";
 
@@ -33,8 +33,6 @@ export interface ParentInfo {
   mode: PermissionMode;
   depth: number;
 }
-
-export type TaskRequest = TaskInput & { subagent_session_id: string };
 
 /** The process that owns a run: recorded in the sidecar so liveness can be checked later. */
 export interface OwnProcess {

@@ -4,7 +4,8 @@
 import assert from "node:assert/strict";
 import { agentDefinitionSchema } from "../registry/schema.ts";
 import { RegistrySnapshot } from "../registry/snapshot.ts";
-import { type LaunchParent, planLaunch, runningRef, type TaskRequest, warmSpec } from "./launch_plan.ts";
+import { type LaunchParent, planLaunch, runningRef, warmSpec } from "./launch_plan.ts";
+import type { TaskRequest } from "../tools/task.ts";
 import { SidecarRecordSchema } from "../store/schema.ts";
 
 const ID = "agent-aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa";

@@ -5,16 +5,15 @@
 // background.ts, record projections in projections.ts.
 
 import type { Ports } from "../sys/mod.ts";
-import type { Provider } from "../protocol/provider.ts";
 import type { RuntimeEvent, RuntimeEventSink, SubtaskRefPart } from "../protocol/events.ts";
 import type { StorageLayout } from "../config/storage.ts";
 import type { SidecarStore } from "../store/store.ts";
 import type { SidecarRecord } from "../store/schema.ts";
 import type { AnyTool, ToolContext, ToolResult } from "../tools/tool.ts";
-import { type SubagentLauncher, taskTool } from "../tools/task.ts";
-import { type ChildOutcome, type ChildSpec, childTools, runChild } from "../executor/child.ts";
-import type { ChildWorkerPool, WorkerChildOptions } from "./child_sandbox.ts";
-import type { ProviderConfig } from "../provider/factory.ts";
+import { type SubagentLauncher, type TaskRequest, taskTool } from "../tools/task.ts";
+import type { ChildOutcome, ChildSpec } from "../executor/child.ts";
+import type { DelegationCall } from "../executor/child_protocol.ts";
+import type { ChildHost, ChildRunner } from "./child_runner.ts";
 import { canonicalResult, summarize } from "./result.ts";
 import type { Semaphore } from "./semaphore.ts";
 import { describeError } from "../errors.ts";
@@ -23,7 +22,7 @@ import type { Heartbeat } from "../store/heartbeat.ts";
 import type { SidecarOwner } from "../store/store.ts";
 import { buildCompletionNotice } from "./notice.ts";
 import { taskOutputTool, taskStopTool } from "../tools/task_control.ts";
-import { mergeTools, toolSpecs } from "../tools/registry.ts";
+import { mergeTools } from "../tools/registry.ts";
 import { TaskControl, type TaskControlDeps } from "./task_control.ts";
 import { backgroundCapableBash, type ShellTasks } from "./shells.ts";
 import { lineageOf, subagentInfo, subtaskRef } from "./projections.ts";
@@ -34,14 +33,12 @@ import {
   planLaunch,
   type RegistryView,
   runningRef,
-  type TaskRequest,
   warmSpec,
 } from "./launch_plan.ts";
 
 /** Shared by every session of one root run. */
 export interface SubagentEnv {
   ports: Ports;
-  provider: Provider;
   layout: StorageLayout;
   store: SidecarStore;
   registry: RegistryView;
@@ -49,15 +46,12 @@ export interface SubagentEnv {
   aliases: Record<string, string>;
   trusted: boolean;
   maxDepth: number;
-  maxTokens: number;
   /** Limits children running at once per root session; beyond it they queue. */
   slots: Semaphore;
   /** Core tools available to every child (before its own filter). */
   coreTools: () => AnyTool[];
   /** The root session's event sink; child events arrive wrapped as `subagent_event`. */
   emit: RuntimeEventSink;
-  /** Removes secrets from transcript lines. */
-  redact?: (text: string) => string;
   /** Background runs of this process. */
   background: BackgroundRuns;
   /** Bumps a background run's lastActiveAt at most once per second. */
@@ -66,22 +60,9 @@ export interface SubagentEnv {
   shells: ShellTasks;
   /** `--allowed-tools` rules of the run; they apply to every child too. */
   allowedTools?: string[];
-  /**
-   * Where children run: in a Deno Worker under their own permission set (the default), or in this
-   * thread (`BLADE_CHILD_SANDBOX=none`, for comparison and for hosts without Workers).
-   */
-  sandbox: ChildSandbox;
+  /** Where children run: a Worker under their own permission set (the default), or this thread. */
+  runner: ChildRunner;
 }
-
-export type ChildSandbox =
-  | { kind: "none" }
-  | {
-    kind: "worker";
-    pool: ChildWorkerPool;
-    provider: ProviderConfig;
-    secrets: string[];
-    extraReadDirs: string[];
-  };
 
 /** TaskOutput / TaskStop's view of the runtime. */
 export function taskControlDeps(env: SubagentEnv): TaskControlDeps {
@@ -138,10 +119,9 @@ export class SubagentRuntime implements SubagentLauncher {
   /** Starts the Worker a child of this type would run in, while the parent's answer still streams. */
   warm(subagentType: string): void {
     const env = this.#env;
-    if (env.sandbox.kind !== "worker") return;
     const spec = warmSpec(subagentType, env.registry, this.#launchParent());
     if (spec === undefined) return;
-    env.sandbox.pool.warm(this.#workerOptions(spec, () => {}, new AbortController().signal));
+    env.runner.warm(spec, this.#hostFor(spec, () => {}, new AbortController().signal));
   }
 
   plan(input: TaskRequest): Promise<SubtaskRefPart | undefined> {
@@ -295,37 +275,14 @@ export class SubagentRuntime implements SubagentLauncher {
       onActivity?.();
       env.emit({ type: "subagent_event", parentSessionId: this.#parent.sessionId, agentId: spec.id, event });
     };
-    if (env.sandbox.kind === "worker") return await this.#runInWorker(spec, signal, emit);
-    return await runChild(
-      {
-        ports: env.ports,
-        provider: env.provider,
-        layout: env.layout,
-        maxTokens: env.maxTokens,
-        platform: Deno.build.os,
-        ...(env.redact === undefined ? {} : { redact: env.redact }),
-        emit,
-        toolsFor: (child) => this.#toolsForChild(child),
-      },
-      spec,
-      signal,
-    );
+    return await env.runner.run(spec, this.#hostFor(spec, emit, signal), signal);
   }
 
-  /** Runs the child in a Deno Worker under its own permission set (SPEC §2). */
-  #runInWorker(spec: ChildSpec, signal: AbortSignal, emit: RuntimeEventSink): Promise<ChildOutcome> {
+  /** The child's view of this runtime: its tools, and answers to the calls it makes from a Worker. */
+  #hostFor(spec: ChildSpec, emit: RuntimeEventSink, signal: AbortSignal): ChildHost {
     const env = this.#env;
-    if (env.sandbox.kind !== "worker") throw new Error("unreachable");
-    return env.sandbox.pool.run(this.#workerOptions(spec, emit, signal), signal);
-  }
-
-  #workerOptions(spec: ChildSpec, emit: RuntimeEventSink, signal: AbortSignal): WorkerChildOptions {
-    const env = this.#env;
-    if (env.sandbox.kind !== "worker") throw new Error("unreachable");
     const nested = this.#nestedFor(spec);
-    const tools = childTools(spec, this.#toolsForChild(spec));
-    const toolNames = tools.map((t) => t.name);
-    const control = new TaskControl(taskControlDeps(env), nested.owner);
+    const delegation = spec.depth < env.maxDepth;
     const ctxFor = (callId: string): ToolContext => ({
       ports: env.ports,
       sessionId: spec.id,
@@ -338,40 +295,26 @@ export class SubagentRuntime implements SubagentLauncher {
       emit,
     });
     return {
-      // The specs travel with the child so its first model request need not wait for its tool modules.
-      spec: { ...spec, toolSpecs: toolSpecs(tools) },
-      toolNames,
-      provider: env.sandbox.provider,
-      storageRoot: env.layout.root,
-      transcriptDir: env.layout.projectDir(spec.parentProjectPath),
-      extraReadDirs: env.sandbox.extraReadDirs,
-      maxTokens: env.maxTokens,
-      platform: Deno.build.os,
-      secrets: env.sandbox.secrets,
-      delegation: spec.depth < env.maxDepth,
-      ...(env.ports.env.home() === undefined ? {} : { home: env.ports.env.home()! }),
-      onEvent: emit,
-      onCall: (method, args) => {
-        const input = args.input as TaskRequest;
-        switch (method) {
-          case "plan":
-            return nested.plan(input);
-          case "launch":
-            return nested.launch(input, ctxFor(String(args.callId)));
-          case "output":
-            return control.output(
-              args.input as { taskId: string; block: boolean; timeoutMs: number },
-              ctxFor(""),
-            );
-          case "stop":
-            return control.stop(String(args.taskId), ctxFor(""));
-          default: {
-            const never: never = method;
-            return Promise.reject(new Error(`unknown call ${never}`));
-          }
-        }
-      },
+      emit,
+      delegation,
+      tools: () => mergeTools(nested.coreTools(), delegation ? nested.tools() : []),
+      answer: (call) => nested.#answer(call, ctxFor),
     };
+  }
+
+  /** Answers a delegation call of this session's own child running in a Worker. */
+  #answer(call: DelegationCall, ctxFor: (callId: string) => ToolContext): Promise<unknown> {
+    const control = new TaskControl(taskControlDeps(this.#env), this.owner);
+    switch (call.method) {
+      case "plan":
+        return this.plan(call.input);
+      case "launch":
+        return this.launch(call.input, ctxFor(call.callId));
+      case "output":
+        return control.output(call.input, ctxFor(""));
+      case "stop":
+        return control.stop(call.taskId, ctxFor(""));
+    }
   }
 
   #nestedFor(child: ChildSpec): SubagentRuntime {
@@ -383,12 +326,6 @@ export class SubagentRuntime implements SubagentLauncher {
       mode: child.config.permissionMode,
       depth: child.depth,
     });
-  }
-
-  #toolsForChild(child: ChildSpec): AnyTool[] {
-    const nested = this.#nestedFor(child);
-    const delegation = child.depth < this.#env.maxDepth ? nested.tools() : [];
-    return mergeTools(nested.coreTools(), delegation);
   }
 }
 

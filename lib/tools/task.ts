@@ -26,13 +26,16 @@ export const taskInputSchema = z.object({
 
 export type TaskInput = z.infer<typeof taskInputSchema>;
 
+/** A validated Task call with its durable child id assigned. */
+export type TaskRequest = TaskInput & { subagent_session_id: string };
+
 /** What the manager does with a validated Task call. */
 export interface SubagentLauncher {
   /** The text describing available agents for the tool description / errors. */
   agentTypes(): string[];
   /** Lineage and type known before execution, for the running `subtask_ref`. */
-  plan(input: TaskInput & { subagent_session_id: string }): Promise<SubtaskRefPart | undefined>;
-  launch(input: TaskInput & { subagent_session_id: string }, ctx: ToolContext): Promise<ToolResult>;
+  plan(input: TaskRequest): Promise<SubtaskRefPart | undefined>;
+  launch(input: TaskRequest, ctx: ToolContext): Promise<ToolResult>;
   /** Prepare for a launch of this agent type (e.g. start its sandbox) while the answer streams. */
   warm?(subagentType: string): void;
 }

@@ -25,6 +25,7 @@ import { BackgroundRuns } from "../../lib/manager/background.ts";
 import { ShellTasks } from "../../lib/manager/shells.ts";
 import { Semaphore } from "../../lib/manager/semaphore.ts";
 import { type SubagentEnv, SubagentRuntime } from "../../lib/manager/subagents.ts";
+import { InThreadRunner } from "../../lib/manager/child_runner.ts";
 import { agentDefinitionSchema } from "../../lib/registry/schema.ts";
 import { RegistrySnapshot } from "../../lib/registry/snapshot.ts";
 import { coreTools } from "../../lib/tools/registry.ts";
@@ -302,14 +303,12 @@ export async function backgroundHarness(options: HarnessOptions): Promise<Backgr
   const events: RuntimeEvent[] = [];
   const env: SubagentEnv = {
     ports,
-    provider: model,
     layout,
     store,
     registry: new RegistrySnapshot(workspace, [worker]),
     aliases: {},
     trusted: true,
     maxDepth: 3,
-    maxTokens: 1000,
     slots: new Semaphore(20),
     coreTools,
     emit: (event) => {
@@ -320,7 +319,7 @@ export async function backgroundHarness(options: HarnessOptions): Promise<Backgr
     heartbeat: new Heartbeat(store, { clock: ports.clock }),
     shells: new ShellTasks(ports),
     // In this thread, so children talk to the FakeModel.
-    sandbox: { kind: "none" },
+    runner: new InThreadRunner({ ports, provider: model, layout, maxTokens: 1000 }),
   };
   const runtime = (parent: { sessionId?: string; projectPath?: string } = {}) =>
     new SubagentRuntime(env, {

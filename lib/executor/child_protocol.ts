@@ -1,0 +1,78 @@
+// Owns the message vocabulary between the main thread and a child-run Worker (child_worker.ts):
+// run / reply / cancel requests, the child's events, and its delegation calls (Task, TaskOutput,
+// TaskStop made inside a Worker are answered by the main thread) as one typed union. Replies are
+// checked by the guards here before the Worker uses them; calls are checked by the main thread
+// (manager/child_calls.ts). No I/O, no zod: the Worker imports this before its tools load.
+
+import type { RuntimeEvent, SubtaskRefPart } from "../protocol/events.ts";
+import type { ProviderConfig } from "../provider/factory.ts";
+import type { TaskRequest } from "../tools/task.ts";
+import type { ToolResult } from "../tools/tool.ts";
+import type { ChildSpec } from "./child.ts";
+
+export interface ChildRunRequest {
+  kind: "run";
+  runId: number;
+  spec: ChildSpec;
+  provider: ProviderConfig;
+  storageRoot: string;
+  maxTokens: number;
+  platform: string;
+  /** Values to redact from transcript lines. */
+  secrets: string[];
+  /** Whether this child may delegate (below the nesting limit). */
+  delegation: boolean;
+  /** The user's home folder (a Worker child has no environment grant to read HOME itself). */
+  home?: string;
+}
+
+export type ChildReply =
+  | { kind: "reply"; id: number; ok: true; value: unknown }
+  | { kind: "reply"; id: number; ok: false; message: string };
+
+/** Stop one run (the others in this Worker go on). */
+export interface ChildCancel {
+  kind: "cancel";
+  runId: number;
+  reason: string;
+}
+
+export type ChildWorkerRequest = ChildRunRequest | ChildReply | ChildCancel;
+
+export interface TaskOutputRequest {
+  taskId: string;
+  block: boolean;
+  timeoutMs: number;
+}
+
+/** A delegation call a Worker child makes; the main thread starts or reads the grandchild. */
+export type DelegationCall =
+  | { method: "plan"; input: TaskRequest }
+  | { method: "launch"; input: TaskRequest; callId: string }
+  | { method: "output"; input: TaskOutputRequest }
+  | { method: "stop"; taskId: string };
+
+export type ChildWorkerEvent =
+  | { kind: "event"; runId: number; event: RuntimeEvent }
+  | { kind: "call"; runId: number; id: number; call: DelegationCall };
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+/** A tool result as the main thread sends it back for launch, output and stop. */
+export function isToolResult(value: unknown): value is ToolResult {
+  if (!isRecord(value) || typeof value.content !== "string" || typeof value.isError !== "boolean") {
+    return false;
+  }
+  if (value.metadata !== undefined && !isRecord(value.metadata)) return false;
+  return value.parts === undefined ||
+    (Array.isArray(value.parts) && value.parts.every((p) => isRecord(p) && typeof p.type === "string"));
+}
+
+/** The running `subtask_ref` answered to `plan` (undefined for an unknown agent type). */
+export function isPlannedRef(value: unknown): value is SubtaskRefPart | undefined {
+  if (value === undefined) return true;
+  return isRecord(value) && value.type === "subtask_ref" && typeof value.agentId === "string" &&
+    typeof value.subagentType === "string" && typeof value.state === "string" && isRecord(value.lineage);
+}

@@ -1,0 +1,108 @@
+// Table tests of what the main thread accepts from a Worker child (decodeWorkerMessage) and what the
+// Worker accepts back (isToolResult, isPlannedRef).
+
+import assert from "node:assert/strict";
+import { decodeWorkerMessage } from "./child_calls.ts";
+import { isPlannedRef, isToolResult } from "../executor/child_protocol.ts";
+
+const TASK = {
+  subagent_type: "worker",
+  description: "do a thing",
+  prompt: "Do the thing and answer.",
+  subagent_session_id: "agent-x",
+};
+
+const accepted: [string, unknown][] = [
+  ["event", { kind: "event", runId: 1, event: { type: "text_delta", sessionId: "s", text: "hi" } }],
+  ["plan", { kind: "call", runId: 1, id: 2, call: { method: "plan", input: TASK } }],
+  ["launch", { kind: "call", runId: 1, id: 2, call: { method: "launch", input: TASK, callId: "c1" } }],
+  [
+    "output",
+    {
+      kind: "call",
+      runId: 1,
+      id: 2,
+      call: { method: "output", input: { taskId: "a", block: true, timeoutMs: 5 } },
+    },
+  ],
+  ["stop", { kind: "call", runId: 1, id: 2, call: { method: "stop", taskId: "a" } }],
+];
+
+for (const [name, raw] of accepted) {
+  Deno.test(`decodeWorkerMessage accepts: ${name}`, () => {
+    assert.deepEqual(decodeWorkerMessage(raw), raw);
+  });
+}
+
+const refused: [string, unknown, RegExp][] = [
+  ["not an object", "hello", /not a child event or call/],
+  ["no runId", { kind: "event", event: { type: "text_delta" } }, /not a child event or call/],
+  ["unknown event type", { kind: "event", runId: 1, event: { type: "rm -rf" } }, /no known type/],
+  ["unknown method", { kind: "call", runId: 1, id: 2, call: { method: "spawn" } }, /malformed "spawn" call/],
+  [
+    "launch without an id",
+    {
+      kind: "call",
+      runId: 1,
+      id: 2,
+      call: { method: "launch", input: { ...TASK, subagent_session_id: "" } },
+    },
+    /malformed "launch" call/,
+  ],
+  [
+    "launch with a short prompt",
+    {
+      kind: "call",
+      runId: 1,
+      id: 2,
+      call: { method: "launch", input: { ...TASK, prompt: "x" }, callId: "c" },
+    },
+    /malformed "launch" call/,
+  ],
+  [
+    "output with a negative timeout",
+    {
+      kind: "call",
+      runId: 1,
+      id: 2,
+      call: { method: "output", input: { taskId: "a", block: true, timeoutMs: -1 } },
+    },
+    /malformed "output" call/,
+  ],
+  [
+    "stop without a task id",
+    { kind: "call", runId: 1, id: 2, call: { method: "stop" } },
+    /malformed "stop" call/,
+  ],
+];
+
+for (const [name, raw, pattern] of refused) {
+  Deno.test(`decodeWorkerMessage refuses: ${name}`, () => {
+    const decoded = decodeWorkerMessage(raw);
+    assert.ok("invalid" in decoded, JSON.stringify(decoded));
+    assert.match(decoded.invalid, pattern);
+  });
+}
+
+Deno.test("isToolResult / isPlannedRef check the answers a Worker child receives", () => {
+  assert.ok(isToolResult({ content: "ok", isError: false }));
+  assert.ok(isToolResult({ content: "ok", isError: true, metadata: {}, parts: [{ type: "subtask_ref" }] }));
+  assert.ok(!isToolResult({ content: 1, isError: false }));
+  assert.ok(!isToolResult({ content: "ok" }));
+  assert.ok(!isToolResult({ content: "ok", isError: false, parts: ["x"] }));
+  assert.ok(!isToolResult(null));
+  const ref = {
+    type: "subtask_ref",
+    callId: "",
+    agentId: "agent-x",
+    subagentType: "worker",
+    description: "d",
+    background: false,
+    state: "running",
+    lineage: { rootAgentId: "agent-x", resumeDepth: 0 },
+  };
+  assert.ok(isPlannedRef(ref));
+  assert.ok(isPlannedRef(undefined));
+  assert.ok(!isPlannedRef({ ...ref, type: "text" }));
+  assert.ok(!isPlannedRef("ref"));
+});

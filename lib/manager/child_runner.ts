@@ -1,0 +1,133 @@
+// Owns where a child session runs, behind one port: `InThreadRunner` runs it on this thread
+// (`BLADE_CHILD_SANDBOX=none`, for comparison and hosts without Workers), `WorkerRunner` in a Deno
+// Worker under the child's own permission set (child_sandbox.ts). The launcher (subagents.ts) gives
+// each run a ChildHost: the sink for the child's events, the tools it may have, and the answer to
+// its delegation calls when it runs in another thread.
+
+import type { Ports } from "../sys/mod.ts";
+import type { Provider } from "../protocol/provider.ts";
+import type { RuntimeEventSink } from "../protocol/events.ts";
+import type { StorageLayout } from "../config/storage.ts";
+import type { ProviderConfig } from "../provider/factory.ts";
+import type { AnyTool } from "../tools/tool.ts";
+import { toolSpecs } from "../tools/registry.ts";
+import { type ChildOutcome, type ChildSpec, childTools, runChild } from "../executor/child.ts";
+import type { DelegationCall } from "../executor/child_protocol.ts";
+import { ChildWorkerPool, type WorkerChildOptions } from "./child_sandbox.ts";
+
+/** What the launcher provides for one child run. */
+export interface ChildHost {
+  /** Receives the child's own events (the launcher wraps them for the parent). */
+  emit: RuntimeEventSink;
+  /** Every tool the child could have; its allow and deny lists apply after. */
+  tools(): AnyTool[];
+  /** Whether the child is below the nesting limit and may delegate. */
+  delegation: boolean;
+  /** Answers a delegation call the child makes from another thread. */
+  answer(call: DelegationCall): Promise<unknown>;
+}
+
+export interface ChildRunner {
+  /** Runs the child to its end; never throws (a failure is a failed outcome). */
+  run(spec: ChildSpec, host: ChildHost, signal: AbortSignal): Promise<ChildOutcome>;
+  /** Prepares for a run of this spec (starts its Worker) while the parent's answer still streams. */
+  warm(spec: ChildSpec, host: ChildHost): void;
+  /** Ends what the runner keeps alive (idle Workers). */
+  close(): Promise<void>;
+}
+
+export interface InThreadDeps {
+  ports: Ports;
+  provider: Provider;
+  layout: StorageLayout;
+  maxTokens: number;
+  /** Removes secrets from transcript lines. */
+  redact?: (text: string) => string;
+}
+
+export class InThreadRunner implements ChildRunner {
+  #deps: InThreadDeps;
+
+  constructor(deps: InThreadDeps) {
+    this.#deps = deps;
+  }
+
+  run(spec: ChildSpec, host: ChildHost, signal: AbortSignal): Promise<ChildOutcome> {
+    const d = this.#deps;
+    return runChild(
+      {
+        ports: d.ports,
+        provider: d.provider,
+        layout: d.layout,
+        maxTokens: d.maxTokens,
+        platform: Deno.build.os,
+        ...(d.redact === undefined ? {} : { redact: d.redact }),
+        emit: host.emit,
+        toolsFor: () => host.tools(),
+      },
+      spec,
+      signal,
+    );
+  }
+
+  warm(): void {}
+
+  close(): Promise<void> {
+    return Promise.resolve();
+  }
+}
+
+export interface WorkerDeps {
+  layout: StorageLayout;
+  /** The provider as plain data: the Worker builds its own. */
+  provider: ProviderConfig;
+  maxTokens: number;
+  /** Values the Worker redacts from transcript lines. */
+  secrets: string[];
+  /** Folders every child may read besides its workspace (agent folders). */
+  extraReadDirs: string[];
+  /** The user's home folder, for `~` in paths (a Worker has no environment grant). */
+  home?: string;
+}
+
+export class WorkerRunner implements ChildRunner {
+  #deps: WorkerDeps;
+  readonly pool = new ChildWorkerPool();
+
+  constructor(deps: WorkerDeps) {
+    this.#deps = deps;
+  }
+
+  run(spec: ChildSpec, host: ChildHost, signal: AbortSignal): Promise<ChildOutcome> {
+    return this.pool.run(this.#options(spec, host), signal);
+  }
+
+  warm(spec: ChildSpec, host: ChildHost): void {
+    this.pool.warm(this.#options(spec, host));
+  }
+
+  close(): Promise<void> {
+    return this.pool.close();
+  }
+
+  #options(spec: ChildSpec, host: ChildHost): WorkerChildOptions {
+    const d = this.#deps;
+    const tools = childTools(spec, host.tools());
+    return {
+      // The specs travel with the child so its first model request need not wait for its tool modules.
+      spec: { ...spec, toolSpecs: toolSpecs(tools) },
+      toolNames: tools.map((t) => t.name),
+      provider: d.provider,
+      storageRoot: d.layout.root,
+      transcriptDir: d.layout.projectDir(spec.parentProjectPath),
+      extraReadDirs: d.extraReadDirs,
+      maxTokens: d.maxTokens,
+      platform: Deno.build.os,
+      secrets: d.secrets,
+      delegation: host.delegation,
+      ...(d.home === undefined ? {} : { home: d.home }),
+      onEvent: host.emit,
+      onCall: (call) => host.answer(call),
+    };
+  }
+}
