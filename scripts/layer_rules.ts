@@ -105,7 +105,11 @@ export const LAYER_RULES: LayerRules = {
       key: "lib/executor/main_runner.ts: Deno.build",
       reason: "TODO(#10 item 6): Env.platform()",
     },
-    { rule: "deno", key: "lib/manager/child_runner.ts: Deno.build", reason: "TODO(#10 item 6): Env.platform()" },
+    {
+      rule: "deno",
+      key: "lib/manager/child_runner.ts: Deno.build",
+      reason: "TODO(#10 item 6): Env.platform()",
+    },
     {
       rule: "deno",
       key: "lib/sandbox/worker_transport.ts: Deno.errors.NotCapable",
