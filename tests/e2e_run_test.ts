@@ -1,0 +1,60 @@
+// `blade run <agent> "prompt"` in the foreground: the child's answer and its token usage (input and
+// output counted apart) in the json result, and the ad-hoc parent session's transcript recording the
+// delegation like a Task call.
+
+import assert from "node:assert/strict";
+import { bladeSandbox, parseJsonResult, transcriptEvents, transcriptPath } from "./support/blade.ts";
+
+const SCRIPT = `agents:
+  "*":
+    - turns:
+        - tool_calls: [{ name: Glob, input: { pattern: "*" } }]
+          usage: { input_tokens: 100, output_tokens: 7 }
+        - text: "Two files here."
+          usage: { input_tokens: 130, output_tokens: 5 }
+`;
+
+Deno.test("run --output-format json: input and output tokens of the child are reported apart", async () => {
+  await using sandbox = await bladeSandbox();
+  await sandbox.write("count.yaml", SCRIPT);
+  const run = await sandbox.run([
+    "run",
+    "Explore",
+    "count the files here",
+    "--provider",
+    "scripted",
+    "--script",
+    "count.yaml",
+    "--output-format",
+    "json",
+  ]);
+  assert.equal(run.code, 0, run.stderr);
+  const json = parseJsonResult(run);
+  assert.equal(json.result, "Two files here.");
+  assert.equal(json.is_error, false);
+  assert.deepEqual(json.usage, { input_tokens: 230, output_tokens: 12 });
+
+  const events = await transcriptEvents(
+    transcriptPath({ storage: sandbox.storage, workspace: sandbox.workspace }, String(json.session_id)),
+  );
+  assert.deepEqual(events.map((e) => e.type), [
+    "session_created",
+    "turn_started",
+    "message_created",
+    "part_created",
+    "message_created",
+    "part_created",
+    "message_created",
+    "part_created",
+    "part_created",
+    "turn_completed",
+  ]);
+  // The ad-hoc parent made no model request of its own: its turn used no tokens.
+  assert.deepEqual(events.at(-1)!.data, {
+    turn: 1,
+    turns: 0,
+    toolCalls: 1,
+    durationMs: 0,
+    usage: { inputTokens: 0, outputTokens: 0 },
+  });
+});
