@@ -1,5 +1,6 @@
-// Owns `blade run <agent> "prompt"`: runs one subagent directly as the child of an ad-hoc parent
-// session (useful in CI: `blade run review "…" --output-format json`). Exit 0/1 by the child's success.
+// Owns the command line of `blade run <agent> "prompt"`: parses it, builds the ad-hoc parent session
+// and the subagent runtime, hands the run to lib/manager/direct_run.ts and prints its outcome (useful
+// in CI: `blade run review "…" --output-format json`). Exit 0/1 by the child's success.
 
 import { parseArgs } from "node:util";
 import type { Ports } from "../sys/mod.ts";
@@ -12,9 +13,8 @@ import { readStdin } from "../sys/signals.ts";
 import { closeSubagents, subagentEnv } from "./subagent_wiring.ts";
 import { SubagentRuntime } from "../manager/subagents.ts";
 import { openSession } from "../session/open.ts";
-import { messageEvents } from "../executor/loop.ts";
+import { ChildUsage, runDirect } from "../manager/direct_run.ts";
 import { newAgentId } from "../sys/ids.ts";
-import { userText } from "../protocol/messages.ts";
 import { validateSessionId } from "../protocol/ids.ts";
 import { selfCommand } from "../sys/self.ts";
 import { resolveStorageRoot, storageLayout } from "../config/storage.ts";
@@ -69,7 +69,14 @@ export async function runAgentCommand(argv: string[], ports: Ports, io: Io): Pro
     redact: app.redact,
   });
   const sink = printSink(io, format, () => undefined);
-  const env = await subagentEnv(app, sink.emit, {
+  // A detached copy (`--background`) runs the child as a background run of its ad-hoc parent, so
+  // `blade tasks cancel` reaches it, and waits for it before exiting.
+  const id = detachedId === undefined ? newAgentId(ports.ids) : validateSessionId(detachedId);
+  const usage = new ChildUsage(id);
+  const env = await subagentEnv(app, (event) => {
+    usage.observe(event);
+    sink.emit(event);
+  }, {
     allowedTools: listFlag(values, "allowed-tools", "allowedTools"),
   });
   env.registry.require(agent);
@@ -81,89 +88,52 @@ export async function runAgentCommand(argv: string[], ports: Ports, io: Io): Pro
     mode: app.config.permissionMode,
     depth: 0,
   });
-  const description = values.description ?? shortDescription(prompt);
-  // A detached copy (`--background`) runs the child as a background run of its ad-hoc parent, so
-  // `blade tasks cancel` reaches it, and waits for it before exiting.
-  const id = detachedId === undefined ? newAgentId(ports.ids) : validateSessionId(detachedId);
   const callId = `run_${ports.ids.random21()}`;
-  const input = {
-    subagent_type: agent,
-    description,
-    prompt,
-    subagent_session_id: id,
-    ...(detachedId === undefined ? {} : { run_in_background: true }),
-  };
-  // The ad-hoc parent's transcript records the delegation like a Task call would.
-  await parent.transcript.append([
-    { type: "turn_started", data: { turn: 1 } },
-    ...messageEvents(ports.ids, userText(`blade run ${agent}`)),
-    ...messageEvents(ports.ids, {
-      role: "assistant",
-      content: [{ type: "tool_call", id: callId, name: "Task", input }],
-    }),
-  ]);
   const interrupt = interruptController();
   try {
-    let result = await runtime.launch(input, {
-      ports,
-      sessionId: parent.sessionId,
-      workspaceRoot: app.workspace,
-      storageRoot: app.layout.root,
-      trusted: app.trust.trusted,
-      mode: app.config.permissionMode,
+    const outcome = await runDirect({
+      ids: ports.ids,
+      transcript: parent.transcript,
+      store: env.store,
+      launch: (input) =>
+        runtime.launch(input, {
+          ports,
+          sessionId: parent.sessionId,
+          workspaceRoot: app.workspace,
+          storageRoot: app.layout.root,
+          trusted: app.trust.trusted,
+          mode: app.config.permissionMode,
+          callId,
+          signal: interrupt.signal,
+          emit: sink.emit,
+        }),
+      waitBackground: async (child) => {
+        await env.background.wait(child, 0, interrupt.signal);
+      },
+    }, {
+      agent,
+      prompt,
+      description: values.description ?? shortDescription(prompt),
+      agentId: id,
       callId,
-      signal: interrupt.signal,
-      emit: sink.emit,
+      background: detachedId !== undefined,
+      interrupted: () => interrupt.interrupted(),
+      usage,
     });
-    if (detachedId !== undefined && !result.isError) {
-      await env.background.wait(id, 0, interrupt.signal);
-      const loaded = await env.store.load(id);
-      const r = loaded !== null && "record" in loaded ? loaded.record : undefined;
-      result = {
-        content: r?.result.message ?? "",
-        isError: r?.status !== "completed",
-        metadata: { stats: r?.stats ?? { tokens: 0, toolCalls: 0, durationMs: 0 } },
-      };
-    }
-    await parent.transcript.append([
-      ...messageEvents(ports.ids, {
-        role: "user",
-        content: [{ type: "tool_result", callId, content: result.content, isError: result.isError }],
-      }, { parts: result.parts ?? [] }),
-      result.isError
-        ? { type: "turn_aborted", data: { turn: 1, cause: interrupt.interrupted() ? "cancelled" : "failed" } }
-        : {
-          type: "turn_completed",
-          data: {
-            turn: 1,
-            turns: 0,
-            toolCalls: 1,
-            durationMs: 0,
-            usage: { inputTokens: 0, outputTokens: 0 },
-          },
-        },
-    ]);
-    const meta = (result.metadata ?? {}) as {
-      stats?: { tokens: number; toolCalls: number; durationMs: number };
-    };
-    const stats = meta.stats ?? { tokens: 0, toolCalls: 0, durationMs: 0 };
-    const record = await env.store.load(id);
-    const finalText = record !== null && "record" in record ? record.record.result.message : "";
-    const errorText = record !== null && "record" in record ? record.record.result.error : undefined;
     sink.finish({
       sessionId: parent.sessionId,
-      status: result.isError ? (interrupt.interrupted() ? "cancelled" : "failed") : "completed",
-      result: finalText,
+      status: outcome.status,
+      result: outcome.result,
       agentId: id,
       numTurns: 0,
-      toolCalls: stats.toolCalls,
-      usage: { inputTokens: stats.tokens, outputTokens: 0 },
-      durationMs: stats.durationMs,
+      toolCalls: outcome.toolCalls,
+      usage: outcome.usage,
+      durationMs: outcome.durationMs,
       subagents: sink.subagents,
-      ...(result.isError ? { error: { type: "subagent_failed", message: errorText ?? result.content } } : {}),
+      ...(outcome.error === undefined ? {} : { error: { type: "subagent_failed", message: outcome.error } }),
     });
     if (interrupt.interrupted()) return 130;
-    return result.isError ? 1 : 0;
+    return outcome.status === "completed" ? 0 : 1;
   } finally {
     interrupt.dispose();
     await closeSubagents(env);
