@@ -13,7 +13,7 @@ import type { SidecarStore } from "../store/store.ts";
 import type { TranscriptWriter } from "../session/transcript.ts";
 import type { ToolResult } from "../tools/tool.ts";
 import { messageEvents } from "../executor/loop.ts";
-import type { TaskRequest } from "./launch_plan.ts";
+import type { TaskRequest } from "../tools/task.ts";
 
 /** Sums the model usage of one child from the runtime events its parent's sink receives. */
 export class ChildUsage {
