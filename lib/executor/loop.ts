@@ -12,6 +12,7 @@ import {
   type ToolResultBlock,
   type ToolSpec,
   type Usage,
+  userText,
 } from "../protocol/messages.ts";
 import type { Provider, ProviderError, RequestMeta } from "../protocol/provider.ts";
 import type {
@@ -53,6 +54,11 @@ export interface LoopOptions {
   maxTurns?: number;
   /** This session's background children: notices arriving mid-turn are delivered before the next request. */
   pending?: PendingWork;
+  /**
+   * Asked when the model answers without tool calls: a message to send back instead of ending the run
+   * (the corrective retries of StructuredOutput), or undefined to end it.
+   */
+  followUp?: () => string | undefined;
 }
 
 export type RunStatus = "completed" | "failed" | "cancelled";
@@ -181,6 +187,7 @@ export class AgentLoop {
       acknowledge.push(d.inboxId);
     }
     await o.transcript.append(opening);
+    const firstOfRun = this.messages.length;
     this.messages.push(...input.messages, ...(input.deliveries ?? []).map((d) => d.message));
     o.emit({ type: "turn_started", sessionId: o.meta.sessionId, turn });
 
@@ -220,7 +227,7 @@ export class AgentLoop {
       const result: RunResult = {
         status,
         messages: this.messages,
-        finalText: lastText(this.messages),
+        finalText: lastText(this.messages, firstOfRun),
         usage,
         toolCalls,
         modelRequests: this.#modelRequests - startRequests,
@@ -268,13 +275,23 @@ export class AgentLoop {
           if (prepared.parts !== undefined) extraParts.push(...prepared.parts);
         }
       }
-      const final = !message.content.some((b) => b.type === "tool_call");
-      await o.transcript.append(messageEvents(ids, message, { parts: extraParts, final }));
+      // A final answer may still be sent back once more (StructuredOutput's corrective retries).
+      const again = message.content.some((b) => b.type === "tool_call") ? undefined : o.followUp?.();
+      const correction = again === undefined ? undefined : userText(again, true);
+      const final = correction === undefined && !message.content.some((b) => b.type === "tool_call");
+      await o.transcript.append([
+        ...messageEvents(ids, message, { parts: extraParts, final }),
+        ...(correction === undefined ? [] : messageEvents(ids, correction)),
+      ]);
       this.messages.push(message);
       o.emit({ type: "assistant_message", sessionId: o.meta.sessionId, message });
 
       const calls = message.content.filter((b): b is ToolCallBlock => b.type === "tool_call");
       if (final) return await finish("completed");
+      if (correction !== undefined) {
+        this.messages.push(correction);
+        continue;
+      }
 
       toolCalls += calls.length;
       const results = await this.#runCalls(calls, contexts);
@@ -465,11 +482,10 @@ function cancelled(): RunError {
   return { type: "cancelled", message: "The run was cancelled." };
 }
 
-/** Text of the last assistant message produced in this run (not before it). */
-function lastText(messages: Message[]): string {
-  for (let i = messages.length - 1; i >= 0; i--) {
+/** Text of the last assistant message produced in this run (from index `start`, not before it). */
+function lastText(messages: Message[], start: number): string {
+  for (let i = messages.length - 1; i >= start; i--) {
     const m = messages[i]!;
-    if (m.role === "user" && m.content.some((b) => b.type === "text")) break;
     if (m.role !== "assistant") continue;
     const text = textOf(m).trim();
     if (text !== "") return text;

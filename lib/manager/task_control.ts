@@ -4,6 +4,7 @@
 
 import type { Clock } from "../sys/clock.ts";
 import type { SidecarOwner, SidecarStore } from "../store/store.ts";
+import { worktreeView } from "../worktree/view.ts";
 import type { SidecarRecord } from "../store/schema.ts";
 import type { ToolContext, ToolResult } from "../tools/tool.ts";
 import type { TaskControlPort } from "../tools/task_control.ts";
@@ -110,7 +111,7 @@ export class TaskControl implements TaskControlPort {
         resumed_from: r.resumedFrom ?? null,
         resume_depth: r.resumeDepth,
       },
-      ...(r.worktree === undefined ? {} : { worktree: { path: r.worktree.path, branch: r.worktree.branch } }),
+      ...(r.worktree === undefined ? {} : { worktree: worktreeView(r.worktree) }),
       ...(r.restartRecovery === undefined ? {} : { restart_recovery: r.restartRecovery }),
       ...(r.result.verificationVerdict === undefined
         ? {}

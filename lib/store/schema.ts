@@ -78,11 +78,31 @@ const configSnapshotSchema = z.object({
   source: z.string(),
 });
 
+/** The worktree lease of an isolated child (docs/reference/worktrees.md). Paths are canonical. */
 const worktreeSchema = z.object({
-  path: z.string(),
-  branch: z.string(),
-  baseCommit: z.string(),
-  repoRoot: z.string(),
+  /** git's name of the worktree (`agent+<safe id>`). */
+  name: z.string().min(1),
+  branch: z.string().min(1),
+  baseCommit: z.string().regex(/^[0-9a-f]{40,64}$/, "not a commit id"),
+  /** The parent checkout's branch when the worktree was made; null when its HEAD was detached. */
+  originalBranch: z.string().nullable(),
+  repositoryRoot: z.string().min(1),
+  originalWorkspaceRoot: z.string().min(1),
+  worktreeRoot: z.string().min(1),
+  /** worktreeRoot plus the parent's sub-directory offset. */
+  workspaceRoot: z.string().min(1),
+  /** The parent checkout had uncommitted changes, which the worktree (made from HEAD) does not have. */
+  sourceHadChanges: z.boolean(),
+  /** The child that created the worktree; a resumed child keeps it. */
+  ownerAgentId: sessionId,
+  createdAt: epochMs,
+  /** active while a run uses it; kept when a finish preserved it; removed once gone. */
+  state: z.enum(["active", "kept", "removed"]),
+  /** When kept: files changed against the base (plus untracked) and commits on the branch. */
+  changedFiles: count.exactOptional(),
+  commits: count.exactOptional(),
+  /** When kept: why (failure, changes, commits, or the git error that made the check uncertain). */
+  keptBecause: z.string().exactOptional(),
 });
 
 /**

@@ -353,10 +353,18 @@ export function storeConformance(name: string, factory: StoreFactory): void {
     });
     secret.configSnapshot.systemPrompt = "SYSTEM-SECRET";
     secret.worktree = {
-      path: "/SECRET/wt",
+      name: "agent+SECRET",
       branch: "blade-b",
-      baseCommit: "c0ffee",
-      repoRoot: "/SECRET/repo",
+      baseCommit: "c0ffee".padEnd(40, "0"),
+      originalBranch: "SECRET-branch",
+      repositoryRoot: "/SECRET/repo",
+      originalWorkspaceRoot: "/SECRET/repo",
+      worktreeRoot: "/SECRET/wt",
+      workspaceRoot: "/SECRET/wt",
+      sourceHadChanges: false,
+      ownerAgentId: "agent-proj",
+      createdAt: 1,
+      state: "kept",
     };
     secret.result.modifiedFiles = ["/SECRET/project/a.ts", "/SECRET/project/b.ts"];
     await store.save({ ...secret, extraSecret: "UNKNOWN-SECRET" } as SidecarRecord);
@@ -395,7 +403,7 @@ export function storeConformance(name: string, factory: StoreFactory): void {
       resumedFrom: "agent-source",
       resumeDepth: 2,
       isolation: "worktree",
-      worktree: { branch: "blade-b", baseCommit: "c0ffee" },
+      worktree: { branch: "blade-b", baseCommit: "c0ffee".padEnd(40, "0") },
     });
   });
 

@@ -7,6 +7,7 @@ import { z } from "zod";
 import { describeError } from "../errors.ts";
 import type { Ports } from "../sys/mod.ts";
 import { untrustedExecution } from "./paths.ts";
+import { worktreeCwdRefusal } from "./worktree_guard.ts";
 import { capHeadTail } from "./text.ts";
 import { fail, ok, type Tool } from "./tool.ts";
 
@@ -73,6 +74,10 @@ export const bashTool: Tool<BashInput> = {
     const refusal = untrustedExecution(ctx, "Bash");
     if (refusal !== undefined) return fail(refusal);
     if (ctx.signal.aborted) return fail("Command was interrupted before it started.");
+    if (ctx.worktree !== undefined) {
+      const outside = await worktreeCwdRefusal(ctx.ports.fs, ctx.worktree, ctx.workspaceRoot, input.command);
+      if (outside !== undefined) return fail(`Permission denied: ${outside}`);
+    }
 
     const timeoutMs = Math.min(input.timeout ?? BASH_DEFAULT_TIMEOUT_MS, BASH_MAX_TIMEOUT_MS);
     const shell = await findShell(ctx.ports);

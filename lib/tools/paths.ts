@@ -6,6 +6,7 @@
 import { basename, dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
 import type { FileInfo, Fs } from "../sys/fs.ts";
 import type { ToolContext } from "./tool.ts";
+import { worktreeWriteRefusal } from "./worktree_guard.ts";
 
 /**
  * Blade's own state in the storage root, which no tool may write even in a trusted workspace: it
@@ -75,6 +76,10 @@ function describeResolved(given: string, real: string): string {
  */
 export async function resolveWritePath(ctx: ToolContext, path: string): Promise<WriteTarget> {
   const given = resolveToolPath(ctx, path);
+  if (ctx.worktree !== undefined) {
+    const refusal = await worktreeWriteRefusal(ctx.ports.fs, ctx.worktree, given);
+    if (refusal !== undefined) return { ok: false, message: refusal };
+  }
   let real: string;
   let workspace: string;
   let storage: string;

@@ -12,6 +12,15 @@ import type { PermissionMode } from "../permissions/modes.ts";
  */
 export type ToolKind = "read" | "write" | "execute" | "delegate" | "external";
 
+/** The git worktree a session is isolated in (docs/guides/isolation.md); all paths canonical. */
+export interface ActiveWorktree {
+  /** The session's workspace inside the worktree (its root plus the parent's sub-directory offset). */
+  workspaceRoot: string;
+  worktreeRoot: string;
+  /** The parent's repository root: readable, never writable, for this session. */
+  parentCheckout: string;
+}
+
 export interface ToolContext {
   ports: Ports;
   sessionId: string;
@@ -25,6 +34,8 @@ export interface ToolContext {
   callId: string;
   signal: AbortSignal;
   emit: RuntimeEventSink;
+  /** Set while the session works in its own git worktree: writes and Bash folders must stay inside it. */
+  worktree?: ActiveWorktree;
 }
 
 export interface ToolResult {
@@ -49,7 +60,7 @@ export interface Tool<I = Record<string, unknown>> {
   readonly description: string;
   readonly kind: ToolKind;
   readonly schema: z.ZodType<I>;
-  /** The input's JSON Schema when it is not derived from `schema` (an MCP server's own schema). */
+  /** The input's JSON Schema when it is not derived from `schema` (an MCP server's own schema, StructuredOutput). */
   readonly inputSchema?: Record<string, unknown>;
   /** An external tool its server marks read-only (`readOnlyHint`): the only kind plan mode allows. */
   readonly readOnly?: boolean;

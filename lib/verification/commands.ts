@@ -1,0 +1,240 @@
+// Owns recognising the shell commands a read-only auditor may run (docs/reference/verification.md):
+// read-only inspection (ls, cat, git status/diff/log, grep…) and the project's verification commands
+// (test, lint, build, type-check runners of npm/pnpm/yarn/bun/deno, node --test, pytest, ruff, mypy,
+// pyright, tsc, eslint, biome, jest, vitest, go, cargo), with an optional `cd <dir inside the
+// workspace> &&` prefix and a bounded `| head` / `| tail`. Anything else, and any mutating flag
+// (`--fix`, `-u`, `--update…`, `--watch…`, `--write`), is rejected. The same recogniser feeds the
+// evidence of which verification commands ran (evidence.ts). Pure: no I/O.
+
+import { isAbsolute, relative, resolve, sep } from "node:path";
+import { type SplitCommand, splitShell } from "./shell_split.ts";
+
+export type CommandClass =
+  | { kind: "verification"; command: string }
+  | { kind: "read-only" }
+  | { kind: "rejected"; reason: string };
+
+/** Flags that make a checker change files or run forever. */
+const MUTATING_FLAG =
+  /^(?:--fix(?:[-=].*)?|-u|--update.*|--updateSnapshot.*|--watch.*|--write(?:=.*)?|--apply(?:-unsafe)?|--unsafe)$/;
+
+/** Scripts of package managers that count as checks. */
+const SCRIPT = /^(?:test|tests|lint|build|check|type-?check|typecheck|tsc|verify)(?::[\w:-]+)?$/;
+
+/** Variables a verification command may be prefixed with. */
+const ENV_PREFIX = /^(?:CI|NODE_ENV|FORCE_COLOR|NO_COLOR|RUST_BACKTRACE|PYTHONDONTWRITEBYTECODE)=[\w.-]*$/;
+
+const READ_ONLY_GIT = new Set([
+  "status",
+  "diff",
+  "log",
+  "show",
+  "blame",
+  "ls-files",
+  "ls-tree",
+  "rev-parse",
+  "describe",
+  "shortlog",
+  "cat-file",
+  "grep",
+  "merge-base",
+  "rev-list",
+  "name-rev",
+]);
+
+/** Programs that only read (with the flags below refused). */
+const READ_ONLY = new Set([
+  "ls",
+  "cat",
+  "head",
+  "tail",
+  "wc",
+  "grep",
+  "rg",
+  "pwd",
+  "echo",
+  "stat",
+  "file",
+  "tree",
+  "du",
+  "which",
+  "diff",
+  "cmp",
+  "sort",
+  "uniq",
+  "cut",
+  "nl",
+  "jq",
+  "true",
+  "basename",
+  "dirname",
+  "realpath",
+  "printf",
+]);
+
+/** Flags that make an otherwise read-only program write or run something. */
+const READ_ONLY_REFUSED: Readonly<Record<string, RegExp>> = {
+  sort: /^(?:-o.*|--output.*)$/,
+  tail: /^(?:-f|-F|--follow.*|--retry)$/,
+  rg: /^--pre.*$/,
+  tree: /^-o$/,
+};
+
+function verificationOf(words: readonly string[]): string | undefined {
+  const [tool, sub, third] = words;
+  switch (tool) {
+    case "npm":
+    case "pnpm":
+    case "yarn":
+    case "bun": {
+      if (sub === "test" || sub === "t") return words.join(" ");
+      if ((sub === "run" || sub === "run-script") && third !== undefined && SCRIPT.test(third)) {
+        return words.join(" ");
+      }
+      if (tool !== "npm" && sub !== undefined && SCRIPT.test(sub)) return words.join(" ");
+      if ((sub === "exec" || sub === "x") && third !== undefined) {
+        return verificationOf(words.slice(2)) === undefined ? undefined : words.join(" ");
+      }
+      return undefined;
+    }
+    case "npx":
+    case "bunx":
+      return sub !== undefined && verificationOf(words.slice(1)) !== undefined ? words.join(" ") : undefined;
+    case "deno":
+      if (sub === "test" || sub === "lint" || sub === "check") return words.join(" ");
+      if (sub === "fmt") return words.includes("--check") ? words.join(" ") : undefined;
+      if (sub === "task" && third !== undefined && SCRIPT.test(third)) return words.join(" ");
+      return undefined;
+    case "node":
+      return sub === "--test" ? words.join(" ") : undefined;
+    case "python":
+    case "python3":
+      return sub === "-m" && (third === "pytest" || third === "mypy" || third === "ruff")
+        ? verificationOf(words.slice(2)) === undefined ? undefined : words.join(" ")
+        : undefined;
+    case "pytest":
+    case "mypy":
+    case "pyright":
+    case "jest":
+    case "vitest":
+    case "eslint":
+      return words.join(" ");
+    case "tsc":
+      return words.includes("-w") ? undefined : words.join(" ");
+    case "ruff":
+      if (sub === "check") return words.join(" ");
+      if (sub === "format") {
+        return words.includes("--check") || words.includes("--diff") ? words.join(" ") : undefined;
+      }
+      return undefined;
+    case "biome":
+      return sub === "check" || sub === "lint" || sub === "ci" ||
+          (sub === "format" && !words.includes("--write"))
+        ? words.join(" ")
+        : undefined;
+    case "go":
+      return sub === "build" || sub === "test" || sub === "vet" ? words.join(" ") : undefined;
+    case "cargo":
+      return sub === "build" || sub === "check" || sub === "clippy" || sub === "test"
+        ? words.join(" ")
+        : undefined;
+    default:
+      return undefined;
+  }
+}
+
+function readOnlyReason(words: readonly string[]): string | undefined {
+  const [tool, sub] = words;
+  if (tool === undefined) return "empty command";
+  if (tool === "git") {
+    if (sub === undefined || !READ_ONLY_GIT.has(sub)) {
+      return `git ${sub ?? ""} is not a read-only git command`.trim();
+    }
+    if (words.some((w) => w === "--output" || w.startsWith("--output=") || w === "-o")) {
+      return "git output to a file";
+    }
+    return undefined;
+  }
+  if (tool === "find") {
+    const bad = words.find((w) => /^-(?:exec|execdir|ok|okdir|delete|fprint.*|fls)$/.test(w));
+    return bad === undefined ? undefined : `find ${bad} runs or writes`;
+  }
+  if (tool === "sed") {
+    const quiet = words.includes("-n");
+    const inPlace = words.some((w) => w === "-i" || w.startsWith("-i") || w.startsWith("--in-place"));
+    return quiet && !inPlace ? undefined : "sed is read-only only as `sed -n` without -i";
+  }
+  if (!READ_ONLY.has(tool)) return `${tool} is not a recognised read-only or verification command`;
+  const refused = READ_ONLY_REFUSED[tool];
+  const bad = refused === undefined ? undefined : words.slice(1).find((w) => refused.test(w));
+  return bad === undefined ? undefined : `${tool} ${bad} writes or never ends`;
+}
+
+/** `head`/`tail` after a pipe, with no file argument and no follow mode. */
+function boundedPager(words: readonly string[]): boolean {
+  const [tool, ...args] = words;
+  if (tool !== "head" && tool !== "tail") return false;
+  for (let i = 0; i < args.length; i++) {
+    const a = args[i]!;
+    if (/^-\d+$/.test(a) || /^--(?:lines|bytes)=\d+$/.test(a) || /^-[nc]\d+$/.test(a)) continue;
+    if ((a === "-n" || a === "-c") && /^\+?\d+$/.test(args[i + 1] ?? "")) {
+      i++;
+      continue;
+    }
+    return false;
+  }
+  return true;
+}
+
+function insideWorkspace(dir: string, workspaceRoot: string): boolean {
+  if (/[*?[\]~]/.test(dir)) return false;
+  const target = isAbsolute(dir) ? resolve(dir) : resolve(workspaceRoot, dir);
+  const rel = relative(workspaceRoot, target);
+  return rel === "" || (rel !== ".." && !rel.startsWith(`..${sep}`) && !isAbsolute(rel));
+}
+
+/** Whether the command is a recognised verification command, read-only, or neither (and why). */
+export function classifyCommand(command: string, workspaceRoot: string): CommandClass {
+  const parts = splitShell(command);
+  if (parts.length === 0) return { kind: "rejected", reason: "empty command" };
+  let i = 0;
+  const first = parts[0]!;
+  if (first.words[0] === "cd") {
+    const dir = first.words[1];
+    if (first.words.length !== 2 || dir === undefined || !insideWorkspace(dir, workspaceRoot)) {
+      return { kind: "rejected", reason: "cd must name one folder inside the workspace" };
+    }
+    if (first.hazards.length > 0) return { kind: "rejected", reason: first.hazards[0]! };
+    if (parts.length === 1) return { kind: "read-only" };
+    if (parts[1]!.separator !== "&&") return { kind: "rejected", reason: "cd must be followed by &&" };
+    i = 1;
+  }
+  let verification: string | undefined;
+  let piped = false;
+  for (; i < parts.length; i++) {
+    const part: SplitCommand = parts[i]!;
+    if (part.hazards.length > 0) return { kind: "rejected", reason: part.hazards[0]! };
+    if (part.separator === "|") {
+      if (!boundedPager(part.words)) {
+        return { kind: "rejected", reason: "only a bounded head or tail may follow a pipe" };
+      }
+      piped = true;
+      continue;
+    }
+    if (piped) return { kind: "rejected", reason: "nothing may follow the head or tail of a pipe" };
+    let words = part.words;
+    while (words.length > 1 && ENV_PREFIX.test(words[0]!)) words = words.slice(1);
+    const flag = words.find((w) => MUTATING_FLAG.test(w));
+    const found = verificationOf(words);
+    if (found !== undefined) {
+      if (flag !== undefined) return { kind: "rejected", reason: `${flag} changes files or never ends` };
+      verification = found;
+      continue;
+    }
+    const reason = readOnlyReason(words);
+    if (reason !== undefined) return { kind: "rejected", reason };
+  }
+  return verification === undefined
+    ? { kind: "read-only" }
+    : { kind: "verification", command: command.trim() };
+}

@@ -1,0 +1,142 @@
+import assert from "node:assert/strict";
+import { classifyCommand } from "./commands.ts";
+import { splitShell } from "./shell_split.ts";
+
+const WS = "/work/repo";
+
+// [command, expected kind]; the reason of a rejection is checked separately below.
+const TABLE: [string, "verification" | "read-only" | "rejected"][] = [
+  // verification commands
+  ["npm test", "verification"],
+  ["npm run lint", "verification"],
+  ["npm run build", "verification"],
+  ["npm run type-check", "verification"],
+  ["npm run test:unit", "verification"],
+  ["pnpm test", "verification"],
+  ["pnpm lint", "verification"],
+  ["pnpm run typecheck", "verification"],
+  ["yarn test", "verification"],
+  ["yarn build", "verification"],
+  ["bun test", "verification"],
+  ["bun run check", "verification"],
+  ["deno test", "verification"],
+  ["deno test --allow-read tests/", "verification"],
+  ["deno lint", "verification"],
+  ["deno check main.ts", "verification"],
+  ["deno task test", "verification"],
+  ["deno fmt --check", "verification"],
+  ["node --test", "verification"],
+  ["pytest -q tests/test_a.py", "verification"],
+  ["python -m pytest -x", "verification"],
+  ["ruff check .", "verification"],
+  ["mypy src", "verification"],
+  ["pyright", "verification"],
+  ["tsc --noEmit", "verification"],
+  ["npx tsc --noEmit -p tsconfig.json", "verification"],
+  ["eslint src", "verification"],
+  ["npx eslint .", "verification"],
+  ["biome check .", "verification"],
+  ["jest --ci", "verification"],
+  ["vitest run", "verification"],
+  ["go build ./...", "verification"],
+  ["go test ./...", "verification"],
+  ["go vet ./...", "verification"],
+  ["cargo build", "verification"],
+  ["cargo check --all-targets", "verification"],
+  ["cargo clippy -- -D warnings", "verification"],
+  ["cargo test", "verification"],
+  ["cd packages/a && npm test", "verification"],
+  ["npm test 2>&1 | tail -n 50", "verification"],
+  ["deno test 2>&1 | head -100", "verification"],
+  ["CI=1 npm test", "verification"],
+  ["npm run lint && npm test", "verification"],
+  // read-only inspection
+  ["git status", "read-only"],
+  ["git diff HEAD~1 -- src/a.ts", "read-only"],
+  ["git log --oneline -5", "read-only"],
+  ["ls -la src", "read-only"],
+  ["cat package.json", "read-only"],
+  ["grep -rn 'TODO' src", "read-only"],
+  ["find . -name '*.ts'", "read-only"],
+  ["sed -n 1,20p src/a.ts", "read-only"],
+  ["wc -l src/a.ts", "read-only"],
+  // rejected: mutating flags
+  ["eslint --fix src", "rejected"],
+  ["npm run lint -- --fix", "rejected"],
+  ["jest -u", "rejected"],
+  ["vitest --update", "rejected"],
+  ["jest --watch", "rejected"],
+  ["tsc --watch", "rejected"],
+  ["tsc -w", "rejected"],
+  ["biome check --write .", "rejected"],
+  ["ruff check --fix .", "rejected"],
+  ["deno fmt", "rejected"],
+  ["deno test --watch", "rejected"],
+  ["cargo clippy --fix", "rejected"],
+  ["prettier --write .", "rejected"],
+  ["deno test -- --update", "rejected"],
+  // rejected: not a check, or it writes
+  ["npm install", "rejected"],
+  ["npm publish", "rejected"],
+  ["npm run deploy", "rejected"],
+  ["rm -rf dist", "rejected"],
+  ["git commit -am wip", "rejected"],
+  ["git checkout -- src", "rejected"],
+  ["git stash", "rejected"],
+  ["echo hi > out.txt", "rejected"],
+  ["npm test > log.txt", "rejected"],
+  ["npm test $(rm -rf /)", "rejected"],
+  ["npm test `whoami`", "rejected"],
+  ["(npm test)", "rejected"],
+  ["npm test & rm -rf x", "rejected"],
+  ["npm test; rm -rf x", "rejected"],
+  ["cd /etc && npm test", "rejected"],
+  ["cd ../other && npm test", "rejected"],
+  ["cd src; npm test", "rejected"],
+  ["npm test | tee log.txt", "rejected"],
+  ["npm test | tail -f", "rejected"],
+  ["npm test | head -n 5 | sh", "rejected"],
+  ["find . -delete", "rejected"],
+  ["find . -exec rm {} ;", "rejected"],
+  ["sed -i s/a/b/ f", "rejected"],
+  ["sort -o out.txt in.txt", "rejected"],
+  ["curl https://example.com", "rejected"],
+  ["make test", "rejected"],
+  ["NODE_OPTIONS=--require=./evil.js npm test", "rejected"],
+  ['echo "$ANTHROPIC_API_KEY"', "rejected"],
+  ["npm test 'unterminated", "rejected"],
+  ["npm test &&", "rejected"],
+];
+
+Deno.test(`verification command recogniser: ${TABLE.length} commands`, () => {
+  const wrong = TABLE.filter(([cmd, kind]) => classifyCommand(cmd, WS).kind !== kind)
+    .map(([cmd, kind]) => `${cmd}: expected ${kind}, got ${JSON.stringify(classifyCommand(cmd, WS))}`);
+  assert.deepEqual(wrong, []);
+  assert.ok(TABLE.length >= 40);
+});
+
+Deno.test("a rejection says why", () => {
+  assert.deepEqual(classifyCommand("eslint --fix src", WS), {
+    kind: "rejected",
+    reason: "--fix changes files or never ends",
+  });
+  assert.deepEqual(classifyCommand("cd /etc && npm test", WS), {
+    kind: "rejected",
+    reason: "cd must name one folder inside the workspace",
+  });
+  assert.deepEqual(classifyCommand("npm test > log.txt", WS), { kind: "rejected", reason: "redirection >" });
+  assert.deepEqual(classifyCommand("npm test 2>&1 | tail -n 5", WS), {
+    kind: "verification",
+    command: "npm test 2>&1 | tail -n 5",
+  });
+});
+
+Deno.test("splitShell keeps separators, removes quotes and flags what it cannot see through", () => {
+  assert.deepEqual(splitShell(`cd 'a b' && npm test -- "x y" | head -5`), [
+    { words: ["cd", "a b"], hazards: [], separator: null },
+    { words: ["npm", "test", "--", "x y"], hazards: [], separator: "&&" },
+    { words: ["head", "-5"], hazards: [], separator: "|" },
+  ]);
+  assert.deepEqual(splitShell("echo $HOME")[0]!.hazards, ["expansion $"]);
+  assert.deepEqual(splitShell("ls 2>/dev/null")[0], { words: ["ls"], hazards: [], separator: null });
+});
