@@ -37,7 +37,7 @@ Deno.test("planResume: lineage, frozen config, messages and isolation come from 
   assert.equal(d.plan.subagentType, "general-purpose");
   assert.equal(d.plan.providerAdmissionOwnerId, "adm-1");
   assert.deepEqual(d.plan.restoreIsolation, { kind: "none" });
-  const wt = { path: "/w", branch: "b", baseCommit: "c", repoRoot: "/r" };
+  const wt = sidecarFixture("agent-src").worktree!;
   const w = planResume(req(), done({ isolation: "worktree", worktree: wt }), false);
   assert.ok(w.ok);
   assert.deepEqual(w.plan.restoreIsolation, { kind: "worktree", lease: wt });

@@ -3,9 +3,12 @@
 // may go anywhere, writes only inside the workspace or Blade's storage root, and an untrusted
 // workspace may write only into the storage root. Does not read or write file contents.
 
-import { basename, dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
-import type { FileInfo, Fs } from "../sys/fs.ts";
+import { relative, resolve, sep } from "node:path";
+import type { FileInfo } from "../sys/fs.ts";
 import type { ToolContext } from "./tool.ts";
+import { canonicalPath, isInside } from "./real_path.ts";
+
+export { canonicalPath, isInside };
 import { worktreeWriteRefusal } from "./worktree_guard.ts";
 
 /**
@@ -33,37 +36,6 @@ export function resolveToolPath(ctx: Pick<ToolContext, "workspaceRoot" | "ports"
   const home = ctx.ports.env.home();
   if (home !== undefined && (path === "~" || path.startsWith("~/"))) return resolve(home, path.slice(2));
   return resolve(ctx.workspaceRoot, path);
-}
-
-/** Whether `path` is `root` or lies below it. Both must be absolute and normalised. */
-export function isInside(path: string, root: string): boolean {
-  const rel = relative(root, path);
-  return rel === "" || (rel !== ".." && !rel.startsWith(`..${sep}`) && !isAbsolute(rel));
-}
-
-/**
- * The real path of `path`, which need not exist: the nearest existing ancestor is resolved and the
- * missing rest appended. Throws when a component is a symlink whose target does not exist (writing
- * through it would create the target wherever it points) or cannot be resolved.
- */
-export async function canonicalPath(fs: Fs, path: string): Promise<string> {
-  const missing: string[] = [];
-  let current = resolve(path);
-  while (true) {
-    if (await fs.lstat(current) !== null) {
-      let real: string;
-      try {
-        real = await fs.realPath(current);
-      } catch (cause) {
-        throw new Error(`${current} is a symbolic link that cannot be resolved`, { cause });
-      }
-      return missing.length === 0 ? real : join(real, ...missing.reverse());
-    }
-    const parent = dirname(current);
-    if (parent === current) return resolve(path);
-    missing.push(basename(current));
-    current = parent;
-  }
 }
 
 function describeResolved(given: string, real: string): string {

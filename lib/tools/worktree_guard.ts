@@ -8,7 +8,7 @@
 import { resolve } from "node:path";
 import type { Fs } from "../sys/fs.ts";
 import { splitShell } from "../verification/shell_split.ts";
-import { canonicalPath, isInside } from "./paths.ts";
+import { canonicalPath, isInside } from "./real_path.ts";
 import type { ActiveWorktree } from "./tool.ts";
 
 function outside(what: string, shown: string, active: ActiveWorktree): string {
