@@ -76,13 +76,7 @@ const CASES: Record<string, Expected> = {
       disallowedTools: ["Bash", "Write"],
       skills: ["a", "b"],
     })],
-    diagnostics: [{
-      file: "<dir>/searcher.md",
-      line: 4,
-      severity: "warning",
-      field: "tools",
-      message: '"Task(Explore, Plan)": Blade grants Task without limiting which agent types it may start',
-    }],
+    diagnostics: [],
   },
   "empty-tools": {
     agents: [def("thinker", "thinker.md", {

@@ -25,9 +25,9 @@ Options for -p and run:
   --model <name>              model id or alias (sonnet, opus, haiku); env BLADE_MODEL
   --provider <name>           anthropic | openai | scripted (default: from keys and config)
   --script <file>             script for the scripted provider (env BLADE_SCRIPT)
-  --permission-mode <mode>    default | autoEdit | yolo | plan (acceptEdits, bypassPermissions, dontAsk, ignore)
+  --permission-mode <mode>    default | dontAsk | autoEdit | yolo | plan (acceptEdits, bypassPermissions, manual)
   --allowed-tools <rules>     tools allowed without approval, e.g. "Edit,Bash(git diff:*)"
-  --disallowed-tools <names>  tools removed from the session
+  --disallowed-tools <rules>  deny rules: "Bash" removes the tool, "Bash(rm:*)" refuses matching calls
   --system-prompt <text>      replace the base system prompt
   --append-system-prompt <t>  append to the system prompt
   --max-turns <n>             stop after n model requests (error max_turns_exceeded)

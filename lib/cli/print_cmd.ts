@@ -18,6 +18,7 @@ import {
   textRenderer,
 } from "./print_render.ts";
 import { runMainSession } from "../executor/main_runner.ts";
+import { type RunRules, runRules } from "../permissions/run_rules.ts";
 import { sessionSubagents } from "./subagent_wiring.ts";
 
 // deno-lint-ignore no-explicit-any
@@ -59,6 +60,16 @@ export function appFlagsOf(values: Values): AppFlags {
 
 export function listFlag(values: Values, ...names: string[]): string[] {
   return names.flatMap((n) => (values[n] as string[] | undefined) ?? []);
+}
+
+/** The run's rules from --allowed-tools / --disallowed-tools; warns about rules naming no tool. */
+export function rulesFromFlags(values: Values, io: Io): RunRules {
+  const rules = runRules({
+    allowedTools: listFlag(values, "allowed-tools", "allowedTools"),
+    disallowedTools: listFlag(values, "disallowed-tools", "disallowedTools"),
+  });
+  for (const w of rules.warnings) io.err(`blade: warning: ${w}\n`);
+  return rules;
 }
 
 /** Wires Ctrl-C to an AbortController; the second Ctrl-C is left to the default handler. */
@@ -125,12 +136,11 @@ export async function runPrint(values: Values, positionals: string[], ports: Por
     backgroundWaitMs = Math.round(n * 1000);
   }
   const app: App = await createApp(ports, appFlagsOf(values), { debugSink: (l) => io.err(`[debug] ${l}\n`) });
+  const rules = rulesFromFlags(values, io);
   let sessionId: string | undefined;
   const sink = printSink(io, format, () => sessionId, () => ports.clock.now());
   const interrupt = interruptController();
-  const subagents = sessionSubagents(app, sink.emit, {
-    allowedTools: listFlag(values, "allowed-tools", "allowedTools"),
-  });
+  const subagents = sessionSubagents(app, sink.emit, { rules: rules.texts });
   try {
     const run = await runMainSession(app, {
       prompt,
@@ -140,8 +150,7 @@ export async function runPrint(values: Values, positionals: string[], ports: Por
         : { appendSystemPrompt: values["append-system-prompt"] }),
       ...(values.resume === undefined ? {} : { resume: values.resume }),
       ...(values.continue === true ? { continueLatest: true } : {}),
-      allowedTools: listFlag(values, "allowed-tools", "allowedTools"),
-      disallowedTools: listFlag(values, "disallowed-tools", "disallowedTools"),
+      rules: rules.rules,
       emit: (e) => {
         if (e.type === "session_started" && sessionId === undefined) sessionId = e.sessionId;
         sink.emit(e);

@@ -8,7 +8,7 @@ import { BladeError, usageError } from "../errors.ts";
 import { createApp } from "../app.ts";
 import type { Io } from "./io.ts";
 import { parseOrUsage, RUN_OPTIONS } from "./args.ts";
-import { appFlagsOf, interruptController, listFlag, outputFormatOf, printSink } from "./print_cmd.ts";
+import { appFlagsOf, interruptController, outputFormatOf, printSink, rulesFromFlags } from "./print_cmd.ts";
 import { readStdin } from "../sys/signals.ts";
 import { closeSubagents, subagentEnv } from "./subagent_wiring.ts";
 import { SubagentRuntime } from "../manager/subagents.ts";
@@ -76,9 +76,7 @@ export async function runAgentCommand(argv: string[], ports: Ports, io: Io): Pro
   const env = await subagentEnv(app, (event) => {
     usage.observe(event);
     sink.emit(event);
-  }, {
-    allowedTools: listFlag(values, "allowed-tools", "allowedTools"),
-  });
+  }, { rules: rulesFromFlags(values, io).texts });
   env.registry.require(agent);
   const runtime = new SubagentRuntime(env, {
     sessionId: parent.sessionId,

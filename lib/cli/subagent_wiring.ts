@@ -17,6 +17,7 @@ import { BackgroundRuns } from "../manager/background.ts";
 import { ShellTasks } from "../manager/shells.ts";
 import { Heartbeat } from "../store/heartbeat.ts";
 import type { SessionExtras } from "../executor/main_runner.ts";
+import type { RuleTexts } from "../permissions/run_rules.ts";
 
 export async function registryFor(app: App): Promise<RegistrySnapshot> {
   const { snapshot } = await loadRegistry({
@@ -70,7 +71,7 @@ async function childRunner(app: App): Promise<ChildRunner> {
 export async function subagentEnv(
   app: App,
   emit: RuntimeEventSink,
-  options: { allowedTools?: string[] } = {},
+  options: { rules?: RuleTexts } = {},
 ): Promise<SubagentEnv> {
   const registry = await registryFor(app);
   const store = new FileSidecarStore({
@@ -93,7 +94,7 @@ export async function subagentEnv(
     heartbeat: new Heartbeat(store, { clock: app.ports.clock }),
     shells: new ShellTasks(app.ports),
     runner: await childRunner(app),
-    ...(options.allowedTools === undefined ? {} : { allowedTools: options.allowedTools }),
+    ...(options.rules === undefined ? {} : { rules: options.rules }),
   };
 }
 
@@ -102,7 +103,7 @@ export async function subagentToolsFor(
   app: App,
   sessionId: string,
   emit: RuntimeEventSink,
-  options: { allowedTools?: string[] } = {},
+  options: { rules?: RuleTexts } = {},
 ): Promise<SessionExtras & { env: SubagentEnv }> {
   const env = await subagentEnv(app, emit, options);
   const runtime = new SubagentRuntime(env, {
@@ -143,7 +144,7 @@ export async function closeSubagents(env: SubagentEnv | undefined): Promise<void
 export function sessionSubagents(
   app: App,
   emit: RuntimeEventSink,
-  options: { allowedTools?: string[] } = {},
+  options: { rules?: RuleTexts } = {},
 ): { extraTools: (sessionId: string) => Promise<SessionExtras>; close: () => Promise<void> } {
   let env: SubagentEnv | undefined;
   return {

@@ -137,7 +137,7 @@ export function resolveConfig(
     throw new BladeError("usage", `Unknown permission mode "${modeName}".`, {
       exitCode: 2,
       hint:
-        "Use default, autoEdit, yolo or plan (Claude Code names acceptEdits, bypassPermissions, dontAsk work too).",
+        "Use default, dontAsk, autoEdit, yolo or plan (Claude Code names acceptEdits, bypassPermissions, manual work too).",
     });
   }
   return {

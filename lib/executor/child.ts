@@ -16,7 +16,8 @@ import { TranscriptWriter } from "../session/transcript.ts";
 import { buildSystemPrompt } from "../session/system_prompt.ts";
 import { resolveChildTools } from "../registry/child_tools.ts";
 import { AgentLoop } from "./loop.ts";
-import { parseToolRules } from "../permissions/gate.ts";
+import type { RuleSet, ToolRule } from "../protocol/tool_rule.ts";
+import { rulesOf, type RuleTexts } from "../permissions/run_rules.ts";
 import { describeError } from "../errors.ts";
 
 /** What a child needs to run: plain data, safe to send to a Worker or another process. */
@@ -35,8 +36,8 @@ export interface ChildSpec {
   lineage: Lineage;
   /** Conversation copied from a resumed source; the prompt is appended after it. */
   initialMessages?: Message[];
-  /** `--allowed-tools` rules of the run: calls they match need no approval in the child either. */
-  allowedTools?: string[];
+  /** The run's rules (flags, settings): they apply in every child too; deny beats allow. */
+  rules?: RuleTexts;
   /** The child's tools as the model sees them, computed by the parent (the child may load its tools later). */
   toolSpecs?: ToolSpec[];
 }
@@ -83,6 +84,16 @@ export function childTools(spec: ChildSpec, available: readonly AnyTool[]): AnyT
   );
   const set = new Set(allowed);
   return available.filter((t) => set.has(t.name));
+}
+
+/** The child's rules: its run's, plus its agent's `disallowedTools` rules; and its agent's tool limits. */
+function childRules(spec: ChildSpec): { rules: RuleSet; limits: ToolRule[] } {
+  const run = rulesOf(spec.rules);
+  const own = resolveChildTools(
+    { tools: spec.config.tools, disallowedTools: spec.config.disallowedTools },
+    [],
+  );
+  return { rules: { ...run, deny: [...run.deny, ...own.denyRules] }, limits: own.limits };
 }
 
 export async function runChild(deps: ChildDeps, spec: ChildSpec, signal: AbortSignal): Promise<ChildOutcome> {
@@ -144,7 +155,7 @@ export async function runChild(deps: ChildDeps, spec: ChildSpec, signal: AbortSi
       meta: { sessionId: spec.id, agentType: spec.subagentType, depth: spec.depth },
       trusted: spec.trusted,
       mode,
-      allowed: parseToolRules(spec.allowedTools ?? []),
+      ...childRules(spec),
       workspaceRoot: spec.workspaceRoot,
       storageRoot: deps.layout.root,
       emit: deps.emit,

@@ -24,7 +24,9 @@ import type {
 import type { TranscriptWriter } from "../session/transcript.ts";
 import type { Ports } from "../sys/mod.ts";
 import type { AnyTool, ToolContext, ToolResult } from "../tools/tool.ts";
-import { decide, type ToolRule } from "../permissions/gate.ts";
+import { decide } from "../permissions/gate.ts";
+import { pathArgument, type RuleSet, type ToolRule } from "../protocol/tool_rule.ts";
+import { canonicalPath, resolveToolPath } from "../tools/paths.ts";
 import type { PermissionMode } from "../permissions/modes.ts";
 import { describeError } from "../errors.ts";
 import type { Delivery, PendingWork } from "./settle.ts";
@@ -46,7 +48,10 @@ export interface LoopOptions {
   meta: RequestMeta;
   trusted: boolean;
   mode: PermissionMode;
-  allowed: readonly ToolRule[];
+  /** Allow, ask and deny rules of the run (flags, settings, and for a child its agent's disallowedTools). */
+  rules: RuleSet;
+  /** An agent's own tool rules (`tools: Bash(git:*)`): calls of a tool they name must match one. */
+  limits?: readonly ToolRule[];
   workspaceRoot: string;
   storageRoot: string;
   emit: RuntimeEventSink;
@@ -442,6 +447,20 @@ export class AgentLoop {
     return result;
   }
 
+  /** The real path a path rule is matched against (undefined when the tool has no path or it cannot be resolved). */
+  async #rulePath(
+    name: string,
+    input: Record<string, unknown>,
+    ctx: ToolContext,
+  ): Promise<string | undefined> {
+    const argument = pathArgument(name);
+    if (argument === undefined) return undefined;
+    const given = input[argument];
+    const path = typeof given === "string" && given !== "" ? given : argument === "path" ? "." : undefined;
+    if (path === undefined) return undefined;
+    return await canonicalPath(ctx.ports.fs, resolveToolPath(ctx, path)).catch(() => undefined);
+  }
+
   async #execute(call: ToolCallBlock, ctx: ToolContext): Promise<ToolResult> {
     const o = this.#o;
     const tool = this.#toolByName(call.name);
@@ -459,13 +478,17 @@ export class AgentLoop {
       );
       return { content: `Invalid tool input for ${call.name}: ${issues}`, isError: true };
     }
+    const path = await this.#rulePath(tool.name, call.input, ctx);
     const gate = decide({
       name: tool.name,
       kind: tool.kind,
       input: call.input,
+      ...(path === undefined ? {} : { path }),
       trusted: o.trusted,
       mode: o.mode,
-      allowed: o.allowed,
+      rules: o.rules,
+      ...(o.limits === undefined ? {} : { limits: o.limits }),
+      scope: { workspaceRoot: o.workspaceRoot, ...(homeOf(o.ports)) },
       ...(tool.readOnly === true ? { readOnly: true } : {}),
     });
     if (!gate.allow) return { content: gate.message, isError: true };
@@ -476,6 +499,11 @@ export class AgentLoop {
       return { content: `Tool ${call.name} failed unexpectedly: ${describeError(e)}`, isError: true };
     }
   }
+}
+
+function homeOf(ports: Ports): { home?: string } {
+  const home = ports.env.home();
+  return home === undefined ? {} : { home };
 }
 
 function cancelled(): RunError {

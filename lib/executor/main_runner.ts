@@ -8,7 +8,7 @@ import { type Message, userText } from "../protocol/messages.ts";
 import { AgentLoop, type RunResult } from "./loop.ts";
 import { openSession } from "../session/open.ts";
 import { buildSystemPrompt } from "../session/system_prompt.ts";
-import { parseToolRules } from "../permissions/gate.ts";
+import { NO_RULES, type RuleSet, wholeToolsDenied } from "../protocol/tool_rule.ts";
 import type { AnyTool } from "../tools/tool.ts";
 import { coreTools, mergeTools } from "../tools/registry.ts";
 import type { TranscriptDiagnostic } from "../session/transcript.ts";
@@ -31,8 +31,8 @@ export interface MainRunOptions {
   appendSystemPrompt?: string;
   resume?: string;
   continueLatest?: boolean;
-  allowedTools?: readonly string[];
-  disallowedTools?: readonly string[];
+  /** The run's allow, ask and deny rules (permissions/run_rules.ts); a deny rule without specifier removes its tool. */
+  rules?: RuleSet;
   emit: RuntimeEventSink;
   signal: AbortSignal;
   /** Extra tools (the subagent tools) built for this session; same-named tools replace core ones. */
@@ -53,8 +53,8 @@ export interface MainRunResult {
   totals: SettledRun["totals"];
 }
 
-export function filterTools(tools: readonly AnyTool[], disallowed: readonly string[]): AnyTool[] {
-  const deny = new Set(parseToolRules(disallowed).filter((r) => r.spec === undefined).map((r) => r.tool));
+export function filterTools(tools: readonly AnyTool[], rules: RuleSet): AnyTool[] {
+  const deny = wholeToolsDenied(rules.deny);
   return tools.filter((t) => !deny.has(t.name));
 }
 
@@ -74,7 +74,7 @@ export async function runMainSession(app: App, o: MainRunOptions): Promise<MainR
     ? { tools: [] }
     : await o.extraTools(opened.sessionId);
   // The subagent layer's tools replace core tools of the same name (Bash with background support).
-  const tools = filterTools(mergeTools(coreTools(), extra.tools), o.disallowedTools ?? []);
+  const tools = filterTools(mergeTools(coreTools(), extra.tools), o.rules ?? NO_RULES);
   const delivered = new Set(opened.history.deliveredInboxIds);
   const pending = extra.pending?.(delivered, [...opened.history.subtasks.values()]);
   // Entries the transcript already acknowledged (a crash before the inbox was trimmed) are dropped.
@@ -110,7 +110,7 @@ export async function runMainSession(app: App, o: MainRunOptions): Promise<MainR
     meta: { sessionId: opened.sessionId, agentType: "main", depth: 0 },
     trusted: app.trust.trusted,
     mode: config.permissionMode,
-    allowed: parseToolRules(o.allowedTools ?? []),
+    rules: o.rules ?? NO_RULES,
     workspaceRoot: app.workspace,
     storageRoot: app.layout.root,
     emit: o.emit,

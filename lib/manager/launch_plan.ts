@@ -8,6 +8,7 @@ import type { ProcessIdentity } from "../sys/process.ts";
 import type { SubtaskRefPart } from "../protocol/events.ts";
 import { resolveModel } from "../config/config.ts";
 import type { PermissionMode } from "../permissions/modes.ts";
+import type { RuleTexts } from "../permissions/run_rules.ts";
 import type { AgentDefinition } from "../registry/schema.ts";
 import type { ConfigSnapshot, SidecarRecord } from "../store/schema.ts";
 import type { TaskRequest } from "../tools/task.ts";
@@ -46,8 +47,8 @@ export interface LaunchParent extends ParentInfo {
   maxDepth: number;
   /** Alias table for agent `model` fields. */
   aliases: Record<string, string>;
-  /** `--allowed-tools` rules of the run; they apply to every child too. */
-  allowedTools?: string[];
+  /** The run's rules (flags, settings); they apply to every child too. */
+  rules?: RuleTexts;
   process: OwnProcess;
 }
 
@@ -156,7 +157,7 @@ export function planLaunch(
 
 /** What the child runs with, derived from its record and the parent's run-wide policy. */
 function specOf(record: SidecarRecord, parent: LaunchParent): ChildSpec {
-  const rules = parent.allowedTools ?? [];
+  const rules = parent.rules;
   return {
     id: record.id,
     subagentType: record.subagentType,
@@ -169,7 +170,7 @@ function specOf(record: SidecarRecord, parent: LaunchParent): ChildSpec {
     trusted: parent.trusted,
     depth: parent.depth + 1,
     lineage: lineageOf(record),
-    ...(rules.length === 0 ? {} : { allowedTools: rules }),
+    ...(rules === undefined ? {} : { rules }),
   };
 }
 

@@ -115,16 +115,17 @@ Deno.test("planLaunch: background comes from the call or the definition", () => 
   assert.equal(byDefinition.record.background, true);
 });
 
-Deno.test("planLaunch: the spec carries depth, lineage, trust and the run's --allowed-tools", () => {
-  const plan = planLaunch(request({}), registry, { ...parent, depth: 1, allowedTools: ["Bash(git *)"] }, NOW);
+Deno.test("planLaunch: the spec carries depth, lineage, trust and the run's rules", () => {
+  const rules = { allow: ["Bash(git *)"], deny: ["Bash(rm:*)"], ask: [] };
+  const plan = planLaunch(request({}), registry, { ...parent, depth: 1, rules }, NOW);
   assert.ok(plan.ok);
   assert.equal(plan.spec.depth, 2);
   assert.deepEqual(plan.spec.lineage, { rootAgentId: ID, resumeDepth: 0 });
   assert.equal(plan.spec.trusted, true);
-  assert.deepEqual(plan.spec.allowedTools, ["Bash(git *)"]);
-  const none = planLaunch(request({}), registry, { ...parent, allowedTools: [] }, NOW);
+  assert.deepEqual(plan.spec.rules, rules);
+  const none = planLaunch(request({}), registry, parent, NOW);
   assert.ok(none.ok);
-  assert.equal("allowedTools" in none.spec, false);
+  assert.equal("rules" in none.spec, false);
 });
 
 Deno.test("warmSpec: a stand-in for a known type within the depth limit, else nothing", () => {

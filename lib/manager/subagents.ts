@@ -7,6 +7,7 @@
 import type { Ports } from "../sys/mod.ts";
 import type { RuntimeEvent, RuntimeEventSink, SubtaskRefPart } from "../protocol/events.ts";
 import type { StorageLayout } from "../config/storage.ts";
+import type { RuleTexts } from "../permissions/run_rules.ts";
 import type { SidecarStore } from "../store/store.ts";
 import type { SidecarRecord } from "../store/schema.ts";
 import type { AnyTool, ToolContext, ToolResult } from "../tools/tool.ts";
@@ -58,8 +59,8 @@ export interface SubagentEnv {
   heartbeat: Heartbeat;
   /** Background Bash commands of this process. */
   shells: ShellTasks;
-  /** `--allowed-tools` rules of the run; they apply to every child too. */
-  allowedTools?: string[];
+  /** The run's rules (--allowed-tools, --disallowed-tools, settings); they apply to every child too. */
+  rules?: RuleTexts;
   /** Where children run: a Worker under their own permission set (the default), or this thread. */
   runner: ChildRunner;
 }
@@ -112,7 +113,7 @@ export class SubagentRuntime implements SubagentLauncher {
       trusted: env.trusted,
       maxDepth: env.maxDepth,
       aliases: env.aliases,
-      ...(env.allowedTools === undefined ? {} : { allowedTools: env.allowedTools }),
+      ...(env.rules === undefined ? {} : { rules: env.rules }),
     };
   }
 

@@ -1,124 +1,114 @@
-// Owns the permission gate the loop consults before every tool call (SPEC §2): Workspace Trust, the
-// permission mode, and the --allowed-tools / --disallowed-tools rules. Pure; no I/O. The Deno
+// Owns the permission gate the loop consults before every tool call (docs/guides/permissions.md):
+// Workspace Trust, the permission mode and the rules (--allowed-tools, --disallowed-tools, settings,
+// an agent's tool rules), in one grammar (protocol/tool_rule.ts). Deny rules win and apply in
+// untrusted folders too. Pure; no I/O: the loop resolves a call's real path before asking. The Deno
 // permission set of a child (deno_permissions.ts) enforces the same decisions a second time.
 
 import type { ToolKind } from "../tools/tool.ts";
 import type { PermissionMode } from "./modes.ts";
-import { isMcpToolName, toolNameMatches } from "../protocol/mcp_names.ts";
-
-/** `Name` or `Name(spec)`; for Bash the spec is a command prefix, `git:*` or `npm test*`. */
-export interface ToolRule {
-  tool: string;
-  spec?: string;
-}
-
-export function parseToolRules(list: readonly string[]): ToolRule[] {
-  const rules: ToolRule[] = [];
-  for (const raw of list.flatMap((s) => splitRuleList(s))) {
-    const m = /^([A-Za-z][\w-]*\*?)\s*(?:\((.*)\))?$/.exec(raw.trim());
-    if (m === null) continue;
-    rules.push(m[2] === undefined ? { tool: m[1]! } : { tool: m[1]!, spec: m[2].trim() });
-  }
-  return rules;
-}
-
-/** Splits "Read,Bash(git diff:*) Edit" on commas and spaces outside parentheses. */
-function splitRuleList(s: string): string[] {
-  const out: string[] = [];
-  let depth = 0;
-  let cur = "";
-  for (const ch of s) {
-    if (ch === "(") depth++;
-    if (ch === ")") depth = Math.max(0, depth - 1);
-    if (depth === 0 && (ch === "," || ch === " ")) {
-      if (cur.trim() !== "") out.push(cur.trim());
-      cur = "";
-      continue;
-    }
-    cur += ch;
-  }
-  if (cur.trim() !== "") out.push(cur.trim());
-  return out;
-}
-
-function specMatches(spec: string, input: Record<string, unknown>): boolean {
-  const command = typeof input.command === "string" ? input.command.trim() : undefined;
-  const path = typeof input.file_path === "string" ? input.file_path : undefined;
-  const subject = command ?? path;
-  if (subject === undefined) return false;
-  const prefix = spec.endsWith(":*") ? spec.slice(0, -2) : spec.endsWith("*") ? spec.slice(0, -1) : undefined;
-  if (prefix === undefined) return subject === spec;
-  return subject === prefix.trim() || subject.startsWith(prefix.endsWith(" ") ? prefix : `${prefix}`);
-}
-
-export function ruleMatches(
-  rules: readonly ToolRule[],
-  name: string,
-  input: Record<string, unknown>,
-): boolean {
-  return rules.some((r) =>
-    toolNameMatches(r.tool, name) &&
-    // An MCP rule never has a specifier Blade could check: `mcp__s__t(…)` matches nothing.
-    (r.spec === undefined ? true : !isMcpToolName(name) && specMatches(r.spec, input))
-  );
-}
+import {
+  allowedBy,
+  checkRules,
+  type RuleScope,
+  type RuleSet,
+  type RuleTarget,
+  type ToolRule,
+} from "../protocol/tool_rule.ts";
+import { protectedPathReason } from "./protected_paths.ts";
 
 export interface GateInput {
   name: string;
   kind: ToolKind;
   input: Record<string, unknown>;
+  /** The real absolute path of the call's path argument, when the tool has one. */
+  path?: string;
   trusted: boolean;
   mode: PermissionMode;
-  allowed: readonly ToolRule[];
+  rules: RuleSet;
+  /**
+   * An agent's own tool rules (`tools: Bash(git:*)`): when some of them name this tool, the call must
+   * match one of them. They narrow; they approve nothing.
+   */
+  limits?: readonly ToolRule[];
+  scope: RuleScope;
   /** An external (MCP) tool its server marks read-only. */
   readOnly?: boolean;
 }
 
-export type GateDecision = { allow: true } | { allow: false; message: string };
+export type GateDecision = { allow: true } | {
+  allow: false;
+  message: string;
+  /** True when an interactive session could ask the user instead of refusing. */
+  askable: boolean;
+};
 
 export function decide(g: GateInput): GateDecision {
-  switch (g.kind) {
-    case "read":
-    case "delegate":
-      return { allow: true };
-    case "write":
-      if (g.mode === "plan") return deny(`${g.name} is not available in plan mode (read-only).`);
-      if (g.mode === "autoEdit" || g.mode === "yolo" || ruleMatches(g.allowed, g.name, g.input)) {
-        return { allow: true }; // the tool itself refuses writes outside the storage root when untrusted
-      }
+  const target: RuleTarget = {
+    tool: g.name,
+    input: g.input,
+    ...(g.path === undefined ? {} : { path: g.path }),
+  };
+  const subject = describeCall(g);
+  const verdict = checkRules(g.rules, target, g.scope);
+  if (verdict.verdict === "deny") {
+    return deny(`${subject} matches the deny rule ${verdict.rule.text}.`, false);
+  }
+  const limits = (g.limits ?? []).filter((r) => r.tool === g.name);
+  if (limits.length > 0 && !allowedBy(limits, target, g.scope)) {
+    return deny(
+      `${subject} is outside this agent's tools (${limits.map((r) => r.text).join(", ")}).`,
+      false,
+    );
+  }
+  if (g.kind === "read" || g.kind === "delegate") {
+    if (verdict.verdict === "ask") return askRule(subject, verdict.rule);
+    return { allow: true };
+  }
+  if (g.kind === "execute" && !g.trusted) {
+    return deny(
+      `${g.name} is refused: this workspace is not trusted. Run \`blade trust\` in it (or pass --trust-workspace) first.`,
+      false,
+    );
+  }
+  if (g.kind === "external" && g.mode === "plan" && g.readOnly !== true) {
+    // Plan mode is default mode restricted to read-only tools: never wider than default.
+    return deny(`${g.name} is not available in plan mode: its MCP server does not mark it read-only.`, false);
+  }
+  if (g.mode === "plan" && g.kind !== "external") {
+    return deny(`${g.name} is not available in plan mode (read-only).`, false);
+  }
+  if (verdict.verdict === "ask") return askRule(subject, verdict.rule);
+  const allowed = verdict.verdict === "allow";
+  if (g.kind === "write" && g.path !== undefined && g.mode !== "yolo" && !allowed) {
+    const reason = protectedPathReason(g.path, g.scope.workspaceRoot);
+    if (reason !== undefined) {
       return deny(
-        `${g.name} needs approval in permission mode "default", and print mode cannot ask. ` +
-          `Re-run with --permission-mode autoEdit (Claude Code: acceptEdits) or --allowed-tools ${g.name}.`,
+        `${g.name} may not write ${g.path}: ${reason}. Such writes need permission mode yolo or an ` +
+          `explicit allow rule such as --allowed-tools "Edit(${
+            relativeHint(g.path, g.scope.workspaceRoot)
+          })".`,
+        true,
       );
-    case "execute":
-      if (!g.trusted) {
-        return deny(
-          `${g.name} is refused: this workspace is not trusted. Run \`blade trust\` in it (or pass --trust-workspace) first.`,
-        );
-      }
-      if (g.mode === "plan") return deny(`${g.name} is not available in plan mode (read-only).`);
-      if (g.mode === "yolo" || ruleMatches(g.allowed, g.name, g.input)) return { allow: true };
-      return deny(
-        `${g.name} needs approval in permission mode "${g.mode}", and print mode cannot ask. ` +
-          `Re-run with --permission-mode yolo (Claude Code: bypassPermissions) or --allowed-tools "${g.name}".`,
-      );
-    case "external":
-      // Plan mode is default mode restricted to read-only tools: never wider than default.
-      if (g.mode === "plan" && g.readOnly !== true) {
-        return deny(`${g.name} is not available in plan mode: its MCP server does not mark it read-only.`);
-      }
-      if (g.mode === "yolo" || ruleMatches(g.allowed, g.name, g.input)) return { allow: true };
-      return deny(
-        `${g.name} (an MCP tool) needs approval in permission mode "${g.mode}", and print mode cannot ask. ` +
-          `Re-run with --allowed-tools "${g.name}" (or "${
-            serverRule(g.name)
-          }" for every tool of its server).`,
-      );
-    default: {
-      const never: never = g.kind;
-      return never;
     }
   }
+  if (g.mode === "yolo" || allowed) return { allow: true };
+  if (g.kind === "write" && g.mode === "autoEdit") return { allow: true };
+  return deny(unapproved(g), g.mode !== "dontAsk");
+}
+
+function unapproved(g: GateInput): string {
+  if (g.kind === "external") {
+    return `${g.name} (an MCP tool) needs approval in permission mode "${g.mode}", and print mode cannot ask. ` +
+      `Re-run with --allowed-tools "${g.name}" (or "${serverRule(g.name)}" for every tool of its server).`;
+  }
+  const flag = g.kind === "write"
+    ? `--permission-mode autoEdit (Claude Code: acceptEdits) or --allowed-tools ${g.name}`
+    : `--permission-mode yolo (Claude Code: bypassPermissions) or --allowed-tools "${g.name}"`;
+  if (g.mode === "dontAsk") {
+    return `${g.name} is not pre-approved by an allow rule, and permission mode "dontAsk" refuses everything ` +
+      `else. Add an allow rule (--allowed-tools, settings permissions.allow) or re-run with ${flag}.`;
+  }
+  return `${g.name} needs approval in permission mode "${g.mode}", and print mode cannot ask. Re-run with ${flag}.`;
 }
 
 function serverRule(name: string): string {
@@ -126,6 +116,22 @@ function serverRule(name: string): string {
   return end < 0 ? name : `${name.slice(0, end)}__*`;
 }
 
-function deny(message: string): GateDecision {
-  return { allow: false, message: `Permission denied: ${message}` };
+function askRule(subject: string, rule: ToolRule): GateDecision {
+  return deny(`${subject} matches the ask rule ${rule.text}, and print mode cannot ask.`, true);
+}
+
+function describeCall(g: GateInput): string {
+  if (typeof g.input.command === "string") return `${g.name} command ${JSON.stringify(g.input.command)}`;
+  if (g.path !== undefined) return `${g.name} on ${g.path}`;
+  if (typeof g.input.subagent_type === "string") return `${g.name} of agent type "${g.input.subagent_type}"`;
+  return g.name;
+}
+
+function relativeHint(path: string, root: string): string {
+  const prefix = root.endsWith("/") ? root : `${root}/`;
+  return path.startsWith(prefix) ? `${path.slice(prefix.length)}` : `//${path.replace(/^\/+/, "")}`;
+}
+
+function deny(message: string, askable: boolean): GateDecision {
+  return { allow: false, message: `Permission denied: ${message}`, askable };
 }

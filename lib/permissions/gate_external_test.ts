@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { decide, parseToolRules } from "./gate.ts";
+import { decide } from "./gate.ts";
+import { parseRuleList } from "../protocol/tool_rule.ts";
 import type { PermissionMode } from "./modes.ts";
 
 function gate(name: string, mode: PermissionMode, rules: string[], readOnly = false) {
@@ -10,7 +11,8 @@ function gate(name: string, mode: PermissionMode, rules: string[], readOnly = fa
     input: { text: "x" },
     trusted: true,
     mode,
-    allowed: parseToolRules(rules),
+    rules: { allow: parseRuleList(rules).rules, deny: [], ask: [] },
+    scope: { workspaceRoot: "/ws" },
     readOnly,
   });
 }
@@ -56,16 +58,18 @@ describe("permission gate for MCP tools (kind external)", () => {
   });
 
   it("wildcard rules stay MCP-only: `Bash*` or `*` allow nothing", () => {
-    assert.deepEqual(parseToolRules(["mcp__github__*, Bash*"]), [{ tool: "mcp__github__*" }, {
-      tool: "Bash*",
-    }]);
+    assert.deepEqual(parseRuleList(["mcp__github__*, Bash*"]).rules.map((r) => r.tool), [
+      "mcp__github__*",
+      "Bash*",
+    ]);
     const bash = decide({
       name: "Bash",
       kind: "execute",
       input: { command: "ls" },
       trusted: true,
       mode: "default",
-      allowed: parseToolRules(["Bash*"]),
+      rules: { allow: parseRuleList(["Bash*"]).rules, deny: [], ask: [] },
+      scope: { workspaceRoot: "/ws" },
     });
     assert.equal(bash.allow, false);
   });

@@ -1,16 +1,22 @@
-// Owns permission modes (SPEC §2) and the Claude Code name mapping. No I/O.
+// Owns permission modes (docs/guides/permissions.md) and the Claude Code name mapping. No I/O.
 
-export type PermissionMode = "default" | "autoEdit" | "yolo" | "plan";
+/**
+ * `default`: writes and Bash need approval (print mode refuses what no rule allows); `dontAsk`: like
+ * default but never asks, anything no allow rule approves is refused; `autoEdit`: writes approved;
+ * `yolo`: everything approved; `plan`: read-only.
+ */
+export type PermissionMode = "default" | "dontAsk" | "autoEdit" | "yolo" | "plan";
 
-export const PERMISSION_MODES: readonly PermissionMode[] = ["default", "autoEdit", "yolo", "plan"];
+export const PERMISSION_MODES: readonly PermissionMode[] = ["default", "dontAsk", "autoEdit", "yolo", "plan"];
 
 /** Claude Code names (and our own) → Blade modes. */
 const ALIASES: Readonly<Record<string, PermissionMode>> = {
   default: "default",
+  manual: "default",
   ignore: "default",
+  dontAsk: "dontAsk",
   acceptEdits: "autoEdit",
   autoEdit: "autoEdit",
-  dontAsk: "yolo",
   bypassPermissions: "yolo",
   yolo: "yolo",
   plan: "plan",

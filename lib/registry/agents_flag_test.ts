@@ -135,7 +135,7 @@ Deno.test("--agents error texts", () => {
     ],
     [
       withEntry({ ...ok, permissionMode: "auto" }),
-      'Invalid --agents definition for "rev": "permissionMode" must be one of default, ignore, acceptEdits, autoEdit, dontAsk, bypassPermissions, yolo, plan, inherit',
+      'Invalid --agents definition for "rev": "permissionMode" must be one of default, manual, ignore, dontAsk, acceptEdits, autoEdit, bypassPermissions, yolo, plan, inherit',
     ],
     [
       withEntry({ ...ok, maxTurns: 0 }),

@@ -1,35 +1,23 @@
-// Owns which tools a child run gets from its agent definition (SPEC §4): the `tools` allow list, then a
-// deny list that always holds the worktree and team tools plus `disallowedTools`; deny beats allow.
-// Also knows Claude Code's tool-entry syntax (`Agent` = `Task`, `Bash(git:*)` rules). Does not build the
-// tool table or run tools.
+// Owns which tools a child run gets from its agent definition (docs/guides/permissions.md): the `tools`
+// allow list, then a deny list that always holds the worktree and team tools plus `disallowedTools`;
+// deny beats allow. Entries use the one rule grammar (protocol/tool_rule.ts): `Bash(git:*)` in `tools`
+// grants Bash limited to matching calls, `Bash(rm:*)` in `disallowedTools` is a deny rule for the
+// calls it matches. Does not build the tool table or run tools.
+
+import { BLADE_TOOL_NAMES, parseToolRule, type ToolRule } from "../protocol/tool_rule.ts";
 
 /** Tools a child never gets, whatever its definition says. */
 export const ALWAYS_DENIED_TOOLS: readonly string[] = ["EnterWorktree", "ExitWorktree", "TeamCreate"];
 
-/** Claude Code names for Blade tools. */
-const TOOL_ALIASES: Readonly<Record<string, string>> = { Agent: "Task" };
-
-/** Tools whose Claude Code rule `Tool(…)` Blade honours as the whole tool. */
-const DELEGATION_TOOLS = new Set(["Task"]);
-
-export interface ToolEntry {
-  /** Blade tool name (aliases resolved). */
-  tool: string;
-  /** The text inside `Tool(…)`, when given. */
-  rule: string | undefined;
-}
-
-export function parseToolEntry(entry: string): ToolEntry {
-  const match = /^([^()]+?)\s*\((.*)\)$/s.exec(entry.trim());
-  const base = (match?.[1] ?? entry).trim();
-  return { tool: TOOL_ALIASES[base] ?? base, rule: match?.[2]?.trim() };
-}
-
 export interface ChildTools {
   /** Tools the child may call, in the order of `allToolNames`. */
   allowed: string[];
-  /** The deny list applied after the allow list. */
+  /** Tools removed whole after the allow list. */
   denied: string[];
+  /** From `tools`: a tool named only with specifiers may be called only as they allow. */
+  limits: ToolRule[];
+  /** From `disallowedTools`: rules with a specifier, refused call by call. */
+  denyRules: ToolRule[];
 }
 
 export interface ToolLists {
@@ -38,49 +26,49 @@ export interface ToolLists {
   disallowedTools: readonly string[];
 }
 
+function rulesOf(entries: readonly string[]): ToolRule[] {
+  return entries.map(parseToolRule).filter((r): r is ToolRule => !("error" in r));
+}
+
 /**
- * Resolves a child's tools from its definition. An allow entry with a rule Blade cannot enforce
- * (`Bash(git:*)`) grants nothing, so a narrowing is never widened; `Task(Explore)` grants Task. A deny
- * entry with a rule denies the whole tool.
+ * Resolves a child's tools from its definition against the tools on offer (the delegating session's
+ * own tools, so a child never gets a tool its parent lacks).
  */
 export function resolveChildTools(definition: ToolLists, allToolNames: readonly string[]): ChildTools {
   const denied = new Set(ALWAYS_DENIED_TOOLS);
-  for (const entry of definition.disallowedTools) denied.add(parseToolEntry(entry).tool);
+  const denyRules: ToolRule[] = [];
+  for (const rule of rulesOf(definition.disallowedTools)) {
+    if (rule.specifier === undefined) denied.add(rule.tool);
+    else denyRules.push(rule);
+  }
   let allowed: string[];
+  const limits: ToolRule[] = [];
   if (definition.tools === null) allowed = [...allToolNames];
   else {
-    const granted = new Set<string>();
-    for (const entry of definition.tools) {
-      const { tool, rule } = parseToolEntry(entry);
-      if (rule === undefined || DELEGATION_TOOLS.has(tool)) granted.add(tool);
-    }
+    const rules = rulesOf(definition.tools);
+    const whole = new Set(rules.filter((r) => r.specifier === undefined).map((r) => r.tool));
+    for (const rule of rules) if (rule.specifier !== undefined && !whole.has(rule.tool)) limits.push(rule);
+    const granted = new Set(rules.map((r) => r.tool));
     allowed = allToolNames.filter((name) => granted.has(name));
   }
-  return { allowed: allowed.filter((name) => !denied.has(name)), denied: [...denied] };
+  return { allowed: allowed.filter((name) => !denied.has(name)), denied: [...denied], limits, denyRules };
 }
 
-/** Notes for entries whose Claude Code rule Blade does not enforce as written. */
+/** Warnings for entries that are not rules or name no tool Blade has. */
 export function toolRuleNotes(definition: ToolLists): { field: string; entry: string; message: string }[] {
   const notes: { field: string; entry: string; message: string }[] = [];
-  for (const entry of definition.tools ?? []) {
-    const { tool, rule } = parseToolEntry(entry);
-    if (rule === undefined) continue;
-    notes.push({
-      field: "tools",
-      entry,
-      message: DELEGATION_TOOLS.has(tool)
-        ? `"${entry}": Blade grants ${tool} without limiting which agent types it may start`
-        : `"${entry}": Blade does not support tool rules yet, so ${tool} is not granted to this agent`,
-    });
-  }
-  for (const entry of definition.disallowedTools) {
-    const { tool, rule } = parseToolEntry(entry);
-    if (rule !== undefined) {
-      notes.push({
-        field: "disallowedTools",
-        entry,
-        message: `"${entry}": Blade does not support tool rules yet, so the whole ${tool} tool is denied`,
-      });
+  const known = [...BLADE_TOOL_NAMES, ...ALWAYS_DENIED_TOOLS];
+  for (const field of ["tools", "disallowedTools"] as const) {
+    for (const entry of (field === "tools" ? definition.tools : definition.disallowedTools) ?? []) {
+      const rule = parseToolRule(entry);
+      if ("error" in rule) notes.push({ field, entry, message: `${rule.error}; the entry is ignored` });
+      else if (!known.includes(rule.tool)) {
+        notes.push({
+          field,
+          entry,
+          message: `"${entry}": Blade has no tool named ${rule.tool}; the entry has no effect`,
+        });
+      }
     }
   }
   return notes;

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { ALWAYS_DENIED_TOOLS, parseToolEntry, resolveChildTools } from "./child_tools.ts";
+import { ALWAYS_DENIED_TOOLS, resolveChildTools, toolRuleNotes } from "./child_tools.ts";
 
 const ALL = [
   "Read",
@@ -18,6 +18,8 @@ Deno.test("absent tools inherit everything except the always-denied tools", () =
   assert.deepEqual(resolveChildTools({ tools: null, disallowedTools: [] }, ALL), {
     allowed: ["Read", "Write", "Edit", "Glob", "Grep", "Bash", "Task", "TaskOutput", "TaskStop"],
     denied: ["EnterWorktree", "ExitWorktree", "TeamCreate"],
+    limits: [],
+    denyRules: [],
   });
 });
 
@@ -32,20 +34,41 @@ Deno.test("allow list keeps the tool table's order and drops unknown names", () 
 
 Deno.test("deny beats allow, including the always-denied tools", () => {
   const r = resolveChildTools({ tools: ["Read", "Bash", "EnterWorktree"], disallowedTools: ["Bash"] }, ALL);
-  assert.deepEqual(r, { allowed: ["Read"], denied: [...ALWAYS_DENIED_TOOLS, "Bash"] });
+  assert.deepEqual(r, {
+    allowed: ["Read"],
+    denied: [...ALWAYS_DENIED_TOOLS, "Bash"],
+    limits: [],
+    denyRules: [],
+  });
 });
 
-Deno.test("Claude Code's Agent is Blade's Task; rules narrow but never widen", () => {
-  assert.deepEqual(parseToolEntry(" Agent(Explore, Plan) "), { tool: "Task", rule: "Explore, Plan" });
-  assert.deepEqual(parseToolEntry("Read"), { tool: "Read", rule: undefined });
+Deno.test("Claude Code's Agent is Blade's Task; a rule in tools grants its tool limited to the rule", () => {
   const r = resolveChildTools({
     tools: ["Agent(Explore)", "Bash(git:*)", "Read"],
     disallowedTools: ["Write(*.md)"],
   }, ALL);
-  assert.deepEqual(r.allowed, ["Read", "Task"]);
-  assert.ok(r.denied.includes("Write"));
-  assert.deepEqual(
+  assert.deepEqual(r.allowed, ["Read", "Bash", "Task"]);
+  assert.deepEqual(r.limits.map((l) => l.text), ["Agent(Explore)", "Bash(git:*)"]);
+  // a deny rule with a specifier refuses matching calls; the tool stays
+  assert.deepEqual(r.denyRules.map((l) => l.text), ["Write(*.md)"]);
+  assert.ok(r.allowed.includes("Read") && !r.denied.includes("Write"));
+  assert.equal(
     resolveChildTools({ tools: null, disallowedTools: ["Agent"] }, ALL).allowed.includes("Task"),
     false,
   );
+  // a tool named whole as well as with a rule is not limited
+  assert.deepEqual(
+    resolveChildTools({ tools: ["Bash", "Bash(git:*)"], disallowedTools: [] }, ALL).limits,
+    [],
+  );
+});
+
+Deno.test("entries that are not rules or name no Blade tool get warnings", () => {
+  const notes = toolRuleNotes({ tools: ["Read", "WebFetch", "Bash(npm"], disallowedTools: ["Bsah"] });
+  assert.deepEqual(notes.map((n) => [n.field, n.entry]), [
+    ["tools", "WebFetch"],
+    ["tools", "Bash(npm"],
+    ["disallowedTools", "Bsah"],
+  ]);
+  assert.match(notes[0]!.message, /Blade has no tool named WebFetch/);
 });

@@ -2,6 +2,8 @@
 // (used by `--agents` and `blade agents create`), and list fields such as `tools: Read, Grep`.
 // Does not decide which tools a child finally gets (child_tools.ts does).
 
+import { splitRuleList } from "../protocol/tool_rule.ts";
+
 /** Built-in agents no other source may replace. */
 export const RESERVED_AGENT_NAMES: readonly string[] = ["verification", "goal-verification"];
 
@@ -33,31 +35,8 @@ export function strictNameProblem(name: string): string | undefined {
 /**
  * Reads a list field given as a YAML list or a comma string: entries trimmed, empty ones dropped,
  * duplicates removed (first kept). Commas inside parentheses belong to the entry, so
- * `Task(Explore, Plan), Read` is two entries.
+ * `Task(Explore, Plan), Read` is two entries (the rule grammar's own splitter).
  */
 export function splitNameList(value: string | readonly string[]): string[] {
-  const parts = typeof value === "string" ? splitOutsideParens(value) : value;
-  const seen = new Set<string>();
-  for (const part of parts) {
-    const name = part.trim();
-    if (name !== "") seen.add(name);
-  }
-  return [...seen];
-}
-
-function splitOutsideParens(text: string): string[] {
-  const parts: string[] = [];
-  let depth = 0;
-  let start = 0;
-  for (let i = 0; i < text.length; i++) {
-    const c = text[i];
-    if (c === "(") depth++;
-    else if (c === ")") depth = Math.max(0, depth - 1);
-    else if (c === "," && depth === 0) {
-      parts.push(text.slice(start, i));
-      start = i + 1;
-    }
-  }
-  parts.push(text.slice(start));
-  return parts;
+  return splitRuleList(value);
 }

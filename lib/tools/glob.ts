@@ -1,10 +1,10 @@
 // Owns the Glob tool: files matching a glob pattern, newest first, capped. Matching lives in
-// glob_pattern.ts and the walk in walk.ts; reads may search outside the workspace.
+// protocol/glob_pattern.ts and the walk in walk.ts; reads may search outside the workspace.
 
 import { isAbsolute, join } from "node:path";
 import { z } from "zod";
 import { describeError } from "../errors.ts";
-import { compileGlob, hasMagic } from "./glob_pattern.ts";
+import { compileGlob, hasMagic } from "../protocol/glob_pattern.ts";
 import { resolveToolPath, statOrRefusal } from "./paths.ts";
 import { fail, ok, type Tool } from "./tool.ts";
 import { skippedNoiseDirs, walkFiles } from "./walk.ts";

@@ -5,7 +5,7 @@
 import { basename } from "node:path";
 import { z } from "zod";
 import { describeError } from "../errors.ts";
-import { compileGlob } from "./glob_pattern.ts";
+import { compileGlob } from "../protocol/glob_pattern.ts";
 import { resolveToolPath, statOrRefusal } from "./paths.ts";
 import { capHead, cutLine, decodeText, looksBinary, plural, splitLines } from "./text.ts";
 import { fail, ok, type Tool, type ToolContext } from "./tool.ts";

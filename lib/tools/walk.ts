@@ -1,6 +1,6 @@
 // Owns the recursive file walk Glob and Grep share, over the Fs port: sorted, skips chosen folder
 // names, never follows symlinked folders (no cycles), tolerates unreadable folders, stops on abort.
-// Does not match patterns (glob_pattern.ts) or read file contents.
+// Does not match patterns (protocol/glob_pattern.ts) or read file contents.
 
 import { join } from "node:path";
 import type { Fs } from "../sys/fs.ts";

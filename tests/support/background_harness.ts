@@ -7,6 +7,7 @@
 import type { Clock } from "../../lib/sys/clock.ts";
 import { type Ports, realPorts } from "../../lib/sys/mod.ts";
 import type { Message, ToolCallBlock } from "../../lib/protocol/messages.ts";
+import { NO_RULES } from "../../lib/protocol/tool_rule.ts";
 import type { ModelRequest, Provider, ProviderEvent, StreamOptions } from "../../lib/protocol/provider.ts";
 import type { RuntimeEvent, TranscriptEvent } from "../../lib/protocol/events.ts";
 import { type StorageLayout, storageLayout } from "../../lib/config/storage.ts";
@@ -389,7 +390,7 @@ export async function backgroundHarness(options: HarnessOptions): Promise<Backgr
             meta: { sessionId, agentType: "main", depth: 0 },
             trusted: true,
             mode: "yolo",
-            allowed: [],
+            rules: NO_RULES,
             workspaceRoot: workspace,
             storageRoot: storage,
             emit: env.emit,

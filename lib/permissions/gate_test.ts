@@ -1,0 +1,136 @@
+import assert from "node:assert/strict";
+import { decide, type GateInput } from "./gate.ts";
+import { PERMISSION_MODES, type PermissionMode } from "./modes.ts";
+import { parseRuleList, type RuleSet } from "../protocol/tool_rule.ts";
+import type { ToolKind } from "../tools/tool.ts";
+
+const scope = { workspaceRoot: "/ws" };
+const rules = (...t: string[]) => parseRuleList(t).rules;
+
+function gate(over: Partial<GateInput> & { kind: ToolKind; name: string }): boolean {
+  return decide({
+    input: {},
+    trusted: true,
+    mode: "default",
+    rules: { allow: [], deny: [], ask: [] },
+    scope,
+    ...over,
+  }).allow;
+}
+
+// [mode, read, write, execute] with no rules, trusted
+const TABLE: [PermissionMode, boolean, boolean, boolean][] = [
+  ["plan", true, false, false],
+  ["default", true, false, false],
+  ["dontAsk", true, false, false],
+  ["autoEdit", true, true, false],
+  ["yolo", true, true, true],
+];
+
+Deno.test("every mode against every kind of tool, without rules", () => {
+  assert.deepEqual(TABLE.map((r) => r[0]).sort(), [...PERMISSION_MODES].sort());
+  for (const [mode, read, write, execute] of TABLE) {
+    assert.equal(gate({ mode, kind: "read", name: "Read", path: "/ws/a" }), read, `${mode} read`);
+    assert.equal(gate({ mode, kind: "write", name: "Write", path: "/ws/a" }), write, `${mode} write`);
+    assert.equal(
+      gate({ mode, kind: "execute", name: "Bash", input: { command: "ls" } }),
+      execute,
+      `${mode} bash`,
+    );
+  }
+});
+
+Deno.test("allow rules approve in default and dontAsk, never in plan; untrusted Bash stays refused", () => {
+  const allow: RuleSet = { allow: rules("Bash(ls *)", "Write"), deny: [], ask: [] };
+  for (const mode of ["default", "dontAsk"] as const) {
+    assert.equal(
+      gate({ mode, kind: "execute", name: "Bash", input: { command: "ls -l" }, rules: allow }),
+      true,
+    );
+    assert.equal(gate({ mode, kind: "write", name: "Write", path: "/ws/a", rules: allow }), true);
+  }
+  assert.equal(gate({ mode: "plan", kind: "write", name: "Write", path: "/ws/a", rules: allow }), false);
+  assert.equal(
+    gate({ trusted: false, kind: "execute", name: "Bash", input: { command: "ls" }, rules: allow }),
+    false,
+  );
+});
+
+Deno.test("deny rules beat yolo and apply in untrusted folders, for reads too", () => {
+  const deny: RuleSet = { allow: rules("Read"), deny: rules("Read(./secrets/**)"), ask: [] };
+  for (const trusted of [true, false]) {
+    const d = decide({
+      name: "Read",
+      kind: "read",
+      input: { file_path: "secrets/k" },
+      path: "/ws/secrets/k",
+      trusted,
+      mode: "yolo",
+      rules: deny,
+      scope,
+    });
+    assert.equal(d.allow, false);
+    assert.match(
+      !d.allow ? d.message : "",
+      /Read on \/ws\/secrets\/k matches the deny rule Read\(\.\/secrets\/\*\*\)/,
+    );
+  }
+});
+
+Deno.test("an ask rule refuses in print mode and says so; an agent's tool limits narrow", () => {
+  const ask: RuleSet = { allow: rules("Bash"), deny: [], ask: rules("Bash(git push:*)") };
+  const d = decide({
+    name: "Bash",
+    kind: "execute",
+    input: { command: "git push" },
+    trusted: true,
+    mode: "yolo",
+    rules: ask,
+    scope,
+  });
+  assert.equal(d.allow, false);
+  assert.equal(!d.allow && d.askable, true);
+  const limits = rules("Bash(git:*)");
+  assert.equal(
+    gate({ mode: "yolo", kind: "execute", name: "Bash", input: { command: "git log" }, limits }),
+    true,
+  );
+  assert.equal(
+    gate({ mode: "yolo", kind: "execute", name: "Bash", input: { command: "rm x" }, limits }),
+    false,
+  );
+});
+
+Deno.test("protected paths need yolo or an explicit allow rule", () => {
+  for (
+    const p of [
+      "/ws/.git/hooks/pre-commit",
+      "/ws/.claude/agents/x.md",
+      "/ws/.blade/settings.json",
+      "/ws/sub/.git/config",
+    ]
+  ) {
+    assert.equal(gate({ mode: "autoEdit", kind: "write", name: "Write", path: p }), false, p);
+    assert.equal(gate({ mode: "yolo", kind: "write", name: "Write", path: p }), true, p);
+  }
+  const allow: RuleSet = { allow: rules("Edit(.claude/agents/**)"), deny: [], ask: [] };
+  assert.equal(
+    gate({ mode: "autoEdit", kind: "write", name: "Write", path: "/ws/.claude/agents/x.md", rules: allow }),
+    true,
+  );
+  assert.equal(gate({ mode: "autoEdit", kind: "write", name: "Write", path: "/ws/.github/x.yml" }), true);
+  const d = decide({
+    name: "Write",
+    kind: "write",
+    input: {},
+    path: "/ws/.git/config",
+    trusted: true,
+    mode: "autoEdit",
+    rules: { allow: [], deny: [], ask: [] },
+    scope,
+  });
+  assert.match(
+    !d.allow ? d.message : "",
+    /Write may not write \/ws\/.git\/config: it is inside .git\/.*Edit\(.git\/config\)/,
+  );
+});

@@ -1,0 +1,81 @@
+// Owns turning a run's rule sources (--allowed-tools, --disallowed-tools, settings permissions.allow |
+// deny | ask) into one RuleSet with the one grammar (protocol/tool_rule.ts): an entry that is not a
+// rule is a usage error naming it; a rule naming no Blade tool is a warning. Children inherit the set.
+// Pure; no I/O.
+
+import { BladeError } from "../errors.ts";
+import {
+  BLADE_TOOL_NAMES,
+  parseRuleList,
+  type RuleSet,
+  type ToolRule,
+  unknownRuleTools,
+} from "../protocol/tool_rule.ts";
+
+/** A run's rules as plain text lists (serialisable: they travel to child Workers). */
+export interface RuleTexts {
+  allow: string[];
+  deny: string[];
+  ask: string[];
+}
+
+export interface RuleSources {
+  allowedTools?: readonly string[];
+  disallowedTools?: readonly string[];
+  /** settings `permissions.allow|deny|ask` (each entry one rule). */
+  settings?: { allow?: readonly string[]; deny?: readonly string[]; ask?: readonly string[] };
+}
+
+export interface RunRules {
+  rules: RuleSet;
+  texts: RuleTexts;
+  warnings: string[];
+}
+
+/** Parses every source; throws a usage BladeError for an entry that is not a rule. */
+export function runRules(sources: RuleSources, known: readonly string[] = BLADE_TOOL_NAMES): RunRules {
+  const warnings: string[] = [];
+  const take = (entries: readonly string[] | undefined, where: string, spaces: boolean): ToolRule[] => {
+    const parsed = parseRuleList(entries ?? [], { spaces });
+    if (parsed.problems.length > 0) {
+      throw new BladeError("bad_tool_rule", `${where}: ${parsed.problems.join("; ")}`, {
+        hint: "Write rules as Tool or Tool(specifier), e.g. Read, Bash(npm test:*), Edit(src/**)",
+        exitCode: 2,
+      });
+    }
+    const unknown = unknownRuleTools(parsed.rules, known);
+    if (unknown.length > 0) {
+      warnings.push(`${where} names no Blade tool: ${unknown.join(", ")} (known: ${known.join(", ")})`);
+    }
+    return parsed.rules;
+  };
+  const s = sources.settings ?? {};
+  const rules: RuleSet = {
+    allow: [
+      ...take(sources.allowedTools, "--allowed-tools", true),
+      ...take(s.allow, "permissions.allow", false),
+    ],
+    deny: [
+      ...take(sources.disallowedTools, "--disallowed-tools", true),
+      ...take(s.deny, "permissions.deny", false),
+    ],
+    ask: take(s.ask, "permissions.ask", false),
+  };
+  return { rules, texts: textsOf(rules), warnings };
+}
+
+export function textsOf(rules: RuleSet): RuleTexts {
+  return {
+    allow: rules.allow.map((r) => r.text),
+    deny: rules.deny.map((r) => r.text),
+    ask: rules.ask.map((r) => r.text),
+  };
+}
+
+/** The RuleSet of texts that were parsed before (a child's copy of its run's rules). */
+export function rulesOf(texts: RuleTexts | undefined): RuleSet {
+  const parse = (list: readonly string[]) => parseRuleList(list).rules;
+  return texts === undefined
+    ? { allow: [], deny: [], ask: [] }
+    : { allow: parse(texts.allow), deny: parse(texts.deny), ask: parse(texts.ask) };
+}

@@ -1,0 +1,135 @@
+// End-to-end: the permission rules through the real `blade -p` CLI and the scripted provider
+// (docs/guides/permissions.md). Each bypass found against the old rule parsers is a call here that
+// must now be refused, with the refusal visible in the tool result, and the side effect absent.
+
+import assert from "node:assert/strict";
+import type { ToolResultBlock } from "../lib/protocol/messages.ts";
+import {
+  type BladeResult,
+  type BladeSandbox,
+  bladeSandbox,
+  parseJsonResult,
+  transcriptEvents,
+  transcriptPath,
+} from "./support/blade.ts";
+
+interface Call {
+  name: string;
+  input: Record<string, unknown>;
+}
+
+/** Runs the top-level session with one response making `calls`, then a final text. */
+async function runCalls(sandbox: BladeSandbox, calls: Call[], flags: string[]): Promise<{
+  run: BladeResult;
+  results: ToolResultBlock[];
+}> {
+  const path = `${sandbox.root}/script.json`;
+  await Deno.writeTextFile(
+    path,
+    JSON.stringify({ agents: { main: [{ turns: [{ tool_calls: calls }, { text: "done" }] }] } }),
+  );
+  const run = await sandbox.run([
+    "-p",
+    "Do the work",
+    "--provider",
+    "scripted",
+    "--script",
+    path,
+    "--output-format",
+    "json",
+    "--trust-workspace",
+    ...flags,
+  ]);
+  assert.equal(run.code, 0, run.stderr);
+  const events = await transcriptEvents(transcriptPath(sandbox, String(parseJsonResult(run).session_id)));
+  const results = events.flatMap((e) =>
+    e.type === "part_created" && e.data.part.type === "tool_result" ? [e.data.part] : []
+  );
+  assert.equal(results.length, calls.length);
+  return { run, results };
+}
+
+async function exists(path: string): Promise<boolean> {
+  return await Deno.lstat(path).then(() => true, () => false);
+}
+
+const bash = (command: string): Call => ({ name: "Bash", input: { command } });
+
+Deno.test("rules e2e: Bash(echo:*) approves echo and nothing chained, substituted or merely prefixed", async () => {
+  await using sandbox = await bladeSandbox();
+  const bypasses = ["echo hi; touch x1", "echo hi && touch x2", "echo $(touch x3)", "echox_not_echo"];
+  const { results } = await runCalls(sandbox, [bash("echo allowed"), ...bypasses.map(bash)], [
+    "--allowed-tools",
+    "Bash(echo:*)",
+  ]);
+  assert.equal(results[0]!.isError, false, results[0]!.content);
+  assert.match(results[0]!.content, /allowed/);
+  for (const [i, result] of results.slice(1).entries()) {
+    assert.equal(result.isError, true, bypasses[i]);
+    assert.match(result.content, /Permission denied: Bash needs approval/, bypasses[i]);
+  }
+  for (const name of ["x1", "x2", "x3"]) {
+    assert.equal(await exists(`${sandbox.workspace}/${name}`), false, name);
+  }
+});
+
+Deno.test("rules e2e: Write(docs/*) matches the real path, so docs/../escaped.txt is refused", async () => {
+  await using sandbox = await bladeSandbox();
+  await Deno.mkdir(`${sandbox.workspace}/docs`);
+  const { results } = await runCalls(sandbox, [
+    { name: "Write", input: { file_path: "docs/ok.md", content: "ok\n" } },
+    { name: "Write", input: { file_path: "docs/../escaped.txt", content: "escaped\n" } },
+  ], ["--allowed-tools", "Write(docs/*)"]);
+  assert.equal(results[0]!.isError, false, results[0]!.content);
+  assert.equal(results[1]!.isError, true);
+  assert.match(results[1]!.content, /Permission denied: Write needs approval/);
+  assert.equal(await exists(`${sandbox.workspace}/escaped.txt`), false);
+});
+
+Deno.test("rules e2e: --disallowed-tools Bash(rm:*) refuses rm even in yolo, however it is spelled", async () => {
+  await using sandbox = await bladeSandbox();
+  await sandbox.write("victim.txt", "keep me\n");
+  const spellings = [
+    "rm victim.txt",
+    "echo a && rm victim.txt",
+    "/bin/rm victim.txt",
+    "sh -c 'rm victim.txt'",
+  ];
+  const { results } = await runCalls(sandbox, [...spellings.map(bash), bash("echo still runs")], [
+    "--permission-mode",
+    "yolo",
+    "--disallowed-tools",
+    "Bash(rm:*)",
+  ]);
+  for (const [i, result] of results.slice(0, -1).entries()) {
+    assert.equal(result.isError, true, spellings[i]);
+    assert.match(result.content, /matches the deny rule Bash\(rm:\*\)/, spellings[i]);
+  }
+  assert.equal(results.at(-1)!.isError, false);
+  assert.equal(await Deno.readTextFile(`${sandbox.workspace}/victim.txt`), "keep me\n");
+});
+
+Deno.test("rules e2e: dontAsk refuses what no rule allows (it is not yolo); manual is default", async () => {
+  await using sandbox = await bladeSandbox();
+  const { results } = await runCalls(sandbox, [
+    { name: "Write", input: { file_path: "a.txt", content: "a\n" } },
+    bash("touch b.txt"),
+    bash("echo approved"),
+  ], ["--permission-mode", "dontAsk", "--allowed-tools", "Bash(echo *)"]);
+  assert.match(results[0]!.content, /not pre-approved by an allow rule, and permission mode "dontAsk"/);
+  assert.match(results[1]!.content, /not pre-approved/);
+  assert.equal(results[2]!.isError, false);
+  assert.equal(await exists(`${sandbox.workspace}/a.txt`), false);
+  assert.equal(await exists(`${sandbox.workspace}/b.txt`), false);
+  const manual = await runCalls(sandbox, [bash("touch c.txt")], ["--permission-mode", "manual"]);
+  assert.match(manual.results[0]!.content, /needs approval in permission mode "default"/);
+});
+
+Deno.test("rules e2e: a rule that is not a rule is a usage error; an unknown tool name a warning", async () => {
+  await using sandbox = await bladeSandbox();
+  const bad = await sandbox.run(["-p", "x", "--provider", "scripted", "--allowed-tools", "Bash(npm"]);
+  assert.equal(bad.code, 2, bad.stderr);
+  assert.match(bad.stderr, /--allowed-tools: "Bash\(npm" is not a rule/);
+  const { run } = await runCalls(sandbox, [bash("echo hi")], ["--allowed-tools", "Bsah(echo:*)"]);
+  assert.match(run.stderr, /warning: --allowed-tools names no Blade tool: Bsah/);
+});
