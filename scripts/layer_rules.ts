@@ -17,28 +17,8 @@ export const LAYER_RULES: LayerRules = {
   allow: [
     {
       rule: "layer",
-      key: "lib/config/config.ts -> lib/permissions/modes.ts",
-      reason: "TODO(#10 item 6): PermissionMode moves to protocol/",
-    },
-    {
-      rule: "layer",
       key: "lib/executor/main_runner.ts -> lib/app.ts",
       reason: "TODO(#10 item 1): main_runner takes narrow dependencies instead of App",
-    },
-    {
-      rule: "layer",
-      key: "lib/permissions/gate.ts -> lib/tools/tool.ts",
-      reason: "TODO(#10 item 6): ToolKind moves to protocol/",
-    },
-    {
-      rule: "folder-cycle",
-      key: "permissions tools",
-      reason: "TODO(#10 item 6): PermissionMode and ToolKind move to protocol/",
-    },
-    {
-      rule: "file-cycle",
-      key: "lib/executor/loop.ts lib/executor/settle.ts",
-      reason: "TODO(#10 item 6): Delivery/PendingWork move to protocol/",
     },
     {
       rule: "tests-import",

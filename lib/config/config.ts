@@ -6,7 +6,7 @@ import { z } from "zod";
 import type { Env } from "../sys/env.ts";
 import type { Fs } from "../sys/fs.ts";
 import { BladeError } from "../errors.ts";
-import { parsePermissionMode, type PermissionMode } from "../permissions/modes.ts";
+import { parsePermissionMode, type PermissionMode } from "../protocol/permission_mode.ts";
 
 export type ProviderName = "anthropic" | "openai" | "scripted";
 

@@ -11,7 +11,7 @@ import { userText } from "../protocol/messages.ts";
 import type { StorageLayout } from "../config/storage.ts";
 import type { ConfigSnapshot } from "../store/schema.ts";
 import type { AnyTool, ToolResult } from "../tools/tool.ts";
-import type { PermissionMode } from "../permissions/modes.ts";
+import type { PermissionMode } from "../protocol/permission_mode.ts";
 import { TranscriptWriter } from "../session/transcript.ts";
 import { buildSystemPrompt } from "../session/system_prompt.ts";
 import { resolveChildTools } from "../registry/child_tools.ts";

@@ -27,9 +27,9 @@ import type { AnyTool, ToolContext, ToolResult } from "../tools/tool.ts";
 import { decide } from "../permissions/gate.ts";
 import { pathArgument, type RuleSet, type ToolRule } from "../protocol/tool_rule.ts";
 import { canonicalPath, resolveToolPath } from "../tools/paths.ts";
-import type { PermissionMode } from "../permissions/modes.ts";
+import type { PermissionMode } from "../protocol/permission_mode.ts";
 import { describeError } from "../errors.ts";
-import type { Delivery, PendingWork } from "./settle.ts";
+import type { Delivery, PendingWork } from "../protocol/delivery.ts";
 
 export interface LoopOptions {
   ports: Ports;

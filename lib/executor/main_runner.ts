@@ -12,7 +12,8 @@ import { NO_RULES, type RuleSet, wholeToolsDenied } from "../protocol/tool_rule.
 import type { AnyTool } from "../tools/tool.ts";
 import { coreTools, mergeTools } from "../tools/registry.ts";
 import type { TranscriptDiagnostic } from "../session/transcript.ts";
-import { type PendingWork, runUntilSettled, type SettledRun } from "./settle.ts";
+import { runUntilSettled, type SettledRun } from "./settle.ts";
+import type { PendingWork } from "../protocol/delivery.ts";
 
 /** What the subagent layer adds to a top-level session. */
 export interface SessionExtras {

@@ -1,32 +1,10 @@
-// Owns the shape of background work as the loop sees it (SPEC §8): deliveries of completion notices
-// into a session, and running a session until its background children have settled — the parent
-// waits at the end of a turn and continues with their completions as a new turn.
+// Owns running a session until its background children have settled: the parent waits at the end of
+// a turn and continues with their completions as a new turn (docs/reference/background.md). The shape
+// of that background work (Delivery, PendingWork) is vocabulary in lib/protocol/delivery.ts.
 
-import { addUsage, type Message, type Usage } from "../protocol/messages.ts";
-import type { TranscriptPart } from "../protocol/events.ts";
+import { addUsage, type Usage } from "../protocol/messages.ts";
 import type { AgentLoop, RunResult, TurnInput } from "./loop.ts";
-
-/** A completion notice to put into a session: a hidden user message plus its durable receipt parts. */
-export interface Delivery {
-  inboxId: string;
-  message: Message;
-  /** The terminal `subtask_ref` written with the hidden message. */
-  parts: TranscriptPart[];
-}
-
-/** Background work owned by one session. Implemented by the manager. */
-export interface PendingWork {
-  /** Children of this session still running (in this process). */
-  running(): string[];
-  /** Notices ready to deliver that the transcript does not hold yet. */
-  takeDeliveries(): Promise<Delivery[]>;
-  /** Called after `inbox_acknowledged` is durable: the inbox may forget these entries. */
-  acknowledged(inboxIds: readonly string[]): Promise<void>;
-  /** Resolves when a completion is ready, every child ended, or `signal` aborts. */
-  waitForChange(signal: AbortSignal): Promise<void>;
-  /** Cancels every running child (e.g. --background-wait expired); returns their ids. */
-  cancelAll(reason: string): Promise<string[]>;
-}
+import type { PendingWork } from "../protocol/delivery.ts";
 
 export interface SettleOptions {
   signal: AbortSignal;

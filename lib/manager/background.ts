@@ -7,7 +7,7 @@
 import type { Ports } from "../sys/mod.ts";
 import type { SidecarOwner, SidecarStore } from "../store/store.ts";
 import type { StorageLayout } from "../config/storage.ts";
-import type { Delivery, PendingWork } from "../executor/settle.ts";
+import type { Delivery, PendingWork } from "../protocol/delivery.ts";
 import { Inbox } from "../session/inbox.ts";
 import { subtaskRef } from "./projections.ts";
 import { isOwnedBy } from "../store/record_ops.ts";

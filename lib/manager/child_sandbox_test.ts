@@ -10,7 +10,7 @@ import type { ChildOutcome, ChildSpec } from "../executor/child.ts";
 import type { ProviderConfig } from "../provider/factory.ts";
 import type { Script } from "../provider/script_schema.ts";
 import type { RuntimeEvent } from "../protocol/events.ts";
-import type { PermissionMode } from "../permissions/modes.ts";
+import type { PermissionMode } from "../protocol/permission_mode.ts";
 import { storageLayout } from "../config/storage.ts";
 import { fakeTurn, startFakeAnthropicServer } from "../testing/fake_anthropic_server.ts";
 

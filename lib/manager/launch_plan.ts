@@ -7,7 +7,7 @@
 import type { ProcessIdentity } from "../sys/process.ts";
 import type { SubtaskRefPart } from "../protocol/events.ts";
 import { resolveModel } from "../config/config.ts";
-import type { PermissionMode } from "../permissions/modes.ts";
+import type { PermissionMode } from "../protocol/permission_mode.ts";
 import type { RuleTexts } from "../permissions/run_rules.ts";
 import type { AgentDefinition } from "../registry/schema.ts";
 import type { ConfigSnapshot, SidecarRecord } from "../store/schema.ts";

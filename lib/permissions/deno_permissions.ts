@@ -5,7 +5,7 @@
 // paths themselves (lib/tools/paths.ts).
 
 import { BladeError } from "../errors.ts";
-import type { PermissionMode } from "./modes.ts";
+import type { PermissionMode } from "../protocol/permission_mode.ts";
 
 /** `false` = nothing, `true` = everything (only Blade's own process), a list = exactly those. */
 export type Grant = boolean | string[];

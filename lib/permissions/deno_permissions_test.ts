@@ -8,7 +8,7 @@ import {
   toDenoFlags,
   toWorkerPermissions,
 } from "./deno_permissions.ts";
-import { PERMISSION_MODES } from "./modes.ts";
+import { PERMISSION_MODES } from "../protocol/permission_mode.ts";
 
 const ST = "/home/u/.blade";
 const STORAGE_WRITES = [`${ST}/agents/sessions`, `${ST}/projects`, `${ST}/worktrees`];

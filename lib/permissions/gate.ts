@@ -4,8 +4,8 @@
 // untrusted folders too. Pure; no I/O: the loop resolves a call's real path before asking. The Deno
 // permission set of a child (deno_permissions.ts) enforces the same decisions a second time.
 
-import type { ToolKind } from "../tools/tool.ts";
-import type { PermissionMode } from "./modes.ts";
+import type { ToolKind } from "../protocol/tool_kind.ts";
+import type { PermissionMode } from "../protocol/permission_mode.ts";
 import {
   allowedBy,
   checkRules,

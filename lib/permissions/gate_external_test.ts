@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { decide } from "./gate.ts";
 import { parseRuleList } from "../protocol/tool_rule.ts";
-import type { PermissionMode } from "./modes.ts";
+import type { PermissionMode } from "../protocol/permission_mode.ts";
 
 function gate(name: string, mode: PermissionMode, rules: string[], readOnly = false) {
   return decide({

@@ -1,8 +1,8 @@
 import assert from "node:assert/strict";
 import { decide, type GateInput } from "./gate.ts";
-import { PERMISSION_MODES, type PermissionMode } from "./modes.ts";
+import { PERMISSION_MODES, type PermissionMode } from "../protocol/permission_mode.ts";
 import { parseRuleList, type RuleSet } from "../protocol/tool_rule.ts";
-import type { ToolKind } from "../tools/tool.ts";
+import type { ToolKind } from "../protocol/tool_kind.ts";
 
 const scope = { workspaceRoot: "/ws" };
 const rules = (...t: string[]) => parseRuleList(t).rules;

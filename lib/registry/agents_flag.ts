@@ -3,7 +3,7 @@
 // Does not merge them with other sources (load.ts does).
 
 import { BladeError } from "../errors.ts";
-import { parsePermissionMode, PERMISSION_MODE_NAMES } from "../permissions/modes.ts";
+import { parsePermissionMode, PERMISSION_MODE_NAMES } from "../protocol/permission_mode.ts";
 import { isReservedAgentName, reservedNameMessage, strictNameProblem } from "./names.ts";
 import { type AgentDefinition, agentDefinitionSchema, MAX_TURNS_LIMIT } from "./schema.ts";
 

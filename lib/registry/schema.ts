@@ -3,7 +3,11 @@
 // and path; output is the normalised definition. Does not read files or decide precedence.
 
 import { z } from "zod";
-import { parsePermissionMode, PERMISSION_MODE_NAMES, type PermissionMode } from "../permissions/modes.ts";
+import {
+  parsePermissionMode,
+  PERMISSION_MODE_NAMES,
+  type PermissionMode,
+} from "../protocol/permission_mode.ts";
 import { MAX_AGENT_NAME_LENGTH, splitNameList } from "./names.ts";
 
 /** Where a definition came from, in precedence order (later wins by name). */

@@ -4,13 +4,8 @@
 import type { z } from "zod";
 import type { RuntimeEventSink, TranscriptPart } from "../protocol/events.ts";
 import type { Ports } from "../sys/mod.ts";
-import type { PermissionMode } from "../permissions/modes.ts";
-
-/**
- * What a tool does, which decides how the permission gate treats it. `external`: a tool of an MCP
- * server, whose effects Blade cannot see (it needs a rule or approval like Bash; see `readOnly`).
- */
-export type ToolKind = "read" | "write" | "execute" | "delegate" | "external";
+import type { PermissionMode } from "../protocol/permission_mode.ts";
+import type { ToolKind } from "../protocol/tool_kind.ts";
 
 /** The git worktree a session is isolated in (docs/guides/isolation.md); all paths canonical. */
 export interface ActiveWorktree {

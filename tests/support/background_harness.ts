@@ -32,7 +32,7 @@ import { RegistrySnapshot } from "../../lib/registry/snapshot.ts";
 import { coreTools } from "../../lib/tools/registry.ts";
 import type { AnyTool, ToolContext } from "../../lib/tools/tool.ts";
 import { AgentLoop } from "../../lib/executor/loop.ts";
-import type { PendingWork } from "../../lib/executor/settle.ts";
+import type { PendingWork } from "../../lib/protocol/delivery.ts";
 import { parseTranscript, TranscriptWriter } from "../../lib/session/transcript.ts";
 import { Inbox } from "../../lib/session/inbox.ts";
 

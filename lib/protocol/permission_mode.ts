@@ -1,4 +1,5 @@
-// Owns permission modes (docs/guides/permissions.md) and the Claude Code name mapping. No I/O.
+// Owns the permission modes (the vocabulary every layer shares: config, registry, store, tools, the gate)
+// and the Claude Code name mapping. No I/O. What each mode allows: docs/guides/permissions.md.
 
 /**
  * `default`: writes and Bash need approval (print mode refuses what no rule allows); `dontAsk`: like
