@@ -1,0 +1,128 @@
+// The five scripted conversations of the Claude Code golden comparison (plain answer, Read→Edit→answer,
+// foreground delegation, background delegation, max-turns), as fake-server handlers that answer by the
+// state of the conversation, not by request number: Claude Code and Blade send different side requests
+// and name the delegation tool differently (`Agent` / `Task`), and the same script must drive both.
+// Used by scripts/record_claude_fixtures.ts (records Claude Code) and tests/claude_golden_test.ts.
+
+import { type FakeHandler, fakeTurn } from "../../lib/testing/fake_anthropic_server.ts";
+import type { AnthropicRequestBody } from "../../lib/provider/anthropic_wire.ts";
+
+export interface Conversation {
+  name: string;
+  prompt: string;
+  /** Extra command-line flags (the same for both CLIs). */
+  flags: string[];
+  /** Files written into the workspace before the run. */
+  files: Record<string, string>;
+  handler: (workspace: string) => FakeHandler<AnthropicRequestBody>;
+}
+
+interface WireMessage {
+  role: string;
+  content: string | Array<{ type: string; text?: string; tool_use_id?: string; content?: unknown }>;
+}
+
+/** How many tool results the conversation already holds. */
+function toolResults(body: AnthropicRequestBody): number {
+  const messages = (body.messages ?? []) as unknown as WireMessage[];
+  let n = 0;
+  for (const m of messages) {
+    if (typeof m.content === "string") continue;
+    n += m.content.filter((b) => b.type === "tool_result").length;
+  }
+  return n;
+}
+
+function toolNames(body: AnthropicRequestBody): string[] {
+  return ((body.tools ?? []) as Array<{ name: string }>).map((t) => t.name);
+}
+
+/** The delegation tool of the CLI that sent the request (Claude Code: `Agent`, Blade: `Task`). */
+function delegationTool(body: AnthropicRequestBody): string {
+  return toolNames(body).includes("Agent") ? "Agent" : "Task";
+}
+
+const DELEGATED_PROMPT = "Find the answer to the question and report it in one sentence.";
+
+/** Whether the request comes from the subagent: its conversation starts with the delegated prompt. */
+function fromSubagent(body: AnthropicRequestBody): boolean {
+  const first = ((body.messages ?? []) as unknown as WireMessage[])[0];
+  if (first === undefined) return false;
+  const text = typeof first.content === "string"
+    ? first.content
+    : first.content.map((b) => b.text ?? "").join("\n");
+  return text.includes(DELEGATED_PROMPT);
+}
+
+const notFound = () => new Response("{}", { status: 404 });
+
+function delegation(background: boolean): FakeHandler<AnthropicRequestBody> {
+  return (req) => {
+    if (req.path !== "/v1/messages") return notFound();
+    if (fromSubagent(req.body)) return fakeTurn({ text: "The answer from the subagent is 42." });
+    const tool = delegationTool(req.body);
+    if (toolResults(req.body) === 0) {
+      return fakeTurn({
+        text: "I will delegate this.",
+        toolCalls: [{
+          name: tool,
+          input: {
+            subagent_type: "general-purpose",
+            description: "Find the answer",
+            prompt: DELEGATED_PROMPT,
+            ...(background ? { run_in_background: true } : {}),
+          },
+        }],
+      });
+    }
+    return fakeTurn({ text: background ? "The subagent is working in the background." : "The answer is 42." });
+  };
+}
+
+export const CONVERSATIONS: Conversation[] = [
+  {
+    name: "plain",
+    prompt: "Say hello.",
+    flags: [],
+    files: {},
+    handler: () => (req) => req.path === "/v1/messages" ? fakeTurn({ text: "Hello from the fake model." }) : notFound(),
+  },
+  {
+    name: "read_edit",
+    prompt: "Fix the typo in notes.txt.",
+    flags: ["--permission-mode", "acceptEdits"],
+    files: { "notes.txt": "Helo world\n" },
+    handler: (workspace) => (req) => {
+      if (req.path !== "/v1/messages") return notFound();
+      const file_path = `${workspace}/notes.txt`;
+      switch (toolResults(req.body)) {
+        case 0:
+          return fakeTurn({ text: "Reading the file.", toolCalls: [{ name: "Read", input: { file_path } }] });
+        case 1:
+          return fakeTurn({
+            toolCalls: [{ name: "Edit", input: { file_path, old_string: "Helo", new_string: "Hello" } }],
+          });
+        default:
+          return fakeTurn({ text: "Fixed the typo." });
+      }
+    },
+  },
+  { name: "foreground", prompt: "Ask a subagent for the answer.", flags: [], files: {}, handler: () => delegation(false) },
+  {
+    name: "background",
+    prompt: "Ask a background subagent for the answer.",
+    flags: [],
+    files: {},
+    handler: () => delegation(true),
+  },
+  {
+    name: "max_turns",
+    prompt: "Read notes.txt forever.",
+    flags: ["--max-turns", "1"],
+    files: { "notes.txt": "Helo world\n" },
+    handler: (workspace) => (req) =>
+      req.path === "/v1/messages"
+        ? fakeTurn({ toolCalls: [{ name: "Read", input: { file_path: `${workspace}/notes.txt` } }] })
+        : notFound(),
+  },
+];
