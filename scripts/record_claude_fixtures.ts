@@ -17,7 +17,9 @@ async function record(claude: string, name: string, format: "json" | "stream-jso
   const conversation = CONVERSATIONS.find((c) => c.name === name)!;
   const home = await Deno.makeTempDir({ prefix: "cc-home-" });
   const workspace = await Deno.realPath(await Deno.makeTempDir({ prefix: "cc-ws-" }));
-  for (const [file, text] of Object.entries(conversation.files)) await Deno.writeTextFile(`${workspace}/${file}`, text);
+  for (const [file, text] of Object.entries(conversation.files)) {
+    await Deno.writeTextFile(`${workspace}/${file}`, text);
+  }
   await using server = startFakeAnthropicServer({ handler: conversation.handler(workspace) });
   try {
     const out = await new Deno.Command(claude, {
@@ -56,13 +58,18 @@ async function record(claude: string, name: string, format: "json" | "stream-jso
 
 async function main(args: string[]): Promise<number> {
   const { values } = parseArgs({ args, options: { claude: { type: "string" }, only: { type: "string" } } });
-  if (values.claude === undefined) throw new TypeError(Object.assign(new TypeError("--claude is required"), {}).message);
+  if (values.claude === undefined) {
+    throw new TypeError(Object.assign(new TypeError("--claude is required"), {}).message);
+  }
   for (const c of CONVERSATIONS) {
     if (values.only !== undefined && values.only !== c.name) continue;
     await Deno.mkdir(`${FIXTURES}${c.name}`, { recursive: true });
     for (const format of ["json", "stream-json"] as const) {
       const text = await record(values.claude, c.name, format);
-      await Deno.writeTextFile(`${FIXTURES}${c.name}/${format === "json" ? "json.json" : "stream.jsonl"}`, text);
+      await Deno.writeTextFile(
+        `${FIXTURES}${c.name}/${format === "json" ? "json.json" : "stream.jsonl"}`,
+        text,
+      );
       // deno-lint-ignore no-console
       console.log(`recorded ${c.name}/${format}`);
     }

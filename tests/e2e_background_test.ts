@@ -147,7 +147,7 @@ Deno.test("e2e: --background-wait expiry cancels the child and the run fails", a
   const [child] = await readSidecars(sandbox.storage);
   assert.ok(child !== undefined);
   assert.deepEqual(result.error, {
-    type: "background_wait_expired",
+    code: "background_wait_expired",
     message: `Stopped waiting for background subagents; cancelled: ${child.id}.`,
   });
   assert.equal(child.status, "cancelled");

@@ -65,16 +65,44 @@ Deno.test("print: a streamed text answer in --output-format json", async () => {
   const result = parseJsonResult(run);
   assert.match(String(result.session_id), /^session-[\w-]{21}$/);
   assert.equal(typeof result.duration_ms, "number");
+  assert.equal(typeof result.duration_api_ms, "number");
+  assert.equal(typeof result.uuid, "string");
+  // claude-sonnet-4-5 at $3 / $15 per million tokens.
+  const cost = (12 * 3 + 9 * 15) / 1e6;
   assert.deepEqual(result, {
     type: "result",
     subtype: "success",
     is_error: false,
-    result: answer,
-    session_id: result.session_id,
-    num_turns: 1,
-    tool_calls: 0,
     duration_ms: result.duration_ms,
-    usage: { input_tokens: 12, output_tokens: 9 },
+    duration_api_ms: result.duration_api_ms,
+    num_turns: 1,
+    result: answer,
+    stop_reason: "end_turn",
+    session_id: result.session_id,
+    total_cost_usd: cost,
+    usage: {
+      input_tokens: 12,
+      cache_creation_input_tokens: 0,
+      cache_read_input_tokens: 0,
+      output_tokens: 9,
+      server_tool_use: { web_search_requests: 0, web_fetch_requests: 0 },
+      service_tier: "standard",
+    },
+    modelUsage: {
+      "claude-sonnet-4-5": {
+        inputTokens: 12,
+        outputTokens: 9,
+        cacheReadInputTokens: 0,
+        cacheCreationInputTokens: 0,
+        webSearchRequests: 0,
+        costUSD: cost,
+      },
+    },
+    permission_denials: [],
+    terminal_reason: "completed",
+    api_error_status: null,
+    uuid: result.uuid,
+    tool_calls: 0,
     subagents: { spawned: 0, completed: 0, failed: 0, cancelled: 0, by_type: {} },
   });
   const request = server.requests[0]!;
@@ -167,13 +195,13 @@ Deno.test("print: Read → Edit → answer changes the file; the transcript hold
   }
 });
 
-Deno.test("print: 429 with retry-after, then success; stream-json prints one event per line and a result", async () => {
+Deno.test("print: 429 with retry-after, then success; blade-events prints one event per line and a result", async () => {
   await using sandbox = await bladeSandbox();
   await using server = startFakeAnthropicServer([
     fakeStatus(429, { message: "Slow down", headers: { "retry-after": "0.05" } }),
     fakeTurn({ text: "Second time lucky." }),
   ]);
-  const run = await ask(sandbox, ["-p", "Hello", "--output-format", "stream-json"], { server });
+  const run = await ask(sandbox, ["-p", "Hello", "--output-format", "blade-events"], { server });
   assert.equal(run.code, 0, run.stderr);
   assert.equal(server.requests.length, 2);
   assert.ok(run.stdout.endsWith("\n"));
@@ -206,15 +234,20 @@ Deno.test("print: 500 on every attempt gives up with exit 1, is_error and a clea
   assertNoStack(json.stderr);
   assert.equal(server.requests.length, 5, "one attempt and four retries");
   const result = parseJsonResult(json);
+  const message =
+    "Anthropic API returned 500 Internal Server Error after 5 attempts: api_error: database on fire";
   assert.deepEqual([result.is_error, result.subtype, result.error], [true, "error_during_execution", {
-    type: "provider_error",
-    message: "Anthropic API returned 500 Internal Server Error after 5 attempts: api_error: database on fire",
+    code: "provider_error",
+    message,
   }]);
+  // As Claude Code: the error text is the result, and the API's status is reported.
+  assert.deepEqual([result.result, result.api_error_status], [message, 500]);
 
   server.push(...Array.from({ length: 5 }, failure));
   const text = await ask(sandbox, ["-p", "Hello again"], { server });
   assert.equal(text.code, 1);
-  assert.equal(text.stdout, "");
+  // stdout is not a terminal here: `out=$(blade -p …)` gets the error too, as with `claude -p`.
+  assert.equal(text.stdout, `Error: ${message}\n`);
   assertNoStack(text.stderr);
   assert.equal(
     text.stderr,
@@ -249,7 +282,7 @@ Deno.test("print: a stream cut mid-message fails with exit 1 and an aborted turn
   assert.equal(server.requests.length, 1, "text already reached the user, so it is not retried");
   const result = parseJsonResult(run);
   assert.deepEqual([result.is_error, result.error], [true, {
-    type: "provider_error",
+    code: "provider_error",
     message: "Anthropic API stream ended before message_stop",
   }]);
   const events = await transcriptEvents(
@@ -318,7 +351,7 @@ Deno.test("print: usage errors exit 2 with the problem and a hint, never a stack
     [
       ["-p", "hi", "--output-format", "xml"],
       /^blade: Unknown output format "xml"/,
-      /text, json or stream-json/,
+      /text, json, stream-json or blade-events/,
     ],
   ];
   const runs = await Promise.all(cases.map(([args]) => sandbox.run(args)));
@@ -427,7 +460,11 @@ Deno.test("print: Ctrl-C while waiting for the model exits 130 with a cancelled 
   assert.equal(run.code, 130, run.stderr);
   assertNoStack(run.stderr);
   const result = parseJsonResult(run);
-  assert.deepEqual([result.is_error, result.subtype], [true, "error_interrupted"]);
+  assert.deepEqual([result.is_error, result.subtype, result.terminal_reason], [
+    true,
+    "error_during_execution",
+    "aborted",
+  ]);
   const events = await transcriptEvents(
     transcriptPath(sandbox, String(result.session_id)),
   );

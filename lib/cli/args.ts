@@ -3,6 +3,7 @@
 // turning a parser's complaint into a usage error (exit 2) that points at the command's --help.
 
 import { BladeError, usageError } from "../errors.ts";
+import { CLAUDE_OPTIONS } from "./claude_flags.ts";
 
 /** Options every agent-running command shares (-p and run). */
 export const RUN_OPTIONS = {
@@ -29,6 +30,7 @@ export const RUN_OPTIONS = {
   debug: { type: "boolean" },
   help: { type: "boolean", short: "h" },
   version: { type: "boolean", short: "v" },
+  ...CLAUDE_OPTIONS,
 } as const;
 
 /** Runs a parser; anything it throws that is not a BladeError becomes a usage error. */

@@ -8,6 +8,7 @@ import { parseOrUsage, RUN_OPTIONS } from "./args.ts";
 import { VERSION } from "../version.ts";
 import type { Io } from "./io.ts";
 import { reportError } from "./report_error.ts";
+import { expandVariadic } from "./claude_flags.ts";
 
 export const MAIN_HELP = `Blade ${VERSION} — a command-line coding agent with durable subagents
 
@@ -45,8 +46,16 @@ Environment: ANTHROPIC_API_KEY, ANTHROPIC_BASE_URL, OPENAI_API_KEY, OPENAI_BASE_
 `;
 
 export async function runCli(argv: string[], ports: Ports, io: Io): Promise<number> {
-  const wantsJson = argv.includes("--json") ||
-    argv.some((a, i) => (a === "--output-format" && argv[i + 1] === "json") || a === "--output-format=json");
+  const formatFlag = argv.find((a, i) =>
+    argv[i - 1] === "--output-format" || a.startsWith("--output-format=")
+  )
+    ?.replace(/^--output-format=/, "");
+  const management = ["agents", "tasks", "trust", "demo", "help"].includes(argv[0] ?? "");
+  const errorFormat = !management && (formatFlag === "json" || formatFlag === "stream-json")
+    ? "result"
+    : argv.includes("--json") || formatFlag === "json"
+    ? "json"
+    : "text";
   try {
     const first = argv[0];
     switch (first) {
@@ -75,7 +84,8 @@ export async function runCli(argv: string[], ports: Ports, io: Io): Promise<numb
         return 0;
     }
     const { values, positionals } = parseOrUsage(
-      () => parseArgs({ args: argv, options: RUN_OPTIONS, allowPositionals: true, strict: true }),
+      () =>
+        parseArgs({ args: expandVariadic(argv), options: RUN_OPTIONS, allowPositionals: true, strict: true }),
       "blade",
     );
     if (values.version === true) {
@@ -100,6 +110,6 @@ export async function runCli(argv: string[], ports: Ports, io: Io): Promise<numb
     const { runPrint } = await import("./print_cmd.ts");
     return await runPrint(values, positionals, ports, io);
   } catch (e) {
-    return reportError(io, e, { json: wantsJson });
+    return reportError(io, e, { format: errorFormat, echoToStdout: !management });
   }
 }

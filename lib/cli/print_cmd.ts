@@ -8,26 +8,32 @@ import { createApp } from "../app.ts";
 import type { RuntimeEvent } from "../protocol/events.ts";
 import { onInterrupt, readStdin } from "../sys/signals.ts";
 import type { Io } from "./io.ts";
-import {
-  countSubagents,
-  emptySubagentStats,
-  type OutputFormat,
-  type PrintSummary,
-  resultObject,
-  streamJsonLine,
-  textRenderer,
-} from "./print_render.ts";
+import { bladeEventLine, type OutputFormat, type PrintSummary, textRenderer } from "./print_render.ts";
+import { RunLedger } from "./run_ledger.ts";
+import { claudeResult } from "./claude_result.ts";
+import { claudeStream } from "./claude_stream.ts";
 import { runMainSession } from "../executor/main_runner.ts";
 import { type RunRules, runRules } from "../permissions/run_rules.ts";
 import { sessionSubagents } from "./subagent_wiring.ts";
+import { notYetWarnings } from "./claude_flags.ts";
+import {
+  budgetOf,
+  onlyToolsOf,
+  parseStreamJsonInput,
+  type PromptFlags,
+  promptFlags,
+} from "./print_inputs.ts";
 
 // deno-lint-ignore no-explicit-any
 type Values = Record<string, any>;
 
 export function outputFormatOf(values: Values): OutputFormat {
   const f = values["output-format"] ?? "text";
-  if (f === "text" || f === "json" || f === "stream-json") return f;
-  throw usageError(`Unknown output format "${f}".`, "Use --output-format text, json or stream-json.");
+  if (f === "text" || f === "json" || f === "stream-json" || f === "blade-events") return f;
+  throw usageError(
+    `Unknown output format "${f}".`,
+    "Use --output-format text, json, stream-json or blade-events.",
+  );
 }
 
 function intFlag(values: Values, name: string, min: number, max: number): number | undefined {
@@ -45,7 +51,9 @@ function intFlag(values: Values, name: string, min: number, max: number): number
 
 export function appFlagsOf(values: Values): AppFlags {
   const maxTurns = intFlag(values, "max-turns", 1, 1000);
-  const mode = values["permission-mode"] ?? values.permissionMode;
+  // --dangerously-skip-permissions is Claude Code's bypassPermissions; it does not grant Workspace Trust.
+  const mode = values["permission-mode"] ?? values.permissionMode ??
+    (values["dangerously-skip-permissions"] === true ? "bypassPermissions" : undefined);
   return {
     ...(values.model === undefined ? {} : { model: values.model }),
     ...(values.provider === undefined ? {} : { provider: values.provider }),
@@ -76,6 +84,8 @@ export function rulesFromFlags(values: Values, io: Io): RunRules {
 export function interruptController(): {
   signal: AbortSignal;
   interrupted: () => boolean;
+  /** Stops the run for another reason than Ctrl-C (e.g. --max-budget-usd). */
+  abort: () => void;
   dispose: () => void;
 } {
   const controller = new AbortController();
@@ -85,44 +95,109 @@ export function interruptController(): {
     interrupted = true;
     controller.abort(new Error("interrupted"));
   });
-  return { signal: controller.signal, interrupted: () => interrupted, dispose };
+  return {
+    signal: controller.signal,
+    interrupted: () => interrupted,
+    abort: () => controller.abort(new Error("stopped")),
+    dispose,
+  };
 }
 
 export interface PrintSink {
   emit: (event: RuntimeEvent) => void;
   finish: (summary: PrintSummary) => void;
-  subagents: ReturnType<typeof emptySubagentStats>;
+  ledger: RunLedger;
+  subagents: RunLedger["subagents"];
+  /** `--replay-user-messages`: echo the user message on stream-json. */
+  replayUser: (text: string) => void;
 }
 
-export function printSink(
-  io: Io,
-  format: OutputFormat,
-  mainSessionId: () => string | undefined,
-  now?: () => number,
-): PrintSink {
-  const subagents = emptySubagentStats();
-  const text = textRenderer(io, { live: io.tty, mainSessionId, ...(now === undefined ? {} : { now }) });
+export interface PrintSinkOptions {
+  format: OutputFormat;
+  mainSessionId: () => string | undefined;
+  now?: () => number;
+  cwd: string;
+  includePartialMessages?: boolean;
+  apiKeySource?: string;
+  additionalDirectories?: string[];
+  /** `--max-budget-usd`: called once when the run's cost passes it. */
+  budgetUsd?: number;
+  onBudgetExceeded?: () => void;
+}
+
+/** Where a run's events go: the chosen renderer, and the ledger the result object is built from. */
+export function printSink(io: Io, o: PrintSinkOptions): PrintSink {
+  const ledger = new RunLedger();
+  const text = textRenderer(io, {
+    live: io.tty,
+    mainSessionId: o.mainSessionId,
+    ...(o.now === undefined ? {} : { now: o.now }),
+  });
+  const stream = claudeStream({
+    cwd: o.cwd,
+    includePartialMessages: o.includePartialMessages === true,
+    apiKeySource: o.apiKeySource ?? "none",
+    uuid: () => crypto.randomUUID(),
+    now: o.now ?? (() => Date.now()),
+    ...(o.additionalDirectories === undefined ? {} : { additionalDirectories: o.additionalDirectories }),
+  });
+  let budgetHit = false;
   return {
-    subagents,
+    ledger,
+    subagents: ledger.subagents,
+    replayUser(text) {
+      if (o.format === "stream-json") io.out(stream.userLine(text) + "\n");
+    },
     emit(event) {
-      countSubagents(subagents, event);
-      if (format === "stream-json") io.out(streamJsonLine(event) + "\n");
-      else if (format === "text") text.onEvent(event);
+      ledger.add(event);
+      if (o.budgetUsd !== undefined && !budgetHit && ledger.totalCostUSD > o.budgetUsd) {
+        budgetHit = true;
+        o.onBudgetExceeded?.();
+      }
+      if (o.format === "stream-json") { for (const line of stream.onEvent(event)) io.out(line + "\n"); }
+      else if (o.format === "blade-events") io.out(bladeEventLine(event) + "\n");
+      else if (o.format === "text") text.onEvent(event);
     },
     finish(summary) {
-      if (format === "text") text.finish(summary);
-      else io.out(JSON.stringify(resultObject(summary)) + "\n");
+      if (o.format === "text") text.finish(summary);
+      else {
+        const result = claudeResult(summary, ledger, crypto.randomUUID());
+        // stream-json results also carry the usage since the previous result (one result per run here).
+        if (o.format === "stream-json") result.model_usage_since_last_result = result.modelUsage;
+        io.out(JSON.stringify(result) + "\n");
+      }
     },
   };
 }
 
-export async function runPrint(values: Values, positionals: string[], ports: Ports, io: Io): Promise<number> {
-  const format = outputFormatOf(values);
+/** Where the API key came from, in Claude Code's words (system/init `apiKeySource`). */
+function apiKeySourceOf(app: App): string {
+  if (app.config.provider !== "anthropic") return "none";
+  return app.config.anthropic.apiKeySource ?? "none";
+}
+
+async function userTurns(values: Values, positionals: string[], ports: Ports): Promise<string[]> {
+  const input = values["input-format"] ?? "text";
+  if (input !== "text" && input !== "stream-json") {
+    throw usageError(`Unknown input format "${input}".`, "Use --input-format text or stream-json.");
+  }
+  if (input === "stream-json") {
+    if (values["output-format"] !== "stream-json") {
+      throw usageError("--input-format stream-json needs --output-format stream-json (as in Claude Code).");
+    }
+    return parseStreamJsonInput(await readStdin());
+  }
   let prompt = positionals.join(" ");
   if (prompt.trim() === "" && !ports.env.stdinIsTerminal()) prompt = (await readStdin()).trim();
   if (prompt.trim() === "") {
     throw usageError("No prompt given.", 'Pass it after -p (blade -p "…") or on standard input.');
   }
+  return [prompt];
+}
+
+export async function runPrint(values: Values, positionals: string[], ports: Ports, io: Io): Promise<number> {
+  const format = outputFormatOf(values);
+  const turns = await userTurns(values, positionals, ports);
   if (values.resume !== undefined && values.continue === true) {
     throw usageError("--resume and --continue cannot be used together.");
   }
@@ -135,29 +210,100 @@ export async function runPrint(values: Values, positionals: string[], ports: Por
     }
     backgroundWaitMs = Math.round(n * 1000);
   }
+  for (const warning of notYetWarnings(values)) io.err(warning);
+  const turn: TurnFlags = {
+    format,
+    prompts: await promptFlags(values, ports),
+    budgetUsd: budgetOf(values),
+    onlyTools: onlyToolsOf(values),
+    rules: rulesFromFlags(values, io),
+    backgroundWaitMs,
+    includePartialMessages: values["include-partial-messages"] === true,
+    replayUserMessages: values["replay-user-messages"] === true,
+  };
   const app: App = await createApp(ports, appFlagsOf(values), { debugSink: (l) => io.err(`[debug] ${l}\n`) });
-  const rules = rulesFromFlags(values, io);
+  // The first turn opens (or resumes, or forks) the session; later stream-json turns continue it.
+  let open: SessionChoice = {
+    ...(values.resume === undefined ? {} : { resume: values.resume }),
+    ...(values.continue === true ? { continueLatest: true } : {}),
+    ...(values["session-id"] === undefined ? {} : { sessionId: values["session-id"] }),
+    ...(values["fork-session"] === true ? { fork: true } : {}),
+  };
+  let code = 0;
+  for (const prompt of turns) {
+    const done = await runTurn(app, io, prompt, open, turn);
+    code = done.code;
+    if (code !== 0) break;
+    open = { resume: done.sessionId };
+  }
+  return code;
+}
+
+interface TurnFlags {
+  format: OutputFormat;
+  prompts: PromptFlags;
+  budgetUsd: number | undefined;
+  onlyTools: string[] | undefined;
+  rules: RunRules;
+  backgroundWaitMs: number | undefined;
+  includePartialMessages: boolean;
+  replayUserMessages: boolean;
+}
+
+interface SessionChoice {
+  resume?: string;
+  continueLatest?: boolean;
+  sessionId?: string;
+  fork?: boolean;
+}
+
+/** One user turn of a print-mode run: runs it, prints it, returns the exit code and session id. */
+async function runTurn(
+  app: App,
+  io: Io,
+  prompt: string,
+  open: SessionChoice,
+  f: TurnFlags,
+): Promise<{ code: number; sessionId: string }> {
+  const { ports } = app;
   let sessionId: string | undefined;
-  const sink = printSink(io, format, () => sessionId, () => ports.clock.now());
   const interrupt = interruptController();
-  const subagents = sessionSubagents(app, sink.emit, { rules: rules.texts });
+  let overBudget = false;
+  const sink = printSink(io, {
+    format: f.format,
+    mainSessionId: () => sessionId,
+    now: () => ports.clock.now(),
+    cwd: app.workspace,
+    includePartialMessages: f.includePartialMessages,
+    apiKeySource: apiKeySourceOf(app),
+    ...(f.budgetUsd === undefined ? {} : {
+      budgetUsd: f.budgetUsd,
+      onBudgetExceeded: () => {
+        overBudget = true;
+        interrupt.abort();
+      },
+    }),
+  });
+  const subagents = sessionSubagents(app, sink.emit, { rules: f.rules.texts });
   try {
     const run = await runMainSession(app, {
       prompt,
-      ...(values["system-prompt"] === undefined ? {} : { systemPrompt: values["system-prompt"] }),
-      ...(values["append-system-prompt"] === undefined
-        ? {}
-        : { appendSystemPrompt: values["append-system-prompt"] }),
-      ...(values.resume === undefined ? {} : { resume: values.resume }),
-      ...(values.continue === true ? { continueLatest: true } : {}),
-      rules: rules.rules,
+      ...f.prompts,
+      ...open,
+      ...(f.onlyTools === undefined ? {} : { onlyTools: f.onlyTools }),
+      rules: f.rules.rules,
       emit: (e) => {
-        if (e.type === "session_started" && sessionId === undefined) sessionId = e.sessionId;
+        if (e.type === "session_started" && sessionId === undefined) {
+          sessionId = e.sessionId;
+          sink.emit(e);
+          if (f.replayUserMessages) sink.replayUser(prompt);
+          return;
+        }
         sink.emit(e);
       },
       signal: interrupt.signal,
       extraTools: subagents.extraTools,
-      ...(backgroundWaitMs === undefined ? {} : { backgroundWaitMs }),
+      ...(f.backgroundWaitMs === undefined ? {} : { backgroundWaitMs: f.backgroundWaitMs }),
     });
     // A continued session whose transcript had a torn or bad line: the rest was kept; say so.
     for (const d of run.transcriptDiagnostics) {
@@ -166,28 +312,40 @@ export async function runPrint(values: Values, positionals: string[], ports: Por
     const r = run.result;
     // A run that dropped a child's work never reports success (SPEC §8).
     const dropped = run.abandoned.length > 0 && r.status === "completed";
-    const error = dropped
+    const error = overBudget
       ? {
-        type: "background_wait_expired",
+        code: "max_budget_exceeded",
+        message: `Stopped: the run cost $${
+          sink.ledger.totalCostUSD.toFixed(4)
+        }, over --max-budget-usd ${f.budgetUsd}.`,
+      }
+      : dropped
+      ? {
+        code: "background_wait_expired",
         message: `Stopped waiting for background subagents; cancelled: ${run.abandoned.join(", ")}.`,
       }
       : r.error === undefined
       ? undefined
-      : { type: r.error.type, message: app.redact(r.error.message) };
+      : { code: r.error.type, message: app.redact(r.error.message) };
     const summary: PrintSummary = {
       sessionId: run.sessionId,
-      status: dropped ? "failed" : r.status,
+      status: overBudget || dropped ? "failed" : r.status,
       result: r.finalText,
-      numTurns: run.modelRequests,
+      // Claude Code counts the turn max-turns refused: `--max-turns 1` reports num_turns 2.
+      numTurns: run.modelRequests + (r.error?.type === "max_turns_exceeded" ? 1 : 0),
       toolCalls: run.totals.toolCalls,
       usage: run.totals.usage,
       durationMs: run.totals.durationMs,
       subagents: sink.subagents,
       ...(error === undefined ? {} : { error }),
+      ...(r.error?.providerError?.status === undefined
+        ? {}
+        : { apiErrorStatus: r.error.providerError.status }),
     };
     sink.finish(summary);
-    if (interrupt.interrupted() || r.status === "cancelled") return 130;
-    return summary.status === "completed" ? 0 : 1;
+    if (overBudget) return { code: 1, sessionId: run.sessionId };
+    if (interrupt.interrupted() || r.status === "cancelled") return { code: 130, sessionId: run.sessionId };
+    return { code: summary.status === "completed" ? 0 : 1, sessionId: run.sessionId };
   } finally {
     interrupt.dispose();
     // Background commands the model started do not outlive the run.

@@ -1,17 +1,22 @@
-// Owns how a print-mode run looks: `text` (the answer; live progress only on a terminal),
-// `json` (one result object) and `stream-json` (one JSON event per line, then the result).
+// Owns how a print-mode run looks in text (the answer; live progress only on a terminal) and as
+// `blade-events` (Blade's own event stream, one JSON event per line), and the run summary the json
+// result object is built from (claude_result.ts); stream-json is claude_stream.ts.
 
 import type { RuntimeEvent } from "../protocol/events.ts";
 import type { Usage } from "../protocol/messages.ts";
 import type { Io } from "./io.ts";
 
-export type OutputFormat = "text" | "json" | "stream-json";
+export type OutputFormat = "text" | "json" | "stream-json" | "blade-events";
 
 export interface PrintSummary {
   sessionId: string;
   status: "completed" | "failed" | "cancelled";
   result: string;
-  error?: { type: string; message: string };
+  error?: { code: string; message: string; hint?: string };
+  /** The HTTP status of the model API failure that ended the run, if one did. */
+  apiErrorStatus?: number;
+  /** `--json-schema`: the validated structured output. */
+  structuredOutput?: unknown;
   numTurns: number;
   toolCalls: number;
   usage: Usage;
@@ -49,32 +54,11 @@ export function countSubagents(stats: SubagentStats, event: RuntimeEvent): void 
   row[event.state]++;
 }
 
-export function resultObject(s: PrintSummary): Record<string, unknown> {
-  const isError = s.status !== "completed";
-  return {
-    type: "result",
-    subtype: s.status === "completed"
-      ? "success"
-      : s.error?.type === "max_turns_exceeded"
-      ? "error_max_turns"
-      : s.status === "cancelled"
-      ? "error_interrupted"
-      : "error_during_execution",
-    is_error: isError,
-    result: s.result,
-    ...(s.error === undefined ? {} : { error: s.error }),
-    session_id: s.sessionId,
-    ...(s.agentId === undefined ? {} : { agent_id: s.agentId }),
-    num_turns: s.numTurns,
-    tool_calls: s.toolCalls,
-    duration_ms: s.durationMs,
-    usage: { input_tokens: s.usage.inputTokens, output_tokens: s.usage.outputTokens },
-    ...(s.subagents === undefined ? {} : { subagents: s.subagents }),
-  };
-}
-
-/** The stream-json line for one runtime event (lineage fields flattened for subagent events). */
-export function streamJsonLine(event: RuntimeEvent): string {
+/**
+ * The `--output-format blade-events` line for one runtime event: Blade's own event stream, every
+ * child event included (lineage fields flattened for subagent lifecycle events).
+ */
+export function bladeEventLine(event: RuntimeEvent): string {
   switch (event.type) {
     case "subagent_spawned":
       return JSON.stringify({
@@ -261,7 +245,10 @@ export function textRenderer(
         io.out(summary.result.endsWith("\n") ? summary.result : `${summary.result}\n`);
       }
       if (summary.status !== "completed") {
-        io.err(`blade: ${summary.error?.message ?? "the run did not complete"}\n`);
+        const message = summary.error?.message ?? "the run did not complete";
+        io.err(`blade: ${message}\n`);
+        // As `claude -p`: a script capturing stdout (`out=$(blade -p …)`) gets the message too.
+        if (!io.tty) io.out(`Error: ${message}\n`);
       }
     },
   };

@@ -1,6 +1,8 @@
 import assert from "node:assert/strict";
 import type { Io } from "./io.ts";
-import { resultObject, streamJsonLine, textRenderer } from "./print_render.ts";
+import { bladeEventLine, textRenderer } from "./print_render.ts";
+import { claudeResult } from "./claude_result.ts";
+import { RunLedger } from "./run_ledger.ts";
 import type { SubagentInfo } from "../protocol/events.ts";
 
 function ttyIo(): Io & { chunks: string[] } {
@@ -91,8 +93,8 @@ Deno.test("without a terminal nothing live is drawn and the answer is printed on
   assert.deepEqual(chunks, ["the answer\n"]);
 });
 
-Deno.test("stream-json subagent lines carry the lineage fields", () => {
-  const line = JSON.parse(streamJsonLine({
+Deno.test("blade-events subagent lines carry the lineage fields", () => {
+  const line = JSON.parse(bladeEventLine({
     type: "subagent_completed",
     parentSessionId: "main",
     callId: "c1",
@@ -112,18 +114,65 @@ Deno.test("stream-json subagent lines carry the lineage fields", () => {
   });
 });
 
-Deno.test("json result: an error run is is_error with its subtype", () => {
-  const r = resultObject({
+Deno.test("json result: a max-turns run is is_error, error_max_turns, and carries the error text in result", () => {
+  const ledger = new RunLedger();
+  ledger.add({
+    type: "assistant_message",
     sessionId: "s",
-    status: "failed",
-    result: "",
-    error: { type: "max_turns_exceeded", message: "too many" },
-    numTurns: 3,
-    toolCalls: 2,
-    usage: { inputTokens: 5, outputTokens: 6 },
-    durationMs: 7,
+    message: { role: "assistant", content: [{ type: "text", text: "hi" }] },
+    model: "claude-sonnet-4-5",
+    stopReason: "tool_use",
+    usage: { inputTokens: 1_000_000, outputTokens: 0 },
+    apiMs: 12,
   });
+  const r = claudeResult(
+    {
+      sessionId: "s",
+      status: "failed",
+      result: "",
+      error: { code: "max_turns_exceeded", message: "too many" },
+      numTurns: 3,
+      toolCalls: 2,
+      usage: { inputTokens: 5, outputTokens: 6 },
+      durationMs: 7,
+    },
+    ledger,
+    "u",
+  );
   assert.equal(r.is_error, true);
   assert.equal(r.subtype, "error_max_turns");
-  assert.deepEqual(r.usage, { input_tokens: 5, output_tokens: 6 });
+  assert.equal(r.result, "too many");
+  assert.deepEqual(r.errors, ["too many"]);
+  assert.equal(r.stop_reason, "tool_use");
+  assert.equal(r.duration_api_ms, 12);
+  assert.equal(r.total_cost_usd, 3);
+  assert.equal((r.usage as Record<string, unknown>).input_tokens, 5);
+  assert.deepEqual(r.error, { code: "max_turns_exceeded", message: "too many" });
+});
+
+Deno.test("json result: a model without a price row costs 0 and says cost_unknown", () => {
+  const ledger = new RunLedger();
+  ledger.add({
+    type: "assistant_message",
+    sessionId: "s",
+    message: { role: "assistant", content: [] },
+    model: "local-llm",
+    usage: { inputTokens: 10, outputTokens: 10 },
+  });
+  const r = claudeResult(
+    {
+      sessionId: "s",
+      status: "completed",
+      result: "ok",
+      numTurns: 1,
+      toolCalls: 0,
+      usage: { inputTokens: 10, outputTokens: 10 },
+      durationMs: 1,
+    },
+    ledger,
+    "u",
+  );
+  assert.equal(r.total_cost_usd, 0);
+  assert.equal(r.cost_unknown, true);
+  assert.deepEqual(r.cost_unknown_models, ["local-llm"]);
 });

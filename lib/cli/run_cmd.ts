@@ -8,6 +8,7 @@ import { BladeError, usageError } from "../errors.ts";
 import { createApp } from "../app.ts";
 import type { Io } from "./io.ts";
 import { parseOrUsage, RUN_OPTIONS } from "./args.ts";
+import { expandVariadic } from "./claude_flags.ts";
 import { appFlagsOf, interruptController, outputFormatOf, printSink, rulesFromFlags } from "./print_cmd.ts";
 import { readStdin } from "../sys/signals.ts";
 import { closeSubagents, subagentEnv } from "./subagent_wiring.ts";
@@ -40,7 +41,7 @@ Examples:
 export async function runAgentCommand(argv: string[], ports: Ports, io: Io): Promise<number> {
   const { values, positionals } = parseOrUsage(() =>
     parseArgs({
-      args: argv,
+      args: expandVariadic(argv),
       options: { ...RUN_OPTIONS, description: { type: "string" }, "agent-id": { type: "string" } },
       allowPositionals: true,
       strict: true,
@@ -68,7 +69,7 @@ export async function runAgentCommand(argv: string[], ports: Ports, io: Io): Pro
     model: app.config.model,
     redact: app.redact,
   });
-  const sink = printSink(io, format, () => undefined);
+  const sink = printSink(io, { format, mainSessionId: () => undefined, cwd: app.workspace });
   // A detached copy (`--background`) runs the child as a background run of its ad-hoc parent, so
   // `blade tasks cancel` reaches it, and waits for it before exiting.
   const id = detachedId === undefined ? newAgentId(ports.ids) : validateSessionId(detachedId);
@@ -128,7 +129,7 @@ export async function runAgentCommand(argv: string[], ports: Ports, io: Io): Pro
       usage: outcome.usage,
       durationMs: outcome.durationMs,
       subagents: sink.subagents,
-      ...(outcome.error === undefined ? {} : { error: { type: "subagent_failed", message: outcome.error } }),
+      ...(outcome.error === undefined ? {} : { error: { code: "subagent_failed", message: outcome.error } }),
     });
     if (interrupt.interrupted()) return 130;
     return outcome.status === "completed" ? 0 : 1;

@@ -117,6 +117,7 @@ export async function subagentToolsFor(
   return {
     tools: [...runtime.coreTools(), ...runtime.tools()],
     agentsText: env.registry.describeForModel(),
+    agentNames: env.registry.names(),
     pending: (delivered, subtasks) => {
       // Background calls made before a restart still get their notices delivered.
       for (const ref of subtasks) {

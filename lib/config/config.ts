@@ -49,7 +49,12 @@ export interface ResolvedConfig {
   streamIdleTimeoutMs: number | undefined;
   subagentStallTimeoutMs: number;
   maxTokens: number;
-  anthropic: { apiKey: string | undefined; baseUrl: string };
+  anthropic: {
+    apiKey: string | undefined;
+    /** The variable the key came from (Claude Code's `apiKeySource`), or undefined without a key. */
+    apiKeySource?: string;
+    baseUrl: string;
+  };
   openai: { apiKey: string | undefined; baseUrl: string };
   debug: boolean;
 }
@@ -90,6 +95,12 @@ export async function readSettingsFile(fs: Fs, path: string): Promise<Settings> 
   return parsed.data;
 }
 
+/** A variable's value; empty counts as unset (`ANTHROPIC_API_KEY=""` is no key), as in Claude Code. */
+export function envValue(env: Env, name: string): string | undefined {
+  const v = env.get(name);
+  return v === undefined || v === "" ? undefined : v;
+}
+
 function positiveInt(env: Env, name: string): number | undefined {
   const raw = env.get(name);
   if (raw === undefined || raw === "") return undefined;
@@ -116,7 +127,8 @@ function pickProvider(flags: ConfigFlags, env: Env, settings: Settings, model: s
     });
   }
   if (model === "scripted" || flags.script !== undefined || env.get("BLADE_SCRIPT")) return "scripted";
-  const hasAnthropic = env.get("ANTHROPIC_API_KEY") ?? env.get("BLADE_API_KEY");
+  const hasAnthropic = envValue(env, "ANTHROPIC_API_KEY") ?? envValue(env, "BLADE_API_KEY") ??
+    envValue(env, "ANTHROPIC_AUTH_TOKEN");
   if (!hasAnthropic && (env.get("OPENAI_API_KEY") || env.get("OPENAI_BASE_URL"))) return "openai";
   return "anthropic";
 }
@@ -156,15 +168,24 @@ export function resolveConfig(
     subagentStallTimeoutMs: merged.subagentStallTimeoutMs ?? 600_000,
     maxTokens: merged.maxTokens ?? 8192,
     anthropic: {
-      apiKey: env.get("BLADE_API_KEY") ?? env.get("ANTHROPIC_API_KEY"),
-      baseUrl: env.get("BLADE_BASE_URL") ?? env.get("ANTHROPIC_BASE_URL") ?? "https://api.anthropic.com",
+      apiKey: envValue(env, "BLADE_API_KEY") ?? envValue(env, "ANTHROPIC_API_KEY"),
+      ...anthropicKeySource(env),
+      baseUrl: envValue(env, "BLADE_BASE_URL") ?? envValue(env, "ANTHROPIC_BASE_URL") ??
+        "https://api.anthropic.com",
     },
     openai: {
-      apiKey: env.get("OPENAI_API_KEY"),
+      apiKey: envValue(env, "OPENAI_API_KEY"),
       baseUrl: env.get("OPENAI_BASE_URL") ?? "https://api.openai.com/v1",
     },
     debug: flags.debug === true || env.get("BLADE_DEBUG") === "1",
   };
+}
+
+function anthropicKeySource(env: Env): { apiKeySource?: string } {
+  for (const name of ["BLADE_API_KEY", "ANTHROPIC_API_KEY"]) {
+    if (envValue(env, name) !== undefined) return { apiKeySource: name };
+  }
+  return {};
 }
 
 /** Names of every secret value in the config, for redaction. */

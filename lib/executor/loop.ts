@@ -14,7 +14,7 @@ import {
   type Usage,
   userText,
 } from "../protocol/messages.ts";
-import type { Provider, ProviderError, RequestMeta } from "../protocol/provider.ts";
+import type { Provider, ProviderError, RequestMeta, StopReason } from "../protocol/provider.ts";
 import type {
   NewTranscriptEvent,
   RuntimeEventSink,
@@ -252,7 +252,9 @@ export class AgentLoop {
         });
       }
       this.#modelRequests++;
+      const asked = clock.now();
       const response = await this.#ask(signal);
+      const apiMs = clock.now() - asked;
       usage = addUsage(usage, response.usage);
       if (response.kind === "error") {
         if (response.error.kind === "aborted" || signal.aborted) {
@@ -289,7 +291,15 @@ export class AgentLoop {
         ...(correction === undefined ? [] : messageEvents(ids, correction)),
       ]);
       this.messages.push(message);
-      o.emit({ type: "assistant_message", sessionId: o.meta.sessionId, message });
+      o.emit({
+        type: "assistant_message",
+        sessionId: o.meta.sessionId,
+        message,
+        model: o.model,
+        stopReason: response.stopReason,
+        usage: response.usage,
+        apiMs,
+      });
 
       const calls = message.content.filter((b): b is ToolCallBlock => b.type === "tool_call");
       if (final) return await finish("completed");
@@ -334,7 +344,7 @@ export class AgentLoop {
   async #ask(
     signal: AbortSignal,
   ): Promise<
-    | { kind: "done"; message: Message; usage: Usage }
+    | { kind: "done"; message: Message; usage: Usage; stopReason: StopReason }
     | { kind: "error"; error: ProviderError; usage: Usage }
   > {
     const o = this.#o;
@@ -369,7 +379,7 @@ export class AgentLoop {
             });
             break;
           case "done":
-            return { kind: "done", message: event.message, usage: event.usage };
+            return { kind: "done", message: event.message, usage: event.usage, stopReason: event.stopReason };
           case "error":
             return { kind: "error", error: event.error, usage: event.usage };
           case "tool_call":
@@ -435,7 +445,8 @@ export class AgentLoop {
       name: call.name,
       input: call.input,
     });
-    const result = await this.#execute(call, ctx);
+    const denied: { by?: string } = {};
+    const result = await this.#execute(call, ctx, denied);
     o.emit({
       type: "tool_completed",
       sessionId: o.meta.sessionId,
@@ -443,6 +454,7 @@ export class AgentLoop {
       name: call.name,
       isError: result.isError,
       content: result.content,
+      ...(denied.by === undefined ? {} : { denied: true }),
     });
     return result;
   }
@@ -461,7 +473,8 @@ export class AgentLoop {
     return await canonicalPath(ctx.ports.fs, resolveToolPath(ctx, path)).catch(() => undefined);
   }
 
-  async #execute(call: ToolCallBlock, ctx: ToolContext): Promise<ToolResult> {
+  /** Runs one call; a refusal by the permission gate is marked in `denied` (print mode lists them). */
+  async #execute(call: ToolCallBlock, ctx: ToolContext, denied: { by?: string }): Promise<ToolResult> {
     const o = this.#o;
     const tool = this.#toolByName(call.name);
     if (tool === undefined) {
@@ -491,7 +504,10 @@ export class AgentLoop {
       scope: { workspaceRoot: o.workspaceRoot, ...(homeOf(o.ports)) },
       ...(tool.readOnly === true ? { readOnly: true } : {}),
     });
-    if (!gate.allow) return { content: gate.message, isError: true };
+    if (!gate.allow) {
+      denied.by = "gate";
+      return { content: gate.message, isError: true };
+    }
     if (ctx.signal.aborted) return { content: "Interrupted before the tool ran.", isError: true };
     try {
       return await tool.run(parsed.data, ctx);

@@ -19,6 +19,8 @@ import type { PendingWork } from "../protocol/delivery.ts";
 export interface SessionExtras {
   tools: AnyTool[];
   agentsText?: string;
+  /** The subagent types this session can delegate to (shown in stream-json's system/init). */
+  agentNames?: string[];
   /**
    * This session's background work. `delivered` holds inbox ids whose receipts the transcript has;
    * `subtasks` are the transcript's subtask refs (background calls made before a restart).
@@ -34,6 +36,12 @@ export interface MainRunOptions {
   continueLatest?: boolean;
   /** The run's allow, ask and deny rules (permissions/run_rules.ts); a deny rule without specifier removes its tool. */
   rules?: RuleSet;
+  /** `--session-id`: the new session's (or the fork's) id. */
+  sessionId?: string;
+  /** `--fork-session`: continue a copy of the resumed session. */
+  fork?: boolean;
+  /** `--tools`: only these built-in tools (by name); undefined keeps them all. */
+  onlyTools?: readonly string[];
   emit: RuntimeEventSink;
   signal: AbortSignal;
   /** Extra tools (the subagent tools) built for this session; same-named tools replace core ones. */
@@ -69,13 +77,17 @@ export async function runMainSession(app: App, o: MainRunOptions): Promise<MainR
     redact: app.redact,
     ...(o.resume === undefined ? {} : { resume: o.resume }),
     ...(o.continueLatest === undefined ? {} : { continueLatest: o.continueLatest }),
+    ...(o.sessionId === undefined ? {} : { sessionId: o.sessionId }),
+    ...(o.fork === true ? { fork: true } : {}),
   });
   const provider = await app.provider();
   const extra: SessionExtras = o.extraTools === undefined
     ? { tools: [] }
     : await o.extraTools(opened.sessionId);
   // The subagent layer's tools replace core tools of the same name (Bash with background support).
-  const tools = filterTools(mergeTools(coreTools(), extra.tools), o.rules ?? NO_RULES);
+  const all = filterTools(mergeTools(coreTools(), extra.tools), o.rules ?? NO_RULES);
+  const only = o.onlyTools === undefined ? undefined : new Set(o.onlyTools);
+  const tools = only === undefined ? all : all.filter((t) => only.has(t.name));
   const delivered = new Set(opened.history.deliveredInboxIds);
   const pending = extra.pending?.(delivered, [...opened.history.subtasks.values()]);
   // Entries the transcript already acknowledged (a crash before the inbox was trimmed) are dropped.
@@ -99,6 +111,9 @@ export async function runMainSession(app: App, o: MainRunOptions): Promise<MainR
     agentType: "main",
     model: config.model,
     depth: 0,
+    tools: tools.map((t) => t.name),
+    agents: extra.agentNames ?? [],
+    permissionMode: config.permissionMode,
   });
   const loop = new AgentLoop({
     ports,

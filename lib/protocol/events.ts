@@ -2,6 +2,7 @@
 // that the executor, manager, progress renderer and `--output-format stream-json` share. No I/O.
 
 import type { ContentBlock, Message, Usage } from "./messages.ts";
+import type { StopReason } from "./provider.ts";
 
 // ---------------------------------------------------------------- transcript (durable) -----------
 
@@ -99,11 +100,30 @@ export interface SubagentInfo {
 }
 
 export type RuntimeEvent =
-  | { type: "session_started"; sessionId: string; agentType: string; model: string; depth: number }
+  | {
+    type: "session_started";
+    sessionId: string;
+    agentType: string;
+    model: string;
+    depth: number;
+    /** Top-level sessions: the tool names, subagent types and permission mode the session starts with. */
+    tools?: string[];
+    agents?: string[];
+    permissionMode?: string;
+  }
   | { type: "turn_started"; sessionId: string; turn: number }
   | { type: "text_delta"; sessionId: string; text: string }
   | { type: "retry"; sessionId: string; attempt: number; delayMs: number; reason: string }
-  | { type: "assistant_message"; sessionId: string; message: Message }
+  | {
+    type: "assistant_message";
+    sessionId: string;
+    message: Message;
+    /** The model that answered, why it stopped, what this one request used and how long it took. */
+    model?: string;
+    stopReason?: StopReason;
+    usage?: Usage;
+    apiMs?: number;
+  }
   | { type: "tool_started"; sessionId: string; callId: string; name: string; input: Record<string, unknown> }
   | {
     type: "tool_completed";
@@ -112,6 +132,8 @@ export type RuntimeEvent =
     name: string;
     isError: boolean;
     content: string;
+    /** The permission gate refused the call (it never ran). */
+    denied?: boolean;
   }
   | { type: "turn_completed"; sessionId: string; turn: number; usage: Usage }
   | { type: "turn_aborted"; sessionId: string; turn: number; cause: TurnAbortCause; reason?: string }

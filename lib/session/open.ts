@@ -8,6 +8,7 @@ import { BladeError } from "../errors.ts";
 import { readTranscript, type TranscriptDiagnostic, TranscriptWriter } from "./transcript.ts";
 import { type History, rebuildHistory } from "./history.ts";
 import { validateSessionId } from "../protocol/ids.ts";
+import type { NewTranscriptEvent } from "../protocol/events.ts";
 
 export interface OpenedSession {
   sessionId: string;
@@ -23,8 +24,15 @@ export interface OpenSessionOptions {
   model: string;
   resume?: string;
   continueLatest?: boolean;
+  /** `--session-id`: the id of a new session (or, with `fork`, of the fork). Must not exist yet. */
+  sessionId?: string;
+  /** `--fork-session`: continue a copy of the resumed session under a new id; the original stays. */
+  fork?: boolean;
   redact?: (text: string) => string;
 }
+
+/** Top-level session transcripts: Blade's `session-…` ids and the UUIDs `--session-id` gives. */
+const TOP_LEVEL = /^(session-.*|[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})\.jsonl$/i;
 
 async function latestSessionId(ports: Ports, dir: string): Promise<string | undefined> {
   let entries;
@@ -35,7 +43,7 @@ async function latestSessionId(ports: Ports, dir: string): Promise<string | unde
   }
   let best: { id: string; mtime: number } | undefined;
   for (const e of entries) {
-    if (!e.isFile || !e.name.endsWith(".jsonl") || !e.name.startsWith("session-")) continue;
+    if (!e.isFile || !TOP_LEVEL.test(e.name)) continue;
     const info = await ports.fs.stat(`${dir}/${e.name}`);
     const mtime = info?.mtimeMs ?? 0;
     if (best === undefined || mtime > best.mtime) best = { id: e.name.slice(0, -6), mtime };
@@ -63,15 +71,20 @@ export async function openSession(ports: Ports, o: OpenSessionOptions): Promise<
         hint: "Sessions belong to the folder they were started in; list them with `ls ~/.blade/projects/`.",
       });
     }
-    const transcript = new TranscriptWriter({
-      fs: ports.fs,
-      clock: ports.clock,
-      ids: ports.ids,
-      path,
-      sessionId: id,
-      projectPath: o.workspace,
-      ...(o.redact === undefined ? {} : { redact: o.redact }),
-    });
+    if (o.fork === true) {
+      const forkId = await freshId(ports, o);
+      const transcript = writer(ports, o, forkId);
+      // The fork starts as a copy of the original's events; the original is never written again.
+      await transcript.append(read.events.map((e) => ({ type: e.type, data: e.data }) as NewTranscriptEvent));
+      return {
+        sessionId: forkId,
+        transcript,
+        history: rebuildHistory(read.events),
+        diagnostics: read.diagnostics,
+        resumed: true,
+      };
+    }
+    const transcript = writer(ports, o, id);
     return {
       sessionId: id,
       transcript,
@@ -80,16 +93,14 @@ export async function openSession(ports: Ports, o: OpenSessionOptions): Promise<
       resumed: true,
     };
   }
-  const sessionId = newSessionId(ports.ids);
-  const transcript = new TranscriptWriter({
-    fs: ports.fs,
-    clock: ports.clock,
-    ids: ports.ids,
-    path: o.layout.transcriptPath(o.workspace, sessionId),
-    sessionId,
-    projectPath: o.workspace,
-    ...(o.redact === undefined ? {} : { redact: o.redact }),
-  });
+  if (o.fork === true) {
+    throw new BladeError("usage", "--fork-session needs --resume or --continue.", {
+      exitCode: 2,
+      hint: 'Fork an earlier session: blade -p --resume <id> --fork-session "…".',
+    });
+  }
+  const sessionId = await freshId(ports, o);
+  const transcript = writer(ports, o, sessionId);
   const data = { agentType: "main", model: o.model, depth: 0 };
   await transcript.append([{ type: "session_created", data }]);
   return {
@@ -99,4 +110,28 @@ export async function openSession(ports: Ports, o: OpenSessionOptions): Promise<
     diagnostics: [],
     resumed: false,
   };
+}
+
+function writer(ports: Ports, o: OpenSessionOptions, sessionId: string): TranscriptWriter {
+  return new TranscriptWriter({
+    fs: ports.fs,
+    clock: ports.clock,
+    ids: ports.ids,
+    path: o.layout.transcriptPath(o.workspace, sessionId),
+    sessionId,
+    projectPath: o.workspace,
+    ...(o.redact === undefined ? {} : { redact: o.redact }),
+  });
+}
+
+/** A new session's id: `--session-id` (refused when that session exists) or a generated one. */
+async function freshId(ports: Ports, o: OpenSessionOptions): Promise<string> {
+  if (o.sessionId === undefined) return newSessionId(ports.ids);
+  const id = validateSessionId(o.sessionId);
+  if ((await ports.fs.stat(o.layout.transcriptPath(o.workspace, id))) !== null) {
+    throw new BladeError("session_exists", `Session ID ${id} is already in use.`, {
+      hint: "Pass a new UUID to --session-id, or continue that session with --resume " + id + ".",
+    });
+  }
+  return id;
 }

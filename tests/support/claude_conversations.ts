@@ -75,7 +75,9 @@ function delegation(background: boolean): FakeHandler<AnthropicRequestBody> {
         }],
       });
     }
-    return fakeTurn({ text: background ? "The subagent is working in the background." : "The answer is 42." });
+    return fakeTurn({
+      text: background ? "The subagent is working in the background." : "The answer is 42.",
+    });
   };
 }
 
@@ -85,7 +87,8 @@ export const CONVERSATIONS: Conversation[] = [
     prompt: "Say hello.",
     flags: [],
     files: {},
-    handler: () => (req) => req.path === "/v1/messages" ? fakeTurn({ text: "Hello from the fake model." }) : notFound(),
+    handler: () => (req) =>
+      req.path === "/v1/messages" ? fakeTurn({ text: "Hello from the fake model." }) : notFound(),
   },
   {
     name: "read_edit",
@@ -107,7 +110,13 @@ export const CONVERSATIONS: Conversation[] = [
       }
     },
   },
-  { name: "foreground", prompt: "Ask a subagent for the answer.", flags: [], files: {}, handler: () => delegation(false) },
+  {
+    name: "foreground",
+    prompt: "Ask a subagent for the answer.",
+    flags: [],
+    files: {},
+    handler: () => delegation(false),
+  },
   {
     name: "background",
     prompt: "Ask a background subagent for the answer.",

@@ -1,0 +1,34 @@
+import assert from "node:assert/strict";
+import { expandVariadic, notYetWarnings } from "./claude_flags.ts";
+
+Deno.test("expandVariadic: space-separated tool rules become repeated flags; a prompt is never swallowed", () => {
+  const cases: [string[], string[]][] = [
+    [["-p", "hi", "--allowedTools", "Read", "Edit"], [
+      "-p",
+      "hi",
+      "--allowedTools",
+      "Read",
+      "--allowedTools",
+      "Edit",
+    ]],
+    [["--allowedTools", "Read", "fix the bug"], ["--allowedTools", "Read", "fix the bug"]],
+    [["--allowed-tools", "Bash(git diff:*)", "Edit,Write", "-p", "x"], [
+      "--allowed-tools",
+      "Bash(git diff:*)",
+      "--allowed-tools",
+      "Edit,Write",
+      "-p",
+      "x",
+    ]],
+    [["--tools", "", "-p", "x"], ["--tools", "", "-p", "x"]],
+    [["--add-dir", "../lib", "/tmp/x", "explain"], ["--add-dir", "../lib", "--add-dir", "/tmp/x", "explain"]],
+    [["--", "--allowedTools", "Read", "Edit"], ["--", "--allowedTools", "Read", "Edit"]],
+  ];
+  for (const [input, expected] of cases) assert.deepEqual(expandVariadic(input), expected, input.join(" "));
+});
+
+Deno.test("notYetWarnings: one line per not-yet-honoured flag, naming it", () => {
+  const lines = notYetWarnings({ "mcp-config": ["x.json"], verbose: true, "strict-mcp-config": false });
+  assert.equal(lines.length, 1);
+  assert.match(lines[0]!, /--mcp-config/);
+});

@@ -1,0 +1,99 @@
+// Owns print mode's result object in Claude Code's shape (`--output-format json`, the last line of
+// stream-json): the same field names and meanings as `claude -p` 2.1.332, plus Blade's extras
+// (`subagents`, `error {code, message, hint}`, `agent_id`, `tool_calls`, `cost_unknown`). Also the
+// result object of a failure before any run started. Field list: docs/guides/migrating-from-claude-code.md.
+
+import type { BladeError } from "../errors.ts";
+import type { PrintSummary } from "./print_render.ts";
+import type { RunLedger } from "./run_ledger.ts";
+
+export type ResultSubtype =
+  | "success"
+  | "error_max_turns"
+  | "error_max_budget_usd"
+  | "error_during_execution";
+
+export function subtypeOf(s: Pick<PrintSummary, "status" | "error">): ResultSubtype {
+  if (s.status === "completed") return "success";
+  if (s.error?.code === "max_turns_exceeded") return "error_max_turns";
+  if (s.error?.code === "max_budget_exceeded") return "error_max_budget_usd";
+  return "error_during_execution";
+}
+
+function terminalReason(s: PrintSummary): string {
+  if (s.status === "completed") return "completed";
+  if (s.status === "cancelled") return "aborted";
+  if (s.error?.code === "max_turns_exceeded") return "max_turns";
+  if (s.error?.code === "max_budget_exceeded") return "max_budget_usd";
+  return "error";
+}
+
+function usageObject(inputTokens: number, outputTokens: number): Record<string, unknown> {
+  return {
+    input_tokens: inputTokens,
+    cache_creation_input_tokens: 0,
+    cache_read_input_tokens: 0,
+    output_tokens: outputTokens,
+    server_tool_use: { web_search_requests: 0, web_fetch_requests: 0 },
+    service_tier: "standard",
+  };
+}
+
+/** The result object of a run. `uuid` is a fresh id for this line. */
+export function claudeResult(s: PrintSummary, ledger: RunLedger, uuid: string): Record<string, unknown> {
+  const isError = s.status !== "completed";
+  const errorText = s.error?.message ?? (isError ? "The run did not complete." : undefined);
+  const modelUsage: Record<string, unknown> = {};
+  for (const [model, row] of ledger.modelUsage) modelUsage[model] = { ...row };
+  return {
+    type: "result",
+    subtype: subtypeOf(s),
+    is_error: isError,
+    duration_ms: s.durationMs,
+    duration_api_ms: ledger.apiMs,
+    num_turns: s.numTurns,
+    // Claude Code puts the error text here on failure; Blade does the same (and in `errors`).
+    result: isError ? errorText : s.result,
+    stop_reason: ledger.stopReason,
+    session_id: s.sessionId,
+    total_cost_usd: ledger.totalCostUSD,
+    usage: usageObject(s.usage.inputTokens, s.usage.outputTokens),
+    modelUsage,
+    permission_denials: ledger.permissionDenials,
+    terminal_reason: terminalReason(s),
+    api_error_status: s.apiErrorStatus ?? null,
+    uuid,
+    ...(isError ? { errors: [errorText] } : {}),
+    ...(s.structuredOutput === undefined ? {} : { structured_output: s.structuredOutput }),
+    // Blade's extras.
+    ...(s.error === undefined ? {} : { error: s.error }),
+    ...(s.agentId === undefined ? {} : { agent_id: s.agentId }),
+    tool_calls: s.toolCalls,
+    ...(ledger.unpriced.size === 0 ? {} : { cost_unknown: true, cost_unknown_models: [...ledger.unpriced] }),
+    ...(s.subagents === undefined ? {} : { subagents: s.subagents }),
+  };
+}
+
+/** The result object of a failure before the run started (bad flag, missing key, bad settings). */
+export function claudeFailureResult(error: BladeError, uuid: string): Record<string, unknown> {
+  return {
+    type: "result",
+    subtype: "error_during_execution",
+    is_error: true,
+    duration_ms: 0,
+    duration_api_ms: 0,
+    num_turns: 0,
+    result: error.message,
+    stop_reason: null,
+    session_id: null,
+    total_cost_usd: 0,
+    usage: usageObject(0, 0),
+    modelUsage: {},
+    permission_denials: [],
+    terminal_reason: "error",
+    api_error_status: null,
+    uuid,
+    errors: [error.message],
+    error: error.toJSON(),
+  };
+}

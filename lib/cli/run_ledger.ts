@@ -1,0 +1,84 @@
+// Owns what print mode learns from a run's events for its result object: tokens and cost per model
+// (every depth), time spent waiting on the model, the main session's last stop reason, the calls the
+// permission gate refused (`permission_denials`) and subagent counts. Pure bookkeeping over the one
+// event vocabulary; the json and stream-json renderers read it.
+
+import type { RuntimeEvent } from "../protocol/events.ts";
+import { costUSD } from "../config/prices.ts";
+import { countSubagents, emptySubagentStats, type SubagentStats } from "./print_render.ts";
+
+export interface ModelUsageRow {
+  inputTokens: number;
+  outputTokens: number;
+  cacheReadInputTokens: number;
+  cacheCreationInputTokens: number;
+  webSearchRequests: number;
+  costUSD: number;
+}
+
+export interface PermissionDenial {
+  tool_name: string;
+  tool_use_id: string;
+  tool_input: Record<string, unknown>;
+}
+
+export class RunLedger {
+  readonly modelUsage = new Map<string, ModelUsageRow>();
+  readonly permissionDenials: PermissionDenial[] = [];
+  readonly subagents: SubagentStats = emptySubagentStats();
+  /** Models without a price row (their cost counts as 0). */
+  readonly unpriced = new Set<string>();
+  apiMs = 0;
+  stopReason: string | null = null;
+  #inputs = new Map<string, Record<string, unknown>>();
+
+  /** Feed every event of the run (subagent events included: they are unwrapped here). */
+  add(event: RuntimeEvent, depth = 0): void {
+    if (depth === 0) countSubagents(this.subagents, event);
+    switch (event.type) {
+      case "subagent_event":
+        this.add(event.event, depth + 1);
+        return;
+      case "assistant_message": {
+        if (depth === 0 && event.stopReason !== undefined) this.stopReason = event.stopReason;
+        this.apiMs += event.apiMs ?? 0;
+        if (event.model === undefined || event.usage === undefined) return;
+        const row = this.modelUsage.get(event.model) ?? {
+          inputTokens: 0,
+          outputTokens: 0,
+          cacheReadInputTokens: 0,
+          cacheCreationInputTokens: 0,
+          webSearchRequests: 0,
+          costUSD: 0,
+        };
+        row.inputTokens += event.usage.inputTokens;
+        row.outputTokens += event.usage.outputTokens;
+        const cost = costUSD(event.model, event.usage);
+        if (cost === undefined) this.unpriced.add(event.model);
+        row.costUSD += cost ?? 0;
+        this.modelUsage.set(event.model, row);
+        return;
+      }
+      case "tool_started":
+        this.#inputs.set(event.callId, event.input);
+        return;
+      case "tool_completed":
+        if (event.denied === true) {
+          this.permissionDenials.push({
+            tool_name: event.name,
+            tool_use_id: event.callId,
+            tool_input: this.#inputs.get(event.callId) ?? {},
+          });
+        }
+        return;
+      default:
+        return;
+    }
+  }
+
+  get totalCostUSD(): number {
+    let total = 0;
+    for (const row of this.modelUsage.values()) total += row.costUSD;
+    return total;
+  }
+}

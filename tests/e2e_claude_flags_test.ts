@@ -1,0 +1,230 @@
+// Claude Code's headless command lines through Blade (docs/guides/migrating-from-claude-code.md): each
+// breakage issue 14 lists, reproduced against the fake server — flags that used to exit 2, variadic
+// --allowedTools, failures before the run as a result object, errors on stdout, session ids.
+
+import assert from "node:assert/strict";
+import {
+  type FakeAnthropicServer,
+  fakeTurn,
+  startFakeAnthropicServer,
+} from "../lib/testing/fake_anthropic_server.ts";
+import { bladeSandbox } from "./support/blade.ts";
+
+const env = (server: FakeAnthropicServer) => ({
+  ANTHROPIC_BASE_URL: server.url,
+  ANTHROPIC_API_KEY: "sk-ant-test",
+});
+
+function userTexts(server: FakeAnthropicServer, n: number): string[] {
+  const messages = (server.requests[n]!.body.messages ?? []) as unknown as {
+    role: string;
+    content: { type: string; text?: string }[];
+  }[];
+  return messages.filter((m) => m.role === "user").flatMap((m) => m.content).filter((b) => b.type === "text")
+    .map((b) => b.text!);
+}
+
+Deno.test("claude flags: --allowedTools Read Edit (space-separated) are two rules, not part of the prompt", async () => {
+  await using sandbox = await bladeSandbox();
+  await Deno.writeTextFile(`${sandbox.workspace}/a.txt`, "one\n");
+  await using server = startFakeAnthropicServer([
+    fakeTurn({
+      toolCalls: [{
+        name: "Edit",
+        input: { file_path: `${sandbox.workspace}/a.txt`, old_string: "one", new_string: "two" },
+      }],
+    }),
+    fakeTurn({ text: "Edited." }),
+  ]);
+  const run = await sandbox.run(
+    [
+      "-p",
+      "change one to two",
+      "--allowedTools",
+      "Read",
+      "Edit",
+      "--trust-workspace",
+      "--output-format",
+      "json",
+    ],
+    { env: env(server) },
+  );
+  assert.equal(run.code, 0, run.stderr);
+  assert.deepEqual(userTexts(server, 0), ["change one to two"]);
+  assert.equal(
+    await Deno.readTextFile(`${sandbox.workspace}/a.txt`),
+    "two\n",
+    "Edit was allowed by the second rule",
+  );
+});
+
+Deno.test("claude flags: every flag claude-code-action and SDK wrappers pass is accepted (never exit 2)", async () => {
+  await using sandbox = await bladeSandbox();
+  await Deno.writeTextFile(`${sandbox.workspace}/sys.md`, "You are terse.");
+  await Deno.writeTextFile(`${sandbox.workspace}/extra.md`, "Answer in English.");
+  await using server = startFakeAnthropicServer({ handler: () => fakeTurn({ text: "ok" }) });
+  const run = await sandbox.run([
+    "-p",
+    "hi",
+    "--verbose",
+    "--output-format",
+    "stream-json",
+    "--include-partial-messages",
+    "--system-prompt-file",
+    "sys.md",
+    "--append-system-prompt-file",
+    "extra.md",
+    "--tools",
+    "Read,Grep",
+    "--session-id",
+    "0b9c4c1e-4a57-4f8e-9d49-6c1f0d2a7e11",
+    "--mcp-config",
+    "mcp.json",
+    "--strict-mcp-config",
+    "--permission-prompt-tool",
+    "mcp__auth__prompt",
+    "--no-session-persistence",
+    "--max-budget-usd",
+    "5",
+  ], { env: env(server) });
+  assert.equal(run.code, 0, run.stderr);
+  for (
+    const flag of [
+      "--mcp-config",
+      "--strict-mcp-config",
+      "--permission-prompt-tool",
+      "--no-session-persistence",
+    ]
+  ) {
+    assert.equal(
+      run.stderr.split("\n").filter((l) => l.includes(flag)).length,
+      1,
+      `one warning naming ${flag}`,
+    );
+  }
+  const lines = run.stdout.trim().split("\n").map((l) => JSON.parse(l));
+  assert.equal(lines[0].session_id, "0b9c4c1e-4a57-4f8e-9d49-6c1f0d2a7e11");
+  assert.ok(
+    lines.some((l) => l.type === "stream_event"),
+    "--include-partial-messages adds stream_event lines",
+  );
+  const body = server.requests[0]!.body as unknown as { system: unknown; tools: { name: string }[] };
+  const system = JSON.stringify(body.system);
+  assert.match(system, /You are terse\./);
+  assert.match(system, /Answer in English\./);
+  assert.deepEqual(body.tools.map((t) => t.name).sort(), ["Grep", "Read"]);
+  assert.equal(lines.at(-1).session_id, "0b9c4c1e-4a57-4f8e-9d49-6c1f0d2a7e11");
+});
+
+Deno.test("claude flags: --resume <uuid> --fork-session continues a copy under a new id", async () => {
+  await using sandbox = await bladeSandbox();
+  await using server = startFakeAnthropicServer({ handler: () => fakeTurn({ text: "noted" }) });
+  const id = "7d3f2c52-1b7e-4c1a-a1c6-0c8a1f6b2e33";
+  const first = await sandbox.run(
+    ["-p", "remember pineapple", "--session-id", id, "--output-format", "json"],
+    {
+      env: env(server),
+    },
+  );
+  assert.equal(JSON.parse(first.stdout).session_id, id);
+  const again = await sandbox.run(["-p", "x", "--session-id", id, "--output-format", "json"], {
+    env: env(server),
+  });
+  assert.equal(again.code, 1);
+  assert.equal(JSON.parse(again.stdout).error.code, "session_exists");
+  const fork = await sandbox.run([
+    "-p",
+    "what word?",
+    "--resume",
+    id,
+    "--fork-session",
+    "--output-format",
+    "json",
+  ], {
+    env: env(server),
+  });
+  assert.equal(fork.code, 0, fork.stderr);
+  const forkId = JSON.parse(fork.stdout).session_id;
+  assert.notEqual(forkId, id);
+  assert.deepEqual(userTexts(server, server.requests.length - 1), ["remember pineapple", "what word?"]);
+  const resumed = await sandbox.run(["-p", "again?", "--continue", "--output-format", "json"], {
+    env: env(server),
+  });
+  assert.equal(
+    JSON.parse(resumed.stdout).session_id,
+    forkId,
+    "--continue finds the newest session (a UUID one)",
+  );
+});
+
+Deno.test("claude flags: a failure before the run is a result object in json and stream-json", async () => {
+  await using sandbox = await bladeSandbox();
+  for (const format of ["json", "stream-json"]) {
+    const run = await sandbox.run(["-p", "hi", "--output-format", format, "--verbose"], {
+      env: { ANTHROPIC_API_KEY: "" },
+    });
+    assert.equal(run.code, 1, run.stderr);
+    const r = JSON.parse(run.stdout.trim().split("\n").at(-1)!);
+    assert.deepEqual([r.type, r.subtype, r.is_error], ["result", "error_during_execution", true]);
+    assert.equal(r.error.code, "missing_api_key");
+    assert.equal(r.result, r.error.message, "result carries the error text");
+  }
+});
+
+Deno.test("claude flags: an empty ANTHROPIC_API_KEY counts as unset; text errors reach a captured stdout", async () => {
+  await using sandbox = await bladeSandbox();
+  const run = await sandbox.run(["-p", "hi"], { env: { ANTHROPIC_API_KEY: "" } });
+  assert.equal(run.code, 1);
+  assert.match(run.stdout, /^Error: No Anthropic API key/);
+  assert.match(run.stderr, /^blade: No Anthropic API key/);
+});
+
+Deno.test("claude flags: --max-budget-usd stops the run once its cost passes the budget", async () => {
+  await using sandbox = await bladeSandbox();
+  await Deno.writeTextFile(`${sandbox.workspace}/a.txt`, "x\n");
+  // Each turn costs 1M input tokens at $3 (claude-sonnet-4-5): over a $1 budget after the first.
+  await using server = startFakeAnthropicServer({
+    handler: () =>
+      fakeTurn({
+        toolCalls: [{ name: "Read", input: { file_path: `${sandbox.workspace}/a.txt` } }],
+        usage: { inputTokens: 1_000_000, outputTokens: 1 },
+      }),
+  });
+  const run = await sandbox.run(["-p", "loop", "--max-budget-usd", "1", "--output-format", "json"], {
+    env: env(server),
+  });
+  assert.equal(run.code, 1, run.stderr);
+  const r = JSON.parse(run.stdout);
+  assert.deepEqual([r.subtype, r.is_error], ["error_max_budget_usd", true]);
+  assert.equal(server.requests.length, 1);
+  assert.ok(r.total_cost_usd > 1);
+});
+
+Deno.test("claude flags: --input-format stream-json runs each user line as a turn of one session", async () => {
+  await using sandbox = await bladeSandbox();
+  let n = 0;
+  await using server = startFakeAnthropicServer({ handler: () => fakeTurn({ text: `answer ${++n}` }) });
+  const stdin = [
+    { type: "user", message: { role: "user", content: "first question" } },
+    { type: "user", message: { role: "user", content: [{ type: "text", text: "second question" }] } },
+  ].map((l) => JSON.stringify(l)).join("\n") + "\n";
+  const run = await sandbox.run(
+    [
+      "-p",
+      "--input-format",
+      "stream-json",
+      "--output-format",
+      "stream-json",
+      "--verbose",
+      "--replay-user-messages",
+    ],
+    { env: env(server), stdin },
+  );
+  assert.equal(run.code, 0, run.stderr);
+  const lines = run.stdout.trim().split("\n").map((l) => JSON.parse(l));
+  const results = lines.filter((l) => l.type === "result");
+  assert.deepEqual(results.map((r) => r.result), ["answer 1", "answer 2"]);
+  assert.equal(results[0].session_id, results[1].session_id);
+  assert.deepEqual(userTexts(server, 1), ["first question", "second question"]);
+  assert.equal(lines.filter((l) => l.type === "user").length, 2, "--replay-user-messages echoes both");
+});
