@@ -32,7 +32,8 @@ Deno.test("run --output-format json: input and output tokens of the child are re
   const json = parseJsonResult(run);
   assert.equal(json.result, "Two files here.");
   assert.equal(json.is_error, false);
-  assert.deepEqual(json.usage, { input_tokens: 230, output_tokens: 12 });
+  const usage = json.usage as Record<string, unknown>;
+  assert.deepEqual([usage.input_tokens, usage.output_tokens], [230, 12]);
 
   const events = await transcriptEvents(
     transcriptPath({ storage: sandbox.storage, workspace: sandbox.workspace }, String(json.session_id)),
