@@ -12,6 +12,7 @@ import type { SidecarRecord } from "../store/schema.ts";
 import type { SidecarOwner } from "../store/store.ts";
 import { isOwnedBy } from "../store/record_ops.ts";
 import { canonicalResult } from "./result.ts";
+import { lineageOf } from "./projections.ts";
 
 /** A tool call of the transcript that has no result yet. */
 export interface OrphanCall {
@@ -124,7 +125,9 @@ export function planAdoption(
       result: {
         type: "tool_result",
         callId: call.callId,
-        content: canonicalResult(record.id, { ...record.result, cancelled: false }),
+        content: canonicalResult(record.id, { ...record.result, cancelled: false }, {
+          lineage: lineageOf(record),
+        }),
         isError: !record.result.success,
       },
       ref: {

@@ -14,6 +14,8 @@ import type { ConfigSnapshot, SidecarRecord } from "../store/schema.ts";
 import type { TaskRequest } from "../tools/task.ts";
 import type { ChildSpec } from "../executor/child.ts";
 import { lineageOf } from "./projections.ts";
+import type { LoadResult } from "../store/codec.ts";
+import { planResume, type RestoreIsolation, type ResumePlan } from "./resume_plan.ts";
 
 export interface RegistryView {
   get(name: string): AgentDefinition | undefined;
@@ -53,8 +55,25 @@ export interface LaunchParent extends ParentInfo {
 }
 
 export type LaunchPlan =
-  | { ok: true; record: SidecarRecord; spec: ChildSpec }
+  | {
+    ok: true;
+    record: SidecarRecord;
+    spec: ChildSpec;
+    /** What the isolation layer must restore before a resumed child runs (worktree lease). */
+    restoreIsolation: RestoreIsolation;
+  }
   | { ok: false; refusal: string };
+
+/** What the caller looked up for a resume (`resume_from`): the source as stored, and whether the new id is taken. */
+export interface ResumeLookup {
+  source: LoadResult | null;
+  newIdTaken: boolean;
+}
+
+/** The source id of a resume call (`resume` is an alias of `resume_from`), or undefined. */
+export function resumeSourceOf(input: TaskInput): string | undefined {
+  return input.resume_from ?? input.resume;
+}
 
 const refuse = (refusal: string): LaunchPlan => ({ ok: false, refusal });
 
@@ -89,9 +108,6 @@ function admit(
   registry: RegistryView,
   parent: LaunchParent,
 ): { type: string; definition: AgentDefinition; isolation: "none" } | { refusal: string } {
-  if (input.resume_from !== undefined || input.resume !== undefined) {
-    return { refusal: `Resuming subagents (resume_from) is not available in this version of Blade yet.` };
-  }
   const type = input.subagent_type;
   const names = registry.names();
   if (type === undefined) {
@@ -103,13 +119,8 @@ function admit(
   if (definition === undefined) {
     return { refusal: `Unknown agent type "${type}". Available agent types: ${names.join(", ") || "none"}.` };
   }
-  const depth = parent.depth + 1;
-  if (depth > parent.maxDepth) {
-    return {
-      refusal:
-        `Cannot start a subagent at nesting depth ${depth}: the limit is ${parent.maxDepth} (BLADE_MAX_SUBAGENT_DEPTH).`,
-    };
-  }
+  const deep = depthRefusal(parent);
+  if (deep !== undefined) return { refusal: deep };
   const isolation = input.isolation ?? definition.isolation;
   if (isolation === "worktree") {
     return { refusal: `Worktree isolation is not available in this version of Blade yet.` };
@@ -117,13 +128,27 @@ function admit(
   return { type, definition, isolation };
 }
 
-/** The sidecar record and the child's spec for a fresh launch, or why the call is refused. */
+function depthRefusal(parent: LaunchParent): string | undefined {
+  const depth = parent.depth + 1;
+  return depth > parent.maxDepth
+    ? `Cannot start a subagent at nesting depth ${depth}: the limit is ${parent.maxDepth} (BLADE_MAX_SUBAGENT_DEPTH).`
+    : undefined;
+}
+
+/**
+ * The sidecar record and the child's spec for a launch, or why the call is refused. A call with
+ * `resume_from` needs `resume` (the looked-up source): it is decided by planResume and runs with the
+ * source's frozen snapshot, messages, workspace, isolation and lineage.
+ */
 export function planLaunch(
   input: TaskRequest,
   registry: RegistryView,
   parent: LaunchParent,
   now: number,
+  resume?: ResumeLookup,
 ): LaunchPlan {
+  const from = resumeSourceOf(input);
+  if (from !== undefined) return planResumedLaunch(input, from, parent, now, resume);
   const admitted = admit(input, registry, parent);
   if ("refusal" in admitted) return refuse(admitted.refusal);
   const { type, definition, isolation } = admitted;
@@ -152,7 +177,81 @@ export function planLaunch(
     workspaceRoot: parent.workspaceRoot,
     isolation,
   };
-  return { ok: true, record, spec: specOf(record, parent) };
+  return { ok: true, record, spec: specOf(record, parent), restoreIsolation: { kind: "none" } };
+}
+
+function planResumedLaunch(
+  input: TaskRequest,
+  from: string,
+  parent: LaunchParent,
+  now: number,
+  lookup: ResumeLookup | undefined,
+): LaunchPlan {
+  if (lookup === undefined) return refuse(`Cannot resume "${from}": the source run could not be looked up.`);
+  const decision = planResume(
+    {
+      sourceId: from,
+      newId: input.subagent_session_id,
+      ...(input.subagent_type === undefined ? {} : { explicitType: input.subagent_type }),
+      visibleTo: { parentSessionId: parent.sessionId, projectPath: parent.projectPath },
+    },
+    lookup.source,
+    lookup.newIdTaken,
+  );
+  if (!decision.ok) return refuse(decision.message);
+  const deep = depthRefusal(parent);
+  if (deep !== undefined) return refuse(deep);
+  const plan = decision.plan;
+  if (plan.isolation === "worktree") {
+    // TODO(#13): restore the worktree lease (plan.restoreIsolation) once worktree isolation exists.
+    return refuse(
+      `Cannot resume "${from}": worktree isolation is not available in this version of Blade yet.`,
+    );
+  }
+  const record = resumedRecord(input, plan, parent, now);
+  return {
+    ok: true,
+    record,
+    spec: { ...specOf(record, parent), initialMessages: plan.messages },
+    restoreIsolation: plan.restoreIsolation,
+  };
+}
+
+/** The new run's record: the source's frozen config, messages, workspace, isolation; lineage from it. */
+export function resumedRecord(
+  input: Pick<TaskRequest, "subagent_session_id" | "description" | "prompt" | "run_in_background">,
+  plan: ResumePlan,
+  parent: Pick<LaunchParent, "sessionId" | "projectPath" | "process">,
+  now: number,
+): SidecarRecord {
+  return {
+    schemaVersion: 2,
+    id: input.subagent_session_id,
+    subagentType: plan.subagentType,
+    description: input.description,
+    prompt: input.prompt,
+    messages: plan.messages,
+    status: "running",
+    result: { success: false, message: "" },
+    background: input.run_in_background === true,
+    stats: { tokens: 0, toolCalls: 0, durationMs: 0 },
+    createdAt: now,
+    lastActiveAt: now,
+    processId: parent.process.pid,
+    ...(parent.process.identity === null ? {} : { processIdentity: parent.process.identity }),
+    parentSessionId: parent.sessionId,
+    parentProjectPath: parent.projectPath,
+    ...(plan.providerAdmissionOwnerId === undefined
+      ? {}
+      : { providerAdmissionOwnerId: plan.providerAdmissionOwnerId }),
+    rootAgentId: plan.lineage.rootAgentId,
+    resumedFrom: plan.lineage.resumedFrom,
+    resumeDepth: plan.lineage.resumeDepth,
+    configSnapshot: plan.config,
+    workspaceRoot: plan.workspaceRoot,
+    isolation: plan.isolation,
+    ...(plan.worktree === undefined ? {} : { worktree: plan.worktree }),
+  };
 }
 
 /** What the child runs with, derived from its record and the parent's run-wide policy. */
@@ -166,7 +265,7 @@ function specOf(record: SidecarRecord, parent: LaunchParent): ChildSpec {
     config: record.configSnapshot,
     parentSessionId: parent.sessionId,
     parentProjectPath: parent.projectPath,
-    workspaceRoot: parent.workspaceRoot,
+    workspaceRoot: record.workspaceRoot,
     trusted: parent.trusted,
     depth: parent.depth + 1,
     lineage: lineageOf(record),
@@ -197,11 +296,16 @@ export function warmSpec(
   };
 }
 
-/** The running `subtask_ref` persisted with the call before it runs (undefined for an unknown type). */
-export function runningRef(input: TaskRequest, registry: RegistryView): SubtaskRefPart | undefined {
-  const type = input.subagent_type;
-  if (type === undefined || registry.get(type) === undefined) return undefined;
-  return {
+/**
+ * The running `subtask_ref` persisted with the call before it runs (undefined for an unknown type). A
+ * resume call's ref carries the source's type and the new lineage (`source` = the resumed record).
+ */
+export function runningRef(
+  input: TaskRequest,
+  registry: RegistryView,
+  source?: SidecarRecord,
+): SubtaskRefPart | undefined {
+  const ref = (type: string, lineage: SubtaskRefPart["lineage"]): SubtaskRefPart => ({
     type: "subtask_ref",
     callId: "",
     agentId: input.subagent_session_id,
@@ -209,6 +313,19 @@ export function runningRef(input: TaskRequest, registry: RegistryView): SubtaskR
     description: input.description,
     background: input.run_in_background === true,
     state: "running",
-    lineage: { rootAgentId: input.subagent_session_id, resumeDepth: 0 },
-  };
+    lineage,
+  });
+  if (resumeSourceOf(input) !== undefined) {
+    if (source === undefined || (input.subagent_type ?? source.subagentType) !== source.subagentType) {
+      return undefined;
+    }
+    return ref(source.subagentType, {
+      rootAgentId: source.rootAgentId,
+      resumedFrom: source.id,
+      resumeDepth: source.resumeDepth + 1,
+    });
+  }
+  const type = input.subagent_type;
+  if (type === undefined || registry.get(type) === undefined) return undefined;
+  return ref(type, { rootAgentId: input.subagent_session_id, resumeDepth: 0 });
 }

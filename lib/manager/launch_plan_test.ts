@@ -51,8 +51,13 @@ function request(fields: Partial<TaskRequest>): TaskRequest {
 }
 
 const refusals: [string, Partial<TaskRequest>, Partial<LaunchParent>, RegExp][] = [
-  ["resume_from", { resume_from: ID }, {}, /^Resuming subagents \(resume_from\) is not available/],
-  ["resume alias", { resume: ID }, {}, /^Resuming subagents/],
+  [
+    "resume_from without a lookup",
+    { resume_from: "agent-src" },
+    {},
+    /^Cannot resume "agent-src": the source run could not/,
+  ],
+  ["resume alias without a lookup", { resume: "agent-src" }, {}, /^Cannot resume "agent-src"/],
   ["no type", { subagent_type: undefined }, {}, /^subagent_type is required.*isolated, pinned, worker\.$/],
   ["unknown type", { subagent_type: "nope" }, {}, /^Unknown agent type "nope"\. Available agent types: /],
   ["too deep", {}, { depth: 2 }, /^Cannot start a subagent at nesting depth 3: the limit is 2 /],
@@ -146,4 +151,52 @@ Deno.test("runningRef: a running ref for a known type, nothing for an unknown on
     lineage: { rootAgentId: ID, resumeDepth: 0 },
   });
   assert.equal(runningRef(request({ subagent_type: "nope" }), registry), undefined);
+});
+
+Deno.test("planLaunch resumes with the source's frozen config, messages, workspace and lineage", () => {
+  // The source ran as "worker" with tools [Read]; the registry's definition has changed since.
+  const source = planLaunch(request({ subagent_session_id: "agent-src" }), registry, parent, NOW);
+  assert.ok(source.ok);
+  const stored = {
+    ...source.record,
+    status: "completed" as const,
+    result: { success: true, message: "done" },
+    messages: [{
+      role: "user" as const,
+      content: [{ type: "text" as const, text: "Do the thing and answer." }],
+    }],
+  };
+  const changed = new RegistrySnapshot("/work", [agent({ name: "worker", tools: ["Bash"], model: "fast" })]);
+  const child = { ...parent, sessionId: parent.sessionId };
+  const plan = planLaunch(
+    request({ subagent_type: undefined, resume_from: "agent-src" }),
+    changed,
+    child,
+    NOW + 1,
+    { source: { record: stored, legacy: false }, newIdTaken: false },
+  );
+  assert.ok(plan.ok);
+  assert.deepEqual(plan.record.configSnapshot, stored.configSnapshot);
+  assert.equal(plan.record.subagentType, "worker");
+  assert.deepEqual(
+    [plan.record.rootAgentId, plan.record.resumedFrom, plan.record.resumeDepth],
+    ["agent-src", "agent-src", 1],
+  );
+  assert.deepEqual(plan.record.messages, stored.messages);
+  assert.deepEqual(plan.spec.initialMessages, stored.messages);
+  assert.deepEqual(plan.spec.lineage, { rootAgentId: "agent-src", resumedFrom: "agent-src", resumeDepth: 1 });
+  assert.deepEqual(plan.restoreIsolation, { kind: "none" });
+  assert.ok(SidecarRecordSchema.safeParse(plan.record).success);
+  // The running ref carries the new lineage; a wrong explicit type gets none (the launch refuses it).
+  const resumeCall = request({ subagent_type: undefined, resume_from: "agent-src" });
+  assert.deepEqual(runningRef(resumeCall, changed, stored)?.lineage, plan.spec.lineage);
+  assert.equal(runningRef({ ...resumeCall, subagent_type: "pinned" }, changed, stored), undefined);
+  const wrong = planLaunch({ ...resumeCall, subagent_type: "pinned" }, changed, child, NOW, {
+    source: { record: stored, legacy: false },
+    newIdTaken: false,
+  });
+  assert.deepEqual(wrong, {
+    ok: false,
+    refusal: 'Cannot resume "agent-src" with subagent_type "pinned": source agent used "worker".',
+  });
 });

@@ -2,6 +2,7 @@
 // child's final text, a note when a worktree was kept, and the resume hint with the child id.
 
 import type { ChildOutcome } from "../executor/child.ts";
+import type { Lineage } from "../protocol/events.ts";
 
 export interface WorktreeNote {
   path: string;
@@ -11,8 +12,9 @@ export interface WorktreeNote {
 export function canonicalResult(
   agentId: string,
   outcome: Pick<ChildOutcome, "success" | "message" | "error" | "cancelled">,
-  worktree?: WorktreeNote,
+  extra: { worktree?: WorktreeNote; lineage?: Lineage } = {},
 ): string {
+  const { worktree, lineage } = extra;
   const parts: string[] = [];
   if (outcome.success) {
     parts.push(
@@ -26,6 +28,11 @@ export function canonicalResult(
     parts.push(`The agent's worktree was kept: ${worktree.path} (branch ${worktree.branch}).`);
   }
   parts.push(`agentId: ${agentId} (to continue this agent, call Task with resume_from: "${agentId}")`);
+  if (lineage?.resumedFrom !== undefined) {
+    parts.push(
+      `resumed_from: ${lineage.resumedFrom}, root_agent_id: ${lineage.rootAgentId}, resume_depth: ${lineage.resumeDepth}`,
+    );
+  }
   return parts.join("\n\n");
 }
 

@@ -27,12 +27,15 @@ import { mergeTools } from "../tools/registry.ts";
 import { TaskControl, type TaskControlDeps } from "./task_control.ts";
 import { backgroundCapableBash, type ShellTasks } from "./shells.ts";
 import { lineageOf, subagentInfo, subtaskRef } from "./projections.ts";
+import { sessionInUse, SessionLease, tryAcquireLease } from "../session/lease.ts";
 import {
   type LaunchParent,
   type OwnProcess,
   type ParentInfo,
   planLaunch,
   type RegistryView,
+  type ResumeLookup,
+  resumeSourceOf,
   runningRef,
   warmSpec,
 } from "./launch_plan.ts";
@@ -125,15 +128,33 @@ export class SubagentRuntime implements SubagentLauncher {
     env.runner.warm(spec, this.#hostFor(spec, () => {}, new AbortController().signal));
   }
 
-  plan(input: TaskRequest): Promise<SubtaskRefPart | undefined> {
-    return Promise.resolve(runningRef(input, this.#env.registry));
+  async plan(input: TaskRequest): Promise<SubtaskRefPart | undefined> {
+    const from = resumeSourceOf(input);
+    if (from === undefined) return runningRef(input, this.#env.registry);
+    const source = (await this.#resumeLookup(from, input.subagent_session_id)).source;
+    if (source === null || !("record" in source) || !this.#sees(source.record)) return undefined;
+    return runningRef(input, this.#env.registry, source.record);
+  }
+
+  #sees(record: SidecarRecord): boolean {
+    return record.parentSessionId === this.#parent.sessionId &&
+      record.parentProjectPath === this.#parent.projectPath;
+  }
+
+  /** The resume source as stored and whether the new id is taken (planLaunch decides the rest). */
+  async #resumeLookup(from: string, newId: string): Promise<ResumeLookup> {
+    const store = this.#env.store;
+    const load = (id: string) => store.load(id).catch(() => null);
+    return { source: await load(from), newIdTaken: (await load(newId)) !== null };
   }
 
   async launch(input: TaskRequest, ctx: ToolContext): Promise<ToolResult> {
     const env = this.#env;
     const id = input.subagent_session_id;
     const parent = { ...this.#launchParent(), process: await ownIdentity(env.ports) };
-    const plan = planLaunch(input, env.registry, parent, env.ports.clock.now());
+    const from = resumeSourceOf(input);
+    const lookup = from === undefined ? undefined : await this.#resumeLookup(from, id);
+    const plan = planLaunch(input, env.registry, parent, env.ports.clock.now(), lookup);
     if (!plan.ok) return fail(plan.refusal, id);
     const { record, spec } = plan;
     try {
@@ -152,7 +173,7 @@ export class SubagentRuntime implements SubagentLauncher {
     const done = await this.#finish(id, outcome, ctx.signal.aborted, record);
     const { status, summary } = this.#completed(ctx.callId, done, outcome);
     return {
-      content: canonicalResult(id, outcome),
+      content: canonicalResult(id, outcome, { lineage: lineageOf(done) }),
       isError: !outcome.success,
       metadata: {
         agentId: id,
@@ -181,6 +202,7 @@ export class SubagentRuntime implements SubagentLauncher {
       content: JSON.stringify({
         agent_id: id,
         status: "running",
+        ...(record.resumedFrom === undefined ? {} : { resumed_from: record.resumedFrom }),
         message: `Started ${record.subagentType} in the background. You will receive a completion notice ` +
           `when it finishes; do not poll for it. Continue with other work, or end your turn to wait.`,
       }),
@@ -216,7 +238,9 @@ export class SubagentRuntime implements SubagentLauncher {
       });
       return await env.store.update(id, (r) => {
         const { processId: _p, processIdentity: _i, ...rest } = r;
-        return { ...rest, messages: outcome.messages, stats: outcome.stats };
+        // A run that never started keeps the messages it was given (a resumed source's history).
+        const messages = outcome.messages.length === 0 ? rest.messages : outcome.messages;
+        return { ...rest, messages, stats: outcome.stats };
       });
     } catch {
       return { ...fallback, status };
@@ -226,7 +250,13 @@ export class SubagentRuntime implements SubagentLauncher {
   /** Puts the completion notice into the owner's durable inbox and wakes the owner. */
   async #deliver(record: SidecarRecord, owner: SidecarOwner): Promise<void> {
     const env = this.#env;
-    const notice = buildCompletionNotice({ child: record, owner });
+    const source = record.resumedFrom === undefined ? undefined : await env.store.load(record.resumedFrom)
+      .then((l) => (l !== null && "record" in l ? l.record : null)).catch(() => null);
+    const notice = buildCompletionNotice({
+      child: record,
+      owner,
+      ...(source === undefined ? {} : { source }),
+    });
     if (notice.ok) {
       await env.background.inboxFor(owner).enqueue({
         inboxId: notice.inboxId,
@@ -255,6 +285,21 @@ export class SubagentRuntime implements SubagentLauncher {
   }
 
   async #run(spec: ChildSpec, signal: AbortSignal, onActivity?: () => void): Promise<ChildOutcome> {
+    const env = this.#env;
+    // Whoever runs a session holds its lease, so recovery and a second runner keep their hands off.
+    const lease = await tryAcquireLease(
+      { fs: env.ports.fs, process: env.ports.process, clock: env.ports.clock, layout: env.layout },
+      { projectPath: spec.parentProjectPath, sessionId: spec.id },
+    ).catch((e) => ({ error: describeError(e) }));
+    if (!(lease instanceof SessionLease)) {
+      const why = "busy" in lease ? sessionInUse(spec.id, lease.busy).message : `its lease: ${lease.error}`;
+      return failedBeforeStart(`Cannot run ${spec.id}: ${why}`);
+    }
+    await using _lease = lease;
+    return await this.#runLeased(spec, signal, onActivity);
+  }
+
+  async #runLeased(spec: ChildSpec, signal: AbortSignal, onActivity?: () => void): Promise<ChildOutcome> {
     const env = this.#env;
     // A child that must wait for a slot says so in its sidecar (`queuedAt`), so listings show QUEUED.
     const queued = env.slots.free === 0;
@@ -343,6 +388,19 @@ function fail(message: string, id: string): ToolResult {
     content: `Subagent execution failed: ${message}\nagentId: ${id}`,
     isError: true,
     metadata: { agentId: id },
+  };
+}
+
+function failedBeforeStart(error: string): ChildOutcome {
+  return {
+    success: false,
+    message: "",
+    error,
+    errorType: "session_in_use",
+    cancelled: false,
+    messages: [],
+    stats: { tokens: 0, toolCalls: 0, durationMs: 0 },
+    toolResults: [],
   };
 }
 

@@ -1,0 +1,53 @@
+// Owns what happens when a top-level session is continued (`--resume`/`--continue`) after a crash,
+// before its next model request: reconcile the orphans of its tree of children (recovery.ts), then
+// adopt the finished results of its foreground Task calls left without results (adoption.ts) — the
+// tool result, the terminal subtask_ref, then `turn_aborted(process_restart)`, written once. The
+// caller rebuilds its history from the transcript afterwards. Background children that finished
+// meanwhile reach the session through its inbox (recovery queues their notices; background.ts
+// delivers them once).
+
+import type { TranscriptWriter } from "../session/transcript.ts";
+import { readTranscript } from "../session/transcript.ts";
+import type { SidecarRecord } from "../store/schema.ts";
+import { messageEvents } from "../executor/loop.ts";
+import { adoptionEvents, orphanCalls, planAdoption } from "./adoption.ts";
+import { ownerTree, reconcile, type RecoveryDeps, type RecoveryReport } from "./recovery.ts";
+
+export interface RestartResult {
+  report: RecoveryReport;
+  /** Child ids whose results were adopted into the parent's transcript. */
+  adopted: string[];
+  /** Task calls left without a result that could not be adopted, with the reason. */
+  refused: { callId: string; reason: string }[];
+}
+
+export async function recoverSession(
+  deps: RecoveryDeps,
+  session: { sessionId: string; projectPath: string; transcript: TranscriptWriter },
+): Promise<RestartResult> {
+  const { store, ports } = deps;
+  const listing = await store.listAll();
+  const tree = ownerTree(listing.records, session.sessionId, session.projectPath);
+  const report = await reconcile(deps, (r) => tree.has(r.id), { listing });
+  // Problems of unrelated records belong to `blade tasks recover`, not to this session.
+  report.problems = report.problems.filter((p) => tree.has(p.id));
+  const read = await readTranscript(ports.fs, session.transcript.path);
+  const open = read === null ? undefined : orphanCalls(read.events);
+  if (read === null || open === undefined || open.calls.length === 0) return { report, adopted: [], refused: [] };
+  const records = new Map<string, SidecarRecord | null>();
+  for (const call of open.calls) {
+    const id = call.input.subagent_session_id;
+    if (call.name !== "Task" || typeof id !== "string") continue;
+    const loaded = await store.load(id).catch(() => null);
+    records.set(id, loaded !== null && "record" in loaded ? loaded.record : null);
+  }
+  const owner = { parentSessionId: session.sessionId, parentProjectPath: session.projectPath };
+  const plan = planAdoption(read.events, records, owner);
+  if (plan === undefined) return { report, adopted: [], refused: [] };
+  const events = adoptionEvents(
+    plan,
+    (content, parts) => messageEvents(ports.ids, { role: "user", content }, { parts, adopted: true }),
+  );
+  if (events.length > 0) await session.transcript.append(events);
+  return { report, adopted: plan.adopted.map((a) => a.agentId), refused: plan.refused };
+}
