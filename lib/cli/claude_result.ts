@@ -68,6 +68,7 @@ export function claudeResult(s: PrintSummary, ledger: RunLedger, uuid: string): 
     // Blade's extras.
     ...(s.error === undefined ? {} : { error: s.error }),
     ...(s.agentId === undefined ? {} : { agent_id: s.agentId }),
+    ...(s.lineage === undefined ? {} : s.lineage),
     tool_calls: s.toolCalls,
     ...(ledger.unpriced.size === 0 ? {} : { cost_unknown: true, cost_unknown_models: [...ledger.unpriced] }),
     ...(s.subagents === undefined ? {} : { subagents: s.subagents }),

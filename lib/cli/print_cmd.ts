@@ -309,6 +309,7 @@ async function runTurn(
     for (const d of run.transcriptDiagnostics) {
       io.err(`blade: warning: transcript of ${run.sessionId}: ${d.message}\n`);
     }
+    for (const w of run.recoveryWarnings) io.err(`blade: warning: ${w}\n`);
     const r = run.result;
     // A run that dropped a child's work never reports success (SPEC §8).
     const dropped = run.abandoned.length > 0 && r.status === "completed";

@@ -24,6 +24,8 @@ export interface PrintSummary {
   subagents?: SubagentStats;
   /** `blade run`: the child's id. */
   agentId?: string;
+  /** `blade tasks resume`: the new run's lineage. */
+  lineage?: { resumed_from: string | null; root_agent_id: string; resume_depth: number };
 }
 
 export interface SubagentStats {

@@ -143,11 +143,11 @@ export async function runAgentCommand(argv: string[], ports: Ports, io: Io): Pro
  * `blade run --background`: starts a detached copy of this command, waits until that copy has
  * recorded the run (so `blade tasks output <id>` works at once), prints the child's id and returns.
  */
-async function startDetached(
+export async function startDetached(
   argv: string[],
   ports: Ports,
   io: Io,
-  o: { agent: string; json: boolean },
+  o: { agent: string; json: boolean; command?: string[] },
 ): Promise<number> {
   const root = resolveStorageRoot(ports.env);
   const id = newAgentId(ports.ids);
@@ -156,7 +156,9 @@ async function startDetached(
     ...toDenoFlags(bladeProcessPermissions()),
     "--unstable-worker-options",
   ]);
-  const pid = ports.process.spawnDetached(command!, [...base, "run", ...args], { cwd: ports.env.cwd() });
+  const pid = ports.process.spawnDetached(command!, [...base, ...(o.command ?? ["run"]), ...args], {
+    cwd: ports.env.cwd(),
+  });
   const sidecar = `${storageLayout(root).sessionsDir}/${id}.json`;
   const deadline = ports.clock.now() + 30_000;
   while ((await ports.fs.stat(sidecar)) === null) {

@@ -18,6 +18,7 @@ import { ShellTasks } from "../manager/shells.ts";
 import { Heartbeat } from "../store/heartbeat.ts";
 import type { SessionExtras } from "../executor/main_runner.ts";
 import type { RuleTexts } from "../permissions/run_rules.ts";
+import { recoverSession } from "../manager/restart.ts";
 
 export async function registryFor(app: App): Promise<RegistrySnapshot> {
   const { snapshot } = await loadRegistry({
@@ -126,6 +127,16 @@ export async function subagentToolsFor(
         }
       }
       return env.background.pendingFor(runtime.owner, delivered);
+    },
+    recover: async ({ sessionId: id, transcript }) => {
+      const r = await recoverSession(
+        { ports: app.ports, store: env.store, layout: app.layout, redact: app.redact },
+        { sessionId: id, projectPath: app.workspace, transcript },
+      );
+      return {
+        changed: r.adopted.length > 0,
+        warnings: r.report.problems.map((p) => `recovery of ${p.id}: ${p.message}`),
+      };
     },
     env,
   };

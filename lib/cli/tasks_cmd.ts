@@ -4,16 +4,19 @@
 
 import { parseArgs } from "node:util";
 import type { Ports } from "../sys/mod.ts";
-import { BladeError, usageError } from "../errors.ts";
+import { usageError } from "../errors.ts";
 import { createApp } from "../app.ts";
 import type { Io } from "./io.ts";
 import { parseAge, parseOrUsage } from "./args.ts";
 import { FileSidecarStore } from "../store/file_store.ts";
 import { publicProjection } from "../store/projection.ts";
 import { TaskAdmin } from "../manager/task_admin.ts";
+import { reconcile } from "../manager/recovery.ts";
+import { runTasksResume } from "./tasks_resume_cmd.ts";
 import {
   renderCancel,
   renderClean,
+  renderRecovery,
   renderTaskList,
   renderTaskOutput,
   renderWaitLine,
@@ -28,9 +31,16 @@ Subagent runs started from this folder (each run's durable record, its sidecar).
   wait <id>… [--timeout <sec>]     wait until the runs end; exit 0 only if all completed
   cancel <id>…                     stop running runs (status cancelled; their processes are killed)
   clean [--older-than 7d] [--json] remove finished runs older than the age (default 7 days)
+  resume <id> "prompt" [--background] [--output-format text|json|stream-json] [--json]
+                                   continue a finished run as a new run (same agent, config, history)
+  recover [--json]                 reconcile runs left "running" by a killed process, in every folder
+
+Before every command, runs of this folder whose process died are reconciled (see recover).
 `;
 
 export async function runTasks(argv: string[], ports: Ports, io: Io): Promise<number> {
+  // `resume` takes the run options of `blade run` (provider, script, output format, background).
+  if (argv[0] === "resume") return await runTasksResume(argv.slice(1), ports, io);
   const { values, positionals } = parseOrUsage(() =>
     parseArgs({
       args: argv,
@@ -52,6 +62,18 @@ export async function runTasks(argv: string[], ports: Ports, io: Io): Promise<nu
   }
   const app = await createApp(ports, {});
   const store = new FileSidecarStore({ fs: ports.fs, clock: ports.clock, storageRoot: app.layout.root });
+  const recoveryDeps = { ports, store, layout: app.layout, redact: app.redact };
+  if (command === "recover") {
+    const report = await reconcile(recoveryDeps, () => true);
+    if (values.json === true) io.out(JSON.stringify(report, null, 2) + "\n");
+    else io.out(renderRecovery(report));
+    return report.problems.some((p) => p.message.startsWith("recovery failed")) ? 1 : 0;
+  }
+  // Runs of this folder left "running" by a dead process are reconciled before anyone looks at them.
+  const implicit = await reconcile(recoveryDeps, (r) => r.parentProjectPath === app.workspace);
+  for (const p of implicit.problems) {
+    if (p.message.startsWith("recovery failed")) io.err(`blade: warning: ${p.id}: ${p.message}\n`);
+  }
   const admin = new TaskAdmin({
     store,
     clock: ports.clock,
@@ -100,11 +122,6 @@ export async function runTasks(argv: string[], ports: Ports, io: Io): Promise<nu
       for (const id of ids) io.out(renderCancel(await admin.cancel(id)));
       return 0;
     }
-    case "resume":
-      throw new BladeError("not_available", `blade tasks ${command} is not available in this version yet.`, {
-        hint:
-          "Resuming a finished run with its lineage is not built yet; start a new run with `blade run <agent>`.",
-      });
     default:
       throw usageError(`Unknown tasks command "${command}".`, "See `blade tasks --help`.");
   }

@@ -3,6 +3,7 @@
 // decisions (which runs, what cancel did) come from lib/manager/task_admin.ts. `--json` output is the
 // public projection (lib/store/projection.ts), not built here.
 
+import type { RecoveryReport } from "../manager/recovery.ts";
 import type { CancelOutcome } from "../manager/task_admin.ts";
 import type { SidecarRecord } from "../store/schema.ts";
 
@@ -40,7 +41,14 @@ export function renderTaskList(records: readonly SidecarRecord[], now: number): 
 
 /** A heading line, then the final answer, the error, or "(still running)". */
 export function renderTaskOutput(record: SidecarRecord): string {
-  const head = `${LABELS[record.status]} ${record.id} (${record.subagentType}): ${record.description}\n\n`;
+  const lineage = record.resumedFrom === undefined
+    ? ""
+    : `resumed_from: ${record.resumedFrom}, root_agent_id: ${record.rootAgentId}, resume_depth: ${record.resumeDepth}\n`;
+  const recovery = record.restartRecovery === undefined
+    ? ""
+    : `restart recovery: ${record.restartRecovery.outcome}\n`;
+  const head = `${LABELS[record.status]} ${record.id} (${record.subagentType}): ${record.description}\n` +
+    lineage + recovery + "\n";
   const text = record.status === "running"
     ? "(still running)"
     : record.result.success
@@ -65,3 +73,24 @@ export function renderCancel(outcome: CancelOutcome): string {
 export function renderClean(removed: number, olderThan: string): string {
   return `Removed ${removed} finished run${removed === 1 ? "" : "s"} older than ${olderThan}.\n`;
 }
+
+/** `blade tasks recover`: what was reconciled, what was left alone, what could not be read. */
+export function renderRecovery(report: RecoveryReport): string {
+  const lines: string[] = [];
+  if (report.recovered.length === 0) lines.push("No orphaned runs: nothing to recover.");
+  else {
+    lines.push(
+      `Recovered ${report.recovered.length} orphaned run${report.recovered.length === 1 ? "" : "s"}:`,
+    );
+    for (const r of report.recovered) lines.push(`  ${r.id}  ${r.outcome} (${REASONS[r.reason]})`);
+  }
+  for (const s of report.skipped) lines.push(`Skipped ${s.id}: ${s.reason}.`);
+  for (const p of report.problems) lines.push(`Problem with ${p.id}: ${p.message}`);
+  return lines.join("\n") + "\n";
+}
+
+const REASONS: Record<RecoveryReport["recovered"][number]["reason"], string> = {
+  owner_dead: "its process died",
+  pid_reused: "its process died; the PID now belongs to another process",
+  inactive: "no process recorded and no activity for over 30 minutes",
+};

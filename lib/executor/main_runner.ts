@@ -11,7 +11,9 @@ import { buildSystemPrompt } from "../session/system_prompt.ts";
 import { NO_RULES, type RuleSet, wholeToolsDenied } from "../protocol/tool_rule.ts";
 import type { AnyTool } from "../tools/tool.ts";
 import { coreTools, mergeTools } from "../tools/registry.ts";
-import type { TranscriptDiagnostic } from "../session/transcript.ts";
+import { readTranscript, type TranscriptDiagnostic, type TranscriptWriter } from "../session/transcript.ts";
+import { rebuildHistory } from "../session/history.ts";
+import { acquireLease } from "../session/lease.ts";
 import { runUntilSettled, type SettledRun } from "./settle.ts";
 import type { PendingWork } from "../protocol/delivery.ts";
 
@@ -26,6 +28,14 @@ export interface SessionExtras {
    * `subtasks` are the transcript's subtask refs (background calls made before a restart).
    */
   pending?: (delivered: Set<string>, subtasks: readonly SubtaskRefPart[]) => PendingWork;
+  /**
+   * A continued session after a crash: reconcile its children's orphans and adopt finished results of
+   * its Task calls left without results. `changed` = the transcript was written (rebuild the history).
+   */
+  recover?: (session: { sessionId: string; transcript: TranscriptWriter }) => Promise<{
+    changed: boolean;
+    warnings: string[];
+  }>;
 }
 
 export interface MainRunOptions {
@@ -54,6 +64,8 @@ export interface MainRunResult {
   sessionId: string;
   result: RunResult;
   transcriptDiagnostics: TranscriptDiagnostic[];
+  /** What recovery of a continued session could not do (reported, never fatal). */
+  recoveryWarnings: string[];
   /** Background children cancelled because the wait limit expired or the run was interrupted. */
   abandoned: string[];
   /** Model requests over every turn of this run (continuations included). */
@@ -80,18 +92,32 @@ export async function runMainSession(app: App, o: MainRunOptions): Promise<MainR
     ...(o.sessionId === undefined ? {} : { sessionId: o.sessionId }),
     ...(o.fork === true ? { fork: true } : {}),
   });
+  // Whoever runs a session holds its lease: a second `--resume` of a live session fails fast here.
+  await using _lease = await acquireLease(
+    { fs: ports.fs, process: ports.process, clock: ports.clock, layout: app.layout },
+    { projectPath: app.workspace, sessionId: opened.sessionId },
+  );
   const provider = await app.provider();
   const extra: SessionExtras = o.extraTools === undefined
     ? { tools: [] }
     : await o.extraTools(opened.sessionId);
+  const recoveryWarnings: string[] = [];
+  let history = opened.history;
+  if (opened.resumed && extra.recover !== undefined) {
+    const recovered = await extra.recover({ sessionId: opened.sessionId, transcript: opened.transcript });
+    recoveryWarnings.push(...recovered.warnings);
+    if (recovered.changed) {
+      history = rebuildHistory((await readTranscript(ports.fs, opened.transcript.path))?.events ?? []);
+    }
+  }
   // The subagent layer's tools replace core tools of the same name (Bash with background support).
   const all = filterTools(mergeTools(coreTools(), extra.tools), o.rules ?? NO_RULES);
   const only = o.onlyTools === undefined ? undefined : new Set(o.onlyTools);
   const tools = only === undefined ? all : all.filter((t) => only.has(t.name));
-  const delivered = new Set(opened.history.deliveredInboxIds);
-  const pending = extra.pending?.(delivered, [...opened.history.subtasks.values()]);
+  const delivered = new Set(history.deliveredInboxIds);
+  const pending = extra.pending?.(delivered, [...history.subtasks.values()]);
   // Entries the transcript already acknowledged (a crash before the inbox was trimmed) are dropped.
-  const acked = [...opened.history.acknowledgedInboxIds];
+  const acked = [...history.acknowledgedInboxIds];
   if (pending !== undefined && acked.length > 0) await pending.acknowledged(acked);
   const system = buildSystemPrompt({
     workspaceRoot: app.workspace,
@@ -132,12 +158,10 @@ export async function runMainSession(app: App, o: MainRunOptions): Promise<MainR
     emit: o.emit,
     ...(config.maxTurns === undefined ? {} : { maxTurns: config.maxTurns }),
     ...(pending === undefined ? {} : { pending }),
-  }, { messages: opened.history.messages, turns: opened.history.turns });
+  }, { messages: history.messages, turns: history.turns });
   const input: Message[] = [userText(o.prompt)];
   // Receipts already in the transcript but never acknowledged (a crash mid-turn) are acknowledged now.
-  const unacked = [...opened.history.deliveredInboxIds].filter((id) =>
-    !opened.history.acknowledgedInboxIds.has(id)
-  );
+  const unacked = [...history.deliveredInboxIds].filter((id) => !history.acknowledgedInboxIds.has(id));
   const settled = await runUntilSettled(loop, { messages: input, acknowledge: unacked }, pending, {
     signal: o.signal,
     sleep: (ms, signal) => ports.clock.sleep(ms, signal),
@@ -151,6 +175,7 @@ export async function runMainSession(app: App, o: MainRunOptions): Promise<MainR
     sessionId: opened.sessionId,
     result: settled.result,
     transcriptDiagnostics: opened.diagnostics,
+    recoveryWarnings,
     abandoned,
     modelRequests: loop.modelRequests,
     totals: { ...settled.totals, durationMs: ports.clock.now() - started },

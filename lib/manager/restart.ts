@@ -33,7 +33,9 @@ export async function recoverSession(
   report.problems = report.problems.filter((p) => tree.has(p.id));
   const read = await readTranscript(ports.fs, session.transcript.path);
   const open = read === null ? undefined : orphanCalls(read.events);
-  if (read === null || open === undefined || open.calls.length === 0) return { report, adopted: [], refused: [] };
+  if (read === null || open === undefined || open.calls.length === 0) {
+    return { report, adopted: [], refused: [] };
+  }
   const records = new Map<string, SidecarRecord | null>();
   for (const call of open.calls) {
     const id = call.input.subagent_session_id;

@@ -1,0 +1,159 @@
+// Owns `blade tasks resume <id> "prompt"`: continues a finished run of this folder as a new run with
+// the source's frozen configuration, history and lineage — the same launch path as Task `resume_from`
+// (manager/launch_plan.ts → subagents.ts), under the source's owner so the lineage stays whole. Prints
+// the new run's id and result; exit 0/1 by the new run's outcome. `--background` starts a detached copy
+// (like `blade run --background`) and returns once the new run is recorded.
+
+import { parseArgs } from "node:util";
+import type { Ports } from "../sys/mod.ts";
+import { BladeError, usageError } from "../errors.ts";
+import { createApp } from "../app.ts";
+import type { Io } from "./io.ts";
+import { parseOrUsage, RUN_OPTIONS } from "./args.ts";
+import { appFlagsOf, interruptController, listFlag, outputFormatOf, printSink } from "./print_cmd.ts";
+import { readStdin } from "../sys/signals.ts";
+import { closeSubagents, subagentEnv } from "./subagent_wiring.ts";
+import { SubagentRuntime } from "../manager/subagents.ts";
+import { newAgentId } from "../sys/ids.ts";
+import { validateSessionId } from "../protocol/ids.ts";
+import { readTranscript } from "../session/transcript.ts";
+import { startDetached } from "./run_cmd.ts";
+
+export const RESUME_HELP = `Usage: blade tasks resume <id> "prompt" [options]
+
+Continues a finished run of this folder as a new run: same agent, same frozen configuration (model,
+permission mode, tools, system prompt), the source's history, and its lineage (resumed_from, root,
+depth + 1). The source run is never changed. Prints the new run's id and result; exit 0 when it
+succeeded, 1 when it failed.
+
+  --background           start it in a detached process, print its id and exit at once
+  --output-format <f>    text (default) | json | stream-json   (--json = --output-format json)
+  plus --provider, --script, --trust-workspace, --debug (see blade --help)
+`;
+
+export async function runTasksResume(argv: string[], ports: Ports, io: Io): Promise<number> {
+  const { values, positionals } = parseOrUsage(() =>
+    parseArgs({
+      args: argv,
+      options: { ...RUN_OPTIONS, json: { type: "boolean" }, "agent-id": { type: "string" } },
+      allowPositionals: true,
+      strict: true,
+    }), "blade tasks resume");
+  if (values.help === true) {
+    io.out(RESUME_HELP);
+    return 0;
+  }
+  const [sourceArg, ...words] = positionals;
+  if (sourceArg === undefined) {
+    throw usageError(
+      "blade tasks resume needs the id of the run to resume.",
+      'Example: blade tasks resume agent-… "continue"',
+    );
+  }
+  const sourceId = validateSessionId(sourceArg);
+  let prompt = words.join(" ");
+  if (prompt.trim() === "" && !ports.env.stdinIsTerminal()) prompt = (await readStdin()).trim();
+  if (prompt.trim() === "") {
+    throw usageError("No prompt given.", `Example: blade tasks resume ${sourceId} "what to do next"`);
+  }
+  const format = values.json === true ? "json" : outputFormatOf(values);
+  if (values.background === true) {
+    return await startDetached(argv.filter((a) => a !== "--json"), ports, io, {
+      agent: sourceId,
+      json: format === "json",
+      command: ["tasks", "resume"],
+    });
+  }
+  const app = await createApp(ports, appFlagsOf(values), { debugSink: (l) => io.err(`[debug] ${l}\n`) });
+  const sink = printSink(io, format, () => undefined);
+  const env = await subagentEnv(app, sink.emit, {
+    allowedTools: listFlag(values, "allowed-tools", "allowedTools"),
+  });
+  try {
+    // The source must be a run of this folder (any session); its owner becomes the new run's owner.
+    const loaded = await env.store.load(sourceId);
+    if (loaded === null || !("record" in loaded) || loaded.record.parentProjectPath !== app.workspace) {
+      throw new BladeError(
+        "session_not_found",
+        `Cannot resume "${sourceId}": session not found in this workspace.`,
+        {
+          hint: "`blade tasks list` shows the runs of this folder.",
+        },
+      );
+    }
+    const source = loaded.record;
+    const header =
+      (await readTranscript(ports.fs, app.layout.transcriptPath(source.parentProjectPath, source.id)))
+        ?.events.find((e) => e.type === "session_created");
+    const depth = header?.type === "session_created" ? Math.max(1, header.data.depth) : 1;
+    const runtime = new SubagentRuntime(env, {
+      sessionId: source.parentSessionId,
+      projectPath: app.workspace,
+      workspaceRoot: source.workspaceRoot,
+      model: source.configSnapshot.model,
+      mode: source.configSnapshot.permissionMode,
+      depth: depth - 1,
+    });
+    const detachedId = values["agent-id"];
+    const id = detachedId === undefined ? newAgentId(ports.ids) : validateSessionId(detachedId);
+    const interrupt = interruptController();
+    try {
+      const result = await runtime.launch({
+        resume_from: sourceId,
+        description: source.description,
+        prompt,
+        subagent_session_id: id,
+        ...(detachedId === undefined ? {} : { run_in_background: true }),
+      }, {
+        ports,
+        sessionId: source.parentSessionId,
+        workspaceRoot: source.workspaceRoot,
+        storageRoot: app.layout.root,
+        trusted: app.trust.trusted,
+        mode: source.configSnapshot.permissionMode,
+        callId: `resume_${ports.ids.random21()}`,
+        signal: interrupt.signal,
+        emit: sink.emit,
+      });
+      if (detachedId !== undefined && !result.isError) await env.background.wait(id, 0, interrupt.signal);
+      const after = await env.store.load(id);
+      const record = after !== null && "record" in after ? after.record : undefined;
+      const ok = record?.status === "completed";
+      sink.finish({
+        sessionId: source.parentSessionId,
+        status: ok ? "completed" : interrupt.interrupted() ? "cancelled" : "failed",
+        result: record?.result.message ?? "",
+        agentId: id,
+        numTurns: 0,
+        toolCalls: record?.stats.toolCalls ?? 0,
+        usage: { inputTokens: record?.stats.tokens ?? 0, outputTokens: 0 },
+        durationMs: record?.stats.durationMs ?? 0,
+        subagents: sink.subagents,
+        ...(record === undefined ? { error: { type: "resume_refused", message: result.content } } : {
+          lineage: {
+            resumed_from: record.resumedFrom ?? null,
+            root_agent_id: record.rootAgentId,
+            resume_depth: record.resumeDepth,
+          },
+        }),
+        ...(ok || record === undefined
+          ? {}
+          : { error: { type: "subagent_failed", message: record.result.error ?? result.content } }),
+      });
+      if (format === "text" && record !== undefined) {
+        io.out(
+          `agentId: ${id} (resumed_from: ${
+            record.resumedFrom ?? "none"
+          }, root_agent_id: ${record.rootAgentId}, ` +
+            `resume_depth: ${record.resumeDepth})\n`,
+        );
+      }
+      if (interrupt.interrupted()) return 130;
+      return ok ? 0 : 1;
+    } finally {
+      interrupt.dispose();
+    }
+  } finally {
+    await closeSubagents(env);
+  }
+}
