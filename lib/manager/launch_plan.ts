@@ -71,7 +71,7 @@ export interface ResumeLookup {
 }
 
 /** The source id of a resume call (`resume` is an alias of `resume_from`), or undefined. */
-export function resumeSourceOf(input: TaskInput): string | undefined {
+export function resumeSourceOf(input: Pick<TaskRequest, "resume_from" | "resume">): string | undefined {
   return input.resume_from ?? input.resume;
 }
 
