@@ -10,7 +10,7 @@ import { BladeError, usageError } from "../errors.ts";
 import { createApp } from "../app.ts";
 import type { Io } from "./io.ts";
 import { parseOrUsage, RUN_OPTIONS } from "./args.ts";
-import { appFlagsOf, interruptController, listFlag, outputFormatOf, printSink } from "./print_cmd.ts";
+import { appFlagsOf, interruptController, outputFormatOf, printSink, rulesFromFlags } from "./print_cmd.ts";
 import { readStdin } from "../sys/signals.ts";
 import { closeSubagents, subagentEnv } from "./subagent_wiring.ts";
 import { SubagentRuntime } from "../manager/subagents.ts";
@@ -66,9 +66,7 @@ export async function runTasksResume(argv: string[], ports: Ports, io: Io): Prom
   }
   const app = await createApp(ports, appFlagsOf(values), { debugSink: (l) => io.err(`[debug] ${l}\n`) });
   const sink = printSink(io, format, () => undefined);
-  const env = await subagentEnv(app, sink.emit, {
-    allowedTools: listFlag(values, "allowed-tools", "allowedTools"),
-  });
+  const env = await subagentEnv(app, sink.emit, { rules: rulesFromFlags(values, io).texts });
   try {
     // The source must be a run of this folder (any session); its owner becomes the new run's owner.
     const loaded = await env.store.load(sourceId);
