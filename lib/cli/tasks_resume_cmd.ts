@@ -65,7 +65,7 @@ export async function runTasksResume(argv: string[], ports: Ports, io: Io): Prom
     });
   }
   const app = await createApp(ports, appFlagsOf(values), { debugSink: (l) => io.err(`[debug] ${l}\n`) });
-  const sink = printSink(io, format, () => undefined);
+  const sink = printSink(io, { format, mainSessionId: () => undefined, cwd: app.workspace });
   const env = await subagentEnv(app, sink.emit, { rules: rulesFromFlags(values, io).texts });
   try {
     // The source must be a run of this folder (any session); its owner becomes the new run's owner.
@@ -127,7 +127,7 @@ export async function runTasksResume(argv: string[], ports: Ports, io: Io): Prom
         usage: { inputTokens: record?.stats.tokens ?? 0, outputTokens: 0 },
         durationMs: record?.stats.durationMs ?? 0,
         subagents: sink.subagents,
-        ...(record === undefined ? { error: { type: "resume_refused", message: result.content } } : {
+        ...(record === undefined ? { error: { code: "resume_refused", message: result.content } } : {
           lineage: {
             resumed_from: record.resumedFrom ?? null,
             root_agent_id: record.rootAgentId,
@@ -136,7 +136,7 @@ export async function runTasksResume(argv: string[], ports: Ports, io: Io): Prom
         }),
         ...(ok || record === undefined
           ? {}
-          : { error: { type: "subagent_failed", message: record.result.error ?? result.content } }),
+          : { error: { code: "subagent_failed", message: record.result.error ?? result.content } }),
       });
       if (format === "text" && record !== undefined) {
         io.out(
