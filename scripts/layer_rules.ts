@@ -42,63 +42,13 @@ export const LAYER_RULES: LayerRules = {
     },
     {
       rule: "deno",
-      key: "lib/cli/io.ts: Deno.errors.BrokenPipe",
-      reason: "TODO(#10 item 6): real stdout/stderr adapters belong in lib/sys/",
-    },
-    {
-      rule: "deno",
-      key: "lib/cli/io.ts: Deno.stdout",
-      reason: "TODO(#10 item 6): real stdout/stderr adapters belong in lib/sys/",
-    },
-    {
-      rule: "deno",
-      key: "lib/cli/io.ts: Deno.stderr",
-      reason: "TODO(#10 item 6): real stdout/stderr adapters belong in lib/sys/",
-    },
-    {
-      rule: "deno",
-      key: "lib/cli/print_render.ts: Deno.unrefTimer",
-      reason: "TODO(#10 item 6): timers through Clock",
-    },
-    {
-      rule: "deno",
       key: "lib/manager/child_sandbox.ts: Deno.unrefTimer",
       reason: "TODO(#10 item 6): timers through Clock",
     },
     {
       rule: "deno",
-      key: "lib/config/config.ts: Deno.errors.NotFound",
-      reason: "TODO(#10 item 6): Fs.readTextIfExists",
-    },
-    {
-      rule: "deno",
-      key: "lib/permissions/trust.ts: Deno.errors.NotFound",
-      reason: "TODO(#10 item 6): Fs.readTextIfExists",
-    },
-    {
-      rule: "deno",
-      key: "lib/session/transcript.ts: Deno.errors.NotFound",
-      reason: "TODO(#10 item 6): a NotFound from sys/",
-    },
-    {
-      rule: "deno",
-      key: "lib/executor/main_runner.ts: Deno.build",
-      reason: "TODO(#10 item 6): Env.platform()",
-    },
-    {
-      rule: "deno",
       key: "lib/manager/child_runner.ts: Deno.build",
       reason: "TODO(#10 item 6): Env.platform()",
-    },
-    {
-      rule: "deno",
-      key: "lib/sandbox/worker_transport.ts: Deno.errors.NotCapable",
-      reason: "TODO(#10 item 6): a NotCapable check from sys/",
-    },
-    {
-      rule: "deno",
-      key: "lib/tools/paths.ts: Deno.errors.NotCapable",
-      reason: "TODO(#10 item 6): a NotCapable check from sys/",
     },
     {
       rule: "deno",

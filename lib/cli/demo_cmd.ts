@@ -66,7 +66,12 @@ export async function runDemo(argv: string[], ports: Ports, io: Io): Promise<num
     const before = DEMO_FILES["src/greet.ts"]!;
     let sessionId: string | undefined;
     const stats = emptySubagentStats();
-    const render = textRenderer(io, { live: true, mainSessionId: () => sessionId });
+    const render = textRenderer(io, {
+      live: true,
+      mainSessionId: () => sessionId,
+      now: () => ports.clock.now(),
+      timer: ports.clock.timer.bind(ports.clock),
+    });
     const interrupt = interruptController();
     const subagents = sessionSubagents(app, (e) => {
       countSubagents(stats, e);

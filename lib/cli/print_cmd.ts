@@ -2,6 +2,7 @@
 // chosen output format. Exit codes: 0 success, 1 failure, 2 usage, 130 interrupted.
 
 import type { Ports } from "../sys/mod.ts";
+import type { Clock } from "../sys/clock.ts";
 import { usageError } from "../errors.ts";
 import type { App, AppFlags } from "../app.ts";
 import { createApp } from "../app.ts";
@@ -116,6 +117,8 @@ export interface PrintSinkOptions {
   format: OutputFormat;
   mainSessionId: () => string | undefined;
   now?: () => number;
+  /** Redraws the text renderer's status lines while children run. */
+  timer?: Clock["timer"];
   cwd: string;
   includePartialMessages?: boolean;
   apiKeySource?: string;
@@ -132,6 +135,7 @@ export function printSink(io: Io, o: PrintSinkOptions): PrintSink {
     live: io.tty,
     mainSessionId: o.mainSessionId,
     ...(o.now === undefined ? {} : { now: o.now }),
+    ...(o.timer === undefined ? {} : { timer: o.timer }),
   });
   const stream = claudeStream({
     cwd: o.cwd,
@@ -273,6 +277,7 @@ async function runTurn(
     format: f.format,
     mainSessionId: () => sessionId,
     now: () => ports.clock.now(),
+    timer: ports.clock.timer.bind(ports.clock),
     cwd: app.workspace,
     includePartialMessages: f.includePartialMessages,
     apiKeySource: apiKeySourceOf(app),

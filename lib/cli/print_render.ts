@@ -4,6 +4,7 @@
 
 import type { RuntimeEvent } from "../protocol/events.ts";
 import type { Usage } from "../protocol/messages.ts";
+import type { Clock } from "../sys/clock.ts";
 import type { Io } from "./io.ts";
 
 export type OutputFormat = "text" | "json" | "stream-json" | "blade-events";
@@ -122,7 +123,13 @@ interface ChildStatus {
  */
 export function textRenderer(
   io: Io,
-  options: { live: boolean; mainSessionId?: () => string | undefined; now?: () => number },
+  options: {
+    live: boolean;
+    mainSessionId?: () => string | undefined;
+    now?: () => number;
+    /** Redraws the status lines every second while children run (none without it). */
+    timer?: Clock["timer"];
+  },
 ) {
   const dim = (s: string) => (io.color ? `\x1b[2m${s}\x1b[22m` : s);
   const bold = (s: string) => (io.color ? `\x1b[1m${s}\x1b[22m` : s);
@@ -130,7 +137,7 @@ export function textRenderer(
   const children = new Map<string, ChildStatus>();
   const statusLines = options.live && io.tty;
   let drawn = 0;
-  let timer: ReturnType<typeof setInterval> | undefined;
+  let timer: (() => void) | undefined;
   let midLine = false;
   const clear = () => {
     if (drawn === 0) return;
@@ -192,10 +199,7 @@ export function textRenderer(
               started: now(),
               tool: undefined,
             });
-            if (timer === undefined) {
-              timer = setInterval(tick, 1000);
-              Deno.unrefTimer(timer);
-            }
+            if (timer === undefined) timer = options.timer?.(1000, tick, { repeat: true });
           }
           out(
             dim(
@@ -218,7 +222,7 @@ export function textRenderer(
         case "subagent_completed":
           children.delete(event.subagent.session_id);
           if (children.size === 0 && timer !== undefined) {
-            clearInterval(timer);
+            timer();
             timer = undefined;
           }
           out(
@@ -239,7 +243,7 @@ export function textRenderer(
       }
     },
     finish(summary: PrintSummary): void {
-      if (timer !== undefined) clearInterval(timer);
+      timer?.();
       children.clear();
       endLine();
       clear();

@@ -69,7 +69,12 @@ export async function runAgentCommand(argv: string[], ports: Ports, io: Io): Pro
     model: app.config.model,
     redact: app.redact,
   });
-  const sink = printSink(io, { format, mainSessionId: () => undefined, cwd: app.workspace });
+  const sink = printSink(io, {
+    format,
+    mainSessionId: () => undefined,
+    cwd: app.workspace,
+    timer: ports.clock.timer.bind(ports.clock),
+  });
   // A detached copy (`--background`) runs the child as a background run of its ad-hoc parent, so
   // `blade tasks cancel` reaches it, and waits for it before exiting.
   const id = detachedId === undefined ? newAgentId(ports.ids) : validateSessionId(detachedId);

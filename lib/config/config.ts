@@ -69,13 +69,8 @@ export interface ConfigFlags {
 }
 
 export async function readSettingsFile(fs: Fs, path: string): Promise<Settings> {
-  let text: string;
-  try {
-    text = await fs.readText(path);
-  } catch (e) {
-    if (e instanceof Deno.errors.NotFound) return {};
-    throw e;
-  }
+  const text = await fs.readTextIfExists(path);
+  if (text === null) return {};
   let json: unknown;
   try {
     json = JSON.parse(text);

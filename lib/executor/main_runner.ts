@@ -121,7 +121,7 @@ export async function runMainSession(app: App, o: MainRunOptions): Promise<MainR
   if (pending !== undefined && acked.length > 0) await pending.acknowledged(acked);
   const system = buildSystemPrompt({
     workspaceRoot: app.workspace,
-    platform: Deno.build.os,
+    platform: ports.env.platform(),
     date: new Date(ports.clock.now()).toISOString().slice(0, 10),
     trusted: app.trust.trusted,
     mode: config.permissionMode,

@@ -17,13 +17,8 @@ export interface TrustDecision {
 }
 
 export async function readTrust(fs: Fs, trustFile: string): Promise<TrustFile> {
-  let text: string;
-  try {
-    text = await fs.readText(trustFile);
-  } catch (e) {
-    if (e instanceof Deno.errors.NotFound) return { version: 1, trusted: [] };
-    throw e;
-  }
+  const text = await fs.readTextIfExists(trustFile);
+  if (text === null) return { version: 1, trusted: [] };
   try {
     const parsed = JSON.parse(text) as Partial<TrustFile>;
     if (!Array.isArray(parsed.trusted)) throw new Error("missing `trusted` list");

@@ -22,6 +22,7 @@ function instantClock(): Clock & { sleeps: number[] } {
       sleeps.push(ms);
       return signal?.aborted ? Promise.reject(signal.reason) : Promise.resolve();
     },
+    timer: () => () => {},
   };
 }
 

@@ -3,6 +3,7 @@
 // Does not validate messages or track requests: sandbox.ts does.
 
 import { BladeError, describeError } from "../errors.ts";
+import { isNotCapable } from "../sys/errors.ts";
 import { toWorkerPermissions } from "../permissions/deno_permissions.ts";
 import type { SandboxMechanism, SandboxTransport, TransportOptions, TransportSink } from "./protocol.ts";
 
@@ -18,7 +19,7 @@ function openWorkerTransport(module: URL, options: TransportOptions, sink: Trans
       deno: { permissions: toWorkerPermissions(options.permissions) },
     });
   } catch (error) {
-    if (error instanceof Deno.errors.NotCapable) {
+    if (isNotCapable(error)) {
       throw new BladeError(
         "sandbox_permissions",
         `Cannot start child "${options.name}": its permissions exceed Blade's own (${describeError(error)})`,

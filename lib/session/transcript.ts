@@ -76,14 +76,8 @@ export function parseTranscript(text: string): TranscriptRead {
 }
 
 export async function readTranscript(fs: Fs, path: string): Promise<TranscriptRead | null> {
-  let text: string;
-  try {
-    text = await fs.readText(path);
-  } catch (e) {
-    if (e instanceof Deno.errors.NotFound) return null;
-    throw e;
-  }
-  return parseTranscript(text);
+  const text = await fs.readTextIfExists(path);
+  return text === null ? null : parseTranscript(text);
 }
 
 function lastSeqIn(text: string): number | undefined {

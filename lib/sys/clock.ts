@@ -6,6 +6,11 @@ export interface Clock {
   now(): number;
   /** Resolves after `ms`, or rejects with the signal's reason when aborted first. */
   sleep(ms: number, signal?: AbortSignal): Promise<void>;
+  /**
+   * Calls `fn` after `ms` (and every `ms` after that with `repeat`) until the returned function
+   * cancels it. A pending timer never keeps the process alive on its own.
+   */
+  timer(ms: number, fn: () => void, options?: { repeat?: boolean }): () => void;
 }
 
 export function realClock(): Clock {
@@ -24,6 +29,16 @@ export function realClock(): Clock {
         }, Math.max(0, ms));
         signal?.addEventListener("abort", onAbort, { once: true });
       });
+    },
+    timer(ms, fn, options) {
+      if (options?.repeat === true) {
+        const id = setInterval(fn, Math.max(0, ms));
+        Deno.unrefTimer(id);
+        return () => clearInterval(id);
+      }
+      const id = setTimeout(fn, Math.max(0, ms));
+      Deno.unrefTimer(id);
+      return () => clearTimeout(id);
     },
   };
 }

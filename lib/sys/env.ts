@@ -9,7 +9,11 @@ export interface Env {
   /** Whether stdout is an interactive terminal. */
   stdoutIsTerminal(): boolean;
   stdinIsTerminal(): boolean;
+  /** The operating system Blade runs on (Deno's names: `linux`, `darwin`, `windows`, …). */
+  platform(): Platform;
 }
+
+export type Platform = typeof Deno.build.os;
 
 function safeGet(name: string): string | undefined {
   try {
@@ -27,5 +31,6 @@ export function realEnv(): Env {
     cwd: () => safeGet("INIT_CWD") ?? Deno.cwd(),
     stdoutIsTerminal: () => Deno.stdout.isTerminal(),
     stdinIsTerminal: () => Deno.stdin.isTerminal(),
+    platform: () => Deno.build.os,
   };
 }

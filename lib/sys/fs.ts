@@ -26,6 +26,8 @@ export interface WriteAtomicOptions {
 
 export interface Fs {
   readText(path: string): Promise<string>;
+  /** The file's text, or null when it does not exist (any other failure is thrown). */
+  readTextIfExists(path: string): Promise<string | null>;
   readBytes(path: string): Promise<Uint8Array>;
   /** Plain write (not atomic); creates the file with `mode` when given. */
   writeText(path: string, text: string, options?: { mode?: number }): Promise<void>;
@@ -133,6 +135,14 @@ export async function ensureDir(path: string, mode = 0o700): Promise<void> {
 export function realFs(): Fs {
   return {
     readText: (p) => Deno.readTextFile(p),
+    async readTextIfExists(p) {
+      try {
+        return await Deno.readTextFile(p);
+      } catch (e) {
+        if (e instanceof Deno.errors.NotFound) return null;
+        throw e;
+      }
+    },
     readBytes: (p) => Deno.readFile(p),
     writeText: (p, t, o) => Deno.writeTextFile(p, t, o?.mode === undefined ? {} : { mode: o.mode }),
     writeAtomic,

@@ -1,7 +1,7 @@
 // Owns hand-written fakes of the sys ports for tests. Never imported by main.ts.
 
 import type { Clock } from "../sys/clock.ts";
-import type { Env } from "../sys/env.ts";
+import type { Env, Platform } from "../sys/env.ts";
 import type { Ids } from "../sys/ids.ts";
 import type { Fs } from "../sys/fs.ts";
 import type { Process, ProcessIdentity, RunOptions, RunResult } from "../sys/process.ts";
@@ -10,6 +10,7 @@ import type { Process, ProcessIdentity, RunOptions, RunResult } from "../sys/pro
 export class FakeClock implements Clock {
   #now: number;
   #sleepers: { at: number; resolve: () => void }[] = [];
+  #timers: { at: number; every: number; fn: () => void }[] = [];
 
   constructor(start = Date.UTC(2026, 0, 1)) {
     this.#now = start;
@@ -31,12 +32,35 @@ export class FakeClock implements Clock {
     });
   }
 
-  /** Move time forward, waking every sleeper whose deadline has passed. */
+  timer(ms: number, fn: () => void, options?: { repeat?: boolean }): () => void {
+    const entry = {
+      at: this.#now + Math.max(0, ms),
+      every: options?.repeat === true ? Math.max(1, ms) : 0,
+      fn,
+    };
+    this.#timers.push(entry);
+    return () => void (this.#timers = this.#timers.filter((t) => t !== entry));
+  }
+
+  /** Move time forward, waking every sleeper whose deadline has passed and firing due timers. */
   advance(ms: number): void {
     this.#now += ms;
     const due = this.#sleepers.filter((s) => s.at <= this.#now);
     this.#sleepers = this.#sleepers.filter((s) => s.at > this.#now);
     for (const s of due) s.resolve();
+    for (const t of [...this.#timers].sort((a, b) => a.at - b.at)) {
+      while (t.at <= this.#now && this.#timers.includes(t)) {
+        if (t.every === 0) this.#timers = this.#timers.filter((x) => x !== t);
+        t.fn();
+        if (t.every === 0) break;
+        t.at += t.every;
+      }
+    }
+  }
+
+  /** Timers scheduled and not yet fired or cancelled. */
+  get pendingTimers(): number {
+    return this.#timers.length;
   }
 
   get pendingSleepers(): number {
@@ -55,7 +79,7 @@ export function sequentialIds(prefix = ""): Ids {
 
 export function fakeEnv(
   vars: Record<string, string>,
-  options: { cwd: string; home?: string; tty?: boolean },
+  options: { cwd: string; home?: string; tty?: boolean; platform?: Platform },
 ): Env {
   return {
     get: (n) => vars[n],
@@ -63,6 +87,7 @@ export function fakeEnv(
     cwd: () => options.cwd,
     stdoutIsTerminal: () => options.tty ?? false,
     stdinIsTerminal: () => options.tty ?? false,
+    platform: () => options.platform ?? "linux",
   };
 }
 

@@ -47,3 +47,18 @@ Deno.test("faultyFs fails the chosen atomic writes and leaves the old file intac
     await Deno.remove(dir, { recursive: true });
   }
 });
+
+Deno.test("FakeClock timers fire when time passes them; repeating ones re-arm; cancel stops them", () => {
+  const clock = new FakeClock(0);
+  const fired: string[] = [];
+  clock.timer(100, () => fired.push(`once@${clock.now()}`));
+  const stop = clock.timer(40, () => fired.push(`tick@${clock.now()}`), { repeat: true });
+  clock.advance(90);
+  assert.deepEqual(fired, ["tick@90", "tick@90"]);
+  clock.advance(10);
+  assert.deepEqual(fired.slice(2), ["once@100"]);
+  stop();
+  clock.advance(1000);
+  assert.equal(fired.length, 3);
+  assert.equal(clock.pendingTimers, 0);
+});

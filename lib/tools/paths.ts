@@ -5,6 +5,7 @@
 
 import { relative, resolve, sep } from "node:path";
 import type { FileInfo } from "../sys/fs.ts";
+import { isNotCapable } from "../sys/errors.ts";
 import type { ToolContext } from "./tool.ts";
 import { canonicalPath, isInside } from "./real_path.ts";
 
@@ -103,7 +104,7 @@ export function untrustedExecution(ctx: ToolContext, tool: string): string | und
  * a narrower grant), or undefined for any other error. Deno's own text suggests a flag nobody can pass.
  */
 export function notAccessible(error: unknown, path: string): string | undefined {
-  if (!(error instanceof Deno.errors.NotCapable)) return undefined;
+  if (!isNotCapable(error)) return undefined;
   const deno = error.message.replace(/, run again with .*$/s, "");
   return `${path} is outside this agent's access: it runs with Deno permissions limited to its workspace ` +
     `and Blade's storage (NotCapable: ${deno}).`;
