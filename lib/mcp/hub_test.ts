@@ -86,20 +86,28 @@ describe("McpHub over real servers", () => {
   });
 
   it("a server that never answers fails at MCP_TIMEOUT; one that exits at start says why", async () => {
-    const hub = new McpHub([stdio("silent", ["--silent"]), stdio("gone", ["--exit-at-start"])], {
+    // Two hubs: the silent server needs a short connect timeout, while the one that exits at start must
+    // get time to start its process and exit on a loaded machine (a short timeout would win the race).
+    const silentHub = new McpHub([stdio("silent", ["--silent"])], {
       cwd,
       timeouts: { connectMs: 1_000, toolMs: 1_000 },
     });
+    const goneHub = new McpHub([stdio("gone", ["--exit-at-start"])], {
+      cwd,
+      timeouts: { connectMs: 60_000, toolMs: 60_000 },
+    });
     try {
-      await hub.start();
-      const [silent, gone] = hub.status();
+      await Promise.all([silentHub.start(), goneHub.start()]);
+      const [silent] = silentHub.status();
+      const [gone] = goneHub.status();
       assert.deepEqual(silent?.status, "failed");
       assert.match(silent?.error ?? "", /did not answer within 1000 ms \(MCP_TIMEOUT\)/);
       assert.deepEqual(gone?.status, "failed");
       assert.match(gone?.error ?? "", /cannot start \(on purpose\)/);
-      assert.deepEqual(hub.tools(), []);
+      assert.deepEqual([...silentHub.tools(), ...goneHub.tools()], []);
     } finally {
-      await hub.close();
+      await silentHub.close();
+      await goneHub.close();
     }
   });
 
