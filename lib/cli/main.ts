@@ -13,6 +13,7 @@ import { expandVariadic } from "./claude_flags.ts";
 export const MAIN_HELP = `Blade ${VERSION} — a command-line coding agent with durable subagents
 
 Usage:
+  blade ["prompt"] [options]         the interactive session on a terminal (/help inside it)
   blade -p "prompt" [options]        run the agent once and print the answer (prompt may come on stdin)
   blade run <agent> "prompt"         run one subagent directly (e.g. review, verification)
   blade agents list|show|validate|create   manage subagent definitions
@@ -20,7 +21,7 @@ Usage:
   blade trust [path] [--revoke|--status] [--json]   Workspace Trust
   blade demo                         a complete delegation flow against the built-in scripted model
 
-Options for -p and run:
+Options for the interactive session, -p and run:
   -p, --print                 print mode: run the full agent loop, print the result, exit
   --output-format <f>         text (default) | json | stream-json
   --model <name>              model id or alias (sonnet, opus, haiku); env BLADE_MODEL
@@ -96,16 +97,19 @@ export async function runCli(argv: string[], ports: Ports, io: Io): Promise<numb
       io.out(MAIN_HELP);
       return 0;
     }
-    if (values.print !== true && positionals.length === 0 && ports.env.stdinIsTerminal()) {
-      throw usageError(
-        "Interactive mode is not available yet: give a prompt with -p.",
-        'Example: blade -p "explain this repository". See `blade --help`.',
-      );
-    }
-    if (positionals.length > 0 && values.print !== true && !["agents", "tasks"].includes(positionals[0]!)) {
-      if (positionals.length === 1 && !positionals[0]!.includes(" ")) {
+    if (values.print !== true) {
+      if (positionals.length === 1 && /^[a-z][a-z-]*$/.test(positionals[0]!)) {
         throw usageError(`Unknown command "${positionals[0]}".`, "See `blade --help` for the commands.");
       }
+      // The interactive session needs a terminal on both ends; scripts use print mode.
+      if (!ports.env.stdinIsTerminal() || !ports.env.stdoutIsTerminal()) {
+        throw usageError(
+          "Not on a terminal: the interactive session needs one. Use print mode (-p) in scripts and pipes.",
+          'Example: blade -p "explain this repository" (the prompt may also come on stdin). See `blade --help`.',
+        );
+      }
+      const { runInteractive } = await import("./interactive/repl.ts");
+      return await runInteractive(values, positionals, ports, io);
     }
     const { runPrint } = await import("./print_cmd.ts");
     return await runPrint(values, positionals, ports, io);

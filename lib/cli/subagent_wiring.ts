@@ -8,6 +8,7 @@ import { loadRegistry } from "../registry/mod.ts";
 import type { RegistrySnapshot } from "../registry/snapshot.ts";
 import { FileSidecarStore } from "../store/file_store.ts";
 import { type SubagentEnv, SubagentRuntime } from "../manager/subagents.ts";
+import type { ParentInfo } from "../manager/launch_plan.ts";
 import { type ChildRunner, InThreadRunner, WorkerRunner } from "../manager/child_runner.ts";
 import { BladeError } from "../errors.ts";
 import { secretsOf } from "../config/config.ts";
@@ -105,16 +106,18 @@ export async function subagentToolsFor(
   sessionId: string,
   emit: RuntimeEventSink,
   options: { rules?: RuleTexts } = {},
-): Promise<SessionExtras & { env: SubagentEnv }> {
+): Promise<SessionExtras & { env: SubagentEnv; parent: ParentInfo; runtime: SubagentRuntime }> {
   const env = await subagentEnv(app, emit, options);
-  const runtime = new SubagentRuntime(env, {
+  // The session's current model and mode; the interactive session changes them (/model, /permissions).
+  const parent: ParentInfo = {
     sessionId,
     projectPath: app.workspace,
     workspaceRoot: app.workspace,
     model: app.config.model,
     mode: app.config.permissionMode,
     depth: 0,
-  });
+  };
+  const runtime = new SubagentRuntime(env, parent);
   return {
     tools: [...runtime.coreTools(), ...runtime.tools()],
     agentsText: env.registry.describeForModel(),
@@ -139,6 +142,8 @@ export async function subagentToolsFor(
       };
     },
     env,
+    parent,
+    runtime,
   };
 }
 
@@ -157,14 +162,20 @@ export function sessionSubagents(
   app: App,
   emit: RuntimeEventSink,
   options: { rules?: RuleTexts } = {},
-): { extraTools: (sessionId: string) => Promise<SessionExtras>; close: () => Promise<void> } {
-  let env: SubagentEnv | undefined;
+): {
+  extraTools: (sessionId: string) => Promise<SessionExtras>;
+  close: () => Promise<void>;
+  /** What `extraTools` built (undefined before it ran): the interactive session reads and steers it. */
+  built: () => { env: SubagentEnv; parent: ParentInfo; runtime: SubagentRuntime } | undefined;
+} {
+  let built: { env: SubagentEnv; parent: ParentInfo; runtime: SubagentRuntime } | undefined;
   return {
     extraTools: async (sessionId) => {
       const extras = await subagentToolsFor(app, sessionId, emit, options);
-      env = extras.env;
+      built = { env: extras.env, parent: extras.parent, runtime: extras.runtime };
       return extras;
     },
-    close: () => closeSubagents(env),
+    close: () => closeSubagents(built?.env),
+    built: () => built,
   };
 }

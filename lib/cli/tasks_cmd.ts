@@ -20,13 +20,15 @@ import {
   renderTaskList,
   renderTaskOutput,
   renderWaitLine,
+  statusCounts,
 } from "./tasks_render.ts";
 
 const TASKS_HELP = `Usage: blade tasks <command> [options]
 
 Subagent runs started from this folder (each run's durable record, its sidecar).
 
-  list [--json] [--all]            runs of this folder (--all: every folder), newest first
+  list [--json] [--all] [--session <id>]   runs of this folder (--all: every folder; --session:
+                                   started by that session), newest first, with a count by status
   output <id> [--json] [--wait] [--timeout <sec>]   a run's status and final result
   wait <id>… [--timeout <sec>]     wait until the runs end; exit 0 only if all completed
   cancel <id>…                     stop running runs (status cancelled; their processes are killed)
@@ -50,6 +52,7 @@ export async function runTasks(argv: string[], ports: Ports, io: Io): Promise<nu
         wait: { type: "boolean" },
         timeout: { type: "string" },
         "older-than": { type: "string" },
+        session: { type: "string" },
         help: { type: "boolean", short: "h" },
       },
       allowPositionals: true,
@@ -88,9 +91,14 @@ export async function runTasks(argv: string[], ports: Ports, io: Io): Promise<nu
   const json = (value: unknown, pretty = true) => io.out(JSON.stringify(value, null, pretty ? 2 : 0) + "\n");
   switch (command) {
     case "list": {
-      const mine = await admin.list();
+      const session = values.session;
+      const mine = (await admin.list()).filter((r) => session === undefined || r.parentSessionId === session);
       if (values.json === true) json(mine.map(publicProjection));
-      else io.out(renderTaskList(mine, ports.clock.now()));
+      else if (mine.length === 0 && session !== undefined) io.out("No subagent runs in this session yet.\n");
+      else {
+        io.out(renderTaskList(mine, ports.clock.now()));
+        if (mine.length > 0) io.out(statusCounts(mine.map((r) => r.status)) + "\n");
+      }
       return 0;
     }
     case "output": {

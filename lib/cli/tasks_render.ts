@@ -27,6 +27,15 @@ export function formatAge(ms: number): string {
   return `${Math.floor(s / 86400)}d`;
 }
 
+/** `3 runs: 1 running, 2 completed` (statuses in lifecycle order, zero counts left out). */
+export function statusCounts(statuses: readonly SidecarRecord["status"][], noun = "run"): string {
+  const order: SidecarRecord["status"][] = ["running", "completed", "failed", "cancelled"];
+  const parts = order.map((s) => [s, statuses.filter((x) => x === s).length] as const)
+    .filter(([, n]) => n > 0).map(([s, n]) => `${n} ${s}`);
+  const total = `${statuses.length} ${noun}${statuses.length === 1 ? "" : "s"}`;
+  return parts.length === 0 ? total : `${total}: ${parts.join(", ")}`;
+}
+
 /** One line per run: label, id, type, age, description, `[bg]`, and the resume lineage. */
 export function renderTaskList(records: readonly SidecarRecord[], now: number): string {
   if (records.length === 0) return "No subagent runs in this folder yet.\n";

@@ -15,6 +15,8 @@ export interface StorageLayout {
   transcriptPath(projectPath: string, sessionId: string): string;
   inboxPath(projectPath: string, sessionId: string): string;
   locksDir(projectPath: string): string;
+  /** The interactive session's prompt history of one project. */
+  promptHistoryPath(projectPath: string): string;
 }
 
 /** `/a/b:c\d` → `-a-b_c-d` (SPEC §2: escape `/` and `\` as `-`, `:` as `_`). */
@@ -51,5 +53,6 @@ export function storageLayout(root: string): StorageLayout {
     transcriptPath: (p, id) => `${projectDir(p)}/${id}.jsonl`,
     inboxPath: (p, id) => `${projectDir(p)}/${id}.inbox.json`,
     locksDir: (p) => `${projectDir(p)}/.locks`,
+    promptHistoryPath: (p) => `${projectDir(p)}/prompt-history.json`,
   };
 }

@@ -159,6 +159,19 @@ export class AgentLoop {
     return this.#modelRequests;
   }
 
+  get mode(): PermissionMode {
+    return this.#o.mode;
+  }
+
+  get model(): string {
+    return this.#o.model;
+  }
+
+  /** Changes the permission mode or model for the next turns (the interactive /permissions, /model). */
+  configure(change: { mode?: PermissionMode; model?: string }): void {
+    this.#o = { ...this.#o, ...change };
+  }
+
   #loaded: readonly AnyTool[] | undefined;
 
   /** The tools, once loaded (see LoopOptions.tools). */

@@ -1,11 +1,12 @@
-// Owns running the top-level session of `blade -p`: opens or continues the session, assembles its
-// tool table (core tools, subagent tools, minus --disallowed-tools), builds the system prompt and
-// runs one user turn through the agent loop. Never prints: progress goes to the event sink.
+// Owns the top-level session: opens or continues it (holding its lease), assembles its tool table
+// (core tools, subagent tools, minus --disallowed-tools), builds the system prompt and its agent loop
+// (openMainSession); `blade -p` runs one user turn through it (runMainSession), the interactive
+// session many. Never prints: progress goes to the event sink.
 
 import type { App } from "../app.ts";
 import type { RuntimeEventSink, SubtaskRefPart } from "../protocol/events.ts";
-import { type Message, userText } from "../protocol/messages.ts";
-import { AgentLoop, type RunResult } from "./loop.ts";
+import { userText } from "../protocol/messages.ts";
+import { AgentLoop, type RunResult, type TurnInput } from "./loop.ts";
 import { openSession } from "../session/open.ts";
 import { buildSystemPrompt } from "../session/system_prompt.ts";
 import { NO_RULES, type RuleSet, wholeToolsDenied } from "../protocol/tool_rule.ts";
@@ -13,7 +14,7 @@ import type { AnyTool } from "../tools/tool.ts";
 import { coreTools, mergeTools } from "../tools/registry.ts";
 import { readTranscript, type TranscriptDiagnostic, type TranscriptWriter } from "../session/transcript.ts";
 import { rebuildHistory } from "../session/history.ts";
-import { acquireLease } from "../session/lease.ts";
+import { acquireLease, type SessionLease } from "../session/lease.ts";
 import { runUntilSettled, type SettledRun } from "./settle.ts";
 import type { PendingWork } from "../protocol/delivery.ts";
 
@@ -79,9 +80,30 @@ export function filterTools(tools: readonly AnyTool[], rules: RuleSet): AnyTool[
   return tools.filter((t) => !deny.has(t.name));
 }
 
-export async function runMainSession(app: App, o: MainRunOptions): Promise<MainRunResult> {
+/** Opening options of a top-level session (print mode and the interactive session share them). */
+export type MainSessionOptions = Omit<MainRunOptions, "prompt" | "signal" | "backgroundWaitMs">;
+
+/**
+ * One open top-level session: its loop (the conversation so far), its background work and its lease.
+ * Print mode runs one prompt through it; the interactive session runs many and delivers notices
+ * between them. `close()` releases the lease (call it once the last turn has ended).
+ */
+export interface MainSession extends AsyncDisposable {
+  readonly sessionId: string;
+  readonly loop: AgentLoop;
+  readonly pending: PendingWork | undefined;
+  /** Whether the session existed before (--resume/--continue). */
+  readonly resumed: boolean;
+  readonly diagnostics: TranscriptDiagnostic[];
+  /** What recovery of a continued session could not do (reported, never fatal). */
+  readonly recoveryWarnings: string[];
+  /** The next turn's input for `prompt`; the first one also acknowledges receipts a crash left behind. */
+  input(prompt: string): TurnInput;
+  close(): Promise<void>;
+}
+
+export async function openMainSession(app: App, o: MainSessionOptions): Promise<MainSession> {
   const { ports, config } = app;
-  const started = ports.clock.now();
   const opened = await openSession(ports, {
     layout: app.layout,
     workspace: app.workspace,
@@ -93,10 +115,25 @@ export async function runMainSession(app: App, o: MainRunOptions): Promise<MainR
     ...(o.fork === true ? { fork: true } : {}),
   });
   // Whoever runs a session holds its lease: a second `--resume` of a live session fails fast here.
-  await using _lease = await acquireLease(
+  const lease: SessionLease = await acquireLease(
     { fs: ports.fs, process: ports.process, clock: ports.clock, layout: app.layout },
     { projectPath: app.workspace, sessionId: opened.sessionId },
   );
+  try {
+    return await buildMainSession(app, o, opened, lease);
+  } catch (e) {
+    await lease.release();
+    throw e;
+  }
+}
+
+async function buildMainSession(
+  app: App,
+  o: MainSessionOptions,
+  opened: Awaited<ReturnType<typeof openSession>>,
+  lease: SessionLease,
+): Promise<MainSession> {
+  const { ports, config } = app;
   const provider = await app.provider();
   const extra: SessionExtras = o.extraTools === undefined
     ? { tools: [] }
@@ -159,12 +196,32 @@ export async function runMainSession(app: App, o: MainRunOptions): Promise<MainR
     ...(config.maxTurns === undefined ? {} : { maxTurns: config.maxTurns }),
     ...(pending === undefined ? {} : { pending }),
   }, { messages: history.messages, turns: history.turns });
-  const input: Message[] = [userText(o.prompt)];
-  // Receipts already in the transcript but never acknowledged (a crash mid-turn) are acknowledged now.
-  const unacked = [...history.deliveredInboxIds].filter((id) => !history.acknowledgedInboxIds.has(id));
-  const settled = await runUntilSettled(loop, { messages: input, acknowledge: unacked }, pending, {
+  // Receipts already in the transcript but never acknowledged (a crash mid-turn) are acknowledged once.
+  let unacked = [...history.deliveredInboxIds].filter((id) => !history.acknowledgedInboxIds.has(id));
+  return {
+    sessionId: opened.sessionId,
+    loop,
+    pending,
+    resumed: opened.resumed,
+    diagnostics: opened.diagnostics,
+    recoveryWarnings,
+    input(prompt) {
+      const acknowledge = unacked;
+      unacked = [];
+      return { messages: [userText(prompt)], acknowledge };
+    },
+    close: () => lease.release(),
+    [Symbol.asyncDispose]: () => lease.release(),
+  };
+}
+
+export async function runMainSession(app: App, o: MainRunOptions): Promise<MainRunResult> {
+  const started = app.ports.clock.now();
+  await using session = await openMainSession(app, o);
+  const { loop, pending } = session;
+  const settled = await runUntilSettled(loop, session.input(o.prompt), pending, {
     signal: o.signal,
-    sleep: (ms, signal) => ports.clock.sleep(ms, signal),
+    sleep: (ms, signal) => app.ports.clock.sleep(ms, signal),
     ...(o.backgroundWaitMs === undefined ? {} : { waitLimitMs: o.backgroundWaitMs }),
   });
   let abandoned = settled.abandoned;
@@ -172,12 +229,12 @@ export async function runMainSession(app: App, o: MainRunOptions): Promise<MainR
     abandoned = [...abandoned, ...(await pending.cancelAll("interrupted"))];
   }
   return {
-    sessionId: opened.sessionId,
+    sessionId: session.sessionId,
     result: settled.result,
-    transcriptDiagnostics: opened.diagnostics,
-    recoveryWarnings,
+    transcriptDiagnostics: session.diagnostics,
+    recoveryWarnings: session.recoveryWarnings,
     abandoned,
     modelRequests: loop.modelRequests,
-    totals: { ...settled.totals, durationMs: ports.clock.now() - started },
+    totals: { ...settled.totals, durationMs: app.ports.clock.now() - started },
   };
 }

@@ -4,7 +4,7 @@
 
 import { addUsage, type Usage } from "../protocol/messages.ts";
 import type { AgentLoop, RunResult, TurnInput } from "./loop.ts";
-import type { PendingWork } from "../protocol/delivery.ts";
+import type { Delivery, PendingWork } from "../protocol/delivery.ts";
 
 export interface SettleOptions {
   signal: AbortSignal;
@@ -22,6 +22,23 @@ export interface SettledRun {
   turns: number;
   /** Children cancelled because the wait limit expired. */
   abandoned: string[];
+}
+
+/**
+ * Delivery `next_turn`: when completion notices wait, runs one turn with them and returns its result;
+ * undefined when none wait. Print mode calls it after each turn; the interactive session while idle.
+ */
+export async function deliverReady(
+  loop: AgentLoop,
+  pending: PendingWork,
+  signal: AbortSignal,
+  /** Called with the notices just before their turn starts (the interactive session shows them). */
+  onDeliver?: (deliveries: readonly Delivery[]) => void,
+): Promise<RunResult | undefined> {
+  const deliveries = await pending.takeDeliveries();
+  if (deliveries.length === 0) return undefined;
+  onDeliver?.(deliveries);
+  return await loop.run({ messages: [], deliveries }, signal);
 }
 
 /**
@@ -52,9 +69,9 @@ export async function runUntilSettled(
   }
   try {
     while (result.status === "completed") {
-      const deliveries = await pending.takeDeliveries();
-      if (deliveries.length > 0) {
-        result = await loop.run({ messages: [], deliveries }, options.signal);
+      const delivered = await deliverReady(loop, pending, options.signal);
+      if (delivered !== undefined) {
+        result = delivered;
         turns++;
         totals.toolCalls += result.toolCalls;
         totals.usage = addUsage(totals.usage, result.usage);

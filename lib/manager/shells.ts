@@ -36,6 +36,16 @@ export class ShellTasks {
     return s !== undefined && isOwnedBy(s.owner, owner);
   }
 
+  /** This owner's commands, oldest first (the interactive /tasks). */
+  list(owner: SidecarOwner): { id: string; command: string; status: Shell["status"]; startedAt: number }[] {
+    return [...this.#shells.values()].filter((s) => isOwnedBy(s.owner, owner)).map((s) => ({
+      id: s.id,
+      command: s.command,
+      status: s.status,
+      startedAt: s.startedAt,
+    }));
+  }
+
   start(command: string, options: { cwd: string; owner: SidecarOwner }): string {
     const id = `shell-${this.#ports.ids.random21()}`;
     const controller = new AbortController();

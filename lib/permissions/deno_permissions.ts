@@ -74,8 +74,34 @@ export const STORAGE_WRITE_DIRS: readonly string[] = ["agents/sessions", "projec
  */
 export const DEFAULT_SHELL_PROGRAMS: readonly string[] = ["setsid", "bash", "sh"];
 
-/** Variables the `yaml` package reads; ignored (read as unset) rather than granted. */
-export const IGNORED_ENV: readonly string[] = ["LOG_TOKENS", "LOG_STREAM"];
+/**
+ * Variables packages read that Blade ignores (read as unset) rather than grants: the `yaml` package's
+ * LOG_TOKENS/LOG_STREAM, and the terminal probes of `@mariozechner/pi-tui` (the interactive session):
+ * image protocols, debug logs, size overrides. TERM is granted (BLADE_ENV_NAMES).
+ */
+export const IGNORED_ENV: readonly string[] = [
+  "LOG_TOKENS",
+  "LOG_STREAM",
+  "COLORTERM",
+  "COLUMNS",
+  "LINES",
+  "TERM_PROGRAM",
+  "TMUX",
+  "TERMUX_VERSION",
+  "KITTY_WINDOW_ID",
+  "GHOSTTY_RESOURCES_DIR",
+  "WEZTERM_PANE",
+  "ITERM_SESSION_ID",
+  "WT_SESSION",
+  "SSH_CLIENT",
+  "SSH_CONNECTION",
+  "SSH_TTY",
+  "PI_TUI_WRITE_LOG",
+  "PI_TUI_DEBUG",
+  "PI_DEBUG_REDRAW",
+  "PI_HARDWARE_CURSOR",
+  "PI_CLEAR_ON_SHRINK",
+];
 
 const KINDS = ["read", "write", "net", "env", "run", "sys", "ffi"] as const;
 

@@ -5,6 +5,7 @@ import {
   type ChildPermissionInput,
   childPermissions,
   type DenoPermissionSet,
+  IGNORED_ENV,
   toDenoFlags,
   toWorkerPermissions,
 } from "./deno_permissions.ts";
@@ -227,7 +228,7 @@ const FLAG_CASES: { name: string; set: DenoPermissionSet; ignoreEnv?: string[]; 
       "--allow-env=ANTHROPIC_API_KEY",
       "--allow-run=setsid,bash,sh",
       "--deny-import",
-      "--ignore-env=LOG_TOKENS,LOG_STREAM",
+      `--ignore-env=${IGNORED_ENV.join(",")}`,
     ],
   },
   {

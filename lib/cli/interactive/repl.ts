@@ -1,0 +1,459 @@
+// Owns the interactive session (`blade` on a terminal): an input source and a renderer around the
+// same top-level session print mode runs (openMainSession, one AgentLoop, one event vocabulary).
+// Prompts and slash commands come from the editor; turns run one at a time (typed-ahead prompts
+// queue); while idle, completion notices of background children start a turn through the same
+// delivery as print mode. Ctrl-C/Esc interrupts a turn; Ctrl-C twice, Ctrl-D or /exit leaves after
+// the session is closed. Loaded lazily: `blade -p` never imports this folder.
+
+import { Editor, matchesKey, ProcessTerminal, TUI } from "@mariozechner/pi-tui";
+import type { Ports } from "../../sys/mod.ts";
+import { BladeError, usageError } from "../../errors.ts";
+import { type App, createApp } from "../../app.ts";
+import type { RuntimeEvent, TranscriptPart } from "../../protocol/events.ts";
+import { textOf } from "../../protocol/messages.ts";
+import { type MainSession, openMainSession } from "../../executor/main_runner.ts";
+import type { RunResult } from "../../executor/loop.ts";
+import { deliverReady } from "../../executor/settle.ts";
+import type { Delivery } from "../../protocol/delivery.ts";
+import { PERMISSION_MODES } from "../../protocol/permission_mode.ts";
+import type { RunRules } from "../../permissions/run_rules.ts";
+import { onInterrupt } from "../../sys/signals.ts";
+import { VERSION } from "../../version.ts";
+import type { Io } from "../io.ts";
+import { reportError } from "../report_error.ts";
+import { appFlagsOf, rulesFromFlags } from "../print_cmd.ts";
+import { type PromptFlags, promptFlags } from "../print_inputs.ts";
+import { sessionSubagents } from "../subagent_wiring.ts";
+import { makeTheme, type Theme } from "./theme.ts";
+import { clean, SessionView } from "./view.ts";
+import { PromptHistory } from "./prompt_history.ts";
+import { parseSlash, slashAutocomplete } from "./slash.ts";
+import { runSlash, type SlashContext } from "./slash_commands.ts";
+
+// deno-lint-ignore no-explicit-any
+type Values = Record<string, any>;
+
+/** Two Ctrl-C at an empty prompt within this window leave the session. */
+const DOUBLE_CTRL_C_MS = 3000;
+
+/** What the flags decide for every session this REPL opens (/clear and /resume open new ones). */
+interface SessionFlags {
+  prompts: PromptFlags;
+  rules: RunRules;
+}
+
+interface OpenSession {
+  session: MainSession;
+  subagents: ReturnType<typeof sessionSubagents>;
+}
+
+class Repl {
+  readonly #app: App;
+  readonly #values: Values;
+  readonly #flags: SessionFlags;
+  readonly #theme: Theme;
+  readonly view: SessionView;
+  readonly #tui: TUI;
+  readonly #editor: Editor;
+  readonly #history: PromptHistory;
+  #open: OpenSession | undefined;
+  #queue: string[] = [];
+  #busy: AbortController | undefined;
+  #idle: AbortController | undefined;
+  #question: ((answer: string | undefined) => void) | undefined;
+  #lastCtrlC = -Infinity;
+  #closing = false;
+  #closed: () => void = () => {};
+  readonly done: Promise<void>;
+
+  constructor(app: App, values: Values, flags: SessionFlags, theme: Theme, view: SessionView) {
+    this.#app = app;
+    this.#values = values;
+    this.#flags = flags;
+    this.#theme = theme;
+    this.view = view;
+    this.#tui = new TUI(new ProcessTerminal());
+    this.#editor = new Editor(this.#tui, theme.editor);
+    this.#history = new PromptHistory(app.ports.fs, app.layout.promptHistoryPath(app.workspace));
+    this.done = new Promise((resolve) => (this.#closed = resolve));
+    view.onChange = () => this.#tui.requestRender();
+  }
+
+  get sessionId(): string {
+    return this.#open?.session.sessionId ?? "";
+  }
+
+  async start(initialPrompt: string | undefined): Promise<void> {
+    const tui = this.#tui;
+    const editor = this.#editor;
+    for (const prompt of await this.#history.load()) editor.addToHistory(prompt);
+    editor.setAutocompleteProvider(
+      slashAutocomplete(() => this.#open?.subagents.built()?.env.registry.names() ?? [], PERMISSION_MODES),
+    );
+    editor.onSubmit = (text) => void this.#submit(text);
+    tui.addChild(this.view.log);
+    tui.addChild(this.view.status);
+    tui.addChild(editor);
+    tui.setFocus(editor);
+    tui.addInputListener((data) => this.#key(data));
+    this.#open = await this.#openSession({
+      ...(this.#values.resume === undefined ? {} : { resume: this.#values.resume }),
+      ...(this.#values.continue === true ? { continueLatest: true } : {}),
+    });
+    tui.start();
+    const ticker = setInterval(() => {
+      if (!this.view.busy && this.view.runningChildren().length === 0) return;
+      this.view.tick();
+      tui.requestRender();
+    }, 250);
+    this.done.then(() => clearInterval(ticker));
+    if (initialPrompt !== undefined && initialPrompt.trim() !== "") await this.#submit(initialPrompt);
+    void this.#pump();
+  }
+
+  async #openSession(which: { resume?: string; continueLatest?: boolean }): Promise<OpenSession> {
+    const app = this.#app;
+    const emit = (e: RuntimeEvent) => this.view.onEvent(e);
+    const subagents = sessionSubagents(app, emit, { rules: this.#flags.rules.texts });
+    const session = await openMainSession(app, {
+      ...this.#flags.prompts,
+      ...which,
+      rules: this.#flags.rules.rules,
+      emit,
+      extraTools: subagents.extraTools,
+    }).catch(async (e) => {
+      await subagents.close();
+      throw e;
+    });
+    this.#header(session);
+    return { session, subagents };
+  }
+
+  #header(session: MainSession): void {
+    const t = this.#theme;
+    const app = this.#app;
+    const trust = app.trust.trusted ? "trusted" : t.warn("not trusted — Bash and writes are refused");
+    this.view.print(
+      `${t.bold(`Blade ${VERSION}`)} ${t.dim("·")} ${session.loop.model} ${
+        t.dim("·")
+      } mode ${session.loop.mode}`,
+    );
+    this.view.print(t.dim(`${clean(app.workspace)} (`) + trust + t.dim(")"));
+    for (const d of session.diagnostics) this.view.error(`transcript of ${session.sessionId}: ${d.message}`);
+    if (session.resumed) this.#replay(session);
+    this.view.print(
+      t.dim(`Session ${session.sessionId}${session.resumed ? " (continued)" : ""} · /help for commands`),
+    );
+  }
+
+  /** The visible conversation of a continued session (prompts and answers, newest last). */
+  #replay(session: MainSession): void {
+    const shown = session.loop.messages.filter((m) => m.hidden !== true && textOf(m).trim() !== "").slice(
+      -12,
+    );
+    for (const m of shown) {
+      if (m.role === "user") this.view.prompt(textOf(m));
+      else this.view.answer(textOf(m));
+    }
+  }
+
+  // ------------------------------------------------------------------ input
+
+  #key(data: string): { consume: boolean } | undefined {
+    if (matchesKey(data, "ctrl+c")) {
+      this.#ctrlC();
+      return { consume: true };
+    }
+    if (matchesKey(data, "ctrl+d") && this.#editor.getText() === "") {
+      if (this.#question !== undefined) this.#answer(undefined);
+      else void this.close();
+      return { consume: true };
+    }
+    if (matchesKey(data, "escape") && !this.#editor.isShowingAutocomplete()) {
+      if (this.#question !== undefined) {
+        this.#answer(undefined);
+        return { consume: true };
+      }
+      if (this.#busy !== undefined) {
+        this.#interrupt();
+        return { consume: true };
+      }
+    }
+    return undefined;
+  }
+
+  #ctrlC(): void {
+    if (this.#question !== undefined) return this.#answer(undefined);
+    if (this.#busy !== undefined) return this.#interrupt();
+    if (this.#editor.getText() !== "") {
+      this.#editor.setText("");
+      this.#lastCtrlC = -Infinity;
+      this.#tui.requestRender();
+      return;
+    }
+    const now = this.#app.ports.clock.now();
+    if (now - this.#lastCtrlC <= DOUBLE_CTRL_C_MS) {
+      void this.close();
+      return;
+    }
+    this.#lastCtrlC = now;
+    this.view.print(this.#theme.dim("Press Ctrl-C again to exit (or Ctrl-D, /exit)."));
+  }
+
+  /** Cancels the running turn and its foreground children; the prompt comes back when it has ended. */
+  #interrupt(): void {
+    this.#queue = [];
+    this.#busy?.abort(new Error("interrupted"));
+  }
+
+  /** Called by the signal handler: SIGINT behaves like Ctrl-C, SIGTERM leaves. */
+  signal(): void {
+    if (this.#busy !== undefined) this.#interrupt();
+    else void this.close();
+  }
+
+  #answer(answer: string | undefined): void {
+    const resolve = this.#question;
+    this.#question = undefined;
+    resolve?.(answer);
+  }
+
+  ask(question: string): Promise<string | undefined> {
+    this.view.print(this.#theme.accent(`? ${question}`));
+    return new Promise((resolve) => (this.#question = resolve));
+  }
+
+  async #submit(raw: string): Promise<void> {
+    const text = raw.trim();
+    if (text === "") return;
+    if (this.#question !== undefined) {
+      this.view.print(`  ${clean(text)}`);
+      return this.#answer(text);
+    }
+    this.#editor.addToHistory(text);
+    await this.#history.add(text).catch((e) =>
+      this.view.error(`Could not save the prompt history: ${e instanceof Error ? e.message : String(e)}`)
+    );
+    const slash = parseSlash(text);
+    if (slash !== undefined) {
+      this.view.prompt(text);
+      try {
+        await runSlash(this.#slashContext(), slash);
+      } catch (e) {
+        this.#report(e);
+      }
+      return;
+    }
+    if (this.#busy !== undefined) this.view.print(this.#theme.dim(`(queued) ${clean(text)}`));
+    this.#queue.push(text);
+    this.#idle?.abort();
+  }
+
+  #report(e: unknown): void {
+    const sink = (t: string) => this.view.error(t.replace(/^blade: /, "").trimEnd());
+    reportError({ out: sink, err: sink, color: false, tty: false }, e);
+  }
+
+  // ------------------------------------------------------------------ turns
+
+  async #pump(): Promise<void> {
+    while (!this.#closing) {
+      const open = this.#open!;
+      const { session } = open;
+      const prompt = this.#queue.shift();
+      if (prompt !== undefined) {
+        this.view.prompt(prompt);
+        await this.#turn((signal) => session.loop.run(session.input(prompt), signal));
+        continue;
+      }
+      const pending = session.pending;
+      if (pending !== undefined) {
+        let ran = false;
+        await this.#turn(async (signal) => {
+          const r = await deliverReady(session.loop, pending, signal, (d) => {
+            ran = true;
+            this.#showNotices(d);
+          });
+          return r;
+        }, { quietUntilStarted: true });
+        if (ran) continue;
+      }
+      if (this.#queue.length > 0 || this.#closing) continue;
+      const idle = new AbortController();
+      this.#idle = idle;
+      await (pending === undefined
+        ? new Promise<void>((resolve) => idle.signal.addEventListener("abort", () => resolve()))
+        : pending.waitForChange(idle.signal));
+      this.#idle = undefined;
+    }
+  }
+
+  #showNotices(deliveries: readonly Delivery[]): void {
+    for (const d of deliveries) {
+      const ref = d.parts.find((p: TranscriptPart) => p.type === "subtask_ref");
+      const what = ref !== undefined && ref.type === "subtask_ref"
+        ? `${ref.subagentType} ${ref.agentId} ${ref.state}: ${ref.description}`
+        : d.inboxId;
+      this.view.notice(`Background task finished — ${what}; continuing with its result.`);
+    }
+  }
+
+  async #turn(
+    run: (signal: AbortSignal) => Promise<RunResult | undefined>,
+    options: { quietUntilStarted?: boolean } = {},
+  ): Promise<void> {
+    const controller = new AbortController();
+    this.#busy = controller;
+    if (options.quietUntilStarted !== true) this.view.turnStarted();
+    const unsub = options.quietUntilStarted === true ? this.#startOnFirstEvent() : () => {};
+    try {
+      await run(controller.signal);
+    } catch (e) {
+      this.#report(e);
+    } finally {
+      unsub();
+      this.#busy = undefined;
+      this.view.turnEnded();
+    }
+  }
+
+  /** A notice turn shows the working line only once it really starts. */
+  #startOnFirstEvent(): () => void {
+    const previous = this.view.onChange;
+    let started = false;
+    this.view.onChange = () => {
+      if (!started && this.#busy !== undefined) {
+        started = true;
+        this.view.onChange = previous;
+        this.view.turnStarted();
+      }
+      previous();
+    };
+    return () => {
+      if (!started) this.view.onChange = previous;
+    };
+  }
+
+  // ------------------------------------------------------------------ commands and lifecycle
+
+  #slashContext(): SlashContext {
+    const view = this.view;
+    const out = (t: string) => view.output(t);
+    const io: Io = {
+      out,
+      err: (t) => view.error(t.replace(/^blade: /, "").trimEnd()),
+      color: false,
+      tty: false,
+    };
+    const loop = () => this.#open!.session.loop;
+    return {
+      app: this.#app,
+      view,
+      io,
+      sessionId: () => this.sessionId,
+      mode: () => loop().mode,
+      model: () => loop().model,
+      setMode: (mode) => {
+        loop().configure({ mode });
+        const parent = this.#open?.subagents.built()?.parent;
+        if (parent !== undefined) parent.mode = mode;
+      },
+      setModel: (model) => {
+        loop().configure({ model });
+        const parent = this.#open?.subagents.built()?.parent;
+        if (parent !== undefined) parent.model = model;
+      },
+      subagents: () => this.#open?.subagents.built(),
+      ask: (q) => this.ask(q),
+      switchSession: (resume) => this.#switch(resume),
+      exit: () => void this.close(),
+    };
+  }
+
+  async #switch(resume: string | undefined): Promise<void> {
+    if (this.#busy !== undefined) {
+      throw usageError(
+        "A turn is running.",
+        "Wait for it to finish, or interrupt it with Ctrl-C, then try again.",
+      );
+    }
+    const old = this.#open!;
+    const next = await this.#openSession(resume === undefined ? {} : { resume });
+    await this.#closeSession(old);
+    this.#open = next;
+    this.view.print(
+      this.#theme.dim(
+        `Left ${old.session.sessionId}; resume it with blade --resume ${old.session.sessionId}`,
+      ),
+    );
+    this.#idle?.abort();
+  }
+
+  /** Ends a session's background work: children are cancelled, shells stopped, Workers ended. */
+  async #closeSession(open: OpenSession): Promise<string[]> {
+    const cancelled = (await open.session.pending?.cancelAll("the interactive session ended")) ?? [];
+    await open.subagents.close();
+    return cancelled;
+  }
+
+  #closing_: Promise<void> | undefined;
+
+  close(): Promise<void> {
+    return this.#closing_ ??= (async () => {
+      this.#closing = true;
+      this.#answer(undefined);
+      this.#interrupt();
+      this.#idle?.abort();
+      // Wait for the running turn to write its end (turn_aborted) before the session is left.
+      while (this.#busy !== undefined) await new Promise((r) => setTimeout(r, 10));
+      const open = this.#open;
+      this.#tui.stop();
+      if (open !== undefined) {
+        const cancelled = await this.#closeSession(open);
+        if (cancelled.length > 0) this.view.print(`Cancelled background tasks: ${cancelled.join(", ")}`);
+      }
+      this.#closed();
+    })();
+  }
+}
+
+export async function runInteractive(
+  values: Values,
+  positionals: string[],
+  ports: Ports,
+  io: Io,
+): Promise<number> {
+  if (values.resume !== undefined && values.continue === true) {
+    throw usageError("--resume and --continue cannot be used together.");
+  }
+  if (values["output-format"] !== undefined && values["output-format"] !== "text") {
+    throw usageError(
+      `--output-format ${values["output-format"]} needs print mode.`,
+      'Add -p: blade -p "…" --output-format json.',
+    );
+  }
+  const theme = makeTheme(io.color);
+  const view = new SessionView(theme, () => ports.clock.now());
+  const app = await createApp(ports, appFlagsOf(values), {
+    debugSink: (l) => view.print(theme.dim(`[debug] ${clean(l)}`), { wrap: true }),
+  });
+  const flags: SessionFlags = {
+    prompts: await promptFlags(values, ports),
+    rules: rulesFromFlags(values, io),
+  };
+  const repl = new Repl(app, values, flags, theme, view);
+  const disposeSignals = onInterrupt(() => repl.signal());
+  try {
+    await repl.start(positionals.length === 0 ? undefined : positionals.join(" "));
+    await repl.done;
+  } catch (e) {
+    await repl.close().catch(() => {});
+    if (e instanceof BladeError) throw e;
+    throw e;
+  } finally {
+    disposeSignals();
+  }
+  const id = repl.sessionId;
+  io.out(`\nSession ${id} saved.\nResume it with: blade --resume ${id}\n`);
+  return 0;
+}

@@ -1,0 +1,267 @@
+// Owns what each slash command of the interactive session does. Where a `blade …` subcommand exists,
+// the slash command runs that same code with its output going to the session's log (/agents runs
+// `blade agents`, /tasks list|output|resume|clean run `blade tasks`, /tasks stop is the TaskStop
+// tool's own code); the rest read or steer the open session through SlashContext.
+
+import type { App } from "../../app.ts";
+import { resolveModel } from "../../config/config.ts";
+import { usageError } from "../../errors.ts";
+import {
+  parsePermissionMode,
+  PERMISSION_MODE_NAMES,
+  type PermissionMode,
+} from "../../protocol/permission_mode.ts";
+import type { ToolContext } from "../../tools/tool.ts";
+import { runAgentsCommand } from "../agents_cmd.ts";
+import { runTasks } from "../tasks_cmd.ts";
+import { statusCounts } from "../tasks_render.ts";
+import type { Io } from "../io.ts";
+import { TaskControl } from "../../manager/task_control.ts";
+import { type SubagentEnv, type SubagentRuntime, taskControlDeps } from "../../manager/subagents.ts";
+import type { ParentInfo } from "../../manager/launch_plan.ts";
+import { registryFor } from "../subagent_wiring.ts";
+import { SLASH_COMMANDS, type SlashLine } from "./slash.ts";
+import type { SessionView } from "./view.ts";
+
+export interface SlashContext {
+  app: App;
+  view: SessionView;
+  /** An Io whose output lands in the session's log. */
+  io: Io;
+  sessionId(): string;
+  mode(): PermissionMode;
+  model(): string;
+  setMode(mode: PermissionMode): void;
+  setModel(model: string): void;
+  subagents(): { env: SubagentEnv; parent: ParentInfo; runtime: SubagentRuntime } | undefined;
+  /** Asks one question in the editor; undefined when the person cancels (Esc, Ctrl-C). */
+  ask(question: string): Promise<string | undefined>;
+  /** Starts a fresh session (`undefined`) or continues `resume` in place of the current one. */
+  switchSession(resume: string | undefined): Promise<void>;
+  exit(): void;
+}
+
+const KEYS = `Keys: Enter sends · Shift+Enter or a trailing \\ adds a line · ↑/↓ history · Tab completes
+Ctrl-C or Esc interrupts a turn · Ctrl-C twice or Ctrl-D at an empty prompt leaves`;
+
+export function helpText(): string {
+  const width = Math.max(
+    ...SLASH_COMMANDS.map((c) => c.name.length + (c.args === "" ? 0 : c.args.length + 1)),
+  );
+  const rows = SLASH_COMMANDS.map((c) => {
+    const head = `/${c.name}${c.args === "" ? "" : ` ${c.args}`}`;
+    return `  ${head.padEnd(width + 2)}  ${c.description}`;
+  });
+  return `Commands:\n${rows.join("\n")}\n\n${KEYS}\n`;
+}
+
+function agentsDeps(ctx: SlashContext) {
+  const { app } = ctx;
+  return {
+    ports: app.ports,
+    io: ctx.io,
+    workspace: app.workspace,
+    trusted: app.trust.trusted,
+    home: app.ports.env.home(),
+    storageRoot: app.layout.root,
+    ...(app.flags.agentsJson === undefined ? {} : { agentsJson: app.flags.agentsJson }),
+  };
+}
+
+/** Loads the registry again so new or edited agent files count for the next Task call. */
+async function reloadAgents(ctx: SlashContext): Promise<void> {
+  const built = ctx.subagents();
+  if (built === undefined) return;
+  const registry = await registryFor(ctx.app);
+  built.env.registry = registry;
+  ctx.view.print(`Reloaded: ${registry.names().length} agents (${registry.names().join(", ")}).`);
+}
+
+async function guidedCreate(ctx: SlashContext): Promise<void> {
+  ctx.view.print("Create a subagent (Esc cancels).");
+  const name = await ctx.ask("Name (lowercase words with dashes, e.g. code-reviewer):");
+  if (name === undefined) return;
+  const description = await ctx.ask("When should the parent use it (description)?");
+  if (description === undefined) return;
+  const tools = await ctx.ask("Tools, comma-separated (empty: every tool; e.g. Read,Grep,Glob):");
+  if (tools === undefined) return;
+  const prompt = await ctx.ask("Its system prompt (empty: a short generic one to edit later):");
+  if (prompt === undefined) return;
+  const where = await ctx.ask("Where: user (~/.blade/agents, default) or project (.blade/agents)?");
+  if (where === undefined) return;
+  const argv = ["create", name.trim(), "--description", description];
+  if (tools.trim() !== "") argv.push("--tools", tools.trim());
+  if (prompt.trim() !== "") argv.push("--prompt", prompt);
+  argv.push(where.trim().toLowerCase().startsWith("p") ? "--project" : "--user");
+  await runAgentsCommand(argv, agentsDeps(ctx));
+  await reloadAgents(ctx);
+}
+
+async function agents(ctx: SlashContext, line: SlashLine): Promise<void> {
+  const [sub = "list", ...rest] = line.words;
+  if (sub === "reload") return await reloadAgents(ctx);
+  if (sub === "create" && rest.length === 0) return await guidedCreate(ctx);
+  await runAgentsCommand([sub, ...rest], agentsDeps(ctx));
+  if (sub === "create") await reloadAgents(ctx);
+}
+
+function toolContext(ctx: SlashContext, signal: AbortSignal): ToolContext {
+  const { app } = ctx;
+  return {
+    ports: app.ports,
+    sessionId: ctx.sessionId(),
+    workspaceRoot: app.workspace,
+    storageRoot: app.layout.root,
+    trusted: app.trust.trusted,
+    mode: ctx.mode(),
+    callId: "slash-command",
+    signal,
+    emit: () => {},
+  };
+}
+
+async function tasks(ctx: SlashContext, line: SlashLine): Promise<void> {
+  const [sub = "list", id, ...more] = line.words;
+  const built = ctx.subagents();
+  const owner = { parentSessionId: ctx.sessionId(), parentProjectPath: ctx.app.workspace };
+  const shells = built?.env.shells.list(owner) ?? [];
+  const isShell = (x: string | undefined) => x !== undefined && shells.some((s) => s.id === x);
+  switch (sub) {
+    case "list": {
+      await runTasks(["list", "--session", ctx.sessionId()], ctx.app.ports, ctx.io);
+      if (shells.length > 0) {
+        const rows = shells.map((s) => `${s.status.padEnd(9)} ${s.id}  ${s.command}`);
+        ctx.view.output(
+          `\nBackground commands:\n${rows.join("\n")}\n${
+            statusCounts(shells.map((s) => s.status), "command")
+          }`,
+        );
+      }
+      return;
+    }
+    case "output":
+    case "stop": {
+      if (id === undefined || more.length > 0) throw usageError(`Usage: /tasks ${sub} <id>`);
+      if (sub === "output" && !isShell(id)) {
+        await runTasks(["output", id], ctx.app.ports, ctx.io);
+        return;
+      }
+      if (built === undefined) throw usageError(`Unknown task ID: ${id}`);
+      const control = new TaskControl(taskControlDeps(built.env), owner);
+      const signal = new AbortController().signal;
+      const result = sub === "stop"
+        ? await control.stop(id, toolContext(ctx, signal))
+        : await control.output({ taskId: id, block: false, timeoutMs: 0 }, toolContext(ctx, signal));
+      if (result.isError) ctx.view.error(result.content);
+      else ctx.view.output(result.content);
+      return;
+    }
+    case "resume": {
+      const prompt = line.rest.replace(/^resume\s+\S+\s*/, "");
+      if (id === undefined || prompt.trim() === "") {
+        throw usageError("Usage: /tasks resume <agentId> <prompt>");
+      }
+      await runTasks(["resume", id, prompt], ctx.app.ports, ctx.io);
+      return;
+    }
+    case "clean":
+      await runTasks(["clean", ...line.words.slice(1)], ctx.app.ports, ctx.io);
+      return;
+    default:
+      throw usageError(`Unknown /tasks command "${sub}".`, "Use /tasks list, output, stop, resume or clean.");
+  }
+}
+
+function status(ctx: SlashContext): void {
+  const { app, view } = ctx;
+  const running = view.runningChildren();
+  const lines = [
+    `Session   ${ctx.sessionId()}`,
+    `Folder    ${app.workspace} (${
+      app.trust.trusted ? "trusted" : "not trusted: Bash and writes are refused"
+    })`,
+    `Model     ${ctx.model()}`,
+    `Mode      ${ctx.mode()}`,
+    `Children  ${
+      running.length === 0
+        ? "none running"
+        : running.map((c) => `${c.subagent_type} ${c.session_id}${c.background ? " [bg]" : ""}`).join(", ")
+    }`,
+  ];
+  view.output(lines.join("\n"));
+}
+
+/** Runs one slash command; unknown names and usage mistakes are BladeErrors for the caller to show. */
+export async function runSlash(ctx: SlashContext, line: SlashLine): Promise<void> {
+  switch (line.name) {
+    case "help":
+      return ctx.view.print(helpText());
+    case "agents":
+      return await agents(ctx, line);
+    case "tasks":
+      return await tasks(ctx, line);
+    case "status":
+      return status(ctx);
+    case "permissions": {
+      if (line.words.length === 0) {
+        return ctx.view.print(
+          `Permission mode: ${ctx.mode()}. Change it with /permissions <mode>: default, autoEdit, yolo, plan.`,
+        );
+      }
+      const mode = parsePermissionMode(line.words[0]!);
+      if (mode === undefined) {
+        throw usageError(
+          `Unknown permission mode "${line.words[0]}".`,
+          `Use one of: ${PERMISSION_MODE_NAMES.join(", ")}.`,
+        );
+      }
+      ctx.setMode(mode);
+      return ctx.view.print(`Permission mode is now ${mode} for this session.`);
+    }
+    case "model": {
+      if (line.words.length === 0) {
+        const aliases = Object.entries(ctx.app.config.aliases).map(([a, m]) => `${a} → ${m}`).join(", ");
+        return ctx.view.output(`Model: ${ctx.model()}. Change it with /model <name>; aliases: ${aliases}.`);
+      }
+      const model = resolveModel(line.words[0]!, ctx.app.config.aliases);
+      ctx.setModel(model);
+      return ctx.view.output(`Model is now ${model} for this session.`);
+    }
+    case "clear":
+      return await ctx.switchSession(undefined);
+    case "resume":
+      if (line.words.length === 0) {
+        await runSessionsList(ctx);
+        return;
+      }
+      return await ctx.switchSession(line.words[0]!);
+    case "exit":
+    case "quit":
+      return ctx.exit();
+    default:
+      throw usageError(`Unknown command /${line.name}.`, "Type /help for the commands.");
+  }
+}
+
+/** /resume without an id: the recent sessions of this folder, newest first. */
+async function runSessionsList(ctx: SlashContext): Promise<void> {
+  const { app } = ctx;
+  const dir = app.layout.projectDir(app.workspace);
+  let entries: { id: string; mtime: number }[] = [];
+  try {
+    for (const e of await app.ports.fs.readDir(dir)) {
+      if (!e.isFile || !e.name.startsWith("session-") || !e.name.endsWith(".jsonl")) continue;
+      const info = await app.ports.fs.stat(`${dir}/${e.name}`);
+      entries.push({ id: e.name.slice(0, -6), mtime: info?.mtimeMs ?? 0 });
+    }
+  } catch {
+    entries = [];
+  }
+  entries.sort((a, b) => b.mtime - a.mtime);
+  const recent = entries.filter((e) => e.id !== ctx.sessionId()).slice(0, 10);
+  if (recent.length === 0) return ctx.view.print("No earlier sessions in this folder.");
+  const rows = recent.map((e) =>
+    `  ${e.id}  ${new Date(e.mtime).toISOString().slice(0, 16).replace("T", " ")}`
+  );
+  ctx.view.print(`Recent sessions (continue one with /resume <id>):\n${rows.join("\n")}`);
+}

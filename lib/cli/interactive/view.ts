@@ -1,0 +1,295 @@
+// Owns what the interactive session shows, built from the runtime events every surface shares: the
+// scrolling log (prompts, the streamed answer as terminal Markdown, one line per tool call with its
+// result summary, one outcome line per finished child, notices, command output) and the live area
+// (one status line per running child, the "working" line). Pure apart from the clock: no terminal,
+// so tests feed recorded event streams and compare lines. Every model-, file- or child-controlled
+// string goes through terminalSafe before it is styled; every line fits the width it is given.
+
+import { type Component, Markdown, truncateToWidth, wrapTextWithAnsi } from "@mariozechner/pi-tui";
+import type { RuntimeEvent, SubagentInfo } from "../../protocol/events.ts";
+import { terminalSafe } from "../sanitize.ts";
+import { firstLine, toolLabel } from "../print_render.ts";
+import type { Theme } from "./theme.ts";
+
+/** Text from outside Blade, made safe and flat for one terminal line. */
+export function clean(text: string): string {
+  return terminalSafe(text).replace(/\t/g, "    ");
+}
+
+interface AnswerBlock {
+  kind: "answer";
+  md: Markdown;
+  text: string;
+}
+
+type Block = AnswerBlock | { kind: "lines"; lines: string[]; wrap: boolean };
+
+interface LiveChild {
+  info: SubagentInfo;
+  started: number;
+  tool: string | undefined;
+}
+
+const SPINNER = ["⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"];
+
+function seconds(ms: number): string {
+  const s = Math.max(0, Math.floor(ms / 1000));
+  return s < 60 ? `${s}s` : `${Math.floor(s / 60)}m${String(s % 60).padStart(2, "0")}s`;
+}
+
+/** A tool result as a few words: `42 lines`, `exit 1`, or its first line. */
+export function resultSummary(name: string, content: string, isError: boolean): string {
+  const text = content.trim();
+  if (isError) return firstLine(clean(text), 120);
+  if (name === "Read" || name === "Grep" || name === "Glob") {
+    const n = text === "" ? 0 : text.split("\n").length;
+    return `${n} line${n === 1 ? "" : "s"}`;
+  }
+  return text === "" ? "done" : firstLine(clean(text), 120);
+}
+
+export class SessionView {
+  #theme: Theme;
+  #now: () => number;
+  #blocks: Block[] = [];
+  #answer: AnswerBlock | undefined;
+  #children = new Map<string, LiveChild>();
+  #tools = new Map<string, { label: string; index: number }>();
+  #mainId: string | undefined;
+  #turnStarted: number | undefined;
+  #frame = 0;
+  /** Called after every change that needs a redraw. */
+  onChange: () => void = () => {};
+
+  constructor(theme: Theme, now: () => number) {
+    this.#theme = theme;
+    this.#now = now;
+  }
+
+  /** The scrolling log. */
+  readonly log: Component = {
+    render: (width) => this.#renderLog(width),
+    invalidate: () => {
+      for (const b of this.#blocks) if (b.kind === "answer") b.md.invalidate();
+    },
+  };
+
+  /** The live area below the log: running children and the working line. */
+  readonly status: Component = {
+    render: (width) => this.#renderStatus(width),
+    invalidate: () => {},
+  };
+
+  get busy(): boolean {
+    return this.#turnStarted !== undefined;
+  }
+
+  /** Running children shown in the live area (for /status). */
+  runningChildren(): SubagentInfo[] {
+    return [...this.#children.values()].map((c) => c.info);
+  }
+
+  /** Advances the spinner; elapsed times are read from the clock at render. */
+  tick(): void {
+    this.#frame = (this.#frame + 1) % SPINNER.length;
+  }
+
+  /** Lines printed by Blade itself (already safe); `wrap` wraps long ones instead of cutting them. */
+  print(text: string, options: { wrap?: boolean } = {}): void {
+    this.#endAnswer();
+    const lines = text.replace(/\n$/, "").split("\n");
+    this.#blocks.push({ kind: "lines", lines, wrap: options.wrap ?? true });
+    this.onChange();
+  }
+
+  /** Output of a slash command: plain text from Blade's own commands, which may quote file contents. */
+  output(text: string): void {
+    this.print(clean(text));
+  }
+
+  prompt(text: string): void {
+    const t = this.#theme;
+    const lines = clean(text).split("\n");
+    this.print(["", ...lines.map((l, i) => `${i === 0 ? t.accent("›") : " "} ${t.bold(l)}`)].join("\n"));
+  }
+
+  /** An earlier answer (a continued session's conversation), as terminal Markdown. */
+  answer(text: string): void {
+    this.#endAnswer();
+    const md = new Markdown(clean(text).trim(), 0, 0, this.#theme.markdown);
+    this.#blocks.push({ kind: "answer", md, text });
+    this.onChange();
+  }
+
+  notice(text: string): void {
+    this.print(this.#theme.warn(`◆ ${clean(text)}`));
+  }
+
+  error(text: string): void {
+    this.print(this.#theme.error(`✗ ${clean(text)}`));
+  }
+
+  turnStarted(): void {
+    this.#turnStarted = this.#now();
+    this.onChange();
+  }
+
+  turnEnded(): void {
+    this.#endAnswer();
+    this.#turnStarted = undefined;
+    this.onChange();
+  }
+
+  onEvent(event: RuntimeEvent): void {
+    this.#apply(event);
+    this.onChange();
+  }
+
+  #isMain(sessionId: string): boolean {
+    return this.#mainId === undefined || sessionId === this.#mainId;
+  }
+
+  #apply(event: RuntimeEvent): void {
+    const t = this.#theme;
+    switch (event.type) {
+      case "session_started":
+        if (event.depth === 0) this.#mainId = event.sessionId;
+        return;
+      case "text_delta": {
+        if (!this.#isMain(event.sessionId)) return;
+        if (this.#answer === undefined) {
+          const block: AnswerBlock = { kind: "answer", md: new Markdown("", 0, 0, t.markdown), text: "" };
+          this.#blocks.push(block);
+          this.#answer = block;
+        }
+        this.#answer.text += event.text;
+        this.#answer.md.setText(clean(this.#answer.text).trim());
+        return;
+      }
+      case "assistant_message":
+        if (this.#isMain(event.sessionId)) this.#endAnswer();
+        return;
+      case "tool_started": {
+        if (!this.#isMain(event.sessionId) || event.name === "Task") return;
+        this.#endAnswer();
+        const label = clean(toolLabel(event.name, event.input));
+        this.#blocks.push({ kind: "lines", lines: [`${t.dim("○")} ${label}`], wrap: false });
+        this.#tools.set(event.callId, { label, index: this.#blocks.length - 1 });
+        return;
+      }
+      case "tool_completed": {
+        if (!this.#isMain(event.sessionId)) return;
+        const summary = resultSummary(event.name, event.content, event.isError);
+        const known = this.#tools.get(event.callId);
+        this.#tools.delete(event.callId);
+        if (event.name === "Task" && !event.isError) return; // the child's own lines tell its story
+        const label = known?.label ?? clean(toolLabel(event.name, {}));
+        const line = event.isError
+          ? `${t.error("✗")} ${label} ${t.dim("·")} ${t.error(summary)}`
+          : `${t.ok("✓")} ${label} ${t.dim(`· ${summary}`)}`;
+        const block: Block = { kind: "lines", lines: [line], wrap: false };
+        if (known === undefined) this.#blocks.push(block);
+        else this.#blocks[known.index] = block;
+        return;
+      }
+      case "subagent_spawned":
+        this.#children.set(event.subagent.session_id, {
+          info: event.subagent,
+          started: this.#now(),
+          tool: undefined,
+        });
+        return;
+      case "subagent_event": {
+        const inner = event.event;
+        const child = this.#children.get(event.agentId);
+        if (child === undefined) return;
+        if (inner.type === "tool_started") child.tool = clean(toolLabel(inner.name, inner.input));
+        if (inner.type === "tool_completed") child.tool = undefined;
+        return;
+      }
+      case "subagent_completed": {
+        const child = this.#children.get(event.subagent.session_id);
+        this.#children.delete(event.subagent.session_id);
+        this.#endAnswer();
+        const took = child === undefined ? "" : ` ${t.dim(`(${seconds(this.#now() - child.started)})`)}`;
+        const mark = event.state === "completed" ? t.ok("↳") : t.error("↳");
+        const s = event.subagent;
+        const bg = s.background ? " [bg]" : "";
+        const head = `${mark} ${clean(s.subagent_type)}${bg} ${event.state}: ${clean(s.description)}`;
+        const summary = firstLine(clean(event.summary), 160);
+        this.#blocks.push({
+          kind: "lines",
+          lines: [`${head}${took}${summary === "" ? "" : t.dim(` · ${summary}`)}`],
+          wrap: false,
+        });
+        return;
+      }
+      case "retry":
+        if (!this.#isMain(event.sessionId)) return;
+        this.#blocks.push({
+          kind: "lines",
+          lines: [t.dim(`  (retrying the model request: ${clean(event.reason)}, attempt ${event.attempt})`)],
+          wrap: true,
+        });
+        return;
+      case "turn_aborted": {
+        if (!this.#isMain(event.sessionId)) return;
+        this.#endAnswer();
+        const line = event.cause === "cancelled" || event.cause === "interrupted"
+          ? t.warn("⏹ Interrupted: the turn was cancelled.")
+          : t.error(`✗ The turn failed: ${clean(event.reason ?? event.cause)}`);
+        this.#blocks.push({ kind: "lines", lines: [line], wrap: true });
+        return;
+      }
+      case "turn_started":
+      case "turn_completed":
+        return;
+      default: {
+        const never: never = event;
+        void never;
+      }
+    }
+  }
+
+  #endAnswer(): void {
+    this.#answer = undefined;
+  }
+
+  #renderLog(width: number): string[] {
+    const out: string[] = [];
+    for (const b of this.#blocks) {
+      if (b.kind === "answer") {
+        const text = b.md.render(width);
+        if (text.length > 0) out.push("", ...text);
+        continue;
+      }
+      for (const line of b.lines) {
+        if (b.wrap) out.push(...(line === "" ? [""] : wrapTextWithAnsi(line, width)));
+        else out.push(truncateToWidth(line, width));
+      }
+    }
+    return out;
+  }
+
+  #renderStatus(width: number): string[] {
+    const t = this.#theme;
+    const now = this.#now();
+    const lines: string[] = [];
+    for (const c of this.#children.values()) {
+      const parts = [
+        `${clean(c.info.subagent_type)}${c.info.background ? " [bg]" : ""}`,
+        clean(c.info.description),
+        seconds(now - c.started),
+        c.tool ?? "thinking",
+      ];
+      lines.push(truncateToWidth(t.dim(`  ${SPINNER[this.#frame]} ${parts.join(" · ")}`), width));
+    }
+    if (this.#turnStarted !== undefined) {
+      const elapsed = seconds(now - this.#turnStarted);
+      lines.push(
+        truncateToWidth(t.accent(`${SPINNER[this.#frame]} Working… ${elapsed} · Ctrl-C to interrupt`), width),
+      );
+    }
+    return lines.length === 0 ? [] : ["", ...lines];
+  }
+}

@@ -1,0 +1,23 @@
+// Owns making model-, file- and child-controlled text safe to put on a terminal: escape sequences
+// (CSI, OSC, DCS/APC/PM/SOS, two-byte ESC), C0 controls other than newline and tab, DEL, C1 controls
+// and lone carriage returns are removed, so such text can never move the cursor, retitle the window,
+// set a hyperlink, rewrite earlier lines or talk to the terminal. Pure. Blade's own styling is added
+// after sanitising, by the renderers.
+
+const SEQUENCES = new RegExp(
+  [
+    String.raw`\x1b\[[0-?]*[ -/]*[@-~]?`, // CSI (colours, cursor movement, erase, modes)
+    String.raw`\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?`, // OSC (title, hyperlink, clipboard)
+    String.raw`\x1b[PX^_][^\x1b]*(?:\x1b\\)?`, // DCS, SOS, PM, APC
+    String.raw`\x1b[ -/]*[0-~]?`, // two-byte ESC sequences and a lone ESC
+    String.raw`\x9b[0-?]*[ -/]*[@-~]?`, // C1 CSI
+    String.raw`[\x90\x98\x9d\x9e\x9f][^\x07\x1b\x9c]*(?:\x07|\x1b\\|\x9c)?`, // C1 strings
+  ].join("|"),
+  "g",
+);
+const CONTROLS = new RegExp(String.raw`[\x00-\x08\x0b-\x1f\x7f-\x9f]`, "g");
+
+/** `text` without anything a terminal would interpret; newlines and tabs are kept, `\r\n` becomes `\n`. */
+export function terminalSafe(text: string): string {
+  return text.replace(/\r\n/g, "\n").replace(SEQUENCES, "").replace(CONTROLS, "");
+}
