@@ -7,8 +7,8 @@ import type { SidecarRecord } from "../../lib/store/schema.ts";
 import type { TranscriptEvent } from "../../lib/protocol/events.ts";
 import { parseTranscript } from "../../lib/session/transcript.ts";
 
-const CONFIG = decodeURIComponent(new URL("../../deno.json", import.meta.url).pathname);
-const MAIN = decodeURIComponent(new URL("../../main.ts", import.meta.url).pathname);
+export const CONFIG = decodeURIComponent(new URL("../../deno.json", import.meta.url).pathname);
+export const MAIN = decodeURIComponent(new URL("../../main.ts", import.meta.url).pathname);
 
 /** The flags of the `blade` task in deno.json, so tests run Blade exactly as users do. */
 async function bladeFlags(): Promise<string[]> {
@@ -34,7 +34,8 @@ async function denoDir(): Promise<string> {
 
 let setup: Promise<{ flags: string[]; denoDir: string }> | undefined;
 
-function commandSetup(): Promise<{ flags: string[]; denoDir: string }> {
+/** The `blade` task's flags and the Deno cache folder (also used by the pseudo-terminal driver). */
+export function commandSetup(): Promise<{ flags: string[]; denoDir: string }> {
   return (setup ??= (async () => ({ flags: await bladeFlags(), denoDir: await denoDir() }))());
 }
 

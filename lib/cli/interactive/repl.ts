@@ -174,7 +174,7 @@ class Repl {
         this.#answer(undefined);
         return { consume: true };
       }
-      if (this.#busy !== undefined) {
+      if (this.#busy !== undefined && this.view.busy) {
         this.#interrupt();
         return { consume: true };
       }
@@ -184,7 +184,8 @@ class Repl {
 
   #ctrlC(): void {
     if (this.#question !== undefined) return this.#answer(undefined);
-    if (this.#busy !== undefined) return this.#interrupt();
+    // A notice check that has not started a turn yet is not something to interrupt.
+    if (this.#busy !== undefined && this.view.busy) return this.#interrupt();
     if (this.#editor.getText() !== "") {
       this.#editor.setText("");
       this.#lastCtrlC = -Infinity;
@@ -407,6 +408,11 @@ class Repl {
       // Wait for the running turn to write its end (turn_aborted) before the session is left.
       while (this.#busy !== undefined) await new Promise((r) => setTimeout(r, 10));
       const open = this.#open;
+      // The last frame is what stays on the terminal: the log, without the editor and live area.
+      this.#tui.removeChild(this.#editor);
+      this.#tui.removeChild(this.view.status);
+      this.#tui.requestRender();
+      await new Promise((r) => setTimeout(r, 50));
       this.#tui.stop();
       if (open !== undefined) {
         const cancelled = await this.#closeSession(open);

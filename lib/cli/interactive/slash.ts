@@ -66,9 +66,11 @@ export function completeSlash(
     description === undefined ? { value, label: value } : { value, label: value, description };
   let items: AutocompleteItem[] = [];
   if (words.length === 1) {
+    // The command word's prefix keeps its slash: Enter on such a suggestion completes and runs it.
     items = SLASH_COMMANDS.filter((c) => c.name.startsWith(prefix)).map((c) =>
-      item(c.name, `${c.args === "" ? "" : `${c.args} — `}${c.description}`)
+      item(`/${c.name}`, `${c.args === "" ? "" : `${c.args} — `}${c.description}`)
     );
+    return items.length === 0 ? undefined : { items, prefix: `/${prefix}` };
   } else {
     const spec = SLASH_COMMANDS.find((c) => c.name === words[0]);
     if (spec === undefined) return undefined;

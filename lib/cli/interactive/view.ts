@@ -5,7 +5,13 @@
 // so tests feed recorded event streams and compare lines. Every model-, file- or child-controlled
 // string goes through terminalSafe before it is styled; every line fits the width it is given.
 
-import { type Component, Markdown, truncateToWidth, wrapTextWithAnsi } from "@mariozechner/pi-tui";
+import {
+  type Component,
+  Markdown,
+  truncateToWidth,
+  visibleWidth,
+  wrapTextWithAnsi,
+} from "@mariozechner/pi-tui";
 import type { RuntimeEvent, SubagentInfo } from "../../protocol/events.ts";
 import { terminalSafe } from "../sanitize.ts";
 import { firstLine, toolLabel } from "../print_render.ts";
@@ -255,6 +261,13 @@ export class SessionView {
     this.#answer = undefined;
   }
 
+  /** One line cut to `width` with an ellipsis (no reset codes added when colour is off). */
+  #fit(line: string, width: number): string {
+    if (visibleWidth(line) <= width) return line;
+    const cut = truncateToWidth(line, width, "…");
+    return this.#theme.color ? cut : cut.replaceAll("\x1b[0m", "");
+  }
+
   #renderLog(width: number): string[] {
     const out: string[] = [];
     for (const b of this.#blocks) {
@@ -265,7 +278,7 @@ export class SessionView {
       }
       for (const line of b.lines) {
         if (b.wrap) out.push(...(line === "" ? [""] : wrapTextWithAnsi(line, width)));
-        else out.push(truncateToWidth(line, width));
+        else out.push(this.#fit(line, width));
       }
     }
     return out;
@@ -282,12 +295,12 @@ export class SessionView {
         seconds(now - c.started),
         c.tool ?? "thinking",
       ];
-      lines.push(truncateToWidth(t.dim(`  ${SPINNER[this.#frame]} ${parts.join(" · ")}`), width));
+      lines.push(this.#fit(t.dim(`  ${SPINNER[this.#frame]} ${parts.join(" · ")}`), width));
     }
     if (this.#turnStarted !== undefined) {
       const elapsed = seconds(now - this.#turnStarted);
       lines.push(
-        truncateToWidth(t.accent(`${SPINNER[this.#frame]} Working… ${elapsed} · Ctrl-C to interrupt`), width),
+        this.#fit(t.accent(`${SPINNER[this.#frame]} Working… ${elapsed} · Ctrl-C to interrupt`), width),
       );
     }
     return lines.length === 0 ? [] : ["", ...lines];

@@ -1,0 +1,50 @@
+import { describe, it } from "node:test";
+import assert from "node:assert/strict";
+import { completeSlash, parseSlash, slashAutocomplete } from "./slash.ts";
+
+const AGENTS = ["Explore", "code-reviewer"];
+const MODES = ["default", "autoEdit", "yolo", "plan"];
+const values = (before: string) => completeSlash(before, AGENTS, MODES)?.items.map((i) => i.value);
+
+describe("parseSlash", () => {
+  const cases: [string, ReturnType<typeof parseSlash>][] = [
+    ["/help", { name: "help", words: [], rest: "" }],
+    ["  /Tasks stop agent-1 ", { name: "tasks", words: ["stop", "agent-1"], rest: "stop agent-1" }],
+    ["/tasks resume agent-1 go on\nplease", {
+      name: "tasks",
+      words: ["resume", "agent-1", "go", "on", "please"],
+      rest: "resume agent-1 go on\nplease",
+    }],
+    ["explain /etc/hosts", undefined],
+    ["/", undefined],
+    ["//x", undefined],
+  ];
+  for (const [line, want] of cases) it(JSON.stringify(line), () => assert.deepEqual(parseSlash(line), want));
+});
+
+describe("completeSlash", () => {
+  const cases: [string, string[] | undefined][] = [
+    ["/", ["/help", "/agents", "/tasks", "/permissions", "/model", "/status", "/clear", "/resume", "/exit"]],
+    ["/ta", ["/tasks"]],
+    ["/tasks ", ["list", "output", "stop", "resume", "clean"]],
+    ["/tasks s", ["stop"]],
+    ["/agents show ", ["Explore", "code-reviewer"]],
+    ["/agents show co", ["code-reviewer"]],
+    ["/agents list ", undefined],
+    ["/permissions a", ["autoEdit"]],
+    ["/nothing ", undefined],
+    ["hello /ta", undefined],
+  ];
+  for (const [before, want] of cases) {
+    it(JSON.stringify(before), () => assert.deepEqual(values(before), want));
+  }
+
+  it("applies a completion in place and leaves the cursor after it", () => {
+    const provider = slashAutocomplete(() => AGENTS, MODES);
+    const applied = provider.applyCompletion(["/agents show co"], 0, 15, {
+      value: "code-reviewer",
+      label: "",
+    }, "co");
+    assert.deepEqual(applied, { lines: ["/agents show code-reviewer "], cursorLine: 0, cursorCol: 27 });
+  });
+});

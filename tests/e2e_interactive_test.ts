@@ -1,0 +1,267 @@
+// End-to-end tests of the interactive session: the real CLI in a real pseudo-terminal (tmux) against
+// the fake Anthropic server (children's answers are held until the test has seen their status line)
+// and the scripted provider. Screens are compared with snapshots after ids and timings are replaced.
+
+import assert from "node:assert/strict";
+import { bladeSandbox, readSidecars, runBlade, transcriptPath } from "./support/blade.ts";
+import { BladeTerminal, stableScreen } from "./support/terminal.ts";
+import {
+  fakeHang,
+  fakeTurn,
+  type RecordedRequest,
+  startFakeAnthropicServer,
+} from "../lib/testing/fake_anthropic_server.ts";
+import type { AnthropicRequestBody } from "../lib/provider/anthropic_wire.ts";
+import { parseTranscript } from "../lib/session/transcript.ts";
+import type { TranscriptEvent } from "../lib/protocol/events.ts";
+
+function textsOf(body: AnthropicRequestBody, role: "user" | "assistant"): string[] {
+  return body.messages.filter((m) => m.role === role).flatMap((m) =>
+    m.content.flatMap((b) => (b.type === "text" ? [b.text] : []))
+  );
+}
+
+function firstUserText(request: RecordedRequest<AnthropicRequestBody>): string {
+  return textsOf(request.body, "user")[0] ?? "";
+}
+
+function answers(request: RecordedRequest<AnthropicRequestBody>): number {
+  return request.body.messages.filter((m) => m.role === "assistant").length;
+}
+
+/** A promise the test resolves when it wants a held model answer to go out. */
+function gate(): { wait: Promise<void>; open: () => void } {
+  let open = () => {};
+  const wait = new Promise<void>((resolve) => (open = resolve));
+  return { wait, open };
+}
+
+async function events(path: string): Promise<TranscriptEvent[]> {
+  return parseTranscript(await Deno.readTextFile(path)).events;
+}
+
+function sessionIdOn(screen: string): string {
+  const m = /blade --resume (session-[A-Za-z0-9_-]{21})/.exec(screen);
+  assert.ok(m !== null, `no resume hint on the screen:\n${screen}`);
+  return m[1]!;
+}
+
+/** The editor's lines: what sits between the last two horizontal rules of the screen. */
+function editorLines(screen: string): string[] {
+  const lines = screen.split("\n");
+  const rules = lines.flatMap((l, i) => (/^─+$/.test(l) ? [i] : []));
+  if (rules.length < 2) return [];
+  return lines.slice(rules.at(-2)! + 1, rules.at(-1)!).map((l) => l.trim()).filter((l) => l !== "");
+}
+
+const snapshot = (t: Deno.TestContext, text: string) => t.assertSnapshot(text, { serializer: (s) => s });
+
+Deno.test("interactive: not on a terminal and no -p is a usage error that points to -p", async () => {
+  await using sandbox = await bladeSandbox();
+  const r = await sandbox.run([]);
+  assert.equal(r.code, 2);
+  assert.match(r.stderr, /Not on a terminal.*Use print mode \(-p\)/);
+  const withPrompt = await runBlade(["explain this repository"], {
+    cwd: sandbox.workspace,
+    env: sandbox.env,
+  });
+  assert.equal(withPrompt.code, 2);
+});
+
+Deno.test("interactive: a delegating prompt shows the child's live status line, then its outcome; /tasks, /tasks output, /exit", async (t) => {
+  await using sandbox = await bladeSandbox();
+  const child = gate();
+  await using server = startFakeAnthropicServer({
+    handler: async (request) => {
+      const first = firstUserText(request);
+      if (first.startsWith("Find where the config is loaded")) {
+        await child.wait;
+        return fakeTurn({ text: "The config is loaded in lib/config/config.ts." });
+      }
+      if (answers(request) === 0) {
+        return fakeTurn({
+          text: "I'll ask the Explore agent.",
+          toolCalls: [{
+            name: "Task",
+            input: {
+              subagent_type: "Explore",
+              description: "find the config loader",
+              prompt: "Find where the config is loaded.",
+            },
+          }],
+        });
+      }
+      return fakeTurn({ text: "The **config** is loaded in `lib/config/config.ts`." });
+    },
+  });
+  await using term = await BladeTerminal.start(["--model", "claude-test"], {
+    cwd: sandbox.workspace,
+    env: { ...sandbox.env, NO_COLOR: "1", ANTHROPIC_BASE_URL: server.url, ANTHROPIC_API_KEY: "test-key" },
+  });
+  await term.waitFor("/help for commands");
+  await term.type("Where is the config loaded?");
+  await term.press("Enter");
+  const live = await term.waitFor(/Explore · find the config loader · \d+s · thinking/);
+  assert.match(live, /Working…/);
+  child.open();
+  const done = await term.waitFor("The config is loaded in lib/config/config.ts.");
+  assert.doesNotMatch(
+    await term.screen(),
+    /Explore · find the config loader · \d+s/,
+    "the status line is gone",
+  );
+  assert.match(done, /↳ Explore completed: find the config loader/);
+  await term.waitFor((s) => !s.includes("Working…"), { visibleOnly: true });
+  const [record] = await readSidecars(sandbox.storage);
+  assert.ok(record !== undefined);
+
+  await term.type("/tasks");
+  await term.press("Enter");
+  await term.waitFor("1 run: 1 completed");
+  await term.type(`/tasks output ${record.id}`);
+  await term.press("Enter");
+  await term.waitFor(/OK agent-\S+ \(Explore\): find the config loader/);
+  await term.type("/exit");
+  await term.press("Enter");
+  assert.equal(await term.exitCode(), 0);
+  const final = await term.history();
+  const id = sessionIdOn(final);
+  await snapshot(t, stableScreen(final, { [sandbox.workspace]: "<workspace>" }));
+  const types = (await events(transcriptPath(sandbox, id))).map((e) => e.type);
+  assert.equal(types.filter((x) => x === "turn_completed").length, 1);
+});
+
+Deno.test("interactive: a background child's notice arrives while the prompt is idle and starts a turn", async () => {
+  await using sandbox = await bladeSandbox();
+  const child = gate();
+  await using server = startFakeAnthropicServer({
+    handler: async (request) => {
+      const first = firstUserText(request);
+      if (first.startsWith("Audit the API module")) {
+        await child.wait;
+        return fakeTurn({ text: "AUDIT-RESULT: the API is fine." });
+      }
+      if (answers(request) === 0) {
+        return fakeTurn({
+          text: "Starting the audit in the background.",
+          toolCalls: [{
+            name: "Task",
+            input: {
+              subagent_type: "general-purpose",
+              description: "audit the API",
+              prompt: "Audit the API module.",
+              run_in_background: true,
+            },
+          }],
+        });
+      }
+      const notices = textsOf(request.body, "user").join("\n");
+      return fakeTurn({
+        text: notices.includes("AUDIT-RESULT")
+          ? "The background audit says the API is fine."
+          : "Audit is running.",
+      });
+    },
+  });
+  await using term = await BladeTerminal.start([], {
+    cwd: sandbox.workspace,
+    env: { ...sandbox.env, NO_COLOR: "1", ANTHROPIC_BASE_URL: server.url, ANTHROPIC_API_KEY: "test-key" },
+  });
+  await term.waitFor("/help for commands");
+  await term.type("Audit the API in the background");
+  await term.press("Enter");
+  await term.waitFor("Audit is running.");
+  await term.waitFor(/general-purpose \[bg\] · audit the API · \d+s/);
+  await term.waitFor((s) => !s.includes("Working…"), { visibleOnly: true });
+  child.open();
+  const after = await term.waitFor("The background audit says the API is fine.");
+  assert.match(after, /↳ general-purpose \[bg\] completed: audit the API/);
+  assert.match(after, /◆ Background task finished — general-purpose agent-\S+ completed: audit the API/);
+  await term.press("C-d");
+  assert.equal(await term.exitCode(), 0);
+  const id = sessionIdOn(await term.history());
+  const log = await events(transcriptPath(sandbox, id));
+  const delivered = log.filter((e) => e.type === "message_created" && e.data.inboxId !== undefined);
+  const acked = log.flatMap((e) => (e.type === "inbox_acknowledged" ? e.data.inboxIds : []));
+  assert.equal(delivered.length, 1, "the notice is written once");
+  assert.equal(acked.length, 1, "and acknowledged once");
+});
+
+Deno.test("interactive: Ctrl-C mid-turn cancels it (turn_aborted cancelled) and the prompt comes back", async () => {
+  await using sandbox = await bladeSandbox();
+  await using server = startFakeAnthropicServer({
+    // The first request never answers (until the server closes); the next one does.
+    handler: (_request, index) => (index === 0 ? fakeHang() : fakeTurn({ text: "Still here." })),
+  });
+  await using term = await BladeTerminal.start([], {
+    cwd: sandbox.workspace,
+    env: { ...sandbox.env, NO_COLOR: "1", ANTHROPIC_BASE_URL: server.url, ANTHROPIC_API_KEY: "test-key" },
+  });
+  await term.waitFor("/help for commands");
+  await term.type("hang please");
+  await term.press("Enter");
+  await term.waitFor("Working…");
+  await term.press("C-c");
+  await term.waitFor("Interrupted: the turn was cancelled.");
+  await term.waitFor((s) => !s.includes("Working…"), { visibleOnly: true });
+  await term.type("are you there?");
+  await term.press("Enter");
+  await term.waitFor("Still here.");
+  await term.waitFor((s) => !s.includes("Working…"), { visibleOnly: true });
+  await term.press("C-c");
+  await term.waitFor("Press Ctrl-C again to exit");
+  await term.press("C-c");
+  assert.equal(await term.exitCode(), 0);
+  const id = sessionIdOn(await term.history());
+  const log = await events(transcriptPath(sandbox, id));
+  const aborted = log.filter((e) => e.type === "turn_aborted");
+  assert.deepEqual(aborted.map((e) => e.type === "turn_aborted" && e.data.cause), ["cancelled"]);
+  assert.equal(log.filter((e) => e.type === "turn_completed").length, 1);
+});
+
+Deno.test("interactive: /agents, history that survives a restart (0600), and a multi-line prompt", async (t) => {
+  await using sandbox = await bladeSandbox();
+  const script = await sandbox.write(
+    "script.yaml",
+    `agents:\n  main:\n    - repeat_last: true\n      turns:\n        - text: "Noted."\n`,
+  );
+  const start = () =>
+    BladeTerminal.start(["--provider", "scripted", "--script", script], {
+      cwd: sandbox.workspace,
+      env: { ...sandbox.env, NO_COLOR: "1" },
+      columns: 60,
+    });
+  {
+    await using term = await start();
+    await term.waitFor("/help for commands");
+    await term.type("/agents");
+    await term.press("Enter");
+    await term.waitFor("Built-in agents");
+    await term.type("first line \\");
+    await term.press("Enter");
+    await term.type("second line");
+    await term.press("Enter");
+    await term.waitFor("Noted.");
+    await snapshot(t, stableScreen(await term.history(), { [sandbox.workspace]: "<workspace>" }));
+    await term.press("C-d");
+    assert.equal(await term.exitCode(), 0);
+  }
+  const files = [...Deno.readDirSync(`${sandbox.storage}/projects`)];
+  const historyFile = `${sandbox.storage}/projects/${files[0]!.name}/prompt-history.json`;
+  assert.equal(Deno.statSync(historyFile).mode! & 0o777, 0o600);
+  await using again = await start();
+  await again.waitFor("/help for commands");
+  await again.press("Up");
+  assert.deepEqual(editorLines(await again.waitFor("second line", { visibleOnly: true })), [
+    "first line",
+    "second line",
+  ]);
+  // Up moves through the lines of a multi-line entry first, then to the older entry (and stays there).
+  await again.press("Up", "Up", "Up");
+  await again.waitFor((s) => editorLines(s).join("\n") === "/agents", { visibleOnly: true });
+  // Ctrl-C first clears the typed text; twice more at the empty prompt leaves.
+  await again.press("C-c");
+  await again.waitFor((s) => editorLines(s).length === 0, { visibleOnly: true });
+  await again.press("C-c", "C-c");
+  assert.equal(await again.exitCode(), 0);
+});

@@ -1,0 +1,158 @@
+// End-to-end test helper: runs the real `blade` CLI (the `blade` task's scoped flags) inside a real
+// pseudo-terminal — a private tmux server per test — so the interactive session sees a TTY on stdin
+// and stdout. Tests type with `type`/`press`, read the rendered screen with `screen()` and wait for
+// content with `waitFor` (bounded polling, generous limits for a loaded machine; never a fixed sleep).
+
+import { commandSetup, CONFIG, MAIN } from "./blade.ts";
+
+export interface TerminalOptions {
+  cwd: string;
+  /** The whole environment of Blade (sealed: nothing else is passed). */
+  env: Record<string, string>;
+  columns?: number;
+  rows?: number;
+}
+
+const quote = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
+
+async function tmux(socket: string, args: string[]): Promise<string> {
+  const out = await new Deno.Command("tmux", {
+    args: ["-L", socket, "-f", "/dev/null", ...args],
+    stdout: "piped",
+    stderr: "piped",
+  })
+    .output();
+  if (!out.success) {
+    throw new Error(`tmux ${args[0]} failed: ${new TextDecoder().decode(out.stderr).trim()}`);
+  }
+  return new TextDecoder().decode(out.stdout);
+}
+
+export class BladeTerminal implements AsyncDisposable {
+  readonly #socket: string;
+  readonly #exitFile: string;
+  #closed = false;
+
+  private constructor(socket: string, exitFile: string) {
+    this.#socket = socket;
+    this.#exitFile = exitFile;
+  }
+
+  /** Starts `blade <args>` in a fresh terminal of `columns`×`rows` (default 100×40). */
+  static async start(args: string[], options: TerminalOptions): Promise<BladeTerminal> {
+    const { flags, denoDir } = await commandSetup();
+    const socket = `blade-test-${crypto.randomUUID().slice(0, 8)}`;
+    const exitFile = await Deno.makeTempFile({ prefix: "blade-tty-exit-" });
+    await Deno.remove(exitFile);
+    const env = { TERM: "xterm-256color", DENO_DIR: denoDir, ...options.env };
+    const command = [
+      "env",
+      "-i",
+      ...Object.entries(env).map(([k, v]) => `${k}=${v}`),
+      Deno.execPath(),
+      "run",
+      ...flags,
+      "--config",
+      CONFIG,
+      MAIN,
+      ...args,
+    ].map(quote).join(" ");
+    // The pane stays after Blade exits, so the last screen can still be read.
+    const script = `cd ${quote(options.cwd)} && ${command}; echo $? > ${quote(exitFile)}; sleep 600`;
+    await tmux(socket, [
+      "new-session",
+      "-d",
+      "-x",
+      String(options.columns ?? 100),
+      "-y",
+      String(options.rows ?? 40),
+      "sh",
+      "-c",
+      script,
+    ]);
+    return new BladeTerminal(socket, exitFile);
+  }
+
+  /** Types text literally (no key names). */
+  async type(text: string): Promise<void> {
+    await tmux(this.#socket, ["send-keys", "-l", text]);
+  }
+
+  /** Presses keys by tmux name: Enter, C-c, C-d, Escape, Up, Tab, … */
+  async press(...keys: string[]): Promise<void> {
+    for (const key of keys) await tmux(this.#socket, ["send-keys", key]);
+  }
+
+  /** Pastes text as a terminal paste (bracketed when the application asked for it). */
+  async paste(text: string): Promise<void> {
+    await tmux(this.#socket, ["set-buffer", "--", text]);
+    await tmux(this.#socket, ["paste-buffer", "-p"]);
+  }
+
+  /** The visible screen, trailing blanks removed. */
+  async screen(): Promise<string> {
+    const text = await tmux(this.#socket, ["capture-pane", "-p"]);
+    return text.split("\n").map((l) => l.trimEnd()).join("\n").trimEnd();
+  }
+
+  /** Everything printed so far, scrollback included. */
+  async history(): Promise<string> {
+    const text = await tmux(this.#socket, ["capture-pane", "-p", "-S", "-", "-E", "-"]);
+    return text.split("\n").map((l) => l.trimEnd()).join("\n").trimEnd();
+  }
+
+  /**
+   * Polls until `want` matches the output (scrollback included; `visibleOnly`: the screen as it is now,
+   * for "has gone" checks); fails with the screen after `timeoutMs` (default 60 s).
+   */
+  async waitFor(
+    want: string | RegExp | ((screen: string) => boolean),
+    options: { timeoutMs?: number; visibleOnly?: boolean } = {},
+  ): Promise<string> {
+    const timeoutMs = options.timeoutMs ?? 60_000;
+    const test = typeof want === "function"
+      ? want
+      : typeof want === "string"
+      ? (s: string) => s.includes(want)
+      : (s: string) => want.test(s);
+    const deadline = Date.now() + timeoutMs;
+    let last = "";
+    while (Date.now() < deadline) {
+      last = options.visibleOnly === true ? await this.screen() : await this.history();
+      if (test(last)) return last;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    throw new Error(`timed out waiting for ${String(want)}; the terminal shows:\n${last}`);
+  }
+
+  /** Waits until Blade has exited and returns its exit code. */
+  async exitCode(timeoutMs = 60_000): Promise<number> {
+    const deadline = Date.now() + timeoutMs;
+    while (Date.now() < deadline) {
+      try {
+        const text = (await Deno.readTextFile(this.#exitFile)).trim();
+        if (text !== "") return Number(text);
+      } catch { /* not yet */ }
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    throw new Error(`blade did not exit; the terminal shows:\n${await this.history()}`);
+  }
+
+  async [Symbol.asyncDispose](): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
+    await tmux(this.#socket, ["kill-server"]).catch(() => {});
+    await Deno.remove(this.#exitFile).catch(() => {});
+  }
+}
+
+/** The screen without what changes between runs: ids, elapsed times, spinner frames, temp paths. */
+export function stableScreen(text: string, replace: Record<string, string> = {}): string {
+  let out = text;
+  for (const [from, to] of Object.entries(replace)) out = out.split(from).join(to);
+  return out
+    .replace(/session-[A-Za-z0-9_-]{21}/g, "session-<id>")
+    .replace(/agent-[A-Za-z0-9_-]{8,}/g, "agent-<id>")
+    .replace(/\b\d+m\d{2}s\b|\b\d+s\b/g, "<t>")
+    .replace(/[⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏]/g, "⠿");
+}
