@@ -47,11 +47,6 @@ export const LAYER_RULES: LayerRules = {
     },
     {
       rule: "deno",
-      key: "lib/manager/child_runner.ts: Deno.build",
-      reason: "TODO(#10 item 6): Env.platform()",
-    },
-    {
-      rule: "deno",
       key: "lib/tools/test_support.ts: Deno.realPath",
       reason: "TODO(#10 item 11): test support moves to lib/testing/",
     },

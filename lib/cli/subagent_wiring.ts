@@ -64,6 +64,7 @@ async function childRunner(app: App): Promise<ChildRunner> {
     layout: app.layout,
     provider: withStallTimeout(await app.providerConfig(), app.config.subagentStallTimeoutMs),
     maxTokens: app.config.maxTokens,
+    platform: app.ports.env.platform(),
     secrets: secretsOf(app.config),
     extraReadDirs: home === undefined ? [] : [`${home}/.claude/agents`],
     ...(home === undefined ? {} : { home }),

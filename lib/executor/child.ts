@@ -11,11 +11,9 @@ import { userText } from "../protocol/messages.ts";
 import type { StorageLayout } from "../config/storage.ts";
 import type { ConfigSnapshot } from "../store/schema.ts";
 import type { AnyTool, ToolResult } from "../tools/tool.ts";
-import type { PermissionMode } from "../protocol/permission_mode.ts";
 import { TranscriptWriter } from "../session/transcript.ts";
-import { buildSystemPrompt } from "../session/system_prompt.ts";
 import { resolveChildTools } from "../registry/child_tools.ts";
-import { AgentLoop } from "./loop.ts";
+import { sessionLoop } from "./session_loop.ts";
 import type { RuleSet, ToolRule } from "../protocol/tool_rule.ts";
 import { rulesOf, type RuleTexts } from "../permissions/run_rules.ts";
 import { describeError } from "../errors.ts";
@@ -127,38 +125,25 @@ export async function runChild(deps: ChildDeps, spec: ChildSpec, signal: AbortSi
       : {
         then: (ok, error) => Promise.resolve(available).then((all) => childTools(spec, all)).then(ok, error),
       };
-    const mode: PermissionMode = spec.config.permissionMode;
-    const system = buildSystemPrompt({
-      workspaceRoot: spec.workspaceRoot,
-      platform: deps.platform,
-      date: new Date(ports.clock.now()).toISOString().slice(0, 10),
-      trusted: spec.trusted,
-      mode,
-      append: [spec.config.systemPrompt],
-    });
-    deps.emit({
-      type: "session_started",
-      sessionId: spec.id,
-      agentType: spec.subagentType,
-      model: spec.config.model,
-      depth: spec.depth,
-    });
-    const loop = new AgentLoop({
+    const loop = sessionLoop({
       ports,
       provider: deps.provider,
       transcript,
       tools,
       ...(spec.toolSpecs === undefined ? {} : { specs: spec.toolSpecs }),
-      system,
+      sessionId: spec.id,
+      agentType: spec.subagentType,
+      depth: spec.depth,
       model: spec.config.model,
       maxTokens: deps.maxTokens,
-      meta: { sessionId: spec.id, agentType: spec.subagentType, depth: spec.depth },
-      trusted: spec.trusted,
-      mode,
-      ...childRules(spec),
+      platform: deps.platform,
       workspaceRoot: spec.workspaceRoot,
       storageRoot: deps.layout.root,
+      trusted: spec.trusted,
+      mode: spec.config.permissionMode,
+      ...childRules(spec),
       emit: deps.emit,
+      prompt: { append: [spec.config.systemPrompt] },
       ...(spec.config.maxTurns === null ? {} : { maxTurns: spec.config.maxTurns }),
     }, { messages: spec.initialMessages ?? [], turns: 0 });
     // session_created goes in the same durable batch as the first turn (one fsync fewer per child).

@@ -1,7 +1,8 @@
-// Owns the agent loop of one session (SPEC §3): a turn sends the conversation to the provider,
-// persists the answer and its tool calls (with durable ids) before running them, runs the tools
-// through the permission gate, and repeats until the model stops, fails, is cancelled or reaches
-// maxTurns. Every state change is written to the transcript before it is reported. Never prints.
+// Owns the agent loop of one session (SPEC §3): a turn sends the conversation to the provider
+// (model_turn.ts), persists the answer and its tool calls (with durable ids) before running them,
+// runs the tools (tool_runner.ts: validation, permission gate, `beforeToolCall`), and repeats until
+// the model stops, fails, is cancelled or reaches maxTurns. Every state change is written to the
+// transcript (events built by session/events.ts) before it is reported. Never prints.
 
 import {
   addUsage,
@@ -14,7 +15,7 @@ import {
   type Usage,
   userText,
 } from "../protocol/messages.ts";
-import type { Provider, ProviderError, RequestMeta, StopReason } from "../protocol/provider.ts";
+import type { Provider, ProviderError, RequestMeta } from "../protocol/provider.ts";
 import type {
   NewTranscriptEvent,
   RuntimeEventSink,
@@ -22,14 +23,14 @@ import type {
   TurnAbortCause,
 } from "../protocol/events.ts";
 import type { TranscriptWriter } from "../session/transcript.ts";
+import { deliveryEvents, messageEvents, turnAbortedEvent, turnCompletedEvents } from "../session/events.ts";
 import type { Ports } from "../sys/mod.ts";
-import type { AnyTool, ToolContext, ToolResult } from "../tools/tool.ts";
-import { decide } from "../permissions/gate.ts";
-import { pathArgument, type RuleSet, type ToolRule } from "../protocol/tool_rule.ts";
-import { canonicalPath, resolveToolPath } from "../tools/paths.ts";
+import type { AnyTool, ToolResult } from "../tools/tool.ts";
+import type { RuleSet, ToolRule } from "../protocol/tool_rule.ts";
 import type { PermissionMode } from "../protocol/permission_mode.ts";
-import { describeError } from "../errors.ts";
 import type { Delivery, PendingWork } from "../protocol/delivery.ts";
+import { type ModelAnswer, modelTurn } from "./model_turn.ts";
+import { type BeforeToolCall, ToolRunner } from "./tool_runner.ts";
 
 export interface LoopOptions {
   ports: Ports;
@@ -64,6 +65,8 @@ export interface LoopOptions {
    * (the corrective retries of StructuredOutput), or undefined to end it.
    */
   followUp?: () => string | undefined;
+  /** A gate after the permission gate (deny beats allow), for checks the session adds. */
+  beforeToolCall?: BeforeToolCall;
 }
 
 export type RunStatus = "completed" | "failed" | "cancelled";
@@ -100,38 +103,18 @@ export interface TurnInput {
   prelude?: NewTranscriptEvent[];
 }
 
-let partCounter = 0;
-
-function partId(ids: Ports["ids"]): string {
-  return `part-${ids.random21()}-${++partCounter}`;
-}
-
-/** The events that persist one message with all its parts, in one batch. */
-export function messageEvents(
-  ids: Ports["ids"],
-  message: Message,
-  extra: { inboxId?: string; parts?: TranscriptPart[]; final?: boolean; adopted?: boolean } = {},
-): NewTranscriptEvent[] {
-  const messageId = `msg-${ids.random21()}`;
-  const created: NewTranscriptEvent = {
-    type: "message_created",
-    data: {
-      messageId,
-      role: message.role,
-      ...(message.hidden === true ? { hidden: true } : {}),
-      ...(extra.inboxId === undefined ? {} : { inboxId: extra.inboxId }),
-      ...(extra.final === true ? { final: true as const } : {}),
-      ...(extra.adopted === true ? { adopted: true as const } : {}),
-    },
-  };
-  const parts: TranscriptPart[] = [...message.content, ...(extra.parts ?? [])];
-  return [
-    created,
-    ...parts.map((part): NewTranscriptEvent => ({
-      type: "part_created",
-      data: { messageId, partId: partId(ids), part },
-    })),
-  ];
+/** What one `run()` accumulates until it ends. */
+interface TurnState {
+  turn: number;
+  started: number;
+  startRequests: number;
+  usage: Usage;
+  toolCalls: number;
+  toolResults: RunResult["toolResults"];
+  /** Inbox ids this turn's `turn_completed` acknowledges. */
+  acknowledge: string[];
+  /** Index in `messages` of this run's first message (its final text is looked for from there). */
+  firstOfRun: number;
 }
 
 /**
@@ -141,6 +124,7 @@ export function messageEvents(
 export class AgentLoop {
   readonly messages: Message[];
   #o: LoopOptions;
+  #tools: ToolRunner;
   #turn: number;
   #specs: ToolSpec[] | undefined;
   #modelRequests = 0;
@@ -149,6 +133,19 @@ export class AgentLoop {
     this.#o = options;
     this.messages = [...history.messages];
     this.#turn = history.turns;
+    this.#tools = new ToolRunner({
+      ports: options.ports,
+      tools: options.tools,
+      sessionId: options.meta.sessionId,
+      workspaceRoot: options.workspaceRoot,
+      storageRoot: options.storageRoot,
+      trusted: options.trusted,
+      mode: options.mode,
+      rules: options.rules,
+      ...(options.limits === undefined ? {} : { limits: options.limits }),
+      emit: options.emit,
+      ...(options.beforeToolCall === undefined ? {} : { beforeToolCall: options.beforeToolCall }),
+    });
   }
 
   get turn(): number {
@@ -170,373 +167,196 @@ export class AgentLoop {
   /** Changes the permission mode or model for the next turns (the interactive /permissions, /model). */
   configure(change: { mode?: PermissionMode; model?: string }): void {
     this.#o = { ...this.#o, ...change };
+    if (change.mode !== undefined) this.#tools.configure({ mode: change.mode });
   }
 
-  #loaded: readonly AnyTool[] | undefined;
-
-  /** The tools, once loaded (see LoopOptions.tools). */
-  async #tools(): Promise<readonly AnyTool[]> {
-    return this.#loaded ??= await this.#o.tools;
-  }
-
-  /** A tool by name; undefined also while the tools are still loading (only stream-time hints ask then). */
-  #toolByName(name: string): AnyTool | undefined {
-    const tools = this.#loaded ?? (Array.isArray(this.#o.tools) ? this.#o.tools : undefined);
-    return tools?.find((t) => t.name === name);
-  }
-
+  /** One user turn, as the lifecycle in ARCHITECTURE.md: open, ask, persist, run tools, repeat. */
   async run(input: TurnInput, signal: AbortSignal): Promise<RunResult> {
     const o = this.#o;
-    const { clock, ids } = o.ports;
-    const started = clock.now();
-    const turn = ++this.#turn;
-    let usage = emptyUsage();
-    let toolCalls = 0;
-    const toolResults: RunResult["toolResults"] = [];
-    const startRequests = this.#modelRequests;
-    const acknowledge = [...(input.acknowledge ?? [])];
-    const opening: NewTranscriptEvent[] = [...(input.prelude ?? []), {
-      type: "turn_started",
-      data: { turn },
-    }];
-    for (const m of input.messages) opening.push(...messageEvents(ids, m));
-    for (const d of input.deliveries ?? []) {
-      opening.push(...messageEvents(ids, d.message, { inboxId: d.inboxId, parts: d.parts }));
-      acknowledge.push(d.inboxId);
-    }
-    await o.transcript.append(opening);
-    const firstOfRun = this.messages.length;
-    this.messages.push(...input.messages, ...(input.deliveries ?? []).map((d) => d.message));
-    o.emit({ type: "turn_started", sessionId: o.meta.sessionId, turn });
-
-    const finish = async (
-      status: RunStatus,
-      error?: RunError,
-      cause?: TurnAbortCause,
-    ): Promise<RunResult> => {
-      const durationMs = clock.now() - started;
-      if (status === "completed") {
-        const events: NewTranscriptEvent[] = [{
-          type: "turn_completed",
-          data: { turn, turns: this.#modelRequests - startRequests, toolCalls, durationMs, usage },
-        }];
-        if (acknowledge.length > 0) {
-          events.push({ type: "inbox_acknowledged", data: { inboxIds: acknowledge } });
-        }
-        await o.transcript.append(events);
-        if (acknowledge.length > 0) await o.pending?.acknowledged(acknowledge);
-        o.emit({ type: "turn_completed", sessionId: o.meta.sessionId, turn, usage });
-      } else {
-        const reason = error?.type === "max_turns_exceeded" ? "max_turns_exceeded" : error?.message;
-        await o.transcript.append([{
-          type: "turn_aborted",
-          data: reason === undefined
-            ? { turn, cause: cause ?? "failed" }
-            : { turn, cause: cause ?? "failed", reason },
-        }]);
-        o.emit({
-          type: "turn_aborted",
-          sessionId: o.meta.sessionId,
-          turn,
-          cause: cause ?? "failed",
-          ...(reason === undefined ? {} : { reason }),
-        });
-      }
-      const result: RunResult = {
-        status,
-        messages: this.messages,
-        finalText: lastText(this.messages, firstOfRun),
-        usage,
-        toolCalls,
-        modelRequests: this.#modelRequests - startRequests,
-        durationMs,
-        toolResults,
-      };
-      if (error !== undefined) result.error = error;
-      return result;
-    };
-
+    const state = await this.#open(input);
     while (true) {
-      if (signal.aborted) return await finish("cancelled", cancelled(), "cancelled");
+      if (signal.aborted) return await this.#cancelled(state);
       if (o.maxTurns !== undefined && this.#modelRequests >= o.maxTurns) {
-        return await finish("failed", {
+        return await this.#finish(state, "failed", {
           type: "max_turns_exceeded",
           message: `Reached the maximum number of turns (${o.maxTurns}) before the agent finished.`,
         });
       }
       this.#modelRequests++;
-      const asked = clock.now();
-      const response = await this.#ask(signal);
-      const apiMs = clock.now() - asked;
-      usage = addUsage(usage, response.usage);
-      if (response.kind === "error") {
-        if (response.error.kind === "aborted" || signal.aborted) {
-          return await finish("cancelled", cancelled(), "cancelled");
-        }
-        return await finish("failed", {
+      const asked = o.ports.clock.now();
+      const answer = await this.#ask(signal);
+      const apiMs = o.ports.clock.now() - asked;
+      state.usage = addUsage(state.usage, answer.usage);
+      if (answer.kind === "error") {
+        if (answer.error.kind === "aborted" || signal.aborted) return await this.#cancelled(state);
+        return await this.#finish(state, "failed", {
           type: "provider_error",
-          message: response.error.message,
-          providerError: response.error,
+          message: answer.error.message,
+          providerError: answer.error,
         });
       }
       // Durable identity before execution: prepare each call, persist the message with its parts.
-      const message = response.message;
-      const extraParts: TranscriptPart[] = [];
-      const contexts = new Map<string, ToolContext>();
-      if (message.content.some((b) => b.type === "tool_call")) await this.#tools();
-      for (const block of message.content) {
-        if (block.type !== "tool_call") continue;
-        const ctx = this.#context(block.id, signal);
-        contexts.set(block.id, ctx);
-        const tool = this.#toolByName(block.name);
-        if (tool?.prepare !== undefined && block.inputError === undefined) {
-          const prepared = await tool.prepare(block.input, ctx);
-          block.input = prepared.input;
-          if (prepared.parts !== undefined) extraParts.push(...prepared.parts);
-        }
-      }
+      const prepared = await this.#tools.prepare(answer.message, signal);
       // A final answer may still be sent back once more (StructuredOutput's corrective retries).
-      const again = message.content.some((b) => b.type === "tool_call") ? undefined : o.followUp?.();
+      const again = prepared.calls.length > 0 ? undefined : o.followUp?.();
       const correction = again === undefined ? undefined : userText(again, true);
-      const final = correction === undefined && !message.content.some((b) => b.type === "tool_call");
-      await o.transcript.append([
-        ...messageEvents(ids, message, { parts: extraParts, final }),
-        ...(correction === undefined ? [] : messageEvents(ids, correction)),
-      ]);
-      this.messages.push(message);
+      const final = correction === undefined && prepared.calls.length === 0;
+      await this.#persist(answer.message, { parts: prepared.parts, final }, correction);
       o.emit({
         type: "assistant_message",
         sessionId: o.meta.sessionId,
-        message,
+        message: answer.message,
         model: o.model,
-        stopReason: response.stopReason,
-        usage: response.usage,
+        stopReason: answer.stopReason,
+        usage: answer.usage,
         apiMs,
       });
+      if (final) return await this.#finish(state, "completed");
+      if (correction !== undefined) continue;
 
-      const calls = message.content.filter((b): b is ToolCallBlock => b.type === "tool_call");
-      if (final) return await finish("completed");
-      if (correction !== undefined) {
-        this.messages.push(correction);
-        continue;
-      }
-
-      toolCalls += calls.length;
-      const results = await this.#runCalls(calls, contexts);
-      const resultParts: TranscriptPart[] = [];
-      const blocks: ToolResultBlock[] = [];
-      results.forEach((result, i) => {
-        const call = calls[i]!;
-        toolResults.push({ call, result });
-        blocks.push({
-          type: "tool_result",
-          callId: call.id,
-          content: result.content,
-          isError: result.isError,
-        });
-        if (result.parts !== undefined) resultParts.push(...result.parts);
-      });
-      const resultMessage: Message = { role: "user", content: blocks };
-      await o.transcript.append(messageEvents(ids, resultMessage, { parts: resultParts }));
-      this.messages.push(resultMessage);
-      if (signal.aborted) return await finish("cancelled", cancelled(), "cancelled");
+      state.toolCalls += prepared.calls.length;
+      await this.#persistResults(state, prepared.calls, await prepared.run());
+      if (signal.aborted) return await this.#cancelled(state);
       // Delivery `current_turn`: notices that arrived while this turn runs join it before the next request.
-      const late = (await o.pending?.takeDeliveries()) ?? [];
-      if (late.length > 0) {
-        await o.transcript.append(
-          late.flatMap((d) => messageEvents(ids, d.message, { inboxId: d.inboxId, parts: d.parts })),
-        );
-        for (const d of late) {
-          this.messages.push(d.message);
-          acknowledge.push(d.inboxId);
-        }
-      }
+      await this.#deliver(state, (await o.pending?.takeDeliveries()) ?? []);
     }
   }
 
-  async #ask(
-    signal: AbortSignal,
-  ): Promise<
-    | { kind: "done"; message: Message; usage: Usage; stopReason: StopReason }
-    | { kind: "error"; error: ProviderError; usage: Usage }
-  > {
+  /** Writes the turn's opening batch: prelude, `turn_started`, the input and delivered notices. */
+  async #open(input: TurnInput): Promise<TurnState> {
+    const o = this.#o;
+    const { ids } = o.ports;
+    const deliveries = input.deliveries ?? [];
+    const state: TurnState = {
+      turn: ++this.#turn,
+      started: o.ports.clock.now(),
+      startRequests: this.#modelRequests,
+      usage: emptyUsage(),
+      toolCalls: 0,
+      toolResults: [],
+      acknowledge: [...(input.acknowledge ?? []), ...deliveries.map((d) => d.inboxId)],
+      firstOfRun: this.messages.length,
+    };
+    await o.transcript.append([
+      ...(input.prelude ?? []),
+      { type: "turn_started", data: { turn: state.turn } },
+      ...input.messages.flatMap((m) => messageEvents(ids, m)),
+      ...deliveryEvents(ids, deliveries),
+    ]);
+    this.messages.push(...input.messages, ...deliveries.map((d) => d.message));
+    o.emit({ type: "turn_started", sessionId: o.meta.sessionId, turn: state.turn });
+    return state;
+  }
+
+  async #ask(signal: AbortSignal): Promise<ModelAnswer> {
     const o = this.#o;
     if (this.#specs === undefined) {
       if (o.specs !== undefined) this.#specs = o.specs;
       else {
         const { toolSpecs } = await import("../tools/registry.ts");
-        this.#specs = toolSpecs(await this.#tools());
+        this.#specs = toolSpecs(await this.#tools.tools());
       }
     }
-    const request = {
+    return await modelTurn({
+      provider: o.provider,
+      emit: o.emit,
+      sessionId: o.meta.sessionId,
+      onToolCall: (call) => this.#tools.warm(call),
+    }, {
       model: o.model,
       system: o.system,
       messages: this.messages,
       tools: this.#specs,
       maxTokens: o.maxTokens,
       meta: o.meta,
-    };
-    try {
-      for await (const event of o.provider.stream(request, { signal })) {
-        switch (event.type) {
-          case "text_delta":
-            o.emit({ type: "text_delta", sessionId: o.meta.sessionId, text: event.text });
-            break;
-          case "retry":
-            o.emit({
-              type: "retry",
-              sessionId: o.meta.sessionId,
-              attempt: event.attempt,
-              delayMs: event.delayMs,
-              reason: event.reason,
-            });
-            break;
-          case "done":
-            return { kind: "done", message: event.message, usage: event.usage, stopReason: event.stopReason };
-          case "error":
-            return { kind: "error", error: event.error, usage: event.usage };
-          case "tool_call":
-            // The call is complete while the rest of the answer still streams: let the tool get ready.
-            this.#toolByName(event.call.name)?.warm?.(event.call.input);
-            break;
-          case "request_started":
-            break;
-          default: {
-            const never: never = event;
-            void never;
-          }
-        }
-      }
-    } catch (e) {
-      // The contract says providers never throw; if one does, it is still a failed request, not a crash.
-      return { kind: "error", error: { kind: "stream", message: describeError(e) }, usage: emptyUsage() };
-    }
-    return {
-      kind: "error",
-      error: { kind: "stream", message: "The model stream ended without a result." },
-      usage: emptyUsage(),
-    };
+    }, signal);
   }
 
-  #context(callId: string, signal: AbortSignal): ToolContext {
-    const o = this.#o;
-    return {
-      ports: o.ports,
-      sessionId: o.meta.sessionId,
-      workspaceRoot: o.workspaceRoot,
-      storageRoot: o.storageRoot,
-      trusted: o.trusted,
-      mode: o.mode,
-      callId,
-      signal,
-      emit: o.emit,
-    };
+  /** Persists one message (and a correction sent back with it, in the same batch), then keeps them. */
+  async #persist(
+    message: Message,
+    extra: { parts?: TranscriptPart[]; final?: boolean } = {},
+    correction?: Message,
+  ): Promise<void> {
+    const { ids } = this.#o.ports;
+    await this.#o.transcript.append([
+      ...messageEvents(ids, message, extra),
+      ...(correction === undefined ? [] : messageEvents(ids, correction)),
+    ]);
+    this.messages.push(message, ...(correction === undefined ? [] : [correction]));
   }
 
-  /** Concurrent tools (Task) start at once; the others run one after another in call order. */
-  async #runCalls(calls: ToolCallBlock[], contexts: Map<string, ToolContext>): Promise<ToolResult[]> {
-    const pending: Promise<ToolResult>[] = [];
-    for (const call of calls) {
-      const ctx = contexts.get(call.id)!;
-      const tool = this.#toolByName(call.name);
-      if (tool?.concurrent === true) {
-        pending.push(this.#runOne(call, ctx));
-      } else {
-        const result = await this.#runOne(call, ctx);
-        pending.push(Promise.resolve(result));
-      }
-    }
-    return await Promise.all(pending);
-  }
-
-  async #runOne(call: ToolCallBlock, ctx: ToolContext): Promise<ToolResult> {
-    const o = this.#o;
-    o.emit({
-      type: "tool_started",
-      sessionId: o.meta.sessionId,
-      callId: call.id,
-      name: call.name,
-      input: call.input,
+  /** The results as one user message, with each result's own parts (a terminal `subtask_ref`). */
+  async #persistResults(state: TurnState, calls: ToolCallBlock[], results: ToolResult[]): Promise<void> {
+    const parts: TranscriptPart[] = [];
+    const blocks: ToolResultBlock[] = results.map((result, i) => {
+      const call = calls[i]!;
+      state.toolResults.push({ call, result });
+      if (result.parts !== undefined) parts.push(...result.parts);
+      return { type: "tool_result", callId: call.id, content: result.content, isError: result.isError };
     });
-    const denied: { by?: string } = {};
-    const result = await this.#execute(call, ctx, denied);
-    o.emit({
-      type: "tool_completed",
-      sessionId: o.meta.sessionId,
-      callId: call.id,
-      name: call.name,
-      isError: result.isError,
-      content: result.content,
-      ...(denied.by === undefined ? {} : { denied: true }),
-    });
-    return result;
+    await this.#persist({ role: "user", content: blocks }, { parts });
   }
 
-  /** The real path a path rule is matched against (undefined when the tool has no path or it cannot be resolved). */
-  async #rulePath(
-    name: string,
-    input: Record<string, unknown>,
-    ctx: ToolContext,
-  ): Promise<string | undefined> {
-    const argument = pathArgument(name);
-    if (argument === undefined) return undefined;
-    const given = input[argument];
-    const path = typeof given === "string" && given !== "" ? given : argument === "path" ? "." : undefined;
-    if (path === undefined) return undefined;
-    return await canonicalPath(ctx.ports.fs, resolveToolPath(ctx, path)).catch(() => undefined);
+  async #deliver(state: TurnState, late: Delivery[]): Promise<void> {
+    if (late.length === 0) return;
+    await this.#o.transcript.append(deliveryEvents(this.#o.ports.ids, late));
+    for (const d of late) {
+      this.messages.push(d.message);
+      state.acknowledge.push(d.inboxId);
+    }
   }
 
-  /** Runs one call; a refusal by the permission gate is marked in `denied` (print mode lists them). */
-  async #execute(call: ToolCallBlock, ctx: ToolContext, denied: { by?: string }): Promise<ToolResult> {
+  #cancelled(state: TurnState): Promise<RunResult> {
+    return this.#finish(
+      state,
+      "cancelled",
+      { type: "cancelled", message: "The run was cancelled." },
+      "cancelled",
+    );
+  }
+
+  /** Writes the turn's end (`turn_completed` + acknowledgements, or `turn_aborted`) and the result. */
+  async #finish(
+    state: TurnState,
+    status: RunStatus,
+    error?: RunError,
+    cause?: TurnAbortCause,
+  ): Promise<RunResult> {
     const o = this.#o;
-    const tool = this.#toolByName(call.name);
-    if (tool === undefined) {
-      const names = (await this.#tools()).map((t) => t.name).join(", ") || "none";
-      return { content: `Unknown tool "${call.name}". Available tools: ${names}.`, isError: true };
-    }
-    if (call.inputError !== undefined) {
-      return { content: `Invalid tool input for ${call.name}: ${call.inputError}`, isError: true };
-    }
-    const parsed = tool.schema.safeParse(call.input);
-    if (!parsed.success) {
-      const issues = parsed.error.issues.map((i) => `${i.path.join(".") || "input"}: ${i.message}`).join(
-        "; ",
+    const { turn, usage, acknowledge } = state;
+    const durationMs = o.ports.clock.now() - state.started;
+    const turns = this.#modelRequests - state.startRequests;
+    if (status === "completed") {
+      await o.transcript.append(
+        turnCompletedEvents({ turn, turns, toolCalls: state.toolCalls, durationMs, usage }, acknowledge),
       );
-      return { content: `Invalid tool input for ${call.name}: ${issues}`, isError: true };
+      if (acknowledge.length > 0) await o.pending?.acknowledged(acknowledge);
+      o.emit({ type: "turn_completed", sessionId: o.meta.sessionId, turn, usage });
+    } else {
+      const reason = error?.type === "max_turns_exceeded" ? "max_turns_exceeded" : error?.message;
+      const abortCause = cause ?? "failed";
+      await o.transcript.append([turnAbortedEvent(turn, abortCause, reason)]);
+      o.emit({
+        type: "turn_aborted",
+        sessionId: o.meta.sessionId,
+        turn,
+        cause: abortCause,
+        ...(reason === undefined ? {} : { reason }),
+      });
     }
-    const path = await this.#rulePath(tool.name, call.input, ctx);
-    const gate = decide({
-      name: tool.name,
-      kind: tool.kind,
-      input: call.input,
-      ...(path === undefined ? {} : { path }),
-      trusted: o.trusted,
-      mode: o.mode,
-      rules: o.rules,
-      ...(o.limits === undefined ? {} : { limits: o.limits }),
-      scope: { workspaceRoot: o.workspaceRoot, ...(homeOf(o.ports)) },
-      ...(tool.readOnly === true ? { readOnly: true } : {}),
-    });
-    if (!gate.allow) {
-      denied.by = "gate";
-      return { content: gate.message, isError: true };
-    }
-    if (ctx.signal.aborted) return { content: "Interrupted before the tool ran.", isError: true };
-    try {
-      return await tool.run(parsed.data, ctx);
-    } catch (e) {
-      return { content: `Tool ${call.name} failed unexpectedly: ${describeError(e)}`, isError: true };
-    }
+    return {
+      status,
+      messages: this.messages,
+      finalText: lastText(this.messages, state.firstOfRun),
+      usage,
+      toolCalls: state.toolCalls,
+      modelRequests: turns,
+      durationMs,
+      toolResults: state.toolResults,
+      ...(error === undefined ? {} : { error }),
+    };
   }
-}
-
-function homeOf(ports: Ports): { home?: string } {
-  const home = ports.env.home();
-  return home === undefined ? {} : { home };
-}
-
-function cancelled(): RunError {
-  return { type: "cancelled", message: "The run was cancelled." };
 }
 
 /** Text of the last assistant message produced in this run (from index `start`, not before it). */

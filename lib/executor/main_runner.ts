@@ -6,9 +6,9 @@
 import type { App } from "../app.ts";
 import type { RuntimeEventSink, SubtaskRefPart } from "../protocol/events.ts";
 import { userText } from "../protocol/messages.ts";
-import { AgentLoop, type RunResult, type TurnInput } from "./loop.ts";
+import type { AgentLoop, RunResult, TurnInput } from "./loop.ts";
+import { sessionLoop } from "./session_loop.ts";
 import { openSession } from "../session/open.ts";
-import { buildSystemPrompt } from "../session/system_prompt.ts";
 import { NO_RULES, type RuleSet, wholeToolsDenied } from "../protocol/tool_rule.ts";
 import type { AnyTool } from "../tools/tool.ts";
 import { coreTools, mergeTools } from "../tools/registry.ts";
@@ -156,43 +156,35 @@ async function buildMainSession(
   // Entries the transcript already acknowledged (a crash before the inbox was trimmed) are dropped.
   const acked = [...history.acknowledgedInboxIds];
   if (pending !== undefined && acked.length > 0) await pending.acknowledged(acked);
-  const system = buildSystemPrompt({
-    workspaceRoot: app.workspace,
-    platform: ports.env.platform(),
-    date: new Date(ports.clock.now()).toISOString().slice(0, 10),
-    trusted: app.trust.trusted,
-    mode: config.permissionMode,
-    ...(extra.agentsText === undefined || !tools.some((t) => t.name === "Task")
-      ? {}
-      : { agents: extra.agentsText }),
-    ...(o.systemPrompt === undefined ? {} : { override: o.systemPrompt }),
-    append: o.appendSystemPrompt === undefined ? [] : [o.appendSystemPrompt],
-  });
-  o.emit({
-    type: "session_started",
-    sessionId: opened.sessionId,
-    agentType: "main",
-    model: config.model,
-    depth: 0,
-    tools: tools.map((t) => t.name),
-    agents: extra.agentNames ?? [],
-    permissionMode: config.permissionMode,
-  });
-  const loop = new AgentLoop({
+  const loop = sessionLoop({
     ports,
     provider,
     transcript: opened.transcript,
     tools,
-    system,
+    sessionId: opened.sessionId,
+    agentType: "main",
+    depth: 0,
     model: config.model,
     maxTokens: config.maxTokens,
-    meta: { sessionId: opened.sessionId, agentType: "main", depth: 0 },
+    platform: ports.env.platform(),
+    workspaceRoot: app.workspace,
+    storageRoot: app.layout.root,
     trusted: app.trust.trusted,
     mode: config.permissionMode,
     rules: o.rules ?? NO_RULES,
-    workspaceRoot: app.workspace,
-    storageRoot: app.layout.root,
     emit: o.emit,
+    prompt: {
+      ...(extra.agentsText === undefined || !tools.some((t) => t.name === "Task")
+        ? {}
+        : { agents: extra.agentsText }),
+      ...(o.systemPrompt === undefined ? {} : { override: o.systemPrompt }),
+      append: o.appendSystemPrompt === undefined ? [] : [o.appendSystemPrompt],
+    },
+    announce: {
+      tools: tools.map((t) => t.name),
+      agents: extra.agentNames ?? [],
+      permissionMode: config.permissionMode,
+    },
     ...(config.maxTurns === undefined ? {} : { maxTurns: config.maxTurns }),
     ...(pending === undefined ? {} : { pending }),
   }, { messages: history.messages, turns: history.turns });

@@ -9,7 +9,7 @@ import { type App, createApp } from "../app.ts";
 import { runTool } from "../tools/test_support.ts";
 import { runUntilSettled } from "../executor/settle.ts";
 import { runMainSession } from "../executor/main_runner.ts";
-import { messageEvents } from "../executor/loop.ts";
+import { messageEvents } from "../session/events.ts";
 import { rebuildHistory } from "../session/history.ts";
 import { readTranscript } from "../session/transcript.ts";
 import { FileSidecarStore } from "../store/file_store.ts";

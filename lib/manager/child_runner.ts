@@ -60,7 +60,7 @@ export class InThreadRunner implements ChildRunner {
         provider: d.provider,
         layout: d.layout,
         maxTokens: d.maxTokens,
-        platform: Deno.build.os,
+        platform: d.ports.env.platform(),
         ...(d.redact === undefined ? {} : { redact: d.redact }),
         emit: host.emit,
         toolsFor: () => host.tools(),
@@ -82,6 +82,8 @@ export interface WorkerDeps {
   /** The provider as plain data: the Worker builds its own. */
   provider: ProviderConfig;
   maxTokens: number;
+  /** The host's platform, for the child's system prompt. */
+  platform: string;
   /** Values the Worker redacts from transcript lines. */
   secrets: string[];
   /** Folders every child may read besides its workspace (agent folders). */
@@ -122,7 +124,7 @@ export class WorkerRunner implements ChildRunner {
       transcriptDir: d.layout.projectDir(spec.parentProjectPath),
       extraReadDirs: d.extraReadDirs,
       maxTokens: d.maxTokens,
-      platform: Deno.build.os,
+      platform: d.platform,
       secrets: d.secrets,
       delegation: host.delegation,
       ...(d.home === undefined ? {} : { home: d.home }),

@@ -12,7 +12,7 @@ import { addUsage, emptyUsage, type Usage, userText } from "../protocol/messages
 import type { SidecarStore } from "../store/store.ts";
 import type { TranscriptWriter } from "../session/transcript.ts";
 import type { ToolResult } from "../tools/tool.ts";
-import { messageEvents } from "../executor/loop.ts";
+import { messageEvents } from "../session/events.ts";
 import type { TaskRequest } from "../tools/task.ts";
 
 /** Sums the model usage of one child from the runtime events its parent's sink receives. */

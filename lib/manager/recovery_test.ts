@@ -13,7 +13,7 @@ import { FIXTURE_OWNER, sidecarFixture } from "../testing/sidecar_fixtures.ts";
 import type { Ports } from "../sys/mod.ts";
 import { fakeEnv } from "../testing/fakes.ts";
 import { TranscriptWriter } from "../session/transcript.ts";
-import { messageEvents } from "../executor/loop.ts";
+import { messageEvents } from "../session/events.ts";
 import { acquireLease } from "../session/lease.ts";
 import { Inbox } from "../session/inbox.ts";
 import { PIDLESS_ORPHAN_AFTER_MS } from "./recovery_plan.ts";

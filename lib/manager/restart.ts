@@ -9,7 +9,7 @@
 import type { TranscriptWriter } from "../session/transcript.ts";
 import { readTranscript } from "../session/transcript.ts";
 import type { SidecarRecord } from "../store/schema.ts";
-import { messageEvents } from "../executor/loop.ts";
+import { messageEvents } from "../session/events.ts";
 import { adoptionEvents, orphanCalls, planAdoption } from "./adoption.ts";
 import { ownerTree, reconcile, type RecoveryDeps, type RecoveryReport } from "./recovery.ts";
 

@@ -1,0 +1,215 @@
+// Owns running a model answer's tool calls for one session: durable identity before execution
+// (each call's `prepare()` may rewrite its input and add parts persisted with the call), then each
+// call validated (zod), gated (the permission gate, then the `beforeToolCall` hook) and run —
+// concurrent tools (Task) at once, the others one after another in call order. A tool never
+// crashes the loop: every failure becomes an error result the model sees.
+
+import type { Message, ToolCallBlock } from "../protocol/messages.ts";
+import type { RuntimeEventSink, TranscriptPart } from "../protocol/events.ts";
+import type { Ports } from "../sys/mod.ts";
+import type { AnyTool, ToolContext, ToolResult } from "../tools/tool.ts";
+import { decide, type GateDecision } from "../permissions/gate.ts";
+import { pathArgument, type RuleSet, type ToolRule } from "../protocol/tool_rule.ts";
+import type { PermissionMode } from "../protocol/permission_mode.ts";
+import { canonicalPath, resolveToolPath } from "../tools/paths.ts";
+import { describeError } from "../errors.ts";
+
+/** A call that passed validation and the permission gate, about to run. */
+export interface ToolCallRequest {
+  tool: AnyTool;
+  call: ToolCallBlock;
+  /** The input as the tool's schema parsed it. */
+  input: unknown;
+  ctx: ToolContext;
+}
+
+/** A further gate after the permission gate: deny beats allow, and the denial text is the result. */
+export type BeforeToolCall = (request: ToolCallRequest) => GateDecision | Promise<GateDecision>;
+
+export interface ToolRunnerOptions {
+  ports: Ports;
+  /** The session's tools; a promise while the tool modules still load (a Worker child). */
+  tools: readonly AnyTool[] | PromiseLike<readonly AnyTool[]>;
+  sessionId: string;
+  workspaceRoot: string;
+  storageRoot: string;
+  trusted: boolean;
+  mode: PermissionMode;
+  /** Allow, ask and deny rules of the run (flags, settings, and for a child its agent's disallowedTools). */
+  rules: RuleSet;
+  /** An agent's own tool rules (`tools: Bash(git:*)`): calls of a tool they name must match one. */
+  limits?: readonly ToolRule[];
+  emit: RuntimeEventSink;
+  beforeToolCall?: BeforeToolCall;
+}
+
+/** The calls of one answer with their durable identity; `run()` executes them. */
+export interface PreparedCalls {
+  calls: ToolCallBlock[];
+  /** Parts persisted with the assistant message, before anything runs (e.g. a running `subtask_ref`). */
+  parts: TranscriptPart[];
+  run(): Promise<ToolResult[]>;
+}
+
+export class ToolRunner {
+  #o: ToolRunnerOptions;
+  #loaded: readonly AnyTool[] | undefined;
+
+  constructor(options: ToolRunnerOptions) {
+    this.#o = options;
+  }
+
+  /** Changes the permission mode for the next calls (the interactive /permissions). */
+  configure(change: { mode: PermissionMode }): void {
+    this.#o = { ...this.#o, mode: change.mode };
+  }
+
+  /** The tools, once loaded. */
+  async tools(): Promise<readonly AnyTool[]> {
+    return this.#loaded ??= await this.#o.tools;
+  }
+
+  /** A tool by name; undefined also while the tools are still loading (only stream-time hints ask then). */
+  byName(name: string): AnyTool | undefined {
+    const tools = this.#loaded ?? (Array.isArray(this.#o.tools) ? this.#o.tools : undefined);
+    return tools?.find((t) => t.name === name);
+  }
+
+  /** A call is complete while the answer still streams: let its tool get ready (e.g. start a Worker). */
+  warm(call: Pick<ToolCallBlock, "name" | "input">): void {
+    this.byName(call.name)?.warm?.(call.input);
+  }
+
+  /** Gives each call of `message` its durable identity; mutates the calls' inputs as prepared. */
+  async prepare(message: Message, signal: AbortSignal): Promise<PreparedCalls> {
+    const calls = message.content.filter((b): b is ToolCallBlock => b.type === "tool_call");
+    const parts: TranscriptPart[] = [];
+    const contexts = new Map<string, ToolContext>();
+    if (calls.length > 0) await this.tools();
+    for (const call of calls) {
+      const ctx = this.#context(call.id, signal);
+      contexts.set(call.id, ctx);
+      const tool = this.byName(call.name);
+      if (tool?.prepare !== undefined && call.inputError === undefined) {
+        const prepared = await tool.prepare(call.input, ctx);
+        call.input = prepared.input;
+        if (prepared.parts !== undefined) parts.push(...prepared.parts);
+      }
+    }
+    return { calls, parts, run: () => this.#runAll(calls, contexts) };
+  }
+
+  #context(callId: string, signal: AbortSignal): ToolContext {
+    const o = this.#o;
+    return {
+      ports: o.ports,
+      sessionId: o.sessionId,
+      workspaceRoot: o.workspaceRoot,
+      storageRoot: o.storageRoot,
+      trusted: o.trusted,
+      mode: o.mode,
+      callId,
+      signal,
+      emit: o.emit,
+    };
+  }
+
+  /** Concurrent tools (Task) start at once; the others run one after another in call order. */
+  async #runAll(calls: ToolCallBlock[], contexts: Map<string, ToolContext>): Promise<ToolResult[]> {
+    const pending: Promise<ToolResult>[] = [];
+    for (const call of calls) {
+      const ctx = contexts.get(call.id)!;
+      if (this.byName(call.name)?.concurrent === true) pending.push(this.#runOne(call, ctx));
+      else pending.push(Promise.resolve(await this.#runOne(call, ctx)));
+    }
+    return await Promise.all(pending);
+  }
+
+  async #runOne(call: ToolCallBlock, ctx: ToolContext): Promise<ToolResult> {
+    const { emit, sessionId } = this.#o;
+    emit({ type: "tool_started", sessionId, callId: call.id, name: call.name, input: call.input });
+    const { result, denied } = await this.#execute(call, ctx);
+    emit({
+      type: "tool_completed",
+      sessionId,
+      callId: call.id,
+      name: call.name,
+      isError: result.isError,
+      content: result.content,
+      ...(denied ? { denied: true } : {}),
+    });
+    return result;
+  }
+
+  /** Runs one call; `denied` marks a refusal by a gate (print mode lists them). */
+  async #execute(call: ToolCallBlock, ctx: ToolContext): Promise<{ result: ToolResult; denied: boolean }> {
+    const error = (content: string, denied = false) => ({ result: { content, isError: true }, denied });
+    const tool = this.byName(call.name);
+    if (tool === undefined) {
+      const names = (await this.tools()).map((t) => t.name).join(", ") || "none";
+      return error(`Unknown tool "${call.name}". Available tools: ${names}.`);
+    }
+    if (call.inputError !== undefined) {
+      return error(`Invalid tool input for ${call.name}: ${call.inputError}`);
+    }
+    const parsed = tool.schema.safeParse(call.input);
+    if (!parsed.success) {
+      const issues = parsed.error.issues.map((i) => `${i.path.join(".") || "input"}: ${i.message}`).join(
+        "; ",
+      );
+      return error(`Invalid tool input for ${call.name}: ${issues}`);
+    }
+    const gate = await this.#gate({ tool, call, input: parsed.data, ctx });
+    if (!gate.allow) return error(gate.message, true);
+    if (ctx.signal.aborted) return error("Interrupted before the tool ran.");
+    try {
+      return { result: await tool.run(parsed.data, ctx), denied: false };
+    } catch (e) {
+      return error(`Tool ${call.name} failed unexpectedly: ${describeError(e)}`);
+    }
+  }
+
+  /** The real path a path rule is matched against (undefined when the tool has no path or it cannot be resolved). */
+  async #rulePath(
+    name: string,
+    input: Record<string, unknown>,
+    ctx: ToolContext,
+  ): Promise<string | undefined> {
+    const argument = pathArgument(name);
+    if (argument === undefined) return undefined;
+    const given = input[argument];
+    const path = typeof given === "string" && given !== "" ? given : argument === "path" ? "." : undefined;
+    if (path === undefined) return undefined;
+    return await canonicalPath(ctx.ports.fs, resolveToolPath(ctx, path)).catch(() => undefined);
+  }
+
+  /** The permission gate (trust, mode, the run's rules, the agent's limits), then the session's own hook. */
+  async #gate(request: ToolCallRequest): Promise<GateDecision> {
+    const o = this.#o;
+    const { tool, call, ctx } = request;
+    const path = await this.#rulePath(tool.name, call.input, ctx);
+    const home = o.ports.env.home();
+    const decision = decide({
+      name: tool.name,
+      kind: tool.kind,
+      input: call.input,
+      ...(path === undefined ? {} : { path }),
+      trusted: o.trusted,
+      mode: o.mode,
+      rules: o.rules,
+      ...(o.limits === undefined ? {} : { limits: o.limits }),
+      scope: { workspaceRoot: o.workspaceRoot, ...(home === undefined ? {} : { home }) },
+      ...(tool.readOnly === true ? { readOnly: true } : {}),
+    });
+    if (!decision.allow || o.beforeToolCall === undefined) return decision;
+    try {
+      return await o.beforeToolCall(request);
+    } catch (e) {
+      return {
+        allow: false,
+        askable: false,
+        message: `${call.name} was refused: the permission check failed (${describeError(e)}).`,
+      };
+    }
+  }
+}
