@@ -18,6 +18,7 @@ import { newAgentId } from "../sys/ids.ts";
 import { validateSessionId } from "../protocol/ids.ts";
 import { readTranscript } from "../session/transcript.ts";
 import { startDetached } from "./run_cmd.ts";
+import { reconcile } from "../manager/recovery.ts";
 
 export const RESUME_HELP = `Usage: blade tasks resume <id> "prompt" [options]
 
@@ -68,6 +69,12 @@ export async function runTasksResume(argv: string[], ports: Ports, io: Io): Prom
   const sink = printSink(io, { format, mainSessionId: () => undefined, cwd: app.workspace });
   const env = await subagentEnv(app, sink.emit, { rules: rulesFromFlags(values, io).texts });
   try {
+    // Runs of this folder left "running" by a dead process are reconciled first (a crashed source
+    // becomes interrupted, and resumable).
+    await reconcile(
+      { ports, store: env.store, layout: app.layout, redact: app.redact },
+      (r) => r.parentProjectPath === app.workspace,
+    );
     // The source must be a run of this folder (any session); its owner becomes the new run's owner.
     const loaded = await env.store.load(sourceId);
     if (loaded === null || !("record" in loaded) || loaded.record.parentProjectPath !== app.workspace) {

@@ -51,6 +51,11 @@ export interface RunBladeOptions {
   stdin?: string;
   /** Aborting sends SIGINT to Blade, as Ctrl-C would. */
   signal?: AbortSignal;
+  /**
+   * Start Blade as the leader of its own process group (through `setsid`, which execs in place, so the
+   * PID is Blade's), so a test can SIGKILL the whole group: Blade, its Workers and its commands.
+   */
+  processGroup?: boolean;
 }
 
 export interface BladeResult {
@@ -85,8 +90,9 @@ export async function spawnBlade(args: string[], options: RunBladeOptions): Prom
     BLADE_STORAGE_ROOT: given.BLADE_STORAGE_ROOT ?? await tempFor("blade-e2e-storage-"),
     ...given,
   };
-  const child = new Deno.Command(Deno.execPath(), {
-    args: ["run", ...flags, "--config", CONFIG, MAIN, ...args],
+  const denoArgs = ["run", ...flags, "--config", CONFIG, MAIN, ...args];
+  const child = new Deno.Command(options.processGroup === true ? "setsid" : Deno.execPath(), {
+    args: options.processGroup === true ? [Deno.execPath(), ...denoArgs] : denoArgs,
     cwd: options.cwd,
     env,
     clearEnv: true,

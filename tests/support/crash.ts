@@ -1,0 +1,136 @@
+// Crash-test support: run `blade -p` in its own process group with a script, SIGKILL the whole group
+// at a chosen moment, and read what survived — transcripts (complete lines, torn tails), sidecars
+// (parseable or torn), completion receipts in the parent's transcript. Used by tests/e2e_crash_test.ts.
+
+import type { SidecarRecord } from "../../lib/store/schema.ts";
+import { SidecarRecordSchema } from "../../lib/store/schema.ts";
+import { parseTranscript } from "../../lib/session/transcript.ts";
+import type { BladeProcess, BladeSandbox } from "./blade.ts";
+
+export async function writeScript(sandbox: BladeSandbox, name: string, script: unknown): Promise<string> {
+  const path = `${sandbox.root}/${name}.json`;
+  await Deno.writeTextFile(path, JSON.stringify(script, null, 2));
+  return path;
+}
+
+export function scriptedArgs(script: string, prompt: string, extra: string[] = []): string[] {
+  return ["-p", prompt, "--provider", "scripted", "--script", script, "--output-format", "json", ...extra];
+}
+
+/** SIGKILLs Blade's whole process group (Blade, its Workers, its commands) and waits for it to end. */
+export async function killGroup(blade: BladeProcess): Promise<void> {
+  try {
+    Deno.kill(-blade.pid, "SIGKILL");
+  } catch { /* already gone */ }
+  await blade.result;
+}
+
+export function projectDir(sandbox: BladeSandbox): string {
+  return `${sandbox.storage}/projects/${sandbox.workspace.replace(/[/\\]/g, "-").replace(/:/g, "_")}`;
+}
+
+/** Every transcript of the workspace: file name → text. */
+export async function transcripts(sandbox: BladeSandbox): Promise<Map<string, string>> {
+  const out = new Map<string, string>();
+  try {
+    for await (const e of Deno.readDir(projectDir(sandbox))) {
+      if (e.isFile && e.name.endsWith(".jsonl")) {
+        out.set(e.name, await Deno.readTextFile(`${projectDir(sandbox)}/${e.name}`));
+      }
+    }
+  } catch (e) {
+    if (!(e instanceof Deno.errors.NotFound)) throw e;
+  }
+  return out;
+}
+
+/** The id of the top-level session of the workspace, when one was created. */
+export async function mainSessionId(sandbox: BladeSandbox): Promise<string | undefined> {
+  for (const name of (await transcripts(sandbox)).keys()) {
+    if (name.startsWith("session-")) return name.slice(0, -".jsonl".length);
+  }
+  return undefined;
+}
+
+/** Sidecar files: parsed records and the names of files that are not a valid record (torn). */
+export async function sidecarFiles(
+  sandbox: BladeSandbox,
+): Promise<{ records: SidecarRecord[]; torn: string[] }> {
+  const dir = `${sandbox.storage}/agents/sessions`;
+  const records: SidecarRecord[] = [];
+  const torn: string[] = [];
+  try {
+    for await (const e of Deno.readDir(dir)) {
+      if (!e.isFile || !e.name.endsWith(".json") || e.name.startsWith(".")) continue;
+      const text = await Deno.readTextFile(`${dir}/${e.name}`);
+      try {
+        const parsed = SidecarRecordSchema.safeParse(JSON.parse(text));
+        if (parsed.success) records.push(JSON.parse(text) as SidecarRecord);
+        else torn.push(e.name);
+      } catch {
+        torn.push(e.name);
+      }
+    }
+  } catch (e) {
+    if (!(e instanceof Deno.errors.NotFound)) throw e;
+  }
+  return { records, torn };
+}
+
+/** Complete lines (each ended by a newline) of a transcript text: what a writer committed. */
+export function committedLines(text: string): string[] {
+  const lines = text.split("\n");
+  lines.pop(); // the part after the last newline is not committed (empty, or a torn tail)
+  return lines.filter((l) => l !== "");
+}
+
+/** Committed lines of `before` missing from the same file `after` (they must all still be there, in order). */
+export function lostLines(before: Map<string, string>, after: Map<string, string>): number {
+  let lost = 0;
+  for (const [name, text] of before) {
+    const was = committedLines(text);
+    const now = committedLines(after.get(name) ?? "");
+    let j = 0;
+    for (const line of was) {
+      while (j < now.length && now[j] !== line) j++;
+      if (j === now.length) lost++;
+      else j++;
+    }
+  }
+  return lost;
+}
+
+/** Lines that do not parse, other than torn tails left by a kill (those are reported, and kept apart). */
+export function badTranscriptLines(before: Map<string, string>, after: Map<string, string>): number {
+  let bad = 0;
+  for (const [name, text] of after) {
+    const tornAtKill = (before.get(name) ?? "").split("\n").at(-1) ?? "";
+    const read = parseTranscript(text);
+    for (const d of read.diagnostics) {
+      if (d.kind !== "invalid_line") continue;
+      const line = text.split("\n")[d.line - 1] ?? "";
+      if (line !== tornAtKill || tornAtKill === "") bad++;
+    }
+  }
+  return bad;
+}
+
+/** How often each completion receipt (hidden message with an inbox id) is in the parent's transcript. */
+export function receipts(parentText: string): Map<string, number> {
+  const out = new Map<string, number>();
+  for (const e of parseTranscript(parentText).events) {
+    if (e.type === "message_created" && e.data.inboxId !== undefined) {
+      out.set(e.data.inboxId, (out.get(e.data.inboxId) ?? 0) + 1);
+    }
+  }
+  return out;
+}
+
+/** Polls every 20 ms until `check` resolves true (real time: these tests drive real processes). */
+export async function until(what: string, check: () => Promise<boolean>, timeoutMs = 20_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
