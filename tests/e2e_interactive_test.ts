@@ -265,3 +265,82 @@ Deno.test("interactive: /agents, history that survives a restart (0600), and a m
   await again.press("C-c", "C-c");
   assert.equal(await again.exitCode(), 0);
 });
+
+Deno.test("interactive: approvals — deny, then allow always (asked once), and a foreground child's call asked through its Worker", async (t) => {
+  await using sandbox = await bladeSandbox();
+  const bash = (command: string) => ({ name: "Bash", input: { command, description: "say hello" } });
+  await using server = startFakeAnthropicServer({
+    handler: (request) => {
+      const first = firstUserText(request);
+      if (first.startsWith("Child: run the date")) {
+        return answers(request) === 0
+          ? fakeTurn({ toolCalls: [bash("echo from-child")] })
+          : fakeTurn({ text: "The child ran it." });
+      }
+      switch (answers(request)) {
+        case 0:
+        case 1:
+        case 2:
+          return fakeTurn({ toolCalls: [bash("echo hello")] });
+        case 3:
+          return fakeTurn({
+            toolCalls: [{
+              name: "Task",
+              input: {
+                subagent_type: "general-purpose",
+                description: "run it",
+                prompt: "Child: run the date.",
+              },
+            }],
+          });
+        default:
+          return fakeTurn({ text: "All done." });
+      }
+    },
+  });
+  await using term = await BladeTerminal.start(["--trust-workspace"], {
+    cwd: sandbox.workspace,
+    env: { ...sandbox.env, NO_COLOR: "1", ANTHROPIC_BASE_URL: server.url, ANTHROPIC_API_KEY: "test-key" },
+  });
+  await term.waitFor("/help for commands");
+  await term.type("say hello");
+  await term.press("Enter");
+  await term.waitFor("Allow Bash to run:");
+  await term.press("Escape");
+  await term.waitFor("→ denied");
+  await term.waitFor((s) => (s.match(/Allow Bash to run:/g) ?? []).length === 2);
+  await term.press("Down", "Enter");
+  await term.waitFor("→ allowed for this session");
+  await term.waitFor("(allowed for this session)");
+  await term.waitFor(/Allow Bash to run \(subagent general-purpose agent-\S+\):/);
+  await term.press("Enter");
+  await term.waitFor("All done.");
+  const screen = await term.history();
+  assert.equal(
+    (screen.match(/Allow Bash to run/g) ?? []).length,
+    3,
+    "the remembered command is not asked again",
+  );
+  await snapshot(t, stableScreen(screen, { [sandbox.workspace]: "<workspace>" }));
+  await term.press("C-d");
+  assert.equal(await term.exitCode(), 0);
+  const id = sessionIdOn(await term.history());
+  const decided = (await events(transcriptPath(sandbox, id))).flatMap((e) =>
+    e.type === "approval_decided" ? [[e.data.tool, e.data.subject, e.data.answer]] : []
+  );
+  assert.deepEqual(decided, [
+    ["Bash", "echo hello", "deny"],
+    ["Bash", "echo hello", "allow_always"],
+    ["Bash", "echo hello", "allow_always"],
+  ]);
+  const [child] = await readSidecars(sandbox.storage);
+  const childDecided = (await events(transcriptPath(sandbox, child!.id))).flatMap((e) =>
+    e.type === "approval_decided" ? [[e.data.subject, e.data.answer]] : []
+  );
+  assert.deepEqual(childDecided, [["echo from-child", "allow_once"]]);
+  const results = server.requests.filter((r) => firstUserText(r) === "say hello").map((r) =>
+    JSON.stringify(r.body.messages.at(-1))
+  );
+  assert.match(results[1]!, /the user refused Bash/);
+  assert.match(results[2]!, /hello/);
+});

@@ -1,6 +1,7 @@
 // Owns assembling the subagent runtime of a top-level session: the workspace's registry snapshot,
 // the sidecar store, the shared concurrency slots, and the Task tool bound to this session.
 
+import type { Approver } from "../protocol/approval.ts";
 import type { App } from "../app.ts";
 import type { RuntimeEventSink } from "../protocol/events.ts";
 import { coreTools } from "../tools/registry.ts";
@@ -71,10 +72,16 @@ async function childRunner(app: App): Promise<ChildRunner> {
   });
 }
 
+export interface SubagentOptions {
+  rules?: RuleTexts;
+  /** The interactive session's approvals (foreground children ask through them). */
+  approve?: Approver;
+}
+
 export async function subagentEnv(
   app: App,
   emit: RuntimeEventSink,
-  options: { rules?: RuleTexts } = {},
+  options: SubagentOptions = {},
 ): Promise<SubagentEnv> {
   const registry = await registryFor(app);
   const store = new FileSidecarStore({
@@ -98,6 +105,7 @@ export async function subagentEnv(
     shells: new ShellTasks(app.ports),
     runner: await childRunner(app),
     ...(options.rules === undefined ? {} : { rules: options.rules }),
+    ...(options.approve === undefined ? {} : { approve: options.approve }),
   };
 }
 
@@ -106,7 +114,7 @@ export async function subagentToolsFor(
   app: App,
   sessionId: string,
   emit: RuntimeEventSink,
-  options: { rules?: RuleTexts } = {},
+  options: SubagentOptions = {},
 ): Promise<SessionExtras & { env: SubagentEnv; parent: ParentInfo; runtime: SubagentRuntime }> {
   const env = await subagentEnv(app, emit, options);
   // The session's current model and mode; the interactive session changes them (/model, /permissions).
@@ -162,7 +170,7 @@ export async function closeSubagents(env: SubagentEnv | undefined): Promise<void
 export function sessionSubagents(
   app: App,
   emit: RuntimeEventSink,
-  options: { rules?: RuleTexts } = {},
+  options: SubagentOptions = {},
 ): {
   extraTools: (sessionId: string) => Promise<SessionExtras>;
   close: () => Promise<void>;

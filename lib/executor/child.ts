@@ -3,6 +3,7 @@
 // crosses into a child is the serialisable ChildSpec; its I/O goes through the ports. Never throws:
 // every failure becomes a ChildOutcome with success false.
 
+import type { Approver } from "../protocol/approval.ts";
 import type { Ports } from "../sys/mod.ts";
 import type { Provider } from "../protocol/provider.ts";
 import type { Lineage, RuntimeEventSink } from "../protocol/events.ts";
@@ -73,6 +74,8 @@ export interface ChildDeps {
   platform: string;
   /** Removes secrets from transcript lines. */
   redact?: (text: string) => string;
+  /** A foreground child of an interactive session asks the person (through its parent); others refuse. */
+  approve?: Approver;
 }
 
 export function childTools(spec: ChildSpec, available: readonly AnyTool[]): AnyTool[] {
@@ -145,6 +148,7 @@ export async function runChild(deps: ChildDeps, spec: ChildSpec, signal: AbortSi
       emit: deps.emit,
       prompt: { append: [spec.config.systemPrompt] },
       ...(spec.config.maxTurns === null ? {} : { maxTurns: spec.config.maxTurns }),
+      ...(deps.approve === undefined ? {} : { approve: deps.approve }),
     }, { messages: spec.initialMessages ?? [], turns: 0 });
     // session_created goes in the same durable batch as the first turn (one fsync fewer per child).
     const run = await loop.run({

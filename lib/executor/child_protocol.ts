@@ -9,6 +9,7 @@ import type { ProviderConfig } from "../provider/factory.ts";
 import type { TaskRequest } from "../tools/task.ts";
 import type { ToolResult } from "../tools/tool.ts";
 import type { ChildSpec } from "./child.ts";
+import type { ApprovalRequest } from "../protocol/approval.ts";
 
 export interface ChildRunRequest {
   kind: "run";
@@ -24,6 +25,8 @@ export interface ChildRunRequest {
   delegation: boolean;
   /** The user's home folder (a Worker child has no environment grant to read HOME itself). */
   home?: string;
+  /** A foreground child of an interactive session: unapproved calls are asked through the main thread. */
+  approvals?: boolean;
 }
 
 export type ChildReply =
@@ -50,7 +53,8 @@ export type DelegationCall =
   | { method: "plan"; input: TaskRequest }
   | { method: "launch"; input: TaskRequest; callId: string }
   | { method: "output"; input: TaskOutputRequest }
-  | { method: "stop"; taskId: string };
+  | { method: "stop"; taskId: string }
+  | { method: "approve"; request: ApprovalRequest };
 
 export type ChildWorkerEvent =
   | { kind: "event"; runId: number; event: RuntimeEvent }

@@ -12,6 +12,7 @@ import { providerFromConfig } from "../provider/factory.ts";
 import type { AnyTool } from "../tools/tool.ts";
 import type { Provider } from "../protocol/provider.ts";
 import { type ChildOutcome, runChild } from "./child.ts";
+import { type ApprovalRequest, isApprovalAnswer } from "../protocol/approval.ts";
 import {
   type ChildWorkerEvent,
   type ChildWorkerRequest,
@@ -89,6 +90,9 @@ serveSandbox<ChildWorkerRequest, ChildOutcome | null, ChildWorkerEvent>(async (r
         redact: redactor(secrets),
         emit: (event) => ctx.emit({ kind: "event", runId: request.runId, event }),
         toolsFor: () => lazyTools,
+        ...(request.approvals === true
+          ? { approve: (req: ApprovalRequest) => call({ method: "approve", request: req }, isApprovalAnswer) }
+          : {}),
       },
       request.spec,
       controller.signal,

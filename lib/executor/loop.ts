@@ -31,6 +31,8 @@ import type { PermissionMode } from "../protocol/permission_mode.ts";
 import type { Delivery, PendingWork } from "../protocol/delivery.ts";
 import { type ModelAnswer, modelTurn } from "./model_turn.ts";
 import { type BeforeToolCall, ToolRunner } from "./tool_runner.ts";
+import type { Approver } from "../protocol/approval.ts";
+import { approvalAsker } from "./approval_step.ts";
 
 export interface LoopOptions {
   ports: Ports;
@@ -67,6 +69,8 @@ export interface LoopOptions {
   followUp?: () => string | undefined;
   /** A gate after the permission gate (deny beats allow), for checks the session adds. */
   beforeToolCall?: BeforeToolCall;
+  /** Who approves a call the gate would refuse but a person may allow (the interactive session). */
+  approve?: Approver;
 }
 
 export type RunStatus = "completed" | "failed" | "cancelled";
@@ -145,6 +149,7 @@ export class AgentLoop {
       ...(options.limits === undefined ? {} : { limits: options.limits }),
       emit: options.emit,
       ...(options.beforeToolCall === undefined ? {} : { beforeToolCall: options.beforeToolCall }),
+      ...(options.approve === undefined ? {} : { ask: approvalAsker(options.approve, options) }),
     });
   }
 

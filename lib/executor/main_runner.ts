@@ -17,6 +17,7 @@ import { rebuildHistory } from "../session/history.ts";
 import { acquireLease, type SessionLease } from "../session/lease.ts";
 import { runUntilSettled, type SettledRun } from "./settle.ts";
 import type { PendingWork } from "../protocol/delivery.ts";
+import type { Approver } from "../protocol/approval.ts";
 
 /** What the subagent layer adds to a top-level session. */
 export interface SessionExtras {
@@ -59,6 +60,8 @@ export interface MainRunOptions {
   extraTools?: (sessionId: string) => Promise<SessionExtras>;
   /** Print mode `--background-wait`: how long to wait for background children; undefined = no limit. */
   backgroundWaitMs?: number;
+  /** The interactive session's approvals (print mode has none: unapproved calls are refused). */
+  approve?: Approver;
 }
 
 export interface MainRunResult {
@@ -187,6 +190,7 @@ async function buildMainSession(
     },
     ...(config.maxTurns === undefined ? {} : { maxTurns: config.maxTurns }),
     ...(pending === undefined ? {} : { pending }),
+    ...(o.approve === undefined ? {} : { approve: o.approve }),
   }, { messages: history.messages, turns: history.turns });
   // Receipts already in the transcript but never acknowledged (a crash mid-turn) are acknowledged once.
   let unacked = [...history.deliveredInboxIds].filter((id) => !history.acknowledgedInboxIds.has(id));

@@ -41,7 +41,18 @@ export interface ToolRunnerOptions {
   limits?: readonly ToolRule[];
   emit: RuntimeEventSink;
   beforeToolCall?: BeforeToolCall;
+  /**
+   * Asks a person about a call the gate refused as askable (the interactive session,
+   * executor/approval_step.ts); without it the refusal stands (print mode, background children).
+   */
+  ask?: AskApproval;
 }
+
+export type AskApproval = (
+  call: ToolCallBlock,
+  gate: { path: string | undefined; reason: string },
+  signal: AbortSignal,
+) => Promise<{ allowed: true } | { allowed: false; message: string }>;
 
 /** The calls of one answer with their durable identity; `run()` executes them. */
 export interface PreparedCalls {
@@ -201,7 +212,11 @@ export class ToolRunner {
       scope: { workspaceRoot: o.workspaceRoot, ...(home === undefined ? {} : { home }) },
       ...(tool.readOnly === true ? { readOnly: true } : {}),
     });
-    if (!decision.allow || o.beforeToolCall === undefined) return decision;
+    if (!decision.allow && decision.askable && o.ask !== undefined) {
+      const asked = await o.ask(call, { path, reason: decision.message }, ctx.signal);
+      if (!asked.allowed) return { allow: false, askable: false, message: asked.message };
+    } else if (!decision.allow) return decision;
+    if (o.beforeToolCall === undefined) return { allow: true };
     try {
       return await o.beforeToolCall(request);
     } catch (e) {

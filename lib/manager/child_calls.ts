@@ -18,6 +18,16 @@ const callSchema = z.discriminatedUnion("method", [
     input: z.object({ taskId: z.string(), block: z.boolean(), timeoutMs: z.number().int().min(0) }),
   }),
   z.object({ method: z.literal("stop"), taskId: z.string() }),
+  z.object({
+    method: z.literal("approve"),
+    request: z.object({
+      sessionId: z.string().max(200),
+      agentType: z.string().max(200),
+      tool: z.string().max(200),
+      subject: z.string().max(100_000),
+      reason: z.string().max(100_000),
+    }),
+  }),
 ]) satisfies z.ZodType<DelegationCall>;
 
 const eventSchema = z.discriminatedUnion("kind", [

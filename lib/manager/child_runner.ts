@@ -4,6 +4,7 @@
 // each run a ChildHost: the sink for the child's events, the tools it may have, and the answer to
 // its delegation calls when it runs in another thread.
 
+import type { Approver } from "../protocol/approval.ts";
 import type { Ports } from "../sys/mod.ts";
 import type { Provider } from "../protocol/provider.ts";
 import type { RuntimeEventSink } from "../protocol/events.ts";
@@ -25,6 +26,8 @@ export interface ChildHost {
   delegation: boolean;
   /** Answers a delegation call the child makes from another thread. */
   answer(call: DelegationCall): Promise<unknown>;
+  /** Set for a foreground child of an interactive session: it may ask the person. */
+  approve?: Approver;
 }
 
 export interface ChildRunner {
@@ -64,6 +67,7 @@ export class InThreadRunner implements ChildRunner {
         ...(d.redact === undefined ? {} : { redact: d.redact }),
         emit: host.emit,
         toolsFor: () => host.tools(),
+        ...(host.approve === undefined ? {} : { approve: host.approve }),
       },
       spec,
       signal,
@@ -127,6 +131,7 @@ export class WorkerRunner implements ChildRunner {
       platform: d.platform,
       secrets: d.secrets,
       delegation: host.delegation,
+      approvals: host.approve !== undefined,
       ...(d.home === undefined ? {} : { home: d.home }),
       onEvent: host.emit,
       onCall: (call) => host.answer(call),

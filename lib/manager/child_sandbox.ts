@@ -32,6 +32,8 @@ export interface WorkerChildOptions {
   platform: string;
   secrets: string[];
   delegation: boolean;
+  /** Unapproved calls are asked through `onCall` (a foreground child of an interactive session). */
+  approvals?: boolean;
   /** The user's home folder, for `~` in paths. */
   home?: string;
   onEvent: (event: RuntimeEvent) => void;
@@ -209,6 +211,7 @@ export class ChildWorkerPool {
         platform: o.platform,
         secrets: o.secrets,
         delegation: o.delegation,
+        ...(o.approvals === true ? { approvals: true } : {}),
         ...(o.home === undefined ? {} : { home: o.home }),
       });
       return outcome ?? failed(o.spec, "The child's sandbox answered without a result.", false);

@@ -4,6 +4,7 @@
 // terminal sidecar, and returns the canonical Task result. Background runs and delivery live in
 // background.ts, record projections in projections.ts.
 
+import type { Approver } from "../protocol/approval.ts";
 import type { Ports } from "../sys/mod.ts";
 import type { RuntimeEvent, RuntimeEventSink, SubtaskRefPart } from "../protocol/events.ts";
 import type { StorageLayout } from "../config/storage.ts";
@@ -66,6 +67,8 @@ export interface SubagentEnv {
   rules?: RuleTexts;
   /** Where children run: a Worker under their own permission set (the default), or this thread. */
   runner: ChildRunner;
+  /** The interactive session's approvals; foreground children ask through it. Unset: they refuse. */
+  approve?: Approver;
 }
 
 /** TaskOutput / TaskStop's view of the runtime. */
@@ -83,9 +86,13 @@ export class SubagentRuntime implements SubagentLauncher {
   #env: SubagentEnv;
   #parent: ParentInfo;
 
-  constructor(env: SubagentEnv, parent: ParentInfo) {
+  /** Whether this runtime's own session may ask the person (false below a background run). */
+  #canAsk: boolean;
+
+  constructor(env: SubagentEnv, parent: ParentInfo, options: { canAsk?: boolean } = {}) {
     this.#env = env;
     this.#parent = parent;
+    this.#canAsk = options.canAsk ?? true;
   }
 
   /** The tools this session gets for delegation. */
@@ -169,7 +176,7 @@ export class SubagentRuntime implements SubagentLauncher {
       subagent: subagentInfo(record),
     });
     if (record.background) return this.#startBackground(record, spec, ctx.callId);
-    const outcome = await this.#run(spec, ctx.signal);
+    const outcome = await this.#run(spec, ctx.signal, undefined, true);
     const done = await this.#finish(id, outcome, ctx.signal.aborted, record);
     const { status, summary } = this.#completed(ctx.callId, done, outcome);
     return {
@@ -284,7 +291,13 @@ export class SubagentRuntime implements SubagentLauncher {
     return { status, summary };
   }
 
-  async #run(spec: ChildSpec, signal: AbortSignal, onActivity?: () => void): Promise<ChildOutcome> {
+  /** `foreground`: the parent waits for this run, so it may ask the person (interactive sessions). */
+  async #run(
+    spec: ChildSpec,
+    signal: AbortSignal,
+    onActivity?: () => void,
+    foreground = false,
+  ): Promise<ChildOutcome> {
     const env = this.#env;
     // Whoever runs a session holds its lease, so recovery and a second runner keep their hands off.
     const lease = await tryAcquireLease(
@@ -296,10 +309,15 @@ export class SubagentRuntime implements SubagentLauncher {
       return failedBeforeStart(`Cannot run ${spec.id}: ${why}`);
     }
     await using _lease = lease;
-    return await this.#runLeased(spec, signal, onActivity);
+    return await this.#runLeased(spec, signal, onActivity, foreground);
   }
 
-  async #runLeased(spec: ChildSpec, signal: AbortSignal, onActivity?: () => void): Promise<ChildOutcome> {
+  async #runLeased(
+    spec: ChildSpec,
+    signal: AbortSignal,
+    onActivity: (() => void) | undefined,
+    foreground: boolean,
+  ): Promise<ChildOutcome> {
     const env = this.#env;
     // A child that must wait for a slot says so in its sidecar (`queuedAt`), so listings show QUEUED.
     const queued = env.slots.free === 0;
@@ -321,13 +339,19 @@ export class SubagentRuntime implements SubagentLauncher {
       onActivity?.();
       env.emit({ type: "subagent_event", parentSessionId: this.#parent.sessionId, agentId: spec.id, event });
     };
-    return await env.runner.run(spec, this.#hostFor(spec, emit, signal), signal);
+    return await env.runner.run(spec, this.#hostFor(spec, emit, signal, foreground), signal);
   }
 
   /** The child's view of this runtime: its tools, and answers to the calls it makes from a Worker. */
-  #hostFor(spec: ChildSpec, emit: RuntimeEventSink, signal: AbortSignal): ChildHost {
+  #hostFor(spec: ChildSpec, emit: RuntimeEventSink, signal: AbortSignal, foreground = false): ChildHost {
     const env = this.#env;
-    const nested = this.#nestedFor(spec);
+    // Only a chain of foreground runs up to an interactive session may ask; the rest refuse.
+    const ask = foreground && this.#canAsk ? env.approve : undefined;
+    const nested = this.#nestedFor(spec, ask !== undefined);
+    // The child's own identity, not what its Worker claims.
+    const approve: Approver | undefined = ask === undefined
+      ? undefined
+      : (request, s) => ask({ ...request, sessionId: spec.id, agentType: spec.subagentType }, s);
     const delegation = spec.depth < env.maxDepth;
     const ctxFor = (callId: string): ToolContext => ({
       ports: env.ports,
@@ -344,12 +368,18 @@ export class SubagentRuntime implements SubagentLauncher {
       emit,
       delegation,
       tools: () => mergeTools(nested.coreTools(), delegation ? nested.tools() : []),
-      answer: (call) => nested.#answer(call, ctxFor),
+      answer: (call) => nested.#answer(call, ctxFor, approve, signal),
+      ...(approve === undefined ? {} : { approve }),
     };
   }
 
   /** Answers a delegation call of this session's own child running in a Worker. */
-  #answer(call: DelegationCall, ctxFor: (callId: string) => ToolContext): Promise<unknown> {
+  #answer(
+    call: DelegationCall,
+    ctxFor: (callId: string) => ToolContext,
+    approve: Approver | undefined,
+    signal: AbortSignal,
+  ): Promise<unknown> {
     const control = new TaskControl(taskControlDeps(this.#env), this.owner);
     switch (call.method) {
       case "plan":
@@ -360,10 +390,12 @@ export class SubagentRuntime implements SubagentLauncher {
         return control.output(call.input, ctxFor(""));
       case "stop":
         return control.stop(call.taskId, ctxFor(""));
+      case "approve":
+        return approve === undefined ? Promise.resolve("deny") : approve(call.request, signal);
     }
   }
 
-  #nestedFor(child: ChildSpec): SubagentRuntime {
+  #nestedFor(child: ChildSpec, canAsk: boolean): SubagentRuntime {
     return new SubagentRuntime(this.#env, {
       sessionId: child.id,
       projectPath: this.#parent.projectPath,
@@ -371,7 +403,7 @@ export class SubagentRuntime implements SubagentLauncher {
       model: child.config.model,
       mode: child.config.permissionMode,
       depth: child.depth,
-    });
+    }, { canAsk });
   }
 }
 

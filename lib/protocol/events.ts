@@ -2,6 +2,7 @@
 // that the executor, manager, progress renderer and `--output-format stream-json` share. No I/O.
 
 import type { ContentBlock, Message, Usage } from "./messages.ts";
+import type { ApprovalAnswer } from "./approval.ts";
 import type { StopReason } from "./provider.ts";
 
 // ---------------------------------------------------------------- transcript (durable) -----------
@@ -56,6 +57,8 @@ export interface TranscriptEventData {
   };
   part_created: { messageId: string; partId: string; part: TranscriptPart };
   inbox_acknowledged: { inboxIds: string[] };
+  /** A person answered an approval question for one tool call (the interactive session). */
+  approval_decided: { callId: string; tool: string; subject: string; answer: ApprovalAnswer };
 }
 
 export type TranscriptEventType = keyof TranscriptEventData;
@@ -68,6 +71,7 @@ export const TRANSCRIPT_EVENT_TYPES: readonly TranscriptEventType[] = [
   "message_created",
   "part_created",
   "inbox_acknowledged",
+  "approval_decided",
 ];
 
 export interface TranscriptEnvelope<T extends TranscriptEventType = TranscriptEventType> {

@@ -73,6 +73,8 @@ export function rebuildHistory(events: readonly TranscriptEvent[]): History {
       case "inbox_acknowledged":
         for (const id of e.data.inboxIds) acked.add(id);
         break;
+      case "approval_decided":
+        break; // a record for people; the conversation is unchanged
       default: {
         const never: never = e;
         void never;

@@ -7,7 +7,7 @@ import { commandSetup, CONFIG, MAIN } from "./blade.ts";
 
 export interface TerminalOptions {
   cwd: string;
-  /** The whole environment of Blade (sealed: nothing else is passed). */
+  /** Blade's environment on top of PATH, TERM and DENO_DIR (sealed: nothing else is passed). */
   env: Record<string, string>;
   columns?: number;
   rows?: number;
@@ -44,7 +44,12 @@ export class BladeTerminal implements AsyncDisposable {
     const socket = `blade-test-${crypto.randomUUID().slice(0, 8)}`;
     const exitFile = await Deno.makeTempFile({ prefix: "blade-tty-exit-" });
     await Deno.remove(exitFile);
-    const env = { TERM: "xterm-256color", DENO_DIR: denoDir, ...options.env };
+    const env = {
+      PATH: Deno.env.get("PATH") ?? "/usr/bin:/bin",
+      TERM: "xterm-256color",
+      DENO_DIR: denoDir,
+      ...options.env,
+    };
     const command = [
       "env",
       "-i",

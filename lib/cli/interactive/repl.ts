@@ -5,7 +5,9 @@
 // delivery as print mode. Ctrl-C/Esc interrupts a turn; Ctrl-C twice, Ctrl-D or /exit leaves after
 // the session is closed. Loaded lazily: `blade -p` never imports this folder.
 
-import { Editor, matchesKey, ProcessTerminal, TUI } from "@mariozechner/pi-tui";
+import { type Component, Editor, matchesKey, ProcessTerminal, TUI } from "@mariozechner/pi-tui";
+import type { Approver } from "../../protocol/approval.ts";
+import { Approvals } from "./approvals.ts";
 import type { Ports } from "../../sys/mod.ts";
 import { BladeError, usageError } from "../../errors.ts";
 import { type App, createApp } from "../../app.ts";
@@ -56,6 +58,9 @@ class Repl {
   readonly #tui: TUI;
   readonly #editor: Editor;
   readonly #history: PromptHistory;
+  readonly #approvals: Approvals;
+  /** What sits where the editor normally is (the approval choices), if anything. */
+  #input: Component | undefined;
   #open: OpenSession | undefined;
   #queue: string[] = [];
   #busy: AbortController | undefined;
@@ -75,6 +80,7 @@ class Repl {
     this.#tui = new TUI(new ProcessTerminal());
     this.#editor = new Editor(this.#tui, theme.editor);
     this.#history = new PromptHistory(app.ports.fs, app.layout.promptHistoryPath(app.workspace));
+    this.#approvals = new Approvals({ view, theme, swapInput: (c) => this.#swapInput(c) });
     this.done = new Promise((resolve) => (this.#closed = resolve));
     view.onChange = () => this.#tui.requestRender();
   }
@@ -114,10 +120,12 @@ class Repl {
   async #openSession(which: { resume?: string; continueLatest?: boolean }): Promise<OpenSession> {
     const app = this.#app;
     const emit = (e: RuntimeEvent) => this.view.onEvent(e);
-    const subagents = sessionSubagents(app, emit, { rules: this.#flags.rules.texts });
+    const approve: Approver = (request, signal) => this.#approvals.ask(request, signal);
+    const subagents = sessionSubagents(app, emit, { rules: this.#flags.rules.texts, approve });
     const session = await openMainSession(app, {
       ...this.#flags.prompts,
       ...which,
+      approve,
       rules: this.#flags.rules.rules,
       emit,
       extraTools: subagents.extraTools,
@@ -159,7 +167,23 @@ class Repl {
 
   // ------------------------------------------------------------------ input
 
+  /** Puts `component` where the editor is (focused), or the editor back. */
+  #swapInput(component: Component | undefined): void {
+    const tui = this.#tui;
+    tui.removeChild(this.#input ?? this.#editor);
+    this.#input = component;
+    tui.addChild(component ?? this.#editor);
+    tui.setFocus(component ?? this.#editor);
+    tui.requestRender();
+  }
+
   #key(data: string): { consume: boolean } | undefined {
+    // An approval question takes the keys; Esc and Ctrl-C answer it with deny.
+    if (this.#approvals.asking && (matchesKey(data, "ctrl+c") || matchesKey(data, "escape"))) {
+      this.#approvals.cancel();
+      return { consume: true };
+    }
+    if (this.#approvals.asking) return undefined;
     if (matchesKey(data, "ctrl+c")) {
       this.#ctrlC();
       return { consume: true };
@@ -381,6 +405,7 @@ class Repl {
     const old = this.#open!;
     const next = await this.#openSession(resume === undefined ? {} : { resume });
     await this.#closeSession(old);
+    this.#approvals.reset();
     this.#open = next;
     this.view.print(
       this.#theme.dim(
@@ -409,7 +434,8 @@ class Repl {
       while (this.#busy !== undefined) await new Promise((r) => setTimeout(r, 10));
       const open = this.#open;
       // The last frame is what stays on the terminal: the log, without the editor and live area.
-      this.#tui.removeChild(this.#editor);
+      this.#approvals.cancel();
+      this.#tui.removeChild(this.#input ?? this.#editor);
       this.#tui.removeChild(this.view.status);
       this.#tui.requestRender();
       await new Promise((r) => setTimeout(r, 50));

@@ -194,8 +194,12 @@ export class SessionView {
           ? `${t.error("✗")} ${label} ${t.dim("·")} ${t.error(summary)}`
           : `${t.ok("✓")} ${label} ${t.dim(`· ${summary}`)}`;
         const block: Block = { kind: "lines", lines: [line], wrap: false };
-        if (known === undefined) this.#blocks.push(block);
-        else this.#blocks[known.index] = block;
+        // In place while nothing came after it; else (an approval question) the outcome goes below.
+        if (known !== undefined && known.index === this.#blocks.length - 1) this.#blocks[known.index] = block;
+        else {
+          if (known !== undefined) this.#blocks[known.index] = { kind: "lines", lines: [], wrap: false };
+          this.#blocks.push(block);
+        }
         return;
       }
       case "subagent_spawned":

@@ -1,0 +1,108 @@
+// Owns the interactive session's approval questions: a call the permission gate would refuse but a
+// person may allow (permission mode default: writes and Bash) is shown with the exact command or path
+// and answered allow once / allow always for this session / deny. Questions from the session and its
+// foreground children are asked one at a time; "always" is remembered for the same tool and the same
+// command or path until the session ends. The answer itself is recorded by the loop (approval_step.ts).
+
+import { type Component, SelectList } from "@mariozechner/pi-tui";
+import type { ApprovalAnswer, ApprovalRequest } from "../../protocol/approval.ts";
+import type { Theme } from "./theme.ts";
+import { clean, type SessionView } from "./view.ts";
+
+/** Where the question is shown: the REPL swaps its editor for the choice list and back. */
+export interface ApprovalHost {
+  view: SessionView;
+  theme: Theme;
+  /** Shows `component` in place of the editor (focused); undefined puts the editor back. */
+  swapInput(component: Component | undefined): void;
+}
+
+/** What "always" remembers: the same tool with the same command or path. */
+export function approvalKey(request: Pick<ApprovalRequest, "tool" | "subject">): string {
+  return `${request.tool}\u0000${request.subject}`;
+}
+
+export function approvalQuestion(request: ApprovalRequest): string {
+  const who = request.agentType === "main" ? "" : ` (subagent ${request.agentType} ${request.sessionId})`;
+  const what = request.tool === "Bash"
+    ? "run"
+    : request.tool === "Write" || request.tool === "Edit"
+    ? "write"
+    : "use";
+  return `Allow ${request.tool} to ${what}${who}:`;
+}
+
+export class Approvals {
+  #host: ApprovalHost;
+  #always = new Set<string>();
+  #queue: Promise<unknown> = Promise.resolve();
+  /** The choice list on screen, if any (Esc and Ctrl-C answer it with deny). */
+  #open: ((answer: ApprovalAnswer) => void) | undefined;
+
+  constructor(host: ApprovalHost) {
+    this.#host = host;
+  }
+
+  get asking(): boolean {
+    return this.#open !== undefined;
+  }
+
+  /** Answers the question on screen with deny (Esc, Ctrl-C). */
+  cancel(): void {
+    this.#open?.("deny");
+  }
+
+  /** Forgets "always" answers (a new session starts). */
+  reset(): void {
+    this.#always.clear();
+  }
+
+  ask(request: ApprovalRequest, signal: AbortSignal): Promise<ApprovalAnswer> {
+    const next = this.#queue.then(() => this.#askNow(request, signal));
+    this.#queue = next.catch(() => {});
+    return next;
+  }
+
+  async #askNow(request: ApprovalRequest, signal: AbortSignal): Promise<ApprovalAnswer> {
+    const { view, theme: t } = this.#host;
+    if (this.#always.has(approvalKey(request))) {
+      view.print(t.dim(`  ✓ ${clean(request.tool)} ${clean(request.subject)} (allowed for this session)`));
+      return "allow_always";
+    }
+    if (signal.aborted) return "deny";
+    view.print(t.warn(`? ${clean(approvalQuestion(request))}`));
+    view.print(`    ${t.bold(clean(request.subject))}`);
+    const what = request.tool === "Bash" ? "command" : "path";
+    const list = new SelectList(
+      [
+        { value: "allow_once", label: "Yes, once" },
+        { value: "allow_always", label: `Yes, and allow this ${what} for the rest of the session` },
+        { value: "deny", label: "No (tell the agent it was refused)" },
+      ],
+      3,
+      t.select,
+    );
+    const answer = await new Promise<ApprovalAnswer>((resolve) => {
+      const done = (a: ApprovalAnswer) => {
+        this.#open = undefined;
+        signal.removeEventListener("abort", onAbort);
+        this.#host.swapInput(undefined);
+        resolve(a);
+      };
+      const onAbort = () => done("deny");
+      signal.addEventListener("abort", onAbort, { once: true });
+      list.onSelect = (item) => done(item.value as ApprovalAnswer);
+      list.onCancel = () => done("deny");
+      this.#open = done;
+      this.#host.swapInput(list);
+    });
+    if (answer === "allow_always") this.#always.add(approvalKey(request));
+    const said = answer === "allow_once"
+      ? t.ok("allowed once")
+      : answer === "allow_always"
+      ? t.ok("allowed for this session")
+      : t.error("denied");
+    view.print(`  → ${said}`);
+    return answer;
+  }
+}

@@ -1,0 +1,67 @@
+// Owns the step between the permission gate and a tool call in an interactive session: when the gate
+// refuses a call a person may approve (`askable`), the loop's Approver is asked with the exact command
+// or path, and the answer is written to the session's transcript (`approval_decided`) before the call
+// runs or is refused. Without an Approver (print mode, background children) the refusal stands.
+
+import type { ApprovalAnswer, Approver } from "../protocol/approval.ts";
+import type { ToolCallBlock } from "../protocol/messages.ts";
+import type { TranscriptWriter } from "../session/transcript.ts";
+import type { AskApproval } from "./tool_runner.ts";
+
+/** The exact thing approved: a Bash command, the real path of a write, else the tool's name. */
+export function approvalSubject(call: ToolCallBlock, path: string | undefined): string {
+  if (typeof call.input.command === "string") return call.input.command;
+  if (path !== undefined) return path;
+  if (typeof call.input.file_path === "string") return call.input.file_path;
+  return call.name;
+}
+
+export interface ApprovalContext {
+  approve: Approver;
+  transcript: TranscriptWriter;
+  sessionId: string;
+  agentType: string;
+}
+
+/** The tool runner's `ask` for one session: asks through `approve`, recording in its transcript. */
+export function approvalAsker(
+  approve: Approver,
+  o: { transcript: TranscriptWriter; meta: { sessionId: string; agentType: string } },
+): AskApproval {
+  const context = {
+    approve,
+    transcript: o.transcript,
+    sessionId: o.meta.sessionId,
+    agentType: o.meta.agentType,
+  };
+  return (call, gate, signal) => askApproval(context, call, gate, signal);
+}
+
+/** Asks, records the answer durably, and says whether the call may run (and if not, why). */
+export async function askApproval(
+  o: ApprovalContext,
+  call: ToolCallBlock,
+  gate: { path: string | undefined; reason: string },
+  signal: AbortSignal,
+): Promise<{ allowed: true } | { allowed: false; message: string }> {
+  const subject = approvalSubject(call, gate.path);
+  let answer: ApprovalAnswer;
+  try {
+    answer = signal.aborted ? "deny" : await o.approve(
+      { sessionId: o.sessionId, agentType: o.agentType, tool: call.name, subject, reason: gate.reason },
+      signal,
+    );
+  } catch {
+    answer = "deny";
+  }
+  await o.transcript.append([{
+    type: "approval_decided",
+    data: { callId: call.id, tool: call.name, subject, answer },
+  }]);
+  if (answer !== "deny") return { allowed: true };
+  return {
+    allowed: false,
+    message: `Permission denied: the user refused ${call.name} ${JSON.stringify(subject)}. ` +
+      "Do not retry it; ask the user what to do instead.",
+  };
+}

@@ -1,0 +1,28 @@
+// Owns the vocabulary of asking a person to approve one tool call (the interactive session's
+// approvals, docs/guides/interactive.md): what is asked (the exact command or path), the three
+// answers, and the port the loop calls. No I/O. Where no one can ask (print mode, background
+// children) there is no Approver and the gate's refusal stands.
+
+/** One call the permission gate would refuse but a person may approve. */
+export interface ApprovalRequest {
+  /** The session making the call (the top-level session or a child). */
+  sessionId: string;
+  /** `main` or the child's agent type. */
+  agentType: string;
+  tool: string;
+  /** The exact command (Bash) or real path (Write, Edit), or the tool name. */
+  subject: string;
+  /** The gate's refusal, shown with the question. */
+  reason: string;
+}
+
+export type ApprovalAnswer = "allow_once" | "allow_always" | "deny";
+
+export const APPROVAL_ANSWERS: readonly ApprovalAnswer[] = ["allow_once", "allow_always", "deny"];
+
+/** Asks; resolves `deny` when the question is cancelled (Esc, Ctrl-C, the turn interrupted). */
+export type Approver = (request: ApprovalRequest, signal: AbortSignal) => Promise<ApprovalAnswer>;
+
+export function isApprovalAnswer(value: unknown): value is ApprovalAnswer {
+  return typeof value === "string" && (APPROVAL_ANSWERS as readonly string[]).includes(value);
+}
