@@ -15,6 +15,7 @@ import type { AnyTool } from "../tools/tool.ts";
 import { AgentLoop } from "./loop.ts";
 import type { PendingWork } from "../protocol/delivery.ts";
 import type { BeforeToolCall } from "./tool_runner.ts";
+import type { Approver } from "../protocol/approval.ts";
 
 export interface SessionLoopOptions {
   ports: Ports;
@@ -54,6 +55,8 @@ export interface SessionLoopOptions {
   /** See LoopOptions.followUp (StructuredOutput's corrective retries). */
   followUp?: () => string | undefined;
   beforeToolCall?: BeforeToolCall;
+  /** The interactive session's approvals (LoopOptions.approve). */
+  approve?: Approver;
 }
 
 export function sessionLoop(
@@ -99,5 +102,6 @@ export function sessionLoop(
     ...(o.pending === undefined ? {} : { pending: o.pending }),
     ...(o.followUp === undefined ? {} : { followUp: o.followUp }),
     ...(o.beforeToolCall === undefined ? {} : { beforeToolCall: o.beforeToolCall }),
+    ...(o.approve === undefined ? {} : { approve: o.approve }),
   }, history);
 }
