@@ -42,7 +42,7 @@ export interface SandboxBenchOptions {
 }
 
 const CHILDREN = {
-  bare: new URL("../tests/support/probe_child.ts", import.meta.url),
+  bare: new URL("../lib/testing/probe_child.ts", import.meta.url),
   "zod+yaml": new URL("./bench_sandbox_child.ts", import.meta.url),
 } as const;
 const MECHANISMS: SandboxMechanism[] = [WORKER, PROCESS];

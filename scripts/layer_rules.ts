@@ -21,49 +21,9 @@ export const LAYER_RULES: LayerRules = {
       reason: "TODO(#10 item 1): main_runner takes narrow dependencies instead of App",
     },
     {
-      rule: "tests-import",
-      key: "lib/executor/settle_test.ts -> tests/support/background_harness.ts",
-      reason: "TODO(#10 item 11): harness moves to lib/testing/",
-    },
-    {
-      rule: "tests-import",
-      key: "lib/manager/background_test.ts -> tests/support/background_harness.ts",
-      reason: "TODO(#10 item 11): harness moves to lib/testing/",
-    },
-    {
-      rule: "tests-import",
-      key: "lib/manager/task_control_test.ts -> tests/support/background_harness.ts",
-      reason: "TODO(#10 item 11): harness moves to lib/testing/",
-    },
-    {
-      rule: "tests-import",
-      key: "lib/sandbox/sandbox_test.ts -> tests/support/probe_child.ts",
-      reason: "TODO(#10 item 11): probe moves to lib/testing/",
-    },
-    {
       rule: "deno",
       key: "lib/manager/child_sandbox.ts: Deno.unrefTimer",
       reason: "TODO(#10 item 6): timers through Clock",
-    },
-    {
-      rule: "deno",
-      key: "lib/tools/test_support.ts: Deno.realPath",
-      reason: "TODO(#10 item 11): test support moves to lib/testing/",
-    },
-    {
-      rule: "deno",
-      key: "lib/tools/test_support.ts: Deno.makeTempDir",
-      reason: "TODO(#10 item 11): test support moves to lib/testing/",
-    },
-    {
-      rule: "deno",
-      key: "lib/tools/test_support.ts: Deno.mkdir",
-      reason: "TODO(#10 item 11): test support moves to lib/testing/",
-    },
-    {
-      rule: "deno",
-      key: "lib/tools/test_support.ts: Deno.remove",
-      reason: "TODO(#10 item 11): test support moves to lib/testing/",
     },
   ],
 };

@@ -20,7 +20,7 @@ import {
   transcriptEvents,
   transcriptPath,
 } from "./support/blade.ts";
-import { eventually } from "./support/background_harness.ts";
+import { eventually } from "../lib/testing/background_harness.ts";
 
 const TAG = "<background-subagent-completion>";
 

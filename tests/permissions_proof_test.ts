@@ -8,9 +8,9 @@ import { startSandbox } from "../lib/sandbox/sandbox.ts";
 import type { SandboxMechanism } from "../lib/sandbox/protocol.ts";
 import { WORKER } from "../lib/sandbox/worker_transport.ts";
 import { PROCESS } from "../scripts/sandbox_process.ts";
-import type { ProbeRequest, ProbeResult } from "./support/probe_child.ts";
+import type { ProbeRequest, ProbeResult } from "../lib/testing/probe_child.ts";
 
-const PROBE = new URL("./support/probe_child.ts", import.meta.url);
+const PROBE = new URL("../lib/testing/probe_child.ts", import.meta.url);
 const MECHANISMS: SandboxMechanism[] = [WORKER, PROCESS];
 const ALL_TOOLS = ["Read", "Write", "Edit", "Glob", "Grep", "Bash", "Task"];
 

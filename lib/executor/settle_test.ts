@@ -15,7 +15,7 @@ import {
   type Reply,
   turnIndex,
   WORKER,
-} from "../../tests/support/background_harness.ts";
+} from "../testing/background_harness.ts";
 
 const TAG = "<background-subagent-completion>";
 

@@ -6,7 +6,7 @@ import type { ModelRequest } from "../protocol/provider.ts";
 import { realProcess } from "../sys/process.ts";
 import { fakeEnv } from "../testing/fakes.ts";
 import { type App, createApp } from "../app.ts";
-import { runTool } from "../tools/test_support.ts";
+import { runTool } from "../testing/tool_harness.ts";
 import { runUntilSettled } from "../executor/settle.ts";
 import { runMainSession } from "../executor/main_runner.ts";
 import { messageEvents } from "../session/events.ts";
@@ -28,7 +28,7 @@ import {
   type Reply,
   turnIndex,
   WORKER,
-} from "../../tests/support/background_harness.ts";
+} from "../testing/background_harness.ts";
 
 const TAG = "<background-subagent-completion>";
 

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { runTool } from "../tools/test_support.ts";
+import { runTool } from "../testing/tool_harness.ts";
 import type { AnyTool, ToolResult } from "../tools/tool.ts";
 import { TaskControl } from "./task_control.ts";
 import { taskControlDeps } from "./subagents.ts";
@@ -11,7 +11,7 @@ import {
   eventually,
   Gate,
   WORKER,
-} from "../../tests/support/background_harness.ts";
+} from "../testing/background_harness.ts";
 
 function taskInput(id: string, prompt = "Count the things in the folder.") {
   return {

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import type { ProbeRequest, ProbeResult } from "../../tests/support/probe_child.ts";
+import type { ProbeRequest, ProbeResult } from "../testing/probe_child.ts";
 import { BladeError } from "../errors.ts";
 import { childPermissions, type DenoPermissionSet } from "../permissions/deno_permissions.ts";
 import { startSandbox } from "./sandbox.ts";
@@ -7,7 +7,7 @@ import type { SandboxMechanism } from "./protocol.ts";
 import { WORKER } from "./worker_transport.ts";
 import { PROCESS } from "../../scripts/sandbox_process.ts";
 
-const PROBE = new URL("../../tests/support/probe_child.ts", import.meta.url);
+const PROBE = new URL("../testing/probe_child.ts", import.meta.url);
 const BROKEN = new URL("../../tests/support/broken_child.ts", import.meta.url);
 const SILENT = new URL("../../tests/support/silent_child.ts", import.meta.url);
 const MECHANISMS: SandboxMechanism[] = [WORKER, PROCESS];

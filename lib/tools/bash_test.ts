@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { BASH_MAX_OUTPUT_CHARS, bashTool } from "./bash.ts";
-import { runTool, sandbox } from "./test_support.ts";
+import { runTool, sandbox } from "../testing/tool_harness.ts";
 
 /**
  * A command that starts a long-sleeping grandchild detached from the output pipes (so the tool

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { editTool } from "./edit.ts";
-import { runTool, sandbox } from "./test_support.ts";
+import { runTool, sandbox } from "../testing/tool_harness.ts";
 
 Deno.test("Edit replaces a unique match and shows the updated section", async () => {
   await using box = await sandbox();

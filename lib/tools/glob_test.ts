@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { dirname, join } from "node:path";
 import { GLOB_MAX_RESULTS, globTool } from "./glob.ts";
-import { runTool, sandbox } from "./test_support.ts";
+import { runTool, sandbox } from "../testing/tool_harness.ts";
 
 async function touch(root: string, rel: string, mtimeSeconds = 1_000_000): Promise<void> {
   const path = join(root, rel);

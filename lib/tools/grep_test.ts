@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { dirname, join } from "node:path";
 import { GREP_MAX_OUTPUT_CHARS, grepTool } from "./grep.ts";
-import { runTool, sandbox } from "./test_support.ts";
+import { runTool, sandbox } from "../testing/tool_harness.ts";
 
 async function put(root: string, rel: string, text: string, mtimeSeconds = 1_000): Promise<string> {
   const path = join(root, rel);

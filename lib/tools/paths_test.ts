@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { realFs } from "../sys/fs.ts";
 import { canonicalPath, isInside, resolveToolPath, resolveWritePath, untrustedExecution } from "./paths.ts";
-import { sandbox } from "./test_support.ts";
+import { sandbox } from "../testing/tool_harness.ts";
 
 Deno.test("isInside compares whole path components", () => {
   assert.equal(isInside("/work/repo", "/work/repo"), true);

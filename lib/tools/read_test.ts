@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { readTool } from "./read.ts";
-import { runTool, sandbox } from "./test_support.ts";
+import { runTool, sandbox } from "../testing/tool_harness.ts";
 
 Deno.test("Read numbers lines like cat -n and resolves relative paths", async () => {
   await using box = await sandbox();

@@ -6,7 +6,7 @@ import { prepareWorktree } from "../worktree/lifecycle.ts";
 import { bashTool } from "./bash.ts";
 import { editTool } from "./edit.ts";
 import { readTool } from "./read.ts";
-import { runTool } from "./test_support.ts";
+import { runTool } from "../testing/tool_harness.ts";
 import type { ToolContext } from "./tool.ts";
 import { writeTool } from "./write.ts";
 

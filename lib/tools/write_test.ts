@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { runTool, sandbox } from "./test_support.ts";
+import { runTool, sandbox } from "../testing/tool_harness.ts";
 import { writeTool } from "./write.ts";
 
 Deno.test("Write creates parent folders and reports bytes and lines", async () => {

@@ -4,7 +4,7 @@
 
 import { join } from "node:path";
 import { realPorts } from "../sys/mod.ts";
-import type { AnyTool, ToolContext, ToolResult } from "./tool.ts";
+import type { AnyTool, ToolContext, ToolResult } from "../tools/tool.ts";
 
 export interface Sandbox extends AsyncDisposable {
   /** Canonical temp folder holding everything below. */

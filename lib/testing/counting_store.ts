@@ -1,0 +1,61 @@
+// Owns CountingStore, a SidecarStore that forwards to another and records every write, so tests can
+// prove how often (and in which order) a run writes its sidecar.
+
+import type {
+  LoadResult,
+  SidecarChange,
+  SidecarCompletion,
+  SidecarListing,
+  SidecarOwner,
+  SidecarStore,
+} from "../store/store.ts";
+import type { SidecarRecord } from "../store/schema.ts";
+
+/** A SidecarStore that forwards to another and records every write. */
+export class CountingStore implements SidecarStore {
+  #inner: SidecarStore;
+  /** Every write: method and id; `heartbeat` is an `update(id, {})` (the Heartbeat's bump). */
+  readonly writes: { method: "create" | "save" | "update" | "markCompleted" | "heartbeat"; id: string }[] =
+    [];
+
+  constructor(inner: SidecarStore) {
+    this.#inner = inner;
+  }
+
+  heartbeats(id: string): number {
+    return this.writes.filter((w) => w.method === "heartbeat" && w.id === id).length;
+  }
+
+  create(record: SidecarRecord): Promise<void> {
+    this.writes.push({ method: "create", id: record.id });
+    return this.#inner.create(record);
+  }
+  save(record: SidecarRecord): Promise<void> {
+    this.writes.push({ method: "save", id: record.id });
+    return this.#inner.save(record);
+  }
+  load(id: string): Promise<LoadResult | null> {
+    return this.#inner.load(id);
+  }
+  update(id: string, change: SidecarChange): Promise<SidecarRecord> {
+    const bump = typeof change === "object" && Object.keys(change).length === 0;
+    this.writes.push({ method: bump ? "heartbeat" : "update", id });
+    return this.#inner.update(id, change);
+  }
+  markCompleted(id: string, completion: SidecarCompletion): Promise<SidecarRecord> {
+    this.writes.push({ method: "markCompleted", id });
+    return this.#inner.markCompleted(id, completion);
+  }
+  list(owner: SidecarOwner): Promise<SidecarRecord[]> {
+    return this.#inner.list(owner);
+  }
+  listAll(): Promise<SidecarListing> {
+    return this.#inner.listAll();
+  }
+  remove(id: string): Promise<boolean> {
+    return this.#inner.remove(id);
+  }
+  cleanupExpired(owner: SidecarOwner, olderThanMs: number, options?: { now?: number }): Promise<number> {
+    return this.#inner.cleanupExpired(owner, olderThanMs, options);
+  }
+}
