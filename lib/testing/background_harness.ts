@@ -7,20 +7,12 @@
 
 import type { Clock } from "../sys/clock.ts";
 import { type Ports, realPorts } from "../sys/mod.ts";
-import type { Message, ToolCallBlock } from "../protocol/messages.ts";
+import type { Message } from "../protocol/messages.ts";
 import { NO_RULES } from "../protocol/tool_rule.ts";
-import type { ModelRequest, Provider, ProviderEvent, StreamOptions } from "../protocol/provider.ts";
 import type { RuntimeEvent, TranscriptEvent } from "../protocol/events.ts";
 import { type StorageLayout, storageLayout } from "../config/storage.ts";
 import { FileSidecarStore } from "../store/file_store.ts";
-import type {
-  LoadResult,
-  SidecarChange,
-  SidecarCompletion,
-  SidecarListing,
-  SidecarOwner,
-  SidecarStore,
-} from "../store/store.ts";
+import type { SidecarOwner } from "../store/store.ts";
 import type { SidecarRecord } from "../store/schema.ts";
 import { Heartbeat } from "../store/heartbeat.ts";
 import { BackgroundRuns } from "../manager/background.ts";
