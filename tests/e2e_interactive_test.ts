@@ -54,6 +54,31 @@ function editorLines(screen: string): string[] {
   return lines.slice(rules.at(-2)! + 1, rules.at(-1)!).map((l) => l.trim()).filter((l) => l !== "");
 }
 
+/** Blade in a terminal against the fake Anthropic server, in the sandbox's workspace, colour off. */
+function anthropicTerminal(
+  sandbox: { workspace: string; env: Record<string, string> },
+  server: { url: string },
+  args: string[] = [],
+): Promise<BladeTerminal> {
+  return BladeTerminal.start(args, {
+    cwd: sandbox.workspace,
+    env: { ...sandbox.env, NO_COLOR: "1", ANTHROPIC_BASE_URL: server.url, ANTHROPIC_API_KEY: "test-key" },
+  });
+}
+
+/** A Task tool call as the model sends it. */
+function task(subagentType: string, description: string, prompt: string, background = false) {
+  return {
+    name: "Task",
+    input: {
+      subagent_type: subagentType,
+      description,
+      prompt,
+      ...(background ? { run_in_background: true } : {}),
+    },
+  };
+}
+
 const snapshot = (t: Deno.TestContext, text: string) => t.assertSnapshot(text, { serializer: (s) => s });
 
 Deno.test("interactive: not on a terminal and no -p is a usage error that points to -p", async () => {
@@ -81,23 +106,13 @@ Deno.test("interactive: a delegating prompt shows the child's live status line, 
       if (answers(request) === 0) {
         return fakeTurn({
           text: "I'll ask the Explore agent.",
-          toolCalls: [{
-            name: "Task",
-            input: {
-              subagent_type: "Explore",
-              description: "find the config loader",
-              prompt: "Find where the config is loaded.",
-            },
-          }],
+          toolCalls: [task("Explore", "find the config loader", "Find where the config is loaded.")],
         });
       }
       return fakeTurn({ text: "The **config** is loaded in `lib/config/config.ts`." });
     },
   });
-  await using term = await BladeTerminal.start(["--model", "claude-test"], {
-    cwd: sandbox.workspace,
-    env: { ...sandbox.env, NO_COLOR: "1", ANTHROPIC_BASE_URL: server.url, ANTHROPIC_API_KEY: "test-key" },
-  });
+  await using term = await anthropicTerminal(sandbox, server, ["--model", "claude-test"]);
   await term.waitFor("/help for commands");
   await term.type("Where is the config loaded?");
   await term.press("Enter");
@@ -144,15 +159,7 @@ Deno.test("interactive: a background child's notice arrives while the prompt is 
       if (answers(request) === 0) {
         return fakeTurn({
           text: "Starting the audit in the background.",
-          toolCalls: [{
-            name: "Task",
-            input: {
-              subagent_type: "general-purpose",
-              description: "audit the API",
-              prompt: "Audit the API module.",
-              run_in_background: true,
-            },
-          }],
+          toolCalls: [task("general-purpose", "audit the API", "Audit the API module.", true)],
         });
       }
       const notices = textsOf(request.body, "user").join("\n");
@@ -163,10 +170,7 @@ Deno.test("interactive: a background child's notice arrives while the prompt is 
       });
     },
   });
-  await using term = await BladeTerminal.start([], {
-    cwd: sandbox.workspace,
-    env: { ...sandbox.env, NO_COLOR: "1", ANTHROPIC_BASE_URL: server.url, ANTHROPIC_API_KEY: "test-key" },
-  });
+  await using term = await anthropicTerminal(sandbox, server);
   await term.waitFor("/help for commands");
   await term.type("Audit the API in the background");
   await term.press("Enter");
@@ -193,10 +197,7 @@ Deno.test("interactive: Ctrl-C mid-turn cancels it (turn_aborted cancelled) and 
     // The first request never answers (until the server closes); the next one does.
     handler: (_request, index) => (index === 0 ? fakeHang() : fakeTurn({ text: "Still here." })),
   });
-  await using term = await BladeTerminal.start([], {
-    cwd: sandbox.workspace,
-    env: { ...sandbox.env, NO_COLOR: "1", ANTHROPIC_BASE_URL: server.url, ANTHROPIC_API_KEY: "test-key" },
-  });
+  await using term = await anthropicTerminal(sandbox, server);
   await term.waitFor("/help for commands");
   await term.type("hang please");
   await term.press("Enter");
@@ -284,24 +285,14 @@ Deno.test("interactive: approvals — deny, then allow always (asked once), and 
           return fakeTurn({ toolCalls: [bash("echo hello")] });
         case 3:
           return fakeTurn({
-            toolCalls: [{
-              name: "Task",
-              input: {
-                subagent_type: "general-purpose",
-                description: "run it",
-                prompt: "Child: run the date.",
-              },
-            }],
+            toolCalls: [task("general-purpose", "run it", "Child: run the date.")],
           });
         default:
           return fakeTurn({ text: "All done." });
       }
     },
   });
-  await using term = await BladeTerminal.start(["--trust-workspace"], {
-    cwd: sandbox.workspace,
-    env: { ...sandbox.env, NO_COLOR: "1", ANTHROPIC_BASE_URL: server.url, ANTHROPIC_API_KEY: "test-key" },
-  });
+  await using term = await anthropicTerminal(sandbox, server, ["--trust-workspace"]);
   await term.waitFor("/help for commands");
   await term.type("say hello");
   await term.press("Enter");
