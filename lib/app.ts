@@ -37,6 +37,10 @@ export interface App {
   flags: AppFlags;
   /** Replaces every known secret in `text` with `[REDACTED]`. */
   redact(text: string): string;
+  /** Every known secret: provider keys, then what addSecrets added. */
+  secrets(): string[];
+  /** Adds configured secrets found later (MCP servers' tokens); redact() covers them from then on. */
+  addSecrets(values: readonly string[]): void;
   provider(): Promise<Provider>;
   /** The provider as plain data (what a child's Worker builds its own provider from). */
   providerConfig(): Promise<ProviderConfig>;
@@ -68,7 +72,8 @@ export async function createApp(ports: Ports, flags: AppFlags, options: AppOptio
   const project = trust.trusted ? await readSettingsFile(ports.fs, `${workspace}/.blade/settings.json`) : {};
   const config = resolveConfig({ user, project }, { env: ports.env, flags });
   const secrets = secretsOf(config);
-  const redact = redactor(secrets);
+  let redactAll = redactor(secrets);
+  const redact = (text: string) => redactAll(text);
   let provider: Promise<Provider> | undefined;
   let providerConfig: Promise<ProviderConfig> | undefined;
   const getProviderConfig = () => (providerConfig ??= resolveProviderConfig(ports, config, workspace));
@@ -80,6 +85,13 @@ export async function createApp(ports: Ports, flags: AppFlags, options: AppOptio
     config,
     flags,
     redact,
+    secrets: () => [...secrets],
+    addSecrets: (values) => {
+      for (const v of values) if (!secrets.includes(v)) secrets.push(v);
+      // Longest first, so a token inside a longer secret (`Bearer <token>`) does not split it.
+      secrets.sort((a, b) => b.length - a.length);
+      redactAll = redactor(secrets);
+    },
     provider: () => {
       const sink = options.debugSink;
       const debug = config.debug && sink !== undefined ? (line: string) => sink(redact(line)) : undefined;

@@ -78,9 +78,6 @@ Deno.test("claude flags: every flag claude-code-action and SDK wrappers pass is 
     "Read,Grep",
     "--session-id",
     "0b9c4c1e-4a57-4f8e-9d49-6c1f0d2a7e11",
-    "--mcp-config",
-    "mcp.json",
-    "--strict-mcp-config",
     "--permission-prompt-tool",
     "mcp__auth__prompt",
     "--no-session-persistence",
@@ -90,8 +87,6 @@ Deno.test("claude flags: every flag claude-code-action and SDK wrappers pass is 
   assert.equal(run.code, 0, run.stderr);
   for (
     const flag of [
-      "--mcp-config",
-      "--strict-mcp-config",
       "--permission-prompt-tool",
       "--no-session-persistence",
     ]

@@ -112,11 +112,12 @@ const CASES: Record<string, Expected> = {
     agents: [def("extras", "extras.md", {
       description: "Carries fields Blade does not use",
       systemPrompt: "Extra fields.",
+      mcpServers: ["github"],
     })],
     diagnostics: [
-      ...["effort", "hooks", "mcpServers", "memory"].map((field, i) => ({
+      ...["effort", "hooks", "memory"].map((field, i) => ({
         file: "<dir>/extras.md",
-        line: [4, 5, 7, 8][i] as number,
+        line: [4, 5, 8][i] as number,
         severity: "info" as const,
         field,
         message: `"${field}" is a Claude Code field Blade does not support yet; ignored`,
@@ -136,7 +137,7 @@ const CASES: Record<string, Expected> = {
         field: "temperature",
         message: 'Unknown field "temperature"; ignored',
         hint:
-          "Known fields: name, description, tools, disallowedTools, model, permissionMode, maxTurns, isolation, background, color, skills",
+          "Known fields: name, description, tools, disallowedTools, model, permissionMode, maxTurns, isolation, background, color, skills, mcpServers",
       },
     ],
   },

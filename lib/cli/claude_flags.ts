@@ -1,7 +1,7 @@
 // Owns the Claude Code headless flags Blade accepts beyond its own (docs/guides/migrating-from-claude-code.md):
 // their parseArgs table, the variadic forms (`--allowedTools Read Edit`), and the flags Blade accepts but
-// cannot honour yet — each warns with one line naming it, never exit 2. The MCP flags are defined here
-// only until the MCP layer owns them (it replaces their warning with the real behaviour).
+// cannot honour yet — each warns with one line naming it, never exit 2. `--mcp-config` and
+// `--strict-mcp-config` are honoured by the MCP layer (cli/mcp_wiring.ts).
 
 /** parseArgs options for the Claude Code flags (merged into the run options of -p and run). */
 export const CLAUDE_OPTIONS = {
@@ -29,8 +29,6 @@ export const CLAUDE_OPTIONS = {
 
 /** Flags Blade accepts and does not honour yet, with what happens instead (the warning's text). */
 export const NOT_YET_HONOURED: Readonly<Record<string, string>> = {
-  "mcp-config": "MCP servers are not supported yet; the run continues without them",
-  "strict-mcp-config": "MCP servers are not supported yet; the run continues without them",
   "permission-prompt-tool": "MCP permission prompts are not supported yet; refused calls are refused",
   "no-session-persistence": "Blade always saves the session (its transcript is what makes runs durable)",
 };

@@ -28,7 +28,7 @@ Deno.test("expandVariadic: space-separated tool rules become repeated flags; a p
 });
 
 Deno.test("notYetWarnings: one line per not-yet-honoured flag, naming it", () => {
-  const lines = notYetWarnings({ "mcp-config": ["x.json"], verbose: true, "strict-mcp-config": false });
+  const lines = notYetWarnings({ "no-session-persistence": true, verbose: true, "mcp-config": ["x.json"] });
   assert.equal(lines.length, 1);
-  assert.match(lines[0]!, /--mcp-config/);
+  assert.match(lines[0]!, /--no-session-persistence/);
 });

@@ -19,6 +19,7 @@ Usage:
   blade agents list|show|validate|create   manage subagent definitions
   blade tasks list|output|wait|cancel|clean   inspect and control subagent runs
   blade trust [path] [--revoke|--status] [--json]   Workspace Trust
+  blade mcp list [--json]            MCP servers of this folder: status and tools
   blade demo                         a complete delegation flow against the built-in scripted model
 
 Options for the interactive session, -p and run:
@@ -36,6 +37,8 @@ Options for the interactive session, -p and run:
   -c, --continue              continue the most recent session of this folder
   -r, --resume <sessionId>    continue a session by id
   --agents <json>             extra subagent definitions for this run only (strict JSON)
+  --mcp-config <file|json>    MCP servers ({"mcpServers": …}) for this run (repeatable)
+  --strict-mcp-config         use only the --mcp-config servers (not .mcp.json or settings)
   --trust-workspace           trust this folder for this run only
   --background-wait <sec>     how long print mode waits for background subagents (default: no limit)
   --debug                     log provider requests and timings to stderr (keys redacted); env BLADE_DEBUG=1
@@ -67,6 +70,10 @@ export async function runCli(argv: string[], ports: Ports, io: Io): Promise<numb
       case "tasks": {
         const { runTasks } = await import("./tasks_cmd.ts");
         return await runTasks(argv.slice(1), ports, io);
+      }
+      case "mcp": {
+        const { runMcp } = await import("./mcp_cmd.ts");
+        return await runMcp(argv.slice(1), ports, io);
       }
       case "trust": {
         const { runTrust } = await import("./trust_cmd.ts");

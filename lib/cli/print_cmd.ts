@@ -16,6 +16,8 @@ import { claudeStream } from "./claude_stream.ts";
 import { runMainSession } from "../executor/main_runner.ts";
 import { type RunRules, runRules } from "../permissions/run_rules.ts";
 import { sessionSubagents } from "./subagent_wiring.ts";
+import { mcpFlagsOf, startMcp } from "./mcp_wiring.ts";
+import type { McpHub } from "../mcp/hub.ts";
 import { notYetWarnings } from "./claude_flags.ts";
 import {
   budgetOf,
@@ -233,12 +235,18 @@ export async function runPrint(values: Values, positionals: string[], ports: Por
     ...(values["session-id"] === undefined ? {} : { sessionId: values["session-id"] }),
     ...(values["fork-session"] === true ? { fork: true } : {}),
   };
+  // MCP servers start once for the run (nothing loads when none is configured) and end with it.
+  const mcp = await startMcp(app, mcpFlagsOf(values), io);
   let code = 0;
-  for (const prompt of turns) {
-    const done = await runTurn(app, io, prompt, open, turn);
-    code = done.code;
-    if (code !== 0) break;
-    open = { resume: done.sessionId };
+  try {
+    for (const prompt of turns) {
+      const done = await runTurn(app, io, prompt, open, turn, mcp);
+      code = done.code;
+      if (code !== 0) break;
+      open = { resume: done.sessionId };
+    }
+  } finally {
+    await mcp?.close();
   }
   return code;
 }
@@ -268,6 +276,7 @@ async function runTurn(
   prompt: string,
   open: SessionChoice,
   f: TurnFlags,
+  mcp: McpHub | undefined,
 ): Promise<{ code: number; sessionId: string }> {
   const { ports } = app;
   let sessionId: string | undefined;
@@ -289,7 +298,10 @@ async function runTurn(
       },
     }),
   });
-  const subagents = sessionSubagents(app, sink.emit, { rules: f.rules.texts });
+  const subagents = sessionSubagents(app, sink.emit, {
+    rules: f.rules.texts,
+    ...(mcp === undefined ? {} : { mcp }),
+  });
   try {
     const run = await runMainSession(app, {
       prompt,
@@ -309,6 +321,7 @@ async function runTurn(
       signal: interrupt.signal,
       extraTools: subagents.extraTools,
       ...(f.backgroundWaitMs === undefined ? {} : { backgroundWaitMs: f.backgroundWaitMs }),
+      ...(mcp === undefined ? {} : { mcp }),
     });
     // A continued session whose transcript had a torn or bad line: the rest was kept; say so.
     for (const d of run.transcriptDiagnostics) {

@@ -12,7 +12,6 @@ import { type SubagentEnv, SubagentRuntime } from "../manager/subagents.ts";
 import type { ParentInfo } from "../manager/launch_plan.ts";
 import { type ChildRunner, InThreadRunner, WorkerRunner } from "../manager/child_runner.ts";
 import { BladeError } from "../errors.ts";
-import { secretsOf } from "../config/config.ts";
 import type { ProviderConfig } from "../provider/factory.ts";
 import { Semaphore } from "../manager/semaphore.ts";
 import { BackgroundRuns } from "../manager/background.ts";
@@ -21,6 +20,10 @@ import { Heartbeat } from "../store/heartbeat.ts";
 import type { SessionExtras } from "../executor/main_runner.ts";
 import type { RuleTexts } from "../permissions/run_rules.ts";
 import { recoverSession } from "../manager/restart.ts";
+import type { McpHub } from "../mcp/hub.ts";
+import { ChildMcp } from "../manager/child_mcp.ts";
+import { parseRuleList, wholeToolsDenied } from "../protocol/tool_rule.ts";
+import { toolNameMatches } from "../protocol/mcp_names.ts";
 
 export async function registryFor(app: App): Promise<RegistrySnapshot> {
   const { snapshot } = await loadRegistry({
@@ -66,16 +69,38 @@ async function childRunner(app: App): Promise<ChildRunner> {
     provider: withStallTimeout(await app.providerConfig(), app.config.subagentStallTimeoutMs),
     maxTokens: app.config.maxTokens,
     platform: app.ports.env.platform(),
-    secrets: secretsOf(app.config),
+    secrets: app.secrets(),
     extraReadDirs: home === undefined ? [] : [`${home}/.claude/agents`],
     ...(home === undefined ? {} : { home }),
   });
 }
 
 export interface SubagentOptions {
+  /** The run's rules; they apply to every child too (whole-tool deny rules also hide MCP tools). */
   rules?: RuleTexts;
   /** The interactive session's approvals (foreground children ask through them). */
   approve?: Approver;
+  /** The run's MCP servers: children see their tools (filtered and capped), calls go through here. */
+  mcp?: McpHub;
+}
+
+/** How children reach MCP servers: the run's hub, plus agents' inline servers started on first use. */
+function childMcp(app: App, options: SubagentOptions): ChildMcp {
+  const denied = [...wholeToolsDenied(parseRuleList(options.rules?.deny ?? []).rules)];
+  return new ChildMcp({
+    hub: options.mcp,
+    visible: (name) => !denied.some((d) => toolNameMatches(d, name)),
+    openInline: async (agent, servers) => {
+      const { openInlineServers } = await import("../mcp/setup.ts");
+      const { timeoutsFrom } = await import("../mcp/hub.ts");
+      return openInlineServers(agent, servers, {
+        env: (name) => app.ports.env.get(name),
+        cwd: app.workspace,
+        timeouts: options.mcp?.timeouts ?? timeoutsFrom((name) => app.ports.env.get(name)).timeouts,
+        onSecrets: (secrets) => app.addSecrets(secrets),
+      });
+    },
+  });
 }
 
 export async function subagentEnv(
@@ -106,6 +131,7 @@ export async function subagentEnv(
     runner: await childRunner(app),
     ...(options.rules === undefined ? {} : { rules: options.rules }),
     ...(options.approve === undefined ? {} : { approve: options.approve }),
+    mcp: childMcp(app, options),
   };
 }
 
@@ -160,6 +186,7 @@ export async function subagentToolsFor(
 export async function closeSubagents(env: SubagentEnv | undefined): Promise<void> {
   if (env === undefined) return;
   await env.shells.stopAll();
+  await env.mcp?.close();
   await env.runner.close();
 }
 

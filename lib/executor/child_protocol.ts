@@ -10,6 +10,8 @@ import type { TaskRequest } from "../tools/task.ts";
 import type { ToolResult } from "../tools/tool.ts";
 import type { ChildSpec } from "./child.ts";
 import type { ApprovalRequest } from "../protocol/approval.ts";
+import type { McpToolShape } from "../mcp/tool_adapter.ts";
+import type { McpCallResult } from "../mcp/client.ts";
 
 export interface ChildRunRequest {
   kind: "run";
@@ -23,6 +25,8 @@ export interface ChildRunRequest {
   secrets: string[];
   /** Whether this child may delegate (below the nesting limit). */
   delegation: boolean;
+  /** The child's MCP tools; their calls are answered by the main thread, which owns the connections. */
+  mcpTools?: McpToolShape[];
   /** The user's home folder (a Worker child has no environment grant to read HOME itself). */
   home?: string;
   /** A foreground child of an interactive session: unapproved calls are asked through the main thread. */
@@ -54,7 +58,9 @@ export type DelegationCall =
   | { method: "launch"; input: TaskRequest; callId: string }
   | { method: "output"; input: TaskOutputRequest }
   | { method: "stop"; taskId: string }
-  | { method: "approve"; request: ApprovalRequest };
+  | { method: "approve"; request: ApprovalRequest }
+  /** An MCP tool call: the main thread checks the name against the child's tools and calls the server. */
+  | { method: "mcp"; name: string; input: Record<string, unknown> };
 
 export type ChildWorkerEvent =
   | { kind: "event"; runId: number; event: RuntimeEvent }
@@ -79,4 +85,10 @@ export function isPlannedRef(value: unknown): value is SubtaskRefPart | undefine
   if (value === undefined) return true;
   return isRecord(value) && value.type === "subtask_ref" && typeof value.agentId === "string" &&
     typeof value.subagentType === "string" && typeof value.state === "string" && isRecord(value.lineage);
+}
+
+/** An MCP call's answer (the main thread's McpCallResult). */
+export function isMcpResult(value: unknown): value is McpCallResult {
+  return isRecord(value) && typeof value.isError === "boolean" && Array.isArray(value.content) &&
+    value.content.every((c) => isRecord(c) && typeof c.type === "string");
 }

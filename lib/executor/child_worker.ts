@@ -4,6 +4,7 @@
 // id and cancellation). Delegation tools (Task, TaskOutput, TaskStop) are proxies: nested children
 // are started by the main thread, because a Worker cannot grant more than it has.
 
+import type { McpToolShape } from "../mcp/tool_adapter.ts";
 import { serveSandbox } from "../sandbox/serve.ts";
 import { realPorts } from "../sys/mod.ts";
 import { storageLayout } from "../config/storage.ts";
@@ -17,6 +18,7 @@ import {
   type ChildWorkerEvent,
   type ChildWorkerRequest,
   type DelegationCall,
+  isMcpResult,
   isPlannedRef,
   isToolResult,
   type TaskOutputRequest,
@@ -66,7 +68,7 @@ serveSandbox<ChildWorkerRequest, ChildOutcome | null, ChildWorkerEvent>(async (r
   const load = () => {
     if (loading) return;
     loading = true;
-    loadTools(call, request.delegation).then(tools.resolve, tools.reject);
+    loadTools(call, request.delegation, request.mcpTools ?? []).then(tools.resolve, tools.reject);
   };
   const lazyTools: PromiseLike<AnyTool[]> = {
     then: (onOk, onError) => {
@@ -103,13 +105,19 @@ serveSandbox<ChildWorkerRequest, ChildOutcome | null, ChildWorkerEvent>(async (r
   }
 });
 
-async function loadTools(call: Call, delegation: boolean): Promise<AnyTool[]> {
+async function loadTools(call: Call, delegation: boolean, mcp: readonly McpToolShape[]): Promise<AnyTool[]> {
   const [{ coreTools }, { taskTool }, { taskOutputTool, taskStopTool }] = await Promise.all([
     import("../tools/registry.ts"),
     import("../tools/task.ts"),
     import("../tools/task_control.ts"),
   ]);
-  if (!delegation) return coreTools();
+  // MCP tools are proxies: this Worker never opens a connection or starts a server.
+  const mcpTools = mcp.length === 0
+    ? []
+    : await import("../mcp/tool_adapter.ts").then(({ mcpTool }) =>
+      mcp.map((shape) => mcpTool(shape, (name, input) => call({ method: "mcp", name, input }, isMcpResult)))
+    );
+  if (!delegation) return [...coreTools(), ...mcpTools];
   const control = {
     output: (input: TaskOutputRequest) => call({ method: "output", input }, isToolResult),
     stop: (taskId: string) => call({ method: "stop", taskId }, isToolResult),
@@ -123,6 +131,7 @@ async function loadTools(call: Call, delegation: boolean): Promise<AnyTool[]> {
     }),
     taskOutputTool(control),
     taskStopTool(control),
+    ...mcpTools,
   ];
 }
 

@@ -25,7 +25,7 @@ import type {
 import type { TranscriptWriter } from "../session/transcript.ts";
 import { deliveryEvents, messageEvents, turnAbortedEvent, turnCompletedEvents } from "../session/events.ts";
 import type { Ports } from "../sys/mod.ts";
-import type { AnyTool, ToolResult } from "../tools/tool.ts";
+import type { AnyTool, LiveTools, ToolResult } from "../tools/tool.ts";
 import type { RuleSet, ToolRule } from "../protocol/tool_rule.ts";
 import type { PermissionMode } from "../protocol/permission_mode.ts";
 import type { Delivery, PendingWork } from "../protocol/delivery.ts";
@@ -45,6 +45,8 @@ export interface LoopOptions {
   tools: readonly AnyTool[] | PromiseLike<readonly AnyTool[]>;
   /** The tools as the model sees them, when already known (saves converting the schemas again). */
   specs?: ToolSpec[];
+  /** Tools that can change between model requests (MCP servers); offered after `tools`. */
+  live?: LiveTools;
   system: string;
   model: string;
   maxTokens: number;
@@ -131,6 +133,8 @@ export class AgentLoop {
   #tools: ToolRunner;
   #turn: number;
   #specs: ToolSpec[] | undefined;
+  #liveSpecs: ToolSpec[] = [];
+  #liveSeen = -1;
   #modelRequests = 0;
 
   constructor(options: LoopOptions, history: { messages: Message[]; turns: number }) {
@@ -140,6 +144,7 @@ export class AgentLoop {
     this.#tools = new ToolRunner({
       ports: options.ports,
       tools: options.tools,
+      ...(options.live === undefined ? {} : { live: options.live }),
       sessionId: options.meta.sessionId,
       workspaceRoot: options.workspaceRoot,
       storageRoot: options.storageRoot,
@@ -262,6 +267,14 @@ export class AgentLoop {
         this.#specs = toolSpecs(await this.#tools.tools());
       }
     }
+    // MCP servers' tools: asked again whenever a server's list changed (or a server went away).
+    const live = o.live;
+    if (live !== undefined && live.version() !== this.#liveSeen) {
+      this.#liveSeen = live.version();
+      const { toolSpecs } = await import("../tools/registry.ts");
+      const own = new Set(this.#specs.map((s) => s.name));
+      this.#liveSpecs = toolSpecs(live.tools().filter((t) => !own.has(t.name)));
+    }
     return await modelTurn({
       provider: o.provider,
       emit: o.emit,
@@ -271,7 +284,7 @@ export class AgentLoop {
       model: o.model,
       system: o.system,
       messages: this.messages,
-      tools: this.#specs,
+      tools: this.#liveSpecs.length === 0 ? this.#specs : [...this.#specs, ...this.#liveSpecs],
       maxTokens: o.maxTokens,
       meta: o.meta,
     }, signal);

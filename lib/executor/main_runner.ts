@@ -10,6 +10,8 @@ import type { AgentLoop, RunResult, TurnInput } from "./loop.ts";
 import { sessionLoop } from "./session_loop.ts";
 import { openSession } from "../session/open.ts";
 import { NO_RULES, type RuleSet, wholeToolsDenied } from "../protocol/tool_rule.ts";
+import { toolNameMatches } from "../protocol/mcp_names.ts";
+import type { McpHub } from "../mcp/hub.ts";
 import type { AnyTool } from "../tools/tool.ts";
 import { coreTools, mergeTools } from "../tools/registry.ts";
 import { readTranscript, type TranscriptDiagnostic, type TranscriptWriter } from "../session/transcript.ts";
@@ -54,6 +56,8 @@ export interface MainRunOptions {
   fork?: boolean;
   /** `--tools`: only these built-in tools (by name); undefined keeps them all. */
   onlyTools?: readonly string[];
+  /** The run's MCP servers (absent when none is configured): their tools join the session's, live. */
+  mcp?: McpHub;
   emit: RuntimeEventSink;
   signal: AbortSignal;
   /** Extra tools (the subagent tools) built for this session; same-named tools replace core ones. */
@@ -78,9 +82,15 @@ export interface MainRunResult {
   totals: SettledRun["totals"];
 }
 
+/** Whether the run's whole-tool deny rules remove `name` (`mcp__server__*` covers a server's tools). */
+export function deniedWhole(rules: RuleSet): (name: string) => boolean {
+  const deny = [...wholeToolsDenied(rules.deny)];
+  return (name) => deny.some((d) => toolNameMatches(d, name));
+}
+
 export function filterTools(tools: readonly AnyTool[], rules: RuleSet): AnyTool[] {
-  const deny = wholeToolsDenied(rules.deny);
-  return tools.filter((t) => !deny.has(t.name));
+  const denied = deniedWhole(rules);
+  return tools.filter((t) => !denied(t.name));
 }
 
 /** Opening options of a top-level session (print mode and the interactive session share them). */
@@ -154,6 +164,10 @@ async function buildMainSession(
   const all = filterTools(mergeTools(coreTools(), extra.tools), o.rules ?? NO_RULES);
   const only = o.onlyTools === undefined ? undefined : new Set(o.onlyTools);
   const tools = only === undefined ? all : all.filter((t) => only.has(t.name));
+  const denied = deniedWhole(o.rules ?? NO_RULES);
+  const live = o.mcp === undefined
+    ? undefined
+    : await import("../mcp/setup.ts").then((m) => m.liveMcpTools(o.mcp!, (name) => !denied(name)));
   const delivered = new Set(history.deliveredInboxIds);
   const pending = extra.pending?.(delivered, [...history.subtasks.values()]);
   // Entries the transcript already acknowledged (a crash before the inbox was trimmed) are dropped.
@@ -164,6 +178,7 @@ async function buildMainSession(
     provider,
     transcript: opened.transcript,
     tools,
+    ...(live === undefined ? {} : { live }),
     sessionId: opened.sessionId,
     agentType: "main",
     depth: 0,
@@ -184,7 +199,7 @@ async function buildMainSession(
       append: o.appendSystemPrompt === undefined ? [] : [o.appendSystemPrompt],
     },
     announce: {
-      tools: tools.map((t) => t.name),
+      tools: [...tools, ...live?.tools() ?? []].map((t) => t.name),
       agents: extra.agentNames ?? [],
       permissionMode: config.permissionMode,
     },

@@ -11,7 +11,7 @@ import type { TranscriptWriter } from "../session/transcript.ts";
 import { buildSystemPrompt } from "../session/system_prompt.ts";
 import type { RuleSet, ToolRule } from "../protocol/tool_rule.ts";
 import type { PermissionMode } from "../protocol/permission_mode.ts";
-import type { AnyTool } from "../tools/tool.ts";
+import type { AnyTool, LiveTools } from "../tools/tool.ts";
 import { AgentLoop } from "./loop.ts";
 import type { PendingWork } from "../protocol/delivery.ts";
 import type { BeforeToolCall } from "./tool_runner.ts";
@@ -24,6 +24,8 @@ export interface SessionLoopOptions {
   /** A promise while the tool modules still load (a Worker child); `specs` then describe them. */
   tools: readonly AnyTool[] | PromiseLike<readonly AnyTool[]>;
   specs?: ToolSpec[];
+  /** Tools that can change between model requests (MCP servers). */
+  live?: LiveTools;
   sessionId: string;
   /** `main` for the top-level session, else the child's agent type. */
   agentType: string;
@@ -87,6 +89,7 @@ export function sessionLoop(
     transcript: o.transcript,
     tools: o.tools,
     ...(o.specs === undefined ? {} : { specs: o.specs }),
+    ...(o.live === undefined ? {} : { live: o.live }),
     system,
     model: o.model,
     maxTokens: o.maxTokens,

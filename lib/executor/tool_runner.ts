@@ -7,7 +7,7 @@
 import type { Message, ToolCallBlock } from "../protocol/messages.ts";
 import type { RuntimeEventSink, TranscriptPart } from "../protocol/events.ts";
 import type { Ports } from "../sys/mod.ts";
-import type { AnyTool, ToolContext, ToolResult } from "../tools/tool.ts";
+import type { AnyTool, LiveTools, ToolContext, ToolResult } from "../tools/tool.ts";
 import { decide, type GateDecision } from "../permissions/gate.ts";
 import { pathArgument, type RuleSet, type ToolRule } from "../protocol/tool_rule.ts";
 import type { PermissionMode } from "../protocol/permission_mode.ts";
@@ -30,6 +30,8 @@ export interface ToolRunnerOptions {
   ports: Ports;
   /** The session's tools; a promise while the tool modules still load (a Worker child). */
   tools: readonly AnyTool[] | PromiseLike<readonly AnyTool[]>;
+  /** Tools that can change between model requests (MCP servers), looked up after `tools`. */
+  live?: LiveTools;
   sessionId: string;
   workspaceRoot: string;
   storageRoot: string;
@@ -83,7 +85,9 @@ export class ToolRunner {
   /** A tool by name; undefined also while the tools are still loading (only stream-time hints ask then). */
   byName(name: string): AnyTool | undefined {
     const tools = this.#loaded ?? (Array.isArray(this.#o.tools) ? this.#o.tools : undefined);
-    return tools?.find((t) => t.name === name);
+    const live = this.#o.live;
+    return tools?.find((t) => t.name === name) ?? live?.tools().find((t) => t.name === name) ??
+      live?.gone?.(name);
   }
 
   /** A call is complete while the answer still streams: let its tool get ready (e.g. start a Worker). */
@@ -157,7 +161,8 @@ export class ToolRunner {
     const error = (content: string, denied = false) => ({ result: { content, isError: true }, denied });
     const tool = this.byName(call.name);
     if (tool === undefined) {
-      const names = (await this.tools()).map((t) => t.name).join(", ") || "none";
+      const names = [...await this.tools(), ...this.#o.live?.tools() ?? []].map((t) => t.name).join(", ") ||
+        "none";
       return error(`Unknown tool "${call.name}". Available tools: ${names}.`);
     }
     if (call.inputError !== undefined) {

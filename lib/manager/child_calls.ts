@@ -28,6 +28,7 @@ const callSchema = z.discriminatedUnion("method", [
       reason: z.string().max(100_000),
     }),
   }),
+  z.object({ method: z.literal("mcp"), name: z.string().min(1), input: z.record(z.string(), z.unknown()) }),
 ]) satisfies z.ZodType<DelegationCall>;
 
 const eventSchema = z.discriminatedUnion("kind", [

@@ -15,6 +15,7 @@ import { toolSpecs } from "../tools/registry.ts";
 import { type ChildOutcome, type ChildSpec, childTools, runChild } from "../executor/child.ts";
 import type { DelegationCall } from "../executor/child_protocol.ts";
 import { ChildWorkerPool, type WorkerChildOptions } from "./child_sandbox.ts";
+import type { McpToolShape } from "../mcp/tool_adapter.ts";
 
 /** What the launcher provides for one child run. */
 export interface ChildHost {
@@ -24,10 +25,12 @@ export interface ChildHost {
   tools(): AnyTool[];
   /** Whether the child is below the nesting limit and may delegate. */
   delegation: boolean;
-  /** Answers a delegation call the child makes from another thread. */
+  /** Answers a delegation or MCP call the child makes from another thread. */
   answer(call: DelegationCall): Promise<unknown>;
   /** Set for a foreground child of an interactive session: it may ask the person. */
   approve?: Approver;
+  /** The MCP tools among tools(): a Worker child gets proxies for those it keeps. */
+  mcp?: McpToolShape[];
 }
 
 export interface ChildRunner {
@@ -119,6 +122,8 @@ export class WorkerRunner implements ChildRunner {
   #options(spec: ChildSpec, host: ChildHost): WorkerChildOptions {
     const d = this.#deps;
     const tools = childTools(spec, host.tools());
+    const names = tools.map((t) => t.name);
+    const mcpTools = (host.mcp ?? []).filter((t) => names.includes(t.bladeName));
     return {
       // The specs travel with the child so its first model request need not wait for its tool modules.
       spec: { ...spec, toolSpecs: toolSpecs(tools) },
@@ -132,6 +137,7 @@ export class WorkerRunner implements ChildRunner {
       secrets: d.secrets,
       delegation: host.delegation,
       approvals: host.approve !== undefined,
+      ...(mcpTools.length === 0 ? {} : { mcpTools }),
       ...(d.home === undefined ? {} : { home: d.home }),
       onEvent: host.emit,
       onCall: (call) => host.answer(call),

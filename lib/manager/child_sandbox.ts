@@ -5,6 +5,7 @@
 // Events and delegation calls are routed per run; a crash becomes a failed ChildOutcome; cancelling
 // one run gives it a grace period to kill its processes.
 
+import type { McpToolShape } from "../mcp/tool_adapter.ts";
 import type { RuntimeEvent } from "../protocol/events.ts";
 import type { ChildOutcome, ChildSpec } from "../executor/child.ts";
 import type { ChildWorkerRequest, DelegationCall } from "../executor/child_protocol.ts";
@@ -34,10 +35,12 @@ export interface WorkerChildOptions {
   delegation: boolean;
   /** Unapproved calls are asked through `onCall` (a foreground child of an interactive session). */
   approvals?: boolean;
+  /** The child's MCP tools: proxies in the Worker, calls answered by onCall("mcp"). */
+  mcpTools?: McpToolShape[];
   /** The user's home folder, for `~` in paths. */
   home?: string;
   onEvent: (event: RuntimeEvent) => void;
-  /** Answers the child's Task / TaskOutput / TaskStop calls. */
+  /** Answers the child's Task / TaskOutput / TaskStop and MCP calls. */
   onCall: (call: DelegationCall) => Promise<unknown>;
 }
 
@@ -212,6 +215,7 @@ export class ChildWorkerPool {
         secrets: o.secrets,
         delegation: o.delegation,
         ...(o.approvals === true ? { approvals: true } : {}),
+        ...(o.mcpTools === undefined ? {} : { mcpTools: o.mcpTools }),
         ...(o.home === undefined ? {} : { home: o.home }),
       });
       return outcome ?? failed(o.spec, "The child's sandbox answered without a result.", false);

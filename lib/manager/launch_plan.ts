@@ -35,6 +35,8 @@ export interface ParentInfo {
   model: string;
   mode: PermissionMode;
   depth: number;
+  /** The MCP tool names this session has (a child's children get no others); absent = the run's. */
+  mcpTools?: readonly string[];
 }
 
 /** The process that owns a run: recorded in the sidecar so liveness can be checked later. */
@@ -97,6 +99,7 @@ export function snapshotOf(
     permissionMode,
     maxTurns: definition.maxTurns,
     skills: [...definition.skills],
+    ...(definition.mcpServers === undefined ? {} : { mcpServers: structuredClone(definition.mcpServers) }),
     isolation,
     source: definition.source,
   };

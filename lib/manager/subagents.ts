@@ -13,9 +13,11 @@ import type { SidecarStore } from "../store/store.ts";
 import type { SidecarRecord } from "../store/schema.ts";
 import type { AnyTool, ToolContext, ToolResult } from "../tools/tool.ts";
 import { type SubagentLauncher, type TaskRequest, taskTool } from "../tools/task.ts";
-import type { ChildOutcome, ChildSpec } from "../executor/child.ts";
+import { type ChildOutcome, type ChildSpec, childTools } from "../executor/child.ts";
 import type { DelegationCall } from "../executor/child_protocol.ts";
 import type { ChildHost, ChildRunner } from "./child_runner.ts";
+import type { ChildMcp } from "./child_mcp.ts";
+import { mcpTool, type McpToolShape } from "../mcp/tool_adapter.ts";
 import { canonicalResult, summarize } from "./result.ts";
 import type { Semaphore } from "./semaphore.ts";
 import { describeError } from "../errors.ts";
@@ -69,6 +71,8 @@ export interface SubagentEnv {
   runner: ChildRunner;
   /** The interactive session's approvals; foreground children ask through it. Unset: they refuse. */
   approve?: Approver;
+  /** The run's MCP servers as children see them (absent when none is configured). */
+  mcp?: ChildMcp;
 }
 
 /** TaskOutput / TaskStop's view of the runtime. */
@@ -339,7 +343,12 @@ export class SubagentRuntime implements SubagentLauncher {
       onActivity?.();
       env.emit({ type: "subagent_event", parentSessionId: this.#parent.sessionId, agentId: spec.id, event });
     };
-    return await env.runner.run(spec, this.#hostFor(spec, emit, signal, foreground), signal);
+    await env.mcp?.prepare(spec.id, spec.config, this.#parent.mcpTools);
+    try {
+      return await env.runner.run(spec, this.#hostFor(spec, emit, signal, foreground), signal);
+    } finally {
+      env.mcp?.release(spec.id);
+    }
   }
 
   /** The child's view of this runtime: its tools, and answers to the calls it makes from a Worker. */
@@ -364,12 +373,36 @@ export class SubagentRuntime implements SubagentLauncher {
       signal,
       emit,
     });
+    const mcp = this.#mcpToolsFor(spec);
+    const tools = () => mergeTools(nested.coreTools(), delegation ? nested.tools() : [], mcp.tools);
     return {
       emit,
       delegation,
-      tools: () => mergeTools(nested.coreTools(), delegation ? nested.tools() : []),
-      answer: (call) => nested.#answer(call, ctxFor, approve, signal),
+      tools,
+      mcp: mcp.shapes,
+      answer: (call) => {
+        if (call.method !== "mcp") return nested.#answer(call, ctxFor, approve, signal);
+        // The child's final tool list decides, not what the Worker asks for.
+        const granted = childTools(spec, tools()).map((t) => t.name);
+        return env.mcp === undefined
+          ? Promise.reject(new Error("no MCP servers in this run"))
+          : env.mcp.call(spec.id, granted, call.name, call.input, signal);
+      },
       ...(approve === undefined ? {} : { approve }),
+    };
+  }
+
+  /** The MCP tools `child` may have (before its own tools/disallowedTools), calling the main thread's hubs. */
+  #mcpToolsFor(child: ChildSpec): { tools: AnyTool[]; shapes: McpToolShape[] } {
+    const mcp = this.#env.mcp;
+    if (mcp === undefined) return { tools: [], shapes: [] };
+    const shapes = mcp.toolsFor(child.id);
+    const names = shapes.map((t) => t.bladeName);
+    return {
+      tools: shapes.map((t) =>
+        mcpTool(t, (name, input, signal) => mcp.call(child.id, names, name, input, signal))
+      ),
+      shapes,
     };
   }
 
@@ -392,6 +425,8 @@ export class SubagentRuntime implements SubagentLauncher {
         return control.stop(call.taskId, ctxFor(""));
       case "approve":
         return approve === undefined ? Promise.resolve("deny") : approve(call.request, signal);
+      case "mcp":
+        return Promise.reject(new Error("MCP calls are answered by the child's host"));
     }
   }
 
@@ -403,6 +438,8 @@ export class SubagentRuntime implements SubagentLauncher {
       model: child.config.model,
       mode: child.config.permissionMode,
       depth: child.depth,
+      // Its own children get at most the MCP tools it has (the capability ceiling).
+      mcpTools: childTools(child, this.#mcpToolsFor(child).tools).map((t) => t.name),
     }, { canAsk });
   }
 }

@@ -123,7 +123,8 @@ export class McpHub {
         });
       }
     }
-    const failed = this.#connections.find((c) => bladeName.startsWith(mcpToolName(c.entry.name, "")));
+    const owner = this.serverOf(bladeName);
+    const failed = this.#connections.find((c) => c.entry.name === owner);
     const why = failed?.status === "failed"
       ? `its server "${failed.entry.name}" is not available: ${failed.error}`
       : "no connected MCP server offers it (any more)";
@@ -131,6 +132,11 @@ export class McpHub {
       content: [{ type: "text", text: `MCP tool "${bladeName}" cannot run: ${why}` }],
       isError: true,
     });
+  }
+
+  /** The configured server whose tool names `bladeName` has (`mcp__<server>__…`), connected or not. */
+  serverOf(bladeName: string): string | undefined {
+    return this.#connections.find((c) => bladeName.startsWith(mcpToolName(c.entry.name, "")))?.entry.name;
   }
 
   status(): McpServerStatus[] {

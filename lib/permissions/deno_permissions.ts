@@ -77,7 +77,7 @@ export const DEFAULT_SHELL_PROGRAMS: readonly string[] = ["setsid", "bash", "sh"
 /**
  * Variables packages read that Blade ignores (read as unset) rather than grants: the `yaml` package's
  * LOG_TOKENS/LOG_STREAM, and the terminal probes of `@mariozechner/pi-tui` (the interactive session):
- * image protocols, debug logs, size overrides. TERM is granted (BLADE_ENV_NAMES).
+ * image protocols, debug logs, size overrides. TERM is read.
  */
 export const IGNORED_ENV: readonly string[] = [
   "LOG_TOKENS",
@@ -170,46 +170,24 @@ export function toDenoFlags(set: DenoPermissionSet, options: DenoFlagOptions = {
   return flags;
 }
 
-/** Variables Blade's own process reads (the `blade` task and the compiled binary). */
-export const BLADE_ENV_NAMES: readonly string[] = [
-  "HOME",
-  "USERPROFILE",
-  "PATH",
-  "SHELL",
-  "TERM",
-  "NO_COLOR",
-  "INIT_CWD",
-  "TMPDIR",
-  "BLADE_STORAGE_ROOT",
-  "BLADE_MODEL",
-  "BLADE_API_KEY",
-  "BLADE_BASE_URL",
-  "BLADE_DEBUG",
-  "BLADE_PROVIDER",
-  "BLADE_SCRIPT",
-  "BLADE_MAX_SUBAGENT_DEPTH",
-  "BLADE_MAX_CONCURRENT_SUBAGENTS",
-  "BLADE_CHILD_SANDBOX",
-  "ANTHROPIC_API_KEY",
-  "ANTHROPIC_BASE_URL",
-  "OPENAI_API_KEY",
-  "OPENAI_BASE_URL",
-];
-
 /** System-information APIs Blade's own process calls. */
 export const BLADE_SYS_NAMES: readonly string[] = ["osRelease", "hostname", "homedir", "uid", "gid"];
 
 /**
  * Blade's own process: it reads and writes wherever the user points it (any workspace, the storage
  * root), runs git and shells, and talks to providers configured at run time, so those kinds are
- * whole; env and sys stay listed. Every child set is a subset of this one (Workers cannot escalate).
+ * whole. The environment is whole too: MCP configurations name any variable (`${GITHUB_TOKEN}`,
+ * Claude Code's syntax) and stdio servers get HOME, LOGNAME, USER…, and a listed grant would make those
+ * configurations fail in the compiled binary; programs Blade starts inherit the environment whatever
+ * the grant. sys stays listed. Every child set is a subset of this one (Workers cannot escalate), and
+ * children's env grants stay computed (child Workers get none).
  */
 export function bladeProcessPermissions(): DenoPermissionSet {
   return {
     read: true,
     write: true,
     net: true,
-    env: [...BLADE_ENV_NAMES],
+    env: true,
     run: true,
     sys: [...BLADE_SYS_NAMES],
     ffi: false,

@@ -5,6 +5,7 @@
 // calls it matches. Does not build the tool table or run tools.
 
 import { BLADE_TOOL_NAMES, parseToolRule, type ToolRule } from "../protocol/tool_rule.ts";
+import { isMcpToolName, toolNameMatches } from "../protocol/mcp_names.ts";
 
 /** Tools a child never gets, whatever its definition says. */
 export const ALWAYS_DENIED_TOOLS: readonly string[] = ["EnterWorktree", "ExitWorktree", "TeamCreate"];
@@ -48,10 +49,16 @@ export function resolveChildTools(definition: ToolLists, allToolNames: readonly 
     const rules = rulesOf(definition.tools);
     const whole = new Set(rules.filter((r) => r.specifier === undefined).map((r) => r.tool));
     for (const rule of rules) if (rule.specifier !== undefined && !whole.has(rule.tool)) limits.push(rule);
-    const granted = new Set(rules.map((r) => r.tool));
-    allowed = allToolNames.filter((name) => granted.has(name));
+    // MCP entries may name a whole server (`mcp__github`, `mcp__github__*`).
+    allowed = allToolNames.filter((name) => rules.some((r) => toolNameMatches(r.tool, name)));
   }
-  return { allowed: allowed.filter((name) => !denied.has(name)), denied: [...denied], limits, denyRules };
+  const deny = [...denied];
+  return {
+    allowed: allowed.filter((name) => !deny.some((d) => toolNameMatches(d, name))),
+    denied: deny,
+    limits,
+    denyRules,
+  };
 }
 
 /** Warnings for entries that are not rules or name no tool Blade has. */
@@ -62,7 +69,7 @@ export function toolRuleNotes(definition: ToolLists): { field: string; entry: st
     for (const entry of (field === "tools" ? definition.tools : definition.disallowedTools) ?? []) {
       const rule = parseToolRule(entry);
       if ("error" in rule) notes.push({ field, entry, message: `${rule.error}; the entry is ignored` });
-      else if (!known.includes(rule.tool)) {
+      else if (!known.includes(rule.tool) && !isMcpToolName(rule.tool)) {
         notes.push({
           field,
           entry,

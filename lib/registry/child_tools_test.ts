@@ -72,3 +72,23 @@ Deno.test("entries that are not rules or name no Blade tool get warnings", () =>
   ]);
   assert.match(notes[0]!.message, /Blade has no tool named WebFetch/);
 });
+
+Deno.test("MCP entries: whole-server names and `mcp__s__*` allow or deny that server's tools only", () => {
+  const all = ["Read", "mcp__github__create_issue", "mcp__github__list_issues", "mcp__docs__search"];
+  assert.deepEqual(
+    resolveChildTools({ tools: ["Read", "mcp__github__*"], disallowedTools: [] }, all).allowed,
+    [
+      "Read",
+      "mcp__github__create_issue",
+      "mcp__github__list_issues",
+    ],
+  );
+  assert.deepEqual(resolveChildTools({ tools: ["mcp__docs"], disallowedTools: [] }, all).allowed, [
+    "mcp__docs__search",
+  ]);
+  assert.deepEqual(
+    resolveChildTools({ tools: null, disallowedTools: ["mcp__github", "mcp__docs__search"] }, all).allowed,
+    ["Read"],
+  );
+  assert.deepEqual(resolveChildTools({ tools: ["mcp__*", "*"], disallowedTools: [] }, all).allowed, []);
+});

@@ -27,7 +27,6 @@ export interface ParseAgentResult {
 export const IGNORED_CLAUDE_FIELDS: readonly string[] = [
   "effort",
   "hooks",
-  "mcpServers",
   "memory",
   "initialPrompt",
   "omitClaudeMd",

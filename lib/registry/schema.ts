@@ -76,6 +76,17 @@ export const agentDefinitionSchema = z.object({
     .default(false),
   color: text("a color name").nullable().default(null),
   skills: nameList.default([]),
+  /**
+   * MCP servers this agent's runs get instead of the parent's: names of configured servers, or inline
+   * definitions `{<name>: {command|url, …}}` (Claude Code's field). A map `{<name>: {…}}` is read as one
+   * inline entry per server. Absent = the parent's MCP tools.
+   */
+  mcpServers: z
+    .union([
+      z.array(z.union([z.string().trim().min(1), z.record(z.string(), z.unknown())])),
+      z.record(z.string(), z.unknown()).transform((map) => Object.entries(map).map(([k, v]) => ({ [k]: v }))),
+    ], { error: "must be a list of server names or {name: definition} entries" })
+    .optional(),
   source: z.enum(AGENT_SOURCES),
   /** File path, `builtin:<file>`, or `--agents`. */
   path: z.string(),

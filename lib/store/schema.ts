@@ -73,6 +73,8 @@ const configSnapshotSchema = z.object({
   /** null = the runtime's default limit. */
   maxTurns: z.int().min(1).nullable(),
   skills: z.array(z.string()),
+  /** The agent's `mcpServers` as written (names or inline definitions); absent = the parent's MCP tools. */
+  mcpServers: z.array(z.union([z.string(), z.record(z.string(), z.unknown())])).exactOptional(),
   isolation,
   /** Where the definition came from (built-in, a user or project folder, `--agents`, legacy). */
   source: z.string(),

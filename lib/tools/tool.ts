@@ -81,3 +81,14 @@ export function ok(content: string, metadata?: Record<string, unknown>): ToolRes
 export function fail(content: string, metadata?: Record<string, unknown>): ToolResult {
   return metadata === undefined ? { content, isError: true } : { content, isError: true, metadata };
 }
+
+/** Tools that may change while a session runs (MCP servers' lists); the loop asks again when `version` moves. */
+export interface LiveTools {
+  version(): number;
+  tools(): readonly AnyTool[];
+  /**
+   * A tool the model may still call although it is no longer offered (its server crashed): running
+   * it gives the clear error of why. Undefined for names that never were this source's.
+   */
+  gone?(name: string): AnyTool | undefined;
+}

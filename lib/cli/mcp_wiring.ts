@@ -1,0 +1,48 @@
+// Owns starting a run's MCP servers from the command line's view: `--mcp-config` / `--strict-mcp-config`
+// plus the configured sources (lib/mcp/sources.ts), problems reported as warnings on stderr, the
+// servers' tokens added to the run's redaction. Nothing of the SDK loads when no server is configured.
+
+import type { App } from "../app.ts";
+import type { Io } from "./io.ts";
+import type { McpHub } from "../mcp/hub.ts";
+import { openMcp } from "../mcp/setup.ts";
+
+export interface McpFlags {
+  mcpConfig: string[];
+  strict: boolean;
+}
+
+// deno-lint-ignore no-explicit-any
+export function mcpFlagsOf(values: Record<string, any>): McpFlags {
+  return {
+    mcpConfig: (values["mcp-config"] as string[] | undefined) ?? [],
+    strict: values["strict-mcp-config"] === true,
+  };
+}
+
+/** Starts the run's servers; undefined when none is configured. Failed servers are warnings, not errors. */
+export async function startMcp(app: App, flags: McpFlags, io: Io): Promise<McpHub | undefined> {
+  const opened = await openMcp({
+    fs: app.ports.fs,
+    env: (name) => app.ports.env.get(name),
+    home: app.ports.env.home(),
+    workspace: app.workspace,
+    trusted: app.trust.trusted,
+    userConfigFile: app.layout.configFile,
+    mcpConfig: flags.mcpConfig,
+    strict: flags.strict,
+    cwd: app.ports.env.cwd(),
+    ...(app.config.debug ? { debug: (line: string) => io.err(`[debug] ${app.redact(line)}\n`) } : {}),
+  });
+  app.addSecrets(opened.secrets);
+  for (const d of opened.diagnostics) io.err(`blade: ${d.level}: ${d.origin}: ${app.redact(d.message)}\n`);
+  for (const s of opened.hub?.status() ?? []) {
+    if (s.status === "failed" && s.type !== "invalid") {
+      io.err(
+        `blade: warning: MCP server "${s.name}" is not available (its tools are left out): ` +
+          `${app.redact(s.error ?? "")}\n`,
+      );
+    }
+  }
+  return opened.hub;
+}

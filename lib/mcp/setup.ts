@@ -1,0 +1,121 @@
+// Owns opening the MCP layer of one run: reads the sources (sources.ts, always), and only when some
+// server is configured loads the rest (validation, the SDK) and starts the servers. So a run without
+// MCP servers imports nothing of the SDK and starts nothing. Also the session's view of the tools:
+// live (list_changed), filtered by a name filter, calling through the hub.
+
+import type { Fs } from "../sys/fs.ts";
+import type { AnyTool, LiveTools } from "../tools/tool.ts";
+import { anyServers, readMcpSources } from "./sources.ts";
+import type { McpDiagnostic } from "./config.ts";
+import type { McpHub, McpToolDescriptor } from "./hub.ts";
+
+export interface McpOpenOptions {
+  fs: Fs;
+  /** Reads a variable (for `${VAR}` expansion and MCP_TIMEOUT / MCP_TOOL_TIMEOUT). */
+  env: (name: string) => string | undefined;
+  home: string | undefined;
+  workspace: string;
+  trusted: boolean;
+  userConfigFile: string;
+  mcpConfig: readonly string[];
+  strict: boolean;
+  cwd: string;
+  debug?: (line: string) => void;
+}
+
+export interface McpOpened {
+  /** Undefined when no server is configured. */
+  hub: McpHub | undefined;
+  /** Problems with files and definitions, and bad timeout values. */
+  diagnostics: McpDiagnostic[];
+  /** Configured secrets (tokens in env and headers) to redact everywhere. */
+  secrets: string[];
+}
+
+/** Reads the configuration; when it names servers, starts them all (each connected or failed). */
+export async function openMcp(o: McpOpenOptions): Promise<McpOpened> {
+  const sources = await readMcpSources(o);
+  if (!anyServers(sources)) return { hub: undefined, diagnostics: sources.diagnostics, secrets: [] };
+  const [{ resolveServers, secretsOfServers }, { McpHub, timeoutsFrom }] = await Promise.all([
+    import("./config.ts"),
+    import("./hub.ts"),
+  ]);
+  const resolved = resolveServers(sources.layers, o.env);
+  const { timeouts, warnings } = timeoutsFrom(o.env);
+  const hub = new McpHub(resolved.servers, {
+    cwd: o.workspace,
+    timeouts,
+    ...(o.debug === undefined ? {} : { debug: o.debug }),
+  });
+  await hub.start();
+  return {
+    hub,
+    diagnostics: [
+      ...sources.diagnostics,
+      ...resolved.diagnostics,
+      ...warnings.map((message) => ({ level: "warning" as const, origin: "environment", message })),
+    ],
+    secrets: secretsOfServers(resolved.servers),
+  };
+}
+
+/**
+ * The hub's tools as Blade tools, live, keeping only those `keep` accepts (a session's or a child's
+ * tool filter). The tool modules load with the first call of `tools()`.
+ */
+export async function liveMcpTools(hub: McpHub, keep: (name: string) => boolean): Promise<LiveTools> {
+  const { mcpTool } = await import("./tool_adapter.ts");
+  let seen = -1;
+  let list: AnyTool[] = [];
+  const invoke = (name: string, input: Record<string, unknown>, signal: AbortSignal) =>
+    hub.call(name, input, signal);
+  return {
+    version: () => hub.version,
+    gone: (name) => {
+      const server = hub.serverOf(name);
+      if (server === undefined || !keep(name)) return undefined;
+      return mcpTool(
+        { bladeName: name, server, name, description: "", inputSchema: { type: "object" }, readOnly: false },
+        invoke,
+      );
+    },
+    tools: () => {
+      if (seen !== hub.version) {
+        seen = hub.version;
+        list = hub.tools().filter((t) => keep(t.bladeName)).map((t: McpToolDescriptor) => mcpTool(t, invoke));
+      }
+      return list;
+    },
+  };
+}
+
+export interface InlineOptions {
+  env: (name: string) => string | undefined;
+  cwd: string;
+  timeouts: McpHub["timeouts"];
+  debug?: (line: string) => void;
+  /** Receives the inline servers' configured secrets (for redaction). */
+  onSecrets?: (secrets: string[]) => void;
+}
+
+/** Starts an agent file's inline `mcpServers` (source `agent`), validated and expanded like the others. */
+export async function openInlineServers(
+  agent: string,
+  servers: Record<string, unknown>,
+  o: InlineOptions,
+): Promise<McpHub> {
+  const [{ resolveServers, secretsOfServers }, { McpHub }] = await Promise.all([
+    import("./config.ts"),
+    import("./hub.ts"),
+  ]);
+  const resolved = resolveServers([{ source: "agent", origin: `agent "${agent}"`, servers }], o.env);
+  o.onSecrets?.(secretsOfServers(resolved.servers));
+  for (const d of resolved.diagnostics) o.debug?.(`mcp: ${d.origin}: ${d.message}`);
+  const hub = new McpHub(resolved.servers, {
+    cwd: o.cwd,
+    timeouts: o.timeouts,
+    ...(o.debug === undefined ? {} : { debug: o.debug }),
+  });
+  await hub.start();
+  return hub;
+}

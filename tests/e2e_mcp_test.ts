@@ -1,0 +1,207 @@
+// End-to-end: MCP servers in `blade -p` and `blade mcp list` as real subprocesses, with the stdio test
+// server (lib/testing/mcp_test_server.ts) started by Blade's main thread: tools for the session and
+// for a Worker child, the permission gate and the ceiling, a crashing server, list_changed, and which
+// sources count (--mcp-config, --strict-mcp-config, .mcp.json only in trusted folders).
+
+import assert from "node:assert/strict";
+import { stdioTestServer } from "../lib/testing/mcp_test_server.ts";
+import type { TranscriptEvent } from "../lib/protocol/events.ts";
+import type { ToolResultBlock } from "../lib/protocol/messages.ts";
+import {
+  type BladeResult,
+  type BladeSandbox,
+  bladeSandbox,
+  parseJsonResult,
+  readSidecars,
+  transcriptEvents,
+  transcriptPath,
+} from "./support/blade.ts";
+
+/** An mcpServers entry for the test server; DENO_DIR comes through `${VAR}` expansion. */
+function server(label: string, args: string[] = []) {
+  return { ...stdioTestServer([`--label=${label}`, ...args]), env: { DENO_DIR: "${DENO_DIR}" } };
+}
+
+function mcpConfig(servers: Record<string, unknown>): string {
+  return JSON.stringify({ mcpServers: servers });
+}
+
+async function runScripted(sandbox: BladeSandbox, script: unknown, flags: string[]): Promise<BladeResult> {
+  const path = `${sandbox.root}/script.json`;
+  await Deno.writeTextFile(path, JSON.stringify(script, null, 2));
+  return await sandbox.run([
+    "-p",
+    "Use the tools",
+    "--provider",
+    "scripted",
+    "--script",
+    path,
+    "--output-format",
+    "json",
+    ...flags,
+  ]);
+}
+
+function toolResults(events: TranscriptEvent[]): ToolResultBlock[] {
+  return events.flatMap((e) =>
+    e.type === "part_created" && e.data.part.type === "tool_result" ? [e.data.part] : []
+  );
+}
+
+async function mainResults(sandbox: BladeSandbox, run: BladeResult): Promise<ToolResultBlock[]> {
+  const sessionId = String(parseJsonResult(run).session_id);
+  return toolResults(await transcriptEvents(transcriptPath(sandbox, sessionId)));
+}
+
+const call = (name: string, input: Record<string, unknown> = {}) => ({ name, input });
+
+Deno.test("mcp: the session calls a stdio server's tools; the gate needs a rule; list_changed; a crash is a tool error", async () => {
+  await using sandbox = await bladeSandbox();
+  const run = await runScripted(sandbox, {
+    agents: {
+      main: [{
+        turns: [
+          {
+            tool_calls: [call("mcp__docs__echo", { text: "hello" }), call("mcp__docs__note", { text: "x" })],
+          },
+          { tool_calls: [call("mcp__docs__add_tool")] },
+          { tool_calls: [call("mcp__docs__late")] },
+          { tool_calls: [call("mcp__docs__crash"), call("mcp__docs__echo", { text: "after" })] },
+          { text: "done" },
+        ],
+      }],
+    },
+  }, [
+    "--mcp-config",
+    mcpConfig({ docs: server("docs") }),
+    "--allowed-tools",
+    "mcp__docs__echo,mcp__docs__add_tool,mcp__docs__late,mcp__docs__crash",
+  ]);
+  assert.equal(run.code, 0, run.stderr);
+  assert.equal(parseJsonResult(run).result, "done");
+  const results = await mainResults(sandbox, run);
+  const texts = results.map((
+    r,
+  ) => [r.isError === true, typeof r.content === "string" ? r.content : JSON.stringify(r.content)]);
+  assert.deepEqual(texts[0], [false, "docs echo: hello"]);
+  assert.equal(texts[1]?.[0], true);
+  assert.match(String(texts[1]?.[1]), /^Permission denied: mcp__docs__note \(an MCP tool\) needs approval/);
+  assert.deepEqual(texts[2], [false, "added"]);
+  // The tool the server added after notifications/tools/list_changed is callable in the same session.
+  assert.deepEqual(texts[3], [false, "late tool ran"]);
+  assert.equal(texts[4]?.[0], true);
+  assert.equal(texts[5]?.[0], true);
+  assert.match(String(texts[5]?.[1]), /MCP server "docs" is not available: the server closed the connection/);
+});
+
+Deno.test("mcp: a Worker child calls the parent's server through the main thread; rules and the ceiling apply", async () => {
+  await using sandbox = await bladeSandbox();
+  await sandbox.write(
+    ".claude/agents/other-only.md",
+    "---\nname: other-only\ndescription: Has only the other server\nmcpServers:\n  - other\n---\nUse your tools.\n",
+  );
+  await sandbox.write(
+    ".claude/agents/inline.md",
+    `---\nname: inline\ndescription: Brings its own server\nmcpServers:\n  - own: ${
+      JSON.stringify(server("own"))
+    }\n---\nUse it.\n`,
+  );
+  const task = (type: string, description: string) => ({
+    name: "Task",
+    input: { subagent_type: type, description, prompt: `Run as ${type} and report.` },
+  });
+  const run = await runScripted(sandbox, {
+    agents: {
+      main: [{
+        turns: [
+          { tool_calls: [task("general-purpose", "inherits docs"), task("other-only", "only other")] },
+          { tool_calls: [task("inline", "inline server")] },
+          { text: "parent done" },
+        ],
+      }],
+      "general-purpose": [{
+        turns: [
+          {
+            tool_calls: [
+              call("mcp__docs__echo", { text: "from child" }),
+              call("mcp__docs__note", { text: "n" }),
+            ],
+          },
+          { text: "child: {{last_user}}" },
+        ],
+      }],
+      "other-only": [{
+        turns: [
+          {
+            tool_calls: [
+              call("mcp__docs__echo", { text: "nope" }),
+              call("mcp__other__echo", { text: "yes" }),
+            ],
+          },
+          { text: "other: {{last_user}}" },
+        ],
+      }],
+      inline: [{
+        turns: [{ tool_calls: [call("mcp__own__echo", { text: "mine" })] }, {
+          text: "inline: {{last_user}}",
+        }],
+      }],
+    },
+  }, [
+    "--trust-workspace",
+    "--mcp-config",
+    mcpConfig({ docs: server("docs"), other: server("other") }),
+    "--allowed-tools",
+    "mcp__docs__*,mcp__other__echo,mcp__own",
+    // The ceiling: the run removes `note`, so no child has it, whatever its agent file says.
+    "--disallowed-tools",
+    "mcp__docs__note",
+  ]);
+  assert.equal(run.code, 0, run.stderr);
+  const sidecars = await readSidecars(sandbox.storage);
+  const childResults = async (description: string) => {
+    const record = sidecars.find((s) => s.description === description);
+    assert.ok(record !== undefined, description);
+    const events = await transcriptEvents(transcriptPath(sandbox, record.id));
+    return toolResults(events).map((r) => [r.isError === true, String(r.content)]);
+  };
+  const inherits = await childResults("inherits docs");
+  assert.deepEqual(inherits[0], [false, "docs echo: from child"]);
+  assert.equal(inherits[1]?.[0], true);
+  assert.match(String(inherits[1]?.[1]), /^Unknown tool "mcp__docs__note"/);
+  const other = await childResults("only other");
+  assert.equal(other[0]?.[0], true);
+  assert.match(String(other[0]?.[1]), /^Unknown tool "mcp__docs__echo". Available tools: .*mcp__other__echo/);
+  assert.doesNotMatch(String(other[0]?.[1]).split("Available tools:")[1] ?? "", /mcp__docs__/);
+  assert.deepEqual(other[1], [false, "other echo: yes"]);
+  assert.deepEqual((await childResults("inline server"))[0], [false, "own echo: mine"]);
+});
+
+Deno.test("mcp list: .mcp.json only in trusted folders; --strict-mcp-config uses only --mcp-config", async () => {
+  await using sandbox = await bladeSandbox();
+  await sandbox.write(".mcp.json", mcpConfig({ project: server("project") }));
+  const list = async (flags: string[]) => {
+    const r = await sandbox.run(["mcp", "list", "--json", ...flags]);
+    assert.equal(r.code, 0, r.stderr);
+    const out = JSON.parse(r.stdout) as {
+      servers: { name: string; source: string; status: string; tools: { name: string }[] }[];
+    };
+    return out.servers.map((s) => [s.name, s.source, s.status, s.tools.length]);
+  };
+  assert.deepEqual(await list([]), []);
+  assert.deepEqual(await list(["--trust-workspace"]), [["project", "project", "connected", 6]]);
+  assert.deepEqual(
+    await list([
+      "--trust-workspace",
+      "--strict-mcp-config",
+      "--mcp-config",
+      mcpConfig({ flag: server("flag") }),
+    ]),
+    [["flag", "flag", "connected", 6]],
+  );
+  const text = await sandbox.run(["mcp", "list"]);
+  assert.match(
+    text.stdout,
+    /No MCP servers configured\.\n\(This folder is not trusted: its \.mcp\.json is not read/,
+  );
+});
