@@ -7,6 +7,8 @@
 //                  delegation overhead (parent's Task response sent → the child's first model request)
 //   registry       loading 100 / 1,000 / 5,000 agent files across the five folders
 //   store          sidecar writes per second with full fsync (sequential and 8 concurrent)
+//   recovery       reconciling 1,000 orphans, per-orphan time by transcript length, resume cost by
+//                  history length (scripts/bench_recovery.ts; its start-up comparison runs alone)
 //
 // Set BLADE_BENCH_RUNS to change the number of runs (default 9). Set BLADE_BENCH_CLAUDE to Claude
 // Code's `claude` binary to run the same delegation against it side by side (install it with
@@ -331,6 +333,8 @@ async function main(): Promise<void> {
     } catch (e) {
       out(`sidecar store bench unavailable: ${(e as Error).message}`);
     }
+    const { benchRecovery, formatRecoveryBench } = await import("./bench_recovery.ts");
+    out(formatRecoveryBench(await benchRecovery()));
   } finally {
     await Deno.remove(tmp, { recursive: true }).catch(() => {});
   }

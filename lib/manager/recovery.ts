@@ -32,6 +32,9 @@ export interface RecoveryReport {
   problems: { id: string; message: string }[];
 }
 
+/** Orphans recovered at once in one pass. */
+const RECOVERY_CONCURRENCY = 16;
+
 /** Which records a pass looks at: one owner tree, one folder, or every folder. */
 export type RecoveryScope = (record: SidecarRecord) => boolean;
 
@@ -67,13 +70,21 @@ export async function measureLiveness(
 ): Promise<ScriptedLiveness> {
   const table = new Map<string, ReturnType<ScriptedLiveness>>();
   const own = ports.process.pid();
+  // Many orphans share one dead owner: each PID (and fingerprint) is asked once.
+  const answers = new Map<string, Promise<boolean>>();
+  const alive = (pid: number, identity?: SidecarRecord["processIdentity"]) => {
+    const key = `${pid}\0${identity?.platform ?? ""}\0${identity?.fingerprint ?? ""}`;
+    let got = answers.get(key);
+    if (got === undefined) answers.set(key, got = ports.process.isAlive(pid, identity));
+    return got;
+  };
   for (const r of records) {
     if (r.status !== "running") continue;
     const pid = r.processId;
     if (pid === undefined) table.set(r.id, "unknown");
-    else if (!(await ports.process.isAlive(pid))) table.set(r.id, "dead");
+    else if (!(await alive(pid))) table.set(r.id, "dead");
     else if (r.processIdentity === undefined) table.set(r.id, pid === own ? "alive" : "unknown");
-    else table.set(r.id, (await ports.process.isAlive(pid, r.processIdentity)) ? "alive" : "reused");
+    else table.set(r.id, (await alive(pid, r.processIdentity)) ? "alive" : "reused");
   }
   return (r) => table.get(r.id) ?? "unknown";
 }
@@ -97,17 +108,30 @@ export async function reconcile(
   const liveness = await measureLiveness(ports, running);
   const { orphans } = selectOrphans(running, ports.clock.now(), liveness);
   const byId = new Map(running.map((r) => [r.id, r]));
-  for (const orphan of orphans) {
-    const record = byId.get(orphan.id)!;
-    try {
-      const outcome = await recoverOne(deps, record);
-      if (typeof outcome === "string") {
-        report.recovered.push({ id: record.id, reason: orphan.reason, outcome });
-      } else report.skipped.push({ id: record.id, reason: outcome.skipped });
-    } catch (e) {
-      report.problems.push({ id: record.id, message: `recovery failed: ${describeError(e)}` });
+  // Orphans are independent (each under its own lease and record lock): several at once, so the
+  // fsyncs of their writes overlap. Results are reported in selection order.
+  const outcomes: Awaited<ReturnType<typeof recoverOne>>[] = new Array(orphans.length);
+  const errors = new Map<number, string>();
+  let next = 0;
+  const worker = async () => {
+    while (next < orphans.length) {
+      const i = next++;
+      try {
+        outcomes[i] = await recoverOne(deps, byId.get(orphans[i]!.id)!);
+      } catch (e) {
+        errors.set(i, `recovery failed: ${describeError(e)}`);
+      }
     }
-  }
+  };
+  await Promise.all(Array.from({ length: Math.min(RECOVERY_CONCURRENCY, orphans.length) }, worker));
+  orphans.forEach((orphan, i) => {
+    const outcome = outcomes[i];
+    const error = errors.get(i);
+    if (error !== undefined) report.problems.push({ id: orphan.id, message: error });
+    else if (typeof outcome === "string") {
+      report.recovered.push({ id: orphan.id, reason: orphan.reason, outcome });
+    } else if (outcome !== undefined) report.skipped.push({ id: orphan.id, reason: outcome.skipped });
+  });
   return report;
 }
 
@@ -147,26 +171,34 @@ async function recoverOne(
     await writer.append([plan.closeTurn]);
   }
   const next = await store.update(record.id, (now) => (now.status === "running" ? plan.next : now));
-  if (next.background && next.status !== "running") {
-    const owner = { parentSessionId: next.parentSessionId, parentProjectPath: next.parentProjectPath };
-    const source = next.resumedFrom === undefined ? undefined : await loadRecord(store, next.resumedFrom);
-    const notice = buildCompletionNotice({ child: next, owner, ...(source === undefined ? {} : { source }) });
-    if (notice.ok) {
-      const inbox = new Inbox({
-        fs: ports.fs,
-        clock: ports.clock,
-        path: layout.inboxPath(owner.parentProjectPath, owner.parentSessionId),
-      });
-      await inbox.enqueue({
-        inboxId: notice.inboxId,
-        kind: "completion",
-        text: notice.text,
-        createdAt: next.completedAt ?? ports.clock.now(),
-        agentId: next.id,
-      });
-    }
-  }
+  await queueCompletionNotice(deps, next);
   return plan.outcome;
+}
+
+/**
+ * Queues a terminal background child's completion notice in its parent's inbox (a duplicate is a
+ * no-op there; the parent's transcript receipt keeps delivery to once). Nothing for other records.
+ */
+export async function queueCompletionNotice(deps: RecoveryDeps, record: SidecarRecord): Promise<boolean> {
+  const { ports, store, layout } = deps;
+  if (!record.background || record.status === "running") return false;
+  const owner = { parentSessionId: record.parentSessionId, parentProjectPath: record.parentProjectPath };
+  const source = record.resumedFrom === undefined ? undefined : await loadRecord(store, record.resumedFrom);
+  const notice = buildCompletionNotice({ child: record, owner, ...(source === undefined ? {} : { source }) });
+  if (!notice.ok) return false;
+  const inbox = new Inbox({
+    fs: ports.fs,
+    clock: ports.clock,
+    path: layout.inboxPath(owner.parentProjectPath, owner.parentSessionId),
+  });
+  await inbox.enqueue({
+    inboxId: notice.inboxId,
+    kind: "completion",
+    text: notice.text,
+    createdAt: record.completedAt ?? ports.clock.now(),
+    agentId: record.id,
+  });
+  return true;
 }
 
 async function loadRecord(store: SidecarStore, id: string): Promise<SidecarRecord | null> {

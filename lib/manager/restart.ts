@@ -11,7 +11,16 @@ import { readTranscript } from "../session/transcript.ts";
 import type { SidecarRecord } from "../store/schema.ts";
 import { messageEvents } from "../session/events.ts";
 import { adoptionEvents, orphanCalls, planAdoption } from "./adoption.ts";
-import { ownerTree, reconcile, type RecoveryDeps, type RecoveryReport } from "./recovery.ts";
+import {
+  ownerTree,
+  queueCompletionNotice,
+  reconcile,
+  type RecoveryDeps,
+  type RecoveryReport,
+} from "./recovery.ts";
+import { rebuildHistory } from "../session/history.ts";
+import { completionInboxId } from "./notice.ts";
+import { describeError } from "../errors.ts";
 
 export interface RestartResult {
   report: RecoveryReport;
@@ -32,6 +41,23 @@ export async function recoverSession(
   // Problems of unrelated records belong to `blade tasks recover`, not to this session.
   report.problems = report.problems.filter((p) => tree.has(p.id));
   const read = await readTranscript(ports.fs, session.transcript.path);
+  // A background child that ended while its parent was down (or after the parent was killed but
+  // before the notice was queued) is queued now, unless the transcript already holds its receipt.
+  const delivered = rebuildHistory(read?.events ?? []).deliveredInboxIds;
+  for (const r of listing.records) {
+    if (r.parentSessionId !== session.sessionId || r.parentProjectPath !== session.projectPath) continue;
+    if (!r.background || delivered.has(completionInboxId(r.id))) continue;
+    const now = await store.load(r.id).catch(() => null);
+    if (now === null || !("record" in now) || now.record.status === "running") continue;
+    try {
+      await queueCompletionNotice(deps, now.record);
+    } catch (e) {
+      report.problems.push({
+        id: r.id,
+        message: `queueing its completion notice failed: ${describeError(e)}`,
+      });
+    }
+  }
   const open = read === null ? undefined : orphanCalls(read.events);
   if (read === null || open === undefined || open.calls.length === 0) {
     return { report, adopted: [], refused: [] };
