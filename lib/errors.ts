@@ -1,5 +1,71 @@
 // Owns the one error type users and `--json` consumers see. Does not print: only cli/ renders errors.
 
+/**
+ * Every code a BladeError may carry: the closed set `--json` consumers match on. What each means and
+ * what to do about it: docs/reference/errors.md (a test keeps the two in step).
+ */
+export const BLADE_ERROR_CODES = [
+  "agent_exists",
+  "agent_not_found",
+  "agent_reserved",
+  "background_start_failed",
+  "bad_tool_rule",
+  "config_invalid",
+  "file_not_found",
+  "inbox_invalid",
+  "invalid_agents",
+  "invalid_inbox_entry",
+  "invalid_session_id",
+  "invalid_sidecar",
+  "missing_api_key",
+  "no_home",
+  "no_session",
+  "not_a_folder",
+  "path_not_found",
+  "permission_flag_value",
+  "sandbox_cancelled",
+  "sandbox_crashed",
+  "sandbox_exited",
+  "sandbox_not_ready",
+  "sandbox_permissions",
+  "sandbox_request_failed",
+  "sandbox_start_failed",
+  "script_invalid",
+  "script_missing",
+  "session_exists",
+  "session_in_use",
+  "session_not_found",
+  "task_not_found",
+  "trust_file_invalid",
+  "usage",
+  "workspace_missing",
+  "workspace_untrusted",
+  "worktree_bare_repository",
+  "worktree_exists",
+  "worktree_git_failed",
+  "worktree_lease_mismatch",
+  "worktree_no_commit",
+  "worktree_not_git",
+  // Building a release (scripts/release.ts, scripts/bundle.ts, scripts/compile_payload.ts).
+  "bundle_failed",
+  "compile_failed",
+  "compile_payload_invalid",
+  "compile_payload_missing",
+  "denort_unavailable",
+  "release_base_mismatch",
+  "release_base_missing",
+  "release_input_missing",
+] as const;
+
+export type BladeErrorCode = (typeof BLADE_ERROR_CODES)[number];
+
+const KNOWN_CODES: ReadonlySet<string> = new Set(BLADE_ERROR_CODES);
+
+/** Whether `code` is one of Blade's error codes (for codes read from outside, e.g. a Worker's message). */
+export function isBladeErrorCode(code: unknown): code is BladeErrorCode {
+  return typeof code === "string" && KNOWN_CODES.has(code);
+}
+
 export interface BladeErrorOptions {
   hint?: string;
   exitCode?: number;
@@ -12,11 +78,11 @@ export interface BladeErrorOptions {
  * not a BladeError is a bug and is shown with its stack.
  */
 export class BladeError extends Error {
-  readonly code: string;
+  readonly code: BladeErrorCode;
   readonly hint: string | undefined;
   readonly exitCode: number;
 
-  constructor(code: string, message: string, options: BladeErrorOptions = {}) {
+  constructor(code: BladeErrorCode, message: string, options: BladeErrorOptions = {}) {
     super(message, options.cause === undefined ? undefined : { cause: options.cause });
     this.name = "BladeError";
     this.code = code;
@@ -24,7 +90,7 @@ export class BladeError extends Error {
     this.exitCode = options.exitCode ?? 1;
   }
 
-  toJSON(): { code: string; message: string; hint?: string } {
+  toJSON(): { code: BladeErrorCode; message: string; hint?: string } {
     return this.hint === undefined
       ? { code: this.code, message: this.message }
       : { code: this.code, message: this.message, hint: this.hint };

@@ -4,7 +4,7 @@
 // executor runs child sessions inside it. Does not decide the permission set
 // (permissions/deno_permissions.ts) nor what the child does.
 
-import { BladeError } from "../errors.ts";
+import { BladeError, type BladeErrorCode, isBladeErrorCode } from "../errors.ts";
 import type { DenoPermissionSet } from "../permissions/deno_permissions.ts";
 import {
   type ChildMessage,
@@ -222,7 +222,7 @@ class SandboxChannel<Req, Res, Ev> implements Sandbox<Req, Res> {
     );
   }
 
-  #error(code: string, what: string): BladeError {
+  #error(code: BladeErrorCode, what: string): BladeError {
     return new BladeError(code, `Sandboxed child "${this.name}" ${what}`);
   }
 }
@@ -231,9 +231,12 @@ function remoteError(error: WireError): BladeError {
   const message = error.name === "BladeError" || error.name === "Error"
     ? error.message
     : `${error.name}: ${error.message}`;
+  // The child is not trusted to name codes: an unknown one becomes the generic code, kept in the text.
+  const code = error.code;
+  const known = isBladeErrorCode(code);
   return new BladeError(
-    error.code ?? "sandbox_request_failed",
-    message,
+    known ? code : "sandbox_request_failed",
+    known || code === undefined ? message : `${message} (unknown error code "${code}")`,
     error.hint === undefined ? {} : { hint: error.hint },
   );
 }

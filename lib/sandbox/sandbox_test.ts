@@ -75,6 +75,23 @@ for (const mechanism of MECHANISMS) {
     });
   });
 
+  Deno.test(`sandbox (${mechanism.name}): error codes from the child are checked against Blade's`, async () => {
+    await withDir(async (dir) => {
+      await using sandbox = await startSandbox<ProbeRequest, ProbeResult>(PROBE, {
+        mechanism,
+        permissions: readOnly(dir),
+      });
+      await assert.rejects(
+        sandbox.request({ op: "fail", message: "held by another run", code: "session_in_use" }),
+        isBladeError("session_in_use", "held by another run"),
+      );
+      await assert.rejects(
+        sandbox.request({ op: "fail", message: "trust me", code: "workspace_trusted_now" }),
+        isBladeError("sandbox_request_failed", 'trust me (unknown error code "workspace_trusted_now")'),
+      );
+    });
+  });
+
   Deno.test(`sandbox (${mechanism.name}): an uncaught error in the child fails pending requests clearly`, async () => {
     await withDir(async (dir) => {
       const sandbox = await startSandbox<ProbeRequest, ProbeResult>(PROBE, {

@@ -14,7 +14,7 @@ export type ProbeRequest =
   | { op: "env"; name: string }
   | { op: "echo"; value: unknown }
   | { op: "events"; count: number }
-  | { op: "fail"; message: string }
+  | { op: "fail"; message: string; code?: string }
   | { op: "crash"; message: string }
   | { op: "exit"; code: number }
   | { op: "hang" }
@@ -66,7 +66,10 @@ serveSandbox<ProbeRequest, ProbeResult, number>((request, ctx) => {
       for (let i = 0; i < request.count; i++) ctx.emit(i);
       return { outcome: "ok", value: request.count };
     case "fail":
-      throw new Error(request.message);
+      throw Object.assign(
+        new Error(request.message),
+        request.code === undefined ? {} : { code: request.code },
+      );
     case "crash":
       setTimeout(() => {
         throw new Error(request.message);

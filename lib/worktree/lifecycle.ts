@@ -5,7 +5,7 @@
 // Does not decide where a child may write (guard.ts) or prune old worktrees (prune.ts).
 
 import { join } from "node:path";
-import { BladeError } from "../errors.ts";
+import { BladeError, type BladeErrorCode } from "../errors.ts";
 import type { Clock } from "../sys/clock.ts";
 import type { Fs } from "../sys/fs.ts";
 import type { WorktreeLease } from "../store/schema.ts";
@@ -26,7 +26,7 @@ export interface PrepareInput {
   agentId: string;
 }
 
-function refuse(code: string, message: string, hint: string): BladeError {
+function refuse(code: BladeErrorCode, message: string, hint: string): BladeError {
   return new BladeError(code, message, { hint });
 }
 
