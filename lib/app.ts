@@ -1,6 +1,8 @@
 // Composition root: wires ports, configuration, trust, storage, provider and (lazily) the registry
-// into one App for a command. Heavy modules (providers, the YAML parser) are imported only when a
-// command needs them, so `blade --version` and `blade trust` stay fast.
+// into one App for a command, and assembles the subagent runtime (store, slots, background runs,
+// heartbeat, shells, child runner) a run uses: `app.store()` and `app.runtime(emit)` are the CLI's
+// only way to them. Heavy modules (providers, the YAML parser) are imported only when a command
+// needs them, so `blade --version` and `blade trust` stay fast.
 
 import type { Ports } from "./sys/mod.ts";
 import type { Provider } from "./protocol/provider.ts";
@@ -16,6 +18,19 @@ import {
 } from "./config/config.ts";
 import { resolveStorageRoot, type StorageLayout, storageLayout } from "./config/storage.ts";
 import { decideTrust, readTrust, type TrustDecision } from "./permissions/trust.ts";
+import type { RuntimeEventSink } from "./protocol/events.ts";
+import type { Approver } from "./protocol/approval.ts";
+import type { RuleTexts } from "./permissions/run_rules.ts";
+import type { SidecarStore } from "./store/store.ts";
+import { FileSidecarStore } from "./store/file_store.ts";
+import { loadRegistry } from "./registry/mod.ts";
+import type { RegistrySnapshot } from "./registry/snapshot.ts";
+import { type ChildRunner, InThreadRunner, WorkerRunner } from "./manager/child_runner.ts";
+import { Runtime } from "./manager/runtime.ts";
+import type { McpHub } from "./mcp/hub.ts";
+import { ChildMcp } from "./manager/child_mcp.ts";
+import { parseRuleList, wholeToolsDenied } from "./protocol/tool_rule.ts";
+import { toolNameMatches } from "./protocol/mcp_names.ts";
 
 export interface AppFlags extends ConfigFlags {
   trustWorkspace?: boolean;
@@ -25,6 +40,15 @@ export interface AppFlags extends ConfigFlags {
 export interface AppOptions {
   /** Where `--debug` lines go (the CLI passes stderr). Lines are redacted before they arrive. */
   debugSink?: (line: string) => void;
+}
+
+export interface RuntimeOptions {
+  /** The run's rules; they apply to every child too. */
+  rules?: RuleTexts;
+  /** The interactive session's approvals (foreground children ask through them). */
+  approve?: Approver;
+  /** The run's MCP servers: children see their tools (filtered and capped), calls go through here. */
+  mcp?: McpHub;
 }
 
 export interface App {
@@ -44,6 +68,12 @@ export interface App {
   provider(): Promise<Provider>;
   /** The provider as plain data (what a child's Worker builds its own provider from). */
   providerConfig(): Promise<ProviderConfig>;
+  /** The sidecar store of this storage root. */
+  store(): SidecarStore;
+  /** The agent definitions this workspace sees (built-in, user, project when trusted, --agents). */
+  registry(): Promise<RegistrySnapshot>;
+  /** The subagent runtime of one run; dispose it (`await using`) when the run is over. */
+  runtime(emit: RuntimeEventSink, options?: RuntimeOptions): Runtime;
 }
 
 export async function canonicalWorkspace(ports: Ports): Promise<string> {
@@ -77,7 +107,8 @@ export async function createApp(ports: Ports, flags: AppFlags, options: AppOptio
   let provider: Promise<Provider> | undefined;
   let providerConfig: Promise<ProviderConfig> | undefined;
   const getProviderConfig = () => (providerConfig ??= resolveProviderConfig(ports, config, workspace));
-  return {
+  let store: SidecarStore | undefined;
+  const app: App = {
     ports,
     layout,
     workspace,
@@ -100,7 +131,95 @@ export async function createApp(ports: Ports, flags: AppFlags, options: AppOptio
       ));
     },
     providerConfig: getProviderConfig,
+    store:
+      () => (store ??= new FileSidecarStore({ fs: ports.fs, clock: ports.clock, storageRoot: layout.root })),
+    // Methods, not closures: an App with a replaced provider (tests) builds its runtime with it.
+    registry() {
+      return registryOf(this);
+    },
+    runtime(emit, runtimeOptions = {}) {
+      return runtimeOf(this, emit, runtimeOptions);
+    },
   };
+  return app;
+}
+
+function runtimeOf(app: App, emit: RuntimeEventSink, options: RuntimeOptions): Runtime {
+  return new Runtime({
+    ports: app.ports,
+    layout: app.layout,
+    store: app.store(),
+    workspace: app.workspace,
+    trusted: app.trust.trusted,
+    config: app.config,
+    redact: app.redact,
+    registry: () => app.registry(),
+    runner: () => childRunner(app),
+    emit,
+    ...(options.rules === undefined ? {} : { rules: options.rules }),
+    ...(options.approve === undefined ? {} : { approve: options.approve }),
+    mcp: () => childMcp(app, options),
+  });
+}
+
+/** How children reach MCP servers: the run's hub, plus agents' inline servers started on first use. */
+function childMcp(app: App, options: RuntimeOptions): ChildMcp {
+  const denied = [...wholeToolsDenied(parseRuleList(options.rules?.deny ?? []).rules)];
+  return new ChildMcp({
+    hub: options.mcp,
+    visible: (name) => !denied.some((d) => toolNameMatches(d, name)),
+    openInline: async (agent, servers) => {
+      const { openInlineServers } = await import("./mcp/setup.ts");
+      const { timeoutsFrom } = await import("./mcp/hub.ts");
+      return openInlineServers(agent, servers, {
+        env: (name) => app.ports.env.get(name),
+        cwd: app.workspace,
+        timeouts: options.mcp?.timeouts ?? timeoutsFrom((name) => app.ports.env.get(name)).timeouts,
+        onSecrets: (secrets) => app.addSecrets(secrets),
+      });
+    },
+  });
+}
+
+async function registryOf(app: App): Promise<RegistrySnapshot> {
+  const { snapshot } = await loadRegistry({
+    fs: app.ports.fs,
+    home: app.ports.env.home(),
+    workspace: app.workspace,
+    trusted: app.trust.trusted,
+    bladeHome: app.layout.root,
+    ...(app.flags.agentsJson === undefined ? {} : { agentsJson: app.flags.agentsJson }),
+  });
+  return snapshot;
+}
+
+/** A child whose model stream makes no progress for this long fails with a stall error. */
+function withStallTimeout(config: ProviderConfig, stallMs: number): ProviderConfig {
+  return config.kind === "scripted" ? config : { ...config, streamIdleTimeoutMs: stallMs };
+}
+
+/** Children run in Workers under their own Deno permissions unless BLADE_CHILD_SANDBOX=none. */
+async function childRunner(app: App): Promise<ChildRunner> {
+  const { ports, config, layout } = app;
+  if (config.childSandbox === "none") {
+    return new InThreadRunner({
+      ports,
+      provider: await app.provider(),
+      layout,
+      maxTokens: config.maxTokens,
+      redact: app.redact,
+    });
+  }
+  const home = ports.env.home();
+  return new WorkerRunner({
+    layout,
+    provider: withStallTimeout(await app.providerConfig(), config.subagentStallTimeoutMs),
+    maxTokens: config.maxTokens,
+    platform: ports.env.platform(),
+    secrets: app.secrets(),
+    extraReadDirs: home === undefined ? [] : [`${home}/.claude/agents`],
+    ...(home === undefined ? {} : { home }),
+  });
 }
 
 async function resolveProviderConfig(

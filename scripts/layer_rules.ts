@@ -16,11 +16,6 @@ export const LAYER_RULES: LayerRules = {
   ],
   allow: [
     {
-      rule: "layer",
-      key: "lib/executor/main_runner.ts -> lib/app.ts",
-      reason: "TODO(#10 item 1): main_runner takes narrow dependencies instead of App",
-    },
-    {
       rule: "deno",
       key: "lib/manager/child_sandbox.ts: Deno.unrefTimer",
       reason: "TODO(#10 item 6): timers through Clock",

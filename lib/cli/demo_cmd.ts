@@ -7,7 +7,6 @@ import { createApp } from "../app.ts";
 import type { Io } from "./io.ts";
 import { parseOrUsage } from "./args.ts";
 import { runMainSession } from "../executor/main_runner.ts";
-import { sessionSubagents } from "./subagent_wiring.ts";
 import { countSubagents, emptySubagentStats, textRenderer } from "./print_render.ts";
 import { DEMO_FILES, DEMO_PROMPT, DEMO_SCRIPT } from "./demo_script.ts";
 import { interruptController } from "./print_cmd.ts";
@@ -73,7 +72,7 @@ export async function runDemo(argv: string[], ports: Ports, io: Io): Promise<num
       timer: ports.clock.timer.bind(ports.clock),
     });
     const interrupt = interruptController();
-    const subagents = sessionSubagents(app, (e) => {
+    const runtime = app.runtime((e) => {
       countSubagents(stats, e);
       render.onEvent(e);
     });
@@ -85,10 +84,10 @@ export async function runDemo(argv: string[], ports: Ports, io: Io): Promise<num
         render.onEvent(e);
       },
       signal: interrupt.signal,
-      extraTools: subagents.extraTools,
+      extraTools: (id) => runtime.extraTools(id),
     }).finally(() => {
       interrupt.dispose();
-      return subagents.close();
+      return runtime.close();
     });
     const r = run.result;
     render.finish({

@@ -15,7 +15,6 @@ import { claudeResult } from "./claude_result.ts";
 import { claudeStream } from "./claude_stream.ts";
 import { runMainSession } from "../executor/main_runner.ts";
 import { type RunRules, runRules } from "../permissions/run_rules.ts";
-import { sessionSubagents } from "./subagent_wiring.ts";
 import { mcpFlagsOf, startMcp } from "./mcp_wiring.ts";
 import type { McpHub } from "../mcp/hub.ts";
 import { notYetWarnings } from "./claude_flags.ts";
@@ -298,7 +297,8 @@ async function runTurn(
       },
     }),
   });
-  const subagents = sessionSubagents(app, sink.emit, {
+  // Background commands the model started, idle child Workers and agents' MCP servers do not outlive the run.
+  await using runtime = app.runtime(sink.emit, {
     rules: f.rules.texts,
     ...(mcp === undefined ? {} : { mcp }),
   });
@@ -319,7 +319,7 @@ async function runTurn(
         sink.emit(e);
       },
       signal: interrupt.signal,
-      extraTools: subagents.extraTools,
+      extraTools: (id) => runtime.extraTools(id),
       ...(f.backgroundWaitMs === undefined ? {} : { backgroundWaitMs: f.backgroundWaitMs }),
       ...(mcp === undefined ? {} : { mcp }),
     });
@@ -367,7 +367,5 @@ async function runTurn(
     return { code: summary.status === "completed" ? 0 : 1, sessionId: run.sessionId };
   } finally {
     interrupt.dispose();
-    // Background commands the model started do not outlive the run.
-    await subagents.close();
   }
 }

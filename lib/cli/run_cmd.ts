@@ -11,7 +11,6 @@ import { parseOrUsage, RUN_OPTIONS } from "./args.ts";
 import { expandVariadic } from "./claude_flags.ts";
 import { appFlagsOf, interruptController, outputFormatOf, printSink, rulesFromFlags } from "./print_cmd.ts";
 import { readStdin } from "../sys/signals.ts";
-import { closeSubagents, subagentEnv } from "./subagent_wiring.ts";
 import { SubagentRuntime } from "../manager/subagents.ts";
 import { openSession } from "../session/open.ts";
 import { ChildUsage, runDirect } from "../manager/direct_run.ts";
@@ -79,10 +78,11 @@ export async function runAgentCommand(argv: string[], ports: Ports, io: Io): Pro
   // `blade tasks cancel` reaches it, and waits for it before exiting.
   const id = detachedId === undefined ? newAgentId(ports.ids) : validateSessionId(detachedId);
   const usage = new ChildUsage(id);
-  const env = await subagentEnv(app, (event) => {
+  await using run = app.runtime((event) => {
     usage.observe(event);
     sink.emit(event);
   }, { rules: rulesFromFlags(values, io).texts });
+  const env = await run.env();
   env.registry.require(agent);
   const runtime = new SubagentRuntime(env, {
     sessionId: parent.sessionId,
@@ -140,7 +140,6 @@ export async function runAgentCommand(argv: string[], ports: Ports, io: Io): Pro
     return outcome.status === "completed" ? 0 : 1;
   } finally {
     interrupt.dispose();
-    await closeSubagents(env);
   }
 }
 

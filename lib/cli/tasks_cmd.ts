@@ -8,7 +8,6 @@ import { usageError } from "../errors.ts";
 import { createApp } from "../app.ts";
 import type { Io } from "./io.ts";
 import { parseAge, parseOrUsage } from "./args.ts";
-import { FileSidecarStore } from "../store/file_store.ts";
 import { publicProjection } from "../store/projection.ts";
 import { TaskAdmin } from "../manager/task_admin.ts";
 import { reconcile } from "../manager/recovery.ts";
@@ -64,7 +63,7 @@ export async function runTasks(argv: string[], ports: Ports, io: Io): Promise<nu
     return command === undefined && values.help !== true ? 2 : 0;
   }
   const app = await createApp(ports, {});
-  const store = new FileSidecarStore({ fs: ports.fs, clock: ports.clock, storageRoot: app.layout.root });
+  const store = app.store();
   const recoveryDeps = { ports, store, layout: app.layout, redact: app.redact };
   if (command === "recover") {
     const report = await reconcile(recoveryDeps, () => true);

@@ -12,7 +12,6 @@ import type { Io } from "./io.ts";
 import { parseOrUsage, RUN_OPTIONS } from "./args.ts";
 import { appFlagsOf, interruptController, outputFormatOf, printSink, rulesFromFlags } from "./print_cmd.ts";
 import { readStdin } from "../sys/signals.ts";
-import { closeSubagents, subagentEnv } from "./subagent_wiring.ts";
 import { SubagentRuntime } from "../manager/subagents.ts";
 import { newAgentId } from "../sys/ids.ts";
 import { validateSessionId } from "../protocol/ids.ts";
@@ -67,8 +66,9 @@ export async function runTasksResume(argv: string[], ports: Ports, io: Io): Prom
   }
   const app = await createApp(ports, appFlagsOf(values), { debugSink: (l) => io.err(`[debug] ${l}\n`) });
   const sink = printSink(io, { format, mainSessionId: () => undefined, cwd: app.workspace });
-  const env = await subagentEnv(app, sink.emit, { rules: rulesFromFlags(values, io).texts });
-  try {
+  await using run = app.runtime(sink.emit, { rules: rulesFromFlags(values, io).texts });
+  const env = await run.env();
+  {
     // Runs of this folder left "running" by a dead process are reconciled first (a crashed source
     // becomes interrupted, and resumable).
     await reconcile(
@@ -158,7 +158,5 @@ export async function runTasksResume(argv: string[], ports: Ports, io: Io): Prom
     } finally {
       interrupt.dispose();
     }
-  } finally {
-    await closeSubagents(env);
   }
 }

@@ -45,6 +45,8 @@ export interface ResolvedConfig {
   maxTurns: number | undefined;
   maxSubagentDepth: number;
   maxConcurrentSubagents: number;
+  /** Where children run: a Worker under their own Deno permissions, or this thread (BLADE_CHILD_SANDBOX). */
+  childSandbox: "worker" | "none";
   requestTimeoutMs: number | undefined;
   streamIdleTimeoutMs: number | undefined;
   subagentStallTimeoutMs: number;
@@ -94,6 +96,14 @@ export async function readSettingsFile(fs: Fs, path: string): Promise<Settings> 
 export function envValue(env: Env, name: string): string | undefined {
   const v = env.get(name);
   return v === undefined || v === "" ? undefined : v;
+}
+
+function childSandboxOf(env: Env): "worker" | "none" {
+  const choice = env.get("BLADE_CHILD_SANDBOX") ?? "worker";
+  if (choice === "worker" || choice === "none") return choice;
+  throw new BladeError("config_invalid", `BLADE_CHILD_SANDBOX must be "worker" or "none", got "${choice}".`, {
+    hint: "Unset it to run each child in a Worker under its own Deno permissions.",
+  });
 }
 
 function positiveInt(env: Env, name: string): number | undefined {
@@ -158,6 +168,7 @@ export function resolveConfig(
     maxConcurrentSubagents: positiveInt(env, "BLADE_MAX_CONCURRENT_SUBAGENTS") ??
       merged.maxConcurrentSubagents ??
       20,
+    childSandbox: childSandboxOf(env),
     requestTimeoutMs: merged.requestTimeoutMs,
     streamIdleTimeoutMs: merged.streamIdleTimeoutMs,
     subagentStallTimeoutMs: merged.subagentStallTimeoutMs ?? 600_000,

@@ -3,7 +3,10 @@
 // (openMainSession); `blade -p` runs one user turn through it (runMainSession), the interactive
 // session many. Never prints: progress goes to the event sink.
 
-import type { App } from "../app.ts";
+import type { Ports } from "../sys/mod.ts";
+import type { Provider } from "../protocol/provider.ts";
+import type { StorageLayout } from "../config/storage.ts";
+import type { ResolvedConfig } from "../config/config.ts";
 import type { RuntimeEventSink, SubtaskRefPart } from "../protocol/events.ts";
 import { userText } from "../protocol/messages.ts";
 import type { AgentLoop, RunResult, TurnInput } from "./loop.ts";
@@ -93,6 +96,18 @@ export function filterTools(tools: readonly AnyTool[], rules: RuleSet): AnyTool[
   return tools.filter((t) => !denied(t.name));
 }
 
+/** What a top-level session needs from the composition root (lib/app.ts's App provides it). */
+export interface MainSessionDeps {
+  ports: Ports;
+  layout: StorageLayout;
+  /** Canonical absolute path of the user's working folder. */
+  workspace: string;
+  trust: { trusted: boolean };
+  config: Pick<ResolvedConfig, "model" | "maxTokens" | "permissionMode" | "maxTurns">;
+  redact(text: string): string;
+  provider(): Promise<Provider>;
+}
+
 /** Opening options of a top-level session (print mode and the interactive session share them). */
 export type MainSessionOptions = Omit<MainRunOptions, "prompt" | "signal" | "backgroundWaitMs">;
 
@@ -115,7 +130,7 @@ export interface MainSession extends AsyncDisposable {
   close(): Promise<void>;
 }
 
-export async function openMainSession(app: App, o: MainSessionOptions): Promise<MainSession> {
+export async function openMainSession(app: MainSessionDeps, o: MainSessionOptions): Promise<MainSession> {
   const { ports, config } = app;
   const opened = await openSession(ports, {
     layout: app.layout,
@@ -141,7 +156,7 @@ export async function openMainSession(app: App, o: MainSessionOptions): Promise<
 }
 
 async function buildMainSession(
-  app: App,
+  app: MainSessionDeps,
   o: MainSessionOptions,
   opened: Awaited<ReturnType<typeof openSession>>,
   lease: SessionLease,
@@ -226,7 +241,7 @@ async function buildMainSession(
   };
 }
 
-export async function runMainSession(app: App, o: MainRunOptions): Promise<MainRunResult> {
+export async function runMainSession(app: MainSessionDeps, o: MainRunOptions): Promise<MainRunResult> {
   const started = app.ports.clock.now();
   await using session = await openMainSession(app, o);
   const { loop, pending } = session;

@@ -17,7 +17,6 @@ import type { SidecarOwner } from "../store/store.ts";
 import { BackgroundRuns } from "./background.ts";
 import { buildCompletionNotice, completionInboxId } from "./notice.ts";
 import { SubagentRuntime } from "./subagents.ts";
-import { subagentToolsFor } from "../cli/subagent_wiring.ts";
 import {
   type BackgroundHarness,
   backgroundHarness,
@@ -517,7 +516,7 @@ Deno.test({
       resume: p.sessionId,
       emit: () => {},
       signal: new AbortController().signal,
-      extraTools: (id) => subagentToolsFor(app, id, () => {}),
+      extraTools: (id) => app.runtime(() => {}).extraTools(id),
     });
     assert.equal(run.result.finalText, "Resumed with the result.");
     assert.deepEqual(deliveredIn(await p.events()), [completionInboxId(childId)]);

@@ -3,7 +3,7 @@
 // Process port, and for every orphan takes the child's session lease (a live holder → skip), re-checks
 // the record, appends the plan's turn-closing event to the child's own transcript, commits the terminal
 // sidecar, and queues a background child's completion notice in its parent's inbox. Corrupt records
-// and failed writes are reported, never thrown. Runs at runtime start (subagent_wiring.ts), before
+// and failed writes are reported, never thrown. Runs at runtime start (manager/runtime.ts), before
 // `blade tasks …` and as `blade tasks recover`.
 
 import type { Ports } from "../sys/mod.ts";

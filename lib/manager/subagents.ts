@@ -73,6 +73,8 @@ export interface SubagentEnv {
   approve?: Approver;
   /** The run's MCP servers as children see them (absent when none is configured). */
   mcp?: ChildMcp;
+  /** The PID and identity of this process, recorded in each sidecar (read once per runtime). */
+  ownProcess: () => Promise<OwnProcess>;
 }
 
 /** TaskOutput / TaskStop's view of the runtime. */
@@ -162,7 +164,7 @@ export class SubagentRuntime implements SubagentLauncher {
   async launch(input: TaskRequest, ctx: ToolContext): Promise<ToolResult> {
     const env = this.#env;
     const id = input.subagent_session_id;
-    const parent = { ...this.#launchParent(), process: await ownIdentity(env.ports) };
+    const parent = { ...this.#launchParent(), process: await env.ownProcess() };
     const from = resumeSourceOf(input);
     const lookup = from === undefined ? undefined : await this.#resumeLookup(from, id);
     const plan = planLaunch(input, env.registry, parent, env.ports.clock.now(), lookup);
@@ -442,14 +444,6 @@ export class SubagentRuntime implements SubagentLauncher {
       mcpTools: childTools(child, this.#mcpToolsFor(child).tools).map((t) => t.name),
     }, { canAsk });
   }
-}
-
-let own: Promise<OwnProcess> | undefined;
-
-/** This process's PID and identity, read once (the start time of a process never changes). */
-function ownIdentity(ports: Ports): Promise<OwnProcess> {
-  const pid = ports.process.pid();
-  return (own ??= ports.process.identity(pid).then((identity) => ({ pid, identity })));
 }
 
 function fail(message: string, id: string): ToolResult {

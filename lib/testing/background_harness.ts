@@ -20,6 +20,7 @@ import { ShellTasks } from "../manager/shells.ts";
 import { Semaphore } from "../manager/semaphore.ts";
 import { type SubagentEnv, SubagentRuntime } from "../manager/subagents.ts";
 import { InThreadRunner } from "../manager/child_runner.ts";
+import { ownProcessOf } from "../manager/runtime.ts";
 import { agentDefinitionSchema } from "../registry/schema.ts";
 import { RegistrySnapshot } from "../registry/snapshot.ts";
 import { coreTools } from "../tools/registry.ts";
@@ -130,6 +131,7 @@ export async function backgroundHarness(options: HarnessOptions): Promise<Backgr
     shells: new ShellTasks(ports),
     // In this thread, so children talk to the FakeModel.
     runner: new InThreadRunner({ ports, provider: model, layout, maxTokens: 1000 }),
+    ownProcess: ownProcessOf(ports),
   };
   const runtime = (parent: { sessionId?: string; projectPath?: string } = {}) =>
     new SubagentRuntime(env, {

@@ -25,7 +25,7 @@ import type { Io } from "../io.ts";
 import { reportError } from "../report_error.ts";
 import { appFlagsOf, rulesFromFlags } from "../print_cmd.ts";
 import { type PromptFlags, promptFlags } from "../print_inputs.ts";
-import { sessionSubagents } from "../subagent_wiring.ts";
+import type { Runtime } from "../../manager/runtime.ts";
 import { makeTheme, type Theme } from "./theme.ts";
 import { clean, SessionView } from "./view.ts";
 import { PromptHistory } from "./prompt_history.ts";
@@ -46,7 +46,7 @@ interface SessionFlags {
 
 interface OpenSession {
   session: MainSession;
-  subagents: ReturnType<typeof sessionSubagents>;
+  subagents: Runtime;
 }
 
 class Repl {
@@ -94,7 +94,7 @@ class Repl {
     const editor = this.#editor;
     for (const prompt of await this.#history.load()) editor.addToHistory(prompt);
     editor.setAutocompleteProvider(
-      slashAutocomplete(() => this.#open?.subagents.built()?.env.registry.names() ?? [], PERMISSION_MODES),
+      slashAutocomplete(() => this.#open?.subagents.session()?.env.registry.names() ?? [], PERMISSION_MODES),
     );
     editor.onSubmit = (text) => void this.#submit(text);
     tui.addChild(this.view.log);
@@ -121,14 +121,14 @@ class Repl {
     const app = this.#app;
     const emit = (e: RuntimeEvent) => this.view.onEvent(e);
     const approve: Approver = (request, signal) => this.#approvals.ask(request, signal);
-    const subagents = sessionSubagents(app, emit, { rules: this.#flags.rules.texts, approve });
+    const subagents = app.runtime(emit, { rules: this.#flags.rules.texts, approve });
     const session = await openMainSession(app, {
       ...this.#flags.prompts,
       ...which,
       approve,
       rules: this.#flags.rules.rules,
       emit,
-      extraTools: subagents.extraTools,
+      extraTools: (id) => subagents.extraTools(id),
     }).catch(async (e) => {
       await subagents.close();
       throw e;
@@ -380,15 +380,15 @@ class Repl {
       model: () => loop().model,
       setMode: (mode) => {
         loop().configure({ mode });
-        const parent = this.#open?.subagents.built()?.parent;
+        const parent = this.#open?.subagents.session()?.parent;
         if (parent !== undefined) parent.mode = mode;
       },
       setModel: (model) => {
         loop().configure({ model });
-        const parent = this.#open?.subagents.built()?.parent;
+        const parent = this.#open?.subagents.session()?.parent;
         if (parent !== undefined) parent.model = model;
       },
-      subagents: () => this.#open?.subagents.built(),
+      subagents: () => this.#open?.subagents.session(),
       ask: (q) => this.ask(q),
       switchSession: (resume) => this.#switch(resume),
       exit: () => void this.close(),

@@ -19,7 +19,6 @@ import type { Io } from "../io.ts";
 import { TaskControl } from "../../manager/task_control.ts";
 import { type SubagentEnv, type SubagentRuntime, taskControlDeps } from "../../manager/subagents.ts";
 import type { ParentInfo } from "../../manager/launch_plan.ts";
-import { registryFor } from "../subagent_wiring.ts";
 import { SLASH_COMMANDS, type SlashLine } from "./slash.ts";
 import type { SessionView } from "./view.ts";
 
@@ -72,7 +71,7 @@ function agentsDeps(ctx: SlashContext) {
 async function reloadAgents(ctx: SlashContext): Promise<void> {
   const built = ctx.subagents();
   if (built === undefined) return;
-  const registry = await registryFor(ctx.app);
+  const registry = await ctx.app.registry();
   built.env.registry = registry;
   ctx.view.print(`Reloaded: ${registry.names().length} agents (${registry.names().join(", ")}).`);
 }

@@ -1,0 +1,183 @@
+// Owns the subagent runtime of one run: the sidecar store, the concurrency slots, the background
+// runs and their heartbeat, background shells, the child runner and the registry snapshot, shared by
+// every session of the run. Built by the composition root (app.ts `app.runtime(emit)`) and disposed
+// with `await using`: disposal stops background shells and ends idle child Workers. The registry and
+// the runner are built on first use, so a run that never delegates never loads them.
+
+import type { Ports } from "../sys/mod.ts";
+import type { RuntimeEventSink } from "../protocol/events.ts";
+import type { Approver } from "../protocol/approval.ts";
+import type { StorageLayout } from "../config/storage.ts";
+import type { SidecarStore } from "../store/store.ts";
+import { Heartbeat } from "../store/heartbeat.ts";
+import { coreTools } from "../tools/registry.ts";
+import type { RuleTexts } from "../permissions/run_rules.ts";
+import type { SessionExtras } from "../executor/main_runner.ts";
+import type { TranscriptWriter } from "../session/transcript.ts";
+import type { OwnProcess, ParentInfo, RegistryView } from "./launch_plan.ts";
+import type { ChildRunner } from "./child_runner.ts";
+import type { ChildMcp } from "./child_mcp.ts";
+import { BackgroundRuns } from "./background.ts";
+import { Semaphore } from "./semaphore.ts";
+import { ShellTasks } from "./shells.ts";
+import { type SubagentEnv, SubagentRuntime } from "./subagents.ts";
+import { recoverSession } from "./restart.ts";
+
+export interface RuntimeDeps {
+  ports: Ports;
+  layout: StorageLayout;
+  store: SidecarStore;
+  /** Canonical path of the workspace: the project of every top-level session. */
+  workspace: string;
+  trusted: boolean;
+  config: {
+    model: string;
+    permissionMode: ParentInfo["mode"];
+    aliases: Record<string, string>;
+    maxSubagentDepth: number;
+    maxConcurrentSubagents: number;
+  };
+  redact: (text: string) => string;
+  registry: () => Promise<RegistryView>;
+  runner: () => Promise<ChildRunner>;
+  /** The run's event sink; child events arrive wrapped as `subagent_event`. */
+  emit: RuntimeEventSink;
+  /** The run's rules; they apply to every child too. */
+  rules?: RuleTexts;
+  /** The interactive session's approvals; foreground children ask through it. Unset: they refuse. */
+  approve?: Approver;
+  /** How children reach the run's MCP servers (built with the environment). */
+  mcp: () => ChildMcp;
+}
+
+/** What the runtime built for one top-level session (the interactive session reads and steers it). */
+export interface SessionRuntime {
+  env: SubagentEnv;
+  /** The session's current model and mode; /model and /permissions change them. */
+  parent: ParentInfo;
+  runtime: SubagentRuntime;
+}
+
+/** This process's PID and identity, read once per runtime (a process's start time never changes). */
+export function ownProcessOf(ports: Ports): () => Promise<OwnProcess> {
+  let own: Promise<OwnProcess> | undefined;
+  return () => {
+    const pid = ports.process.pid();
+    return (own ??= ports.process.identity(pid).then((identity) => ({ pid, identity })));
+  };
+}
+
+export class Runtime implements AsyncDisposable {
+  readonly store: SidecarStore;
+  readonly slots: Semaphore;
+  readonly background: BackgroundRuns;
+  readonly heartbeat: Heartbeat;
+  readonly shells: ShellTasks;
+  #deps: RuntimeDeps;
+  #env: Promise<SubagentEnv> | undefined;
+  #runner: ChildRunner | undefined;
+  #mcp: ChildMcp | undefined;
+  #session: SessionRuntime | undefined;
+  #ownProcess: () => Promise<OwnProcess>;
+
+  constructor(deps: RuntimeDeps) {
+    this.#deps = deps;
+    const { ports, layout, store } = deps;
+    this.store = store;
+    this.slots = new Semaphore(deps.config.maxConcurrentSubagents);
+    this.background = new BackgroundRuns({ ports, store, layout });
+    this.heartbeat = new Heartbeat(store, { clock: ports.clock });
+    this.shells = new ShellTasks(ports);
+    this.#ownProcess = ownProcessOf(ports);
+  }
+
+  /** The shared environment every session of this run launches children in. */
+  env(): Promise<SubagentEnv> {
+    return this.#env ??= this.#build();
+  }
+
+  async #build(): Promise<SubagentEnv> {
+    const d = this.#deps;
+    const [registry, runner] = await Promise.all([d.registry(), d.runner()]);
+    this.#runner = runner;
+    return {
+      ports: d.ports,
+      layout: d.layout,
+      store: this.store,
+      registry,
+      aliases: d.config.aliases,
+      trusted: d.trusted,
+      maxDepth: d.config.maxSubagentDepth,
+      slots: this.slots,
+      coreTools,
+      emit: d.emit,
+      background: this.background,
+      heartbeat: this.heartbeat,
+      shells: this.shells,
+      runner,
+      ownProcess: this.#ownProcess,
+      ...(d.rules === undefined ? {} : { rules: d.rules }),
+      ...(d.approve === undefined ? {} : { approve: d.approve }),
+      mcp: this.#mcp = d.mcp(),
+    };
+  }
+
+  /** The subagent tools, agent list, background work and recovery of the top-level session `sessionId`. */
+  async extraTools(sessionId: string): Promise<SessionExtras> {
+    const d = this.#deps;
+    const env = await this.env();
+    const parent: ParentInfo = {
+      sessionId,
+      projectPath: d.workspace,
+      workspaceRoot: d.workspace,
+      model: d.config.model,
+      mode: d.config.permissionMode,
+      depth: 0,
+    };
+    const runtime = new SubagentRuntime(env, parent);
+    this.#session = { env, parent, runtime };
+    return {
+      tools: [...runtime.coreTools(), ...runtime.tools()],
+      agentsText: env.registry.describeForModel(),
+      agentNames: env.registry.names(),
+      pending: (delivered, subtasks) => {
+        // Background calls made before a restart still get their notices delivered.
+        for (const ref of subtasks) {
+          if (ref.background) {
+            env.background.rememberCall({ agentId: ref.agentId, callId: ref.callId, owner: runtime.owner });
+          }
+        }
+        return env.background.pendingFor(runtime.owner, delivered);
+      },
+      recover: (session) => this.#recover(session),
+    };
+  }
+
+  async #recover(session: { sessionId: string; transcript: TranscriptWriter }) {
+    const d = this.#deps;
+    const r = await recoverSession(
+      { ports: d.ports, store: this.store, layout: d.layout, redact: d.redact },
+      { sessionId: session.sessionId, projectPath: d.workspace, transcript: session.transcript },
+    );
+    return {
+      changed: r.adopted.length > 0,
+      warnings: r.report.problems.map((p) => `recovery of ${p.id}: ${p.message}`),
+    };
+  }
+
+  /** What `extraTools` built for the last top-level session (undefined before it ran). */
+  session(): SessionRuntime | undefined {
+    return this.#session;
+  }
+
+  /** Ends what the run keeps alive: background shells, agents' MCP servers and idle child Workers. */
+  async close(): Promise<void> {
+    await this.shells.stopAll();
+    await this.#mcp?.close();
+    await this.#runner?.close();
+  }
+
+  [Symbol.asyncDispose](): Promise<void> {
+    return this.close();
+  }
+}
