@@ -335,3 +335,39 @@ Deno.test("interactive: approvals — deny, then allow always (asked once), and 
   assert.match(results[1]!, /the user refused Bash/);
   assert.match(results[2]!, /hello/);
 });
+
+Deno.test("interactive: /status, /permissions, /clear keeps the old session, /resume picks it again", async () => {
+  await using sandbox = await bladeSandbox();
+  const script = await sandbox.write(
+    "script.yaml",
+    `agents:\n  main:\n    - repeat_last: true\n      turns:\n        - text: "Noted."\n`,
+  );
+  await using term = await BladeTerminal.start(["--provider", "scripted", "--script", script], {
+    cwd: sandbox.workspace,
+    env: { ...sandbox.env, NO_COLOR: "1" },
+  });
+  const first = /Session (session-\S+) · \/help/.exec(await term.waitFor("/help for commands"))![1]!;
+  await term.type("remember the first session");
+  await term.press("Enter");
+  await term.waitFor("Noted.");
+  await term.waitFor((s) => !s.includes("Working…"), { visibleOnly: true });
+  await term.type("/permissions autoEdit");
+  await term.press("Enter");
+  await term.waitFor("Permission mode is now autoEdit for this session.");
+  await term.type("/status");
+  await term.press("Enter");
+  await term.waitFor(/Mode\s+autoEdit/);
+  await term.type("/clear");
+  await term.press("Enter");
+  await term.waitFor(`Left ${first}; resume it with blade --resume ${first}`);
+  await term.type("/resume");
+  await term.press("Enter");
+  await term.waitFor("Continue which session?");
+  await term.press("Enter");
+  const after = await term.waitFor(/Session session-\S+ \(continued\)/);
+  assert.match(after, new RegExp(`Session ${first} \\(continued\\)`));
+  await term.type("/exit");
+  await term.press("Enter");
+  assert.equal(await term.exitCode(), 0);
+  assert.equal(sessionIdOn(await term.history()), first);
+});

@@ -34,21 +34,25 @@ export interface OpenSessionOptions {
 /** Top-level session transcripts: Blade's `session-…` ids and the UUIDs `--session-id` gives. */
 const TOP_LEVEL = /^(session-.*|[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})\.jsonl$/i;
 
-async function latestSessionId(ports: Ports, dir: string): Promise<string | undefined> {
+/** The top-level sessions in a project folder, most recently written first (none when it is missing). */
+export async function recentSessions(ports: Ports, dir: string): Promise<{ id: string; mtimeMs: number }[]> {
   let entries;
   try {
     entries = await ports.fs.readDir(dir);
   } catch {
-    return undefined;
+    return [];
   }
-  let best: { id: string; mtime: number } | undefined;
+  const found: { id: string; mtimeMs: number }[] = [];
   for (const e of entries) {
     if (!e.isFile || !TOP_LEVEL.test(e.name)) continue;
     const info = await ports.fs.stat(`${dir}/${e.name}`);
-    const mtime = info?.mtimeMs ?? 0;
-    if (best === undefined || mtime > best.mtime) best = { id: e.name.slice(0, -6), mtime };
+    found.push({ id: e.name.slice(0, -6), mtimeMs: info?.mtimeMs ?? 0 });
   }
-  return best?.id;
+  return found.sort((a, b) => b.mtimeMs - a.mtimeMs);
+}
+
+async function latestSessionId(ports: Ports, dir: string): Promise<string | undefined> {
+  return (await recentSessions(ports, dir))[0]?.id;
 }
 
 export async function openSession(ports: Ports, o: OpenSessionOptions): Promise<OpenedSession> {

@@ -5,7 +5,15 @@
 // delivery as print mode. Ctrl-C/Esc interrupts a turn; Ctrl-C twice, Ctrl-D or /exit leaves after
 // the session is closed. Loaded lazily: `blade -p` never imports this folder.
 
-import { type Component, Editor, matchesKey, ProcessTerminal, TUI } from "@mariozechner/pi-tui";
+import {
+  type Component,
+  Editor,
+  matchesKey,
+  ProcessTerminal,
+  type SelectItem,
+  SelectList,
+  TUI,
+} from "@mariozechner/pi-tui";
 import type { Approver } from "../../protocol/approval.ts";
 import { Approvals } from "./approvals.ts";
 import type { Ports } from "../../sys/mod.ts";
@@ -61,6 +69,8 @@ class Repl {
   readonly #approvals: Approvals;
   /** What sits where the editor normally is (the approval choices), if anything. */
   #input: Component | undefined;
+  /** Cancels the choice list on screen (/resume's picker), if any. */
+  #picker: (() => void) | undefined;
   #open: OpenSession | undefined;
   #queue: string[] = [];
   #busy: AbortController | undefined;
@@ -184,6 +194,10 @@ class Repl {
       return { consume: true };
     }
     if (this.#approvals.asking) return undefined;
+    if (this.#picker !== undefined) {
+      if (matchesKey(data, "ctrl+c")) this.#picker();
+      return matchesKey(data, "ctrl+c") ? { consume: true } : undefined;
+    }
     if (matchesKey(data, "ctrl+c")) {
       this.#ctrlC();
       return { consume: true };
@@ -241,6 +255,24 @@ class Repl {
     const resolve = this.#question;
     this.#question = undefined;
     resolve?.(answer);
+  }
+
+  /** A choice list in place of the editor; Esc or Ctrl-C cancel it. */
+  #choose(title: string, items: SelectItem[]): Promise<string | undefined> {
+    this.view.print(this.#theme.accent(`? ${title}`));
+    const list = new SelectList(items, Math.min(items.length, 10), this.#theme.select);
+    return new Promise((resolve) => {
+      const done = (value: string | undefined) => {
+        this.#picker = undefined;
+        this.#swapInput(undefined);
+        if (value !== undefined) this.view.print(`  → ${clean(value)}`);
+        resolve(value);
+      };
+      list.onSelect = (item) => done(item.value);
+      list.onCancel = () => done(undefined);
+      this.#picker = () => done(undefined);
+      this.#swapInput(list);
+    });
   }
 
   ask(question: string): Promise<string | undefined> {
@@ -390,6 +422,7 @@ class Repl {
       },
       subagents: () => this.#open?.subagents.session(),
       ask: (q) => this.ask(q),
+      choose: (title, items) => this.#choose(title, items),
       switchSession: (resume) => this.#switch(resume),
       exit: () => void this.close(),
     };
@@ -403,10 +436,22 @@ class Repl {
       );
     }
     const old = this.#open!;
+    if (resume === old.session.sessionId) throw usageError(`${resume} is the session you are in.`);
     const next = await this.#openSession(resume === undefined ? {} : { resume });
     await this.#closeSession(old);
     this.#approvals.reset();
     this.#open = next;
+    // The mode and model chosen in this REPL carry over to the next session.
+    const { mode, model } = old.session.loop;
+    if (mode !== next.session.loop.mode || model !== next.session.loop.model) {
+      this.view.print(this.#theme.dim(`Kept from the last session: model ${model} · mode ${mode}`));
+    }
+    next.session.loop.configure({ mode, model });
+    const parent = next.subagents.session()?.parent;
+    if (parent !== undefined) {
+      parent.mode = mode;
+      parent.model = model;
+    }
     this.view.print(
       this.#theme.dim(
         `Left ${old.session.sessionId}; resume it with blade --resume ${old.session.sessionId}`,
@@ -419,6 +464,7 @@ class Repl {
   async #closeSession(open: OpenSession): Promise<string[]> {
     const cancelled = (await open.session.pending?.cancelAll("the interactive session ended")) ?? [];
     await open.subagents.close();
+    await open.session.close(); // releases the lease: the session may be resumed elsewhere now
     return cancelled;
   }
 

@@ -67,6 +67,8 @@ export function completeSlash(
   let items: AutocompleteItem[] = [];
   if (words.length === 1) {
     // The command word's prefix keeps its slash: Enter on such a suggestion completes and runs it.
+    // A word already typed in full offers nothing, so Enter sends the line.
+    if (SLASH_COMMANDS.some((c) => c.name === prefix)) return undefined;
     items = SLASH_COMMANDS.filter((c) => c.name.startsWith(prefix)).map((c) =>
       item(`/${c.name}`, `${c.args === "" ? "" : `${c.args} — `}${c.description}`)
     );
@@ -82,6 +84,7 @@ export function completeSlash(
       : position === 2 && AGENT_ARGUMENT[spec.name]?.includes(words[1]!) === true
       ? agentNames
       : [];
+    if (choices.includes(prefix)) return undefined;
     items = choices.filter((c) => c.startsWith(prefix)).map((c) => item(c));
   }
   return items.length === 0 ? undefined : { items, prefix };

@@ -19,6 +19,7 @@ import type { Io } from "../io.ts";
 import { TaskControl } from "../../manager/task_control.ts";
 import { type SubagentEnv, type SubagentRuntime, taskControlDeps } from "../../manager/subagents.ts";
 import type { ParentInfo } from "../../manager/launch_plan.ts";
+import { recentSessions } from "../../session/open.ts";
 import { SLASH_COMMANDS, type SlashLine } from "./slash.ts";
 import type { SessionView } from "./view.ts";
 
@@ -35,6 +36,10 @@ export interface SlashContext {
   subagents(): { env: SubagentEnv; parent: ParentInfo; runtime: SubagentRuntime } | undefined;
   /** Asks one question in the editor; undefined when the person cancels (Esc, Ctrl-C). */
   ask(question: string): Promise<string | undefined>;
+  /** Lets the person pick one item; undefined when cancelled (Esc, Ctrl-C). */
+  choose(title: string, items: { value: string; label: string; description?: string }[]): Promise<
+    string | undefined
+  >;
   /** Starts a fresh session (`undefined`) or continues `resume` in place of the current one. */
   switchSession(resume: string | undefined): Promise<void>;
   exit(): void;
@@ -228,12 +233,11 @@ export async function runSlash(ctx: SlashContext, line: SlashLine): Promise<void
     }
     case "clear":
       return await ctx.switchSession(undefined);
-    case "resume":
-      if (line.words.length === 0) {
-        await runSessionsList(ctx);
-        return;
-      }
-      return await ctx.switchSession(line.words[0]!);
+    case "resume": {
+      const id = line.words[0] ?? await pickSession(ctx);
+      if (id !== undefined) await ctx.switchSession(id);
+      return;
+    }
     case "exit":
     case "quit":
       return ctx.exit();
@@ -242,25 +246,18 @@ export async function runSlash(ctx: SlashContext, line: SlashLine): Promise<void
   }
 }
 
-/** /resume without an id: the recent sessions of this folder, newest first. */
-async function runSessionsList(ctx: SlashContext): Promise<void> {
+/** /resume without an id: pick one of this folder's recent sessions (newest first), or none. */
+async function pickSession(ctx: SlashContext): Promise<string | undefined> {
   const { app } = ctx;
-  const dir = app.layout.projectDir(app.workspace);
-  let entries: { id: string; mtime: number }[] = [];
-  try {
-    for (const e of await app.ports.fs.readDir(dir)) {
-      if (!e.isFile || !e.name.startsWith("session-") || !e.name.endsWith(".jsonl")) continue;
-      const info = await app.ports.fs.stat(`${dir}/${e.name}`);
-      entries.push({ id: e.name.slice(0, -6), mtime: info?.mtimeMs ?? 0 });
-    }
-  } catch {
-    entries = [];
+  const all = await recentSessions(app.ports, app.layout.projectDir(app.workspace));
+  const recent = all.filter((e) => e.id !== ctx.sessionId()).slice(0, 10);
+  if (recent.length === 0) {
+    ctx.view.print("No earlier sessions in this folder.");
+    return undefined;
   }
-  entries.sort((a, b) => b.mtime - a.mtime);
-  const recent = entries.filter((e) => e.id !== ctx.sessionId()).slice(0, 10);
-  if (recent.length === 0) return ctx.view.print("No earlier sessions in this folder.");
-  const rows = recent.map((e) =>
-    `  ${e.id}  ${new Date(e.mtime).toISOString().slice(0, 16).replace("T", " ")}`
+  const when = (ms: number) => new Date(ms).toISOString().slice(0, 16).replace("T", " ");
+  return await ctx.choose(
+    "Continue which session? (↑/↓, Enter; Esc cancels)",
+    recent.map((e) => ({ value: e.id, label: e.id, description: when(e.mtimeMs) })),
   );
-  ctx.view.print(`Recent sessions (continue one with /resume <id>):\n${rows.join("\n")}`);
 }

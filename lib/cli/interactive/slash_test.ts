@@ -26,6 +26,9 @@ describe("completeSlash", () => {
   const cases: [string, string[] | undefined][] = [
     ["/", ["/help", "/agents", "/tasks", "/permissions", "/model", "/status", "/clear", "/resume", "/exit"]],
     ["/ta", ["/tasks"]],
+    ["/tasks", undefined],
+    ["/permissions autoEdit", undefined],
+    ["/agents show Explore", undefined],
     ["/tasks ", ["list", "output", "stop", "resume", "clean"]],
     ["/tasks s", ["stop"]],
     ["/agents show ", ["Explore", "code-reviewer"]],
