@@ -1,6 +1,6 @@
 // deno-lint-ignore-file no-console -- a command-line script: printing is its job.
 // `deno task bench`: Blade's speed and memory figures, measured side by side in one run against
-// loopback fake model servers (SPEC §13). Reports medians; the machine is noisy, so compare ratios.
+// loopback fake model servers (docs/reference/performance.md). Reports medians; the machine is noisy, so compare ratios.
 //
 //   start→request  process start of `blade -p` to the first provider request (fake Anthropic server)
 //   delegation     parent → Task → child → final answer, end to end: wall time and peak RSS, plus the

@@ -1,4 +1,4 @@
-// Benchmarks registry loading (SPEC §13): N agent files spread over the four agent folders
+// Benchmarks registry loading (docs/reference/performance.md): N agent files spread over the four agent folders
 // (~/.claude/agents, <ws>/.claude/agents, <blade home>/agents, <ws>/.blade/agents; the built-ins
 // are embedded), loaded through loadRegistry() on the real file system; median of several runs.
 // Every tenth file reuses an earlier name, so overrides are part of the work.

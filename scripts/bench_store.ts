@@ -1,4 +1,4 @@
-// Sidecar write benchmark (SPEC §13): durable writes per second through the real file store (temp file,
+// Sidecar write benchmark (docs/reference/performance.md): durable writes per second through the real file store (temp file,
 // fsync, rename, fsync of the folder), one writer at a time and 8 concurrent writers.
 // Run alone: deno run -A scripts/bench_store.ts  (prints medians; `deno task bench` imports benchStore).
 

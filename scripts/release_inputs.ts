@@ -26,7 +26,7 @@ export const EMBEDDED_DIRS: readonly string[] = ["agents/"];
 /**
  * Modules started as Worker entries (`new Worker(new URL(...))` or startSandbox): neither
  * `deno compile` nor `deno bundle` follows those URLs, so each must be named. Child runs execute in
- * lib/executor/child_worker.ts with their own Deno permissions (SPEC §2).
+ * lib/executor/child_worker.ts with their own Deno permissions (docs/reference/permissions.md).
  */
 export const WORKER_ENTRIES: readonly string[] = ["lib/executor/child_worker.ts"];
 

@@ -1,4 +1,4 @@
-// End-to-end: `blade demo` as a real subprocess (SPEC §1): the whole parent → Task → Explore child →
+// End-to-end: `blade demo` as a real subprocess (docs/reference/cli.md): the whole parent → Task → Explore child →
 // edit flow against the built-in scripted model, in a throwaway folder that is removed afterwards
 // unless --keep is given.
 

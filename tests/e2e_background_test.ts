@@ -1,4 +1,4 @@
-// End-to-end: background subagents (SPEC §6, §8) with `blade` as a real subprocess. Two background
+// End-to-end: background subagents (docs/reference/task-tool.md, docs/reference/background.md) with `blade` as a real subprocess. Two background
 // children against the fake Anthropic server, each notice delivered exactly once; `--background-wait`
 // expiry; `blade tasks cancel` from a second process; `blade tasks wait` exit codes and `tasks clean`.
 

@@ -1,4 +1,4 @@
-// End-to-end: `blade -p` as a real subprocess against the loopback fake Anthropic server (SPEC §1, §2,
+// End-to-end: `blade -p` as a real subprocess against the loopback fake Anthropic server (docs/reference/cli.md, docs/reference/permissions.md,
 // §3, §14): output formats, the tool round trip and its transcript, retries and give-up, broken model
 // output, Workspace Trust, usage errors, resume, secret redaction and Ctrl-C.
 

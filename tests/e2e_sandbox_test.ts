@@ -1,4 +1,4 @@
-// End-to-end: children run in Deno Workers under their own permission set (SPEC §2), through the real
+// End-to-end: children run in Deno Workers under their own permission set (docs/reference/permissions.md), through the real
 // `blade -p` CLI and the scripted provider. The Read tool allows reads anywhere, so when a child's read
 // outside its grant fails with NotCapable, Deno refused it; the same run with BLADE_CHILD_SANDBOX=none
 // (children in Blade's main thread) succeeds, which shows the difference is the Worker's grant. Also:

@@ -1,4 +1,4 @@
-// End-to-end: delegation through the Task tool (SPEC §3, §4, §5, §7) with `blade -p` as a real
+// End-to-end: delegation through the Task tool (docs/reference/sessions.md, docs/reference/registry.md, docs/reference/task-tool.md, docs/reference/sidecars.md) with `blade -p` as a real
 // subprocess, mostly against the scripted provider (one script file per test) and once against the
 // fake Anthropic server: sidecars, child transcripts, durable call identity, concurrency, child tool
 // tables, maxTurns and failing children.

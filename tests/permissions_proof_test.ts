@@ -1,4 +1,4 @@
-// Proof that Deno itself enforces each child's grant (SPEC §2): code inside the child calls Deno APIs
+// Proof that Deno itself enforces each child's grant (docs/reference/permissions.md): code inside the child calls Deno APIs
 // directly, bypassing every Blade tool and tool filter, and Deno answers NotCapable beyond the grant.
 // Runs under both sandbox mechanisms. The symlink case shows why tools must still resolve paths.
 

@@ -1,4 +1,4 @@
-// SPEC §14: SIGKILL at any moment never leaves a torn sidecar. Real writer processes are killed 200
+// docs/reference/recovery.md: SIGKILL at any moment never leaves a torn sidecar. Real writer processes are killed 200
 // times at random moments; after each kill every record file must decode to a version that was
 // written, never older than one seen before, and leftover temp files must never pass for records.
 

@@ -1,4 +1,4 @@
-// End-to-end: the transcript file format under real conditions (SPEC §3, §14): a torn last line is
+// End-to-end: the transcript file format under real conditions (docs/reference/sessions.md, docs/reference/recovery.md): a torn last line is
 // reported and everything before it kept; real processes appending to one file never interleave lines
 // and share one gapless `seq`; a torn line left by a killed writer stays on its own line.
 

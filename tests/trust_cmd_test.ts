@@ -1,4 +1,4 @@
-// End-to-end: `blade trust [path] [--revoke | --status] [--json]` as a real subprocess (SPEC §1, §2):
+// End-to-end: `blade trust [path] [--revoke | --status] [--json]` as a real subprocess (docs/reference/cli.md, docs/reference/permissions.md):
 // recording, showing and revoking Workspace Trust, sub-folders covered by a trusted parent, and a
 // clear error for a folder that does not exist.
 

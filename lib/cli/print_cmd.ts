@@ -329,7 +329,7 @@ async function runTurn(
     }
     for (const w of run.recoveryWarnings) io.err(`blade: warning: ${w}\n`);
     const r = run.result;
-    // A run that dropped a child's work never reports success (SPEC §8).
+    // A run that dropped a child's work never reports success (docs/reference/background.md).
     const dropped = run.abandoned.length > 0 && r.status === "completed";
     const error = overBudget
       ? {

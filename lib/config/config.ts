@@ -1,4 +1,4 @@
-// Owns configuration (SPEC §2): user `<storage>/config.json`, project `.blade/settings.json` (trusted
+// Owns configuration (docs/guides/configuration.md): user `<storage>/config.json`, project `.blade/settings.json` (trusted
 // workspaces only), environment variables and flags — flags win. Also model alias resolution.
 // Secrets (API keys) come only from the environment and are never written anywhere.
 

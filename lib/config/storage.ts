@@ -1,4 +1,4 @@
-// Owns the storage layout under the storage root (SPEC §2): where sidecars, transcripts, inboxes,
+// Owns the storage layout under the storage root (docs/reference/sessions.md): where sidecars, transcripts, inboxes,
 // leases, worktrees and trust live. Pure path arithmetic; no I/O.
 
 import type { Env } from "../sys/env.ts";
@@ -19,7 +19,7 @@ export interface StorageLayout {
   promptHistoryPath(projectPath: string): string;
 }
 
-/** `/a/b:c\d` → `-a-b_c-d` (SPEC §2: escape `/` and `\` as `-`, `:` as `_`). */
+/** `/a/b:c\d` → `-a-b_c-d` (docs/reference/sessions.md: escape `/` and `\` as `-`, `:` as `_`). */
 export function escapeProjectPath(path: string): string {
   return path.replace(/[/\\]/g, "-").replace(/:/g, "_");
 }

@@ -1,4 +1,4 @@
-// Owns running one child session (SPEC §5): its own id, transcript (`session_created` with parent,
+// Owns running one child session (docs/reference/task-tool.md): its own id, transcript (`session_created` with parent,
 // relation `subagent`, agent type and lineage), tool table, limits and cancellation. Everything that
 // crosses into a child is the serialisable ChildSpec; its I/O goes through the ports. Never throws:
 // every failure becomes a ChildOutcome with success false.

@@ -1,4 +1,4 @@
-// Entry module of a child-run Worker (SPEC §2): child sessions run here under the permission set
+// Entry module of a child-run Worker (docs/reference/permissions.md): child sessions run here under the permission set
 // their parent chose, so a bug in tool filtering still cannot write, spawn or connect beyond the
 // grant. One Worker serves every concurrent child with the same permission set (each run has its own
 // id and cancellation). Delegation tools (Task, TaskOutput, TaskStop) are proxies: nested children

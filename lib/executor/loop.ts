@@ -1,4 +1,4 @@
-// Owns the agent loop of one session (SPEC §3): a turn sends the conversation to the provider
+// Owns the agent loop of one session (docs/reference/sessions.md): a turn sends the conversation to the provider
 // (model_turn.ts), persists the answer and its tool calls (with durable ids) before running them,
 // runs the tools (tool_runner.ts: validation, permission gate, `beforeToolCall`), and repeats until
 // the model stops, fails, is cancelled or reaches maxTurns. Every state change is written to the

@@ -1,4 +1,4 @@
-// Owns the background runs of this process (SPEC §6, §8): which children run, for which owner, how
+// Owns the background runs of this process (docs/reference/task-tool.md, docs/reference/background.md): which children run, for which owner, how
 // to wait for or cancel them, and each owner's PendingWork — completion notices taken from the
 // owner's durable inbox and delivered exactly once as hidden messages with their receipts.
 // Launching a child and building its notice live in subagents.ts and notice.ts; record projections

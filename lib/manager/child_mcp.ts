@@ -1,4 +1,4 @@
-// Owns which MCP tools a child run gets and where its calls go (SPEC: a child never has more than its
+// Owns which MCP tools a child run gets and where its calls go (docs/reference/permissions.md: a child never has more than its
 // parent). Without `mcpServers` in its agent file a child sees its parent's MCP tools; with it, only the
 // named configured servers (still within its parent's) plus the agent's inline servers, which the main
 // thread starts on first use and keeps for the run. The run's deny rules apply to all of them. Calls

@@ -1,4 +1,4 @@
-// Owns running child sessions inside Deno Workers under their own permission set (SPEC §2): it
+// Owns running child sessions inside Deno Workers under their own permission set (docs/reference/permissions.md): it
 // derives the set from trust, the child's permission mode, its tools and its workspace, and runs the
 // child in a Worker started with exactly that set. Children with the same set share one Worker (a
 // Worker costs ~100 ms and ~16 MiB to start; sharing widens nothing), which is ended once idle.

@@ -1,4 +1,4 @@
-// Tests for child_sandbox.ts (SPEC §2): the Deno permission set each child run gets from its trust,
+// Tests for child_sandbox.ts (docs/reference/permissions.md): the Deno permission set each child run gets from its trust,
 // mode, tools, workspace and provider, and the Worker pool that runs children under that set: one
 // Worker per set, per-run cancellation, and every failure of a Worker turned into a failed outcome.
 // Real Workers, real files and the scripted provider; where a test shows a refusal, Deno refuses,

@@ -1,4 +1,4 @@
-// Owns the completion notice of a background child (SPEC §8): the checks that decide whether a
+// Owns the completion notice of a background child (docs/reference/background.md): the checks that decide whether a
 // notice may be built at all, the capped JSON payload, its escaping and the untrusted-data wording.
 // Pure: reads the records it is given and never changes them. Does not load records, enqueue the
 // notice (session/inbox.ts) or write transcripts.
@@ -11,7 +11,7 @@ import type { SidecarOwner } from "../store/store.ts";
 export const RESULT_CAP = 32_000;
 export const ERROR_CAP = 8_000;
 export const TRUNCATION_MARKER = "\n...[truncated]";
-/** Same bound as the Task tool's `description` (SPEC §5). */
+/** Same bound as the Task tool's `description` (docs/reference/task-tool.md). */
 const DESCRIPTION_LIMIT = 100;
 
 const TAG = "background-subagent-completion";
@@ -111,7 +111,7 @@ function outcomeSentence(child: SidecarRecord): string {
   }
 }
 
-/** Why no notice may be built, or null when every condition of SPEC §8 holds. */
+/** Why no notice may be built, or null when every condition of docs/reference/background.md holds. */
 function rejection(input: NoticeInput): string | null {
   const { child, owner } = input;
   if (!isValidSessionId(child.id)) return `agent id ${JSON.stringify(child.id)} is not a valid session id`;

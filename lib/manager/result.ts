@@ -1,4 +1,4 @@
-// Owns the canonical Task result (SPEC §5), shared by foreground runs and result adoption: the
+// Owns the canonical Task result (docs/reference/task-tool.md), shared by foreground runs and result adoption: the
 // child's final text, a note when a worktree was kept, and the resume hint with the child id.
 
 import type { ChildOutcome } from "../executor/child.ts";

@@ -1,5 +1,5 @@
 // Owns a counting semaphore with a FIFO queue: the per-root-session limit on children running at
-// once (SPEC §5: at most 20 by default; beyond that they queue). A held slot is Disposable, so
+// once (docs/reference/task-tool.md: at most 20 by default; beyond that they queue). A held slot is Disposable, so
 // `using slot = await slots.acquire(signal)` frees it on every path out of the block.
 
 /** A held slot; disposing it (once or more) frees it for the next waiter. */

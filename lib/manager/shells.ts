@@ -1,4 +1,4 @@
-// Owns background Bash commands (SPEC §6: "background Bash shells share TaskOutput"): each runs in
+// Owns background Bash commands (docs/reference/task-tool.md: "background Bash shells share TaskOutput"): each runs in
 // its own process group, keeps a bounded tail of its output, and can be read or stopped by its
 // owner through TaskOutput/TaskStop. Lives for the process that started it (not durable).
 

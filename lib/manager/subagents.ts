@@ -1,4 +1,4 @@
-// Owns launching child runs for one parent session (SPEC §5, §7): applies the pure launch plan
+// Owns launching child runs for one parent session (docs/reference/task-tool.md, docs/reference/sidecars.md): applies the pure launch plan
 // (launch_plan.ts) — records the sidecar (owner, lineage, process identity) before the child
 // starts —, runs the child through the executor with a shared concurrency limit, commits the
 // terminal sidecar, and returns the canonical Task result. Background runs and delivery live in

@@ -1,4 +1,4 @@
-// Owns TaskOutput and TaskStop for one owner (SPEC §6): owner-checked lookups (an unknown or foreign
+// Owns TaskOutput and TaskStop for one owner (docs/reference/task-tool.md): owner-checked lookups (an unknown or foreign
 // id is `Unknown task ID: <id>`), blocking reads with a timeout, and cancellation that stays
 // cancelled. Returns the child's final answer and metadata, never its raw transcript.
 

@@ -1,4 +1,4 @@
-// Owns the Deno permission set a child run executes with (SPEC §2 "Deno permissions mirror trust and
+// Owns the Deno permission set a child run executes with (docs/reference/permissions.md "Deno permissions mirror trust and
 // permission mode") and its two renderings: Worker `deno.permissions` and scoped `--allow-*` flags.
 // Pure: no I/O; paths arrive canonical (real, absolute). Does not approve tool calls (the permission
 // gate does) and does not resolve symlinks: Deno checks the path as given, so tools must resolve

@@ -1,4 +1,4 @@
-// Owns Workspace Trust (SPEC §2): the durable list of trusted workspace paths in
+// Owns Workspace Trust (docs/reference/permissions.md): the durable list of trusted workspace paths in
 // `<storage>/trust.json` and the decision for one workspace. A trusted folder trusts its sub-folders.
 
 import type { Fs } from "../sys/fs.ts";

@@ -1,4 +1,4 @@
-// Owns the one event vocabulary: the durable transcript events (SPEC §3) and the live runtime events
+// Owns the one event vocabulary: the durable transcript events (docs/reference/sessions.md) and the live runtime events
 // that the executor, manager, progress renderer and `--output-format stream-json` share. No I/O.
 
 import type { ContentBlock, Message, Usage } from "./messages.ts";

@@ -1,4 +1,4 @@
-// Owns session/agent id validation (SPEC §7): the one check every store, command and tool runs
+// Owns session/agent id validation (docs/reference/sidecars.md): the one check every store, command and tool runs
 // before it builds a path from an id. Does not generate ids (lib/sys/ids.ts does). No I/O.
 
 import { BladeError } from "../errors.ts";

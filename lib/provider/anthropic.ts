@@ -1,5 +1,5 @@
 // Owns the Anthropic Messages API provider: POST {baseUrl}/v1/messages with `stream: true`, plain fetch
-// and our own SSE parsing (no SDK: cheaper start-up, SPEC §13). Does not own the wire translation
+// and our own SSE parsing (no SDK: cheaper start-up, docs/reference/performance.md). Does not own the wire translation
 // (anthropic_wire.ts), the event folding (anthropic_stream.ts) or retries and timeouts (http_provider.ts).
 
 import type { Provider } from "../protocol/provider.ts";

@@ -1,5 +1,5 @@
 // Owns the provider folder's public face, kept light: types, the provider names, and lazy loaders so
-// the CLI imports only the provider a command uses (SPEC §13: start-up cost). Does not import any
+// the CLI imports only the provider a command uses (docs/reference/performance.md: start-up cost). Does not import any
 // provider implementation eagerly; in particular never yaml or zod.
 
 export type { AnthropicProviderOptions } from "./anthropic.ts";

@@ -1,4 +1,4 @@
-// Owns the strict `--agents '<json>'` parser (SPEC §4): session-only agent definitions given on the
+// Owns the strict `--agents '<json>'` parser (docs/reference/registry.md): session-only agent definitions given on the
 // command line, never persisted. Throws BladeError (usage, exit 2) with the exact texts of the spec.
 // Does not merge them with other sources (load.ts does).
 

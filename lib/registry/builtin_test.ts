@@ -17,7 +17,7 @@ Deno.test("every built-in parses without a single diagnostic", async () => {
   assert.equal(definitions.length, BUILTIN_AGENT_FILES.length);
 });
 
-Deno.test("built-ins have the tools, paths and defaults of SPEC §4", async () => {
+Deno.test("built-ins have the tools, paths and defaults of docs/reference/registry.md", async () => {
   const shape = (await builtinAgents()).definitions.map((d) => ({
     name: d.name,
     path: d.path,

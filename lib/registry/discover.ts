@@ -1,4 +1,4 @@
-// Owns where agent files live (SPEC §4) and which of those folders trust lets Blade read. Pure path
+// Owns where agent files live (docs/reference/registry.md) and which of those folders trust lets Blade read. Pure path
 // logic: does not touch the file system. Precedence is the order of the returned list (later wins).
 
 import { join } from "node:path";

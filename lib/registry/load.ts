@@ -1,4 +1,4 @@
-// Owns loading every agent source of a workspace in precedence order (SPEC §4): built-ins <
+// Owns loading every agent source of a workspace in precedence order (docs/reference/registry.md): built-ins <
 // ~/.claude/agents < <ws>/.claude/agents (trusted) < <blade home>/agents < <ws>/.blade/agents (trusted)
 // < --agents. Later wins by name, with an info diagnostic. All file access goes through the Fs port.
 // Never throws for a bad file; a bad --agents value throws (it is a usage error for the whole run).

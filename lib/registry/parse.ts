@@ -1,6 +1,6 @@
 // Owns turning one agent Markdown file (Claude Code compatible) into an AgentDefinition plus
 // diagnostics. Never throws for a bad file. Simple frontmatter takes a fast path; the YAML library is
-// imported lazily, only for frontmatter the fast path declines (SPEC §13: keep start-up light).
+// imported lazily, only for frontmatter the fast path declines (docs/reference/performance.md: keep start-up light).
 // Does not read files or apply precedence (load.ts does).
 
 import { toolRuleNotes } from "./child_tools.ts";

@@ -1,4 +1,4 @@
-// Owns the one schema of an agent definition (SPEC §4) and the AgentDefinition type inferred from it.
+// Owns the one schema of an agent definition (docs/reference/registry.md) and the AgentDefinition type inferred from it.
 // Input is a frontmatter record (Claude Code field names, YAML or lenient values) plus the body, source
 // and path; output is the normalised definition. Does not read files or decide precedence.
 

@@ -1,4 +1,4 @@
-// Owns a session's durable inbox (SPEC §8): the `<sessionId>.inbox.json` file holding completion
+// Owns a session's durable inbox (docs/reference/background.md): the `<sessionId>.inbox.json` file holding completion
 // notices and user steering messages that the session has not consumed yet. Every change runs under
 // an exclusive cross-process lock on `<path>.lock` and rewrites the file atomically; a corrupt file is
 // reported, never overwritten. Does not build notices (manager/notice.ts), write transcripts or decide

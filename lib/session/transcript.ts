@@ -1,4 +1,4 @@
-// Owns the transcript file format (SPEC §3): append-only JSONL, one envelope per line with a
+// Owns the transcript file format (docs/reference/sessions.md): append-only JSONL, one envelope per line with a
 // monotonic `seq`, appended in batches under an exclusive per-file lock with fsync. Also the
 // tolerant reader: a torn last line is reported, a bad line in the middle is reported, nothing is
 // silently dropped. Does not know what the events mean (see session/history.ts).

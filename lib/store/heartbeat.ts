@@ -1,4 +1,4 @@
-// Owns the activity heartbeat of background runs (SPEC §7): bumps a record's `lastActiveAt` at most
+// Owns the activity heartbeat of background runs (docs/reference/sidecars.md): bumps a record's `lastActiveAt` at most
 // once per interval (default one second) per record, however often the run reports activity.
 // Does not schedule anything itself: the run calls beat() when something happens.
 

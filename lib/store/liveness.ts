@@ -1,4 +1,4 @@
-// Owns the liveness of a sidecar's owner process (SPEC §7) over the Process port: alive only if the
+// Owns the liveness of a sidecar's owner process (docs/reference/sidecars.md) over the Process port: alive only if the
 // PID answers and its start-time fingerprint still matches (a reused PID is dead); no PID = unknown.
 // Does not decide what to do with orphans: recovery planning does.
 

@@ -1,4 +1,4 @@
-// Owns the public projection of a sidecar (SPEC §7), used by listings and `--json`: built field by
+// Owns the public projection of a sidecar (docs/reference/sidecars.md), used by listings and `--json`: built field by
 // field from an allow-list, so it never carries the prompt, messages, configSnapshot, paths, parent
 // ids, admission owner, PID or process identity, nor any unknown field.
 

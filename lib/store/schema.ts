@@ -1,4 +1,4 @@
-// Owns the sidecar record format, schema v2 (SPEC §7): one zod schema, the record type inferred from
+// Owns the sidecar record format, schema v2 (docs/reference/sidecars.md): one zod schema, the record type inferred from
 // it. Does not read or write files (file_store.ts), decode text (codec.ts) or migrate v1 (legacy.ts).
 
 import { z } from "zod";
@@ -142,7 +142,7 @@ export const SidecarRecordSchema = z.object({
   isolation,
   worktree: worktreeSchema.exactOptional(),
 }).superRefine((r, ctx) => {
-  // Lineage (SPEC §5): fresh = root is self at depth 0; resumed = a different source at depth ≥ 1.
+  // Lineage (docs/reference/task-tool.md): fresh = root is self at depth 0; resumed = a different source at depth ≥ 1.
   if (r.resumedFrom === undefined) {
     if (r.resumeDepth !== 0) {
       ctx.addIssue({ code: "custom", path: ["resumeDepth"], message: "must be 0 without resumedFrom" });

@@ -1,4 +1,4 @@
-// Owns the sidecar store port (SPEC §7): what every store implementation offers and guarantees.
+// Owns the sidecar store port (docs/reference/sidecars.md): what every store implementation offers and guarantees.
 // Does not implement storage (file_store.ts, memory_store.ts) and holds no executor or manager
 // logic: it stores, loads, lists and removes records for its callers.
 

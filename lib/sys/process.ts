@@ -1,5 +1,5 @@
 // Owns child processes and process identity (the Process port) and its real adapter.
-// Process identity = PID + SHA-256 fingerprint of the process start time (SPEC §7), so a reused
+// Process identity = PID + SHA-256 fingerprint of the process start time (docs/reference/sidecars.md), so a reused
 // PID is never mistaken for the original owner.
 
 export interface RunOptions {

@@ -1,4 +1,4 @@
-// Owns the one conformance suite every SidecarStore implementation must pass (SPEC §7). Each store's
+// Owns the one conformance suite every SidecarStore implementation must pass (docs/reference/sidecars.md). Each store's
 // test file calls storeConformance() with a factory; cases that need files or a cache run only when
 // the harness offers them. Long by nature: one case per guarantee of the port.
 // Never imported by main.ts.

@@ -1,4 +1,4 @@
-// Owns the path rules every tool shares (SPEC §2, §3, §11): relative paths resolve against the
+// Owns the path rules every tool shares (docs/reference/permissions.md, docs/reference/sessions.md, docs/reference/worktrees.md): relative paths resolve against the
 // workspace root, symlinks are resolved by us (Deno checks the path as given, not its target), reads
 // may go anywhere, writes only inside the workspace or Blade's storage root, and an untrusted
 // workspace may write only into the storage root. Does not read or write file contents.

@@ -1,4 +1,4 @@
-// Owns the Task tool's model-facing contract (SPEC §5): input schema and limits, the durable call
+// Owns the Task tool's model-facing contract (docs/reference/task-tool.md): input schema and limits, the durable call
 // identity (`subagent_session_id` assigned before execution, a running `subtask_ref` persisted with
 // the call) and the hand-off to a SubagentLauncher. Running children is the manager's job.
 

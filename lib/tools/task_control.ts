@@ -1,4 +1,4 @@
-// Owns the TaskOutput and TaskStop tools' model-facing contracts (SPEC §6). Looking tasks up, waiting
+// Owns the TaskOutput and TaskStop tools' model-facing contracts (docs/reference/task-tool.md). Looking tasks up, waiting
 // and cancelling is the manager's job behind TaskControlPort.
 
 import { z } from "zod";

@@ -59,7 +59,7 @@ export interface Tool<I = Record<string, unknown>> {
   readonly inputSchema?: Record<string, unknown>;
   /** An external tool its server marks read-only (`readOnlyHint`): the only kind plan mode allows. */
   readonly readOnly?: boolean;
-  /** Calls of a concurrent tool in one model response run at the same time (SPEC §3: Task). */
+  /** Calls of a concurrent tool in one model response run at the same time (docs/reference/sessions.md: Task). */
   readonly concurrent?: boolean;
   /** A hint that a call with this input is coming (its arguments just streamed in); never fails. */
   warm?(input: Record<string, unknown>): void;

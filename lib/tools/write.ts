@@ -26,7 +26,7 @@ const schema = z.object({
 
 export type WriteInput = z.infer<typeof schema>;
 
-/** Modes for what a write creates: Blade's storage is private (SPEC §2), the workspace follows umask. */
+/** Modes for what a write creates: Blade's storage is private (docs/reference/sessions.md), the workspace follows umask. */
 function modes(area: WriteArea): { file?: number; dir: number } {
   return area === "storage" ? { file: 0o600, dir: 0o700 } : { dir: 0o755 };
 }

@@ -182,7 +182,7 @@ export async function bladeSandbox(): Promise<BladeSandbox> {
   };
 }
 
-/** `$BLADE_STORAGE_ROOT/projects/<workspace with / as ->/<sessionId>.jsonl` (SPEC §2). */
+/** `$BLADE_STORAGE_ROOT/projects/<workspace with / as ->/<sessionId>.jsonl` (docs/reference/sessions.md). */
 export function transcriptPath(where: { storage: string; workspace: string }, sessionId: string): string {
   const escaped = where.workspace.replace(/[/\\]/g, "-").replace(/:/g, "_");
   return `${where.storage}/projects/${escaped}/${sessionId}.jsonl`;
