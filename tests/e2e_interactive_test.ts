@@ -371,3 +371,36 @@ Deno.test("interactive: /status, /permissions, /clear keeps the old session, /re
   assert.equal(await term.exitCode(), 0);
   assert.equal(sessionIdOn(await term.history()), first);
 });
+
+Deno.test("interactive: guided /agents create writes the file and reloads; Tab completes its name for /agents show", async () => {
+  await using sandbox = await bladeSandbox();
+  const script = await sandbox.write(
+    "script.yaml",
+    `agents:\n  main:\n    - turns:\n        - text: "Noted."\n`,
+  );
+  await using term = await BladeTerminal.start(["--provider", "scripted", "--script", script], {
+    cwd: sandbox.workspace,
+    env: { ...sandbox.env, NO_COLOR: "1" },
+  });
+  await term.waitFor("/help for commands");
+  await term.type("/agents create");
+  await term.press("Enter");
+  const answers = ["code-reviewer", "Reviews diffs for bugs", "Read,Grep,Glob", "You review diffs.", "user"];
+  const questions = ["Name", "When should the parent use it", "Tools", "Its system prompt", "Where"];
+  for (const [i, answer] of answers.entries()) {
+    await term.waitFor(`? ${questions[i]}`);
+    await term.type(answer);
+    await term.press("Enter");
+  }
+  await term.waitFor(/Reloaded: 7 agents/);
+  const file = await Deno.readTextFile(`${sandbox.storage}/agents/code-reviewer.md`);
+  assert.match(file, /name: code-reviewer/);
+  assert.match(file, /You review diffs\./);
+  await term.type("/agents show code-r");
+  await term.press("Tab");
+  await term.waitFor((s) => editorLines(s).join("") === "/agents show code-reviewer", { visibleOnly: true });
+  await term.press("Enter");
+  await term.waitFor("Reviews diffs for bugs");
+  await term.press("C-d");
+  assert.equal(await term.exitCode(), 0);
+});

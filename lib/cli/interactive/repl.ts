@@ -5,26 +5,14 @@
 // delivery as print mode. Ctrl-C/Esc interrupts a turn; Ctrl-C twice, Ctrl-D or /exit leaves after
 // the session is closed. Loaded lazily: `blade -p` never imports this folder.
 
-import {
-  type Component,
-  Editor,
-  matchesKey,
-  ProcessTerminal,
-  type SelectItem,
-  SelectList,
-  TUI,
-} from "@mariozechner/pi-tui";
+import { type Component, Editor, matchesKey, ProcessTerminal, TUI } from "@mariozechner/pi-tui";
 import type { Approver } from "../../protocol/approval.ts";
 import { Approvals } from "./approvals.ts";
 import type { Ports } from "../../sys/mod.ts";
 import { BladeError, usageError } from "../../errors.ts";
 import { type App, createApp } from "../../app.ts";
-import type { RuntimeEvent, TranscriptPart } from "../../protocol/events.ts";
-import { textOf } from "../../protocol/messages.ts";
+import type { RuntimeEvent } from "../../protocol/events.ts";
 import { type MainSession, openMainSession } from "../../executor/main_runner.ts";
-import type { RunResult } from "../../executor/loop.ts";
-import { deliverReady } from "../../executor/settle.ts";
-import type { Delivery } from "../../protocol/delivery.ts";
 import { PERMISSION_MODES } from "../../protocol/permission_mode.ts";
 import type { RunRules } from "../../permissions/run_rules.ts";
 import { onInterrupt } from "../../sys/signals.ts";
@@ -37,6 +25,8 @@ import type { Runtime } from "../../manager/runtime.ts";
 import { makeTheme, type Theme } from "./theme.ts";
 import { clean, SessionView } from "./view.ts";
 import { PromptHistory } from "./prompt_history.ts";
+import { Turns } from "./turns.ts";
+import { Questions } from "./questions.ts";
 import { parseSlash, slashAutocomplete } from "./slash.ts";
 import { runSlash, type SlashContext } from "./slash_commands.ts";
 
@@ -69,15 +59,12 @@ class Repl {
   readonly #approvals: Approvals;
   /** What sits where the editor normally is (the approval choices), if anything. */
   #input: Component | undefined;
-  /** Cancels the choice list on screen (/resume's picker), if any. */
-  #picker: (() => void) | undefined;
   #open: OpenSession | undefined;
-  #queue: string[] = [];
-  #busy: AbortController | undefined;
-  #idle: AbortController | undefined;
-  #question: ((answer: string | undefined) => void) | undefined;
+  readonly #turns: Turns;
+  readonly #questions: Questions;
   #lastCtrlC = -Infinity;
-  #closing = false;
+  /** Background children cancelled when the session was left. */
+  cancelled: string[] = [];
   #closed: () => void = () => {};
   readonly done: Promise<void>;
 
@@ -90,7 +77,10 @@ class Repl {
     this.#tui = new TUI(new ProcessTerminal());
     this.#editor = new Editor(this.#tui, theme.editor);
     this.#history = new PromptHistory(app.ports.fs, app.layout.promptHistoryPath(app.workspace));
-    this.#approvals = new Approvals({ view, theme, swapInput: (c) => this.#swapInput(c) });
+    const host = { view, theme, swapInput: (c: Component | undefined) => this.#swapInput(c) };
+    this.#approvals = new Approvals(host);
+    this.#questions = new Questions(host);
+    this.#turns = new Turns({ view, session: () => this.#open!.session, report: (e) => this.#report(e) });
     this.done = new Promise((resolve) => (this.#closed = resolve));
     view.onChange = () => this.#tui.requestRender();
   }
@@ -124,7 +114,7 @@ class Repl {
     }, 250);
     this.done.then(() => clearInterval(ticker));
     if (initialPrompt !== undefined && initialPrompt.trim() !== "") await this.#submit(initialPrompt);
-    void this.#pump();
+    void this.#turns.run();
   }
 
   async #openSession(which: { resume?: string; continueLatest?: boolean }): Promise<OpenSession> {
@@ -148,31 +138,20 @@ class Repl {
   }
 
   #header(session: MainSession): void {
-    const t = this.#theme;
-    const app = this.#app;
-    const trust = app.trust.trusted ? "trusted" : t.warn("not trusted — Bash and writes are refused");
-    this.view.print(
-      `${t.bold(`Blade ${VERSION}`)} ${t.dim("·")} ${session.loop.model} ${
-        t.dim("·")
-      } mode ${session.loop.mode}`,
-    );
-    this.view.print(t.dim(`${clean(app.workspace)} (`) + trust + t.dim(")"));
-    for (const d of session.diagnostics) this.view.error(`transcript of ${session.sessionId}: ${d.message}`);
-    if (session.resumed) this.#replay(session);
-    this.view.print(
-      t.dim(`Session ${session.sessionId}${session.resumed ? " (continued)" : ""} · /help for commands`),
-    );
-  }
-
-  /** The visible conversation of a continued session (prompts and answers, newest last). */
-  #replay(session: MainSession): void {
-    const shown = session.loop.messages.filter((m) => m.hidden !== true && textOf(m).trim() !== "").slice(
-      -12,
-    );
-    for (const m of shown) {
-      if (m.role === "user") this.view.prompt(textOf(m));
-      else this.view.answer(textOf(m));
-    }
+    this.view.header({
+      version: VERSION,
+      model: session.loop.model,
+      mode: session.loop.mode,
+      workspace: this.#app.workspace,
+      trusted: this.#app.trust.trusted,
+      sessionId: session.sessionId,
+      resumed: session.resumed,
+      warnings: [
+        ...session.diagnostics.map((d) => `transcript of ${session.sessionId}: ${d.message}`),
+        ...session.recoveryWarnings,
+      ],
+      messages: session.loop.messages,
+    });
   }
 
   // ------------------------------------------------------------------ input
@@ -194,8 +173,8 @@ class Repl {
       return { consume: true };
     }
     if (this.#approvals.asking) return undefined;
-    if (this.#picker !== undefined) {
-      if (matchesKey(data, "ctrl+c")) this.#picker();
+    if (this.#questions.choosing) {
+      if (matchesKey(data, "ctrl+c")) this.#questions.cancel();
       return matchesKey(data, "ctrl+c") ? { consume: true } : undefined;
     }
     if (matchesKey(data, "ctrl+c")) {
@@ -203,17 +182,17 @@ class Repl {
       return { consume: true };
     }
     if (matchesKey(data, "ctrl+d") && this.#editor.getText() === "") {
-      if (this.#question !== undefined) this.#answer(undefined);
+      if (this.#questions.waitingForLine) this.#questions.cancel();
       else void this.close();
       return { consume: true };
     }
     if (matchesKey(data, "escape") && !this.#editor.isShowingAutocomplete()) {
-      if (this.#question !== undefined) {
-        this.#answer(undefined);
+      if (this.#questions.waitingForLine) {
+        this.#questions.cancel();
         return { consume: true };
       }
-      if (this.#busy !== undefined && this.view.busy) {
-        this.#interrupt();
+      if (this.#turns.busy) {
+        this.#turns.interrupt();
         return { consume: true };
       }
     }
@@ -221,9 +200,9 @@ class Repl {
   }
 
   #ctrlC(): void {
-    if (this.#question !== undefined) return this.#answer(undefined);
+    if (this.#questions.waitingForLine) return this.#questions.cancel();
     // A notice check that has not started a turn yet is not something to interrupt.
-    if (this.#busy !== undefined && this.view.busy) return this.#interrupt();
+    if (this.#turns.busy) return this.#turns.interrupt();
     if (this.#editor.getText() !== "") {
       this.#editor.setText("");
       this.#lastCtrlC = -Infinity;
@@ -239,54 +218,16 @@ class Repl {
     this.view.print(this.#theme.dim("Press Ctrl-C again to exit (or Ctrl-D, /exit)."));
   }
 
-  /** Cancels the running turn and its foreground children; the prompt comes back when it has ended. */
-  #interrupt(): void {
-    this.#queue = [];
-    this.#busy?.abort(new Error("interrupted"));
-  }
-
   /** Called by the signal handler: SIGINT behaves like Ctrl-C, SIGTERM leaves. */
   signal(): void {
-    if (this.#busy !== undefined) this.#interrupt();
+    if (this.#turns.running) this.#turns.interrupt();
     else void this.close();
-  }
-
-  #answer(answer: string | undefined): void {
-    const resolve = this.#question;
-    this.#question = undefined;
-    resolve?.(answer);
-  }
-
-  /** A choice list in place of the editor; Esc or Ctrl-C cancel it. */
-  #choose(title: string, items: SelectItem[]): Promise<string | undefined> {
-    this.view.print(this.#theme.accent(`? ${title}`));
-    const list = new SelectList(items, Math.min(items.length, 10), this.#theme.select);
-    return new Promise((resolve) => {
-      const done = (value: string | undefined) => {
-        this.#picker = undefined;
-        this.#swapInput(undefined);
-        if (value !== undefined) this.view.print(`  → ${clean(value)}`);
-        resolve(value);
-      };
-      list.onSelect = (item) => done(item.value);
-      list.onCancel = () => done(undefined);
-      this.#picker = () => done(undefined);
-      this.#swapInput(list);
-    });
-  }
-
-  ask(question: string): Promise<string | undefined> {
-    this.view.print(this.#theme.accent(`? ${question}`));
-    return new Promise((resolve) => (this.#question = resolve));
   }
 
   async #submit(raw: string): Promise<void> {
     const text = raw.trim();
     if (text === "") return;
-    if (this.#question !== undefined) {
-      this.view.print(`  ${clean(text)}`);
-      return this.#answer(text);
-    }
+    if (this.#questions.waitingForLine) return this.#questions.answer(text);
     this.#editor.addToHistory(text);
     await this.#history.add(text).catch((e) =>
       this.view.error(`Could not save the prompt history: ${e instanceof Error ? e.message : String(e)}`)
@@ -301,94 +242,13 @@ class Repl {
       }
       return;
     }
-    if (this.#busy !== undefined) this.view.print(this.#theme.dim(`(queued) ${clean(text)}`));
-    this.#queue.push(text);
-    this.#idle?.abort();
+    if (this.#turns.busy) this.view.print(this.#theme.dim(`(queued) ${clean(text)}`));
+    this.#turns.enqueue(text);
   }
 
   #report(e: unknown): void {
     const sink = (t: string) => this.view.error(t.replace(/^blade: /, "").trimEnd());
     reportError({ out: sink, err: sink, color: false, tty: false }, e);
-  }
-
-  // ------------------------------------------------------------------ turns
-
-  async #pump(): Promise<void> {
-    while (!this.#closing) {
-      const open = this.#open!;
-      const { session } = open;
-      const prompt = this.#queue.shift();
-      if (prompt !== undefined) {
-        this.view.prompt(prompt);
-        await this.#turn((signal) => session.loop.run(session.input(prompt), signal));
-        continue;
-      }
-      const pending = session.pending;
-      if (pending !== undefined) {
-        let ran = false;
-        await this.#turn(async (signal) => {
-          const r = await deliverReady(session.loop, pending, signal, (d) => {
-            ran = true;
-            this.#showNotices(d);
-          });
-          return r;
-        }, { quietUntilStarted: true });
-        if (ran) continue;
-      }
-      if (this.#queue.length > 0 || this.#closing) continue;
-      const idle = new AbortController();
-      this.#idle = idle;
-      await (pending === undefined
-        ? new Promise<void>((resolve) => idle.signal.addEventListener("abort", () => resolve()))
-        : pending.waitForChange(idle.signal));
-      this.#idle = undefined;
-    }
-  }
-
-  #showNotices(deliveries: readonly Delivery[]): void {
-    for (const d of deliveries) {
-      const ref = d.parts.find((p: TranscriptPart) => p.type === "subtask_ref");
-      const what = ref !== undefined && ref.type === "subtask_ref"
-        ? `${ref.subagentType} ${ref.agentId} ${ref.state}: ${ref.description}`
-        : d.inboxId;
-      this.view.notice(`Background task finished — ${what}; continuing with its result.`);
-    }
-  }
-
-  async #turn(
-    run: (signal: AbortSignal) => Promise<RunResult | undefined>,
-    options: { quietUntilStarted?: boolean } = {},
-  ): Promise<void> {
-    const controller = new AbortController();
-    this.#busy = controller;
-    if (options.quietUntilStarted !== true) this.view.turnStarted();
-    const unsub = options.quietUntilStarted === true ? this.#startOnFirstEvent() : () => {};
-    try {
-      await run(controller.signal);
-    } catch (e) {
-      this.#report(e);
-    } finally {
-      unsub();
-      this.#busy = undefined;
-      this.view.turnEnded();
-    }
-  }
-
-  /** A notice turn shows the working line only once it really starts. */
-  #startOnFirstEvent(): () => void {
-    const previous = this.view.onChange;
-    let started = false;
-    this.view.onChange = () => {
-      if (!started && this.#busy !== undefined) {
-        started = true;
-        this.view.onChange = previous;
-        this.view.turnStarted();
-      }
-      previous();
-    };
-    return () => {
-      if (!started) this.view.onChange = previous;
-    };
   }
 
   // ------------------------------------------------------------------ commands and lifecycle
@@ -421,15 +281,15 @@ class Repl {
         if (parent !== undefined) parent.model = model;
       },
       subagents: () => this.#open?.subagents.session(),
-      ask: (q) => this.ask(q),
-      choose: (title, items) => this.#choose(title, items),
+      ask: (q) => this.#questions.ask(q),
+      choose: (title, items) => this.#questions.choose(title, items),
       switchSession: (resume) => this.#switch(resume),
       exit: () => void this.close(),
     };
   }
 
   async #switch(resume: string | undefined): Promise<void> {
-    if (this.#busy !== undefined) {
+    if (this.#turns.running) {
       throw usageError(
         "A turn is running.",
         "Wait for it to finish, or interrupt it with Ctrl-C, then try again.",
@@ -457,7 +317,7 @@ class Repl {
         `Left ${old.session.sessionId}; resume it with blade --resume ${old.session.sessionId}`,
       ),
     );
-    this.#idle?.abort();
+    this.#turns.wake();
   }
 
   /** Ends a session's background work: children are cancelled, shells stopped, Workers ended. */
@@ -470,14 +330,12 @@ class Repl {
 
   #closing_: Promise<void> | undefined;
 
+  /** Leaves: the running turn ends and is written, then the session closes. */
   close(): Promise<void> {
     return this.#closing_ ??= (async () => {
-      this.#closing = true;
-      this.#answer(undefined);
-      this.#interrupt();
-      this.#idle?.abort();
+      this.#questions.cancel();
       // Wait for the running turn to write its end (turn_aborted) before the session is left.
-      while (this.#busy !== undefined) await new Promise((r) => setTimeout(r, 10));
+      await this.#turns.stop();
       const open = this.#open;
       // The last frame is what stays on the terminal: the log, without the editor and live area.
       this.#approvals.cancel();
@@ -486,10 +344,7 @@ class Repl {
       this.#tui.requestRender();
       await new Promise((r) => setTimeout(r, 50));
       this.#tui.stop();
-      if (open !== undefined) {
-        const cancelled = await this.#closeSession(open);
-        if (cancelled.length > 0) this.view.print(`Cancelled background tasks: ${cancelled.join(", ")}`);
-      }
+      if (open !== undefined) this.cancelled = await this.#closeSession(open);
       this.#closed();
     })();
   }
@@ -532,6 +387,7 @@ export async function runInteractive(
     disposeSignals();
   }
   const id = repl.sessionId;
+  if (repl.cancelled.length > 0) io.out(`Cancelled background tasks: ${repl.cancelled.join(", ")}\n`);
   io.out(`\nSession ${id} saved.\nResume it with: blade --resume ${id}\n`);
   return 0;
 }

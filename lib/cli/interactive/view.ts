@@ -13,6 +13,7 @@ import {
   wrapTextWithAnsi,
 } from "@mariozechner/pi-tui";
 import type { RuntimeEvent, SubagentInfo } from "../../protocol/events.ts";
+import { type Message, textOf } from "../../protocol/messages.ts";
 import { terminalSafe } from "../sanitize.ts";
 import { firstLine, toolLabel } from "../print_render.ts";
 import type { Theme } from "./theme.ts";
@@ -52,6 +53,19 @@ export function resultSummary(name: string, content: string, isError: boolean): 
     return `${n} line${n === 1 ? "" : "s"}`;
   }
   return text === "" ? "done" : firstLine(clean(text), 120);
+}
+
+export interface SessionHeader {
+  version: string;
+  model: string;
+  mode: string;
+  workspace: string;
+  trusted: boolean;
+  sessionId: string;
+  resumed: boolean;
+  warnings: string[];
+  /** The conversation so far (shown in part for a continued session). */
+  messages: readonly Message[];
 }
 
 export class SessionView {
@@ -117,6 +131,28 @@ export class SessionView {
     const t = this.#theme;
     const lines = clean(text).split("\n");
     this.print(["", ...lines.map((l, i) => `${i === 0 ? t.accent("›") : " "} ${t.bold(l)}`)].join("\n"));
+  }
+
+  /**
+   * The session's opening lines: version, model, mode, folder and trust, warnings, and for a continued
+   * session its last prompts and answers.
+   */
+  header(h: SessionHeader): void {
+    const t = this.#theme;
+    const trust = h.trusted ? "trusted" : t.warn("not trusted — Bash and writes are refused");
+    this.print(
+      `${t.bold(`Blade ${h.version}`)} ${t.dim("·")} ${clean(h.model)} ${t.dim("·")} mode ${h.mode}`,
+    );
+    this.print(t.dim(`${clean(h.workspace)} (`) + trust + t.dim(")"));
+    for (const w of h.warnings) this.error(w);
+    if (h.resumed) {
+      const shown = h.messages.filter((m) => m.hidden !== true && textOf(m).trim() !== "").slice(-12);
+      for (const m of shown) {
+        if (m.role === "user") this.prompt(textOf(m));
+        else this.answer(textOf(m));
+      }
+    }
+    this.print(t.dim(`Session ${h.sessionId}${h.resumed ? " (continued)" : ""} · /help for commands`));
   }
 
   /** An earlier answer (a continued session's conversation), as terminal Markdown. */

@@ -1,0 +1,148 @@
+// Owns when the interactive session runs a turn: one at a time, prompts in the order they were sent
+// (typed-ahead prompts queue), and while idle, completion notices of background children start a turn
+// through the same delivery as print mode (deliverReady, delivery `next_turn`). A turn can be
+// interrupted (its signal aborts the loop and its foreground children). Does not read keys or draw.
+
+import type { MainSession } from "../../executor/main_runner.ts";
+import type { RunResult } from "../../executor/loop.ts";
+import { deliverReady } from "../../executor/settle.ts";
+import type { Delivery } from "../../protocol/delivery.ts";
+import type { TranscriptPart } from "../../protocol/events.ts";
+import type { SessionView } from "./view.ts";
+
+export interface TurnsOptions {
+  view: SessionView;
+  /** The open session (it changes with /clear and /resume). */
+  session: () => MainSession;
+  /** Shows an unexpected failure of a turn (a bug or an environment problem). */
+  report: (error: unknown) => void;
+}
+
+export class Turns {
+  #o: TurnsOptions;
+  #queue: string[] = [];
+  #running: AbortController | undefined;
+  #idle: AbortController | undefined;
+  #stopped = false;
+  #ended: Promise<void> = Promise.resolve();
+
+  constructor(options: TurnsOptions) {
+    this.#o = options;
+  }
+
+  /** A turn is on screen (a notice check that has not started a turn does not count). */
+  get busy(): boolean {
+    return this.#running !== undefined && this.#o.view.busy;
+  }
+
+  /** Anything runs, the quiet notice check included. */
+  get running(): boolean {
+    return this.#running !== undefined;
+  }
+
+  /** Sends a prompt: now when idle, after the running turn otherwise. */
+  enqueue(prompt: string): void {
+    this.#queue.push(prompt);
+    this.#idle?.abort();
+  }
+
+  /** Cancels the running turn (and its foreground children) and the queued prompts. */
+  interrupt(): void {
+    this.#queue = [];
+    this.#running?.abort(new Error("interrupted"));
+  }
+
+  /** Looks again (the session changed). */
+  wake(): void {
+    this.#idle?.abort();
+  }
+
+  /** Interrupts, and resolves once the last turn has written its end. */
+  async stop(): Promise<void> {
+    this.#stopped = true;
+    this.interrupt();
+    this.#idle?.abort();
+    await this.#ended;
+  }
+
+  /** The loop; resolves after stop(). */
+  async run(): Promise<void> {
+    while (!this.#stopped) {
+      const session = this.#o.session();
+      const prompt = this.#queue.shift();
+      if (prompt !== undefined) {
+        this.#o.view.prompt(prompt);
+        await this.#turn((signal) => session.loop.run(session.input(prompt), signal));
+        continue;
+      }
+      const pending = session.pending;
+      if (pending !== undefined) {
+        let ran = false;
+        await this.#turn((signal) =>
+          deliverReady(session.loop, pending, signal, (d) => {
+            ran = true;
+            this.#showNotices(d);
+          }), { quietUntilStarted: true });
+        if (ran) continue;
+      }
+      if (this.#queue.length > 0 || this.#stopped) continue;
+      const idle = new AbortController();
+      this.#idle = idle;
+      await (pending === undefined
+        ? new Promise<void>((resolve) => idle.signal.addEventListener("abort", () => resolve()))
+        : pending.waitForChange(idle.signal));
+      this.#idle = undefined;
+    }
+  }
+
+  #showNotices(deliveries: readonly Delivery[]): void {
+    for (const d of deliveries) {
+      const ref = d.parts.find((p: TranscriptPart) => p.type === "subtask_ref");
+      const what = ref !== undefined && ref.type === "subtask_ref"
+        ? `${ref.subagentType} ${ref.agentId} ${ref.state}: ${ref.description}`
+        : d.inboxId;
+      this.#o.view.notice(`Background task finished — ${what}; continuing with its result.`);
+    }
+  }
+
+  async #turn(
+    run: (signal: AbortSignal) => Promise<RunResult | undefined>,
+    options: { quietUntilStarted?: boolean } = {},
+  ): Promise<void> {
+    const { view } = this.#o;
+    const controller = new AbortController();
+    this.#running = controller;
+    const ended = Promise.withResolvers<void>();
+    this.#ended = ended.promise;
+    if (options.quietUntilStarted !== true) view.turnStarted();
+    const unsub = options.quietUntilStarted === true ? this.#startOnFirstEvent() : () => {};
+    try {
+      await run(controller.signal);
+    } catch (e) {
+      this.#o.report(e);
+    } finally {
+      unsub();
+      this.#running = undefined;
+      view.turnEnded();
+      ended.resolve();
+    }
+  }
+
+  /** A notice turn shows the working line only once it really starts. */
+  #startOnFirstEvent(): () => void {
+    const { view } = this.#o;
+    const previous = view.onChange;
+    let started = false;
+    view.onChange = () => {
+      if (!started && this.#running !== undefined) {
+        started = true;
+        view.onChange = previous;
+        view.turnStarted();
+      }
+      previous();
+    };
+    return () => {
+      if (!started) view.onChange = previous;
+    };
+  }
+}
