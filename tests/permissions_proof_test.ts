@@ -9,6 +9,10 @@ import type { SandboxMechanism } from "../lib/sandbox/protocol.ts";
 import { WORKER } from "../lib/sandbox/worker_transport.ts";
 import { PROCESS } from "../scripts/sandbox_process.ts";
 import type { ProbeRequest, ProbeResult } from "../lib/testing/probe_child.ts";
+import { gitRepo } from "../lib/testing/git_repo.ts";
+import { prepareWorktree } from "../lib/worktree/lifecycle.ts";
+import { permissionsForChild } from "../lib/manager/child_sandbox.ts";
+import type { ChildSpec } from "../lib/executor/child.ts";
 
 const PROBE = new URL("../lib/testing/probe_child.ts", import.meta.url);
 const MECHANISMS: SandboxMechanism[] = [WORKER, PROCESS];
@@ -159,5 +163,66 @@ for (const mechanism of MECHANISMS) {
       assert.deepEqual(realPath, { outcome: "ok", value: layout.outside });
       assert.equal(direct?.outcome, "NotCapable");
     });
+  });
+}
+
+for (const mechanism of MECHANISMS) {
+  Deno.test(`proof (${mechanism.name}): a worktree child's grant writes its worktree, never the parent's checkout`, async () => {
+    await using repo = await gitRepo();
+    const lease = await prepareWorktree(repo.deps(), { workspaceRoot: repo.root, agentId: "agent-proof" });
+    const spec: ChildSpec = {
+      id: "agent-proof",
+      subagentType: "general-purpose",
+      description: "d",
+      prompt: "p",
+      config: {
+        name: "general-purpose",
+        description: "d",
+        systemPrompt: "",
+        tools: null,
+        disallowedTools: [],
+        model: "m",
+        permissionMode: "yolo",
+        maxTurns: null,
+        skills: [],
+        isolation: "worktree",
+        source: "built-in",
+      },
+      parentSessionId: "session-proof",
+      parentProjectPath: repo.root,
+      workspaceRoot: lease.workspaceRoot,
+      trusted: true,
+      depth: 1,
+      lineage: { rootAgentId: "agent-proof", resumeDepth: 0 },
+      worktree: {
+        workspaceRoot: lease.workspaceRoot,
+        worktreeRoot: lease.worktreeRoot,
+        parentCheckout: lease.repositoryRoot,
+      },
+    };
+    const permissions = permissionsForChild({
+      spec,
+      toolNames: ALL_TOOLS,
+      provider: { kind: "scripted", script: { agents: {} } },
+      storageRoot: repo.storage,
+      transcriptDir: `${repo.storage}/projects/p`,
+      extraReadDirs: [],
+      maxTokens: 1,
+      platform: Deno.build.os,
+      secrets: [],
+      delegation: false,
+      onEvent: () => {},
+      onCall: () => Promise.reject(new Error("no calls")),
+    });
+    assert.ok(Array.isArray(permissions.write) && !permissions.write.some((p) => p === repo.root));
+    const [parentWrite, worktreeWrite, parentRead] = await probe(mechanism, permissions, [
+      { op: "write", path: `${repo.root}/src/a.ts`, text: "pwned" },
+      { op: "write", path: `${lease.worktreeRoot}/src/a.ts`, text: "changed\n" },
+      { op: "read", path: `${repo.root}/README.md` },
+    ]);
+    assert.equal(parentWrite?.outcome, "NotCapable", parentWrite?.message);
+    assert.equal(worktreeWrite?.outcome, "ok", worktreeWrite?.message);
+    assert.deepEqual(parentRead, { outcome: "ok", value: "# test\n" });
+    assert.equal(await Deno.readTextFile(`${repo.root}/src/a.ts`), "export const a = 1;\n");
   });
 }

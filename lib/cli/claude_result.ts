@@ -72,7 +72,14 @@ export function claudeResult(s: PrintSummary, ledger: RunLedger, uuid: string): 
     tool_calls: s.toolCalls,
     ...(ledger.unpriced.size === 0 ? {} : { cost_unknown: true, cost_unknown_models: [...ledger.unpriced] }),
     ...(s.subagents === undefined ? {} : { subagents: s.subagents }),
+    ...(s.verdict === undefined ? {} : verdictFields(s.verdict)),
   };
+}
+
+/** `verdict`, `summary`, `findings` of a verification run (docs/guides/ci.md); null when none was given. */
+function verdictFields(v: NonNullable<PrintSummary["verdict"]> | null): Record<string, unknown> {
+  if (v === null) return { verdict: null, summary: null, findings: [] };
+  return { verdict: v.verdict, summary: v.summary ?? "", findings: v.findings ?? [] };
 }
 
 /** The result object of a failure before the run started (bad flag, missing key, bad settings). */

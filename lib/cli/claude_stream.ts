@@ -208,6 +208,8 @@ export function claudeStream(o: ClaudeStreamOptions) {
           tool_use_id: event.callId,
           status: event.state,
           summary: event.summary,
+          ...(event.verdict === undefined ? {} : { verdict: event.verdict }),
+          ...(event.worktree === undefined ? {} : { worktree: event.worktree }),
           ...lineage(event.subagent, event.parentSessionId),
           session_id: sessionId,
           uuid: o.uuid(),

@@ -27,6 +27,8 @@ export interface PrintSummary {
   agentId?: string;
   /** `blade tasks resume`: the new run's lineage. */
   lineage?: { resumed_from: string | null; root_agent_id: string; resume_depth: number };
+  /** `blade run verification|goal-verification`: the verdict (null when the agent gave none). */
+  verdict?: { verdict: "pass" | "fail" | "partial"; summary?: string; findings?: string[] } | null;
 }
 
 export interface SubagentStats {
@@ -79,6 +81,8 @@ export function bladeEventLine(event: RuntimeEvent): string {
         tool_use_id: event.callId,
         success: event.success,
         summary: event.summary,
+        ...(event.verdict === undefined ? {} : { verdict: event.verdict }),
+        ...(event.worktree === undefined ? {} : { worktree: event.worktree }),
         ...event.subagent,
       });
     case "subagent_event":

@@ -12,6 +12,7 @@ import { expandVariadic } from "./claude_flags.ts";
 import { appFlagsOf, interruptController, outputFormatOf, printSink, rulesFromFlags } from "./print_cmd.ts";
 import { readStdin } from "../sys/signals.ts";
 import { SubagentRuntime } from "../manager/subagents.ts";
+import { VERDICT_AGENTS, verdictFailure } from "../verification/verdict.ts";
 import { openSession } from "../session/open.ts";
 import { ChildUsage, runDirect } from "../manager/direct_run.ts";
 import { newAgentId } from "../sys/ids.ts";
@@ -23,7 +24,8 @@ import { bladeProcessPermissions, toDenoFlags } from "../permissions/deno_permis
 const HELP = `Usage: blade run <agent> "prompt" [options]
 
 Runs one subagent directly, as the child of a new parent session, and prints its final answer.
-Exit code 0 when the agent succeeded, 1 when it failed.
+Exit code 0 when the agent succeeded, 1 when it failed. For verification and goal-verification, 0 only
+when the verdict is pass: fail, partial and no verdict exit 1 and say which.
 
   --description <text>   the run's short description (default: the first words of the prompt)
   --background           start the agent in a detached process, print its id and exit at once;
@@ -124,9 +126,14 @@ export async function runAgentCommand(argv: string[], ports: Ports, io: Io): Pro
       interrupted: () => interrupt.interrupted(),
       usage,
     });
+    // A verification agent's run passes only with verdict pass (docs/guides/ci.md).
+    const audited = VERDICT_AGENTS.includes(agent);
+    const unmet = audited && outcome.status === "completed" ? verdictFailure(outcome.verdict) : undefined;
+    const error = outcome.error === undefined ? unmet : { code: "subagent_failed", message: outcome.error };
+    const status = unmet === undefined ? outcome.status : "failed";
     sink.finish({
       sessionId: parent.sessionId,
-      status: outcome.status,
+      status,
       result: outcome.result,
       agentId: id,
       numTurns: 0,
@@ -134,10 +141,11 @@ export async function runAgentCommand(argv: string[], ports: Ports, io: Io): Pro
       usage: outcome.usage,
       durationMs: outcome.durationMs,
       subagents: sink.subagents,
-      ...(outcome.error === undefined ? {} : { error: { code: "subagent_failed", message: outcome.error } }),
+      ...(error === undefined ? {} : { error }),
+      ...(audited ? { verdict: outcome.verdict ?? null } : {}),
     });
     if (interrupt.interrupted()) return 130;
-    return outcome.status === "completed" ? 0 : 1;
+    return status === "completed" ? 0 : 1;
   } finally {
     interrupt.dispose();
   }

@@ -11,7 +11,13 @@ import type { Message, ToolSpec } from "../protocol/messages.ts";
 import { userText } from "../protocol/messages.ts";
 import type { StorageLayout } from "../config/storage.ts";
 import type { ConfigSnapshot } from "../store/schema.ts";
-import type { AnyTool, ToolResult } from "../tools/tool.ts";
+import type { ActiveWorktree, AnyTool, ToolResult } from "../tools/tool.ts";
+import { auditedTool, type AuditPolicy } from "../tools/audited.ts";
+import type {
+  StructuredOutput,
+  StructuredOutputOptions,
+  StructuredOutputState,
+} from "../tools/structured_output.ts";
 import { TranscriptWriter } from "../session/transcript.ts";
 import { resolveChildTools } from "../registry/child_tools.ts";
 import { sessionLoop } from "./session_loop.ts";
@@ -39,6 +45,12 @@ export interface ChildSpec {
   rules?: RuleTexts;
   /** The child's tools as the model sees them, computed by the parent (the child may load its tools later). */
   toolSpecs?: ToolSpec[];
+  /** The git worktree the child is isolated in: its writes and Bash folders must stay inside it. */
+  worktree?: ActiveWorktree;
+  /** A read-only auditor (the verification agents): writes refused, Bash limited (tools/audited.ts). */
+  audit?: AuditPolicy;
+  /** The child returns one object matching this schema through StructuredOutput (a verdict). */
+  structuredOutput?: StructuredOutputOptions;
 }
 
 export interface ChildStats {
@@ -57,6 +69,8 @@ export interface ChildOutcome {
   messages: Message[];
   stats: ChildStats;
   toolResults: { name: string; input: Record<string, unknown>; result: ToolResult }[];
+  /** What came of spec.structuredOutput: accepted (with the object), rejected, or still pending. */
+  structuredOutput?: StructuredOutputState;
 }
 
 export interface ChildDeps {
@@ -78,13 +92,30 @@ export interface ChildDeps {
   approve?: Approver;
 }
 
-export function childTools(spec: ChildSpec, available: readonly AnyTool[]): AnyTool[] {
+/**
+ * The child's tool table: its allow and deny lists applied to `available`, wrapped for a read-only
+ * auditor, then `extras` (the StructuredOutput tool of a child that must return an object).
+ */
+export function childTools(
+  spec: ChildSpec,
+  available: readonly AnyTool[],
+  extras: readonly AnyTool[] = [],
+): AnyTool[] {
   const { allowed } = resolveChildTools(
     { tools: spec.config.tools, disallowedTools: spec.config.disallowedTools },
     available.map((t) => t.name),
   );
   const set = new Set(allowed);
-  return available.filter((t) => set.has(t.name));
+  const tools = available.filter((t) => set.has(t.name));
+  const audit = spec.audit;
+  return [...(audit === undefined ? tools : tools.map((t) => auditedTool(t, audit))), ...extras];
+}
+
+/** The StructuredOutput of a child that must return an object (loaded only then: it brings zod). */
+async function structuredOutputOf(spec: ChildSpec): Promise<StructuredOutput | undefined> {
+  if (spec.structuredOutput === undefined) return undefined;
+  const { StructuredOutput } = await import("../tools/structured_output.ts");
+  return new StructuredOutput(spec.structuredOutput);
 }
 
 /** The child's rules: its run's, plus its agent's `disallowedTools` rules; and its agent's tool limits. */
@@ -122,11 +153,14 @@ export async function runChild(deps: ChildDeps, spec: ChildSpec, signal: AbortSi
     });
 
     const available = deps.toolsFor(spec);
+    const structured = await structuredOutputOf(spec);
+    const extras = structured === undefined ? [] : [structured.tool()];
     // Lazy on purpose: a Worker child's tools start loading only when first awaited (see child_worker.ts).
     const tools: readonly AnyTool[] | PromiseLike<readonly AnyTool[]> = Array.isArray(available)
-      ? childTools(spec, available)
+      ? childTools(spec, available, extras)
       : {
-        then: (ok, error) => Promise.resolve(available).then((all) => childTools(spec, all)).then(ok, error),
+        then: (ok, error) =>
+          Promise.resolve(available).then((all) => childTools(spec, all, extras)).then(ok, error),
       };
     const loop = sessionLoop({
       ports,
@@ -149,6 +183,8 @@ export async function runChild(deps: ChildDeps, spec: ChildSpec, signal: AbortSi
       prompt: { append: [spec.config.systemPrompt] },
       ...(spec.config.maxTurns === null ? {} : { maxTurns: spec.config.maxTurns }),
       ...(deps.approve === undefined ? {} : { approve: deps.approve }),
+      ...(spec.worktree === undefined ? {} : { worktree: spec.worktree }),
+      ...(structured === undefined ? {} : { followUp: () => structured.followUp() }),
     }, { messages: spec.initialMessages ?? [], turns: 0 });
     // session_created goes in the same durable batch as the first turn (one fsync fewer per child).
     const run = await loop.run({
@@ -183,6 +219,7 @@ export async function runChild(deps: ChildDeps, spec: ChildSpec, signal: AbortSi
         messages: run.messages,
         stats,
         toolResults,
+        ...(structured === undefined ? {} : { structuredOutput: structured.state }),
       };
     }
     const error = run.error?.message ?? "the child run did not complete";
@@ -195,6 +232,7 @@ export async function runChild(deps: ChildDeps, spec: ChildSpec, signal: AbortSi
       messages: run.messages,
       stats,
       toolResults,
+      ...(structured === undefined ? {} : { structuredOutput: structured.state }),
     };
   } catch (e) {
     return failed(`The child run stopped unexpectedly: ${describeError(e)}`, "internal");

@@ -25,7 +25,7 @@ import type {
 import type { TranscriptWriter } from "../session/transcript.ts";
 import { deliveryEvents, messageEvents, turnAbortedEvent, turnCompletedEvents } from "../session/events.ts";
 import type { Ports } from "../sys/mod.ts";
-import type { AnyTool, LiveTools, ToolResult } from "../tools/tool.ts";
+import type { ActiveWorktree, AnyTool, LiveTools, ToolResult } from "../tools/tool.ts";
 import type { RuleSet, ToolRule } from "../protocol/tool_rule.ts";
 import type { PermissionMode } from "../protocol/permission_mode.ts";
 import type { Delivery, PendingWork } from "../protocol/delivery.ts";
@@ -73,6 +73,8 @@ export interface LoopOptions {
   beforeToolCall?: BeforeToolCall;
   /** Who approves a call the gate would refuse but a person may allow (the interactive session). */
   approve?: Approver;
+  /** The git worktree the session is isolated in (handed to every tool call). */
+  worktree?: ActiveWorktree;
 }
 
 export type RunStatus = "completed" | "failed" | "cancelled";
@@ -148,6 +150,7 @@ export class AgentLoop {
       sessionId: options.meta.sessionId,
       workspaceRoot: options.workspaceRoot,
       storageRoot: options.storageRoot,
+      ...(options.worktree === undefined ? {} : { worktree: options.worktree }),
       trusted: options.trusted,
       mode: options.mode,
       rules: options.rules,

@@ -11,7 +11,7 @@ import type { TranscriptWriter } from "../session/transcript.ts";
 import { buildSystemPrompt } from "../session/system_prompt.ts";
 import type { RuleSet, ToolRule } from "../protocol/tool_rule.ts";
 import type { PermissionMode } from "../protocol/permission_mode.ts";
-import type { AnyTool, LiveTools } from "../tools/tool.ts";
+import type { ActiveWorktree, AnyTool, LiveTools } from "../tools/tool.ts";
 import { AgentLoop } from "./loop.ts";
 import type { PendingWork } from "../protocol/delivery.ts";
 import type { BeforeToolCall } from "./tool_runner.ts";
@@ -59,6 +59,8 @@ export interface SessionLoopOptions {
   beforeToolCall?: BeforeToolCall;
   /** The interactive session's approvals (LoopOptions.approve). */
   approve?: Approver;
+  /** The git worktree the session is isolated in (LoopOptions.worktree). */
+  worktree?: ActiveWorktree;
 }
 
 export function sessionLoop(
@@ -106,5 +108,6 @@ export function sessionLoop(
     ...(o.followUp === undefined ? {} : { followUp: o.followUp }),
     ...(o.beforeToolCall === undefined ? {} : { beforeToolCall: o.beforeToolCall }),
     ...(o.approve === undefined ? {} : { approve: o.approve }),
+    ...(o.worktree === undefined ? {} : { worktree: o.worktree }),
   }, history);
 }

@@ -7,7 +7,7 @@
 import type { Message, ToolCallBlock } from "../protocol/messages.ts";
 import type { RuntimeEventSink, TranscriptPart } from "../protocol/events.ts";
 import type { Ports } from "../sys/mod.ts";
-import type { AnyTool, LiveTools, ToolContext, ToolResult } from "../tools/tool.ts";
+import type { ActiveWorktree, AnyTool, LiveTools, ToolContext, ToolResult } from "../tools/tool.ts";
 import { decide, type GateDecision } from "../permissions/gate.ts";
 import { pathArgument, type RuleSet, type ToolRule } from "../protocol/tool_rule.ts";
 import type { PermissionMode } from "../protocol/permission_mode.ts";
@@ -35,6 +35,8 @@ export interface ToolRunnerOptions {
   sessionId: string;
   workspaceRoot: string;
   storageRoot: string;
+  /** The git worktree the session is isolated in (handed to every tool call). */
+  worktree?: ActiveWorktree;
   trusted: boolean;
   mode: PermissionMode;
   /** Allow, ask and deny rules of the run (flags, settings, and for a child its agent's disallowedTools). */
@@ -121,6 +123,7 @@ export class ToolRunner {
       sessionId: o.sessionId,
       workspaceRoot: o.workspaceRoot,
       storageRoot: o.storageRoot,
+      ...(o.worktree === undefined ? {} : { worktree: o.worktree }),
       trusted: o.trusted,
       mode: o.mode,
       callId,

@@ -11,7 +11,7 @@ import type { NewTranscriptEvent, SubtaskRefPart, TranscriptEvent } from "../pro
 import type { SidecarRecord } from "../store/schema.ts";
 import type { SidecarOwner } from "../store/store.ts";
 import { isOwnedBy } from "../store/record_ops.ts";
-import { canonicalResult } from "./result.ts";
+import { canonicalResult, recordNotes } from "./result.ts";
 import { lineageOf } from "./projections.ts";
 
 /** A tool call of the transcript that has no result yet. */
@@ -127,6 +127,7 @@ export function planAdoption(
         callId: call.callId,
         content: canonicalResult(record.id, { ...record.result, cancelled: false }, {
           lineage: lineageOf(record),
+          notes: recordNotes(record),
         }),
         isError: !record.result.success,
       },

@@ -12,6 +12,7 @@ import type { StorageLayout } from "../config/storage.ts";
 import type { ProviderConfig } from "../provider/factory.ts";
 import type { AnyTool } from "../tools/tool.ts";
 import { toolSpecs } from "../tools/registry.ts";
+import { StructuredOutput } from "../tools/structured_output.ts";
 import { type ChildOutcome, type ChildSpec, childTools, runChild } from "../executor/child.ts";
 import type { DelegationCall } from "../executor/child_protocol.ts";
 import { ChildWorkerPool, type WorkerChildOptions } from "./child_sandbox.ts";
@@ -121,7 +122,11 @@ export class WorkerRunner implements ChildRunner {
 
   #options(spec: ChildSpec, host: ChildHost): WorkerChildOptions {
     const d = this.#deps;
-    const tools = childTools(spec, host.tools());
+    // A child that returns an object gets StructuredOutput too (its own instance lives in the Worker).
+    const extras = spec.structuredOutput === undefined
+      ? []
+      : [new StructuredOutput(spec.structuredOutput).tool()];
+    const tools = childTools(spec, host.tools(), extras);
     const names = tools.map((t) => t.name);
     const mcpTools = (host.mcp ?? []).filter((t) => names.includes(t.bladeName));
     return {

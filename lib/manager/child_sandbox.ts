@@ -53,8 +53,12 @@ export function permissionsForChild(o: WorkerChildOptions): DenoPermissionSet {
     storageRoot: o.storageRoot,
     providerHosts: providerHosts(o.provider),
     envNames: [],
-    extraReadDirs: o.extraReadDirs,
+    // A child isolated in a worktree still reads its parent's checkout; it writes only its worktree.
+    extraReadDirs: o.spec.worktree === undefined
+      ? o.extraReadDirs
+      : [...o.extraReadDirs, o.spec.worktree.parentCheckout],
     sessionWriteDirs: [o.transcriptDir],
+    ...(o.spec.audit === undefined ? {} : { readOnly: true }),
   });
 }
 

@@ -10,6 +10,7 @@ import type { Ids } from "../sys/ids.ts";
 import type { RuntimeEvent } from "../protocol/events.ts";
 import { addUsage, emptyUsage, type Usage, userText } from "../protocol/messages.ts";
 import type { SidecarStore } from "../store/store.ts";
+import type { SidecarResult } from "../store/schema.ts";
 import type { TranscriptWriter } from "../session/transcript.ts";
 import type { ToolResult } from "../tools/tool.ts";
 import { messageEvents } from "../session/events.ts";
@@ -68,6 +69,8 @@ export interface DirectRunOutcome {
   toolCalls: number;
   durationMs: number;
   usage: Usage;
+  /** A verification agent's verdict, when it gave one. */
+  verdict?: NonNullable<SidecarResult["verificationVerdict"]>;
 }
 
 interface Stats {
@@ -126,6 +129,9 @@ export async function runDirect(deps: DirectRunDeps, req: DirectRunRequest): Pro
     toolCalls: stats.toolCalls,
     durationMs: stats.durationMs,
     usage: req.usage.usage,
+    ...(record?.result.verificationVerdict === undefined
+      ? {}
+      : { verdict: record.result.verificationVerdict }),
   };
 }
 

@@ -10,7 +10,9 @@ import { resolveModel } from "../config/config.ts";
 import type { PermissionMode } from "../protocol/permission_mode.ts";
 import type { RuleTexts } from "../permissions/run_rules.ts";
 import type { AgentDefinition } from "../registry/schema.ts";
-import type { ConfigSnapshot, SidecarRecord } from "../store/schema.ts";
+import type { ConfigSnapshot, SidecarRecord, WorktreeLease } from "../store/schema.ts";
+import type { ActiveWorktree } from "../tools/tool.ts";
+import { VERDICT_AGENTS, VERDICT_JSON_SCHEMA } from "../verification/verdict.ts";
 import type { TaskRequest } from "../tools/task.ts";
 import type { ChildSpec } from "../executor/child.ts";
 import { lineageOf } from "./projections.ts";
@@ -37,6 +39,8 @@ export interface ParentInfo {
   depth: number;
   /** The MCP tool names this session has (a child's children get no others); absent = the run's. */
   mcpTools?: readonly string[];
+  /** The worktree this session works in (its own or an isolated ancestor's): its children stay inside it. */
+  worktree?: ActiveWorktree;
 }
 
 /** The process that owns a run: recorded in the sidecar so liveness can be checked later. */
@@ -54,6 +58,8 @@ export interface LaunchParent extends ParentInfo {
   /** The run's rules (flags, settings); they apply to every child too. */
   rules?: RuleTexts;
   process: OwnProcess;
+  /** The environment of a read-only auditor's commands (permissions/child_env.ts); absent = empty. */
+  auditEnv?: Record<string, string>;
 }
 
 export type LaunchPlan =
@@ -110,7 +116,7 @@ function admit(
   input: TaskRequest,
   registry: RegistryView,
   parent: LaunchParent,
-): { type: string; definition: AgentDefinition; isolation: "none" } | { refusal: string } {
+): { type: string; definition: AgentDefinition; isolation: "none" | "worktree" } | { refusal: string } {
   const type = input.subagent_type;
   const names = registry.names();
   if (type === undefined) {
@@ -125,8 +131,13 @@ function admit(
   const deep = depthRefusal(parent);
   if (deep !== undefined) return { refusal: deep };
   const isolation = input.isolation ?? definition.isolation;
-  if (isolation === "worktree") {
-    return { refusal: `Worktree isolation is not available in this version of Blade yet.` };
+  if (isolation === "worktree" && !parent.trusted) {
+    return {
+      refusal:
+        `Cannot isolate ${type} in a git worktree: the workspace ${parent.workspaceRoot} is not trusted, ` +
+        `and making a worktree writes to its repository. Run \`blade trust\` there (or pass --trust-workspace), ` +
+        `or start the agent with isolation: none.`,
+    };
   }
   return { type, definition, isolation };
 }
@@ -205,12 +216,13 @@ function planResumedLaunch(
   const deep = depthRefusal(parent);
   if (deep !== undefined) return refuse(deep);
   const plan = decision.plan;
-  if (plan.isolation === "worktree") {
-    // TODO(#13): restore the worktree lease (plan.restoreIsolation) once worktree isolation exists.
+  if (plan.isolation === "worktree" && !parent.trusted) {
     return refuse(
-      `Cannot resume "${from}": worktree isolation is not available in this version of Blade yet.`,
+      `Cannot resume "${from}" in its git worktree: the workspace ${parent.workspaceRoot} is not trusted. ` +
+        `Run \`blade trust\` there (or pass --trust-workspace).`,
     );
   }
+  // The worktree lease is checked against git and taken over by the isolation layer (manager/isolation.ts).
   const record = resumedRecord(input, plan, parent, now);
   return {
     ok: true,
@@ -273,6 +285,40 @@ function specOf(record: SidecarRecord, parent: LaunchParent): ChildSpec {
     depth: parent.depth + 1,
     lineage: lineageOf(record),
     ...(rules === undefined ? {} : { rules }),
+    ...(parent.worktree === undefined ? {} : { worktree: parent.worktree }),
+    ...auditOf(record.configSnapshot.name, parent.auditEnv),
+  };
+}
+
+/** A verification agent is a read-only auditor that returns a verdict (docs/reference/verification.md). */
+function auditOf(
+  name: string,
+  commandEnv: Record<string, string> = {},
+): Pick<ChildSpec, "audit" | "structuredOutput"> {
+  if (!VERDICT_AGENTS.includes(name)) return {};
+  return {
+    audit: { commandEnv },
+    structuredOutput: { schema: VERDICT_JSON_SCHEMA, maxRetries: 2, purpose: "your verdict" },
+  };
+}
+
+/**
+ * The plan of an isolated launch once its worktree exists: the record holds the lease, and the child
+ * works in the worktree (its workspace keeps the parent's sub-directory offset).
+ */
+export function inWorktree(
+  plan: Extract<LaunchPlan, { ok: true }>,
+  lease: WorktreeLease,
+): Extract<LaunchPlan, { ok: true }> {
+  const worktree: ActiveWorktree = {
+    workspaceRoot: lease.workspaceRoot,
+    worktreeRoot: lease.worktreeRoot,
+    parentCheckout: lease.repositoryRoot,
+  };
+  return {
+    ...plan,
+    record: { ...plan.record, workspaceRoot: lease.workspaceRoot, worktree: lease },
+    spec: { ...plan.spec, workspaceRoot: lease.workspaceRoot, worktree },
   };
 }
 
@@ -296,6 +342,8 @@ export function warmSpec(
     trusted: parent.trusted,
     depth: parent.depth + 1,
     lineage: { rootAgentId: "warm", resumeDepth: 0 },
+    ...(parent.worktree === undefined ? {} : { worktree: parent.worktree }),
+    ...auditOf(definition.name, parent.auditEnv),
   };
 }
 

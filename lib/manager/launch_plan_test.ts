@@ -4,7 +4,9 @@
 import assert from "node:assert/strict";
 import { agentDefinitionSchema } from "../registry/schema.ts";
 import { RegistrySnapshot } from "../registry/snapshot.ts";
-import { type LaunchParent, planLaunch, runningRef, warmSpec } from "./launch_plan.ts";
+import { inWorktree, type LaunchParent, planLaunch, runningRef, warmSpec } from "./launch_plan.ts";
+import { fullSidecarFixture } from "../testing/sidecar_fixtures.ts";
+import { VERDICT_JSON_SCHEMA } from "../verification/verdict.ts";
 import type { TaskRequest } from "../tools/task.ts";
 import { SidecarRecordSchema } from "../store/schema.ts";
 
@@ -25,6 +27,7 @@ const registry = new RegistrySnapshot("/work", [
   agent({ name: "worker", tools: ["Read"] }),
   agent({ name: "pinned", model: "fast", permissionMode: "plan", maxTurns: 3, background: true }),
   agent({ name: "isolated", isolation: "worktree" }),
+  agent({ name: "verification", tools: ["Read", "Bash"] }),
 ]);
 
 const parent: LaunchParent = {
@@ -38,6 +41,7 @@ const parent: LaunchParent = {
   maxDepth: 2,
   aliases: { fast: "fast-model-1" },
   process: { pid: 42, identity: null },
+  auditEnv: { PATH: "/usr/bin", CI: "true" },
 };
 
 function request(fields: Partial<TaskRequest>): TaskRequest {
@@ -58,11 +62,21 @@ const refusals: [string, Partial<TaskRequest>, Partial<LaunchParent>, RegExp][] 
     /^Cannot resume "agent-src": the source run could not/,
   ],
   ["resume alias without a lookup", { resume: "agent-src" }, {}, /^Cannot resume "agent-src"/],
-  ["no type", { subagent_type: undefined }, {}, /^subagent_type is required.*isolated, pinned, worker\.$/],
+  [
+    "no type",
+    { subagent_type: undefined },
+    {},
+    /^subagent_type is required.*isolated, pinned, verification, worker\.$/,
+  ],
   ["unknown type", { subagent_type: "nope" }, {}, /^Unknown agent type "nope"\. Available agent types: /],
   ["too deep", {}, { depth: 2 }, /^Cannot start a subagent at nesting depth 3: the limit is 2 /],
-  ["worktree asked", { isolation: "worktree" }, {}, /^Worktree isolation is not available/],
-  ["worktree by definition", { subagent_type: "isolated" }, {}, /^Worktree isolation is not available/],
+  [
+    "worktree untrusted",
+    { isolation: "worktree" },
+    { trusted: false },
+    /^Cannot isolate worker .*not trusted/,
+  ],
+  ["worktree by definition, untrusted", { subagent_type: "isolated" }, { trusted: false }, /not trusted/],
 ];
 
 for (const [name, fields, parentFields, pattern] of refusals) {
@@ -199,4 +213,37 @@ Deno.test("planLaunch resumes with the source's frozen config, messages, workspa
     ok: false,
     refusal: 'Cannot resume "agent-src" with subagent_type "pinned": source agent used "worker".',
   });
+});
+
+Deno.test("planLaunch: isolation comes from the call or the definition; inWorktree moves the child there", () => {
+  const byCall = planLaunch(request({ isolation: "worktree" }), registry, parent, NOW);
+  const byDefinition = planLaunch(request({ subagent_type: "isolated" }), registry, parent, NOW);
+  assert.ok(byCall.ok && byDefinition.ok);
+  assert.equal(byCall.record.isolation, "worktree");
+  assert.equal(byDefinition.record.isolation, "worktree");
+  const lease = fullSidecarFixture(ID).worktree!;
+  const moved = inWorktree(byCall, lease);
+  assert.equal(moved.record.workspaceRoot, lease.workspaceRoot);
+  assert.deepEqual(moved.record.worktree, lease);
+  assert.deepEqual(moved.spec.worktree, {
+    workspaceRoot: lease.workspaceRoot,
+    worktreeRoot: lease.worktreeRoot,
+    parentCheckout: lease.repositoryRoot,
+  });
+  assert.equal(moved.spec.workspaceRoot, lease.workspaceRoot);
+});
+
+Deno.test("planLaunch: a verification agent is a read-only auditor that returns a verdict", () => {
+  const plan = planLaunch(request({ subagent_type: "verification" }), registry, parent, NOW);
+  assert.ok(plan.ok);
+  assert.deepEqual(plan.spec.audit, { commandEnv: parent.auditEnv });
+  assert.deepEqual(plan.spec.structuredOutput, {
+    schema: VERDICT_JSON_SCHEMA,
+    maxRetries: 2,
+    purpose: "your verdict",
+  });
+  const worker = planLaunch(request({}), registry, parent, NOW);
+  assert.ok(worker.ok);
+  assert.equal(worker.spec.audit, undefined);
+  assert.equal(worker.spec.structuredOutput, undefined);
 });

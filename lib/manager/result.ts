@@ -1,20 +1,25 @@
 // Owns the canonical Task result (docs/reference/task-tool.md), shared by foreground runs and result adoption: the
 // child's final text, a note when a worktree was kept, and the resume hint with the child id.
+// `recordNotes` gives the notes of a finished record, so adoption says the same as the live result.
 
 import type { ChildOutcome } from "../executor/child.ts";
 import type { Lineage } from "../protocol/events.ts";
+import type { SidecarRecord } from "../store/schema.ts";
+import { preservedLine } from "../worktree/view.ts";
 
-export interface WorktreeNote {
-  path: string;
-  branch: string;
+/** The notes a finished record adds to its Task result: `Worktree preserved at …` when one was kept. */
+export function recordNotes(record: Pick<SidecarRecord, "worktree">): string[] {
+  const line = record.worktree === undefined ? undefined : preservedLine(record.worktree);
+  return line === undefined ? [] : [line];
 }
 
+/** The child's final text (or failure), `notes` (e.g. a preserved worktree), then the resume hint. */
 export function canonicalResult(
   agentId: string,
   outcome: Pick<ChildOutcome, "success" | "message" | "error" | "cancelled">,
-  extra: { worktree?: WorktreeNote; lineage?: Lineage } = {},
+  extra: { notes?: readonly string[]; lineage?: Lineage } = {},
 ): string {
-  const { worktree, lineage } = extra;
+  const { notes = [], lineage } = extra;
   const parts: string[] = [];
   if (outcome.success) {
     parts.push(
@@ -24,9 +29,7 @@ export function canonicalResult(
     );
   } else if (outcome.cancelled) parts.push(`Subagent execution failed: the agent was cancelled.`);
   else parts.push(`Subagent execution failed: ${outcome.error ?? "unknown error"}`);
-  if (worktree !== undefined) {
-    parts.push(`The agent's worktree was kept: ${worktree.path} (branch ${worktree.branch}).`);
-  }
+  parts.push(...notes);
   parts.push(`agentId: ${agentId} (to continue this agent, call Task with resume_from: "${agentId}")`);
   if (lineage?.resumedFrom !== undefined) {
     parts.push(

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { planResume, type ResumeRequest } from "./resume_plan.ts";
-import { FIXTURE_OWNER, sidecarFixture } from "../testing/sidecar_fixtures.ts";
+import { FIXTURE_OWNER, fullSidecarFixture, sidecarFixture } from "../testing/sidecar_fixtures.ts";
 import type { SidecarRecord } from "../store/schema.ts";
 
 const WHO = { parentSessionId: FIXTURE_OWNER.parentSessionId, projectPath: FIXTURE_OWNER.parentProjectPath };
@@ -37,7 +37,7 @@ Deno.test("planResume: lineage, frozen config, messages and isolation come from 
   assert.equal(d.plan.subagentType, "general-purpose");
   assert.equal(d.plan.providerAdmissionOwnerId, "adm-1");
   assert.deepEqual(d.plan.restoreIsolation, { kind: "none" });
-  const wt = sidecarFixture("agent-src").worktree!;
+  const wt = fullSidecarFixture("agent-src").worktree!;
   const w = planResume(req(), done({ isolation: "worktree", worktree: wt }), false);
   assert.ok(w.ok);
   assert.deepEqual(w.plan.restoreIsolation, { kind: "worktree", lease: wt });

@@ -18,7 +18,11 @@ import type { DelegationCall } from "../executor/child_protocol.ts";
 import type { ChildHost, ChildRunner } from "./child_runner.ts";
 import type { ChildMcp } from "./child_mcp.ts";
 import { mcpTool, type McpToolShape } from "../mcp/tool_adapter.ts";
-import { canonicalResult, summarize } from "./result.ts";
+import { canonicalResult, recordNotes, summarize } from "./result.ts";
+import { findingsOf } from "./child_findings.ts";
+import { abandon, isolate, settleWorktree, worktreeDeps } from "./isolation.ts";
+import { minimalCommandEnv } from "../permissions/child_env.ts";
+import { worktreeView } from "../worktree/view.ts";
 import type { Semaphore } from "./semaphore.ts";
 import { describeError } from "../errors.ts";
 import type { BackgroundRuns } from "./background.ts";
@@ -130,6 +134,7 @@ export class SubagentRuntime implements SubagentLauncher {
       maxDepth: env.maxDepth,
       aliases: env.aliases,
       ...(env.rules === undefined ? {} : { rules: env.rules }),
+      auditEnv: minimalCommandEnv(env.ports.env),
     };
   }
 
@@ -167,12 +172,16 @@ export class SubagentRuntime implements SubagentLauncher {
     const parent = { ...this.#launchParent(), process: await env.ownProcess() };
     const from = resumeSourceOf(input);
     const lookup = from === undefined ? undefined : await this.#resumeLookup(from, id);
-    const plan = planLaunch(input, env.registry, parent, env.ports.clock.now(), lookup);
-    if (!plan.ok) return fail(plan.refusal, id);
+    const planned = planLaunch(input, env.registry, parent, env.ports.clock.now(), lookup);
+    if (!planned.ok) return fail(planned.refusal, id);
+    const worktrees = worktreeDeps(env.ports, env.layout);
+    const plan = await isolate(worktrees, planned, this.#parent.workspaceRoot);
+    if ("refusal" in plan) return fail(plan.refusal, id);
     const { record, spec } = plan;
     try {
       await env.store.create(record);
     } catch (e) {
+      await abandon(worktrees, record.worktree);
       return fail(describeError(e), id);
     }
     env.emit({
@@ -186,7 +195,7 @@ export class SubagentRuntime implements SubagentLauncher {
     const done = await this.#finish(id, outcome, ctx.signal.aborted, record);
     const { status, summary } = this.#completed(ctx.callId, done, outcome);
     return {
-      content: canonicalResult(id, outcome, { lineage: lineageOf(done) }),
+      content: canonicalResult(id, outcome, { lineage: lineageOf(done), notes: recordNotes(done) }),
       isError: !outcome.success,
       metadata: {
         agentId: id,
@@ -195,6 +204,7 @@ export class SubagentRuntime implements SubagentLauncher {
         summary,
         stats: outcome.stats,
         subagentType: record.subagentType,
+        ...findingsMetadata(done),
       },
       parts: [subtaskRef(ctx.callId, done, status)],
     };
@@ -239,24 +249,25 @@ export class SubagentRuntime implements SubagentLauncher {
   ): Promise<SidecarRecord> {
     const env = this.#env;
     const status = outcome.cancelled || aborted ? "cancelled" : outcome.success ? "completed" : "failed";
+    const worktree = fallback.worktree === undefined
+      ? undefined
+      : await settleWorktree(worktreeDeps(env.ports, env.layout), fallback.worktree, status === "completed");
+    const result = {
+      success: status === "completed",
+      message: outcome.message,
+      ...(outcome.error === undefined ? {} : { error: outcome.error }),
+      ...findingsOf(fallback.configSnapshot.name, outcome, fallback.workspaceRoot),
+    };
     try {
-      await env.store.markCompleted(id, {
-        status,
-        result: {
-          success: status === "completed",
-          message: outcome.message,
-          ...(outcome.error === undefined ? {} : { error: outcome.error }),
-        },
-        completedAt: env.ports.clock.now(),
-      });
+      await env.store.markCompleted(id, { status, result, completedAt: env.ports.clock.now() });
       return await env.store.update(id, (r) => {
         const { processId: _p, processIdentity: _i, ...rest } = r;
         // A run that never started keeps the messages it was given (a resumed source's history).
         const messages = outcome.messages.length === 0 ? rest.messages : outcome.messages;
-        return { ...rest, messages, stats: outcome.stats };
+        return { ...rest, messages, stats: outcome.stats, ...(worktree === undefined ? {} : { worktree }) };
       });
     } catch {
-      return { ...fallback, status };
+      return { ...fallback, status, result, ...(worktree === undefined ? {} : { worktree }) };
     }
   }
 
@@ -293,6 +304,10 @@ export class SubagentRuntime implements SubagentLauncher {
       state: status,
       success: status === "completed",
       summary,
+      ...(record.result.verificationVerdict === undefined
+        ? {}
+        : { verdict: record.result.verificationVerdict }),
+      ...(record.worktree === undefined ? {} : { worktree: worktreeView(record.worktree) }),
     });
     return { status, summary };
   }
@@ -442,8 +457,20 @@ export class SubagentRuntime implements SubagentLauncher {
       depth: child.depth,
       // Its own children get at most the MCP tools it has (the capability ceiling).
       mcpTools: childTools(child, this.#mcpToolsFor(child).tools).map((t) => t.name),
+      ...(child.worktree === undefined ? {} : { worktree: child.worktree }),
     }, { canAsk });
   }
+}
+
+/** Task metadata of a finished record: its verdict, evidence and worktree. */
+function findingsMetadata(record: SidecarRecord): Record<string, unknown> {
+  const r = record.result;
+  return {
+    ...(r.modifiedFiles === undefined ? {} : { modifiedFiles: r.modifiedFiles }),
+    ...(r.verificationCommands === undefined ? {} : { verificationCommands: r.verificationCommands }),
+    ...(r.verificationVerdict === undefined ? {} : { verificationVerdict: r.verificationVerdict }),
+    ...(record.worktree === undefined ? {} : { worktree: worktreeView(record.worktree) }),
+  };
 }
 
 function fail(message: string, id: string): ToolResult {

@@ -53,6 +53,11 @@ export interface ChildPermissionInput {
    * the parent writes them from the child's events (then a read-only child writes nothing at all).
    */
   sessionWriteDirs?: readonly string[];
+  /**
+   * A read-only auditor (the verification agents): no tool writes whatever its tools and mode say;
+   * only `sessionWriteDirs` stay writable.
+   */
+  readOnly?: boolean;
   /** `Deno.*` system-information APIs the child calls (default none). */
   sysNames?: readonly string[];
 }
@@ -107,7 +112,8 @@ const KINDS = ["read", "write", "net", "env", "run", "sys", "ffi"] as const;
 
 /** The permission set for one child run, derived from trust, permission mode, tools and workspace. */
 export function childPermissions(input: ChildPermissionInput): DenoPermissionSet {
-  const writes = input.mode !== "plan" && input.tools.some((t) => WRITE_TOOLS.includes(t));
+  const writes = input.readOnly !== true && input.mode !== "plan" &&
+    input.tools.some((t) => WRITE_TOOLS.includes(t));
   const storageWrites = STORAGE_WRITE_DIRS.map((dir) => joinPath(input.storageRoot, dir));
   const toolWrites = !writes ? [] : input.trusted ? [input.workspaceRoot, ...storageWrites] : storageWrites;
   const shell = input.trusted && input.mode !== "plan" && input.tools.includes("Bash");

@@ -151,6 +151,16 @@ export type RuntimeEvent =
     state: SubtaskState;
     success: boolean;
     summary: string;
+    /** A verification agent's verdict (docs/reference/verification.md). */
+    verdict?: { verdict: "pass" | "fail" | "partial"; summary?: string; findings?: string[] };
+    /** The child's worktree, when it was isolated: where it is and whether it was kept. */
+    worktree?: {
+      path: string;
+      branch: string;
+      state: "active" | "kept" | "removed";
+      changed_files?: number;
+      commits?: number;
+    };
   };
 
 export type RuntimeEventSink = (event: RuntimeEvent) => void;

@@ -89,6 +89,7 @@ export const bashTool: Tool<BashInput> = {
         signal: ctx.signal,
         newProcessGroup: true,
         maxOutputBytes: COLLECT_LIMIT_BYTES,
+        ...(ctx.commandEnv === undefined ? {} : { env: ctx.commandEnv, clearEnv: true }),
       });
     } catch (e) {
       return fail(`Could not run the command with ${shell} in ${ctx.workspaceRoot}: ${describeError(e)}`);

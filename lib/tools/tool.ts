@@ -31,6 +31,8 @@ export interface ToolContext {
   emit: RuntimeEventSink;
   /** Set while the session works in its own git worktree: writes and Bash folders must stay inside it. */
   worktree?: ActiveWorktree;
+  /** The complete environment of commands the session runs (a read-only auditor's minimal one); absent = inherited. */
+  commandEnv?: Record<string, string>;
 }
 
 export interface ToolResult {

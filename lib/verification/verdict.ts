@@ -77,6 +77,28 @@ export function verdictFromText(text: string): Verdict | undefined {
 }
 
 /** What `blade run verification` prints and exits with for a verdict (0 only on pass). */
-export function verdictExitCode(verdict: Verdict | undefined): 0 | 1 {
+export function verdictExitCode(verdict: { verdict: VerdictValue } | undefined): 0 | 1 {
   return verdict?.verdict === "pass" ? 0 : 1;
+}
+
+/** Why a finished verification run does not pass: the error of its result, or undefined on pass. */
+export function verdictFailure(
+  verdict: { verdict: VerdictValue; summary?: string } | undefined,
+): { code: string; message: string } | undefined {
+  if (verdict === undefined) {
+    return {
+      code: "no_verdict",
+      message:
+        "The verification agent gave no verdict: it returned no valid StructuredOutput object and its " +
+        "final text does not end with exactly one `## Verification Result: PASS|FAIL|PARTIAL` line.",
+    };
+  }
+  if (verdictExitCode(verdict) === 0) return undefined;
+  const summary = (verdict.summary ?? "") === ""
+    ? ""
+    : `: ${(verdict.summary ?? "").replace(/\s+/g, " ").slice(0, 300)}`;
+  return {
+    code: `verdict_${verdict.verdict}`,
+    message: `Verification verdict ${verdict.verdict.toUpperCase()}${summary}`,
+  };
 }

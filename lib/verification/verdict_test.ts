@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { verdictExitCode, verdictFromStructured, verdictFromText } from "./verdict.ts";
+import { verdictExitCode, verdictFailure, verdictFromStructured, verdictFromText } from "./verdict.ts";
 
 Deno.test("verdict line table", () => {
   const cases: [string, string | undefined][] = [
@@ -40,7 +40,13 @@ Deno.test("structured verdicts and exit codes", () => {
     source: "structured",
   });
   assert.equal(verdictFromStructured({ verdict: "maybe" }), undefined);
-  assert.equal(verdictExitCode({ verdict: "pass", summary: "", findings: [], source: "text" }), 0);
-  assert.equal(verdictExitCode({ verdict: "partial", summary: "", findings: [], source: "text" }), 1);
+  assert.equal(verdictExitCode({ verdict: "pass" }), 0);
+  assert.equal(verdictExitCode({ verdict: "partial" }), 1);
   assert.equal(verdictExitCode(undefined), 1);
+  assert.equal(verdictFailure({ verdict: "pass", summary: "ok" }), undefined);
+  assert.deepEqual(verdictFailure({ verdict: "partial", summary: "lint\nnot run" }), {
+    code: "verdict_partial",
+    message: "Verification verdict PARTIAL: lint not run",
+  });
+  assert.equal(verdictFailure(undefined)?.code, "no_verdict");
 });

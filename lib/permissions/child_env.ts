@@ -1,0 +1,26 @@
+// Owns the environment of a read-only auditor's commands (docs/reference/verification.md): a minimal
+// set built from Blade's own environment that lets compilers and test runners find themselves (PATH,
+// HOME, locale, temp folder) and nothing else, so no API key, token or configured secret reaches a
+// command the auditor runs. CI=true keeps runners non-interactive (no watch mode, no snapshot writes).
+// Pure apart from reading the Env port it is given.
+
+import type { Env } from "../sys/env.ts";
+
+/** Variables copied from Blade's environment when set. */
+export const MINIMAL_ENV_NAMES: readonly string[] = ["PATH", "HOME", "LANG", "LC_ALL", "TMPDIR", "TZ"];
+
+/** Variables every auditor command gets. */
+export const MINIMAL_ENV_FIXED: Readonly<Record<string, string>> = {
+  CI: "true",
+  NO_COLOR: "1",
+  TERM: "dumb",
+};
+
+export function minimalCommandEnv(env: Env): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const name of MINIMAL_ENV_NAMES) {
+    const value = name === "HOME" ? env.home() : env.get(name);
+    if (value !== undefined && value !== "") out[name] = value;
+  }
+  return { ...out, ...MINIMAL_ENV_FIXED };
+}

@@ -1,0 +1,222 @@
+// End-to-end: worktree isolation and the verification agent with `blade` as a real subprocess against
+// the scripted provider, in a real git repository: a coding child isolated in a worktree edits a file
+// and runs the tests (the parent's checkout stays untouched, the worktree is preserved and reported),
+// the verification child returns a structured pass, and `blade run verification` in a failing project
+// exits 1 with verdict fail.
+
+import assert from "node:assert/strict";
+import type { SidecarRecord } from "../lib/store/schema.ts";
+import { type BladeSandbox, bladeSandbox, parseJsonResult, readSidecars } from "./support/blade.ts";
+
+const GIT_ID = [
+  "-c",
+  "user.name=Blade Test",
+  "-c",
+  "user.email=test@blade.invalid",
+  "-c",
+  "commit.gpgsign=false",
+];
+
+async function git(cwd: string, ...args: string[]): Promise<string> {
+  const out = await new Deno.Command("git", {
+    args: ["-C", cwd, ...GIT_ID, ...args],
+    stdout: "piped",
+    stderr: "piped",
+  })
+    .output();
+  if (!out.success) throw new Error(`git ${args.join(" ")}: ${new TextDecoder().decode(out.stderr)}`);
+  return new TextDecoder().decode(out.stdout);
+}
+
+/** A Node project whose `node --test` passes (or fails), committed on main. */
+async function project(sandbox: BladeSandbox, passing: boolean): Promise<void> {
+  await sandbox.write("src/sum.js", `export const sum = (a, b) => a ${passing ? "+" : "-"} b;\n`);
+  await sandbox.write(
+    "test/sum.test.js",
+    `import test from "node:test";\nimport assert from "node:assert/strict";\nimport { sum } from "../src/sum.js";\n` +
+      `test("sum", () => assert.equal(sum(2, 3), 5));\n`,
+  );
+  await sandbox.write("package.json", `{ "type": "module" }\n`);
+  await git(sandbox.workspace, "init", "--quiet", "-b", "main");
+  await git(sandbox.workspace, "add", "-A");
+  await git(sandbox.workspace, "commit", "--quiet", "-m", "initial");
+}
+
+async function writeScript(sandbox: BladeSandbox, script: unknown): Promise<string> {
+  const path = `${sandbox.root}/script.json`;
+  await Deno.writeTextFile(path, JSON.stringify(script, null, 2));
+  return path;
+}
+
+const VERIFY_PASS = [{
+  turns: [
+    { tool_calls: [{ name: "Bash", input: { command: "node --test" } }] },
+    {
+      tool_calls: [{
+        name: "StructuredOutput",
+        input: { verdict: "pass", summary: "node --test passed.", findings: [] },
+      }],
+    },
+    { text: "All checks passed." },
+  ],
+}];
+
+Deno.test("a coding child in a worktree edits and tests; the parent's checkout is untouched; verification passes", async () => {
+  await using sandbox = await bladeSandbox();
+  await project(sandbox, true);
+  const before = await Deno.readTextFile(`${sandbox.workspace}/src/sum.js`);
+  const script = await writeScript(sandbox, {
+    agents: {
+      main: [{
+        turns: [
+          {
+            tool_calls: [{
+              name: "Task",
+              input: {
+                subagent_type: "general-purpose",
+                description: "Add a doc comment",
+                prompt: "Document the sum function and run the tests.",
+                isolation: "worktree",
+              },
+            }],
+          },
+          {
+            tool_calls: [{
+              name: "Task",
+              input: { subagent_type: "verification", description: "Verify", prompt: "Verify the project." },
+            }],
+          },
+          { text: "Done." },
+        ],
+      }],
+      "general-purpose": [{
+        turns: [
+          {
+            tool_calls: [{
+              name: "Write",
+              input: {
+                file_path: "src/sum.js",
+                content: "/** Adds. */\nexport const sum = (a, b) => a + b;\n",
+              },
+            }],
+          },
+          { tool_calls: [{ name: "Bash", input: { command: "node --test" } }] },
+          { text: "Documented sum; tests pass." },
+        ],
+      }],
+      verification: VERIFY_PASS,
+    },
+  });
+  const result = await sandbox.run([
+    "-p",
+    "Document and verify",
+    "--provider",
+    "scripted",
+    "--script",
+    script,
+    "--output-format",
+    "json",
+    "--permission-mode",
+    "yolo",
+    "--trust-workspace",
+  ]);
+  assert.equal(result.code, 0, result.stderr + result.stdout);
+  assert.equal(
+    await Deno.readTextFile(`${sandbox.workspace}/src/sum.js`),
+    before,
+    "parent checkout untouched",
+  );
+  assert.equal((await git(sandbox.workspace, "status", "--porcelain")).trim(), "");
+
+  const sidecars = await readSidecars(sandbox.storage);
+  const coder = sidecars.find((r) => r.subagentType === "general-purpose") as SidecarRecord;
+  const verifier = sidecars.find((r) => r.subagentType === "verification") as SidecarRecord;
+  assert.equal(coder.status, "completed");
+  const lease = coder.worktree!;
+  assert.equal(lease.state, "kept");
+  assert.equal(lease.changedFiles, 1);
+  assert.equal(lease.commits, 0);
+  assert.equal(lease.ownerAgentId, coder.id);
+  assert.equal(lease.originalBranch, "main");
+  assert.equal(coder.workspaceRoot, lease.worktreeRoot);
+  assert.ok(lease.worktreeRoot.startsWith(`${sandbox.storage}/worktrees/work-`), lease.worktreeRoot);
+  assert.match(await Deno.readTextFile(`${lease.worktreeRoot}/src/sum.js`), /\/\*\* Adds\. \*\//);
+  assert.match(
+    await git(sandbox.workspace, "worktree", "list"),
+    new RegExp(lease.branch.replace(/[+]/g, "\\+")),
+  );
+  assert.deepEqual(coder.result.modifiedFiles, ["src/sum.js"]);
+  assert.deepEqual(coder.result.verificationCommands, ["node --test"]);
+  assert.match(coder.result.message, /Documented sum/);
+
+  assert.equal(verifier.status, "completed");
+  assert.equal(verifier.isolation, "none");
+  assert.deepEqual(verifier.result.verificationVerdict, {
+    verdict: "pass",
+    summary: "node --test passed.",
+    findings: [],
+  });
+  assert.deepEqual(verifier.result.verificationCommands, ["node --test"]);
+
+  // The parent's Task result names the preserved worktree.
+  const transcript = await Deno.readTextFile(
+    `${sandbox.storage}/projects/${sandbox.workspace.replace(/[/\\]/g, "-")}/${
+      String(parseJsonResult(result)["session_id"])
+    }.jsonl`,
+  );
+  assert.ok(
+    transcript.includes(`Worktree preserved at ${lease.worktreeRoot} on branch ${lease.branch}`),
+    "the Task result names the kept worktree",
+  );
+});
+
+Deno.test("blade run verification in a failing project exits 1 with verdict fail", async () => {
+  await using sandbox = await bladeSandbox();
+  await project(sandbox, false);
+  const script = await writeScript(sandbox, {
+    agents: {
+      verification: [{
+        turns: [
+          { tool_calls: [{ name: "Bash", input: { command: "node --test 2>&1 | tail -n 20" } }] },
+          { tool_calls: [{ name: "Bash", input: { command: "echo pwned > out.txt" } }] },
+          {
+            tool_calls: [{
+              name: "StructuredOutput",
+              input: {
+                verdict: "fail",
+                summary: "node --test fails: sum(2, 3) is -1.",
+                findings: ["src/sum.js:1 subtracts"],
+              },
+            }],
+          },
+          { text: "The tests fail.\n\n## Verification Result: FAIL" },
+        ],
+      }],
+    },
+  });
+  const result = await sandbox.run([
+    "run",
+    "verification",
+    "Verify the project",
+    "--provider",
+    "scripted",
+    "--script",
+    script,
+    "--output-format",
+    "json",
+    "--permission-mode",
+    "yolo",
+    "--trust-workspace",
+  ]);
+  assert.equal(result.code, 1, result.stderr + result.stdout);
+  const json = parseJsonResult(result);
+  assert.equal(json["verdict"], "fail");
+  assert.equal(json["summary"], "node --test fails: sum(2, 3) is -1.");
+  assert.deepEqual(json["findings"], ["src/sum.js:1 subtracts"]);
+  assert.equal(json["is_error"], true);
+  assert.equal(
+    await Deno.stat(`${sandbox.workspace}/out.txt`).catch(() => null),
+    null,
+    "the auditor wrote nothing",
+  );
+});
