@@ -4,7 +4,7 @@
 // notice (session/inbox.ts) or write transcripts.
 
 import { isOwnedBy } from "../store/record_ops.ts";
-import { isValidSessionId } from "../store/ids.ts";
+import { isValidSessionId } from "../protocol/ids.ts";
 import { isTerminalStatus, type SidecarRecord } from "../store/schema.ts";
 import type { SidecarOwner } from "../store/store.ts";
 

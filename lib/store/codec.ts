@@ -3,7 +3,7 @@
 // touch the file system.
 
 import { BladeError } from "../errors.ts";
-import { validateSessionId } from "./ids.ts";
+import { validateSessionId } from "../protocol/ids.ts";
 import { isLegacyRecord, normaliseLegacy } from "./legacy.ts";
 import { type SidecarRecord, SidecarRecordSchema } from "./schema.ts";
 

@@ -1,12 +1,16 @@
-// Owns the durable sidecar store over the Fs port: one pretty-JSON file per child at
-// <storageRoot>/agents/sessions/<id>.json, written atomically (temp file, fsync, rename, fsync dir;
-// file 0600, folders 0700), an LRU cache of decoded records and per-id write serialisation.
-// Does not lock across processes; does not know about runs, recovery or delivery.
+// Owns the durable sidecar store over the Fs port (docs/reference/sidecars.md): one pretty-JSON file
+// per child at <storageRoot>/agents/sessions/<id>.json, written atomically (temp file, fsync, rename,
+// fsync the folder; file 0600, folders 0700), ids checked before any path is built, and reads that fail
+// closed (an unusable file is a diagnostic, a legacy record is normalised). Keeps an LRU cache of at
+// most 256 decoded records (running ones pinned), re-validated against each file's mtime and size so
+// another process's write is seen, and serialises writes per id within this process. Writes from
+// several processes are safe through the atomic rename, not a lock. Does not know about runs, recovery
+// or delivery.
 
 import type { Clock } from "../sys/clock.ts";
 import type { FileInfo, Fs } from "../sys/fs.ts";
 import { decodeSidecar, encodeSidecar, type LoadResult, type SidecarDiagnostic } from "./codec.ts";
-import { isValidSessionId, validateSessionId } from "./ids.ts";
+import { isValidSessionId, validateSessionId } from "../protocol/ids.ts";
 import { KeyedLock } from "./keyed_lock.ts";
 import { LruCache } from "./lru_cache.ts";
 import {

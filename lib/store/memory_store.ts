@@ -4,7 +4,7 @@
 
 import type { Clock } from "../sys/clock.ts";
 import { decodeSidecar, encodeSidecar, type LoadResult, type SidecarDiagnostic } from "./codec.ts";
-import { isValidSessionId, validateSessionId } from "./ids.ts";
+import { isValidSessionId, validateSessionId } from "../protocol/ids.ts";
 import {
   alreadyExists,
   applyChange,

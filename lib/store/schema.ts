@@ -5,7 +5,7 @@ import { z } from "zod";
 import type { Message } from "../protocol/messages.ts";
 import type { ProcessIdentity } from "../sys/process.ts";
 import { PERMISSION_MODES } from "../protocol/permission_mode.ts";
-import { SESSION_ID_PATTERN } from "./ids.ts";
+import { SESSION_ID_PATTERN } from "../protocol/ids.ts";
 
 export const SIDECAR_SCHEMA_VERSION = 2;
 

@@ -1,10 +1,6 @@
-// Owns recognising the runtime's error classes, so code outside lib/sys/ never names Deno.errors.*:
-// a missing file, an operation outside this thread's Deno permissions, a reader that closed its pipe.
-
-/** The file or folder does not exist. */
-export function isNotFound(error: unknown): boolean {
-  return error instanceof Deno.errors.NotFound;
-}
+// Owns recognising the runtime's error classes, so code outside lib/sys/ never names Deno.errors.*: an
+// operation outside this thread's Deno permissions, a reader that closed its pipe. (A missing file is
+// the Fs port's business: readTextIfExists, stat and lstat answer null.)
 
 /** The operation is outside the Deno permissions this thread runs with (e.g. a child's Worker). */
 export function isNotCapable(error: unknown): error is Error {
