@@ -6,12 +6,15 @@
 //   -p wall        `blade -p` with the scripted provider, start to exit (print mode never imports the
 //                  interactive modules; compare this figure with and without them)
 //
-//   deno run -A scripts/bench_interactive.ts [checkout…]   (default: this checkout; BLADE_BENCH_RUNS=9)
+//   deno run -A scripts/bench_interactive.ts [checkout…]   (default: this checkout; BLADE_BENCH_RUNS=9;
+//                                                           BLADE_BENCH_PRINT_ONLY=1: only -p wall)
 //
 // With several checkouts (e.g. one before the interactive session existed) the runs alternate between
 // them, so a noisy machine disturbs each alike. Medians; compare figures taken side by side.
 
 const RUNS = Number(Deno.env.get("BLADE_BENCH_RUNS") ?? "9");
+/** BLADE_BENCH_PRINT_ONLY=1: only the -p figure (so no pseudo-terminal run disturbs it). */
+const PRINT_ONLY = Deno.env.get("BLADE_BENCH_PRINT_ONLY") === "1";
 const roots = (Deno.args.length > 0 ? Deno.args : [new URL("..", import.meta.url).pathname]).map((r) =>
   r.replace(/\/?$/, "/")
 );
@@ -113,7 +116,7 @@ await Deno.writeTextFile(
 );
 const figures = roots.map((root) => ({
   root,
-  interactive: (() => {
+  interactive: !PRINT_ONLY && (() => {
     try {
       return Deno.statSync(`${root}lib/cli/interactive/repl.ts`).isFile;
     } catch {
