@@ -213,6 +213,7 @@ async function childRunner(app: App): Promise<ChildRunner> {
   const home = ports.env.home();
   return new WorkerRunner({
     layout,
+    clock: ports.clock,
     provider: withStallTimeout(await app.providerConfig(), config.subagentStallTimeoutMs),
     maxTokens: config.maxTokens,
     platform: ports.env.platform(),

@@ -14,11 +14,5 @@ export const LAYER_RULES: LayerRules = {
         "and the checker proves main.ts never reaches it",
     },
   ],
-  allow: [
-    {
-      rule: "deno",
-      key: "lib/manager/child_sandbox.ts: Deno.unrefTimer",
-      reason: "TODO(#10 item 6): timers through Clock",
-    },
-  ],
+  allow: [],
 };

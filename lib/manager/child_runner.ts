@@ -4,6 +4,7 @@
 // each run a ChildHost: the sink for the child's events, the tools it may have, and the answer to
 // its delegation calls when it runs in another thread.
 
+import type { Clock } from "../sys/clock.ts";
 import type { Approver } from "../protocol/approval.ts";
 import type { Ports } from "../sys/mod.ts";
 import type { Provider } from "../protocol/provider.ts";
@@ -87,6 +88,8 @@ export class InThreadRunner implements ChildRunner {
 
 export interface WorkerDeps {
   layout: StorageLayout;
+  /** Times the idle shutdown of pooled Workers. */
+  clock: Pick<Clock, "timer">;
   /** The provider as plain data: the Worker builds its own. */
   provider: ProviderConfig;
   maxTokens: number;
@@ -102,10 +105,11 @@ export interface WorkerDeps {
 
 export class WorkerRunner implements ChildRunner {
   #deps: WorkerDeps;
-  readonly pool = new ChildWorkerPool();
+  readonly pool: ChildWorkerPool;
 
   constructor(deps: WorkerDeps) {
     this.#deps = deps;
+    this.pool = new ChildWorkerPool({ clock: deps.clock });
   }
 
   run(spec: ChildSpec, host: ChildHost, signal: AbortSignal): Promise<ChildOutcome> {

@@ -5,6 +5,7 @@
 // Events and delegation calls are routed per run; a crash becomes a failed ChildOutcome; cancelling
 // one run gives it a grace period to kill its processes.
 
+import type { Clock } from "../sys/clock.ts";
 import type { McpToolShape } from "../mcp/tool_adapter.ts";
 import type { RuntimeEvent } from "../protocol/events.ts";
 import type { ChildOutcome, ChildSpec } from "../executor/child.ts";
@@ -83,13 +84,20 @@ interface RunRoute {
 interface PooledWorker {
   sandbox: Promise<Sandbox<ChildWorkerRequest, ChildOutcome | null>>;
   runs: Map<number, RunRoute>;
-  idle: ReturnType<typeof setTimeout> | undefined;
+  /** Cancels the pending idle shutdown. */
+  idle: (() => void) | undefined;
 }
 
 /** Workers keyed by permission set. One pool per process. */
 export class ChildWorkerPool {
   #workers = new Map<string, PooledWorker>();
   #nextRun = 1;
+  #clock: Pick<Clock, "timer">;
+
+  /** `clock` times the idle shutdown of Workers (its timers never keep the process alive). */
+  constructor(options: { clock: Pick<Clock, "timer"> }) {
+    this.#clock = options.clock;
+  }
 
   /** Running Workers (for diagnostics and tests). */
   get size(): number {
@@ -100,7 +108,7 @@ export class ChildWorkerPool {
     const key = JSON.stringify(permissions);
     const existing = this.#workers.get(key);
     if (existing !== undefined) {
-      if (existing.idle !== undefined) clearTimeout(existing.idle);
+      existing.idle?.();
       existing.idle = undefined;
       return existing;
     }
@@ -161,12 +169,11 @@ export class ChildWorkerPool {
   #release(permissions: DenoPermissionSet, entry: PooledWorker): void {
     if (entry.runs.size > 0 || entry.idle !== undefined) return;
     const key = JSON.stringify(permissions);
-    entry.idle = setTimeout(() => {
+    entry.idle = this.#clock.timer(IDLE_MS, () => {
       if (entry.runs.size > 0 || this.#workers.get(key) !== entry) return;
       this.#workers.delete(key);
       entry.sandbox.then((box) => box.cancel("idle")).catch(() => {});
-    }, IDLE_MS);
-    Deno.unrefTimer(entry.idle);
+    });
   }
 
   /** Starts (or keeps) the Worker for this child's permission set without running anything yet. */
@@ -238,7 +245,7 @@ export class ChildWorkerPool {
   async close(): Promise<void> {
     const all = [...this.#workers.values()];
     this.#workers.clear();
-    for (const w of all) if (w.idle !== undefined) clearTimeout(w.idle);
+    for (const w of all) w.idle?.();
     await Promise.all(all.map((w) => w.sandbox.then((b) => b.cancel("closed")).catch(() => {})));
   }
 }

@@ -12,6 +12,7 @@ import type { Script } from "../provider/script_schema.ts";
 import type { RuntimeEvent } from "../protocol/events.ts";
 import type { PermissionMode } from "../protocol/permission_mode.ts";
 import { storageLayout } from "../config/storage.ts";
+import { realClock } from "../sys/clock.ts";
 import { fakeTurn, startFakeAnthropicServer } from "../testing/fake_anthropic_server.ts";
 
 const WS = "/home/dev/project";
@@ -239,7 +240,7 @@ function toolResult(outcome: ChildOutcome, index = 0) {
 
 Deno.test("pool: a tool-filter bug still cannot write — Deno refuses what the grant lacks", async () => {
   await withDirs(async (dirs) => {
-    const pool = new ChildWorkerPool();
+    const pool = new ChildWorkerPool({ clock: realClock() });
     try {
       const provider = scripted({
         agents: {
@@ -278,7 +279,7 @@ Deno.test("pool: a tool-filter bug still cannot write — Deno refuses what the 
 Deno.test("pool: the Worker reaches the provider's host (fake Anthropic server) and answers", async () => {
   await withDirs(async (dirs) => {
     await using server = startFakeAnthropicServer([fakeTurn({ text: "Hello from the fake server" })]);
-    const pool = new ChildWorkerPool();
+    const pool = new ChildWorkerPool({ clock: realClock() });
     try {
       const provider: ProviderConfig = { kind: "anthropic", apiKey: "sk-test", baseUrl: server.url };
       const options = childOptions(dirs, { tools: ["Read"] }, { provider });
@@ -295,7 +296,7 @@ Deno.test("pool: the Worker reaches the provider's host (fake Anthropic server) 
 
 Deno.test("pool: three children with the same permission set share one Worker; another set gets its own", async () => {
   await withDirs(async (dirs) => {
-    const pool = new ChildWorkerPool();
+    const pool = new ChildWorkerPool({ clock: realClock() });
     try {
       const provider = scripted({
         agents: { "*": [{ turns: [{ text: "child {{match:(#\\d)}} done", delay_ms: 400 }] }] },
@@ -336,7 +337,7 @@ Deno.test("pool: three children with the same permission set share one Worker; a
 
 Deno.test("pool: cancelling one run ends it promptly; the others in its Worker go on", async () => {
   await withDirs(async (dirs) => {
-    const pool = new ChildWorkerPool();
+    const pool = new ChildWorkerPool({ clock: realClock() });
     try {
       const provider = scripted({
         agents: {
@@ -390,7 +391,7 @@ Deno.test("pool: cancelling one run ends it promptly; the others in its Worker g
 
 Deno.test("pool: a Worker that cannot start, fails in its run, or ends under its runs gives failed outcomes", async () => {
   await withDirs(async (dirs) => {
-    const pool = new ChildWorkerPool();
+    const pool = new ChildWorkerPool({ clock: realClock() });
     try {
       // Deno refuses the net grant "a..b:80" when the Worker is created.
       const unstartable: ProviderConfig = { kind: "anthropic", apiKey: "sk-test", baseUrl: "http://a..b" };
