@@ -214,6 +214,17 @@ export function claudeStream(o: ClaudeStreamOptions) {
           session_id: sessionId,
           uuid: o.uuid(),
         }];
+      case "runtime_warning":
+        return [{
+          type: "system",
+          subtype: "runtime_warning",
+          code: event.code,
+          message: event.message,
+          ...(event.agentId === undefined ? {} : { task_id: event.agentId }),
+          work_lost: event.workLost,
+          session_id: sessionId,
+          uuid: o.uuid(),
+        }];
       case "subagent_event": {
         const child = children.get(event.agentId);
         const inner: Scope = child ?? { parentToolUseId: null };

@@ -6,7 +6,7 @@ import type { Clock } from "../sys/clock.ts";
 import { usageError } from "../errors.ts";
 import type { App, AppFlags } from "../app.ts";
 import { createApp } from "../app.ts";
-import type { RuntimeEvent } from "../protocol/events.ts";
+import type { RuntimeEvent, RuntimeWarning } from "../protocol/events.ts";
 import { onInterrupt, readStdin } from "../sys/signals.ts";
 import type { Io } from "./io.ts";
 import { bladeEventLine, type OutputFormat, type PrintSummary, textRenderer } from "./print_render.ts";
@@ -112,6 +112,8 @@ export interface PrintSink {
   subagents: RunLedger["subagents"];
   /** `--replay-user-messages`: echo the user message on stream-json. */
   replayUser: (text: string) => void;
+  /** The first warning that lost a child's work (the run then fails), if any. */
+  lostWork: () => RuntimeWarning | undefined;
 }
 
 export interface PrintSinkOptions {
@@ -147,14 +149,21 @@ export function printSink(io: Io, o: PrintSinkOptions): PrintSink {
     ...(o.additionalDirectories === undefined ? {} : { additionalDirectories: o.additionalDirectories }),
   });
   let budgetHit = false;
+  let lost: RuntimeWarning | undefined;
   return {
     ledger,
+    lostWork: () => lost,
     subagents: ledger.subagents,
     replayUser(text) {
       if (o.format === "stream-json") io.out(stream.userLine(text) + "\n");
     },
     emit(event) {
       ledger.add(event);
+      if (event.type === "runtime_warning") {
+        if (event.workLost) lost ??= event;
+        // stdout keeps its one JSON object (json) or its stream (stream-json carries it as a line).
+        if (o.format === "text" || o.format === "json") io.err(`blade: warning: ${event.message}\n`);
+      }
       if (o.budgetUsd !== undefined && !budgetHit && ledger.totalCostUSD > o.budgetUsd) {
         budgetHit = true;
         o.onBudgetExceeded?.();
@@ -331,6 +340,7 @@ async function runTurn(
     const r = run.result;
     // A run that dropped a child's work never reports success (docs/reference/background.md).
     const dropped = run.abandoned.length > 0 && r.status === "completed";
+    const lost = r.status === "completed" ? sink.lostWork() : undefined;
     const error = overBudget
       ? {
         code: "max_budget_exceeded",
@@ -343,12 +353,14 @@ async function runTurn(
         code: "background_wait_expired",
         message: `Stopped waiting for background subagents; cancelled: ${run.abandoned.join(", ")}.`,
       }
+      : lost !== undefined
+      ? { code: lost.code, message: app.redact(lost.message) }
       : r.error === undefined
       ? undefined
       : { code: r.error.type, message: app.redact(r.error.message) };
     const summary: PrintSummary = {
       sessionId: run.sessionId,
-      status: overBudget || dropped ? "failed" : r.status,
+      status: overBudget || dropped || lost !== undefined ? "failed" : r.status,
       result: r.finalText,
       // Claude Code counts the turn max-turns refused: `--max-turns 1` reports num_turns 2.
       numTurns: run.modelRequests + (r.error?.type === "max_turns_exceeded" ? 1 : 0),

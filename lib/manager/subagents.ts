@@ -28,7 +28,16 @@ import { describeError } from "../errors.ts";
 import type { BackgroundRuns } from "./background.ts";
 import type { Heartbeat } from "../store/heartbeat.ts";
 import type { SidecarOwner } from "../store/store.ts";
-import { buildCompletionNotice } from "./notice.ts";
+import {
+  cancelledWhileQueued,
+  commitTerminal,
+  deliverNotice,
+  failedBeforeStart,
+  type LifecycleDeps,
+  markQueued,
+  reportCrash,
+  terminalStatus,
+} from "./sidecar_lifecycle.ts";
 import { taskOutputTool, taskStopTool } from "../tools/task_control.ts";
 import { mergeTools } from "../tools/registry.ts";
 import { TaskControl, type TaskControlDeps } from "./task_control.ts";
@@ -122,6 +131,11 @@ export class SubagentRuntime implements SubagentLauncher {
     return { parentSessionId: this.#parent.sessionId, parentProjectPath: this.#parent.projectPath };
   }
 
+  get #lifecycle(): LifecycleDeps {
+    const env = this.#env;
+    return { store: env.store, clock: env.ports.clock, background: env.background, emit: env.emit };
+  }
+
   agentTypes(): string[] {
     return this.#env.registry.names();
   }
@@ -192,7 +206,7 @@ export class SubagentRuntime implements SubagentLauncher {
     });
     if (record.background) return this.#startBackground(record, spec, ctx.callId);
     const outcome = await this.#run(spec, ctx.signal, undefined, true);
-    const done = await this.#finish(id, outcome, ctx.signal.aborted, record);
+    const done = await this.#finish(record, outcome, ctx.signal.aborted);
     const { status, summary } = this.#completed(ctx.callId, done, outcome);
     return {
       content: canonicalResult(id, outcome, { lineage: lineageOf(done), notes: recordNotes(done) }),
@@ -214,12 +228,17 @@ export class SubagentRuntime implements SubagentLauncher {
     const env = this.#env;
     const id = record.id;
     const owner = this.owner;
+    const lifecycle = this.#lifecycle;
     env.background.start({ agentId: id, callId, owner }, async (signal) => {
-      const outcome = await this.#run(spec, signal, () => void env.heartbeat.beat(id).catch(() => {}));
-      env.heartbeat.forget(id);
-      const done = await this.#finish(id, outcome, signal.aborted, record);
-      await this.#deliver(done, owner);
-      this.#completed(callId, done, outcome);
+      try {
+        const outcome = await this.#run(spec, signal, () => void env.heartbeat.beat(id).catch(() => {}));
+        env.heartbeat.forget(id);
+        const done = await this.#finish(record, outcome, signal.aborted);
+        await deliverNotice(lifecycle, done, owner);
+        this.#completed(callId, done, outcome);
+      } catch (e) {
+        await reportCrash(lifecycle, record, owner, e);
+      }
     });
     return {
       content: JSON.stringify({
@@ -240,57 +259,18 @@ export class SubagentRuntime implements SubagentLauncher {
     };
   }
 
-  /** Commits the terminal sidecar (the first terminal state wins: a stopped run stays cancelled). */
-  async #finish(
-    id: string,
-    outcome: ChildOutcome,
-    aborted: boolean,
-    fallback: SidecarRecord,
-  ): Promise<SidecarRecord> {
+  /** Settles the child's worktree, adds its findings, and commits the terminal sidecar. */
+  async #finish(running: SidecarRecord, outcome: ChildOutcome, aborted: boolean): Promise<SidecarRecord> {
     const env = this.#env;
-    const status = outcome.cancelled || aborted ? "cancelled" : outcome.success ? "completed" : "failed";
-    const worktree = fallback.worktree === undefined
-      ? undefined
-      : await settleWorktree(worktreeDeps(env.ports, env.layout), fallback.worktree, status === "completed");
-    const result = {
-      success: status === "completed",
-      message: outcome.message,
-      ...(outcome.error === undefined ? {} : { error: outcome.error }),
-      ...findingsOf(fallback.configSnapshot.name, outcome, fallback.workspaceRoot),
-    };
-    try {
-      await env.store.markCompleted(id, { status, result, completedAt: env.ports.clock.now() });
-      return await env.store.update(id, (r) => {
-        const { processId: _p, processIdentity: _i, ...rest } = r;
-        // A run that never started keeps the messages it was given (a resumed source's history).
-        const messages = outcome.messages.length === 0 ? rest.messages : outcome.messages;
-        return { ...rest, messages, stats: outcome.stats, ...(worktree === undefined ? {} : { worktree }) };
-      });
-    } catch {
-      return { ...fallback, status, result, ...(worktree === undefined ? {} : { worktree }) };
-    }
-  }
-
-  /** Puts the completion notice into the owner's durable inbox and wakes the owner. */
-  async #deliver(record: SidecarRecord, owner: SidecarOwner): Promise<void> {
-    const env = this.#env;
-    const source = record.resumedFrom === undefined ? undefined : await env.store.load(record.resumedFrom)
-      .then((l) => (l !== null && "record" in l ? l.record : null)).catch(() => null);
-    const notice = buildCompletionNotice({
-      child: record,
-      owner,
-      ...(source === undefined ? {} : { source }),
+    const worktree = running.worktree === undefined ? undefined : await settleWorktree(
+      worktreeDeps(env.ports, env.layout),
+      running.worktree,
+      terminalStatus(outcome, aborted) === "completed",
+    );
+    return await commitTerminal(this.#lifecycle, this.#parent.sessionId, running, outcome, aborted, {
+      result: findingsOf(running.configSnapshot.name, outcome, running.workspaceRoot),
+      ...(worktree === undefined ? {} : { worktree }),
     });
-    if (notice.ok) {
-      await env.background.inboxFor(owner).enqueue({
-        inboxId: notice.inboxId,
-        kind: "completion",
-        text: notice.text,
-        createdAt: env.ports.clock.now(),
-        agentId: record.id,
-      }).catch(() => {});
-    }
-    env.background.notify(owner);
   }
 
   #completed(callId: string, record: SidecarRecord, outcome: ChildOutcome) {
@@ -341,8 +321,7 @@ export class SubagentRuntime implements SubagentLauncher {
   ): Promise<ChildOutcome> {
     const env = this.#env;
     // A child that must wait for a slot says so in its sidecar (`queuedAt`), so listings show QUEUED.
-    const queued = env.slots.free === 0;
-    if (queued) await env.store.update(spec.id, { queuedAt: env.ports.clock.now() }).catch(() => {});
+    const unqueue = env.slots.free === 0 ? await markQueued(this.#lifecycle, spec.id) : undefined;
     let slot: Disposable;
     try {
       slot = await env.slots.acquire(signal);
@@ -350,12 +329,7 @@ export class SubagentRuntime implements SubagentLauncher {
       return cancelledWhileQueued();
     }
     using _slot = slot;
-    if (queued) {
-      await env.store.update(spec.id, (r) => {
-        const { queuedAt: _q, ...rest } = r;
-        return rest;
-      }).catch(() => {});
-    }
+    await unqueue?.();
     const emit = (event: RuntimeEvent) => {
       onActivity?.();
       env.emit({ type: "subagent_event", parentSessionId: this.#parent.sessionId, agentId: spec.id, event });
@@ -478,31 +452,5 @@ function fail(message: string, id: string): ToolResult {
     content: `Subagent execution failed: ${message}\nagentId: ${id}`,
     isError: true,
     metadata: { agentId: id },
-  };
-}
-
-function failedBeforeStart(error: string): ChildOutcome {
-  return {
-    success: false,
-    message: "",
-    error,
-    errorType: "session_in_use",
-    cancelled: false,
-    messages: [],
-    stats: { tokens: 0, toolCalls: 0, durationMs: 0 },
-    toolResults: [],
-  };
-}
-
-function cancelledWhileQueued(): ChildOutcome {
-  return {
-    success: false,
-    message: "",
-    error: "Cancelled while waiting for a free subagent slot.",
-    errorType: "cancelled",
-    cancelled: true,
-    messages: [],
-    stats: { tokens: 0, toolCalls: 0, durationMs: 0 },
-    toolResults: [],
   };
 }

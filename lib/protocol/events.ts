@@ -161,6 +161,32 @@ export type RuntimeEvent =
       changed_files?: number;
       commits?: number;
     };
-  };
+  }
+  | RuntimeWarning;
+
+/**
+ * Durable state that could not be written or delivered. Always reported (stderr in text mode, a
+ * `system` line in stream-json); with `workLost` the run's result becomes an error.
+ */
+export interface RuntimeWarning {
+  type: "runtime_warning";
+  /** The session whose child (or own work) is affected. */
+  sessionId: string;
+  code: RuntimeWarningCode;
+  message: string;
+  agentId?: string;
+  /** A child's result cannot reach its parent: the run must not report success. */
+  workLost: boolean;
+  /** The cause's stack when it was not a BladeError (a bug, not an environment problem). */
+  detail?: string;
+}
+
+export type RuntimeWarningCode =
+  /** A child's terminal sidecar could not be committed (its record still says running). */
+  | "sidecar_commit_failed"
+  /** A background child's completion notice could not be put into its parent's inbox. */
+  | "notice_dropped"
+  /** A background run failed outside the child itself (the runtime's own bug or I/O). */
+  | "background_run_crashed";
 
 export type RuntimeEventSink = (event: RuntimeEvent) => void;

@@ -55,7 +55,7 @@ export async function loadAgents(input: LoadAgentsInput): Promise<LoadedAgents> 
     layers.push(oneLayer(results, diagnostics));
   }
   for (const { dir } of dirs.untrusted) {
-    if ((await input.fs.stat(dir).catch(() => null))?.isDirectory) {
+    if ((await statOrWarn(input.fs, dir, diagnostics))?.isDirectory) {
       diagnostics.push(
         diagnostic(
           "info",
@@ -94,6 +94,20 @@ export async function loadAgentFile(fs: Fs, path: string, source: AgentSource): 
   return parseAgentFile(text, { path, source });
 }
 
+/** The entry, null when it does not exist; a path that cannot be examined (EACCES…) is a warning. */
+async function statOrWarn(fs: Fs, path: string, diagnostics: Diagnostic[]) {
+  try {
+    return await fs.stat(path);
+  } catch (e) {
+    diagnostics.push(
+      diagnostic("warning", path, `Cannot examine it: ${describeError(e)}`, {
+        hint: "Check its permissions",
+      }),
+    );
+    return null;
+  }
+}
+
 /** The `*.md` files directly in `dir` (symlinks to files included, hidden files and sub-folders not). */
 export async function listAgentFiles(fs: Fs, dir: string, diagnostics: Diagnostic[]): Promise<string[]> {
   try {
@@ -107,7 +121,7 @@ export async function listAgentFiles(fs: Fs, dir: string, diagnostics: Diagnosti
     for (const entry of await fs.readDir(dir)) {
       if (!entry.name.endsWith(".md") || entry.name.startsWith(".") || entry.isDirectory) continue;
       const path = join(dir, entry.name);
-      if (entry.isFile || (await fs.stat(path).catch(() => null))?.isFile) paths.push(path);
+      if (entry.isFile || (await statOrWarn(fs, path, diagnostics))?.isFile) paths.push(path);
     }
     return paths.sort();
   } catch (e) {

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { realFs } from "../sys/fs.ts";
-import { loadAgents, MAX_AGENT_FILE_BYTES } from "./load.ts";
+import { listAgentFiles, loadAgents, MAX_AGENT_FILE_BYTES } from "./load.ts";
 import { loadRegistry } from "./mod.ts";
 import { AGENT_SOURCES, type AgentSource } from "./schema.ts";
 
@@ -244,4 +244,26 @@ Deno.test("loadRegistry: built-ins load clean into a snapshot", async () => {
     "review",
     "verification",
   ]);
+});
+
+Deno.test("listAgentFiles: an entry that cannot be examined (EACCES) is a warning, not a silent skip", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "blade-registry-eacces-" });
+  try {
+    await Deno.writeTextFile(`${dir}/real.md`, "---\nname: real\ndescription: d\n---\nbody");
+    await Deno.symlink(`${dir}/real.md`, `${dir}/linked.md`);
+    const denied = `${dir}/linked.md`;
+    const guarded = {
+      ...fs,
+      stat: (path: string) =>
+        path === denied ? Promise.reject(new Deno.errors.PermissionDenied(`stat '${path}'`)) : fs.stat(path),
+    };
+    const diagnostics: Parameters<typeof listAgentFiles>[2] = [];
+    const paths = await listAgentFiles(guarded, dir, diagnostics);
+    assert.deepEqual(paths, [`${dir}/real.md`], "the readable file is still listed");
+    assert.equal(diagnostics.length, 1);
+    assert.equal(diagnostics[0]!.file, denied);
+    assert.match(diagnostics[0]!.message, /Cannot examine it: stat/);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
 });

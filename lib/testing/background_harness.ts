@@ -5,6 +5,7 @@
 // FakeModel (fake_model.ts) and CountingStore (counting_store.ts) are re-exported for its tests. Does not
 // run the CLI (tests/support/blade.ts does) and never sleeps.
 
+import { faultyFs } from "./fakes.ts";
 import type { Clock } from "../sys/clock.ts";
 import { type Ports, realPorts } from "../sys/mod.ts";
 import type { Message } from "../protocol/messages.ts";
@@ -43,6 +44,8 @@ export interface HarnessOptions {
   reply: ReplyFn;
   /** Default: the real clock. */
   clock?: Clock;
+  /** Atomic writes (sidecars, inboxes) to paths it accepts fail with PermissionDenied (faultyFs). */
+  failWrites?: (path: string) => boolean;
 }
 
 export interface ParentSession {
@@ -97,7 +100,10 @@ export async function backgroundHarness(options: HarnessOptions): Promise<Backgr
   const home = `${dir}/home`;
   for (const d of [workspace, storage, home]) await Deno.mkdir(d);
   const real = realPorts();
-  const ports: Ports = { ...real, clock: options.clock ?? real.clock };
+  const fs = options.failWrites === undefined
+    ? real.fs
+    : faultyFs(real.fs, { writeAtomic: options.failWrites });
+  const ports: Ports = { ...real, fs, clock: options.clock ?? real.clock };
   const layout = storageLayout(storage);
   const store = new CountingStore(
     new FileSidecarStore({ fs: ports.fs, clock: ports.clock, storageRoot: storage }),

@@ -287,6 +287,9 @@ export class SessionView {
         this.#blocks.push({ kind: "lines", lines: [line], wrap: true });
         return;
       }
+      case "runtime_warning":
+        this.#blocks.push({ kind: "lines", lines: [t.warn(`⚠ ${clean(event.message)}`)], wrap: true });
+        return;
       case "turn_started":
       case "turn_completed":
         return;

@@ -1,0 +1,182 @@
+// Owns the durable end of a child run: committing its terminal sidecar (the first terminal state
+// wins, so a stopped run stays cancelled), putting a background child's completion notice into its
+// parent's inbox, and marking a run queued while it waits for a slot. A write that fails is never
+// swallowed: it becomes a `runtime_warning` event, marked `workLost` when the child's result can no
+// longer reach its parent. Also the outcomes of runs that never started.
+
+import type { Clock } from "../sys/clock.ts";
+import type { RuntimeEventSink, RuntimeWarning, RuntimeWarningCode } from "../protocol/events.ts";
+import type { SidecarOwner, SidecarStore } from "../store/store.ts";
+import type { SidecarRecord, SidecarResult, TerminalStatus, WorktreeLease } from "../store/schema.ts";
+import type { ChildOutcome } from "../executor/child.ts";
+import { BladeError, describeError } from "../errors.ts";
+import type { BackgroundRuns } from "./background.ts";
+import { buildCompletionNotice } from "./notice.ts";
+
+export interface LifecycleDeps {
+  store: SidecarStore;
+  clock: Clock;
+  background: BackgroundRuns;
+  /** The root session's sink: warnings are not wrapped as a child's events. */
+  emit: RuntimeEventSink;
+}
+
+export function runtimeWarning(
+  sessionId: string,
+  code: RuntimeWarningCode,
+  message: string,
+  o: { agentId?: string; workLost: boolean; cause?: unknown },
+): RuntimeWarning {
+  const stack = o.cause instanceof Error && !(o.cause instanceof BladeError) ? o.cause.stack : undefined;
+  return {
+    type: "runtime_warning",
+    sessionId,
+    code,
+    message,
+    ...(o.agentId === undefined ? {} : { agentId: o.agentId }),
+    workLost: o.workLost,
+    ...(stack === undefined ? {} : { detail: stack }),
+  };
+}
+
+export function terminalStatus(outcome: ChildOutcome, aborted: boolean): TerminalStatus {
+  return outcome.cancelled || aborted ? "cancelled" : outcome.success ? "completed" : "failed";
+}
+
+/**
+ * Commits the terminal sidecar and returns it. When the commit fails, the run's end is reported and
+ * the record as it should have been is returned, so the parent still gets the child's result.
+ */
+export async function commitTerminal(
+  deps: LifecycleDeps,
+  parentSessionId: string,
+  running: SidecarRecord,
+  outcome: ChildOutcome,
+  aborted: boolean,
+  extra: { result?: Partial<SidecarResult>; worktree?: WorktreeLease } = {},
+): Promise<SidecarRecord> {
+  const status = terminalStatus(outcome, aborted);
+  const result: SidecarResult = {
+    success: status === "completed",
+    message: outcome.message,
+    ...(outcome.error === undefined ? {} : { error: outcome.error }),
+    ...extra.result,
+  };
+  const worktree = extra.worktree === undefined ? {} : { worktree: extra.worktree };
+  // A run that never started keeps the messages it was given (a resumed source's history).
+  const messagesOf = (r: SidecarRecord) => (outcome.messages.length === 0 ? r.messages : outcome.messages);
+  const completedAt = deps.clock.now();
+  try {
+    await deps.store.markCompleted(running.id, { status, result, completedAt });
+    return await deps.store.update(running.id, (r) => {
+      const { processId: _p, processIdentity: _i, ...rest } = r;
+      return { ...rest, messages: messagesOf(rest), stats: outcome.stats, ...worktree };
+    });
+  } catch (e) {
+    deps.emit(runtimeWarning(
+      parentSessionId,
+      "sidecar_commit_failed",
+      `The record of ${running.id} could not be updated to ${status}: ${describeError(e)}. ` +
+        `Its result still reaches the parent; \`blade tasks\` may show it as running until it is recovered.`,
+      { agentId: running.id, workLost: false, cause: e },
+    ));
+    const { processId: _p, processIdentity: _i, ...rest } = running;
+    return {
+      ...rest,
+      status,
+      result,
+      completedAt,
+      messages: messagesOf(running),
+      stats: outcome.stats,
+      ...worktree,
+    };
+  }
+}
+
+/** Puts the completion notice into the owner's durable inbox and wakes the owner. */
+export async function deliverNotice(
+  deps: LifecycleDeps,
+  record: SidecarRecord,
+  owner: SidecarOwner,
+): Promise<void> {
+  const source = record.resumedFrom === undefined ? undefined : await deps.store.load(record.resumedFrom)
+    .then((l) => (l !== null && "record" in l ? l.record : null)).catch(() => null);
+  const notice = buildCompletionNotice({ child: record, owner, ...(source === undefined ? {} : { source }) });
+  if (notice.ok) {
+    const dropped = (why: string, cause?: unknown) =>
+      deps.emit(runtimeWarning(
+        owner.parentSessionId,
+        "notice_dropped",
+        `The completion notice of ${record.id} could not be written to its parent's inbox: ${why}. ` +
+          `Read its result with \`blade tasks output ${record.id}\`.`,
+        { agentId: record.id, workLost: true, cause },
+      ));
+    try {
+      const queued = await deps.background.inboxFor(owner).enqueue({
+        inboxId: notice.inboxId,
+        kind: "completion",
+        text: notice.text,
+        createdAt: deps.clock.now(),
+        agentId: record.id,
+      });
+      if (!queued.accepted) dropped(queued.message);
+    } catch (e) {
+      dropped(describeError(e), e);
+    }
+  }
+  deps.background.notify(owner);
+}
+
+/** A background run that failed outside the child: reported, recorded as failed, the owner woken. */
+export async function reportCrash(
+  deps: LifecycleDeps,
+  record: SidecarRecord,
+  owner: SidecarOwner,
+  cause: unknown,
+): Promise<void> {
+  const message = `The background run ${record.id} stopped unexpectedly: ${describeError(cause)}`;
+  deps.emit(runtimeWarning(owner.parentSessionId, "background_run_crashed", message, {
+    agentId: record.id,
+    workLost: true,
+    cause,
+  }));
+  await deps.store.markCompleted(record.id, {
+    status: "failed",
+    result: { success: false, message: "", error: message },
+    completedAt: deps.clock.now(),
+  }).catch(() => {}); // already reported above; a second failure adds nothing to act on
+  deps.background.notify(owner);
+}
+
+/** Marks a run that must wait for a slot (`queuedAt`, listings show QUEUED); returns the undo. */
+export async function markQueued(deps: LifecycleDeps, id: string): Promise<() => Promise<void>> {
+  // Display state only: a failed write changes what listings show, never the run.
+  await deps.store.update(id, { queuedAt: deps.clock.now() }).catch(() => {});
+  return async () => {
+    await deps.store.update(id, (r) => {
+      const { queuedAt: _q, ...rest } = r;
+      return rest;
+    }).catch(() => {});
+  };
+}
+
+function notStarted(error: string, errorType: string, cancelled: boolean): ChildOutcome {
+  return {
+    success: false,
+    message: "",
+    error,
+    errorType,
+    cancelled,
+    messages: [],
+    stats: { tokens: 0, toolCalls: 0, durationMs: 0 },
+    toolResults: [],
+  };
+}
+
+export function failedBeforeStart(error: string): ChildOutcome {
+  return notStarted(error, "session_in_use", false);
+}
+
+export function cancelledWhileQueued(): ChildOutcome {
+  return notStarted("Cancelled while waiting for a free subagent slot.", "cancelled", true);
+}

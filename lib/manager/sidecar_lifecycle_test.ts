@@ -1,0 +1,109 @@
+// Reproduces the silent failures of durable state, each now a runtime_warning: a terminal sidecar
+// commit that fails (foreground and background), a completion notice that cannot be queued, and a
+// background run that throws outside the child. Real files; writes fail through faultyFs.
+
+import assert from "node:assert/strict";
+import type { RuntimeEvent, RuntimeWarning } from "../protocol/events.ts";
+import { runTool } from "../testing/tool_harness.ts";
+import { backgroundHarness, WORKER } from "../testing/background_harness.ts";
+import { completionInboxId } from "./notice.ts";
+
+const PROMPT = "Count the things in the folder.";
+
+function task(id: string, background: boolean) {
+  return {
+    subagent_type: WORKER,
+    description: "Count the things",
+    prompt: PROMPT,
+    subagent_session_id: id,
+    ...(background ? { run_in_background: true } : {}),
+  };
+}
+
+function warnings(events: readonly RuntimeEvent[]): RuntimeWarning[] {
+  return events.flatMap((e) => (e.type === "runtime_warning" ? [e] : []));
+}
+
+Deno.test("a foreground child whose terminal sidecar cannot be written: warned, its result still returned", async () => {
+  const id = "agent-commit-fg";
+  let failing = false;
+  await using h = await backgroundHarness({
+    failWrites: (path) => failing && path.endsWith(`/${id}.json`),
+    reply: (req) => {
+      if (req.meta.agentType === WORKER) failing = true;
+      return { text: "counted 7 things" };
+    },
+  });
+  const [taskTool] = h.runtime().tools();
+  const result = await runTool(taskTool!, task(id, false), h.ctx({ callId: "call_fg" }));
+  assert.equal(result.isError, false, result.content);
+  assert.match(result.content, /counted 7 things/);
+  const [w, ...more] = warnings(h.events);
+  assert.deepEqual(more, []);
+  assert.equal(w?.code, "sidecar_commit_failed");
+  assert.equal(w?.agentId, id);
+  assert.equal(w?.sessionId, "session-parent");
+  assert.equal(w?.workLost, false);
+  assert.match(w!.message, /could not be updated to completed: injected failure/);
+  assert.doesNotMatch(w!.message, /\n\s+at /, "the message is one readable sentence, no stack");
+  assert.match(w?.detail ?? "", /PermissionDenied/, "a non-BladeError keeps its stack for --debug readers");
+  failing = false;
+  assert.equal((await h.sidecar(id)).status, "running", "the record is stale, and the warning says so");
+});
+
+Deno.test("a background child whose terminal sidecar cannot be written still delivers its result", async () => {
+  const id = "agent-commit-bg";
+  let failing = false;
+  await using h = await backgroundHarness({
+    failWrites: (path) => failing && path.endsWith(`/${id}.json`),
+    reply: (req) => {
+      if (req.meta.agentType === WORKER) failing = true;
+      return { text: "counted 9 things" };
+    },
+  });
+  const [taskTool] = h.runtime().tools();
+  await runTool(taskTool!, task(id, true), h.ctx({ callId: "call_bg" }));
+  assert.equal(await h.env.background.wait(id, 0), true);
+  assert.deepEqual(warnings(h.events).map((w) => [w.code, w.workLost]), [["sidecar_commit_failed", false]]);
+  const inbox = h.env.background.inboxFor({
+    parentSessionId: "session-parent",
+    parentProjectPath: h.workspace,
+  });
+  const [entry] = await inbox.pending();
+  assert.equal(entry?.inboxId, completionInboxId(id));
+  assert.match(entry!.text, /counted 9 things/, "the notice carries the child's result");
+});
+
+Deno.test("a completion notice that cannot be queued is a warning that work was lost", async () => {
+  const id = "agent-notice";
+  await using h = await backgroundHarness({
+    failWrites: (path) => path.endsWith(".inbox.json"),
+    reply: () => ({ text: "counted 3 things" }),
+  });
+  const [taskTool] = h.runtime().tools();
+  await runTool(taskTool!, task(id, true), h.ctx({ callId: "call_notice" }));
+  assert.equal(await h.env.background.wait(id, 0), true);
+  const [w, ...more] = warnings(h.events);
+  assert.deepEqual(more, []);
+  assert.equal(w?.code, "notice_dropped");
+  assert.equal(w?.workLost, true);
+  assert.match(w!.message, /could not be written to its parent's inbox: injected failure/);
+  assert.match(w!.message, new RegExp(`blade tasks output ${id}`));
+  assert.equal((await h.sidecar(id)).status, "completed", "the result is safe in the sidecar");
+});
+
+Deno.test("a background run that throws outside the child is reported with its stack", async () => {
+  const id = "agent-crash";
+  await using h = await backgroundHarness({ reply: () => ({ text: "counted 1 thing" }) });
+  h.onEvent = (e) => {
+    if (e.type === "subagent_completed") throw new TypeError("renderer bug");
+  };
+  const [taskTool] = h.runtime().tools();
+  await runTool(taskTool!, task(id, true), h.ctx({ callId: "call_crash" }));
+  assert.equal(await h.env.background.wait(id, 0), true);
+  const [w] = warnings(h.events);
+  assert.equal(w?.code, "background_run_crashed");
+  assert.equal(w?.workLost, true);
+  assert.match(w!.message, /stopped unexpectedly: renderer bug/);
+  assert.match(w!.detail ?? "", /TypeError: renderer bug\n\s+at /, "a bug keeps its stack");
+});
