@@ -202,6 +202,10 @@ Deno.test("interactive: Ctrl-C mid-turn cancels it (turn_aborted cancelled) and 
   await term.type("hang please");
   await term.press("Enter");
   await term.waitFor("Working…");
+  // Cancel only once the hanging request reached the server: a Ctrl-C before it was sent would make the
+  // next prompt's request the server's first, the one that hangs (a race on a loaded machine).
+  for (let i = 0; i < 600 && server.requests.length === 0; i++) await new Promise((r) => setTimeout(r, 50));
+  assert.equal(server.requests.length, 1, "the first request reached the server");
   await term.press("C-c");
   await term.waitFor("Interrupted: the turn was cancelled.");
   await term.waitFor((s) => !s.includes("Working…"), { visibleOnly: true });
