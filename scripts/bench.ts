@@ -9,6 +9,8 @@
 //   store          sidecar writes per second with full fsync (sequential and 8 concurrent)
 //   recovery       reconciling 1,000 orphans, per-orphan time by transcript length, resume cost by
 //                  history length (scripts/bench_recovery.ts; its start-up comparison runs alone)
+//   worktree       prepare + finish of a clean isolated child in a 1,000-file repository, next to bare
+//                  git (scripts/bench_worktree.ts)
 //
 // Set BLADE_BENCH_RUNS to change the number of runs (default 9). Set BLADE_BENCH_CLAUDE to Claude
 // Code's `claude` binary to run the same delegation against it side by side (install it with
@@ -335,6 +337,8 @@ async function main(): Promise<void> {
     }
     const { benchRecovery, formatRecoveryBench } = await import("./bench_recovery.ts");
     out(formatRecoveryBench(await benchRecovery()));
+    const { benchWorktree, formatWorktreeBench } = await import("./bench_worktree.ts");
+    out(formatWorktreeBench(await benchWorktree()));
   } finally {
     await Deno.remove(tmp, { recursive: true }).catch(() => {});
   }

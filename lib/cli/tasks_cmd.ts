@@ -2,6 +2,8 @@
 // (lib/manager/task_admin.ts) about the runs of this folder (`--all`: every folder of this user), and
 // prints through tasks_render.ts or as the public projection with `--json`.
 
+import { pruneStaleWorktrees } from "../worktree/prune.ts";
+import { processGit } from "../worktree/git.ts";
 import { parseArgs } from "node:util";
 import type { Ports } from "../sys/mod.ts";
 import { usageError } from "../errors.ts";
@@ -15,6 +17,7 @@ import { runTasksResume } from "./tasks_resume_cmd.ts";
 import {
   renderCancel,
   renderClean,
+  renderPrune,
   renderRecovery,
   renderTaskList,
   renderTaskOutput,
@@ -31,7 +34,10 @@ Subagent runs started from this folder (each run's durable record, its sidecar).
   output <id> [--json] [--wait] [--timeout <sec>]   a run's status and final result
   wait <id>… [--timeout <sec>]     wait until the runs end; exit 0 only if all completed
   cancel <id>…                     stop running runs (status cancelled; their processes are killed)
-  clean [--older-than 7d] [--json] remove finished runs older than the age (default 7 days)
+  clean [--older-than 7d] [--worktrees] [--json]
+                                   remove finished runs older than the age (default 7 days); with
+                                   --worktrees also stale managed git worktrees (30 days, clean,
+                                   no unpushed commits; see docs/guides/isolation.md)
   resume <id> "prompt" [--background] [--output-format text|json|stream-json] [--json]
                                    continue a finished run as a new run (same agent, config, history)
   recover [--json]                 reconcile runs left "running" by a killed process, in every folder
@@ -51,6 +57,7 @@ export async function runTasks(argv: string[], ports: Ports, io: Io): Promise<nu
         wait: { type: "boolean" },
         timeout: { type: "string" },
         "older-than": { type: "string" },
+        worktrees: { type: "boolean" },
         session: { type: "string" },
         help: { type: "boolean", short: "h" },
       },
@@ -120,8 +127,15 @@ export async function runTasks(argv: string[], ports: Ports, io: Io): Promise<nu
     case "clean": {
       const olderThan = values["older-than"] ?? "7d";
       const removed = await admin.clean(parseAge(olderThan));
-      if (values.json === true) json({ removed }, false);
-      else io.out(renderClean(removed, olderThan));
+      const pruned = values.worktrees === true
+        ? await pruneStaleWorktrees(
+          { git: processGit(ports.process, ports.env), fs: ports.fs, worktreesDir: app.layout.worktreesDir },
+          { now: ports.clock.now() },
+        )
+        : undefined;
+      if (values.json === true) {
+        json(pruned === undefined ? { removed } : { removed, worktrees: pruned }, false);
+      } else io.out(renderClean(removed, olderThan) + (pruned === undefined ? "" : renderPrune(pruned)));
       return 0;
     }
     case "cancel": {

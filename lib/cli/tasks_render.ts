@@ -3,6 +3,8 @@
 // decisions (which runs, what cancel did) come from lib/manager/task_admin.ts. `--json` output is the
 // public projection (lib/store/projection.ts), not built here.
 
+import type { PruneReport } from "../worktree/prune.ts";
+import { preservedLine } from "../worktree/view.ts";
 import type { RecoveryReport } from "../manager/recovery.ts";
 import type { CancelOutcome } from "../manager/task_admin.ts";
 import type { SidecarRecord } from "../store/schema.ts";
@@ -38,9 +40,12 @@ export function renderTaskList(records: readonly SidecarRecord[], now: number): 
   return records.map((r) => {
     const lineage = r.resumedFrom === undefined ? "" : `  ← ${r.resumedFrom} (depth ${r.resumeDepth})`;
     const label = r.status === "running" && r.queuedAt !== undefined ? "QUEUED" : LABELS[r.status];
+    const kept = r.worktree?.state === "kept"
+      ? `         worktree kept: ${r.worktree.worktreeRoot} (branch ${r.worktree.branch})\n`
+      : "";
     return `${label.padEnd(8)} ${r.id}  ${r.subagentType.padEnd(16)} ${
       formatAge(now - r.createdAt).padStart(4)
-    }  ${r.description}${r.background ? "  [bg]" : ""}${lineage}\n`;
+    }  ${r.description}${r.background ? "  [bg]" : ""}${lineage}\n${kept}`;
   }).join("");
 }
 
@@ -59,7 +64,23 @@ export function renderTaskOutput(record: SidecarRecord): string {
     : record.result.success
     ? record.result.message
     : `Error: ${record.result.error ?? "unknown"}\n${record.result.message}`;
-  return head + text.trim() + "\n";
+  return head + text.trim() + "\n" + findingLines(record);
+}
+
+/** The verdict, the evidence and a kept worktree of a finished run, one line each. */
+function findingLines(record: SidecarRecord): string {
+  const r = record.result;
+  const lines: string[] = [];
+  const v = r.verificationVerdict;
+  if (v !== undefined) lines.push(`verdict: ${v.verdict.toUpperCase()}${v.summary ? ` — ${v.summary}` : ""}`);
+  for (const f of v?.findings ?? []) lines.push(`  finding: ${f}`);
+  if (r.modifiedFiles !== undefined) lines.push(`modified files: ${r.modifiedFiles.join(", ")}`);
+  if (r.verificationCommands !== undefined) {
+    lines.push(`verification commands after the last edit: ${r.verificationCommands.join("; ")}`);
+  }
+  const kept = record.worktree === undefined ? undefined : preservedLine(record.worktree);
+  if (kept !== undefined) lines.push(kept);
+  return lines.length === 0 ? "" : `\n${lines.join("\n")}\n`;
 }
 
 export function renderWaitLine(record: SidecarRecord): string {
@@ -73,6 +94,16 @@ export function renderCancel(outcome: CancelOutcome): string {
   return outcome.pid !== undefined
     ? `Cancelled ${outcome.id}; its process (pid ${outcome.pid}) stops it within a second.\n`
     : `Cancelled ${outcome.id}; no live process was running it.\n`;
+}
+
+/** `blade tasks clean --worktrees`: the worktrees removed, and those kept with the reason. */
+export function renderPrune(report: PruneReport): string {
+  const lines = [
+    `Removed ${report.removed.length} stale worktree${report.removed.length === 1 ? "" : "s"}.`,
+    ...report.removed.map((w) => `  removed ${w.path} (branch ${w.branch})`),
+    ...report.kept.map((w) => `  kept ${w.path}: ${w.reason}`),
+  ];
+  return lines.join("\n") + "\n";
 }
 
 export function renderClean(removed: number, olderThan: string): string {

@@ -1,9 +1,10 @@
 import assert from "node:assert/strict";
-import { FIXTURE_TIME, sidecarFixture } from "../testing/sidecar_fixtures.ts";
+import { FIXTURE_TIME, fullSidecarFixture, sidecarFixture } from "../testing/sidecar_fixtures.ts";
 import {
   formatAge,
   renderCancel,
   renderClean,
+  renderPrune,
   renderTaskList,
   renderTaskOutput,
   renderWaitLine,
@@ -58,5 +59,45 @@ Deno.test("formatAge: the largest whole unit, never negative", () => {
   assert.deepEqual(
     [-5, 0, 59_499, 60_000, 3_599_000, 3_600_000, 86_399_000, 86_400_000 * 9].map(formatAge),
     ["0s", "0s", "59s", "1m", "59m", "1h", "23h", "9d"],
+  );
+});
+
+Deno.test("tasks list and output show a kept worktree, the verdict and the evidence", async (t) => {
+  const lease = fullSidecarFixture("agent-iso").worktree!;
+  const isolated = sidecarFixture("agent-iso", {
+    status: "completed",
+    description: "Fix the parser",
+    result: {
+      success: true,
+      message: "Fixed.",
+      modifiedFiles: ["src/parse.ts", "<bash-mutation>"],
+      verificationCommands: ["deno test"],
+    },
+    isolation: "worktree",
+    worktree: lease,
+  });
+  const verifier = sidecarFixture("agent-ver", {
+    subagentType: "verification",
+    status: "completed",
+    result: {
+      success: true,
+      message: "Checked.\n\n## Verification Result: FAIL",
+      verificationVerdict: {
+        verdict: "fail",
+        summary: "deno test fails",
+        findings: ["src/parse.ts:3 off by one"],
+      },
+      verificationCommands: ["deno test"],
+    },
+  });
+  const list = renderTaskList([isolated], FIXTURE_TIME);
+  assert.ok(list.includes(`worktree kept: ${lease.worktreeRoot} (branch ${lease.branch})`), list);
+  await t.assertSnapshot([renderTaskOutput(isolated), renderTaskOutput(verifier)].join("---\n"));
+  assert.equal(
+    renderPrune({
+      removed: [{ path: "/s/w/a", branch: "b" }],
+      kept: [{ path: "/s/w/c", reason: "it has changed or untracked files" }],
+    }),
+    "Removed 1 stale worktree.\n  removed /s/w/a (branch b)\n  kept /s/w/c: it has changed or untracked files\n",
   );
 });

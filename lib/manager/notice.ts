@@ -3,6 +3,7 @@
 // Pure: reads the records it is given and never changes them. Does not load records, enqueue the
 // notice (session/inbox.ts) or write transcripts.
 
+import { preservedLine, worktreeView } from "../worktree/view.ts";
 import { isOwnedBy } from "../store/record_ops.ts";
 import { isValidSessionId } from "../protocol/ids.ts";
 import { isTerminalStatus, type SidecarRecord } from "../store/schema.ts";
@@ -92,6 +93,14 @@ function noticePayload(child: SidecarRecord, completedAt: string): Record<string
   payload["root_agent_id"] = child.rootAgentId;
   if (child.resumedFrom !== undefined) payload["resumed_from"] = child.resumedFrom;
   payload["resume_depth"] = child.resumeDepth;
+  if (child.result.verificationVerdict !== undefined) {
+    payload["verification_verdict"] = child.result.verificationVerdict;
+  }
+  if (child.result.modifiedFiles !== undefined) payload["modified_files"] = child.result.modifiedFiles;
+  if (child.worktree !== undefined) {
+    const note = preservedLine(child.worktree);
+    payload["worktree"] = { ...worktreeView(child.worktree), ...(note === undefined ? {} : { note }) };
+  }
   return payload;
 }
 

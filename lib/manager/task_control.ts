@@ -112,6 +112,10 @@ export class TaskControl implements TaskControlPort {
         resume_depth: r.resumeDepth,
       },
       ...(r.worktree === undefined ? {} : { worktree: worktreeView(r.worktree) }),
+      ...(r.result.modifiedFiles === undefined ? {} : { modified_files: r.result.modifiedFiles }),
+      ...(r.result.verificationCommands === undefined
+        ? {}
+        : { verification_commands: r.result.verificationCommands }),
       ...(r.restartRecovery === undefined ? {} : { restart_recovery: r.restartRecovery }),
       ...(r.result.verificationVerdict === undefined
         ? {}
