@@ -205,3 +205,33 @@ Deno.test("mcp list: .mcp.json only in trusted folders; --strict-mcp-config uses
     /No MCP servers configured\.\n\(This folder is not trusted: its \.mcp\.json is not read/,
   );
 });
+
+Deno.test("mcp: stream-json init lists the servers and their tools; a server that cannot start is a warning", async () => {
+  await using sandbox = await bladeSandbox();
+  const path = `${sandbox.root}/script.json`;
+  await Deno.writeTextFile(path, JSON.stringify({ agents: { main: [{ turns: [{ text: "ok" }] }] } }));
+  const run = await sandbox.run([
+    "-p",
+    "hi",
+    "--provider",
+    "scripted",
+    "--script",
+    path,
+    "--output-format",
+    "stream-json",
+    "--verbose",
+    "--mcp-config",
+    mcpConfig({ docs: server("docs"), broken: server("broken", ["--exit-at-start"]) }),
+  ]);
+  assert.equal(run.code, 0, run.stderr);
+  assert.match(run.stderr, /warning: MCP server "broken" is not available .*cannot start \(on purpose\)/);
+  const init = JSON.parse(run.stdout.split("\n")[0]!);
+  assert.equal(init.subtype, "init");
+  assert.deepEqual(init.mcp_servers, [{ name: "docs", status: "connected" }, {
+    name: "broken",
+    status: "failed",
+  }]);
+  assert.ok(
+    init.tools.includes("mcp__docs__echo") && !init.tools.some((t: string) => t.startsWith("mcp__broken")),
+  );
+});

@@ -86,7 +86,7 @@ export function claudeStream(o: ClaudeStreamOptions) {
           cwd: o.cwd,
           session_id: event.sessionId,
           tools: event.tools ?? [],
-          mcp_servers: [],
+          mcp_servers: event.mcpServers ?? [],
           model: event.model,
           permissionMode: event.permissionMode ?? "default",
           slash_commands: [],

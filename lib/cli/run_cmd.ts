@@ -11,6 +11,7 @@ import { parseOrUsage, RUN_OPTIONS } from "./args.ts";
 import { expandVariadic } from "./claude_flags.ts";
 import { appFlagsOf, interruptController, outputFormatOf, printSink, rulesFromFlags } from "./print_cmd.ts";
 import { readStdin } from "../sys/signals.ts";
+import { mcpFlagsOf, startMcp } from "./mcp_wiring.ts";
 import { SubagentRuntime } from "../manager/subagents.ts";
 import { VERDICT_AGENTS, verdictFailure } from "../verification/verdict.ts";
 import { openSession } from "../session/open.ts";
@@ -80,10 +81,14 @@ export async function runAgentCommand(argv: string[], ports: Ports, io: Io): Pro
   // `blade tasks cancel` reaches it, and waits for it before exiting.
   const id = detachedId === undefined ? newAgentId(ports.ids) : validateSessionId(detachedId);
   const usage = new ChildUsage(id);
+  const rules = rulesFromFlags(values, io);
+  const mcp = await startMcp(app, mcpFlagsOf(values), io);
+  // Disposed last (after the runtime's children): the servers outlive every call to them.
+  await using _mcp = { [Symbol.asyncDispose]: async () => await mcp?.close() };
   await using run = app.runtime((event) => {
     usage.observe(event);
     sink.emit(event);
-  }, { rules: rulesFromFlags(values, io).texts });
+  }, { rules: rules.texts, ...(mcp === undefined ? {} : { mcp }) });
   const env = await run.env();
   env.registry.require(agent);
   const runtime = new SubagentRuntime(env, {

@@ -217,6 +217,9 @@ async function buildMainSession(
       tools: [...tools, ...live?.tools() ?? []].map((t) => t.name),
       agents: extra.agentNames ?? [],
       permissionMode: config.permissionMode,
+      ...(o.mcp === undefined
+        ? {}
+        : { mcpServers: o.mcp.status().map((s) => ({ name: s.name, status: s.status })) }),
     },
     ...(config.maxTurns === undefined ? {} : { maxTurns: config.maxTurns }),
     ...(pending === undefined ? {} : { pending }),

@@ -51,7 +51,12 @@ export interface SessionLoopOptions {
     append: readonly string[];
   };
   /** Top-level sessions announce the tool names, subagent types and permission mode they start with. */
-  announce?: { tools: string[]; agents: string[]; permissionMode: string };
+  announce?: {
+    tools: string[];
+    agents: string[];
+    permissionMode: string;
+    mcpServers?: { name: string; status: string }[];
+  };
   maxTurns?: number;
   pending?: PendingWork;
   /** See LoopOptions.followUp (StructuredOutput's corrective retries). */

@@ -114,6 +114,8 @@ export type RuntimeEvent =
     tools?: string[];
     agents?: string[];
     permissionMode?: string;
+    /** Top-level sessions: the run's MCP servers and whether each connected (Claude Code's `mcp_servers`). */
+    mcpServers?: { name: string; status: string }[];
   }
   | { type: "turn_started"; sessionId: string; turn: number }
   | { type: "text_delta"; sessionId: string; text: string }

@@ -22,6 +22,8 @@ import { reportError } from "../report_error.ts";
 import { appFlagsOf, rulesFromFlags } from "../print_cmd.ts";
 import { type PromptFlags, promptFlags } from "../print_inputs.ts";
 import type { Runtime } from "../../manager/runtime.ts";
+import { mcpFlagsOf, startMcp } from "../mcp_wiring.ts";
+import type { McpHub } from "../../mcp/hub.ts";
 import { makeTheme, type Theme } from "./theme.ts";
 import { clean, SessionView } from "./view.ts";
 import { PromptHistory } from "./prompt_history.ts";
@@ -40,6 +42,8 @@ const DOUBLE_CTRL_C_MS = 3000;
 interface SessionFlags {
   prompts: PromptFlags;
   rules: RunRules;
+  /** The run's MCP servers (started once; every session of this REPL shares them). */
+  mcp: McpHub | undefined;
 }
 
 interface OpenSession {
@@ -121,7 +125,12 @@ class Repl {
     const app = this.#app;
     const emit = (e: RuntimeEvent) => this.view.onEvent(e);
     const approve: Approver = (request, signal) => this.#approvals.ask(request, signal);
-    const subagents = app.runtime(emit, { rules: this.#flags.rules.texts, approve });
+    const mcp = this.#flags.mcp;
+    const subagents = app.runtime(emit, {
+      rules: this.#flags.rules.texts,
+      approve,
+      ...(mcp === undefined ? {} : { mcp }),
+    });
     const session = await openMainSession(app, {
       ...this.#flags.prompts,
       ...which,
@@ -129,6 +138,7 @@ class Repl {
       rules: this.#flags.rules.rules,
       emit,
       extraTools: (id) => subagents.extraTools(id),
+      ...(mcp === undefined ? {} : { mcp }),
     }).catch(async (e) => {
       await subagents.close();
       throw e;
@@ -370,10 +380,11 @@ export async function runInteractive(
   const app = await createApp(ports, appFlagsOf(values), {
     debugSink: (l) => view.print(theme.dim(`[debug] ${clean(l)}`), { wrap: true }),
   });
-  const flags: SessionFlags = {
-    prompts: await promptFlags(values, ports),
-    rules: rulesFromFlags(values, io),
-  };
+  const prompts = await promptFlags(values, ports);
+  const rules = rulesFromFlags(values, io);
+  // Before the screen is taken over: problems with MCP servers are warnings on stderr.
+  const mcp = await startMcp(app, mcpFlagsOf(values), io);
+  const flags: SessionFlags = { prompts, rules, mcp };
   const repl = new Repl(app, values, flags, theme, view);
   const disposeSignals = onInterrupt(() => repl.signal());
   try {
@@ -385,6 +396,7 @@ export async function runInteractive(
     throw e;
   } finally {
     disposeSignals();
+    await mcp?.close();
   }
   const id = repl.sessionId;
   if (repl.cancelled.length > 0) io.out(`Cancelled background tasks: ${repl.cancelled.join(", ")}\n`);
