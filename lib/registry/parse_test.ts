@@ -246,3 +246,20 @@ Deno.test("never throws, whatever the bytes", async () => {
     assert.ok(Array.isArray(result.diagnostics));
   }
 });
+
+Deno.test("mcpServers: names, inline {name: definition} entries, or one map; anything else is a warning", async () => {
+  const head = "---\nname: a\ndescription: d\n";
+  const of = async (field: string) => (await parse(`${head}${field}\n---\nbody\n`)).definition?.mcpServers;
+  assert.deepEqual(await of("mcpServers: [github, docs]"), ["github", "docs"]);
+  assert.deepEqual(
+    await of("mcpServers:\n  - github\n  - own:\n      command: own-mcp\n      args: [--x]"),
+    ["github", { own: { command: "own-mcp", args: ["--x"] } }],
+  );
+  assert.deepEqual(await of("mcpServers:\n  one: {command: a}\n  two: {url: http://h}"), [
+    { one: { command: "a" } },
+    { two: { url: "http://h" } },
+  ]);
+  const bad = await parse(`${head}mcpServers: 42\n---\nbody\n`);
+  assert.equal(bad.definition?.mcpServers, undefined);
+  assert.match(bad.diagnostics.map((d) => d.message).join("\n"), /Invalid "mcpServers"/);
+});
