@@ -13,6 +13,7 @@ import {
   bladeSandbox,
   parseJsonResult,
   readSidecars,
+  runScripted,
   transcriptEvents,
   transcriptPath,
 } from "./support/blade.ts";
@@ -24,22 +25,6 @@ function server(label: string, args: string[] = []) {
 
 function mcpConfig(servers: Record<string, unknown>): string {
   return JSON.stringify({ mcpServers: servers });
-}
-
-async function runScripted(sandbox: BladeSandbox, script: unknown, flags: string[]): Promise<BladeResult> {
-  const path = `${sandbox.root}/script.json`;
-  await Deno.writeTextFile(path, JSON.stringify(script, null, 2));
-  return await sandbox.run([
-    "-p",
-    "Use the tools",
-    "--provider",
-    "scripted",
-    "--script",
-    path,
-    "--output-format",
-    "json",
-    ...flags,
-  ]);
 }
 
 function toolResults(events: TranscriptEvent[]): ToolResultBlock[] {
@@ -71,12 +56,15 @@ Deno.test("mcp: the session calls a stdio server's tools; the gate needs a rule;
         ],
       }],
     },
-  }, [
-    "--mcp-config",
-    mcpConfig({ docs: server("docs") }),
-    "--allowed-tools",
-    "mcp__docs__echo,mcp__docs__add_tool,mcp__docs__late,mcp__docs__crash",
-  ]);
+  }, {
+    prompt: "Use the tools",
+    flags: [
+      "--mcp-config",
+      mcpConfig({ docs: server("docs") }),
+      "--allowed-tools",
+      "mcp__docs__echo,mcp__docs__add_tool,mcp__docs__late,mcp__docs__crash",
+    ],
+  });
   assert.equal(run.code, 0, run.stderr);
   assert.equal(parseJsonResult(run).result, "done");
   const results = await mainResults(sandbox, run);
@@ -147,16 +135,19 @@ Deno.test("mcp: a Worker child calls the parent's server through the main thread
         }],
       }],
     },
-  }, [
-    "--trust-workspace",
-    "--mcp-config",
-    mcpConfig({ docs: server("docs"), other: server("other") }),
-    "--allowed-tools",
-    "mcp__docs__*,mcp__other__echo,mcp__own",
-    // The ceiling: the run removes `note`, so no child has it, whatever its agent file says.
-    "--disallowed-tools",
-    "mcp__docs__note",
-  ]);
+  }, {
+    prompt: "Use the tools",
+    flags: [
+      "--trust-workspace",
+      "--mcp-config",
+      mcpConfig({ docs: server("docs"), other: server("other") }),
+      "--allowed-tools",
+      "mcp__docs__*,mcp__other__echo,mcp__own",
+      // The ceiling: the run removes `note`, so no child has it, whatever its agent file says.
+      "--disallowed-tools",
+      "mcp__docs__note",
+    ],
+  });
   assert.equal(run.code, 0, run.stderr);
   const sidecars = await readSidecars(sandbox.storage);
   const childResults = async (description: string) => {

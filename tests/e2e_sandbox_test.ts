@@ -9,35 +9,14 @@ import assert from "node:assert/strict";
 import type { TranscriptEvent } from "../lib/protocol/events.ts";
 import type { ToolResultBlock } from "../lib/protocol/messages.ts";
 import {
-  type BladeResult,
   type BladeSandbox,
   bladeSandbox,
   parseJsonResult,
   readSidecars,
+  runScripted,
   transcriptEvents,
   transcriptPath,
 } from "./support/blade.ts";
-
-/** Writes `script` next to the workspace and runs `blade -p` with it. */
-async function runScripted(
-  sandbox: BladeSandbox,
-  script: unknown,
-  options: { flags?: string[]; env?: Record<string, string> } = {},
-): Promise<BladeResult> {
-  const path = `${sandbox.root}/script.json`;
-  await Deno.writeTextFile(path, JSON.stringify(script, null, 2));
-  return await sandbox.run([
-    "-p",
-    "Delegate the work",
-    "--provider",
-    "scripted",
-    "--script",
-    path,
-    "--output-format",
-    "json",
-    ...(options.flags ?? []),
-  ], options.env === undefined ? {} : { env: options.env });
-}
 
 function task(subagentType: string, description: string, prompt: string) {
   return { name: "Task", input: { subagent_type: subagentType, description, prompt } };

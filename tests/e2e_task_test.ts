@@ -9,36 +9,14 @@ import type { ToolCallBlock, ToolResultBlock } from "../lib/protocol/messages.ts
 import type { SidecarRecord } from "../lib/store/schema.ts";
 import { fakeTurn, startFakeAnthropicServer } from "../lib/testing/fake_anthropic_server.ts";
 import {
-  type BladeResult,
-  type BladeSandbox,
   bladeSandbox,
   parseJsonResult,
   readSidecars,
+  runScripted,
   sidecarPath,
   transcriptEvents,
   transcriptPath,
 } from "./support/blade.ts";
-
-/** Writes `script` (JSON is valid YAML) next to the workspace and runs `blade -p` with it. */
-async function runScripted(
-  sandbox: BladeSandbox,
-  script: unknown,
-  options: { prompt?: string; flags?: string[] } = {},
-): Promise<BladeResult> {
-  const path = `${sandbox.root}/script.json`;
-  await Deno.writeTextFile(path, JSON.stringify(script, null, 2));
-  return await sandbox.run([
-    "-p",
-    options.prompt ?? "Delegate the work",
-    "--provider",
-    "scripted",
-    "--script",
-    path,
-    "--output-format",
-    "json",
-    ...(options.flags ?? []),
-  ]);
-}
 
 function task(subagentType: string, input: { description: string; prompt: string }) {
   return { name: "Task", input: { subagent_type: subagentType, ...input } };

@@ -3,23 +3,14 @@
 // MCP servers imports nothing of the SDK and starts nothing. Also the session's view of the tools:
 // live (list_changed), filtered by a name filter, calling through the hub.
 
-import type { Fs } from "../sys/fs.ts";
 import type { AnyTool, LiveTools } from "../tools/tool.ts";
-import { anyServers, readMcpSources } from "./sources.ts";
+import { anyServers, type McpSourceOptions, readMcpSources } from "./sources.ts";
 import type { McpDiagnostic } from "./config.ts";
 import type { McpHub, McpToolDescriptor } from "./hub.ts";
 
-export interface McpOpenOptions {
-  fs: Fs;
+export interface McpOpenOptions extends McpSourceOptions {
   /** Reads a variable (for `${VAR}` expansion and MCP_TIMEOUT / MCP_TOOL_TIMEOUT). */
   env: (name: string) => string | undefined;
-  home: string | undefined;
-  workspace: string;
-  trusted: boolean;
-  userConfigFile: string;
-  mcpConfig: readonly string[];
-  strict: boolean;
-  cwd: string;
   debug?: (line: string) => void;
 }
 

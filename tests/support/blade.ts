@@ -257,3 +257,27 @@ export async function waitFor(
     await new Promise((resolve) => setTimeout(resolve, 20));
   }
 }
+
+/**
+ * Writes `script` (JSON is valid YAML) next to the workspace and runs `blade -p <prompt>` with the scripted
+ * provider and `--output-format json`, plus `flags`.
+ */
+export async function runScripted(
+  sandbox: BladeSandbox,
+  script: unknown,
+  options: { prompt?: string; flags?: string[]; env?: Record<string, string> } = {},
+): Promise<BladeResult> {
+  const path = `${sandbox.root}/script.json`;
+  await Deno.writeTextFile(path, JSON.stringify(script, null, 2));
+  return await sandbox.run([
+    "-p",
+    options.prompt ?? "Delegate the work",
+    "--provider",
+    "scripted",
+    "--script",
+    path,
+    "--output-format",
+    "json",
+    ...(options.flags ?? []),
+  ], options.env === undefined ? {} : { env: options.env });
+}
