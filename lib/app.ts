@@ -49,6 +49,8 @@ export interface RuntimeOptions {
   approve?: Approver;
   /** The run's MCP servers: children see their tools (filtered and capped), calls go through here. */
   mcp?: McpHub;
+  /** `--tools`: the top-level session's only tools, and so its children's ceiling. */
+  onlyTools?: readonly string[];
 }
 
 export interface App {
@@ -158,6 +160,7 @@ function runtimeOf(app: App, emit: RuntimeEventSink, options: RuntimeOptions): R
     emit,
     ...(options.rules === undefined ? {} : { rules: options.rules }),
     ...(options.approve === undefined ? {} : { approve: options.approve }),
+    ...(options.onlyTools === undefined ? {} : { onlyTools: options.onlyTools }),
     mcp: () => childMcp(app, options),
   });
 }

@@ -134,7 +134,8 @@ Deno.test("sandbox: a trusted yolo child with Bash runs a shell command that wri
         }],
       }],
     },
-  }, { flags: ["--agents", JSON.stringify(agents), "--trust-workspace"] });
+    // The parent must be yolo too: a child never runs in a wider mode than its parent.
+  }, { flags: ["--agents", JSON.stringify(agents), "--trust-workspace", "--permission-mode", "yolo"] });
   assert.equal(run.code, 0, run.stderr);
   const [record] = await readSidecars(sandbox.storage);
   assert.ok(record !== undefined);
@@ -152,7 +153,8 @@ Deno.test("sandbox: a child in a Worker delegates further through the main threa
     delegator: {
       description: "Hands searches to an explorer",
       prompt: "You delegate searches to Explore.",
-      tools: ["Task", "Read"],
+      // Explore's Glob must be among the delegator's own tools (the capability ceiling).
+      tools: ["Task", "Read", "Glob"],
     },
   };
   const run = await runScripted(sandbox, {

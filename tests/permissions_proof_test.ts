@@ -13,6 +13,11 @@ import { gitRepo } from "../lib/testing/git_repo.ts";
 import { prepareWorktree } from "../lib/worktree/lifecycle.ts";
 import { permissionsForChild } from "../lib/manager/child_sandbox.ts";
 import type { ChildSpec } from "../lib/executor/child.ts";
+import { planLaunch } from "../lib/manager/launch_plan.ts";
+import { childToolNames } from "../lib/executor/child.ts";
+import { RegistrySnapshot } from "../lib/registry/snapshot.ts";
+import { agentDefinitionSchema } from "../lib/registry/schema.ts";
+import { BLADE_TOOL_NAMES } from "../lib/protocol/tool_rule.ts";
 
 const PROBE = new URL("../lib/testing/probe_child.ts", import.meta.url);
 const MECHANISMS: SandboxMechanism[] = [WORKER, PROCESS];
@@ -226,3 +231,57 @@ for (const mechanism of MECHANISMS) {
     assert.equal(await Deno.readTextFile(`${repo.root}/src/a.ts`), "export const a = 1;\n");
   });
 }
+
+Deno.test("proof: an escalating agent's effective grant (capability ceiling) gets NotCapable from Deno", async () => {
+  await withLayout(async (layout) => {
+    const registry = new RegistrySnapshot(layout.ws, [
+      agentDefinitionSchema.parse({
+        name: "escalator",
+        description: "Asks for everything",
+        systemPrompt: "x",
+        source: "project-claude",
+        path: `${layout.ws}/.claude/agents/escalator.md`,
+        permissionMode: "bypassPermissions",
+      }),
+    ]);
+    const base = {
+      sessionId: "session-p",
+      projectPath: layout.ws,
+      workspaceRoot: layout.ws,
+      model: "m",
+      depth: 0,
+      trusted: true,
+      maxDepth: 3,
+      aliases: {},
+      process: { pid: 1, identity: null },
+    };
+    const input = {
+      subagent_type: "escalator",
+      description: "d",
+      prompt: "escalate now please",
+      subagent_session_id: "agent-x",
+    };
+    // Under a plan-mode parent, and under a parent whose tools are read-only: no write, no run.
+    for (
+      const parent of [{ ...base, mode: "plan" as const }, {
+        ...base,
+        mode: "yolo" as const,
+        tools: ["Read", "Task"],
+      }]
+    ) {
+      const plan = planLaunch(input, registry, parent, 0);
+      assert.ok(plan.ok);
+      const permissions = permissionsFor(layout, {
+        mode: plan.spec.config.permissionMode,
+        tools: childToolNames(plan.spec, BLADE_TOOL_NAMES),
+      });
+      const [write, run] = await probe(MECHANISMS[0]!, permissions, [
+        { op: "write", path: `${layout.ws}/escaped.txt`, text: "x" },
+        { op: "run", command: "bash", args: ["-c", "echo escaped"] },
+      ]);
+      assert.equal(write?.outcome, "NotCapable", write?.message);
+      assert.equal(run?.outcome, "NotCapable", run?.message);
+      assert.equal(await exists(`${layout.ws}/escaped.txt`), false);
+    }
+  });
+});

@@ -4,6 +4,8 @@
 
 import { resolve } from "node:path";
 import { parseArgs, type ParseArgsConfig } from "node:util";
+import { parsePermissionMode } from "../protocol/permission_mode.ts";
+import { capMode } from "../permissions/ceiling.ts";
 import { usageError } from "../errors.ts";
 import { countDiagnostics, type Diagnostic } from "../registry/diagnostic.ts";
 import { agentSourceDirs } from "../registry/discover.ts";
@@ -63,12 +65,15 @@ Options:
   --json             Print {"agents": [...], "diagnostics": [...]}
   -h, --help         Show this help
 `,
-  show: `Usage: blade agents show <name> [--json]
+  show: `Usage: blade agents show <name> [--json] [--permission-mode <mode>]
 
-Show one agent: where it comes from, its tools, model, permission mode and system prompt.
+Show one agent: where it comes from, its tools, model, permission mode and system prompt, and the mode
+it would run in when a session in --permission-mode (default: default) starts it (the capability
+ceiling: a child never runs in a wider mode than its parent).
 
 Options:
-  --json      Print {"agent": {...}, "diagnostics": [...]}
+  --json                    Print {"agent": {...}, "diagnostics": [...]}
+  --permission-mode <mode>  The starting session's mode (default, dontAsk, autoEdit, yolo, plan)
   -h, --help  Show this help
 `,
   validate: `Usage: blade agents validate [paths...] [--json]
@@ -246,7 +251,10 @@ async function listCommand(args: string[], deps: AgentsCommandDeps): Promise<num
 }
 
 async function showCommand(args: string[], deps: AgentsCommandDeps): Promise<number> {
-  const { values, positionals } = parse("show", args, { json: { type: "boolean" } });
+  const { values, positionals } = parse("show", args, {
+    json: { type: "boolean" },
+    "permission-mode": { type: "string" },
+  });
   if (helpRequested("show", values, deps)) return 0;
   const [name, ...extra] = positionals;
   if (name === undefined) throw usageError("Missing agent name", "Usage: blade agents show <name>");
@@ -254,11 +262,29 @@ async function showCommand(args: string[], deps: AgentsCommandDeps): Promise<num
   const loaded = await load(deps);
   const agent = new RegistrySnapshot(deps.workspace, loaded.agents).require(name);
   const diagnostics = loaded.diagnostics.filter((d) => d.file === agent.path);
+  const modeName = values["permission-mode"] ?? "default";
+  const parentMode = parsePermissionMode(modeName);
+  if (parentMode === undefined) {
+    throw usageError(`Unknown permission mode "${modeName}"`, "Use default, dontAsk, autoEdit, yolo or plan");
+  }
+  const ceiling = capMode(agent.permissionMode, parentMode);
   if (values.json === true) {
-    printJson(deps.io, { agent: agentJson(agent, { prompt: true }), diagnostics });
+    printJson(deps.io, {
+      agent: { ...agentJson(agent, { prompt: true }), effectivePermissionMode: ceiling.mode },
+      ...(ceiling.capped === undefined ? {} : { capped: [ceiling.capped] }),
+      diagnostics,
+    });
   } else {
     deps.io.out(
-      `${renderAgentDetail(agent, { style: styleOf(deps), bold: bolder(deps.io), diagnostics })}\n`,
+      `${
+        renderAgentDetail(agent, {
+          style: styleOf(deps),
+          bold: bolder(deps.io),
+          diagnostics,
+          ceiling,
+          parentMode,
+        })
+      }\n`,
     );
   }
   return 0;

@@ -197,6 +197,7 @@ Deno.test("show --json: the whole definition and its notes", async () => {
       color: null,
       skills: [],
       systemPrompt: "Do the work.",
+      effectivePermissionMode: "default",
     },
     diagnostics: [{
       file: "<tmp>/home/.blade/agents/writer.md",
@@ -374,4 +375,16 @@ Deno.test("a bad --agents value is a usage error for every subcommand", async ()
   await using w = await world();
   const e = await runError(w, ["list"], { agentsJson: "[1]" });
   assert.deepEqual([e.code, e.exitCode, e.message], ["invalid_agents", 2, "--agents must be a JSON object"]);
+});
+
+Deno.test("show: the capability ceiling under the starting session's mode, in text and JSON", async () => {
+  await using w = await populated();
+  const text = await run(w, ["show", "tester", "--permission-mode", "plan"]);
+  assert.match(text.out, /Permission mode +autoEdit — capped to plan when a plan-mode session starts it/);
+  const json = JSON.parse((await run(w, ["show", "tester", "--json", "--permission-mode", "plan"])).out);
+  assert.equal(json.agent.effectivePermissionMode, "plan");
+  assert.deepEqual(json.capped, ["permissionMode autoEdit (acceptEdits) capped to plan by the parent"]);
+  const wide = JSON.parse((await run(w, ["show", "tester", "--json", "--permission-mode", "yolo"])).out);
+  assert.equal(wide.agent.effectivePermissionMode, "autoEdit");
+  assert.equal("capped" in wide, false);
 });

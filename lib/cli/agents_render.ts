@@ -1,6 +1,8 @@
 // Owns how `blade agents` output looks: the text tables and detail views for people and the stable
 // `--json` shapes for scripts. Pure functions returning strings and plain objects; does not print.
 
+import type { ModeCeiling } from "../permissions/ceiling.ts";
+import type { PermissionMode } from "../protocol/permission_mode.ts";
 import { dirname, isAbsolute, relative, sep } from "node:path";
 import type { Diagnostic } from "../registry/diagnostic.ts";
 import type { AgentDefinition, AgentSource } from "../registry/schema.ts";
@@ -104,7 +106,14 @@ function indent(text: string): string {
 /** One agent in full, for `blade agents show`. */
 export function renderAgentDetail(
   agent: AgentDefinition,
-  options: { style: PathStyle; bold: (s: string) => string; diagnostics: readonly Diagnostic[] },
+  options: {
+    style: PathStyle;
+    bold: (s: string) => string;
+    diagnostics: readonly Diagnostic[];
+    /** The mode a session in `parentMode` would start it in (the capability ceiling). */
+    ceiling?: ModeCeiling;
+    parentMode?: PermissionMode;
+  },
 ): string {
   const settings: [string, string][] = [
     ["Source", `${agent.source} (${displayPath(agent.path, options.style)})`],
@@ -113,7 +122,10 @@ export function renderAgentDetail(
     ["Model", agent.model],
     [
       "Permission mode",
-      agent.permissionMode === "inherit" ? "inherit (the parent's mode)" : agent.permissionMode,
+      (agent.permissionMode === "inherit" ? "inherit (the parent's mode)" : agent.permissionMode) +
+      (options.ceiling?.capped === undefined
+        ? ""
+        : ` — capped to ${options.ceiling.mode} when a ${options.parentMode}-mode session starts it`),
     ],
     ["Max turns", agent.maxTurns === null ? "(no limit)" : String(agent.maxTurns)],
     ["Isolation", agent.isolation],

@@ -310,6 +310,7 @@ async function runTurn(
   await using runtime = app.runtime(sink.emit, {
     rules: f.rules.texts,
     ...(mcp === undefined ? {} : { mcp }),
+    ...(f.onlyTools === undefined ? {} : { onlyTools: f.onlyTools }),
   });
   try {
     const run = await runMainSession(app, {

@@ -22,6 +22,7 @@ import { TranscriptWriter } from "../session/transcript.ts";
 import { resolveChildTools } from "../registry/child_tools.ts";
 import { sessionLoop } from "./session_loop.ts";
 import type { RuleSet, ToolRule } from "../protocol/tool_rule.ts";
+import { isMcpToolName } from "../protocol/mcp_names.ts";
 import { rulesOf, type RuleTexts } from "../permissions/run_rules.ts";
 import { describeError } from "../errors.ts";
 
@@ -43,6 +44,10 @@ export interface ChildSpec {
   initialMessages?: Message[];
   /** The run's rules (flags, settings): they apply in every child too; deny beats allow. */
   rules?: RuleTexts;
+  /** The delegating session's tool names (the capability ceiling): the child gets none outside them. */
+  toolCeiling?: string[];
+  /** What the agent asked for beyond its parent and did not get; recorded in session_created. */
+  capped?: string[];
   /** The child's tools as the model sees them, computed by the parent (the child may load its tools later). */
   toolSpecs?: ToolSpec[];
   /** The git worktree the child is isolated in: its writes and Bash folders must stay inside it. */
@@ -101,11 +106,7 @@ export function childTools(
   available: readonly AnyTool[],
   extras: readonly AnyTool[] = [],
 ): AnyTool[] {
-  const { allowed } = resolveChildTools(
-    { tools: spec.config.tools, disallowedTools: spec.config.disallowedTools },
-    available.map((t) => t.name),
-  );
-  const set = new Set(allowed);
+  const set = new Set(childToolNames(spec, available.map((t) => t.name)));
   const tools = available.filter((t) => set.has(t.name));
   const audit = spec.audit;
   return [...(audit === undefined ? tools : tools.map((t) => auditedTool(t, audit))), ...extras];
@@ -116,6 +117,20 @@ async function structuredOutputOf(spec: ChildSpec): Promise<StructuredOutput | u
   if (spec.structuredOutput === undefined) return undefined;
   const { StructuredOutput } = await import("../tools/structured_output.ts");
   return new StructuredOutput(spec.structuredOutput);
+}
+
+/** The child's tool names among `available`: its definition's lists, within its parent's tools. */
+export function childToolNames(spec: ChildSpec, available: readonly string[]): string[] {
+  const ceiling = spec.toolCeiling;
+  // MCP tools have their own ceiling (the parent's MCP tools, manager/child_mcp.ts).
+  const offered = ceiling === undefined
+    ? available
+    : available.filter((t) => ceiling.includes(t) || isMcpToolName(t));
+  return resolveChildTools(
+    { tools: spec.config.tools, disallowedTools: spec.config.disallowedTools },
+    offered,
+  )
+    .allowed;
 }
 
 /** The child's rules: its run's, plus its agent's `disallowedTools` rules; and its agent's tool limits. */
@@ -198,6 +213,7 @@ export async function runChild(deps: ChildDeps, spec: ChildSpec, signal: AbortSi
           relation: "subagent",
           lineage: spec.lineage,
           depth: spec.depth,
+          ...(spec.capped === undefined ? {} : { capped: spec.capped }),
         },
       }],
     }, signal);

@@ -8,7 +8,10 @@ import type { ProcessIdentity } from "../sys/process.ts";
 import type { SubtaskRefPart } from "../protocol/events.ts";
 import { resolveModel } from "../config/config.ts";
 import type { PermissionMode } from "../protocol/permission_mode.ts";
-import type { RuleTexts } from "../permissions/run_rules.ts";
+import { rulesOf, type RuleTexts, sessionToolNames } from "../permissions/run_rules.ts";
+import { capMode, capTools, narrowerMode } from "../permissions/ceiling.ts";
+import { resolveChildTools } from "../registry/child_tools.ts";
+import { BLADE_TOOL_NAMES } from "../protocol/tool_rule.ts";
 import type { AgentDefinition } from "../registry/schema.ts";
 import type { ConfigSnapshot, SidecarRecord, WorktreeLease } from "../store/schema.ts";
 import type { ActiveWorktree } from "../tools/tool.ts";
@@ -41,6 +44,11 @@ export interface ParentInfo {
   mcpTools?: readonly string[];
   /** The worktree this session works in (its own or an isolated ancestor's): its children stay inside it. */
   worktree?: ActiveWorktree;
+  /**
+   * The delegating session's tool names: a child gets no tool outside them. Absent for a top-level
+   * session: Blade's tools minus those the run's deny rules remove.
+   */
+  tools?: readonly string[];
 }
 
 /** The process that owns a run: recorded in the sidecar so liveness can be checked later. */
@@ -94,7 +102,8 @@ export function snapshotOf(
   const model = definition.model === "inherit"
     ? parent.model
     : resolveModel(definition.model, parent.aliases);
-  const permissionMode = definition.permissionMode === "inherit" ? parent.mode : definition.permissionMode;
+  // The capability ceiling: never wider than the parent's effective mode.
+  const permissionMode = capMode(definition.permissionMode, parent.mode).mode;
   return {
     name: definition.name,
     description: definition.description,
@@ -191,7 +200,12 @@ export function planLaunch(
     workspaceRoot: parent.workspaceRoot,
     isolation,
   };
-  return { ok: true, record, spec: specOf(record, parent), restoreIsolation: { kind: "none" } };
+  return {
+    ok: true,
+    record,
+    spec: { ...specOf(record, parent), ...ceilingOf(definition, parent) },
+    restoreIsolation: { kind: "none" },
+  };
 }
 
 function planResumedLaunch(
@@ -227,7 +241,7 @@ function planResumedLaunch(
   return {
     ok: true,
     record,
-    spec: { ...specOf(record, parent), initialMessages: plan.messages },
+    spec: { ...resumedCeiling(specOf(record, parent), parent), initialMessages: plan.messages },
     restoreIsolation: plan.restoreIsolation,
   };
 }
@@ -267,6 +281,35 @@ export function resumedRecord(
     isolation: plan.isolation,
     ...(plan.worktree === undefined ? {} : { worktree: plan.worktree }),
   };
+}
+
+/** The tools a child of `parent` may have at most, and what `definition` asked for beyond them. */
+export function ceilingOf(
+  definition: AgentDefinition,
+  parent: Pick<LaunchParent, "mode" | "tools" | "rules">,
+): { toolCeiling: string[]; capped?: string[] } {
+  const ceiling = toolCeilingOf(parent);
+  const requested = resolveChildTools(definition, BLADE_TOOL_NAMES).allowed;
+  const notes = [
+    capMode(definition.permissionMode, parent.mode).capped,
+    capTools(requested, ceiling, definition.tools !== null).capped,
+  ].filter((n): n is string => n !== undefined);
+  return { toolCeiling: ceiling, ...(notes.length === 0 ? {} : { capped: notes }) };
+}
+
+/** The delegating session's tools; for a top-level session, Blade's minus the run's whole-tool denies. */
+function toolCeilingOf(parent: Pick<LaunchParent, "tools" | "rules">): string[] {
+  return parent.tools === undefined ? sessionToolNames(rulesOf(parent.rules)) : [...parent.tools];
+}
+
+/**
+ * A resumed run keeps its frozen config, but never more than the resuming session has: its mode is
+ * capped by the parent's and its tools by the parent's tools.
+ */
+function resumedCeiling(spec: ChildSpec, parent: Pick<LaunchParent, "mode" | "tools" | "rules">): ChildSpec {
+  const toolCeiling = toolCeilingOf(parent);
+  const permissionMode = narrowerMode(spec.config.permissionMode, parent.mode);
+  return { ...spec, toolCeiling, config: { ...spec.config, permissionMode } };
 }
 
 /** What the child runs with, derived from its record and the parent's run-wide policy. */
@@ -344,6 +387,8 @@ export function warmSpec(
     lineage: { rootAgentId: "warm", resumeDepth: 0 },
     ...(parent.worktree === undefined ? {} : { worktree: parent.worktree }),
     ...auditOf(definition.name, parent.auditEnv),
+    ...(parent.rules === undefined ? {} : { rules: parent.rules }),
+    ...ceilingOf(definition, parent),
   };
 }
 

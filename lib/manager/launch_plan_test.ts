@@ -247,3 +247,33 @@ Deno.test("planLaunch: a verification agent is a read-only auditor that returns 
   assert.equal(worker.spec.audit, undefined);
   assert.equal(worker.spec.structuredOutput, undefined);
 });
+
+Deno.test("planLaunch: the capability ceiling caps the mode and the tools, and says so", () => {
+  const escalating = new RegistrySnapshot("/work", [
+    agent({ name: "escalator", permissionMode: "bypassPermissions", tools: ["Read", "Write", "Bash"] }),
+  ]);
+  const plan = planLaunch(
+    request({ subagent_type: "escalator" }),
+    escalating,
+    { ...parent, mode: "plan", tools: ["Read", "Grep", "Task"] },
+    NOW,
+  );
+  assert.ok(plan.ok);
+  assert.equal(plan.record.configSnapshot.permissionMode, "plan");
+  assert.deepEqual(plan.spec.toolCeiling, ["Read", "Grep", "Task"]);
+  assert.deepEqual(plan.spec.capped, [
+    "permissionMode yolo (bypassPermissions) capped to plan by the parent",
+    "tools Write, Bash not granted: the parent does not have them",
+  ]);
+  // A top-level parent: Blade's tools minus those the run's deny rules remove whole.
+  const top = planLaunch(
+    request({}),
+    registry,
+    { ...parent, rules: { allow: [], deny: ["Bash"], ask: [] } },
+    NOW,
+  );
+  assert.ok(top.ok);
+  assert.equal(top.spec.toolCeiling?.includes("Bash"), false);
+  assert.equal(top.spec.toolCeiling?.includes("Write"), true);
+  assert.equal("capped" in top.spec, false);
+});

@@ -11,7 +11,7 @@ import type { StorageLayout } from "../config/storage.ts";
 import type { SidecarStore } from "../store/store.ts";
 import { Heartbeat } from "../store/heartbeat.ts";
 import { coreTools } from "../tools/registry.ts";
-import type { RuleTexts } from "../permissions/run_rules.ts";
+import { rulesOf, type RuleTexts, sessionToolNames } from "../permissions/run_rules.ts";
 import type { SessionExtras } from "../executor/main_runner.ts";
 import type { TranscriptWriter } from "../session/transcript.ts";
 import type { OwnProcess, ParentInfo, RegistryView } from "./launch_plan.ts";
@@ -44,6 +44,8 @@ export interface RuntimeDeps {
   emit: RuntimeEventSink;
   /** The run's rules; they apply to every child too. */
   rules?: RuleTexts;
+  /** `--tools`: the top-level session has only these tools, so its children have no others. */
+  onlyTools?: readonly string[];
   /** The interactive session's approvals; foreground children ask through it. Unset: they refuse. */
   approve?: Approver;
   /** How children reach the run's MCP servers (built with the environment). */
@@ -133,6 +135,8 @@ export class Runtime implements AsyncDisposable {
       model: d.config.model,
       mode: d.config.permissionMode,
       depth: 0,
+      // The capability ceiling of its children: this session's own tools (--tools, --disallowed-tools).
+      tools: sessionToolNames(rulesOf(d.rules)).filter((t) => d.onlyTools?.includes(t) ?? true),
     };
     const runtime = new SubagentRuntime(env, parent);
     this.#session = { env, parent, runtime };

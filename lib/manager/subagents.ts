@@ -13,7 +13,8 @@ import type { SidecarStore } from "../store/store.ts";
 import type { SidecarRecord } from "../store/schema.ts";
 import type { AnyTool, ToolContext, ToolResult } from "../tools/tool.ts";
 import { type SubagentLauncher, type TaskRequest, taskTool } from "../tools/task.ts";
-import { type ChildOutcome, type ChildSpec, childTools } from "../executor/child.ts";
+import { type ChildOutcome, type ChildSpec, childToolNames, childTools } from "../executor/child.ts";
+import { BLADE_TOOL_NAMES } from "../protocol/tool_rule.ts";
 import type { DelegationCall } from "../executor/child_protocol.ts";
 import type { ChildHost, ChildRunner } from "./child_runner.ts";
 import type { ChildMcp } from "./child_mcp.ts";
@@ -209,7 +210,8 @@ export class SubagentRuntime implements SubagentLauncher {
     const done = await this.#finish(record, outcome, ctx.signal.aborted);
     const { status, summary } = this.#completed(ctx.callId, done, outcome);
     return {
-      content: canonicalResult(id, outcome, { lineage: lineageOf(done), notes: recordNotes(done) }),
+      content: canonicalResult(id, outcome, { lineage: lineageOf(done), notes: recordNotes(done) }) +
+        cappedNote(spec),
       isError: !outcome.success,
       metadata: {
         agentId: id,
@@ -219,6 +221,7 @@ export class SubagentRuntime implements SubagentLauncher {
         stats: outcome.stats,
         subagentType: record.subagentType,
         ...findingsMetadata(done),
+        ...(spec.capped === undefined ? {} : { capped: spec.capped }),
       },
       parts: [subtaskRef(ctx.callId, done, status)],
     };
@@ -255,6 +258,7 @@ export class SubagentRuntime implements SubagentLauncher {
         status: "running",
         subagentType: record.subagentType,
         background: true,
+        ...(spec.capped === undefined ? {} : { capped: spec.capped }),
       },
     };
   }
@@ -432,6 +436,8 @@ export class SubagentRuntime implements SubagentLauncher {
       // Its own children get at most the MCP tools it has (the capability ceiling).
       mcpTools: childTools(child, this.#mcpToolsFor(child).tools).map((t) => t.name),
       ...(child.worktree === undefined ? {} : { worktree: child.worktree }),
+      // The capability ceiling one level down: a grandchild gets no tool its parent lacks.
+      tools: childToolNames(child, [...(child.toolCeiling ?? BLADE_TOOL_NAMES)]),
     }, { canAsk });
   }
 }
@@ -445,6 +451,11 @@ function findingsMetadata(record: SidecarRecord): Record<string, unknown> {
     ...(r.verificationVerdict === undefined ? {} : { verificationVerdict: r.verificationVerdict }),
     ...(record.worktree === undefined ? {} : { worktree: worktreeView(record.worktree) }),
   };
+}
+
+/** Tells the model what the child did not get, so it does not expect the child to do it. */
+function cappedNote(spec: ChildSpec): string {
+  return spec.capped === undefined ? "" : `\nNote: ${spec.capped.join("; ")}.`;
 }
 
 function fail(message: string, id: string): ToolResult {

@@ -10,6 +10,7 @@ import {
   type RuleSet,
   type ToolRule,
   unknownRuleTools,
+  wholeToolsDenied,
 } from "../protocol/tool_rule.ts";
 
 /** A run's rules as plain text lists (serialisable: they travel to child Workers). */
@@ -62,6 +63,12 @@ export function runRules(sources: RuleSources, known: readonly string[] = BLADE_
     ask: take(s.ask, "permissions.ask", false),
   };
   return { rules, texts: textsOf(rules), warnings };
+}
+
+/** A top-level session's tool names: Blade's tools minus those a deny rule removes whole. */
+export function sessionToolNames(rules: RuleSet, all: readonly string[] = BLADE_TOOL_NAMES): string[] {
+  const denied = wholeToolsDenied(rules.deny);
+  return all.filter((t) => !denied.has(t));
 }
 
 export function textsOf(rules: RuleSet): RuleTexts {

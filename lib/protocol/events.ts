@@ -38,6 +38,8 @@ export interface TranscriptEventData {
     relation?: "subagent";
     lineage?: Lineage;
     depth: number;
+    /** What the agent asked for beyond its parent and did not get (the capability ceiling). */
+    capped?: string[];
   };
   turn_started: { turn: number };
   turn_completed: { turn: number; turns: number; toolCalls: number; durationMs: number; usage: Usage };
