@@ -232,21 +232,26 @@ async function resolveProviderConfig(
   workspace: string,
 ): Promise<ProviderConfig> {
   const http = {
+    ...(config.maxRetries === undefined ? {} : { maxRetries: config.maxRetries }),
     ...(config.requestTimeoutMs === undefined ? {} : { requestTimeoutMs: config.requestTimeoutMs }),
     ...(config.streamIdleTimeoutMs === undefined ? {} : { streamIdleTimeoutMs: config.streamIdleTimeoutMs }),
   };
   switch (config.provider) {
     case "anthropic": {
-      if (config.anthropic.apiKey === undefined) {
+      const { apiKey, authToken, headers } = config.anthropic;
+      if (apiKey === undefined && authToken === undefined) {
         throw new BladeError("missing_api_key", "No Anthropic API key: ANTHROPIC_API_KEY is not set.", {
           hint:
-            "Set ANTHROPIC_API_KEY (or BLADE_API_KEY), use --provider openai with OPENAI_API_KEY/OPENAI_BASE_URL, or try `blade demo`.",
+            "Set ANTHROPIC_API_KEY (or BLADE_API_KEY, or ANTHROPIC_AUTH_TOKEN for a gateway), use --provider openai with OPENAI_API_KEY/OPENAI_BASE_URL, or try `blade demo`.",
         });
       }
       return {
         kind: "anthropic",
         baseUrl: config.anthropic.baseUrl,
-        apiKey: config.anthropic.apiKey,
+        ...(apiKey === undefined ? {} : { apiKey }),
+        ...(authToken === undefined ? {} : { authToken }),
+        ...(Object.keys(headers).length === 0 ? {} : { headers }),
+        ...(config.thinkingBudget === undefined ? {} : { thinkingBudget: config.thinkingBudget }),
         ...http,
       };
     }

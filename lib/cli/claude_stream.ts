@@ -28,6 +28,8 @@ export function anthropicBlock(block: ContentBlock): Record<string, unknown> {
       return { type: "text", text: block.text };
     case "tool_call":
       return { type: "tool_use", id: block.id, name: block.name, input: block.input };
+    case "thinking":
+      return { type: "thinking", thinking: block.thinking, signature: block.signature };
     case "tool_result":
       return {
         tool_use_id: block.callId,
@@ -35,10 +37,6 @@ export function anthropicBlock(block: ContentBlock): Record<string, unknown> {
         content: block.content,
         ...(block.isError ? { is_error: true } : {}),
       };
-    default: {
-      const other = block as { type: string };
-      return { ...other };
-    }
   }
 }
 

@@ -55,8 +55,18 @@ export interface ResolvedConfig {
     apiKey: string | undefined;
     /** The variable the key came from (Claude Code's `apiKeySource`), or undefined without a key. */
     apiKeySource?: string;
+    /** ANTHROPIC_AUTH_TOKEN: sent as `Authorization: Bearer …` (gateways). */
+    authToken?: string;
+    /** ANTHROPIC_CUSTOM_HEADERS: `Name: value` lines sent with every request. */
+    headers: Record<string, string>;
     baseUrl: string;
   };
+  /** CLAUDE_CODE_SUBAGENT_MODEL: the model every subagent runs on (its definition's model is ignored). */
+  subagentModel: string | undefined;
+  /** MAX_THINKING_TOKENS: extended thinking with this budget; undefined = no thinking. */
+  thinkingBudget: number | undefined;
+  /** CLAUDE_CODE_MAX_RETRIES: retries of a failed model request (default 4). */
+  maxRetries: number | undefined;
   openai: { apiKey: string | undefined; baseUrl: string };
   debug: boolean;
 }
@@ -144,8 +154,14 @@ export function resolveConfig(
 ): ResolvedConfig {
   const { env, flags } = options;
   const merged: Settings = { ...layers.user, ...layers.project };
-  const aliases = { ...DEFAULT_ALIASES, ...layers.user.models, ...layers.project.models };
-  const modelName = flags.model ?? env.get("BLADE_MODEL") ?? merged.model ?? "sonnet";
+  const aliases = {
+    ...DEFAULT_ALIASES,
+    ...layers.user.models,
+    ...layers.project.models,
+    ...aliasOverrides(env),
+  };
+  const modelName = flags.model ?? envValue(env, "BLADE_MODEL") ?? envValue(env, "ANTHROPIC_MODEL") ??
+    merged.model ?? "sonnet";
   const model = resolveModel(modelName, aliases);
   const provider = pickProvider(flags, env, merged, model);
   const modeName = flags.permissionMode ?? merged.permissionMode ?? "default";
@@ -169,13 +185,20 @@ export function resolveConfig(
       merged.maxConcurrentSubagents ??
       20,
     childSandbox: childSandboxOf(env),
-    requestTimeoutMs: merged.requestTimeoutMs,
+    requestTimeoutMs: positiveInt(env, "API_TIMEOUT_MS") ?? merged.requestTimeoutMs,
     streamIdleTimeoutMs: merged.streamIdleTimeoutMs,
     subagentStallTimeoutMs: merged.subagentStallTimeoutMs ?? 600_000,
-    maxTokens: merged.maxTokens ?? 8192,
+    maxTokens: positiveInt(env, "CLAUDE_CODE_MAX_OUTPUT_TOKENS") ?? merged.maxTokens ?? 8192,
+    subagentModel: envValue(env, "CLAUDE_CODE_SUBAGENT_MODEL"),
+    thinkingBudget: positiveInt(env, "MAX_THINKING_TOKENS") || undefined,
+    maxRetries: positiveInt(env, "CLAUDE_CODE_MAX_RETRIES"),
     anthropic: {
       apiKey: envValue(env, "BLADE_API_KEY") ?? envValue(env, "ANTHROPIC_API_KEY"),
       ...anthropicKeySource(env),
+      ...(envValue(env, "ANTHROPIC_AUTH_TOKEN") === undefined
+        ? {}
+        : { authToken: envValue(env, "ANTHROPIC_AUTH_TOKEN")! }),
+      headers: customHeaders(envValue(env, "ANTHROPIC_CUSTOM_HEADERS")),
       baseUrl: envValue(env, "BLADE_BASE_URL") ?? envValue(env, "ANTHROPIC_BASE_URL") ??
         "https://api.anthropic.com",
     },
@@ -187,8 +210,40 @@ export function resolveConfig(
   };
 }
 
+/** ANTHROPIC_DEFAULT_{SONNET,OPUS,HAIKU}_MODEL: what the aliases sonnet, opus and haiku stand for. */
+function aliasOverrides(env: Env): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const alias of ["sonnet", "opus", "haiku"]) {
+    const v = envValue(env, `ANTHROPIC_DEFAULT_${alias.toUpperCase()}_MODEL`);
+    if (v !== undefined) out[alias] = v;
+  }
+  return out;
+}
+
+/** `Name: value` per line (Claude Code's ANTHROPIC_CUSTOM_HEADERS); a line without a colon is an error. */
+export function customHeaders(text: string | undefined): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const raw of (text ?? "").split(/\r?\n/)) {
+    const line = raw.trim();
+    if (line === "") continue;
+    const colon = line.indexOf(":");
+    const name = line.slice(0, colon).trim();
+    if (colon <= 0 || !/^[A-Za-z0-9!#$%&'*+.^_`|~-]+$/.test(name)) {
+      throw new BladeError(
+        "config_invalid",
+        `ANTHROPIC_CUSTOM_HEADERS: "${line.slice(0, 60)}" is not a header.`,
+        {
+          hint: "Give one `Name: value` per line.",
+        },
+      );
+    }
+    out[name.toLowerCase()] = line.slice(colon + 1).trim();
+  }
+  return out;
+}
+
 function anthropicKeySource(env: Env): { apiKeySource?: string } {
-  for (const name of ["BLADE_API_KEY", "ANTHROPIC_API_KEY"]) {
+  for (const name of ["BLADE_API_KEY", "ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN"]) {
     if (envValue(env, name) !== undefined) return { apiKeySource: name };
   }
   return {};
@@ -196,8 +251,12 @@ function anthropicKeySource(env: Env): { apiKeySource?: string } {
 
 /** Names of every secret value in the config, for redaction. */
 export function secretsOf(config: ResolvedConfig): string[] {
-  return [config.anthropic.apiKey, config.openai.apiKey].filter((s): s is string =>
-    s !== undefined && s.length >= 4
+  const headerSecrets = Object.entries(config.anthropic.headers)
+    .filter(([name]) => /auth|key|token|secret/i.test(name)).map(([, value]) => value);
+  return [config.anthropic.apiKey, config.anthropic.authToken, config.openai.apiKey, ...headerSecrets].filter(
+    (
+      s,
+    ): s is string => s !== undefined && s.length >= 4,
   );
 }
 

@@ -63,6 +63,8 @@ export interface LaunchParent extends ParentInfo {
   maxDepth: number;
   /** Alias table for agent `model` fields. */
   aliases: Record<string, string>;
+  /** CLAUDE_CODE_SUBAGENT_MODEL: every child's model, whatever its definition says. */
+  subagentModel?: string;
   /** The run's rules (flags, settings); they apply to every child too. */
   rules?: RuleTexts;
   process: OwnProcess;
@@ -96,10 +98,12 @@ const refuse = (refusal: string): LaunchPlan => ({ ok: false, refusal });
 /** Freezes the definition into the snapshot the child runs with (model/mode `inherit` → parent's). */
 export function snapshotOf(
   definition: AgentDefinition,
-  parent: Pick<LaunchParent, "model" | "mode" | "aliases">,
+  parent: Pick<LaunchParent, "model" | "mode" | "aliases" | "subagentModel">,
   isolation: "none" | "worktree",
 ): ConfigSnapshot {
-  const model = definition.model === "inherit"
+  const model = parent.subagentModel !== undefined
+    ? resolveModel(parent.subagentModel, parent.aliases)
+    : definition.model === "inherit"
     ? parent.model
     : resolveModel(definition.model, parent.aliases);
   // The capability ceiling: never wider than the parent's effective mode.

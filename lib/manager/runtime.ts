@@ -36,6 +36,8 @@ export interface RuntimeDeps {
     aliases: Record<string, string>;
     maxSubagentDepth: number;
     maxConcurrentSubagents: number;
+    /** CLAUDE_CODE_SUBAGENT_MODEL. */
+    subagentModel?: string | undefined;
   };
   redact: (text: string) => string;
   registry: () => Promise<RegistryView>;
@@ -108,6 +110,7 @@ export class Runtime implements AsyncDisposable {
       store: this.store,
       registry,
       aliases: d.config.aliases,
+      ...(d.config.subagentModel === undefined ? {} : { subagentModel: d.config.subagentModel }),
       trusted: d.trusted,
       maxDepth: d.config.maxSubagentDepth,
       slots: this.slots,

@@ -65,6 +65,8 @@ export interface SubagentEnv {
   registry: RegistryView;
   /** Alias table for agent `model` fields. */
   aliases: Record<string, string>;
+  /** CLAUDE_CODE_SUBAGENT_MODEL (see LaunchParent.subagentModel). */
+  subagentModel?: string;
   trusted: boolean;
   maxDepth: number;
   /** Limits children running at once per root session; beyond it they queue. */
@@ -148,6 +150,7 @@ export class SubagentRuntime implements SubagentLauncher {
       trusted: env.trusted,
       maxDepth: env.maxDepth,
       aliases: env.aliases,
+      ...(env.subagentModel === undefined ? {} : { subagentModel: env.subagentModel }),
       ...(env.rules === undefined ? {} : { rules: env.rules }),
       auditEnv: minimalCommandEnv(env.ports.env),
     };

@@ -25,7 +25,14 @@ export interface ToolResultBlock {
   isError: boolean;
 }
 
-export type ContentBlock = TextBlock | ToolCallBlock | ToolResultBlock;
+/** Extended thinking (MAX_THINKING_TOKENS): sent back to the model as it came; never shown as text. */
+export interface ThinkingBlock {
+  type: "thinking";
+  thinking: string;
+  signature: string;
+}
+
+export type ContentBlock = TextBlock | ToolCallBlock | ToolResultBlock | ThinkingBlock;
 
 export type Role = "user" | "assistant";
 

@@ -10,7 +10,14 @@ import { httpProvider, type HttpProviderOptions } from "./http_provider.ts";
 export interface AnthropicProviderOptions extends HttpProviderOptions {
   /** Without the `/v1` suffix. Default `https://api.anthropic.com`. */
   baseUrl?: string;
-  apiKey: string;
+  /** Sent as `x-api-key`. */
+  apiKey?: string;
+  /** Sent as `Authorization: Bearer …` (gateways; Claude Code's ANTHROPIC_AUTH_TOKEN). */
+  authToken?: string;
+  /** Extra headers for every request (Claude Code's ANTHROPIC_CUSTOM_HEADERS); lower-case names. */
+  headers?: Record<string, string>;
+  /** Extended thinking: `thinking: {type: "enabled", budget_tokens}` on every request. */
+  thinkingBudget?: number;
 }
 
 export const ANTHROPIC_VERSION = "2023-06-01";
@@ -22,13 +29,18 @@ export function anthropicProvider(options: AnthropicProviderOptions): Provider {
     label: "Anthropic API",
     url: `${base}/v1/messages`,
     headers: {
+      ...options.headers,
       "content-type": "application/json",
       "accept": "text/event-stream",
       "anthropic-version": ANTHROPIC_VERSION,
-      "x-api-key": options.apiKey,
+      ...(options.apiKey === undefined ? {} : { "x-api-key": options.apiKey }),
+      ...(options.authToken === undefined ? {} : { "authorization": `Bearer ${options.authToken}` }),
     },
-    secretHeaders: ["x-api-key"],
-    body: anthropicRequestBody,
+    secretHeaders: [
+      ...(options.apiKey === undefined ? [] : ["x-api-key"]),
+      ...(options.authToken === undefined ? [] : ["authorization"]),
+    ],
+    body: (request) => anthropicRequestBody(request, { thinkingBudget: options.thinkingBudget }),
     folder: () => new AnthropicStream(),
   }, options);
 }

@@ -13,6 +13,7 @@ const LABEL = "Anthropic API";
 type Block =
   | { type: "text"; text: string }
   | { type: "tool"; id: string; name: string; json: string; input: unknown; call?: ToolCallBlock }
+  | { type: "thinking"; thinking: string; signature: string }
   | { type: "other" };
 
 type Json = Record<string, unknown>;
@@ -91,7 +92,13 @@ export class AnthropicStream {
       this.#blocks.set(index, { type: "tool", id, name, json: "", input: block["input"] });
       return [];
     }
-    this.#blocks.set(index, { type: "other" }); // thinking, server tools: not ours to show
+    if (block["type"] === "thinking") {
+      const thinking = typeof block["thinking"] === "string" ? block["thinking"] : "";
+      const signature = typeof block["signature"] === "string" ? block["signature"] : "";
+      this.#blocks.set(index, { type: "thinking", thinking, signature });
+      return [];
+    }
+    this.#blocks.set(index, { type: "other" }); // redacted thinking, server tools: not ours to show
     return [];
   }
 
@@ -100,6 +107,15 @@ export class AnthropicStream {
     if (block?.type === "text" && delta["type"] === "text_delta" && typeof delta["text"] === "string") {
       block.text += delta["text"];
       return delta["text"] === "" ? [] : [{ type: "text_delta", text: delta["text"] }];
+    }
+    if (block?.type === "thinking") {
+      if (delta["type"] === "thinking_delta" && typeof delta["thinking"] === "string") {
+        block.thinking += delta["thinking"];
+      }
+      if (delta["type"] === "signature_delta" && typeof delta["signature"] === "string") {
+        block.signature += delta["signature"];
+      }
+      return [];
     }
     if (block?.type === "tool" && delta["type"] === "input_json_delta") {
       if (typeof delta["partial_json"] === "string") block.json += delta["partial_json"];
@@ -119,6 +135,9 @@ export class AnthropicStream {
     const content: ContentBlock[] = [];
     for (const index of [...this.#blocks.keys()].sort((a, b) => a - b)) {
       const block = this.#blocks.get(index)!;
+      if (block.type === "thinking") {
+        content.push({ type: "thinking", thinking: block.thinking, signature: block.signature });
+      }
       if (block.type === "text" && block.text !== "") content.push({ type: "text", text: block.text });
       if (block.type === "tool") {
         if (block.call === undefined) events.push(...this.#stop(index));

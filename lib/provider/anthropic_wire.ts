@@ -8,7 +8,8 @@ import { mergeForWire } from "./wire_messages.ts";
 export type AnthropicBlock =
   | { type: "text"; text: string }
   | { type: "tool_use"; id: string; name: string; input: Record<string, unknown> }
-  | { type: "tool_result"; tool_use_id: string; content: string; is_error: boolean };
+  | { type: "tool_result"; tool_use_id: string; content: string; is_error: boolean }
+  | { type: "thinking"; thinking: string; signature: string };
 
 export interface AnthropicMessage {
   role: "user" | "assistant";
@@ -21,13 +22,21 @@ export interface AnthropicRequestBody {
   system?: string;
   messages: AnthropicMessage[];
   tools?: { name: string; description: string; input_schema: Record<string, unknown> }[];
+  thinking?: { type: "enabled"; budget_tokens: number };
   stream: true;
 }
 
-export function anthropicRequestBody(request: ModelRequest): AnthropicRequestBody {
+export function anthropicRequestBody(
+  request: ModelRequest,
+  options: { thinkingBudget?: number | undefined } = {},
+): AnthropicRequestBody {
+  const budget = options.thinkingBudget;
   const body: AnthropicRequestBody = {
     model: request.model,
-    max_tokens: request.maxTokens,
+    // The API wants max_tokens above the thinking budget: the answer gets its usual room on top.
+    max_tokens: budget === undefined || budget < request.maxTokens
+      ? request.maxTokens
+      : budget + request.maxTokens,
     messages: mergeForWire(request.messages).map((m) => ({
       role: m.role,
       // The API wants a user message's tool results before any text.
@@ -37,6 +46,7 @@ export function anthropicRequestBody(request: ModelRequest): AnthropicRequestBod
     })),
     stream: true,
   };
+  if (budget !== undefined) body.thinking = { type: "enabled", budget_tokens: budget };
   if (request.system !== "") body.system = request.system;
   if (request.tools.length > 0) {
     body.tools = request.tools.map((t) => ({
@@ -68,5 +78,8 @@ function anthropicBlock(block: ContentBlock): AnthropicBlock {
         content: block.content,
         is_error: block.isError,
       };
+    case "thinking":
+      // Sent back unchanged: the API checks the signature when thinking precedes a tool call.
+      return { type: "thinking", thinking: block.thinking, signature: block.signature };
   }
 }

@@ -7,13 +7,24 @@ import type { Script } from "./script_schema.ts";
 
 interface HttpSettings {
   baseUrl: string;
+  /** Retries after the first attempt (CLAUDE_CODE_MAX_RETRIES). */
+  maxRetries?: number;
   requestTimeoutMs?: number;
   streamIdleTimeoutMs?: number;
 }
 
 /** Plain data: safe to send to a Worker. */
 export type ProviderConfig =
-  | ({ kind: "anthropic"; apiKey: string } & HttpSettings)
+  | ({
+    kind: "anthropic";
+    apiKey?: string;
+    /** Sent as `Authorization: Bearer` (ANTHROPIC_AUTH_TOKEN). */
+    authToken?: string;
+    /** Extra headers for every request (ANTHROPIC_CUSTOM_HEADERS). */
+    headers?: Record<string, string>;
+    /** Extended thinking budget (MAX_THINKING_TOKENS). */
+    thinkingBudget?: number;
+  } & HttpSettings)
   | ({ kind: "openai"; apiKey?: string } & HttpSettings)
   | { kind: "scripted"; script: Script };
 
@@ -28,13 +39,21 @@ export async function providerFromConfig(
   switch (config.kind) {
     case "anthropic": {
       const { anthropicProvider } = await import("./anthropic.ts");
-      const { kind: _, ...rest } = config;
-      return anthropicProvider({ ...rest, ...common });
+      const { kind: _, maxRetries, ...rest } = config;
+      return anthropicProvider({
+        ...rest,
+        ...common,
+        ...(maxRetries === undefined ? {} : { retry: { maxRetries } }),
+      });
     }
     case "openai": {
       const { openAiProvider } = await import("./openai.ts");
-      const { kind: _, ...rest } = config;
-      return openAiProvider({ ...rest, ...common });
+      const { kind: _, maxRetries, ...rest } = config;
+      return openAiProvider({
+        ...rest,
+        ...common,
+        ...(maxRetries === undefined ? {} : { retry: { maxRetries } }),
+      });
     }
     case "scripted": {
       const { scriptedProvider } = await import("./scripted.ts");

@@ -184,6 +184,8 @@ function blockChars(block: ContentBlock): number {
       return block.content.length;
     case "tool_call":
       return block.name.length + JSON.stringify(block.input).length;
+    case "thinking":
+      return block.thinking.length;
   }
 }
 

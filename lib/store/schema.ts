@@ -37,6 +37,7 @@ const messageSchema = z.object({
       content: z.string(),
       isError: z.boolean(),
     }),
+    z.object({ type: z.literal("thinking"), thinking: z.string(), signature: z.string() }),
   ])),
   hidden: z.boolean().exactOptional(),
 }) satisfies z.ZodType<Message>;

@@ -14,6 +14,33 @@ import { fail, ok, type Tool } from "./tool.ts";
 export const BASH_DEFAULT_TIMEOUT_MS = 120_000;
 export const BASH_MAX_TIMEOUT_MS = 600_000;
 export const BASH_MAX_OUTPUT_CHARS = 30_000;
+/** Claude Code's variables for the defaults above; the tool reads them through the Env port. */
+export const BASH_LIMIT_ENV = [
+  "BASH_DEFAULT_TIMEOUT_MS",
+  "BASH_MAX_TIMEOUT_MS",
+  "BASH_MAX_OUTPUT_LENGTH",
+] as const;
+
+export interface BashLimits {
+  defaultTimeoutMs: number;
+  maxTimeoutMs: number;
+  maxOutputChars: number;
+}
+
+/** The limits for this process: BASH_DEFAULT_TIMEOUT_MS, BASH_MAX_TIMEOUT_MS, BASH_MAX_OUTPUT_LENGTH. */
+export function bashLimits(env: { get(name: string): string | undefined }): BashLimits {
+  const num = (name: string, fallback: number) => {
+    const n = Number(env.get(name) ?? "");
+    return Number.isInteger(n) && n > 0 ? n : fallback;
+  };
+  const maxTimeoutMs = num("BASH_MAX_TIMEOUT_MS", BASH_MAX_TIMEOUT_MS);
+  return {
+    maxTimeoutMs,
+    defaultTimeoutMs: Math.min(num("BASH_DEFAULT_TIMEOUT_MS", BASH_DEFAULT_TIMEOUT_MS), maxTimeoutMs),
+    maxOutputChars: num("BASH_MAX_OUTPUT_LENGTH", BASH_MAX_OUTPUT_CHARS),
+  };
+}
+
 /** Bytes collected per stream before the rest is dropped (memory guard; the cap above is what the model sees). */
 const COLLECT_LIMIT_BYTES = 8 * 1024 * 1024;
 
@@ -31,7 +58,8 @@ Usage:
 
 const schema = z.object({
   command: z.string().min(1).describe("The command to execute"),
-  timeout: z.number().int().min(1).max(BASH_MAX_TIMEOUT_MS).optional().describe(
+  // Capped at run time by BASH_MAX_TIMEOUT_MS (default 10 minutes).
+  timeout: z.number().int().min(1).optional().describe(
     `Optional timeout in milliseconds (default ${BASH_DEFAULT_TIMEOUT_MS}, max ${BASH_MAX_TIMEOUT_MS})`,
   ),
   description: z.string().optional().describe(
@@ -79,7 +107,8 @@ export const bashTool: Tool<BashInput> = {
       if (outside !== undefined) return fail(`Permission denied: ${outside}`);
     }
 
-    const timeoutMs = Math.min(input.timeout ?? BASH_DEFAULT_TIMEOUT_MS, BASH_MAX_TIMEOUT_MS);
+    const limits = bashLimits(ctx.ports.env);
+    const timeoutMs = Math.min(input.timeout ?? limits.defaultTimeoutMs, limits.maxTimeoutMs);
     const shell = await findShell(ctx.ports);
     let result;
     try {
@@ -95,7 +124,7 @@ export const bashTool: Tool<BashInput> = {
       return fail(`Could not run the command with ${shell} in ${ctx.workspaceRoot}: ${describeError(e)}`);
     }
 
-    const capped = capHeadTail(combine(result.stdout, result.stderr), BASH_MAX_OUTPUT_CHARS);
+    const capped = capHeadTail(combine(result.stdout, result.stderr), limits.maxOutputChars);
     let output = capped.text;
     if (result.truncated) {
       output += `\n(Output beyond ${COLLECT_LIMIT_BYTES} bytes per stream was not collected.)`;

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { BASH_MAX_OUTPUT_CHARS, bashTool } from "./bash.ts";
+import { BASH_MAX_OUTPUT_CHARS, bashLimits, bashTool } from "./bash.ts";
 import { runTool, sandbox } from "../testing/tool_harness.ts";
 
 /**
@@ -135,7 +135,18 @@ Deno.test("Bash refuses untrusted workspaces and run_in_background", async () =>
   assert.equal(await Deno.stat(marker).catch(() => null), null);
 });
 
-Deno.test("Bash schema rejects timeouts above the maximum", () => {
-  assert.equal(bashTool.schema.safeParse({ command: "true", timeout: 600_001 }).success, false);
-  assert.equal(bashTool.schema.safeParse({ command: "true", timeout: 600_000 }).success, true);
+Deno.test("Bash schema takes any positive timeout; the run caps it at BASH_MAX_TIMEOUT_MS", () => {
+  assert.equal(bashTool.schema.safeParse({ command: "true", timeout: 0 }).success, false);
+  assert.equal(bashTool.schema.safeParse({ command: "true", timeout: 600_001 }).success, true);
+  assert.deepEqual(bashLimits({ get: () => undefined }), {
+    maxTimeoutMs: 600_000,
+    defaultTimeoutMs: 120_000,
+    maxOutputChars: 30_000,
+  });
+  const env = { BASH_MAX_TIMEOUT_MS: "1000", BASH_DEFAULT_TIMEOUT_MS: "5000", BASH_MAX_OUTPUT_LENGTH: "x" };
+  assert.deepEqual(bashLimits({ get: (n) => env[n as keyof typeof env] }), {
+    maxTimeoutMs: 1000,
+    defaultTimeoutMs: 1000,
+    maxOutputChars: 30_000,
+  });
 });
