@@ -142,15 +142,18 @@ export async function openMainSession(app: MainSessionDeps, o: MainSessionOption
     ...(o.sessionId === undefined ? {} : { sessionId: o.sessionId }),
     ...(o.fork === true ? { fork: true } : {}),
   });
-  // Whoever runs a session holds its lease: a second `--resume` of a live session fails fast here.
-  const lease: SessionLease = await acquireLease(
+  // Whoever runs a session holds its lease: a second `--resume` of a live session fails fast here,
+  // before anything is read or written. A fresh id is known to nobody else, so its lease is taken
+  // while the provider and the tools load (reading the process identity costs a subprocess).
+  const taking = acquireLease(
     { fs: ports.fs, process: ports.process, clock: ports.clock, layout: app.layout },
     { projectPath: app.workspace, sessionId: opened.sessionId },
   );
+  if (opened.resumed) await taking;
   try {
-    return await buildMainSession(app, o, opened, lease);
+    return await buildMainSession(app, o, opened, taking);
   } catch (e) {
-    await lease.release();
+    await taking.then((lease) => lease.release(), () => {});
     throw e;
   }
 }
@@ -159,13 +162,14 @@ async function buildMainSession(
   app: MainSessionDeps,
   o: MainSessionOptions,
   opened: Awaited<ReturnType<typeof openSession>>,
-  lease: SessionLease,
+  taking: Promise<SessionLease>,
 ): Promise<MainSession> {
   const { ports, config } = app;
   const provider = await app.provider();
   const extra: SessionExtras = o.extraTools === undefined
     ? { tools: [] }
     : await o.extraTools(opened.sessionId);
+  const lease = await taking;
   const recoveryWarnings: string[] = [];
   let history = opened.history;
   if (opened.resumed && extra.recover !== undefined) {
