@@ -144,7 +144,7 @@ export async function openMainSession(app: MainSessionDeps, o: MainSessionOption
   });
   // Whoever runs a session holds its lease: a second `--resume` of a live session fails fast here,
   // before anything is read or written. A fresh id is known to nobody else, so its lease is taken
-  // while the provider and the tools load (reading the process identity costs a subprocess).
+  // alongside the run (reading the process identity costs a subprocess, kept off the start-up path).
   const taking = acquireLease(
     { fs: ports.fs, process: ports.process, clock: ports.clock, layout: app.layout },
     { projectPath: app.workspace, sessionId: opened.sessionId },
@@ -169,7 +169,9 @@ async function buildMainSession(
   const extra: SessionExtras = o.extraTools === undefined
     ? { tools: [] }
     : await o.extraTools(opened.sessionId);
-  const lease = await taking;
+  // A fresh session's lease finishes in the background (its id is known to nobody else yet); close()
+  // waits for it, so a failure to take it is still reported.
+  void taking.catch(() => {});
   const recoveryWarnings: string[] = [];
   let history = opened.history;
   if (opened.resumed && extra.recover !== undefined) {
@@ -243,8 +245,8 @@ async function buildMainSession(
       unacked = [];
       return { messages: [userText(prompt)], acknowledge };
     },
-    close: () => lease.release(),
-    [Symbol.asyncDispose]: () => lease.release(),
+    close: () => taking.then((lease) => lease.release()),
+    [Symbol.asyncDispose]: () => taking.then((lease) => lease.release()),
   };
 }
 
