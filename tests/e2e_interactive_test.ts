@@ -408,3 +408,49 @@ Deno.test("interactive: guided /agents create writes the file and reloads; Tab c
   await term.press("C-d");
   assert.equal(await term.exitCode(), 0);
 });
+
+Deno.test("interactive: colour unless NO_COLOR; a 30-column terminal wraps, never crashes; a long paste is sent whole", async () => {
+  await using sandbox = await bladeSandbox();
+  const script = await sandbox.write(
+    "script.yaml",
+    `agents:\n  main:\n    - repeat_last: true\n      turns:\n        - text: "# Heading\\n\\nA **long** answer that has to wrap on a narrow terminal."\n`,
+  );
+  const start = (env: Record<string, string>) =>
+    BladeTerminal.start(["--provider", "scripted", "--script", script], {
+      cwd: sandbox.workspace,
+      env: { ...sandbox.env, ...env },
+      columns: 30,
+    });
+  // Colour, bold or dim in any SGR sequence (the editor's reverse-video cursor is not colour).
+  const colour = {
+    test: (screen: string) =>
+      [...screen.matchAll(/\u001b\[([0-9;]*)m/g)].some((m) =>
+        m[1]!.split(";").some((p) => ["1", "2", "38"].includes(p) || /^(3[0-7]|9[0-7])$/.test(p))
+      ),
+  };
+  {
+    await using term = await start({});
+    await term.waitFor("/help for commands");
+    assert.ok(colour.test(await term.styledScreen()), "styled without NO_COLOR");
+    await term.press("C-d");
+    assert.equal(await term.exitCode(), 0);
+  }
+  await using term = await start({ NO_COLOR: "1" });
+  await term.waitFor("/help for commands");
+  assert.ok(!colour.test(await term.styledScreen()), "plain with NO_COLOR");
+  const pasted = Array.from({ length: 14 }, (_, i) => `pasted line ${i + 1}`).join("\n");
+  await term.paste(pasted);
+  await term.press("Enter");
+  const screen = await term.waitFor("narrow terminal.");
+  assert.ok(screen.split("\n").every((l) => l.length <= 30), `a line is wider than 30 columns:\n${screen}`);
+  await term.press("C-d");
+  assert.equal(await term.exitCode(), 0);
+  const id = sessionIdOn(await term.history());
+  const log = await events(transcriptPath(sandbox, id));
+  const sent = log.flatMap((e) =>
+    e.type === "part_created" && e.data.part.type === "text" && e.data.part.text.startsWith("pasted line 1")
+      ? [e.data.part.text]
+      : []
+  );
+  assert.deepEqual(sent, [pasted]);
+});

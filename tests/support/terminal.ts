@@ -100,9 +100,14 @@ export class BladeTerminal implements AsyncDisposable {
     return text.split("\n").map((l) => l.trimEnd()).join("\n").trimEnd();
   }
 
-  /** Everything printed so far, scrollback included. */
+  /** The visible screen with its attributes as SGR escape sequences (colour, bold, dim). */
+  async styledScreen(): Promise<string> {
+    return await tmux(this.#socket, ["capture-pane", "-p", "-e"]);
+  }
+
+  /** Everything printed so far, scrollback included; lines the terminal wrapped are joined. */
   async history(): Promise<string> {
-    const text = await tmux(this.#socket, ["capture-pane", "-p", "-S", "-", "-E", "-"]);
+    const text = await tmux(this.#socket, ["capture-pane", "-p", "-J", "-S", "-", "-E", "-"]);
     return text.split("\n").map((l) => l.trimEnd()).join("\n").trimEnd();
   }
 
