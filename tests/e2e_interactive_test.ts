@@ -424,7 +424,7 @@ Deno.test("interactive: colour unless NO_COLOR; a 30-column terminal wraps, neve
   // Colour, bold or dim in any SGR sequence (the editor's reverse-video cursor is not colour).
   const colour = {
     test: (screen: string) =>
-      [...screen.matchAll(/\u001b\[([0-9;]*)m/g)].some((m) =>
+      [...screen.matchAll(new RegExp(String.raw`\x1b\[([0-9;]*)m`, "g"))].some((m) =>
         m[1]!.split(";").some((p) => ["1", "2", "38"].includes(p) || /^(3[0-7]|9[0-7])$/.test(p))
       ),
   };
