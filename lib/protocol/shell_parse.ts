@@ -10,6 +10,8 @@ export interface SimpleCommand {
   words: string[];
   /** Why no prefix rule may approve this command (empty when none). */
   hazards: string[];
+  /** The operator before this command (`&&`, `||`, `|`, `|&`, `&`, `;`; a newline reads as `;`); absent for the first. */
+  separator?: string;
 }
 
 export interface ShellParse {
@@ -83,7 +85,11 @@ class Parser {
         }
         if (c === ";" && src[this.#i + 1] === ";") cmd.hazards.push("case clause");
         endCommand();
-        this.#i += (c === "&" || c === "|") && (src[this.#i + 1] === c || src[this.#i + 1] === "&") ? 2 : 1;
+        const width = (c === "&" || c === "|") && (src[this.#i + 1] === c || src[this.#i + 1] === "&")
+          ? 2
+          : 1;
+        cmd.separator = c === "\n" ? ";" : src.slice(this.#i, this.#i + width);
+        this.#i += width;
         continue;
       }
       if (c === "#" && word === null) {

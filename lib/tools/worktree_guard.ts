@@ -7,7 +7,7 @@
 
 import { resolve } from "node:path";
 import type { Fs } from "../sys/fs.ts";
-import { splitShell } from "../verification/shell_split.ts";
+import { parseShell } from "../protocol/shell_parse.ts";
 import { canonicalPath, isInside } from "./real_path.ts";
 import type { ActiveWorktree } from "./tool.ts";
 
@@ -40,11 +40,13 @@ export async function worktreeWriteRefusal(
 /** Folders a command line changes into, in order: `cd X`, `pushd X`, `git -C X`. */
 function workingFolders(command: string): { dirs: string[]; unclear?: string } {
   const dirs: string[] = [];
-  for (const part of splitShell(command)) {
+  const parsed = parseShell(command);
+  for (const part of [...parsed.commands, ...parsed.nested]) {
     const [head, ...args] = part.words;
     if (head === "cd" || head === "pushd") {
       const target = args.filter((a) => a !== "--" && a !== "-P" && a !== "-L");
       if (part.hazards.length > 0) return { dirs, unclear: `${head} with ${part.hazards[0]}` };
+      if (target.some((t) => t.includes("$"))) return { dirs, unclear: `${head} ${target.join(" ")}` };
       if (target.length !== 1 || target[0] === "-") {
         return { dirs, unclear: `${head} ${args.join(" ")}`.trim() };
       }

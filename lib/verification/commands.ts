@@ -4,10 +4,11 @@
 // pyright, tsc, eslint, biome, jest, vitest, go, cargo), with an optional `cd <dir inside the
 // workspace> &&` prefix and a bounded `| head` / `| tail`. Anything else, and any mutating flag
 // (`--fix`, `-u`, `--update…`, `--watch…`, `--write`), is rejected. The same recogniser feeds the
-// evidence of which verification commands ran (evidence.ts). Pure: no I/O.
+// evidence of which verification commands ran (evidence.ts). The command line is read by the one shell
+// parser (protocol/shell_parse.ts). Pure: no I/O.
 
 import { isAbsolute, relative, resolve, sep } from "node:path";
-import { type SplitCommand, splitShell } from "./shell_split.ts";
+import { parseShell, type SimpleCommand } from "../protocol/shell_parse.ts";
 
 export type CommandClass =
   | { kind: "verification"; command: string }
@@ -195,8 +196,12 @@ function insideWorkspace(dir: string, workspaceRoot: string): boolean {
 
 /** Whether the command is a recognised verification command, read-only, or neither (and why). */
 export function classifyCommand(command: string, workspaceRoot: string): CommandClass {
-  const parts = splitShell(command);
+  const parsed = parseShell(command);
+  const parts = parsed.commands;
   if (parts.length === 0) return { kind: "rejected", reason: "empty command" };
+  if (parsed.nested.length > 0) {
+    return { kind: "rejected", reason: "nested commands (substitution or subshell)" };
+  }
   let i = 0;
   const first = parts[0]!;
   if (first.words[0] === "cd") {
@@ -205,6 +210,9 @@ export function classifyCommand(command: string, workspaceRoot: string): Command
       return { kind: "rejected", reason: "cd must name one folder inside the workspace" };
     }
     if (first.hazards.length > 0) return { kind: "rejected", reason: first.hazards[0]! };
+    if (dir.includes("$")) {
+      return { kind: "rejected", reason: "cd must name one folder inside the workspace" };
+    }
     if (parts.length === 1) return { kind: "read-only" };
     if (parts[1]!.separator !== "&&") return { kind: "rejected", reason: "cd must be followed by &&" };
     i = 1;
@@ -212,8 +220,16 @@ export function classifyCommand(command: string, workspaceRoot: string): Command
   let verification: string | undefined;
   let piped = false;
   for (; i < parts.length; i++) {
-    const part: SplitCommand = parts[i]!;
+    const part: SimpleCommand = parts[i]!;
     if (part.hazards.length > 0) return { kind: "rejected", reason: part.hazards[0]! };
+    if (part.separator === "&" || part.separator === "|&") {
+      return {
+        kind: "rejected",
+        reason: `${part.separator} runs commands in the background or pipes errors`,
+      };
+    }
+    const expansion = part.words.find((w) => w.includes("$"));
+    if (expansion !== undefined) return { kind: "rejected", reason: `expansion in ${expansion}` };
     if (part.separator === "|") {
       if (!boundedPager(part.words)) {
         return { kind: "rejected", reason: "only a bounded head or tail may follow a pipe" };

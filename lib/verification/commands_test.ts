@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { classifyCommand } from "./commands.ts";
-import { splitShell } from "./shell_split.ts";
+import { parseShell } from "../protocol/shell_parse.ts";
 
 const WS = "/work/repo";
 
@@ -105,7 +105,8 @@ const TABLE: [string, "verification" | "read-only" | "rejected"][] = [
   ["NODE_OPTIONS=--require=./evil.js npm test", "rejected"],
   ['echo "$ANTHROPIC_API_KEY"', "rejected"],
   ["npm test 'unterminated", "rejected"],
-  ["npm test &&", "rejected"],
+  ["npm test |& tee log.txt", "rejected"],
+  ["npm test 2>&1 < input.txt", "rejected"],
 ];
 
 Deno.test(`verification command recogniser: ${TABLE.length} commands`, () => {
@@ -124,19 +125,23 @@ Deno.test("a rejection says why", () => {
     kind: "rejected",
     reason: "cd must name one folder inside the workspace",
   });
-  assert.deepEqual(classifyCommand("npm test > log.txt", WS), { kind: "rejected", reason: "redirection >" });
+  assert.deepEqual(classifyCommand("npm test > log.txt", WS), {
+    kind: "rejected",
+    reason: "redirection > log.txt",
+  });
   assert.deepEqual(classifyCommand("npm test 2>&1 | tail -n 5", WS), {
     kind: "verification",
     command: "npm test 2>&1 | tail -n 5",
   });
 });
 
-Deno.test("splitShell keeps separators, removes quotes and flags what it cannot see through", () => {
-  assert.deepEqual(splitShell(`cd 'a b' && npm test -- "x y" | head -5`), [
-    { words: ["cd", "a b"], hazards: [], separator: null },
+Deno.test("the shell parser records the operator before each command", () => {
+  assert.deepEqual(parseShell(`cd 'a b' && npm test -- "x y" | head -5; ls & pwd || true`).commands, [
+    { words: ["cd", "a b"], hazards: [] },
     { words: ["npm", "test", "--", "x y"], hazards: [], separator: "&&" },
     { words: ["head", "-5"], hazards: [], separator: "|" },
+    { words: ["ls"], hazards: [], separator: ";" },
+    { words: ["pwd"], hazards: [], separator: "&" },
+    { words: ["true"], hazards: [], separator: "||" },
   ]);
-  assert.deepEqual(splitShell("echo $HOME")[0]!.hazards, ["expansion $"]);
-  assert.deepEqual(splitShell("ls 2>/dev/null")[0], { words: ["ls"], hazards: [], separator: null });
 });
