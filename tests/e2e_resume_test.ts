@@ -177,18 +177,20 @@ Deno.test("resume refuses a running source, and a source whose restart recovery 
     },
   });
   const blade = await sandbox.spawn(scriptedArgs(slow, "Start it."), { processGroup: true });
+  const resumeS0 = () =>
+    sandbox.run([
+      "tasks",
+      "resume",
+      "agent-s0",
+      "Continue it now.",
+      "--provider",
+      "scripted",
+      "--script",
+      slow,
+    ]);
   const childTranscript = async () => (await transcripts(sandbox)).get("agent-s0.jsonl") ?? "";
   await until("the child mid-turn", async () => /"turn_started"/.test(await childTranscript()));
-  const running = await sandbox.run([
-    "tasks",
-    "resume",
-    "agent-s0",
-    "Continue it now.",
-    "--provider",
-    "scripted",
-    "--script",
-    slow,
-  ]);
+  const running = await resumeS0();
   assert.equal(running.code, 1);
   assert.match(
     running.stderr,
@@ -216,16 +218,7 @@ Deno.test("resume refuses a running source, and a source whose restart recovery 
   }]);
   const again = await sandbox.run(["tasks", "recover", "--json"]);
   assert.deepEqual(JSON.parse(again.stdout).recovered, []);
-  const refused = await sandbox.run([
-    "tasks",
-    "resume",
-    "agent-s0",
-    "Continue it now.",
-    "--provider",
-    "scripted",
-    "--script",
-    slow,
-  ]);
+  const refused = await resumeS0();
   assert.equal(refused.code, 1);
   assert.match(
     refused.stderr,

@@ -5,7 +5,7 @@
 // (subagents.ts). Every refusal says what was refused and why.
 
 import type { ProcessIdentity } from "../sys/process.ts";
-import type { SubtaskRefPart } from "../protocol/events.ts";
+import type { Lineage, SubtaskRefPart } from "../protocol/events.ts";
 import { resolveModel } from "../config/config.ts";
 import type { PermissionMode } from "../protocol/permission_mode.ts";
 import { rulesOf, type RuleTexts, sessionToolNames } from "../permissions/run_rules.ts";
@@ -181,29 +181,23 @@ export function planLaunch(
   const { type, definition, isolation } = admitted;
   const id = input.subagent_session_id;
   const config = snapshotOf(definition, parent, isolation);
-  const record: SidecarRecord = {
-    schemaVersion: 2,
-    id,
-    subagentType: type,
-    description: input.description,
-    prompt: input.prompt,
-    messages: [],
-    status: "running",
-    result: { success: false, message: "" },
-    background: input.run_in_background === true || definition.background,
-    stats: { tokens: 0, toolCalls: 0, durationMs: 0 },
-    createdAt: now,
-    lastActiveAt: now,
-    processId: parent.process.pid,
-    ...(parent.process.identity === null ? {} : { processIdentity: parent.process.identity }),
-    parentSessionId: parent.sessionId,
-    parentProjectPath: parent.projectPath,
-    rootAgentId: id,
-    resumeDepth: 0,
-    configSnapshot: config,
-    workspaceRoot: parent.workspaceRoot,
-    isolation,
-  };
+  const record = runningRecord(
+    {
+      id,
+      subagentType: type,
+      description: input.description,
+      prompt: input.prompt,
+      messages: [],
+      background: input.run_in_background === true || definition.background,
+      lineage: { rootAgentId: id, resumeDepth: 0 },
+      configSnapshot: config,
+      workspaceRoot: parent.workspaceRoot,
+      isolation,
+    },
+    parent,
+    now,
+  );
+
   return {
     ok: true,
     record,
@@ -257,16 +251,57 @@ export function resumedRecord(
   parent: Pick<LaunchParent, "sessionId" | "projectPath" | "process">,
   now: number,
 ): SidecarRecord {
+  return runningRecord(
+    {
+      id: input.subagent_session_id,
+      subagentType: plan.subagentType,
+      description: input.description,
+      prompt: input.prompt,
+      messages: plan.messages,
+      background: input.run_in_background === true,
+      lineage: plan.lineage,
+      configSnapshot: plan.config,
+      workspaceRoot: plan.workspaceRoot,
+      isolation: plan.isolation,
+      ...(plan.providerAdmissionOwnerId === undefined
+        ? {}
+        : { providerAdmissionOwnerId: plan.providerAdmissionOwnerId }),
+      ...(plan.worktree === undefined ? {} : { worktree: plan.worktree }),
+    },
+    parent,
+    now,
+  );
+}
+
+/** What differs between a fresh and a resumed run's first record; the rest is the same for both. */
+type RunFields =
+  & Pick<
+    SidecarRecord,
+    | "id"
+    | "subagentType"
+    | "description"
+    | "prompt"
+    | "messages"
+    | "background"
+    | "configSnapshot"
+    | "workspaceRoot"
+    | "isolation"
+  >
+  & Partial<Pick<SidecarRecord, "providerAdmissionOwnerId" | "worktree">>
+  & { lineage: Lineage };
+
+/** A run's first record: running, owned by `parent`'s session and process, no result yet. */
+function runningRecord(
+  f: RunFields,
+  parent: Pick<LaunchParent, "sessionId" | "projectPath" | "process">,
+  now: number,
+): SidecarRecord {
+  const { lineage, ...fields } = f;
   return {
     schemaVersion: 2,
-    id: input.subagent_session_id,
-    subagentType: plan.subagentType,
-    description: input.description,
-    prompt: input.prompt,
-    messages: plan.messages,
+    ...fields,
     status: "running",
     result: { success: false, message: "" },
-    background: input.run_in_background === true,
     stats: { tokens: 0, toolCalls: 0, durationMs: 0 },
     createdAt: now,
     lastActiveAt: now,
@@ -274,16 +309,9 @@ export function resumedRecord(
     ...(parent.process.identity === null ? {} : { processIdentity: parent.process.identity }),
     parentSessionId: parent.sessionId,
     parentProjectPath: parent.projectPath,
-    ...(plan.providerAdmissionOwnerId === undefined
-      ? {}
-      : { providerAdmissionOwnerId: plan.providerAdmissionOwnerId }),
-    rootAgentId: plan.lineage.rootAgentId,
-    resumedFrom: plan.lineage.resumedFrom,
-    resumeDepth: plan.lineage.resumeDepth,
-    configSnapshot: plan.config,
-    workspaceRoot: plan.workspaceRoot,
-    isolation: plan.isolation,
-    ...(plan.worktree === undefined ? {} : { worktree: plan.worktree }),
+    rootAgentId: lineage.rootAgentId,
+    ...(lineage.resumedFrom === undefined ? {} : { resumedFrom: lineage.resumedFrom }),
+    resumeDepth: lineage.resumeDepth,
   };
 }
 
