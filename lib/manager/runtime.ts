@@ -20,7 +20,8 @@ import type { ChildMcp } from "./child_mcp.ts";
 import { BackgroundRuns } from "./background.ts";
 import { Semaphore } from "./semaphore.ts";
 import { ShellTasks } from "./shells.ts";
-import { type SubagentEnv, SubagentRuntime } from "./subagents.ts";
+import { SubagentRuntime } from "./subagents.ts";
+import type { SubagentEnv } from "./subagent_env.ts";
 import { recoverSession } from "./restart.ts";
 
 export interface RuntimeDeps {

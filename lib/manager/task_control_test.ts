@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { runTool } from "../testing/tool_harness.ts";
 import type { AnyTool, ToolResult } from "../tools/tool.ts";
 import { TaskControl } from "./task_control.ts";
-import { taskControlDeps } from "./subagents.ts";
+import { taskControlDeps } from "./subagent_env.ts";
 import { taskOutputTool, taskStopTool } from "../tools/task_control.ts";
 import { RESULT_CAP } from "./notice.ts";
 import {

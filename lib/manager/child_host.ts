@@ -1,0 +1,116 @@
+// Owns a child's view of the runtime for one run (the ChildHost its runner gets): the tools it may
+// have (core tools, delegation below the depth limit, the run's MCP tools), the answers to the
+// delegation calls it makes from a Worker (Task, TaskOutput, TaskStop, approvals, MCP calls), and
+// its tool context. Identity comes from the spec the main thread computed, never from the Worker.
+
+import type { Approver } from "../protocol/approval.ts";
+import type { RuntimeEventSink, SubtaskRefPart } from "../protocol/events.ts";
+import type { SidecarOwner } from "../store/store.ts";
+import type { AnyTool, ToolContext, ToolResult } from "../tools/tool.ts";
+import type { TaskRequest } from "../tools/task.ts";
+import { mergeTools } from "../tools/registry.ts";
+import { type ChildSpec, childTools } from "../executor/child.ts";
+import type { DelegationCall } from "../executor/child_protocol.ts";
+import { mcpTool, type McpToolShape } from "../mcp/tool_adapter.ts";
+import type { ChildHost } from "./child_runner.ts";
+import { type SubagentEnv, taskControlDeps } from "./subagent_env.ts";
+import { TaskControl } from "./task_control.ts";
+
+/** The child's own session as a launcher of grandchildren (a SubagentRuntime). */
+export interface NestedSession {
+  readonly owner: SidecarOwner;
+  coreTools(): AnyTool[];
+  tools(): AnyTool[];
+  plan(input: TaskRequest): Promise<SubtaskRefPart | undefined>;
+  launch(input: TaskRequest, ctx: ToolContext): Promise<ToolResult>;
+}
+
+export interface ChildHostInput {
+  env: SubagentEnv;
+  spec: ChildSpec;
+  emit: RuntimeEventSink;
+  signal: AbortSignal;
+  nested: NestedSession;
+  /** Set when the child may ask the person (a foreground chain up to an interactive session). */
+  ask?: Approver;
+}
+
+/** The MCP tools `child` may have (before its own tools/disallowedTools), calling the main thread's hubs. */
+export function mcpToolsFor(
+  env: SubagentEnv,
+  child: ChildSpec,
+): { tools: AnyTool[]; shapes: McpToolShape[] } {
+  const mcp = env.mcp;
+  if (mcp === undefined) return { tools: [], shapes: [] };
+  const shapes = mcp.toolsFor(child.id);
+  const names = shapes.map((t) => t.bladeName);
+  return {
+    tools: shapes.map((t) =>
+      mcpTool(t, (name, input, signal) => mcp.call(child.id, names, name, input, signal))
+    ),
+    shapes,
+  };
+}
+
+export function childHost(o: ChildHostInput): ChildHost {
+  const { env, spec, emit, signal, nested, ask } = o;
+  // The child's own identity, not what its Worker claims.
+  const approve: Approver | undefined = ask === undefined
+    ? undefined
+    : (request, s) => ask({ ...request, sessionId: spec.id, agentType: spec.subagentType }, s);
+  const delegation = spec.depth < env.maxDepth;
+  const ctxFor = (callId: string): ToolContext => ({
+    ports: env.ports,
+    sessionId: spec.id,
+    workspaceRoot: spec.workspaceRoot,
+    storageRoot: env.layout.root,
+    trusted: spec.trusted,
+    mode: spec.config.permissionMode,
+    callId,
+    signal,
+    emit,
+  });
+  const mcp = mcpToolsFor(env, spec);
+  const tools = () => mergeTools(nested.coreTools(), delegation ? nested.tools() : [], mcp.tools);
+  return {
+    emit,
+    delegation,
+    tools,
+    mcp: mcp.shapes,
+    answer: (call) => {
+      if (call.method !== "mcp") return answer(env, nested, call, ctxFor, approve, signal);
+      // The child's final tool list decides, not what the Worker asks for.
+      const granted = childTools(spec, tools()).map((t) => t.name);
+      return env.mcp === undefined
+        ? Promise.reject(new Error("no MCP servers in this run"))
+        : env.mcp.call(spec.id, granted, call.name, call.input, signal);
+    },
+    ...(approve === undefined ? {} : { approve }),
+  };
+}
+
+/** Answers a delegation call the child makes from its Worker, as its own session would. */
+function answer(
+  env: SubagentEnv,
+  nested: NestedSession,
+  call: DelegationCall,
+  ctxFor: (callId: string) => ToolContext,
+  approve: Approver | undefined,
+  signal: AbortSignal,
+): Promise<unknown> {
+  const control = new TaskControl(taskControlDeps(env), nested.owner);
+  switch (call.method) {
+    case "plan":
+      return nested.plan(call.input);
+    case "launch":
+      return nested.launch(call.input, ctxFor(call.callId));
+    case "output":
+      return control.output(call.input, ctxFor(""));
+    case "stop":
+      return control.stop(call.taskId, ctxFor(""));
+    case "approve":
+      return approve === undefined ? Promise.resolve("deny") : approve(call.request, signal);
+    case "mcp":
+      return Promise.reject(new Error("MCP calls are answered by the child's host"));
+  }
+}

@@ -1,0 +1,66 @@
+// Owns the environment every session of one run launches children in (built by runtime.ts): the
+// ports, storage, registry snapshot, limits, shared background runs, shells and the child runner,
+// and TaskOutput/TaskStop's narrow view of it. Types and one projection only; no behaviour.
+
+import type { Approver } from "../protocol/approval.ts";
+import type { Ports } from "../sys/mod.ts";
+import type { RuntimeEventSink } from "../protocol/events.ts";
+import type { StorageLayout } from "../config/storage.ts";
+import type { RuleTexts } from "../permissions/run_rules.ts";
+import type { SidecarStore } from "../store/store.ts";
+import type { Heartbeat } from "../store/heartbeat.ts";
+import type { AnyTool } from "../tools/tool.ts";
+import type { ChildRunner } from "./child_runner.ts";
+import type { ChildMcp } from "./child_mcp.ts";
+import type { Semaphore } from "./semaphore.ts";
+import type { BackgroundRuns } from "./background.ts";
+import type { ShellTasks } from "./shells.ts";
+import type { TaskControlDeps } from "./task_control.ts";
+import type { OwnProcess, RegistryView } from "./launch_plan.ts";
+
+/** Shared by every session of one root run. */
+export interface SubagentEnv {
+  ports: Ports;
+  layout: StorageLayout;
+  store: SidecarStore;
+  registry: RegistryView;
+  /** Alias table for agent `model` fields. */
+  aliases: Record<string, string>;
+  /** CLAUDE_CODE_SUBAGENT_MODEL (see LaunchParent.subagentModel). */
+  subagentModel?: string;
+  trusted: boolean;
+  maxDepth: number;
+  /** Limits children running at once per root session; beyond it they queue. */
+  slots: Semaphore;
+  /** Core tools available to every child (before its own filter). */
+  coreTools: () => AnyTool[];
+  /** The root session's event sink; child events arrive wrapped as `subagent_event`. */
+  emit: RuntimeEventSink;
+  /** Background runs of this process. */
+  background: BackgroundRuns;
+  /** Bumps a background run's lastActiveAt at most once per second. */
+  heartbeat: Heartbeat;
+  /** Background Bash commands of this process. */
+  shells: ShellTasks;
+  /** The run's rules (--allowed-tools, --disallowed-tools, settings); they apply to every child too. */
+  rules?: RuleTexts;
+  /** Where children run: a Worker under their own permission set (the default), or this thread. */
+  runner: ChildRunner;
+  /** The interactive session's approvals; foreground children ask through it. Unset: they refuse. */
+  approve?: Approver;
+  /** The run's MCP servers as children see them (absent when none is configured). */
+  mcp?: ChildMcp;
+  /** The PID and identity of this process, recorded in each sidecar (read once per runtime). */
+  ownProcess: () => Promise<OwnProcess>;
+}
+
+/** TaskOutput / TaskStop's view of the runtime. */
+export function taskControlDeps(env: SubagentEnv): TaskControlDeps {
+  return {
+    store: env.store,
+    background: env.background,
+    shells: env.shells,
+    clock: env.ports.clock,
+    sessionsDir: env.layout.sessionsDir,
+  };
+}
