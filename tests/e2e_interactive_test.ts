@@ -454,3 +454,47 @@ Deno.test("interactive: colour unless NO_COLOR; a 30-column terminal wraps, neve
   );
   assert.deepEqual(sent, [pasted]);
 });
+
+Deno.test("interactive: /tasks resume continues a finished run (blade tasks resume), and says how without a prompt", async () => {
+  await using sandbox = await bladeSandbox();
+  const script = await sandbox.write(
+    "script.yaml",
+    [
+      "agents:",
+      "  main:",
+      "    - repeat_last: true",
+      "      turns:",
+      "        - tool_calls:",
+      "            - name: Task",
+      "              input: { subagent_type: Explore, description: look around, prompt: Look around. }",
+      "        - text: Delegated.",
+      "  Explore:",
+      "    - turns:",
+      "        - text: FIRST-ANSWER",
+      "        - text: SECOND-ANSWER",
+      "",
+    ].join("\n"),
+  );
+  await using term = await BladeTerminal.start(["--provider", "scripted", "--script", script], {
+    cwd: sandbox.workspace,
+    env: { ...sandbox.env, NO_COLOR: "1" },
+  });
+  await term.waitFor("/help for commands");
+  await term.type("delegate once");
+  await term.press("Enter");
+  await term.waitFor("Delegated.");
+  await term.waitFor((s) => !s.includes("Working…"), { visibleOnly: true });
+  const [source] = await readSidecars(sandbox.storage);
+  await term.type(`/tasks resume ${source!.id}`);
+  await term.press("Enter");
+  await term.waitFor("Usage: /tasks resume <agentId> <prompt>");
+  await term.type(`/tasks resume ${source!.id} and now the rest`);
+  await term.press("Enter");
+  await term.waitFor("SECOND-ANSWER");
+  const runs = await readSidecars(sandbox.storage);
+  const resumed = runs.find((r) => r.resumedFrom === source!.id);
+  assert.ok(resumed !== undefined, "a new run resumed from the source");
+  assert.equal(resumed.status, "completed");
+  await term.press("C-d");
+  assert.equal(await term.exitCode(), 0);
+});

@@ -166,7 +166,15 @@ async function tasks(ctx: SlashContext, line: SlashLine): Promise<void> {
       if (id === undefined || prompt.trim() === "") {
         throw usageError("Usage: /tasks resume <agentId> <prompt>");
       }
-      await runTasks(["resume", id, prompt], ctx.app.ports, ctx.io);
+      // `blade tasks resume`, with this session's provider choices; it runs until the new run ends.
+      const f = ctx.app.flags;
+      const pass = [
+        ...(f.provider === undefined ? [] : ["--provider", f.provider]),
+        ...(f.script === undefined ? [] : ["--script", f.script]),
+        ...(f.trustWorkspace === true ? ["--trust-workspace"] : []),
+      ];
+      ctx.view.print(ctx.view.dimmed(`Resuming ${id}…`));
+      await runTasks(["resume", id, prompt, ...pass], ctx.app.ports, ctx.io);
       return;
     }
     case "clean":

@@ -122,6 +122,11 @@ export class SessionView {
     this.onChange();
   }
 
+  /** Blade's own secondary text, dimmed. */
+  dimmed(text: string): string {
+    return this.#theme.dim(text);
+  }
+
   /** Output of a slash command: plain text from Blade's own commands, which may quote file contents. */
   output(text: string): void {
     this.print(clean(text));
