@@ -4,7 +4,7 @@
 // sources count (--mcp-config, --strict-mcp-config, .mcp.json only in trusted folders).
 
 import assert from "node:assert/strict";
-import { stdioTestServer } from "../lib/testing/mcp_test_server.ts";
+import { serveMcpHttp, stdioTestServer } from "../lib/testing/mcp_test_server.ts";
 import type { TranscriptEvent } from "../lib/protocol/events.ts";
 import type { ToolResultBlock } from "../lib/protocol/messages.ts";
 import {
@@ -225,4 +225,73 @@ Deno.test("mcp: stream-json init lists the servers and their tools; a server tha
   assert.ok(
     init.tools.includes("mcp__docs__echo") && !init.tools.some((t: string) => t.startsWith("mcp__broken")),
   );
+});
+
+Deno.test("mcp: an HTTP server for the parent and a Worker child; ${VAR} tokens are redacted everywhere", async () => {
+  await using sandbox = await bladeSandbox();
+  const token = "tok-e2e-0123456789abcdef";
+  const http = await serveMcpHttp({ token });
+  try {
+    const run = await runScripted(sandbox, {
+      agents: {
+        main: [{
+          turns: [
+            {
+              tool_calls: [
+                call("mcp__web__echo", { text: "parent" }),
+                call("mcp__docs__env", { name: "API_TOKEN" }),
+              ],
+            },
+            {
+              tool_calls: [{
+                name: "Task",
+                input: {
+                  subagent_type: "general-purpose",
+                  description: "child web",
+                  prompt: "Call the web echo.",
+                },
+              }],
+            },
+            { text: "done" },
+          ],
+        }],
+        "general-purpose": [{
+          turns: [{ tool_calls: [call("mcp__web__echo", { text: "child" })] }, {
+            text: "child: {{last_user}}",
+          }],
+        }],
+      },
+    }, {
+      flags: [
+        "--mcp-config",
+        mcpConfig({
+          web: { type: "http", url: http.url, headers: { Authorization: "Bearer ${TEST_MCP_TOKEN}" } },
+          docs: { ...server("docs"), env: { DENO_DIR: "${DENO_DIR}", API_TOKEN: "${TEST_MCP_TOKEN}" } },
+        }),
+        "--allowed-tools",
+        "mcp__web__echo,mcp__docs__env",
+      ],
+      env: { TEST_MCP_TOKEN: token },
+    });
+    assert.equal(run.code, 0, run.stderr);
+    const results = (await mainResults(sandbox, run)).map((r) => String(r.content));
+    assert.equal(results[0], "http echo: parent");
+    // The server got the token through `${VAR}`; what it sends back is redacted before it is written.
+    assert.equal(results[1], "API_TOKEN=[REDACTED]");
+    const [child] = await readSidecars(sandbox.storage);
+    assert.ok(child !== undefined);
+    const childResults = toolResults(await transcriptEvents(transcriptPath(sandbox, child.id)));
+    assert.equal(String(childResults[0]?.content), "http echo: child");
+    for (
+      const file of [
+        transcriptPath(sandbox, String(parseJsonResult(run).session_id)),
+        transcriptPath(sandbox, child.id),
+      ]
+    ) {
+      assert.ok(!(await Deno.readTextFile(file)).includes(token), `${file} holds the token`);
+    }
+    assert.ok(!run.stdout.includes(token) && !run.stderr.includes(token));
+  } finally {
+    await http.close();
+  }
 });
