@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { McpHub } from "./hub.ts";
 import type { McpServerEntry } from "./config.ts";
-import { serveMcpHttp, stdioTestServer } from "../testing/mcp_test_server.ts";
+import { serveMcpHttp, serveMcpSse, stdioTestServer } from "../testing/mcp_test_server.ts";
 
 const cwd = new URL("../..", import.meta.url).pathname;
 
@@ -55,6 +55,24 @@ describe("McpHub over real servers", () => {
     } finally {
       await hub.close();
       await http.close();
+    }
+  });
+
+  it("speaks the legacy HTTP+SSE transport too", async () => {
+    const sse = await serveMcpSse();
+    const hub = new McpHub([{
+      name: "old",
+      source: "flag",
+      origin: "test",
+      transport: { type: "sse", url: sse.url, headers: {} },
+    }], { cwd, timeouts: { connectMs: 20_000, toolMs: 20_000 } });
+    try {
+      await hub.start();
+      assert.deepEqual(hub.status().map((s) => [s.status, s.error]), [["connected", undefined]]);
+      assert.equal(textOf(await hub.call("mcp__old__echo", { text: "sse" })), "sse echo: sse");
+    } finally {
+      await hub.close();
+      await sse.close();
     }
   });
 

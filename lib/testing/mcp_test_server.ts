@@ -121,3 +121,39 @@ export function stdioTestServer(args: string[] = [], env: Record<string, string>
     env: { ...(denoDir === undefined ? {} : { DENO_DIR: denoDir }), ...env },
   };
 }
+
+/** The legacy HTTP+SSE transport on 127.0.0.1 (GET /sse opens the stream, POST /messages carries calls). */
+export async function serveMcpSse(): Promise<{ url: string; close: () => Promise<void> }> {
+  const [{ SSEServerTransport }, { createServer }] = await Promise.all([
+    import("@modelcontextprotocol/sdk/server/sse.js"),
+    import("node:http"),
+  ]);
+  const sessions = new Map<string, InstanceType<typeof SSEServerTransport>>();
+  const server = createServer(async (req, res) => {
+    const url = new URL(req.url ?? "/", "http://127.0.0.1");
+    if (req.method === "GET" && url.pathname === "/sse") {
+      const transport = new SSEServerTransport("/messages", res);
+      sessions.set(transport.sessionId, transport);
+      res.on("close", () => sessions.delete(transport.sessionId));
+      await testMcpServer("sse").connect(transport);
+      return;
+    }
+    const transport = sessions.get(url.searchParams.get("sessionId") ?? "");
+    if (req.method === "POST" && url.pathname === "/messages" && transport !== undefined) {
+      await transport.handlePostMessage(req, res);
+      return;
+    }
+    res.writeHead(404).end();
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const address = server.address();
+  const port = typeof address === "object" && address !== null ? address.port : 0;
+  return {
+    url: `http://127.0.0.1:${port}/sse`,
+    close: async () => {
+      for (const t of sessions.values()) await t.close();
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}
