@@ -18,6 +18,13 @@ import {
 } from "./config/config.ts";
 import { resolveStorageRoot, type StorageLayout, storageLayout } from "./config/storage.ts";
 import { decideTrust, readTrust, type TrustDecision } from "./permissions/trust.ts";
+import {
+  type ClaudeSettings,
+  claudeSettingsOf,
+  mergeClaudeSettings,
+  readClaudeSettings,
+  settingsFlagLayer,
+} from "./config/claude_settings.ts";
 import type { RuntimeEventSink } from "./protocol/events.ts";
 import type { Approver } from "./protocol/approval.ts";
 import type { RuleTexts } from "./permissions/run_rules.ts";
@@ -35,6 +42,8 @@ import { toolNameMatches } from "./protocol/mcp_names.ts";
 export interface AppFlags extends ConfigFlags {
   trustWorkspace?: boolean;
   agentsJson?: string;
+  /** `--settings <file|json>`: a Claude Code settings layer for this run. */
+  settings?: string;
 }
 
 export interface AppOptions {
@@ -61,6 +70,8 @@ export interface App {
   trust: TrustDecision;
   config: ResolvedConfig;
   flags: AppFlags;
+  /** Claude Code style settings of the run (permissions rules, env for commands); Blade's layers included. */
+  claude: ClaudeSettings;
   /** Replaces every known secret in `text` with `[REDACTED]`. */
   redact(text: string): string;
   /** Every known secret: provider keys, then what addSecrets added. */
@@ -98,11 +109,33 @@ export async function createApp(ports: Ports, flags: AppFlags, options: AppOptio
   const trust = decideTrust(
     await readTrust(ports.fs, layout.trustFile),
     workspace,
-    flags.trustWorkspace === true,
+    // BLADE_TRUST_WORKSPACE=1: the CI way to say --trust-workspace.
+    flags.trustWorkspace === true || ports.env.get("BLADE_TRUST_WORKSPACE") === "1",
   );
   const user = await readSettingsFile(ports.fs, layout.configFile);
   const project = trust.trusted ? await readSettingsFile(ports.fs, `${workspace}/.blade/settings.json`) : {};
-  const config = resolveConfig({ user, project }, { env: ports.env, flags });
+  // Claude Code's settings files, then Blade's (which win), then --settings for this run.
+  const claudeFiles = await readClaudeSettings(ports.fs, {
+    home: ports.env.home(),
+    workspace,
+    trusted: trust.trusted,
+  });
+  const settingsFlag = flags.settings === undefined
+    ? undefined
+    : await settingsFlagLayer(ports.fs, flags.settings, ports.env.cwd());
+  const claude = mergeClaudeSettings([
+    claudeFiles,
+    claudeSettingsOf({ permissions: user.permissions, env: user.env }, layout.configFile),
+    claudeSettingsOf({ permissions: project.permissions, env: project.env }, ".blade/settings.json"),
+    ...(settingsFlag === undefined ? [] : [settingsFlag]),
+  ]);
+  for (const key of claude.ignored) options.debugSink?.(`settings: ignored unknown key ${key}`);
+  const config = resolveConfig({
+    user,
+    project,
+    claude: claudeFiles,
+    ...(settingsFlag === undefined ? {} : { settingsFlag }),
+  }, { env: ports.env, flags });
   const secrets = secretsOf(config);
   let redactAll = redactor(secrets);
   const redact = (text: string) => redactAll(text);
@@ -117,6 +150,7 @@ export async function createApp(ports: Ports, flags: AppFlags, options: AppOptio
     trust,
     config,
     flags,
+    claude,
     redact,
     secrets: () => [...secrets],
     addSecrets: (values) => {

@@ -223,3 +223,37 @@ Deno.test("claude flags: --input-format stream-json runs each user line as a tur
   assert.deepEqual(userTexts(server, 1), ["first question", "second question"]);
   assert.equal(lines.filter((l) => l.type === "user").length, 2, "--replay-user-messages echoes both");
 });
+
+Deno.test("claude flags: untrusted CI checkout with --allowedTools Edit,Bash warns at start, lists refusals; BLADE_TRUST_WORKSPACE=1 trusts", async () => {
+  await using sandbox = await bladeSandbox();
+  await Deno.writeTextFile(`${sandbox.workspace}/a.txt`, "one\n");
+  await Deno.mkdir(`${sandbox.workspace}/.claude/agents`, { recursive: true });
+  await Deno.writeTextFile(
+    `${sandbox.workspace}/.claude/agents/reviewer.md`,
+    "---\nname: reviewer\ndescription: x\n---\nReview.",
+  );
+  const turns = () => [
+    fakeTurn({
+      toolCalls: [{
+        name: "Edit",
+        input: { file_path: `${sandbox.workspace}/a.txt`, old_string: "one", new_string: "two" },
+      }],
+    }),
+    fakeTurn({ text: "done" }),
+  ];
+  await using server = startFakeAnthropicServer({ responses: turns() });
+  const args = ["-p", "edit", "--allowedTools", "Edit,Bash", "--output-format", "json"];
+  const run = await sandbox.run(args, { env: env(server) });
+  const warnings = run.stderr.split("\n").filter((l) => l.startsWith("blade: warning:"));
+  assert.match(warnings[0]!, /not trusted.*--trust-workspace.*BLADE_TRUST_WORKSPACE=1.*blade trust/);
+  assert.match(warnings[1]!, /project agents not loaded.*reviewer/);
+  const r = JSON.parse(run.stdout);
+  assert.deepEqual(r.permission_denials.map((d: { tool_name: string }) => d.tool_name), ["Edit"]);
+  assert.equal(await Deno.readTextFile(`${sandbox.workspace}/a.txt`), "one\n");
+
+  server.push(...turns());
+  const trusted = await sandbox.run(args, { env: { ...env(server), BLADE_TRUST_WORKSPACE: "1" } });
+  assert.equal(trusted.code, 0, trusted.stderr);
+  assert.doesNotMatch(trusted.stderr, /not trusted/);
+  assert.equal(await Deno.readTextFile(`${sandbox.workspace}/a.txt`), "two\n");
+});

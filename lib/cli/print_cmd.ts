@@ -18,6 +18,7 @@ import { type RunRules, runRules } from "../permissions/run_rules.ts";
 import { mcpFlagsOf, startMcp } from "./mcp_wiring.ts";
 import type { McpHub } from "../mcp/hub.ts";
 import { notYetWarnings } from "./claude_flags.ts";
+import { trustWarning } from "./trust_warning.ts";
 import {
   budgetOf,
   onlyToolsOf,
@@ -65,6 +66,7 @@ export function appFlagsOf(values: Values): AppFlags {
     ...(values.debug === true ? { debug: true } : {}),
     ...(values["trust-workspace"] === true ? { trustWorkspace: true } : {}),
     ...(values.agents === undefined ? {} : { agentsJson: values.agents }),
+    ...(values.settings === undefined ? {} : { settings: values.settings }),
   };
 }
 
@@ -73,10 +75,14 @@ export function listFlag(values: Values, ...names: string[]): string[] {
 }
 
 /** The run's rules from --allowed-tools / --disallowed-tools; warns about rules naming no tool. */
-export function rulesFromFlags(values: Values, io: Io): RunRules {
+export function rulesFromFlags(values: Values, io: Io, app?: Pick<App, "claude">): RunRules {
   const rules = runRules({
     allowedTools: listFlag(values, "allowed-tools", "allowedTools"),
     disallowedTools: listFlag(values, "disallowed-tools", "disallowedTools"),
+    // settings permissions (Claude Code's files and Blade's; project ones only when trusted, deny always).
+    ...(app === undefined
+      ? {}
+      : { settings: { allow: app.claude.allow, deny: app.claude.deny, ask: app.claude.ask } }),
   });
   for (const w of rules.warnings) io.err(`blade: warning: ${w}\n`);
   return rules;
@@ -190,6 +196,19 @@ function apiKeySourceOf(app: App): string {
   return app.config.anthropic.apiKeySource ?? "none";
 }
 
+/** Agent files in the project's agent folders (what an untrusted run does not load). */
+async function projectAgentNames(ports: Ports, workspace: string): Promise<string[]> {
+  const names: string[] = [];
+  for (const dir of [".claude/agents", ".blade/agents"]) {
+    try {
+      for (const e of await ports.fs.readDir(`${workspace}/${dir}`)) {
+        if (e.isFile && e.name.endsWith(".md")) names.push(e.name.slice(0, -3));
+      }
+    } catch { /* no such folder */ }
+  }
+  return [...new Set(names)].sort();
+}
+
 async function userTurns(values: Values, positionals: string[], ports: Ports): Promise<string[]> {
   const input = values["input-format"] ?? "text";
   if (input !== "text" && input !== "stream-json") {
@@ -225,17 +244,25 @@ export async function runPrint(values: Values, positionals: string[], ports: Por
     backgroundWaitMs = Math.round(n * 1000);
   }
   for (const warning of notYetWarnings(values)) io.err(warning);
-  const turn: TurnFlags = {
+  const flags: Omit<TurnFlags, "rules"> = {
     format,
     prompts: await promptFlags(values, ports),
     budgetUsd: budgetOf(values),
     onlyTools: onlyToolsOf(values),
-    rules: rulesFromFlags(values, io),
     backgroundWaitMs,
     includePartialMessages: values["include-partial-messages"] === true,
     replayUserMessages: values["replay-user-messages"] === true,
   };
   const app: App = await createApp(ports, appFlagsOf(values), { debugSink: (l) => io.err(`[debug] ${l}\n`) });
+  const turn: TurnFlags = { ...flags, rules: rulesFromFlags(values, io, app) };
+  for (
+    const line of trustWarning({
+      trusted: app.trust.trusted,
+      mode: app.config.permissionMode,
+      allow: turn.rules.texts.allow,
+      skippedAgents: app.trust.trusted ? [] : await projectAgentNames(ports, app.workspace),
+    })
+  ) io.err(line);
   // The first turn opens (or resumes, or forks) the session; later stream-json turns continue it.
   let open: SessionChoice = {
     ...(values.resume === undefined ? {} : { resume: values.resume }),

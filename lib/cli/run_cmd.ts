@@ -81,7 +81,7 @@ export async function runAgentCommand(argv: string[], ports: Ports, io: Io): Pro
   // `blade tasks cancel` reaches it, and waits for it before exiting.
   const id = detachedId === undefined ? newAgentId(ports.ids) : validateSessionId(detachedId);
   const usage = new ChildUsage(id);
-  const rules = rulesFromFlags(values, io);
+  const rules = rulesFromFlags(values, io, app);
   const mcp = await startMcp(app, mcpFlagsOf(values), io);
   // Disposed last (after the runtime's children): the servers outlive every call to them.
   await using _mcp = { [Symbol.asyncDispose]: async () => await mcp?.close() };

@@ -66,7 +66,7 @@ export async function runTasksResume(argv: string[], ports: Ports, io: Io): Prom
   }
   const app = await createApp(ports, appFlagsOf(values), { debugSink: (l) => io.err(`[debug] ${l}\n`) });
   const sink = printSink(io, { format, mainSessionId: () => undefined, cwd: app.workspace });
-  await using run = app.runtime(sink.emit, { rules: rulesFromFlags(values, io).texts });
+  await using run = app.runtime(sink.emit, { rules: rulesFromFlags(values, io, app).texts });
   const env = await run.env();
   {
     // Runs of this folder left "running" by a dead process are reconciled first (a crashed source

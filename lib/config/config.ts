@@ -25,6 +25,9 @@ const settingsSchema = z.object({
   maxTokens: z.number().int().min(1).optional(),
   /** MCP servers (Claude Code's format); read and validated by lib/mcp/sources.ts and config.ts. */
   mcpServers: z.record(z.string(), z.unknown()).optional(),
+  // Claude Code's keys, read the same way as in .claude/settings.json (claude_settings.ts).
+  permissions: z.unknown().optional(),
+  env: z.unknown().optional(),
 }).strict();
 
 export type Settings = z.infer<typeof settingsSchema>;
@@ -149,11 +152,20 @@ function pickProvider(flags: ConfigFlags, env: Env, settings: Settings, model: s
 }
 
 export function resolveConfig(
-  layers: { user: Settings; project: Settings },
+  layers: {
+    user: Settings;
+    project: Settings;
+    /** Claude Code's settings files (below Blade's own). */
+    claude?: { model?: string; defaultMode?: string };
+    /** `--settings` (above the files, below flags and variables). */
+    settingsFlag?: { model?: string; defaultMode?: string };
+  },
   options: { env: Env; flags: ConfigFlags },
 ): ResolvedConfig {
   const { env, flags } = options;
   const merged: Settings = { ...layers.user, ...layers.project };
+  const claudeModel = layers.settingsFlag?.model ?? merged.model ?? layers.claude?.model;
+  const claudeMode = layers.settingsFlag?.defaultMode ?? merged.permissionMode ?? layers.claude?.defaultMode;
   const aliases = {
     ...DEFAULT_ALIASES,
     ...layers.user.models,
@@ -161,10 +173,10 @@ export function resolveConfig(
     ...aliasOverrides(env),
   };
   const modelName = flags.model ?? envValue(env, "BLADE_MODEL") ?? envValue(env, "ANTHROPIC_MODEL") ??
-    merged.model ?? "sonnet";
+    claudeModel ?? "sonnet";
   const model = resolveModel(modelName, aliases);
   const provider = pickProvider(flags, env, merged, model);
-  const modeName = flags.permissionMode ?? merged.permissionMode ?? "default";
+  const modeName = flags.permissionMode ?? claudeMode ?? "default";
   const permissionMode = parsePermissionMode(modeName);
   if (permissionMode === undefined) {
     throw new BladeError("usage", `Unknown permission mode "${modeName}".`, {

@@ -35,6 +35,8 @@ import type { Approver } from "../protocol/approval.ts";
 import { approvalAsker } from "./approval_step.ts";
 
 export interface LoopOptions {
+  /** Settings `env` for the commands tools run. */
+  extraEnv?: Record<string, string>;
   ports: Ports;
   provider: Provider;
   transcript: TranscriptWriter;
@@ -153,6 +155,7 @@ export class AgentLoop {
       ...(options.worktree === undefined ? {} : { worktree: options.worktree }),
       trusted: options.trusted,
       mode: options.mode,
+      ...(options.extraEnv === undefined ? {} : { extraEnv: options.extraEnv }),
       rules: options.rules,
       ...(options.limits === undefined ? {} : { limits: options.limits }),
       emit: options.emit,

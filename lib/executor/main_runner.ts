@@ -104,6 +104,8 @@ export interface MainSessionDeps {
   workspace: string;
   trust: { trusted: boolean };
   config: Pick<ResolvedConfig, "model" | "maxTokens" | "permissionMode" | "maxTurns">;
+  /** Settings `env` for the commands the session's tools run. */
+  claude?: { env: Record<string, string> };
   redact(text: string): string;
   provider(): Promise<Provider>;
 }
@@ -210,6 +212,9 @@ async function buildMainSession(
     storageRoot: app.layout.root,
     trusted: app.trust.trusted,
     mode: config.permissionMode,
+    ...(app.claude === undefined || Object.keys(app.claude.env).length === 0
+      ? {}
+      : { extraEnv: app.claude.env }),
     rules: o.rules ?? NO_RULES,
     emit: o.emit,
     prompt: {

@@ -37,6 +37,8 @@ export interface SessionLoopOptions {
   storageRoot: string;
   trusted: boolean;
   mode: PermissionMode;
+  /** Settings `env`: added to the environment of the commands tools run. */
+  extraEnv?: Record<string, string>;
   /** Allow, ask and deny rules of the run (flags, settings, and for a child its agent's disallowedTools). */
   rules: RuleSet;
   /** An agent's own tool rules (`tools: Bash(git:*)`): calls of a tool they name must match one. */
@@ -103,6 +105,7 @@ export function sessionLoop(
     meta: { sessionId: o.sessionId, agentType: o.agentType, depth: o.depth },
     trusted: o.trusted,
     mode: o.mode,
+    ...(o.extraEnv === undefined ? {} : { extraEnv: o.extraEnv }),
     rules: o.rules,
     ...(o.limits === undefined ? {} : { limits: o.limits }),
     workspaceRoot: o.workspaceRoot,

@@ -39,6 +39,8 @@ export interface ToolRunnerOptions {
   worktree?: ActiveWorktree;
   trusted: boolean;
   mode: PermissionMode;
+  /** Settings `env`: added to the environment of the commands tools run. */
+  extraEnv?: Record<string, string>;
   /** Allow, ask and deny rules of the run (flags, settings, and for a child its agent's disallowedTools). */
   rules: RuleSet;
   /** An agent's own tool rules (`tools: Bash(git:*)`): calls of a tool they name must match one. */
@@ -124,6 +126,7 @@ export class ToolRunner {
       workspaceRoot: o.workspaceRoot,
       storageRoot: o.storageRoot,
       ...(o.worktree === undefined ? {} : { worktree: o.worktree }),
+      ...(o.extraEnv === undefined ? {} : { extraEnv: o.extraEnv }),
       trusted: o.trusted,
       mode: o.mode,
       callId,
@@ -182,7 +185,8 @@ export class ToolRunner {
     if (!gate.allow) return error(gate.message, true);
     if (ctx.signal.aborted) return error("Interrupted before the tool ran.");
     try {
-      return { result: await tool.run(parsed.data, ctx), denied: false };
+      const result = await tool.run(parsed.data, ctx);
+      return { result, denied: result.denied === true };
     } catch (e) {
       return error(`Tool ${call.name} failed unexpectedly: ${describeError(e)}`);
     }

@@ -9,7 +9,7 @@ import type { Ports } from "../sys/mod.ts";
 import { untrustedExecution } from "./paths.ts";
 import { worktreeCwdRefusal } from "./worktree_guard.ts";
 import { capHeadTail } from "./text.ts";
-import { fail, ok, type Tool } from "./tool.ts";
+import { denied, fail, ok, type Tool } from "./tool.ts";
 
 export const BASH_DEFAULT_TIMEOUT_MS = 120_000;
 export const BASH_MAX_TIMEOUT_MS = 600_000;
@@ -100,11 +100,11 @@ export const bashTool: Tool<BashInput> = {
       );
     }
     const refusal = untrustedExecution(ctx, "Bash");
-    if (refusal !== undefined) return fail(refusal);
+    if (refusal !== undefined) return denied(refusal);
     if (ctx.signal.aborted) return fail("Command was interrupted before it started.");
     if (ctx.worktree !== undefined) {
       const outside = await worktreeCwdRefusal(ctx.ports.fs, ctx.worktree, ctx.workspaceRoot, input.command);
-      if (outside !== undefined) return fail(`Permission denied: ${outside}`);
+      if (outside !== undefined) return denied(`Permission denied: ${outside}`);
     }
 
     const limits = bashLimits(ctx.ports.env);
@@ -118,7 +118,9 @@ export const bashTool: Tool<BashInput> = {
         signal: ctx.signal,
         newProcessGroup: true,
         maxOutputBytes: COLLECT_LIMIT_BYTES,
-        ...(ctx.commandEnv === undefined ? {} : { env: ctx.commandEnv, clearEnv: true }),
+        ...(ctx.commandEnv === undefined
+          ? ctx.extraEnv === undefined ? {} : { env: ctx.extraEnv }
+          : { env: ctx.commandEnv, clearEnv: true }),
       });
     } catch (e) {
       return fail(`Could not run the command with ${shell} in ${ctx.workspaceRoot}: ${describeError(e)}`);

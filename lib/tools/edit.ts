@@ -5,7 +5,7 @@ import { z } from "zod";
 import { describeError } from "../errors.ts";
 import { resolveWritePath } from "./paths.ts";
 import { cutLine, decodeText, looksBinary, numberLine, plural, splitLines } from "./text.ts";
-import { fail, ok, type Tool } from "./tool.ts";
+import { denied, fail, ok, type Tool } from "./tool.ts";
 import { ensureParent, writeChecked } from "./write.ts";
 
 const DESCRIPTION = `Performs exact string replacements in a file.
@@ -60,7 +60,7 @@ export const editTool: Tool<EditInput> = {
       return fail("old_string and new_string are identical, so there is nothing to change.");
     }
     const target = await resolveWritePath(ctx, input.file_path);
-    if (!target.ok) return fail(target.message);
+    if (!target.ok) return denied(target.message);
     const { fs } = ctx.ports;
     const { path, area } = target;
     try {

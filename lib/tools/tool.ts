@@ -33,6 +33,8 @@ export interface ToolContext {
   worktree?: ActiveWorktree;
   /** The complete environment of commands the session runs (a read-only auditor's minimal one); absent = inherited. */
   commandEnv?: Record<string, string>;
+  /** Variables added to the inherited environment of commands (settings `env`); not Blade's own. */
+  extraEnv?: Record<string, string>;
 }
 
 export interface ToolResult {
@@ -42,6 +44,8 @@ export interface ToolResult {
   metadata?: Record<string, unknown>;
   /** Extra transcript parts written with the result (e.g. a terminal `subtask_ref`). */
   parts?: TranscriptPart[];
+  /** The tool refused the call for a permission reason (untrusted folder, outside the workspace…). */
+  denied?: boolean;
 }
 
 export interface PreparedCall {
@@ -78,6 +82,11 @@ export type AnyTool = Tool<any>;
 
 export function ok(content: string, metadata?: Record<string, unknown>): ToolResult {
   return metadata === undefined ? { content, isError: false } : { content, isError: false, metadata };
+}
+
+/** A refusal for a permission reason: an error result that print mode lists in `permission_denials`. */
+export function denied(content: string): ToolResult {
+  return { content, isError: true, denied: true };
 }
 
 export function fail(content: string, metadata?: Record<string, unknown>): ToolResult {

@@ -7,7 +7,7 @@ import { describeError } from "../errors.ts";
 import type { Fs } from "../sys/fs.ts";
 import { resolveWritePath, type WriteArea } from "./paths.ts";
 import { countLines, plural } from "./text.ts";
-import { fail, ok, type Tool } from "./tool.ts";
+import { denied, fail, ok, type Tool } from "./tool.ts";
 
 const DESCRIPTION = `Writes a file to the local filesystem, replacing it if it exists.
 
@@ -54,7 +54,7 @@ export const writeTool: Tool<WriteInput> = {
   schema,
   async run(input, ctx) {
     const target = await resolveWritePath(ctx, input.file_path);
-    if (!target.ok) return fail(target.message);
+    if (!target.ok) return denied(target.message);
     const { fs } = ctx.ports;
     const { path, area } = target;
     try {

@@ -1,0 +1,40 @@
+// Owns the start-up line of a run in an untrusted folder whose flags or settings ask for writes or Bash
+// (CI checkouts are untrusted): what trust withholds, the three ways to grant it, and the project agents
+// that were not loaded. Pure: the caller passes what it found and prints the line on stderr.
+
+import type { PermissionMode } from "../protocol/permission_mode.ts";
+
+const WRITE_TOOLS = /^(Write|Edit|MultiEdit|NotebookEdit|Bash)\b/;
+
+export interface TrustWarningInput {
+  trusted: boolean;
+  mode: PermissionMode;
+  /** The run's allow rules (flags and settings), as written. */
+  allow: readonly string[];
+  /** Agent files of the project (`.claude/agents`, `.blade/agents`) that were not loaded. */
+  skippedAgents: readonly string[];
+}
+
+/** The warning lines, or none when the folder is trusted or nothing asked for what trust withholds. */
+export function trustWarning(o: TrustWarningInput): string[] {
+  if (o.trusted) return [];
+  const asked: string[] = [];
+  if (o.mode === "autoEdit" || o.mode === "yolo" || o.mode === "dontAsk") {
+    asked.push(`permission mode ${o.mode}`);
+  }
+  const rules = o.allow.filter((r) => WRITE_TOOLS.test(r.trim()));
+  if (rules.length > 0) asked.push(`allow rules ${rules.join(", ")}`);
+  if (asked.length === 0 && o.skippedAgents.length === 0) return [];
+  const lines = [
+    `blade: warning: this folder is not trusted, so every write, edit and Bash call is refused` +
+    (asked.length > 0 ? ` (even with ${asked.join(" and ")})` : "") +
+    ` and project settings and agents are not loaded. Trust it with --trust-workspace (this run), ` +
+    "BLADE_TRUST_WORKSPACE=1 (e.g. in CI) or `blade trust`.\n",
+  ];
+  if (o.skippedAgents.length > 0) {
+    lines.push(
+      `blade: warning: project agents not loaded (untrusted folder): ${o.skippedAgents.join(", ")}.\n`,
+    );
+  }
+  return lines;
+}

@@ -1,0 +1,145 @@
+// Owns reading Claude Code's settings files for Blade (docs/guides/migrating-from-claude-code.md):
+// `~/.claude/settings.json`, the project's `.claude/settings.json` and `.claude/settings.local.json`
+// (project files only in a trusted folder — except `permissions.deny`, which always applies), and a
+// `--settings <file|json>` layer for one run. Honoured keys: permissions.allow|deny|ask,
+// permissions.defaultMode, model, env. Unknown keys are ignored (named in a debug note), never an error;
+// a file that is not JSON is. Blade's own settings win where both speak (config.ts).
+
+import type { Fs } from "../sys/fs.ts";
+import { BladeError } from "../errors.ts";
+
+export interface ClaudeSettings {
+  allow: string[];
+  deny: string[];
+  ask: string[];
+  defaultMode?: string;
+  model?: string;
+  /** Variables for the commands the session runs (not Blade's own process). */
+  env: Record<string, string>;
+  /** `path: key` of every key Blade ignored, for the debug log. */
+  ignored: string[];
+}
+
+export function emptyClaudeSettings(): ClaudeSettings {
+  return { allow: [], deny: [], ask: [], env: {}, ignored: [] };
+}
+
+const HONOURED = new Set(["permissions", "model", "env"]);
+const PERMISSION_KEYS = new Set(["allow", "deny", "ask", "defaultMode"]);
+
+function strings(value: unknown, where: string): string[] {
+  if (value === undefined) return [];
+  if (!Array.isArray(value) || value.some((v) => typeof v !== "string")) {
+    throw new BladeError("config_invalid", `${where} must be a list of rule strings.`, {
+      hint: 'Example: "allow": ["Read", "Bash(npm test:*)"]',
+    });
+  }
+  return value as string[];
+}
+
+/** One settings object (a file's JSON or `--settings` JSON) as Claude settings; `where` names it. */
+export function claudeSettingsOf(json: unknown, where: string): ClaudeSettings {
+  const out = emptyClaudeSettings();
+  if (typeof json !== "object" || json === null || Array.isArray(json)) {
+    throw new BladeError("config_invalid", `${where} must be a JSON object.`, {
+      hint: "Fix the file or remove it.",
+    });
+  }
+  const o = json as Record<string, unknown>;
+  for (const key of Object.keys(o)) if (!HONOURED.has(key)) out.ignored.push(`${where}: ${key}`);
+  if (typeof o.model === "string" && o.model !== "") out.model = o.model;
+  if (typeof o.env === "object" && o.env !== null) {
+    for (const [k, v] of Object.entries(o.env as Record<string, unknown>)) {
+      if (typeof v === "string" || typeof v === "number" || typeof v === "boolean") out.env[k] = String(v);
+    }
+  }
+  const p = o.permissions;
+  if (typeof p === "object" && p !== null) {
+    const perms = p as Record<string, unknown>;
+    for (const key of Object.keys(perms)) {
+      if (!PERMISSION_KEYS.has(key)) out.ignored.push(`${where}: permissions.${key}`);
+    }
+    out.allow = strings(perms.allow, `${where}: permissions.allow`);
+    out.deny = strings(perms.deny, `${where}: permissions.deny`);
+    out.ask = strings(perms.ask, `${where}: permissions.ask`);
+    if (typeof perms.defaultMode === "string") out.defaultMode = perms.defaultMode;
+  }
+  return out;
+}
+
+async function readFile(fs: Fs, path: string): Promise<ClaudeSettings | undefined> {
+  let text: string;
+  try {
+    text = await fs.readText(path);
+  } catch (e) {
+    if (e instanceof Deno.errors.NotFound) return undefined;
+    throw e;
+  }
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch (e) {
+    throw new BladeError("config_invalid", `${path} is not valid JSON: ${(e as Error).message}`, {
+      hint: "Fix the file (it must be a JSON object) or remove it.",
+    });
+  }
+  return claudeSettingsOf(json, path);
+}
+
+/** Later layers win for model and defaultMode; rules and env add up (env: later wins per name). */
+export function mergeClaudeSettings(layers: readonly ClaudeSettings[]): ClaudeSettings {
+  const out = emptyClaudeSettings();
+  for (const l of layers) {
+    out.allow.push(...l.allow);
+    out.deny.push(...l.deny);
+    out.ask.push(...l.ask);
+    if (l.defaultMode !== undefined) out.defaultMode = l.defaultMode;
+    if (l.model !== undefined) out.model = l.model;
+    Object.assign(out.env, l.env);
+    out.ignored.push(...l.ignored);
+  }
+  return out;
+}
+
+/** `--settings`: a JSON text (starts with `{`) or a file path (relative to the working folder). */
+export async function settingsFlagLayer(fs: Fs, value: string, cwd: string): Promise<ClaudeSettings> {
+  if (value.trim().startsWith("{")) {
+    let json: unknown;
+    try {
+      json = JSON.parse(value);
+    } catch (e) {
+      throw new BladeError("usage", `--settings is not valid JSON: ${(e as Error).message}`, {
+        exitCode: 2,
+        hint: `Pass a settings file or JSON text, e.g. --settings '{"model":"opus"}'.`,
+      });
+    }
+    return claudeSettingsOf(json, "--settings");
+  }
+  const path = value.startsWith("/") ? value : `${cwd}/${value}`;
+  const layer = await readFile(fs, path);
+  if (layer === undefined) {
+    throw new BladeError("file_not_found", `--settings: cannot read ${path}.`, {
+      hint: "Pass an existing settings file or JSON text.",
+    });
+  }
+  return layer;
+}
+
+/** The Claude Code settings of a run, untrusted project files reduced to their deny rules. */
+export async function readClaudeSettings(
+  fs: Fs,
+  o: { home: string | undefined; workspace: string; trusted: boolean },
+): Promise<ClaudeSettings> {
+  const layers: ClaudeSettings[] = [];
+  if (o.home !== undefined) {
+    const user = await readFile(fs, `${o.home}/.claude/settings.json`);
+    if (user !== undefined) layers.push(user);
+  }
+  for (const name of ["settings.json", "settings.local.json"]) {
+    const project = await readFile(fs, `${o.workspace}/.claude/${name}`);
+    if (project === undefined) continue;
+    // Deny beats trust: an untrusted repository may still forbid, never allow or configure.
+    layers.push(o.trusted ? project : { ...emptyClaudeSettings(), deny: project.deny });
+  }
+  return mergeClaudeSettings(layers);
+}
