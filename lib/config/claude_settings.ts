@@ -68,13 +68,8 @@ export function claudeSettingsOf(json: unknown, where: string): ClaudeSettings {
 }
 
 async function readFile(fs: Fs, path: string): Promise<ClaudeSettings | undefined> {
-  let text: string;
-  try {
-    text = await fs.readText(path);
-  } catch (e) {
-    if (e instanceof Deno.errors.NotFound) return undefined;
-    throw e;
-  }
+  const text = await fs.readTextIfExists(path);
+  if (text === null) return undefined;
   let json: unknown;
   try {
     json = JSON.parse(text);
