@@ -1,8 +1,9 @@
 // End-to-end: worktree isolation and the verification agent with `blade` as a real subprocess against
 // the scripted provider, in a real git repository: a coding child isolated in a worktree edits a file
 // and runs the tests (the parent's checkout stays untouched, the worktree is preserved and reported),
-// the verification child returns a structured pass, and `blade run verification` in a failing project
-// exits 1 with verdict fail.
+// the verification child returns a structured pass, `blade run verification` in a failing project
+// exits 1 with verdict fail, an invalid verdict object is corrected twice then rejected (no verdict,
+// exit 1), and goal-verification passes on the verdict-line compatibility path.
 
 import assert from "node:assert/strict";
 import type { SidecarRecord } from "../lib/store/schema.ts";
@@ -219,4 +220,64 @@ Deno.test("blade run verification in a failing project exits 1 with verdict fail
     null,
     "the auditor wrote nothing",
   );
+});
+
+Deno.test("blade run verification: an invalid verdict object is corrected twice, then rejected: no verdict, exit 1", async () => {
+  await using sandbox = await bladeSandbox();
+  await project(sandbox, true);
+  const invalid = { tool_calls: [{ name: "StructuredOutput", input: { verdict: "ok", summary: "" } }] };
+  const script = await writeScript(sandbox, {
+    agents: { verification: [{ turns: [invalid, invalid, invalid, { text: "I could not decide." }] }] },
+  });
+  const result = await sandbox.run([
+    "run",
+    "verification",
+    "Verify the project",
+    "--provider",
+    "scripted",
+    "--script",
+    script,
+    "--output-format",
+    "json",
+  ]);
+  assert.equal(result.code, 1, result.stderr + result.stdout);
+  const json = parseJsonResult(result);
+  assert.equal(json["verdict"], null);
+  assert.equal((json["error"] as { code: string }).code, "no_verdict");
+  const [record] = await readSidecars(sandbox.storage);
+  assert.equal(record?.result.verificationVerdict, undefined);
+  const results = record!.messages.flatMap((m) => m.content).filter((b) => b.type === "tool_result");
+  assert.deepEqual(
+    results.map((b) => (b as { content: string }).content.split("\n")[0]),
+    [
+      "The object does not match the schema (correction 1 of 2):",
+      "The object does not match the schema (correction 2 of 2):",
+      "Structured output rejected: it still does not match the schema and no corrections are left.",
+    ],
+  );
+});
+
+Deno.test("blade run goal-verification passes on exactly one verdict line (compatibility path)", async () => {
+  await using sandbox = await bladeSandbox();
+  await project(sandbox, true);
+  const text = { text: "Every requirement is met.\n\n## Verification Result: PASS" };
+  // Without a StructuredOutput call the agent is asked twice more; then the verdict line counts.
+  const script = await writeScript(sandbox, {
+    agents: { "goal-verification": [{ turns: [text, text, text] }] },
+  });
+  const result = await sandbox.run([
+    "run",
+    "goal-verification",
+    "Goal: sum adds",
+    "--provider",
+    "scripted",
+    "--script",
+    script,
+    "--output-format",
+    "json",
+  ]);
+  assert.equal(result.code, 0, result.stderr + result.stdout);
+  const json = parseJsonResult(result);
+  assert.equal(json["verdict"], "pass");
+  assert.equal(json["summary"], "Every requirement is met.");
 });
