@@ -1,0 +1,112 @@
+import assert from "node:assert/strict";
+import { BladeError } from "../errors.ts";
+import { storageLayout } from "../config/storage.ts";
+import { type Ports, realPorts } from "../sys/mod.ts";
+import { FakeClock, sequentialIds } from "../testing/fakes.ts";
+import { openSession } from "./open.ts";
+import { readTranscript } from "./transcript.ts";
+
+const WORKSPACE = "/home/dev/project";
+
+async function withStorage(fn: (ports: Ports, layout: ReturnType<typeof storageLayout>) => Promise<void>) {
+  const root = await Deno.makeTempDir({ prefix: "blade-open-" });
+  try {
+    const ports: Ports = { ...realPorts(), clock: new FakeClock(), ids: sequentialIds() };
+    await fn(ports, storageLayout(root));
+  } finally {
+    await Deno.remove(root, { recursive: true });
+  }
+}
+
+const isCode = (code: string) => (e: unknown) => e instanceof BladeError && e.code === code;
+
+Deno.test("a fresh session gets a new id and session_created as its first line", async () => {
+  await withStorage(async (ports, layout) => {
+    const opened = await openSession(ports, { layout, workspace: WORKSPACE, model: "m1" });
+    assert.equal(opened.sessionId, "session-000000000000000000001");
+    assert.equal(opened.resumed, false);
+    assert.deepEqual(opened.history.messages, []);
+    const read = await readTranscript(ports.fs, layout.transcriptPath(WORKSPACE, opened.sessionId));
+    assert.deepEqual(read?.events.map((e) => [e.seq, e.type, e.data]), [
+      [1, "session_created", { agentType: "main", model: "m1", depth: 0 }],
+    ]);
+  });
+});
+
+Deno.test("--resume and --continue reopen a session of this folder and rebuild its history", async () => {
+  await withStorage(async (ports, layout) => {
+    const first = await openSession(ports, { layout, workspace: WORKSPACE, model: "m1" });
+    await first.transcript.append([
+      { type: "turn_started", data: { turn: 1 } },
+      { type: "message_created", data: { messageId: "msg-1", role: "user" } },
+      {
+        type: "part_created",
+        data: { messageId: "msg-1", partId: "p1", part: { type: "text", text: "hi" } },
+      },
+    ]);
+    const resumed = await openSession(ports, {
+      layout,
+      workspace: WORKSPACE,
+      model: "m1",
+      resume: first.sessionId,
+    });
+    assert.equal(resumed.sessionId, first.sessionId);
+    assert.equal(resumed.resumed, true);
+    assert.deepEqual(resumed.history.messages, [{ role: "user", content: [{ type: "text", text: "hi" }] }]);
+    assert.equal(resumed.history.openTurn, 1);
+    const latest = await openSession(ports, {
+      layout,
+      workspace: WORKSPACE,
+      model: "m1",
+      continueLatest: true,
+    });
+    assert.equal(latest.sessionId, first.sessionId);
+  });
+});
+
+Deno.test("a session of another folder, an unknown id, or nothing to continue are clear errors", async () => {
+  await withStorage(async (ports, layout) => {
+    await assert.rejects(
+      openSession(ports, { layout, workspace: WORKSPACE, model: "m", continueLatest: true }),
+      isCode("no_session"),
+    );
+    const other = await openSession(ports, { layout, workspace: "/home/dev/other", model: "m" });
+    await assert.rejects(
+      openSession(ports, { layout, workspace: WORKSPACE, model: "m", resume: other.sessionId }),
+      (e) => isCode("no_session")(e) && /was not found in this workspace/.test((e as Error).message),
+    );
+    await assert.rejects(
+      openSession(ports, { layout, workspace: WORKSPACE, model: "m", resume: "../escape" }),
+      isCode("invalid_session_id"),
+    );
+  });
+});
+
+Deno.test("--session-id names a new session once; --fork-session copies without touching the original", async () => {
+  await withStorage(async (ports, layout) => {
+    const id = "0b7c5a58-4a3e-4c1c-9d7e-0a6f3c2b1d00";
+    const named = await openSession(ports, { layout, workspace: WORKSPACE, model: "m", sessionId: id });
+    assert.equal(named.sessionId, id);
+    await assert.rejects(
+      openSession(ports, { layout, workspace: WORKSPACE, model: "m", sessionId: id }),
+      isCode("session_exists"),
+    );
+    await assert.rejects(
+      openSession(ports, { layout, workspace: WORKSPACE, model: "m", fork: true }),
+      isCode("usage"),
+    );
+    const before = await Deno.readTextFile(layout.transcriptPath(WORKSPACE, id));
+    const fork = await openSession(ports, {
+      layout,
+      workspace: WORKSPACE,
+      model: "m",
+      resume: id,
+      fork: true,
+    });
+    assert.notEqual(fork.sessionId, id);
+    assert.equal(fork.resumed, true);
+    const copied = await readTranscript(ports.fs, layout.transcriptPath(WORKSPACE, fork.sessionId));
+    assert.deepEqual(copied?.events.map((e) => e.type), ["session_created"]);
+    assert.equal(await Deno.readTextFile(layout.transcriptPath(WORKSPACE, id)), before);
+  });
+});
