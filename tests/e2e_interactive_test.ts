@@ -498,3 +498,34 @@ Deno.test("interactive: /tasks resume continues a finished run (blade tasks resu
   await term.press("C-d");
   assert.equal(await term.exitCode(), 0);
 });
+
+Deno.test("interactive: /tasks lists a running background child and /tasks stop cancels it", async () => {
+  await using sandbox = await bladeSandbox();
+  await using server = startFakeAnthropicServer({
+    handler: (request) => {
+      if (firstUserText(request).startsWith("Watch the logs")) return fakeHang();
+      if (answers(request) === 0) {
+        return fakeTurn({ toolCalls: [task("general-purpose", "watch the logs", "Watch the logs.", true)] });
+      }
+      return fakeTurn({ text: answers(request) === 1 ? "Watching in the background." : "Noted." });
+    },
+  });
+  await using term = await anthropicTerminal(sandbox, server);
+  await term.waitFor("/help for commands");
+  await term.type("watch the logs in the background");
+  await term.press("Enter");
+  await term.waitFor("Watching in the background.");
+  await term.waitFor((s) => !s.includes("Working…"), { visibleOnly: true });
+  await term.type("/tasks");
+  await term.press("Enter");
+  await term.waitFor("1 run: 1 running");
+  const [record] = await readSidecars(sandbox.storage);
+  await term.type(`/tasks stop ${record!.id}`);
+  await term.press("Enter");
+  await term.waitFor(`Stopped general-purpose task ${record!.id} ("watch the logs"): status cancelled.`);
+  const [after] = await readSidecars(sandbox.storage);
+  assert.equal(after!.status, "cancelled");
+  await term.waitFor((s) => !/general-purpose \[bg\] · watch the logs · \d+s/.test(s), { visibleOnly: true });
+  await term.press("C-d");
+  assert.equal(await term.exitCode(), 0);
+});
