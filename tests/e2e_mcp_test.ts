@@ -295,3 +295,43 @@ Deno.test("mcp: an HTTP server for the parent and a Worker child; ${VAR} tokens 
     await http.close();
   }
 });
+
+Deno.test("mcp: blade run gives the directly run agent the configured servers' tools", async () => {
+  await using sandbox = await bladeSandbox();
+  const script = `${sandbox.root}/run.json`;
+  await Deno.writeTextFile(
+    script,
+    JSON.stringify({
+      agents: {
+        "general-purpose": [{
+          turns: [{ tool_calls: [call("mcp__docs__echo", { text: "direct" })] }, {
+            text: "got: {{last_user}}",
+          }],
+        }],
+      },
+    }),
+  );
+  const run = await sandbox.run([
+    "run",
+    "general-purpose",
+    "Echo something through the docs server",
+    "--provider",
+    "scripted",
+    "--script",
+    script,
+    "--output-format",
+    "json",
+    "--mcp-config",
+    mcpConfig({ docs: server("docs") }),
+    "--allowed-tools",
+    "mcp__docs__echo",
+  ]);
+  assert.equal(run.code, 0, run.stderr);
+  const [child] = await readSidecars(sandbox.storage);
+  assert.ok(child !== undefined);
+  const results = toolResults(await transcriptEvents(transcriptPath(sandbox, child.id)));
+  assert.deepEqual(results.map((r) => [r.isError === true, String(r.content)]), [[
+    false,
+    "docs echo: direct",
+  ]]);
+});
