@@ -2,7 +2,8 @@
 // session, `projects/<escaped project>/.locks/<sha256(session id)>.lock` (0600), holding the PID and
 // process identity of whoever runs the session — a top-level `blade -p`, or the process running a
 // child. A lease of a dead or reused PID is taken over; a live holder means hands off. Every
-// check-and-write runs under one flock per project (`.locks/.guard`), so two processes never both win.
+// check-and-write runs under a flock of the lease's own guard file (`<sha256>.guard`, kept, like the
+// store's record locks), so two processes never both win and different sessions never wait on each other.
 // Does not decide what to do with a busy session (callers do) and does not touch sidecars.
 
 import type { Fs } from "../sys/fs.ts";
@@ -189,7 +190,9 @@ function ownIdentity(process: Process): Promise<ProcessIdentity | null> {
 async function underGuard<T>(fs: Fs, leaseFile: string, fn: () => Promise<T>): Promise<T> {
   const dir = leaseFile.slice(0, leaseFile.lastIndexOf("/"));
   await fs.ensureDir(dir);
-  return await fs.withLockedFile(`${dir}/.guard`, fn);
+  // One guard per lease: leases of different sessions (recovery takes many at once) never wait on
+  // each other. The guard file stays: removing it could let two openers lock different inodes.
+  return await fs.withLockedFile(`${leaseFile.slice(0, -".lock".length)}.guard`, fn);
 }
 
 /** Alive only if the PID answers with the recorded fingerprint; a reused PID is dead. */
