@@ -25,18 +25,16 @@ import type {
 import type { TranscriptWriter } from "../session/transcript.ts";
 import { deliveryEvents, messageEvents, turnAbortedEvent, turnCompletedEvents } from "../session/events.ts";
 import type { Ports } from "../sys/mod.ts";
-import type { ActiveWorktree, AnyTool, LiveTools, ToolResult } from "../tools/tool.ts";
-import type { RuleSet, ToolRule } from "../protocol/tool_rule.ts";
+import type { AnyTool, LiveTools, ToolResult } from "../tools/tool.ts";
 import type { PermissionMode } from "../protocol/permission_mode.ts";
 import type { Delivery, PendingWork } from "../protocol/delivery.ts";
 import { type ModelAnswer, modelTurn } from "./model_turn.ts";
-import { type BeforeToolCall, ToolRunner } from "./tool_runner.ts";
+import { type BeforeToolCall, type ToolPolicy, ToolRunner } from "./tool_runner.ts";
 import type { Approver } from "../protocol/approval.ts";
 import { approvalAsker } from "./approval_step.ts";
 
-export interface LoopOptions {
-  /** Settings `env` for the commands tools run. */
-  extraEnv?: Record<string, string>;
+/** A session's loop: its model, transcript, tools and the policy they run under (ToolPolicy). */
+export interface LoopOptions extends ToolPolicy {
   ports: Ports;
   provider: Provider;
   transcript: TranscriptWriter;
@@ -53,14 +51,6 @@ export interface LoopOptions {
   model: string;
   maxTokens: number;
   meta: RequestMeta;
-  trusted: boolean;
-  mode: PermissionMode;
-  /** Allow, ask and deny rules of the run (flags, settings, and for a child its agent's disallowedTools). */
-  rules: RuleSet;
-  /** An agent's own tool rules (`tools: Bash(git:*)`): calls of a tool they name must match one. */
-  limits?: readonly ToolRule[];
-  workspaceRoot: string;
-  storageRoot: string;
   emit: RuntimeEventSink;
   /** Model requests allowed in one run before it ends with `max_turns_exceeded`. */
   maxTurns?: number;
@@ -75,8 +65,6 @@ export interface LoopOptions {
   beforeToolCall?: BeforeToolCall;
   /** Who approves a call the gate would refuse but a person may allow (the interactive session). */
   approve?: Approver;
-  /** The git worktree the session is isolated in (handed to every tool call). */
-  worktree?: ActiveWorktree;
 }
 
 export type RunStatus = "completed" | "failed" | "cancelled";

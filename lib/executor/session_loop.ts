@@ -9,15 +9,13 @@ import type { RuntimeEventSink } from "../protocol/events.ts";
 import type { Message, ToolSpec } from "../protocol/messages.ts";
 import type { TranscriptWriter } from "../session/transcript.ts";
 import { buildSystemPrompt } from "../session/system_prompt.ts";
-import type { RuleSet, ToolRule } from "../protocol/tool_rule.ts";
-import type { PermissionMode } from "../protocol/permission_mode.ts";
-import type { ActiveWorktree, AnyTool, LiveTools } from "../tools/tool.ts";
+import type { AnyTool, LiveTools } from "../tools/tool.ts";
 import { AgentLoop } from "./loop.ts";
 import type { PendingWork } from "../protocol/delivery.ts";
-import type { BeforeToolCall } from "./tool_runner.ts";
+import type { BeforeToolCall, ToolPolicy } from "./tool_runner.ts";
 import type { Approver } from "../protocol/approval.ts";
 
-export interface SessionLoopOptions {
+export interface SessionLoopOptions extends ToolPolicy {
   ports: Ports;
   provider: Provider;
   transcript: TranscriptWriter;
@@ -33,16 +31,6 @@ export interface SessionLoopOptions {
   model: string;
   maxTokens: number;
   platform: string;
-  workspaceRoot: string;
-  storageRoot: string;
-  trusted: boolean;
-  mode: PermissionMode;
-  /** Settings `env`: added to the environment of the commands tools run. */
-  extraEnv?: Record<string, string>;
-  /** Allow, ask and deny rules of the run (flags, settings, and for a child its agent's disallowedTools). */
-  rules: RuleSet;
-  /** An agent's own tool rules (`tools: Bash(git:*)`): calls of a tool they name must match one. */
-  limits?: readonly ToolRule[];
   emit: RuntimeEventSink;
   prompt: {
     /** The agent list, when the session is offered the Task tool. */
@@ -66,8 +54,6 @@ export interface SessionLoopOptions {
   beforeToolCall?: BeforeToolCall;
   /** The interactive session's approvals (LoopOptions.approve). */
   approve?: Approver;
-  /** The git worktree the session is isolated in (LoopOptions.worktree). */
-  worktree?: ActiveWorktree;
 }
 
 export function sessionLoop(

@@ -26,13 +26,8 @@ export interface ToolCallRequest {
 /** A further gate after the permission gate: deny beats allow, and the denial text is the result. */
 export type BeforeToolCall = (request: ToolCallRequest) => GateDecision | Promise<GateDecision>;
 
-export interface ToolRunnerOptions {
-  ports: Ports;
-  /** The session's tools; a promise while the tool modules still load (a Worker child). */
-  tools: readonly AnyTool[] | PromiseLike<readonly AnyTool[]>;
-  /** Tools that can change between model requests (MCP servers), looked up after `tools`. */
-  live?: LiveTools;
-  sessionId: string;
+/** Where a session's tools act and under which permissions (the loop and its builder share it). */
+export interface ToolPolicy {
   workspaceRoot: string;
   storageRoot: string;
   /** The git worktree the session is isolated in (handed to every tool call). */
@@ -45,6 +40,15 @@ export interface ToolRunnerOptions {
   rules: RuleSet;
   /** An agent's own tool rules (`tools: Bash(git:*)`): calls of a tool they name must match one. */
   limits?: readonly ToolRule[];
+}
+
+export interface ToolRunnerOptions extends ToolPolicy {
+  ports: Ports;
+  /** The session's tools; a promise while the tool modules still load (a Worker child). */
+  tools: readonly AnyTool[] | PromiseLike<readonly AnyTool[]>;
+  /** Tools that can change between model requests (MCP servers), looked up after `tools`. */
+  live?: LiveTools;
+  sessionId: string;
   emit: RuntimeEventSink;
   beforeToolCall?: BeforeToolCall;
   /**
