@@ -247,6 +247,8 @@ Deno.test("interactive: /agents, history that survives a restart (0600), and a m
     await term.type("second line");
     await term.press("Enter");
     await term.waitFor("Noted.");
+    // The turn's spinner goes after the answer is shown: snapshot the idle screen, not the last frame.
+    await term.waitFor((s) => !s.includes("Working…"), { visibleOnly: true });
     await snapshot(t, stableScreen(await term.history(), { [sandbox.workspace]: "<workspace>" }));
     await term.press("C-d");
     assert.equal(await term.exitCode(), 0);
@@ -310,6 +312,7 @@ Deno.test("interactive: approvals — deny, then allow always (asked once), and 
   await term.waitFor(/Allow Bash to run \(subagent general-purpose agent-\S+\):/);
   await term.press("Enter");
   await term.waitFor("All done.");
+  await term.waitFor((s) => !s.includes("Working…"), { visibleOnly: true });
   const screen = await term.history();
   assert.equal(
     (screen.match(/Allow Bash to run/g) ?? []).length,
