@@ -24,29 +24,52 @@ Usage:
 
 Options for the interactive session, -p and run:
   -p, --print                 print mode: run the full agent loop, print the result, exit
-  --output-format <f>         text (default) | json | stream-json
+  --output-format <f>         text (default) | json | stream-json (Claude Code's) | blade-events (Blade's own)
+  --input-format <f>          text (default) | stream-json (user messages as JSON lines on stdin)
+  --verbose                   accepted (stream-json is always complete)
+  --include-partial-messages  stream-json: add stream_event lines while the answer streams
+  --replay-user-messages      stream-json input: echo each user message back
   --model <name>              model id or alias (sonnet, opus, haiku); env BLADE_MODEL
   --provider <name>           anthropic | openai | scripted (default: from keys and config)
   --script <file>             script for the scripted provider (env BLADE_SCRIPT)
   --permission-mode <mode>    default | dontAsk | autoEdit | yolo | plan (acceptEdits, bypassPermissions, manual)
-  --allowed-tools <rules>     tools allowed without approval, e.g. "Edit,Bash(git diff:*)"
+  --allowed-tools <rules>     tools allowed without approval, e.g. "Edit,Bash(git diff:*)"; also
+                              --allowedTools, space-separated like Claude Code: --allowedTools Read Edit
   --disallowed-tools <rules>  deny rules: "Bash" removes the tool, "Bash(rm:*)" refuses matching calls
+                              (also --disallowedTools)
+  --tools <names>             only these built-in tools ("Read,Grep"; "" = none; "default" = all)
+  --dangerously-skip-permissions  = --permission-mode bypassPermissions; does NOT trust the folder
+  --settings <file|json>      a Claude Code settings layer for this run
   --system-prompt <text>      replace the base system prompt
   --append-system-prompt <t>  append to the system prompt
+  --system-prompt-file <f>    replace the base system prompt with a file's text
+  --append-system-prompt-file <f>  append a file's text to the system prompt
   --max-turns <n>             stop after n model requests (error max_turns_exceeded)
   -c, --continue              continue the most recent session of this folder
   -r, --resume <sessionId>    continue a session by id
+  --session-id <uuid>         the id of the new session (a UUID, as Claude Code)
+  --fork-session              with --resume/--continue: continue a copy under a new id
+  --max-budget-usd <usd>      stop when the run's cost passes this (subtype error_max_budget_usd)
   --agents <json>             extra subagent definitions for this run only (strict JSON)
   --mcp-config <file|json>    MCP servers ({"mcpServers": …}) for this run (repeatable)
   --strict-mcp-config         use only the --mcp-config servers (not .mcp.json or settings)
   --trust-workspace           trust this folder for this run only
   --background-wait <sec>     how long print mode waits for background subagents (default: no limit)
+  --add-dir, --fallback-model, --json-schema, --agent, --permission-prompt-tool,
+  --no-session-persistence    accepted with a warning: not honoured yet
   --debug                     log provider requests and timings to stderr (keys redacted); env BLADE_DEBUG=1
   -v, --version               print the version
   -h, --help                  this help (also: blade <command> --help)
 
 Exit codes: 0 success, 1 failure, 2 usage error, 130 interrupted.
-Environment: ANTHROPIC_API_KEY, ANTHROPIC_BASE_URL, OPENAI_API_KEY, OPENAI_BASE_URL, BLADE_STORAGE_ROOT.
+Environment: ANTHROPIC_API_KEY, ANTHROPIC_BASE_URL, OPENAI_API_KEY, OPENAI_BASE_URL, BLADE_STORAGE_ROOT,
+  BLADE_TRUST_WORKSPACE=1 (trust the folder, e.g. in CI); Claude Code's ANTHROPIC_AUTH_TOKEN,
+  ANTHROPIC_MODEL, ANTHROPIC_DEFAULT_SONNET_MODEL, ANTHROPIC_DEFAULT_OPUS_MODEL,
+  ANTHROPIC_DEFAULT_HAIKU_MODEL, CLAUDE_CODE_SUBAGENT_MODEL, ANTHROPIC_CUSTOM_HEADERS,
+  CLAUDE_CODE_MAX_OUTPUT_TOKENS, MAX_THINKING_TOKENS, CLAUDE_CODE_MAX_RETRIES, API_TIMEOUT_MS,
+  BASH_DEFAULT_TIMEOUT_MS, BASH_MAX_TIMEOUT_MS, BASH_MAX_OUTPUT_LENGTH.
+Settings: ~/.blade/config.json, .blade/settings.json, and Claude Code's ~/.claude/settings.json,
+  .claude/settings.json, .claude/settings.local.json (Blade's win). docs/guides/migrating-from-claude-code.md
 `;
 
 export async function runCli(argv: string[], ports: Ports, io: Io): Promise<number> {
