@@ -1,6 +1,7 @@
 // Owns the storage layout under the storage root (docs/reference/sessions.md): where sidecars, transcripts, inboxes,
 // leases, worktrees and trust live. Pure path arithmetic; no I/O.
 
+import { isAbsolute, resolve } from "node:path";
 import type { Env } from "../sys/env.ts";
 import { BladeError } from "../errors.ts";
 
@@ -24,9 +25,15 @@ export function escapeProjectPath(path: string): string {
   return path.replace(/[/\\]/g, "-").replace(/:/g, "_");
 }
 
+/**
+ * BLADE_STORAGE_ROOT, else `$HOME/.blade`. A relative BLADE_STORAGE_ROOT is relative to the user's folder
+ * (Env.cwd(): INIT_CWD under `deno task`, whose own cwd is the Blade checkout), never the process cwd.
+ */
 export function resolveStorageRoot(env: Env): string {
   const explicit = env.get("BLADE_STORAGE_ROOT");
-  if (explicit !== undefined && explicit !== "") return stripTrailingSlash(explicit);
+  if (explicit !== undefined && explicit !== "") {
+    return stripTrailingSlash(isAbsolute(explicit) ? explicit : resolve(env.cwd(), explicit));
+  }
   const home = env.home();
   if (home === undefined || home === "") {
     throw new BladeError("no_home", "Cannot find a place for Blade's storage: HOME is not set.", {
