@@ -17,6 +17,7 @@ import {
   secretsOf,
 } from "./config/config.ts";
 import { resolveStorageRoot, type StorageLayout, storageLayout } from "./config/storage.ts";
+import { openStorageRoot, type StorageAccess } from "./store/storage_root.ts";
 import { decideTrust, readTrust, type TrustDecision } from "./permissions/trust.ts";
 import {
   type ClaudeSettings,
@@ -49,6 +50,8 @@ export interface AppFlags extends ConfigFlags {
 export interface AppOptions {
   /** Where `--debug` lines go (the CLI passes stderr). Lines are redacted before they arrive. */
   debugSink?: (line: string) => void;
+  /** `read`: the command only reads storage, so an existing root is used as it is (even read-only). */
+  storage?: StorageAccess;
 }
 
 export interface RuntimeOptions {
@@ -102,8 +105,7 @@ export async function canonicalWorkspace(ports: Ports): Promise<string> {
 
 export async function createApp(ports: Ports, flags: AppFlags, options: AppOptions = {}): Promise<App> {
   const root = resolveStorageRoot(ports.env);
-  await ports.fs.ensureDir(root);
-  const storageRoot = await ports.fs.realPath(root);
+  const storageRoot = await openStorageRoot(ports.fs, root, options.storage ?? "write");
   const layout = storageLayout(storageRoot);
   const workspace = await canonicalWorkspace(ports);
   const trust = decideTrust(

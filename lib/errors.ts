@@ -35,6 +35,7 @@ export const BLADE_ERROR_CODES = [
   "session_exists",
   "session_in_use",
   "session_not_found",
+  "storage_unusable",
   "task_not_found",
   "trust_file_invalid",
   "usage",

@@ -119,9 +119,10 @@ function parse<O extends Options>(command: string, args: string[], options: O) {
 /** `blade agents …` from the command line: global options, then the app for this folder. */
 export async function runAgents(argv: string[], ports: Ports, io: Io): Promise<number> {
   const g = globalOptions(argv);
+  const readOnly = ["list", "show", "validate"].includes(g.rest[0] ?? "");
   const app = await createApp(ports, {
     ...(g.trustWorkspace ? { trustWorkspace: true } : {}),
-  });
+  }, { storage: readOnly ? "read" : "write" });
   return await runAgentsCommand(g.rest, {
     ports,
     io,

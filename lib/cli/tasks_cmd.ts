@@ -69,7 +69,8 @@ export async function runTasks(argv: string[], ports: Ports, io: Io): Promise<nu
     io.out(TASKS_HELP);
     return command === undefined && values.help !== true ? 2 : 0;
   }
-  const app = await createApp(ports, {});
+  const readOnly = command === "list" || command === "output";
+  const app = await createApp(ports, {}, { storage: readOnly ? "read" : "write" });
   const store = app.store();
   const recoveryDeps = { ports, store, layout: app.layout, redact: app.redact };
   if (command === "recover") {

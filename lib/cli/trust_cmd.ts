@@ -5,6 +5,7 @@ import { parseArgs } from "node:util";
 import type { Ports } from "../sys/mod.ts";
 import { BladeError } from "../errors.ts";
 import { resolveStorageRoot, storageLayout } from "../config/storage.ts";
+import { openStorageRoot } from "../store/storage_root.ts";
 import { decideTrust, readTrust, setTrust } from "../permissions/trust.ts";
 import type { Io } from "./io.ts";
 import { parseOrUsage } from "./args.ts";
@@ -61,8 +62,9 @@ export async function runTrust(argv: string[], ports: Ports, io: Io): Promise<nu
     });
   }
   const root = resolveStorageRoot(ports.env);
-  await ports.fs.ensureDir(root);
-  const layout = storageLayout(root);
+  const layout = storageLayout(
+    await openStorageRoot(ports.fs, root, values.status === true ? "read" : "write"),
+  );
   let changed = false;
   if (values.status !== true) {
     ({ changed } = await setTrust(ports.fs, layout.trustFile, {

@@ -11,3 +11,13 @@ export function isNotCapable(error: unknown): error is Error {
 export function isBrokenPipe(error: unknown): boolean {
   return error instanceof Deno.errors.BrokenPipe;
 }
+
+/**
+ * The OS code of a failed file operation (`ENOSPC`, `EROFS`, `EACCES`, `ENOTDIR`, `EEXIST`, …),
+ * `NOT_CAPABLE` when the path is outside this process's Deno permissions, else undefined.
+ */
+export function fsErrorCode(error: unknown): string | undefined {
+  if (error instanceof Deno.errors.NotCapable) return "NOT_CAPABLE";
+  const code = typeof error === "object" && error !== null ? (error as { code?: unknown }).code : undefined;
+  return typeof code === "string" ? code : undefined;
+}

@@ -1,0 +1,46 @@
+// Owns opening the storage root (docs/reference/sessions.md): create it for commands that write, only
+// look at it for commands that read (so a read-only root still lists tasks and agents), and turn any
+// failure — a regular file, a path under /proc, a read-only or full disk — into one clear user error.
+
+import { BladeError } from "../errors.ts";
+import type { Fs } from "../sys/fs.ts";
+import { fsErrorCode } from "../sys/errors.ts";
+
+export type StorageAccess = "write" | "read";
+
+/**
+ * The canonical path of the storage root. `write` creates it (mode 0700) when missing; `read` leaves
+ * an existing folder exactly as it is (no chmod, no writes) and creates it only when it is missing.
+ */
+export async function openStorageRoot(fs: Fs, root: string, access: StorageAccess): Promise<string> {
+  try {
+    const info = await fs.stat(root);
+    if (info !== null && !info.isDirectory) throw storageUnusable(root, "ENOTDIR_FILE");
+    if (info === null || access === "write") await fs.ensureDir(root);
+    return await fs.realPath(root);
+  } catch (e) {
+    if (e instanceof BladeError) throw e;
+    throw storageUnusable(root, fsErrorCode(e), e);
+  }
+}
+
+/** The user error for a storage root (or a write under it) that failed with OS code `code`. */
+export function storageUnusable(root: string, code: string | undefined, cause?: unknown): BladeError {
+  const why = REASONS[code ?? ""] ?? `it cannot be used${code === undefined ? "" : ` (${code})`}`;
+  return new BladeError("storage_unusable", `The storage root ${root} is unusable: ${why}.`, {
+    hint: "Set BLADE_STORAGE_ROOT to a writable folder (or unset it to use ~/.blade).",
+    ...(cause === undefined ? {} : { cause }),
+  });
+}
+
+const REASONS: Record<string, string> = {
+  ENOTDIR_FILE: "it is a file, not a folder",
+  ENOTDIR: "a part of its path is a file, not a folder",
+  EEXIST: "it is a file, not a folder",
+  EROFS: "it is on a read-only file system",
+  EACCES: "permission denied",
+  EPERM: "permission denied",
+  ENOSPC: "the disk is full",
+  NOT_CAPABLE: "it is outside the folders Blade may write (e.g. under /proc)",
+  ENOENT: "it cannot be created",
+};
