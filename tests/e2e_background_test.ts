@@ -254,6 +254,19 @@ Deno.test("e2e: blade tasks wait exit codes, then tasks clean --older-than 0s", 
     const r = await sandbox.run(["tasks", "wait", ...args]);
     assert.deepEqual([r.code, r.stdout], [code, stdout], `tasks wait ${args.join(" ")}: ${r.stderr}`);
   }
+  // --json: one array, same order as the ids; the exit code still says whether all completed.
+  const waitedJson = await sandbox.run(["tasks", "wait", good!.id, bad!.id, "--json"]);
+  assert.equal(waitedJson.code, 1, waitedJson.stderr);
+  assert.deepEqual(
+    (JSON.parse(waitedJson.stdout) as { id: string; status: string }[]).map((r) => [r.id, r.status]),
+    [[good!.id, "completed"], [bad!.id, "failed"]],
+  );
+  const cancelJson = await sandbox.run(["tasks", "cancel", good!.id, "--json"]);
+  assert.deepEqual([cancelJson.code, JSON.parse(cancelJson.stdout)], [0, [{
+    id: good!.id,
+    cancelled: false,
+    status: "completed",
+  }]], cancelJson.stderr);
   const missing = await sandbox.run(["tasks", "wait", "agent-missing"]);
   assert.equal(missing.code, 1);
   assert.match(missing.stderr, /Unknown task ID: agent-missing/);
@@ -264,6 +277,14 @@ Deno.test("e2e: blade tasks wait exit codes, then tasks clean --older-than 0s", 
   assert.deepEqual((JSON.parse(left.stdout) as { id: string }[]).map((r) => r.id), ["agent-still-running"]);
   const none = await sandbox.run(["tasks", "clean", "--older-than", "0s", "--json"]);
   assert.deepEqual([none.code, JSON.parse(none.stdout)], [0, { removed: 0 }]);
+  // Cancelling the run this live test process owns: cancelled, and the owner's pid is named.
+  const stop = await sandbox.run(["tasks", "cancel", "agent-still-running", "--json"]);
+  assert.deepEqual([stop.code, JSON.parse(stop.stdout)], [0, [{
+    id: "agent-still-running",
+    cancelled: true,
+    status: "cancelled",
+    pid: Deno.pid,
+  }]], stop.stderr);
 });
 
 function occurrences(haystack: string, needle: string): number {

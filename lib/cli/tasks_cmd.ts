@@ -15,6 +15,7 @@ import { TaskAdmin } from "../manager/task_admin.ts";
 import { reconcile } from "../manager/recovery.ts";
 import { runTasksResume } from "./tasks_resume_cmd.ts";
 import {
+  cancelJson,
   renderCancel,
   renderClean,
   renderPrune,
@@ -32,8 +33,9 @@ Subagent runs started from this folder (each run's durable record, its sidecar).
   list [--json] [--all] [--session <id>]   runs of this folder (--all: every folder; --session:
                                    started by that session), newest first, with a count by status
   output <id> [--json] [--wait] [--timeout <sec>]   a run's status and final result
-  wait <id>… [--timeout <sec>]     wait until the runs end; exit 0 only if all completed
-  cancel <id>…                     stop running runs (status cancelled; their processes are killed)
+  wait <id>… [--timeout <sec>] [--json]
+                                   wait until the runs end; exit 0 only if all completed
+  cancel <id>… [--json]            stop running runs (status cancelled; their processes are killed)
   clean [--older-than 7d] [--worktrees] [--json]
                                    remove finished runs older than the age (default 7 days); with
                                    --worktrees also stale managed git worktrees (30 days, clean,
@@ -118,11 +120,14 @@ export async function runTasks(argv: string[], ports: Ports, io: Io): Promise<nu
     case "wait": {
       if (ids.length === 0) throw usageError("blade tasks wait needs at least one task id.");
       let allOk = true;
+      const ended = [];
       for (const id of ids) {
         const r = await admin.wait(id, timeoutMs);
-        io.out(renderWaitLine(r));
+        if (values.json === true) ended.push(publicProjection(r));
+        else io.out(renderWaitLine(r));
         if (r.status !== "completed") allOk = false;
       }
+      if (values.json === true) json(ended);
       return allOk ? 0 : 1;
     }
     case "clean": {
@@ -141,7 +146,10 @@ export async function runTasks(argv: string[], ports: Ports, io: Io): Promise<nu
     }
     case "cancel": {
       if (ids.length === 0) throw usageError("blade tasks cancel needs at least one task id.");
-      for (const id of ids) io.out(renderCancel(await admin.cancel(id)));
+      const outcomes = [];
+      for (const id of ids) outcomes.push(await admin.cancel(id));
+      if (values.json === true) json(outcomes.map(cancelJson));
+      else for (const o of outcomes) io.out(renderCancel(o));
       return 0;
     }
     default:

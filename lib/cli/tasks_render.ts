@@ -87,6 +87,17 @@ export function renderWaitLine(record: SidecarRecord): string {
   return `${LABELS[record.status].padEnd(8)} ${record.id}\n`;
 }
 
+/** `blade tasks cancel --json`: `{id, cancelled, status, pid?}` per id (`status` is the run's status now). */
+export function cancelJson(outcome: CancelOutcome): Record<string, unknown> {
+  if (outcome.kind === "not_running") return { id: outcome.id, cancelled: false, status: outcome.status };
+  return {
+    id: outcome.id,
+    cancelled: true,
+    status: "cancelled",
+    ...(outcome.pid === undefined ? {} : { pid: outcome.pid }),
+  };
+}
+
 export function renderCancel(outcome: CancelOutcome): string {
   if (outcome.kind === "not_running") {
     return `${outcome.id} is not running (${LABELS[outcome.status]}); nothing to cancel.\n`;
