@@ -353,6 +353,17 @@ Deno.test("print: usage errors exit 2 with the problem and a hint, never a stack
       /^blade: Unknown output format "xml"/,
       /text, json, stream-json or blade-events/,
     ],
+    [
+      ["-p", "hi", "--resume", "../escape"],
+      /^blade: Invalid session ID for --resume: "..\/escape"/,
+      /letters, digits/,
+    ],
+    [["-p", "hi", "--resume", "a/b"], /^blade: Invalid session ID for --resume: "a\/b"/, /letters, digits/],
+    [
+      ["-p", "hi", "--session-id", ".."],
+      /^blade: Invalid session ID for --session-id: "\.\."/,
+      /letters, digits/,
+    ],
   ];
   const runs = await Promise.all(cases.map(([args]) => sandbox.run(args)));
   runs.forEach((run, i) => {

@@ -4,6 +4,7 @@
 import type { Ports } from "../sys/mod.ts";
 import type { Clock } from "../sys/clock.ts";
 import { usageError } from "../errors.ts";
+import { isValidSessionId } from "../protocol/ids.ts";
 import type { App, AppFlags } from "../app.ts";
 import { createApp } from "../app.ts";
 import type { RuntimeEvent, RuntimeWarning } from "../protocol/events.ts";
@@ -233,6 +234,15 @@ export async function runPrint(values: Values, positionals: string[], ports: Por
   const turns = await userTurns(values, positionals, ports);
   if (values.resume !== undefined && values.continue === true) {
     throw usageError("--resume and --continue cannot be used together.");
+  }
+  for (const flag of ["resume", "session-id"] as const) {
+    const id = values[flag];
+    if (id !== undefined && !isValidSessionId(id)) {
+      throw usageError(
+        `Invalid session ID for --${flag}: ${JSON.stringify(id).slice(0, 80)}`,
+        "Session ids use letters, digits, '.', '_' and '-' (at most 200 characters); `blade tasks list` shows them.",
+      );
+    }
   }
   const waitRaw = values["background-wait"];
   let backgroundWaitMs: number | undefined;
