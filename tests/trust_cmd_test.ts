@@ -1,6 +1,6 @@
 // End-to-end: `blade trust [path] [--revoke | --status] [--json]` as a real subprocess (docs/reference/cli.md, docs/reference/permissions.md):
 // recording, showing and revoking Workspace Trust, sub-folders covered by a trusted parent, and a
-// clear error for a folder that does not exist.
+// clear error for a folder that does not exist, and a warning when the folder is / or the home folder.
 
 import assert from "node:assert/strict";
 import { bladeSandbox, parseJsonResult } from "./support/blade.ts";
@@ -88,4 +88,27 @@ Deno.test("trust: a folder that does not exist fails with exit 1 and a hint", as
     },
   });
   assert.equal(await Deno.stat(`${sandbox.storage}/trust.json`).then(() => true, () => false), false);
+});
+
+Deno.test("trust: / and the home folder succeed with one clear warning; a project folder gets none", async () => {
+  await using sandbox = await bladeSandbox();
+  for (const [args, shown] of [[["trust", "/"], "/"], [["trust", sandbox.home], sandbox.home]] as const) {
+    const r = await sandbox.run([...args]);
+    assert.equal(r.code, 0, r.stderr);
+    assert.equal(r.stdout, `Trusted ${shown}.\n`);
+    const lines = r.stderr.trimEnd().split("\n");
+    assert.equal(lines.length, 1, r.stderr);
+    assert.match(
+      lines[0]!,
+      new RegExp(`^blade: warning: ${shown} is (the root|your home) folder: every folder below`),
+    );
+    const json = await sandbox.run([...args, "--json"]);
+    assert.equal(json.code, 0, json.stderr);
+    assert.match(json.stderr, /^blade: warning: /);
+    assert.equal((JSON.parse(json.stdout) as { trusted: boolean }).trusted, true);
+  }
+  const status = await sandbox.run(["trust", "--status", "/"]);
+  assert.deepEqual([status.code, status.stderr], [0, ""]);
+  const project = await sandbox.run(["trust"]);
+  assert.deepEqual([project.code, project.stderr], [0, ""]);
 });

@@ -74,6 +74,10 @@ export async function runTrust(argv: string[], ports: Ports, io: Io): Promise<nu
     }));
   }
   const decision = decideTrust(await readTrust(ports.fs, layout.trustFile), path, false);
+  if (values.status !== true && values.revoke !== true) {
+    const broad = await broadTrustWarning(ports, path);
+    if (broad !== undefined) io.err(broad);
+  }
   if (values.json === true) {
     io.out(
       JSON.stringify({
@@ -98,4 +102,19 @@ export async function runTrust(argv: string[], ports: Ports, io: Io): Promise<nu
     io.out(changed ? `Trusted ${path}.\n` : `${path} was already trusted.\n`);
   }
   return 0;
+}
+
+/**
+ * Trust covers sub-folders, so trusting `/` or the home folder trusts every project on the machine
+ * (or of the user): it is allowed, but never silently.
+ */
+async function broadTrustWarning(ports: Ports, path: string): Promise<string | undefined> {
+  const home = ports.env.home();
+  const realHome = home === undefined || home === ""
+    ? undefined
+    : await ports.fs.realPath(home).catch(() => home);
+  const what = path === "/" ? "the root folder" : path === realHome ? "your home folder" : undefined;
+  if (what === undefined) return undefined;
+  return `blade: warning: ${path} is ${what}: every folder below it is now trusted (project agents, ` +
+    `settings and Bash included). Use \`blade trust --revoke ${path}\` to undo; trust project folders instead.\n`;
 }
