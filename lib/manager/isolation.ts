@@ -2,11 +2,13 @@
 // make the worktree for an isolated launch plan (or refuse with git's reason, nothing half-made), or
 // check a resumed child's lease against git and take it over; after
 // it, keep or remove the worktree by the run's outcome. The decisions are lib/worktree/'s; this file
-// only connects them to the launch plan and the runtime's ports.
+// only connects them to the launch plan (`inWorktree` moves a plan into its worktree, pure) and the
+// runtime's ports.
 
 import type { Ports } from "../sys/mod.ts";
 import type { StorageLayout } from "../config/storage.ts";
 import type { WorktreeLease } from "../store/schema.ts";
+import type { ActiveWorktree } from "../tools/tool.ts";
 import { BladeError, describeError } from "../errors.ts";
 import { processGit } from "../worktree/git.ts";
 import {
@@ -16,7 +18,7 @@ import {
   verifyLease,
   type WorktreeDeps,
 } from "../worktree/lifecycle.ts";
-import { inWorktree, type LaunchPlan } from "./launch_plan.ts";
+import type { LaunchPlan } from "./launch_plan.ts";
 
 type Planned = Extract<LaunchPlan, { ok: true }>;
 
@@ -75,4 +77,24 @@ export async function settleWorktree(
   } catch (e) {
     return { ...lease, state: "kept", keptBecause: `its state could not be checked (${describeError(e)})` };
   }
+}
+
+/**
+ * The plan of an isolated launch once its worktree exists: the record holds the lease, and the child
+ * works in the worktree (its workspace keeps the parent's sub-directory offset).
+ */
+export function inWorktree(
+  plan: Extract<LaunchPlan, { ok: true }>,
+  lease: WorktreeLease,
+): Extract<LaunchPlan, { ok: true }> {
+  const worktree: ActiveWorktree = {
+    workspaceRoot: lease.workspaceRoot,
+    worktreeRoot: lease.worktreeRoot,
+    parentCheckout: lease.repositoryRoot,
+  };
+  return {
+    ...plan,
+    record: { ...plan.record, workspaceRoot: lease.workspaceRoot, worktree: lease },
+    spec: { ...plan.spec, workspaceRoot: lease.workspaceRoot, worktree },
+  };
 }

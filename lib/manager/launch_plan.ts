@@ -2,23 +2,22 @@
 // depth, isolation), the frozen config snapshot (model and permission mode inherit from the parent),
 // lineage, and the initial sidecar record plus the ChildSpec the child runs with. No I/O and no
 // clock: the caller passes `now` and the parent's process identity, then applies the plan
-// (subagents.ts). Every refusal says what was refused and why.
+// (subagents.ts). Every refusal says what was refused and why. The capability ceiling it applies is
+// launch_ceiling.ts.
 
 import type { ProcessIdentity } from "../sys/process.ts";
 import type { Lineage, SubtaskRefPart } from "../protocol/events.ts";
 import { resolveModel } from "../config/config.ts";
 import type { PermissionMode } from "../protocol/permission_mode.ts";
-import { rulesOf, type RuleTexts, sessionToolNames } from "../permissions/run_rules.ts";
-import { capMode, capTools, narrowerMode } from "../permissions/ceiling.ts";
-import { resolveChildTools } from "../registry/child_tools.ts";
-import { BLADE_TOOL_NAMES } from "../protocol/tool_rule.ts";
+import type { RuleTexts } from "../permissions/run_rules.ts";
+import { capMode } from "../permissions/ceiling.ts";
 import type { AgentDefinition } from "../registry/schema.ts";
-import type { ConfigSnapshot, SidecarRecord, WorktreeLease } from "../store/schema.ts";
+import type { ConfigSnapshot, SidecarRecord } from "../store/schema.ts";
 import type { ActiveWorktree } from "../tools/tool.ts";
-import { VERDICT_AGENTS, VERDICT_JSON_SCHEMA } from "../verification/verdict.ts";
 import type { TaskRequest } from "../tools/task.ts";
 import type { ChildSpec } from "../executor/child.ts";
 import { lineageOf } from "./projections.ts";
+import { auditOf, ceilingOf, resumedCeiling } from "./launch_ceiling.ts";
 import type { LoadResult } from "../store/codec.ts";
 import { planResume, type RestoreIsolation, type ResumePlan } from "./resume_plan.ts";
 
@@ -315,35 +314,6 @@ function runningRecord(
   };
 }
 
-/** The tools a child of `parent` may have at most, and what `definition` asked for beyond them. */
-export function ceilingOf(
-  definition: AgentDefinition,
-  parent: Pick<LaunchParent, "mode" | "tools" | "rules">,
-): { toolCeiling: string[]; capped?: string[] } {
-  const ceiling = toolCeilingOf(parent);
-  const requested = resolveChildTools(definition, BLADE_TOOL_NAMES).allowed;
-  const notes = [
-    capMode(definition.permissionMode, parent.mode).capped,
-    capTools(requested, ceiling, definition.tools !== null).capped,
-  ].filter((n): n is string => n !== undefined);
-  return { toolCeiling: ceiling, ...(notes.length === 0 ? {} : { capped: notes }) };
-}
-
-/** The delegating session's tools; for a top-level session, Blade's minus the run's whole-tool denies. */
-function toolCeilingOf(parent: Pick<LaunchParent, "tools" | "rules">): string[] {
-  return parent.tools === undefined ? sessionToolNames(rulesOf(parent.rules)) : [...parent.tools];
-}
-
-/**
- * A resumed run keeps its frozen config, but never more than the resuming session has: its mode is
- * capped by the parent's and its tools by the parent's tools.
- */
-function resumedCeiling(spec: ChildSpec, parent: Pick<LaunchParent, "mode" | "tools" | "rules">): ChildSpec {
-  const toolCeiling = toolCeilingOf(parent);
-  const permissionMode = narrowerMode(spec.config.permissionMode, parent.mode);
-  return { ...spec, toolCeiling, config: { ...spec.config, permissionMode } };
-}
-
 /** What the child runs with, derived from its record and the parent's run-wide policy. */
 function specOf(record: SidecarRecord, parent: LaunchParent): ChildSpec {
   const rules = parent.rules;
@@ -362,38 +332,6 @@ function specOf(record: SidecarRecord, parent: LaunchParent): ChildSpec {
     ...(rules === undefined ? {} : { rules }),
     ...(parent.worktree === undefined ? {} : { worktree: parent.worktree }),
     ...auditOf(record.configSnapshot.name, parent.auditEnv),
-  };
-}
-
-/** A verification agent is a read-only auditor that returns a verdict (docs/reference/verification.md). */
-function auditOf(
-  name: string,
-  commandEnv: Record<string, string> = {},
-): Pick<ChildSpec, "audit" | "structuredOutput"> {
-  if (!VERDICT_AGENTS.includes(name)) return {};
-  return {
-    audit: { commandEnv },
-    structuredOutput: { schema: VERDICT_JSON_SCHEMA, maxRetries: 2, purpose: "your verdict" },
-  };
-}
-
-/**
- * The plan of an isolated launch once its worktree exists: the record holds the lease, and the child
- * works in the worktree (its workspace keeps the parent's sub-directory offset).
- */
-export function inWorktree(
-  plan: Extract<LaunchPlan, { ok: true }>,
-  lease: WorktreeLease,
-): Extract<LaunchPlan, { ok: true }> {
-  const worktree: ActiveWorktree = {
-    workspaceRoot: lease.workspaceRoot,
-    worktreeRoot: lease.worktreeRoot,
-    parentCheckout: lease.repositoryRoot,
-  };
-  return {
-    ...plan,
-    record: { ...plan.record, workspaceRoot: lease.workspaceRoot, worktree: lease },
-    spec: { ...plan.spec, workspaceRoot: lease.workspaceRoot, worktree },
   };
 }
 
