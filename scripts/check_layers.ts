@@ -6,7 +6,9 @@
 //     line may import only from lines below it; names on one line are peers and do not import each other);
 //   - `Deno.*` outside lib/sys/ (type-only uses such as `Deno.ChildProcess` in a type position excepted);
 //   - `console` outside lib/cli/;
-//   - a lib/ module (tests included) importing from tests/, or main.ts reaching lib/testing/.
+//   - a lib/ module (tests included) importing from tests/, or main.ts reaching lib/testing/ (for these
+//     two, a module named by `new URL("./x.ts", import.meta.url)` — a Worker entry, a subprocess
+//     script — counts as a dependency too).
 // Permanent exceptions (entry points, test support) and the allowlist of known violations live in
 // scripts/layer_rules.ts, each with a reason; an allowlist entry that matches nothing is itself an error,
 // so the list only shrinks. Scanning is lexical (comments and string contents are masked first), which is
@@ -42,6 +44,8 @@ export interface Module {
   /** Path relative to the root, `/`-separated. */
   path: string;
   imports: { target: string; line: number }[];
+  /** Modules named by `new URL("./x.ts", import.meta.url)`: Worker entries and subprocess scripts. */
+  moduleUrls: { target: string; line: number }[];
   denoUses: { member: string; line: number; typeOnly: boolean }[];
   consoleLines: number[];
 }
@@ -187,6 +191,15 @@ export function scanModule(path: string, source: string): Module {
       });
     }
   }
+  const moduleUrls: Module["moduleUrls"] = [];
+  for (const m of code.matchAll(/(?<![.\w$])new\s+URL\s*\(\s*"§(\d+)"\s*,\s*import\.meta\.url\s*\)/g)) {
+    const spec = strings[Number(m[1])]!;
+    if (!/^\.\.?\//.test(spec) || !/\.(ts|js|mjs)$/.test(spec)) continue;
+    moduleUrls.push({
+      target: normalize(join(dirname(path), spec)).replaceAll("\\", "/"),
+      line: lineOf(code, m.index),
+    });
+  }
   const denoUses: Module["denoUses"] = [];
   for (
     const m of code.matchAll(/(?<![.\w$])Deno\s*\.\s*([A-Za-z_$][\w$]*)(?:\s*\.\s*([A-Za-z_$][\w$]*))?/g)
@@ -202,7 +215,7 @@ export function scanModule(path: string, source: string): Module {
     denoUses.push({ member, line: lineOf(code, m.index), typeOnly });
   }
   const consoleLines = [...code.matchAll(/(?<![.\w$])console\s*\./g)].map((m) => lineOf(code, m.index));
-  return { path, imports, denoUses, consoleLines };
+  return { path, imports, moduleUrls, denoUses, consoleLines };
 }
 
 /** Reads the fenced ```layers block of ARCHITECTURE.md: lines top (highest) to bottom (lowest). */
@@ -325,7 +338,7 @@ export function findViolations(modules: Module[], order: string[][], rules: Laye
 
   for (const m of modules) {
     if (m.path.startsWith("lib/")) {
-      for (const { target, line } of m.imports) {
+      for (const { target, line } of [...m.imports, ...m.moduleUrls]) {
         if (target.startsWith("tests/")) {
           out.push({
             rule: "tests-import",
@@ -363,7 +376,7 @@ export function findViolations(modules: Module[], order: string[][], rules: Laye
   }
 
   // main.ts never reaches test support, not even lazily.
-  const graph = new Map(modules.map((m) => [m.path, m.imports.map((i) => i.target)]));
+  const graph = new Map(modules.map((m) => [m.path, [...m.imports, ...m.moduleUrls].map((i) => i.target)]));
   const seen = new Set<string>();
   const walk = (p: string, via: string[]): void => {
     if (seen.has(p)) return;

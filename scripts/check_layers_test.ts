@@ -72,14 +72,15 @@ Deno.test("console outside cli/ is reported", async () => {
   }]);
 });
 
-Deno.test("lib/ importing from tests/ and main.ts reaching lib/testing/ (lazily) are reported", async () => {
+Deno.test("lib/ importing (or naming a module URL) from tests/ and main.ts reaching lib/testing/ (lazily) are reported", async () => {
   const result = await check("wrong_imports");
   assert.deepEqual(keys(result.violations), [
+    "tests-import lib/domain/probe_test.ts -> tests/support/helper.ts",
     "tests-import lib/domain/x_test.ts -> tests/support/helper.ts",
     "testing lib/testing/fake.ts",
   ]);
   assert.equal(
-    result.violations[1]!.message,
+    result.violations[2]!.message,
     "main.ts reaches lib/testing/fake.ts (via main.ts → lib/cli/main.ts): lib/testing/ is for tests only",
   );
 });
@@ -121,6 +122,7 @@ Deno.test("scanModule: every import form, relative only, resolved against the mo
     'const lazy = await import("../../main.ts");',
     'import { z } from "zod";',
     "const list = Array.from(x);",
+    'const worker = new URL("../w/entry.ts", import.meta.url);',
   ].join("\n");
   assert.deepEqual(scanModule("lib/x/m.ts", source).imports, [
     { target: "lib/x/a.ts", line: 1 },
@@ -129,4 +131,5 @@ Deno.test("scanModule: every import form, relative only, resolved against the mo
     { target: "lib/x/side.ts", line: 4 },
     { target: "main.ts", line: 5 },
   ]);
+  assert.deepEqual(scanModule("lib/x/m.ts", source).moduleUrls, [{ target: "lib/w/entry.ts", line: 8 }]);
 });

@@ -4,7 +4,7 @@ import { realFs } from "../sys/fs.ts";
 import { FakeClock } from "../testing/fakes.ts";
 import { Inbox, INBOX_LIMITS, type InboxEntry } from "./inbox.ts";
 
-const ENQUEUER = new URL("../../tests/support/inbox_enqueuer.ts", import.meta.url);
+const ENQUEUER = new URL("../testing/inbox_enqueuer.ts", import.meta.url);
 const CONFIG = decodeURIComponent(new URL("../../deno.json", import.meta.url).pathname);
 
 /** A temp project folder (not created yet, like a fresh project dir) and an inbox in it. */

@@ -3,9 +3,9 @@
 // Usage: deno run --allow-read=<dir> --allow-write=<dir> inbox_enqueuer.ts <inboxPath> <writer> <count>
 // Entry ids are `<writer>-<n>` (n = 0…count-1). Exits non-zero when any enqueue is refused.
 
-import { Inbox } from "../../lib/session/inbox.ts";
-import { realClock } from "../../lib/sys/clock.ts";
-import { realFs } from "../../lib/sys/fs.ts";
+import { Inbox } from "../session/inbox.ts";
+import { realClock } from "../sys/clock.ts";
+import { realFs } from "../sys/fs.ts";
 
 async function main(args: string[]): Promise<void> {
   const [path, writer, countText] = args;
