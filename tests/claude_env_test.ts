@@ -8,20 +8,12 @@ import {
   fakeSse,
   fakeStatus,
   fakeTurn,
-  type RecordedRequest,
   startFakeAnthropicServer,
 } from "../lib/testing/fake_anthropic_server.ts";
-import type { AnthropicRequestBody } from "../lib/provider/anthropic_wire.ts";
 import { type BladeResult, type BladeSandbox, bladeSandbox } from "./support/blade.ts";
+import { type AnthropicRequest, lastToolResults } from "./support/claude_conversations.ts";
 
-type Req = RecordedRequest<AnthropicRequestBody>;
-
-function toolResultText(req: Req): string {
-  const last = (req.body.messages ?? []).at(-1) as unknown as {
-    content: { type: string; content?: string }[];
-  };
-  return last.content.filter((b) => b.type === "tool_result").map((b) => String(b.content)).join("\n");
-}
+type Req = AnthropicRequest;
 
 const bash = (command: string, extra: Record<string, unknown> = {}) =>
   fakeTurn({ toolCalls: [{ name: "Bash", input: { command, ...extra } }] });
@@ -125,19 +117,19 @@ const ROWS: Row[] = [
     variable: "BASH_DEFAULT_TIMEOUT_MS",
     env: { BASH_DEFAULT_TIMEOUT_MS: "300" },
     responses: () => [bash("sleep 5"), fakeTurn({ text: "ok" })],
-    check: (rs) => assert.match(toolResultText(rs[1]!), /timed out after 300 ms/),
+    check: (rs) => assert.match(lastToolResults(rs[1]!), /timed out after 300 ms/),
   },
   {
     variable: "BASH_MAX_TIMEOUT_MS",
     env: { BASH_MAX_TIMEOUT_MS: "400" },
     responses: () => [bash("sleep 5", { timeout: 100_000 }), fakeTurn({ text: "ok" })],
-    check: (rs) => assert.match(toolResultText(rs[1]!), /timed out after 400 ms/),
+    check: (rs) => assert.match(lastToolResults(rs[1]!), /timed out after 400 ms/),
   },
   {
     variable: "BASH_MAX_OUTPUT_LENGTH",
     env: { BASH_MAX_OUTPUT_LENGTH: "100" },
     responses: () => [bash("printf 'x%.0s' $(seq 1 2000)"), fakeTurn({ text: "ok" })],
-    check: (rs) => assert.ok(toolResultText(rs[1]!).length < 400, String(toolResultText(rs[1]!).length)),
+    check: (rs) => assert.ok(lastToolResults(rs[1]!).length < 400, String(lastToolResults(rs[1]!).length)),
   },
 ];
 

@@ -3,22 +3,11 @@
 // got back). Project files count only in a trusted folder, except permissions.deny.
 
 import assert from "node:assert/strict";
-import {
-  fakeTurn,
-  type RecordedRequest,
-  startFakeAnthropicServer,
-} from "../lib/testing/fake_anthropic_server.ts";
-import type { AnthropicRequestBody } from "../lib/provider/anthropic_wire.ts";
+import { fakeTurn, startFakeAnthropicServer } from "../lib/testing/fake_anthropic_server.ts";
 import { type BladeResult, type BladeSandbox, bladeSandbox } from "./support/blade.ts";
+import { type AnthropicRequest, lastToolResults } from "./support/claude_conversations.ts";
 
-type Req = RecordedRequest<AnthropicRequestBody>;
-
-function toolResult(req: Req): string {
-  const last = (req.body.messages ?? []).at(-1) as unknown as {
-    content: { type: string; content?: string }[];
-  };
-  return last.content.filter((b) => b.type === "tool_result").map((b) => String(b.content)).join("\n");
-}
+type Req = AnthropicRequest;
 
 interface Row {
   name: string;
@@ -80,7 +69,7 @@ const ROWS: Row[] = [
     turns: (s) => [edit(s), done()],
     check: async (rs, _run, s) => {
       await fileIs(s, "one\n");
-      assert.match(toolResult(rs[1]!), /trust|denied|refused/i);
+      assert.match(lastToolResults(rs[1]!), /trust|denied|refused/i);
     },
   },
   {
@@ -93,7 +82,7 @@ const ROWS: Row[] = [
       s,
     ) => [fakeTurn({ toolCalls: [{ name: "Read", input: { file_path: `${s.workspace}/a.txt` } }] }), done()],
     check: (rs, run) => {
-      assert.doesNotMatch(toolResult(rs[1]!), /one/);
+      assert.doesNotMatch(lastToolResults(rs[1]!), /one/);
       const denials = JSON.parse(run.stdout).permission_denials;
       assert.deepEqual(denials.map((d: { tool_name: string }) => d.tool_name), ["Read"]);
     },
@@ -125,7 +114,7 @@ const ROWS: Row[] = [
       fakeTurn({ toolCalls: [{ name: "Bash", input: { command: "echo probe=$BLADE_SETTINGS_PROBE" } }] }),
       done(),
     ],
-    check: (rs) => assert.match(toolResult(rs[1]!), /probe=from-settings/),
+    check: (rs) => assert.match(lastToolResults(rs[1]!), /probe=from-settings/),
   },
   {
     name: "unknown Claude keys are ignored, never config_invalid (also in .blade/settings.json)",

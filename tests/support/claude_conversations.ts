@@ -2,9 +2,10 @@
 // foreground delegation, background delegation, max-turns), as fake-server handlers that answer by the
 // state of the conversation, not by request number: Claude Code and Blade send different side requests
 // and name the delegation tool differently (`Agent` / `Task`), and the same script must drive both.
-// Used by scripts/record_claude_fixtures.ts (records Claude Code) and tests/claude_golden_test.ts.
+// Used by scripts/record_claude_fixtures.ts (records Claude Code) and tests/claude_golden_test.ts; also
+// the request helper the Claude compatibility tests share.
 
-import { type FakeHandler, fakeTurn } from "../../lib/testing/fake_anthropic_server.ts";
+import { type FakeHandler, fakeTurn, type RecordedRequest } from "../../lib/testing/fake_anthropic_server.ts";
 import type { AnthropicRequestBody } from "../../lib/provider/anthropic_wire.ts";
 
 export interface Conversation {
@@ -135,3 +136,13 @@ export const CONVERSATIONS: Conversation[] = [
         : notFound(),
   },
 ];
+
+export type AnthropicRequest = RecordedRequest<AnthropicRequestBody>;
+
+/** The tool results in the last message of a request the fake Anthropic server received, joined. */
+export function lastToolResults(req: AnthropicRequest): string {
+  const last = (req.body.messages ?? []).at(-1) as unknown as {
+    content: { type: string; content?: string }[];
+  };
+  return last.content.filter((b) => b.type === "tool_result").map((b) => String(b.content)).join("\n");
+}
