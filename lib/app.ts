@@ -169,8 +169,12 @@ export async function createApp(ports: Ports, flags: AppFlags, options: AppOptio
       ));
     },
     providerConfig: getProviderConfig,
-    store:
-      () => (store ??= new FileSidecarStore({ fs: ports.fs, clock: ports.clock, storageRoot: layout.root })),
+    store: () => (store ??= new FileSidecarStore({
+      fs: ports.fs,
+      clock: ports.clock,
+      storageRoot: layout.root,
+      redact,
+    })),
     // Methods, not closures: an App with a replaced provider (tests) builds its runtime with it.
     registry() {
       return registryOf(this);
@@ -191,6 +195,7 @@ function runtimeOf(app: App, emit: RuntimeEventSink, options: RuntimeOptions): R
     trusted: app.trust.trusted,
     config: app.config,
     redact: app.redact,
+    secrets: () => app.secrets(),
     registry: () => app.registry(),
     runner: () => childRunner(app),
     emit,

@@ -17,6 +17,11 @@ export function realIo(options: { color: boolean; tty: boolean }): Io {
   return { out: stdoutWriter(), err: stderrWriter(), color: options.color, tty: options.tty };
 }
 
+/** The same Io with every secret removed from what it prints (text, json and stream-json alike). */
+export function redactedIo(io: Io, redact: (text: string) => string): Io {
+  return { ...io, out: (text) => io.out(redact(text)), err: (text) => io.err(redact(text)) };
+}
+
 /** An Io that records what was printed, for tests. */
 export function captureIo(): Io & { stdout: () => string; stderr: () => string } {
   let out = "";

@@ -9,7 +9,7 @@ import type { App, AppFlags } from "../app.ts";
 import { createApp } from "../app.ts";
 import type { RuntimeEvent, RuntimeWarning } from "../protocol/events.ts";
 import { onInterrupt, readStdin } from "../sys/signals.ts";
-import type { Io } from "./io.ts";
+import { type Io, redactedIo } from "./io.ts";
 import { bladeEventLine, type OutputFormat, type PrintSummary, textRenderer } from "./print_render.ts";
 import { RunLedger } from "./run_ledger.ts";
 import { claudeResult } from "./claude_result.ts";
@@ -324,6 +324,8 @@ async function runTurn(
   mcp: McpHub | undefined,
 ): Promise<{ code: number; sessionId: string }> {
   const { ports } = app;
+  // A key that reached the conversation (a tool's output, an error) is never printed.
+  io = redactedIo(io, app.redact);
   let sessionId: string | undefined;
   const interrupt = interruptController();
   let overBudget = false;

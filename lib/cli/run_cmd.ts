@@ -6,7 +6,7 @@ import { parseArgs } from "node:util";
 import type { Ports } from "../sys/mod.ts";
 import { BladeError, usageError } from "../errors.ts";
 import { createApp } from "../app.ts";
-import type { Io } from "./io.ts";
+import { type Io, redactedIo } from "./io.ts";
 import { parseOrUsage, RUN_OPTIONS } from "./args.ts";
 import { expandVariadic } from "./claude_flags.ts";
 import { appFlagsOf, interruptController, outputFormatOf, printSink, rulesFromFlags } from "./print_cmd.ts";
@@ -65,6 +65,7 @@ export async function runAgentCommand(argv: string[], ports: Ports, io: Io): Pro
   const detachedId = values["agent-id"];
   const format = outputFormatOf(values);
   const app = await createApp(ports, appFlagsOf(values), { debugSink: (l) => io.err(`[debug] ${l}\n`) });
+  io = redactedIo(io, app.redact);
   const parent = await openSession(ports, {
     layout: app.layout,
     workspace: app.workspace,

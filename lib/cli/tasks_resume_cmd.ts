@@ -8,7 +8,7 @@ import { parseArgs } from "node:util";
 import type { Ports } from "../sys/mod.ts";
 import { BladeError, usageError } from "../errors.ts";
 import { createApp } from "../app.ts";
-import type { Io } from "./io.ts";
+import { type Io, redactedIo } from "./io.ts";
 import { parseOrUsage, RUN_OPTIONS } from "./args.ts";
 import { appFlagsOf, interruptController, outputFormatOf, printSink, rulesFromFlags } from "./print_cmd.ts";
 import { readStdin } from "../sys/signals.ts";
@@ -65,6 +65,7 @@ export async function runTasksResume(argv: string[], ports: Ports, io: Io): Prom
     });
   }
   const app = await createApp(ports, appFlagsOf(values), { debugSink: (l) => io.err(`[debug] ${l}\n`) });
+  io = redactedIo(io, app.redact);
   const sink = printSink(io, { format, mainSessionId: () => undefined, cwd: app.workspace });
   await using run = app.runtime(sink.emit, { rules: rulesFromFlags(values, io, app).texts });
   const env = await run.env();

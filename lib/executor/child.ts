@@ -11,7 +11,7 @@ import type { Message, ToolSpec } from "../protocol/messages.ts";
 import { userText } from "../protocol/messages.ts";
 import type { StorageLayout } from "../config/storage.ts";
 import type { ConfigSnapshot } from "../store/schema.ts";
-import type { ActiveWorktree, AnyTool, ToolResult } from "../tools/tool.ts";
+import type { ActiveWorktree, AnyTool, CommandSetup, ToolResult } from "../tools/tool.ts";
 import { auditedTool, type AuditPolicy } from "../tools/audited.ts";
 import type {
   StructuredOutput,
@@ -50,6 +50,8 @@ export interface ChildSpec {
   capped?: string[];
   /** The child's tools as the model sees them, computed by the parent (the child may load its tools later). */
   toolSpecs?: ToolSpec[];
+  /** Environment and shell of the child's commands, prepared by the main thread (permissions/child_env.ts). */
+  commands?: CommandSetup;
   /** The git worktree the child is isolated in: its writes and Bash folders must stay inside it. */
   worktree?: ActiveWorktree;
   /** A read-only auditor (the verification agents): writes refused, Bash limited (tools/audited.ts). */
@@ -199,6 +201,7 @@ export async function runChild(deps: ChildDeps, spec: ChildSpec, signal: AbortSi
       ...(spec.config.maxTurns === null ? {} : { maxTurns: spec.config.maxTurns }),
       ...(deps.approve === undefined ? {} : { approve: deps.approve }),
       ...(spec.worktree === undefined ? {} : { worktree: spec.worktree }),
+      ...(spec.commands === undefined ? {} : { commands: spec.commands }),
       ...(structured === undefined ? {} : { followUp: () => structured.followUp() }),
     }, { messages: spec.initialMessages ?? [], turns: 0 });
     // session_created goes in the same durable batch as the first turn (one fsync fewer per child).

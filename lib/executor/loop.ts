@@ -141,6 +141,7 @@ export class AgentLoop {
       workspaceRoot: options.workspaceRoot,
       storageRoot: options.storageRoot,
       ...(options.worktree === undefined ? {} : { worktree: options.worktree }),
+      ...(options.commands === undefined ? {} : { commands: options.commands }),
       trusted: options.trusted,
       mode: options.mode,
       ...(options.extraEnv === undefined ? {} : { extraEnv: options.extraEnv }),

@@ -103,5 +103,6 @@ export function sessionLoop(
     ...(o.beforeToolCall === undefined ? {} : { beforeToolCall: o.beforeToolCall }),
     ...(o.approve === undefined ? {} : { approve: o.approve }),
     ...(o.worktree === undefined ? {} : { worktree: o.worktree }),
+    ...(o.commands === undefined ? {} : { commands: o.commands }),
   }, history);
 }

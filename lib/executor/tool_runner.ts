@@ -7,7 +7,14 @@
 import type { Message, ToolCallBlock } from "../protocol/messages.ts";
 import type { RuntimeEventSink, TranscriptPart } from "../protocol/events.ts";
 import type { Ports } from "../sys/mod.ts";
-import type { ActiveWorktree, AnyTool, LiveTools, ToolContext, ToolResult } from "../tools/tool.ts";
+import type {
+  ActiveWorktree,
+  AnyTool,
+  CommandSetup,
+  LiveTools,
+  ToolContext,
+  ToolResult,
+} from "../tools/tool.ts";
 import { decide, type GateDecision } from "../permissions/gate.ts";
 import { pathArgument, type RuleSet, type ToolRule } from "../protocol/tool_rule.ts";
 import type { PermissionMode } from "../protocol/permission_mode.ts";
@@ -32,6 +39,8 @@ export interface ToolPolicy {
   storageRoot: string;
   /** The git worktree the session is isolated in (handed to every tool call). */
   worktree?: ActiveWorktree;
+  /** Environment and shell of the session's commands. */
+  commands?: CommandSetup;
   trusted: boolean;
   mode: PermissionMode;
   /** Settings `env`: added to the environment of the commands tools run. */
@@ -131,6 +140,8 @@ export class ToolRunner {
       storageRoot: o.storageRoot,
       ...(o.worktree === undefined ? {} : { worktree: o.worktree }),
       ...(o.extraEnv === undefined ? {} : { extraEnv: o.extraEnv }),
+      ...(o.commands?.env === undefined ? {} : { commandEnv: o.commands.env }),
+      ...(o.commands?.shell === undefined ? {} : { shell: o.commands.shell }),
       trusted: o.trusted,
       mode: o.mode,
       callId,

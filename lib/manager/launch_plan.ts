@@ -5,6 +5,7 @@
 // (subagents.ts). Every refusal says what was refused and why. The capability ceiling it applies is
 // launch_ceiling.ts.
 
+import type { CommandSetup } from "../tools/tool.ts";
 import type { ProcessIdentity } from "../sys/process.ts";
 import type { Lineage, SubtaskRefPart } from "../protocol/events.ts";
 import { resolveModel } from "../config/config.ts";
@@ -69,6 +70,8 @@ export interface LaunchParent extends ParentInfo {
   process: OwnProcess;
   /** The environment of a read-only auditor's commands (permissions/child_env.ts); absent = empty. */
   auditEnv?: Record<string, string>;
+  /** Environment and shell of every child's commands (no provider keys; bash resolved here). */
+  commands?: CommandSetup;
 }
 
 export type LaunchPlan =
@@ -331,6 +334,7 @@ function specOf(record: SidecarRecord, parent: LaunchParent): ChildSpec {
     lineage: lineageOf(record),
     ...(rules === undefined ? {} : { rules }),
     ...(parent.worktree === undefined ? {} : { worktree: parent.worktree }),
+    ...(parent.commands === undefined ? {} : { commands: parent.commands }),
     ...auditOf(record.configSnapshot.name, parent.auditEnv),
   };
 }

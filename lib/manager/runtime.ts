@@ -4,6 +4,8 @@
 // with `await using`: disposal stops background shells and ends idle child Workers. The registry and
 // the runner are built on first use, so a run that never delegates never loads them.
 
+import { childCommandEnv, minimalCommandEnv } from "../permissions/child_env.ts";
+import { findShell } from "../tools/bash.ts";
 import type { Ports } from "../sys/mod.ts";
 import type { RuntimeEventSink } from "../protocol/events.ts";
 import type { Approver } from "../protocol/approval.ts";
@@ -41,6 +43,8 @@ export interface RuntimeDeps {
     subagentModel?: string | undefined;
   };
   redact: (text: string) => string;
+  /** The run's secrets (provider keys, MCP tokens): kept out of children's commands. */
+  secrets?: () => readonly string[];
   registry: () => Promise<RegistryView>;
   runner: () => Promise<ChildRunner>;
   /** The run's event sink; child events arrive wrapped as `subagent_event`. */
@@ -107,6 +111,13 @@ export class Runtime implements AsyncDisposable {
     this.#runner = runner;
     return {
       ports: d.ports,
+      commands: {
+        // Without an environment grant (nothing readable), the auditors' minimal set is the safe fallback.
+        env: Object.keys(d.ports.env.all()).length === 0
+          ? minimalCommandEnv(d.ports.env)
+          : childCommandEnv(d.ports.env.all(), d.secrets?.() ?? []),
+        shell: await findShell(d.ports),
+      },
       layout: d.layout,
       store: this.store,
       registry,

@@ -2,6 +2,7 @@
 // ports, storage, registry snapshot, limits, shared background runs, shells and the child runner,
 // and TaskOutput/TaskStop's narrow view of it. Types and one projection only; no behaviour.
 
+import type { CommandSetup } from "../tools/tool.ts";
 import type { Approver } from "../protocol/approval.ts";
 import type { Ports } from "../sys/mod.ts";
 import type { RuntimeEventSink } from "../protocol/events.ts";
@@ -42,6 +43,8 @@ export interface SubagentEnv {
   heartbeat: Heartbeat;
   /** Background Bash commands of this process. */
   shells: ShellTasks;
+  /** Environment and shell of children's commands, prepared once by the main thread. */
+  commands?: CommandSetup;
   /** The run's rules (--allowed-tools, --disallowed-tools, settings); they apply to every child too. */
   rules?: RuleTexts;
   /** Where children run: a Worker under their own permission set (the default), or this thread. */

@@ -95,6 +95,7 @@ export class SubagentRuntime implements SubagentLauncher {
       ...(env.subagentModel === undefined ? {} : { subagentModel: env.subagentModel }),
       ...(env.rules === undefined ? {} : { rules: env.rules }),
       auditEnv: minimalCommandEnv(env.ports.env),
+      ...(env.commands === undefined ? {} : { commands: env.commands }),
     };
   }
 

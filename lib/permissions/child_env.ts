@@ -24,3 +24,25 @@ export function minimalCommandEnv(env: Env): Record<string, string> {
   }
   return { ...out, ...MINIMAL_ENV_FIXED };
 }
+
+/** Prefixes of variables no child command inherits: provider settings and Blade's own variables. */
+export const WITHHELD_ENV_PREFIXES: readonly string[] = ["ANTHROPIC_", "OPENAI_", "BLADE_"];
+
+/**
+ * The environment of a child's commands: Blade's own minus provider keys and URLs, Blade's own
+ * variables, and any variable whose value holds a configured secret (an MCP token, a key under
+ * another name). Everything else (PATH, toolchain variables) is kept so builds and tests still work.
+ */
+export function childCommandEnv(
+  all: Record<string, string>,
+  secrets: readonly string[],
+): Record<string, string> {
+  const out: Record<string, string> = {};
+  const real = secrets.filter((s) => s.length >= 8);
+  for (const [name, value] of Object.entries(all)) {
+    if (WITHHELD_ENV_PREFIXES.some((p) => name.startsWith(p))) continue;
+    if (real.some((s) => value.includes(s))) continue;
+    out[name] = value;
+  }
+  return out;
+}

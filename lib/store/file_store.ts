@@ -44,6 +44,11 @@ export interface FileSidecarStoreOptions {
   storageRoot: string;
   /** Records kept decoded in memory; running records are pinned beyond it. Default 256. */
   cacheLimit?: number;
+  /**
+   * Removes secrets from every record before it is written (messages, result, error, prompt…); the
+   * cache and callers then see the redacted record, exactly as a later read would.
+   */
+  redact?: (text: string) => string;
 }
 
 /**
@@ -66,8 +71,10 @@ export class FileSidecarStore implements SidecarStore {
   #cache: LruCache<string, CacheEntry>;
   #locks = new KeyedLock();
   #parentsReady = false;
+  #redact: ((text: string) => string) | undefined;
 
   constructor(options: FileSidecarStoreOptions) {
+    this.#redact = options.redact;
     this.#fs = options.fs;
     this.#clock = options.clock;
     this.#storageRoot = options.storageRoot.replace(/[\\/]+$/, "") || "/";
@@ -212,7 +219,9 @@ export class FileSidecarStore implements SidecarStore {
     return removed;
   }
 
-  async #write(record: SidecarRecord, text: string): Promise<void> {
+  async #write(given: SidecarRecord, encoded: string): Promise<SidecarRecord> {
+    const text = this.#redact === undefined ? encoded : this.#redact(encoded);
+    const record = text === encoded ? given : JSON.parse(text) as SidecarRecord;
     const path = `${this.sessionsDir}/${record.id}.json`;
     if (!this.#parentsReady) {
       await this.#fs.ensureDir(this.#storageRoot, DIR_MODE);
@@ -226,6 +235,7 @@ export class FileSidecarStore implements SidecarStore {
     if (info !== null && info.isFile) {
       this.#cache.set(record.id, { record: structuredClone(record), legacy: false, ...stamp(info) });
     }
+    return record;
   }
 
   /**
@@ -244,8 +254,7 @@ export class FileSidecarStore implements SidecarStore {
         if ("diagnostic" in current) throw unusable(current.diagnostic);
         const record = next(current.record);
         if (record === null) return current.record;
-        await this.#write(record, encodeSidecar(record));
-        return structuredClone(record);
+        return structuredClone(await this.#write(record, encodeSidecar(record)));
       }, { mode: FILE_MODE });
     });
   }

@@ -2,6 +2,8 @@
 
 export interface Env {
   get(name: string): string | undefined;
+  /** Every variable this process may read (empty without an environment grant). */
+  all(): Record<string, string>;
   /** The user's home folder, or undefined when it cannot be determined. */
   home(): string | undefined;
   /** The folder the user invoked Blade from (INIT_CWD under `deno task`, else the process cwd). */
@@ -27,6 +29,13 @@ function safeGet(name: string): string | undefined {
 export function realEnv(): Env {
   return {
     get: safeGet,
+    all: () => {
+      try {
+        return Deno.env.toObject();
+      } catch {
+        return {};
+      }
+    },
     home: () => safeGet("HOME") ?? safeGet("USERPROFILE"),
     cwd: () => safeGet("INIT_CWD") ?? Deno.cwd(),
     stdoutIsTerminal: () => Deno.stdout.isTerminal(),

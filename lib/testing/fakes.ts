@@ -83,6 +83,7 @@ export function fakeEnv(
 ): Env {
   return {
     get: (n) => vars[n],
+    all: () => ({ ...vars }),
     home: () => options.home ?? vars["HOME"],
     cwd: () => options.cwd,
     stdoutIsTerminal: () => options.tty ?? false,

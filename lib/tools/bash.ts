@@ -73,7 +73,7 @@ const schema = z.object({
 export type BashInput = z.infer<typeof schema>;
 
 /** bash from PATH (or the usual folders), else sh. */
-async function findShell(ports: Ports): Promise<string> {
+export async function findShell(ports: Pick<Ports, "env" | "fs">): Promise<string> {
   const dirs = (ports.env.get("PATH") ?? "").split(":").filter((d) => d !== "");
   for (const dir of [...dirs, "/bin", "/usr/bin"]) {
     const candidate = join(dir, "bash");
@@ -109,7 +109,7 @@ export const bashTool: Tool<BashInput> = {
 
     const limits = bashLimits(ctx.ports.env);
     const timeoutMs = Math.min(input.timeout ?? limits.defaultTimeoutMs, limits.maxTimeoutMs);
-    const shell = await findShell(ctx.ports);
+    const shell = ctx.shell ?? await findShell(ctx.ports);
     let result;
     try {
       result = await ctx.ports.process.run(shell, ["-c", input.command], {

@@ -35,6 +35,17 @@ export interface ToolContext {
   commandEnv?: Record<string, string>;
   /** Variables added to the inherited environment of commands (settings `env`); not Blade's own. */
   extraEnv?: Record<string, string>;
+  /**
+   * The shell Bash runs commands with, resolved by the main thread (a child in a Worker can neither
+   * read PATH nor stat /bin/bash); absent = found from PATH.
+   */
+  shell?: string;
+}
+
+/** How a session's commands run: their whole environment and the shell program (both optional). */
+export interface CommandSetup {
+  env?: Record<string, string>;
+  shell?: string;
 }
 
 export interface ToolResult {

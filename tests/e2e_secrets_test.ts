@@ -1,0 +1,72 @@
+// End-to-end secrets sweep (docs/guides/permissions.md "A child's environment"): the provider key is
+// planted in a child's tool output, its error output and its final answer, and offered to its Bash
+// through the environment. Afterwards no file under the storage root and neither stdout nor stderr
+// (json and stream-json) contains it, and the child's commands never saw it in their environment.
+
+import assert from "node:assert/strict";
+import { fakeTurn, startFakeAnthropicServer } from "../lib/testing/fake_anthropic_server.ts";
+import { bladeSandbox, listFiles } from "./support/blade.ts";
+
+const SECRET = "sk-ant-sweep-SECRET-0c9d8e7f6a5b";
+
+for (const format of ["json", "stream-json"]) {
+  Deno.test(`secrets sweep (${format}): the key is in no record and no output, and not in a child's env`, async () => {
+    await using sandbox = await bladeSandbox();
+    await using server = startFakeAnthropicServer([
+      fakeTurn({
+        toolCalls: [{
+          name: "Task",
+          input: {
+            subagent_type: "general-purpose",
+            description: "Leak",
+            prompt: "Print what you find, please.",
+          },
+        }],
+      }),
+      fakeTurn({
+        toolCalls: [
+          {
+            name: "Bash",
+            input: {
+              command: `echo "env=[$ANTHROPIC_API_KEY][$BLADE_SWEEP]"; env | grep -c ANTHROPIC_ || true`,
+            },
+          },
+          // Children's Bash is bash (resolved by the main thread), so [[ ]] works.
+          { name: "Bash", input: { command: "[[ x == x ]] && echo is-bash" } },
+          { name: "Bash", input: { command: `echo out-${SECRET}` } },
+          { name: "Bash", input: { command: `echo err-${SECRET} >&2; exit 3` } },
+        ],
+      }),
+      fakeTurn({ text: `The child found ${SECRET}.` }),
+      fakeTurn({ text: `Parent repeats ${SECRET}.` }),
+    ]);
+    const run = await sandbox.run(
+      [
+        "-p",
+        "Find the key",
+        "--provider",
+        "anthropic",
+        "--permission-mode",
+        "yolo",
+        "--trust-workspace",
+        "--output-format",
+        format,
+        ...(format === "stream-json" ? ["--verbose"] : []),
+      ],
+      { env: { ANTHROPIC_BASE_URL: server.url, ANTHROPIC_API_KEY: SECRET, BLADE_SWEEP: "blade-own" } },
+    );
+    assert.equal(run.code, 0, run.stderr);
+    // The child's command saw neither the key nor Blade's own variables.
+    const childResults = JSON.stringify(server.requests[2]);
+    assert.match(childResults, /"content":"is-bash"/);
+    assert.match(childResults, /env=\[\]\[\]\\n0"/, "no ANTHROPIC_ or BLADE_ variable in the child's Bash");
+    assert.ok(!run.stdout.includes(SECRET), "stdout contains the key");
+    assert.ok(!run.stderr.includes(SECRET), "stderr contains the key");
+    assert.match(run.stdout, /\[REDACTED\]/);
+    const files = await listFiles(sandbox.storage);
+    assert.ok(files.some((f) => f.includes("/agents/sessions/")), `no sidecar among ${files.join(", ")}`);
+    for (const file of files) {
+      assert.ok(!(await Deno.readTextFile(file)).includes(SECRET), `${file} contains the key`);
+    }
+  });
+}
