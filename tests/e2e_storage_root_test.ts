@@ -4,9 +4,19 @@
 // BLADE_STORAGE_ROOT is the user's folder's, not the Blade checkout's.
 
 import assert from "node:assert/strict";
-import { type BladeResult, bladeSandbox } from "./support/blade.ts";
+import { type BladeResult, bladeSandbox, readSidecars } from "./support/blade.ts";
 
 const SCRIPT = `agents:\n  main:\n    - turns:\n        - text: "hello"\n`;
+const DELEGATING = `agents:
+  main:
+    - turns:
+        - tool_calls:
+            - name: Task
+              input: { subagent_type: Explore, description: "Look", prompt: "Look around." }
+        - text: "done"
+  Explore:
+    - turns: [{ text: "found it" }]
+`;
 
 /** One command per family that opens the storage root for writing. */
 const WRITERS = [
@@ -52,10 +62,12 @@ async function mountReadOnly(dir: string): Promise<boolean> {
 
 Deno.test("e2e storage root: read-only root — readers work and leave it alone, writers fail clearly", async (t) => {
   await using sandbox = await bladeSandbox();
-  await sandbox.write("script.yaml", SCRIPT);
-  // A first run fills the root (a finished session), then it becomes read-only.
+  await sandbox.write("script.yaml", DELEGATING);
+  // A first run fills the root (a session with one finished child), then it becomes read-only.
   const first = await sandbox.run(["-p", "hi", "--provider", "scripted", "--script", "script.yaml"]);
   assert.equal(first.code, 0, first.stderr);
+  const [child] = await readSidecars(sandbox.storage);
+  assert.ok(child !== undefined, "the first run left a child's sidecar");
   const before = (await Deno.stat(sandbox.storage)).mode;
   if (!(await mountReadOnly(sandbox.storage))) {
     await t.step({ name: "read-only bind mount not possible here", ignore: true, fn: () => {} });
@@ -63,14 +75,19 @@ Deno.test("e2e storage root: read-only root — readers work and leave it alone,
   }
   try {
     for (
-      const args of [["tasks", "list"], ["tasks", "list", "--json"], ["agents", "list"], [
-        "agents",
-        "validate",
-      ]]
+      const [args, shows] of [
+        [["tasks", "list"], child.id],
+        [["tasks", "list", "--json"], child.id],
+        [["tasks", "output", child.id], "found it"],
+        [["agents", "list"], "Explore"],
+        [["agents", "show", "Explore"], "Explore"],
+        [["agents", "validate"], ""],
+      ] as const
     ) {
-      const r = await sandbox.run(args);
+      const r = await sandbox.run([...args]);
       assert.equal(r.code, 0, `blade ${args.join(" ")}:\n${r.stderr}`);
       assert.doesNotMatch(r.stderr, /internal error/);
+      assert.ok(r.stdout.includes(shows), `blade ${args.join(" ")}:\n${r.stdout}`);
     }
     assert.equal((await Deno.stat(sandbox.storage)).mode, before, "a reader must not chmod the root");
     for (const args of [WRITERS[0]!, ["trust", "."]]) {
