@@ -257,3 +257,34 @@ Deno.test("claude flags: untrusted CI checkout with --allowedTools Edit,Bash war
   assert.doesNotMatch(trusted.stderr, /not trusted/);
   assert.equal(await Deno.readTextFile(`${sandbox.workspace}/a.txt`), "two\n");
 });
+
+Deno.test("claude flags: --agent runs the main session as that agent (prompt, tools, model)", async () => {
+  await using sandbox = await bladeSandbox();
+  await Deno.mkdir(`${sandbox.workspace}/.claude/agents`, { recursive: true });
+  await Deno.writeTextFile(
+    `${sandbox.workspace}/.claude/agents/terse.md`,
+    "---\nname: terse\ndescription: Answers tersely\ntools: Read, Grep\nmodel: claude-haiku-4-5\n---\nYou are terse and precise.\n",
+  );
+  await using server = startFakeAnthropicServer([fakeTurn({ text: "ok" })]);
+  const run = await sandbox.run([
+    "-p",
+    "hi",
+    "--agent",
+    "terse",
+    "--trust-workspace",
+    "--output-format",
+    "json",
+  ], {
+    env: env(server),
+  });
+  assert.equal(run.code, 0, run.stderr);
+  assert.doesNotMatch(run.stderr, /--agent/);
+  const body = server.requests[0]!.body as unknown as {
+    model: string;
+    system: unknown;
+    tools: { name: string }[];
+  };
+  assert.equal(body.model, "claude-haiku-4-5");
+  assert.match(JSON.stringify(body.system), /You are terse and precise\./);
+  assert.deepEqual(body.tools.map((t) => t.name).sort(), ["Grep", "Read"]);
+});

@@ -263,7 +263,34 @@ export async function runPrint(values: Values, positionals: string[], ports: Por
     includePartialMessages: values["include-partial-messages"] === true,
     replayUserMessages: values["replay-user-messages"] === true,
   };
-  const app: App = await createApp(ports, appFlagsOf(values), { debugSink: (l) => io.err(`[debug] ${l}\n`) });
+  const debugSink = (l: string) => io.err(`[debug] ${l}\n`);
+  let app: App = await createApp(ports, appFlagsOf(values), { debugSink });
+  if (values.agent !== undefined) {
+    // --agent: the main session runs as that agent: its prompt, tools, and model / mode unless flags say.
+    const agent = (await app.registry()).require(values.agent);
+    const model = values.model ?? (agent.model === "inherit" ? undefined : agent.model);
+    const mode = agent.permissionMode === "inherit" ? undefined : agent.permissionMode;
+    if (model !== undefined || (mode !== undefined && appFlagsOf(values).permissionMode === undefined)) {
+      app = await createApp(ports, {
+        ...appFlagsOf(values),
+        ...(model === undefined ? {} : { model }),
+        ...(mode === undefined || appFlagsOf(values).permissionMode !== undefined
+          ? {}
+          : { permissionMode: mode }),
+      }, { debugSink });
+    }
+    flags.prompts = {
+      ...flags.prompts,
+      appendSystemPrompt: [agent.systemPrompt, flags.prompts.appendSystemPrompt].filter((x) =>
+        x !== undefined
+      )
+        .join("\n\n"),
+    };
+    if (agent.tools !== null && flags.onlyTools === undefined) {
+      // The agent's tool list names the tools; a specifier (Bash(git:*)) keeps the whole tool here.
+      flags.onlyTools = agent.tools.map((t) => t.replace(/\(.*$/s, "").trim());
+    }
+  }
   const turn: TurnFlags = { ...flags, rules: rulesFromFlags(values, io, app) };
   for (
     const line of trustWarning({
