@@ -55,7 +55,8 @@ Options for the interactive session, -p and run:
   --strict-mcp-config         use only the --mcp-config servers (not .mcp.json or settings)
   --trust-workspace           trust this folder for this run only
   --background-wait <sec>     how long print mode waits for background subagents (default: no limit)
-  --add-dir, --fallback-model, --json-schema, --agent, --permission-prompt-tool,
+  --agent <name>              run the main session as that agent (its prompt, tools, model)
+  --add-dir, --fallback-model, --json-schema, --permission-prompt-tool,
   --no-session-persistence    accepted with a warning: not honoured yet
   --debug                     log provider requests and timings to stderr (keys redacted); env BLADE_DEBUG=1
   -v, --version               print the version
