@@ -225,3 +225,33 @@ Deno.test("sandbox: three children of one type started in one response all compl
   ]);
   records.forEach((r, i) => assert.match(r.result.message, new RegExp(`content ${i + 1}`)));
 });
+
+Deno.test("sandbox: a child's Read through a workspace symlink pointing outside its grant is refused", async () => {
+  await using outside = await outsideFile("outside secret via link\n");
+  await using sandbox = await bladeSandbox();
+  await Deno.symlink(outside.path.slice(0, outside.path.lastIndexOf("/")), `${sandbox.workspace}/outlink`);
+  const run = await runScripted(sandbox, {
+    agents: {
+      main: parentTurns(task("reader", "Read a link", "Read the linked file you are given.")),
+      reader: [{
+        turns: [
+          {
+            tool_calls: [
+              { name: "Read", input: { file_path: "outlink/secret.txt" } },
+              { name: "Grep", input: { pattern: "secret", path: "outlink" } },
+            ],
+          },
+          { text: "Tried." },
+        ],
+      }],
+    },
+  }, { flags: ["--agents", JSON.stringify(READER)] });
+  assert.equal(run.code, 0, run.stderr);
+  const [record] = await readSidecars(sandbox.storage);
+  const [read, grep] = toolResultsIn(await transcriptEvents(transcriptPath(sandbox, record!.id)));
+  for (const result of [read!, grep!]) {
+    assert.equal(result.isError, true, result.content);
+    assert.match(result.content, /is outside this agent's access/);
+    assert.ok(!result.content.includes("outside secret via link"));
+  }
+});

@@ -5,7 +5,7 @@ import { isAbsolute, join } from "node:path";
 import { z } from "zod";
 import { describeError } from "../errors.ts";
 import { compileGlob, hasMagic } from "../protocol/glob_pattern.ts";
-import { resolveToolPath, statOrRefusal } from "./paths.ts";
+import { resolveReadPath, statOrRefusal } from "./paths.ts";
 import { fail, ok, type Tool } from "./tool.ts";
 import { skippedNoiseDirs, walkFiles } from "./walk.ts";
 
@@ -45,7 +45,7 @@ export const globTool: Tool<GlobInput> = {
   async run(input, ctx) {
     let base = input.path === undefined || input.path === ""
       ? ctx.workspaceRoot
-      : resolveToolPath(ctx, input.path);
+      : await resolveReadPath(ctx, input.path);
     let pattern = input.pattern.replace(/^(\.\/)+/, "");
     if (isAbsolute(pattern)) {
       const split = splitAbsolute(pattern);

@@ -6,7 +6,7 @@ import { basename } from "node:path";
 import { z } from "zod";
 import { describeError } from "../errors.ts";
 import { compileGlob } from "../protocol/glob_pattern.ts";
-import { resolveToolPath, statOrRefusal } from "./paths.ts";
+import { resolveReadPath, statOrRefusal } from "./paths.ts";
 import { capHead, cutLine, decodeText, looksBinary, plural, splitLines } from "./text.ts";
 import { fail, ok, type Tool, type ToolContext } from "./tool.ts";
 import { skippedNoiseDirs, walkFiles } from "./walk.ts";
@@ -121,7 +121,7 @@ export const grepTool: Tool<GrepInput> = {
     }
     const root = input.path === undefined || input.path === ""
       ? ctx.workspaceRoot
-      : resolveToolPath(ctx, input.path);
+      : await resolveReadPath(ctx, input.path);
     const stat = await statOrRefusal(ctx.ports.fs, root);
     if ("refused" in stat) return fail(stat.refused);
     if (stat.info === null) return fail(`Path does not exist: ${root}.`);

@@ -47,6 +47,19 @@ function describeResolved(given: string, real: string): string {
  * Resolves a write target and applies the write rules. The returned path is the canonical one: do
  * the I/O on it, so what was checked is what gets written.
  */
+/**
+ * The real path a read acts on: symlinks resolved by us, because Deno checks the path as given. A
+ * child whose grant does not cover the target is then refused by Deno (`NotCapable`), so a workspace
+ * symlink to /etc reads nothing. Falls back to the lexical path when it cannot be resolved.
+ */
+export async function resolveReadPath(
+  ctx: Pick<ToolContext, "workspaceRoot" | "ports">,
+  path: string,
+): Promise<string> {
+  const given = resolveToolPath(ctx, path);
+  return await canonicalPath(ctx.ports.fs, given).catch(() => given);
+}
+
 export async function resolveWritePath(ctx: ToolContext, path: string): Promise<WriteTarget> {
   const given = resolveToolPath(ctx, path);
   if (ctx.worktree !== undefined) {

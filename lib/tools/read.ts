@@ -3,7 +3,7 @@
 
 import { z } from "zod";
 import { describeError } from "../errors.ts";
-import { notAccessible, resolveToolPath } from "./paths.ts";
+import { notAccessible, resolveReadPath } from "./paths.ts";
 import { cutLine, decodeText, looksBinary, numberLine, splitLines } from "./text.ts";
 import { fail, ok, type Tool } from "./tool.ts";
 
@@ -40,7 +40,7 @@ export const readTool: Tool<ReadInput> = {
   kind: "read",
   schema,
   async run(input, ctx) {
-    const path = resolveToolPath(ctx, input.file_path);
+    const path = await resolveReadPath(ctx, input.file_path);
     const { fs } = ctx.ports;
     let info;
     try {
