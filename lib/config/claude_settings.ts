@@ -6,6 +6,7 @@
 // a file that is not JSON is. Blade's own settings win where both speak (config.ts).
 
 import type { Fs } from "../sys/fs.ts";
+import { readJsonFile } from "./json_file.ts";
 import { BladeError } from "../errors.ts";
 
 export interface ClaudeSettings {
@@ -68,17 +69,8 @@ export function claudeSettingsOf(json: unknown, where: string): ClaudeSettings {
 }
 
 async function readFile(fs: Fs, path: string): Promise<ClaudeSettings | undefined> {
-  const text = await fs.readTextIfExists(path);
-  if (text === null) return undefined;
-  let json: unknown;
-  try {
-    json = JSON.parse(text);
-  } catch (e) {
-    throw new BladeError("config_invalid", `${path} is not valid JSON: ${(e as Error).message}`, {
-      hint: "Fix the file (it must be a JSON object) or remove it.",
-    });
-  }
-  return claudeSettingsOf(json, path);
+  const json = await readJsonFile(fs, path);
+  return json === undefined ? undefined : claudeSettingsOf(json, path);
 }
 
 /** Later layers win for model and defaultMode; rules and env add up (env: later wins per name). */

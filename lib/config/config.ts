@@ -5,6 +5,7 @@
 import { z } from "zod";
 import type { Env } from "../sys/env.ts";
 import type { Fs } from "../sys/fs.ts";
+import { readJsonFile } from "./json_file.ts";
 import { BladeError } from "../errors.ts";
 import { parsePermissionMode, type PermissionMode } from "../protocol/permission_mode.ts";
 
@@ -84,16 +85,8 @@ export interface ConfigFlags {
 }
 
 export async function readSettingsFile(fs: Fs, path: string): Promise<Settings> {
-  const text = await fs.readTextIfExists(path);
-  if (text === null) return {};
-  let json: unknown;
-  try {
-    json = JSON.parse(text);
-  } catch (e) {
-    throw new BladeError("config_invalid", `${path} is not valid JSON: ${(e as Error).message}`, {
-      hint: "Fix the file (it must be a JSON object) or remove it.",
-    });
-  }
+  const json = await readJsonFile(fs, path);
+  if (json === undefined) return {};
   const parsed = settingsSchema.safeParse(json);
   if (!parsed.success) {
     const issue = parsed.error.issues[0]!;
