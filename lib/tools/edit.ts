@@ -3,7 +3,7 @@
 
 import { z } from "zod";
 import { describeError } from "../errors.ts";
-import { resolveWritePath } from "./paths.ts";
+import { notWritable, resolveWritePath } from "./paths.ts";
 import { cutLine, decodeText, looksBinary, numberLine, plural, splitLines } from "./text.ts";
 import { denied, fail, ok, type Tool } from "./tool.ts";
 import { ensureParent, writeChecked } from "./write.ts";
@@ -114,7 +114,7 @@ export const editTool: Tool<EditInput> = {
         { path, replacements: count, created: info === null, modifiedFiles: [path] },
       );
     } catch (e) {
-      return fail(`Cannot edit ${path}: ${describeError(e)}`);
+      return fail(notWritable(e, path, ctx.workspaceRoot) ?? `Cannot edit ${path}: ${describeError(e)}`);
     }
   },
 };

@@ -123,6 +123,16 @@ export function notAccessible(error: unknown, path: string): string | undefined 
     `and Blade's storage (NotCapable: ${deno}).`;
 }
 
+/**
+ * The refusal of a write Deno did not allow (a child's grant is narrower than the tool's path rules
+ * thought), phrased like a read refusal, never Deno's "run again with --allow-write".
+ */
+export function notWritable(error: unknown, path: string, workspaceRoot: string): string | undefined {
+  if (!isNotCapable(error)) return undefined;
+  return `${path} is outside this agent's write access (workspace ${workspaceRoot}): its Deno permissions ` +
+    `let it write only its workspace and Blade's session records.`;
+}
+
 /** stat() that tells a refused path apart from a missing one. */
 export async function statOrRefusal(
   fs: ToolContext["ports"]["fs"],

@@ -1,7 +1,14 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { realFs } from "../sys/fs.ts";
-import { canonicalPath, isInside, resolveToolPath, resolveWritePath, untrustedExecution } from "./paths.ts";
+import {
+  canonicalPath,
+  isInside,
+  notWritable,
+  resolveToolPath,
+  resolveWritePath,
+  untrustedExecution,
+} from "./paths.ts";
 import { sandbox } from "../testing/tool_harness.ts";
 
 Deno.test("isInside compares whole path components", () => {
@@ -90,4 +97,16 @@ Deno.test("untrusted workspaces may write only into the storage root and may not
   assert.equal((await resolveWritePath(ctx, join(box.storage, "notes.md"))).ok, true);
   assert.match(untrustedExecution(ctx, "Bash") ?? "", /Bash is disabled .* not trusted\. Run `blade trust`/);
   assert.equal(untrustedExecution(box.ctx(), "Bash"), undefined);
+});
+
+Deno.test("a write Deno refused reads like a read refusal, never Deno's --allow-write advice", () => {
+  const denied = new Deno.errors.NotCapable(
+    'Requires write access to "/etc/x", run again with --allow-write flag',
+  );
+  const message = notWritable(denied, "/etc/x", "/ws");
+  assert.equal(
+    message,
+    "/etc/x is outside this agent's write access (workspace /ws): its Deno permissions let it write only its workspace and Blade's session records.",
+  );
+  assert.equal(notWritable(new Error("disk full"), "/ws/a", "/ws"), undefined);
 });

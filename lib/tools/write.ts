@@ -5,7 +5,7 @@ import { dirname } from "node:path";
 import { z } from "zod";
 import { describeError } from "../errors.ts";
 import type { Fs } from "../sys/fs.ts";
-import { resolveWritePath, type WriteArea } from "./paths.ts";
+import { notWritable, resolveWritePath, type WriteArea } from "./paths.ts";
 import { countLines, plural } from "./text.ts";
 import { denied, fail, ok, type Tool } from "./tool.ts";
 
@@ -73,7 +73,7 @@ export const writeTool: Tool<WriteInput> = {
         modifiedFiles: [path],
       });
     } catch (e) {
-      return fail(`Cannot write ${path}: ${describeError(e)}`);
+      return fail(notWritable(e, path, ctx.workspaceRoot) ?? `Cannot write ${path}: ${describeError(e)}`);
     }
   },
 };
