@@ -130,7 +130,7 @@ export function notAccessible(error: unknown, path: string): string | undefined 
 export function notWritable(error: unknown, path: string, workspaceRoot: string): string | undefined {
   if (!isNotCapable(error)) return undefined;
   return `${path} is outside this agent's write access (workspace ${workspaceRoot}): its Deno permissions ` +
-    `let it write only its workspace and Blade's session records.`;
+    `let it write only its workspace and Blade's session records (NotCapable).`;
 }
 
 /** stat() that tells a refused path apart from a missing one. */

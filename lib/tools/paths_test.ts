@@ -106,7 +106,7 @@ Deno.test("a write Deno refused reads like a read refusal, never Deno's --allow-
   const message = notWritable(denied, "/etc/x", "/ws");
   assert.equal(
     message,
-    "/etc/x is outside this agent's write access (workspace /ws): its Deno permissions let it write only its workspace and Blade's session records.",
+    "/etc/x is outside this agent's write access (workspace /ws): its Deno permissions let it write only its workspace and Blade's session records (NotCapable).",
   );
   assert.equal(notWritable(new Error("disk full"), "/ws/a", "/ws"), undefined);
 });
