@@ -1,7 +1,9 @@
 // Owns `blade tasks list|output|wait|cancel|clean`: parses the command line, asks TaskAdmin
 // (lib/manager/task_admin.ts) about the runs of this folder (`--all`: every folder of this user), and
-// prints through tasks_render.ts or as the public projection with `--json`.
+// prints through tasks_render.ts or as the public projection with `--json`. Descriptions, results and
+// errors are model- and file-controlled, so text output goes through terminalSafe (sanitize.ts).
 
+import { terminalSafe } from "./sanitize.ts";
 import { pruneStaleWorktrees } from "../worktree/prune.ts";
 import { processGit } from "../worktree/git.ts";
 import { parseArgs } from "node:util";
@@ -78,7 +80,7 @@ export async function runTasks(argv: string[], ports: Ports, io: Io): Promise<nu
   if (command === "recover") {
     const report = await reconcile(recoveryDeps, () => true);
     if (values.json === true) io.out(JSON.stringify(report, null, 2) + "\n");
-    else io.out(renderRecovery(report));
+    else io.out(terminalSafe(renderRecovery(report)));
     return report.problems.some((p) => p.message.startsWith("recovery failed")) ? 1 : 0;
   }
   // Runs of this folder left "running" by a dead process are reconciled before anyone looks at them.
@@ -105,7 +107,7 @@ export async function runTasks(argv: string[], ports: Ports, io: Io): Promise<nu
       if (values.json === true) json(mine.map(publicProjection));
       else if (mine.length === 0 && session !== undefined) io.out("No subagent runs in this session yet.\n");
       else {
-        io.out(renderTaskList(mine, ports.clock.now()));
+        io.out(terminalSafe(renderTaskList(mine, ports.clock.now())));
         if (mine.length > 0) io.out(statusCounts(mine.map((r) => r.status)) + "\n");
       }
       return 0;
@@ -114,7 +116,7 @@ export async function runTasks(argv: string[], ports: Ports, io: Io): Promise<nu
       if (ids.length !== 1) throw usageError("blade tasks output takes one task id.");
       const record = values.wait === true ? await admin.wait(ids[0]!, timeoutMs) : await admin.find(ids[0]!);
       if (values.json === true) json(publicProjection(record));
-      else io.out(renderTaskOutput(record));
+      else io.out(terminalSafe(renderTaskOutput(record)));
       return 0;
     }
     case "wait": {
@@ -124,7 +126,7 @@ export async function runTasks(argv: string[], ports: Ports, io: Io): Promise<nu
       for (const id of ids) {
         const r = await admin.wait(id, timeoutMs);
         if (values.json === true) ended.push(publicProjection(r));
-        else io.out(renderWaitLine(r));
+        else io.out(terminalSafe(renderWaitLine(r)));
         if (r.status !== "completed") allOk = false;
       }
       if (values.json === true) json(ended);
