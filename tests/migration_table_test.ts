@@ -43,6 +43,8 @@ function sampleResult(): Record<string, unknown> {
       usage: { inputTokens: 0, outputTokens: 0 },
       durationMs: 1,
       apiErrorStatus: 500,
+      // Only with --json-schema (as in Claude Code).
+      structuredOutput: { answer: 4 },
     },
     ledger,
     "u",

@@ -22,6 +22,7 @@ import { notYetWarnings } from "./claude_flags.ts";
 import { trustWarning } from "./trust_warning.ts";
 import {
   budgetOf,
+  jsonSchemaOf,
   onlyToolsOf,
   parseStreamJsonInput,
   type PromptFlags,
@@ -257,6 +258,7 @@ export async function runPrint(values: Values, positionals: string[], ports: Por
   const flags: Omit<TurnFlags, "rules"> = {
     format,
     prompts: await promptFlags(values, ports),
+    jsonSchema: await jsonSchemaOf(values, ports),
     budgetUsd: budgetOf(values),
     onlyTools: onlyToolsOf(values),
     backgroundWaitMs,
@@ -332,6 +334,8 @@ interface TurnFlags {
   backgroundWaitMs: number | undefined;
   includePartialMessages: boolean;
   replayUserMessages: boolean;
+  /** `--json-schema`: the answer must be one object matching it, returned through StructuredOutput. */
+  jsonSchema: Record<string, unknown> | undefined;
 }
 
 interface SessionChoice {
@@ -378,6 +382,10 @@ async function runTurn(
     ...(mcp === undefined ? {} : { mcp }),
     ...(f.onlyTools === undefined ? {} : { onlyTools: f.onlyTools }),
   });
+  // Each turn returns its own object (loaded only with --json-schema: it brings zod).
+  const structured = f.jsonSchema === undefined
+    ? undefined
+    : new (await import("../tools/structured_output.ts")).StructuredOutput({ schema: f.jsonSchema });
   try {
     const run = await runMainSession(app, {
       prompt,
@@ -398,6 +406,9 @@ async function runTurn(
       extraTools: (id) => runtime.extraTools(id),
       ...(f.backgroundWaitMs === undefined ? {} : { backgroundWaitMs: f.backgroundWaitMs }),
       ...(mcp === undefined ? {} : { mcp }),
+      ...(structured === undefined
+        ? {}
+        : { structured: { tool: structured.tool(), followUp: () => structured.followUp() } }),
     });
     // A continued session whose transcript had a torn or bad line: the rest was kept; say so.
     for (const d of run.transcriptDiagnostics) {
@@ -408,6 +419,8 @@ async function runTurn(
     // A run that dropped a child's work never reports success (docs/reference/background.md).
     const dropped = run.abandoned.length > 0 && r.status === "completed";
     const lost = r.status === "completed" ? sink.lostWork() : undefined;
+    const shape = structured?.state;
+    const misshapen = r.status === "completed" && shape !== undefined && shape.status !== "accepted";
     const error = overBudget
       ? {
         code: "max_budget_exceeded",
@@ -422,12 +435,21 @@ async function runTurn(
       }
       : lost !== undefined
       ? { code: lost.code, message: app.redact(lost.message) }
+      : misshapen
+      ? {
+        code: "structured_output_invalid",
+        message: app.redact(
+          `No structured output: ${
+            shape.status === "rejected" ? shape.reason : "StructuredOutput was not called with a valid object"
+          }.`,
+        ),
+      }
       : r.error === undefined
       ? undefined
       : { code: r.error.type, message: app.redact(r.error.message) };
     const summary: PrintSummary = {
       sessionId: run.sessionId,
-      status: overBudget || dropped || lost !== undefined ? "failed" : r.status,
+      status: overBudget || dropped || lost !== undefined || misshapen ? "failed" : r.status,
       result: r.finalText,
       // Claude Code counts the turn max-turns refused: `--max-turns 1` reports num_turns 2.
       numTurns: run.modelRequests + (r.error?.type === "max_turns_exceeded" ? 1 : 0),
@@ -435,6 +457,7 @@ async function runTurn(
       usage: run.totals.usage,
       durationMs: run.totals.durationMs,
       subagents: sink.subagents,
+      ...(shape?.status === "accepted" ? { structuredOutput: shape.value } : {}),
       ...(error === undefined ? {} : { error }),
       ...(r.error?.providerError?.status === undefined
         ? {}

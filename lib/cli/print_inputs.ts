@@ -105,3 +105,51 @@ export function budgetOf(values: Values): number | undefined {
   }
   return n;
 }
+
+/**
+ * `--json-schema <schema>`: inline JSON (starts with `{`) or a file holding it. A schema that is not
+ * JSON, not an object, or not a usable JSON Schema is a usage error naming the problem.
+ */
+export async function jsonSchemaOf(
+  values: Values,
+  ports: Ports,
+): Promise<Record<string, unknown> | undefined> {
+  const raw = values["json-schema"] as string | undefined;
+  if (raw === undefined) return undefined;
+  const hint = 'Give --json-schema a JSON Schema object, inline (\'{"type":"object",…}\') or as a file path.';
+  let text = raw;
+  let where = "the inline schema";
+  if (!raw.trim().startsWith("{")) {
+    const full = raw.startsWith("/") ? raw : `${ports.env.cwd()}/${raw}`;
+    where = full;
+    try {
+      text = await ports.fs.readText(full);
+    } catch {
+      throw usageError(
+        `--json-schema: ${
+          JSON.stringify(raw).slice(0, 120)
+        } is not inline JSON and no file ${full} can be read.`,
+        hint,
+      );
+    }
+  }
+  let schema: unknown;
+  try {
+    schema = JSON.parse(text);
+  } catch (e) {
+    throw usageError(
+      `--json-schema: ${where} is not valid JSON (${e instanceof Error ? e.message : String(e)}).`,
+      hint,
+    );
+  }
+  if (typeof schema !== "object" || schema === null || Array.isArray(schema)) {
+    throw usageError(`--json-schema: ${where} is not a JSON object.`, hint);
+  }
+  const { jsonSchemaValidator } = await import("../tools/structured_output.ts");
+  try {
+    jsonSchemaValidator(schema as Record<string, unknown>);
+  } catch (e) {
+    throw usageError(`--json-schema: ${where} is ${e instanceof Error ? e.message : String(e)}.`, hint);
+  }
+  return schema as Record<string, unknown>;
+}

@@ -69,6 +69,8 @@ export interface MainRunOptions {
   backgroundWaitMs?: number;
   /** The interactive session's approvals (print mode has none: unapproved calls are refused). */
   approve?: Approver;
+  /** `--json-schema`: the StructuredOutput tool (kept whatever `--tools` says) and its corrective follow-ups. */
+  structured?: { tool: AnyTool; followUp: () => string | undefined };
 }
 
 export interface MainRunResult {
@@ -186,7 +188,10 @@ async function buildMainSession(
   // The subagent layer's tools replace core tools of the same name (Bash with background support).
   const all = filterTools(mergeTools(coreTools(), extra.tools), o.rules ?? NO_RULES);
   const only = o.onlyTools === undefined ? undefined : new Set(o.onlyTools);
-  const tools = only === undefined ? all : all.filter((t) => only.has(t.name));
+  const tools = [
+    ...(only === undefined ? all : all.filter((t) => only.has(t.name))),
+    ...(o.structured === undefined ? [] : [o.structured.tool]),
+  ];
   const denied = deniedWhole(o.rules ?? NO_RULES);
   const live = o.mcp === undefined
     ? undefined
@@ -235,6 +240,7 @@ async function buildMainSession(
     ...(config.maxTurns === undefined ? {} : { maxTurns: config.maxTurns }),
     ...(pending === undefined ? {} : { pending }),
     ...(o.approve === undefined ? {} : { approve: o.approve }),
+    ...(o.structured === undefined ? {} : { followUp: o.structured.followUp }),
   }, { messages: history.messages, turns: history.turns });
   // Receipts already in the transcript but never acknowledged (a crash mid-turn) are acknowledged once.
   let unacked = [...history.deliveredInboxIds].filter((id) => !history.acknowledgedInboxIds.has(id));

@@ -1,0 +1,104 @@
+// `--json-schema` (docs/guides/migrating-from-claude-code.md): the model returns its answer through the
+// StructuredOutput tool; a valid object is `structured_output` in the result, an invalid one gets the
+// errors back and at most 2 corrections, then the run fails. A schema that is not JSON is exit 2.
+
+import assert from "node:assert/strict";
+import {
+  type FakeAnthropicServer,
+  fakeTurn,
+  startFakeAnthropicServer,
+} from "../lib/testing/fake_anthropic_server.ts";
+import { bladeSandbox } from "./support/blade.ts";
+
+const env = (server: FakeAnthropicServer) => ({
+  ANTHROPIC_BASE_URL: server.url,
+  ANTHROPIC_API_KEY: "sk-ant-test",
+});
+
+const SCHEMA = JSON.stringify({
+  type: "object",
+  properties: { answer: { type: "integer" } },
+  required: ["answer"],
+});
+
+Deno.test("--json-schema: the StructuredOutput object is structured_output in the json result", async () => {
+  await using sandbox = await bladeSandbox();
+  await using server = startFakeAnthropicServer([
+    fakeTurn({ toolCalls: [{ name: "StructuredOutput", input: { answer: 4 } }] }),
+    fakeTurn({ text: "Done." }),
+  ]);
+  const run = await sandbox.run(
+    ["-p", "what is 2+2", "--json-schema", SCHEMA, "--output-format", "json"],
+    { env: env(server) },
+  );
+  assert.equal(run.code, 0, run.stderr);
+  assert.doesNotMatch(run.stderr, /json-schema/, "no 'not honoured' warning");
+  const result = JSON.parse(run.stdout);
+  assert.equal(result.is_error, false);
+  assert.deepEqual(result.structured_output, { answer: 4 });
+  const tools = (server.requests[0]!.body.tools ?? []) as { name: string; input_schema: unknown }[];
+  const so = tools.find((t) => t.name === "StructuredOutput");
+  assert.ok(so, "the model is given the StructuredOutput tool");
+  assert.deepEqual(so.input_schema, JSON.parse(SCHEMA));
+});
+
+Deno.test("--json-schema: a schema file works; the stream-json result line carries structured_output", async () => {
+  await using sandbox = await bladeSandbox();
+  await Deno.writeTextFile(`${sandbox.workspace}/schema.json`, SCHEMA);
+  await using server = startFakeAnthropicServer([
+    fakeTurn({ toolCalls: [{ name: "StructuredOutput", input: { answer: 7 } }] }),
+    fakeTurn({ text: "Done." }),
+  ]);
+  const run = await sandbox.run(
+    ["-p", "seven", "--json-schema", "schema.json", "--output-format", "stream-json", "--verbose"],
+    { env: env(server) },
+  );
+  assert.equal(run.code, 0, run.stderr);
+  const last = JSON.parse(run.stdout.trim().split("\n").at(-1)!);
+  assert.equal(last.type, "result");
+  assert.deepEqual(last.structured_output, { answer: 7 });
+});
+
+Deno.test("--json-schema: an invalid object is corrected twice, then the run fails with is_error", async () => {
+  await using sandbox = await bladeSandbox();
+  const bad = () => fakeTurn({ toolCalls: [{ name: "StructuredOutput", input: { answer: "four" } }] });
+  await using server = startFakeAnthropicServer([bad(), bad(), bad(), fakeTurn({ text: "Sorry." })]);
+  const run = await sandbox.run(
+    ["-p", "what is 2+2", "--json-schema", SCHEMA, "--output-format", "json"],
+    { env: env(server) },
+  );
+  assert.equal(run.code, 1, run.stderr);
+  const result = JSON.parse(run.stdout);
+  assert.equal(result.is_error, true);
+  assert.equal(result.structured_output, undefined);
+  assert.equal(result.error.code, "structured_output_invalid");
+  assert.match(result.result, /did not match the schema after 3 attempts/);
+  // First attempt plus 2 corrections, then the model's answer to the rejection.
+  assert.equal(server.requests.length, 4);
+});
+
+Deno.test("--json-schema: a model that never calls StructuredOutput is asked again, then the run fails", async () => {
+  await using sandbox = await bladeSandbox();
+  await using server = startFakeAnthropicServer({ handler: () => fakeTurn({ text: "4" }) });
+  const run = await sandbox.run(
+    ["-p", "what is 2+2", "--json-schema", SCHEMA, "--output-format", "json"],
+    { env: env(server) },
+  );
+  assert.equal(run.code, 1, run.stderr);
+  const result = JSON.parse(run.stdout);
+  assert.equal(result.is_error, true);
+  assert.equal(result.error.code, "structured_output_invalid");
+  assert.equal(server.requests.length, 3, "first answer plus 2 corrective follow-ups");
+});
+
+Deno.test("--json-schema: a schema that is not JSON or not a JSON Schema is a usage error (exit 2)", async () => {
+  await using sandbox = await bladeSandbox();
+  for (const bad of ['{"type": "object",', '{"type": "no-such-type"}', "missing.json"]) {
+    const run = await sandbox.run(["-p", "hi", "--json-schema", bad], {
+      env: { ANTHROPIC_API_KEY: "sk-ant-test" },
+    });
+    assert.equal(run.code, 2, `${bad}: ${run.stderr}`);
+    assert.match(run.stderr, /--json-schema/, bad);
+    assert.doesNotMatch(run.stderr, /at .*\.ts:\d+/, "no stack trace");
+  }
+});
