@@ -59,6 +59,13 @@ export type DelegationCall =
   | { method: "output"; input: TaskOutputRequest }
   | { method: "stop"; taskId: string }
   | { method: "approve"; request: ApprovalRequest }
+  /**
+   * A process group this child's Bash started (reported at spawn) and a kill of one: Deno refuses
+   * `kill(-pgid)` inside a Worker, so the main thread kills, and only groups the child reported
+   * and that are direct children of this process leading their own group.
+   */
+  | { method: "spawned"; pgid: number }
+  | { method: "kill"; pgid: number }
   /** An MCP tool call: the main thread checks the name against the child's tools and calls the server. */
   | { method: "mcp"; name: string; input: Record<string, unknown> };
 

@@ -7,6 +7,7 @@
 import type { McpToolShape } from "../mcp/tool_adapter.ts";
 import { serveSandbox } from "../sandbox/serve.ts";
 import { realPorts } from "../sys/mod.ts";
+import { realProcess } from "../sys/process.ts";
 import { storageLayout } from "../config/storage.ts";
 import { redactor } from "../config/redact.ts";
 import { providerFromConfig } from "../provider/factory.ts";
@@ -54,7 +55,17 @@ serveSandbox<ChildWorkerRequest, ChildOutcome | null, ChildWorkerEvent>(async (r
   };
   const real = realPorts();
   const home = request.home;
-  const ports = { ...real, env: { ...real.env, home: () => home } };
+  const isTrue = (v: unknown): v is true => v === true;
+  // Deno refuses kill(-pgid) in a Worker: the main thread kills the groups this run reports.
+  const groupKiller = {
+    started: (pgid: number) => {
+      call({ method: "spawned", pgid }, isTrue).catch(() => {/* a refused group is refused again at kill */});
+    },
+    kill: async (pgid: number) => {
+      await call({ method: "kill", pgid }, isTrue);
+    },
+  };
+  const ports = { ...real, process: realProcess(groupKiller), env: { ...real.env, home: () => home } };
   const provider = afterFirstEvent(
     await providerFromConfig(request.provider, { clock: ports.clock }),
     () => setTimeout(load, 0),

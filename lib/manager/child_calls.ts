@@ -28,6 +28,8 @@ const callSchema = z.discriminatedUnion("method", [
       reason: z.string().max(100_000),
     }),
   }),
+  z.object({ method: z.literal("spawned"), pgid: z.number().int().min(2) }),
+  z.object({ method: z.literal("kill"), pgid: z.number().int().min(2) }),
   z.object({ method: z.literal("mcp"), name: z.string().min(1), input: z.record(z.string(), z.unknown()) }),
 ]) satisfies z.ZodType<DelegationCall>;
 

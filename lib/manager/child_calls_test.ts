@@ -26,6 +26,8 @@ const accepted: [string, unknown][] = [
     },
   ],
   ["stop", { kind: "call", runId: 1, id: 2, call: { method: "stop", taskId: "a" } }],
+  ["spawned", { kind: "call", runId: 1, id: 2, call: { method: "spawned", pgid: 4100 } }],
+  ["kill", { kind: "call", runId: 1, id: 2, call: { method: "kill", pgid: 4100 } }],
 ];
 
 for (const [name, raw] of accepted) {
@@ -73,6 +75,23 @@ const refused: [string, unknown, RegExp][] = [
     "stop without a task id",
     { kind: "call", runId: 1, id: 2, call: { method: "stop" } },
     /malformed "stop" call/,
+  ],
+  // kill(-1) signals every process the user owns; kill(0) this process's own group.
+  [
+    "kill of pgid 1",
+    { kind: "call", runId: 1, id: 2, call: { method: "kill", pgid: 1 } },
+    /malformed "kill"/,
+  ],
+  [
+    "kill of pgid 0",
+    { kind: "call", runId: 1, id: 2, call: { method: "kill", pgid: 0 } },
+    /malformed "kill"/,
+  ],
+  ["kill of -1", { kind: "call", runId: 1, id: 2, call: { method: "kill", pgid: -1 } }, /malformed "kill"/],
+  [
+    "kill of 1.5",
+    { kind: "call", runId: 1, id: 2, call: { method: "spawned", pgid: 1.5 } },
+    /malformed "spawned"/,
   ],
 ];
 

@@ -4,6 +4,7 @@
 // its tool context. Identity comes from the spec the main thread computed, never from the Worker.
 
 import type { Approver } from "../protocol/approval.ts";
+import type { Process } from "../sys/process.ts";
 import type { RuntimeEventSink, SubtaskRefPart } from "../protocol/events.ts";
 import type { SidecarOwner } from "../store/store.ts";
 import type { AnyTool, ToolContext, ToolResult } from "../tools/tool.ts";
@@ -71,6 +72,7 @@ export function childHost(o: ChildHostInput): ChildHost {
     emit,
   });
   const mcp = mcpToolsFor(env, spec);
+  const groups = childGroups(env.ports.process, signal);
   const tools = () => mergeTools(nested.coreTools(), delegation ? nested.tools() : [], mcp.tools);
   return {
     emit,
@@ -78,6 +80,8 @@ export function childHost(o: ChildHostInput): ChildHost {
     tools,
     mcp: mcp.shapes,
     answer: (call) => {
+      if (call.method === "spawned") return groups.started(call.pgid);
+      if (call.method === "kill") return groups.kill(call.pgid);
       if (call.method !== "mcp") return answer(env, nested, call, ctxFor, approve, signal);
       // The child's final tool list decides, not what the Worker asks for.
       const granted = childTools(spec, tools()).map((t) => t.name);
@@ -111,6 +115,46 @@ function answer(
     case "approve":
       return approve === undefined ? Promise.resolve("deny") : approve(call.request, signal);
     case "mcp":
-      return Promise.reject(new Error("MCP calls are answered by the child's host"));
+    case "spawned":
+    case "kill":
+      return Promise.reject(new Error(`${call.method} calls are answered by the child's host`));
   }
+}
+
+/**
+ * The process groups a Worker child's Bash started, killed here because Deno refuses `kill(-pgid)`
+ * inside a Worker. A group counts only when the child reported it and it is a direct child of this
+ * process leading its own group; a kill of any other pgid is refused, so a hostile child cannot
+ * signal processes it did not start. When the run ends by cancel or shutdown (the Worker may be
+ * gone and unable to ask), every group it reported is killed.
+ */
+export function childGroups(process: Process, signal: AbortSignal) {
+  const reported = new Map<number, Promise<boolean>>();
+  const killAll = () => {
+    for (const [pgid, ours] of reported) {
+      void ours.then((ok) => {
+        if (ok) {
+          try {
+            process.killGroup(pgid);
+          } catch { /* reported where the run's end is reported; nothing here can retry */ }
+        }
+      });
+    }
+  };
+  signal.addEventListener("abort", killAll, { once: true });
+  return {
+    started(pgid: number): Promise<boolean> {
+      const ours = process.ownGroupLeader(pgid);
+      reported.set(pgid, ours);
+      return ours;
+    },
+    async kill(pgid: number): Promise<boolean> {
+      const ours = reported.get(pgid);
+      if (ours === undefined || !(await ours)) {
+        throw new Error(`refused to kill process group ${pgid}: this child did not start it`);
+      }
+      process.killGroup(pgid);
+      return true;
+    },
+  };
 }

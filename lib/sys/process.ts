@@ -29,6 +29,8 @@ export interface RunResult {
   aborted: boolean;
   /** True when output was cut at maxOutputBytes. */
   truncated: boolean;
+  /** Why a timeout or abort could not kill the process group (only the leader was killed then). */
+  killFailure?: string;
 }
 
 export interface ProcessIdentity {
@@ -44,6 +46,13 @@ export interface Process {
   /** Alive only if the PID answers and (when given) its fingerprint still matches. */
   isAlive(pid: number, identity?: ProcessIdentity): Promise<boolean>;
   kill(pid: number, signal?: Deno.Signal): boolean;
+  /**
+   * True when `pid` is a direct child of this process and leads its own process group: the only
+   * groups the main thread kills for a Worker child (executor/child_protocol.ts).
+   */
+  ownGroupLeader(pid: number): Promise<boolean>;
+  /** SIGKILLs process group `pgid`; throws what Deno refused (never swallowed). */
+  killGroup(pgid: number): void;
   /**
    * Starts a process that outlives this one (its own session on POSIX, no stdio) and returns its
    * PID at once.
@@ -175,7 +184,26 @@ async function collect(
   return decodeChunks(chunks);
 }
 
-export function realProcess(): Process {
+/**
+ * Who kills a process group for `run`: inside a Worker, Deno refuses `kill(-pgid)` without an
+ * unscoped run grant, so the Worker reports each group it starts and asks the main thread to kill it.
+ */
+export interface GroupKiller {
+  started(pgid: number): void;
+  kill(pgid: number): Promise<void>;
+}
+
+/** ppid and process group of a process from /proc/<pid>/stat (fields 4 and 5). */
+export function parseProcStatParent(stat: string): { ppid: number; pgrp: number } | null {
+  const close = stat.lastIndexOf(")");
+  if (close < 0) return null;
+  const fields = stat.slice(close + 1).trim().split(/\s+/);
+  const ppid = Number(fields[1]);
+  const pgrp = Number(fields[2]);
+  return Number.isInteger(ppid) && Number.isInteger(pgrp) ? { ppid, pgrp } : null;
+}
+
+export function realProcess(groupKiller?: GroupKiller): Process {
   return {
     pid: () => Deno.pid,
     async run(command, args, options = {}) {
@@ -192,15 +220,34 @@ export function realProcess(): Process {
         stdout: "piped",
         stderr: "piped",
       }).spawn();
+      if (group) groupKiller?.started(child.pid);
       options.onSpawn?.(child.pid);
       let timedOut = false;
       let aborted = false;
       let truncated = false;
-      const killAll = () => {
+      let killFailure: string | undefined;
+      const killLeader = () => {
         try {
-          if (group) Deno.kill(-child.pid, "SIGKILL");
-          else child.kill("SIGKILL");
-        } catch { /* already gone */ }
+          child.kill("SIGKILL");
+        } catch { /* already exited: nothing left to kill */ }
+      };
+      const killAll = () => {
+        if (!group) return killLeader();
+        if (groupKiller !== undefined) {
+          groupKiller.kill(child.pid).catch((e) => {
+            killFailure = `could not kill process group ${child.pid}: ${e instanceof Error ? e.message : e}`;
+            killLeader();
+          });
+          return;
+        }
+        try {
+          Deno.kill(-child.pid, "SIGKILL");
+        } catch (e) {
+          if (!(e instanceof Deno.errors.NotFound)) {
+            killFailure = `could not kill process group ${child.pid}: ${e instanceof Error ? e.message : e}`;
+          }
+          killLeader();
+        }
       };
       const timer = options.timeoutMs === undefined ? undefined : setTimeout(() => {
         timedOut = true;
@@ -235,7 +282,16 @@ export function realProcess(): Process {
       ]);
       if (timer !== undefined) clearTimeout(timer);
       options.signal?.removeEventListener("abort", onAbort);
-      return { code: status.code, signal: status.signal, stdout, stderr, timedOut, aborted, truncated };
+      return {
+        code: status.code,
+        signal: status.signal,
+        stdout,
+        stderr,
+        timedOut,
+        aborted,
+        truncated,
+        ...(killFailure === undefined ? {} : { killFailure }),
+      };
     },
     async identity(pid) {
       const value = await startValue(pid);
@@ -261,6 +317,20 @@ export function realProcess(): Process {
       }).spawn();
       child.unref();
       return child.pid;
+    },
+    async ownGroupLeader(pid) {
+      if (platformName() !== "linux") return Number.isInteger(pid) && pid > 1;
+      const stat = await procStat(pid);
+      const parent = stat === null ? null : parseProcStatParent(stat);
+      return parent !== null && parent.ppid === Deno.pid && parent.pgrp === pid;
+    },
+    killGroup(pgid) {
+      if (!Number.isInteger(pgid) || pgid <= 1) throw new Error(`not a process group: ${pgid}`);
+      try {
+        Deno.kill(-pgid, "SIGKILL");
+      } catch (e) {
+        if (!(e instanceof Deno.errors.NotFound)) throw e; // ESRCH: the group has already exited
+      }
     },
     kill(pid, signal = "SIGTERM") {
       try {

@@ -151,6 +151,15 @@ export class FakeProcess implements Process {
     return this.#table.delete(pid);
   }
 
+  /** Records killed groups; a group is "ours" when it is in the table. */
+  readonly killedGroups: number[] = [];
+  ownGroupLeader(pid: number): Promise<boolean> {
+    return Promise.resolve(this.#table.has(pid));
+  }
+  killGroup(pgid: number): void {
+    this.killedGroups.push(pgid);
+  }
+
   /** Records the command like run() and pretends a process started. */
   spawnDetached(command: string, args: string[], options: { cwd?: string } = {}): number {
     this.runs.push({ command, args, options: options.cwd === undefined ? {} : { cwd: options.cwd } });

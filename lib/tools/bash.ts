@@ -140,15 +140,11 @@ export const bashTool: Tool<BashInput> = {
       ...(input.description === undefined ? {} : { description: input.description }),
     };
     const body = output === "" ? "" : `\n${output}`;
-    if (result.timedOut) {
-      return fail(
-        `Command timed out after ${timeoutMs} ms; it and every process it started were killed.${body}`,
-        meta,
-      );
-    }
-    if (result.aborted) {
-      return fail(`Command was interrupted; it and every process it started were killed.${body}`, meta);
-    }
+    const killed = result.killFailure === undefined
+      ? "it and every process it started were killed"
+      : `the command was killed, but ${result.killFailure}; processes it started may still run`;
+    if (result.timedOut) return fail(`Command timed out after ${timeoutMs} ms; ${killed}.${body}`, meta);
+    if (result.aborted) return fail(`Command was interrupted; ${killed}.${body}`, meta);
     if (result.code !== 0) {
       const by = result.signal === null ? "" : ` (killed by ${result.signal})`;
       return fail(`Exit code ${result.code}${by}${body}`, meta);
