@@ -9,7 +9,7 @@ import { parseOrUsage } from "./args.ts";
 import { runMainSession } from "../executor/main_runner.ts";
 import { countSubagents, emptySubagentStats, textRenderer } from "./print_render.ts";
 import { DEMO_FILES, DEMO_PROMPT, DEMO_SCRIPT } from "./demo_script.ts";
-import { interruptController } from "./print_cmd.ts";
+import { interruptController } from "./print_turn.ts";
 
 const HELP = `Usage: blade demo [--keep]
 

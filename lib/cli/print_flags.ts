@@ -1,0 +1,119 @@
+// Print-mode flag resolution: output format, App flags, run rules, session and wait flags, the user
+// turns (prompt or stream-json input). Each throws a usage error (exit 2) for a bad value.
+
+import type { Ports } from "../sys/mod.ts";
+import { usageError } from "../errors.ts";
+import { isValidSessionId } from "../protocol/ids.ts";
+import type { App, AppFlags } from "../app.ts";
+import { readStdin } from "../sys/signals.ts";
+import type { Io } from "./io.ts";
+import type { OutputFormat } from "./print_render.ts";
+import { type RunRules, runRules } from "../permissions/run_rules.ts";
+import { parseStreamJsonInput } from "./print_inputs.ts";
+
+// deno-lint-ignore no-explicit-any
+export type Values = Record<string, any>;
+
+export function outputFormatOf(values: Values): OutputFormat {
+  const f = values["output-format"] ?? "text";
+  if (f === "text" || f === "json" || f === "stream-json" || f === "blade-events") return f;
+  throw usageError(
+    `Unknown output format "${f}".`,
+    "Use --output-format text, json, stream-json or blade-events.",
+  );
+}
+
+function intFlag(values: Values, name: string, min: number, max: number): number | undefined {
+  const raw = values[name];
+  if (raw === undefined) return undefined;
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n < min || n > max) {
+    throw usageError(
+      `--${name} must be a whole number from ${min} to ${max}, got "${raw}".`,
+      `Pass --${name} with a value from ${min} to ${max}, e.g. --${name} 10. See \`blade --help\`.`,
+    );
+  }
+  return n;
+}
+
+export function appFlagsOf(values: Values): AppFlags {
+  const maxTurns = intFlag(values, "max-turns", 1, 1000);
+  // --dangerously-skip-permissions is Claude Code's bypassPermissions; it does not grant Workspace Trust.
+  const mode = values["permission-mode"] ?? values.permissionMode ??
+    (values["dangerously-skip-permissions"] === true ? "bypassPermissions" : undefined);
+  return {
+    ...(values.model === undefined ? {} : { model: values.model }),
+    ...(values.provider === undefined ? {} : { provider: values.provider }),
+    ...(values.script === undefined ? {} : { script: values.script }),
+    ...(mode === undefined ? {} : { permissionMode: mode }),
+    ...(maxTurns === undefined ? {} : { maxTurns }),
+    ...(values.debug === true ? { debug: true } : {}),
+    ...(values["trust-workspace"] === true ? { trustWorkspace: true } : {}),
+    ...(values.agents === undefined ? {} : { agentsJson: values.agents }),
+    ...(values.settings === undefined ? {} : { settings: values.settings }),
+  };
+}
+
+export function listFlag(values: Values, ...names: string[]): string[] {
+  return names.flatMap((n) => (values[n] as string[] | undefined) ?? []);
+}
+
+/** The run's rules from --allowed-tools / --disallowed-tools; warns about rules naming no tool. */
+export function rulesFromFlags(values: Values, io: Io, app?: Pick<App, "claude">): RunRules {
+  const rules = runRules({
+    allowedTools: listFlag(values, "allowed-tools", "allowedTools"),
+    disallowedTools: listFlag(values, "disallowed-tools", "disallowedTools"),
+    // settings permissions (Claude Code's files and Blade's; project ones only when trusted, deny always).
+    ...(app === undefined
+      ? {}
+      : { settings: { allow: app.claude.allow, deny: app.claude.deny, ask: app.claude.ask } }),
+  });
+  for (const w of rules.warnings) io.err(`blade: warning: ${w}\n`);
+  return rules;
+}
+
+export async function userTurns(values: Values, positionals: string[], ports: Ports): Promise<string[]> {
+  const input = values["input-format"] ?? "text";
+  if (input !== "text" && input !== "stream-json") {
+    throw usageError(`Unknown input format "${input}".`, "Use --input-format text or stream-json.");
+  }
+  if (input === "stream-json") {
+    if (values["output-format"] !== "stream-json") {
+      throw usageError("--input-format stream-json needs --output-format stream-json (as in Claude Code).");
+    }
+    return parseStreamJsonInput(await readStdin());
+  }
+  let prompt = positionals.join(" ");
+  if (prompt.trim() === "" && !ports.env.stdinIsTerminal()) prompt = (await readStdin()).trim();
+  if (prompt.trim() === "") {
+    throw usageError("No prompt given.", 'Pass it after -p (blade -p "…") or on standard input.');
+  }
+  return [prompt];
+}
+
+/** Checks --resume / --continue / --session-id: not both of the first two, ids well-formed. */
+export function checkSessionFlags(values: Values): void {
+  if (values.resume !== undefined && values.continue === true) {
+    throw usageError("--resume and --continue cannot be used together.");
+  }
+  for (const flag of ["resume", "session-id"] as const) {
+    const id = values[flag];
+    if (id !== undefined && !isValidSessionId(id)) {
+      throw usageError(
+        `Invalid session ID for --${flag}: ${JSON.stringify(id).slice(0, 80)}`,
+        "Session ids use letters, digits, '.', '_' and '-' (at most 200 characters); `blade tasks list` shows them.",
+      );
+    }
+  }
+}
+
+/** `--background-wait <seconds>` in milliseconds, if given. */
+export function backgroundWaitOf(values: Values): number | undefined {
+  const waitRaw = values["background-wait"];
+  if (waitRaw === undefined) return undefined;
+  const n = Number(waitRaw);
+  if (!Number.isFinite(n) || n < 0) {
+    throw usageError(`--background-wait must be a number of seconds, got "${waitRaw}".`);
+  }
+  return Math.round(n * 1000);
+}

@@ -1,0 +1,282 @@
+// One print-mode turn: where its events go (the print sink), Ctrl-C wiring, running the main session
+// once and printing its result object. Used by `blade -p`, `blade run` and `blade tasks resume`.
+
+import type { Clock } from "../sys/clock.ts";
+import type { App } from "../app.ts";
+import type { RuntimeEvent, RuntimeWarning } from "../protocol/events.ts";
+import { onInterrupt } from "../sys/signals.ts";
+import { type Io, redactedIo } from "./io.ts";
+import { bladeEventLine, type OutputFormat, type PrintSummary, textRenderer } from "./print_render.ts";
+import { RunLedger } from "./run_ledger.ts";
+import { claudeResult } from "./claude_result.ts";
+import { claudeStream } from "./claude_stream.ts";
+import { type MainRunResult, runMainSession } from "../executor/main_runner.ts";
+import type { RunRules } from "../permissions/run_rules.ts";
+import type { McpHub } from "../mcp/hub.ts";
+import type { PromptFlags } from "./print_inputs.ts";
+import type { StructuredOutputState } from "../tools/structured_output.ts";
+
+/** Wires Ctrl-C to an AbortController; the second Ctrl-C is left to the default handler. */
+export function interruptController(): {
+  signal: AbortSignal;
+  interrupted: () => boolean;
+  /** Stops the run for another reason than Ctrl-C (e.g. --max-budget-usd). */
+  abort: () => void;
+  dispose: () => void;
+} {
+  const controller = new AbortController();
+  let interrupted = false;
+  const dispose = onInterrupt(() => {
+    if (interrupted) return;
+    interrupted = true;
+    controller.abort(new Error("interrupted"));
+  });
+  return {
+    signal: controller.signal,
+    interrupted: () => interrupted,
+    abort: () => controller.abort(new Error("stopped")),
+    dispose,
+  };
+}
+
+export interface PrintSink {
+  emit: (event: RuntimeEvent) => void;
+  finish: (summary: PrintSummary) => void;
+  ledger: RunLedger;
+  subagents: RunLedger["subagents"];
+  /** `--replay-user-messages`: echo the user message on stream-json. */
+  replayUser: (text: string) => void;
+  /** The first warning that lost a child's work (the run then fails), if any. */
+  lostWork: () => RuntimeWarning | undefined;
+}
+
+export interface PrintSinkOptions {
+  format: OutputFormat;
+  mainSessionId: () => string | undefined;
+  now?: () => number;
+  /** Redraws the text renderer's status lines while children run. */
+  timer?: Clock["timer"];
+  cwd: string;
+  includePartialMessages?: boolean;
+  apiKeySource?: string;
+  additionalDirectories?: string[];
+  /** `--max-budget-usd`: called once when the run's cost passes it. */
+  budgetUsd?: number;
+  onBudgetExceeded?: () => void;
+}
+
+/** Where a run's events go: the chosen renderer, and the ledger the result object is built from. */
+export function printSink(io: Io, o: PrintSinkOptions): PrintSink {
+  const ledger = new RunLedger();
+  const text = textRenderer(io, {
+    live: io.tty,
+    mainSessionId: o.mainSessionId,
+    ...(o.now === undefined ? {} : { now: o.now }),
+    ...(o.timer === undefined ? {} : { timer: o.timer }),
+  });
+  const stream = claudeStream({
+    cwd: o.cwd,
+    includePartialMessages: o.includePartialMessages === true,
+    apiKeySource: o.apiKeySource ?? "none",
+    uuid: () => crypto.randomUUID(),
+    now: o.now ?? (() => Date.now()),
+    ...(o.additionalDirectories === undefined ? {} : { additionalDirectories: o.additionalDirectories }),
+  });
+  let budgetHit = false;
+  let lost: RuntimeWarning | undefined;
+  return {
+    ledger,
+    lostWork: () => lost,
+    subagents: ledger.subagents,
+    replayUser(text) {
+      if (o.format === "stream-json") io.out(stream.userLine(text) + "\n");
+    },
+    emit(event) {
+      ledger.add(event);
+      if (event.type === "runtime_warning") {
+        if (event.workLost) lost ??= event;
+        // stdout keeps its one JSON object (json) or its stream (stream-json carries it as a line).
+        if (o.format === "text" || o.format === "json") io.err(`blade: warning: ${event.message}\n`);
+      }
+      if (o.budgetUsd !== undefined && !budgetHit && ledger.totalCostUSD > o.budgetUsd) {
+        budgetHit = true;
+        o.onBudgetExceeded?.();
+      }
+      if (o.format === "stream-json") { for (const line of stream.onEvent(event)) io.out(line + "\n"); }
+      else if (o.format === "blade-events") io.out(bladeEventLine(event) + "\n");
+      else if (o.format === "text") text.onEvent(event);
+    },
+    finish(summary) {
+      if (o.format === "text") text.finish(summary);
+      else {
+        const result = claudeResult(summary, ledger, crypto.randomUUID());
+        // stream-json results also carry the usage since the previous result (one result per run here).
+        if (o.format === "stream-json") result.model_usage_since_last_result = result.modelUsage;
+        io.out(JSON.stringify(result) + "\n");
+      }
+    },
+  };
+}
+
+/** Where the API key came from, in Claude Code's words (system/init `apiKeySource`). */
+function apiKeySourceOf(app: App): string {
+  if (app.config.provider !== "anthropic") return "none";
+  return app.config.anthropic.apiKeySource ?? "none";
+}
+
+export interface TurnFlags {
+  format: OutputFormat;
+  prompts: PromptFlags;
+  budgetUsd: number | undefined;
+  onlyTools: string[] | undefined;
+  rules: RunRules;
+  backgroundWaitMs: number | undefined;
+  includePartialMessages: boolean;
+  replayUserMessages: boolean;
+  /** `--json-schema`: the answer must be one object matching it, returned through StructuredOutput. */
+  jsonSchema: Record<string, unknown> | undefined;
+}
+
+export interface SessionChoice {
+  resume?: string;
+  continueLatest?: boolean;
+  sessionId?: string;
+  fork?: boolean;
+}
+
+/** One user turn of a print-mode run: runs it, prints it, returns the exit code and session id. */
+export async function runTurn(
+  app: App,
+  io: Io,
+  prompt: string,
+  open: SessionChoice,
+  f: TurnFlags,
+  mcp: McpHub | undefined,
+): Promise<{ code: number; sessionId: string }> {
+  const { ports } = app;
+  // A key that reached the conversation (a tool's output, an error) is never printed.
+  io = redactedIo(io, app.redact);
+  let sessionId: string | undefined;
+  const interrupt = interruptController();
+  let overBudget = false;
+  const sink = printSink(io, {
+    format: f.format,
+    mainSessionId: () => sessionId,
+    now: () => ports.clock.now(),
+    timer: ports.clock.timer.bind(ports.clock),
+    cwd: app.workspace,
+    includePartialMessages: f.includePartialMessages,
+    apiKeySource: apiKeySourceOf(app),
+    ...(f.budgetUsd === undefined ? {} : {
+      budgetUsd: f.budgetUsd,
+      onBudgetExceeded: () => {
+        overBudget = true;
+        interrupt.abort();
+      },
+    }),
+  });
+  // Background commands the model started, idle child Workers and agents' MCP servers do not outlive the run.
+  await using runtime = app.runtime(sink.emit, {
+    rules: f.rules.texts,
+    ...(mcp === undefined ? {} : { mcp }),
+    ...(f.onlyTools === undefined ? {} : { onlyTools: f.onlyTools }),
+  });
+  // Each turn returns its own object (loaded only with --json-schema: it brings zod).
+  const structured = f.jsonSchema === undefined
+    ? undefined
+    : new (await import("../tools/structured_output.ts")).StructuredOutput({ schema: f.jsonSchema });
+  try {
+    const run = await runMainSession(app, {
+      prompt,
+      ...f.prompts,
+      ...open,
+      ...(f.onlyTools === undefined ? {} : { onlyTools: f.onlyTools }),
+      rules: f.rules.rules,
+      emit: (e) => {
+        if (e.type === "session_started" && sessionId === undefined) {
+          sessionId = e.sessionId;
+          sink.emit(e);
+          if (f.replayUserMessages) sink.replayUser(prompt);
+          return;
+        }
+        sink.emit(e);
+      },
+      signal: interrupt.signal,
+      extraTools: (id) => runtime.extraTools(id),
+      ...(f.backgroundWaitMs === undefined ? {} : { backgroundWaitMs: f.backgroundWaitMs }),
+      ...(mcp === undefined ? {} : { mcp }),
+      ...(structured === undefined
+        ? {}
+        : { structured: { tool: structured.tool(), followUp: () => structured.followUp() } }),
+    });
+    // A continued session whose transcript had a torn or bad line: the rest was kept; say so.
+    for (const d of run.transcriptDiagnostics) {
+      io.err(`blade: warning: transcript of ${run.sessionId}: ${d.message}\n`);
+    }
+    for (const w of run.recoveryWarnings) io.err(`blade: warning: ${w}\n`);
+    const r = run.result;
+    const summary = turnSummary(app, run, sink, f.budgetUsd, overBudget, structured?.state);
+    sink.finish(summary);
+    if (overBudget) return { code: 1, sessionId: run.sessionId };
+    if (interrupt.interrupted() || r.status === "cancelled") return { code: 130, sessionId: run.sessionId };
+    return { code: summary.status === "completed" ? 0 : 1, sessionId: run.sessionId };
+  } finally {
+    interrupt.dispose();
+  }
+}
+
+/** The turn's result object: a stopped budget, dropped children or lost work turn success into failure. */
+function turnSummary(
+  app: App,
+  run: MainRunResult,
+  sink: PrintSink,
+  budgetUsd: number | undefined,
+  overBudget: boolean,
+  shape: StructuredOutputState | undefined,
+): PrintSummary {
+  const r = run.result;
+  // A run that dropped a child's work never reports success (docs/reference/background.md).
+  const dropped = run.abandoned.length > 0 && r.status === "completed";
+  const lost = r.status === "completed" ? sink.lostWork() : undefined;
+  const misshapen = r.status === "completed" && shape !== undefined && shape.status !== "accepted";
+  const error = overBudget
+    ? {
+      code: "max_budget_exceeded",
+      message: `Stopped: the run cost $${
+        sink.ledger.totalCostUSD.toFixed(4)
+      }, over --max-budget-usd ${budgetUsd}.`,
+    }
+    : dropped
+    ? {
+      code: "background_wait_expired",
+      message: `Stopped waiting for background subagents; cancelled: ${run.abandoned.join(", ")}.`,
+    }
+    : lost !== undefined
+    ? { code: lost.code, message: app.redact(lost.message) }
+    : misshapen
+    ? {
+      code: "structured_output_invalid",
+      message: app.redact(
+        `No structured output: ${
+          shape.status === "rejected" ? shape.reason : "StructuredOutput was not called with a valid object"
+        }.`,
+      ),
+    }
+    : r.error === undefined
+    ? undefined
+    : { code: r.error.type, message: app.redact(r.error.message) };
+  return {
+    sessionId: run.sessionId,
+    status: overBudget || dropped || lost !== undefined || misshapen ? "failed" : r.status,
+    result: r.finalText,
+    // Claude Code counts the turn max-turns refused: `--max-turns 1` reports num_turns 2.
+    numTurns: run.modelRequests + (r.error?.type === "max_turns_exceeded" ? 1 : 0),
+    toolCalls: run.totals.toolCalls,
+    usage: run.totals.usage,
+    durationMs: run.totals.durationMs,
+    subagents: sink.subagents,
+    ...(shape?.status === "accepted" ? { structuredOutput: shape.value } : {}),
+    ...(error === undefined ? {} : { error }),
+    ...(r.error?.providerError?.status === undefined ? {} : { apiErrorStatus: r.error.providerError.status }),
+  };
+}
