@@ -11,20 +11,15 @@ import { Approvals } from "./approvals.ts";
 import type { Ports } from "../../sys/mod.ts";
 import { BladeError, usageError } from "../../errors.ts";
 import { type App, createApp } from "../../app.ts";
-import type { RuntimeEvent } from "../../protocol/events.ts";
-import { type MainSession, openMainSession } from "../../executor/main_runner.ts";
 import { PERMISSION_MODES } from "../../protocol/permission_mode.ts";
-import type { RunRules } from "../../permissions/run_rules.ts";
 import { onInterrupt } from "../../sys/signals.ts";
-import { VERSION } from "../../version.ts";
 import type { Io } from "../io.ts";
 import { reportError } from "../report_error.ts";
-import { appFlagsOf, rulesFromFlags } from "../print_cmd.ts";
-import { type PromptFlags, promptFlags } from "../print_inputs.ts";
-import type { Runtime } from "../../manager/runtime.ts";
+import { appFlagsOf, rulesFromFlags } from "../print_flags.ts";
+import { promptFlags } from "../print_inputs.ts";
 import { mcpFlagsOf, startMcp } from "../mcp_wiring.ts";
-import type { McpHub } from "../../mcp/hub.ts";
 import { makeTheme, type Theme } from "./theme.ts";
+import { closeReplSession, openReplSession, type OpenSession, type SessionFlags } from "./repl_session.ts";
 import { clean, SessionView } from "./view.ts";
 import { PromptHistory } from "./prompt_history.ts";
 import { Turns } from "./turns.ts";
@@ -37,19 +32,6 @@ type Values = Record<string, any>;
 
 /** Two Ctrl-C at an empty prompt within this window leave the session. */
 const DOUBLE_CTRL_C_MS = 3000;
-
-/** What the flags decide for every session this REPL opens (/clear and /resume open new ones). */
-interface SessionFlags {
-  prompts: PromptFlags;
-  rules: RunRules;
-  /** The run's MCP servers (started once; every session of this REPL shares them). */
-  mcp: McpHub | undefined;
-}
-
-interface OpenSession {
-  session: MainSession;
-  subagents: Runtime;
-}
 
 class Repl {
   readonly #app: App;
@@ -121,47 +103,9 @@ class Repl {
     void this.#turns.run();
   }
 
-  async #openSession(which: { resume?: string; continueLatest?: boolean }): Promise<OpenSession> {
-    const app = this.#app;
-    const emit = (e: RuntimeEvent) => this.view.onEvent(e);
+  #openSession(which: { resume?: string; continueLatest?: boolean }): Promise<OpenSession> {
     const approve: Approver = (request, signal) => this.#approvals.ask(request, signal);
-    const mcp = this.#flags.mcp;
-    const subagents = app.runtime(emit, {
-      rules: this.#flags.rules.texts,
-      approve,
-      ...(mcp === undefined ? {} : { mcp }),
-    });
-    const session = await openMainSession(app, {
-      ...this.#flags.prompts,
-      ...which,
-      approve,
-      rules: this.#flags.rules.rules,
-      emit,
-      extraTools: (id) => subagents.extraTools(id),
-      ...(mcp === undefined ? {} : { mcp }),
-    }).catch(async (e) => {
-      await subagents.close();
-      throw e;
-    });
-    this.#header(session);
-    return { session, subagents };
-  }
-
-  #header(session: MainSession): void {
-    this.view.header({
-      version: VERSION,
-      model: session.loop.model,
-      mode: session.loop.mode,
-      workspace: this.#app.workspace,
-      trusted: this.#app.trust.trusted,
-      sessionId: session.sessionId,
-      resumed: session.resumed,
-      warnings: [
-        ...session.diagnostics.map((d) => `transcript of ${session.sessionId}: ${d.message}`),
-        ...session.recoveryWarnings,
-      ],
-      messages: session.loop.messages,
-    });
+    return openReplSession(this.#app, this.#flags, this.view, approve, which);
   }
 
   // ------------------------------------------------------------------ input
@@ -308,7 +252,7 @@ class Repl {
     const old = this.#open!;
     if (resume === old.session.sessionId) throw usageError(`${resume} is the session you are in.`);
     const next = await this.#openSession(resume === undefined ? {} : { resume });
-    await this.#closeSession(old);
+    await closeReplSession(old);
     this.#approvals.reset();
     this.#open = next;
     // The mode and model chosen in this REPL carry over to the next session.
@@ -330,14 +274,6 @@ class Repl {
     this.#turns.wake();
   }
 
-  /** Ends a session's background work: children are cancelled, shells stopped, Workers ended. */
-  async #closeSession(open: OpenSession): Promise<string[]> {
-    const cancelled = (await open.session.pending?.cancelAll("the interactive session ended")) ?? [];
-    await open.subagents.close();
-    await open.session.close(); // releases the lease: the session may be resumed elsewhere now
-    return cancelled;
-  }
-
   #closing_: Promise<void> | undefined;
 
   /** Leaves: the running turn ends and is written, then the session closes. */
@@ -354,7 +290,7 @@ class Repl {
       this.#tui.requestRender();
       await new Promise((r) => setTimeout(r, 50));
       this.#tui.stop();
-      if (open !== undefined) this.cancelled = await this.#closeSession(open);
+      if (open !== undefined) this.cancelled = await closeReplSession(open);
       this.#closed();
     })();
   }

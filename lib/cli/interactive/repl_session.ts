@@ -1,0 +1,82 @@
+// One session the REPL has open: its main session and the runtime for its subagents, opened with the
+// REPL's flags (and its header printed), and closed with its background work ended.
+
+import type { App } from "../../app.ts";
+import type { Approver } from "../../protocol/approval.ts";
+import type { RuntimeEvent } from "../../protocol/events.ts";
+import { type MainSession, openMainSession } from "../../executor/main_runner.ts";
+import type { RunRules } from "../../permissions/run_rules.ts";
+import { VERSION } from "../../version.ts";
+import type { PromptFlags } from "../print_inputs.ts";
+import type { Runtime } from "../../manager/runtime.ts";
+import type { McpHub } from "../../mcp/hub.ts";
+import type { SessionView } from "./view.ts";
+
+/** What the flags decide for every session this REPL opens (/clear and /resume open new ones). */
+export interface SessionFlags {
+  prompts: PromptFlags;
+  rules: RunRules;
+  /** The run's MCP servers (started once; every session of this REPL shares them). */
+  mcp: McpHub | undefined;
+}
+
+export interface OpenSession {
+  session: MainSession;
+  subagents: Runtime;
+}
+
+/** Opens (or resumes) a session and prints its header; the runtime is closed again if it fails. */
+export async function openReplSession(
+  app: App,
+  flags: SessionFlags,
+  view: SessionView,
+  approve: Approver,
+  which: { resume?: string; continueLatest?: boolean },
+): Promise<OpenSession> {
+  const emit = (e: RuntimeEvent) => view.onEvent(e);
+  const mcp = flags.mcp;
+  const subagents = app.runtime(emit, {
+    rules: flags.rules.texts,
+    approve,
+    ...(mcp === undefined ? {} : { mcp }),
+  });
+  const session = await openMainSession(app, {
+    ...flags.prompts,
+    ...which,
+    approve,
+    rules: flags.rules.rules,
+    emit,
+    extraTools: (id) => subagents.extraTools(id),
+    ...(mcp === undefined ? {} : { mcp }),
+  }).catch(async (e) => {
+    await subagents.close();
+    throw e;
+  });
+  showHeader(app, view, session);
+  return { session, subagents };
+}
+
+function showHeader(app: App, view: SessionView, session: MainSession): void {
+  view.header({
+    version: VERSION,
+    model: session.loop.model,
+    mode: session.loop.mode,
+    workspace: app.workspace,
+    trusted: app.trust.trusted,
+    sessionId: session.sessionId,
+    resumed: session.resumed,
+    warnings: [
+      ...session.diagnostics.map((d) => `transcript of ${session.sessionId}: ${d.message}`),
+      ...session.recoveryWarnings,
+    ],
+    messages: session.loop.messages,
+  });
+}
+
+/** Ends a session's background work: children are cancelled, shells stopped, Workers ended. */
+export async function closeReplSession(open: OpenSession): Promise<string[]> {
+  const cancelled = (await open.session.pending?.cancelAll("the interactive session ended")) ?? [];
+  await open.subagents.close();
+  await open.session.close(); // releases the lease: the session may be resumed elsewhere now
+  return cancelled;
+}
