@@ -6,8 +6,7 @@
 // launch_ceiling.ts.
 
 import type { CommandSetup } from "../tools/tool.ts";
-import type { ProcessIdentity } from "../sys/process.ts";
-import type { Lineage, SubtaskRefPart } from "../protocol/events.ts";
+import type { SubtaskRefPart } from "../protocol/events.ts";
 import { resolveModel } from "../config/config.ts";
 import type { PermissionMode } from "../protocol/permission_mode.ts";
 import type { RuleTexts } from "../permissions/run_rules.ts";
@@ -20,7 +19,8 @@ import type { ChildSpec } from "../executor/child.ts";
 import { lineageOf } from "./projections.ts";
 import { auditOf, ceilingOf, resumedCeiling } from "./launch_ceiling.ts";
 import type { LoadResult } from "../store/codec.ts";
-import { planResume, type RestoreIsolation, type ResumePlan } from "./resume_plan.ts";
+import { planResume, type RestoreIsolation } from "./resume_plan.ts";
+import { type OwnProcess, resumedRecord, runningRecord } from "./launch_record.ts";
 
 export interface RegistryView {
   get(name: string): AgentDefinition | undefined;
@@ -49,12 +49,6 @@ export interface ParentInfo {
    * session: Blade's tools minus those the run's deny rules remove.
    */
   tools?: readonly string[];
-}
-
-/** The process that owns a run: recorded in the sidecar so liveness can be checked later. */
-export interface OwnProcess {
-  pid: number;
-  identity: ProcessIdentity | null;
 }
 
 /** The parent session plus the run-wide policy a launch is decided under. */
@@ -243,77 +237,6 @@ function planResumedLaunch(
     record,
     spec: { ...resumedCeiling(specOf(record, parent), parent), initialMessages: plan.messages },
     restoreIsolation: plan.restoreIsolation,
-  };
-}
-
-/** The new run's record: the source's frozen config, messages, workspace, isolation; lineage from it. */
-export function resumedRecord(
-  input: Pick<TaskRequest, "subagent_session_id" | "description" | "prompt" | "run_in_background">,
-  plan: ResumePlan,
-  parent: Pick<LaunchParent, "sessionId" | "projectPath" | "process">,
-  now: number,
-): SidecarRecord {
-  return runningRecord(
-    {
-      id: input.subagent_session_id,
-      subagentType: plan.subagentType,
-      description: input.description,
-      prompt: input.prompt,
-      messages: plan.messages,
-      background: input.run_in_background === true,
-      lineage: plan.lineage,
-      configSnapshot: plan.config,
-      workspaceRoot: plan.workspaceRoot,
-      isolation: plan.isolation,
-      ...(plan.providerAdmissionOwnerId === undefined
-        ? {}
-        : { providerAdmissionOwnerId: plan.providerAdmissionOwnerId }),
-      ...(plan.worktree === undefined ? {} : { worktree: plan.worktree }),
-    },
-    parent,
-    now,
-  );
-}
-
-/** What differs between a fresh and a resumed run's first record; the rest is the same for both. */
-type RunFields =
-  & Pick<
-    SidecarRecord,
-    | "id"
-    | "subagentType"
-    | "description"
-    | "prompt"
-    | "messages"
-    | "background"
-    | "configSnapshot"
-    | "workspaceRoot"
-    | "isolation"
-  >
-  & Partial<Pick<SidecarRecord, "providerAdmissionOwnerId" | "worktree">>
-  & { lineage: Lineage };
-
-/** A run's first record: running, owned by `parent`'s session and process, no result yet. */
-function runningRecord(
-  f: RunFields,
-  parent: Pick<LaunchParent, "sessionId" | "projectPath" | "process">,
-  now: number,
-): SidecarRecord {
-  const { lineage, ...fields } = f;
-  return {
-    schemaVersion: 2,
-    ...fields,
-    status: "running",
-    result: { success: false, message: "" },
-    stats: { tokens: 0, toolCalls: 0, durationMs: 0 },
-    createdAt: now,
-    lastActiveAt: now,
-    processId: parent.process.pid,
-    ...(parent.process.identity === null ? {} : { processIdentity: parent.process.identity }),
-    parentSessionId: parent.sessionId,
-    parentProjectPath: parent.projectPath,
-    rootAgentId: lineage.rootAgentId,
-    ...(lineage.resumedFrom === undefined ? {} : { resumedFrom: lineage.resumedFrom }),
-    resumeDepth: lineage.resumeDepth,
   };
 }
 

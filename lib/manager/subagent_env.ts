@@ -17,7 +17,8 @@ import type { Semaphore } from "./semaphore.ts";
 import type { BackgroundRuns } from "./background.ts";
 import type { ShellTasks } from "./shells.ts";
 import type { TaskControlDeps } from "./task_control.ts";
-import type { OwnProcess, RegistryView } from "./launch_plan.ts";
+import type { RegistryView } from "./launch_plan.ts";
+import type { OwnProcess } from "./launch_record.ts";
 
 /** Shared by every session of one root run. */
 export interface SubagentEnv {
