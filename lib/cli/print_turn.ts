@@ -182,9 +182,7 @@ export async function runTurn(
     ...(f.onlyTools === undefined ? {} : { onlyTools: f.onlyTools }),
   });
   // Each turn returns its own object (loaded only with --json-schema: it brings zod).
-  const structured = f.jsonSchema === undefined
-    ? undefined
-    : new (await import("../tools/structured_output.ts")).StructuredOutput({ schema: f.jsonSchema });
+  const structured = await structuredOutputOf(f.jsonSchema);
   try {
     const run = await runMainSession(app, {
       prompt,
@@ -223,6 +221,12 @@ export async function runTurn(
   } finally {
     interrupt.dispose();
   }
+}
+
+async function structuredOutputOf(schema: Record<string, unknown> | undefined) {
+  return schema === undefined
+    ? undefined
+    : new (await import("../tools/structured_output.ts")).StructuredOutput({ schema });
 }
 
 /** The turn's result object: a stopped budget, dropped children or lost work turn success into failure. */
