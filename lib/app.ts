@@ -14,6 +14,7 @@ import {
   redactor,
   resolveConfig,
   type ResolvedConfig,
+  resolveModel,
   secretsOf,
 } from "./config/config.ts";
 import { resolveStorageRoot, type StorageLayout, storageLayout } from "./config/storage.ts";
@@ -45,6 +46,8 @@ export interface AppFlags extends ConfigFlags {
   agentsJson?: string;
   /** `--settings <file|json>`: a Claude Code settings layer for this run. */
   settings?: string;
+  /** `--fallback-model`: the model an overloaded request switches to (provider/fallback.ts). */
+  fallbackModel?: string;
 }
 
 export interface AppOptions {
@@ -164,9 +167,15 @@ export async function createApp(ports: Ports, flags: AppFlags, options: AppOptio
     provider: () => {
       const sink = options.debugSink;
       const debug = config.debug && sink !== undefined ? (line: string) => sink(redact(line)) : undefined;
-      return (provider ??= getProviderConfig().then((c) =>
-        providerFromConfig(c, { clock: ports.clock, ...(debug === undefined ? {} : { debug }) })
-      ));
+      return (provider ??= getProviderConfig().then(async (c) => {
+        const made = await providerFromConfig(c, {
+          clock: ports.clock,
+          ...(debug === undefined ? {} : { debug }),
+        });
+        if (flags.fallbackModel === undefined) return made;
+        const { withFallbackModel } = await import("./provider/fallback.ts");
+        return withFallbackModel(made, resolveModel(flags.fallbackModel, config.aliases));
+      }));
     },
     providerConfig: getProviderConfig,
     store: () => (store ??= new FileSidecarStore({

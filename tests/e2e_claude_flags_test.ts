@@ -5,6 +5,7 @@
 import assert from "node:assert/strict";
 import {
   type FakeAnthropicServer,
+  fakeStatus,
   fakeTurn,
   startFakeAnthropicServer,
 } from "../lib/testing/fake_anthropic_server.ts";
@@ -287,4 +288,56 @@ Deno.test("claude flags: --agent runs the main session as that agent (prompt, to
   assert.equal(body.model, "claude-haiku-4-5");
   assert.match(JSON.stringify(body.system), /You are terse and precise\./);
   assert.deepEqual(body.tools.map((t) => t.name).sort(), ["Grep", "Read"]);
+});
+
+Deno.test("claude flags: --fallback-model: an overloaded model (529 after its retries) switches to the fallback", async () => {
+  await using sandbox = await bladeSandbox();
+  const overloaded = () => fakeStatus(529, { message: "Overloaded", headers: { "retry-after": "0" } });
+  await using server = startFakeAnthropicServer([
+    ...Array.from({ length: 5 }, overloaded),
+    fakeTurn({ text: "from the fallback" }),
+    fakeTurn({ text: "second turn" }),
+  ]);
+  const run = await sandbox.run(
+    [
+      "-p",
+      "hi",
+      "--model",
+      "claude-main-x",
+      "--fallback-model",
+      "claude-fallback-y",
+      "--output-format",
+      "json",
+    ],
+    { env: env(server) },
+  );
+  assert.equal(run.code, 0, run.stderr);
+  assert.doesNotMatch(run.stderr, /not honoured/);
+  const result = JSON.parse(run.stdout);
+  assert.equal(result.is_error, false);
+  assert.equal(result.result, "from the fallback");
+  const models = server.requests.map((r) => r.body.model);
+  assert.deepEqual(models, [...Array(5).fill("claude-main-x"), "claude-fallback-y"]);
+});
+
+Deno.test("claude flags: --fallback-model does not hide other failures (a 500 still fails the run)", async () => {
+  await using sandbox = await bladeSandbox();
+  const failure = () => fakeStatus(500, { message: "down", headers: { "retry-after": "0" } });
+  await using server = startFakeAnthropicServer(Array.from({ length: 5 }, failure));
+  const run = await sandbox.run(
+    [
+      "-p",
+      "hi",
+      "--model",
+      "claude-main-x",
+      "--fallback-model",
+      "claude-fallback-y",
+      "--output-format",
+      "json",
+    ],
+    { env: env(server) },
+  );
+  assert.equal(run.code, 1, run.stderr);
+  assert.equal(JSON.parse(run.stdout).api_error_status, 500);
+  assert.ok(server.requests.every((r) => r.body.model === "claude-main-x"));
 });

@@ -51,6 +51,7 @@ export function appFlagsOf(values: Values): AppFlags {
     ...(values["trust-workspace"] === true ? { trustWorkspace: true } : {}),
     ...(values.agents === undefined ? {} : { agentsJson: values.agents }),
     ...(values.settings === undefined ? {} : { settings: values.settings }),
+    ...(values["fallback-model"] === undefined ? {} : { fallbackModel: values["fallback-model"] }),
   };
 }
 
