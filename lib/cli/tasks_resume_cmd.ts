@@ -7,11 +7,14 @@
 import { parseArgs } from "node:util";
 import type { Ports } from "../sys/mod.ts";
 import { BladeError, usageError } from "../errors.ts";
-import { createApp } from "../app.ts";
+import { type App, createApp } from "../app.ts";
 import { type Io, redactedIo } from "./io.ts";
 import { parseOrUsage, RUN_OPTIONS } from "./args.ts";
 import { appFlagsOf, outputFormatOf, rulesFromFlags } from "./print_flags.ts";
-import { interruptController, printSink } from "./print_turn.ts";
+import { interruptController, type PrintSink, printSink } from "./print_turn.ts";
+import type { OutputFormat } from "./print_render.ts";
+import type { SidecarStore } from "../store/store.ts";
+import type { SidecarRecord } from "../store/schema.ts";
 import { readStdin } from "../sys/signals.ts";
 import { SubagentRuntime } from "../manager/subagents.ts";
 import { newAgentId } from "../sys/ids.ts";
@@ -33,30 +36,12 @@ succeeded, 1 when it failed.
 `;
 
 export async function runTasksResume(argv: string[], ports: Ports, io: Io): Promise<number> {
-  const { values, positionals } = parseOrUsage(() =>
-    parseArgs({
-      args: argv,
-      options: { ...RUN_OPTIONS, json: { type: "boolean" }, "agent-id": { type: "string" } },
-      allowPositionals: true,
-      strict: true,
-    }), "blade tasks resume");
-  if (values.help === true) {
+  const args = await resumeArgs(argv, ports);
+  if (args === undefined) {
     io.out(RESUME_HELP);
     return 0;
   }
-  const [sourceArg, ...words] = positionals;
-  if (sourceArg === undefined) {
-    throw usageError(
-      "blade tasks resume needs the id of the run to resume.",
-      'Example: blade tasks resume agent-… "continue"',
-    );
-  }
-  const sourceId = validateSessionId(sourceArg);
-  let prompt = words.join(" ");
-  if (prompt.trim() === "" && !ports.env.stdinIsTerminal()) prompt = (await readStdin()).trim();
-  if (prompt.trim() === "") {
-    throw usageError("No prompt given.", `Example: blade tasks resume ${sourceId} "what to do next"`);
-  }
+  const { values, sourceId, prompt } = args;
   const format = values.json === true ? "json" : outputFormatOf(values);
   if (values.background === true) {
     return await startDetached(argv.filter((a) => a !== "--json"), ports, io, {
@@ -77,22 +62,7 @@ export async function runTasksResume(argv: string[], ports: Ports, io: Io): Prom
       { ports, store: env.store, layout: app.layout, redact: app.redact },
       (r) => r.parentProjectPath === app.workspace,
     );
-    // The source must be a run of this folder (any session); its owner becomes the new run's owner.
-    const loaded = await env.store.load(sourceId);
-    if (loaded === null || !("record" in loaded) || loaded.record.parentProjectPath !== app.workspace) {
-      throw new BladeError(
-        "session_not_found",
-        `Cannot resume "${sourceId}": session not found in this workspace.`,
-        {
-          hint: "`blade tasks list` shows the runs of this folder.",
-        },
-      );
-    }
-    const source = loaded.record;
-    const header =
-      (await readTranscript(ports.fs, app.layout.transcriptPath(source.parentProjectPath, source.id)))
-        ?.events.find((e) => e.type === "session_created");
-    const depth = header?.type === "session_created" ? Math.max(1, header.data.depth) : 1;
+    const { source, depth } = await resumeSource(ports, app, env.store, sourceId);
     const runtime = new SubagentRuntime(env, {
       sessionId: source.parentSessionId,
       projectPath: app.workspace,
@@ -126,39 +96,114 @@ export async function runTasksResume(argv: string[], ports: Ports, io: Io): Prom
       const after = await env.store.load(id);
       const record = after !== null && "record" in after ? after.record : undefined;
       const ok = record?.status === "completed";
-      sink.finish({
-        sessionId: source.parentSessionId,
-        status: ok ? "completed" : interrupt.interrupted() ? "cancelled" : "failed",
-        result: record?.result.message ?? "",
-        agentId: id,
-        numTurns: 0,
-        toolCalls: record?.stats.toolCalls ?? 0,
-        usage: { inputTokens: record?.stats.tokens ?? 0, outputTokens: 0 },
-        durationMs: record?.stats.durationMs ?? 0,
-        subagents: sink.subagents,
-        ...(record === undefined ? { error: { code: "resume_refused", message: result.content } } : {
-          lineage: {
-            resumed_from: record.resumedFrom ?? null,
-            root_agent_id: record.rootAgentId,
-            resume_depth: record.resumeDepth,
-          },
-        }),
-        ...(ok || record === undefined
-          ? {}
-          : { error: { code: "subagent_failed", message: record.result.error ?? result.content } }),
+      reportResumed(io, sink, format, {
+        source,
+        id,
+        record,
+        content: result.content,
+        interrupted: interrupt.interrupted(),
       });
-      if (format === "text" && record !== undefined) {
-        io.out(
-          `agentId: ${id} (resumed_from: ${
-            record.resumedFrom ?? "none"
-          }, root_agent_id: ${record.rootAgentId}, ` +
-            `resume_depth: ${record.resumeDepth})\n`,
-        );
-      }
       if (interrupt.interrupted()) return 130;
       return ok ? 0 : 1;
     } finally {
       interrupt.dispose();
     }
+  }
+}
+
+/** The parsed flags, the source id and the prompt; undefined for --help. */
+async function resumeArgs(argv: string[], ports: Ports) {
+  const { values, positionals } = parseOrUsage(() =>
+    parseArgs({
+      args: argv,
+      options: { ...RUN_OPTIONS, json: { type: "boolean" }, "agent-id": { type: "string" } },
+      allowPositionals: true,
+      strict: true,
+    }), "blade tasks resume");
+  if (values.help === true) return undefined;
+  const [sourceArg, ...words] = positionals;
+  if (sourceArg === undefined) {
+    throw usageError(
+      "blade tasks resume needs the id of the run to resume.",
+      'Example: blade tasks resume agent-… "continue"',
+    );
+  }
+  const sourceId = validateSessionId(sourceArg);
+  let prompt = words.join(" ");
+  if (prompt.trim() === "" && !ports.env.stdinIsTerminal()) prompt = (await readStdin()).trim();
+  if (prompt.trim() === "") {
+    throw usageError("No prompt given.", `Example: blade tasks resume ${sourceId} "what to do next"`);
+  }
+  return { values, sourceId, prompt };
+}
+
+/** The run to resume (a run of this folder, any session) and its depth; session_not_found otherwise. */
+async function resumeSource(
+  ports: Ports,
+  app: App,
+  store: SidecarStore,
+  sourceId: string,
+): Promise<{ source: SidecarRecord; depth: number }> {
+  const loaded = await store.load(sourceId);
+  if (loaded === null || !("record" in loaded) || loaded.record.parentProjectPath !== app.workspace) {
+    throw new BladeError(
+      "session_not_found",
+      `Cannot resume "${sourceId}": session not found in this workspace.`,
+      {
+        hint: "`blade tasks list` shows the runs of this folder.",
+      },
+    );
+  }
+  const source = loaded.record;
+  const header =
+    (await readTranscript(ports.fs, app.layout.transcriptPath(source.parentProjectPath, source.id)))
+      ?.events.find((e) => e.type === "session_created");
+  const depth = header?.type === "session_created" ? Math.max(1, header.data.depth) : 1;
+  return { source, depth };
+}
+
+/** Prints the new run's result object (and, as text, its lineage line). */
+function reportResumed(
+  io: Io,
+  sink: PrintSink,
+  format: OutputFormat,
+  r: {
+    source: SidecarRecord;
+    id: string;
+    record: SidecarRecord | undefined;
+    content: string;
+    interrupted: boolean;
+  },
+): void {
+  const { source, id, record } = r;
+  const ok = record?.status === "completed";
+  sink.finish({
+    sessionId: source.parentSessionId,
+    status: ok ? "completed" : r.interrupted ? "cancelled" : "failed",
+    result: record?.result.message ?? "",
+    agentId: id,
+    numTurns: 0,
+    toolCalls: record?.stats.toolCalls ?? 0,
+    usage: { inputTokens: record?.stats.tokens ?? 0, outputTokens: 0 },
+    durationMs: record?.stats.durationMs ?? 0,
+    subagents: sink.subagents,
+    ...(record === undefined ? { error: { code: "resume_refused", message: r.content } } : {
+      lineage: {
+        resumed_from: record.resumedFrom ?? null,
+        root_agent_id: record.rootAgentId,
+        resume_depth: record.resumeDepth,
+      },
+    }),
+    ...(ok || record === undefined
+      ? {}
+      : { error: { code: "subagent_failed", message: record.result.error ?? r.content } }),
+  });
+  if (format === "text" && record !== undefined) {
+    io.out(
+      `agentId: ${id} (resumed_from: ${
+        record.resumedFrom ?? "none"
+      }, root_agent_id: ${record.rootAgentId}, ` +
+        `resume_depth: ${record.resumeDepth})\n`,
+    );
   }
 }
