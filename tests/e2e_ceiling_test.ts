@@ -12,6 +12,7 @@ import {
   bladeSandbox,
   parseJsonResult,
   readSidecars,
+  runScripted,
   transcriptEvents,
   transcriptPath,
 } from "./support/blade.ts";
@@ -40,20 +41,7 @@ function task(subagentType: string, prompt: string) {
 }
 
 async function run(sandbox: BladeSandbox, agents: Record<string, unknown>, flags: string[]) {
-  const path = `${sandbox.root}/script.json`;
-  await Deno.writeTextFile(path, JSON.stringify({ agents }));
-  const result = await sandbox.run([
-    "-p",
-    "Delegate the work",
-    "--provider",
-    "scripted",
-    "--script",
-    path,
-    "--output-format",
-    "json",
-    "--trust-workspace",
-    ...flags,
-  ]);
+  const result = await runScripted(sandbox, { agents }, { flags: ["--trust-workspace", ...flags] });
   assert.equal(result.code, 0, result.stderr);
   return parseJsonResult(result);
 }

@@ -9,6 +9,7 @@ import {
   type BladeSandbox,
   bladeSandbox,
   parseJsonResult,
+  runScripted,
   transcriptEvents,
   transcriptPath,
 } from "./support/blade.ts";
@@ -23,23 +24,11 @@ async function runCalls(sandbox: BladeSandbox, calls: Call[], flags: string[]): 
   run: BladeResult;
   results: ToolResultBlock[];
 }> {
-  const path = `${sandbox.root}/script.json`;
-  await Deno.writeTextFile(
-    path,
-    JSON.stringify({ agents: { main: [{ turns: [{ tool_calls: calls }, { text: "done" }] }] } }),
+  const run = await runScripted(
+    sandbox,
+    { agents: { main: [{ turns: [{ tool_calls: calls }, { text: "done" }] }] } },
+    { prompt: "Do the work", flags: ["--trust-workspace", ...flags] },
   );
-  const run = await sandbox.run([
-    "-p",
-    "Do the work",
-    "--provider",
-    "scripted",
-    "--script",
-    path,
-    "--output-format",
-    "json",
-    "--trust-workspace",
-    ...flags,
-  ]);
   assert.equal(run.code, 0, run.stderr);
   const events = await transcriptEvents(transcriptPath(sandbox, String(parseJsonResult(run).session_id)));
   const results = events.flatMap((e) =>
