@@ -1,11 +1,14 @@
 // Owns how a print-mode run looks in text (the answer; live progress only on a terminal) and as
 // `blade-events` (Blade's own event stream, one JSON event per line), and the run summary the json
-// result object is built from (claude_result.ts); stream-json is claude_stream.ts.
+// result object is built from (claude_result.ts); stream-json is claude_stream.ts. Text output is
+// for reading: every model-, file- and child-controlled string in it goes through terminalSafe
+// (sanitize.ts) before Blade adds its own styling, so it can never carry an escape sequence.
 
 import type { RuntimeEvent } from "../protocol/events.ts";
 import type { Usage } from "../protocol/messages.ts";
 import type { Clock } from "../sys/clock.ts";
 import type { Io } from "./io.ts";
+import { terminalSafe } from "./sanitize.ts";
 
 export type OutputFormat = "text" | "json" | "stream-json" | "blade-events";
 
@@ -93,7 +96,7 @@ export function bladeEventLine(event: RuntimeEvent): string {
 }
 
 function oneLine(value: unknown, max = 80): string {
-  const s = typeof value === "string" ? value : JSON.stringify(value);
+  const s = terminalSafe(typeof value === "string" ? value : JSON.stringify(value));
   const flat = s.replace(/\s+/g, " ").trim();
   return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
 }
@@ -103,7 +106,8 @@ export function toolLabel(name: string, input: Record<string, unknown>): string 
   const arg = input.file_path ?? input.command ?? input.pattern ??
     (input.subagent_type === undefined ? undefined : `${input.subagent_type}: ${input.description ?? ""}`) ??
     input.task_id;
-  return arg === undefined ? name : `${name}(${oneLine(arg, 60)})`;
+  const safeName = oneLine(name, 60);
+  return arg === undefined ? safeName : `${safeName}(${oneLine(arg, 60)})`;
 }
 
 export function firstLine(text: string, max = 100): string {
@@ -152,7 +156,7 @@ export function textRenderer(
     if (!statusLines || children.size === 0 || midLine) return;
     const lines = [...children.values()].map((c) => {
       const secs = Math.max(0, Math.floor((now() - c.started) / 1000));
-      const line = `  ⠿ ${c.type} · ${c.description} · ${secs}s · ${c.tool ?? "thinking"}`;
+      const line = `  ⠿ ${oneLine(c.type)} · ${oneLine(c.description)} · ${secs}s · ${c.tool ?? "thinking"}`;
       return dim(line.length > 110 ? `${line.slice(0, 109)}…` : line);
     });
     io.out(lines.join("\n") + "\n");
@@ -182,8 +186,12 @@ export function textRenderer(
       switch (event.type) {
         case "text_delta":
           if (main !== undefined && event.sessionId !== main) return;
-          midLine = !event.text.endsWith("\n");
-          out(event.text);
+          {
+            const text = terminalSafe(event.text);
+            if (text === "") return;
+            midLine = !text.endsWith("\n");
+            out(text);
+          }
           return;
         case "tool_started":
           if (main !== undefined && event.sessionId !== main) return;
@@ -207,7 +215,9 @@ export function textRenderer(
           }
           out(
             dim(
-              `  ↳ ${event.subagent.subagent_type} started: ${event.subagent.description} (${event.subagent.session_id})`,
+              `  ↳ ${oneLine(event.subagent.subagent_type)} started: ${
+                oneLine(event.subagent.description)
+              } (${oneLine(event.subagent.session_id)})`,
             ) + "\n",
           );
           return;
@@ -219,7 +229,7 @@ export function textRenderer(
             child.tool = toolLabel(e.name, e.input);
             tick();
           } else if (!statusLines) {
-            out(dim(`    ${event.agentId.slice(0, 14)} ● ${toolLabel(e.name, e.input)}`) + "\n");
+            out(dim(`    ${oneLine(event.agentId.slice(0, 14))} ● ${toolLabel(e.name, e.input)}`) + "\n");
           }
           return;
         }
@@ -230,13 +240,17 @@ export function textRenderer(
             timer = undefined;
           }
           out(
-            dim(`  ↳ ${event.subagent.subagent_type} ${event.state}: ${firstLine(event.summary, 80)}`) + "\n",
+            dim(
+              `  ↳ ${oneLine(event.subagent.subagent_type)} ${event.state}: ${firstLine(event.summary, 80)}`,
+            ) + "\n",
           );
           return;
         case "retry":
           endLine();
           clear();
-          io.err(dim(`  (retrying model request: ${event.reason}, attempt ${event.attempt})`) + "\n");
+          io.err(
+            dim(`  (retrying model request: ${oneLine(event.reason, 200)}, attempt ${event.attempt})`) + "\n",
+          );
           draw();
           return;
         case "assistant_message":
@@ -251,11 +265,10 @@ export function textRenderer(
       children.clear();
       endLine();
       clear();
-      if (!options.live && summary.result !== "") {
-        io.out(summary.result.endsWith("\n") ? summary.result : `${summary.result}\n`);
-      }
+      const result = terminalSafe(summary.result);
+      if (!options.live && result !== "") io.out(result.endsWith("\n") ? result : `${result}\n`);
       if (summary.status !== "completed") {
-        const message = summary.error?.message ?? "the run did not complete";
+        const message = terminalSafe(summary.error?.message ?? "the run did not complete");
         io.err(`blade: ${message}\n`);
         // As `claude -p`: a script capturing stdout (`out=$(blade -p …)`) gets the message too.
         if (!io.tty) io.out(`Error: ${message}\n`);

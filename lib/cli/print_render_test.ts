@@ -176,3 +176,105 @@ Deno.test("json result: a model without a price row costs 0 and says cost_unknow
   assert.equal(r.cost_unknown, true);
   assert.deepEqual(r.cost_unknown_models, ["local-llm"]);
 });
+
+/** Model-controlled text that tries to talk to the terminal, and what must be left of it. */
+const HOSTILE: [string, string, string][] = [
+  ["OSC 52 clipboard write", "a\x1b]52;c;cm0gLXJmIH4=\x07b", "ab"],
+  ["OSC 0 window title", "a\x1b]0;pwned\x07b", "ab"],
+  ["OSC 2 window title ended by ST", "a\x1b]2;pwned\x1b\\b", "ab"],
+  ["clear screen and home", "a\x1b[2J\x1b[Hb", "ab"],
+  ["cursor movement that rewrites earlier lines", "a\x1b[3A\x1b[2Kb\x1b[10;20H", "ab"],
+  ["C1 CSI and C1 OSC", "a\x9b2Jb\x9d0;t\x9c", "ab"],
+  ["a carriage return that overwrites the line", "ok\rEVIL", "okEVIL"],
+];
+
+function plainTty(): Io & { text: () => string; errText: () => string } {
+  let out = "";
+  let err = "";
+  return {
+    out: (t) => void (out += t),
+    err: (t) => void (err += t),
+    color: false,
+    tty: true,
+    text: () => out,
+    errText: () => err,
+  };
+}
+
+for (const [name, input, want] of HOSTILE) {
+  Deno.test(`text output on a terminal drops ${name} from the answer, tool lines and child lines`, () => {
+    const io = plainTty();
+    const r = textRenderer(io, { live: true, mainSessionId: () => "main", now: () => 0 });
+    r.onEvent({ type: "text_delta", sessionId: "main", text: `${input}\n` });
+    r.onEvent({
+      type: "tool_started",
+      sessionId: "main",
+      callId: "t",
+      name: `Ba${input}`,
+      input: { command: input },
+    });
+    r.onEvent({
+      type: "tool_completed",
+      sessionId: "main",
+      callId: "t",
+      name: "Bash",
+      isError: false,
+      content: input,
+    });
+    const hostileChild = { ...child, subagent_type: input, description: input };
+    r.onEvent({ type: "subagent_spawned", parentSessionId: "main", callId: "c", subagent: hostileChild });
+    r.onEvent({
+      type: "subagent_completed",
+      parentSessionId: "main",
+      callId: "c",
+      subagent: hostileChild,
+      state: "failed",
+      success: false,
+      summary: input,
+    });
+    r.finish({
+      sessionId: "main",
+      status: "failed",
+      result: input,
+      error: { code: "x", message: input },
+      numTurns: 1,
+      toolCalls: 1,
+      usage: { inputTokens: 0, outputTokens: 0 },
+      durationMs: 0,
+    });
+    // Blade's own status-area control sequences are the only escapes left (none without children).
+    const printed = io.text().replaceAll("\x1b[1F\x1b[J", "");
+    assert.doesNotMatch(printed, /[\x00-\x08\x0b-\x1f\x7f-\x9f]/);
+    assert.doesNotMatch(io.errText(), /[\x00-\x08\x0b-\x1f\x7f-\x9f]/);
+    assert.ok(printed.startsWith(`${want}\n`), JSON.stringify(printed));
+    assert.ok(printed.includes(`Ba${want}(${want})`), JSON.stringify(printed));
+    assert.ok(printed.includes(`${want} started: ${want}`), JSON.stringify(printed));
+    assert.equal(io.errText(), `blade: ${want}\n`);
+  });
+}
+
+Deno.test("text output not on a terminal is made safe too (it is for reading; json keeps the bytes)", () => {
+  const chunks: string[] = [];
+  const io: Io = { out: (t) => void chunks.push(t), err: () => {}, color: false, tty: false };
+  const r = textRenderer(io, { live: false });
+  r.finish({
+    sessionId: "main",
+    status: "completed",
+    result: "see \x1b]52;c;ZXZpbA==\x07this\x1b[2J",
+    numTurns: 1,
+    toolCalls: 0,
+    usage: { inputTokens: 0, outputTokens: 0 },
+    durationMs: 0,
+  });
+  assert.deepEqual(chunks, ["see this\n"]);
+});
+
+Deno.test("an escape sequence split across two streamed deltas still never reaches the terminal", () => {
+  const io = plainTty();
+  const r = textRenderer(io, { live: true, mainSessionId: () => "main", now: () => 0 });
+  r.onEvent({ type: "text_delta", sessionId: "main", text: "a\x1b" });
+  r.onEvent({ type: "text_delta", sessionId: "main", text: "]0;title\x07b\x9b" });
+  r.onEvent({ type: "text_delta", sessionId: "main", text: "2Jc\n" });
+  assert.doesNotMatch(io.text(), /[\x00-\x08\x0b-\x1f\x7f-\x9f]/);
+  assert.equal(io.text(), "a]0;titleb2Jc\n");
+});

@@ -8,6 +8,7 @@ import { onInterrupt } from "../sys/signals.ts";
 import { type Io, redactedIo } from "./io.ts";
 import { bladeEventLine, type OutputFormat, type PrintSummary, textRenderer } from "./print_render.ts";
 import { RunLedger } from "./run_ledger.ts";
+import { jsonTerminalSafe, terminalSafe } from "./sanitize.ts";
 import { claudeResult } from "./claude_result.ts";
 import { claudeStream } from "./claude_stream.ts";
 import { type MainRunResult, runMainSession } from "../executor/main_runner.ts";
@@ -65,9 +66,14 @@ export interface PrintSinkOptions {
   onBudgetExceeded?: () => void;
 }
 
-/** Where a run's events go: the chosen renderer, and the ledger the result object is built from. */
+/**
+ * Where a run's events go: the chosen renderer, and the ledger the result object is built from.
+ * Nothing model-controlled reaches the terminal raw: text goes through terminalSafe (in the renderer),
+ * JSON lines through jsonTerminalSafe, warnings on stderr through terminalSafe.
+ */
 export function printSink(io: Io, o: PrintSinkOptions): PrintSink {
   const ledger = new RunLedger();
+  const line = (json: string) => io.out(jsonTerminalSafe(json) + "\n");
   const text = textRenderer(io, {
     live: io.tty,
     mainSessionId: o.mainSessionId,
@@ -89,21 +95,23 @@ export function printSink(io: Io, o: PrintSinkOptions): PrintSink {
     lostWork: () => lost,
     subagents: ledger.subagents,
     replayUser(text) {
-      if (o.format === "stream-json") io.out(stream.userLine(text) + "\n");
+      if (o.format === "stream-json") line(stream.userLine(text));
     },
     emit(event) {
       ledger.add(event);
       if (event.type === "runtime_warning") {
         if (event.workLost) lost ??= event;
         // stdout keeps its one JSON object (json) or its stream (stream-json carries it as a line).
-        if (o.format === "text" || o.format === "json") io.err(`blade: warning: ${event.message}\n`);
+        if (o.format === "text" || o.format === "json") {
+          io.err(`blade: warning: ${terminalSafe(event.message)}\n`);
+        }
       }
       if (o.budgetUsd !== undefined && !budgetHit && ledger.totalCostUSD > o.budgetUsd) {
         budgetHit = true;
         o.onBudgetExceeded?.();
       }
-      if (o.format === "stream-json") { for (const line of stream.onEvent(event)) io.out(line + "\n"); }
-      else if (o.format === "blade-events") io.out(bladeEventLine(event) + "\n");
+      if (o.format === "stream-json") { for (const json of stream.onEvent(event)) line(json); }
+      else if (o.format === "blade-events") line(bladeEventLine(event));
       else if (o.format === "text") text.onEvent(event);
     },
     finish(summary) {
@@ -112,7 +120,7 @@ export function printSink(io: Io, o: PrintSinkOptions): PrintSink {
         const result = claudeResult(summary, ledger, crypto.randomUUID());
         // stream-json results also carry the usage since the previous result (one result per run here).
         if (o.format === "stream-json") result.model_usage_since_last_result = result.modelUsage;
-        io.out(JSON.stringify(result) + "\n");
+        line(JSON.stringify(result));
       }
     },
   };
@@ -209,9 +217,9 @@ export async function runTurn(
     });
     // A continued session whose transcript had a torn or bad line: the rest was kept; say so.
     for (const d of run.transcriptDiagnostics) {
-      io.err(`blade: warning: transcript of ${run.sessionId}: ${d.message}\n`);
+      io.err(`blade: warning: transcript of ${run.sessionId}: ${terminalSafe(d.message)}\n`);
     }
-    for (const w of run.recoveryWarnings) io.err(`blade: warning: ${w}\n`);
+    for (const w of run.recoveryWarnings) io.err(`blade: warning: ${terminalSafe(w)}\n`);
     const r = run.result;
     const summary = turnSummary(app, run, sink, f.budgetUsd, overBudget, structured?.state);
     sink.finish(summary);

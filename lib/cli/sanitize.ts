@@ -21,3 +21,15 @@ const CONTROLS = new RegExp(String.raw`[\x00-\x08\x0b-\x1f\x7f-\x9f]`, "g");
 export function terminalSafe(text: string): string {
   return text.replace(/\r\n/g, "\n").replace(SEQUENCES, "").replace(CONTROLS, "");
 }
+
+const JSON_UNSAFE = /[\x7f-\x9f]/g;
+
+/**
+ * A JSON text with DEL and the C1 controls written as `\u00XX` escapes. JSON.stringify already
+ * escapes C0 controls (ESC included) but leaves U+007F–U+009F raw, and some terminals act on a C1
+ * control (U+009B is CSI, U+009D is OSC). The value parsed back is the same; only `line`'s own
+ * strings can hold such characters, since JSON's syntax is ASCII.
+ */
+export function jsonTerminalSafe(line: string): string {
+  return line.replace(JSON_UNSAFE, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
+}

@@ -1,0 +1,57 @@
+import assert from "node:assert/strict";
+import type { Io } from "./io.ts";
+import { printSink } from "./print_turn.ts";
+import type { OutputFormat } from "./print_render.ts";
+
+const HOSTILE = "a\x1b]52;c;ZXZpbA==\x07\x1b]0;t\x07\x1b[2J\x1b[5A\x9b2J\x9d0;t\x9c\x7fb";
+
+/** Whether `value` has `text` as one of its strings, at any depth. */
+function holds(value: unknown, text: string): boolean {
+  if (value === text) return true;
+  if (typeof value !== "object" || value === null) return false;
+  return Object.values(value).some((v) => holds(v, text));
+}
+
+function ttySink(format: OutputFormat) {
+  let out = "";
+  let err = "";
+  const io: Io = { out: (t) => void (out += t), err: (t) => void (err += t), color: false, tty: true };
+  const sink = printSink(io, { format, mainSessionId: () => "main", now: () => 0, cwd: "/w" });
+  return { sink, out: () => out, err: () => err };
+}
+
+function hostileRun(s: ReturnType<typeof ttySink>["sink"]) {
+  s.emit({ type: "session_started", sessionId: "main" } as never);
+  s.emit({ type: "text_delta", sessionId: "main", text: HOSTILE });
+  s.emit({ type: "runtime_warning", message: HOSTILE } as never);
+  s.finish({
+    sessionId: "main",
+    status: "completed",
+    result: HOSTILE,
+    numTurns: 1,
+    toolCalls: 0,
+    usage: { inputTokens: 0, outputTokens: 0 },
+    durationMs: 0,
+  });
+}
+
+for (const format of ["json", "stream-json", "blade-events"] as const) {
+  Deno.test(`${format} on a terminal carries no raw control character, and parses back to the same text`, () => {
+    const s = ttySink(format);
+    hostileRun(s.sink);
+    assert.doesNotMatch(s.out(), /[\x00-\x09\x0b-\x1f\x7f-\x9f]/);
+    assert.doesNotMatch(s.err(), /[\x00-\x09\x0b-\x1f\x7f-\x9f]/);
+    const lines = s.out().trim().split("\n").map((l) => JSON.parse(l));
+    assert.ok(lines.length > 0);
+    // The JSON value is unchanged: the escapes are JSON's own (\u001b, \u009b), not lost text.
+    assert.ok(holds(lines, HOSTILE));
+    assert.ok(s.out().includes("\\u009b2J") && s.out().includes("\\u001b]52;"));
+  });
+}
+
+Deno.test("text on a terminal: the answer and the warning on stderr keep the text, not the sequences", () => {
+  const s = ttySink("text");
+  hostileRun(s.sink);
+  assert.equal(s.out(), "ab\n");
+  assert.equal(s.err(), "blade: warning: ab\n");
+});
