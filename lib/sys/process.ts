@@ -203,6 +203,24 @@ export function parseProcStatParent(stat: string): { ppid: number; pgrp: number 
   return Number.isInteger(ppid) && Number.isInteger(pgrp) ? { ppid, pgrp } : null;
 }
 
+/** How long `ownGroupLeader` waits for a just-spawned child's `setsid` to take effect. */
+const GROUP_LEADER_WAIT_MS = 2_000;
+
+/**
+ * Whether `pid` (with /proc stat text `stat`, null when gone) is a direct child of `self` that
+ * leads its own process group: "leader"; a direct child still in another group: "not-yet" (setsid
+ * has not run yet); anything else: "other".
+ */
+export function groupLeaderState(
+  stat: string | null,
+  self: number,
+  pid: number,
+): "leader" | "not-yet" | "other" {
+  const parent = stat === null ? null : parseProcStatParent(stat);
+  if (parent === null || parent.ppid !== self) return "other";
+  return parent.pgrp === pid ? "leader" : "not-yet";
+}
+
 export function realProcess(groupKiller?: GroupKiller): Process {
   return {
     pid: () => Deno.pid,
@@ -320,9 +338,15 @@ export function realProcess(groupKiller?: GroupKiller): Process {
     },
     async ownGroupLeader(pid) {
       if (platformName() !== "linux") return Number.isInteger(pid) && pid > 1;
-      const stat = await procStat(pid);
-      const parent = stat === null ? null : parseProcStatParent(stat);
-      return parent !== null && parent.ppid === Deno.pid && parent.pgrp === pid;
+      // `setsid` makes its own group only after it has been exec'd: right after spawn the child may
+      // still sit in this process's group, so "not yet" is asked again for a bounded time.
+      const deadline = Date.now() + GROUP_LEADER_WAIT_MS;
+      for (;;) {
+        const state = groupLeaderState(await procStat(pid), Deno.pid, pid);
+        if (state !== "not-yet") return state === "leader";
+        if (Date.now() >= deadline) return false;
+        await new Promise((r) => setTimeout(r, 5));
+      }
     },
     killGroup(pgid) {
       if (!Number.isInteger(pgid) || pgid <= 1) throw new Error(`not a process group: ${pgid}`);
