@@ -207,6 +207,12 @@ export class ChildWorkerPool {
       entry.runs.delete(runId);
       return failed(o.spec, `The child's sandbox did not start: ${describeError(e)}`, false);
     }
+    // Cancelled while the Worker was starting (before the listener below existed): never start the run.
+    if (signal.aborted) {
+      entry.runs.delete(runId);
+      this.#release(permissions, entry);
+      return failed(o.spec, "The run was cancelled before it started.", true);
+    }
     let graceTimer: ReturnType<typeof setTimeout> | undefined;
     const onAbort = () => {
       void box.request({ kind: "cancel", runId, reason: "cancelled" }).catch(() => {});

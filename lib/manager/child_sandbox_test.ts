@@ -389,6 +389,26 @@ Deno.test("pool: cancelling one run ends it promptly; the others in its Worker g
   });
 });
 
+Deno.test("pool: a run cancelled while its Worker is still starting ends promptly, never runs on", async () => {
+  await withDirs(async (dirs) => {
+    const pool = new ChildWorkerPool({ clock: realClock() });
+    try {
+      const provider = scripted({ agents: { "*": [{ turns: [{ text: "never", delay_ms: 30_000 }] }] } });
+      const controller = new AbortController();
+      const run = pool.run(
+        childOptions(dirs, { tools: ["Read"], id: "agent-early", prompt: "slow job" }, { provider }),
+        controller.signal,
+      );
+      // Ctrl-C lands before the Worker has loaded (pool.run is still awaiting it).
+      controller.abort();
+      const outcome = await within(run, 10_000, "the run cancelled during start-up returning");
+      assert.deepEqual([outcome.success, outcome.cancelled, outcome.errorType], [false, true, "cancelled"]);
+    } finally {
+      await pool.close();
+    }
+  });
+});
+
 Deno.test("pool: a Worker that cannot start, fails in its run, or ends under its runs gives failed outcomes", async () => {
   await withDirs(async (dirs) => {
     const pool = new ChildWorkerPool({ clock: realClock() });
