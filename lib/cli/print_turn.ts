@@ -249,6 +249,8 @@ function turnSummary(
   const r = run.result;
   // A run that dropped a child's work never reports success (docs/reference/background.md).
   const dropped = run.abandoned.length > 0 && r.status === "completed";
+  // Ctrl-C while print mode waited for children: the run was interrupted (never an expired wait).
+  const stopped = !dropped && run.interrupted.length > 0 && r.status === "completed";
   const lost = r.status === "completed" ? sink.lostWork() : undefined;
   const misshapen = r.status === "completed" && shape !== undefined && shape.status !== "accepted";
   const error = overBudget
@@ -262,6 +264,13 @@ function turnSummary(
     ? {
       code: "background_wait_expired",
       message: `Stopped waiting for background subagents; cancelled: ${run.abandoned.join(", ")}.`,
+    }
+    : stopped
+    ? {
+      code: "cancelled",
+      message: `Interrupted while waiting for background subagents; cancelled: ${
+        run.interrupted.join(", ")
+      }.`,
     }
     : lost !== undefined
     ? { code: lost.code, message: app.redact(lost.message) }
@@ -279,7 +288,11 @@ function turnSummary(
     : { code: r.error.type, message: app.redact(r.error.message) };
   return {
     sessionId: run.sessionId,
-    status: overBudget || dropped || lost !== undefined || misshapen ? "failed" : r.status,
+    status: stopped
+      ? "cancelled"
+      : overBudget || dropped || lost !== undefined || misshapen
+      ? "failed"
+      : r.status,
     result: r.finalText,
     // Claude Code counts the turn max-turns refused: `--max-turns 1` reports num_turns 2.
     numTurns: run.modelRequests + (r.error?.type === "max_turns_exceeded" ? 1 : 0),

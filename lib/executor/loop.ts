@@ -245,10 +245,11 @@ export class AgentLoop {
     await o.transcript.append([
       ...(input.prelude ?? []),
       { type: "turn_started", data: { turn: state.turn } },
-      ...input.messages.flatMap((m) => messageEvents(ids, m)),
+      // Notices first: they happened before the input that opens this turn.
       ...deliveryEvents(ids, deliveries),
+      ...input.messages.flatMap((m) => messageEvents(ids, m)),
     ]);
-    this.messages.push(...input.messages, ...deliveries.map((d) => d.message));
+    this.messages.push(...deliveries.map((d) => d.message), ...input.messages);
     o.emit({ type: "turn_started", sessionId: o.meta.sessionId, turn: state.turn });
     return state;
   }

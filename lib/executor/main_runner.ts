@@ -79,8 +79,10 @@ export interface MainRunResult {
   transcriptDiagnostics: TranscriptDiagnostic[];
   /** What recovery of a continued session could not do (reported, never fatal). */
   recoveryWarnings: string[];
-  /** Background children cancelled because the wait limit expired or the run was interrupted. */
+  /** Background children cancelled because `--background-wait` expired. */
   abandoned: string[];
+  /** Background children cancelled because the run was interrupted (Ctrl-C) while they ran. */
+  interrupted: string[];
   /** Model requests over every turn of this run (continuations included). */
   modelRequests: number;
   /** Tool calls, usage and wall time over every turn of this run. */
@@ -270,16 +272,14 @@ export async function runMainSession(app: MainSessionDeps, o: MainRunOptions): P
     sleep: (ms, signal) => app.ports.clock.sleep(ms, signal),
     ...(o.backgroundWaitMs === undefined ? {} : { waitLimitMs: o.backgroundWaitMs }),
   });
-  let abandoned = settled.abandoned;
-  if (o.signal.aborted && pending !== undefined) {
-    abandoned = [...abandoned, ...(await pending.cancelAll("interrupted"))];
-  }
+  const interrupted = o.signal.aborted && pending !== undefined ? await pending.cancelAll("interrupted") : [];
   return {
     sessionId: session.sessionId,
     result: settled.result,
     transcriptDiagnostics: session.diagnostics,
     recoveryWarnings: session.recoveryWarnings,
-    abandoned,
+    abandoned: settled.abandoned,
+    interrupted,
     modelRequests: loop.modelRequests,
     totals: { ...settled.totals, durationMs: app.ports.clock.now() - started },
   };

@@ -51,7 +51,13 @@ export async function runUntilSettled(
   pending: PendingWork | undefined,
   options: SettleOptions,
 ): Promise<SettledRun> {
-  let result = await loop.run(input, options.signal);
+  // Notices an earlier run left undelivered (its children were cancelled, or it was killed) join this
+  // turn ahead of the prompt: the printed answer is the prompt's, never a later turn on an old notice.
+  const waiting = pending === undefined ? [] : await pending.takeDeliveries();
+  const first = waiting.length === 0
+    ? input
+    : { ...input, deliveries: [...waiting, ...input.deliveries ?? []] };
+  let result = await loop.run(first, options.signal);
   let turns = 1;
   const totals = { toolCalls: result.toolCalls, usage: result.usage, durationMs: result.durationMs };
   if (pending === undefined) return { result, totals, turns, abandoned: [] };
