@@ -59,3 +59,45 @@ Deno.test("run --output-format json: input and output tokens of the child are re
     usage: { inputTokens: 0, outputTokens: 0 },
   });
 });
+
+Deno.test("run in an untrusted folder: the Workspace Trust warning is printed at start, as with -p", async () => {
+  await using sandbox = await bladeSandbox();
+  await sandbox.write("count.yaml", SCRIPT);
+  await sandbox.write(".blade/agents/fixer.md", "---\nname: fixer\ndescription: Fixes things\n---\nFix.");
+  const run = await sandbox.run([
+    "run",
+    "Explore",
+    "count the files here",
+    "--provider",
+    "scripted",
+    "--script",
+    "count.yaml",
+    "--permission-mode",
+    "acceptEdits",
+    "--allowedTools",
+    "Bash",
+  ]);
+  assert.equal(run.code, 0, run.stderr);
+  const warnings = run.stderr.split("\n").filter((l) => l.startsWith("blade: warning:"));
+  assert.equal(warnings.length, 2, run.stderr);
+  assert.match(
+    warnings[0]!,
+    /not trusted.*even with permission mode autoEdit and allow rules Bash.*--trust-workspace.*BLADE_TRUST_WORKSPACE=1.*blade trust/,
+  );
+  assert.match(warnings[1]!, /project agents not loaded \(untrusted folder\): fixer\./);
+
+  const trusted = await sandbox.run([
+    "run",
+    "Explore",
+    "count the files here",
+    "--provider",
+    "scripted",
+    "--script",
+    "count.yaml",
+    "--permission-mode",
+    "acceptEdits",
+    "--trust-workspace",
+  ]);
+  assert.equal(trusted.code, 0, trusted.stderr);
+  assert.doesNotMatch(trusted.stderr, /not trusted/);
+});

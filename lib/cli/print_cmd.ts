@@ -7,7 +7,7 @@ import { createApp } from "../app.ts";
 import type { Io } from "./io.ts";
 import { mcpFlagsOf, startMcp } from "./mcp_wiring.ts";
 import { notYetWarnings } from "./claude_flags.ts";
-import { trustWarning } from "./trust_warning.ts";
+import { printTrustWarning } from "./trust_warning.ts";
 import { budgetOf, jsonSchemaOf, onlyToolsOf, promptFlags } from "./print_inputs.ts";
 import {
   appFlagsOf,
@@ -19,19 +19,6 @@ import {
   type Values,
 } from "./print_flags.ts";
 import { runTurn, type SessionChoice, type TurnFlags } from "./print_turn.ts";
-
-/** Agent files in the project's agent folders (what an untrusted run does not load). */
-async function projectAgentNames(ports: Ports, workspace: string): Promise<string[]> {
-  const names: string[] = [];
-  for (const dir of [".claude/agents", ".blade/agents"]) {
-    try {
-      for (const e of await ports.fs.readDir(`${workspace}/${dir}`)) {
-        if (e.isFile && e.name.endsWith(".md")) names.push(e.name.slice(0, -3));
-      }
-    } catch { /* no such folder */ }
-  }
-  return [...new Set(names)].sort();
-}
 
 export async function runPrint(values: Values, positionals: string[], ports: Ports, io: Io): Promise<number> {
   const format = outputFormatOf(values);
@@ -53,14 +40,12 @@ export async function runPrint(values: Values, positionals: string[], ports: Por
   let app: App = await createApp(ports, appFlagsOf(values), { debugSink });
   if (values.agent !== undefined) app = await asAgent(app, values, ports, flags, debugSink);
   const turn: TurnFlags = { ...flags, rules: rulesFromFlags(values, io, app) };
-  for (
-    const line of trustWarning({
-      trusted: app.trust.trusted,
-      mode: app.config.permissionMode,
-      allow: turn.rules.texts.allow,
-      skippedAgents: app.trust.trusted ? [] : await projectAgentNames(ports, app.workspace),
-    })
-  ) io.err(line);
+  await printTrustWarning(ports, io, {
+    trusted: app.trust.trusted,
+    workspace: app.workspace,
+    mode: app.config.permissionMode,
+    allow: turn.rules.texts.allow,
+  });
   // The first turn opens (or resumes, or forks) the session; later stream-json turns continue it.
   let open: SessionChoice = {
     ...(values.resume === undefined ? {} : { resume: values.resume }),

@@ -10,6 +10,7 @@ import { type Io, redactedIo } from "./io.ts";
 import { parseOrUsage, RUN_OPTIONS } from "./args.ts";
 import { expandVariadic } from "./claude_flags.ts";
 import { appFlagsOf, outputFormatOf, rulesFromFlags } from "./print_flags.ts";
+import { printTrustWarning } from "./trust_warning.ts";
 import { interruptController, printSink } from "./print_turn.ts";
 import { readStdin } from "../sys/signals.ts";
 import { mcpFlagsOf, startMcp } from "./mcp_wiring.ts";
@@ -84,6 +85,13 @@ export async function runAgentCommand(argv: string[], ports: Ports, io: Io): Pro
   const id = detachedId === undefined ? newAgentId(ports.ids) : validateSessionId(detachedId);
   const usage = new ChildUsage(id);
   const rules = rulesFromFlags(values, io, app);
+  // Before the agent is looked up: an agent of the untrusted project is named in the warning.
+  await printTrustWarning(ports, io, {
+    trusted: app.trust.trusted,
+    workspace: app.workspace,
+    mode: app.config.permissionMode,
+    allow: rules.texts.allow,
+  });
   const mcp = await startMcp(app, mcpFlagsOf(values), io);
   // Disposed last (after the runtime's children): the servers outlive every call to them.
   await using _mcp = { [Symbol.asyncDispose]: async () => await mcp?.close() };

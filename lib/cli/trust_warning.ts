@@ -1,8 +1,11 @@
 // Owns the start-up line of a run in an untrusted folder whose flags or settings ask for writes or Bash
 // (CI checkouts are untrusted): what trust withholds, the three ways to grant it, and the project agents
-// that were not loaded. Pure: the caller passes what it found and prints the line on stderr.
+// that were not loaded. `trustWarning` is pure; `printTrustWarning` looks up the project's agent files
+// and prints the lines on stderr (used by `blade -p` and `blade run`).
 
 import type { PermissionMode } from "../protocol/permission_mode.ts";
+import type { Ports } from "../sys/mod.ts";
+import type { Io } from "./io.ts";
 
 const WRITE_TOOLS = /^(Write|Edit|MultiEdit|NotebookEdit|Bash)\b/;
 
@@ -37,4 +40,30 @@ export function trustWarning(o: TrustWarningInput): string[] {
     );
   }
   return lines;
+}
+
+/** Agent files in the project's agent folders (what an untrusted run does not load). */
+async function projectAgentNames(ports: Ports, workspace: string): Promise<string[]> {
+  const names: string[] = [];
+  for (const dir of [".claude/agents", ".blade/agents"]) {
+    try {
+      for (const e of await ports.fs.readDir(`${workspace}/${dir}`)) {
+        if (e.isFile && e.name.endsWith(".md")) names.push(e.name.slice(0, -3));
+      }
+    } catch { /* no such folder */ }
+  }
+  return [...new Set(names)].sort();
+}
+
+/** Prints the start-up warning of a run (nothing in a trusted folder). */
+export async function printTrustWarning(
+  ports: Ports,
+  io: Io,
+  o: { trusted: boolean; workspace: string; mode: PermissionMode; allow: readonly string[] },
+): Promise<void> {
+  if (o.trusted) return;
+  const skippedAgents = await projectAgentNames(ports, o.workspace);
+  for (const line of trustWarning({ trusted: false, mode: o.mode, allow: o.allow, skippedAgents })) {
+    io.err(line);
+  }
 }
