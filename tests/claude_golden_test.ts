@@ -1,4 +1,4 @@
-// The golden comparison with Claude Code 2.1.332: the five conversations of
+// The golden comparison with Claude Code 2.1.332: the conversations of
 // tests/support/claude_conversations.ts, recorded from `claude -p` (tests/fixtures/claude/, re-record
 // with scripts/record_claude_fixtures.ts), run through Blade against the same fake server. The json
 // result and the stream-json lines must have the same event kinds in the same order and the same field
@@ -113,6 +113,28 @@ function assertResultShape(where: string, claude: Json, blade: Json): void {
   }
 }
 
+/** The token counts and costs themselves are Claude Code's (cache reads and writes apart from input). */
+function assertSameUsage(where: string, claude: Json, blade: Json): void {
+  const pick = (o: Json, keys: string[]) => Object.fromEntries(keys.map((k) => [k, o[k]]));
+  const usageKeys = [
+    "input_tokens",
+    "cache_creation_input_tokens",
+    "cache_read_input_tokens",
+    "output_tokens",
+  ];
+  assert.deepEqual(
+    pick(blade.usage as Json, usageKeys),
+    pick(claude.usage as Json, usageKeys),
+    `${where}: usage`,
+  );
+  const rowKeys = ["inputTokens", "outputTokens", "cacheReadInputTokens", "cacheCreationInputTokens"];
+  const row = (o: Json) => Object.values(o.modelUsage as Record<string, Json>)[0]!;
+  assert.deepEqual(pick(row(blade), rowKeys), pick(row(claude), rowKeys), `${where}: modelUsage`);
+  const cents = (v: unknown) => Number((v as number).toFixed(8));
+  assert.equal(cents(row(blade).costUSD), cents(row(claude).costUSD), `${where}: costUSD`);
+  assert.equal(cents(blade.total_cost_usd), cents(claude.total_cost_usd), `${where}: total_cost_usd`);
+}
+
 function parseLines(text: string): Json[] {
   return text.trim().split("\n").map((l) => JSON.parse(l) as Json);
 }
@@ -163,6 +185,7 @@ for (const c of CONVERSATIONS) {
     const claudeJson = JSON.parse(await Deno.readTextFile(`${FIXTURES}${c.name}/json.json`)) as Json;
     const bladeJson = JSON.parse(await runBlade(sandbox, c, ["--output-format", "json"])) as Json;
     assertResultShape(`${c.name} json`, claudeJson, bladeJson);
+    if (c.sameUsage === true) assertSameUsage(c.name, claudeJson, bladeJson);
     const delegation = c.name === "foreground" || c.name === "background";
     if (!delegation) assert.equal(bladeJson.num_turns, claudeJson.num_turns, `${c.name}: num_turns`);
     if (claudeJson.result !== undefined) {

@@ -1,6 +1,7 @@
 // `--json-schema` (docs/guides/migrating-from-claude-code.md): the model returns its answer through the
 // StructuredOutput tool; a valid object is `structured_output` in the result, an invalid one gets the
-// errors back and at most 2 corrections, then the run fails. A schema that is not JSON is exit 2.
+// errors back; after 5 attempts (Claude Code's limit) the run ends with
+// error_max_structured_output_retries. A schema that is not JSON is exit 2.
 
 import assert from "node:assert/strict";
 import {
@@ -59,22 +60,30 @@ Deno.test("--json-schema: a schema file works; the stream-json result line carri
   assert.deepEqual(last.structured_output, { answer: 7 });
 });
 
-Deno.test("--json-schema: an invalid object is corrected twice, then the run fails with is_error", async () => {
+Deno.test("--json-schema: after 5 invalid objects the run ends at once with error_max_structured_output_retries (as Claude Code)", async () => {
   await using sandbox = await bladeSandbox();
-  const bad = () => fakeTurn({ toolCalls: [{ name: "StructuredOutput", input: { answer: "four" } }] });
-  await using server = startFakeAnthropicServer([bad(), bad(), bad(), fakeTurn({ text: "Sorry." })]);
+  // The model keeps sending invalid objects: Claude Code 2.1.332 stops after the 5th attempt
+  // (tests/fixtures/claude/structured_retries); the run must not go on until --max-turns.
+  await using server = startFakeAnthropicServer({
+    handler: () => fakeTurn({ toolCalls: [{ name: "StructuredOutput", input: { answer: "four" } }] }),
+  });
   const run = await sandbox.run(
-    ["-p", "what is 2+2", "--json-schema", SCHEMA, "--output-format", "json"],
+    ["-p", "what is 2+2", "--json-schema", SCHEMA, "--output-format", "json", "--max-turns", "50"],
     { env: env(server) },
   );
   assert.equal(run.code, 1, run.stderr);
   const result = JSON.parse(run.stdout);
   assert.equal(result.is_error, true);
+  assert.equal(result.subtype, "error_max_structured_output_retries");
+  assert.equal(result.terminal_reason, "structured_output_retry_exhausted");
   assert.equal(result.structured_output, undefined);
-  assert.equal(result.error.code, "structured_output_invalid");
-  assert.match(result.result, /did not match the schema after 3 attempts/);
-  // First attempt plus 2 corrections, then the model's answer to the rejection.
-  assert.equal(server.requests.length, 4);
+  assert.equal(result.error.code, "structured_output_retries_exhausted");
+  assert.match(
+    result.errors[0],
+    /^Failed to provide valid structured output after 5 attempts — last StructuredOutput error: .*answer/s,
+  );
+  assert.equal(server.requests.length, 5, "no request after the 5th rejected object");
+  assert.equal(result.num_turns, 6, "counted as Claude Code counts it");
 });
 
 Deno.test("--json-schema: a model that never calls StructuredOutput is asked again, then the run fails", async () => {
@@ -87,8 +96,9 @@ Deno.test("--json-schema: a model that never calls StructuredOutput is asked aga
   assert.equal(run.code, 1, run.stderr);
   const result = JSON.parse(run.stdout);
   assert.equal(result.is_error, true);
-  assert.equal(result.error.code, "structured_output_invalid");
-  assert.equal(server.requests.length, 3, "first answer plus 2 corrective follow-ups");
+  assert.equal(result.subtype, "error_max_structured_output_retries");
+  assert.equal(result.error.code, "structured_output_retries_exhausted");
+  assert.equal(server.requests.length, 5, "first answer plus 4 corrective follow-ups");
 });
 
 Deno.test("--json-schema: a schema that is not JSON or not a JSON Schema is a usage error (exit 2)", async () => {

@@ -4,6 +4,7 @@
 // result object of a failure before any run started. Field list: docs/guides/migrating-from-claude-code.md.
 
 import type { BladeError } from "../errors.ts";
+import { emptyUsage, type Usage } from "../protocol/messages.ts";
 import type { PrintSummary } from "./print_render.ts";
 import type { RunLedger } from "./run_ledger.ts";
 
@@ -11,12 +12,14 @@ export type ResultSubtype =
   | "success"
   | "error_max_turns"
   | "error_max_budget_usd"
-  | "error_during_execution";
+  | "error_during_execution"
+  | "error_max_structured_output_retries";
 
 export function subtypeOf(s: Pick<PrintSummary, "status" | "error">): ResultSubtype {
   if (s.status === "completed") return "success";
   if (s.error?.code === "max_turns_exceeded") return "error_max_turns";
   if (s.error?.code === "max_budget_exceeded") return "error_max_budget_usd";
+  if (s.error?.code === "structured_output_retries_exhausted") return "error_max_structured_output_retries";
   return "error_during_execution";
 }
 
@@ -25,15 +28,17 @@ function terminalReason(s: PrintSummary): string {
   if (s.status === "cancelled") return "aborted";
   if (s.error?.code === "max_turns_exceeded") return "max_turns";
   if (s.error?.code === "max_budget_exceeded") return "max_budget_usd";
+  if (s.error?.code === "structured_output_retries_exhausted") return "structured_output_retry_exhausted";
   return "error";
 }
 
-function usageObject(inputTokens: number, outputTokens: number): Record<string, unknown> {
+/** Claude Code's `usage`: input tokens without the prompt cache, whose reads and writes are apart. */
+function usageObject(u: Usage): Record<string, unknown> {
   return {
-    input_tokens: inputTokens,
-    cache_creation_input_tokens: 0,
-    cache_read_input_tokens: 0,
-    output_tokens: outputTokens,
+    input_tokens: u.inputTokens,
+    cache_creation_input_tokens: u.cacheCreationInputTokens ?? 0,
+    cache_read_input_tokens: u.cacheReadInputTokens ?? 0,
+    output_tokens: u.outputTokens,
     server_tool_use: { web_search_requests: 0, web_fetch_requests: 0 },
     service_tier: "standard",
   };
@@ -57,7 +62,7 @@ export function claudeResult(s: PrintSummary, ledger: RunLedger, uuid: string): 
     stop_reason: ledger.stopReason,
     session_id: s.sessionId,
     total_cost_usd: ledger.totalCostUSD,
-    usage: usageObject(s.usage.inputTokens, s.usage.outputTokens),
+    usage: usageObject(s.usage),
     modelUsage,
     permission_denials: ledger.permissionDenials,
     terminal_reason: terminalReason(s),
@@ -95,7 +100,7 @@ export function claudeFailureResult(error: BladeError, uuid: string): Record<str
     stop_reason: null,
     session_id: null,
     total_cost_usd: 0,
-    usage: usageObject(0, 0),
+    usage: usageObject(emptyUsage()),
     modelUsage: {},
     permission_denials: [],
     terminal_reason: "error",

@@ -147,6 +147,12 @@ export function claudeStream(o: ClaudeStreamOptions) {
               stop_sequence: null,
               usage: {
                 input_tokens: event.usage?.inputTokens ?? 0,
+                ...(event.usage?.cacheCreationInputTokens === undefined
+                  ? {}
+                  : { cache_creation_input_tokens: event.usage.cacheCreationInputTokens }),
+                ...(event.usage?.cacheReadInputTokens === undefined
+                  ? {}
+                  : { cache_read_input_tokens: event.usage.cacheReadInputTokens }),
                 output_tokens: event.usage?.outputTokens ?? 0,
               },
             },

@@ -211,9 +211,13 @@ export async function runTurn(
       extraTools: (id) => runtime.extraTools(id),
       ...(f.backgroundWaitMs === undefined ? {} : { backgroundWaitMs: f.backgroundWaitMs }),
       ...(mcp === undefined ? {} : { mcp }),
-      ...(structured === undefined
-        ? {}
-        : { structured: { tool: structured.tool(), followUp: () => structured.followUp() } }),
+      ...(structured === undefined ? {} : {
+        structured: {
+          tool: structured.tool(),
+          followUp: () => structured.followUp(),
+          exhausted: () => structured.exhausted(),
+        },
+      }),
     });
     // A continued session whose transcript had a torn or bad line: the rest was kept; say so.
     for (const d of run.transcriptDiagnostics) {
@@ -234,7 +238,8 @@ export async function runTurn(
 async function structuredOutputOf(schema: Record<string, unknown> | undefined) {
   return schema === undefined
     ? undefined
-    : new (await import("../tools/structured_output.ts")).StructuredOutput({ schema });
+    // Claude Code's limit: 5 StructuredOutput attempts (the first and 4 corrections), then the run ends.
+    : new (await import("../tools/structured_output.ts")).StructuredOutput({ schema, maxRetries: 4 });
 }
 
 /** The turn's result object: a stopped budget, dropped children or lost work turn success into failure. */
@@ -294,8 +299,12 @@ function turnSummary(
       ? "failed"
       : r.status,
     result: r.finalText,
-    // Claude Code counts the turn max-turns refused: `--max-turns 1` reports num_turns 2.
-    numTurns: run.modelRequests + (r.error?.type === "max_turns_exceeded" ? 1 : 0),
+    // Claude Code counts the turn it refused: `--max-turns 1` reports num_turns 2, and 5 rejected
+    // StructuredOutput attempts report 6 (tests/fixtures/claude/max_turns, structured_retries).
+    numTurns: run.modelRequests +
+      (r.error?.type === "max_turns_exceeded" || r.error?.type === "structured_output_retries_exhausted"
+        ? 1
+        : 0),
     toolCalls: run.totals.toolCalls,
     usage: run.totals.usage,
     durationMs: run.totals.durationMs,

@@ -53,6 +53,8 @@ export class RunLedger {
         };
         row.inputTokens += event.usage.inputTokens;
         row.outputTokens += event.usage.outputTokens;
+        row.cacheReadInputTokens += event.usage.cacheReadInputTokens ?? 0;
+        row.cacheCreationInputTokens += event.usage.cacheCreationInputTokens ?? 0;
         const cost = costUSD(event.model, event.usage);
         if (cost === undefined) this.unpriced.add(event.model);
         row.costUSD += cost ?? 0;

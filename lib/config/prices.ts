@@ -19,8 +19,9 @@ function price(input: number, output: number): ModelPrice {
 }
 
 export const PRICES: Readonly<Record<string, ModelPrice>> = {
-  // Claude Code 2.1.332 reports $4 / $20 for its default model (recorded in tests/fixtures/claude/).
-  "claude-opus-5-5": price(4, 20),
+  // Claude Code 2.1.332 reports $4 / $20 for its default model, cache reads $0.20 and writes $5
+  // (recorded in tests/fixtures/claude/plain and cache_tokens).
+  "claude-opus-5-5": { input: 4, output: 20, cacheRead: 0.2, cacheWrite: 5 },
   "claude-opus-4-6": price(5, 25),
   "claude-opus-4-5": price(5, 25),
   "claude-opus-4-1": price(15, 75),

@@ -8,7 +8,7 @@ import type { Ports } from "../sys/mod.ts";
 import type { Provider } from "../protocol/provider.ts";
 import type { Lineage, RuntimeEventSink } from "../protocol/events.ts";
 import type { Message, ToolSpec } from "../protocol/messages.ts";
-import { userText } from "../protocol/messages.ts";
+import { totalTokens, userText } from "../protocol/messages.ts";
 import type { StorageLayout } from "../config/storage.ts";
 import type { ConfigSnapshot } from "../store/schema.ts";
 import type { ActiveWorktree, AnyTool, CommandSetup, ToolResult } from "../tools/tool.ts";
@@ -221,7 +221,7 @@ export async function runChild(deps: ChildDeps, spec: ChildSpec, signal: AbortSi
       }],
     }, signal);
     const stats = {
-      tokens: run.usage.inputTokens + run.usage.outputTokens,
+      tokens: totalTokens(run.usage),
       toolCalls: run.toolCalls,
       durationMs: ports.clock.now() - started,
     };

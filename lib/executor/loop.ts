@@ -61,6 +61,11 @@ export interface LoopOptions extends ToolPolicy {
    * (the corrective retries of StructuredOutput), or undefined to end it.
    */
   followUp?: () => string | undefined;
+  /**
+   * Asked after each model answer and its tool results: a reason to end the run now, failed with
+   * `structured_output_retries_exhausted` (StructuredOutput rejected its last allowed attempt).
+   */
+  exhausted?: () => string | undefined;
   /** A gate after the permission gate (deny beats allow), for checks the session adds. */
   beforeToolCall?: BeforeToolCall;
   /** Who approves a call the gate would refuse but a person may allow (the interactive session). */
@@ -70,7 +75,7 @@ export interface LoopOptions extends ToolPolicy {
 export type RunStatus = "completed" | "failed" | "cancelled";
 
 export interface RunError {
-  type: "max_turns_exceeded" | "provider_error" | "cancelled";
+  type: "max_turns_exceeded" | "provider_error" | "cancelled" | "structured_output_retries_exhausted";
   message: string;
   providerError?: ProviderError;
 }
@@ -216,12 +221,19 @@ export class AgentLoop {
         usage: answer.usage,
         apiMs,
       });
-      if (final) return await this.#finish(state, "completed");
+      if (final) return await this.#finishOrExhausted(state);
       if (correction !== undefined) continue;
 
       state.toolCalls += prepared.calls.length;
       await this.#persistResults(state, prepared.calls, await prepared.run());
       if (signal.aborted) return await this.#cancelled(state);
+      const exhausted = o.exhausted?.();
+      if (exhausted !== undefined) {
+        return await this.#finish(state, "failed", {
+          type: "structured_output_retries_exhausted",
+          message: exhausted,
+        });
+      }
       // Delivery `current_turn`: notices that arrived while this turn runs join it before the next request.
       await this.#deliver(state, (await o.pending?.takeDeliveries()) ?? []);
     }
@@ -328,6 +340,16 @@ export class AgentLoop {
       { type: "cancelled", message: "The run was cancelled." },
       "cancelled",
     );
+  }
+
+  /** The model ended its turn: completed, unless StructuredOutput ran out of attempts. */
+  async #finishOrExhausted(state: TurnState): Promise<RunResult> {
+    const exhausted = this.#o.exhausted?.();
+    if (exhausted === undefined) return await this.#finish(state, "completed");
+    return await this.#finish(state, "failed", {
+      type: "structured_output_retries_exhausted",
+      message: exhausted,
+    });
   }
 
   /** Writes the turn's end (`turn_completed` + acknowledgements, or `turn_aborted`) and the result. */

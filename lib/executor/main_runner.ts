@@ -70,7 +70,7 @@ export interface MainRunOptions {
   /** The interactive session's approvals (print mode has none: unapproved calls are refused). */
   approve?: Approver;
   /** `--json-schema`: the StructuredOutput tool (kept whatever `--tools` says) and its corrective follow-ups. */
-  structured?: { tool: AnyTool; followUp: () => string | undefined };
+  structured?: { tool: AnyTool; followUp: () => string | undefined; exhausted: () => string | undefined };
 }
 
 export interface MainRunResult {
@@ -242,7 +242,9 @@ async function buildMainSession(
     ...(config.maxTurns === undefined ? {} : { maxTurns: config.maxTurns }),
     ...(pending === undefined ? {} : { pending }),
     ...(o.approve === undefined ? {} : { approve: o.approve }),
-    ...(o.structured === undefined ? {} : { followUp: o.structured.followUp }),
+    ...(o.structured === undefined
+      ? {}
+      : { followUp: o.structured.followUp, exhausted: o.structured.exhausted }),
   }, { messages: history.messages, turns: history.turns });
   // Receipts already in the transcript but never acknowledged (a crash mid-turn) are acknowledged once.
   let unacked = [...history.deliveredInboxIds].filter((id) => !history.acknowledgedInboxIds.has(id));

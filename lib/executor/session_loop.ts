@@ -51,6 +51,8 @@ export interface SessionLoopOptions extends ToolPolicy {
   pending?: PendingWork;
   /** See LoopOptions.followUp (StructuredOutput's corrective retries). */
   followUp?: () => string | undefined;
+  /** See LoopOptions.exhausted (StructuredOutput's attempts ran out). */
+  exhausted?: () => string | undefined;
   beforeToolCall?: BeforeToolCall;
   /** The interactive session's approvals (LoopOptions.approve). */
   approve?: Approver;
@@ -100,6 +102,7 @@ export function sessionLoop(
     ...(o.maxTurns === undefined ? {} : { maxTurns: o.maxTurns }),
     ...(o.pending === undefined ? {} : { pending: o.pending }),
     ...(o.followUp === undefined ? {} : { followUp: o.followUp }),
+    ...(o.exhausted === undefined ? {} : { exhausted: o.exhausted }),
     ...(o.beforeToolCall === undefined ? {} : { beforeToolCall: o.beforeToolCall }),
     ...(o.approve === undefined ? {} : { approve: o.approve }),
     ...(o.worktree === undefined ? {} : { worktree: o.worktree }),

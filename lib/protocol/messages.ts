@@ -50,9 +50,16 @@ export interface ToolSpec {
   inputSchema: Record<string, unknown>;
 }
 
+/**
+ * Tokens of one or more model requests. As in Anthropic's usage (and Claude Code's results),
+ * `inputTokens` excludes prompt-cache reads and writes, which are counted apart when the provider
+ * reports them (absent = none).
+ */
 export interface Usage {
   inputTokens: number;
   outputTokens: number;
+  cacheReadInputTokens?: number;
+  cacheCreationInputTokens?: number;
 }
 
 export function emptyUsage(): Usage {
@@ -60,7 +67,20 @@ export function emptyUsage(): Usage {
 }
 
 export function addUsage(a: Usage, b: Usage): Usage {
-  return { inputTokens: a.inputTokens + b.inputTokens, outputTokens: a.outputTokens + b.outputTokens };
+  const sum: Usage = {
+    inputTokens: a.inputTokens + b.inputTokens,
+    outputTokens: a.outputTokens + b.outputTokens,
+  };
+  const read = (a.cacheReadInputTokens ?? 0) + (b.cacheReadInputTokens ?? 0);
+  const created = (a.cacheCreationInputTokens ?? 0) + (b.cacheCreationInputTokens ?? 0);
+  if (read > 0) sum.cacheReadInputTokens = read;
+  if (created > 0) sum.cacheCreationInputTokens = created;
+  return sum;
+}
+
+/** Every token of the usage: input, output and prompt-cache reads and writes. */
+export function totalTokens(u: Usage): number {
+  return u.inputTokens + u.outputTokens + (u.cacheReadInputTokens ?? 0) + (u.cacheCreationInputTokens ?? 0);
 }
 
 export function userText(text: string, hidden = false): Message {

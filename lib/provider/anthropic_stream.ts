@@ -156,11 +156,13 @@ export class AnthropicStream {
   }
 
   #addUsage(usage: Json): void {
-    const input = ["input_tokens", "cache_creation_input_tokens", "cache_read_input_tokens"]
-      .map((k) => usage[k])
-      .filter((v): v is number => typeof v === "number");
     // message_delta carries cumulative counts; input counts appear there only in newer API versions.
-    if (input.length > 0) this.#usage.inputTokens = input.reduce((a, b) => a + b, 0);
+    // Cache reads and writes stay apart from input_tokens (Claude Code reports them so).
+    if (typeof usage["input_tokens"] === "number") this.#usage.inputTokens = usage["input_tokens"];
+    const created = usage["cache_creation_input_tokens"];
+    if (typeof created === "number" && created > 0) this.#usage.cacheCreationInputTokens = created;
+    const read = usage["cache_read_input_tokens"];
+    if (typeof read === "number" && read > 0) this.#usage.cacheReadInputTokens = read;
     const output = usage["output_tokens"];
     if (typeof output === "number") this.#usage.outputTokens = output;
   }

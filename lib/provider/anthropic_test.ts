@@ -333,3 +333,19 @@ Deno.test("anthropic: a malformed base URL is a final invalid_request error", as
   assert.equal(end.type === "error" && end.error.kind, "invalid_request");
   assert.equal(events.filter((e) => e.type === "retry").length, 0);
 });
+
+Deno.test("anthropic: prompt-cache reads and writes are reported apart from input tokens (as Claude Code does)", async () => {
+  await using server = startFakeAnthropicServer([
+    fakeTurn({
+      text: "Hi.",
+      usage: { inputTokens: 10, cacheCreationInputTokens: 1000, cacheReadInputTokens: 2000, outputTokens: 7 },
+    }),
+  ]);
+  const end = terminalOf(await collectEvents(provider(server).stream(hello)));
+  assert.deepEqual(end.usage, {
+    inputTokens: 10,
+    outputTokens: 7,
+    cacheCreationInputTokens: 1000,
+    cacheReadInputTokens: 2000,
+  });
+});

@@ -60,7 +60,13 @@ export class OpenAiStream {
       })];
     }
     const usage = record(chunk["usage"]);
-    if (typeof usage["prompt_tokens"] === "number") this.#usage.inputTokens = usage["prompt_tokens"];
+    if (typeof usage["prompt_tokens"] === "number") {
+      // prompt_tokens includes cached ones: they are counted apart, as Anthropic's usage does.
+      const cached = record(usage["prompt_tokens_details"])["cached_tokens"];
+      const read = typeof cached === "number" && cached > 0 ? Math.min(cached, usage["prompt_tokens"]) : 0;
+      this.#usage.inputTokens = usage["prompt_tokens"] - read;
+      if (read > 0) this.#usage.cacheReadInputTokens = read;
+    }
     if (typeof usage["completion_tokens"] === "number") this.#usage.outputTokens = usage["completion_tokens"];
     const events: AttemptEvent[] = [];
     const choices = Array.isArray(chunk["choices"]) ? chunk["choices"] : [];

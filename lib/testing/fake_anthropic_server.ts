@@ -70,7 +70,16 @@ export function anthropicFrames(
         content: [],
         stop_reason: null,
         stop_sequence: null,
-        usage: { input_tokens: turn.usage?.inputTokens ?? 10, output_tokens: 1 },
+        usage: {
+          input_tokens: turn.usage?.inputTokens ?? 10,
+          ...(turn.usage?.cacheCreationInputTokens === undefined
+            ? {}
+            : { cache_creation_input_tokens: turn.usage.cacheCreationInputTokens }),
+          ...(turn.usage?.cacheReadInputTokens === undefined
+            ? {}
+            : { cache_read_input_tokens: turn.usage.cacheReadInputTokens }),
+          output_tokens: 1,
+        },
       },
     }),
     frame("ping", {}),

@@ -21,7 +21,13 @@ export interface FakeTurn {
   toolCalls?: FakeToolCall[];
   /** Split the text into this many deltas (default one per ~20 characters). */
   chunks?: number;
-  usage?: { inputTokens?: number; outputTokens?: number };
+  usage?: {
+    inputTokens?: number;
+    outputTokens?: number;
+    /** Anthropic only: prompt-cache reads and writes (message_start), apart from input_tokens. */
+    cacheReadInputTokens?: number;
+    cacheCreationInputTokens?: number;
+  };
   /** Wire stop reason (Anthropic `stop_reason`, OpenAI `finish_reason`); default from the tool calls. */
   stopReason?: string;
   /** Close the body cleanly after this many SSE events: a stream cut mid-message. */

@@ -96,7 +96,8 @@ export class StructuredOutput {
     if (this.#corrections >= this.#maxRetries) {
       this.#state = {
         status: "rejected",
-        reason: `the object did not match the schema after ${this.#attempts} attempts:\n${issues}`,
+        reason: `Failed to provide valid structured output after ${this.#attempts} attempts — last ` +
+          `${STRUCTURED_OUTPUT_TOOL} error: the object does not match the schema:\n${issues}`,
       };
       return fail(
         `Structured output rejected: it still does not match the schema and no corrections are left.\n${issues}`,
@@ -109,6 +110,11 @@ export class StructuredOutput {
     );
   }
 
+  /** The reason the output was rejected (no attempt left), else undefined: the run must end then. */
+  exhausted(): string | undefined {
+    return this.#state.status === "rejected" ? this.#state.reason : undefined;
+  }
+
   /**
    * Called when the model ends its turn: the corrective message to send when no object was accepted
    * yet and corrections remain, else undefined (the run ends; `state` says how).
@@ -119,7 +125,8 @@ export class StructuredOutput {
       this.#state = {
         status: "rejected",
         reason:
-          `${STRUCTURED_OUTPUT_TOOL} was not called with a valid object after ${this.#corrections} corrections`,
+          `Failed to provide valid structured output: ${STRUCTURED_OUTPUT_TOOL} was not called with a ` +
+          `valid object after ${this.#corrections} corrections`,
       };
       return undefined;
     }

@@ -1,5 +1,6 @@
-// The five scripted conversations of the Claude Code golden comparison (plain answer, Read→Edit→answer,
-// foreground delegation, background delegation, max-turns), as fake-server handlers that answer by the
+// The scripted conversations of the Claude Code golden comparison (plain answer, Read→Edit→answer,
+// foreground delegation, background delegation, max-turns, StructuredOutput retries running out, prompt
+// cache tokens), as fake-server handlers that answer by the
 // state of the conversation, not by request number: Claude Code and Blade send different side requests
 // and name the delegation tool differently (`Agent` / `Task`), and the same script must drive both.
 // Used by scripts/record_claude_fixtures.ts (records Claude Code) and tests/claude_golden_test.ts; also
@@ -16,6 +17,8 @@ export interface Conversation {
   /** Files written into the workspace before the run. */
   files: Record<string, string>;
   handler: (workspace: string) => FakeHandler<AnthropicRequestBody>;
+  /** Compare the usage and cost values too, not only their names and types. */
+  sameUsage?: boolean;
 }
 
 interface WireMessage {
@@ -133,6 +136,41 @@ export const CONVERSATIONS: Conversation[] = [
     handler: (workspace) => (req) =>
       req.path === "/v1/messages"
         ? fakeTurn({ toolCalls: [{ name: "Read", input: { file_path: `${workspace}/notes.txt` } }] })
+        : notFound(),
+  },
+  {
+    // --json-schema with a model that never sends a valid object: the run ends after Claude Code's limit.
+    name: "structured_retries",
+    prompt: "What is 2+2?",
+    flags: [
+      "--json-schema",
+      JSON.stringify({ type: "object", properties: { answer: { type: "integer" } }, required: ["answer"] }),
+    ],
+    files: {},
+    handler: () => (req) => {
+      if (req.path !== "/v1/messages") return notFound();
+      if (!toolNames(req.body).includes("StructuredOutput")) return fakeTurn({ text: "side request" });
+      return fakeTurn({ toolCalls: [{ name: "StructuredOutput", input: { answer: "four" } }] });
+    },
+  },
+  {
+    // Prompt-cache reads and writes are reported apart from input tokens, in usage and in the cost.
+    name: "cache_tokens",
+    prompt: "Say hello.",
+    flags: [],
+    files: {},
+    sameUsage: true,
+    handler: () => (req) =>
+      req.path === "/v1/messages"
+        ? fakeTurn({
+          text: "Hello from the fake model.",
+          usage: {
+            inputTokens: 10,
+            cacheCreationInputTokens: 1000,
+            cacheReadInputTokens: 2000,
+            outputTokens: 7,
+          },
+        })
         : notFound(),
   },
 ];
