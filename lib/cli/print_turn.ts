@@ -15,7 +15,7 @@ import { type MainRunResult, runMainSession } from "../executor/main_runner.ts";
 import type { RunRules } from "../permissions/run_rules.ts";
 import type { McpHub } from "../mcp/hub.ts";
 import type { PromptFlags } from "./print_inputs.ts";
-import type { StructuredOutputState } from "../tools/structured_output.ts";
+import type { StructuredOutput, StructuredOutputState } from "../tools/structured_output.ts";
 
 /** Wires Ctrl-C to an AbortController; the second Ctrl-C is left to the default handler. */
 export function interruptController(): {
@@ -211,13 +211,7 @@ export async function runTurn(
       extraTools: (id) => runtime.extraTools(id),
       ...(f.backgroundWaitMs === undefined ? {} : { backgroundWaitMs: f.backgroundWaitMs }),
       ...(mcp === undefined ? {} : { mcp }),
-      ...(structured === undefined ? {} : {
-        structured: {
-          tool: structured.tool(),
-          followUp: () => structured.followUp(),
-          exhausted: () => structured.exhausted(),
-        },
-      }),
+      ...(structured === undefined ? {} : { structured: structuredHooks(structured) }),
     });
     // A continued session whose transcript had a torn or bad line: the rest was kept; say so.
     for (const d of run.transcriptDiagnostics) {
@@ -233,6 +227,11 @@ export async function runTurn(
   } finally {
     interrupt.dispose();
   }
+}
+
+/** The loop's hooks of a run's StructuredOutput: its tool, corrective follow-ups, end when exhausted. */
+function structuredHooks(s: StructuredOutput) {
+  return { tool: s.tool(), followUp: () => s.followUp(), exhausted: () => s.exhausted() };
 }
 
 async function structuredOutputOf(schema: Record<string, unknown> | undefined) {

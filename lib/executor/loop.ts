@@ -61,10 +61,7 @@ export interface LoopOptions extends ToolPolicy {
    * (the corrective retries of StructuredOutput), or undefined to end it.
    */
   followUp?: () => string | undefined;
-  /**
-   * Asked after each model answer and its tool results: a reason to end the run now, failed with
-   * `structured_output_retries_exhausted` (StructuredOutput rejected its last allowed attempt).
-   */
+  /** Asked after each answer and its tool results: why StructuredOutput's attempts ran out (ends the run). */
   exhausted?: () => string | undefined;
   /** A gate after the permission gate (deny beats allow), for checks the session adds. */
   beforeToolCall?: BeforeToolCall;
@@ -221,19 +218,14 @@ export class AgentLoop {
         usage: answer.usage,
         apiMs,
       });
-      if (final) return await this.#finishOrExhausted(state);
+      if (final) return await (this.#exhaustedRun(state) ?? this.#finish(state, "completed"));
       if (correction !== undefined) continue;
 
       state.toolCalls += prepared.calls.length;
       await this.#persistResults(state, prepared.calls, await prepared.run());
       if (signal.aborted) return await this.#cancelled(state);
-      const exhausted = o.exhausted?.();
-      if (exhausted !== undefined) {
-        return await this.#finish(state, "failed", {
-          type: "structured_output_retries_exhausted",
-          message: exhausted,
-        });
-      }
+      const exhausted = this.#exhaustedRun(state);
+      if (exhausted !== undefined) return await exhausted;
       // Delivery `current_turn`: notices that arrived while this turn runs join it before the next request.
       await this.#deliver(state, (await o.pending?.takeDeliveries()) ?? []);
     }
@@ -342,14 +334,11 @@ export class AgentLoop {
     );
   }
 
-  /** The model ended its turn: completed, unless StructuredOutput ran out of attempts. */
-  async #finishOrExhausted(state: TurnState): Promise<RunResult> {
-    const exhausted = this.#o.exhausted?.();
-    if (exhausted === undefined) return await this.#finish(state, "completed");
-    return await this.#finish(state, "failed", {
-      type: "structured_output_retries_exhausted",
-      message: exhausted,
-    });
+  /** The run's failed end when StructuredOutput ran out of attempts, else undefined. */
+  #exhaustedRun(state: TurnState): Promise<RunResult> | undefined {
+    const message = this.#o.exhausted?.();
+    const error = { type: "structured_output_retries_exhausted" as const, message: message ?? "" };
+    return message === undefined ? undefined : this.#finish(state, "failed", error);
   }
 
   /** Writes the turn's end (`turn_completed` + acknowledgements, or `turn_aborted`) and the result. */
