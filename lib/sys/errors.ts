@@ -21,3 +21,19 @@ export function fsErrorCode(error: unknown): string | undefined {
   const code = typeof error === "object" && error !== null ? (error as { code?: unknown }).code : undefined;
   return typeof code === "string" ? code : undefined;
 }
+
+const failedPaths = new WeakMap<object, string>();
+
+/**
+ * Remembers which path a failed file operation was about (Deno's message names it for some calls and
+ * not for others, e.g. a write to an open file). The first path noted wins. Returns `error`.
+ */
+export function notePath<E>(error: E, path: string): E {
+  if (typeof error === "object" && error !== null && !failedPaths.has(error)) failedPaths.set(error, path);
+  return error;
+}
+
+/** The path noted for a failed file operation (see notePath), if any. */
+export function fsErrorPath(error: unknown): string | undefined {
+  return typeof error === "object" && error !== null ? failedPaths.get(error) : undefined;
+}

@@ -1,5 +1,8 @@
 // Owns every file-system call Blade makes (the Fs port) and its real Deno adapter.
-// Does not know about sessions, sidecars or transcripts: callers build paths and formats.
+// Does not know about sessions, sidecars or transcripts: callers build paths and formats. A failed
+// operation's error keeps its class and OS code and has its path noted (fsErrorPath in errors.ts).
+
+import { notePath } from "./errors.ts";
 
 export interface FileInfo {
   isFile: boolean;
@@ -59,8 +62,10 @@ export interface LockedFile {
   size(): Promise<number>;
   /** Bytes from `offset` to the end. */
   readFrom(offset: number): Promise<Uint8Array>;
-  /** Append all of `text` at the end and fsync before resolving. */
+  /** Append all of `text` at the end and fsync before resolving. A failure may leave part of it. */
   append(text: string): Promise<void>;
+  /** Cut the file back to `size` bytes and fsync (rolls back a failed append). */
+  truncate(size: number): Promise<void>;
 }
 
 function toInfo(i: Deno.FileInfo): FileInfo {
@@ -132,27 +137,37 @@ export async function ensureDir(path: string, mode = 0o700): Promise<void> {
   if (!isWindows) await Deno.chmod(path, mode);
 }
 
+/** `op`, with the path noted on its error. */
+async function at<T>(path: string, op: () => Promise<T>): Promise<T> {
+  try {
+    return await op();
+  } catch (e) {
+    throw notePath(e, path);
+  }
+}
+
 export function realFs(): Fs {
   return {
-    readText: (p) => Deno.readTextFile(p),
+    readText: (p) => at(p, () => Deno.readTextFile(p)),
     async readTextIfExists(p) {
       try {
         return await Deno.readTextFile(p);
       } catch (e) {
         if (e instanceof Deno.errors.NotFound) return null;
-        throw e;
+        throw notePath(e, p);
       }
     },
-    readBytes: (p) => Deno.readFile(p),
-    writeText: (p, t, o) => Deno.writeTextFile(p, t, o?.mode === undefined ? {} : { mode: o.mode }),
-    writeAtomic,
-    ensureDir,
+    readBytes: (p) => at(p, () => Deno.readFile(p)),
+    writeText: (p, t, o) =>
+      at(p, () => Deno.writeTextFile(p, t, o?.mode === undefined ? {} : { mode: o.mode })),
+    writeAtomic: (p, t, o) => at(p, () => writeAtomic(p, t, o)),
+    ensureDir: (p, m) => at(p, () => ensureDir(p, m)),
     async stat(p) {
       try {
         return toInfo(await Deno.stat(p));
       } catch (e) {
         if (e instanceof Deno.errors.NotFound) return null;
-        throw e;
+        throw notePath(e, p);
       }
     },
     async lstat(p) {
@@ -160,20 +175,21 @@ export function realFs(): Fs {
         return toInfo(await Deno.lstat(p));
       } catch (e) {
         if (e instanceof Deno.errors.NotFound) return null;
-        throw e;
+        throw notePath(e, p);
       }
     },
-    realPath: (p) => Deno.realPath(p),
-    async readDir(p) {
-      const out: DirEntry[] = [];
-      for await (const e of Deno.readDir(p)) {
-        out.push({ name: e.name, isFile: e.isFile, isDirectory: e.isDirectory, isSymlink: e.isSymlink });
-      }
-      return out;
-    },
-    remove: (p, o) => Deno.remove(p, { recursive: o?.recursive ?? false }),
-    rename: (a, b) => Deno.rename(a, b),
-    chmod: (p, m) => isWindows ? Promise.resolve() : Deno.chmod(p, m),
+    realPath: (p) => at(p, () => Deno.realPath(p)),
+    readDir: (p) =>
+      at(p, async () => {
+        const out: DirEntry[] = [];
+        for await (const e of Deno.readDir(p)) {
+          out.push({ name: e.name, isFile: e.isFile, isDirectory: e.isDirectory, isSymlink: e.isSymlink });
+        }
+        return out;
+      }),
+    remove: (p, o) => at(p, () => Deno.remove(p, { recursive: o?.recursive ?? false })),
+    rename: (a, b) => at(b, () => Deno.rename(a, b)),
+    chmod: (p, m) => isWindows ? Promise.resolve() : at(p, () => Deno.chmod(p, m)),
     makeTempDir: (prefix) => Deno.makeTempDir(prefix === undefined ? {} : { prefix }),
     withLockedFile,
   };
@@ -184,7 +200,10 @@ async function withLockedFile<T>(
   fn: (file: LockedFile) => Promise<T>,
   options: { mode?: number } = {},
 ): Promise<T> {
-  const file = await Deno.open(path, { read: true, write: true, create: true, mode: options.mode ?? 0o600 });
+  const file = await at(
+    path,
+    () => Deno.open(path, { read: true, write: true, create: true, mode: options.mode ?? 0o600 }),
+  );
   try {
     await file.lock(true);
     const locked: LockedFile = {
@@ -201,13 +220,19 @@ async function withLockedFile<T>(
         }
         return out.subarray(0, read);
       },
-      async append(text) {
-        const data = new TextEncoder().encode(text);
-        await file.seek(0, Deno.SeekMode.End);
-        let written = 0;
-        while (written < data.length) written += await file.write(data.subarray(written));
-        await file.sync();
-      },
+      append: (text) =>
+        at(path, async () => {
+          const data = new TextEncoder().encode(text);
+          await file.seek(0, Deno.SeekMode.End);
+          let written = 0;
+          while (written < data.length) written += await file.write(data.subarray(written));
+          await file.sync();
+        }),
+      truncate: (size) =>
+        at(path, async () => {
+          await file.truncate(size);
+          await file.sync();
+        }),
     };
     return await fn(locked);
   } finally {

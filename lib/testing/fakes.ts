@@ -4,6 +4,7 @@ import type { Clock } from "../sys/clock.ts";
 import type { Env, Platform } from "../sys/env.ts";
 import type { Ids } from "../sys/ids.ts";
 import type { Fs } from "../sys/fs.ts";
+import { FaultFs } from "./fault_fs.ts";
 import type { Process, ProcessIdentity, RunOptions, RunResult } from "../sys/process.ts";
 
 /** A clock that only moves when told to. sleep() resolves when advance() passes its deadline. */
@@ -170,17 +171,12 @@ export class FakeProcess implements Process {
 }
 
 /**
- * An Fs that delegates to another and fails chosen operations, for testing what survives an I/O
- * error (a full disk, a permission change) without touching the real machine.
+ * An Fs that delegates to another and fails chosen atomic writes with EACCES (PermissionDenied), for
+ * testing what survives an I/O error without touching the real machine; FaultFs (fault_fs.ts) does more.
  */
 export function faultyFs(base: Fs, fail: { writeAtomic?: (path: string) => boolean }): Fs {
-  return {
-    ...base,
-    writeAtomic(path, text, options) {
-      if (fail.writeAtomic?.(path) === true) {
-        return Promise.reject(new Deno.errors.PermissionDenied(`injected failure writing ${path}`));
-      }
-      return base.writeAtomic(path, text, options);
-    },
-  };
+  const only = fail.writeAtomic;
+  return only === undefined
+    ? base
+    : new FaultFs(base, [{ op: "writeAtomic", path: only, code: "EACCES" }]).fs;
 }
