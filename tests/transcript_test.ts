@@ -1,12 +1,14 @@
 // End-to-end: the transcript file format under real conditions (docs/reference/sessions.md, docs/reference/recovery.md): a torn last line is
 // reported and everything before it kept; real processes appending to one file never interleave lines
-// and share one gapless `seq`; a torn line left by a killed writer stays on its own line.
+// and share one gapless `seq`; a torn line left by a killed writer stays on its own line; an append a
+// full disk cuts short is rolled back.
 
 import assert from "node:assert/strict";
 import type { TranscriptEvent } from "../lib/protocol/events.ts";
 import { parseTranscript, readTranscript, TranscriptWriter } from "../lib/session/transcript.ts";
 import { realPorts } from "../lib/sys/mod.ts";
 import { appenderEvent } from "./support/transcript_appender.ts";
+import { FaultFs } from "../lib/testing/fault_fs.ts";
 
 const APPENDER = new URL("./support/transcript_appender.ts", import.meta.url);
 const CONFIG = decodeURIComponent(new URL("../deno.json", import.meta.url).pathname);
@@ -195,6 +197,43 @@ Deno.test("transcript: a torn line left by a killed writer stays on its own line
       read.events.map((e) => [e.seq, e.type === "part_created" ? e.data.partId : e.type]),
       [[1, "before-0"], [2, "before-1"], [3, "later-0"], [4, "later-1"], [5, "later-2"], [6, "again-0"]],
     );
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("transcript: an append the disk cuts mid-line is rolled back; the next append continues the seq", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "blade-transcript-full-" });
+  try {
+    const real = realPorts();
+    const path = `${dir}/session-diskfull.jsonl`;
+    const faults = new FaultFs(real.fs);
+    const writer = new TranscriptWriter({
+      ...real,
+      fs: faults.fs,
+      path,
+      sessionId: "session-diskfull",
+      projectPath: dir,
+    });
+    await writer.append([appenderEvent("w", 1), appenderEvent("w", 2)]);
+    const before = await Deno.readTextFile(path);
+    // The disk fills after 100 bytes of the next batch: the append fails and nothing of it stays.
+    faults.arm({ op: "append", path: (p) => p === path, code: "ENOSPC", tornBytes: 100 });
+    await assert.rejects(writer.append([appenderEvent("w", 3), appenderEvent("w", 4)]), (e: Error) => {
+      assert.equal((e as { code?: string }).code, "ENOSPC");
+      return true;
+    });
+    assert.deepEqual(faults.hits.map((h) => h.op), ["append"]);
+    assert.equal(await Deno.readTextFile(path), before, "the file is exactly as before the failed append");
+    faults.disarm();
+    await writer.append([appenderEvent("w", 5)]);
+    const read = parseTranscript(await Deno.readTextFile(path));
+    assert.deepEqual(read.diagnostics, []);
+    assert.deepEqual(read.events.map((e) => [e.seq, (e.data as { partId: string }).partId]), [
+      [1, "w-1"],
+      [2, "w-2"],
+      [3, "w-5"],
+    ]);
   } finally {
     await Deno.remove(dir, { recursive: true });
   }

@@ -56,6 +56,8 @@ export interface RunBladeOptions {
    * PID is Blade's), so a test can SIGKILL the whole group: Blade, its Workers and its commands.
    */
   processGroup?: boolean;
+  /** The module to run instead of main.ts (e.g. tests/support/faulty_main.ts), with the same flags. */
+  entry?: string;
 }
 
 export interface BladeResult {
@@ -90,7 +92,7 @@ export async function spawnBlade(args: string[], options: RunBladeOptions): Prom
     BLADE_STORAGE_ROOT: given.BLADE_STORAGE_ROOT ?? await tempFor("blade-e2e-storage-"),
     ...given,
   };
-  const denoArgs = ["run", ...flags, "--config", CONFIG, MAIN, ...args];
+  const denoArgs = ["run", ...flags, "--config", CONFIG, options.entry ?? MAIN, ...args];
   const child = new Deno.Command(options.processGroup === true ? "setsid" : Deno.execPath(), {
     args: options.processGroup === true ? [Deno.execPath(), ...denoArgs] : denoArgs,
     cwd: options.cwd,

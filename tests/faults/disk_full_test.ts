@@ -1,0 +1,255 @@
+// Fault suite, disk: the disk fills (ENOSPC), turns read-only (EROFS) or refuses permission (EACCES) at
+// each kind of write a delegation run makes — the session lease, the parent's and a child's transcript
+// append (torn mid-line), a background child's terminal sidecar, the parent's inbox. The real CLI runs
+// as a process over FaultFs (tests/support/faulty_main.ts, lib/testing/fault_fs.ts: the real Fs, with
+// the chosen writes failing as the OS fails them; children in that thread). After each: one clear line naming the file (never a stack or "internal
+// error"), exit 1 and is_error when a child's end or notice was lost, no torn file, every line
+// committed before the fault still there, and the next run (disk freed, --resume) works.
+// A real full tmpfs is in disk_tmpfs_test.ts.
+
+import assert from "node:assert/strict";
+import { type BladeResult, type BladeSandbox, bladeSandbox, parseJsonResult } from "../support/blade.ts";
+import {
+  lostLines,
+  projectDir,
+  receipts,
+  scriptedArgs,
+  sidecarFiles,
+  transcripts,
+  writeScript,
+} from "../support/crash.ts";
+import type { FaultCode, FaultOp } from "../../lib/testing/fault_fs.ts";
+import { parseTranscript } from "../../lib/session/transcript.ts";
+import { printSummary } from "./summary.ts";
+
+const FG = "agent-disk-fg";
+const BG = "agent-disk-bg";
+
+const task = (id: string, prompt: string, background: boolean) => ({
+  name: "Task",
+  input: {
+    subagent_type: "general-purpose",
+    description: background ? "bg child" : "fg child",
+    prompt,
+    subagent_session_id: id,
+    ...(background ? { run_in_background: true } : {}),
+  },
+});
+
+/** A parent that delegates to a foreground and a background child, then waits for the notice. */
+const SCRIPT = {
+  agents: {
+    main: [{
+      repeat_last: true,
+      turns: [
+        {
+          tool_calls: [task(FG, "Foreground: answer at once.", false), task(BG, "Background: answer.", true)],
+        },
+        { text: "main waits" },
+        { text: "parent done" },
+      ],
+    }],
+    "general-purpose": [{ repeat_last: true, turns: [{ text: "child answer" }] }],
+  },
+};
+
+interface Case {
+  name: string;
+  kind: "lease" | "transcript" | "sidecar" | "inbox";
+  /** As BLADE_FAULT takes it (tests/support/faulty_main.ts): `path` is a regular expression. */
+  fault: { op: FaultOp; path: string; code: FaultCode; after?: number; tornBytes?: number };
+  /** What the failed run must say: the code of its error object and a pattern of its message. */
+  code: string;
+  message: RegExp;
+}
+
+const CASES: Case[] = [
+  {
+    name: "the session lease cannot be written (ENOSPC)",
+    kind: "lease",
+    fault: {
+      op: "writeText",
+      path: "/\\.locks/[0-9a-f]{64}\\.lock$",
+      code: "ENOSPC",
+      tornBytes: 5,
+    },
+    code: "storage_write_failed",
+    message: /^Could not write \S+\/\.locks\/[0-9a-f]{64}\.lock: the disk is full \(ENOSPC\)\.$/,
+  },
+  {
+    name: "the parent's transcript append is cut mid-line (EROFS)",
+    kind: "transcript",
+    fault: {
+      op: "append",
+      path: "/session-[^/]+\\.jsonl$",
+      after: 3,
+      code: "EROFS",
+      tornBytes: 40,
+    },
+    code: "storage_write_failed",
+    message: /^Could not write \S+\/session-[^/]+\.jsonl: it is on a read-only file system \(EROFS\)\.$/,
+  },
+  {
+    name: "a child's transcript append is cut mid-line (ENOSPC)",
+    kind: "transcript",
+    fault: { op: "append", path: `/${FG}\\.jsonl$`, after: 1, code: "ENOSPC", tornBytes: 40 },
+    // The child fails with the reason; its failed end is committed, so the parent goes on.
+    code: "",
+    message: new RegExp(`Subagent execution failed: Could not write \\S+/${FG}\\.jsonl: the disk is full`),
+  },
+  {
+    name: "a background child's terminal sidecar cannot be committed (EACCES)",
+    kind: "sidecar",
+    fault: {
+      op: "writeAtomic",
+      path: `/agents/sessions/${BG}\\.json$`,
+      after: 1,
+      code: "EACCES",
+    },
+    code: "sidecar_commit_failed",
+    message: new RegExp(
+      `^The record of ${BG} could not be updated to completed: Could not write \\S+/${BG}\\.json: permission denied \\(EACCES\\)\\.`,
+    ),
+  },
+  {
+    name: "the parent's inbox cannot take the completion notice (ENOSPC)",
+    kind: "inbox",
+    fault: { op: "writeAtomic", path: "\\.inbox\\.json$", code: "ENOSPC" },
+    code: "notice_dropped",
+    message: new RegExp(
+      `^The completion notice of ${BG} could not be written to its parent's inbox: Could not write \\S+\\.inbox\\.json: the disk is full \\(ENOSPC\\)\\.`,
+    ),
+  },
+];
+
+const FAULTY_MAIN = decodeURIComponent(new URL("../support/faulty_main.ts", import.meta.url).pathname);
+
+/** The transcripts copied at the first injected failure (what was committed before it). */
+async function snapshotAt(dir: string): Promise<Map<string, string>> {
+  const out = new Map<string, string>();
+  try {
+    for await (const e of Deno.readDir(dir)) out.set(e.name, await Deno.readTextFile(`${dir}/${e.name}`));
+  } catch (e) {
+    if (!(e instanceof Deno.errors.NotFound)) throw e;
+  }
+  return out;
+}
+
+/** The delegation run under the fault: a real process whose Fs fails as `fault` says. */
+async function runFaulty(sandbox: BladeSandbox, script: string, fault: Case["fault"]) {
+  const report = `${sandbox.root}/fault-report.json`;
+  const snapshot = `${sandbox.root}/at-fault`;
+  const run = await sandbox.run(scriptedArgs(script, "Delegate both."), {
+    entry: FAULTY_MAIN,
+    env: {
+      BLADE_FAULT: JSON.stringify(fault),
+      BLADE_CHILD_SANDBOX: "none",
+      BLADE_FAULT_WATCH: projectDir(sandbox),
+      BLADE_FAULT_SNAPSHOT: snapshot,
+      BLADE_FAULT_REPORT: report,
+    },
+  });
+  const hits = JSON.parse(await Deno.readTextFile(report)) as unknown[];
+  return { run, hits: hits.length, atFault: await snapshotAt(snapshot) };
+}
+
+function assertClear(r: BladeResult, what: string): void {
+  assert.doesNotMatch(
+    r.stderr,
+    /internal error|\n\s+at /,
+    `${what}: no stack, no "internal error":\n${r.stderr}`,
+  );
+}
+
+/** Files a fault may not leave behind: transcript lines that do not parse, sidecars that do not load. */
+async function tornFiles(sandbox: BladeSandbox): Promise<string[]> {
+  const torn: string[] = [];
+  for (const [name, text] of await transcripts(sandbox)) {
+    if (parseTranscript(text).diagnostics.length > 0) torn.push(name);
+  }
+  torn.push(...(await sidecarFiles(sandbox)).torn);
+  return torn;
+}
+
+async function sessionOf(sandbox: BladeSandbox): Promise<string | undefined> {
+  for (const name of (await transcripts(sandbox)).keys()) {
+    if (name.startsWith("session-")) return name.slice(0, -".jsonl".length);
+  }
+  return undefined;
+}
+
+const tally = new Map<
+  Case["kind"],
+  { cases: number; clear: number; nextRunOk: number; torn: number; lost: number }
+>();
+
+for (const c of CASES) {
+  Deno.test(`disk fault: ${c.name}`, async () => {
+    await using sandbox = await bladeSandbox();
+    const script = await writeScript(sandbox, "script", SCRIPT);
+    const { run: failed, hits, atFault } = await runFaulty(sandbox, script, c.fault);
+    assert.ok(hits > 0, `the fault was reached:\n${failed.stdout}\n${failed.stderr}`);
+    assertClear(failed, "the failed run");
+    const out = parseJsonResult(failed);
+    const error = out.error as { code?: string; message?: string; hint?: string } | undefined;
+    if (c.code === "") {
+      // Not a lost end: the run goes on and reports the child's failure to the model.
+      assert.equal(failed.code, 0, failed.stderr);
+      const child = (await sidecarFiles(sandbox)).records.find((r) => r.id === FG);
+      assert.equal(child?.status, "failed");
+      assert.match(`Subagent execution failed: ${child?.result?.error ?? ""}`, c.message);
+    } else {
+      assert.equal(failed.code, 1, failed.stdout + failed.stderr);
+      assert.equal(out.is_error, true);
+      assert.equal(error?.code, c.code, JSON.stringify(error));
+      assert.match(error?.message ?? "", c.message);
+      const hint = /(Free space|Remount|Make that folder writable)/;
+      assert.match(error?.hint ?? error?.message ?? "", hint, "a hint says what to do");
+      if (c.kind === "sidecar" || c.kind === "inbox") assert.match(error?.message ?? "", new RegExp(BG));
+    }
+    const torn = await tornFiles(sandbox);
+    assert.deepEqual(torn, [], "a failed write leaves no torn file");
+    if (c.kind === "lease") {
+      const locks = [...Deno.readDirSync(`${projectDir(sandbox)}/.locks`)].map((e) => e.name);
+      assert.deepEqual(locks.filter((n) => n.endsWith(".lock")), [], "no half-written lease is left");
+    }
+    // The disk is freed; the next run works and loses nothing that was committed.
+    const session = await sessionOf(sandbox);
+    const next = await sandbox.run(
+      scriptedArgs(script, "Carry on.", session === undefined ? [] : ["--resume", session]),
+    );
+    assertClear(next, "the next run");
+    assert.equal(next.code, 0, next.stdout + next.stderr);
+    const after = await transcripts(sandbox);
+    const lost = lostLines(atFault, after);
+    assert.equal(lost, 0, "every line committed before the fault is still there");
+    const { records } = await sidecarFiles(sandbox);
+    assert.deepEqual(
+      records.filter((r) => r.status === "running").map((r) => r.id),
+      [],
+      "nothing left running",
+    );
+    if (c.kind === "inbox" && session !== undefined) {
+      // The dropped notice is queued again by the restart's recovery and delivered once.
+      assert.equal(
+        receipts(after.get(`${session}.jsonl`) ?? "").get(`background-subagent-completion:${BG}`),
+        1,
+      );
+    }
+    const t = tally.get(c.kind) ?? { cases: 0, clear: 0, nextRunOk: 0, torn: 0, lost: 0 };
+    t.cases++;
+    t.clear++;
+    t.nextRunOk++;
+    t.torn += torn.length + (await tornFiles(sandbox)).length;
+    t.lost += lost;
+    tally.set(c.kind, t);
+    if ([...tally.values()].reduce((n, v) => n + v.cases, 0) === CASES.length) {
+      printSummary(
+        "disk full / read-only / no permission",
+        [...tally].map(([kind, v]) =>
+          `${kind} ${v.cases} (clear error ${v.clear}, next run ok ${v.nextRunOk}, torn files ${v.torn}, lost lines ${v.lost})`
+        ),
+      );
+    }
+  });
+}
