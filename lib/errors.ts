@@ -36,6 +36,7 @@ export const BLADE_ERROR_CODES = [
   "session_in_use",
   "session_not_found",
   "storage_unusable",
+  "storage_write_failed",
   "task_not_found",
   "trust_file_invalid",
   "usage",

@@ -1,5 +1,7 @@
 // Owns how failures reach a person or a script: a BladeError is one clear line plus a hint (no
-// stack); anything else is a bug and shows its stack. With `--output-format json|stream-json` a
+// stack); a write the machine refused (full disk, read-only, permission) is one too (storageWriteFailed),
+// also when it surfaces while a disposal failed as well (SuppressedError); anything else is a bug and
+// shows its stack. With `--output-format json|stream-json` a
 // failure before the run is still Claude Code's result object (`type:"result"`, `is_error:true`);
 // with `--json` (management commands) it is `{"type":"error",…}`. In text mode the message also goes
 // to stdout (print mode, `echoToStdout`) when stdout is not a terminal, as `claude -p` does. Returns the exit code.
@@ -7,15 +9,26 @@
 import { BladeError } from "../errors.ts";
 import type { Io } from "./io.ts";
 import { claudeFailureResult } from "./claude_result.ts";
+import { storageWriteFailed } from "../store/storage_root.ts";
+
+/** The user error `error` stands for, if it is one; undefined for a bug. */
+export function userError(error: unknown): BladeError | undefined {
+  if (error instanceof BladeError) return error;
+  // `await using` disposal that failed while an error was already on its way: the first one is the cause.
+  if (error instanceof SuppressedError) return userError(error.suppressed) ?? userError(error.error);
+  return storageWriteFailed(error);
+}
 
 export type ErrorFormat = "text" | "json" | "result";
 
 export function reportError(
   io: Io,
-  error: unknown,
+  thrown: unknown,
   options: { format?: ErrorFormat; echoToStdout?: boolean } = {},
 ): number {
-  if (error instanceof BladeError) {
+  const known = userError(thrown);
+  if (known !== undefined) {
+    const error = known;
     if (options.format === "result") {
       io.out(JSON.stringify(claudeFailureResult(error, crypto.randomUUID())) + "\n");
     } else if (options.format === "json") {
@@ -30,7 +43,7 @@ export function reportError(
     }
     return error.exitCode;
   }
-  const stack = error instanceof Error ? (error.stack ?? error.message) : String(error);
+  const stack = thrown instanceof Error ? (thrown.stack ?? thrown.message) : String(thrown);
   io.err(`blade: internal error (this is a bug in Blade, please report it):\n${stack}\n`);
   return 1;
 }

@@ -25,6 +25,7 @@ import type { RuleSet, ToolRule } from "../protocol/tool_rule.ts";
 import { isMcpToolName } from "../protocol/mcp_names.ts";
 import { rulesOf, type RuleTexts } from "../permissions/run_rules.ts";
 import { describeError } from "../errors.ts";
+import { storageWriteFailed } from "../store/storage_root.ts";
 
 /** What a child needs to run: plain data, safe to send to a Worker or another process. */
 export interface ChildSpec {
@@ -254,6 +255,9 @@ export async function runChild(deps: ChildDeps, spec: ChildSpec, signal: AbortSi
       ...(structured === undefined ? {} : { structuredOutput: structured.state }),
     };
   } catch (e) {
+    // A write the machine refused (its transcript on a full disk) is said as such, naming the file.
+    const storage = storageWriteFailed(e);
+    if (storage !== undefined) return failed(`${storage.message} ${storage.hint}`, storage.code);
     return failed(`The child run stopped unexpectedly: ${describeError(e)}`, "internal");
   }
 }

@@ -155,6 +155,9 @@ export async function openMainSession(app: MainSessionDeps, o: MainSessionOption
     { fs: ports.fs, process: ports.process, clock: ports.clock, layout: app.layout },
     { projectPath: app.workspace, sessionId: opened.sessionId },
   );
+  // Handled at once: the lease may fail (a full disk) before anyone awaits it, and an unhandled
+  // rejection would end the process; close() and the catch below still see the failure.
+  taking.catch(() => {});
   if (opened.resumed) await taking;
   try {
     return await buildMainSession(app, o, opened, taking);
@@ -177,7 +180,6 @@ async function buildMainSession(
     : await o.extraTools(opened.sessionId);
   // A fresh session's lease finishes in the background (its id is known to nobody else yet); close()
   // waits for it, so a failure to take it is still reported.
-  void taking.catch(() => {});
   const recoveryWarnings: string[] = [];
   let history = opened.history;
   if (opened.resumed && extra.recover !== undefined) {

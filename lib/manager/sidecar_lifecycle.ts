@@ -1,8 +1,8 @@
 // Owns the durable end of a child run: committing its terminal sidecar (the first terminal state
 // wins, so a stopped run stays cancelled), putting a background child's completion notice into its
 // parent's inbox, and marking a run queued while it waits for a slot. A write that fails is never
-// swallowed: it becomes a `runtime_warning` event, marked `workLost` when the child's result can no
-// longer reach its parent. Also the outcomes of runs that never started.
+// swallowed: it becomes a `runtime_warning` event, marked `workLost` (the run then fails) when the
+// child's end is not saved or its result can no longer reach its parent. Also the outcomes of runs that never started.
 
 import type { Clock } from "../sys/clock.ts";
 import type { RuntimeEventSink, RuntimeWarning, RuntimeWarningCode } from "../protocol/events.ts";
@@ -12,6 +12,7 @@ import type { ChildOutcome } from "../executor/child.ts";
 import { BladeError, describeError } from "../errors.ts";
 import type { BackgroundRuns } from "./background.ts";
 import { buildCompletionNotice } from "./notice.ts";
+import { storageWriteFailed } from "../store/storage_root.ts";
 
 export interface LifecycleDeps {
   store: SidecarStore;
@@ -73,12 +74,15 @@ export async function commitTerminal(
       return { ...rest, messages: messagesOf(rest), stats: outcome.stats, ...worktree };
     });
   } catch (e) {
+    // The run fails (workLost): its record still says running, so a background notice is held back and
+    // `blade tasks` shows it running until a restart recovers it as interrupted.
+    const why = failureOf(e);
     deps.emit(runtimeWarning(
       parentSessionId,
       "sidecar_commit_failed",
-      `The record of ${running.id} could not be updated to ${status}: ${describeError(e)}. ` +
-        `Its result still reaches the parent; \`blade tasks\` may show it as running until it is recovered.`,
-      { agentId: running.id, workLost: false, cause: e },
+      `The record of ${running.id} could not be updated to ${status}: ${why.text}. ` +
+        `Its result is not saved; \`blade tasks\` shows it as running until the next run recovers it.${why.hint}`,
+      { agentId: running.id, workLost: true, cause: why.cause },
     ));
     const { processId: _p, processIdentity: _i, ...rest } = running;
     return {
@@ -103,12 +107,12 @@ export async function deliverNotice(
     .then((l) => (l !== null && "record" in l ? l.record : null)).catch(() => null);
   const notice = buildCompletionNotice({ child: record, owner, ...(source === undefined ? {} : { source }) });
   if (notice.ok) {
-    const dropped = (why: string, cause?: unknown) =>
+    const dropped = (why: string, cause?: unknown, hint = "") =>
       deps.emit(runtimeWarning(
         owner.parentSessionId,
         "notice_dropped",
         `The completion notice of ${record.id} could not be written to its parent's inbox: ${why}. ` +
-          `Read its result with \`blade tasks output ${record.id}\`.`,
+          `Read its result with \`blade tasks output ${record.id}\`.${hint}`,
         { agentId: record.id, workLost: true, cause },
       ));
     try {
@@ -121,10 +125,22 @@ export async function deliverNotice(
       });
       if (!queued.accepted) dropped(queued.message);
     } catch (e) {
-      dropped(describeError(e), e);
+      const why = failureOf(e);
+      dropped(why.text, why.cause, why.hint);
     }
   }
   deps.background.notify(owner);
+}
+
+/**
+ * A failed write's words for a warning: a write the machine refused names its path and the reason
+ * (storageWriteFailed; no stack, it is not a bug), anything else its message (the stack goes to detail).
+ */
+function failureOf(e: unknown): { text: string; hint: string; cause: unknown } {
+  const storage = storageWriteFailed(e);
+  return storage === undefined
+    ? { text: describeError(e), hint: "", cause: e }
+    : { text: storage.message.replace(/\.$/, ""), hint: ` ${storage.hint}`, cause: storage };
 }
 
 /** A background run that failed outside the child: reported, recorded as failed, the owner woken. */

@@ -179,7 +179,7 @@ export interface RuntimeWarning {
   code: RuntimeWarningCode;
   message: string;
   agentId?: string;
-  /** A child's result cannot reach its parent: the run must not report success. */
+  /** A child's end is not saved or its result cannot reach its parent: the run must not report success. */
   workLost: boolean;
   /** The cause's stack when it was not a BladeError (a bug, not an environment problem). */
   detail?: string;

@@ -156,7 +156,13 @@ export async function tryAcquireLease(
     };
     // Not fsynced on purpose: a lease only excludes live processes, and every read and write of it
     // happens under the guard lock, so no reader sees half a file; after a crash its holder is dead.
-    await fs.writeText(path, JSON.stringify(holder) + "\n", { mode: 0o600 });
+    try {
+      await fs.writeText(path, JSON.stringify(holder) + "\n", { mode: 0o600 });
+    } catch (e) {
+      // A full disk may have left part of the file: leave none (nobody holds this lease).
+      await fs.remove(path).catch(() => {});
+      throw e;
+    }
     return new SessionLease(deps, path, holder, verdict.takeover);
   });
 }

@@ -3,7 +3,7 @@
 // tolerant reader: a torn last line is reported, a bad line in the middle is reported, nothing is
 // silently dropped. Does not know what the events mean (see session/history.ts).
 
-import type { Fs } from "../sys/fs.ts";
+import type { Fs, LockedFile } from "../sys/fs.ts";
 import type { Clock } from "../sys/clock.ts";
 import type { Ids } from "../sys/ids.ts";
 import { type NewTranscriptEvent, TRANSCRIPT_EVENT_TYPES, type TranscriptEvent } from "../protocol/events.ts";
@@ -143,13 +143,14 @@ export class TranscriptWriter {
     return await fs.withLockedFile(this.path, async (file) => {
       const size = await file.size();
       if (size !== this.#knownSize) {
-        const fresh = size < this.#knownSize ? 0 : this.#knownSize;
+        const fresh = size < this.#knownSize || this.#knownSize < 0 ? 0 : this.#knownSize;
         const text = decoder.decode(await file.readFrom(fresh));
         const seq = lastSeqIn(text);
         if (seq !== undefined) this.#lastSeq = Math.max(fresh === 0 ? 0 : this.#lastSeq, seq);
         this.#endsWithNewline = text === "" ? this.#endsWithNewline : text.endsWith("\n");
       }
       const timestamp = new Date(clock.now()).toISOString();
+      const seqBefore = this.#lastSeq;
       const written: TranscriptEvent[] = events.map((e) => ({
         seq: ++this.#lastSeq,
         id: ids.uuid(),
@@ -163,10 +164,29 @@ export class TranscriptWriter {
       const prefix = size > 0 && !this.#endsWithNewline ? "\n" : "";
       const redact = this.#o.redact ?? ((t: string) => t);
       const text = prefix + written.map((e) => redact(JSON.stringify(e))).join("\n") + "\n";
-      await file.append(text);
+      try {
+        await file.append(text);
+      } catch (e) {
+        await this.#rollBack(file, size, seqBefore);
+        throw e;
+      }
       this.#knownSize = size + new TextEncoder().encode(text).length;
       this.#endsWithNewline = true;
       return written;
     });
+  }
+
+  /**
+   * A failed append (a full disk, a read-only remount) may have written part of the batch: cut the
+   * file back to where it ended, so no torn line is left and no `seq` is used up. If even that fails,
+   * the next batch re-reads the file and keeps the torn part on its own line.
+   */
+  async #rollBack(file: LockedFile, size: number, seq: number): Promise<void> {
+    this.#lastSeq = seq;
+    try {
+      await file.truncate(size);
+    } catch {
+      this.#knownSize = -1; // the error that matters is the append's, thrown by the caller
+    }
   }
 }

@@ -1,10 +1,11 @@
 // Owns opening the storage root (docs/reference/sessions.md): create it for commands that write, only
 // look at it for commands that read (so a read-only root still lists tasks and agents), and turn any
 // failure — a regular file, a path under /proc, a read-only or full disk — into one clear user error.
+// Also what a write that fails later, mid-run, tells the user (storageWriteFailed).
 
 import { BladeError } from "../errors.ts";
 import type { Fs } from "../sys/fs.ts";
-import { fsErrorCode } from "../sys/errors.ts";
+import { fsErrorCode, fsErrorPath } from "../sys/errors.ts";
 
 export type StorageAccess = "write" | "read";
 
@@ -43,4 +44,38 @@ const REASONS: Record<string, string> = {
   ENOSPC: "the disk is full",
   NOT_CAPABLE: "it is outside the folders Blade may write (e.g. under /proc)",
   ENOENT: "it cannot be created",
+  EDQUOT: "the disk quota is exhausted",
+  EFBIG: "the file is too large for that file system",
+  EIO: "the disk reported an I/O error",
 };
+
+/** OS codes that mean the machine refused a write: the user's environment, never a bug in Blade. */
+const REFUSED_WRITE = new Set(["ENOSPC", "EDQUOT", "EFBIG", "EROFS", "EACCES", "EPERM", "ENOTDIR", "EIO"]);
+
+const WRITE_HINTS: Record<string, string> = {
+  ENOSPC: "Free space on that disk (or set BLADE_STORAGE_ROOT to a folder on another one) and run again.",
+  EDQUOT: "Free space within your disk quota (or set BLADE_STORAGE_ROOT elsewhere) and run again.",
+  EROFS:
+    "Remount that file system read-write (or set BLADE_STORAGE_ROOT to a writable folder) and run again.",
+};
+const DEFAULT_WRITE_HINT =
+  "Make that folder writable for this user (or set BLADE_STORAGE_ROOT to a writable folder) and run again.";
+
+/**
+ * The user error for a file operation that the machine refused mid-run (a full disk, a read-only
+ * remount, a permission change): one line naming the path and why, a hint, exit 1. Undefined for any
+ * other failure (that one is a bug and keeps its stack). Runs left marked running are repaired on
+ * the next start (docs/reference/recovery.md).
+ */
+export function storageWriteFailed(error: unknown): BladeError | undefined {
+  if (error instanceof BladeError) return undefined;
+  const code = fsErrorCode(error);
+  if (code === undefined || !REFUSED_WRITE.has(code)) return undefined;
+  const path = fsErrorPath(error);
+  const why = REASONS[code] ?? "the system refused it";
+  return new BladeError(
+    "storage_write_failed",
+    `Could not write ${path ?? "a file of this run"}: ${why} (${code}).`,
+    { hint: WRITE_HINTS[code] ?? DEFAULT_WRITE_HINT, cause: error },
+  );
+}

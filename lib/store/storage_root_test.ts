@@ -1,7 +1,8 @@
 import assert from "node:assert/strict";
 import { BladeError } from "../errors.ts";
 import { realFs } from "../sys/fs.ts";
-import { openStorageRoot, storageUnusable } from "./storage_root.ts";
+import { openStorageRoot, storageUnusable, storageWriteFailed } from "./storage_root.ts";
+import { FaultFs } from "../testing/fault_fs.ts";
 
 const reasons: [string | undefined, RegExp][] = [
   ["EROFS", /read-only file system/],
@@ -44,6 +45,44 @@ Deno.test("openStorageRoot: creates a missing root, refuses a file, reads leave 
       });
     }
     await assert.rejects(openStorageRoot(fs, `${dir}/file/below`, "write"), /a part of its path is a file/);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("storageWriteFailed: a write the machine refused is one line with the path, the reason and a hint", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "blade-write-failed-" });
+  try {
+    const faults = new FaultFs(realFs(), [
+      { op: "writeAtomic", path: (p) => p.endsWith("full.json"), code: "ENOSPC" },
+      { op: "writeAtomic", path: (p) => p.endsWith("ro.json"), code: "EROFS" },
+      { op: "writeAtomic", path: (p) => p.endsWith("denied.json"), code: "EACCES" },
+    ]);
+    const rows: [string, RegExp, RegExp][] = [
+      ["full.json", /the disk is full \(ENOSPC\)/, /^Free space on that disk/],
+      ["ro.json", /read-only file system \(EROFS\)/, /^Remount that file system read-write/],
+      ["denied.json", /permission denied \(EACCES\)/, /^Make that folder writable/],
+    ];
+    for (const [name, why, hint] of rows) {
+      const thrown = await faults.fs.writeAtomic(`${dir}/${name}`, "{}").then(() => undefined, (e) => e);
+      const e = storageWriteFailed(thrown);
+      assert.ok(e instanceof BladeError, name);
+      assert.equal(e.code, "storage_write_failed");
+      assert.equal(e.exitCode, 1);
+      assert.ok(e.message.startsWith(`Could not write ${dir}/${name}: `), e.message);
+      assert.match(e.message, why);
+      assert.match(e.hint ?? "", hint);
+    }
+    // A real refusal through the real adapter names the path too (here: a folder where a file is expected).
+    await Deno.writeTextFile(`${dir}/file`, "");
+    const real = await realFs().writeText(`${dir}/file/x.json`, "{}").then(() => undefined, (e) => e);
+    assert.match(
+      storageWriteFailed(real)?.message ?? "",
+      new RegExp(`^Could not write ${dir}/file/x\\.json: `),
+    );
+    // Anything else is not an environment problem: it stays a bug with its stack.
+    assert.equal(storageWriteFailed(new TypeError("x is undefined")), undefined);
+    assert.equal(storageWriteFailed(new BladeError("usage", "bad flag")), undefined);
   } finally {
     await Deno.remove(dir, { recursive: true });
   }
