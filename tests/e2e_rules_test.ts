@@ -122,3 +122,23 @@ Deno.test("rules e2e: a rule that is not a rule is a usage error; an unknown too
   const { run } = await runCalls(sandbox, [bash("echo hi")], ["--allowed-tools", "Bsah(echo:*)"]);
   assert.match(run.stderr, /warning: --allowed-tools names no Blade tool: Bsah/);
 });
+
+Deno.test("rules e2e: --disallowed-tools Read(./secrets/**) also keeps Grep and Glob of the parent out of it", async () => {
+  await using sandbox = await bladeSandbox();
+  await sandbox.write("secrets/prod.env", "TOKEN=hunter2\n");
+  await sandbox.write("src/app.ts", "const TOKEN = read();\n");
+  const { results } = await runCalls(sandbox, [
+    { name: "Grep", input: { pattern: "TOKEN", output_mode: "content" } },
+    { name: "Glob", input: { pattern: "**/*" } },
+    { name: "Read", input: { file_path: "secrets/prod.env" } },
+  ], ["--disallowed-tools", "Read(./secrets/**)"]);
+  const [grep, glob, read] = results;
+  assert.match(grep!.content, /src\/app\.ts:1:const TOKEN/);
+  for (const result of [grep!, glob!]) {
+    assert.equal(result.isError, false, result.content);
+    assert.ok(!result.content.includes("hunter2") && !result.content.includes("prod.env"), result.content);
+    assert.match(result.content, /Not searched: 1 path refused by the deny rule Read\(\.\/secrets\/\*\*\)/);
+  }
+  assert.equal(read!.isError, true);
+  assert.match(read!.content, /matches the deny rule Read\(\.\/secrets\/\*\*\)/);
+});

@@ -255,3 +255,38 @@ Deno.test("sandbox: a child's Read through a workspace symlink pointing outside 
     assert.ok(!result.content.includes("outside secret via link"));
   }
 });
+
+Deno.test("sandbox: a child's Grep and Glob over its workspace do not follow a file symlink out of it", async () => {
+  await using outside = await outsideFile("outside secret via file link\n");
+  await using sandbox = await bladeSandbox();
+  await sandbox.write("inside.txt", "inside secret\n");
+  await Deno.symlink(outside.path, `${sandbox.workspace}/leak.txt`);
+  const run = await runScripted(sandbox, {
+    agents: {
+      main: parentTurns(task("reader", "Search", "Search the workspace.")),
+      reader: [{
+        turns: [
+          {
+            tool_calls: [
+              { name: "Grep", input: { pattern: "secret", output_mode: "content" } },
+              { name: "Glob", input: { pattern: "*.txt" } },
+            ],
+          },
+          { text: "Searched." },
+        ],
+      }],
+    },
+  }, { flags: ["--agents", JSON.stringify(READER)] });
+  assert.equal(run.code, 0, run.stderr);
+  const [record] = await readSidecars(sandbox.storage);
+  const [grep, glob] = toolResultsIn(await transcriptEvents(transcriptPath(sandbox, record!.id)));
+  assert.match(grep!.content, /inside\.txt:1:inside secret/);
+  assert.ok(!grep!.content.includes("outside secret"), grep!.content);
+  assert.ok(!glob!.content.split("\n")[0]!.includes("leak.txt"), glob!.content);
+  for (const result of [grep!, glob!]) {
+    assert.equal(result.isError, false, result.content);
+    assert.ok(
+      result.content.includes(`Not followed: 1 symbolic link leading outside the workspace (leak.txt -> `),
+    );
+  }
+});

@@ -15,7 +15,7 @@ import type {
   ToolContext,
   ToolResult,
 } from "../tools/tool.ts";
-import { decide, type GateDecision } from "../permissions/gate.ts";
+import { decide, type GateDecision, searchRefusal } from "../permissions/gate.ts";
 import { pathArgument, type RuleSet, type ToolRule } from "../protocol/tool_rule.ts";
 import type { PermissionMode } from "../protocol/permission_mode.ts";
 import { canonicalPath, resolveToolPath } from "../tools/paths.ts";
@@ -133,6 +133,8 @@ export class ToolRunner {
 
   #context(callId: string, signal: AbortSignal): ToolContext {
     const o = this.#o;
+    const home = o.ports.env.home();
+    const scope = { workspaceRoot: o.workspaceRoot, ...(home === undefined ? {} : { home }) };
     return {
       ports: o.ports,
       sessionId: o.sessionId,
@@ -147,6 +149,7 @@ export class ToolRunner {
       callId,
       signal,
       emit: o.emit,
+      pathRefusal: (tool, path) => searchRefusal(o.rules, tool, path, scope),
     };
   }
 

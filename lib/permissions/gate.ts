@@ -96,6 +96,26 @@ export function decide(g: GateInput): GateDecision {
   return deny(unapproved(g), g.mode !== "dontAsk");
 }
 
+/**
+ * Why a search (Grep, Glob) approved for a folder may not read or list `path` below it: a deny or ask
+ * rule that names the path (`Read(./secrets/**)`). Nothing asks during a walk, so ask means skip.
+ */
+export function searchRefusal(
+  rules: RuleSet,
+  tool: string,
+  path: string,
+  scope: RuleScope,
+): string | undefined {
+  const verdict = checkRules(
+    { deny: rules.deny, ask: rules.ask, allow: [] },
+    { tool, input: {}, path },
+    scope,
+  );
+  return verdict.verdict === "deny" || verdict.verdict === "ask"
+    ? `the ${verdict.verdict} rule ${verdict.rule.text}`
+    : undefined;
+}
+
 function unapproved(g: GateInput): string {
   if (g.kind === "external") {
     return `${g.name} (an MCP tool) needs approval in permission mode "${g.mode}", and print mode cannot ask. ` +

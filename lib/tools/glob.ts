@@ -7,7 +7,7 @@ import { describeError } from "../errors.ts";
 import { compileGlob, hasMagic } from "../protocol/glob_pattern.ts";
 import { resolveReadPath, statOrRefusal } from "./paths.ts";
 import { fail, ok, type Tool } from "./tool.ts";
-import { skippedNoiseDirs, walkFiles } from "./walk.ts";
+import { searchBounds, skippedNoiseDirs, skippedNote, walkFiles, type WalkSkip } from "./walk.ts";
 
 export const GLOB_MAX_RESULTS = 1000;
 
@@ -61,22 +61,28 @@ export const globTool: Tool<GlobInput> = {
 
     const matcher = compileGlob(pattern);
     const found: { path: string; mtime: number }[] = [];
+    const skips: WalkSkip[] = [];
     try {
       const walk = walkFiles(fs, base, {
         skipDirs: skippedNoiseDirs(pattern),
         enterDir: (rel) => matcher.mayContain(rel),
         signal: ctx.signal,
+        ...searchBounds(ctx, "Glob", (s) => {
+          // Only what the pattern would have listed is worth a note.
+          if (s.kind === "refused" || matcher.matches(s.rel)) skips.push(s);
+        }),
       });
       for await (const file of walk) {
         if (!matcher.matches(file.rel)) continue;
-        const stat = await fs.stat(file.path).catch(() => null);
+        const stat = await fs.stat(file.real).catch(() => null);
         found.push({ path: join(base, file.rel), mtime: stat?.mtimeMs ?? 0 });
       }
     } catch (e) {
       return fail(`Glob failed in ${base}: ${describeError(e)}`);
     }
     if (ctx.signal.aborted) return fail("Glob was interrupted.");
-    if (found.length === 0) return ok("No files found", { count: 0 });
+    const skipped = skippedNote(skips);
+    if (found.length === 0) return ok(`No files found${skipped}`, { count: 0 });
 
     found.sort((a, b) => b.mtime - a.mtime || (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
     const shown = found.slice(0, GLOB_MAX_RESULTS).map((f) => f.path);
@@ -84,6 +90,6 @@ export const globTool: Tool<GlobInput> = {
       ? `\n(Results are truncated: showing the ${GLOB_MAX_RESULTS} newest of ${found.length} files. ` +
         `Use a more specific path or pattern.)`
       : "";
-    return ok(shown.join("\n") + note, { count: found.length, truncated: note !== "" });
+    return ok(shown.join("\n") + note + skipped, { count: found.length, truncated: note !== "" });
   },
 };

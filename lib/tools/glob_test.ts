@@ -2,6 +2,8 @@ import assert from "node:assert/strict";
 import { dirname, join } from "node:path";
 import { GLOB_MAX_RESULTS, globTool } from "./glob.ts";
 import { runTool, sandbox } from "../testing/tool_harness.ts";
+import { runRules } from "../permissions/run_rules.ts";
+import { searchRefusal } from "../permissions/gate.ts";
 
 async function touch(root: string, rel: string, mtimeSeconds = 1_000_000): Promise<void> {
   const path = join(root, rel);
@@ -79,4 +81,46 @@ Deno.test("Glob errors on a missing or non-folder path", async () => {
   const file = await runTool(globTool, { pattern: "*", path: "file.txt" }, box.ctx());
   assert.equal(file.isError, true);
   assert.match(file.content, /is not a directory/);
+});
+
+Deno.test("Glob does not list a symlinked file whose target is outside the workspace, and says so", async () => {
+  await using box = await sandbox();
+  await touch(box.outside, "secret.env");
+  await touch(box.workspace, "real.env");
+  await Deno.symlink(join(box.outside, "secret.env"), join(box.workspace, "leak.env"));
+  await Deno.symlink(join(box.workspace, "real.env"), join(box.workspace, "alias.env"));
+  const result = await runTool(globTool, { pattern: "*.env" }, box.ctx());
+  assert.equal(result.isError, false);
+  const [list, note] = result.content.split("\n(");
+  assert.deepEqual(list!.split("\n").sort(), [
+    join(box.workspace, "alias.env"),
+    join(box.workspace, "real.env"),
+  ]);
+  assert.equal(
+    note,
+    `Not followed: 1 symbolic link leading outside the workspace (leak.env -> ${
+      join(box.outside, "secret.env")
+    }).)`,
+  );
+});
+
+Deno.test("Glob of a parent folder does not list what a Read deny rule names", async () => {
+  await using box = await sandbox();
+  await touch(box.workspace, "secrets/api.key");
+  await touch(box.workspace, "secrets/deep/more.key");
+  await touch(box.workspace, "keys/public.key");
+  const { rules } = runRules({ disallowedTools: ["Read(./secrets/**)"] });
+  const pathRefusal = (tool: string, path: string) =>
+    searchRefusal(rules, tool, path, { workspaceRoot: box.workspace });
+  const result = await runTool(globTool, { pattern: "**/*.key" }, box.ctx({ pathRefusal }));
+  assert.equal(
+    result.content,
+    `${join(box.workspace, "keys/public.key")}\n` +
+      "(Not searched: 1 path refused by the deny rule Read(./secrets/**).)",
+  );
+  const none = await runTool(globTool, { pattern: "secrets/**" }, box.ctx({ pathRefusal }));
+  assert.equal(
+    none.content,
+    "No files found\n(Not searched: 1 path refused by the deny rule Read(./secrets/**).)",
+  );
 });

@@ -9,7 +9,7 @@ import { compileGlob } from "../protocol/glob_pattern.ts";
 import { resolveReadPath, statOrRefusal } from "./paths.ts";
 import { capHead, cutLine, decodeText, looksBinary, plural, splitLines } from "./text.ts";
 import { fail, ok, type Tool, type ToolContext } from "./tool.ts";
-import { skippedNoiseDirs, walkFiles } from "./walk.ts";
+import { searchBounds, skippedNoiseDirs, skippedNote, walkFiles, type WalkSkip } from "./walk.ts";
 
 export const GREP_MAX_OUTPUT_CHARS = 30_000;
 /** Files larger than this are skipped (generated data, logs). */
@@ -54,28 +54,44 @@ interface FileHits {
   hits: number[];
 }
 
-/** The files to search: one explicit file, or a walk of a folder filtered by `glob`. */
-async function* candidates(ctx: ToolContext, root: string, input: GrepInput): AsyncGenerator<string> {
+/**
+ * The files to search, as (shown path, real path to read): one explicit file, or a walk of a folder
+ * filtered by `glob`; what the walk skipped goes to `skips`.
+ */
+async function* candidates(
+  ctx: ToolContext,
+  root: string,
+  input: GrepInput,
+  skips: WalkSkip[],
+): AsyncGenerator<{ path: string; real: string }> {
   const info = await ctx.ports.fs.stat(root);
   if (info?.isFile) {
-    yield root;
+    yield { path: root, real: root };
     return;
   }
   const filter = input.glob === undefined ? undefined : compileGlob(input.glob);
   const byName = input.glob !== undefined && !input.glob.includes("/");
+  const wanted = (rel: string) => filter === undefined || filter.matches(byName ? basename(rel) : rel);
   const walk = walkFiles(ctx.ports.fs, root, {
     skipDirs: skippedNoiseDirs(input.glob),
     signal: ctx.signal,
+    ...searchBounds(ctx, "Grep", (s) => {
+      if (s.kind === "refused" || wanted(s.rel)) skips.push(s);
+    }),
   });
   for await (const file of walk) {
-    if (filter === undefined || filter.matches(byName ? basename(file.rel) : file.rel)) yield file.path;
+    if (wanted(file.rel)) yield file;
   }
 }
 
-async function search(ctx: ToolContext, path: string, regex: RegExp): Promise<FileHits | null> {
-  const info = await ctx.ports.fs.stat(path).catch(() => null);
+async function search(
+  ctx: ToolContext,
+  { path, real }: { path: string; real: string },
+  regex: RegExp,
+): Promise<FileHits | null> {
+  const info = await ctx.ports.fs.stat(real).catch(() => null);
   if (info === null || !info.isFile || info.size > GREP_MAX_FILE_BYTES) return null;
-  const bytes = await ctx.ports.fs.readBytes(path).catch(() => null);
+  const bytes = await ctx.ports.fs.readBytes(real).catch(() => null);
   if (bytes === null || looksBinary(bytes)) return null;
   const lines = splitLines(decodeText(bytes));
   const hits: number[] = [];
@@ -137,10 +153,12 @@ export const grepTool: Tool<GrepInput> = {
     const entries: { text: string; path: string; mtime: number; count: number }[] = [];
     let lineBudget = limit;
     let chars = 0;
+    const skips: WalkSkip[] = [];
     try {
-      for await (const path of candidates(ctx, root, input)) {
-        const file = await search(ctx, path, regex);
+      for await (const candidate of candidates(ctx, root, input, skips)) {
+        const file = await search(ctx, candidate, regex);
         if (file === null) continue;
+        const path = candidate.path;
         if (mode === "content") {
           const lines = contentLines(file, shape).slice(0, lineBudget);
           lineBudget -= lines.length;
@@ -151,7 +169,7 @@ export const grepTool: Tool<GrepInput> = {
           if (lineBudget <= 0 || chars > GREP_MAX_OUTPUT_CHARS * 2) break;
         } else {
           const mtime = mode === "files_with_matches"
-            ? (await ctx.ports.fs.stat(path).catch(() => null))?.mtimeMs ?? 0
+            ? (await ctx.ports.fs.stat(candidate.real).catch(() => null))?.mtimeMs ?? 0
             : 0;
           entries.push({
             text: mode === "count" ? `${path}:${file.hits.length}` : path,
@@ -165,8 +183,9 @@ export const grepTool: Tool<GrepInput> = {
       return fail(`Grep failed in ${root}: ${describeError(e)}`);
     }
     if (ctx.signal.aborted) return fail("Grep was interrupted.");
+    const skipped = skippedNote(skips);
     if (entries.length === 0) {
-      return ok(mode === "files_with_matches" ? "No files found" : "No matches found", {
+      return ok((mode === "files_with_matches" ? "No files found" : "No matches found") + skipped, {
         files: 0,
         matches: 0,
       });
@@ -192,6 +211,6 @@ export const grepTool: Tool<GrepInput> = {
       GREP_MAX_OUTPUT_CHARS,
       `(Output truncated at ${GREP_MAX_OUTPUT_CHARS} characters. Narrow the search with path, glob or head_limit.)`,
     );
-    return ok(capped.text, { ...meta, truncated: capped.truncated });
+    return ok(capped.text + skipped, { ...meta, truncated: capped.truncated });
   },
 };

@@ -2,6 +2,8 @@ import assert from "node:assert/strict";
 import { dirname, join } from "node:path";
 import { GREP_MAX_OUTPUT_CHARS, grepTool } from "./grep.ts";
 import { runTool, sandbox } from "../testing/tool_harness.ts";
+import { runRules } from "../permissions/run_rules.ts";
+import { searchRefusal } from "../permissions/gate.ts";
 
 async function put(root: string, rel: string, text: string, mtimeSeconds = 1_000): Promise<string> {
   const path = join(root, rel);
@@ -111,4 +113,43 @@ Deno.test("Grep caps its output", async () => {
   assert.ok(result.content.length < GREP_MAX_OUTPUT_CHARS + 200);
   assert.match(result.content, /\(Output truncated at 30000 characters\. Narrow the search/);
   assert.equal(result.metadata?.["truncated"], true);
+});
+
+Deno.test("Grep does not follow a symlinked file out of the workspace, and says so", async () => {
+  await using box = await sandbox();
+  await put(box.outside, "secret.txt", "TOKEN outside\n");
+  const inside = await put(box.workspace, "real.txt", "TOKEN inside\n");
+  await Deno.symlink(join(box.outside, "secret.txt"), join(box.workspace, "leak.txt"));
+  await Deno.symlink(inside, join(box.workspace, "alias.txt"));
+  const result = await runTool(grepTool, { pattern: "TOKEN", output_mode: "content" }, box.ctx());
+  assert.equal(result.isError, false);
+  assert.ok(!result.content.includes("TOKEN outside"), result.content);
+  // A link that stays inside is searched, shown by the link's own path.
+  assert.ok(result.content.includes(`${join(box.workspace, "alias.txt")}:1:TOKEN inside`), result.content);
+  assert.ok(
+    result.content.endsWith(
+      `(Not followed: 1 symbolic link leading outside the workspace (leak.txt -> ${
+        join(box.outside, "secret.txt")
+      }).)`,
+    ),
+    result.content,
+  );
+});
+
+Deno.test("Grep over a folder skips the files a Read deny rule names, without naming them", async () => {
+  await using box = await sandbox();
+  await put(box.workspace, "secrets/api.key", "TOKEN=abc\n");
+  await put(box.workspace, "secrets/deep/more.key", "TOKEN=def\n");
+  const open = await put(box.workspace, "src/app.ts", "const TOKEN = env();\n");
+  const { rules } = runRules({ disallowedTools: ["Read(./secrets/**)"] });
+  const pathRefusal = (tool: string, path: string) =>
+    searchRefusal(rules, tool, path, { workspaceRoot: box.workspace });
+  for (const mode of ["content", "files_with_matches", "count"] as const) {
+    const result = await runTool(grepTool, { pattern: "TOKEN", output_mode: mode }, box.ctx({ pathRefusal }));
+    assert.equal(result.isError, false);
+    assert.ok(!result.content.includes(join(box.workspace, "secrets")), result.content);
+    assert.ok(!result.content.includes("abc") && !result.content.includes("def"), result.content);
+    assert.ok(result.content.includes(open), result.content);
+    assert.match(result.content, /Not searched: 1 path refused by the deny rule Read\(\.\/secrets\/\*\*\)/);
+  }
 });

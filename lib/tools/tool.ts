@@ -40,6 +40,11 @@ export interface ToolContext {
    * read PATH nor stat /bin/bash); absent = found from PATH.
    */
   shell?: string;
+  /**
+   * Why `tool` may not read or list the real path `path` that a search (Grep, Glob) met below the
+   * path it was approved for: a deny or ask rule such as `Read(./secrets/**)`; undefined = allowed.
+   */
+  pathRefusal?: (tool: string, path: string) => string | undefined;
 }
 
 /** How a session's commands run: their whole environment and the shell program (both optional). */

@@ -1,9 +1,16 @@
 // Owns the recursive file walk Glob and Grep share, over the Fs port: sorted, skips chosen folder
 // names, never follows symlinked folders (no cycles), tolerates unreadable folders, stops on abort.
-// Does not match patterns (protocol/glob_pattern.ts) or read file contents.
+// A symlinked file is yielded by its real path, and only when that path stays inside the walk's
+// bounds (the search root, the workspace): a link out of them is skipped and reported, never read
+// through (Deno checks the path as given, so reading the link would read its target unchecked).
+// Paths a refusal (a Read deny rule) names are skipped and reported too. Does not match patterns
+// (protocol/glob_pattern.ts) or read file contents.
 
 import { join } from "node:path";
 import type { Fs } from "../sys/fs.ts";
+import { isInside } from "./real_path.ts";
+import { plural } from "./text.ts";
+import type { ToolContext } from "./tool.ts";
 
 /** Folders the walk skips unless a pattern names them. */
 export const NOISE_DIRS: readonly string[] = [".git", "node_modules"];
@@ -14,13 +21,44 @@ export interface WalkOptions {
   /** Called with each folder's relative path; false prunes it. */
   enterDir?: (rel: string) => boolean;
   signal?: AbortSignal;
+  /**
+   * Real folders a symlinked file may lead into (besides `root` itself); a link whose target lies
+   * outside all of them is skipped and reported. `root` must be a real path.
+   */
+  bounds?: readonly string[];
+  /** Why the walk must not list or read this real path (a deny rule), or undefined. */
+  refusal?: (realPath: string) => string | undefined;
+  /** Told about each path the walk skipped for `bounds` or `refusal`. */
+  onSkip?: (skip: WalkSkip) => void;
 }
 
+export type WalkSkip =
+  /** A symlink whose target is outside the walk's bounds. */
+  | { kind: "link"; rel: string; target: string }
+  /** A path a refusal named; its name is not repeated (a deny rule hides names too). */
+  | { kind: "refused"; reason: string };
+
 export interface WalkedFile {
-  /** Absolute path (the walk root joined with `rel`). */
+  /** Absolute path (the walk root joined with `rel`), as shown. */
   path: string;
+  /** The real path to read: a symlink's target, else `path`. */
+  real: string;
   /** Path relative to the walk root, `/`-separated. */
   rel: string;
+}
+
+/** A search's walk options from its context: the workspace bounds its links, its rules refuse paths. */
+export function searchBounds(
+  ctx: Pick<ToolContext, "workspaceRoot" | "worktree" | "pathRefusal">,
+  tool: string,
+  onSkip: (skip: WalkSkip) => void,
+): Pick<WalkOptions, "bounds" | "refusal" | "onSkip"> {
+  const refusal = ctx.pathRefusal;
+  return {
+    bounds: [ctx.workspaceRoot, ...(ctx.worktree === undefined ? [] : [ctx.worktree.parentCheckout])],
+    ...(refusal === undefined ? {} : { refusal: (path: string) => refusal(tool, path) }),
+    onSkip,
+  };
 }
 
 /** The noise folders a pattern does not mention, to be skipped. */
@@ -28,12 +66,14 @@ export function skippedNoiseDirs(...patterns: (string | undefined)[]): Set<strin
   return new Set(NOISE_DIRS.filter((d) => !patterns.some((p) => p !== undefined && p.includes(d))));
 }
 
-/** Every file below `root` (files reached through symlinks included), in sorted order. */
+/** Every file below `root` (files reached through symlinks inside its bounds included), in sorted order. */
 export async function* walkFiles(
   fs: Fs,
   root: string,
   options: WalkOptions = {},
 ): AsyncGenerator<WalkedFile> {
+  const bounds = [root, ...options.bounds ?? []];
+  const skip = (s: WalkSkip) => options.onSkip?.(s);
   const stack: string[] = [""];
   while (stack.length > 0) {
     if (options.signal?.aborted) return;
@@ -48,19 +88,51 @@ export async function* walkFiles(
     const subdirs: string[] = [];
     for (const entry of entries) {
       const rel = relDir === "" ? entry.name : `${relDir}/${entry.name}`;
+      const path = join(root, rel);
+      let real = path;
       let isFile = entry.isFile;
-      let isDirectory = entry.isDirectory;
+      const isDirectory = entry.isDirectory && !entry.isSymlink; // never follow symlinked folders
       if (entry.isSymlink) {
-        const target = await fs.stat(join(root, rel)).catch(() => null);
-        isFile = target?.isFile ?? false;
-        isDirectory = false; // never follow symlinked folders
+        const target = await fs.realPath(path).catch(() => null);
+        if (target === null) continue; // dangling or unresolvable: nothing to read
+        if (!bounds.some((b) => isInside(target, b))) {
+          skip({ kind: "link", rel, target });
+          continue;
+        }
+        real = target;
+        isFile = (await fs.stat(target).catch(() => null))?.isFile ?? false;
       }
-      if (isFile) yield { path: join(root, rel), rel };
-      else if (isDirectory && !options.skipDirs?.has(entry.name) && (options.enterDir?.(rel) ?? true)) {
-        subdirs.push(rel);
+      if (!isFile && !isDirectory) continue;
+      const refused = options.refusal?.(real);
+      if (refused !== undefined) {
+        skip({ kind: "refused", reason: refused });
+        continue;
       }
+      if (isFile) yield { path, real, rel };
+      else if (!options.skipDirs?.has(entry.name) && (options.enterDir?.(rel) ?? true)) subdirs.push(rel);
     }
     // Reverse so the stack pops folders in sorted order.
     for (let i = subdirs.length - 1; i >= 0; i--) stack.push(subdirs[i]!);
   }
+}
+
+/** The note a search appends about what its walk skipped (empty when nothing was). */
+export function skippedNote(skips: readonly WalkSkip[], max = 5): string {
+  const links = skips.filter((s) => s.kind === "link");
+  const refused = skips.filter((s) => s.kind === "refused");
+  const parts: string[] = [];
+  if (links.length > 0) {
+    const shown = links.slice(0, max).map((l) => `${l.rel} -> ${l.target}`).join(", ");
+    const more = links.length > max ? ` and ${links.length - max} more` : "";
+    parts.push(
+      `Not followed: ${
+        plural(links.length, "symbolic link")
+      } leading outside the workspace (${shown}${more}).`,
+    );
+  }
+  if (refused.length > 0) {
+    const reasons = [...new Set(refused.map((r) => r.reason))].join("; ");
+    parts.push(`Not searched: ${plural(refused.length, "path")} refused by ${reasons}.`);
+  }
+  return parts.length === 0 ? "" : `\n(${parts.join(" ")})`;
 }
