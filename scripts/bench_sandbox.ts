@@ -102,6 +102,7 @@ export async function benchSandbox(options: SandboxBenchOptions = {}): Promise<S
     tools: ["Read", "Glob", "Grep"],
     workspaceRoot: root,
     storageRoot: `${root}/storage`,
+    storageReadDirs: [`${root}/storage/projects/-bench`],
     providerHosts: ["127.0.0.1:8080"],
     // Under plain `-A` there is no --ignore-env for Workers to inherit, so grant what yaml reads.
     envNames: ["ANTHROPIC_API_KEY", ...IGNORED_ENV],

@@ -49,6 +49,7 @@ function permissionsFor(layout: Layout, input: Partial<ChildPermissionInput>) {
     tools: ["Read", "Glob", "Grep"],
     workspaceRoot: layout.ws,
     storageRoot: layout.storage,
+    storageReadDirs: [`${layout.storage}/projects/-ws`],
     providerHosts: [],
     envNames: [],
     ...input,
@@ -131,6 +132,32 @@ for (const mechanism of MECHANISMS) {
       assert.equal(outside?.outcome, "NotCapable", outside?.message);
       assert.deepEqual(inside, { outcome: "ok", value: "inside" });
       assert.equal(env?.outcome, "NotCapable", "no variables beyond the listed ones");
+    });
+  });
+
+  Deno.test(`proof (${mechanism.name}): a child reads its own project's records, not the rest of the storage root`, async () => {
+    await withLayout(async (layout) => {
+      const records = {
+        own: `${layout.storage}/projects/-ws/session-1.jsonl`,
+        otherProject: `${layout.storage}/projects/-elsewhere/session-2.jsonl`,
+        sidecar: `${layout.storage}/agents/sessions/agent-x.json`,
+        trust: `${layout.storage}/trust.json`,
+      };
+      for (const path of Object.values(records)) {
+        await Deno.mkdir(path.slice(0, path.lastIndexOf("/")), { recursive: true });
+        await Deno.writeTextFile(path, "record");
+      }
+      const tools = { tools: ALL_TOOLS, mode: "yolo" as const };
+      const [own, other, sidecar, trust] = await probe(mechanism, permissionsFor(layout, tools), [
+        { op: "read", path: records.own },
+        { op: "read", path: records.otherProject },
+        { op: "read", path: records.sidecar },
+        { op: "read", path: records.trust },
+      ]);
+      assert.deepEqual(own, { outcome: "ok", value: "record" });
+      for (const [name, result] of Object.entries({ other, sidecar, trust })) {
+        assert.equal(result?.outcome, "NotCapable", `${name}: ${result?.message}`);
+      }
     });
   });
 

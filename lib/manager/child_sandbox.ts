@@ -52,6 +52,8 @@ export function permissionsForChild(o: WorkerChildOptions): DenoPermissionSet {
     tools: o.toolNames,
     workspaceRoot: o.spec.workspaceRoot,
     storageRoot: o.storageRoot,
+    // Its own project folder only (its transcript, inbox, locks): not other projects', not sidecars.
+    storageReadDirs: [o.transcriptDir],
     providerHosts: providerHosts(o.provider),
     envNames: [],
     // A child isolated in a worktree still reads its parent's checkout; it writes only its worktree.

@@ -90,12 +90,12 @@ function childOptions(
 
 const fixed = { ws: WS, storage: STORAGE };
 
-Deno.test("permissionsForChild: a read-only child reads its workspace, writes only its transcript folder", () => {
+Deno.test("permissionsForChild: a read-only child reads its workspace and own project folder, writes only that folder", () => {
   const set = permissionsForChild(
     childOptions(fixed, { tools: ["Glob", "Grep", "Read"] }, { extraReadDirs: [AGENTS_DIR] }),
   );
   assert.deepEqual(set, {
-    read: [WS, STORAGE, AGENTS_DIR],
+    read: [WS, TRANSCRIPT_DIR, AGENTS_DIR],
     write: [TRANSCRIPT_DIR],
     net: false,
     env: false,
@@ -136,7 +136,7 @@ Deno.test("permissionsForChild: a trusted autoEdit child with Write/Edit writes 
   // The transcript folder lies inside <storage>/projects, which is granted whole.
   assert.deepEqual(set.write, [WS, ...STORAGE_DATA]);
   assert.equal(set.run, false);
-  assert.deepEqual(set.read, [WS, STORAGE]);
+  assert.deepEqual(set.read, [WS, TRANSCRIPT_DIR]);
 });
 
 Deno.test("permissionsForChild: Bash runs a shell only when trusted and not in plan mode", () => {

@@ -31,6 +31,12 @@ export interface ChildPermissionInput {
   /** The child's workspace root: the worktree path when isolated. */
   workspaceRoot: string;
   storageRoot: string;
+  /**
+   * The only parts of the storage root the child may read: its own project folder (its transcript,
+   * inbox and locks). Never the whole root: other projects' transcripts and every sidecar stay
+   * unreadable. Sidecars are read and written by the main thread, so a child needs none.
+   */
+  storageReadDirs: readonly string[];
   /** host:port of each configured provider. */
   providerHosts: readonly string[];
   /** Environment variables the child reads (provider keys, Blade settings). */
@@ -124,7 +130,7 @@ export function childPermissions(input: ChildPermissionInput): DenoPermissionSet
   return {
     read: grant(pathList([
       input.workspaceRoot,
-      input.storageRoot,
+      ...input.storageReadDirs,
       ...input.extraReadDirs ?? [],
       ...input.moduleDirs ?? [],
     ])),

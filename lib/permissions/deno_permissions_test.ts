@@ -12,6 +12,8 @@ import {
 import { PERMISSION_MODES } from "../protocol/permission_mode.ts";
 
 const ST = "/home/u/.blade";
+/** The child's own project folder: the only part of the storage root it reads. */
+const PROJ = `${ST}/projects/-ws`;
 const STORAGE_WRITES = [`${ST}/agents/sessions`, `${ST}/projects`, `${ST}/worktrees`];
 const READ_ONLY = ["Read", "Glob", "Grep"];
 const SHELL = ["setsid", "bash", "sh"];
@@ -23,6 +25,7 @@ const BASE: ChildPermissionInput = {
   tools: READ_ONLY,
   workspaceRoot: "/ws",
   storageRoot: ST,
+  storageReadDirs: [PROJ],
   providerHosts: ["127.0.0.1:8080"],
   envNames: ["ANTHROPIC_API_KEY"],
   extraReadDirs: ["/home/u/.claude/agents"],
@@ -30,7 +33,7 @@ const BASE: ChildPermissionInput = {
 
 function expected(overrides: Partial<DenoPermissionSet>): DenoPermissionSet {
   return {
-    read: ["/ws", ST, "/home/u/.claude/agents"],
+    read: ["/ws", PROJ, "/home/u/.claude/agents"],
     write: false,
     net: ["127.0.0.1:8080"],
     env: ["ANTHROPIC_API_KEY"],
@@ -109,7 +112,11 @@ const CASES: { name: string; input: Partial<ChildPermissionInput>; want: DenoPer
   {
     name: "isolated worktree inside the storage root is covered by it",
     input: { tools: ALL_TOOLS, workspaceRoot: `${ST}/worktrees/repo-0123456789ab/agent+x` },
-    want: expected({ read: [ST, "/home/u/.claude/agents"], write: STORAGE_WRITES, run: SHELL }),
+    want: expected({
+      read: [`${ST}/worktrees/repo-0123456789ab/agent+x`, PROJ, "/home/u/.claude/agents"],
+      write: STORAGE_WRITES,
+      run: SHELL,
+    }),
   },
   {
     name: "no providers, no variables",
@@ -123,12 +130,12 @@ const CASES: { name: string; input: Partial<ChildPermissionInput>; want: DenoPer
       providerHosts: ["a:1", "a:1", "b:2"],
       envNames: ["X", "X", ""],
     },
-    want: expected({ read: ["/ws", ST, "/other", "/wsx"], net: ["a:1", "b:2"], env: ["X"] }),
+    want: expected({ read: ["/ws", PROJ, "/other", "/wsx"], net: ["a:1", "b:2"], env: ["X"] }),
   },
   {
     name: "module folders for computed imports are readable",
     input: { extraReadDirs: [], moduleDirs: ["/opt/blade/lib"] },
-    want: expected({ read: ["/ws", ST, "/opt/blade/lib"] }),
+    want: expected({ read: ["/ws", PROJ, "/opt/blade/lib"] }),
   },
   {
     name: "session records written by the child itself stay writable in plan mode",
@@ -147,10 +154,11 @@ const CASES: { name: string; input: Partial<ChildPermissionInput>; want: DenoPer
       tools: ALL_TOOLS,
       workspaceRoot: "C:\\ws",
       storageRoot: "C:\\Users\\u\\.blade",
+      storageReadDirs: ["C:\\Users\\u\\.blade\\projects\\C_-ws"],
       extraReadDirs: ["C:\\ws\\sub"],
     },
     want: expected({
-      read: ["C:\\ws", "C:\\Users\\u\\.blade"],
+      read: ["C:\\ws", "C:\\Users\\u\\.blade\\projects\\C_-ws"],
       write: [
         "C:\\ws",
         "C:\\Users\\u\\.blade\\agents\\sessions",
@@ -189,6 +197,30 @@ Deno.test("childPermissions: invariants over every mode, trust and tool set", ()
   }
 });
 
+Deno.test("childPermissions: the storage root is never readable whole, only the child's own project folder", () => {
+  for (const mode of PERMISSION_MODES) {
+    for (const tools of [[], READ_ONLY, ALL_TOOLS]) {
+      const set = childPermissions({ ...BASE, mode, tools });
+      assert.ok(Array.isArray(set.read));
+      const readable = (path: string) =>
+        set.read !== false && set.read !== true &&
+        set.read.some((r) => path === r || path.startsWith(`${r}/`));
+      assert.ok(readable(`${PROJ}/agent-1.jsonl`), "its own transcripts");
+      for (
+        const other of [
+          ST,
+          `${ST}/projects/-elsewhere/s.jsonl`,
+          `${ST}/agents/sessions/a.json`,
+          `${ST}/trust.json`,
+          `${ST}/config.json`,
+        ]
+      ) {
+        assert.ok(!readable(other), `${mode} ${tools.join(",")}: ${other}`);
+      }
+    }
+  }
+});
+
 Deno.test("childPermissions: trust.json, config.json and user agents are never writable", () => {
   const set = childPermissions({ ...BASE, tools: ALL_TOOLS, mode: "yolo" });
   assert.ok(Array.isArray(set.write));
@@ -203,7 +235,7 @@ Deno.test("toWorkerPermissions: every kind explicit, lists copied", () => {
   const set = childPermissions({ ...BASE, tools: ALL_TOOLS });
   const worker = toWorkerPermissions(set);
   assert.deepEqual(worker, {
-    read: ["/ws", ST, "/home/u/.claude/agents"],
+    read: ["/ws", PROJ, "/home/u/.claude/agents"],
     write: ["/ws", ...STORAGE_WRITES],
     net: ["127.0.0.1:8080"],
     env: ["ANTHROPIC_API_KEY"],
@@ -222,7 +254,7 @@ const FLAG_CASES: { name: string; set: DenoPermissionSet; ignoreEnv?: string[]; 
     set: childPermissions({ ...BASE, tools: ALL_TOOLS }),
     want: [
       "--no-prompt",
-      `--allow-read=/ws,${ST},/home/u/.claude/agents`,
+      `--allow-read=/ws,${PROJ},/home/u/.claude/agents`,
       `--allow-write=/ws,${STORAGE_WRITES.join(",")}`,
       "--allow-net=127.0.0.1:8080",
       "--allow-env=ANTHROPIC_API_KEY",

@@ -20,6 +20,7 @@ function readOnly(dir: string): DenoPermissionSet {
     tools: ["Read"],
     workspaceRoot: dir,
     storageRoot: `${dir}/storage`,
+    storageReadDirs: [`${dir}/storage/projects/-ws`],
     providerHosts: [],
     envNames: [],
   });

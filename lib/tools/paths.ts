@@ -72,7 +72,12 @@ export async function resolveWritePath(ctx: ToolContext, path: string): Promise<
   try {
     real = await canonicalPath(ctx.ports.fs, given);
     workspace = await canonicalPath(ctx.ports.fs, ctx.workspaceRoot);
-    storage = await canonicalPath(ctx.ports.fs, ctx.storageRoot);
+    // A child may not read the storage root itself (only its own project folder), so it cannot
+    // resolve it; the root it was given is already canonical.
+    storage = await canonicalPath(ctx.ports.fs, ctx.storageRoot).catch((e) => {
+      if (isNotCapable(e) || isNotCapable((e as Error).cause)) return resolve(ctx.storageRoot);
+      throw e;
+    });
   } catch (e) {
     return { ok: false, message: `Cannot write ${given}: ${e instanceof Error ? e.message : String(e)}.` };
   }
