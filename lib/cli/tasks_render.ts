@@ -129,7 +129,11 @@ export function renderRecovery(report: RecoveryReport): string {
     lines.push(
       `Recovered ${report.recovered.length} orphaned run${report.recovered.length === 1 ? "" : "s"}:`,
     );
-    for (const r of report.recovered) lines.push(`  ${r.id}  ${r.outcome} (${REASONS[r.reason]})`);
+    for (const r of report.recovered) {
+      const n = r.killedGroups?.length ?? 0;
+      const killed = n === 0 ? "" : `; killed ${n} leftover process group${n === 1 ? "" : "s"}`;
+      lines.push(`  ${r.id}  ${r.outcome} (${REASONS[r.reason]}${killed})`);
+    }
   }
   for (const s of report.skipped) lines.push(`Skipped ${s.id}: ${s.reason}.`);
   for (const p of report.problems) lines.push(`Problem with ${p.id}: ${p.message}`);

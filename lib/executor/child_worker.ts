@@ -58,8 +58,9 @@ serveSandbox<ChildWorkerRequest, ChildOutcome | null, ChildWorkerEvent>(async (r
   const isTrue = (v: unknown): v is true => v === true;
   // Deno refuses kill(-pgid) in a Worker: the main thread kills the groups this run reports.
   const groupKiller = {
-    started: (pgid: number) => {
-      call({ method: "spawned", pgid }, isTrue).catch(() => {/* a refused group is refused again at kill */});
+    // Resolves once the main thread recorded the group in the child's sidecar; the command waits.
+    started: async (pgid: number) => {
+      await call({ method: "spawned", pgid }, isTrue);
     },
     kill: async (pgid: number) => {
       await call({ method: "kill", pgid }, isTrue);

@@ -6,7 +6,8 @@
 import type { Approver } from "../protocol/approval.ts";
 import type { Process } from "../sys/process.ts";
 import type { RuntimeEventSink, SubtaskRefPart } from "../protocol/events.ts";
-import type { SidecarOwner } from "../store/store.ts";
+import type { SidecarOwner, SidecarStore } from "../store/store.ts";
+import type { RecordedGroup } from "../store/schema.ts";
 import type { AnyTool, ToolContext, ToolResult } from "../tools/tool.ts";
 import type { TaskRequest } from "../tools/task.ts";
 import { mergeTools } from "../tools/registry.ts";
@@ -72,7 +73,7 @@ export function childHost(o: ChildHostInput): ChildHost {
     emit,
   });
   const mcp = mcpToolsFor(env, spec);
-  const groups = childGroups(env.ports.process, signal);
+  const groups = childGroups(env.ports.process, signal, (group) => recordGroup(env.store, spec.id, group));
   const tools = () => mergeTools(nested.coreTools(), delegation ? nested.tools() : [], mcp.tools);
   return {
     emit,
@@ -121,14 +122,24 @@ function answer(
   }
 }
 
+/** Adds `group` to the child's sidecar (durably, before its command runs: recovery kills it from there). */
+export async function recordGroup(store: SidecarStore, id: string, group: RecordedGroup): Promise<void> {
+  await store.update(id, (r) => ({ ...r, processGroups: [...(r.processGroups ?? []), group] }));
+}
+
 /**
  * The process groups a Worker child's Bash started, killed here because Deno refuses `kill(-pgid)`
  * inside a Worker. A group counts only when the child reported it and it is a direct child of this
  * process leading its own group; a kill of any other pgid is refused, so a hostile child cannot
- * signal processes it did not start. When the run ends by cancel or shutdown (the Worker may be
- * gone and unable to ask), every group it reported is killed.
+ * signal processes it did not start. Each group of ours is recorded with its leader's identity
+ * (`record`) before `started` resolves, and the child's command waits for that. When the run ends by
+ * cancel or shutdown (the Worker may be gone and unable to ask), every group it reported is killed.
  */
-export function childGroups(process: Process, signal: AbortSignal) {
+export function childGroups(
+  process: Process,
+  signal: AbortSignal,
+  record: (group: RecordedGroup) => Promise<void>,
+) {
   const reported = new Map<number, Promise<boolean>>();
   const killAll = () => {
     for (const [pgid, ours] of reported) {
@@ -143,10 +154,14 @@ export function childGroups(process: Process, signal: AbortSignal) {
   };
   signal.addEventListener("abort", killAll, { once: true });
   return {
-    started(pgid: number): Promise<boolean> {
+    async started(pgid: number): Promise<boolean> {
       const ours = process.ownGroupLeader(pgid);
       reported.set(pgid, ours);
-      return ours;
+      if (!(await ours)) throw new Error(`process group ${pgid} is not a process this child started`);
+      const identity = await process.identity(pgid);
+      if (identity === null) throw new Error(`the identity of process group ${pgid} cannot be read`);
+      await record({ pgid, identity });
+      return true;
     },
     async kill(pgid: number): Promise<boolean> {
       const ours = reported.get(pgid);

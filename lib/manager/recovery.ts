@@ -1,7 +1,8 @@
 // Owns applying crash recovery (docs/guides/subagents.md, "Crash recovery"): the thin I/O around the
 // pure planner in recovery_plan.ts. It lists sidecars, measures each running owner's liveness over the
 // Process port, and for every orphan takes the child's session lease (a live holder → skip), re-checks
-// the record, appends the plan's turn-closing event to the child's own transcript, commits the terminal
+// the record, kills the orphan's leftover Bash process groups (those whose leader still has the
+// recorded identity), appends the plan's turn-closing event to the child's own transcript, commits the terminal
 // sidecar, and queues a background child's completion notice in its parent's inbox. Corrupt records
 // and failed writes are reported, never thrown. Runs at runtime start (manager/runtime.ts), before
 // `blade tasks …` and as `blade tasks recover`.
@@ -15,7 +16,13 @@ import { SessionLease, tryAcquireLease } from "../session/lease.ts";
 import { Inbox } from "../session/inbox.ts";
 import { describeError } from "../errors.ts";
 import { buildCompletionNotice } from "./notice.ts";
-import { type OrphanReason, planOrphan, type ScriptedLiveness, selectOrphans } from "./recovery_plan.ts";
+import {
+  groupsToKill,
+  type OrphanReason,
+  planOrphan,
+  type ScriptedLiveness,
+  selectOrphans,
+} from "./recovery_plan.ts";
 
 export interface RecoveryDeps {
   ports: Ports;
@@ -24,8 +31,16 @@ export interface RecoveryDeps {
   redact?: (text: string) => string;
 }
 
+/** One recovered orphan: how it ended, and the leftover Bash process groups of it that were killed. */
+export interface RecoveredRun {
+  id: string;
+  reason: OrphanReason;
+  outcome: "completed" | "interrupted" | "failed";
+  killedGroups?: number[];
+}
+
 export interface RecoveryReport {
-  recovered: { id: string; reason: OrphanReason; outcome: "completed" | "interrupted" | "failed" }[];
+  recovered: RecoveredRun[];
   /** Orphans left alone: their lease is held by a live process, or they changed meanwhile. */
   skipped: { id: string; reason: string }[];
   /** Unusable sidecar files and writes that failed; never fatal. */
@@ -110,7 +125,7 @@ export async function reconcile(
   const byId = new Map(running.map((r) => [r.id, r]));
   // Orphans are independent (each under its own lease and record lock): several at once, so the
   // fsyncs of their writes overlap. Results are reported in selection order.
-  const outcomes: Awaited<ReturnType<typeof recoverOne>>[] = new Array(orphans.length);
+  const outcomes: (Recovered | { skipped: string })[] = new Array(orphans.length);
   const errors = new Map<number, string>();
   let next = 0;
   const worker = async () => {
@@ -128,17 +143,52 @@ export async function reconcile(
     const outcome = outcomes[i];
     const error = errors.get(i);
     if (error !== undefined) report.problems.push({ id: orphan.id, message: error });
-    else if (typeof outcome === "string") {
-      report.recovered.push({ id: orphan.id, reason: orphan.reason, outcome });
-    } else if (outcome !== undefined) report.skipped.push({ id: orphan.id, reason: outcome.skipped });
+    else if (outcome !== undefined && "skipped" in outcome) {
+      report.skipped.push({ id: orphan.id, reason: outcome.skipped });
+    } else if (outcome !== undefined) {
+      const killed = outcome.killedGroups.length === 0 ? {} : { killedGroups: outcome.killedGroups };
+      report.recovered.push({ id: orphan.id, reason: orphan.reason, outcome: outcome.outcome, ...killed });
+      for (const message of outcome.problems) report.problems.push({ id: orphan.id, message });
+    }
   });
   return report;
+}
+
+interface Recovered {
+  outcome: RecoveredRun["outcome"];
+  killedGroups: number[];
+  /** What went wrong on the way that did not stop the recovery (a group that could not be killed). */
+  problems: string[];
+}
+
+/**
+ * Kills the orphan's recorded process groups that still run as the ones it started (groupsToKill
+ * decides on the leaders' identities measured here). Done before the record drops them, so a crash
+ * in between leaves them recorded for the next pass.
+ */
+async function killLeftoverGroups(ports: Ports, record: SidecarRecord): Promise<Omit<Recovered, "outcome">> {
+  const recorded = record.processGroups ?? [];
+  const leaders = new Map(
+    await Promise.all(
+      recorded.map(async (g) => [g.pgid, await ports.process.groupLeaderIdentity(g.pgid)] as const),
+    ),
+  );
+  const out: Omit<Recovered, "outcome"> = { killedGroups: [], problems: [] };
+  for (const g of groupsToKill(record, (pgid) => leaders.get(pgid) ?? null)) {
+    try {
+      ports.process.killGroup(g.pgid);
+      out.killedGroups.push(g.pgid);
+    } catch (e) {
+      out.problems.push(`its leftover process group ${g.pgid} could not be killed: ${describeError(e)}`);
+    }
+  }
+  return out;
 }
 
 async function recoverOne(
   deps: RecoveryDeps,
   listed: SidecarRecord,
-): Promise<"completed" | "interrupted" | "failed" | { skipped: string }> {
+): Promise<Recovered | { skipped: string }> {
   const { ports, store, layout } = deps;
   const got = await tryAcquireLease(
     { fs: ports.fs, process: ports.process, clock: ports.clock, layout },
@@ -155,6 +205,7 @@ async function recoverOne(
   if (record.status !== "running" || record.processId !== listed.processId) {
     return { skipped: "it changed since it was listed" };
   }
+  const groups = await killLeftoverGroups(ports, record);
   const path = layout.transcriptPath(record.parentProjectPath, record.id);
   const transcript = await readTranscript(ports.fs, path);
   const plan = planOrphan(record, transcript, ports.clock.now());
@@ -172,7 +223,7 @@ async function recoverOne(
   }
   const next = await store.update(record.id, (now) => (now.status === "running" ? plan.next : now));
   await queueCompletionNotice(deps, next);
-  return plan.outcome;
+  return { outcome: plan.outcome, ...groups };
 }
 
 /**

@@ -3,13 +3,16 @@
 //   selectOrphans(records, now, liveness) → which `running` sidecars are orphans and why, and which are
 //                                            left alone and why;
 //   planOrphan(record, transcript, now)   → how to close the orphan's open turn, its merged messages,
-//                                            its terminal status, result and restartRecovery outcome.
+//                                            its terminal status, result and restartRecovery outcome;
+//   groupsToKill(record, leaders)         → which of its recorded Bash process groups still run (their
+//                                            leader has the recorded identity) and are to be killed.
 // The thin apply that reads files, takes leases and writes the plan is recovery.ts.
 
 import type { Message } from "../protocol/messages.ts";
 import type { NewTranscriptEvent } from "../protocol/events.ts";
 import type { OwnerLiveness } from "../store/liveness.ts";
-import type { RestartRecovery, SidecarRecord, SidecarResult } from "../store/schema.ts";
+import type { RecordedGroup, RestartRecovery, SidecarRecord, SidecarResult } from "../store/schema.ts";
+import type { ProcessIdentity } from "../sys/process.ts";
 import type { TranscriptRead } from "../session/transcript.ts";
 import { rebuildHistory } from "../session/history.ts";
 import { mergeByOverlap } from "../session/history_merge.ts";
@@ -56,6 +59,21 @@ export function selectOrphans(
     } else out.kept.push({ id: r.id, reason: "recently_active" });
   }
   return out;
+}
+
+/** The identity of the process now leading group `pgid` (null: none, or it leads no group). */
+export type GroupLeaders = (pgid: number) => ProcessIdentity | null;
+
+/**
+ * The orphan's recorded process groups that still run as the ones it started: the group's leader is
+ * alive, leads its group and has the recorded identity. A recycled PID (another start time) or a
+ * leader that is gone is never signalled — its pgid may belong to someone else by now.
+ */
+export function groupsToKill(record: SidecarRecord, leaders: GroupLeaders): RecordedGroup[] {
+  return (record.processGroups ?? []).filter((g) => {
+    const now = leaders(g.pgid);
+    return now !== null && now.platform === g.identity.platform && now.fingerprint === g.identity.fingerprint;
+  });
 }
 
 export interface OrphanPlan {
@@ -148,7 +166,7 @@ function finalize(
   },
   now: number,
 ): OrphanPlan {
-  const { processId: _p, processIdentity: _i, ...rest } = record;
+  const { processId: _p, processIdentity: _i, processGroups: _g, ...rest } = record;
   const { queuedAt: _q, ...kept } = rest as typeof rest & { queuedAt?: unknown };
   return {
     id: record.id,

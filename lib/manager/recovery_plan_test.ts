@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import {
+  groupsToKill,
   PIDLESS_ORPHAN_AFTER_MS,
   planOrphan,
   type ScriptedLiveness,
@@ -8,6 +9,7 @@ import {
 import { FIXTURE_TIME, sidecarFixture } from "../testing/sidecar_fixtures.ts";
 import type { TranscriptEvent } from "../protocol/events.ts";
 import type { SidecarRecord } from "../store/schema.ts";
+import type { ProcessIdentity } from "../sys/process.ts";
 import { parseTranscript, type TranscriptRead } from "../session/transcript.ts";
 
 const IDENTITY = { platform: "linux" as const, fingerprint: "a".repeat(64) };
@@ -262,4 +264,29 @@ Deno.test("planOrphan: a torn last line is a crash artifact, not corruption", ()
   const good = childTranscript("agent-g", "mid_turn").events.map((e) => JSON.stringify(e)).join("\n");
   const plan = planOrphan(record, parseTranscript(good + '\n{"seq":9,"ty'), NOW);
   assert.equal(plan.outcome, "interrupted");
+});
+
+Deno.test("groupsToKill: only recorded groups whose leader still has the recorded identity (scripted)", () => {
+  const other = { platform: "linux" as const, fingerprint: "b".repeat(64) };
+  const mac = { platform: "darwin" as const, fingerprint: "a".repeat(64) };
+  const groups = [
+    { pgid: 101, identity: IDENTITY }, // still running as started → killed
+    { pgid: 102, identity: IDENTITY }, // PID recycled by another process (other start time) → left alone
+    { pgid: 103, identity: IDENTITY }, // leader gone, or no longer leading a group → left alone
+    { pgid: 104, identity: IDENTITY }, // same fingerprint on another platform → left alone
+    { pgid: 105, identity: other }, // a second live group → killed
+  ];
+  const now = new Map<number, ProcessIdentity>([[101, IDENTITY], [102, other], [104, mac], [105, other]]);
+  const record = sidecarFixture("agent-g", {
+    processId: 10,
+    processIdentity: IDENTITY,
+    processGroups: groups,
+  });
+  assert.deepEqual(groupsToKill(record, (pgid) => now.get(pgid) ?? null).map((g) => g.pgid), [101, 105]);
+  assert.deepEqual(groupsToKill(sidecarFixture("agent-h"), () => IDENTITY), []);
+  // The recovered record no longer lists them: a second pass has nothing to kill.
+  assert.equal(
+    planOrphan(record, childTranscript("agent-g", "tool_call_open"), NOW).next.processGroups,
+    undefined,
+  );
 });

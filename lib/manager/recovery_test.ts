@@ -173,3 +173,42 @@ Deno.test("ownerTree: children, grandchildren, same folder only", () => {
     "agent-3",
   ]);
 });
+
+Deno.test("reconcile: an orphan's recorded process groups still running as started are killed, once", async () => {
+  const w = await world();
+  try {
+    const other = { platform: "linux" as const, fingerprint: "e".repeat(64) };
+    w.process.spawnFake(7001, IDENTITY); // still the group the child started
+    w.process.spawnFake(7002, other); // PID recycled since: never signalled
+    await w.store.create(sidecarFixture("agent-g", {
+      messages: [],
+      processId: DEAD,
+      processIdentity: IDENTITY,
+      processGroups: [
+        { pgid: 7001, identity: IDENTITY },
+        { pgid: 7002, identity: IDENTITY },
+        { pgid: 7003, identity: IDENTITY }, // exited
+      ],
+    }));
+    // A live owner's groups are its own business.
+    w.process.spawnFake(7004, IDENTITY);
+    await w.store.create(sidecarFixture("agent-live", {
+      processId: LIVE,
+      processIdentity: IDENTITY,
+      processGroups: [{ pgid: 7004, identity: IDENTITY }],
+    }));
+    const deps = { ports: w.ports, store: w.store, layout: w.layout };
+    const report = await reconcile(deps, () => true);
+    assert.deepEqual(report.recovered.map((r) => [r.id, r.outcome, r.killedGroups]), [
+      ["agent-g", "failed", [7001]],
+    ]);
+    assert.deepEqual(w.process.killedGroups, [7001]);
+    const loaded = await w.store.load("agent-g");
+    assert.ok(loaded !== null && "record" in loaded);
+    assert.equal(loaded.record.processGroups, undefined);
+    const again = await reconcile(deps, () => true);
+    assert.deepEqual([again.recovered, w.process.killedGroups], [[], [7001]]);
+  } finally {
+    await Deno.remove(w.root, { recursive: true });
+  }
+});

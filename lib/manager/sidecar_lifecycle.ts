@@ -70,7 +70,7 @@ export async function commitTerminal(
   try {
     await deps.store.markCompleted(running.id, { status, result, completedAt });
     return await deps.store.update(running.id, (r) => {
-      const { processId: _p, processIdentity: _i, ...rest } = r;
+      const { processId: _p, processIdentity: _i, processGroups: _g, ...rest } = r;
       return { ...rest, messages: messagesOf(rest), stats: outcome.stats, ...worktree };
     });
   } catch (e) {
@@ -84,7 +84,7 @@ export async function commitTerminal(
         `Its result is not saved; \`blade tasks\` shows it as running until the next run recovers it.${why.hint}`,
       { agentId: running.id, workLost: true, cause: why.cause },
     ));
-    const { processId: _p, processIdentity: _i, ...rest } = running;
+    const { processId: _p, processIdentity: _i, processGroups: _g, ...rest } = running;
     return {
       ...rest,
       status,

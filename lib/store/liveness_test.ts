@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import { parseProcStatStartTime, realProcess } from "../sys/process.ts";
+import { parseProcStatState } from "../sys/proc_stat.ts";
 import { currentOwner, ownerLiveness } from "./liveness.ts";
 
 const canFingerprint = Deno.build.os === "linux" || Deno.build.os === "darwin";
@@ -83,4 +84,8 @@ Deno.test({
     assert.match(value ?? "", /^\d+$/);
     if (!/\(.*[ )].*\)/.test(stat)) assert.equal(value, stat.trim().split(" ")[21]);
   },
+});
+
+Deno.test("parseProcStatState reads field 3 of a stat line", () => {
+  assert.equal(parseProcStatState("77 (a ) Z b) Z 1 77 77 0"), "Z");
 });

@@ -47,6 +47,12 @@ const processIdentitySchema = z.object({
   fingerprint: z.string().regex(/^[0-9a-f]{64}$/, "not a lowercase hex SHA-256"),
 }) satisfies z.ZodType<ProcessIdentity>;
 
+/**
+ * A process group a child's Bash started, recorded before the command runs: recovery kills the group
+ * of an orphan only while its leader still has this identity (a reused PID is never signalled).
+ */
+const processGroupSchema = z.object({ pgid: z.int().min(2), identity: processIdentitySchema });
+
 const verdictSchema = z.object({
   verdict: z.enum(["pass", "fail", "partial"]),
   summary: z.string().exactOptional(),
@@ -130,6 +136,8 @@ export const SidecarRecordSchema = z.object({
   queuedAt: epochMs.exactOptional(),
   processId: z.int().positive().exactOptional(),
   processIdentity: processIdentitySchema.exactOptional(),
+  /** The process groups the run's Bash started while it runs (cleared when it ends). */
+  processGroups: z.array(processGroupSchema).exactOptional(),
   restartRecovery: z.object({ outcome: z.enum(["completed", "interrupted", "failed"]), recoveredAt: epochMs })
     .exactOptional(),
   parentSessionId: sessionId,
@@ -167,6 +175,7 @@ export type SidecarStats = SidecarRecord["stats"];
 export type ConfigSnapshot = SidecarRecord["configSnapshot"];
 export type WorktreeLease = z.infer<typeof worktreeSchema>;
 export type VerificationVerdict = z.infer<typeof verdictSchema>;
+export type RecordedGroup = z.infer<typeof processGroupSchema>;
 export type RestartRecovery = NonNullable<SidecarRecord["restartRecovery"]>;
 
 export function isTerminalStatus(status: SidecarStatus): status is TerminalStatus {

@@ -2,6 +2,15 @@
 // Process identity = PID + SHA-256 fingerprint of the process start time (docs/reference/sidecars.md), so a reused
 // PID is never mistaken for the original owner.
 
+import {
+  groupLeaderState,
+  parseProcStatParent,
+  parseProcStatStartTime,
+  parseProcStatState,
+} from "./proc_stat.ts";
+
+export { groupLeaderState, parseProcStatParent, parseProcStatStartTime } from "./proc_stat.ts";
+
 export interface RunOptions {
   cwd?: string;
   env?: Record<string, string>;
@@ -51,6 +60,11 @@ export interface Process {
    * groups the main thread kills for a Worker child (executor/child_protocol.ts).
    */
   ownGroupLeader(pid: number): Promise<boolean>;
+  /**
+   * The identity of `pgid` when it is alive and still leads its own process group (any parent), else
+   * null: what recovery checks against a recorded group before it kills it.
+   */
+  groupLeaderIdentity(pgid: number): Promise<ProcessIdentity | null>;
   /** SIGKILLs process group `pgid`; throws what Deno refused (never swallowed). */
   killGroup(pgid: number): void;
   /**
@@ -75,16 +89,6 @@ export async function fingerprint(platform: string, startValue: string): Promise
   const bytes = new TextEncoder().encode(`${platform}\0${startValue}`);
   const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", bytes));
   return Array.from(digest, (b) => b.toString(16).padStart(2, "0")).join("");
-}
-
-/** Field 22 (starttime) of /proc/<pid>/stat; the text is split after the last `)`. */
-export function parseProcStatStartTime(stat: string): string | null {
-  const close = stat.lastIndexOf(")");
-  if (close < 0) return null;
-  const fields = stat.slice(close + 1).trim().split(/\s+/);
-  // After ")" the first field is field 3 (state); field 22 is index 22 - 3 = 19.
-  const v = fields[19];
-  return v !== undefined && /^\d+$/.test(v) ? v : null;
 }
 
 /**
@@ -141,8 +145,7 @@ function signalAlive(pid: number): boolean {
 async function linuxAlive(pid: number): Promise<boolean> {
   const stat = await procStat(pid);
   if (stat === null) return false;
-  const close = stat.lastIndexOf(")");
-  const state = stat.slice(close + 1).trim()[0];
+  const state = parseProcStatState(stat);
   return state !== "Z" && state !== "X";
 }
 
@@ -187,39 +190,43 @@ async function collect(
 /**
  * Who kills a process group for `run`: inside a Worker, Deno refuses `kill(-pgid)` without an
  * unscoped run grant, so the Worker reports each group it starts and asks the main thread to kill it.
+ * `started` resolves once the group is recorded durably (so a crash cannot leave it unknown to
+ * recovery) and rejects when it was refused; the command does not run before it resolves.
  */
 export interface GroupKiller {
-  started(pgid: number): void;
+  started(pgid: number): Promise<void>;
   kill(pgid: number): Promise<void>;
 }
 
-/** ppid and process group of a process from /proc/<pid>/stat (fields 4 and 5). */
-export function parseProcStatParent(stat: string): { ppid: number; pgrp: number } | null {
-  const close = stat.lastIndexOf(")");
-  if (close < 0) return null;
-  const fields = stat.slice(close + 1).trim().split(/\s+/);
-  const ppid = Number(fields[1]);
-  const pgrp = Number(fields[2]);
-  return Number.isInteger(ppid) && Number.isInteger(pgrp) ? { ppid, pgrp } : null;
+/**
+ * Holds a command at the start until one line arrives on stdin, then execs it (same PID, so the same
+ * process group and start time). EOF — the process that spawned it died before releasing it — exits.
+ */
+const GATE = 'IFS= read -r _ || exit 125; exec "$0" "$@"';
+
+/**
+ * Waits until the GroupKiller recorded the gated child's group. When it refuses, the gated leader
+ * (which has not run the command) is killed and the run fails with the reason.
+ */
+async function releaseGate(
+  child: Deno.ChildProcess,
+  groupKiller: GroupKiller,
+  command: string,
+): Promise<void> {
+  try {
+    await groupKiller.started(child.pid);
+  } catch (e) {
+    try {
+      child.kill("SIGKILL");
+    } catch { /* already exited */ }
+    await Promise.all([child.status, child.stdout.cancel(), child.stderr.cancel()]).catch(() => {});
+    const why = e instanceof Error ? e.message : String(e);
+    throw new Error(`${command} was not started: its process group could not be recorded (${why})`);
+  }
 }
 
 /** How long `ownGroupLeader` waits for a just-spawned child's `setsid` to take effect. */
 const GROUP_LEADER_WAIT_MS = 2_000;
-
-/**
- * Whether `pid` (with /proc stat text `stat`, null when gone) is a direct child of `self` that
- * leads its own process group: "leader"; a direct child still in another group: "not-yet" (setsid
- * has not run yet); anything else: "other".
- */
-export function groupLeaderState(
-  stat: string | null,
-  self: number,
-  pid: number,
-): "leader" | "not-yet" | "other" {
-  const parent = stat === null ? null : parseProcStatParent(stat);
-  if (parent === null || parent.ppid !== self) return "other";
-  return parent.pgrp === pid ? "leader" : "not-yet";
-}
 
 export function realProcess(groupKiller?: GroupKiller): Process {
   return {
@@ -227,18 +234,20 @@ export function realProcess(groupKiller?: GroupKiller): Process {
     async run(command, args, options = {}) {
       const posix = Deno.build.os !== "windows";
       const group = posix && options.newProcessGroup === true;
-      // setsid puts the command in its own session/process group so the group can be killed.
-      const [cmd, argv] = group ? ["setsid", [command, ...args]] : [command, args];
-      const child = new Deno.Command(cmd, {
-        args: argv,
+      // setsid puts the command in its own session/process group so the group can be killed. With
+      // a GroupKiller the command is gated until its group is recorded.
+      const gated = group && groupKiller !== undefined;
+      const argv = gated ? ["sh", "-c", GATE, command, ...args] : [command, ...args];
+      const child = new Deno.Command(group ? "setsid" : command, {
+        args: group ? argv : args,
         ...(options.cwd === undefined ? {} : { cwd: options.cwd }),
         ...(options.env === undefined ? {} : { env: options.env }),
         clearEnv: options.clearEnv ?? false,
-        stdin: options.stdin === undefined ? "null" : "piped",
+        stdin: options.stdin === undefined && !gated ? "null" : "piped",
         stdout: "piped",
         stderr: "piped",
       }).spawn();
-      if (group) groupKiller?.started(child.pid);
+      if (gated) await releaseGate(child, groupKiller!, command);
       options.onSpawn?.(child.pid);
       let timedOut = false;
       let aborted = false;
@@ -277,9 +286,11 @@ export function realProcess(groupKiller?: GroupKiller): Process {
       };
       options.signal?.addEventListener("abort", onAbort, { once: true });
       if (options.signal?.aborted) onAbort();
-      if (options.stdin !== undefined) {
+      if (options.stdin !== undefined || gated) {
         const w = child.stdin.getWriter();
-        await w.write(new TextEncoder().encode(options.stdin)).catch(() => {});
+        // The gate's line goes first: the command itself reads only what follows it.
+        const text = `${gated ? "\n" : ""}${options.stdin ?? ""}`;
+        await w.write(new TextEncoder().encode(text)).catch(() => {});
         await w.close().catch(() => {});
       }
       const max = options.maxOutputBytes ?? Number.MAX_SAFE_INTEGER;
@@ -347,6 +358,26 @@ export function realProcess(groupKiller?: GroupKiller): Process {
         if (Date.now() >= deadline) return false;
         await new Promise((r) => setTimeout(r, 5));
       }
+    },
+    async groupLeaderIdentity(pgid) {
+      if (!Number.isInteger(pgid) || pgid <= 1) return null;
+      const platform = platformName();
+      let value: string | null = null;
+      if (platform === "linux") {
+        const stat = await procStat(pgid);
+        const leads = stat !== null && parseProcStatParent(stat)?.pgrp === pgid &&
+          parseProcStatState(stat) !== "Z";
+        value = leads ? parseProcStatStartTime(stat!) : null;
+      } else if (platform === "darwin") {
+        const out = await new Deno.Command("ps", {
+          args: ["-o", "pgid=", "-o", "lstart=", "-p", String(pgid)],
+          stdout: "piped",
+          stderr: "null",
+        }).output().catch(() => null);
+        const m = out?.success ? /^\s*(\d+)\s+(.+?)\s*$/.exec(new TextDecoder().decode(out.stdout)) : null;
+        value = m !== null && m !== undefined && Number(m[1]) === pgid ? m[2]! : null;
+      }
+      return value === null ? null : { platform, fingerprint: await fingerprint(platform, value) };
     },
     killGroup(pgid) {
       if (!Number.isInteger(pgid) || pgid <= 1) throw new Error(`not a process group: ${pgid}`);

@@ -1,7 +1,10 @@
-// Process adapter: who counts as a group leader this process may kill (docs/reference/permissions.md).
+// Process adapter: who counts as a group leader this process may kill (docs/reference/permissions.md);
+// with a GroupKiller, a command in its own process group does not run before its group is recorded
+// (the gate) and a refused group never runs it; a group's leader identity is readable by anyone (what
+// recovery checks before it kills a recorded group).
 
 import assert from "node:assert/strict";
-import { groupLeaderState, parseProcStatParent, realProcess } from "./process.ts";
+import { type GroupKiller, groupLeaderState, parseProcStatParent, realProcess } from "./process.ts";
 
 /** /proc/<pid>/stat text with the given ppid and pgrp (field 3 state, 4 ppid, 5 pgrp). */
 const stat = (pid: number, ppid: number, pgrp: number) =>
@@ -37,6 +40,103 @@ Deno.test({
     } finally {
       child.kill("SIGKILL");
       await child.status;
+    }
+  },
+});
+
+const posix = Deno.build.os !== "windows";
+
+function killer(started: (pgid: number) => Promise<void>): GroupKiller & { kills: number[] } {
+  const kills: number[] = [];
+  return {
+    kills,
+    started,
+    kill: (pgid) => {
+      kills.push(pgid);
+      Deno.kill(-pgid, "SIGKILL");
+      return Promise.resolve();
+    },
+  };
+}
+
+Deno.test({
+  name: "run: a gated command starts only once its group is recorded, and still gets its stdin",
+  ignore: !posix,
+  async fn() {
+    const dir = await Deno.makeTempDir();
+    const release = Promise.withResolvers<void>();
+    const seen = Promise.withResolvers<number>();
+    const leads = Promise.withResolvers<boolean>();
+    const process = realProcess(killer((pgid) => {
+      seen.resolve(pgid);
+      // Asked at once, as the main thread does: setsid may not have run yet, and must not lose.
+      realProcess().ownGroupLeader(pgid).then(leads.resolve, leads.reject);
+      return release.promise;
+    }));
+    const run = process.run("sh", ["-c", "echo $$ > ran; cat"], {
+      cwd: dir,
+      newProcessGroup: true,
+      stdin: "payload",
+    });
+    const pgid = await seen.promise;
+    if (Deno.build.os === "linux") assert.equal(await leads.promise, true, "our child leads its group");
+    // Nothing of the command has run while the record is pending.
+    await assert.rejects(Deno.stat(`${dir}/ran`), Deno.errors.NotFound);
+    release.resolve();
+    const result = await run;
+    assert.deepEqual([result.code, result.stdout], [0, "payload"]);
+    // Same PID after the gate: the recorded group is the command's group.
+    assert.equal((await Deno.readTextFile(`${dir}/ran`)).trim(), String(pgid));
+    await Deno.remove(dir, { recursive: true });
+  },
+});
+
+Deno.test({
+  name: "run: a group that cannot be recorded is never run, and says why",
+  ignore: !posix,
+  async fn() {
+    const dir = await Deno.makeTempDir();
+    const process = realProcess(killer(() => Promise.reject(new Error("disk full"))));
+    await assert.rejects(
+      process.run("sh", ["-c", "echo > ran"], { cwd: dir, newProcessGroup: true }),
+      /sh was not started: its process group could not be recorded \(disk full\)/,
+    );
+    await assert.rejects(Deno.stat(`${dir}/ran`), Deno.errors.NotFound);
+    await Deno.remove(dir, { recursive: true });
+  },
+});
+
+Deno.test({
+  name: "groupLeaderIdentity: a group leader's identity; null for a process that leads no group",
+  ignore: Deno.build.os !== "linux",
+  async fn() {
+    const process = realProcess();
+    const leader = Promise.withResolvers<number>();
+    const release = Promise.withResolvers<void>();
+    const gated = realProcess(killer((pgid) => {
+      leader.resolve(pgid);
+      return release.promise;
+    }));
+    // The gate holds the leader (setsid has run or will: poll for it, the gate keeps it there).
+    const run = gated.run("true", [], { newProcessGroup: true });
+    const pgid = await leader.promise;
+    let got = await process.groupLeaderIdentity(pgid);
+    for (let i = 0; i < 200 && got === null; i++) {
+      await new Promise((r) => setTimeout(r, 10));
+      got = await process.groupLeaderIdentity(pgid);
+    }
+    assert.deepEqual(got, await process.identity(pgid));
+    release.resolve();
+    await run;
+    assert.equal(await process.groupLeaderIdentity(pgid), null, "gone after it exited");
+    // A plain child shares our group: it leads none.
+    const plain = new Deno.Command("sleep", { args: ["5"], stdout: "null", stderr: "null" }).spawn();
+    try {
+      assert.notEqual(await process.identity(plain.pid), null);
+      assert.equal(await process.groupLeaderIdentity(plain.pid), null);
+    } finally {
+      plain.kill("SIGKILL");
+      await plain.status;
     }
   },
 });

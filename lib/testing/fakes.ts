@@ -157,8 +157,13 @@ export class FakeProcess implements Process {
   ownGroupLeader(pid: number): Promise<boolean> {
     return Promise.resolve(this.#table.has(pid));
   }
+  /** A group's leader: a table process leads its own group (identity null = unreadable → no leader). */
+  groupLeaderIdentity(pgid: number): Promise<ProcessIdentity | null> {
+    return Promise.resolve(this.#table.get(pgid) ?? null);
+  }
   killGroup(pgid: number): void {
     this.killedGroups.push(pgid);
+    this.#table.delete(pgid);
   }
 
   /** Records the command like run() and pretends a process started. */
