@@ -18,6 +18,7 @@ import {
   secretsOf,
 } from "./config/config.ts";
 import { resolveStorageRoot, type StorageLayout, storageLayout } from "./config/storage.ts";
+import { bashLimitEnv } from "./config/bash_limits.ts";
 import { openStorageRoot, type StorageAccess } from "./store/storage_root.ts";
 import { decideTrust, readTrust, type TrustDecision } from "./permissions/trust.ts";
 import {
@@ -146,7 +147,14 @@ export async function createApp(ports: Ports, flags: AppFlags, options: AppOptio
   const redact = (text: string) => redactAll(text);
   let provider: Promise<Provider> | undefined;
   let providerConfig: Promise<ProviderConfig> | undefined;
-  const getProviderConfig = () => (providerConfig ??= resolveProviderConfig(ports, config, workspace));
+  // --fallback-model travels in the config, so Worker children switch too (provider/fallback.ts).
+  const fallbackModel = flags.fallbackModel === undefined
+    ? undefined
+    : resolveModel(flags.fallbackModel, config.aliases);
+  const getProviderConfig =
+    () => (providerConfig ??= resolveProviderConfig(ports, config, workspace).then((c) =>
+      fallbackModel === undefined ? c : { ...c, fallbackModel }
+    ));
   let store: SidecarStore | undefined;
   const app: App = {
     ports,
@@ -167,15 +175,9 @@ export async function createApp(ports: Ports, flags: AppFlags, options: AppOptio
     provider: () => {
       const sink = options.debugSink;
       const debug = config.debug && sink !== undefined ? (line: string) => sink(redact(line)) : undefined;
-      return (provider ??= getProviderConfig().then(async (c) => {
-        const made = await providerFromConfig(c, {
-          clock: ports.clock,
-          ...(debug === undefined ? {} : { debug }),
-        });
-        if (flags.fallbackModel === undefined) return made;
-        const { withFallbackModel } = await import("./provider/fallback.ts");
-        return withFallbackModel(made, resolveModel(flags.fallbackModel, config.aliases));
-      }));
+      return (provider ??= getProviderConfig().then((c) =>
+        providerFromConfig(c, { clock: ports.clock, ...(debug === undefined ? {} : { debug }) })
+      ));
     },
     providerConfig: getProviderConfig,
     store: () => (store ??= new FileSidecarStore({
@@ -273,6 +275,7 @@ async function childRunner(app: App): Promise<ChildRunner> {
     secrets: app.secrets(),
     extraReadDirs: home === undefined ? [] : [`${home}/.claude/agents`],
     ...(home === undefined ? {} : { home }),
+    toolEnv: bashLimitEnv(ports.env),
   });
 }
 

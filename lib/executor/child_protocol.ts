@@ -29,6 +29,8 @@ export interface ChildRunRequest {
   mcpTools?: McpToolShape[];
   /** The user's home folder (a Worker child has no environment grant to read HOME itself). */
   home?: string;
+  /** Variables the child's tools read, from the main thread (the Bash limits: config/bash_limits.ts). */
+  toolEnv?: Record<string, string>;
   /** A foreground child of an interactive session: unapproved calls are asked through the main thread. */
   approvals?: boolean;
 }

@@ -66,7 +66,10 @@ serveSandbox<ChildWorkerRequest, ChildOutcome | null, ChildWorkerEvent>(async (r
       await call({ method: "kill", pgid }, isTrue);
     },
   };
-  const ports = { ...real, process: realProcess(groupKiller), env: { ...real.env, home: () => home } };
+  // The Worker has no environment grant: HOME and the tools' variables (Bash limits) come from the main thread.
+  const toolEnv = request.toolEnv ?? {};
+  const env = { ...real.env, home: () => home, get: (name: string) => toolEnv[name] ?? real.env.get(name) };
+  const ports = { ...real, process: realProcess(groupKiller), env };
   const provider = afterFirstEvent(
     await providerFromConfig(request.provider, { clock: ports.clock }),
     () => setTimeout(load, 0),

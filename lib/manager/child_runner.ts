@@ -101,6 +101,8 @@ export interface WorkerDeps {
   extraReadDirs: string[];
   /** The user's home folder, for `~` in paths (a Worker has no environment grant). */
   home?: string;
+  /** Variables the child's tools read (the Bash limits), read here for the Worker. */
+  toolEnv?: Record<string, string>;
 }
 
 export class WorkerRunner implements ChildRunner {
@@ -148,6 +150,7 @@ export class WorkerRunner implements ChildRunner {
       approvals: host.approve !== undefined,
       ...(mcpTools.length === 0 ? {} : { mcpTools }),
       ...(d.home === undefined ? {} : { home: d.home }),
+      ...(d.toolEnv === undefined ? {} : { toolEnv: d.toolEnv }),
       onEvent: host.emit,
       onCall: (call) => host.answer(call),
     };

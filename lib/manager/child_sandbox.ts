@@ -40,6 +40,8 @@ export interface WorkerChildOptions {
   mcpTools?: McpToolShape[];
   /** The user's home folder, for `~` in paths. */
   home?: string;
+  /** Variables the child's tools read (the Bash limits), read by the main thread. */
+  toolEnv?: Record<string, string>;
   onEvent: (event: RuntimeEvent) => void;
   /** Answers the child's Task / TaskOutput / TaskStop and MCP calls. */
   onCall: (call: DelegationCall) => Promise<unknown>;
@@ -236,6 +238,7 @@ export class ChildWorkerPool {
         ...(o.approvals === true ? { approvals: true } : {}),
         ...(o.mcpTools === undefined ? {} : { mcpTools: o.mcpTools }),
         ...(o.home === undefined ? {} : { home: o.home }),
+        ...(o.toolEnv === undefined ? {} : { toolEnv: o.toolEnv }),
       });
       return outcome ?? failed(o.spec, "The child's sandbox answered without a result.", false);
     } catch (e) {

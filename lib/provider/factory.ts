@@ -14,7 +14,12 @@ interface HttpSettings {
 }
 
 /** Plain data: safe to send to a Worker. */
-export type ProviderConfig =
+export type ProviderConfig = BaseProviderConfig & {
+  /** `--fallback-model`: an overloaded request switches to this model (fallback.ts). */
+  fallbackModel?: string;
+};
+
+type BaseProviderConfig =
   | ({
     kind: "anthropic";
     apiKey?: string;
@@ -30,6 +35,17 @@ export type ProviderConfig =
 
 export async function providerFromConfig(
   config: ProviderConfig,
+  options: { clock: Clock; debug?: (line: string) => void },
+): Promise<Provider> {
+  const { fallbackModel, ...base } = config;
+  const made = await baseProvider(base, options);
+  if (fallbackModel === undefined) return made;
+  const { withFallbackModel } = await import("./fallback.ts");
+  return withFallbackModel(made, fallbackModel);
+}
+
+async function baseProvider(
+  config: BaseProviderConfig,
   options: { clock: Clock; debug?: (line: string) => void },
 ): Promise<Provider> {
   const common = {

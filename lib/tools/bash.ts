@@ -10,36 +10,12 @@ import { untrustedExecution } from "./paths.ts";
 import { worktreeCwdRefusal } from "./worktree_guard.ts";
 import { capHeadTail } from "./text.ts";
 import { denied, fail, ok, type Tool } from "./tool.ts";
-
-export const BASH_DEFAULT_TIMEOUT_MS = 120_000;
-export const BASH_MAX_TIMEOUT_MS = 600_000;
-export const BASH_MAX_OUTPUT_CHARS = 30_000;
-/** Claude Code's variables for the defaults above; the tool reads them through the Env port. */
-export const BASH_LIMIT_ENV = [
-  "BASH_DEFAULT_TIMEOUT_MS",
-  "BASH_MAX_TIMEOUT_MS",
-  "BASH_MAX_OUTPUT_LENGTH",
-] as const;
-
-export interface BashLimits {
-  defaultTimeoutMs: number;
-  maxTimeoutMs: number;
-  maxOutputChars: number;
-}
-
-/** The limits for this process: BASH_DEFAULT_TIMEOUT_MS, BASH_MAX_TIMEOUT_MS, BASH_MAX_OUTPUT_LENGTH. */
-export function bashLimits(env: { get(name: string): string | undefined }): BashLimits {
-  const num = (name: string, fallback: number) => {
-    const n = Number(env.get(name) ?? "");
-    return Number.isInteger(n) && n > 0 ? n : fallback;
-  };
-  const maxTimeoutMs = num("BASH_MAX_TIMEOUT_MS", BASH_MAX_TIMEOUT_MS);
-  return {
-    maxTimeoutMs,
-    defaultTimeoutMs: Math.min(num("BASH_DEFAULT_TIMEOUT_MS", BASH_DEFAULT_TIMEOUT_MS), maxTimeoutMs),
-    maxOutputChars: num("BASH_MAX_OUTPUT_LENGTH", BASH_MAX_OUTPUT_CHARS),
-  };
-}
+import {
+  BASH_DEFAULT_TIMEOUT_MS,
+  BASH_MAX_OUTPUT_CHARS,
+  BASH_MAX_TIMEOUT_MS,
+  bashLimits,
+} from "../config/bash_limits.ts";
 
 /** Bytes collected per stream before the rest is dropped (memory guard; the cap above is what the model sees). */
 const COLLECT_LIMIT_BYTES = 8 * 1024 * 1024;

@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { BASH_MAX_OUTPUT_CHARS, bashLimits, bashTool } from "./bash.ts";
+import { bashTool } from "./bash.ts";
+import { BASH_MAX_OUTPUT_CHARS, bashLimits } from "../config/bash_limits.ts";
 import { runTool, sandbox } from "../testing/tool_harness.ts";
 
 /**
