@@ -10,6 +10,20 @@ import { realClock } from "../lib/sys/clock.ts";
 
 const SESSION = "5f0c1d2e-3a4b-4c5d-8e6f-7a8b9c0d1e2f";
 
+/** Fills the inbox at `path` with notices of runs its session never started. */
+async function fillInbox(path: string): Promise<void> {
+  const inbox = new Inbox({ fs: realFs(), clock: realClock(), path });
+  for (let i = 0; i < INBOX_LIMITS.completions; i++) {
+    await inbox.enqueue({
+      inboxId: `old-${i}`,
+      kind: "completion",
+      text: "old",
+      createdAt: 0,
+      agentId: `agent-old${i}`,
+    });
+  }
+}
+
 async function blockedInbox(sandbox: BladeSandbox): Promise<string[]> {
   const script = {
     agents: {
@@ -36,17 +50,7 @@ async function blockedInbox(sandbox: BladeSandbox): Promise<string[]> {
   const scriptPath = `${sandbox.root}/script.json`;
   await Deno.writeTextFile(scriptPath, JSON.stringify(script));
   // The inbox lives beside the transcript; full of notices for runs this session never started.
-  const path = transcriptPath(sandbox, SESSION).replace(/\.jsonl$/, ".inbox.json");
-  const inbox = new Inbox({ fs: realFs(), clock: realClock(), path });
-  for (let i = 0; i < INBOX_LIMITS.completions; i++) {
-    await inbox.enqueue({
-      inboxId: `old-${i}`,
-      kind: "completion",
-      text: "old",
-      createdAt: 0,
-      agentId: `agent-old${i}`,
-    });
-  }
+  await fillInbox(transcriptPath(sandbox, SESSION).replace(/\.jsonl$/, ".inbox.json"));
   return ["-p", "Delegate", "--provider", "scripted", "--script", scriptPath, "--session-id", SESSION];
 }
 
@@ -85,4 +89,67 @@ Deno.test("e2e: stream-json carries the warning as a system line", async () => {
   assert.equal(warning.work_lost, true);
   assert.match(warning.task_id, /^agent-/);
   assert.equal(lines.at(-1).is_error, true);
+});
+
+/**
+ * `blade run` of a child (agent id known through `--agent-id`, as the detached copy of `--background` gets
+ * it) whose inbox is full: the grandchild it starts in the background and waits for cannot queue its
+ * completion notice, so work was lost and the run must not report success.
+ */
+async function blockedRun(sandbox: BladeSandbox): Promise<string[]> {
+  const childId = "agent-lostworkchild0000001";
+  const script = {
+    agents: {
+      "general-purpose": [{
+        turns: [
+          {
+            tool_calls: [{
+              name: "Task",
+              input: {
+                subagent_type: "Explore",
+                description: "Look around",
+                prompt: "Look around the folder and report.",
+                run_in_background: true,
+              },
+            }],
+          },
+          { tool_calls: [{ name: "TaskOutput", input: { task_id: "{{match:(agent-[A-Za-z0-9_-]{21})}}" } }] },
+          { text: "CHILD-DONE" },
+        ],
+        repeat_last: true,
+      }],
+      Explore: [{ turns: [{ text: "EXPLORE-RESULT: three files." }] }],
+    },
+  };
+  const scriptPath = `${sandbox.root}/script.json`;
+  await Deno.writeTextFile(scriptPath, JSON.stringify(script));
+  await fillInbox(transcriptPath(sandbox, childId).replace(/\.jsonl$/, ".inbox.json"));
+  return [
+    "run",
+    "general-purpose",
+    "Delegate",
+    "--provider",
+    "scripted",
+    "--script",
+    scriptPath,
+    `--agent-id=${childId}`,
+  ];
+}
+
+Deno.test("e2e: blade run whose work was lost prints the warning and exits 1 (text, json)", async () => {
+  await using sandbox = await bladeSandbox();
+  const args = await blockedRun(sandbox);
+  const text = await sandbox.run(args);
+  assert.match(text.stderr, /blade: warning: The completion notice of agent-\S+ could not be written/);
+  assert.equal(text.code, 1, text.stdout + text.stderr);
+  assert.doesNotMatch(text.stderr, /\n\s+at /, "no stack trace for an environment problem");
+
+  await using again = await bladeSandbox();
+  const json = await again.run([...(await blockedRun(again)), "--output-format", "json"]);
+  assert.equal(json.code, 1, json.stderr);
+  const result = parseJsonResult(json);
+  assert.equal(result.is_error, true);
+  assert.equal(result.subtype, "error_during_execution");
+  assert.match(String(result.result ?? ""), /CHILD-DONE/);
+  assert.match(JSON.stringify(result.error ?? result), /notice_dropped/);
 });
