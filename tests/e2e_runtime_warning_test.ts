@@ -150,6 +150,8 @@ Deno.test("e2e: blade run whose work was lost prints the warning and exits 1 (te
   const result = parseJsonResult(json);
   assert.equal(result.is_error, true);
   assert.equal(result.subtype, "error_during_execution");
-  assert.match(String(result.result ?? ""), /CHILD-DONE/);
-  assert.match(JSON.stringify(result.error ?? result), /notice_dropped/);
+  assert.equal(result.agent_id, "agent-lostworkchild0000001");
+  const error = result.error as { code: string; message: string };
+  assert.equal(error.code, "notice_dropped");
+  assert.match(error.message, /The completion notice of agent-\S+ could not be written/);
 });

@@ -140,11 +140,14 @@ export async function runAgentCommand(argv: string[], ports: Ports, io: Io): Pro
       background: detachedId !== undefined,
       interrupted: () => interrupt.interrupted(),
       usage,
+      lostWork: sink.lostWork,
     });
     // A verification agent's run passes only with verdict pass (docs/guides/ci.md).
     const audited = VERDICT_AGENTS.includes(agent);
     const unmet = audited && outcome.status === "completed" ? verdictFailure(outcome.verdict) : undefined;
-    const error = outcome.error === undefined ? unmet : { code: "subagent_failed", message: outcome.error };
+    const error = outcome.error === undefined
+      ? unmet
+      : { code: outcome.errorCode ?? "subagent_failed", message: outcome.error };
     const status = unmet === undefined ? outcome.status : "failed";
     sink.finish({
       sessionId: parent.sessionId,

@@ -3,11 +3,12 @@
 // (turn started, the user line, the assistant's Task call, then the tool result and the turn's end),
 // a detached copy (`--agent-id`) waits for its background run, and the outcome carries the child's
 // final text, its error, and its model usage with input and output tokens counted apart (taken from
-// the child's own `turn_completed` events). Does not parse flags, build the runtime or print
+// the child's own `turn_completed` events); a run during which work was lost (a `runtime_warning`
+// marked `workLost`) fails. Does not parse flags, build the runtime or print
 // (lib/cli/run_cmd.ts does).
 
 import type { Ids } from "../sys/ids.ts";
-import type { RuntimeEvent } from "../protocol/events.ts";
+import type { RuntimeEvent, RuntimeWarning } from "../protocol/events.ts";
 import { addUsage, emptyUsage, type Usage, userText } from "../protocol/messages.ts";
 import type { SidecarStore } from "../store/store.ts";
 import type { SidecarResult } from "../store/schema.ts";
@@ -58,6 +59,8 @@ export interface DirectRunRequest {
   background: boolean;
   interrupted(): boolean;
   usage: ChildUsage;
+  /** The first runtime warning of the run marked `workLost`, if any: such a run never reports success. */
+  lostWork(): RuntimeWarning | undefined;
 }
 
 export interface DirectRunOutcome {
@@ -66,6 +69,8 @@ export interface DirectRunOutcome {
   result: string;
   /** Why it failed, when it did. */
   error?: string;
+  /** The stable code of that failure: the lost-work warning's code, else absent (the child failed). */
+  errorCode?: string;
   toolCalls: number;
   durationMs: number;
   usage: Usage;
@@ -121,11 +126,21 @@ export async function runDirect(deps: DirectRunDeps, req: DirectRunRequest): Pro
   const stats = (result.metadata as { stats?: Stats } | undefined)?.stats ??
     { tokens: 0, toolCalls: 0, durationMs: 0 };
   const record = await recordOf(deps, id);
-  const error = record?.result.error ?? result.content;
+  // Work that could not reach its parent turns a success into a failure (docs/reference/background.md).
+  const lost = result.isError ? undefined : req.lostWork();
+  const failure = result.isError
+    ? { error: record?.result.error ?? result.content }
+    : lost === undefined
+    ? {}
+    : { error: lost.message, errorCode: lost.code };
   return {
-    status: result.isError ? (req.interrupted() ? "cancelled" : "failed") : "completed",
+    status: result.isError
+      ? (req.interrupted() ? "cancelled" : "failed")
+      : lost === undefined
+      ? "completed"
+      : "failed",
     result: record?.result.message ?? "",
-    ...(result.isError ? { error } : {}),
+    ...failure,
     toolCalls: stats.toolCalls,
     durationMs: stats.durationMs,
     usage: req.usage.usage,

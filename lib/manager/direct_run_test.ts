@@ -1,5 +1,7 @@
 import assert from "node:assert/strict";
-import { ChildUsage } from "./direct_run.ts";
+import { ChildUsage, type DirectRunDeps, type DirectRunRequest, runDirect } from "./direct_run.ts";
+import type { RuntimeWarning } from "../protocol/events.ts";
+import { sequentialIds } from "../testing/fakes.ts";
 
 Deno.test("ChildUsage sums input and output tokens of the child's own turns only", () => {
   const usage = new ChildUsage("agent-a");
@@ -41,4 +43,57 @@ Deno.test("ChildUsage sums input and output tokens of the child's own turns only
   });
   usage.observe(turn("session-p", 5, 5));
   assert.deepEqual(usage.usage, { inputTokens: 30, outputTokens: 5 });
+});
+
+function directDeps(launched: { content: string; isError: boolean }) {
+  const deps: DirectRunDeps = {
+    ids: sequentialIds("id-"),
+    transcript: { append: () => Promise.resolve([]) },
+    launch: () =>
+      Promise.resolve({ ...launched, metadata: { stats: { tokens: 3, toolCalls: 2, durationMs: 5 } } }),
+    store: { load: () => Promise.resolve(null) },
+    waitBackground: () => Promise.resolve(),
+  };
+  return { deps };
+}
+
+function request(lost?: RuntimeWarning): DirectRunRequest {
+  return {
+    agent: "general-purpose",
+    prompt: "p",
+    description: "d",
+    agentId: "agent-a",
+    callId: "run_1",
+    background: false,
+    interrupted: () => false,
+    usage: new ChildUsage("agent-a"),
+    lostWork: () => lost,
+  };
+}
+
+Deno.test("runDirect: a child that succeeded while work was lost fails with the warning's code and message", async () => {
+  const warning: RuntimeWarning = {
+    type: "runtime_warning",
+    sessionId: "session-p",
+    code: "notice_dropped",
+    message: "The completion notice of agent-g could not be written",
+    agentId: "agent-g",
+    workLost: true,
+  };
+  const { deps } = directDeps({ content: "done", isError: false });
+  const lost = await runDirect(deps, request(warning));
+  assert.equal(lost.status, "failed");
+  assert.equal(lost.error, warning.message);
+  assert.equal(lost.errorCode, "notice_dropped");
+
+  const clean = await runDirect(directDeps({ content: "done", isError: false }).deps, request());
+  assert.equal(clean.status, "completed");
+  assert.equal(clean.error, undefined);
+  assert.equal(clean.errorCode, undefined);
+
+  // A failed child keeps its own error; the code is left to the caller (subagent_failed).
+  const failed = await runDirect(directDeps({ content: "boom", isError: true }).deps, request(warning));
+  assert.equal(failed.status, "failed");
+  assert.equal(failed.error, "boom");
+  assert.equal(failed.errorCode, undefined);
 });
