@@ -5,6 +5,7 @@
 
 import assert from "node:assert/strict";
 import { type BladeResult, bladeSandbox, readSidecars } from "./support/blade.ts";
+import { mountReadOnly } from "./support/mounts.ts";
 
 const SCRIPT = `agents:\n  main:\n    - turns:\n        - text: "hello"\n`;
 const DELEGATING = `agents:
@@ -48,17 +49,6 @@ Deno.test("e2e storage root: a regular file or a path under /proc is a clear err
     }
   }
 });
-
-/** A read-only bind mount of `dir` (needs root and a mount namespace); false when not possible. */
-async function mountReadOnly(dir: string): Promise<boolean> {
-  try {
-    const r = await new Deno.Command("mount", { args: ["--bind", "-o", "ro", dir, dir], stderr: "null" })
-      .output();
-    return r.success;
-  } catch {
-    return false;
-  }
-}
 
 Deno.test("e2e storage root: read-only root — readers work and leave it alone, writers fail clearly", async (t) => {
   await using sandbox = await bladeSandbox();

@@ -10,27 +10,9 @@ import { bladeSandbox, parseJsonResult } from "../support/blade.ts";
 import { mainSessionId, scriptedArgs, sidecarFiles, transcripts, writeScript } from "../support/crash.ts";
 import { parseTranscript } from "../../lib/session/transcript.ts";
 import { printSummary } from "./summary.ts";
+import { canMount, freeKiB, mountTmpfs, unmount } from "../support/mounts.ts";
 
-async function sh(cmd: string, args: string[]): Promise<boolean> {
-  const out = await new Deno.Command(cmd, { args, stdout: "null", stderr: "null" }).output().catch(() =>
-    null
-  );
-  return out?.success === true;
-}
-
-/** Whether this machine lets the test mount a tmpfs (root in a namespace that allows it). */
-async function canMount(): Promise<boolean> {
-  const dir = await Deno.makeTempDir({ prefix: "blade-tmpfs-probe-" });
-  try {
-    const ok = await sh("mount", ["-t", "tmpfs", "-o", "size=64k", "tmpfs", dir]);
-    if (ok) await sh("umount", [dir]);
-    return ok;
-  } finally {
-    await Deno.remove(dir, { recursive: true }).catch(() => {});
-  }
-}
-
-const MOUNTABLE = Deno.build.os === "linux" && await canMount();
+const MOUNTABLE = await canMount();
 if (!MOUNTABLE) {
   // deno-lint-ignore no-console
   console.log("faults: disk_tmpfs_test.ts ignored: this machine does not allow mounting a tmpfs");
@@ -71,16 +53,11 @@ Deno.test({
     for (const free of LEVELS) {
       await using sandbox = await bladeSandbox();
       await Deno.mkdir(sandbox.storage);
-      assert.ok(await sh("mount", ["-t", "tmpfs", "-o", "size=2m,mode=0700", "tmpfs", sandbox.storage]));
+      assert.ok(await mountTmpfs(sandbox.storage, "2m"));
       try {
         const script = await writeScript(sandbox, "script", SCRIPT);
         const filler = `${sandbox.storage}/filler`;
-        const df = await new Deno.Command("df", {
-          args: ["--output=avail", "-k", sandbox.storage],
-          stdout: "piped",
-        })
-          .output();
-        const availKiB = Number(new TextDecoder().decode(df.stdout).trim().split("\n").at(-1));
+        const availKiB = await freeKiB(sandbox.storage);
         const fill = Math.max(0, availKiB - free);
         if (fill > 0) {
           await Deno.writeFile(filler, new Uint8Array(fill * 1024));
@@ -122,7 +99,7 @@ Deno.test({
         counts.leftRunning += running.length;
         assert.deepEqual(running.map((r) => r.id), [], `${what}: nothing left running after the next run`);
       } finally {
-        await sh("umount", ["-l", sandbox.storage]);
+        await unmount(sandbox.storage);
       }
     }
     printSummary("real full tmpfs", [
