@@ -97,6 +97,25 @@ export async function commitTerminal(
   }
 }
 
+/**
+ * A child whose first sidecar could not be written never starts. The model is told why (the returned
+ * text); a write the machine refused (a full disk) is also a warning that fails the run, naming the
+ * child — the model cannot free the disk, so the run must not report success.
+ */
+export function launchFailed(deps: LifecycleDeps, parentSessionId: string, id: string, e: unknown): string {
+  const storage = storageWriteFailed(e);
+  if (storage === undefined) return describeError(e);
+  const text = `${storage.message} ${storage.hint}`;
+  deps.emit(
+    runtimeWarning(parentSessionId, "sidecar_create_failed", `The run of ${id} could not start: ${text}`, {
+      agentId: id,
+      workLost: true,
+      cause: storage,
+    }),
+  );
+  return text;
+}
+
 /** Puts the completion notice into the owner's durable inbox and wakes the owner. */
 export async function deliverNotice(
   deps: LifecycleDeps,

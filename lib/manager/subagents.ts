@@ -23,6 +23,7 @@ import {
   commitTerminal,
   deliverNotice,
   failedBeforeStart,
+  launchFailed,
   type LifecycleDeps,
   markQueued,
   reportCrash,
@@ -143,7 +144,7 @@ export class SubagentRuntime implements SubagentLauncher {
       await env.store.create(record);
     } catch (e) {
       await abandon(worktrees, record.worktree);
-      return fail(describeError(e), id);
+      return fail(launchFailed(this.#lifecycle, this.#parent.sessionId, id, e), id);
     }
     env.emit({
       type: "subagent_spawned",

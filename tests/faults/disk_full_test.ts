@@ -98,6 +98,15 @@ const CASES: Case[] = [
     message: new RegExp(`Subagent execution failed: Could not write \\S+/${FG}\\.jsonl: the disk is full`),
   },
   {
+    name: "a child's first sidecar cannot be written (ENOSPC): it never starts",
+    kind: "sidecar",
+    fault: { op: "writeAtomic", path: `/agents/sessions/${BG}\\.json$`, code: "ENOSPC" },
+    code: "sidecar_create_failed",
+    message: new RegExp(
+      `^The run of ${BG} could not start: Could not write \\S+/${BG}\\.json: the disk is full \\(ENOSPC\\)\\.`,
+    ),
+  },
+  {
     name: "a background child's terminal sidecar cannot be committed (EACCES)",
     kind: "sidecar",
     fault: {
@@ -149,7 +158,7 @@ async function runFaulty(sandbox: BladeSandbox, script: string, fault: Case["fau
       BLADE_FAULT_REPORT: report,
     },
   });
-  const hits = JSON.parse(await Deno.readTextFile(report)) as unknown[];
+  const { hits } = JSON.parse(await Deno.readTextFile(report)) as { hits: unknown[] };
   return { run, hits: hits.length, atFault: await snapshotAt(snapshot) };
 }
 
@@ -247,7 +256,7 @@ for (const c of CASES) {
       printSummary(
         "disk full / read-only / no permission",
         [...tally].map(([kind, v]) =>
-          `${kind} ${v.cases} (clear error ${v.clear}, next run ok ${v.nextRunOk}, torn files ${v.torn}, lost lines ${v.lost})`
+          `${kind} ${v.cases} (clear error or recovery ${v.clear}, next run ok ${v.nextRunOk}, torn files ${v.torn}, lost lines ${v.lost})`
         ),
       );
     }
