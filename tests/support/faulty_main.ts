@@ -1,13 +1,18 @@
-// main.ts with one difference: the Fs port is the real one wrapped by FaultFs (lib/testing/fault_fs.ts),
-// armed from BLADE_FAULT (JSON: {op, path: a regular expression, code?, after?, tornBytes?}). Children
-// must run in this thread (BLADE_CHILD_SANDBOX=none) for their writes to meet the fault. At the first
-// injected failure the transcripts of BLADE_FAULT_WATCH are copied into BLADE_FAULT_SNAPSHOT (what was
-// committed before the fault); at exit the failures are written to BLADE_FAULT_REPORT as JSON.
-// Used by tests/faults/disk_full_test.ts; a real process, so its exit code, output and PID are real.
+// main.ts with one difference: the Fs port is the real one wrapped for the fault suite (tests/faults/).
+// - BLADE_FAULT (JSON: {op, path: a regular expression, code?, after?, tornBytes?}) arms FaultFs
+//   (lib/testing/fault_fs.ts): those writes fail as the OS fails them. At the first injected failure
+//   the transcripts of BLADE_FAULT_WATCH are copied into BLADE_FAULT_SNAPSHOT (what was committed).
+// - BLADE_KILL_AT_WRITE=<n> SIGKILLs this process group at its n-th write (atomic write, plain write or
+//   append), before the write — or, for an append with BLADE_KILL_TORN_BYTES=<k>, after its first k
+//   bytes reached the file (a torn line): a kill point chosen by number, so a seed reproduces it.
+// At exit {hits, writes} goes to BLADE_FAULT_REPORT as JSON. Children must run in this thread
+// (BLADE_CHILD_SANDBOX=none) for their writes to be counted and to meet the fault.
+// A real process, so its exit code, output and PID are real.
 
 import { realPorts } from "../../lib/sys/mod.ts";
 import { realIo } from "../../lib/cli/io.ts";
 import { runCli } from "../../lib/cli/main.ts";
+import type { Fs, LockedFile } from "../../lib/sys/fs.ts";
 import { type FaultCode, FaultFs, type FaultOp } from "../../lib/testing/fault_fs.ts";
 
 interface FaultSpec {
@@ -29,12 +34,11 @@ function snapshot(from: string, to: string): void {
   }
 }
 
-if (import.meta.main) {
-  const ports = realPorts();
+function faultFs(base: Fs): FaultFs {
   const spec = JSON.parse(Deno.env.get("BLADE_FAULT") ?? "null") as FaultSpec | null;
-  if (spec === null) throw new Error("BLADE_FAULT is not set");
+  if (spec === null) return new FaultFs(base);
   const pattern = new RegExp(spec.path);
-  const faults = new FaultFs(ports.fs, [{
+  const faults = new FaultFs(base, [{
     op: spec.op,
     path: (p) => pattern.test(p),
     ...(spec.code === undefined ? {} : { code: spec.code }),
@@ -49,9 +53,58 @@ if (import.meta.main) {
     copied = true;
     snapshot(watch, snapshotDir);
   };
+  return faults;
+}
+
+/** Counts writes; at the chosen one, kills the whole process group (as a SIGKILL from outside would). */
+function killingFs(base: Fs, counter: { writes: number }): Fs {
+  const at = Number(Deno.env.get("BLADE_KILL_AT_WRITE") ?? "0");
+  const tornBytes = Number(Deno.env.get("BLADE_KILL_TORN_BYTES") ?? "0");
+  const kill = () => {
+    Deno.kill(-Deno.pid, "SIGKILL");
+    Deno.kill(Deno.pid, "SIGKILL"); // not a group leader (run without setsid): this process alone
+  };
+  const due = () => ++counter.writes === at;
+  return {
+    ...base,
+    writeAtomic: (path, text, options) => {
+      if (due()) kill();
+      return base.writeAtomic(path, text, options);
+    },
+    writeText: (path, text, options) => {
+      if (due()) kill();
+      return base.writeText(path, text, options);
+    },
+    withLockedFile: (path, fn, options) =>
+      base.withLockedFile(path, (file) => {
+        const counted: LockedFile = {
+          size: () => file.size(),
+          readFrom: (offset) => file.readFrom(offset),
+          truncate: (size) => file.truncate(size),
+          async append(text) {
+            if (!due()) return await file.append(text);
+            if (tornBytes > 0) {
+              await file.append(
+                new TextDecoder().decode(new TextEncoder().encode(text).subarray(0, tornBytes)),
+              );
+            }
+            kill();
+          },
+        };
+        return fn(counted);
+      }, options),
+  };
+}
+
+if (import.meta.main) {
+  const ports = realPorts();
+  const faults = faultFs(ports.fs);
+  const counter = { writes: 0 };
   const io = realIo({ tty: false, color: false });
-  const code = await runCli(Deno.args, { ...ports, fs: faults.fs }, io);
+  const code = await runCli(Deno.args, { ...ports, fs: killingFs(faults.fs, counter) }, io);
   const report = Deno.env.get("BLADE_FAULT_REPORT");
-  if (report !== undefined) Deno.writeTextFileSync(report, JSON.stringify(faults.hits));
+  if (report !== undefined) {
+    Deno.writeTextFileSync(report, JSON.stringify({ hits: faults.hits, writes: counter.writes }));
+  }
   Deno.exit(code);
 }
