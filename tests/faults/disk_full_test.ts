@@ -15,6 +15,7 @@ import {
   receipts,
   scriptedArgs,
   sidecarFiles,
+  taskCall,
   transcripts,
   writeScript,
 } from "../support/crash.ts";
@@ -25,17 +26,6 @@ import { printSummary } from "./summary.ts";
 const FG = "agent-disk-fg";
 const BG = "agent-disk-bg";
 
-const task = (id: string, prompt: string, background: boolean) => ({
-  name: "Task",
-  input: {
-    subagent_type: "general-purpose",
-    description: background ? "bg child" : "fg child",
-    prompt,
-    subagent_session_id: id,
-    ...(background ? { run_in_background: true } : {}),
-  },
-});
-
 /** A parent that delegates to a foreground and a background child, then waits for the notice. */
 const SCRIPT = {
   agents: {
@@ -43,7 +33,10 @@ const SCRIPT = {
       repeat_last: true,
       turns: [
         {
-          tool_calls: [task(FG, "Foreground: answer at once.", false), task(BG, "Background: answer.", true)],
+          tool_calls: [
+            taskCall(FG, "Foreground: answer at once.", false),
+            taskCall(BG, "Background: answer.", true),
+          ],
         },
         { text: "main waits" },
         { text: "parent done" },

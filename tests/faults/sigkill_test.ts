@@ -13,13 +13,13 @@
 import assert from "node:assert/strict";
 import { type BladeSandbox, bladeSandbox } from "../support/blade.ts";
 import {
-  badTranscriptLines,
-  lostLines,
-  mainSessionId,
-  receipts,
+  addFigures,
+  harm,
+  type KillFigures,
+  noKillFigures,
+  restartAfterKill,
   scriptedArgs,
-  sidecarFiles,
-  transcripts,
+  taskCall,
   writeScript,
 } from "../support/crash.ts";
 import { printSummary } from "./summary.ts";
@@ -29,17 +29,6 @@ const KILLS = Number(Deno.env.get("BLADE_KILL_LOOP") ?? "6");
 const SEED = Number(Deno.env.get("BLADE_KILL_SEED") ?? "18");
 const LANES = 2;
 
-const task = (id: string, prompt: string, background: boolean) => ({
-  name: "Task",
-  input: {
-    subagent_type: "general-purpose",
-    description: background ? "bg child" : "fg child",
-    prompt,
-    subagent_session_id: id,
-    ...(background ? { run_in_background: true } : {}),
-  },
-});
-
 const SCRIPT = {
   agents: {
     main: [{
@@ -47,9 +36,9 @@ const SCRIPT = {
       turns: [
         {
           tool_calls: [
-            task("agent-kill-fg", "Foreground: answer.", false),
-            task("agent-kill-bg1", "Background one: answer.", true),
-            task("agent-kill-bg2", "Background two: answer.", true),
+            taskCall("agent-kill-fg", "Foreground: answer.", false),
+            taskCall("agent-kill-bg1", "Background one: answer.", true),
+            taskCall("agent-kill-bg2", "Background two: answer.", true),
           ],
         },
         { text: "main waits" },
@@ -108,23 +97,7 @@ async function writesOfCleanRun(): Promise<number> {
   return (JSON.parse(await Deno.readTextFile(report)) as { writes: number }).writes;
 }
 
-const ZERO = {
-  kills: 0,
-  killedAtWrite: 0,
-  tornTails: 0,
-  runningAtKill: 0,
-  lost: 0,
-  tornSidecars: 0,
-  badLines: 0,
-  duplicate: 0,
-  missing: 0,
-  stillRunning: 0,
-  restartFailed: 0,
-};
-type Figures = typeof ZERO;
-
-async function killOnce(point: KillPoint): Promise<Figures> {
-  const f = { ...ZERO, kills: 1 };
+async function killOnce(point: KillPoint): Promise<KillFigures & { killedAtWrite: number }> {
   await using sandbox = await bladeSandbox();
   const script = await writeScript(sandbox, "script", SCRIPT);
   const blade = await faultyRun(sandbox, script, {
@@ -132,30 +105,8 @@ async function killOnce(point: KillPoint): Promise<Figures> {
     BLADE_KILL_TORN_BYTES: String(point.tornBytes),
   });
   const killed = await blade.result;
-  if (killed.code === 137 || killed.code === 128 + 9) f.killedAtWrite = 1;
-  const before = await transcripts(sandbox);
-  for (const text of before.values()) if (text !== "" && !text.endsWith("\n")) f.tornTails++;
-  const atKill = await sidecarFiles(sandbox);
-  f.tornSidecars += atKill.torn.length;
-  f.runningAtKill = atKill.records.filter((r) => r.status === "running").length;
-  const session = await mainSessionId(sandbox);
-  if (session === undefined) return f; // killed before the session's first line
-  const calm = await writeScript(sandbox, "calm", CALM);
-  const run = await sandbox.run(scriptedArgs(calm, "Carry on.", ["--resume", session]));
-  if (run.code !== 0) f.restartFailed++;
-  const after = await transcripts(sandbox);
-  f.lost += lostLines(before, after);
-  f.badLines += badTranscriptLines(before, after);
-  const { records, torn } = await sidecarFiles(sandbox);
-  f.tornSidecars += torn.length;
-  f.stillRunning += records.filter((r) => r.status === "running").length;
-  const got = receipts(after.get(`${session}.jsonl`) ?? "");
-  for (const r of records.filter((r) => r.background)) {
-    const n = got.get(`background-subagent-completion:${r.id}`) ?? 0;
-    if (n === 0) f.missing++;
-    if (n > 1) f.duplicate += n - 1;
-  }
-  return f;
+  const killedAtWrite = killed.code === 128 + 9 ? 1 : 0; // SIGKILL, not an exit of its own
+  return { killedAtWrite, ...await restartAfterKill(sandbox, CALM) };
 }
 
 Deno.test({
@@ -169,12 +120,13 @@ Deno.test({
       write: 1 + Math.floor(random() * writes),
       tornBytes: random() < 0.5 ? 0 : 1 + Math.floor(random() * 200),
     }));
-    const total = { ...ZERO };
+    const total = { kills: 0, killedAtWrite: 0, ...noKillFigures() };
     let next = 0;
     const lane = async () => {
       while (next < points.length) {
         const f = await killOnce(points[next++]!);
-        for (const k of Object.keys(f) as (keyof Figures)[]) total[k] += f[k];
+        total.kills++;
+        addFigures(total, f);
       }
     };
     await Promise.all(Array.from({ length: LANES }, lane));
@@ -184,27 +136,7 @@ Deno.test({
       `lost lines ${total.lost}, torn sidecars ${total.tornSidecars}, bad lines ${total.badLines}`,
       `notices missing ${total.missing}, duplicated ${total.duplicate}, left running ${total.stillRunning}, restarts failed ${total.restartFailed}`,
     ]);
-    assert.deepEqual(
-      {
-        lost: total.lost,
-        tornSidecars: total.tornSidecars,
-        badLines: total.badLines,
-        duplicate: total.duplicate,
-        missing: total.missing,
-        stillRunning: total.stillRunning,
-        restartFailed: total.restartFailed,
-        killedAtWrite: total.killedAtWrite,
-      },
-      {
-        lost: 0,
-        tornSidecars: 0,
-        badLines: 0,
-        duplicate: 0,
-        missing: 0,
-        stillRunning: 0,
-        restartFailed: 0,
-        killedAtWrite: total.kills,
-      },
-    );
+    assert.deepEqual(harm(total), harm(noKillFigures()));
+    assert.equal(total.killedAtWrite, total.kills, "every run was killed at its chosen write");
   },
 });

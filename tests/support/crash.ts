@@ -134,3 +134,94 @@ export async function until(what: string, check: () => Promise<boolean>, timeout
     await new Promise((r) => setTimeout(r, 20));
   }
 }
+
+/** What one kill left and what the restart made of it (tests/e2e_crash_test.ts, tests/faults/sigkill_test.ts). */
+export interface KillFigures {
+  restarts: number;
+  childrenAtKill: number;
+  runningAtKill: number;
+  /** Committed transcript lines missing after the restart. */
+  lost: number;
+  tornSidecars: number;
+  /** Transcript lines that do not parse, other than the torn tail the kill left. */
+  badLines: number;
+  duplicate: number;
+  missing: number;
+  stillRunning: number;
+  tornTails: number;
+  restartFailed: number;
+}
+
+export function noKillFigures(): KillFigures {
+  return {
+    restarts: 0,
+    childrenAtKill: 0,
+    runningAtKill: 0,
+    lost: 0,
+    tornSidecars: 0,
+    badLines: 0,
+    duplicate: 0,
+    missing: 0,
+    stillRunning: 0,
+    tornTails: 0,
+    restartFailed: 0,
+  };
+}
+
+/** Adds `f` into `total`, field by field. */
+export function addFigures<T extends object>(total: T, f: Partial<T>): void {
+  for (const k of Object.keys(f) as (keyof T)[]) (total[k] as number) += f[k] as number;
+}
+
+/**
+ * After Blade was killed: reads what survived, continues the session with `--resume` running the
+ * `calm` script (no delays), and counts what was lost, torn, left running, missing or repeated.
+ */
+export async function restartAfterKill(sandbox: BladeSandbox, calm: unknown): Promise<KillFigures> {
+  const figures = noKillFigures();
+  const before = await transcripts(sandbox);
+  for (const text of before.values()) if (text !== "" && !text.endsWith("\n")) figures.tornTails++;
+  const atKill = await sidecarFiles(sandbox);
+  figures.tornSidecars += atKill.torn.length;
+  figures.childrenAtKill = atKill.records.length;
+  figures.runningAtKill = atKill.records.filter((r) => r.status === "running").length;
+  const session = await mainSessionId(sandbox);
+  if (session === undefined) return figures; // killed before anything was written
+  figures.restarts = 1;
+  const script = await writeScript(sandbox, "calm", calm);
+  const run = await sandbox.run(scriptedArgs(script, "Carry on.", ["--resume", session]));
+  if (run.code !== 0) figures.restartFailed++;
+  const after = await transcripts(sandbox);
+  figures.lost += lostLines(before, after);
+  figures.badLines += badTranscriptLines(before, after);
+  const { records, torn } = await sidecarFiles(sandbox);
+  figures.tornSidecars += torn.length;
+  figures.stillRunning += records.filter((r) => r.status === "running").length;
+  const got = receipts(after.get(`${session}.jsonl`) ?? "");
+  for (const r of records.filter((r) => r.background)) {
+    const n = got.get(`background-subagent-completion:${r.id}`) ?? 0;
+    if (n === 0) figures.missing++;
+    if (n > 1) figures.duplicate += n - 1;
+  }
+  return figures;
+}
+
+/** The figures that must be zero whatever the kill: what was lost, torn, repeated or left behind. */
+export function harm(f: KillFigures) {
+  const { lost, tornSidecars, badLines, duplicate, missing, stillRunning, restartFailed } = f;
+  return { lost, tornSidecars, badLines, duplicate, missing, stillRunning, restartFailed };
+}
+
+/** A scripted `Task` call of a general-purpose child with a fixed id (description "fg/bg child"). */
+export function taskCall(id: string, prompt: string, background: boolean) {
+  return {
+    name: "Task",
+    input: {
+      subagent_type: "general-purpose",
+      description: background ? "bg child" : "fg child",
+      prompt,
+      subagent_session_id: id,
+      ...(background ? { run_in_background: true } : {}),
+    },
+  };
+}

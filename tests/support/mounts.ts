@@ -24,9 +24,18 @@ export function bindMount(dir: string): Promise<boolean> {
   return run("mount", ["--bind", dir, dir]);
 }
 
-/** Turns a bind mount of `dir` read-only or writable again, while files on it may be open. */
-export function remount(dir: string, mode: "ro" | "rw"): Promise<boolean> {
-  return run("mount", ["-o", `remount,bind,${mode}`, dir]);
+/**
+ * Turns a bind mount of `dir` read-only or writable again. The kernel refuses to make a mount read-only
+ * (EBUSY) while a file on it is open for writing (a run holding its transcript's lock), so this tries
+ * again every 5 ms for up to `timeoutMs`.
+ */
+export async function remount(dir: string, mode: "ro" | "rw", timeoutMs = 3000): Promise<boolean> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await run("mount", ["-o", `remount,bind,${mode}`, dir]))) {
+    if (Date.now() > deadline) return false;
+    await new Promise((r) => setTimeout(r, 5));
+  }
+  return true;
 }
 
 /** Unmounts `dir` (lazily: a process that still has a file open there does not block it). */
