@@ -48,6 +48,7 @@ export class McpConnection {
   #status: McpStatus = "pending";
   #error: string | undefined;
   #tools: McpToolInfo[] = [];
+  #relisting: Promise<void> | undefined;
   #stderr = "";
   #closing = false;
 
@@ -80,7 +81,7 @@ export class McpConnection {
         tools: {
           autoRefresh: false,
           debounceMs: 0,
-          onChanged: () => void this.#relist(),
+          onChanged: () => void this.refresh(),
         },
       },
     });
@@ -208,6 +209,15 @@ export class McpConnection {
       if (cursor === undefined) break;
     }
     return tools;
+  }
+
+  /**
+   * Lists the tools again, sharing a listing already under way (a list_changed notification starts
+   * one): a call of a tool the server has just added waits for it instead of racing it.
+   */
+  refresh(): Promise<void> {
+    this.#relisting ??= this.#relist().finally(() => (this.#relisting = undefined));
+    return this.#relisting;
   }
 
   async #relist(): Promise<void> {

@@ -112,26 +112,35 @@ export class McpHub {
     return this.tools().filter((t) => wanted.has(t.server));
   }
 
-  /** Calls a tool by its Blade name. An unknown name (a tool that went away) is an error result. */
-  call(bladeName: string, args: Record<string, unknown>, signal?: AbortSignal): Promise<McpCallResult> {
+  /**
+   * Calls a tool by its Blade name. A name its connected server does not list (yet) has that
+   * server's list asked again first (a tool added just now); still unknown, it is an error result.
+   */
+  async call(bladeName: string, args: Record<string, unknown>, signal?: AbortSignal): Promise<McpCallResult> {
+    const owner = this.#connections.find((c) => c.entry.name === this.serverOf(bladeName));
+    let found = this.#find(bladeName);
+    if (found === undefined && owner?.status === "connected") {
+      await owner.refresh();
+      found = this.#find(bladeName);
+    }
+    if (found !== undefined) {
+      return found.connection.call(found.tool, args, {
+        timeoutMs: this.#timeouts.toolMs,
+        ...(signal === undefined ? {} : { signal }),
+      });
+    }
+    const why = owner?.status === "failed"
+      ? `its server "${owner.entry.name}" is not available: ${owner.error}`
+      : "no connected MCP server offers it (any more)";
+    return { content: [{ type: "text", text: `MCP tool "${bladeName}" cannot run: ${why}` }], isError: true };
+  }
+
+  #find(bladeName: string): { connection: McpConnection; tool: string } | undefined {
     for (const c of this.#connections) {
       const tool = c.tools.find((t) => mcpToolName(c.entry.name, t.name) === bladeName);
-      if (tool !== undefined) {
-        return c.call(tool.name, args, {
-          timeoutMs: this.#timeouts.toolMs,
-          ...(signal === undefined ? {} : { signal }),
-        });
-      }
+      if (tool !== undefined) return { connection: c, tool: tool.name };
     }
-    const owner = this.serverOf(bladeName);
-    const failed = this.#connections.find((c) => c.entry.name === owner);
-    const why = failed?.status === "failed"
-      ? `its server "${failed.entry.name}" is not available: ${failed.error}`
-      : "no connected MCP server offers it (any more)";
-    return Promise.resolve({
-      content: [{ type: "text", text: `MCP tool "${bladeName}" cannot run: ${why}` }],
-      isError: true,
-    });
+    return undefined;
   }
 
   /** The configured server whose tool names `bladeName` has (`mcp__<server>__…`), connected or not. */

@@ -129,6 +129,21 @@ describe("McpHub over real servers", () => {
     }
   });
 
+  it("a tool the server has just added is callable at once: the call waits for the list, not racing it", async () => {
+    const hub = new McpHub([stdio("dyn")], { cwd, timeouts: { connectMs: 20_000, toolMs: 20_000 } });
+    try {
+      await hub.start();
+      await hub.call("mcp__dyn__add_tool", {});
+      // No wait for the change notification: the next model turn may call the new tool at once.
+      assert.deepEqual(textOf(await hub.call("mcp__dyn__late", {})), "late tool ran");
+      const unknown = await hub.call("mcp__dyn__never", {});
+      assert.equal(unknown.isError, true);
+      assert.match(textOf(unknown), /no connected MCP server offers it/);
+    } finally {
+      await hub.close();
+    }
+  });
+
   it("notifications/tools/list_changed: a tool added by the server appears", async () => {
     const hub = new McpHub([stdio("dyn")], { cwd, timeouts: { connectMs: 20_000, toolMs: 20_000 } });
     try {
