@@ -9,6 +9,7 @@ import { bladeSandbox, parseJsonResult } from "./support/blade.ts";
 import {
   killGroup,
   mainSessionId,
+  receipts,
   scriptedArgs,
   sidecarFiles,
   transcripts,
@@ -224,4 +225,78 @@ Deno.test("resume refuses a running source, and a source whose restart recovery 
     refused.stderr,
     /Cannot resume "agent-s0": its restart recovery failed, so its history cannot be trusted/,
   );
+});
+
+Deno.test("tasks resume --background: returns at once with the new id; the detached run resumes, is followed and ends", async () => {
+  await using sandbox = await bladeSandbox();
+  const script = await writeScript(sandbox, "bg", {
+    agents: {
+      main: [{
+        turns: [{
+          tool_calls: [call({ subagent_type: "general-purpose", subagent_session_id: "agent-bg0" })],
+        }, {
+          text: "first done",
+        }],
+      }],
+      "general-purpose": [{
+        repeat_last: true,
+        turns: [{ text: "answer to: {{last_user}}", delay_ms: 300 }],
+      }],
+    },
+  });
+  const first = await sandbox.run(scriptedArgs(script, "Start it."));
+  assert.equal(first.code, 0, first.stderr);
+  const sourcePath = `${sandbox.storage}/agents/sessions/agent-bg0.json`;
+  const sourceBefore = await Deno.readTextFile(sourcePath);
+  const started = await sandbox.run([
+    "tasks",
+    "resume",
+    "agent-bg0",
+    "Continue with the rest.",
+    "--background",
+    "--provider",
+    "scripted",
+    "--script",
+    script,
+    "--json",
+  ]);
+  assert.equal(started.code, 0, started.stderr);
+  const json = parseJsonResult(started) as { agent_id: string; status: string; pid: number };
+  assert.equal(json.status, "running");
+  assert.notEqual(json.agent_id, "agent-bg0");
+  const output = await sandbox.run(["tasks", "output", json.agent_id, "--wait", "--timeout", "20", "--json"]);
+  assert.equal(output.code, 0, output.stderr);
+  const got = JSON.parse(output.stdout) as Record<string, unknown>;
+  assert.deepEqual([got.status, got.background, got.resumedFrom, got.rootAgentId, got.resumeDepth], [
+    "completed",
+    true,
+    "agent-bg0",
+    "agent-bg0",
+    1,
+  ]);
+  assert.deepEqual(got.result, { success: true, message: "answer to: Continue with the rest." });
+  const record = (await sidecarFiles(sandbox)).records.find((r) => r.id === json.agent_id);
+  assert.deepEqual([record?.status, record?.resumedFrom, record?.processId], [
+    "completed",
+    "agent-bg0",
+    undefined,
+  ]);
+  assert.equal(await Deno.readTextFile(sourcePath), sourceBefore, "the source is never written");
+  // It ran under the source's owner: continuing that session delivers its completion notice once.
+  const session = (await mainSessionId(sandbox))!;
+  const calm = await writeScript(sandbox, "calm", {
+    agents: { main: [{ repeat_last: true, turns: [{ text: "noted" }] }] },
+  });
+  for (const prompt of ["Anything new?", "And now?"]) {
+    const again = await sandbox.run(scriptedArgs(calm, prompt, ["--resume", session]));
+    assert.equal(again.code, 0, again.stderr);
+  }
+  const parent = (await transcripts(sandbox)).get(`${session}.jsonl`) ?? "";
+  assert.equal(receipts(parent).get(`background-subagent-completion:${json.agent_id}`), 1);
+  // The detached process ends once its run has.
+  await until("the detached process to end", async () => {
+    const ps = await new Deno.Command("ps", { args: ["-o", "pid=", "-p", String(json.pid)], stdout: "piped" })
+      .output();
+    return new TextDecoder().decode(ps.stdout).trim() === "";
+  });
 });

@@ -34,6 +34,9 @@ function ownerKey(o: SidecarOwner): string {
 
 const sameOwner = isOwnedBy;
 
+/** The callId of a delivered run no Task call of the session started (it was started from the shell). */
+export const OUTSIDE_CALL_PREFIX = "outside:";
+
 export class BackgroundRuns {
   #ports: Ports;
   #store: SidecarStore;
@@ -160,18 +163,21 @@ export class BackgroundRuns {
           if (entry.kind !== "completion" || delivered.has(entry.inboxId) || entry.agentId === undefined) {
             continue;
           }
-          // Only a matching background Task call of this owner qualifies (never a foreground call).
+          // Only a background run of this owner qualifies (never a foreground call): one of its
+          // background Task calls, or — with no call here — a background run its record says is this
+          // owner's (`blade tasks resume --background` of one of its children, started from the shell).
           const call = this.#calls.get(entry.agentId);
-          if (call === undefined || !sameOwner(call.owner, owner)) continue;
+          if (call !== undefined && !sameOwner(call.owner, owner)) continue;
           const loaded = await this.#store.load(entry.agentId);
           if (loaded === null || !("record" in loaded)) continue;
           const record = loaded.record;
           if (record.status === "running" || !record.background) continue;
+          if (call === undefined && !sameOwner(record, owner)) continue;
           delivered.add(entry.inboxId);
           out.push({
             inboxId: entry.inboxId,
             message: { role: "user", content: [{ type: "text", text: entry.text }], hidden: true },
-            parts: [subtaskRef(call.callId, record, record.status)],
+            parts: [subtaskRef(call?.callId ?? `${OUTSIDE_CALL_PREFIX}${record.id}`, record, record.status)],
           });
         }
         return out;
