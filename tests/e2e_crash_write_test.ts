@@ -1,0 +1,84 @@
+// Kill case (d), targeted: Blade is stopped in the middle of one durable write by the test hook in
+// lib/sys/stall_fs.ts (BLADE_TEST_STALL_WRITE), SIGKILLed exactly there, and continued with
+// `--resume`: a sidecar killed mid-write is still its old whole version (the half-written temp file is
+// ignored), a transcript killed mid-append keeps every committed line and its torn tail apart, and
+// the restart finishes the run. tests/e2e_crash_test.ts kills at random moments as well.
+
+import assert from "node:assert/strict";
+import { bladeSandbox } from "./support/blade.ts";
+import {
+  badTranscriptLines,
+  killGroup,
+  lostLines,
+  mainSessionId,
+  scriptedArgs,
+  sidecarFiles,
+  transcripts,
+  until,
+  writeScript,
+} from "./support/crash.ts";
+
+const SCRIPT = {
+  agents: {
+    main: [{
+      turns: [{
+        tool_calls: [{
+          name: "Task",
+          input: {
+            subagent_type: "general-purpose",
+            description: "a step",
+            prompt: "Do this step of the work.",
+            subagent_session_id: "agent-d1",
+          },
+        }],
+      }, { text: "parent done" }],
+    }],
+    "general-purpose": [{ repeat_last: true, turns: [{ text: "child answer" }] }],
+  },
+};
+
+async function killMidWrite(stall: string) {
+  const sandbox = await bladeSandbox();
+  const script = await writeScript(sandbox, "d", SCRIPT);
+  const marker = `${sandbox.root}/stalled`;
+  const blade = await sandbox.spawn(scriptedArgs(script, "Delegate it."), {
+    processGroup: true,
+    env: { BLADE_TEST_STALL_WRITE: stall, BLADE_TEST_STALL_MARKER: marker },
+  });
+  await until("the stalled write", () => Deno.stat(marker).then(() => true, () => false));
+  await killGroup(blade);
+  const before = await transcripts(sandbox);
+  const session = await mainSessionId(sandbox);
+  assert.ok(session !== undefined);
+  const restart = await sandbox.run(scriptedArgs(script, "Carry on.", ["--resume", session]));
+  return { sandbox, before, session, restart };
+}
+
+Deno.test("kill (d): SIGKILL in the middle of a sidecar write leaves the old record whole; the restart recovers it", async () => {
+  const { sandbox, before, restart } = await killMidWrite("sidecar:agents/sessions/agent-d1.json:2");
+  await using _ = sandbox;
+  assert.equal(restart.code, 0, restart.stderr);
+  const { records, torn } = await sidecarFiles(sandbox);
+  assert.deepEqual(torn, [], "no torn sidecar");
+  const child = records.find((r) => r.id === "agent-d1");
+  assert.notEqual(child?.status, "running", "the orphan was reconciled");
+  // The write really was cut: its half-written temp file is there, and nothing reads it as a record.
+  const leftovers = [...Deno.readDirSync(`${sandbox.storage}/agents/sessions`)].map((e) => e.name);
+  assert.ok(leftovers.includes(".agent-d1.json.stalled.tmp"), leftovers.join(", "));
+  const after = await transcripts(sandbox);
+  assert.deepEqual([lostLines(before, after), badTranscriptLines(before, after)], [0, 0]);
+});
+
+Deno.test("kill (d): SIGKILL in the middle of a transcript append keeps every committed line; the torn tail stays apart", async () => {
+  const { sandbox, before, session, restart } = await killMidWrite("transcript:/session-:3");
+  await using _ = sandbox;
+  const cut = before.get(`${session}.jsonl`) ?? "";
+  assert.ok(cut !== "" && !cut.endsWith("\n"), "the kill left a torn last line");
+  assert.equal(restart.code, 0, restart.stderr);
+  const after = await transcripts(sandbox);
+  assert.deepEqual([lostLines(before, after), badTranscriptLines(before, after)], [0, 0]);
+  assert.deepEqual((await sidecarFiles(sandbox)).torn, []);
+  // The continued session went on after the torn line: its last line is whole and later.
+  const text = after.get(`${session}.jsonl`) ?? "";
+  assert.ok(text.endsWith("\n") && text.length > cut.length);
+});
