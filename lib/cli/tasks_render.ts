@@ -132,7 +132,15 @@ export function renderRecovery(report: RecoveryReport): string {
     for (const r of report.recovered) {
       const n = r.killedGroups?.length ?? 0;
       const killed = n === 0 ? "" : `; killed ${n} leftover process group${n === 1 ? "" : "s"}`;
-      lines.push(`  ${r.id}  ${r.outcome} (${REASONS[r.reason]}${killed})`);
+      const w = r.worktree;
+      const worktree = w === undefined
+        ? ""
+        : w.state === "removed"
+        ? "; its clean worktree was removed"
+        : `; worktree kept at ${w.path} on branch ${w.branch}${
+          w.kept_because === undefined ? "" : ` because ${w.kept_because}`
+        }`;
+      lines.push(`  ${r.id}  ${r.outcome} (${REASONS[r.reason]}${killed}${worktree})`);
     }
   }
   for (const s of report.skipped) lines.push(`Skipped ${s.id}: ${s.reason}.`);

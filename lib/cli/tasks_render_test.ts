@@ -5,6 +5,7 @@ import {
   renderCancel,
   renderClean,
   renderPrune,
+  renderRecovery,
   renderTaskList,
   renderTaskOutput,
   renderWaitLine,
@@ -99,5 +100,45 @@ Deno.test("tasks list and output show a kept worktree, the verdict and the evide
       kept: [{ path: "/s/w/c", reason: "it has changed or untracked files" }],
     }),
     "Removed 1 stale worktree.\n  removed /s/w/a (branch b)\n  kept /s/w/c: it has changed or untracked files\n",
+  );
+});
+
+Deno.test("tasks recover: killed process groups and the worktree of each recovered run", () => {
+  const worktree = {
+    path: "/w/agent+b",
+    branch: "blade-worktree-agent+b-12345678",
+    base_commit: "a".repeat(40),
+  };
+  assert.equal(
+    renderRecovery({
+      recovered: [
+        { id: "agent-a", reason: "owner_dead", outcome: "interrupted", killedGroups: [701, 702] },
+        {
+          id: "agent-b",
+          reason: "pid_reused",
+          outcome: "interrupted",
+          killedGroups: [703],
+          worktree: { ...worktree, state: "kept", kept_because: "the agent did not finish successfully" },
+        },
+        {
+          id: "agent-c",
+          reason: "inactive",
+          outcome: "completed",
+          worktree: { ...worktree, state: "removed" },
+        },
+      ],
+      skipped: [],
+      problems: [{ id: "agent-a", message: "its leftover process group 702 could not be killed: EPERM" }],
+    }),
+    [
+      "Recovered 3 orphaned runs:",
+      "  agent-a  interrupted (its process died; killed 2 leftover process groups)",
+      "  agent-b  interrupted (its process died; the PID now belongs to another process; killed 1 leftover " +
+      "process group; worktree kept at /w/agent+b on branch blade-worktree-agent+b-12345678 because the agent " +
+      "did not finish successfully)",
+      "  agent-c  completed (no process recorded and no activity for over 30 minutes; its clean worktree was removed)",
+      "Problem with agent-a: its leftover process group 702 could not be killed: EPERM",
+      "",
+    ].join("\n"),
   );
 });

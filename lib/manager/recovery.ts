@@ -1,8 +1,9 @@
 // Owns applying crash recovery (docs/guides/subagents.md, "Crash recovery"): the thin I/O around the
 // pure planner in recovery_plan.ts. It lists sidecars, measures each running owner's liveness over the
-// Process port, and for every orphan takes the child's session lease (a live holder → skip), re-checks
+// Process port, and for every orphan holds the child's session lease guard (a live holder → skip), re-checks
 // the record, kills the orphan's leftover Bash process groups (those whose leader still has the
-// recorded identity), appends the plan's turn-closing event to the child's own transcript, commits the terminal
+// recorded identity), settles an isolated orphan's worktree (removed when it completed clean, else
+// kept), appends the plan's turn-closing event to the child's own transcript, commits the terminal
 // sidecar, and queues a background child's completion notice in its parent's inbox. Corrupt records
 // and failed writes are reported, never thrown. Runs at runtime start (manager/runtime.ts), before
 // `blade tasks …` and as `blade tasks recover`.
@@ -10,9 +11,11 @@
 import type { Ports } from "../sys/mod.ts";
 import type { StorageLayout } from "../config/storage.ts";
 import type { SidecarStore } from "../store/store.ts";
-import type { SidecarRecord } from "../store/schema.ts";
+import type { SidecarRecord, WorktreeLease } from "../store/schema.ts";
+import { type WorktreeView, worktreeView } from "../worktree/view.ts";
+import { settleWorktree, worktreeDeps } from "./isolation.ts";
 import { readTranscript, TranscriptWriter } from "../session/transcript.ts";
-import { SessionLease, tryAcquireLease } from "../session/lease.ts";
+import { underSessionGuard } from "../session/lease.ts";
 import { Inbox } from "../session/inbox.ts";
 import { describeError } from "../errors.ts";
 import { buildCompletionNotice } from "./notice.ts";
@@ -37,6 +40,8 @@ export interface RecoveredRun {
   reason: OrphanReason;
   outcome: "completed" | "interrupted" | "failed";
   killedGroups?: number[];
+  /** An isolated orphan's worktree after recovery: removed when it completed clean, else kept (why). */
+  worktree?: WorktreeView;
 }
 
 export interface RecoveryReport {
@@ -146,8 +151,13 @@ export async function reconcile(
     else if (outcome !== undefined && "skipped" in outcome) {
       report.skipped.push({ id: orphan.id, reason: outcome.skipped });
     } else if (outcome !== undefined) {
-      const killed = outcome.killedGroups.length === 0 ? {} : { killedGroups: outcome.killedGroups };
-      report.recovered.push({ id: orphan.id, reason: orphan.reason, outcome: outcome.outcome, ...killed });
+      report.recovered.push({
+        id: orphan.id,
+        reason: orphan.reason,
+        outcome: outcome.outcome,
+        ...(outcome.killedGroups.length === 0 ? {} : { killedGroups: outcome.killedGroups }),
+        ...(outcome.worktree === undefined ? {} : { worktree: worktreeView(outcome.worktree) }),
+      });
       for (const message of outcome.problems) report.problems.push({ id: orphan.id, message });
     }
   });
@@ -156,6 +166,7 @@ export async function reconcile(
 
 interface Recovered {
   outcome: RecoveredRun["outcome"];
+  worktree: WorktreeLease | undefined;
   killedGroups: number[];
   /** What went wrong on the way that did not stop the recovery (a group that could not be killed). */
   problems: string[];
@@ -166,14 +177,17 @@ interface Recovered {
  * decides on the leaders' identities measured here). Done before the record drops them, so a crash
  * in between leaves them recorded for the next pass.
  */
-async function killLeftoverGroups(ports: Ports, record: SidecarRecord): Promise<Omit<Recovered, "outcome">> {
+async function killLeftoverGroups(
+  ports: Ports,
+  record: SidecarRecord,
+): Promise<Pick<Recovered, "killedGroups" | "problems">> {
   const recorded = record.processGroups ?? [];
   const leaders = new Map(
     await Promise.all(
       recorded.map(async (g) => [g.pgid, await ports.process.groupLeaderIdentity(g.pgid)] as const),
     ),
   );
-  const out: Omit<Recovered, "outcome"> = { killedGroups: [], problems: [] };
+  const out: Pick<Recovered, "killedGroups" | "problems"> = { killedGroups: [], problems: [] };
   for (const g of groupsToKill(record, (pgid) => leaders.get(pgid) ?? null)) {
     try {
       ports.process.killGroup(g.pgid);
@@ -189,14 +203,24 @@ async function recoverOne(
   deps: RecoveryDeps,
   listed: SidecarRecord,
 ): Promise<Recovered | { skipped: string }> {
-  const { ports, store, layout } = deps;
-  const got = await tryAcquireLease(
+  const { ports, layout } = deps;
+  // Under the session's lease guard (no lease file written and removed per orphan): while it is
+  // held nobody can take the lease, and a live holder's lease means hands off.
+  const got = await underSessionGuard(
     { fs: ports.fs, process: ports.process, clock: ports.clock, layout },
     { projectPath: listed.parentProjectPath, sessionId: listed.id },
+    () => recoverHeld(deps, listed),
   );
-  if (!(got instanceof SessionLease)) return { skipped: `its session is in use by process ${got.busy.pid}` };
-  await using _lease = got;
-  // Re-read under the lease: another process may have recovered or finished it meanwhile.
+  return "busy" in got ? { skipped: `its session is in use by process ${got.busy.pid}` } : got.done;
+}
+
+/** recoverOne with nobody else able to take the orphan's session. */
+async function recoverHeld(
+  deps: RecoveryDeps,
+  listed: SidecarRecord,
+): Promise<Recovered | { skipped: string }> {
+  const { ports, store, layout } = deps;
+  // Re-read under the guard: another process may have recovered or finished it meanwhile.
   const loaded = await store.load(listed.id);
   if (loaded === null || !("record" in loaded)) {
     return { skipped: "its sidecar disappeared or became unusable" };
@@ -209,6 +233,13 @@ async function recoverOne(
   const path = layout.transcriptPath(record.parentProjectPath, record.id);
   const transcript = await readTranscript(ports.fs, path);
   const plan = planOrphan(record, transcript, ports.clock.now());
+  // An isolated orphan's worktree ends as a finished run's would: removed when it completed and left
+  // nothing, else kept (an interrupted run keeps its work for a resume) with why.
+  const active = record.worktree?.state === "active" ? record.worktree : undefined;
+  const worktree = active === undefined
+    ? undefined
+    : await settleWorktree(worktreeDeps(ports, layout), active, plan.outcome === "completed");
+  const committed = worktree === undefined ? plan.next : { ...plan.next, worktree };
   if (plan.closeTurn !== undefined) {
     const writer = new TranscriptWriter({
       fs: ports.fs,
@@ -219,11 +250,14 @@ async function recoverOne(
       projectPath: record.parentProjectPath,
       ...(deps.redact === undefined ? {} : { redact: deps.redact }),
     });
-    await writer.append([plan.closeTurn]);
+    // Not fsynced: the committed sidecar below is the durable word on how the run ended. The event
+    // only closes the turn in the child's own history; a SIGKILL (the page cache survives) never
+    // loses it, and if a power loss did, the turn would stay open there, which nothing relies on.
+    await writer.append([plan.closeTurn], { sync: false });
   }
-  const next = await store.update(record.id, (now) => (now.status === "running" ? plan.next : now));
+  const next = await store.update(record.id, (now) => (now.status === "running" ? committed : now));
   await queueCompletionNotice(deps, next);
-  return { outcome: plan.outcome, ...groups };
+  return { outcome: plan.outcome, worktree, ...groups };
 }
 
 /**

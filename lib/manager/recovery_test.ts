@@ -17,6 +17,11 @@ import { messageEvents } from "../session/events.ts";
 import { acquireLease } from "../session/lease.ts";
 import { Inbox } from "../session/inbox.ts";
 import { PIDLESS_ORPHAN_AFTER_MS } from "./recovery_plan.ts";
+import { gitRepo } from "../testing/git_repo.ts";
+import { prepareWorktree } from "../worktree/lifecycle.ts";
+import { realProcess } from "../sys/process.ts";
+import { realPorts } from "../sys/mod.ts";
+import type { SidecarRecord } from "../store/schema.ts";
 
 const DEAD = 301;
 const LIVE = 302;
@@ -208,6 +213,86 @@ Deno.test("reconcile: an orphan's recorded process groups still running as start
     assert.equal(loaded.record.processGroups, undefined);
     const again = await reconcile(deps, () => true);
     assert.deepEqual([again.recovered, w.process.killedGroups], [[], [7001]]);
+  } finally {
+    await Deno.remove(w.root, { recursive: true });
+  }
+});
+
+Deno.test("reconcile: an isolated orphan's clean completed worktree is removed; an interrupted one is kept and reported", async () => {
+  await using repo = await gitRepo();
+  const w = await world();
+  try {
+    // Liveness is scripted (the owner is dead); git is real.
+    const real = realProcess();
+    const fake = w.process;
+    w.ports.process = {
+      pid: () => fake.pid(),
+      run: (c, a, o) => real.run(c, a, o),
+      identity: (pid) => fake.identity(pid),
+      isAlive: (pid, id) => fake.isAlive(pid, id),
+      kill: (pid) => fake.kill(pid),
+      ownGroupLeader: (pid) => fake.ownGroupLeader(pid),
+      groupLeaderIdentity: (pgid) => fake.groupLeaderIdentity(pgid),
+      killGroup: (pgid) => fake.killGroup(pgid),
+      spawnDetached: (c, a, o) => fake.spawnDetached(c, a, o),
+    };
+    w.ports.env = realPorts().env;
+    const lease = (id: string) =>
+      prepareWorktree(repo.deps(w.clock), { workspaceRoot: repo.root, agentId: id });
+    const done = await lease("agent-wt-done");
+    const cut = await lease("agent-wt-cut");
+    await Deno.writeTextFile(`${cut.worktreeRoot}/half.txt`, "half-done work\n");
+    for (const [id, worktree] of [["agent-wt-done", done], ["agent-wt-cut", cut]] as const) {
+      await w.store.create(sidecarFixture(id, {
+        messages: [],
+        processId: DEAD,
+        processIdentity: IDENTITY,
+        isolation: "worktree",
+        workspaceRoot: worktree.workspaceRoot,
+        worktree,
+      }));
+      await w.transcript(id).append([
+        { type: "session_created", data: { agentType: "general-purpose", model: "m", depth: 1 } },
+        { type: "turn_started", data: { turn: 1 } },
+        ...messageEvents(w.ports.ids, { role: "user", content: [{ type: "text", text: "Do it." }] }),
+      ]);
+    }
+    // agent-wt-done wrote its final answer (with the finalization receipt) before the kill.
+    await w.transcript("agent-wt-done").append(
+      messageEvents(w.ports.ids, { role: "assistant", content: [{ type: "text", text: "Done." }] }, {
+        final: true,
+      }),
+    );
+    const report = await reconcile({ ports: w.ports, store: w.store, layout: w.layout }, () => true);
+    const byId = new Map(report.recovered.map((r) => [r.id, r]));
+    assert.deepEqual(report.problems, []);
+    assert.deepEqual([byId.get("agent-wt-done")?.outcome, byId.get("agent-wt-done")?.worktree?.state], [
+      "completed",
+      "removed",
+    ]);
+    const kept = byId.get("agent-wt-cut");
+    assert.deepEqual([
+      kept?.outcome,
+      kept?.worktree?.state,
+      kept?.worktree?.path,
+      kept?.worktree?.kept_because,
+    ], [
+      "interrupted",
+      "kept",
+      cut.worktreeRoot,
+      "the agent did not finish successfully",
+    ]);
+    assert.equal(await Deno.stat(done.worktreeRoot).then(() => true, () => false), false);
+    assert.equal(await Deno.readTextFile(`${cut.worktreeRoot}/half.txt`), "half-done work\n");
+    const load = async (id: string) => ((await w.store.load(id)) as { record: SidecarRecord }).record;
+    assert.equal((await load("agent-wt-done")).worktree?.state, "removed");
+    assert.deepEqual([
+      (await load("agent-wt-cut")).worktree?.state,
+      (await load("agent-wt-cut")).worktree?.changedFiles,
+    ], [
+      "kept",
+      1,
+    ]);
   } finally {
     await Deno.remove(w.root, { recursive: true });
   }

@@ -11,6 +11,7 @@ import type { Process, ProcessIdentity } from "../sys/process.ts";
 import type { Clock } from "../sys/clock.ts";
 import type { StorageLayout } from "../config/storage.ts";
 import { BladeError } from "../errors.ts";
+import { fsErrorCode } from "../sys/errors.ts";
 
 /** How the holder's process looks: "unknown" = its PID answers but there is no fingerprint to check. */
 export type HolderLiveness = "alive" | "dead" | "unknown";
@@ -167,6 +168,29 @@ export async function tryAcquireLease(
   });
 }
 
+/**
+ * Runs `fn` holding `sessionId`'s lease guard instead of its lease, for short work on a session
+ * nobody runs (recovery of many orphans: no lease file is written and removed per orphan). Every
+ * acquirer takes the guard first, so nobody can take the lease while `fn` runs; a live holder's lease
+ * means `{busy}` and `fn` does not run. A stale or corrupt lease file is removed first.
+ */
+export async function underSessionGuard<T>(
+  deps: LeaseDeps,
+  o: { projectPath: string; sessionId: string },
+  fn: () => Promise<T>,
+): Promise<{ done: T } | { busy: LeaseHolder }> {
+  const { fs, process } = deps;
+  const path = await leasePath(deps.layout, o.projectPath, o.sessionId);
+  return await underGuard(fs, path, async () => {
+    const file = parseLeaseFile(await readOrNull(fs, path));
+    const liveness = file.kind === "held" ? await holderLiveness(process, file.holder) : "unknown";
+    const verdict = leaseVerdict(file, liveness);
+    if (!verdict.take) return { busy: verdict.holder };
+    if (file.kind !== "absent") await fs.remove(path);
+    return { done: await fn() };
+  });
+}
+
 /** The lease of `sessionId`; BladeError `session_in_use` when a live process holds it. */
 export async function acquireLease(
   deps: LeaseDeps,
@@ -194,11 +218,23 @@ function ownIdentity(process: Process): Promise<ProcessIdentity | null> {
 }
 
 async function underGuard<T>(fs: Fs, leaseFile: string, fn: () => Promise<T>): Promise<T> {
-  const dir = leaseFile.slice(0, leaseFile.lastIndexOf("/"));
-  await fs.ensureDir(dir);
   // One guard per lease: leases of different sessions (recovery takes many at once) never wait on
   // each other. The guard file stays: removing it could let two openers lock different inodes.
-  return await fs.withLockedFile(`${leaseFile.slice(0, -".lock".length)}.guard`, fn);
+  const guard = `${leaseFile.slice(0, -".lock".length)}.guard`;
+  const dir = leaseFile.slice(0, leaseFile.lastIndexOf("/"));
+  let ran = false;
+  try {
+    return await fs.withLockedFile(guard, () => {
+      ran = true;
+      return fn();
+    });
+  } catch (e) {
+    // The locks folder is made when the guard cannot be opened for want of it, not asserted before
+    // every lease (recovery takes a thousand at once).
+    if (ran || fsErrorCode(e) !== "ENOENT") throw e;
+  }
+  await fs.ensureDir(dir);
+  return await fs.withLockedFile(guard, fn);
 }
 
 /** Alive only if the PID answers with the recorded fingerprint; a reused PID is dead. */

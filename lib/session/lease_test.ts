@@ -6,6 +6,7 @@ import {
   parseLeaseFile,
   SessionLease,
   tryAcquireLease,
+  underSessionGuard,
 } from "./lease.ts";
 import { FakeClock, FakeProcess } from "../testing/fakes.ts";
 import { realFs } from "../sys/fs.ts";
@@ -130,6 +131,42 @@ Deno.test("a corrupt lease file is taken over", async () => {
     });
     assert.equal(lease.takeover, "corrupt");
     await lease.release();
+  } finally {
+    await Deno.remove(root, { recursive: true });
+  }
+});
+
+Deno.test("underSessionGuard: runs the work with no lease file; a live holder is hands off; a stale lease goes", async () => {
+  const { root, layout, fs, clock } = await setup();
+  try {
+    const other = new FakeProcess({ pid: 100 });
+    const me = new FakeProcess({ pid: 200 });
+    me.spawnFake(100, { platform: "linux", fingerprint: "f".repeat(64) });
+    const o = { projectPath: "/p", sessionId: "s1" };
+    const path = await leasePath(layout, "/p", "s1");
+    // No locks folder yet: it is made on first use.
+    assert.deepEqual(
+      await underSessionGuard({ fs, process: me, clock, layout }, o, () => Promise.resolve(1)),
+      {
+        done: 1,
+      },
+    );
+    assert.equal(await fs.stat(path), null, "no lease file was written");
+    const held = await acquireLease({ fs, process: other, clock, layout }, o);
+    let ran = false;
+    const busy = await underSessionGuard(
+      { fs, process: me, clock, layout },
+      o,
+      () => Promise.resolve(ran = true),
+    );
+    assert.deepEqual([busy, ran], [{ busy: held.holder }, false]);
+    me.exitFake(100); // the holder died: its lease is stale, removed before the work runs
+    const done = await underSessionGuard(
+      { fs, process: me, clock, layout },
+      o,
+      async () => await fs.stat(path),
+    );
+    assert.deepEqual(done, { done: null });
   } finally {
     await Deno.remove(root, { recursive: true });
   }

@@ -129,14 +129,18 @@ export class TranscriptWriter {
     return this.#lastSeq;
   }
 
-  /** Append a batch atomically with respect to other writers; resolves after fsync. */
-  append(events: NewTranscriptEvent[]): Promise<TranscriptEvent[]> {
-    const run = this.#queue.then(() => this.#appendNow(events));
+  /**
+   * Append a batch atomically with respect to other writers; resolves after fsync. `sync: false`
+   * skips the fsync, for a batch that nothing depends on surviving a power loss (whole lines are
+   * still written under the lock, so a crash of the process never tears one).
+   */
+  append(events: NewTranscriptEvent[], options: { sync?: boolean } = {}): Promise<TranscriptEvent[]> {
+    const run = this.#queue.then(() => this.#appendNow(events, options.sync !== false));
     this.#queue = run.catch(() => {});
     return run;
   }
 
-  async #appendNow(events: NewTranscriptEvent[]): Promise<TranscriptEvent[]> {
+  async #appendNow(events: NewTranscriptEvent[], sync: boolean): Promise<TranscriptEvent[]> {
     const { fs, clock, ids } = this.#o;
     const dir = this.path.slice(0, this.path.lastIndexOf("/"));
     await fs.ensureDir(dir);
@@ -165,7 +169,7 @@ export class TranscriptWriter {
       const redact = this.#o.redact ?? ((t: string) => t);
       const text = prefix + written.map((e) => redact(JSON.stringify(e))).join("\n") + "\n";
       try {
-        await file.append(text);
+        await file.append(text, { sync });
       } catch (e) {
         await this.#rollBack(file, size, seqBefore);
         throw e;

@@ -62,8 +62,11 @@ export interface LockedFile {
   size(): Promise<number>;
   /** Bytes from `offset` to the end. */
   readFrom(offset: number): Promise<Uint8Array>;
-  /** Append all of `text` at the end and fsync before resolving. A failure may leave part of it. */
-  append(text: string): Promise<void>;
+  /**
+   * Append all of `text` at the end and fsync before resolving (`sync: false`: no fsync). A failure
+   * may leave part of it.
+   */
+  append(text: string, options?: { sync?: boolean }): Promise<void>;
   /** Cut the file back to `size` bytes and fsync (rolls back a failed append). */
   truncate(size: number): Promise<void>;
 }
@@ -220,13 +223,13 @@ async function withLockedFile<T>(
         }
         return out.subarray(0, read);
       },
-      append: (text) =>
+      append: (text, options) =>
         at(path, async () => {
           const data = new TextEncoder().encode(text);
           await file.seek(0, Deno.SeekMode.End);
           let written = 0;
           while (written < data.length) written += await file.write(data.subarray(written));
-          await file.sync();
+          if (options?.sync !== false) await file.sync();
         }),
       truncate: (size) =>
         at(path, async () => {

@@ -95,9 +95,9 @@ export class FaultFs {
             size: () => file.size(),
             readFrom: (offset) => file.readFrom(offset),
             truncate: (size) => file.truncate(size),
-            async append(text) {
+            async append(text, o) {
               const f = fail("append", path);
-              if (f === undefined) return await file.append(text);
+              if (f === undefined) return await file.append(text, o);
               if ((f.tornBytes ?? 0) > 0) await file.append(torn(f, text));
               throw osError(f.code ?? "ENOSPC", path);
             },
