@@ -57,7 +57,7 @@ export async function runPrint(values: Values, positionals: string[], ports: Por
   const mcp = await startMcp(app, mcpFlagsOf(values), io);
   let code = 0;
   try {
-    for (const prompt of turns) {
+    for await (const prompt of turns) {
       const done = await runTurn(app, io, prompt, open, turn, mcp);
       code = done.code;
       if (code !== 0) break;

@@ -5,11 +5,11 @@ import type { Ports } from "../sys/mod.ts";
 import { usageError } from "../errors.ts";
 import { isValidSessionId } from "../protocol/ids.ts";
 import type { App, AppFlags } from "../app.ts";
-import { readStdin } from "../sys/signals.ts";
+import { readStdin, stdinLines } from "../sys/signals.ts";
 import type { Io } from "./io.ts";
 import type { OutputFormat } from "./print_render.ts";
 import { type RunRules, runRules } from "../permissions/run_rules.ts";
-import { parseStreamJsonInput } from "./print_inputs.ts";
+import { streamJsonTurns } from "./print_inputs.ts";
 
 // deno-lint-ignore no-explicit-any
 export type Values = Record<string, any>;
@@ -73,7 +73,15 @@ export function rulesFromFlags(values: Values, io: Io, app?: Pick<App, "claude">
   return rules;
 }
 
-export async function userTurns(values: Values, positionals: string[], ports: Ports): Promise<string[]> {
+/**
+ * The run's user turns: the prompt (argument or stdin), or with `--input-format stream-json` the
+ * messages read from stdin one by one as they arrive (each turn runs before the next line is awaited).
+ */
+export async function userTurns(
+  values: Values,
+  positionals: string[],
+  ports: Ports,
+): Promise<Iterable<string> | AsyncIterable<string>> {
   const input = values["input-format"] ?? "text";
   if (input !== "text" && input !== "stream-json") {
     throw usageError(`Unknown input format "${input}".`, "Use --input-format text or stream-json.");
@@ -82,7 +90,7 @@ export async function userTurns(values: Values, positionals: string[], ports: Po
     if (values["output-format"] !== "stream-json") {
       throw usageError("--input-format stream-json needs --output-format stream-json (as in Claude Code).");
     }
-    return parseStreamJsonInput(await readStdin());
+    return streamJsonTurns(stdinLines());
   }
   let prompt = positionals.join(" ");
   if (prompt.trim() === "" && !ports.env.stdinIsTerminal()) prompt = (await readStdin()).trim();

@@ -9,43 +9,52 @@ import { BladeError, usageError } from "../errors.ts";
 // deno-lint-ignore no-explicit-any
 type Values = Record<string, any>;
 
-/** One user message of `--input-format stream-json`: `{"type":"user","message":{"role":"user","content":…}}`. */
-export function parseStreamJsonInput(text: string): string[] {
-  const turns: string[] = [];
-  text.split("\n").forEach((raw, i) => {
-    const line = raw.trim();
-    if (line === "") return;
-    let value: unknown;
-    try {
-      value = JSON.parse(line);
-    } catch {
-      throw usageError(
-        `--input-format stream-json: line ${i + 1} of standard input is not JSON.`,
-        'Send one message per line: {"type":"user","message":{"role":"user","content":"…"}}',
-      );
-    }
-    const v = value as { type?: unknown; message?: { role?: unknown; content?: unknown } };
-    if (v.type !== "user" || typeof v.message !== "object" || v.message === null) {
-      throw usageError(
-        `--input-format stream-json: line ${i + 1} is not a user message (type "${String(v.type)}").`,
-        'Send user messages: {"type":"user","message":{"role":"user","content":"…"}}',
-      );
-    }
-    const content = v.message.content;
-    const text = typeof content === "string"
-      ? content
-      : Array.isArray(content)
-      ? content.filter((b) => b?.type === "text" && typeof b.text === "string").map((b) => b.text).join("\n")
-      : "";
-    if (text.trim() === "") {
-      throw usageError(`--input-format stream-json: line ${i + 1} has no text content.`);
-    }
-    turns.push(text);
-  });
-  if (turns.length === 0) {
-    throw usageError("--input-format stream-json: no user message on standard input.");
+/**
+ * The user turns of `--input-format stream-json`, one per line as the lines arrive (a wrapper keeps
+ * stdin open and waits for each result): `{"type":"user","message":{"role":"user","content":…}}`.
+ * A bad line is a usage error naming it; EOF without any message too.
+ */
+export async function* streamJsonTurns(lines: AsyncIterable<string>): AsyncGenerator<string> {
+  let n = 0;
+  let turns = 0;
+  for await (const raw of lines) {
+    const text = streamJsonLine(raw.trim(), ++n);
+    if (text === undefined) continue;
+    turns++;
+    yield text;
   }
-  return turns;
+  if (turns === 0) throw usageError("--input-format stream-json: no user message on standard input.");
+}
+
+/** The text of line `n` of stream-json input (undefined for a blank line). */
+function streamJsonLine(line: string, n: number): string | undefined {
+  if (line === "") return undefined;
+  let value: unknown;
+  try {
+    value = JSON.parse(line);
+  } catch {
+    throw usageError(
+      `--input-format stream-json: line ${n} of standard input is not JSON.`,
+      'Send one message per line: {"type":"user","message":{"role":"user","content":"…"}}',
+    );
+  }
+  const v = value as { type?: unknown; message?: { role?: unknown; content?: unknown } };
+  if (v.type !== "user" || typeof v.message !== "object" || v.message === null) {
+    throw usageError(
+      `--input-format stream-json: line ${n} is not a user message (type "${String(v.type)}").`,
+      'Send user messages: {"type":"user","message":{"role":"user","content":"…"}}',
+    );
+  }
+  const content = v.message.content;
+  const text = typeof content === "string"
+    ? content
+    : Array.isArray(content)
+    ? content.filter((b) => b?.type === "text" && typeof b.text === "string").map((b) => b.text).join("\n")
+    : "";
+  if (text.trim() === "") {
+    throw usageError(`--input-format stream-json: line ${n} has no text content.`);
+  }
+  return text;
 }
 
 async function readFlagFile(ports: Ports, flag: string, path: string, cwd: string): Promise<string> {

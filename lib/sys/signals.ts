@@ -1,4 +1,4 @@
-// Owns OS signal subscriptions (Ctrl-C) and reading all of stdin.
+// Owns OS signal subscriptions (Ctrl-C) and reading stdin (all of it, or line by line as it arrives).
 import { decodeChunks } from "./process.ts";
 
 export function onInterrupt(handler: () => void): () => void {
@@ -19,4 +19,22 @@ export async function readStdin(): Promise<string> {
   const chunks: Uint8Array[] = [];
   for await (const c of Deno.stdin.readable) chunks.push(c);
   return decodeChunks(chunks);
+}
+
+/**
+ * Standard input line by line as each line arrives (without its newline; a last line without one is
+ * yielded at EOF). For protocols whose writer keeps stdin open (`--input-format stream-json`).
+ */
+export async function* stdinLines(): AsyncGenerator<string> {
+  const decoder = new TextDecoder();
+  let buffered = "";
+  for await (const chunk of Deno.stdin.readable) {
+    buffered += decoder.decode(chunk, { stream: true });
+    for (let nl = buffered.indexOf("\n"); nl >= 0; nl = buffered.indexOf("\n")) {
+      yield buffered.slice(0, nl);
+      buffered = buffered.slice(nl + 1);
+    }
+  }
+  buffered += decoder.decode();
+  if (buffered !== "") yield buffered;
 }

@@ -47,7 +47,10 @@ export interface RunBladeOptions {
    * HOME or BLADE_STORAGE_ROOT is not given, a temporary folder is made for it and removed afterwards.
    */
   env?: Record<string, string>;
-  /** Text written to Blade's standard input (otherwise stdin is empty). */
+  /**
+   * Text written to Blade's standard input, then closed (otherwise stdin is empty). `"open"` keeps it
+   * open: the test writes with BladeProcess.write and ends it with closeStdin (spawnBlade only).
+   */
   stdin?: string;
   /** Aborting sends SIGINT to Blade, as Ctrl-C would. */
   signal?: AbortSignal;
@@ -72,6 +75,12 @@ export interface BladeProcess {
   kill(signal: Deno.Signal): void;
   /** Resolves when Blade exits, with everything it printed. */
   result: Promise<BladeResult>;
+  /** With `stdin: "open"`: writes to Blade's standard input. */
+  write(text: string): Promise<void>;
+  /** With `stdin: "open"`: closes Blade's standard input (EOF). */
+  closeStdin(): Promise<void>;
+  /** The next line Blade prints on stdout for which `accept` is true (lines are read as they come). */
+  nextLine(accept: (line: string) => boolean): Promise<string>;
 }
 
 /** Starts Blade; see runBlade. */
@@ -108,12 +117,15 @@ export async function spawnBlade(args: string[], options: RunBladeOptions): Prom
     } catch { /* already gone */ }
   };
   options.signal?.addEventListener("abort", onAbort, { once: true });
-  if (options.stdin !== undefined) {
-    const writer = child.stdin.getWriter();
+  const writer = options.stdin === undefined ? undefined : child.stdin.getWriter();
+  if (writer !== undefined && options.stdin !== "open") {
     await writer.write(new TextEncoder().encode(options.stdin));
     await writer.close();
   }
-  const stdout = new Response(child.stdout).text();
+  // stdout is read twice: line by line as it comes (nextLine) and whole for the result.
+  const [live, whole] = child.stdout.tee();
+  const lines = liveLines(live);
+  const stdout = new Response(whole).text();
   const stderr = new Response(child.stderr).text();
   const result = (async (): Promise<BladeResult> => {
     try {
@@ -124,7 +136,36 @@ export async function spawnBlade(args: string[], options: RunBladeOptions): Prom
       for (const path of made) await Deno.remove(path, { recursive: true }).catch(() => {});
     }
   })();
-  return { pid: child.pid, kill: (signal) => child.kill(signal), result };
+  return {
+    pid: child.pid,
+    kill: (signal) => child.kill(signal),
+    result,
+    write: async (text) => await writer?.write(new TextEncoder().encode(text)),
+    closeStdin: async () => await writer?.close(),
+    nextLine: async (accept) => {
+      while (true) {
+        const next = await lines.next();
+        if (next.done === true) throw new Error("Blade's stdout ended before the awaited line");
+        if (accept(next.value)) return next.value;
+      }
+    },
+  };
+}
+
+/** The lines of a stream as they arrive; unread ones wait in the stream. */
+function liveLines(stream: ReadableStream<Uint8Array>): AsyncIterator<string> {
+  return (async function* () {
+    const decoder = new TextDecoder();
+    let buffered = "";
+    for await (const chunk of stream) {
+      buffered += decoder.decode(chunk, { stream: true });
+      for (let nl = buffered.indexOf("\n"); nl >= 0; nl = buffered.indexOf("\n")) {
+        yield buffered.slice(0, nl);
+        buffered = buffered.slice(nl + 1);
+      }
+    }
+    if (buffered !== "") yield buffered;
+  })();
 }
 
 /**
