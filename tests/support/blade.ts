@@ -61,7 +61,32 @@ export interface RunBladeOptions {
   processGroup?: boolean;
   /** The module to run instead of main.ts (e.g. tests/support/faulty_main.ts), with the same flags. */
   entry?: string;
+  /**
+   * Run Blade as an ordinary user would meet file permissions: when the tests run as root (CI does),
+   * Blade starts through `setpriv` without CAP_DAC_OVERRIDE and CAP_DAC_READ_SEARCH, so a `chmod 000`
+   * folder is unreadable to it as it would be to its owner.
+   */
+  withoutFileOverride?: boolean;
 }
+
+/** Whether a root test process can drop its power to bypass file permissions for Blade (setpriv). */
+export async function canDropFileOverride(): Promise<boolean> {
+  if (Deno.uid() !== 0) return true;
+  try {
+    return (await new Deno.Command("setpriv", { args: ["--version"], stdout: "null", stderr: "null" })
+      .output())
+      .success;
+  } catch {
+    return false;
+  }
+}
+
+const NO_FILE_OVERRIDE = [
+  "--bounding-set",
+  "-dac_override,-dac_read_search",
+  "--inh-caps",
+  "-dac_override,-dac_read_search",
+];
 
 export interface BladeResult {
   code: number;
@@ -102,8 +127,13 @@ export async function spawnBlade(args: string[], options: RunBladeOptions): Prom
     ...given,
   };
   const denoArgs = ["run", ...flags, "--config", CONFIG, options.entry ?? MAIN, ...args];
-  const child = new Deno.Command(options.processGroup === true ? "setsid" : Deno.execPath(), {
-    args: options.processGroup === true ? [Deno.execPath(), ...denoArgs] : denoArgs,
+  const prefix = [
+    ...(options.processGroup === true ? ["setsid"] : []),
+    ...(options.withoutFileOverride === true && Deno.uid() === 0 ? ["setpriv", ...NO_FILE_OVERRIDE] : []),
+  ];
+  const [command, ...rest] = [...prefix, Deno.execPath(), ...denoArgs];
+  const child = new Deno.Command(command!, {
+    args: rest,
     cwd: options.cwd,
     env,
     clearEnv: true,
