@@ -69,7 +69,7 @@ Deno.test({
         assert.match(r.content, /open\/hello\.txt/);
         assert.match(
           r.content,
-          new RegExp(`1 path could not be read and was skipped: ${locked} \\(Permission denied`),
+          new RegExp(`\\(Could not read 1 path: ${locked}: Permission denied \\(EACCES\\)\\.\\)`),
         );
       }
     } finally {

@@ -7,6 +7,11 @@ export function isNotCapable(error: unknown): error is Error {
   return error instanceof Deno.errors.NotCapable;
 }
 
+/** The path does not exist (ENOENT). Only this means "absent"; EACCES, ELOOP, … are failures to report. */
+export function isNotFound(error: unknown): boolean {
+  return error instanceof Deno.errors.NotFound;
+}
+
 /** The reader of a pipe went away (`blade … | head`). */
 export function isBrokenPipe(error: unknown): boolean {
   return error instanceof Deno.errors.BrokenPipe;

@@ -5,6 +5,7 @@
 import { join } from "node:path";
 import { z } from "zod";
 import { describeError } from "../errors.ts";
+import { fsErrorCode } from "../sys/errors.ts";
 import type { Ports } from "../sys/mod.ts";
 import { untrustedExecution } from "./paths.ts";
 import { worktreeCwdRefusal } from "./worktree_guard.ts";
@@ -48,12 +49,32 @@ const schema = z.object({
 
 export type BashInput = z.infer<typeof schema>;
 
+/**
+ * Errors that make a PATH entry no place to find bash, so the search goes on, as execvp(3) does: the
+ * folder is not a folder, may not be searched (EACCES), or is a stale or unreachable mount. Anything else
+ * (EIO, ELOOP, …) is a broken environment and is thrown, never taken for "no bash there".
+ */
+const SKIPPED_PATH_ERRORS: ReadonlySet<string> = new Set([
+  "ENOTDIR",
+  "EACCES",
+  "ESTALE",
+  "ENODEV",
+  "ETIMEDOUT",
+]);
+
 /** bash from PATH (or the usual folders), else sh. */
 export async function findShell(ports: Pick<Ports, "env" | "fs">): Promise<string> {
   const dirs = (ports.env.get("PATH") ?? "").split(":").filter((d) => d !== "");
   for (const dir of [...dirs, "/bin", "/usr/bin"]) {
     const candidate = join(dir, "bash");
-    if ((await ports.fs.stat(candidate).catch(() => null))?.isFile) return candidate;
+    let info;
+    try {
+      info = await ports.fs.stat(candidate); // null: no bash in this folder
+    } catch (e) {
+      if (SKIPPED_PATH_ERRORS.has(fsErrorCode(e) ?? "")) continue;
+      throw new Error(`Cannot look for bash at ${candidate}: ${describeError(e)}`, { cause: e });
+    }
+    if (info?.isFile) return candidate;
   }
   return "sh";
 }

@@ -1,6 +1,8 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { bashTool } from "./bash.ts";
+import { bashTool, findShell } from "./bash.ts";
+import { realFs } from "../sys/fs.ts";
+import { fakeEnv } from "../testing/fakes.ts";
 import { BASH_MAX_OUTPUT_CHARS, bashLimits } from "../config/bash_limits.ts";
 import { runTool, sandbox } from "../testing/tool_harness.ts";
 
@@ -150,4 +152,24 @@ Deno.test("Bash schema takes any positive timeout; the run caps it at BASH_MAX_T
     defaultTimeoutMs: 1000,
     maxOutputChars: 30_000,
   });
+});
+
+Deno.test("findShell skips PATH entries execvp skips (a file, a missing folder) and fails on a broken one", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "blade-shell-" });
+  try {
+    await Deno.writeTextFile(join(dir, "file"), "");
+    await Deno.mkdir(join(dir, "bin"));
+    await Deno.writeTextFile(join(dir, "bin", "bash"), "");
+    await Deno.symlink(join(dir, "loop"), join(dir, "loop"));
+    const env = (PATH: string) => ({ fs: realFs(), env: fakeEnv({ PATH }, { cwd: dir }) });
+    const path = [join(dir, "file"), join(dir, "missing"), join(dir, "bin")].join(":");
+    assert.equal(await findShell(env(path)), join(dir, "bin", "bash"));
+    // A folder that cannot be resolved is a broken environment, not "no bash there".
+    await assert.rejects(
+      () => findShell(env(`${join(dir, "loop")}:${join(dir, "bin")}`)),
+      new RegExp(`Cannot look for bash at ${join(dir, "loop", "bash")}: Too many levels of symbolic links`),
+    );
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
 });

@@ -7,7 +7,15 @@ import { describeError } from "../errors.ts";
 import { compileGlob, hasMagic } from "../protocol/glob_pattern.ts";
 import { resolveReadPath, statOrRefusal } from "./paths.ts";
 import { fail, ok, type Tool } from "./tool.ts";
-import { searchBounds, skippedNoiseDirs, skippedNote, walkFiles, type WalkSkip } from "./walk.ts";
+import {
+  searchBounds,
+  skippedNoiseDirs,
+  skippedNote,
+  unreadable,
+  unreadableRoot,
+  walkFiles,
+  type WalkSkip,
+} from "./walk.ts";
 
 export const GLOB_MAX_RESULTS = 1000;
 
@@ -69,18 +77,26 @@ export const globTool: Tool<GlobInput> = {
         signal: ctx.signal,
         ...searchBounds(ctx, "Glob", (s) => {
           // Only what the pattern would have listed is worth a note.
-          if (s.kind === "refused" || matcher.matches(s.rel)) skips.push(s);
+          if (s.kind !== "link" || matcher.matches(s.rel)) skips.push(s);
         }),
       });
       for await (const file of walk) {
         if (!matcher.matches(file.rel)) continue;
-        const stat = await fs.stat(file.real).catch(() => null);
-        found.push({ path: join(base, file.rel), mtime: stat?.mtimeMs ?? 0 });
+        let mtime = 0;
+        try {
+          mtime = (await fs.stat(file.real))?.mtimeMs ?? 0; // null: removed since listed, still shown
+        } catch (e) {
+          const skipped = unreadable(file.real, e);
+          if (skipped !== undefined) skips.push(skipped);
+        }
+        found.push({ path: join(base, file.rel), mtime });
       }
     } catch (e) {
       return fail(`Glob failed in ${base}: ${describeError(e)}`);
     }
     if (ctx.signal.aborted) return fail("Glob was interrupted.");
+    const rootFailure = unreadableRoot(skips, base);
+    if (rootFailure !== undefined) return fail(rootFailure);
     const skipped = skippedNote(skips);
     if (found.length === 0) return ok(`No files found${skipped}`, { count: 0 });
 

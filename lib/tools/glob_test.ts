@@ -124,3 +124,24 @@ Deno.test("Glob of a parent folder does not list what a Read deny rule names", a
     "No files found\n(Not searched: 1 path refused by the deny rule Read(./secrets/**).)",
   );
 });
+
+Deno.test("Glob names a link it cannot resolve (a symlink loop) instead of leaving it out silently", async () => {
+  await using box = await sandbox();
+  await touch(box.workspace, "a.txt");
+  const loop = join(box.workspace, "loop.txt");
+  await Deno.symlink(loop, loop);
+  const result = await runTool(globTool, { pattern: "*.txt" }, box.ctx());
+  assert.equal(result.isError, false, result.content);
+  assert.equal(
+    result.content,
+    `${
+      join(box.workspace, "a.txt")
+    }\n(Could not read 1 path: ${loop}: Too many levels of symbolic links (ELOOP).)`,
+  );
+  // The folder asked for is a loop itself: a clear error, not "does not exist".
+  const self = await runTool(globTool, { pattern: "*", path: "loop.txt" }, box.ctx());
+  assert.deepEqual([self.isError, self.content], [
+    true,
+    `Cannot read ${loop}: Too many levels of symbolic links (ELOOP).`,
+  ]);
+});

@@ -9,7 +9,15 @@ import { compileGlob } from "../protocol/glob_pattern.ts";
 import { resolveReadPath, statOrRefusal } from "./paths.ts";
 import { capHead, cutLine, decodeText, looksBinary, plural, splitLines } from "./text.ts";
 import { fail, ok, type Tool, type ToolContext } from "./tool.ts";
-import { searchBounds, skippedNoiseDirs, skippedNote, walkFiles, type WalkSkip } from "./walk.ts";
+import {
+  searchBounds,
+  skippedNoiseDirs,
+  skippedNote,
+  unreadable,
+  unreadableRoot,
+  walkFiles,
+  type WalkSkip,
+} from "./walk.ts";
 
 export const GREP_MAX_OUTPUT_CHARS = 30_000;
 /** Files larger than this are skipped (generated data, logs). */
@@ -52,6 +60,8 @@ interface FileHits {
   lines: string[];
   /** 0-based indexes of matching lines. */
   hits: number[];
+  /** When the file last changed (files_with_matches lists newest first). */
+  mtime: number;
 }
 
 /**
@@ -76,7 +86,7 @@ async function* candidates(
     skipDirs: skippedNoiseDirs(input.glob),
     signal: ctx.signal,
     ...searchBounds(ctx, "Grep", (s) => {
-      if (s.kind === "refused" || wanted(s.rel)) skips.push(s);
+      if (s.kind !== "link" || wanted(s.rel)) skips.push(s);
     }),
   });
   for await (const file of walk) {
@@ -84,19 +94,29 @@ async function* candidates(
   }
 }
 
+/** One file's hits, or null (no hits, not a text file, gone); a file it cannot read goes to `skips`. */
 async function search(
   ctx: ToolContext,
   { path, real }: { path: string; real: string },
   regex: RegExp,
+  skips: WalkSkip[],
 ): Promise<FileHits | null> {
-  const info = await ctx.ports.fs.stat(real).catch(() => null);
-  if (info === null || !info.isFile || info.size > GREP_MAX_FILE_BYTES) return null;
-  const bytes = await ctx.ports.fs.readBytes(real).catch(() => null);
-  if (bytes === null || looksBinary(bytes)) return null;
+  let info;
+  let bytes;
+  try {
+    info = await ctx.ports.fs.stat(real);
+    if (info === null || !info.isFile || info.size > GREP_MAX_FILE_BYTES) return null;
+    bytes = await ctx.ports.fs.readBytes(real);
+  } catch (e) {
+    const skipped = unreadable(real, e); // a file removed since the walk listed it is just gone
+    if (skipped !== undefined) skips.push(skipped);
+    return null;
+  }
+  if (looksBinary(bytes)) return null;
   const lines = splitLines(decodeText(bytes));
   const hits: number[] = [];
   for (let i = 0; i < lines.length; i++) if (regex.test(lines[i]!)) hits.push(i);
-  return hits.length === 0 ? null : { path, lines, hits };
+  return hits.length === 0 ? null : { path, lines, hits, mtime: info.mtimeMs ?? 0 };
 }
 
 /** rg-style content lines: `path:12:text` for matches, `path-13-text` for context, `--` between groups. */
@@ -156,7 +176,7 @@ export const grepTool: Tool<GrepInput> = {
     const skips: WalkSkip[] = [];
     try {
       for await (const candidate of candidates(ctx, root, input, skips)) {
-        const file = await search(ctx, candidate, regex);
+        const file = await search(ctx, candidate, regex, skips);
         if (file === null) continue;
         const path = candidate.path;
         if (mode === "content") {
@@ -168,9 +188,7 @@ export const grepTool: Tool<GrepInput> = {
           // Stop early once the output is certainly full.
           if (lineBudget <= 0 || chars > GREP_MAX_OUTPUT_CHARS * 2) break;
         } else {
-          const mtime = mode === "files_with_matches"
-            ? (await ctx.ports.fs.stat(candidate.real).catch(() => null))?.mtimeMs ?? 0
-            : 0;
+          const mtime = mode === "files_with_matches" ? file.mtime : 0;
           entries.push({
             text: mode === "count" ? `${path}:${file.hits.length}` : path,
             path,
@@ -183,6 +201,8 @@ export const grepTool: Tool<GrepInput> = {
       return fail(`Grep failed in ${root}: ${describeError(e)}`);
     }
     if (ctx.signal.aborted) return fail("Grep was interrupted.");
+    const rootFailure = unreadableRoot(skips, root);
+    if (rootFailure !== undefined) return fail(rootFailure);
     const skipped = skippedNote(skips);
     if (entries.length === 0) {
       return ok((mode === "files_with_matches" ? "No files found" : "No matches found") + skipped, {

@@ -153,3 +153,22 @@ Deno.test("Grep over a folder skips the files a Read deny rule names, without na
     assert.match(result.content, /Not searched: 1 path refused by the deny rule Read\(\.\/secrets\/\*\*\)/);
   }
 });
+
+Deno.test("Grep on a path it cannot resolve (a symlink loop) says why, not 'does not exist'", async () => {
+  await using box = await sandbox();
+  await Deno.writeTextFile(join(box.workspace, "a.txt"), "needle\n");
+  const loop = join(box.workspace, "loop.txt");
+  await Deno.symlink(loop, loop);
+  const self = await runTool(grepTool, { pattern: "needle", path: "loop.txt" }, box.ctx());
+  assert.deepEqual([self.isError, self.content], [
+    true,
+    `Cannot read ${loop}: Too many levels of symbolic links (ELOOP).`,
+  ]);
+  const all = await runTool(grepTool, { pattern: "needle" }, box.ctx());
+  assert.equal(all.isError, false, all.content);
+  assert.equal(
+    all.content,
+    `Found 1 file\n${join(box.workspace, "a.txt")}\n` +
+      `(Could not read 1 path: ${loop}: Too many levels of symbolic links (ELOOP).)`,
+  );
+});

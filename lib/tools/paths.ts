@@ -5,7 +5,7 @@
 
 import { relative, resolve, sep } from "node:path";
 import type { FileInfo } from "../sys/fs.ts";
-import { isNotCapable } from "../sys/errors.ts";
+import { fsErrorCode, isNotCapable } from "../sys/errors.ts";
 import type { ToolContext } from "./tool.ts";
 import { canonicalPath, isInside } from "./real_path.ts";
 
@@ -138,7 +138,18 @@ export function notWritable(error: unknown, path: string, workspaceRoot: string)
     `let it write only its workspace and Blade's session records (NotCapable).`;
 }
 
-/** stat() that tells a refused path apart from a missing one. */
+/**
+ * Why a file operation failed, for a tool's answer: the OS text and code without Deno's operation
+ * and path (`Permission denied (EACCES)`), or NotCapable's own message.
+ */
+export function fsReason(error: unknown): string {
+  const message = error instanceof Error ? error.message : String(error);
+  const text = message.replace(/ \(os error \d+\)/, "").replace(/: [a-z_]+ '.*$/s, "");
+  const code = fsErrorCode(error);
+  return code === undefined || code === "NOT_CAPABLE" || text.includes(code) ? text : `${text} (${code})`;
+}
+
+/** stat() that tells a refused path and one that cannot be read (EACCES, ELOOP, …) apart from a missing one. */
 export async function statOrRefusal(
   fs: ToolContext["ports"]["fs"],
   path: string,
@@ -146,8 +157,7 @@ export async function statOrRefusal(
   try {
     return { info: await fs.stat(path) };
   } catch (e) {
-    const refused = notAccessible(e, path);
-    if (refused !== undefined) return { refused };
-    return { info: null };
+    // stat answers null for a missing path: whatever it throws is a failure to say, never "absent".
+    return { refused: notAccessible(e, path) ?? `Cannot read ${path}: ${fsReason(e)}.` };
   }
 }

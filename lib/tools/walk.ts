@@ -1,5 +1,8 @@
 // Owns the recursive file walk Glob and Grep share, over the Fs port: sorted, skips chosen folder
-// names, never follows symlinked folders (no cycles), tolerates unreadable folders, stops on abort.
+// names, never follows symlinked folders (no cycles), stops on abort. A folder that vanished mid-walk
+// or a dangling link is simply absent; one that exists but cannot be read (EACCES, ELOOP, …) is skipped
+// and reported (`unreadable`), the walk root included, so a search never says "nothing found" for
+// what it could not look at.
 // A symlinked file is yielded by its real path, and only when that path stays inside the walk's
 // bounds (the search root, the workspace): a link out of them is skipped and reported, never read
 // through (Deno checks the path as given, so reading the link would read its target unchecked).
@@ -8,6 +11,8 @@
 
 import { join } from "node:path";
 import type { Fs } from "../sys/fs.ts";
+import { isNotFound } from "../sys/errors.ts";
+import { fsReason } from "./paths.ts";
 import { isInside } from "./real_path.ts";
 import { plural } from "./text.ts";
 import type { ToolContext } from "./tool.ts";
@@ -36,7 +41,14 @@ export type WalkSkip =
   /** A symlink whose target is outside the walk's bounds. */
   | { kind: "link"; rel: string; target: string }
   /** A path a refusal named; its name is not repeated (a deny rule hides names too). */
-  | { kind: "refused"; reason: string };
+  | { kind: "refused"; reason: string }
+  /** A folder, link or file that exists but could not be read; `reason` as fsReason gives it. */
+  | { kind: "unreadable"; path: string; reason: string };
+
+/** The skip for a path that exists but could not be read, or undefined when it is simply gone. */
+export function unreadable(path: string, error: unknown): WalkSkip | undefined {
+  return isNotFound(error) ? undefined : { kind: "unreadable", path, reason: fsReason(error) };
+}
 
 export interface WalkedFile {
   /** Absolute path (the walk root joined with `rel`), as shown. */
@@ -74,15 +86,21 @@ export async function* walkFiles(
 ): AsyncGenerator<WalkedFile> {
   const bounds = [root, ...options.bounds ?? []];
   const skip = (s: WalkSkip) => options.onSkip?.(s);
+  const failed = (path: string, error: unknown) => {
+    const skipped = unreadable(path, error);
+    if (skipped !== undefined) skip(skipped);
+  };
   const stack: string[] = [""];
   while (stack.length > 0) {
     if (options.signal?.aborted) return;
     const relDir = stack.pop()!;
+    const dir = relDir === "" ? root : join(root, relDir);
     let entries;
     try {
-      entries = await fs.readDir(relDir === "" ? root : join(root, relDir));
-    } catch {
-      continue; // unreadable or vanished folder
+      entries = await fs.readDir(dir);
+    } catch (e) {
+      failed(dir, e); // a folder that vanished since it was listed is just gone
+      continue;
     }
     entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
     const subdirs: string[] = [];
@@ -93,14 +111,24 @@ export async function* walkFiles(
       let isFile = entry.isFile;
       const isDirectory = entry.isDirectory && !entry.isSymlink; // never follow symlinked folders
       if (entry.isSymlink) {
-        const target = await fs.realPath(path).catch(() => null);
-        if (target === null) continue; // dangling or unresolvable: nothing to read
+        let target: string;
+        try {
+          target = await fs.realPath(path);
+        } catch (e) {
+          failed(path, e); // a dangling link has nothing to read
+          continue;
+        }
         if (!bounds.some((b) => isInside(target, b))) {
           skip({ kind: "link", rel, target });
           continue;
         }
         real = target;
-        isFile = (await fs.stat(target).catch(() => null))?.isFile ?? false;
+        try {
+          isFile = (await fs.stat(target))?.isFile ?? false;
+        } catch (e) {
+          failed(target, e);
+          continue;
+        }
       }
       if (!isFile && !isDirectory) continue;
       const refused = options.refusal?.(real);
@@ -116,10 +144,17 @@ export async function* walkFiles(
   }
 }
 
+/** The tool error when the path a search was asked for could not be read itself, else undefined. */
+export function unreadableRoot(skips: readonly WalkSkip[], root: string): string | undefined {
+  const failed = skips.find((s) => s.kind === "unreadable" && s.path === root);
+  return failed?.kind === "unreadable" ? `Cannot read ${root}: ${failed.reason}.` : undefined;
+}
+
 /** The note a search appends about what its walk skipped (empty when nothing was). */
 export function skippedNote(skips: readonly WalkSkip[], max = 5): string {
   const links = skips.filter((s) => s.kind === "link");
   const refused = skips.filter((s) => s.kind === "refused");
+  const failed = skips.filter((s) => s.kind === "unreadable");
   const parts: string[] = [];
   if (links.length > 0) {
     const shown = links.slice(0, max).map((l) => `${l.rel} -> ${l.target}`).join(", ");
@@ -133,6 +168,11 @@ export function skippedNote(skips: readonly WalkSkip[], max = 5): string {
   if (refused.length > 0) {
     const reasons = [...new Set(refused.map((r) => r.reason))].join("; ");
     parts.push(`Not searched: ${plural(refused.length, "path")} refused by ${reasons}.`);
+  }
+  if (failed.length > 0) {
+    const shown = failed.slice(0, max).map((f) => `${f.path}: ${f.reason}`).join("; ");
+    const more = failed.length > max ? `; and ${failed.length - max} more` : "";
+    parts.push(`Could not read ${plural(failed.length, "path")}: ${shown}${more}.`);
   }
   return parts.length === 0 ? "" : `\n(${parts.join(" ")})`;
 }
