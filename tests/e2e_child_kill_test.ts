@@ -5,31 +5,11 @@
 
 import assert from "node:assert/strict";
 import { bladeSandbox, readSidecars, runScripted } from "./support/blade.ts";
+import { assertGroupGone, SHELL_FLAGS } from "./support/groups.ts";
 
-const SHELL = {
-  shell: {
-    description: "Runs shell commands",
-    prompt: "You run the commands you are given.",
-    tools: ["Bash"],
-    permissionMode: "yolo",
-  },
-};
-const FLAGS = ["--agents", JSON.stringify(SHELL), "--trust-workspace", "--permission-mode", "yolo"];
+const FLAGS = SHELL_FLAGS;
 /** `$$` of `sh -c` is the group leader setsid made: its pid is the process group. */
 const SLEEP = "echo $$ > pgid.txt; sleep 30; echo never";
-
-async function groupMembers(pgid: string): Promise<string> {
-  const out = await new Deno.Command("ps", { args: ["-o", "pid=", "-g", pgid], stdout: "piped" }).output();
-  return new TextDecoder().decode(out.stdout).trim();
-}
-
-/** SIGKILL lands asynchronously: the group may take a moment to empty. */
-async function assertGroupGone(pgid: string): Promise<void> {
-  for (let i = 0; i < 40 && (await groupMembers(pgid)) !== ""; i++) {
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  assert.equal(await groupMembers(pgid), "", `process group ${pgid} still has members`);
-}
 
 Deno.test("child kills: a Worker child's Bash timeout kills its whole process group at once", async () => {
   await using sandbox = await bladeSandbox();

@@ -5,24 +5,12 @@
 
 import assert from "node:assert/strict";
 import { bladeSandbox } from "./support/blade.ts";
+import { groupMembers, SHELL_FLAGS } from "./support/groups.ts";
 import { killGroup, mainSessionId, scriptedArgs, sidecarFiles, until, writeScript } from "./support/crash.ts";
 
-const SHELL = {
-  shell: {
-    description: "Runs shell commands",
-    prompt: "You run the commands you are given.",
-    tools: ["Bash"],
-    permissionMode: "yolo",
-  },
-};
-const FLAGS = ["--agents", JSON.stringify(SHELL), "--trust-workspace", "--permission-mode", "yolo"];
+const FLAGS = SHELL_FLAGS;
 /** `$$` of the shell is the group leader setsid made: its pid is the process group. */
 const SLEEP = "echo $$ > pgid.txt; sleep 300; echo never";
-
-async function groupMembers(pgid: string): Promise<string> {
-  const out = await new Deno.Command("ps", { args: ["-o", "pid=", "-g", pgid], stdout: "piped" }).output();
-  return new TextDecoder().decode(out.stdout).trim();
-}
 
 Deno.test("recovery kills the Bash process group an orphaned child left running", async () => {
   await using sandbox = await bladeSandbox();

@@ -15,6 +15,9 @@ import { readTranscript } from "../session/transcript.ts";
 import { FileSidecarStore } from "../store/file_store.ts";
 import type { SidecarOwner } from "../store/store.ts";
 import { BackgroundRuns } from "./background.ts";
+import { realPorts } from "../sys/mod.ts";
+import { storageLayout } from "../config/storage.ts";
+import { FIXTURE_OWNER, sidecarFixture } from "../testing/sidecar_fixtures.ts";
 import { buildCompletionNotice, completionInboxId } from "./notice.ts";
 import { SubagentRuntime } from "./subagents.ts";
 import {
@@ -522,4 +525,43 @@ Deno.test({
     assert.deepEqual(deliveredIn(await p.events()), [completionInboxId(childId)]);
     assert.deepEqual(await p.inbox().pending(), []);
   },
+});
+
+Deno.test("a background run its record gives to this session is delivered with no Task call of it; others are not", async () => {
+  const root = await Deno.makeTempDir({ prefix: "blade-outside-" });
+  try {
+    const clock = new FakeClock();
+    const ports = { ...realPorts(), clock };
+    const store = new FileSidecarStore({ fs: ports.fs, clock, storageRoot: root });
+    const owner = {
+      parentSessionId: FIXTURE_OWNER.parentSessionId,
+      parentProjectPath: FIXTURE_OWNER.parentProjectPath,
+    };
+    const done = { status: "completed" as const, result: { success: true, message: "ok" }, completedAt: 1 };
+    // `blade tasks resume --background` of one of this session's children: no Task call here.
+    await store.create(sidecarFixture("agent-outside", { ...done, background: true }));
+    await store.create(sidecarFixture("agent-fg", { ...done, background: false }));
+    await store.create(
+      sidecarFixture("agent-other", { ...done, background: true, parentSessionId: "session-other" }),
+    );
+    const runs = new BackgroundRuns({ ports, store, layout: storageLayout(root) });
+    for (const id of ["agent-outside", "agent-fg", "agent-other"]) {
+      await runs.inboxFor(owner).enqueue({
+        inboxId: completionInboxId(id),
+        kind: "completion",
+        text: `${TAG}{"agent_id":"${id}"}</background-subagent-completion>`,
+        createdAt: 1,
+        agentId: id,
+      });
+    }
+    const delivered = new Set<string>();
+    const got = await runs.pendingFor(owner, delivered).takeDeliveries();
+    const ref = (d: (typeof got)[number]) => d.parts[0] as SubtaskRefPart | undefined;
+    assert.deepEqual(got.map((d) => [d.inboxId, ref(d)?.callId, ref(d)?.agentId]), [
+      [completionInboxId("agent-outside"), "outside:agent-outside", "agent-outside"],
+    ]);
+    assert.deepEqual(await runs.pendingFor(owner, delivered).takeDeliveries(), [], "once");
+  } finally {
+    await Deno.remove(root, { recursive: true });
+  }
 });
