@@ -1,0 +1,45 @@
+// reportError: a BladeError or a write the machine refused is one line plus a hint, also when it comes
+// wrapped in a SuppressedError (an `await using` disposal that failed as well); anything else is a bug
+// and keeps its stack.
+
+import assert from "node:assert/strict";
+import { captureIo } from "./io.ts";
+import { reportError } from "./report_error.ts";
+import { osError } from "../testing/fault_fs.ts";
+
+const FULL = "/srv/blade/projects/p/session-x.jsonl";
+
+Deno.test("reportError: a full disk is one line naming the file, with a hint, exit 1", () => {
+  const io = captureIo();
+  assert.equal(reportError(io, osError("ENOSPC", FULL)), 1);
+  assert.equal(
+    io.stderr(),
+    `blade: Could not write ${FULL}: the disk is full (ENOSPC).\n` +
+      "  hint: Free space on that disk (or set BLADE_STORAGE_ROOT to a folder on another one) and run again.\n",
+  );
+});
+
+Deno.test("reportError: under a SuppressedError the first failure is reported; a bug inside stays a bug", () => {
+  const disposal = new Error("release failed too");
+  const io = captureIo();
+  assert.equal(reportError(io, new SuppressedError(disposal, osError("EROFS", FULL))), 1);
+  assert.match(
+    io.stderr(),
+    /^blade: Could not write \S+: it is on a read-only file system \(EROFS\)\.\n  hint: /,
+  );
+  const bug = captureIo();
+  assert.equal(reportError(bug, new SuppressedError(disposal, new TypeError("x is undefined"))), 1);
+  assert.match(
+    bug.stderr(),
+    /^blade: internal error \(this is a bug in Blade, please report it\):\nSuppressedError/,
+  );
+});
+
+Deno.test("reportError: with --output-format json a storage failure is the result object's error", () => {
+  const io = captureIo();
+  assert.equal(reportError(io, osError("EACCES", FULL), { format: "result" }), 1);
+  const out = JSON.parse(io.stdout()) as { is_error: boolean; error: { code: string; message: string } };
+  assert.equal(out.is_error, true);
+  assert.equal(out.error.code, "storage_write_failed");
+  assert.equal(out.error.message, `Could not write ${FULL}: permission denied (EACCES).`);
+});
