@@ -25,7 +25,7 @@ Deno.test("reportError: under a SuppressedError the first failure is reported; a
   assert.equal(reportError(io, new SuppressedError(disposal, osError("EROFS", FULL))), 1);
   assert.match(
     io.stderr(),
-    /^blade: Could not write \S+: it is on a read-only file system \(EROFS\)\.\n  hint: /,
+    /^blade: Could not write \S+: it is on a read-only file system \(EROFS\)\.\n {2}hint: /,
   );
   const bug = captureIo();
   assert.equal(reportError(bug, new SuppressedError(disposal, new TypeError("x is undefined"))), 1);
