@@ -11,7 +11,9 @@ import type { RecordedGroup } from "../store/schema.ts";
 import type { AnyTool, ToolContext, ToolResult } from "../tools/tool.ts";
 import type { TaskRequest } from "../tools/task.ts";
 import { mergeTools } from "../tools/registry.ts";
-import { type ChildSpec, childTools } from "../executor/child.ts";
+import { type ChildSpec, childToolNames, childTools } from "../executor/child.ts";
+import { BLADE_TOOL_NAMES } from "../protocol/tool_rule.ts";
+import type { ParentInfo } from "./launch_plan.ts";
 import type { DelegationCall } from "../executor/child_protocol.ts";
 import { mcpTool, type McpToolShape } from "../mcp/tool_adapter.ts";
 import type { ChildHost } from "./child_runner.ts";
@@ -51,6 +53,23 @@ export function mcpToolsFor(
       mcpTool(t, (name, input, signal) => mcp.call(child.id, names, name, input, signal))
     ),
     shapes,
+  };
+}
+
+/** The child as the parent of its own delegations: its identity, and the ceiling one level down. */
+export function nestedParent(env: SubagentEnv, projectPath: string, child: ChildSpec): ParentInfo {
+  return {
+    sessionId: child.id,
+    projectPath,
+    workspaceRoot: child.workspaceRoot,
+    model: child.config.model,
+    mode: child.config.permissionMode,
+    depth: child.depth,
+    // Its own children get at most the MCP tools it has (the capability ceiling).
+    mcpTools: childTools(child, mcpToolsFor(env, child).tools).map((t) => t.name),
+    ...(child.worktree === undefined ? {} : { worktree: child.worktree }),
+    // The capability ceiling one level down: a grandchild gets no tool its parent lacks.
+    tools: childToolNames(child, [...(child.toolCeiling ?? BLADE_TOOL_NAMES)]),
   };
 }
 

@@ -1,7 +1,7 @@
 // Owns the canonical Task result (docs/reference/task-tool.md), shared by foreground runs and result adoption: the
 // child's final text, a note when a worktree was kept, and the resume hint with the child id.
 // `recordNotes` gives the notes of a finished record, so adoption says the same as the live result;
-// `foregroundResult` and `backgroundStarted` are the Task tool results of a launch.
+// `foregroundResult`, `backgroundStarted` and `launchRefused` are the Task tool results of a launch.
 
 import type { ChildOutcome } from "../executor/child.ts";
 import type { Lineage, SubtaskState } from "../protocol/events.ts";
@@ -118,4 +118,22 @@ function findingsMetadata(record: SidecarRecord): Record<string, unknown> {
     ...(r.verificationVerdict === undefined ? {} : { verificationVerdict: r.verificationVerdict }),
     ...(record.worktree === undefined ? {} : { worktree: worktreeView(record.worktree) }),
   };
+}
+
+/** The Task result of a launch that was refused or could not record its child. */
+export function launchRefused(message: string, id: string): ToolResult {
+  return {
+    content: `Subagent execution failed: ${message}\nagentId: ${id}`,
+    isError: true,
+    metadata: { agentId: id },
+  };
+}
+
+/** How a finished run is reported: a record still running (its commit failed) counts as failed. */
+export function completion(
+  record: SidecarRecord,
+  outcome: Pick<ChildOutcome, "success" | "message" | "error" | "cancelled">,
+): { status: Exclude<SubtaskState, "running">; summary: string } {
+  const status = record.status === "running" ? "failed" : record.status;
+  return { status, summary: status === "cancelled" ? "cancelled" : summarize(outcome) };
 }

@@ -1,6 +1,7 @@
 // Owns the environment every session of one run launches children in (built by runtime.ts): the
 // ports, storage, registry snapshot, limits, shared background runs, shells and the child runner,
-// and TaskOutput/TaskStop's narrow view of it. Types and one projection only; no behaviour.
+// TaskOutput/TaskStop's narrow view of it, and what a launch needs to know of its parent session in
+// it (launchParentOf). Types and projections only; no behaviour.
 
 import type { CommandSetup } from "../tools/tool.ts";
 import type { Approver } from "../protocol/approval.ts";
@@ -17,7 +18,8 @@ import type { Semaphore } from "./semaphore.ts";
 import type { BackgroundRuns } from "./background.ts";
 import type { ShellTasks } from "./shells.ts";
 import type { TaskControlDeps } from "./task_control.ts";
-import type { RegistryView } from "./launch_plan.ts";
+import type { LaunchParent, ParentInfo, RegistryView } from "./launch_plan.ts";
+import { minimalCommandEnv } from "../permissions/child_env.ts";
 import type { OwnProcess } from "./launch_record.ts";
 
 /** Shared by every session of one root run. */
@@ -66,5 +68,19 @@ export function taskControlDeps(env: SubagentEnv): TaskControlDeps {
     shells: env.shells,
     clock: env.ports.clock,
     sessionsDir: env.layout.sessionsDir,
+  };
+}
+
+/** The launch plan's view of a parent session in `env` (its owning process is added per launch). */
+export function launchParentOf(env: SubagentEnv, parent: ParentInfo): Omit<LaunchParent, "process"> {
+  return {
+    ...parent,
+    trusted: env.trusted,
+    maxDepth: env.maxDepth,
+    aliases: env.aliases,
+    ...(env.subagentModel === undefined ? {} : { subagentModel: env.subagentModel }),
+    ...(env.rules === undefined ? {} : { rules: env.rules }),
+    auditEnv: minimalCommandEnv(env.ports.env),
+    ...(env.commands === undefined ? {} : { commands: env.commands }),
   };
 }

@@ -1,0 +1,101 @@
+// Owns one child run from its start to its terminal record, once a launch has been planned and its
+// sidecar created: the child's session lease (whoever runs a session holds it, so recovery and a second
+// runner keep their hands off), a concurrency slot (marking the sidecar queued while it waits), the MCP
+// tools prepared for it, the run through the ChildRunner; then the end: the worktree settled, the
+// findings added and the terminal sidecar committed (sidecar_lifecycle.ts). Does not plan launches or
+// build the child's host (subagents.ts, child_host.ts).
+
+import type { RuntimeEvent, RuntimeEventSink } from "../protocol/events.ts";
+import type { SidecarRecord } from "../store/schema.ts";
+import type { ChildOutcome, ChildSpec } from "../executor/child.ts";
+import { describeError } from "../errors.ts";
+import { sessionInUse, SessionLease, tryAcquireLease } from "../session/lease.ts";
+import type { ChildHost } from "./child_runner.ts";
+import { findingsOf } from "./child_findings.ts";
+import { settleWorktree, worktreeDeps } from "./isolation.ts";
+import {
+  cancelledWhileQueued,
+  commitTerminal,
+  failedBeforeStart,
+  type LifecycleDeps,
+  markQueued,
+  terminalStatus,
+} from "./sidecar_lifecycle.ts";
+import type { SubagentEnv } from "./subagent_env.ts";
+
+export interface ChildRunRequest {
+  /** The delegating session: child events reach the root sink wrapped with it. */
+  parentSessionId: string;
+  /** The MCP tool names the delegating session has (a child gets no others). */
+  parentMcpTools?: readonly string[];
+  signal: AbortSignal;
+  /** Called on every event of the child (a background run's heartbeat). */
+  onActivity?: () => void;
+  /** The child's view of the runtime, given the sink its events go to. */
+  host(emit: RuntimeEventSink): ChildHost;
+}
+
+/** The lifecycle deps of `env` (the root sink gets the warnings). */
+export function lifecycleOf(env: SubagentEnv): LifecycleDeps {
+  return { store: env.store, clock: env.ports.clock, background: env.background, emit: env.emit };
+}
+
+/** Runs the child under its session lease and a slot; a run that cannot start says why in its outcome. */
+export async function runChildLeased(
+  env: SubagentEnv,
+  spec: ChildSpec,
+  req: ChildRunRequest,
+): Promise<ChildOutcome> {
+  const lease = await tryAcquireLease(
+    { fs: env.ports.fs, process: env.ports.process, clock: env.ports.clock, layout: env.layout },
+    { projectPath: spec.parentProjectPath, sessionId: spec.id },
+  ).catch((e) => ({ error: describeError(e) }));
+  if (!(lease instanceof SessionLease)) {
+    const why = "busy" in lease ? sessionInUse(spec.id, lease.busy).message : `its lease: ${lease.error}`;
+    return failedBeforeStart(`Cannot run ${spec.id}: ${why}`);
+  }
+  await using _lease = lease;
+  return await runInSlot(env, spec, req);
+}
+
+async function runInSlot(env: SubagentEnv, spec: ChildSpec, req: ChildRunRequest): Promise<ChildOutcome> {
+  // A child that must wait for a slot says so in its sidecar (`queuedAt`), so listings show QUEUED.
+  const unqueue = env.slots.free === 0 ? await markQueued(lifecycleOf(env), spec.id) : undefined;
+  let slot: Disposable;
+  try {
+    slot = await env.slots.acquire(req.signal);
+  } catch {
+    return cancelledWhileQueued();
+  }
+  using _slot = slot;
+  await unqueue?.();
+  const emit = (event: RuntimeEvent) => {
+    req.onActivity?.();
+    env.emit({ type: "subagent_event", parentSessionId: req.parentSessionId, agentId: spec.id, event });
+  };
+  await env.mcp?.prepare(spec.id, spec.config, req.parentMcpTools);
+  try {
+    return await env.runner.run(spec, req.host(emit), req.signal);
+  } finally {
+    env.mcp?.release(spec.id);
+  }
+}
+
+/** Settles the child's worktree, adds its findings, and commits the terminal sidecar. */
+export async function finishChild(
+  env: SubagentEnv,
+  parentSessionId: string,
+  running: SidecarRecord,
+  end: { outcome: ChildOutcome; aborted: boolean },
+): Promise<SidecarRecord> {
+  const { outcome, aborted } = end;
+  const worktree = running.worktree === undefined ? undefined : await settleWorktree(
+    worktreeDeps(env.ports, env.layout),
+    running.worktree,
+    terminalStatus(outcome, aborted) === "completed",
+  );
+  return await commitTerminal(lifecycleOf(env), parentSessionId, running, outcome, aborted, {
+    result: findingsOf(running.configSnapshot.name, outcome, running.workspaceRoot),
+    ...(worktree === undefined ? {} : { worktree }),
+  });
+}
