@@ -117,6 +117,30 @@ const CASES: Case[] = [
     },
   },
   {
+    name: "a child whose model stays overloaded fails clearly and the parent goes on",
+    answers: [
+      fakeTurn({
+        toolCalls: [{
+          name: "Task",
+          input: { subagent_type: "general-purpose", description: "ask", prompt: "Answer this question." },
+        }],
+      }),
+      fakeStatus(529, { message: "Overloaded", headers: { "retry-after-ms": "10" } }),
+      fakeStatus(529, { message: "Overloaded", headers: { "retry-after-ms": "10" } }),
+      OK,
+    ],
+    env: { CLAUDE_CODE_MAX_RETRIES: "1" },
+    expect: { result: "all good", requests: 4 },
+    check: (bodies) => {
+      const last = JSON.stringify(bodies.at(-1));
+      assert.match(
+        last,
+        /Subagent execution failed: [^"]*(529|[Oo]verloaded)/,
+        "the child's failure says why",
+      );
+    },
+  },
+  {
     name: "a stream that stalls for a minute times out (idle timeout) and is retried",
     answers: [fakeTurn({ text: "never finished", stallAfterEvents: 2 }), OK],
     config: { streamIdleTimeoutMs: 800 },
