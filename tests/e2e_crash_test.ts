@@ -5,6 +5,7 @@
 //   (c) two background children running → reconciled, each notice reaches the model exactly once;
 //   (d) kills at random moments (any write in flight) → no lost committed line, no torn sidecar, every
 //       notice exactly once. Always-on: a few kills; BLADE_KILL_LOOP=<n> runs n (the 200).
+//       Kills exactly in the middle of a sidecar write and of a transcript append: e2e_crash_write_test.ts.
 // The scripts of the killed run have long delays; the restart runs a script without them.
 
 import assert from "node:assert/strict";
