@@ -1,8 +1,10 @@
-// Kill case (d), targeted: Blade is stopped in the middle of one durable write by the test hook in
-// lib/sys/stall_fs.ts (BLADE_TEST_STALL_WRITE), SIGKILLed exactly there, and continued with
-// `--resume`: a sidecar killed mid-write is still its old whole version (the half-written temp file is
-// ignored), a transcript killed mid-append keeps every committed line and its torn tail apart, and
-// the restart finishes the run. tests/e2e_crash_test.ts kills at random moments as well.
+// Kill case (d), targeted: Blade is SIGKILLed in the middle of one chosen durable write (the kill
+// points of tests/support/faulty_main.ts: BLADE_KILL_PATH picks the file, BLADE_KILL_AT_WRITE its n-th
+// write, BLADE_KILL_TORN_BYTES how much of it got out) and continued with `--resume`: a sidecar killed
+// mid-write is still its old whole version (the half-written temp file is ignored), a transcript killed
+// mid-append keeps every committed line and its torn tail apart, and the restart finishes the run.
+// tests/e2e_crash_test.ts kills at chosen and random moments; tests/faults/sigkill_test.ts at seeded
+// write points.
 
 import assert from "node:assert/strict";
 import { bladeSandbox } from "./support/blade.ts";
@@ -14,7 +16,6 @@ import {
   scriptedArgs,
   sidecarFiles,
   transcripts,
-  until,
   writeScript,
 } from "./support/crash.ts";
 
@@ -37,16 +38,24 @@ const SCRIPT = {
   },
 };
 
-async function killMidWrite(stall: string) {
+const FAULTY_MAIN = decodeURIComponent(new URL("./support/faulty_main.ts", import.meta.url).pathname);
+
+async function killMidWrite(path: string, write: number) {
   const sandbox = await bladeSandbox();
   const script = await writeScript(sandbox, "d", SCRIPT);
-  const marker = `${sandbox.root}/stalled`;
   const blade = await sandbox.spawn(scriptedArgs(script, "Delegate it."), {
+    entry: FAULTY_MAIN,
     processGroup: true,
-    env: { BLADE_TEST_STALL_WRITE: stall, BLADE_TEST_STALL_MARKER: marker },
+    env: {
+      BLADE_CHILD_SANDBOX: "none",
+      BLADE_KILL_PATH: path,
+      BLADE_KILL_AT_WRITE: String(write),
+      BLADE_KILL_TORN_BYTES: "40",
+    },
   });
-  await until("the stalled write", () => Deno.stat(marker).then(() => true, () => false));
-  await killGroup(blade);
+  const killed = await blade.result;
+  assert.equal(killed.code, 128 + 9, `killed at the chosen write, not ended by itself:\n${killed.stderr}`);
+  await killGroup(blade); // anything of its group that outlived it
   const before = await transcripts(sandbox);
   const session = await mainSessionId(sandbox);
   assert.ok(session !== undefined);
@@ -55,7 +64,7 @@ async function killMidWrite(stall: string) {
 }
 
 Deno.test("kill (d): SIGKILL in the middle of a sidecar write leaves the old record whole; the restart recovers it", async () => {
-  const { sandbox, before, restart } = await killMidWrite("sidecar:agents/sessions/agent-d1.json:2");
+  const { sandbox, before, restart } = await killMidWrite("/agents/sessions/agent-d1\\.json$", 2);
   await using _ = sandbox;
   assert.equal(restart.code, 0, restart.stderr);
   const { records, torn } = await sidecarFiles(sandbox);
@@ -64,13 +73,13 @@ Deno.test("kill (d): SIGKILL in the middle of a sidecar write leaves the old rec
   assert.notEqual(child?.status, "running", "the orphan was reconciled");
   // The write really was cut: its half-written temp file is there, and nothing reads it as a record.
   const leftovers = [...Deno.readDirSync(`${sandbox.storage}/agents/sessions`)].map((e) => e.name);
-  assert.ok(leftovers.includes(".agent-d1.json.stalled.tmp"), leftovers.join(", "));
+  assert.ok(leftovers.some((n) => /^\.agent-d1\.json\..*\.torn\.tmp$/.test(n)), leftovers.join(", "));
   const after = await transcripts(sandbox);
   assert.deepEqual([lostLines(before, after), badTranscriptLines(before, after)], [0, 0]);
 });
 
 Deno.test("kill (d): SIGKILL in the middle of a transcript append keeps every committed line; the torn tail stays apart", async () => {
-  const { sandbox, before, session, restart } = await killMidWrite("transcript:/session-:3");
+  const { sandbox, before, session, restart } = await killMidWrite("/session-[^/]*\\.jsonl$", 3);
   await using _ = sandbox;
   const cut = before.get(`${session}.jsonl`) ?? "";
   assert.ok(cut !== "" && !cut.endsWith("\n"), "the kill left a torn last line");

@@ -4,7 +4,6 @@ import { type Env, realEnv } from "./env.ts";
 import { type Fs, realFs } from "./fs.ts";
 import { type Ids, realIds } from "./ids.ts";
 import { type Process, realProcess } from "./process.ts";
-import { parseStallSpec, stallingFs } from "./stall_fs.ts";
 
 export type { Clock, Env, Fs, Ids, Process };
 
@@ -17,22 +16,5 @@ export interface Ports {
 }
 
 export function realPorts(): Ports {
-  return {
-    fs: testHooks(realFs()),
-    clock: realClock(),
-    process: realProcess(),
-    ids: realIds(),
-    env: realEnv(),
-  };
-}
-
-/** The kill matrix's stalled-write hook (stall_fs.ts) when its variables are set; else `fs` itself. */
-function testHooks(fs: Fs): Fs {
-  let spec;
-  try {
-    spec = parseStallSpec(Deno.env.get("BLADE_TEST_STALL_WRITE"), Deno.env.get("BLADE_TEST_STALL_MARKER"));
-  } catch {
-    return fs; // no environment access (a Worker): no hook
-  }
-  return spec === undefined ? fs : stallingFs(fs, spec);
+  return { fs: realFs(), clock: realClock(), process: realProcess(), ids: realIds(), env: realEnv() };
 }

@@ -3,8 +3,10 @@
 //   (lib/testing/fault_fs.ts): those writes fail as the OS fails them. At the first injected failure
 //   the transcripts of BLADE_FAULT_WATCH are copied into BLADE_FAULT_SNAPSHOT (what was committed).
 // - BLADE_KILL_AT_WRITE=<n> SIGKILLs this process group at its n-th write (atomic write, plain write or
-//   append), before the write — or, for an append with BLADE_KILL_TORN_BYTES=<k>, after its first k
-//   bytes reached the file (a torn line): a kill point chosen by number, so a seed reproduces it.
+//   append), before the write — or, with BLADE_KILL_TORN_BYTES=<k>, after the first k bytes of an
+//   append reached the file (a torn line) or of an atomic write reached its temp file (the record
+//   itself untouched): a kill point chosen by number, so a seed reproduces it. BLADE_KILL_PATH (a
+//   regular expression) counts only the writes of matching paths (one file's n-th write).
 // At exit {hits, writes} goes to BLADE_FAULT_REPORT as JSON. Children must run in this thread
 // (BLADE_CHILD_SANDBOX=none) for their writes to be counted and to meet the fault.
 // A real process, so its exit code, output and PID are real.
@@ -60,19 +62,36 @@ function faultFs(base: Fs): FaultFs {
 function killingFs(base: Fs, counter: { writes: number }): Fs {
   const at = Number(Deno.env.get("BLADE_KILL_AT_WRITE") ?? "0");
   const tornBytes = Number(Deno.env.get("BLADE_KILL_TORN_BYTES") ?? "0");
+  const only = Deno.env.get("BLADE_KILL_PATH");
+  const counts = only === undefined ? () => true : (path: string) => new RegExp(only).test(path);
   const kill = () => {
     Deno.kill(-Deno.pid, "SIGKILL");
     Deno.kill(Deno.pid, "SIGKILL"); // not a group leader (run without setsid): this process alone
   };
-  const due = () => ++counter.writes === at;
+  const torn = (text: string) => new TextEncoder().encode(text).subarray(0, tornBytes);
+  let counted = 0;
+  const due = (path: string) => {
+    counter.writes++;
+    return counts(path) && ++counted === at;
+  };
   return {
     ...base,
     writeAtomic: (path, text, options) => {
-      if (due()) kill();
+      if (due(path)) {
+        // The temp file as writeAtomic (lib/sys/fs.ts) names it, cut after `tornBytes`, never renamed.
+        const slash = path.lastIndexOf("/");
+        if (tornBytes > 0) {
+          Deno.writeFileSync(
+            `${path.slice(0, slash)}/.${path.slice(slash + 1)}.${Deno.pid}.0.torn.tmp`,
+            torn(text),
+          );
+        }
+        kill();
+      }
       return base.writeAtomic(path, text, options);
     },
     writeText: (path, text, options) => {
-      if (due()) kill();
+      if (due(path)) kill();
       return base.writeText(path, text, options);
     },
     withLockedFile: (path, fn, options) =>
@@ -81,13 +100,9 @@ function killingFs(base: Fs, counter: { writes: number }): Fs {
           size: () => file.size(),
           readFrom: (offset) => file.readFrom(offset),
           truncate: (size) => file.truncate(size),
-          async append(text) {
-            if (!due()) return await file.append(text);
-            if (tornBytes > 0) {
-              await file.append(
-                new TextDecoder().decode(new TextEncoder().encode(text).subarray(0, tornBytes)),
-              );
-            }
+          async append(text, o) {
+            if (!due(path)) return await file.append(text, o);
+            if (tornBytes > 0) await file.append(new TextDecoder().decode(torn(text)));
             kill();
           },
         };
