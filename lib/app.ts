@@ -7,7 +7,8 @@
 import type { Ports } from "./sys/mod.ts";
 import type { Provider } from "./protocol/provider.ts";
 import { type ProviderConfig, providerFromConfig } from "./provider/factory.ts";
-import { BladeError } from "./errors.ts";
+import { BladeError, usageError } from "./errors.ts";
+import { resolve as resolvePath } from "node:path";
 import {
   type ConfigFlags,
   readSettingsFile,
@@ -49,6 +50,8 @@ export interface AppFlags extends ConfigFlags {
   settings?: string;
   /** `--fallback-model`: the model an overloaded request switches to (provider/fallback.ts). */
   fallbackModel?: string;
+  /** `--add-dir`: folders the tools may work in besides the workspace (relative to the working folder). */
+  addDirs?: readonly string[];
 }
 
 export interface AppOptions {
@@ -74,6 +77,8 @@ export interface App {
   layout: StorageLayout;
   /** Canonical absolute path of the user's working folder. */
   workspace: string;
+  /** Canonical `--add-dir` folders: the tools' and children's grant extends to them. */
+  additionalDirs: readonly string[];
   trust: TrustDecision;
   config: ResolvedConfig;
   flags: AppFlags;
@@ -107,11 +112,40 @@ export async function canonicalWorkspace(ports: Ports): Promise<string> {
   }
 }
 
+/**
+ * The `--add-dir` folders as canonical paths (symlinks resolved: Deno and the tools check real paths),
+ * without duplicates or the workspace itself. A folder that does not exist is a usage error.
+ */
+async function canonicalAddDirs(ports: Ports, dirs: readonly string[]): Promise<string[]> {
+  const out: string[] = [];
+  for (const dir of dirs) {
+    const home = ports.env.home();
+    const given = home !== undefined && (dir === "~" || dir.startsWith("~/"))
+      ? resolvePath(home, dir.slice(2))
+      : resolvePath(ports.env.cwd(), dir);
+    let real: string;
+    try {
+      real = await ports.fs.realPath(given);
+    } catch {
+      throw usageError(
+        `--add-dir: the folder ${given} does not exist.`,
+        "Pass an existing folder to --add-dir.",
+      );
+    }
+    if (!(await ports.fs.stat(real))?.isDirectory) {
+      throw usageError(`--add-dir: ${given} is not a folder.`, "Pass a folder to --add-dir, not a file.");
+    }
+    if (!out.includes(real)) out.push(real);
+  }
+  return out;
+}
+
 export async function createApp(ports: Ports, flags: AppFlags, options: AppOptions = {}): Promise<App> {
   const root = resolveStorageRoot(ports.env);
   const storageRoot = await openStorageRoot(ports.fs, root, options.storage ?? "write");
   const layout = storageLayout(storageRoot);
   const workspace = await canonicalWorkspace(ports);
+  const additionalDirs = await canonicalAddDirs(ports, flags.addDirs ?? []);
   const trust = decideTrust(
     await readTrust(ports.fs, layout.trustFile),
     workspace,
@@ -160,6 +194,7 @@ export async function createApp(ports: Ports, flags: AppFlags, options: AppOptio
     ports,
     layout,
     workspace,
+    additionalDirs,
     trust,
     config,
     flags,
@@ -203,6 +238,7 @@ function runtimeOf(app: App, emit: RuntimeEventSink, options: RuntimeOptions): R
     layout: app.layout,
     store: app.store(),
     workspace: app.workspace,
+    additionalDirs: app.additionalDirs,
     trusted: app.trust.trusted,
     config: app.config,
     redact: app.redact,

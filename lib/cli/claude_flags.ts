@@ -31,7 +31,6 @@ export const CLAUDE_OPTIONS = {
 export const NOT_YET_HONOURED: Readonly<Record<string, string>> = {
   "permission-prompt-tool": "MCP permission prompts are not supported yet; refused calls are refused",
   "no-session-persistence": "Blade always saves the session (its transcript is what makes runs durable)",
-  "add-dir": "the workspace grant stays the working folder; the extra folders are not readable or writable",
 };
 
 /** The warning lines for the not-yet-honoured flags present in `values`. */

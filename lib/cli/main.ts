@@ -57,8 +57,9 @@ Options for the interactive session, -p and run:
   --background-wait <sec>     how long print mode waits for background subagents (default: no limit)
   --agent <name>              run the main session as that agent (its prompt, tools, model)
   --json-schema <schema>      answer as one object matching this JSON Schema (inline or file): structured_output
-  --fallback-model <model>    on an overloaded model (529), the main session switches to this model
-  --add-dir, --permission-prompt-tool,
+  --fallback-model <model>    on an overloaded model (529), the session switches to this model (subagents too)
+  --add-dir <dirs…>           folders the tools (and subagents) may also read and write, like the workspace
+  --permission-prompt-tool,
   --no-session-persistence    accepted with a warning: not honoured yet
   --debug                     log provider requests and timings to stderr (keys redacted); env BLADE_DEBUG=1
   -v, --version               print the version

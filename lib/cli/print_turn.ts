@@ -175,6 +175,7 @@ export async function runTurn(
     cwd: app.workspace,
     includePartialMessages: f.includePartialMessages,
     apiKeySource: apiKeySourceOf(app),
+    additionalDirectories: [...app.additionalDirs],
     ...(f.budgetUsd === undefined ? {} : {
       budgetUsd: f.budgetUsd,
       onBudgetExceeded: () => {

@@ -53,6 +53,8 @@ export interface ChildSpec {
   toolSpecs?: ToolSpec[];
   /** Environment and shell of the child's commands, prepared by the main thread (permissions/child_env.ts). */
   commands?: CommandSetup;
+  /** The run's `--add-dir` folders (canonical): the child's tools and Deno grant extend to them. */
+  additionalDirs?: string[];
   /** The git worktree the child is isolated in: its writes and Bash folders must stay inside it. */
   worktree?: ActiveWorktree;
   /** A read-only auditor (the verification agents): writes refused, Bash limited (tools/audited.ts). */
@@ -203,6 +205,7 @@ export async function runChild(deps: ChildDeps, spec: ChildSpec, signal: AbortSi
       ...(deps.approve === undefined ? {} : { approve: deps.approve }),
       ...(spec.worktree === undefined ? {} : { worktree: spec.worktree }),
       ...(spec.commands === undefined ? {} : { commands: spec.commands }),
+      ...(spec.additionalDirs === undefined ? {} : { additionalDirs: spec.additionalDirs }),
       ...(structured === undefined ? {} : { followUp: () => structured.followUp() }),
     }, { messages: spec.initialMessages ?? [], turns: 0 });
     // session_created goes in the same durable batch as the first turn (one fsync fewer per child).

@@ -141,6 +141,7 @@ export class AgentLoop {
       ...(options.live === undefined ? {} : { live: options.live }),
       sessionId: options.meta.sessionId,
       workspaceRoot: options.workspaceRoot,
+      ...(options.additionalDirs === undefined ? {} : { additionalDirs: options.additionalDirs }),
       storageRoot: options.storageRoot,
       ...(options.worktree === undefined ? {} : { worktree: options.worktree }),
       ...(options.commands === undefined ? {} : { commands: options.commands }),

@@ -106,6 +106,8 @@ export interface MainSessionDeps {
   layout: StorageLayout;
   /** Canonical absolute path of the user's working folder. */
   workspace: string;
+  /** Canonical `--add-dir` folders. */
+  additionalDirs: readonly string[];
   trust: { trusted: boolean };
   config: Pick<ResolvedConfig, "model" | "maxTokens" | "permissionMode" | "maxTurns">;
   /** Settings `env` for the commands the session's tools run. */
@@ -218,6 +220,7 @@ async function buildMainSession(
     maxTokens: config.maxTokens,
     platform: ports.env.platform(),
     workspaceRoot: app.workspace,
+    ...(app.additionalDirs.length === 0 ? {} : { additionalDirs: app.additionalDirs }),
     storageRoot: app.layout.root,
     trusted: app.trust.trusted,
     mode: config.permissionMode,

@@ -64,6 +64,9 @@ export function sessionLoop(
 ): AgentLoop {
   const system = buildSystemPrompt({
     workspaceRoot: o.workspaceRoot,
+    ...(o.additionalDirs === undefined || o.worktree !== undefined
+      ? {}
+      : { additionalDirs: o.additionalDirs }),
     platform: o.platform,
     date: new Date(o.ports.clock.now()).toISOString().slice(0, 10),
     trusted: o.trusted,
@@ -97,6 +100,7 @@ export function sessionLoop(
     rules: o.rules,
     ...(o.limits === undefined ? {} : { limits: o.limits }),
     workspaceRoot: o.workspaceRoot,
+    ...(o.additionalDirs === undefined ? {} : { additionalDirs: o.additionalDirs }),
     storageRoot: o.storageRoot,
     emit: o.emit,
     ...(o.maxTurns === undefined ? {} : { maxTurns: o.maxTurns }),

@@ -36,6 +36,8 @@ export type BeforeToolCall = (request: ToolCallRequest) => GateDecision | Promis
 /** Where a session's tools act and under which permissions (the loop and its builder share it). */
 export interface ToolPolicy {
   workspaceRoot: string;
+  /** The run's `--add-dir` folders (canonical), handed to every tool call. */
+  additionalDirs?: readonly string[];
   storageRoot: string;
   /** The git worktree the session is isolated in (handed to every tool call). */
   worktree?: ActiveWorktree;
@@ -139,6 +141,7 @@ export class ToolRunner {
       ports: o.ports,
       sessionId: o.sessionId,
       workspaceRoot: o.workspaceRoot,
+      ...(o.additionalDirs === undefined ? {} : { additionalDirs: o.additionalDirs }),
       storageRoot: o.storageRoot,
       ...(o.worktree === undefined ? {} : { worktree: o.worktree }),
       ...(o.extraEnv === undefined ? {} : { extraEnv: o.extraEnv }),

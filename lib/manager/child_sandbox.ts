@@ -53,6 +53,8 @@ export function permissionsForChild(o: WorkerChildOptions): DenoPermissionSet {
     mode: o.spec.config.permissionMode,
     tools: o.toolNames,
     workspaceRoot: o.spec.workspaceRoot,
+    ...(o.spec.additionalDirs === undefined ? {} : { additionalDirs: o.spec.additionalDirs }),
+    isolated: o.spec.worktree !== undefined,
     storageRoot: o.storageRoot,
     // Its own project folder only (its transcript, inbox, locks): not other projects', not sidecars.
     storageReadDirs: [o.transcriptDir],

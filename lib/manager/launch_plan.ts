@@ -66,6 +66,8 @@ export interface LaunchParent extends ParentInfo {
   auditEnv?: Record<string, string>;
   /** Environment and shell of every child's commands (no provider keys; bash resolved here). */
   commands?: CommandSetup;
+  /** The run's `--add-dir` folders (canonical). */
+  additionalDirs?: readonly string[];
 }
 
 export type LaunchPlan =
@@ -258,6 +260,7 @@ function specOf(record: SidecarRecord, parent: LaunchParent): ChildSpec {
     ...(rules === undefined ? {} : { rules }),
     ...(parent.worktree === undefined ? {} : { worktree: parent.worktree }),
     ...(parent.commands === undefined ? {} : { commands: parent.commands }),
+    ...(parent.additionalDirs === undefined ? {} : { additionalDirs: [...parent.additionalDirs] }),
     ...auditOf(record.configSnapshot.name, parent.auditEnv),
   };
 }
@@ -283,6 +286,7 @@ export function warmSpec(
     depth: parent.depth + 1,
     lineage: { rootAgentId: "warm", resumeDepth: 0 },
     ...(parent.worktree === undefined ? {} : { worktree: parent.worktree }),
+    ...(parent.additionalDirs === undefined ? {} : { additionalDirs: [...parent.additionalDirs] }),
     ...auditOf(definition.name, parent.auditEnv),
     ...(parent.rules === undefined ? {} : { rules: parent.rules }),
     ...ceilingOf(definition, parent),

@@ -33,6 +33,8 @@ export interface RuntimeDeps {
   store: SidecarStore;
   /** Canonical path of the workspace: the project of every top-level session. */
   workspace: string;
+  /** The run's canonical `--add-dir` folders (every child's grant includes them). */
+  additionalDirs?: readonly string[];
   trusted: boolean;
   config: {
     model: string;
@@ -125,6 +127,9 @@ export class Runtime implements AsyncDisposable {
       aliases: d.config.aliases,
       ...(d.config.subagentModel === undefined ? {} : { subagentModel: d.config.subagentModel }),
       trusted: d.trusted,
+      ...(d.additionalDirs === undefined || d.additionalDirs.length === 0
+        ? {}
+        : { additionalDirs: d.additionalDirs }),
       maxDepth: d.config.maxSubagentDepth,
       slots: this.slots,
       coreTools,

@@ -33,6 +33,8 @@ export interface SubagentEnv {
   /** CLAUDE_CODE_SUBAGENT_MODEL (see LaunchParent.subagentModel). */
   subagentModel?: string;
   trusted: boolean;
+  /** The run's `--add-dir` folders: every child's grant extends to them (not an isolated child's writes). */
+  additionalDirs?: readonly string[];
   maxDepth: number;
   /** Limits children running at once per root session; beyond it they queue. */
   slots: Semaphore;
@@ -82,5 +84,6 @@ export function launchParentOf(env: SubagentEnv, parent: ParentInfo): Omit<Launc
     ...(env.rules === undefined ? {} : { rules: env.rules }),
     auditEnv: minimalCommandEnv(env.ports.env),
     ...(env.commands === undefined ? {} : { commands: env.commands }),
+    ...(env.additionalDirs === undefined ? {} : { additionalDirs: env.additionalDirs }),
   };
 }

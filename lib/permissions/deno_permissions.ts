@@ -30,6 +30,13 @@ export interface ChildPermissionInput {
   tools: readonly string[];
   /** The child's workspace root: the worktree path when isolated. */
   workspaceRoot: string;
+  /**
+   * The run's `--add-dir` folders: read like the workspace, and written like it unless `isolated`
+   * (a child in a git worktree writes only its worktree).
+   */
+  additionalDirs?: readonly string[];
+  /** The child works in its own git worktree. */
+  isolated?: boolean;
   storageRoot: string;
   /**
    * The only parts of the storage root the child may read: its own project folder (its transcript,
@@ -121,7 +128,8 @@ export function childPermissions(input: ChildPermissionInput): DenoPermissionSet
   const writes = input.readOnly !== true && input.mode !== "plan" &&
     input.tools.some((t) => WRITE_TOOLS.includes(t));
   const storageWrites = STORAGE_WRITE_DIRS.map((dir) => joinPath(input.storageRoot, dir));
-  const toolWrites = !writes ? [] : input.trusted ? [input.workspaceRoot, ...storageWrites] : storageWrites;
+  const workspaces = [input.workspaceRoot, ...(input.isolated === true ? [] : input.additionalDirs ?? [])];
+  const toolWrites = !writes ? [] : input.trusted ? [...workspaces, ...storageWrites] : storageWrites;
   const shell = input.trusted && input.mode !== "plan" && input.tools.includes("Bash");
   const run = [
     ...(shell ? input.shellPrograms ?? DEFAULT_SHELL_PROGRAMS : []),
@@ -130,6 +138,7 @@ export function childPermissions(input: ChildPermissionInput): DenoPermissionSet
   return {
     read: grant(pathList([
       input.workspaceRoot,
+      ...input.additionalDirs ?? [],
       ...input.storageReadDirs,
       ...input.extraReadDirs ?? [],
       ...input.moduleDirs ?? [],

@@ -75,6 +75,34 @@ const CASES: { name: string; input: Partial<ChildPermissionInput>; want: DenoPer
   },
   { name: "untrusted read-only", input: { trusted: false }, want: expected({}) },
   {
+    name: "--add-dir folders: read like the workspace, written like it when the child writes",
+    input: { tools: ALL_TOOLS, additionalDirs: ["/lib2", "/docs"] },
+    want: expected({
+      read: ["/ws", "/lib2", "/docs", PROJ, "/home/u/.claude/agents"],
+      write: ["/ws", "/lib2", "/docs", ...STORAGE_WRITES],
+      run: SHELL,
+    }),
+  },
+  {
+    name: "--add-dir folders, read-only child: read only",
+    input: { additionalDirs: ["/lib2"] },
+    want: expected({ read: ["/ws", "/lib2", PROJ, "/home/u/.claude/agents"] }),
+  },
+  {
+    name: "--add-dir folders, child isolated in a worktree: read, never written",
+    input: { tools: ALL_TOOLS, additionalDirs: ["/lib2"], isolated: true },
+    want: expected({
+      read: ["/ws", "/lib2", PROJ, "/home/u/.claude/agents"],
+      write: ["/ws", ...STORAGE_WRITES],
+      run: SHELL,
+    }),
+  },
+  {
+    name: "--add-dir folders, untrusted: read, never written",
+    input: { tools: ALL_TOOLS, additionalDirs: ["/lib2"], trusted: false },
+    want: expected({ read: ["/ws", "/lib2", PROJ, "/home/u/.claude/agents"], write: STORAGE_WRITES }),
+  },
+  {
     name: "Write without Bash: write, no run",
     input: { tools: ["Read", "Write"] },
     want: expected({ write: ["/ws", ...STORAGE_WRITES] }),

@@ -3,6 +3,8 @@
 
 export interface SystemPromptOptions {
   workspaceRoot: string;
+  /** `--add-dir` folders the tools may also work in. */
+  additionalDirs?: readonly string[];
   platform: string;
   date: string;
   trusted: boolean;
@@ -22,6 +24,9 @@ export function buildSystemPrompt(o: SystemPromptOptions): string {
     "",
     "# Environment",
     `- Working directory: ${o.workspaceRoot}`,
+    ...((o.additionalDirs ?? []).length === 0
+      ? []
+      : [`- Additional working directories: ${o.additionalDirs!.join(", ")}`]),
     `- Platform: ${o.platform}`,
     `- Date: ${o.date}`,
     `- Workspace trusted: ${o.trusted ? "yes" : "no (Bash and writes outside Blade's storage are refused)"}`,

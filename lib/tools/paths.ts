@@ -1,6 +1,6 @@
 // Owns the path rules every tool shares (docs/reference/permissions.md, docs/reference/sessions.md, docs/reference/worktrees.md): relative paths resolve against the
 // workspace root, symlinks are resolved by us (Deno checks the path as given, not its target), reads
-// may go anywhere, writes only inside the workspace or Blade's storage root, and an untrusted
+// may go anywhere, writes only inside the workspace, an `--add-dir` folder or Blade's storage root, and an untrusted
 // workspace may write only into the storage root. Does not read or write file contents.
 
 import { relative, resolve, sep } from "node:path";
@@ -84,6 +84,10 @@ export async function resolveWritePath(ctx: ToolContext, path: string): Promise<
   const shown = describeResolved(given, real);
   const inStorage = isInside(real, storage);
   const inWorkspace = isInside(real, workspace);
+  // --add-dir folders (canonical already) extend the workspace; a session in a worktree stays in it.
+  const added = ctx.worktree === undefined
+    ? (ctx.additionalDirs ?? []).find((d) => isInside(real, d))
+    : undefined;
   const top = inStorage ? relative(storage, real).split(sep)[0] ?? "" : "";
   const owned = top === "worktrees" && inWorkspace;
   if (Object.hasOwn(PROTECTED_STORAGE, top) && !owned) {
@@ -102,11 +106,14 @@ export async function resolveWritePath(ctx: ToolContext, path: string): Promise<
         `--trust-workspace) to allow it.`,
     };
   }
-  if (inWorkspace) return { ok: true, path: real, area: "workspace" };
+  if (inWorkspace || added !== undefined) return { ok: true, path: real, area: "workspace" };
+  const dirs = ctx.worktree === undefined && (ctx.additionalDirs ?? []).length > 0
+    ? `, the --add-dir folders (${ctx.additionalDirs!.join(", ")})`
+    : "";
   return {
     ok: false,
     message: `Cannot write ${shown}: it is outside the workspace ${workspace}. Tools may only write ` +
-      `inside the workspace or Blade's storage root.`,
+      `inside the workspace${dirs} or Blade's storage root${dirs === "" ? " (--add-dir adds folders)" : ""}.`,
   };
 }
 

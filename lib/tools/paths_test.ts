@@ -55,6 +55,31 @@ Deno.test("resolveWritePath allows the workspace and the storage root", async ()
   });
 });
 
+Deno.test("resolveWritePath allows --add-dir folders like the workspace, not outside them, not from a worktree", async () => {
+  await using box = await sandbox();
+  const added = join(box.outside, "added");
+  await Deno.mkdir(added);
+  const ctx = box.ctx({ additionalDirs: [added] });
+  assert.deepEqual(await resolveWritePath(ctx, join(added, "n.txt")), {
+    ok: true,
+    path: join(added, "n.txt"),
+    area: "workspace",
+  });
+  const beside = await resolveWritePath(ctx, join(box.outside, "n.txt"));
+  assert.equal(beside.ok, false);
+  if (!beside.ok) assert.match(beside.message, /outside the workspace .*, the --add-dir folders \(.*added\)/);
+  const untrusted = await resolveWritePath(
+    box.ctx({ additionalDirs: [added], trusted: false }),
+    join(added, "n"),
+  );
+  assert.equal(untrusted.ok, false);
+  const isolated = box.ctx({
+    additionalDirs: [added],
+    worktree: { workspaceRoot: box.workspace, worktreeRoot: box.workspace, parentCheckout: box.dir },
+  });
+  assert.equal((await resolveWritePath(isolated, join(added, "n.txt"))).ok, false);
+});
+
 Deno.test("resolveWritePath denies .. escapes, sibling prefixes and symlinks out", async () => {
   await using box = await sandbox();
   const sibling = `${box.workspace}-evil`;

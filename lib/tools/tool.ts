@@ -21,6 +21,8 @@ export interface ToolContext {
   sessionId: string;
   /** Canonical (real) absolute path of the session's workspace root (the worktree when isolated). */
   workspaceRoot: string;
+  /** Canonical `--add-dir` folders: written like the workspace (not by a session in a worktree). */
+  additionalDirs?: readonly string[];
   /** Canonical storage root (writes there are allowed even in untrusted workspaces). */
   storageRoot: string;
   trusted: boolean;
