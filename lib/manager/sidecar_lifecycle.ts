@@ -57,6 +57,21 @@ export async function commitTerminal(
   extra: { result?: Partial<SidecarResult>; worktree?: WorktreeLease } = {},
 ): Promise<SidecarRecord> {
   const status = terminalStatus(outcome, aborted);
+  if (outcome.errorType === "storage_write_failed") {
+    // The child stopped because the machine refused a write (its transcript on a full disk): its work is
+    // lost and the model cannot free the disk, so the run must not report success.
+    deps.emit(
+      runtimeWarning(
+        parentSessionId,
+        "child_write_failed",
+        `The run of ${running.id} stopped: ${outcome.error}`,
+        {
+          agentId: running.id,
+          workLost: true,
+        },
+      ),
+    );
+  }
   const result: SidecarResult = {
     success: status === "completed",
     message: outcome.message,

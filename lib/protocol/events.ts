@@ -188,6 +188,8 @@ export interface RuntimeWarning {
 export type RuntimeWarningCode =
   /** A child's first sidecar could not be written (a full disk): the child never started. */
   | "sidecar_create_failed"
+  /** A child stopped because one of its own writes was refused (its transcript on a full disk). */
+  | "child_write_failed"
   /** A child's terminal sidecar could not be committed (its record still says running). */
   | "sidecar_commit_failed"
   /** A background child's completion notice could not be put into its parent's inbox. */

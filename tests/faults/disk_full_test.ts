@@ -86,9 +86,11 @@ const CASES: Case[] = [
     name: "a child's transcript append is cut mid-line (ENOSPC)",
     kind: "transcript",
     fault: { op: "append", path: `/${FG}\\.jsonl$`, after: 1, code: "ENOSPC", tornBytes: 40 },
-    // The child fails with the reason; its failed end is committed, so the parent goes on.
-    code: "",
-    message: new RegExp(`Subagent execution failed: Could not write \\S+/${FG}\\.jsonl: the disk is full`),
+    // The child fails with the reason (its failed end is committed); the run fails and names it.
+    code: "child_write_failed",
+    message: new RegExp(
+      `^The run of ${FG} stopped: Could not write \\S+/${FG}\\.jsonl: the disk is full \\(ENOSPC\\)\\.`,
+    ),
   },
   {
     name: "a child's first sidecar cannot be written (ENOSPC): it never starts",
@@ -194,20 +196,16 @@ for (const c of CASES) {
     assertClear(failed, "the failed run");
     const out = parseJsonResult(failed);
     const error = out.error as { code?: string; message?: string; hint?: string } | undefined;
-    if (c.code === "") {
-      // Not a lost end: the run goes on and reports the child's failure to the model.
-      assert.equal(failed.code, 0, failed.stderr);
+    assert.equal(failed.code, 1, failed.stdout + failed.stderr);
+    assert.equal(out.is_error, true);
+    assert.equal(error?.code, c.code, JSON.stringify(error));
+    assert.match(error?.message ?? "", c.message);
+    const hint = /(Free space|Remount|Make that folder writable)/;
+    assert.match(error?.hint ?? error?.message ?? "", hint, "a hint says what to do");
+    if (c.kind === "sidecar" || c.kind === "inbox") assert.match(error?.message ?? "", new RegExp(BG));
+    if (c.code === "child_write_failed") {
       const child = (await sidecarFiles(sandbox)).records.find((r) => r.id === FG);
-      assert.equal(child?.status, "failed");
-      assert.match(`Subagent execution failed: ${child?.result?.error ?? ""}`, c.message);
-    } else {
-      assert.equal(failed.code, 1, failed.stdout + failed.stderr);
-      assert.equal(out.is_error, true);
-      assert.equal(error?.code, c.code, JSON.stringify(error));
-      assert.match(error?.message ?? "", c.message);
-      const hint = /(Free space|Remount|Make that folder writable)/;
-      assert.match(error?.hint ?? error?.message ?? "", hint, "a hint says what to do");
-      if (c.kind === "sidecar" || c.kind === "inbox") assert.match(error?.message ?? "", new RegExp(BG));
+      assert.equal(child?.status, "failed", "the child's failed end is saved");
     }
     const torn = await tornFiles(sandbox);
     assert.deepEqual(torn, [], "a failed write leaves no torn file");
@@ -249,7 +247,7 @@ for (const c of CASES) {
       printSummary(
         "disk full / read-only / no permission",
         [...tally].map(([kind, v]) =>
-          `${kind} ${v.cases} (clear error or recovery ${v.clear}, next run ok ${v.nextRunOk}, torn files ${v.torn}, lost lines ${v.lost})`
+          `${kind} ${v.cases} (clear error ${v.clear}, next run ok ${v.nextRunOk}, torn files ${v.torn}, lost lines ${v.lost})`
         ),
       );
     }
