@@ -1,347 +1,304 @@
 // deno-lint-ignore-file no-console -- a command-line script: printing is its job.
-// `deno task bench`: Blade's speed and memory figures, measured side by side in one run against
-// loopback fake model servers (docs/reference/performance.md). Reports medians; the machine is noisy, so compare ratios.
+// `deno task bench`: every benchmark of Blade in one run, one table, and bench/results.json
+// (docs/reference/performance.md). Contenders of one comparison run in the same rounds, alternating,
+// each against its own loopback fake model server; figures are the median, min and max over the runs,
+// with peak RSS and CPU time (user+sys, less sensitive to a loaded machine than wall time). The machine
+// may be shared: compare ratios, not absolute numbers.
 //
-//   start→request  process start of `blade -p` to the first provider request (fake Anthropic server)
-//   delegation     parent → Task → child → final answer, end to end: wall time and peak RSS, plus the
-//                  delegation overhead (parent's Task response sent → the child's first model request)
-//   registry       loading 100 / 1,000 / 5,000 agent files across the five folders
-//   store          sidecar writes per second with full fsync (sequential and 8 concurrent)
-//   recovery       reconciling 1,000 orphans, per-orphan time by transcript length, resume cost by
-//                  history length (scripts/bench_recovery.ts; its start-up comparison runs alone)
-//   worktree       prepare + finish of a clean isolated child in a 1,000-file repository, next to bare
-//                  git (scripts/bench_worktree.ts)
+//   e2e        the floor (a bare Deno program making the same streaming requests with fetch), blade -p
+//              single turn, foreground delegation (child in a Worker and in-process), background
+//              delegation, Claude Code's delegation (when installed; else a skip line): wall, RSS,
+//              ratios to the floor and to Claude Code, the delegation overhead (parent's request →
+//              the child's first request), fsyncs per delegation (strace)
+//   start-up   every command with nothing to do (scripts/bench_e2e.ts STARTUP_COMMANDS)
+//   background 50 background children of one run (scripts/bench_background.ts)
+//   registry   100 / 1,000 / 5,000 agent files (scripts/bench_registry.ts)
+//   store      sidecar writes per second with full fsync (scripts/bench_store.ts)
+//   recovery   reconciling 1,000 orphans, resume cost by history length (scripts/bench_recovery.ts)
+//   worktree   prepare + finish of an isolated child (scripts/bench_worktree.ts)
 //
-// Set BLADE_BENCH_RUNS to change the number of runs (default 9). Set BLADE_BENCH_CLAUDE to Claude
-// Code's `claude` binary to run the same delegation against it side by side (install it with
-// `npm install @anthropic-ai/claude-code` in a temp folder, then `node install.cjs` in its package
-// folder; the binary is `node_modules/@anthropic-ai/claude-code/bin/claude.exe`).
+//   deno task bench [--profile] [--runs N] [--only e2e,startup,...] [--out FILE]
+// --profile adds the per-phase timeline of one delegation (scripts/bench_profile.ts). BLADE_BENCH_RUNS
+// sets the runs too (default 7); BLADE_BENCH_CLAUDE points at Claude Code's `claude` binary (default
+// /tmp/cc/node_modules/.bin/claude; install: docs/reference/performance.md).
 
-import { startFakeAnthropicServer } from "../lib/testing/fake_anthropic_server.ts";
-import type { FakeResponse } from "../lib/testing/fake_model_server.ts";
+import { parseArgs } from "node:util";
+import { bladeCommand, median, type ProcessRun, ROOT, type Stats, stats } from "./bench_common.ts";
+import { contenders, countFsyncs, findClaude, runContenders, runStartup } from "./bench_e2e.ts";
 
-const RUNS = Number(Deno.env.get("BLADE_BENCH_RUNS") ?? "9");
-/** Keep Deno's module cache when HOME is pointed at a temp folder (a cold cache is not start-up). */
-const DENO_DIR = Deno.env.get("DENO_DIR") ?? `${Deno.env.get("HOME")}/.cache/deno`;
-const root = new URL("..", import.meta.url).pathname;
-
-function median(xs: number[]): number {
-  const s = [...xs].sort((a, b) => a - b);
-  const mid = Math.floor(s.length / 2);
-  return s.length % 2 === 1 ? s[mid]! : (s[mid - 1]! + s[mid]!) / 2;
+export interface BenchRow {
+  group: string;
+  name: string;
+  unit: string;
+  median: number;
+  min: number;
+  max: number;
+  n: number;
+  peakRssMiB?: number;
+  cpuMs?: number;
+  /** Wall time and peak RSS relative to the floor / to Claude Code, where the row has one. */
+  vsFloor?: { wall: number; rss: number };
+  vsClaude?: { wall: number; rss: number };
+  note?: string;
 }
 
-/** The `blade` task's command line from deno.json, with `deno` replaced by this Deno. */
-async function bladeCommand(): Promise<string[]> {
-  const config = JSON.parse(await Deno.readTextFile(`${root}deno.json`)) as { tasks: Record<string, string> };
-  const parts = config.tasks.blade!.split(/\s+/);
-  return [Deno.execPath(), ...parts.slice(1).map((p) => (p === "main.ts" ? `${root}main.ts` : p))];
-}
+const GROUPS = ["e2e", "startup", "background", "registry", "store", "recovery", "worktree"] as const;
 
-interface ProcessRun {
-  code: number;
-  wallMs: number;
-  maxRssKiB: number;
-  stdout: string;
-}
-
-/** Runs a command under /usr/bin/time to read its peak RSS. */
-async function timed(cmd: string[], env: Record<string, string>, cwd: string): Promise<ProcessRun> {
-  const started = performance.now();
-  const out = await new Deno.Command("/usr/bin/time", {
-    args: ["-f", "__RSS__%M", ...cmd],
-    env,
-    cwd,
-    stdout: "piped",
-    stderr: "piped",
-  }).output();
-  const wallMs = performance.now() - started;
-  const stderr = new TextDecoder().decode(out.stderr);
-  const rss = Number(/__RSS__(\d+)/.exec(stderr)?.[1] ?? "0");
-  return { code: out.code, wallMs, maxRssKiB: rss, stdout: new TextDecoder().decode(out.stdout) };
-}
-
-function firstUserText(body: { messages?: { content: unknown }[] }): string {
-  return JSON.stringify(body.messages?.[0]?.content ?? "");
-}
-
-function assistantCount(body: { messages?: { role: string }[] }): number {
-  return (body.messages ?? []).filter((m) => m.role === "assistant").length;
-}
-
-async function benchStartToRequest(cmd: string[], workspace: string, storage: string) {
-  const arrivals: number[] = [];
-  const rss: number[] = [];
-  for (let i = 0; i < RUNS; i++) {
-    let arrivedAt = 0;
-    await using server = await startFakeAnthropicServer({
-      handler: () => {
-        arrivedAt = performance.now();
-        return { text: "ok" } satisfies FakeResponse;
-      },
-    });
-    const env = {
-      PATH: Deno.env.get("PATH") ?? "",
-      DENO_DIR,
-      HOME: storage,
-      BLADE_STORAGE_ROOT: storage,
-      ANTHROPIC_API_KEY: "bench-key",
-      ANTHROPIC_BASE_URL: server.url,
-      NO_COLOR: "1",
-    };
-    const start = performance.now();
-    const run = await timed([...cmd, "-p", "say ok", "--provider", "anthropic"], env, workspace);
-    if (run.code !== 0) throw new Error(`blade -p failed in the bench (exit ${run.code})`);
-    arrivals.push(arrivedAt - start);
-    if (Deno.env.get("BLADE_BENCH_VERBOSE")) {
-      console.error({ toRequest: arrivedAt - start, wall: run.wallMs });
-    }
-    rss.push(run.maxRssKiB / 1024);
-  }
-  return { startToRequestMs: median(arrivals), peakRssMiB: median(rss) };
-}
-
-interface DelegationTarget {
-  /** Command line before the prompt arguments. */
-  cmd: string[];
-  /** Arguments after the prompt. */
-  args: string[];
-  env: Record<string, string>;
-}
-
-/**
- * parent → delegation tool → child (one Read) → answer, against the loopback fake Anthropic server.
- * The same handler serves Blade (`Task`) and Claude Code (`Agent`): it answers with whichever
- * delegation tool the request offers.
- */
-async function benchDelegation(target: DelegationTarget, workspace: string) {
-  const walls: number[] = [];
-  const rss: number[] = [];
-  const overheads: number[] = [];
-  for (let i = 0; i < RUNS; i++) {
-    let taskSentAt = 0;
-    let childFirstAt = 0;
-    await using server = await startFakeAnthropicServer({
-      handler: (req) => {
-        const body = req.body as {
-          messages?: { role: string; content: unknown }[];
-          tools?: { name: string }[];
-        };
-        const isChild = firstUserText(body).includes("BENCH_CHILD");
-        const isParent = firstUserText(body).includes("BENCH_PARENT");
-        const turn = assistantCount(body);
-        const delegate = (body.tools ?? []).some((t) => t.name === "Agent") ? "Agent" : "Task";
-        if (isParent && turn === 0) {
-          taskSentAt = performance.now();
-          return {
-            toolCalls: [{
-              name: delegate,
-              input: {
-                subagent_type: "Explore",
-                description: "Find the entry point",
-                prompt: "BENCH_CHILD: find the entry point of this project and report it.",
-              },
-            }],
-          };
-        }
-        if (isChild && turn === 0) {
-          childFirstAt = performance.now();
-          return { toolCalls: [{ name: "Read", input: { file_path: `${workspace}/main.ts` } }] };
-        }
-        if (isChild) return { text: "The entry point is main.ts." };
-        if (isParent) return { text: "The Explore agent reports that the entry point is main.ts." };
-        return { text: "ok" };
-      },
-    });
-    const env = { ...target.env, ANTHROPIC_API_KEY: "bench-key", ANTHROPIC_BASE_URL: server.url };
-    const run = await timed(
-      [...target.cmd, "-p", "BENCH_PARENT: where does this project start?", ...target.args],
-      env,
-      workspace,
-    );
-    if (run.code !== 0) {
-      throw new Error(`delegation run failed in the bench (exit ${run.code}): ${run.stdout}`);
-    }
-    walls.push(run.wallMs);
-    rss.push(run.maxRssKiB / 1024);
-    overheads.push(childFirstAt - taskSentAt);
-  }
-  return { wallMs: median(walls), peakRssMiB: median(rss), delegationOverheadMs: median(overheads) };
-}
-
-/** 50 background children started at once (each two tool calls): time to all notices, RSS, writes. */
-async function benchBackground(cmd: string[], workspace: string, storage: string, children = 50) {
-  const calls = Array.from({ length: children }, (_, i) => ({
-    name: "Task",
-    input: {
-      subagent_type: "Explore",
-      description: `Background job ${i}`,
-      prompt: `JOB-${i}: list the TypeScript files and read main.ts.`,
-      run_in_background: true,
-    },
-  }));
-  const script = {
-    agents: {
-      main: [{
-        repeat_last: true,
-        turns: [{ text: "Starting the jobs.", tool_calls: calls }, { text: "Waiting for notices." }, {
-          text: "noted",
-        }],
-      }],
-      Explore: [{
-        turns: [
-          { tool_calls: [{ name: "Glob", input: { pattern: "*.ts" } }] },
-          { tool_calls: [{ name: "Read", input: { file_path: "main.ts" } }] },
-          { text: "done" },
-        ],
-      }],
-    },
+function processRow(group: string, name: string, runs: readonly ProcessRun[], note?: string): BenchRow {
+  const s = stats(runs.map((r) => r.wallMs));
+  return {
+    group,
+    name,
+    unit: "ms",
+    ...s,
+    peakRssMiB: median(runs.map((r) => r.peakRssMiB)),
+    cpuMs: median(runs.map((r) => r.cpuMs)),
+    ...(note === undefined ? {} : { note }),
   };
-  const scriptPath = `${workspace}/../bg-bench.json`;
-  await Deno.writeTextFile(scriptPath, JSON.stringify(script));
-  const walls: number[] = [];
-  const rss: number[] = [];
-  const writesPerChild: number[] = [];
-  for (let i = 0; i < Math.min(RUNS, 5); i++) {
-    const root = `${storage}-bg-${i}`;
-    const sessions = `${root}/agents/sessions`;
-    await Deno.mkdir(sessions, { recursive: true });
-    const watcher = Deno.watchFs(sessions);
-    const temps = new Set<string>();
-    const watching = (async () => {
-      for await (const ev of watcher) for (const p of ev.paths) if (p.endsWith(".tmp")) temps.add(p);
-    })();
-    const env = {
-      PATH: Deno.env.get("PATH") ?? "",
-      DENO_DIR,
-      HOME: root,
-      BLADE_STORAGE_ROOT: root,
-      BLADE_MAX_CONCURRENT_SUBAGENTS: String(children),
-      NO_COLOR: "1",
-    };
-    const run = await timed(
-      [
-        ...cmd,
-        "-p",
-        "start the jobs",
-        "--provider",
-        "scripted",
-        "--script",
-        scriptPath,
-        "--output-format",
-        "json",
-      ],
-      env,
-      workspace,
-    );
-    watcher.close();
-    await watching;
-    const result = JSON.parse(run.stdout.trim().split("\n").pop() ?? "{}") as {
-      subagents?: { completed: number };
-    };
-    if (run.code !== 0 || result.subagents?.completed !== children) {
-      throw new Error(`background bench run failed (exit ${run.code}): ${run.stdout.slice(0, 500)}`);
-    }
-    walls.push(run.wallMs);
-    rss.push(run.maxRssKiB / 1024);
-    writesPerChild.push(temps.size / children);
-  }
-  return { wallMs: median(walls), peakRssMiB: median(rss), writesPerChild: median(writesPerChild) };
 }
 
-async function main(): Promise<void> {
-  const tmp = await Deno.makeTempDir({ prefix: "blade-bench-" });
-  const workspace = `${tmp}/ws`;
-  const storage = `${tmp}/storage`;
+function ratio(a: BenchRow, b: BenchRow | undefined): { wall: number; rss: number } | undefined {
+  if (b === undefined) return undefined;
+  return { wall: a.median / b.median, rss: (a.peakRssMiB ?? NaN) / (b.peakRssMiB ?? NaN) };
+}
+
+function figureRow(group: string, name: string, unit: string, s: Stats, note?: string): BenchRow {
+  return { group, name, unit, ...s, ...(note === undefined ? {} : { note }) };
+}
+
+async function e2eRows(
+  blade: string[],
+  dir: string,
+  workspace: string,
+  runs: number,
+  log: (s: string) => void,
+) {
+  const claude = await findClaude();
+  if (claude === undefined) {
+    log("Claude Code: skipped (not found at /tmp/cc/node_modules/.bin/claude; set BLADE_BENCH_CLAUDE)");
+  }
+  const list = await contenders(blade, dir, claude);
+  const results = await runContenders(list, workspace, runs);
+  const rows = new Map<string, BenchRow>();
+  for (const c of list) {
+    const r = results.get(c.name)!;
+    const notes: string[] = [];
+    if (r.overheadMs.length > 0) notes.push(`delegation overhead ${median(r.overheadMs).toFixed(1)} ms`);
+    if (r.toFirstRequestMs.length > 0) {
+      notes.push(`first request at ${median(r.toFirstRequestMs).toFixed(0)} ms`);
+    }
+    if (c.name.startsWith("blade delegation") || c.name.startsWith("claude")) {
+      const fsyncs = await countFsyncs(c, workspace, dir);
+      if (fsyncs !== undefined) notes.push(`${fsyncs} fsyncs`);
+    }
+    rows.set(c.name, processRow("e2e", c.name, r.runs, notes.join("; ")));
+  }
+  const floor3 = rows.get("floor: bare Deno, 3 requests");
+  const floor1 = rows.get("floor: bare Deno, 1 request");
+  const cc = rows.get("claude code delegation fg");
+  for (const row of rows.values()) {
+    if (row.name.startsWith("floor")) continue;
+    const floor = row.name.includes("single turn") ? floor1 : floor3;
+    const vsFloor = ratio(row, floor);
+    if (vsFloor !== undefined) row.vsFloor = vsFloor;
+    const vsClaude = row.name.includes("delegation") && row !== cc ? ratio(row, cc) : undefined;
+    if (vsClaude !== undefined) row.vsClaude = vsClaude;
+  }
+  return [...rows.values()];
+}
+
+async function recoveryRows(): Promise<BenchRow[]> {
+  const { benchRecovery } = await import("./bench_recovery.ts");
+  const b = await benchRecovery();
+  const one = (name: string, ms: number, note?: string) =>
+    figureRow("recovery", name, "ms", { median: ms, min: ms, max: ms, n: 1 }, note);
+  return [
+    one(
+      "reconcile 1,000 orphans",
+      b.reconcile1000.totalMs,
+      `${b.reconcile1000.perOrphanMs.toFixed(2)} ms per orphan`,
+    ),
+    ...Object.entries(b.perOrphanByTranscript).map(([k, v]) => one(`per orphan, transcript of ${k}`, v)),
+    ...Object.entries(b.resumeByHistory).map(([k, v]) => one(`resume, history of ${k}`, v, "median of 5")),
+  ];
+}
+
+async function groupRows(
+  group: (typeof GROUPS)[number],
+  ctx: { blade: string[]; dir: string; workspace: string; runs: number; log: (s: string) => void },
+): Promise<BenchRow[]> {
+  const { blade, dir, workspace, runs } = ctx;
+  switch (group) {
+    case "e2e":
+      return await e2eRows(blade, dir, workspace, runs, ctx.log);
+    case "startup": {
+      const startup = await runStartup(blade, workspace, `${dir}/storage-startup`, runs);
+      return [...startup].map(([args, r]) => processRow("startup", `blade ${args}`, r));
+    }
+    case "background": {
+      const { benchBackground } = await import("./bench_background.ts");
+      const bg = await benchBackground(blade, workspace, `${dir}/storage-bg50`, Math.min(runs, 5));
+      return [
+        processRow(
+          "background",
+          "50 background children → all notices",
+          bg.runs,
+          `${bg.writesPerChild.toFixed(1)} sidecar writes per child`,
+        ),
+      ];
+    }
+    case "registry": {
+      const { benchRegistry } = await import("./bench_registry.ts");
+      return (await benchRegistry()).map((f) =>
+        figureRow("registry", `load ${f.files} agent files`, "ms", {
+          median: f.medianMs,
+          min: f.minMs,
+          max: f.maxMs,
+          n: f.runs,
+        }, `${f.agents} agents, ${f.diagnostics} diagnostics`)
+      );
+    }
+    case "store": {
+      const { benchStore } = await import("./bench_store.ts");
+      const s = await benchStore();
+      const one = (name: string, v: number) =>
+        figureRow(
+          "store",
+          name,
+          "writes/s",
+          { median: v, min: v, max: v, n: s.rounds },
+          `${s.recordBytes} B records`,
+        );
+      return [
+        one("sidecar writes, sequential", s.sequentialWritesPerSec),
+        one(`sidecar writes, ${s.concurrency} concurrent`, s.concurrentWritesPerSec),
+      ];
+    }
+    case "recovery":
+      return await recoveryRows();
+    case "worktree": {
+      const { benchWorktree } = await import("./bench_worktree.ts");
+      const w = await benchWorktree({ runs: Math.min(runs, 5) });
+      return [
+        figureRow("worktree", `prepare + finish, ${w.files} files`, "ms", {
+          median: w.totalMs,
+          min: w.minTotalMs,
+          max: w.maxTotalMs,
+          n: w.runs,
+        }, `bare git ${w.bareGitMs.toFixed(0)} ms`),
+      ];
+    }
+  }
+}
+
+const num = (v: number | undefined, digits = 0) =>
+  v === undefined || !Number.isFinite(v) ? "" : v.toFixed(digits);
+const x = (r: { wall: number; rss: number } | undefined) =>
+  r === undefined ? "" : `${r.wall.toFixed(2)}× / ${r.rss.toFixed(2)}×`;
+
+/** One plain-text table of every row. */
+export function formatTable(rows: readonly BenchRow[]): string {
+  const header = [
+    "group",
+    "benchmark",
+    "median",
+    "min",
+    "max",
+    "unit",
+    "RSS MiB",
+    "CPU ms",
+    "vs floor wall/RSS",
+    "vs Claude wall/RSS",
+    "note",
+  ];
+  const cells = rows.map((r) => [
+    r.group,
+    r.name,
+    num(r.median, r.median < 10 ? 2 : 0),
+    num(r.min, r.min < 10 ? 2 : 0),
+    num(r.max, r.max < 10 ? 2 : 0),
+    r.unit,
+    num(r.peakRssMiB, 1),
+    num(r.cpuMs),
+    x(r.vsFloor),
+    x(r.vsClaude),
+    r.note ?? "",
+  ]);
+  const widths = header.map((h, i) => Math.max(h.length, ...cells.map((c) => c[i]!.length)));
+  const left = new Set([0, 1, 5, 10]);
+  const line = (c: string[]) =>
+    c.map((v, i) => (left.has(i) ? v.padEnd(widths[i]!) : v.padStart(widths[i]!))).join("  ").trimEnd();
+  return [line(header), line(widths.map((w) => "-".repeat(w))), ...cells.map(line)].join("\n");
+}
+
+function loadAverage(): string {
+  try {
+    return Deno.loadavg().map((l) => l.toFixed(2)).join(" ");
+  } catch {
+    return "unknown";
+  }
+}
+
+async function main(args: string[]): Promise<void> {
+  const { values } = parseArgs({
+    args,
+    options: {
+      profile: { type: "boolean" },
+      runs: { type: "string" },
+      only: { type: "string" },
+      out: { type: "string" },
+    },
+    strict: true,
+  });
+  const runs = Number(values.runs ?? Deno.env.get("BLADE_BENCH_RUNS") ?? "7");
+  const only = values.only?.split(",") ?? [...GROUPS];
+  const unknown = only.filter((g) => !(GROUPS as readonly string[]).includes(g));
+  if (unknown.length > 0) {
+    throw new Error(`unknown group ${unknown.join(", ")} (groups: ${GROUPS.join(", ")})`);
+  }
+  const out = values.out ?? `${ROOT}bench/results.json`;
+  const dir = await Deno.makeTempDir({ prefix: "blade-bench-" });
+  const workspace = `${dir}/ws`;
   await Deno.mkdir(workspace, { recursive: true });
   await Deno.writeTextFile(`${workspace}/main.ts`, 'console.log("hi");\n');
-  const cmd = await bladeCommand();
-  const lines: string[] = [];
-  const out = (s: string) => {
-    lines.push(s);
-    console.log(s);
-  };
-  out(
-    `Blade bench — ${RUNS} runs each, medians (Deno ${Deno.version.deno}, ${Deno.build.os}/${Deno.build.arch})`,
+  const blade = await bladeCommand();
+  const started = new Date();
+  const loadBefore = loadAverage();
+  console.log(
+    `Blade bench: ${runs} runs per figure, alternating (Deno ${Deno.version.deno}, ${Deno.build.os}/${Deno.build.arch}, load ${loadBefore})`,
   );
+  const rows: BenchRow[] = [];
+  let profile: unknown = undefined;
   try {
-    const start = await benchStartToRequest(cmd, workspace, storage);
-    out(
-      `blade -p start → first provider request: ${start.startToRequestMs.toFixed(0)} ms; peak RSS ${
-        start.peakRssMiB.toFixed(1)
-      } MiB`,
-    );
-    const bladeEnv = (sandbox: string) => ({
-      PATH: Deno.env.get("PATH") ?? "",
-      DENO_DIR,
-      HOME: storage,
-      BLADE_STORAGE_ROOT: storage,
-      NO_COLOR: "1",
-      BLADE_CHILD_SANDBOX: sandbox,
-    });
-    const blade: Record<string, Awaited<ReturnType<typeof benchDelegation>>> = {};
-    for (const sandbox of ["worker", "none"]) {
-      const del = await benchDelegation(
-        { cmd, args: ["--provider", "anthropic"], env: bladeEnv(sandbox) },
-        workspace,
-      );
-      blade[sandbox] = del;
-      out(
-        `delegation e2e, child ${
-          sandbox === "worker" ? "in a Worker (default)" : "in-process (BLADE_CHILD_SANDBOX=none)"
-        }: ${del.wallMs.toFixed(0)} ms wall; peak RSS ${del.peakRssMiB.toFixed(1)} MiB; delegation overhead ${
-          del.delegationOverheadMs.toFixed(1)
-        } ms`,
-      );
+    const ctx = { blade, dir, workspace, runs, log: (s: string) => console.log(s) };
+    for (const group of GROUPS.filter((g) => only.includes(g))) {
+      const t0 = performance.now();
+      rows.push(...await groupRows(group, ctx));
+      console.error(`(${group} done in ${((performance.now() - t0) / 1000).toFixed(1)} s)`);
     }
-    const claude = Deno.env.get("BLADE_BENCH_CLAUDE");
-    if (claude === undefined) {
-      out("Claude Code comparison: skipped (set BLADE_BENCH_CLAUDE to its `claude` binary)");
-    } else {
-      const home = await Deno.makeTempDir({ prefix: "blade-bench-claude-" });
-      const cc = await benchDelegation({
-        cmd: [claude],
-        args: ["--output-format", "json"],
-        env: {
-          PATH: Deno.env.get("PATH") ?? "",
-          HOME: home,
-          DISABLE_TELEMETRY: "1",
-          CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: "1",
-        },
-      }, workspace);
-      await Deno.remove(home, { recursive: true }).catch(() => {});
-      const b = blade["worker"]!;
-      out(
-        `Claude Code, same delegation: ${cc.wallMs.toFixed(0)} ms wall; peak RSS ${
-          cc.peakRssMiB.toFixed(1)
-        } MiB; ` +
-          `delegation overhead ${cc.delegationOverheadMs.toFixed(1)} ms → Blade/Claude Code: wall ${
-            (b.wallMs / cc.wallMs).toFixed(2)
-          }, memory ${(b.peakRssMiB / cc.peakRssMiB).toFixed(2)}`,
-      );
+    if (values.profile === true) {
+      const { benchProfile, formatProfile } = await import("./bench_profile.ts");
+      const targets = [{ name: "source", cmd: blade }];
+      const p = await benchProfile(targets, workspace, `${dir}/storage-profile`, runs);
+      profile = p;
+      console.log(formatProfile(p, targets.map((t) => t.name)));
     }
-    const bg = await benchBackground(cmd, workspace, storage);
-    out(
-      `50 background children (2 tool calls each) → all notices delivered: ${bg.wallMs.toFixed(0)} ms wall ` +
-        `(whole blade -p run); peak RSS ${bg.peakRssMiB.toFixed(1)} MiB; sidecar writes per child ${
-          bg.writesPerChild.toFixed(1)
-        }`,
-    );
-    const { benchRegistry, formatRegistryBench } = await import("./bench_registry.ts");
-    out(formatRegistryBench(await benchRegistry()));
-    try {
-      const store = await import("./bench_store.ts") as { benchStore?: () => Promise<unknown> };
-      if (store.benchStore !== undefined) out(`sidecar store: ${JSON.stringify(await store.benchStore())}`);
-    } catch (e) {
-      out(`sidecar store bench unavailable: ${(e as Error).message}`);
-    }
-    const { benchRecovery, formatRecoveryBench } = await import("./bench_recovery.ts");
-    out(formatRecoveryBench(await benchRecovery()));
-    const { benchWorktree, formatWorktreeBench } = await import("./bench_worktree.ts");
-    out(formatWorktreeBench(await benchWorktree()));
   } finally {
-    await Deno.remove(tmp, { recursive: true }).catch(() => {});
+    await Deno.remove(dir, { recursive: true }).catch(() => {});
   }
+  console.log(formatTable(rows));
+  const result = {
+    date: started.toISOString(),
+    deno: Deno.version.deno,
+    platform: `${Deno.build.os}/${Deno.build.arch}`,
+    runs,
+    loadAverage: { before: loadBefore, after: loadAverage() },
+    rows,
+    ...(profile === undefined ? {} : { profile }),
+  };
+  await Deno.mkdir(new URL(".", `file://${out}`).pathname, { recursive: true });
+  await Deno.writeTextFile(out, `${JSON.stringify(result, null, 2)}\n`);
+  console.log(`Wrote ${out}`);
 }
 
-if (import.meta.main) await main();
+if (import.meta.main) await main(Deno.args);

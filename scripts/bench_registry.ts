@@ -4,6 +4,7 @@
 // Every tenth file reuses an earlier name, so overrides are part of the work.
 //   deno run -A scripts/bench_registry.ts
 
+import { median } from "./bench_common.ts";
 import { loadRegistry } from "../lib/registry/mod.ts";
 import { realFs } from "../lib/sys/fs.ts";
 
@@ -41,12 +42,6 @@ function agentFile(name: string, i: number): string {
   return `---\nname: ${name}\ndescription: Agent number ${i}; use it for task family ${
     i % 17
   }.\n${tools}model: inherit\n---\n\n${BODY}\n`;
-}
-
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = Math.floor(sorted.length / 2);
-  return sorted.length % 2 === 1 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
 }
 
 export async function benchRegistry(options: RegistryBenchOptions = {}): Promise<RegistryBenchFigure[]> {

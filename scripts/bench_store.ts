@@ -2,6 +2,7 @@
 // fsync, rename, fsync of the folder), one writer at a time and 8 concurrent writers.
 // Run alone: deno run -A scripts/bench_store.ts  (prints medians; `deno task bench` imports benchStore).
 
+import { median } from "./bench_common.ts";
 import { FileSidecarStore } from "../lib/store/file_store.ts";
 import { realClock } from "../lib/sys/clock.ts";
 import { realFs } from "../lib/sys/fs.ts";
@@ -70,12 +71,6 @@ export async function benchStore(options: StoreBenchOptions = {}): Promise<Store
     sequentialWritesPerSec: Math.round(median(sequential)),
     concurrentWritesPerSec: Math.round(median(concurrent)),
   };
-}
-
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = Math.floor(sorted.length / 2);
-  return sorted.length % 2 === 1 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
 }
 
 if (import.meta.main) {

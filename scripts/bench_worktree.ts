@@ -6,6 +6,7 @@
 // the checkout of 1,000 files dominates). Medians of BLADE_BENCH_RUNS runs (default 9).
 // Part of `deno task bench`; alone: `deno run -A scripts/bench_worktree.ts`.
 
+import { median } from "./bench_common.ts";
 import { join } from "node:path";
 import { realPorts } from "../lib/sys/mod.ts";
 import { processGit } from "../lib/worktree/git.ts";
@@ -21,12 +22,6 @@ export interface WorktreeBenchFigure {
   maxTotalMs: number;
   /** Bare `git worktree add` + `git worktree remove` + `git branch -D` in the same repository: git's own cost. */
   bareGitMs: number;
-}
-
-function median(values: number[]): number {
-  const s = [...values].sort((a, b) => a - b);
-  const mid = Math.floor(s.length / 2);
-  return s.length % 2 === 1 ? s[mid]! : (s[mid - 1]! + s[mid]!) / 2;
 }
 
 export async function benchWorktree(

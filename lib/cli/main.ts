@@ -8,6 +8,7 @@ import { parseOrUsage, RUN_OPTIONS } from "./args.ts";
 import { VERSION } from "../version.ts";
 import type { Io } from "./io.ts";
 import { reportError } from "./report_error.ts";
+import { profileMark } from "../sys/profile.ts";
 import { expandVariadic } from "./claude_flags.ts";
 
 export const MAIN_HELP = `Blade ${VERSION} — a command-line coding agent with durable subagents
@@ -146,6 +147,7 @@ export async function runCli(argv: string[], ports: Ports, io: Io): Promise<numb
       return await runInteractive(values, positionals, ports, io);
     }
     const { runPrint } = await import("./print_cmd.ts");
+    profileMark("print command loaded");
     return await runPrint(values, positionals, ports, io);
   } catch (e) {
     return reportError(io, e, { format: errorFormat, echoToStdout: !management });

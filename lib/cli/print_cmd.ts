@@ -18,6 +18,7 @@ import {
   userTurns,
   type Values,
 } from "./print_flags.ts";
+import { profileMark } from "../sys/profile.ts";
 import { runTurn, type SessionChoice, type TurnFlags } from "./print_turn.ts";
 
 export async function runPrint(values: Values, positionals: string[], ports: Ports, io: Io): Promise<number> {
@@ -38,6 +39,7 @@ export async function runPrint(values: Values, positionals: string[], ports: Por
   };
   const debugSink = (l: string) => io.err(`[debug] ${l}\n`);
   let app: App = await createApp(ports, appFlagsOf(values), { debugSink });
+  profileMark("config + trust");
   if (values.agent !== undefined) app = await asAgent(app, values, ports, flags, debugSink);
   const turn: TurnFlags = { ...flags, rules: rulesFromFlags(values, io, app) };
   await printTrustWarning(ports, io, {
@@ -55,6 +57,7 @@ export async function runPrint(values: Values, positionals: string[], ports: Por
   };
   // MCP servers start once for the run (nothing loads when none is configured) and end with it.
   const mcp = await startMcp(app, mcpFlagsOf(values), io);
+  profileMark("mcp sources read");
   let code = 0;
   try {
     for await (const prompt of turns) {
@@ -66,6 +69,7 @@ export async function runPrint(values: Values, positionals: string[], ports: Por
   } finally {
     await mcp?.close();
   }
+  profileMark("result printed");
   return code;
 }
 

@@ -33,6 +33,8 @@ export interface ChildRunRequest {
   toolEnv?: Record<string, string>;
   /** A foreground child of an interactive session: unapproved calls are asked through the main thread. */
   approvals?: boolean;
+  /** Write this run's phase marks to stderr (lib/sys/profile.ts; the Worker cannot read BLADE_PROFILE). */
+  profile?: boolean;
 }
 
 export type ChildReply =

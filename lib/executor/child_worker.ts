@@ -4,6 +4,7 @@
 // id and cancellation). Delegation tools (Task, TaskOutput, TaskStop) are proxies: nested children
 // are started by the main thread, because a Worker cannot grant more than it has.
 
+import { enableProfile, profileMark } from "../sys/profile.ts";
 import type { McpToolShape } from "../mcp/tool_adapter.ts";
 import { serveSandbox } from "../sandbox/serve.ts";
 import { realPorts } from "../sys/mod.ts";
@@ -28,6 +29,8 @@ import {
 /** Sends one delegation call to the main thread; its answer is checked by `accept` before use. */
 type Call = <T>(call: DelegationCall, accept: (value: unknown) => value is T) => Promise<T>;
 
+profileMark("modules evaluated");
+
 const pending = new Map<number, { resolve(value: unknown): void; reject(e: Error): void }>();
 const runs = new Map<number, AbortController>();
 let nextCall = 1;
@@ -44,6 +47,8 @@ serveSandbox<ChildWorkerRequest, ChildOutcome | null, ChildWorkerEvent>(async (r
     else waiter?.reject(new Error(request.message));
     return null;
   }
+  if (request.profile === true) enableProfile("worker");
+  profileMark("run received");
   const call: Call = <T>(delegation: DelegationCall, accept: (value: unknown) => value is T) => {
     const id = nextCall++;
     const { promise, resolve, reject } = Promise.withResolvers<T>();
@@ -74,6 +79,7 @@ serveSandbox<ChildWorkerRequest, ChildOutcome | null, ChildWorkerEvent>(async (r
     await providerFromConfig(request.provider, { clock: ports.clock }),
     () => setTimeout(load, 0),
   );
+  profileMark("provider ready");
   const secrets = request.secrets;
   // The tool modules (and zod, ~70 ms of evaluation on this thread) load once the first answer
   // starts streaming: the parent sent the tool specs, so the first request does not wait for them,
@@ -83,7 +89,10 @@ serveSandbox<ChildWorkerRequest, ChildOutcome | null, ChildWorkerEvent>(async (r
   const load = () => {
     if (loading) return;
     loading = true;
-    loadTools(call, request.delegation, request.mcpTools ?? []).then(tools.resolve, tools.reject);
+    loadTools(call, request.delegation, request.mcpTools ?? []).then((t) => {
+      profileMark("tools loaded");
+      tools.resolve(t);
+    }, tools.reject);
   };
   const lazyTools: PromiseLike<AnyTool[]> = {
     then: (onOk, onError) => {
@@ -115,6 +124,7 @@ serveSandbox<ChildWorkerRequest, ChildOutcome | null, ChildWorkerEvent>(async (r
       controller.signal,
     );
   } finally {
+    profileMark("run end");
     runs.delete(request.runId);
     ctx.signal.removeEventListener("abort", onWorkerAbort);
   }

@@ -3,6 +3,7 @@
 // (openMainSession); `blade -p` runs one user turn through it (runMainSession), the interactive
 // session many. Never prints: progress goes to the event sink.
 
+import { profileMark } from "../sys/profile.ts";
 import type { Ports } from "../sys/mod.ts";
 import type { Provider } from "../protocol/provider.ts";
 import type { StorageLayout } from "../config/storage.ts";
@@ -150,6 +151,7 @@ export async function openMainSession(app: MainSessionDeps, o: MainSessionOption
     ...(o.sessionId === undefined ? {} : { sessionId: o.sessionId }),
     ...(o.fork === true ? { fork: true } : {}),
   });
+  profileMark("session open");
   // Whoever runs a session holds its lease: a second `--resume` of a live session fails fast here,
   // before anything is read or written. A fresh id is known to nobody else, so its lease is taken
   // alongside the run (reading the process identity costs a subprocess, kept off the start-up path).
@@ -274,12 +276,14 @@ export async function runMainSession(app: MainSessionDeps, o: MainRunOptions): P
   const started = app.ports.clock.now();
   await using session = await openMainSession(app, o);
   const { loop, pending } = session;
+  profileMark("session ready");
   const settled = await runUntilSettled(loop, session.input(o.prompt), pending, {
     signal: o.signal,
     sleep: (ms, signal) => app.ports.clock.sleep(ms, signal),
     ...(o.backgroundWaitMs === undefined ? {} : { waitLimitMs: o.backgroundWaitMs }),
   });
   const interrupted = o.signal.aborted && pending !== undefined ? await pending.cancelAll("interrupted") : [];
+  profileMark("settled");
   return {
     sessionId: session.sessionId,
     result: settled.result,

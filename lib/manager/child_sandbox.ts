@@ -5,6 +5,7 @@
 // Events and delegation calls are routed per run; a crash becomes a failed ChildOutcome; cancelling
 // one run gives it a grace period to kill its processes.
 
+import { profileEnabled, profileMark } from "../sys/profile.ts";
 import type { Clock } from "../sys/clock.ts";
 import type { McpToolShape } from "../mcp/tool_adapter.ts";
 import type { RuntimeEvent } from "../protocol/events.ts";
@@ -120,12 +121,14 @@ export class ChildWorkerPool {
     }
     const runs = new Map<number, RunRoute>();
     const entry: PooledWorker = { sandbox: Promise.resolve(undefined as never), runs, idle: undefined };
+    profileMark("Worker start");
     entry.sandbox = startSandbox<ChildWorkerRequest, ChildOutcome | null, unknown>(WORKER, {
       permissions,
       name: "blade child",
       // A child's messages are untrusted input: each is decoded, and nothing it sends may throw here.
       onEvent: (raw) => this.#receive(entry, raw),
     });
+    entry.sandbox.then(() => profileMark("Worker ready"), () => {});
     entry.sandbox.then((box) =>
       box.exited.then(() => {
         if (this.#workers.get(key) === entry) this.#workers.delete(key);
@@ -238,6 +241,7 @@ export class ChildWorkerPool {
         secrets: o.secrets,
         delegation: o.delegation,
         ...(o.approvals === true ? { approvals: true } : {}),
+        ...(profileEnabled() ? { profile: true } : {}),
         ...(o.mcpTools === undefined ? {} : { mcpTools: o.mcpTools }),
         ...(o.home === undefined ? {} : { home: o.home }),
         ...(o.toolEnv === undefined ? {} : { toolEnv: o.toolEnv }),

@@ -6,6 +6,7 @@
 // subagent_env.ts, the Task results result.ts, background runs background.ts, record projections
 // projections.ts.
 
+import { profileMark } from "../sys/profile.ts";
 import type { RuntimeEventSink, SubtaskRefPart } from "../protocol/events.ts";
 import type { SidecarRecord } from "../store/schema.ts";
 import type { AnyTool, ToolContext, ToolResult } from "../tools/tool.ts";
@@ -97,6 +98,7 @@ export class SubagentRuntime implements SubagentLauncher {
   async launch(input: TaskRequest, ctx: ToolContext): Promise<ToolResult> {
     const env = this.#env;
     const id = input.subagent_session_id;
+    profileMark("Task launch");
     const parent = { ...launchParentOf(this.#env, this.#parent), process: await env.ownProcess() };
     const from = resumeSourceOf(input);
     const lookup = from === undefined ? undefined : await this.#resumeLookup(from, id);
@@ -112,6 +114,7 @@ export class SubagentRuntime implements SubagentLauncher {
       await abandon(worktrees, record.worktree);
       return launchRefused(launchFailed(lifecycleOf(env), this.#parent.sessionId, id, e), id);
     }
+    profileMark("sidecar created");
     env.emit({
       type: "subagent_spawned",
       parentSessionId: this.#parent.sessionId,
@@ -120,10 +123,12 @@ export class SubagentRuntime implements SubagentLauncher {
     });
     if (record.background) return this.#startBackground(record, spec, ctx.callId);
     const outcome = await this.#run(spec, ctx.signal, undefined, true);
+    profileMark("child outcome");
     const done = await finishChild(env, this.#parent.sessionId, record, {
       outcome,
       aborted: ctx.signal.aborted,
     });
+    profileMark("sidecar finished");
     const { status, summary } = this.#completed(ctx.callId, done, outcome);
     return foregroundResult(ctx.callId, done, outcome, status, summary, spec.capped);
   }

@@ -4,6 +4,7 @@
 // what the events mean (each provider).
 
 import type { Clock } from "../sys/clock.ts";
+import { profileMark } from "../sys/profile.ts";
 import { connectFailure, describeCauses, statusFailure } from "./http_failure.ts";
 import type { AttemptFailure } from "./retry.ts";
 import { SseDecoder, type SseEvent } from "./sse.ts";
@@ -34,6 +35,7 @@ export async function* requestSse(request: SseRequest): AsyncGenerator<SseItem> 
   const started = clock.now();
   let response: Response;
   control.arm(request.requestTimeoutMs, "request_timeout");
+  profileMark("request sent");
   try {
     response = await control.race(request.fetch(request.url, {
       method: "POST",
@@ -60,6 +62,7 @@ export async function* requestSse(request: SseRequest): AsyncGenerator<SseItem> 
     };
     return;
   }
+  profileMark("response headers");
   const reader = response.body.getReader();
   const decoder = new SseDecoder();
   try {
@@ -75,6 +78,7 @@ export async function* requestSse(request: SseRequest): AsyncGenerator<SseItem> 
         control.disarm();
       }
       if (chunk.done) {
+        profileMark("response end");
         for (const event of decoder.end()) yield { type: "sse", event };
         return;
       }

@@ -1,0 +1,207 @@
+// End-to-end figures of `deno task bench` (docs/reference/performance.md), every contender run in the
+// same rounds, alternating, against its own loopback fake Anthropic server: the floor program (three
+// requests, and one), `blade -p` single turn, Blade's foreground delegation (child in a Worker and
+// in-process), Blade's background delegation, Claude Code's delegation when installed; and the start-up
+// of every command. Each figure: wall time, peak RSS and CPU time (user+sys) per run.
+
+import {
+  bladeEnv,
+  DELEGATION_PROMPT,
+  delegationServer,
+  DENO_DIR,
+  epochNow,
+  type ProcessRun,
+  timed,
+  writeFloorProgram,
+} from "./bench_common.ts";
+
+export interface Contender {
+  name: string;
+  /** The whole command line, prompt included; `url` is the fake server's base URL. */
+  argv(url: string): string[];
+  env(url: string): Record<string, string>;
+  background?: boolean;
+}
+
+export interface ContenderRuns {
+  runs: ProcessRun[];
+  /** Per run: parent's first request arrived → the child's first request arrived, ms. */
+  overheadMs: number[];
+  /** Per run: spawn → the first request arrived, ms. */
+  toFirstRequestMs: number[];
+}
+
+/** Where Claude Code's binary is looked for (BLADE_BENCH_CLAUDE overrides). */
+export const CLAUDE_PATHS = ["/tmp/cc/node_modules/.bin/claude"];
+
+export async function findClaude(): Promise<string | undefined> {
+  const configured = Deno.env.get("BLADE_BENCH_CLAUDE");
+  for (const path of configured === undefined ? CLAUDE_PATHS : [configured]) {
+    try {
+      const out = await new Deno.Command(path, { args: ["--version"], stdout: "null", stderr: "null" })
+        .output();
+      if (out.success) return path;
+    } catch { /* not installed there */ }
+  }
+  return undefined;
+}
+
+export async function contenders(
+  blade: string[],
+  dir: string,
+  claude: string | undefined,
+): Promise<Contender[]> {
+  const floor = await writeFloorProgram(dir);
+  const storage = (name: string) => `${dir}/storage-${name}`;
+  const anthropic = (url: string) => ({ ANTHROPIC_API_KEY: "bench-key", ANTHROPIC_BASE_URL: url });
+  const floorEnv = () => ({ PATH: Deno.env.get("PATH") ?? "", DENO_DIR, HOME: dir });
+  const bladeRun = (extra: string[]) => (_url: string) => [
+    ...blade,
+    "-p",
+    DELEGATION_PROMPT,
+    "--provider",
+    "anthropic",
+    "--output-format",
+    "json",
+    ...extra,
+  ];
+  const list: Contender[] = [
+    {
+      name: "floor: bare Deno, 3 requests",
+      argv: (url) => [Deno.execPath(), "run", "--allow-net", floor, url, "3"],
+      env: floorEnv,
+    },
+    {
+      name: "floor: bare Deno, 1 request",
+      argv: (url) => [Deno.execPath(), "run", "--allow-net", floor, url, "1"],
+      env: floorEnv,
+    },
+    {
+      name: "blade -p single turn",
+      argv: () => [...blade, "-p", "say ok", "--provider", "anthropic", "--output-format", "json"],
+      env: (url) => bladeEnv(storage("single"), anthropic(url)),
+    },
+    {
+      name: "blade delegation fg (Worker)",
+      argv: bladeRun([]),
+      env: (url) => bladeEnv(storage("fg"), anthropic(url)),
+    },
+    {
+      name: "blade delegation fg (in-process)",
+      argv: bladeRun([]),
+      env: (url) => bladeEnv(storage("fg-none"), { ...anthropic(url), BLADE_CHILD_SANDBOX: "none" }),
+    },
+    {
+      name: "blade delegation bg (Worker)",
+      argv: bladeRun([]),
+      env: (url) => bladeEnv(storage("bg"), anthropic(url)),
+      background: true,
+    },
+  ];
+  if (claude !== undefined) {
+    const home = `${dir}/claude-home`;
+    await Deno.mkdir(home, { recursive: true });
+    list.push({
+      name: "claude code delegation fg",
+      argv: () => [claude, "-p", DELEGATION_PROMPT, "--output-format", "json"],
+      env: (url) => ({
+        PATH: Deno.env.get("PATH") ?? "",
+        HOME: home,
+        DISABLE_TELEMETRY: "1",
+        CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: "1",
+        ...anthropic(url),
+      }),
+    });
+  }
+  return list;
+}
+
+/** `rounds` rounds (plus one warm-up), each running every contender once, in order. */
+export async function runContenders(
+  list: readonly Contender[],
+  workspace: string,
+  rounds: number,
+): Promise<Map<string, ContenderRuns>> {
+  const out = new Map<string, ContenderRuns>(
+    list.map((c) => [c.name, { runs: [], overheadMs: [], toFirstRequestMs: [] }]),
+  );
+  for (let round = 0; round <= rounds; round++) {
+    for (const c of list) {
+      const { server, arrivals } = delegationServer({ background: c.background === true });
+      await using _ = server;
+      const run = await timed(c.argv(server.url), c.env(server.url), workspace);
+      if (run.code !== 0) {
+        throw new Error(
+          `${c.name} failed (exit ${run.code}): ${run.stdout.slice(0, 400)}${run.stderr.slice(0, 400)}`,
+        );
+      }
+      if (round === 0) continue; // warms the module caches
+      const r = out.get(c.name)!;
+      r.runs.push(run);
+      const first = Math.min(arrivals.parent[0] ?? Infinity, arrivals.child[0] ?? Infinity);
+      if (Number.isFinite(first)) r.toFirstRequestMs.push(first - run.startedAt);
+      if (arrivals.parent[0] !== undefined && arrivals.child[0] !== undefined) {
+        r.overheadMs.push(arrivals.child[0] - arrivals.parent[0]);
+      }
+    }
+  }
+  return out;
+}
+
+/** The commands whose start-up is measured: each runs to completion with (almost) nothing to do. */
+export const startupCommands = (script: string): string[][] => [
+  ["--version"],
+  ["--help"],
+  ["agents", "list"],
+  ["agents", "validate"],
+  ["tasks", "list"],
+  ["tasks", "clean"],
+  ["trust", "--status"],
+  ["mcp", "list"],
+  ["run", "Explore", "say ok", "--provider", "scripted", "--script", script],
+  ["demo"],
+];
+
+/** Wall, RSS and CPU of each command of startupCommands, alternating, `rounds` rounds. */
+export async function runStartup(
+  blade: string[],
+  workspace: string,
+  storage: string,
+  rounds: number,
+): Promise<Map<string, ProcessRun[]>> {
+  const script = `${storage}-script.json`;
+  await Deno.writeTextFile(script, JSON.stringify({ agents: { Explore: [{ turns: [{ text: "ok" }] }] } }));
+  const commands = startupCommands(script);
+  const name = (args: string[]) => args.slice(0, args[0] === "run" ? 3 : 2).join(" ");
+  const out = new Map<string, ProcessRun[]>(commands.map((c) => [name(c), []]));
+  const env = bladeEnv(storage);
+  for (let round = 0; round <= rounds; round++) {
+    for (const args of commands) {
+      const run = await timed([...blade, ...args], env, workspace);
+      if (run.code !== 0) {
+        throw new Error(`blade ${args.join(" ")} failed (exit ${run.code}): ${run.stderr.slice(0, 400)}`);
+      }
+      if (round > 0) out.get(name(args))!.push(run);
+    }
+  }
+  return out;
+}
+
+/** fsync/fdatasync calls of one run (strace -f), or undefined when strace is not available. */
+export async function countFsyncs(c: Contender, workspace: string, dir: string): Promise<number | undefined> {
+  const { server } = delegationServer({ background: c.background === true });
+  await using _ = server;
+  const log = `${dir}/strace-${epochNow().toFixed(0)}.txt`;
+  try {
+    const run = await timed(
+      ["strace", "-f", "-qq", "-o", log, "-e", "trace=fsync,fdatasync", ...c.argv(server.url)],
+      c.env(server.url),
+      workspace,
+    );
+    if (run.code !== 0) return undefined;
+    const text = await Deno.readTextFile(log);
+    return text.split("\n").filter((l) => /\b(fsync|fdatasync)\(/.test(l) && !l.includes("resumed>")).length;
+  } catch {
+    return undefined;
+  }
+}

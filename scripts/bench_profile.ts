@@ -1,0 +1,177 @@
+// deno-lint-ignore-file no-console -- a command-line script: printing is its job.
+// Where the time of one delegation goes (docs/reference/performance.md): runs `blade -p` through the
+// loopback delegation (parent → Task → child in its Worker → final answer) with BLADE_PROFILE=1, reads
+// the phase marks both threads write (lib/sys/profile.ts) and the server's arrival times, and prints
+// one timeline: every mark, in order, with its time since the process was spawned and the phase that
+// ends there (time since the previous mark), medians over the runs. Several command lines (e.g. the
+// sources and the bundle) run alternately, side by side in one table.
+//   deno task bench --profile        (or: deno run -A scripts/bench_profile.ts)
+
+import {
+  bladeEnv,
+  DELEGATION_PROMPT,
+  delegationServer,
+  median,
+  type ProcessRun,
+  timed,
+} from "./bench_common.ts";
+
+export interface ProfileTarget {
+  name: string;
+  cmd: string[];
+}
+
+export interface ProfileRow {
+  /** `thread: mark` (a repeated mark gets ` #2`, ` #3`). */
+  event: string;
+  /** Per target: median ms since spawn, and median ms since the previous row's event. */
+  at: Record<string, number>;
+  phase: Record<string, number>;
+}
+
+export interface ProfileResult {
+  runs: number;
+  rows: ProfileRow[];
+  totals: Record<string, { wallMs: number; cpuMs: number; peakRssMiB: number }>;
+}
+
+/** The events of one run: name → ms since spawn. */
+export function eventsOf(
+  run: ProcessRun,
+  arrivals: { parent: number[]; child: number[] },
+): Map<string, number> {
+  const events = new Map<string, number>();
+  const seen = new Map<string, number>();
+  const add = (name: string, at: number) => {
+    const n = (seen.get(name) ?? 0) + 1;
+    seen.set(name, n);
+    events.set(n === 1 ? name : `${name} #${n}`, at - run.startedAt);
+  };
+  add("spawn", run.startedAt);
+  const lines = run.stderr.split("\n").filter((l) => l.startsWith("blade-profile\t"));
+  const marks = lines.map((l) => l.split("\t")).map(([, thread, name, at]) => ({
+    name: `${thread}: ${name}`,
+    at: Number(at),
+  }));
+  for (const a of arrivals.parent) marks.push({ name: "server: parent request arrived", at: a });
+  for (const a of arrivals.child) marks.push({ name: "server: child request arrived", at: a });
+  marks.sort((a, b) => a.at - b.at);
+  for (const m of marks) add(m.name, m.at);
+  add("process ended (seen by the bench)", run.endedAt);
+  return events;
+}
+
+export async function benchProfile(
+  targets: readonly ProfileTarget[],
+  workspace: string,
+  storage: string,
+  runs: number,
+): Promise<ProfileResult> {
+  const perTarget = new Map<string, Map<string, number>[]>(targets.map((t) => [t.name, []]));
+  const totals = new Map<string, ProcessRun[]>(targets.map((t) => [t.name, []]));
+  for (let i = 0; i < runs + 1; i++) {
+    for (const target of targets) {
+      const { server, arrivals } = delegationServer();
+      await using _ = server;
+      const env = bladeEnv(`${storage}-${target.name}`, {
+        ANTHROPIC_API_KEY: "bench-key",
+        ANTHROPIC_BASE_URL: server.url,
+        BLADE_PROFILE: "1",
+      });
+      const run = await timed(
+        [...target.cmd, "-p", DELEGATION_PROMPT, "--provider", "anthropic", "--output-format", "json"],
+        env,
+        workspace,
+      );
+      if (run.code !== 0) {
+        throw new Error(`profiled run of ${target.name} failed: ${run.stdout}${run.stderr}`);
+      }
+      if (i === 0) continue; // the first round warms the caches
+      perTarget.get(target.name)!.push(eventsOf(run, arrivals));
+      totals.get(target.name)!.push(run);
+    }
+  }
+  // Row order: by the first target's median time since spawn; events only another target has follow.
+  const names: string[] = [];
+  for (const t of targets) {
+    const all = perTarget.get(t.name)!;
+    const keys = [...new Set(all.flatMap((e) => [...e.keys()]))];
+    const at = (k: string) => median(all.map((e) => e.get(k)).filter((v): v is number => v !== undefined));
+    for (const k of keys.sort((a, b) => at(a) - at(b))) if (!names.includes(k)) names.push(k);
+  }
+  const rows: ProfileRow[] = names.map((event, index) => {
+    const row: ProfileRow = { event, at: {}, phase: {} };
+    for (const t of targets) {
+      const all = perTarget.get(t.name)!;
+      const ats = all.map((e) => e.get(event)).filter((v): v is number => v !== undefined);
+      if (ats.length === 0) continue;
+      row.at[t.name] = median(ats);
+      // The phase ending here: from the latest earlier event this run has, per run, then the median.
+      const deltas = all.flatMap((e) => {
+        const here = e.get(event);
+        if (here === undefined) return [];
+        for (let j = index - 1; j >= 0; j--) {
+          const before = e.get(names[j]!);
+          if (before !== undefined) return [here - before];
+        }
+        return [];
+      });
+      if (deltas.length > 0) row.phase[t.name] = median(deltas);
+    }
+    return row;
+  });
+  return {
+    runs,
+    rows,
+    totals: Object.fromEntries(targets.map((t) => {
+      const r = totals.get(t.name)!;
+      return [t.name, {
+        wallMs: median(r.map((x) => x.wallMs)),
+        cpuMs: median(r.map((x) => x.cpuMs)),
+        peakRssMiB: median(r.map((x) => x.peakRssMiB)),
+      }];
+    })),
+  };
+}
+
+export function formatProfile(p: ProfileResult, targets: readonly string[]): string {
+  const header = ["event (thread: mark)", ...targets.flatMap((t) => [`${t} at ms`, `${t} phase ms`])];
+  const cells = p.rows.map((r) => [
+    r.event,
+    ...targets.flatMap((t) => [fmt(r.at[t]), fmt(r.phase[t])]),
+  ]);
+  const widths = header.map((h, i) => Math.max(h.length, ...cells.map((c) => c[i]!.length)));
+  const line = (c: string[]) =>
+    c.map((x, i) => (i === 0 ? x.padEnd(widths[i]!) : x.padStart(widths[i]!))).join("  ");
+  const total = targets.map((t) => {
+    const x = p.totals[t]!;
+    return `${t}: wall ${x.wallMs.toFixed(0)} ms, CPU ${x.cpuMs.toFixed(0)} ms, peak RSS ${
+      x.peakRssMiB.toFixed(1)
+    } MiB`;
+  });
+  return [
+    `Per-phase profile of one foreground delegation (median of ${p.runs} runs, ms since spawn; a phase ends at its row)`,
+    line(header),
+    ...cells.map(line),
+    ...total,
+  ].join("\n");
+}
+
+function fmt(v: number | undefined): string {
+  return v === undefined ? "-" : v.toFixed(1);
+}
+
+if (import.meta.main) {
+  const { bladeCommand } = await import("./bench_common.ts");
+  const tmp = await Deno.makeTempDir({ prefix: "blade-bench-profile-" });
+  try {
+    await Deno.mkdir(`${tmp}/ws`);
+    await Deno.writeTextFile(`${tmp}/ws/main.ts`, 'console.log("hi");\n');
+    const targets = [{ name: "source", cmd: await bladeCommand() }];
+    const runs = Number(Deno.env.get("BLADE_BENCH_RUNS") ?? "7");
+    const result = await benchProfile(targets, `${tmp}/ws`, `${tmp}/storage`, runs);
+    console.log(formatProfile(result, targets.map((t) => t.name)));
+  } finally {
+    await Deno.remove(tmp, { recursive: true }).catch(() => {});
+  }
+}

@@ -1,0 +1,63 @@
+import assert from "node:assert/strict";
+import { eventsOf } from "./bench_profile.ts";
+import { formatTable } from "./bench.ts";
+import type { ProcessRun } from "./bench_common.ts";
+
+function run(stderr: string, startedAt: number, endedAt: number): ProcessRun {
+  return {
+    code: 0,
+    wallMs: endedAt - startedAt,
+    peakRssMiB: 1,
+    cpuMs: 1,
+    startedAt,
+    endedAt,
+    stdout: "",
+    stderr,
+  };
+}
+
+Deno.test("eventsOf orders both threads' marks and the server's arrivals by time, numbering repeats", () => {
+  const stderr = [
+    "blade-profile\tmain\trequest sent\t1010.5",
+    "some other stderr line",
+    "blade-profile\tworker\trequest sent\t1030",
+    "blade-profile\tmain\trequest sent\t1050",
+    "blade-profile\tmain\texit\t1060",
+  ].join("\n");
+  const events = eventsOf(run(stderr, 1000, 1070), { parent: [1012, 1052], child: [1031] });
+  assert.deepEqual([...events.entries()], [
+    ["spawn", 0],
+    ["main: request sent", 10.5],
+    ["server: parent request arrived", 12],
+    ["worker: request sent", 30],
+    ["server: child request arrived", 31],
+    ["main: request sent #2", 50],
+    ["server: parent request arrived #2", 52],
+    ["main: exit", 60],
+    ["process ended (seen by the bench)", 70],
+  ]);
+});
+
+Deno.test("formatTable shows ratios to the floor and to Claude Code, and blank cells where a row has none", () => {
+  const table = formatTable([
+    {
+      group: "e2e",
+      name: "blade fg",
+      unit: "ms",
+      median: 300,
+      min: 250,
+      max: 400,
+      n: 7,
+      peakRssMiB: 66,
+      cpuMs: 120,
+      vsFloor: { wall: 3, rss: 2 },
+      vsClaude: { wall: 0.25, rss: 0.3 },
+    },
+    { group: "store", name: "writes", unit: "writes/s", median: 80, min: 80, max: 80, n: 5 },
+  ]);
+  const [header, , fg, store] = table.split("\n");
+  assert.ok(header!.includes("vs floor wall/RSS"));
+  assert.ok(fg!.includes("3.00× / 2.00×"));
+  assert.ok(fg!.includes("0.25× / 0.30×"));
+  assert.equal(store!.includes("×"), false);
+});
