@@ -2,7 +2,8 @@
 // (model_turn.ts), persists the answer and its tool calls (with durable ids) before running them,
 // runs the tools (tool_runner.ts: validation, permission gate, `beforeToolCall`), and repeats until
 // the model stops, fails, is cancelled or reaches maxTurns. Every state change is written to the
-// transcript (events built by session/events.ts) before it is reported. Never prints.
+// transcript (events built by session/events.ts) before it is reported. Never prints. Over 400 lines:
+// one class whose turn steps share its private state, with the option and result types it needs.
 
 import {
   addUsage,
@@ -209,16 +210,23 @@ export class AgentLoop {
       const again = prepared.calls.length > 0 ? undefined : o.followUp?.();
       const correction = again === undefined ? undefined : userText(again, true);
       const final = correction === undefined && prepared.calls.length === 0;
+      const announce = () =>
+        o.emit({
+          type: "assistant_message",
+          sessionId: o.meta.sessionId,
+          message: answer.message,
+          model: o.model,
+          stopReason: answer.stopReason,
+          usage: answer.usage,
+          apiMs,
+        });
+      // The final answer and the turn's end: one durable batch (one fsync fewer), announced after it.
+      const answered = { message: answer.message, parts: prepared.parts, announce };
+      if (final && o.exhausted?.() === undefined) {
+        return await this.#finish(state, "completed", undefined, answered);
+      }
       await this.#persist(answer.message, { parts: prepared.parts, final }, correction);
-      o.emit({
-        type: "assistant_message",
-        sessionId: o.meta.sessionId,
-        message: answer.message,
-        model: o.model,
-        stopReason: answer.stopReason,
-        usage: answer.usage,
-        apiMs,
-      });
+      announce();
       if (final) return await (this.#exhaustedRun(state) ?? this.#finish(state, "completed"));
       if (correction !== undefined) continue;
 
@@ -331,6 +339,7 @@ export class AgentLoop {
       state,
       "cancelled",
       { type: "cancelled", message: "The run was cancelled." },
+      undefined,
       "cancelled",
     );
   }
@@ -342,11 +351,12 @@ export class AgentLoop {
     return message === undefined ? undefined : this.#finish(state, "failed", error);
   }
 
-  /** Writes the turn's end (`turn_completed` + acknowledgements, or `turn_aborted`) and the result. */
+  /** Writes the turn's end (`turn_completed` + acknowledgements + a final `answer`, or `turn_aborted`). */
   async #finish(
     state: TurnState,
     status: RunStatus,
     error?: RunError,
+    answer?: { message: Message; parts: TranscriptPart[]; announce: () => void },
     cause?: TurnAbortCause,
   ): Promise<RunResult> {
     const o = this.#o;
@@ -354,9 +364,18 @@ export class AgentLoop {
     const durationMs = o.ports.clock.now() - state.started;
     const turns = this.#modelRequests - state.startRequests;
     if (status === "completed") {
-      await o.transcript.append(
-        turnCompletedEvents({ turn, turns, toolCalls: state.toolCalls, durationMs, usage }, acknowledge),
+      const said = answer === undefined
+        ? []
+        : messageEvents(o.ports.ids, answer.message, { parts: answer.parts, final: true });
+      const end = turnCompletedEvents(
+        { turn, turns, toolCalls: state.toolCalls, durationMs, usage },
+        acknowledge,
       );
+      await o.transcript.append([...said, ...end]);
+      if (answer !== undefined) {
+        this.messages.push(answer.message);
+        answer.announce();
+      }
       if (acknowledge.length > 0) await o.pending?.acknowledged(acknowledge);
       o.emit({ type: "turn_completed", sessionId: o.meta.sessionId, turn, usage });
     } else {

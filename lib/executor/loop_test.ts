@@ -7,7 +7,7 @@ import { BladeError } from "../errors.ts";
 import { realPorts } from "../sys/mod.ts";
 import type { Ports } from "../sys/mod.ts";
 import { FakeClock } from "../testing/fakes.ts";
-import { userText } from "../protocol/messages.ts";
+import { textOf, userText } from "../protocol/messages.ts";
 import type { RuntimeEvent } from "../protocol/events.ts";
 import { loadScript, scriptedProvider } from "../provider/scripted.ts";
 import { readTranscript, TranscriptWriter } from "../session/transcript.ts";
@@ -26,10 +26,18 @@ interface World {
   types(): Promise<string[]>;
 }
 
-async function withWorld(fn: (w: World) => Promise<void>, clock?: FakeClock): Promise<void> {
+async function withWorld(
+  fn: (w: World) => Promise<void>,
+  clock?: FakeClock,
+  fs?: (real: Ports["fs"]) => Ports["fs"],
+): Promise<void> {
   const dir = await Deno.realPath(await Deno.makeTempDir({ prefix: "blade-loop-" }));
   const real = realPorts();
-  const ports: Ports = clock === undefined ? real : { ...real, clock };
+  const ports: Ports = {
+    ...real,
+    ...(clock === undefined ? {} : { clock }),
+    ...(fs === undefined ? {} : { fs: fs(real.fs) }),
+  };
   const events: RuntimeEvent[] = [];
   const transcriptPath = `${dir}/session.jsonl`;
   const world: World = {
@@ -114,6 +122,47 @@ Deno.test("AgentLoop: a tool round trip is persisted before the call runs and af
     const partIds = read.flatMap((e) => (e.type === "part_created" ? [e.data.partId] : []));
     assert.equal(new Set(partIds).size, partIds.length, "part ids are unique");
   });
+});
+
+Deno.test("AgentLoop: a turn's final answer and turn_completed are one durable batch, announced after it", async () => {
+  // Each durable batch is one append (one fsync) of whole lines; record the event types of each.
+  const batches: string[][] = [];
+  const countingFs = (fs: Ports["fs"]): Ports["fs"] => ({
+    ...fs,
+    withLockedFile: (path, fn, options) =>
+      fs.withLockedFile(path, (file) =>
+        fn({
+          ...file,
+          append: async (text) => {
+            await file.append(text);
+            batches.push(text.trim().split("\n").map((l) => (JSON.parse(l) as { type: string }).type));
+          },
+        }), options),
+  });
+  await withWorld(
+    async (w) => {
+      await Deno.writeTextFile(`${w.dir}/notes.txt`, "hello\n");
+      let batchesWhenAnnounced = -1;
+      const loop = w.loop(READ_THEN_ANSWER, {
+        emit: (e) => {
+          if (e.type === "assistant_message" && textOfEvent(e) === "The notes say hello.") {
+            batchesWhenAnnounced = batches.length;
+          }
+        },
+      });
+      const run = await loop.run({ messages: [userText("Read my notes")] }, new AbortController().signal);
+      assert.equal(run.status, "completed");
+      assert.deepEqual(batches.map((b) => [b[0], b.at(-1)]), [
+        ["turn_started", "part_created"], // the turn's opening batch with the user's message
+        ["message_created", "part_created"], // the answer with its call, before the call runs
+        ["message_created", "part_created"], // the tool result
+        ["message_created", "turn_completed"], // the final answer and the turn's end
+      ]);
+      assert.equal(batchesWhenAnnounced, 4, "the final answer is announced once it is durable");
+    },
+    undefined,
+    countingFs,
+  );
 });
 
 Deno.test("AgentLoop: maxTurns ends the run as failed with max_turns_exceeded", async () => {
@@ -255,3 +304,7 @@ Deno.test("AgentLoop: a notice arriving mid-turn joins it before the next reques
     assert.ok(loop.messages.some((m) => m.hidden === true), "the model saw the notice");
   });
 });
+
+function textOfEvent(e: RuntimeEvent): string {
+  return e.type === "assistant_message" ? textOf(e.message) : "";
+}

@@ -83,9 +83,12 @@ export async function commitTerminal(
   const messagesOf = (r: SidecarRecord) => (outcome.messages.length === 0 ? r.messages : outcome.messages);
   const completedAt = deps.clock.now();
   try {
-    await deps.store.markCompleted(running.id, { status, result, completedAt });
+    // One atomic write (one fsync pair): the terminal state, unless another terminal state came
+    // first (that one wins, as markCompleted decides), with the messages, stats and worktree.
     return await deps.store.update(running.id, (r) => {
-      const { processId: _p, processIdentity: _i, processGroups: _g, ...rest } = r;
+      const { processId: _p, processIdentity: _i, processGroups: _g, ...rest } = r.status === "running"
+        ? { ...r, status, result, completedAt }
+        : r;
       return { ...rest, messages: messagesOf(rest), stats: outcome.stats, ...worktree };
     });
   } catch (e) {

@@ -56,6 +56,27 @@ Deno.test("a foreground child whose terminal sidecar cannot be written: the run'
   assert.equal((await h.sidecar(id)).status, "running", "the record is stale, and the warning says so");
 });
 
+Deno.test("a foreground child's sidecar takes two atomic writes: created running, then its terminal state with its messages", async () => {
+  const id = "agent-two-writes";
+  const writes: string[] = [];
+  await using h = await backgroundHarness({
+    failWrites: (path) => {
+      if (path.endsWith(`/${id}.json`)) writes.push(path);
+      return false;
+    },
+    reply: () => ({ text: "counted 7 things" }),
+  });
+  const [taskTool] = h.runtime().tools();
+  const result = await runTool(taskTool!, task(id, false), h.ctx({ callId: "call_two" }));
+  assert.equal(result.isError, false, result.content);
+  assert.equal(writes.length, 2, "the create and one terminal commit (one fsync pair each)");
+  assert.deepEqual(h.store.writes.filter((w) => w.id === id).map((w) => w.method), ["create", "update"]);
+  const record = await h.sidecar(id);
+  assert.equal(record.status, "completed");
+  assert.equal(record.processId, undefined);
+  assert.ok(record.messages.length > 0, "the child's messages are in the same commit");
+});
+
 Deno.test("a background child whose terminal sidecar cannot be written: work lost, its notice still queued", async () => {
   const id = "agent-commit-bg";
   let failing = false;
