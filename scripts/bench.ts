@@ -262,6 +262,12 @@ async function main(args: string[]): Promise<void> {
   await Deno.mkdir(workspace, { recursive: true });
   await Deno.writeTextFile(`${workspace}/main.ts`, 'console.log("hi");\n');
   const blade = await bladeCommand();
+  // `deno task blade` runs the dev bundle when it is up to date: build it first, so every figure is of it.
+  const { freshDevBundle } = await import("../lib/sys/dev_bundle.ts");
+  if (freshDevBundle(ROOT.replace(/\/$/, "")) === undefined) {
+    const { buildDevBundle } = await import("./bundle.ts");
+    console.log(`dev bundle built: ${(await buildDevBundle()).entry}`);
+  }
   const started = new Date();
   const loadBefore = loadAverage();
   console.log(
@@ -278,7 +284,9 @@ async function main(args: string[]): Promise<void> {
     }
     if (values.profile === true) {
       const { benchProfile, formatProfile } = await import("./bench_profile.ts");
-      const targets = [{ name: "source", cmd: blade }];
+      // The sources (main.ts) and what `deno task blade` runs (launch.ts → the dev bundle), alternating.
+      const sources = [...blade.slice(0, -1), `${ROOT}main.ts`];
+      const targets = [{ name: "sources", cmd: sources }, { name: "bundle", cmd: blade }];
       const p = await benchProfile(targets, workspace, `${dir}/storage-profile`, runs);
       profile = p;
       console.log(formatProfile(p, targets.map((t) => t.name)));

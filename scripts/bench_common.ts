@@ -33,11 +33,11 @@ export function epochNow(): number {
   return performance.timeOrigin + performance.now();
 }
 
-/** The `blade` task's command line from deno.json, with `deno` replaced by this Deno. */
+/** The `blade` task's command line from deno.json (launch.ts: the dev bundle when up to date), with this Deno. */
 export async function bladeCommand(): Promise<string[]> {
   const config = JSON.parse(await Deno.readTextFile(`${ROOT}deno.json`)) as { tasks: Record<string, string> };
   const parts = config.tasks.blade!.split(/\s+/);
-  return [Deno.execPath(), ...parts.slice(1).map((p) => (p === "main.ts" ? `${ROOT}main.ts` : p))];
+  return [Deno.execPath(), ...parts.slice(1, -1), `${ROOT}${parts.at(-1)}`];
 }
 
 export interface ProcessRun {

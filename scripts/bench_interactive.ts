@@ -15,21 +15,17 @@
 const RUNS = Number(Deno.env.get("BLADE_BENCH_RUNS") ?? "9");
 /** BLADE_BENCH_PRINT_ONLY=1: only the -p figure (so no pseudo-terminal run disturbs it). */
 const PRINT_ONLY = Deno.env.get("BLADE_BENCH_PRINT_ONLY") === "1";
+import { median } from "./bench_common.ts";
+
 const roots = (Deno.args.length > 0 ? Deno.args : [new URL("..", import.meta.url).pathname]).map((r) =>
   r.replace(/\/?$/, "/")
 );
 const DENO_DIR = Deno.env.get("DENO_DIR") ?? `${Deno.env.get("HOME")}/.cache/deno`;
 
-function median(xs: number[]): number {
-  const s = [...xs].sort((a, b) => a - b);
-  const mid = Math.floor(s.length / 2);
-  return s.length % 2 === 1 ? s[mid]! : (s[mid - 1]! + s[mid]!) / 2;
-}
-
 async function bladeCommand(root: string): Promise<string[]> {
   const config = JSON.parse(await Deno.readTextFile(`${root}deno.json`)) as { tasks: Record<string, string> };
   const parts = config.tasks.blade!.split(/\s+/);
-  return [Deno.execPath(), ...parts.slice(1).map((p) => (p === "main.ts" ? `${root}main.ts` : p))];
+  return [Deno.execPath(), ...parts.slice(1, -1), `${root}${parts.at(-1)}`];
 }
 
 async function run(cmd: string, args: string[]): Promise<string> {

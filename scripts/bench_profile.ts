@@ -167,7 +167,9 @@ if (import.meta.main) {
   try {
     await Deno.mkdir(`${tmp}/ws`);
     await Deno.writeTextFile(`${tmp}/ws/main.ts`, 'console.log("hi");\n');
-    const targets = [{ name: "source", cmd: await bladeCommand() }];
+    const blade = await bladeCommand();
+    const sources = [...blade.slice(0, -1), blade.at(-1)!.replace(/launch\.ts$/, "main.ts")];
+    const targets = [{ name: "sources", cmd: sources }, { name: "bundle", cmd: blade }];
     const runs = Number(Deno.env.get("BLADE_BENCH_RUNS") ?? "7");
     const result = await benchProfile(targets, `${tmp}/ws`, `${tmp}/storage`, runs);
     console.log(formatProfile(result, targets.map((t) => t.name)));

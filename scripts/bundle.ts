@@ -8,11 +8,19 @@
 //   deno task bundle --out DIR
 
 import { parseArgs } from "node:util";
-import { basename, join } from "node:path";
+import { basename, dirname, join, relative } from "node:path";
 import { BladeError } from "../lib/errors.ts";
 import { VERSION } from "../lib/version.ts";
 import { runScript, stripAnsi } from "./script_cli.ts";
 import { bladeRunFlags, CONFIG_FILE, ENTRY, ROOT, WORKER_ENTRIES } from "./release_inputs.ts";
+import {
+  type DevBundleStamp,
+  FAILED_PATH,
+  LOCK_PATH,
+  LOCK_STALE_MS,
+  sourceState,
+  STAMP_PATH,
+} from "../lib/sys/dev_bundle.ts";
 
 export const BUNDLE_FILE = "blade.js";
 export const LAUNCHER_FILE = "blade";
@@ -96,17 +104,24 @@ export function pointWorkerUrls(
   const counts = new Map<string, number>();
   let out = text;
   for (const entry of entries) {
-    const name = basename(entry).replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
-    const pattern = new RegExp(
-      `new URL\\(\\s*(["'\`])(?:[^"'\`]*/)?${name}\\1\\s*,\\s*import\\.meta\\.url\\s*\\)`,
-      "g",
-    );
-    out = out.replace(pattern, () => {
+    out = rewriteWorkerUrl(out, entry, `./${workerBundleName(entry)}`, () => {
       counts.set(entry, (counts.get(entry) ?? 0) + 1);
-      return `new URL("./${workerBundleName(entry)}", import.meta.url)`;
     });
   }
   return { text: out, counts };
+}
+
+/** Replaces each `new URL("<anything>/<entry's file name>", import.meta.url)` by one naming `target`. */
+export function rewriteWorkerUrl(text: string, entry: string, target: string, onHit: () => void): string {
+  const name = basename(entry).replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+  const pattern = new RegExp(
+    `new URL\\(\\s*(["'\`])(?:[^"'\`]*/)?${name}\\1\\s*,\\s*import\\.meta\\.url\\s*\\)`,
+    "g",
+  );
+  return text.replace(pattern, () => {
+    onHit();
+    return `new URL(${JSON.stringify(target)}, import.meta.url)`;
+  });
 }
 
 /** The POSIX launcher: resolves its own folder (through symlinks) and runs blade.js beside it. */
@@ -152,15 +167,197 @@ async function denoBundle(entry: string, output: string): Promise<void> {
   }
 }
 
+/** `deno task blade`'s dev bundle (lib/sys/dev_bundle.ts): code-split, minified, in dist/dev/<build>/. */
+export interface DevBundleResult {
+  dir: string;
+  entry: string;
+  /** False when another build held the lock (nothing was built). */
+  built: boolean;
+}
+
+/**
+ * Builds the dev bundle of `root` and points dist/dev/current.json at it (written atomically, after
+ * the build is complete), unless another build holds the lock. The source state is read before
+ * bundling, so a file changed during the build makes the result stale at once. Builds older than the
+ * previous one are removed after a day (a long-running session may still load lazy chunks from them).
+ */
+export async function buildDevBundle(root = ROOT): Promise<DevBundleResult> {
+  const devDir = join(root, "dist", "dev");
+  await Deno.mkdir(devDir, { recursive: true });
+  const lock = join(root, LOCK_PATH);
+  if (!await takeLock(lock)) return { dir: devDir, entry: "", built: false };
+  try {
+    const state = sourceState(root);
+    const build = `${Date.now().toString(36)}-${Deno.pid}`;
+    const out = join(devDir, build);
+    try {
+      await denoBundleSplit(root, [ENTRY, ...WORKER_ENTRIES], out);
+    } catch (e) {
+      // Not retried by `deno task blade` until the sources change (the sources run meanwhile).
+      const failed: DevBundleStamp = { ...state, deno: Deno.version.deno, entry: "" };
+      await Deno.writeTextFile(join(root, FAILED_PATH), `${JSON.stringify(failed)}\n`).catch(() => {});
+      await Deno.remove(out, { recursive: true }).catch(() => {});
+      throw e;
+    }
+    await pointSplitWorkerUrls(out, WORKER_ENTRIES);
+    await deferMainThreadImports(out, WORKER_ENTRIES);
+    const stamp: DevBundleStamp = { ...state, deno: Deno.version.deno, entry: `${build}/main.js` };
+    const tmp = `${join(root, STAMP_PATH)}.${Deno.pid}.tmp`;
+    await Deno.writeTextFile(tmp, `${JSON.stringify(stamp)}\n`);
+    await Deno.rename(tmp, join(root, STAMP_PATH));
+    await removeOldBuilds(devDir, build);
+    return { dir: out, entry: join(out, "main.js"), built: true };
+  } finally {
+    await Deno.remove(lock).catch(() => {});
+  }
+}
+
+async function takeLock(path: string): Promise<boolean> {
+  for (let attempt = 0; attempt < 2; attempt++) {
+    try {
+      (await Deno.open(path, { write: true, createNew: true })).close();
+      return true;
+    } catch (e) {
+      if (!(e instanceof Deno.errors.AlreadyExists)) throw e;
+      const info = await Deno.stat(path).catch(() => null);
+      if (info !== null && Date.now() - (info.mtime?.getTime() ?? 0) < LOCK_STALE_MS) return false;
+      await Deno.remove(path).catch(() => {}); // a build that died: take over
+    }
+  }
+  return false;
+}
+
+async function removeOldBuilds(devDir: string, current: string): Promise<void> {
+  const builds: { name: string; mtime: number }[] = [];
+  for await (const e of Deno.readDir(devDir)) {
+    if (!e.isDirectory || e.name === current) continue;
+    const info = await Deno.stat(join(devDir, e.name)).catch(() => null);
+    builds.push({ name: e.name, mtime: info?.mtime?.getTime() ?? 0 });
+  }
+  builds.sort((a, b) => b.mtime - a.mtime);
+  for (const old of builds.slice(1).filter((b) => Date.now() - b.mtime > 86_400_000)) {
+    await Deno.remove(join(devDir, old.name), { recursive: true }).catch(() => {});
+  }
+}
+
+async function denoBundleSplit(root: string, entries: readonly string[], outDir: string): Promise<void> {
+  const result = await new Deno.Command(Deno.execPath(), {
+    args: [
+      "bundle",
+      "--quiet",
+      "--platform",
+      "deno",
+      "--code-splitting",
+      "--minify",
+      "--config",
+      CONFIG_FILE,
+      "--outdir",
+      outDir,
+      ...entries,
+    ],
+    cwd: root,
+    stdin: "null",
+    stdout: "piped",
+    stderr: "piped",
+  }).output();
+  if (!result.success) {
+    const text = stripAnsi(new TextDecoder().decode(result.stderr)).trim();
+    throw new BladeError("bundle_failed", `deno bundle failed for ${entries.join(", ")}:\n${text}`, {
+      hint: "deno bundle fetches esbuild from the npm registry on first use; check that it is reachable",
+    });
+  }
+}
+
+const RELATIVE_REF = /(?:\bfrom\s*|\bimport\s*\(?\s*)"(\.\.?\/[^"]+\.js)"/g;
+const DYNAMIC_IMPORT = /\bimport\(\s*"(\.\.?\/[^"]+\.js)"\s*\)/g;
+
+/**
+ * Deno loads and parses every module a dynamic import names by a string literal when the program
+ * starts, so in a code-split build the lazily imported chunks (the interactive session, MCP, the other
+ * commands) would all be read on every start. Each `import("./chunk.js")` whose chunk no Worker entry
+ * reaches is rewritten to `import(new URL("./chunk.js", import.meta.url).href)`, which Deno resolves
+ * only when it runs (on the main thread, which may read its own modules). Chunks a Worker reaches keep
+ * their literal: a Worker may not read files beyond its grant, so its modules must be preloaded.
+ * Returns how many imports were rewritten.
+ */
+export async function deferMainThreadImports(
+  outDir: string,
+  workerEntries: readonly string[],
+): Promise<number> {
+  const texts = new Map<string, string>();
+  const visit = async (dir: string): Promise<void> => {
+    for await (const e of Deno.readDir(dir)) {
+      const path = join(dir, e.name);
+      if (e.isDirectory) await visit(path);
+      else if (e.name.endsWith(".js")) texts.set(path, await Deno.readTextFile(path));
+    }
+  };
+  await visit(outDir);
+  const refs = (file: string) =>
+    [...(texts.get(file) ?? "").matchAll(RELATIVE_REF)].map((m) => join(dirname(file), m[1]!));
+  const workerReach = new Set<string>();
+  const reach = (file: string) => {
+    if (workerReach.has(file) || !texts.has(file)) return;
+    workerReach.add(file);
+    for (const next of refs(file)) reach(next);
+  };
+  for (const entry of workerEntries) reach(join(outDir, entry.replace(/\.[cm]?tsx?$/, ".js")));
+  let rewritten = 0;
+  for (const [file, text] of texts) {
+    const out = text.replace(DYNAMIC_IMPORT, (whole, ref: string) => {
+      if (workerReach.has(join(dirname(file), ref))) return whole;
+      rewritten++;
+      return `import(new URL(${JSON.stringify(ref)}, import.meta.url).href)`;
+    });
+    if (out !== text) await Deno.writeTextFile(file, out);
+  }
+  return rewritten;
+}
+
+/**
+ * In a code-split build each entry keeps its path (lib/executor/child_worker.js) and the chunks sit
+ * at the top: every `new URL("…/<entry file>", import.meta.url)` is pointed at the entry's output,
+ * relative to the file that names it.
+ */
+export async function pointSplitWorkerUrls(outDir: string, entries: readonly string[]): Promise<number> {
+  let total = 0;
+  const visit = async (dir: string): Promise<void> => {
+    for await (const e of Deno.readDir(dir)) {
+      const path = join(dir, e.name);
+      if (e.isDirectory) await visit(path);
+      else if (e.name.endsWith(".js")) {
+        const text = await Deno.readTextFile(path);
+        let out = text;
+        for (const entry of entries) {
+          const target = relative(dir, join(outDir, entry.replace(/\.[cm]?tsx?$/, ".js")));
+          out = rewriteWorkerUrl(out, entry, target.startsWith(".") ? target : `./${target}`, () => total++);
+        }
+        if (out !== text) await Deno.writeTextFile(path, out);
+      }
+    }
+  };
+  await visit(outDir);
+  return total;
+}
+
 async function main(args: string[]): Promise<number> {
   const { values } = parseArgs({
     args,
-    options: { out: { type: "string" }, help: { type: "boolean", short: "h" } },
+    options: { out: { type: "string" }, dev: { type: "boolean" }, help: { type: "boolean", short: "h" } },
     strict: true,
   });
   if (values.help === true) {
     // deno-lint-ignore no-console
-    console.log("Usage: deno task bundle [--out <dir>]\n\nWrites blade.js, Worker bundles and launchers.");
+    console.log(
+      "Usage: deno task bundle [--out <dir>] [--dev]\n\nWrites blade.js, Worker bundles and launchers; " +
+        "--dev builds the code-split bundle `deno task blade` runs (dist/dev/).",
+    );
+    return 0;
+  }
+  if (values.dev === true) {
+    const dev = await buildDevBundle();
+    // deno-lint-ignore no-console
+    console.log(dev.built ? `dev bundle → ${dev.entry}` : "another dev bundle build is running");
     return 0;
   }
   const result = await buildBundle({

@@ -1,5 +1,12 @@
 import assert from "node:assert/strict";
-import { pointWorkerUrls, posixLauncher, windowsLauncherText, workerBundleName } from "./bundle.ts";
+import {
+  deferMainThreadImports,
+  pointSplitWorkerUrls,
+  pointWorkerUrls,
+  posixLauncher,
+  windowsLauncherText,
+  workerBundleName,
+} from "./bundle.ts";
 
 const ENTRY = "lib/executor/child_worker.ts";
 
@@ -45,4 +52,45 @@ Deno.test("launchers: run blade.js beside themselves with exactly the given flag
       `"%BLADE_DENO%" run --no-prompt --allow-read --unstable-worker-options "%~dp0blade.js" %*\r\n`,
     ),
   );
+});
+
+Deno.test("pointSplitWorkerUrls points each chunk's Worker URL at the entry's output, relative to the chunk", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "blade-split-" });
+  try {
+    await Deno.mkdir(`${dir}/lib/executor`, { recursive: true });
+    await Deno.writeTextFile(
+      `${dir}/chunk-A.js`,
+      'const W=new URL("../executor/child_worker.ts",import.meta.url);',
+    );
+    await Deno.writeTextFile(`${dir}/lib/executor/child_worker.js`, 'import"../../chunk-B.js";');
+    await Deno.writeTextFile(`${dir}/chunk-B.js`, "export const x = 1;");
+    assert.equal(await pointSplitWorkerUrls(dir, [ENTRY]), 1);
+    assert.equal(
+      await Deno.readTextFile(`${dir}/chunk-A.js`),
+      'const W=new URL("./lib/executor/child_worker.js", import.meta.url);',
+    );
+    assert.equal(await Deno.readTextFile(`${dir}/chunk-B.js`), "export const x = 1;");
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("deferMainThreadImports makes only the chunks no Worker reaches lazy (a computed URL)", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "blade-defer-" });
+  try {
+    await Deno.mkdir(`${dir}/lib/executor`, { recursive: true });
+    await Deno.writeTextFile(`${dir}/lib/executor/child_worker.js`, 'import{a}from"../../chunk-A.js";');
+    await Deno.writeTextFile(`${dir}/chunk-A.js`, 'export const a=()=>import("./tools.js");');
+    await Deno.writeTextFile(`${dir}/tools.js`, "export const t=1;");
+    await Deno.writeTextFile(`${dir}/main.js`, 'import"./chunk-A.js";const r=()=>import("./repl.js");');
+    await Deno.writeTextFile(`${dir}/repl.js`, "export const r=1;");
+    assert.equal(await deferMainThreadImports(dir, [ENTRY]), 1);
+    assert.equal(
+      await Deno.readTextFile(`${dir}/main.js`),
+      'import"./chunk-A.js";const r=()=>import(new URL("./repl.js", import.meta.url).href);',
+    );
+    assert.equal(await Deno.readTextFile(`${dir}/chunk-A.js`), 'export const a=()=>import("./tools.js");');
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
 });
