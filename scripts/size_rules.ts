@@ -21,11 +21,6 @@ export const SIZE_RULES: readonly SizeAllow[] = [
     reason:
       "a list of Deno.test registrations sharing one harness factory (test code by nature); each clause is a few lines",
   },
-  {
-    path: "scripts/bench.ts",
-    function: "main",
-    reason: "TODO issue 15: bench output as one table (s2-15 owns scripts/bench*.ts)",
-  },
   { path: "scripts/check_layers.ts", reason: "TODO issue 10: split into named helpers (s2-10)" },
   {
     path: "scripts/check_layers.ts",

@@ -2,8 +2,7 @@
 // (model_turn.ts), persists the answer and its tool calls (with durable ids) before running them,
 // runs the tools (tool_runner.ts: validation, permission gate, `beforeToolCall`), and repeats until
 // the model stops, fails, is cancelled or reaches maxTurns. Every state change is written to the
-// transcript (events built by session/events.ts) before it is reported. Never prints. Over 400 lines:
-// one class whose turn steps share its private state, with the option and result types it needs.
+// transcript (events built by session/events.ts) before it is reported. Never prints.
 
 import {
   addUsage,
@@ -16,13 +15,8 @@ import {
   type Usage,
   userText,
 } from "../protocol/messages.ts";
-import type { Provider, ProviderError, RequestMeta } from "../protocol/provider.ts";
-import type {
-  NewTranscriptEvent,
-  RuntimeEventSink,
-  TranscriptPart,
-  TurnAbortCause,
-} from "../protocol/events.ts";
+import type { Provider, RequestMeta } from "../protocol/provider.ts";
+import type { RuntimeEventSink, TranscriptPart, TurnAbortCause } from "../protocol/events.ts";
 import type { TranscriptWriter } from "../session/transcript.ts";
 import { deliveryEvents, messageEvents, turnAbortedEvent, turnCompletedEvents } from "../session/events.ts";
 import type { Ports } from "../sys/mod.ts";
@@ -33,6 +27,9 @@ import { type ModelAnswer, modelTurn } from "./model_turn.ts";
 import { type BeforeToolCall, type ToolPolicy, ToolRunner } from "./tool_runner.ts";
 import type { Approver } from "../protocol/approval.ts";
 import { approvalAsker } from "./approval_step.ts";
+import type { RunError, RunResult, RunStatus, TurnInput } from "./run_result.ts";
+
+export type { RunError, RunResult, RunStatus, TurnInput } from "./run_result.ts";
 
 /** A session's loop: its model, transcript, tools and the policy they run under (ToolPolicy). */
 export interface LoopOptions extends ToolPolicy {
@@ -68,40 +65,6 @@ export interface LoopOptions extends ToolPolicy {
   beforeToolCall?: BeforeToolCall;
   /** Who approves a call the gate would refuse but a person may allow (the interactive session). */
   approve?: Approver;
-}
-
-export type RunStatus = "completed" | "failed" | "cancelled";
-
-export interface RunError {
-  type: "max_turns_exceeded" | "provider_error" | "cancelled" | "structured_output_retries_exhausted";
-  message: string;
-  providerError?: ProviderError;
-}
-
-export interface RunResult {
-  status: RunStatus;
-  /** The whole conversation after the run. */
-  messages: Message[];
-  /** The model's last text of this run. */
-  finalText: string;
-  error?: RunError;
-  usage: Usage;
-  toolCalls: number;
-  modelRequests: number;
-  durationMs: number;
-  /** Tool results with metadata, in call order (used for modified files, verification evidence). */
-  toolResults: { call: ToolCallBlock; result: ToolResult }[];
-}
-
-export interface TurnInput {
-  /** Messages to append before the model is asked (the user prompt). */
-  messages: Message[];
-  /** Completion notices delivered with the turn's opening batch (hidden message + receipt parts). */
-  deliveries?: Delivery[];
-  /** Inbox ids already in the transcript but not yet acknowledged (e.g. after a restart). */
-  acknowledge?: string[];
-  /** Events written in the same batch, before turn_started (a new child's session_created). */
-  prelude?: NewTranscriptEvent[];
 }
 
 /** What one `run()` accumulates until it ends. */

@@ -16,6 +16,7 @@ import { coreTools } from "../tools/registry.ts";
 import { rulesOf, type RuleTexts, sessionToolNames } from "../permissions/run_rules.ts";
 import type { SessionExtras } from "../executor/main_runner.ts";
 import type { TranscriptWriter } from "../session/transcript.ts";
+import { ownIdentity } from "../session/lease.ts";
 import type { ParentInfo, RegistryView } from "./launch_plan.ts";
 import type { OwnProcess } from "./launch_record.ts";
 import type { ChildRunner } from "./child_runner.ts";
@@ -70,13 +71,9 @@ export interface SessionRuntime {
   runtime: SubagentRuntime;
 }
 
-/** This process's PID and identity, read once per runtime (a process's start time never changes). */
+/** This process's PID and identity, read once per Process port and shared with the leases. */
 export function ownProcessOf(ports: Ports): () => Promise<OwnProcess> {
-  let own: Promise<OwnProcess> | undefined;
-  return () => {
-    const pid = ports.process.pid();
-    return (own ??= ports.process.identity(pid).then((identity) => ({ pid, identity })));
-  };
+  return () => ownIdentity(ports.process).then((identity) => ({ pid: ports.process.pid(), identity }));
 }
 
 export class Runtime implements AsyncDisposable {

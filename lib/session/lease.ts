@@ -210,8 +210,11 @@ export function sessionInUse(sessionId: string, holder: LeaseHolder): BladeError
 
 const own = new WeakMap<Process, Promise<ProcessIdentity | null>>();
 
-/** This process's identity, read once per Process port (a start time never changes). */
-function ownIdentity(process: Process): Promise<ProcessIdentity | null> {
+/**
+ * This process's identity, read once per Process port (a start time never changes; on Linux it costs a
+ * subprocess): the leases and the runtime's launch records share it.
+ */
+export function ownIdentity(process: Process): Promise<ProcessIdentity | null> {
   let got = own.get(process);
   if (got === undefined) own.set(process, got = process.identity(process.pid()));
   return got;

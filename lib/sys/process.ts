@@ -110,15 +110,6 @@ async function procStat(pid: number): Promise<string | null> {
   }
 }
 
-let ownIdentity: Promise<ProcessIdentity | null> | undefined;
-
-async function readIdentity(pid: number): Promise<ProcessIdentity | null> {
-  const value = await startValue(pid);
-  if (value === null) return null;
-  const platform = platformName();
-  return { platform, fingerprint: await fingerprint(platform, value) };
-}
-
 async function startValue(pid: number): Promise<string | null> {
   const platform = platformName();
   try {
@@ -331,10 +322,11 @@ export function realProcess(groupKiller?: GroupKiller): Process {
         ...(killFailure === undefined ? {} : { killFailure }),
       };
     },
-    identity(pid) {
-      // This process's start time never changes: read once (it costs a subprocess), whoever asks.
-      if (pid === Deno.pid) return (ownIdentity ??= readIdentity(pid));
-      return readIdentity(pid);
+    async identity(pid) {
+      const value = await startValue(pid);
+      if (value === null) return null;
+      const platform = platformName();
+      return { platform, fingerprint: await fingerprint(platform, value) };
     },
     async isAlive(pid, identity) {
       const alive = platformName() === "linux" ? await linuxAlive(pid) : signalAlive(pid);

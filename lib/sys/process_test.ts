@@ -140,14 +140,3 @@ Deno.test({
     }
   },
 });
-
-Deno.test({
-  name: "realProcess: this process's identity is read once (a subprocess) for every Process port that asks",
-  ignore: Deno.build.os !== "linux",
-  fn: async () => {
-    const first = await realProcess().identity(Deno.pid);
-    const again = await realProcess().identity(Deno.pid);
-    assert.ok(first !== null);
-    assert.equal(again, first, "the same object: not read again");
-  },
-});
