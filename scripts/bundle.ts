@@ -152,16 +152,21 @@ export function windowsLauncherText(flags: readonly string[]): string {
 }
 
 async function denoBundle(entry: string, output: string): Promise<void> {
+  await runDenoBundle(ROOT, ["--config", CONFIG_FILE, "--output", output, entry], entry);
+}
+
+/** `deno bundle --quiet --platform deno <args>` in `root`; its stderr becomes the error when it fails. */
+async function runDenoBundle(root: string, args: readonly string[], what: string): Promise<void> {
   const result = await new Deno.Command(Deno.execPath(), {
-    args: ["bundle", "--quiet", "--platform", "deno", "--config", CONFIG_FILE, "--output", output, entry],
-    cwd: ROOT,
+    args: ["bundle", "--quiet", "--platform", "deno", ...args],
+    cwd: root,
     stdin: "null",
     stdout: "piped",
     stderr: "piped",
   }).output();
   if (!result.success) {
     const text = stripAnsi(new TextDecoder().decode(result.stderr)).trim();
-    throw new BladeError("bundle_failed", `deno bundle failed for ${entry}:\n${text}`, {
+    throw new BladeError("bundle_failed", `deno bundle failed for ${what}:\n${text}`, {
       hint: "deno bundle fetches esbuild from the npm registry on first use; check that it is reachable",
     });
   }
@@ -241,31 +246,8 @@ async function removeOldBuilds(devDir: string, current: string): Promise<void> {
 }
 
 async function denoBundleSplit(root: string, entries: readonly string[], outDir: string): Promise<void> {
-  const result = await new Deno.Command(Deno.execPath(), {
-    args: [
-      "bundle",
-      "--quiet",
-      "--platform",
-      "deno",
-      "--code-splitting",
-      "--minify",
-      "--config",
-      CONFIG_FILE,
-      "--outdir",
-      outDir,
-      ...entries,
-    ],
-    cwd: root,
-    stdin: "null",
-    stdout: "piped",
-    stderr: "piped",
-  }).output();
-  if (!result.success) {
-    const text = stripAnsi(new TextDecoder().decode(result.stderr)).trim();
-    throw new BladeError("bundle_failed", `deno bundle failed for ${entries.join(", ")}:\n${text}`, {
-      hint: "deno bundle fetches esbuild from the npm registry on first use; check that it is reachable",
-    });
-  }
+  const args = ["--code-splitting", "--minify", "--config", CONFIG_FILE, "--outdir", outDir, ...entries];
+  await runDenoBundle(root, args, entries.join(", "));
 }
 
 const RELATIVE_REF = /(?:\bfrom\s*|\bimport\s*\(?\s*)"(\.\.?\/[^"]+\.js)"/g;
