@@ -74,12 +74,10 @@ export const SIZE_RULES: readonly SizeAllow[] = [
     reason: "TODO issue 10: split into named helpers (s2-10)",
   },
   {
-    path: "lib/cli/claude_stream.ts",
     function: "claudeStream",
     reason: "TODO issue 10: split into named helpers (s2-10)",
   },
   {
-    path: "lib/cli/claude_stream.ts",
     function: "claudeStream.lines",
     reason: "TODO issue 10: split into named helpers (s2-10)",
   },

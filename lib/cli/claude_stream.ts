@@ -55,114 +55,91 @@ function lineage(s: SubagentInfo, parentSessionId: string): Record<string, unkno
   };
 }
 
+type Line = Record<string, unknown>;
+type Event<T extends RuntimeEvent["type"]> = Extract<RuntimeEvent, { type: T }>;
+
 /** Turns runtime events into stream-json lines (without the final result line). */
-export function claudeStream(o: ClaudeStreamOptions) {
-  let sessionId = "";
-  let messageCount = 0;
-  const prompts = new Map<string, unknown>();
+export function claudeStream(o: ClaudeStreamOptions): ClaudeStream {
+  return new ClaudeStream(o);
+}
+
+export class ClaudeStream {
+  #o: ClaudeStreamOptions;
+  #sessionId = "";
+  #messageCount = 0;
+  /** Task call id → the prompt it was given (task_started carries it). */
+  #prompts = new Map<string, unknown>();
   /** Per session: the partial message being streamed (for stream_event lines). */
-  const open = new Map<string, { index: number; started: boolean }>();
-  const base = (scope: Scope) => ({
-    parent_tool_use_id: scope.parentToolUseId,
-    ...(scope.agent === undefined ? {} : {
-      agent_id: scope.agent.id,
-      subagent_type: scope.agent.subagentType,
-      task_description: scope.agent.description,
-    }),
-    session_id: sessionId,
-    uuid: o.uuid(),
-    timestamp: new Date(o.now()).toISOString(),
-  });
-  const lines = (event: RuntimeEvent, scope: Scope, depth: number): unknown[] => {
+  #open = new Map<string, { started: boolean }>();
+  /** Subagent id → the scope its messages carry (the Task call that started it). */
+  #children = new Map<string, Scope>();
+
+  constructor(o: ClaudeStreamOptions) {
+    this.#o = o;
+  }
+
+  /** A user message echoed back (`--replay-user-messages`). */
+  userLine(text: string): string {
+    return JSON.stringify({
+      type: "user",
+      message: { role: "user", content: [{ type: "text", text }] },
+      parent_tool_use_id: null,
+      session_id: this.#sessionId,
+      uuid: this.#o.uuid(),
+    });
+  }
+
+  /** The stream-json lines (JSON text, no newline) for one event. */
+  onEvent(event: RuntimeEvent): string[] {
+    this.#track(event);
+    return this.#lines(event, { parentToolUseId: null }, 0).map((l) => JSON.stringify(l));
+  }
+
+  #track(event: RuntimeEvent): void {
+    if (event.type === "subagent_spawned") {
+      this.#children.set(event.subagent.session_id, {
+        parentToolUseId: event.callId,
+        agent: {
+          id: event.subagent.session_id,
+          subagentType: event.subagent.subagent_type,
+          description: event.subagent.description,
+        },
+      });
+    } else if (event.type === "subagent_event") this.#track(event.event);
+  }
+
+  /** The fields every message line of `scope` carries. */
+  #base(scope: Scope): Line {
+    return {
+      parent_tool_use_id: scope.parentToolUseId,
+      ...(scope.agent === undefined ? {} : {
+        agent_id: scope.agent.id,
+        subagent_type: scope.agent.subagentType,
+        task_description: scope.agent.description,
+      }),
+      session_id: this.#sessionId,
+      uuid: this.#o.uuid(),
+      timestamp: new Date(this.#o.now()).toISOString(),
+    };
+  }
+
+  /** The fields a `system` task or warning line ends with. */
+  #system(): Line {
+    return { session_id: this.#sessionId, uuid: this.#o.uuid() };
+  }
+
+  #lines(event: RuntimeEvent, scope: Scope, depth: number): Line[] {
     switch (event.type) {
       case "session_started":
         if (depth > 0) return [];
-        sessionId = event.sessionId;
-        return [{
-          type: "system",
-          subtype: "init",
-          cwd: o.cwd,
-          session_id: event.sessionId,
-          tools: event.tools ?? [],
-          mcp_servers: event.mcpServers ?? [],
-          model: event.model,
-          permissionMode: event.permissionMode ?? "default",
-          slash_commands: [],
-          apiKeySource: o.apiKeySource,
-          output_style: "default",
-          agents: event.agents ?? [],
-          skills: [],
-          plugins: [],
-          uuid: o.uuid(),
-          original_cwd: o.cwd,
-          additional_directories: o.additionalDirectories ?? [],
-          blade_version: VERSION,
-        }];
-      case "text_delta": {
-        if (!o.includePartialMessages) return [];
-        const state = open.get(event.sessionId) ?? { index: 0, started: false };
-        open.set(event.sessionId, state);
-        const out: unknown[] = [];
-        if (!state.started) {
-          state.started = true;
-          out.push({ type: "stream_event", event: { type: "message_start" }, ...base(scope) });
-          out.push({
-            type: "stream_event",
-            event: { type: "content_block_start", index: 0, content_block: { type: "text", text: "" } },
-            ...base(scope),
-          });
-        }
-        out.push({
-          type: "stream_event",
-          event: { type: "content_block_delta", index: 0, delta: { type: "text_delta", text: event.text } },
-          ...base(scope),
-        });
-        return out;
-      }
-      case "assistant_message": {
-        const out: unknown[] = [];
-        const partial = open.get(event.sessionId);
-        if (o.includePartialMessages && partial?.started === true) {
-          out.push({ type: "stream_event", event: { type: "content_block_stop", index: 0 }, ...base(scope) });
-          out.push({
-            type: "stream_event",
-            event: { type: "message_delta", delta: { stop_reason: event.stopReason ?? null } },
-            ...base(scope),
-          });
-          out.push({ type: "stream_event", event: { type: "message_stop" }, ...base(scope) });
-        }
-        open.delete(event.sessionId);
-        const id = `msg_${sessionId.slice(-12)}_${++messageCount}`;
-        // Claude Code sends one assistant line per content block, all with the message's id.
-        for (const block of event.message.content) {
-          out.push({
-            type: "assistant",
-            message: {
-              id,
-              type: "message",
-              role: "assistant",
-              model: event.model ?? "",
-              content: [anthropicBlock(block)],
-              stop_reason: null,
-              stop_sequence: null,
-              usage: {
-                input_tokens: event.usage?.inputTokens ?? 0,
-                ...(event.usage?.cacheCreationInputTokens === undefined
-                  ? {}
-                  : { cache_creation_input_tokens: event.usage.cacheCreationInputTokens }),
-                ...(event.usage?.cacheReadInputTokens === undefined
-                  ? {}
-                  : { cache_read_input_tokens: event.usage.cacheReadInputTokens }),
-                output_tokens: event.usage?.outputTokens ?? 0,
-              },
-            },
-            ...base(scope),
-          });
-        }
-        return out;
-      }
+        this.#sessionId = event.sessionId;
+        return [this.#init(event)];
+      case "text_delta":
+        return this.#o.includePartialMessages ? this.#delta(event, scope) : [];
+      case "assistant_message":
+        return [...this.#endPartial(event, scope), ...this.#assistant(event, scope)];
       case "tool_started":
-        if (event.name === "Task") prompts.set(event.callId, event.input.prompt);
+        if (event.name === "Task") this.#prompts.set(event.callId, event.input.prompt);
         return [];
       case "tool_completed":
         return [{
@@ -176,7 +153,7 @@ export function claudeStream(o: ClaudeStreamOptions) {
               isError: event.isError,
             })],
           },
-          ...base(scope),
+          ...this.#base(scope),
         }];
       case "retry":
         return [{
@@ -185,39 +162,12 @@ export function claudeStream(o: ClaudeStreamOptions) {
           attempt: event.attempt,
           retry_delay_ms: event.delayMs,
           error: event.reason,
-          ...base(scope),
+          ...this.#base(scope),
         }];
       case "subagent_spawned":
-        return [{
-          type: "system",
-          subtype: "task_started",
-          task_id: event.subagent.session_id,
-          tool_use_id: event.callId,
-          description: event.subagent.description,
-          subagent_type: event.subagent.subagent_type,
-          is_backgrounded: event.subagent.background,
-          spawn_depth: depth + 1,
-          ...(scope.agent === undefined ? {} : { parent_task_id: scope.agent.id }),
-          task_type: "local_agent",
-          ...(typeof prompts.get(event.callId) === "string" ? { prompt: prompts.get(event.callId) } : {}),
-          ...lineage(event.subagent, event.parentSessionId),
-          session_id: sessionId,
-          uuid: o.uuid(),
-        }];
+        return [this.#taskStarted(event, scope, depth)];
       case "subagent_completed":
-        return [{
-          type: "system",
-          subtype: "task_notification",
-          task_id: event.subagent.session_id,
-          tool_use_id: event.callId,
-          status: event.state,
-          summary: event.summary,
-          ...(event.verdict === undefined ? {} : { verdict: event.verdict }),
-          ...(event.worktree === undefined ? {} : { worktree: event.worktree }),
-          ...lineage(event.subagent, event.parentSessionId),
-          session_id: sessionId,
-          uuid: o.uuid(),
-        }];
+        return [this.#taskNotification(event)];
       case "runtime_warning":
         return [{
           type: "system",
@@ -226,47 +176,139 @@ export function claudeStream(o: ClaudeStreamOptions) {
           message: event.message,
           ...(event.agentId === undefined ? {} : { task_id: event.agentId }),
           work_lost: event.workLost,
-          session_id: sessionId,
-          uuid: o.uuid(),
+          ...this.#system(),
         }];
       case "subagent_event": {
-        const child = children.get(event.agentId);
-        const inner: Scope = child ?? { parentToolUseId: null };
-        return lines(event.event, inner, depth + 1);
+        const inner: Scope = this.#children.get(event.agentId) ?? { parentToolUseId: null };
+        return this.#lines(event.event, inner, depth + 1);
       }
       default:
         return [];
     }
-  };
-  /** Subagent id → the scope its messages carry (the Task call that started it). */
-  const children = new Map<string, Scope>();
-  const track = (event: RuntimeEvent) => {
-    if (event.type === "subagent_spawned") {
-      children.set(event.subagent.session_id, {
-        parentToolUseId: event.callId,
-        agent: {
-          id: event.subagent.session_id,
-          subagentType: event.subagent.subagent_type,
-          description: event.subagent.description,
+  }
+
+  #init(event: Event<"session_started">): Line {
+    const o = this.#o;
+    return {
+      type: "system",
+      subtype: "init",
+      cwd: o.cwd,
+      session_id: event.sessionId,
+      tools: event.tools ?? [],
+      mcp_servers: event.mcpServers ?? [],
+      model: event.model,
+      permissionMode: event.permissionMode ?? "default",
+      slash_commands: [],
+      apiKeySource: o.apiKeySource,
+      output_style: "default",
+      agents: event.agents ?? [],
+      skills: [],
+      plugins: [],
+      uuid: o.uuid(),
+      original_cwd: o.cwd,
+      additional_directories: o.additionalDirectories ?? [],
+      blade_version: VERSION,
+    };
+  }
+
+  /** `stream_event` lines of a text delta, opening the partial message on its first delta. */
+  #delta(event: Event<"text_delta">, scope: Scope): Line[] {
+    const state = this.#open.get(event.sessionId) ?? { started: false };
+    this.#open.set(event.sessionId, state);
+    const out: Line[] = [];
+    if (!state.started) {
+      state.started = true;
+      out.push({ type: "stream_event", event: { type: "message_start" }, ...this.#base(scope) });
+      out.push({
+        type: "stream_event",
+        event: { type: "content_block_start", index: 0, content_block: { type: "text", text: "" } },
+        ...this.#base(scope),
+      });
+    }
+    out.push({
+      type: "stream_event",
+      event: { type: "content_block_delta", index: 0, delta: { type: "text_delta", text: event.text } },
+      ...this.#base(scope),
+    });
+    return out;
+  }
+
+  /** The `stream_event` lines that close a partial message, when one was open. */
+  #endPartial(event: Event<"assistant_message">, scope: Scope): Line[] {
+    const partial = this.#open.get(event.sessionId);
+    this.#open.delete(event.sessionId);
+    if (!this.#o.includePartialMessages || partial?.started !== true) return [];
+    return [
+      { type: "stream_event", event: { type: "content_block_stop", index: 0 }, ...this.#base(scope) },
+      {
+        type: "stream_event",
+        event: { type: "message_delta", delta: { stop_reason: event.stopReason ?? null } },
+        ...this.#base(scope),
+      },
+      { type: "stream_event", event: { type: "message_stop" }, ...this.#base(scope) },
+    ];
+  }
+
+  /** Claude Code sends one assistant line per content block, all with the message's id. */
+  #assistant(event: Event<"assistant_message">, scope: Scope): Line[] {
+    const id = `msg_${this.#sessionId.slice(-12)}_${++this.#messageCount}`;
+    const usage = event.usage;
+    return event.message.content.map((block) => ({
+      type: "assistant",
+      message: {
+        id,
+        type: "message",
+        role: "assistant",
+        model: event.model ?? "",
+        content: [anthropicBlock(block)],
+        stop_reason: null,
+        stop_sequence: null,
+        usage: {
+          input_tokens: usage?.inputTokens ?? 0,
+          ...(usage?.cacheCreationInputTokens === undefined
+            ? {}
+            : { cache_creation_input_tokens: usage.cacheCreationInputTokens }),
+          ...(usage?.cacheReadInputTokens === undefined
+            ? {}
+            : { cache_read_input_tokens: usage.cacheReadInputTokens }),
+          output_tokens: usage?.outputTokens ?? 0,
         },
-      });
-    } else if (event.type === "subagent_event") track(event.event);
-  };
-  return {
-    /** A user message echoed back (`--replay-user-messages`). */
-    userLine(text: string): string {
-      return JSON.stringify({
-        type: "user",
-        message: { role: "user", content: [{ type: "text", text }] },
-        parent_tool_use_id: null,
-        session_id: sessionId,
-        uuid: o.uuid(),
-      });
-    },
-    /** The stream-json lines (JSON text, no newline) for one event. */
-    onEvent(event: RuntimeEvent): string[] {
-      track(event);
-      return lines(event, { parentToolUseId: null }, 0).map((l) => JSON.stringify(l));
-    },
-  };
+      },
+      ...this.#base(scope),
+    }));
+  }
+
+  #taskStarted(event: Event<"subagent_spawned">, scope: Scope, depth: number): Line {
+    const prompt = this.#prompts.get(event.callId);
+    return {
+      type: "system",
+      subtype: "task_started",
+      task_id: event.subagent.session_id,
+      tool_use_id: event.callId,
+      description: event.subagent.description,
+      subagent_type: event.subagent.subagent_type,
+      is_backgrounded: event.subagent.background,
+      spawn_depth: depth + 1,
+      ...(scope.agent === undefined ? {} : { parent_task_id: scope.agent.id }),
+      task_type: "local_agent",
+      ...(typeof prompt === "string" ? { prompt } : {}),
+      ...lineage(event.subagent, event.parentSessionId),
+      ...this.#system(),
+    };
+  }
+
+  #taskNotification(event: Event<"subagent_completed">): Line {
+    return {
+      type: "system",
+      subtype: "task_notification",
+      task_id: event.subagent.session_id,
+      tool_use_id: event.callId,
+      status: event.state,
+      summary: event.summary,
+      ...(event.verdict === undefined ? {} : { verdict: event.verdict }),
+      ...(event.worktree === undefined ? {} : { worktree: event.worktree }),
+      ...lineage(event.subagent, event.parentSessionId),
+      ...this.#system(),
+    };
+  }
 }
