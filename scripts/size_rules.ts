@@ -69,7 +69,6 @@ export const SIZE_RULES: readonly SizeAllow[] = [
     reason: "TODO issue 10: split into named helpers (s2-10)",
   },
   {
-    path: "lib/cli/print_render.ts",
     function: "textRenderer",
     reason: "TODO issue 10: split into named helpers (s2-10)",
   },

@@ -124,6 +124,180 @@ interface ChildStatus {
 }
 
 /**
+ * The live text output with, on a terminal, one status line per running subagent kept below it:
+ * every write clears the status area, writes, and draws it again; a timer redraws it every second.
+ */
+class StatusScreen {
+  #io: Io;
+  #statusLines: boolean;
+  #now: () => number;
+  #timer: Clock["timer"] | undefined;
+  #children = new Map<string, ChildStatus>();
+  #drawn = 0;
+  #stopTimer: (() => void) | undefined;
+  /** The streamed answer stopped in the middle of a line. */
+  midLine = false;
+
+  constructor(io: Io, o: { statusLines: boolean; now: () => number; timer: Clock["timer"] | undefined }) {
+    this.#io = io;
+    this.#statusLines = o.statusLines;
+    this.#now = o.now;
+    this.#timer = o.timer;
+  }
+
+  get statusLines(): boolean {
+    return this.#statusLines;
+  }
+
+  dim(s: string): string {
+    return this.#io.color ? `\x1b[2m${s}\x1b[22m` : s;
+  }
+
+  bold(s: string): string {
+    return this.#io.color ? `\x1b[1m${s}\x1b[22m` : s;
+  }
+
+  /** Every write goes around the status area, so it always stays below the output. */
+  out(text: string): void {
+    this.#clear();
+    this.#io.out(text);
+    this.#draw();
+  }
+
+  err(text: string): void {
+    this.#clear();
+    this.#io.err(text);
+    this.#draw();
+  }
+
+  endLine(): void {
+    if (this.midLine) {
+      this.midLine = false;
+      this.out("\n");
+    }
+  }
+
+  childStarted(id: string, type: string, description: string): void {
+    if (!this.#statusLines) return;
+    this.#children.set(id, { type, description, started: this.#now(), tool: undefined });
+    this.#stopTimer ??= this.#timer?.(1000, () => this.#tick(), { repeat: true });
+  }
+
+  /** Shows the child's current tool in its status line; false when it has none. */
+  childTool(id: string, tool: string): boolean {
+    const child = this.#children.get(id);
+    if (child === undefined) return false;
+    child.tool = tool;
+    this.#tick();
+    return true;
+  }
+
+  childEnded(id: string): void {
+    this.#children.delete(id);
+    if (this.#children.size === 0) this.#stop();
+  }
+
+  /** Stops redrawing and leaves the terminal without a status area. */
+  close(): void {
+    this.#stop();
+    this.#children.clear();
+    this.endLine();
+    this.#clear();
+  }
+
+  #stop(): void {
+    this.#stopTimer?.();
+    this.#stopTimer = undefined;
+  }
+
+  #tick(): void {
+    if (this.#drawn === 0) return;
+    this.#clear();
+    this.#draw();
+  }
+
+  #clear(): void {
+    if (this.#drawn === 0) return;
+    this.#io.out(`\x1b[${this.#drawn}F\x1b[J`);
+    this.#drawn = 0;
+  }
+
+  #draw(): void {
+    if (!this.#statusLines || this.#children.size === 0 || this.midLine) return;
+    const lines = [...this.#children.values()].map((c) => {
+      const secs = Math.max(0, Math.floor((this.#now() - c.started) / 1000));
+      const line = `  ⠿ ${oneLine(c.type)} · ${oneLine(c.description)} · ${secs}s · ${c.tool ?? "thinking"}`;
+      return this.dim(line.length > 110 ? `${line.slice(0, 109)}…` : line);
+    });
+    this.#io.out(lines.join("\n") + "\n");
+    this.#drawn = lines.length;
+  }
+}
+
+/** Prints one runtime event of a live run (`main`: the top-level session, whose own activity is shown). */
+function renderLive(screen: StatusScreen, event: RuntimeEvent, main: string | undefined): void {
+  const ours = (sessionId: string) => main === undefined || sessionId === main;
+  switch (event.type) {
+    case "text_delta": {
+      const text = ours(event.sessionId) ? terminalSafe(event.text) : "";
+      if (text === "") return;
+      screen.midLine = !text.endsWith("\n");
+      screen.out(text);
+      return;
+    }
+    case "tool_started":
+      if (!ours(event.sessionId)) return;
+      screen.endLine();
+      screen.out(`${screen.bold("●")} ${toolLabel(event.name, event.input)}\n`);
+      return;
+    case "tool_completed":
+      if (!ours(event.sessionId)) return;
+      screen.out(screen.dim(`  ⎿ ${event.isError ? "error: " : ""}${firstLine(event.content)}`) + "\n");
+      return;
+    case "subagent_spawned": {
+      const s = event.subagent;
+      screen.endLine();
+      screen.childStarted(s.session_id, s.subagent_type, s.description);
+      const line = `  ↳ ${oneLine(s.subagent_type)} started: ${oneLine(s.description)} (${
+        oneLine(s.session_id)
+      })`;
+      screen.out(screen.dim(line) + "\n");
+      return;
+    }
+    case "subagent_event": {
+      const e = event.event;
+      if (e.type !== "tool_started") return;
+      const label = toolLabel(e.name, e.input);
+      if (!screen.childTool(event.agentId, label) && !screen.statusLines) {
+        screen.out(screen.dim(`    ${oneLine(event.agentId.slice(0, 14))} ● ${label}`) + "\n");
+      }
+      return;
+    }
+    case "subagent_completed":
+      screen.childEnded(event.subagent.session_id);
+      screen.out(
+        screen.dim(
+          `  ↳ ${oneLine(event.subagent.subagent_type)} ${event.state}: ${firstLine(event.summary, 80)}`,
+        ) +
+          "\n",
+      );
+      return;
+    case "retry":
+      screen.endLine();
+      screen.err(
+        screen.dim(`  (retrying model request: ${oneLine(event.reason, 200)}, attempt ${event.attempt})`) +
+          "\n",
+      );
+      return;
+    case "assistant_message":
+      screen.endLine();
+      return;
+    default:
+      return;
+  }
+}
+
+/**
  * Renders events for a person. `live` streams the main answer and prints tool activity (used on a
  * terminal and by the demo); otherwise only the final answer is printed at the end. On a terminal,
  * running subagents get one status line each (type, description, elapsed time, current tool), kept
@@ -139,132 +313,17 @@ export function textRenderer(
     timer?: Clock["timer"];
   },
 ) {
-  const dim = (s: string) => (io.color ? `\x1b[2m${s}\x1b[22m` : s);
-  const bold = (s: string) => (io.color ? `\x1b[1m${s}\x1b[22m` : s);
-  const now = options.now ?? (() => performance.now());
-  const children = new Map<string, ChildStatus>();
-  const statusLines = options.live && io.tty;
-  let drawn = 0;
-  let timer: (() => void) | undefined;
-  let midLine = false;
-  const clear = () => {
-    if (drawn === 0) return;
-    io.out(`\x1b[${drawn}F\x1b[J`);
-    drawn = 0;
-  };
-  const draw = () => {
-    if (!statusLines || children.size === 0 || midLine) return;
-    const lines = [...children.values()].map((c) => {
-      const secs = Math.max(0, Math.floor((now() - c.started) / 1000));
-      const line = `  ⠿ ${oneLine(c.type)} · ${oneLine(c.description)} · ${secs}s · ${c.tool ?? "thinking"}`;
-      return dim(line.length > 110 ? `${line.slice(0, 109)}…` : line);
-    });
-    io.out(lines.join("\n") + "\n");
-    drawn = lines.length;
-  };
-  /** Every write goes around the status area, so it always stays below the output. */
-  const out = (text: string) => {
-    clear();
-    io.out(text);
-    draw();
-  };
-  const endLine = () => {
-    if (midLine) {
-      midLine = false;
-      out("\n");
-    }
-  };
-  const tick = () => {
-    if (drawn === 0) return;
-    clear();
-    draw();
-  };
+  const screen = new StatusScreen(io, {
+    statusLines: options.live && io.tty,
+    now: options.now ?? (() => performance.now()),
+    timer: options.timer,
+  });
   return {
     onEvent(event: RuntimeEvent): void {
-      if (!options.live) return;
-      const main = options.mainSessionId?.();
-      switch (event.type) {
-        case "text_delta":
-          if (main !== undefined && event.sessionId !== main) return;
-          {
-            const text = terminalSafe(event.text);
-            if (text === "") return;
-            midLine = !text.endsWith("\n");
-            out(text);
-          }
-          return;
-        case "tool_started":
-          if (main !== undefined && event.sessionId !== main) return;
-          endLine();
-          out(`${bold("●")} ${toolLabel(event.name, event.input)}\n`);
-          return;
-        case "tool_completed":
-          if (main !== undefined && event.sessionId !== main) return;
-          out(dim(`  ⎿ ${event.isError ? "error: " : ""}${firstLine(event.content)}`) + "\n");
-          return;
-        case "subagent_spawned":
-          endLine();
-          if (statusLines) {
-            children.set(event.subagent.session_id, {
-              type: event.subagent.subagent_type,
-              description: event.subagent.description,
-              started: now(),
-              tool: undefined,
-            });
-            if (timer === undefined) timer = options.timer?.(1000, tick, { repeat: true });
-          }
-          out(
-            dim(
-              `  ↳ ${oneLine(event.subagent.subagent_type)} started: ${
-                oneLine(event.subagent.description)
-              } (${oneLine(event.subagent.session_id)})`,
-            ) + "\n",
-          );
-          return;
-        case "subagent_event": {
-          const e = event.event;
-          if (e.type !== "tool_started") return;
-          const child = children.get(event.agentId);
-          if (child !== undefined) {
-            child.tool = toolLabel(e.name, e.input);
-            tick();
-          } else if (!statusLines) {
-            out(dim(`    ${oneLine(event.agentId.slice(0, 14))} ● ${toolLabel(e.name, e.input)}`) + "\n");
-          }
-          return;
-        }
-        case "subagent_completed":
-          children.delete(event.subagent.session_id);
-          if (children.size === 0 && timer !== undefined) {
-            timer();
-            timer = undefined;
-          }
-          out(
-            dim(
-              `  ↳ ${oneLine(event.subagent.subagent_type)} ${event.state}: ${firstLine(event.summary, 80)}`,
-            ) + "\n",
-          );
-          return;
-        case "retry":
-          endLine();
-          clear();
-          io.err(
-            dim(`  (retrying model request: ${oneLine(event.reason, 200)}, attempt ${event.attempt})`) + "\n",
-          );
-          draw();
-          return;
-        case "assistant_message":
-          endLine();
-          return;
-        default:
-          return;
-      }
+      if (options.live) renderLive(screen, event, options.mainSessionId?.());
     },
     finish(summary: PrintSummary): void {
-      timer?.();
-      children.clear();
-      endLine();
-      clear();
+      screen.close();
       const result = terminalSafe(summary.result);
       if (!options.live && result !== "") io.out(result.endsWith("\n") ? result : `${result}\n`);
       if (summary.status !== "completed") {
