@@ -69,18 +69,6 @@ export const SIZE_RULES: readonly SizeAllow[] = [
     reason: "TODO issue 10: split into named helpers (s2-10)",
   },
   {
-    function: "textRenderer",
-    reason: "TODO issue 10: split into named helpers (s2-10)",
-  },
-  {
-    function: "claudeStream",
-    reason: "TODO issue 10: split into named helpers (s2-10)",
-  },
-  {
-    function: "claudeStream.lines",
-    reason: "TODO issue 10: split into named helpers (s2-10)",
-  },
-  {
     path: "lib/cli/trust_cmd.ts",
     function: "runTrust",
     reason: "TODO issue 10: split into named helpers (s2-10)",
