@@ -243,6 +243,7 @@ function runtimeOf(app: App, emit: RuntimeEventSink, options: RuntimeOptions): R
     config: app.config,
     redact: app.redact,
     secrets: () => app.secrets(),
+    settingsEnv: app.claude.env,
     registry: () => app.registry(),
     runner: () => childRunner(app),
     emit,

@@ -5,7 +5,15 @@
 
 import assert from "node:assert/strict";
 import { fakeTurn, startFakeAnthropicServer } from "../lib/testing/fake_anthropic_server.ts";
-import { bladeSandbox, listFiles } from "./support/blade.ts";
+import {
+  bladeSandbox,
+  listFiles,
+  parseJsonResult,
+  readSidecars,
+  runScripted,
+  transcriptEvents,
+  transcriptPath,
+} from "./support/blade.ts";
 
 const SECRET = "sk-ant-sweep-SECRET-0c9d8e7f6a5b";
 
@@ -70,3 +78,42 @@ for (const format of ["json", "stream-json"]) {
     }
   });
 }
+
+Deno.test("settings env reaches a child's Bash as the main session's; keys and Blade's variables stay out", async () => {
+  await using sandbox = await bladeSandbox();
+  await sandbox.write(
+    ".claude/settings.json",
+    JSON.stringify({
+      env: { SETTINGS_PROBE: "from-settings", ANTHROPIC_API_KEY: SECRET, BLADE_FROM_SETTINGS: "blade-own" },
+    }),
+  );
+  const echo = `echo "probe=[$SETTINGS_PROBE][$ANTHROPIC_API_KEY][$BLADE_FROM_SETTINGS]"`;
+  const run = await runScripted(sandbox, {
+    agents: {
+      main: [{
+        turns: [
+          { tool_calls: [{ name: "Bash", input: { command: echo } }] },
+          {
+            tool_calls: [{
+              name: "Task",
+              input: { subagent_type: "general-purpose", description: "Echo", prompt: "Echo the probe." },
+            }],
+          },
+          { text: "Main: {{last_user}}" },
+        ],
+      }],
+      "general-purpose": [{
+        turns: [{ tool_calls: [{ name: "Bash", input: { command: echo } }] }, {
+          text: "Child: {{last_user}}",
+        }],
+      }],
+    },
+  }, { flags: ["--permission-mode", "yolo", "--trust-workspace"] });
+  assert.equal(run.code, 0, run.stderr);
+  const [record] = await readSidecars(sandbox.storage);
+  const child = JSON.stringify(record?.result);
+  assert.match(child, /probe=\[from-settings\]\[\]\[\]/, child);
+  // The main session gets the settings env too (its own environment is inherited, as in Claude Code).
+  const main = await transcriptEvents(transcriptPath(sandbox, String(parseJsonResult(run).session_id)));
+  assert.match(JSON.stringify(main), /probe=\[from-settings\]/);
+});

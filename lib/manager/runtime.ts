@@ -49,6 +49,11 @@ export interface RuntimeDeps {
   redact: (text: string) => string;
   /** The run's secrets (provider keys, MCP tokens): kept out of children's commands. */
   secrets?: () => readonly string[];
+  /**
+   * Settings `env` (.claude/settings.json, .blade/settings.json, --settings): added to the environment
+   * of children's commands as to the main session's, with the same names and secrets withheld.
+   */
+  settingsEnv?: Readonly<Record<string, string>>;
   registry: () => Promise<RegistryView>;
   runner: () => Promise<ChildRunner>;
   /** The run's event sink; child events arrive wrapped as `subagent_event`. */
@@ -114,8 +119,11 @@ export class Runtime implements AsyncDisposable {
       commands: {
         // Without an environment grant (nothing readable), the auditors' minimal set is the safe fallback.
         env: Object.keys(d.ports.env.all()).length === 0
-          ? minimalCommandEnv(d.ports.env)
-          : childCommandEnv(d.ports.env.all(), d.secrets?.() ?? []),
+          ? {
+            ...minimalCommandEnv(d.ports.env),
+            ...childCommandEnv({ ...d.settingsEnv }, d.secrets?.() ?? []),
+          }
+          : childCommandEnv({ ...d.ports.env.all(), ...d.settingsEnv }, d.secrets?.() ?? []),
         shell: await findShell(d.ports),
       },
       layout: d.layout,
