@@ -142,3 +142,25 @@ Deno.test("rules e2e: --disallowed-tools Read(./secrets/**) also keeps Grep and 
   assert.equal(read!.isError, true);
   assert.match(read!.content, /matches the deny rule Read\(\.\/secrets\/\*\*\)/);
 });
+
+Deno.test("rules e2e: a prefix rule does not approve a Bash command that writes .git/, .claude/ or git config", async () => {
+  await using sandbox = await bladeSandbox();
+  await sandbox.write("payload.sh", "#!/bin/sh\necho pwned\n");
+  await Deno.mkdir(`${sandbox.workspace}/.git/hooks`, { recursive: true });
+  const { results } = await runCalls(sandbox, [
+    bash("cp payload.sh .git/hooks/pre-commit"),
+    bash("cp payload.sh .claude/agents/evil.md"),
+    bash("cp payload.sh copy.sh"),
+  ], ["--allowed-tools", "Bash(cp:*)"]);
+  for (const [i, path] of [".git/hooks/pre-commit", ".claude/agents/evil.md"].entries()) {
+    assert.equal(results[i]!.isError, true, results[i]!.content);
+    assert.match(
+      results[i]!.content,
+      new RegExp(`may write ${sandbox.workspace}/${path.replaceAll(".", "\\.")}`),
+    );
+    assert.match(results[i]!.content, /An allow rule that does not name \.(git|claude) does not approve it/);
+    assert.equal(await exists(`${sandbox.workspace}/${path}`), false, path);
+  }
+  assert.equal(results[2]!.isError, false, results[2]!.content);
+  assert.equal(await exists(`${sandbox.workspace}/copy.sh`), true);
+});

@@ -9,12 +9,13 @@ import type { PermissionMode } from "../protocol/permission_mode.ts";
 import {
   allowedBy,
   checkRules,
+  ruleCovers,
   type RuleScope,
   type RuleSet,
   type RuleTarget,
   type ToolRule,
 } from "../protocol/tool_rule.ts";
-import { protectedPathReason } from "./protected_paths.ts";
+import { protectedCommandTarget, protectedPathReason } from "./protected_paths.ts";
 
 export interface GateInput {
   name: string;
@@ -91,6 +92,10 @@ export function decide(g: GateInput): GateDecision {
       );
     }
   }
+  if (g.name === "Bash" && g.mode !== "yolo" && allowed) {
+    const refusal = protectedCommand(g);
+    if (refusal !== undefined) return refusal;
+  }
   if (g.mode === "yolo" || allowed) return { allow: true };
   if (g.kind === "write" && g.mode === "autoEdit") return { allow: true };
   return deny(unapproved(g), g.mode !== "dontAsk");
@@ -114,6 +119,27 @@ export function searchRefusal(
   return verdict.verdict === "deny" || verdict.verdict === "ask"
     ? `the ${verdict.verdict} rule ${verdict.rule.text}`
     : undefined;
+}
+
+/**
+ * A rule-approved Bash command that names a protected path (or sets git config) still needs approval,
+ * unless a bare `Bash` rule or a rule naming it (`Bash(cp hook .git/hooks/pre-commit)`, `Bash(git config:*)`)
+ * approved it: a prefix rule such as `Bash(cp:*)` was not written with `.git/hooks` in mind.
+ */
+function protectedCommand(g: GateInput): GateDecision | undefined {
+  const command = typeof g.input.command === "string" ? g.input.command : "";
+  const target = protectedCommandTarget(command, g.scope.workspaceRoot);
+  if (target === undefined) return undefined;
+  const explicit = g.rules.allow.some((r) =>
+    ruleCovers(r, "Bash") && (r.specifier === undefined || r.specifier.includes(target.named))
+  );
+  if (explicit) return undefined;
+  return deny(
+    `${describeCall(g)} may write ${target.path}: ${target.reason}. An allow rule that does not name ` +
+      `${target.named} does not approve it: such commands need your approval, permission mode yolo, or ` +
+      `an allow rule naming the path, e.g. --allowed-tools ${JSON.stringify(`Bash(${command.trim()})`)}.`,
+    g.mode !== "dontAsk",
+  );
 }
 
 function unapproved(g: GateInput): string {

@@ -10,6 +10,8 @@ export interface SimpleCommand {
   words: string[];
   /** Why no prefix rule may approve this command (empty when none). */
   hazards: string[];
+  /** The files its redirections write or read (`> x`, `2>>y`, `< z`), as written; not /dev/null or fds. */
+  targets: string[];
   /** The operator before this command (`&&`, `||`, `|`, `|&`, `&`, `;`; a newline reads as `;`); absent for the first. */
   separator?: string;
 }
@@ -49,6 +51,7 @@ class Parser {
       if (redirect !== null) {
         if (!harmlessRedirect(redirect, word, wordHazard)) {
           cmd.hazards.push(`redirection ${redirect} ${word}`);
+          cmd.targets.push(word);
         }
         redirect = null;
       } else cmd.words.push(word);
@@ -281,7 +284,7 @@ function harmlessRedirect(op: string, target: string, hazard: boolean): boolean 
 }
 
 function fresh(): SimpleCommand {
-  return { words: [], hazards: [] };
+  return { words: [], hazards: [], targets: [] };
 }
 
 /** Splits a command line into simple commands (and the commands nested inside it). */

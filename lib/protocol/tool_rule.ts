@@ -230,18 +230,40 @@ function bashAllowed(rules: readonly ToolRule[], command: string): boolean {
 }
 
 /** A deny/ask rule hits when any simple command, nested or behind a wrapper, matches it. */
-function bashHits(specifier: string, command: string, depth = 0): boolean {
-  if (specifier === command.trim()) return true;
-  const { commands, nested } = parseShell(command);
-  for (const c of [...commands, ...nested]) {
-    for (const words of denyForms(c)) {
-      if (commandMatches(specifier, words)) return true;
-      // `sh -c "…"`, `bash -c '…'` and `eval …` run their argument: look inside it too.
-      const inner = innerScript(words);
-      if (inner !== undefined && depth < 4 && bashHits(specifier, inner, depth + 1)) return true;
+function bashHits(specifier: string, command: string): boolean {
+  const { scripts, forms } = bashForms(command);
+  return scripts.includes(specifier) || forms.some((f) => commandMatches(specifier, f.words));
+}
+
+/** One way of reading a simple command a shell would run: its words, and its redirection targets. */
+export interface BashForm {
+  words: readonly string[];
+  targets: readonly string[];
+}
+
+/**
+ * Everything `command` would run, as deny rules see it: every simple command, nested ones included,
+ * each as written and with keywords, `VAR=value` prefixes, wrappers and program paths removed, and
+ * the scripts `sh -c "…"`, `bash -c '…'` and `eval …` run (up to four levels), which `scripts` lists
+ * with the command itself (trimmed). The protected-path check (permissions/protected_paths.ts) reads
+ * commands through it too.
+ */
+export function bashForms(command: string): { scripts: string[]; forms: BashForm[] } {
+  const scripts: string[] = [];
+  const forms: BashForm[] = [];
+  const visit = (script: string, depth: number) => {
+    scripts.push(script.trim());
+    const { commands, nested } = parseShell(script);
+    for (const c of [...commands, ...nested]) {
+      for (const words of denyForms(c)) {
+        forms.push({ words, targets: c.targets });
+        const inner = innerScript(words);
+        if (inner !== undefined && depth < 4) visit(inner, depth + 1);
+      }
     }
-  }
-  return false;
+  };
+  visit(command, 0);
+  return { scripts, forms };
 }
 
 /** Wrapper programs that run the rest of their arguments as a command. */
