@@ -1,11 +1,12 @@
 // End-to-end: a Worker child's process-group kills work (docs/reference/permissions.md). Deno refuses
 // `kill(-pgid)` inside a Worker, so the child reports each group its Bash starts and the main thread
-// kills it. Proven through the real `blade -p` CLI and the scripted provider with `ps` by process
-// group: after a Bash timeout and after TaskStop, nothing the child started is left running.
+// kills it. Proven through the real CLI and the scripted provider with `ps` by process group: after a
+// Bash timeout, TaskStop, `blade tasks cancel` of a detached run and Ctrl-C, nothing the child started
+// is left running (and the detached process has exited).
 
 import assert from "node:assert/strict";
 import { bladeSandbox, readSidecars, runScripted } from "./support/blade.ts";
-import { assertGroupGone, SHELL_FLAGS } from "./support/groups.ts";
+import { assertGroupGone, groupMembers, SHELL_FLAGS } from "./support/groups.ts";
 
 const FLAGS = SHELL_FLAGS;
 /** `$$` of `sh -c` is the group leader setsid made: its pid is the process group. */
@@ -76,6 +77,100 @@ Deno.test("child kills: TaskStop of a running Worker child leaves no process of 
   }, { flags: FLAGS });
   assert.equal(run.code, 0, run.stderr);
   const pgid = (await Deno.readTextFile(`${sandbox.workspace}/pgid.txt`)).trim();
+  await assertGroupGone(pgid);
+  const [record] = await readSidecars(sandbox.storage);
+  assert.equal(record?.status, "cancelled");
+});
+
+/**
+ * Whether the process still runs. A zombie has exited: the detached run's parent is gone, so init
+ * reaps it, which can take a while here.
+ */
+async function running(pid: number): Promise<boolean> {
+  const stat = await Deno.readTextFile(`/proc/${pid}/stat`).catch(() => undefined);
+  return stat !== undefined && stat.slice(stat.lastIndexOf(")") + 2, stat.lastIndexOf(")") + 3) !== "Z";
+}
+
+/** Waits (polling, no fixed sleep) until the child's command has written its process group. */
+async function pgidOf(workspace: string, until: () => boolean | Promise<boolean>): Promise<string> {
+  for (let i = 0; i < 600; i++) {
+    const text = await Deno.readTextFile(`${workspace}/pgid.txt`).catch(() => "");
+    if (text.trim() !== "" && (await groupMembers(text.trim())) !== "") return text.trim();
+    if (!(await until())) break;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  throw new Error("the child's command never started");
+}
+
+const SHELL_SCRIPT = {
+  agents: {
+    "*": [{ turns: [{ tool_calls: [{ name: "Bash", input: { command: SLEEP } }] }, { text: "slept" }] }],
+  },
+};
+
+Deno.test("child kills: blade tasks cancel of a detached run leaves no process of it, and its process exits", async () => {
+  await using sandbox = await bladeSandbox();
+  await Deno.writeTextFile(`${sandbox.root}/script.json`, JSON.stringify(SHELL_SCRIPT));
+  const started = await sandbox.run([
+    "run",
+    "shell",
+    "Sleep 30 s.",
+    "--provider",
+    "scripted",
+    "--script",
+    `${sandbox.root}/script.json`,
+    "--background",
+    "--output-format",
+    "json",
+    ...FLAGS,
+  ]);
+  assert.equal(started.code, 0, started.stderr);
+  const { agent_id: id, pid } = JSON.parse(started.stdout) as { agent_id: string; pid: number };
+  const pgid = await pgidOf(sandbox.workspace, () => running(pid));
+  const cancel = await sandbox.run(["tasks", "cancel", id]);
+  assert.equal(cancel.code, 0, cancel.stderr);
+  await assertGroupGone(pgid);
+  for (let i = 0; i < 400 && await running(pid); i++) await new Promise((r) => setTimeout(r, 25));
+  assert.equal(await running(pid), false, "the detached process is still running");
+  // The issue's figure (exit within 1 s of the cancel) is bounded by CANCEL_POLL_MS, proven with a fake
+  // clock in lib/manager/background_test.ts; a timed assertion here would fail on a loaded machine.
+  const [record] = await readSidecars(sandbox.storage);
+  assert.equal(record?.status, "cancelled");
+});
+
+Deno.test("child kills: Ctrl-C (SIGINT to blade) during a child's Bash leaves no process of it", async () => {
+  await using sandbox = await bladeSandbox();
+  const script = {
+    agents: {
+      main: [{
+        turns: [{
+          tool_calls: [{
+            name: "Task",
+            input: { subagent_type: "shell", description: "Sleep", prompt: "Sleep 30 s." },
+          }],
+        }, { text: "Child said: {{last_user}}" }],
+      }],
+      shell: SHELL_SCRIPT.agents["*"],
+    },
+  };
+  await Deno.writeTextFile(`${sandbox.root}/script.json`, JSON.stringify(script));
+  const blade = await sandbox.spawn([
+    "-p",
+    "Delegate the work",
+    "--provider",
+    "scripted",
+    "--script",
+    `${sandbox.root}/script.json`,
+    "--output-format",
+    "json",
+    ...FLAGS,
+  ]);
+  let exited = false;
+  const result = blade.result.finally(() => (exited = true));
+  const pgid = await pgidOf(sandbox.workspace, () => !exited);
+  blade.kill("SIGINT");
+  const run = await result;
+  assert.equal(run.code, 130, run.stderr);
   await assertGroupGone(pgid);
   const [record] = await readSidecars(sandbox.storage);
   assert.equal(record?.status, "cancelled");

@@ -37,6 +37,12 @@ const sameOwner = isOwnedBy;
 /** The callId of a delivered run no Task call of the session started (it was started from the shell). */
 export const OUTSIDE_CALL_PREFIX = "outside:";
 
+/**
+ * How often a background run's sidecar is read for a cancel from another process (`blade tasks
+ * cancel`): one small file read per run; the figure bounds the time from the cancel to the stop.
+ */
+export const CANCEL_POLL_MS = 200;
+
 export class BackgroundRuns {
   #ports: Ports;
   #store: SidecarStore;
@@ -83,12 +89,13 @@ export class BackgroundRuns {
 
   /**
    * `blade tasks cancel` from another process marks the sidecar cancelled; the process running the
-   * child notices within a second and stops it (its processes are killed through the abort signal).
+   * child notices within CANCEL_POLL_MS and stops it (its processes are killed through the abort
+   * signal), so a process whose last child that was exits well within a second of the cancel.
    */
   async #watch(id: string, run: AbortController, stop: AbortSignal): Promise<void> {
     while (!stop.aborted) {
       try {
-        await this.#ports.clock.sleep(1000, stop);
+        await this.#ports.clock.sleep(CANCEL_POLL_MS, stop);
       } catch {
         return;
       }

@@ -14,7 +14,7 @@ import { rebuildHistory } from "../session/history.ts";
 import { readTranscript } from "../session/transcript.ts";
 import { FileSidecarStore } from "../store/file_store.ts";
 import type { SidecarOwner } from "../store/store.ts";
-import { BackgroundRuns } from "./background.ts";
+import { BackgroundRuns, CANCEL_POLL_MS } from "./background.ts";
 import { realPorts } from "../sys/mod.ts";
 import { storageLayout } from "../config/storage.ts";
 import { FIXTURE_OWNER, sidecarFixture } from "../testing/sidecar_fixtures.ts";
@@ -564,4 +564,52 @@ Deno.test("a background run its record gives to this session is delivered with n
   } finally {
     await Deno.remove(root, { recursive: true });
   }
+});
+
+Deno.test("BackgroundRuns: a cancel recorded by another process stops the run within CANCEL_POLL_MS", async () => {
+  const clock = new FakeClock();
+  await using h = await backgroundHarness({ clock, reply: () => ({}) });
+  const runs = new BackgroundRuns({ ports: h.ports, store: h.store, layout: h.layout });
+  const owner: SidecarOwner = { parentSessionId: "session-c", parentProjectPath: h.workspace };
+  await h.store.create(sidecarFixture("agent-c", { background: true }));
+  const baseline = clock.pendingSleepers;
+  /** Real time passes (the sidecar read is real I/O) until the watch sleeps again on the fake clock. */
+  const watchSleeping = async () => {
+    for (let i = 0; i < 1000 && clock.pendingSleepers <= baseline; i++) {
+      await new Promise((r) => setTimeout(r, 5));
+    }
+    assert.equal(clock.pendingSleepers, baseline + 1, "the watch is not waiting for its next poll");
+  };
+  let stopped: AbortSignal | undefined;
+  const done = new Promise<void>((resolve) => {
+    runs.start({ agentId: "agent-c", callId: "call_c", owner }, (signal) =>
+      new Promise<void>((end) => {
+        stopped = signal;
+        signal.addEventListener("abort", () => {
+          end();
+          resolve();
+        });
+      }));
+  });
+  await watchSleeping();
+  clock.advance(CANCEL_POLL_MS);
+  await watchSleeping();
+  assert.equal(stopped?.aborted, false, "a running record is left alone");
+  // `blade tasks cancel` in another process: the record turns cancelled.
+  await h.store.markCompleted("agent-c", {
+    status: "cancelled",
+    result: { success: false, message: "", error: "Cancelled with blade tasks cancel." },
+    completedAt: clock.now(),
+  });
+  clock.advance(CANCEL_POLL_MS - 1);
+  await flush();
+  assert.equal(stopped?.aborted, false, "stopped before its poll");
+  clock.advance(1);
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error("not stopped one poll after the cancel")), 10_000);
+  });
+  await Promise.race([done, late]).finally(() => clearTimeout(timer));
+  assert.equal(stopped?.aborted, true);
+  assert.equal(await runs.wait("agent-c", 0), true);
 });
