@@ -137,11 +137,11 @@ Deno.test("a rejection says why", () => {
 
 Deno.test("the shell parser records the operator before each command", () => {
   assert.deepEqual(parseShell(`cd 'a b' && npm test -- "x y" | head -5; ls & pwd || true`).commands, [
-    { words: ["cd", "a b"], hazards: [] },
-    { words: ["npm", "test", "--", "x y"], hazards: [], separator: "&&" },
-    { words: ["head", "-5"], hazards: [], separator: "|" },
-    { words: ["ls"], hazards: [], separator: ";" },
-    { words: ["pwd"], hazards: [], separator: "&" },
-    { words: ["true"], hazards: [], separator: "||" },
+    { words: ["cd", "a b"], hazards: [], targets: [] },
+    { words: ["npm", "test", "--", "x y"], hazards: [], targets: [], separator: "&&" },
+    { words: ["head", "-5"], hazards: [], targets: [], separator: "|" },
+    { words: ["ls"], hazards: [], targets: [], separator: ";" },
+    { words: ["pwd"], hazards: [], targets: [], separator: "&" },
+    { words: ["true"], hazards: [], targets: [], separator: "||" },
   ]);
 });
