@@ -1,5 +1,7 @@
 // Owns how `blade agents` output looks: the text tables and detail views for people and the stable
 // `--json` shapes for scripts. Pure functions returning strings and plain objects; does not print.
+// Agent files are repository-controlled: text views render terminal-safe copies (sanitize.ts) of
+// definitions and diagnostics, so a description cannot retitle the window or clear the screen.
 
 import type { ModeCeiling } from "../permissions/ceiling.ts";
 import type { PermissionMode } from "../protocol/permission_mode.ts";
@@ -7,6 +9,7 @@ import { dirname, isAbsolute, relative, sep } from "node:path";
 import type { Diagnostic } from "../registry/diagnostic.ts";
 import type { AgentDefinition, AgentSource } from "../registry/schema.ts";
 import { describeTools } from "../registry/snapshot.ts";
+import { terminalSafeDeep } from "./sanitize.ts";
 
 /** Turns absolute paths into short ones: relative inside the workspace, `~/…` inside home. */
 export interface PathStyle {
@@ -28,7 +31,8 @@ export function displayPath(path: string, style: PathStyle): string {
 }
 
 /** `file:line: severity: message`, then an indented hint line when there is one. */
-export function formatDiagnostic(d: Diagnostic, style: PathStyle): string {
+export function formatDiagnostic(diagnostic: Diagnostic, style: PathStyle): string {
+  const d = terminalSafeDeep(diagnostic);
   const where = d.line === undefined ? displayPath(d.file, style) : `${displayPath(d.file, style)}:${d.line}`;
   const head = `${where}: ${d.severity}: ${d.message}`;
   return d.hint === undefined ? head : `${head}\n  hint: ${d.hint}`;
@@ -59,14 +63,16 @@ const SOURCE_TITLES: Readonly<Record<AgentSource, string>> = {
 
 /** The agent list grouped by source (precedence order), columns aligned across groups. */
 export function renderAgentList(
-  agents: readonly AgentDefinition[],
-  options: {
+  definitions: readonly AgentDefinition[],
+  listed: {
     sources: readonly AgentSource[];
     overridden: readonly AgentDefinition[];
     style: PathStyle;
     bold: (s: string) => string;
   },
 ): string {
+  const agents = terminalSafeDeep(definitions);
+  const options = { ...listed, overridden: terminalSafeDeep(listed.overridden) };
   const nameWidth = Math.max(4, ...agents.map((a) => a.name.length));
   const modelWidth = Math.max(5, ...agents.map((a) => a.model.length));
   const toolsWidth = Math.max(5, ...agents.map((a) => describeTools(a).length));
@@ -105,8 +111,8 @@ function indent(text: string): string {
 
 /** One agent in full, for `blade agents show`. */
 export function renderAgentDetail(
-  agent: AgentDefinition,
-  options: {
+  definition: AgentDefinition,
+  shown: {
     style: PathStyle;
     bold: (s: string) => string;
     diagnostics: readonly Diagnostic[];
@@ -115,6 +121,8 @@ export function renderAgentDetail(
     parentMode?: PermissionMode;
   },
 ): string {
+  const agent = terminalSafeDeep(definition);
+  const options = { ...shown, diagnostics: terminalSafeDeep(shown.diagnostics) };
   const settings: [string, string][] = [
     ["Source", `${agent.source} (${displayPath(agent.path, options.style)})`],
     ["Tools", describeTools(agent)],

@@ -2,6 +2,7 @@
 // trust as for `blade -p`), each started and asked for its tools, then stopped. Text or JSON.
 
 import { parseArgs } from "node:util";
+import { jsonTerminalSafe, terminalSafe } from "./sanitize.ts";
 import type { Ports } from "../sys/mod.ts";
 import { usageError } from "../errors.ts";
 import { createApp } from "../app.ts";
@@ -53,11 +54,9 @@ export async function runMcp(argv: string[], ports: Ports, io: Io): Promise<numb
   try {
     const servers = hub?.status() ?? [];
     if (values.json === true) {
-      io.out(
-        JSON.stringify({ trusted: app.trust.trusted, servers: servers.map((s) => redacted(s, app.redact)) }) +
-          "\n",
-      );
-    } else io.out(renderText(servers.map((s) => redacted(s, app.redact)), app.trust.trusted));
+      const shown = { trusted: app.trust.trusted, servers: servers.map((s) => redacted(s, app.redact)) };
+      io.out(jsonTerminalSafe(JSON.stringify(shown)) + "\n");
+    } else io.out(terminalSafe(renderText(servers.map((s) => redacted(s, app.redact)), app.trust.trusted)));
     return 0;
   } finally {
     await hub?.close();

@@ -3,6 +3,7 @@
 // servers' tokens added to the run's redaction. Nothing of the SDK loads when no server is configured.
 
 import type { App } from "../app.ts";
+import { terminalSafe } from "./sanitize.ts";
 import type { Io } from "./io.ts";
 import type { McpHub } from "../mcp/hub.ts";
 import { openMcp } from "../mcp/setup.ts";
@@ -35,12 +36,15 @@ export async function startMcp(app: App, flags: McpFlags, io: Io): Promise<McpHu
     ...(app.config.debug ? { debug: (line: string) => io.err(`[debug] ${app.redact(line)}\n`) } : {}),
   });
   app.addSecrets(opened.secrets);
-  for (const d of opened.diagnostics) io.err(`blade: ${d.level}: ${d.origin}: ${app.redact(d.message)}\n`);
+  // MCP configurations and servers are file- and server-controlled: their text is made terminal-safe.
+  const say = (line: string) => io.err(terminalSafe(app.redact(line)));
+  for (const d of opened.diagnostics) say(`blade: ${d.level}: ${d.origin}: ${d.message}\n`);
   for (const s of opened.hub?.status() ?? []) {
     if (s.status === "failed" && s.type !== "invalid") {
-      io.err(
-        `blade: warning: MCP server "${s.name}" is not available (its tools are left out): ` +
-          `${app.redact(s.error ?? "")}\n`,
+      say(
+        `blade: warning: MCP server "${s.name}" is not available (its tools are left out): ${
+          s.error ?? ""
+        }\n`,
       );
     }
   }

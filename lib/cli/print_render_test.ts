@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import type { Io } from "./io.ts";
+import { captureIo, type Io } from "./io.ts";
 import { bladeEventLine, textRenderer } from "./print_render.ts";
 import { claudeResult } from "./claude_result.ts";
 import { RunLedger } from "./run_ledger.ts";
@@ -191,17 +191,9 @@ const HOSTILE: [string, string, string][] = [
   ["a carriage return that overwrites the line", "ok\rEVIL", "okEVIL"],
 ];
 
-function plainTty(): Io & { text: () => string; errText: () => string } {
-  let out = "";
-  let err = "";
-  return {
-    out: (t) => void (out += t),
-    err: (t) => void (err += t),
-    color: false,
-    tty: true,
-    text: () => out,
-    errText: () => err,
-  };
+function plainTty() {
+  const io = { ...captureIo(), tty: true };
+  return { ...io, text: io.stdout, errText: io.stderr };
 }
 
 for (const [name, input, want] of HOSTILE) {

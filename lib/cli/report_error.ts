@@ -10,6 +10,7 @@ import { BladeError } from "../errors.ts";
 import type { Io } from "./io.ts";
 import { claudeFailureResult } from "./claude_result.ts";
 import { storageWriteFailed } from "../store/storage_root.ts";
+import { jsonTerminalSafe, terminalSafe } from "./sanitize.ts";
 
 /** The user error `error` stands for, if it is one; undefined for a bug. */
 export function userError(error: unknown): BladeError | undefined {
@@ -30,20 +31,24 @@ export function reportError(
   if (known !== undefined) {
     const error = known;
     if (options.format === "result") {
-      io.out(JSON.stringify(claudeFailureResult(error, crypto.randomUUID())) + "\n");
+      io.out(jsonTerminalSafe(JSON.stringify(claudeFailureResult(error, crypto.randomUUID()))) + "\n");
     } else if (options.format === "json") {
-      io.out(JSON.stringify({ type: "error", is_error: true, error: error.toJSON() }) + "\n");
+      io.out(
+        jsonTerminalSafe(JSON.stringify({ type: "error", is_error: true, error: error.toJSON() })) + "\n",
+      );
     } else {
-      io.err(`blade: ${error.message}\n`);
-      if (error.hint !== undefined) io.err(`  hint: ${error.hint}\n`);
+      // A message may quote a file or a model's output: never raw escape sequences on the terminal.
+      const message = terminalSafe(error.message);
+      io.err(`blade: ${message}\n`);
+      if (error.hint !== undefined) io.err(`  hint: ${terminalSafe(error.hint)}\n`);
       // Usage errors (exit 2) stay on stderr only, as Claude Code's own option errors do.
       if (options.echoToStdout === true && !io.tty && error.exitCode !== 2) {
-        io.out(`Error: ${error.message}\n`);
+        io.out(`Error: ${message}\n`);
       }
     }
     return error.exitCode;
   }
   const stack = thrown instanceof Error ? (thrown.stack ?? thrown.message) : String(thrown);
-  io.err(`blade: internal error (this is a bug in Blade, please report it):\n${stack}\n`);
+  io.err(`blade: internal error (this is a bug in Blade, please report it):\n${terminalSafe(stack)}\n`);
   return 1;
 }

@@ -6,6 +6,7 @@ import assert from "node:assert/strict";
 import { captureIo } from "./io.ts";
 import { reportError } from "./report_error.ts";
 import { osError } from "../testing/fault_fs.ts";
+import { BladeError } from "../errors.ts";
 
 const FULL = "/srv/blade/projects/p/session-x.jsonl";
 
@@ -42,4 +43,22 @@ Deno.test("reportError: with --output-format json a storage failure is the resul
   assert.equal(out.is_error, true);
   assert.equal(out.error.code, "storage_write_failed");
   assert.equal(out.error.message, `Could not write ${FULL}: permission denied (EACCES).`);
+});
+
+Deno.test("reportError: a message quoting a file or model output reaches the terminal without escapes", () => {
+  // deno-lint-ignore no-control-regex
+  const rawControl = /[\x00-\x08\x0b-\x1f\x7f-\x9f]/;
+  const hostile = "bad \x1b]0;pwned\x07value\x1b[2J\x9b1A";
+  const error = new BladeError("config_invalid", `config.json: ${hostile}`, { hint: `Fix ${hostile}` });
+  const text = captureIo();
+  assert.equal(reportError(text, error, { echoToStdout: true }), 1);
+  assert.equal(text.stderr(), "blade: config.json: bad value\n  hint: Fix bad value\n");
+  assert.equal(text.stdout(), "Error: config.json: bad value\n");
+  for (const format of ["json", "result"] as const) {
+    const io = captureIo();
+    reportError(io, error, { format });
+    assert.doesNotMatch(io.stdout(), rawControl);
+    assert.ok(io.stdout().includes("\\u001b]0;pwned") && io.stdout().includes("\\u009b1A"), io.stdout());
+    assert.ok(io.stdout().includes("config_invalid"));
+  }
 });

@@ -22,6 +22,14 @@ export function terminalSafe(text: string): string {
   return text.replace(/\r\n/g, "\n").replace(SEQUENCES, "").replace(CONTROLS, "");
 }
 
+/** `value` with every string in it made terminal-safe (plain data: objects, arrays, strings). */
+export function terminalSafeDeep<T>(value: T): T {
+  if (typeof value === "string") return terminalSafe(value) as T;
+  if (Array.isArray(value)) return value.map(terminalSafeDeep) as T;
+  if (typeof value !== "object" || value === null) return value;
+  return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, terminalSafeDeep(v)])) as T;
+}
+
 const JSON_UNSAFE = /[\x7f-\x9f]/g;
 
 /**

@@ -4,6 +4,7 @@
 // and prints the lines on stderr (used by `blade -p` and `blade run`).
 
 import type { PermissionMode } from "../protocol/permission_mode.ts";
+import { terminalSafe } from "./sanitize.ts";
 import type { Ports } from "../sys/mod.ts";
 import type { Io } from "./io.ts";
 
@@ -64,6 +65,6 @@ export async function printTrustWarning(
   if (o.trusted) return;
   const skippedAgents = await projectAgentNames(ports, o.workspace);
   for (const line of trustWarning({ trusted: false, mode: o.mode, allow: o.allow, skippedAgents })) {
-    io.err(line);
+    io.err(terminalSafe(line)); // project agent names come from the repository's files
   }
 }
