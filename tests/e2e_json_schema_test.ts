@@ -86,6 +86,22 @@ Deno.test("--json-schema: after 5 invalid objects the run ends at once with erro
   assert.equal(result.num_turns, 6, "counted as Claude Code counts it");
 });
 
+Deno.test("--json-schema: MAX_STRUCTURED_OUTPUT_RETRIES sets the number of attempts (Claude Code's variable)", async () => {
+  await using sandbox = await bladeSandbox();
+  await using server = startFakeAnthropicServer({
+    handler: () => fakeTurn({ toolCalls: [{ name: "StructuredOutput", input: { answer: "four" } }] }),
+  });
+  const run = await sandbox.run(
+    ["-p", "what is 2+2", "--json-schema", SCHEMA, "--output-format", "json"],
+    { env: { ...env(server), MAX_STRUCTURED_OUTPUT_RETRIES: "2" } },
+  );
+  assert.equal(run.code, 1, run.stderr);
+  const result = JSON.parse(run.stdout);
+  assert.equal(result.subtype, "error_max_structured_output_retries");
+  assert.match(result.errors[0], /after 2 attempts/);
+  assert.equal(server.requests.length, 2);
+});
+
 Deno.test("--json-schema: a model that never calls StructuredOutput is asked again, then the run fails", async () => {
   await using sandbox = await bladeSandbox();
   await using server = startFakeAnthropicServer({ handler: () => fakeTurn({ text: "4" }) });

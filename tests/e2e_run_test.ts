@@ -64,19 +64,8 @@ Deno.test("run in an untrusted folder: the Workspace Trust warning is printed at
   await using sandbox = await bladeSandbox();
   await sandbox.write("count.yaml", SCRIPT);
   await sandbox.write(".blade/agents/fixer.md", "---\nname: fixer\ndescription: Fixes things\n---\nFix.");
-  const run = await sandbox.run([
-    "run",
-    "Explore",
-    "count the files here",
-    "--provider",
-    "scripted",
-    "--script",
-    "count.yaml",
-    "--permission-mode",
-    "acceptEdits",
-    "--allowedTools",
-    "Bash",
-  ]);
+  const args = ["run", "Explore", "count the files here", "--provider", "scripted", "--script", "count.yaml"];
+  const run = await sandbox.run([...args, "--permission-mode", "acceptEdits", "--allowedTools", "Bash"]);
   assert.equal(run.code, 0, run.stderr);
   const warnings = run.stderr.split("\n").filter((l) => l.startsWith("blade: warning:"));
   assert.equal(warnings.length, 2, run.stderr);
@@ -86,18 +75,7 @@ Deno.test("run in an untrusted folder: the Workspace Trust warning is printed at
   );
   assert.match(warnings[1]!, /project agents not loaded \(untrusted folder\): fixer\./);
 
-  const trusted = await sandbox.run([
-    "run",
-    "Explore",
-    "count the files here",
-    "--provider",
-    "scripted",
-    "--script",
-    "count.yaml",
-    "--permission-mode",
-    "acceptEdits",
-    "--trust-workspace",
-  ]);
+  const trusted = await sandbox.run([...args, "--permission-mode", "acceptEdits", "--trust-workspace"]);
   assert.equal(trusted.code, 0, trusted.stderr);
   assert.doesNotMatch(trusted.stderr, /not trusted/);
 });

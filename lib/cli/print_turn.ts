@@ -191,7 +191,7 @@ export async function runTurn(
     ...(f.onlyTools === undefined ? {} : { onlyTools: f.onlyTools }),
   });
   // Each turn returns its own object (loaded only with --json-schema: it brings zod).
-  const structured = await structuredOutputOf(f.jsonSchema);
+  const structured = await structuredOutputOf(f.jsonSchema, app.config.structuredOutputAttempts);
   try {
     const run = await runMainSession(app, {
       prompt,
@@ -235,11 +235,15 @@ function structuredHooks(s: StructuredOutput) {
   return { tool: s.tool(), followUp: () => s.followUp(), exhausted: () => s.exhausted() };
 }
 
-async function structuredOutputOf(schema: Record<string, unknown> | undefined) {
+async function structuredOutputOf(schema: Record<string, unknown> | undefined, attempts: number) {
   return schema === undefined
     ? undefined
-    // Claude Code's limit: 5 StructuredOutput attempts (the first and 4 corrections), then the run ends.
-    : new (await import("../tools/structured_output.ts")).StructuredOutput({ schema, maxRetries: 4 });
+    // Claude Code's limit: 5 StructuredOutput attempts (the first and 4 corrections; its
+    // MAX_STRUCTURED_OUTPUT_RETRIES changes it), then the run ends.
+    : new (await import("../tools/structured_output.ts")).StructuredOutput({
+      schema,
+      maxRetries: attempts - 1,
+    });
 }
 
 /** The turn's result object: a stopped budget, dropped children or lost work turn success into failure. */

@@ -71,6 +71,8 @@ export interface ResolvedConfig {
   thinkingBudget: number | undefined;
   /** CLAUDE_CODE_MAX_RETRIES: retries of a failed model request (default 4). */
   maxRetries: number | undefined;
+  /** MAX_STRUCTURED_OUTPUT_RETRIES: StructuredOutput attempts of a `--json-schema` run (default 5, as Claude Code). */
+  structuredOutputAttempts: number;
   openai: { apiKey: string | undefined; baseUrl: string };
   debug: boolean;
 }
@@ -197,6 +199,7 @@ export function resolveConfig(
     subagentModel: envValue(env, "CLAUDE_CODE_SUBAGENT_MODEL"),
     thinkingBudget: positiveInt(env, "MAX_THINKING_TOKENS") || undefined,
     maxRetries: positiveInt(env, "CLAUDE_CODE_MAX_RETRIES"),
+    structuredOutputAttempts: positiveInt(env, "MAX_STRUCTURED_OUTPUT_RETRIES") || 5,
     anthropic: {
       apiKey: envValue(env, "BLADE_API_KEY") ?? envValue(env, "ANTHROPIC_API_KEY"),
       ...anthropicKeySource(env),

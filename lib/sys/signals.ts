@@ -25,10 +25,15 @@ export async function readStdin(): Promise<string> {
  * Standard input line by line as each line arrives (without its newline; a last line without one is
  * yielded at EOF). For protocols whose writer keeps stdin open (`--input-format stream-json`).
  */
-export async function* stdinLines(): AsyncGenerator<string> {
+export function stdinLines(): AsyncGenerator<string> {
+  return streamLines(Deno.stdin.readable);
+}
+
+/** The lines of a byte stream as each arrives (without its newline; a last line without one at the end). */
+export async function* streamLines(stream: ReadableStream<Uint8Array>): AsyncGenerator<string> {
   const decoder = new TextDecoder();
   let buffered = "";
-  for await (const chunk of Deno.stdin.readable) {
+  for await (const chunk of stream) {
     buffered += decoder.decode(chunk, { stream: true });
     for (let nl = buffered.indexOf("\n"); nl >= 0; nl = buffered.indexOf("\n")) {
       yield buffered.slice(0, nl);

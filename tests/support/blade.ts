@@ -6,6 +6,7 @@
 import type { SidecarRecord } from "../../lib/store/schema.ts";
 import type { TranscriptEvent } from "../../lib/protocol/events.ts";
 import { parseTranscript } from "../../lib/session/transcript.ts";
+import { streamLines } from "../../lib/sys/signals.ts";
 
 export const CONFIG = decodeURIComponent(new URL("../../deno.json", import.meta.url).pathname);
 export const MAIN = decodeURIComponent(new URL("../../main.ts", import.meta.url).pathname);
@@ -155,7 +156,7 @@ export async function spawnBlade(args: string[], options: RunBladeOptions): Prom
   }
   // stdout is read twice: line by line as it comes (nextLine) and whole for the result.
   const [live, whole] = child.stdout.tee();
-  const lines = liveLines(live);
+  const lines = streamLines(live);
   const stdout = new Response(whole).text();
   const stderr = new Response(child.stderr).text();
   const result = (async (): Promise<BladeResult> => {
@@ -181,22 +182,6 @@ export async function spawnBlade(args: string[], options: RunBladeOptions): Prom
       }
     },
   };
-}
-
-/** The lines of a stream as they arrive; unread ones wait in the stream. */
-function liveLines(stream: ReadableStream<Uint8Array>): AsyncIterator<string> {
-  return (async function* () {
-    const decoder = new TextDecoder();
-    let buffered = "";
-    for await (const chunk of stream) {
-      buffered += decoder.decode(chunk, { stream: true });
-      for (let nl = buffered.indexOf("\n"); nl >= 0; nl = buffered.indexOf("\n")) {
-        yield buffered.slice(0, nl);
-        buffered = buffered.slice(nl + 1);
-      }
-    }
-    if (buffered !== "") yield buffered;
-  })();
 }
 
 /**
