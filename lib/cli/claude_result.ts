@@ -87,8 +87,15 @@ function verdictFields(v: NonNullable<PrintSummary["verdict"]> | null): Record<s
   return { verdict: v.verdict, summary: v.summary ?? "", findings: v.findings ?? [] };
 }
 
-/** The result object of a failure before the run started (bad flag, missing key, bad settings). */
-export function claudeFailureResult(error: BladeError, uuid: string): Record<string, unknown> {
+/**
+ * The result object of a run that failed with `error`: before it started (bad flag, missing key, bad
+ * settings; `sessionId` null) or after its session was opened (a full disk mid-run).
+ */
+export function claudeFailureResult(
+  error: BladeError,
+  uuid: string,
+  sessionId: string | null = null,
+): Record<string, unknown> {
   return {
     type: "result",
     subtype: "error_during_execution",
@@ -98,7 +105,7 @@ export function claudeFailureResult(error: BladeError, uuid: string): Record<str
     num_turns: 0,
     result: error.message,
     stop_reason: null,
-    session_id: null,
+    session_id: sessionId,
     total_cost_usd: 0,
     usage: usageObject(emptyUsage()),
     modelUsage: {},

@@ -10,6 +10,7 @@ import { bladeEventLine, type OutputFormat, type PrintSummary, textRenderer } fr
 import { RunLedger } from "./run_ledger.ts";
 import { jsonTerminalSafe, terminalSafe } from "./sanitize.ts";
 import { claudeResult } from "./claude_result.ts";
+import { FailedDuringSession } from "./report_error.ts";
 import { claudeStream } from "./claude_stream.ts";
 import { type MainRunResult, runMainSession } from "../executor/main_runner.ts";
 import type { RunRules } from "../permissions/run_rules.ts";
@@ -225,6 +226,9 @@ export async function runTurn(
     if (overBudget) return { code: 1, sessionId: run.sessionId };
     if (interrupt.interrupted() || r.status === "cancelled") return { code: 130, sessionId: run.sessionId };
     return { code: summary.status === "completed" ? 0 : 1, sessionId: run.sessionId };
+  } catch (e) {
+    // Past session_started the result object names the session, so a script can --resume it.
+    throw sessionId === undefined ? e : new FailedDuringSession(sessionId, e);
   } finally {
     interrupt.dispose();
   }

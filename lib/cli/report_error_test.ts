@@ -4,7 +4,7 @@
 
 import assert from "node:assert/strict";
 import { captureIo } from "./io.ts";
-import { reportError } from "./report_error.ts";
+import { FailedDuringSession, reportError } from "./report_error.ts";
 import { osError } from "../testing/fault_fs.ts";
 import { BladeError } from "../errors.ts";
 
@@ -61,4 +61,22 @@ Deno.test("reportError: a message quoting a file or model output reaches the ter
     assert.ok(io.stdout().includes("\\u001b]0;pwned") && io.stdout().includes("\\u009b1A"), io.stdout());
     assert.ok(io.stdout().includes("config_invalid"));
   }
+});
+
+Deno.test("reportError: a failure after the session opened names it in the result; a bug inside stays a bug", () => {
+  const io = captureIo();
+  const failed = new FailedDuringSession("session-abc", osError("ENOSPC", FULL));
+  assert.equal(reportError(io, failed, { format: "result" }), 1);
+  const out = JSON.parse(io.stdout()) as { session_id: string | null; error: { code: string } };
+  assert.equal(out.session_id, "session-abc");
+  assert.equal(out.error.code, "storage_write_failed");
+  const before = captureIo();
+  reportError(before, osError("ENOSPC", FULL), { format: "result" });
+  assert.equal((JSON.parse(before.stdout()) as { session_id: unknown }).session_id, null);
+  const bug = captureIo();
+  assert.equal(reportError(bug, new FailedDuringSession("session-abc", new TypeError("x is undefined"))), 1);
+  assert.match(
+    bug.stderr(),
+    /^blade: internal error \(this is a bug in Blade, please report it\):\nTypeError/,
+  );
 });

@@ -215,6 +215,8 @@ for (const c of CASES) {
     }
     // The disk is freed; the next run works and loses nothing that was committed.
     const session = await sessionOf(sandbox);
+    // A failure after the session was opened names it, so a script can --resume it.
+    if (session !== undefined) assert.equal(out.session_id, session, "the result names the session");
     const next = await sandbox.run(
       scriptedArgs(script, "Carry on.", session === undefined ? [] : ["--resume", session]),
     );
