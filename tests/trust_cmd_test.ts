@@ -112,3 +112,22 @@ Deno.test("trust: / and the home folder succeed with one clear warning; a projec
   const project = await sandbox.run(["trust"]);
   assert.deepEqual([project.code, project.stderr], [0, ""]);
 });
+
+Deno.test("trust: a folder whose name holds escape sequences is shown without them", async () => {
+  await using sandbox = await bladeSandbox();
+  // A cloned repository chooses its folders' names: one that sets the title and clears the screen.
+  const name = "evil\x1b]0;pwned\x07\x1b[2J\u009b1Adir";
+  const dir = `${sandbox.workspace}/${name}`;
+  await Deno.mkdir(dir);
+  // deno-lint-ignore no-control-regex
+  const raw = /[\x00-\x09\x0b-\x1f\x7f-\x9f]/;
+  for (const args of [["trust", name], ["trust", "--status", name], ["trust", "--revoke", name]]) {
+    const run = await sandbox.run(args);
+    assert.equal(run.code, 0, run.stderr);
+    assert.doesNotMatch(run.stdout + run.stderr, raw, JSON.stringify(run));
+    assert.ok(run.stdout.includes(`${sandbox.workspace}/evil`), run.stdout);
+  }
+  const json = await sandbox.run(["trust", "--status", "--json", name]);
+  assert.doesNotMatch(json.stdout, raw);
+  assert.equal(parseJsonResult(json).path, dir, "json keeps the exact path, escaped");
+});

@@ -9,6 +9,7 @@ import { openStorageRoot } from "../store/storage_root.ts";
 import { decideTrust, readTrust, setTrust } from "../permissions/trust.ts";
 import type { Io } from "./io.ts";
 import { parseOrUsage } from "./args.ts";
+import { jsonTerminalSafe, terminalSafe } from "./sanitize.ts";
 
 const HELP = `Usage: blade trust [path] [--revoke | --status] [--json]
 
@@ -76,30 +77,32 @@ export async function runTrust(argv: string[], ports: Ports, io: Io): Promise<nu
   const decision = decideTrust(await readTrust(ports.fs, layout.trustFile), path, false);
   if (values.status !== true && values.revoke !== true) {
     const broad = await broadTrustWarning(ports, path);
-    if (broad !== undefined) io.err(broad);
+    if (broad !== undefined) io.err(terminalSafe(broad));
   }
   if (values.json === true) {
     io.out(
-      JSON.stringify({
+      jsonTerminalSafe(JSON.stringify({
         path,
         trusted: decision.trusted,
         ...(decision.via !== undefined && decision.via !== path ? { via: decision.via } : {}),
         changed,
-      }) + "\n",
+      })) + "\n",
     );
     return 0;
   }
+  // A folder's name comes from the file system (a cloned repository may name it): no raw escapes.
+  const say = (text: string) => io.out(terminalSafe(text));
   if (values.status === true) {
-    io.out(
+    say(
       decision.trusted
         ? `${path} is trusted${decision.via !== path ? ` (through ${decision.via})` : ""}.\n`
         : `${path} is not trusted. Run \`blade trust\` in it to trust it.\n`,
     );
   } else if (values.revoke === true) {
-    io.out(changed ? `${path} is no longer trusted.\n` : `${path} was not trusted; nothing changed.\n`);
-    if (decision.trusted) io.out(`It is still trusted through ${decision.via}.\n`);
+    say(changed ? `${path} is no longer trusted.\n` : `${path} was not trusted; nothing changed.\n`);
+    if (decision.trusted) say(`It is still trusted through ${decision.via}.\n`);
   } else {
-    io.out(changed ? `Trusted ${path}.\n` : `${path} was already trusted.\n`);
+    say(changed ? `Trusted ${path}.\n` : `${path} was already trusted.\n`);
   }
   return 0;
 }
