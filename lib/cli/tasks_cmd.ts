@@ -13,6 +13,7 @@ import { createApp } from "../app.ts";
 import type { Io } from "./io.ts";
 import { parseAge, parseOrUsage } from "./args.ts";
 import { publicProjection } from "../store/projection.ts";
+import type { SidecarDiagnostic } from "../store/store.ts";
 import { TaskAdmin } from "../manager/task_admin.ts";
 import { reconcile } from "../manager/recovery.ts";
 import { runTasksResume } from "./tasks_resume_cmd.ts";
@@ -103,7 +104,9 @@ export async function runTasks(argv: string[], ports: Ports, io: Io): Promise<nu
   switch (command) {
     case "list": {
       const session = values.session;
-      const mine = (await admin.list()).filter((r) => session === undefined || r.parentSessionId === session);
+      const { records, problems } = await admin.listWithProblems();
+      reportProblems(io, problems);
+      const mine = records.filter((r) => session === undefined || r.parentSessionId === session);
       if (values.json === true) json(mine.map(publicProjection));
       else if (mine.length === 0 && session !== undefined) io.out("No subagent runs in this session yet.\n");
       else {
@@ -134,6 +137,8 @@ export async function runTasks(argv: string[], ports: Ports, io: Io): Promise<nu
     }
     case "clean": {
       const olderThan = values["older-than"] ?? "7d";
+      // Corrupt records are never removed by clean: say which ones stay.
+      reportProblems(io, (await admin.listWithProblems()).problems);
       const removed = await admin.clean(parseAge(olderThan));
       const pruned = values.worktrees === true
         ? await pruneStaleWorktrees(
@@ -156,5 +161,17 @@ export async function runTasks(argv: string[], ports: Ports, io: Io): Promise<nu
     }
     default:
       throw usageError(`Unknown tasks command "${command}".`, "See `blade tasks --help`.");
+  }
+}
+
+/** Names every record `blade tasks` had to skip, on stderr (stdout stays the listing or its JSON). */
+function reportProblems(io: Io, problems: readonly SidecarDiagnostic[]): void {
+  for (const p of problems) {
+    io.err(terminalSafe(`blade: warning: skipped run record ${p.file ?? p.id}: ${p.message}\n`));
+  }
+  if (problems.length > 0) {
+    io.err(
+      `  hint: \`blade tasks output <id>\` says what is wrong with one; move a damaged file aside or remove it.\n`,
+    );
   }
 }

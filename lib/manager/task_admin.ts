@@ -9,7 +9,7 @@ import { validateSessionId } from "../protocol/ids.ts";
 import type { Clock } from "../sys/clock.ts";
 import type { Process } from "../sys/process.ts";
 import type { SidecarRecord, SidecarStatus } from "../store/schema.ts";
-import type { SidecarOwner, SidecarStore } from "../store/store.ts";
+import type { SidecarDiagnostic, SidecarOwner, SidecarStore } from "../store/store.ts";
 import { pollWhileRunning } from "./ends_within.ts";
 
 export interface TaskAdminOptions {
@@ -43,15 +43,27 @@ export class TaskAdmin {
 
   /** The visible runs, most recently active first. */
   async list(): Promise<SidecarRecord[]> {
-    const { records } = await this.#o.store.listAll();
-    return records.filter((r) => this.#visible(r));
+    return (await this.listWithProblems()).records;
   }
 
-  /** One visible run; BladeError `task_not_found` when it is absent, unusable or another folder's. */
+  /**
+   * The visible runs and every stored record that could not be used (corrupt, foreign id, too large,
+   * not a regular file). An unusable record's owner cannot be known, so each is reported.
+   */
+  async listWithProblems(): Promise<{ records: SidecarRecord[]; problems: SidecarDiagnostic[] }> {
+    const { records, diagnostics } = await this.#o.store.listAll();
+    return { records: records.filter((r) => this.#visible(r)), problems: diagnostics };
+  }
+
+  /**
+   * One visible run; BladeError `task_not_found` when it is absent or another folder's, and
+   * `invalid_sidecar` (naming the file and why) when its stored record cannot be used.
+   */
   async find(id: string): Promise<SidecarRecord> {
     validateSessionId(id);
     const loaded = await this.#o.store.load(id);
-    if (loaded === null || !("record" in loaded) || !this.#visible(loaded.record)) {
+    if (loaded !== null && "diagnostic" in loaded) throw corruptRecord(id, loaded.diagnostic);
+    if (loaded === null || !this.#visible(loaded.record)) {
       throw new BladeError("task_not_found", `Unknown task ID: ${id}`, {
         hint: "`blade tasks list` shows the runs of this folder (`--all` for every folder).",
       });
@@ -102,4 +114,14 @@ export class TaskAdmin {
     for (const owner of owners.values()) removed += await this.#o.store.cleanupExpired(owner, olderThanMs);
     return removed;
   }
+}
+
+/** `tasks output|wait|cancel <id>` of a record that cannot be used: what is wrong and where. */
+export function corruptRecord(id: string, d: SidecarDiagnostic): BladeError {
+  const where = d.file === undefined ? "" : ` (${d.file})`;
+  return new BladeError("invalid_sidecar", `Task ${id} has a corrupt record${where}: ${d.message}`, {
+    hint: d.file === undefined
+      ? "Remove the record; the run's result cannot be recovered from it."
+      : `Inspect ${d.file}; move it aside or remove it to clear this error (\`blade tasks clean\` leaves it alone).`,
+  });
 }

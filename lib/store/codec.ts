@@ -14,6 +14,7 @@ export type SidecarDiagnosticCode =
   | "unsupported_version"
   | "invalid_record"
   | "not_a_file"
+  | "too_large"
   | "invalid_file_name";
 
 /** Why a stored sidecar could not be used. `file` is set by stores that keep files. */

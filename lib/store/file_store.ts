@@ -37,6 +37,12 @@ const FILE_MODE = 0o600;
 const DIR_MODE = 0o700;
 /** Files decoded at once by listAll. */
 const LIST_CONCURRENCY = 16;
+/**
+ * A record larger than this is never read into memory (a hostile or runaway file, e.g. a 1 GB sparse
+ * file): it is a `too_large` diagnostic. Real records stay far below it (messages are bounded by the
+ * model's context).
+ */
+export const MAX_SIDECAR_BYTES = 64 * 1024 * 1024;
 
 export interface FileSidecarStoreOptions {
   fs: Fs;
@@ -123,6 +129,14 @@ export class FileSidecarStore implements SidecarStore {
     if (!info.isFile) {
       this.#cache.delete(id);
       return this.#diagnostic(id, "not_a_file", "is not a regular file");
+    }
+    if (info.size > MAX_SIDECAR_BYTES) {
+      this.#cache.delete(id);
+      return this.#diagnostic(
+        id,
+        "too_large",
+        `is too large (${info.size} bytes, at most ${MAX_SIDECAR_BYTES})`,
+      );
     }
     const cached = this.#cache.get(id);
     if (cached !== undefined && cached.mtimeMs === info.mtimeMs && cached.size === info.size) {
