@@ -13,6 +13,7 @@ export const BLADE_ERROR_CODES = [
   "config_invalid",
   "file_not_found",
   "inbox_invalid",
+  "transcript_invalid",
   "invalid_agents",
   "invalid_inbox_entry",
   "invalid_session_id",

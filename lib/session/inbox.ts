@@ -114,7 +114,13 @@ export class Inbox {
   }
 
   async #read(): Promise<InboxEntry[]> {
-    if (await this.#fs.lstat(this.path) === null) return [];
+    const info = await this.#fs.lstat(this.path);
+    if (info === null) return [];
+    // Never followed or opened: a symlink, folder or FIFO in its place; never read whole: an oversized file.
+    if (!info.isFile) throw this.#invalid("is not a regular file (a symlink, folder or special file)");
+    if (info.size > INBOX_LIMITS.bytes) {
+      throw this.#invalid(`is too large (${info.size} bytes, over its limit of ${INBOX_LIMITS.bytes} bytes)`);
+    }
     let text: string;
     try {
       text = await this.#fs.readText(this.path);

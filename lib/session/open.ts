@@ -75,6 +75,16 @@ export async function openSession(ports: Ports, o: OpenSessionOptions): Promise<
         hint: "Sessions belong to the folder they were started in; list them with `ls ~/.blade/projects/`.",
       });
     }
+    const first = read.events[0];
+    if (first?.type !== "session_created" || first.sessionId !== id) {
+      throw new BladeError(
+        "transcript_invalid",
+        `Session ${id} cannot be continued: ${path} does not start with its session_created event${
+          read.diagnostics.length > 0 ? ` (${read.diagnostics.length} unreadable lines)` : ""
+        }.`,
+        { hint: "The file is not a Blade transcript (or its start was lost); move it aside and start a new session." },
+      );
+    }
     if (o.fork === true) {
       const forkId = await freshId(ports, o);
       const transcript = writer(ports, o, forkId);

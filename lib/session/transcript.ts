@@ -3,6 +3,7 @@
 // tolerant reader: a torn last line is reported, a bad line in the middle is reported, nothing is
 // silently dropped. Does not know what the events mean (see session/history.ts).
 
+import { BladeError } from "../errors.ts";
 import type { Fs, LockedFile } from "../sys/fs.ts";
 import type { Clock } from "../sys/clock.ts";
 import type { Ids } from "../sys/ids.ts";
@@ -10,7 +11,7 @@ import { type NewTranscriptEvent, TRANSCRIPT_EVENT_TYPES, type TranscriptEvent }
 
 export interface TranscriptDiagnostic {
   line: number;
-  kind: "torn_last_line" | "invalid_line";
+  kind: "torn_last_line" | "invalid_line" | "out_of_order" | "foreign_session";
   message: string;
 }
 
@@ -62,6 +63,27 @@ export function parseTranscript(text: string): TranscriptRead {
       });
       continue;
     }
+    // seq only grows, and every line is of the file's own session (its first line's): a duplicated,
+    // reordered or spliced-in line is reported and ignored, never replayed.
+    const previous = events.at(-1);
+    if (previous !== undefined && value.seq <= previous.seq) {
+      diagnostics.push({
+        line: i + 1,
+        kind: "out_of_order",
+        message: `line ${i + 1} has seq ${value.seq}, not after ${previous.seq} (a duplicated or reordered line); it is ignored`,
+      });
+      continue;
+    }
+    if (previous !== undefined && value.sessionId !== events[0]!.sessionId) {
+      diagnostics.push({
+        line: i + 1,
+        kind: "foreign_session",
+        message: `line ${i + 1} belongs to session ${JSON.stringify(value.sessionId)}, not ${
+          JSON.stringify(events[0]!.sessionId)
+        }; it is ignored`,
+      });
+      continue;
+    }
     if (torn) {
       // Complete JSON but no newline: keep it (the bytes are all there) and still report it.
       diagnostics.push({
@@ -75,7 +97,21 @@ export function parseTranscript(text: string): TranscriptRead {
   return { events, diagnostics };
 }
 
+/**
+ * The transcript at `path`, null when there is none. Only a regular file is read: a symlink, folder or
+ * FIFO in its place (never written by Blade) is BladeError `transcript_invalid`, so nothing is followed
+ * out of the storage root and nothing blocks on a pipe.
+ */
 export async function readTranscript(fs: Fs, path: string): Promise<TranscriptRead | null> {
+  const info = await fs.lstat(path);
+  if (info === null) return null;
+  if (!info.isFile) {
+    throw new BladeError(
+      "transcript_invalid",
+      `The transcript ${path} is not a regular file (a symlink, folder or special file); it is not read`,
+      { hint: "Blade writes transcripts as plain files: move this one aside to start afresh." },
+    );
+  }
   const text = await fs.readTextIfExists(path);
   return text === null ? null : parseTranscript(text);
 }
