@@ -23,6 +23,8 @@ export interface DiagnosticFields {
   hint?: string | undefined;
 }
 
+const MAX_MESSAGE = 300;
+
 /** Builds a Diagnostic with a stable key order, leaving out optional keys that are undefined. */
 export function diagnostic(
   severity: DiagnosticSeverity,
@@ -35,7 +37,8 @@ export function diagnostic(
     ...(fields.line === undefined ? {} : { line: fields.line }),
     severity,
     ...(fields.field === undefined ? {} : { field: fields.field }),
-    message,
+    // A message may quote a file's value (a 20 KB list, a whole line): bounded, so a report stays readable.
+    message: message.length > MAX_MESSAGE ? `${message.slice(0, MAX_MESSAGE)}… (cut)` : message,
     ...(fields.hint === undefined ? {} : { hint: fields.hint }),
   };
 }

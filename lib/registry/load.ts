@@ -121,7 +121,23 @@ export async function listAgentFiles(fs: Fs, dir: string, diagnostics: Diagnosti
     for (const entry of await fs.readDir(dir)) {
       if (!entry.name.endsWith(".md") || entry.name.startsWith(".") || entry.isDirectory) continue;
       const path = join(dir, entry.name);
-      if (entry.isFile || (await statOrWarn(fs, path, diagnostics))?.isFile) paths.push(path);
+      if (entry.isFile) {
+        paths.push(path);
+        continue;
+      }
+      const reported = diagnostics.length;
+      const target = await statOrWarn(fs, path, diagnostics);
+      if (target?.isFile) paths.push(path);
+      else if (target === null && entry.isSymlink && diagnostics.length === reported) {
+        diagnostics.push(
+          diagnostic("warning", path, "A broken symbolic link (its target does not exist); ignored"),
+        );
+      } else if (target !== null && !target.isDirectory) {
+        // A FIFO, socket or device is never opened: reading it could block forever.
+        diagnostics.push(
+          diagnostic("warning", path, "Not a regular file (a FIFO, socket or device); ignored"),
+        );
+      }
     }
     return paths.sort();
   } catch (e) {

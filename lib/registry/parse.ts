@@ -7,7 +7,7 @@ import { toolRuleNotes } from "./child_tools.ts";
 import { type Diagnostic, diagnostic } from "./diagnostic.ts";
 import { type Frontmatter, splitFrontmatter } from "./frontmatter.ts";
 import { readLenientFrontmatter } from "./lenient.ts";
-import { isReservedAgentName } from "./names.ts";
+import { isReservedAgentName, strictNameProblem } from "./names.ts";
 import { readSimpleFrontmatter } from "./simple_yaml.ts";
 import { AGENT_FIELDS, type AgentDefinition, agentDefinitionSchema, type AgentSource } from "./schema.ts";
 
@@ -115,8 +115,33 @@ async function parseUnsorted(text: string, options: ParseAgentOptions): Promise<
     );
     return { diagnostics };
   }
+  const naming = nameProblem(definition.name);
+  if (naming !== undefined) {
+    const at = { line: fields.lines["name"], field: "name", hint: FIELD_HINTS["name"] };
+    if (naming.fatal) {
+      diagnostics.push(diagnostic("error", file, `${naming.message}; agent not loaded`, at));
+      return { diagnostics };
+    }
+    diagnostics.push(diagnostic("warning", file, naming.message, at));
+  }
   addAdvice(definition, fields.lines, diagnostics);
   return { definition, diagnostics };
+}
+
+/**
+ * A name that is a path (`../../evil`, `a/b`, `..`) is refused: names end up in file names and
+ * commands. Any other name outside the strict pattern (an emoji, a space) loads with a warning, as
+ * Claude Code loads it, but the model and `blade run` must quote it exactly.
+ */
+function nameProblem(name: string): { fatal: boolean; message: string } | undefined {
+  if (/[\\/]/.test(name) || name === "." || name === "..") {
+    return { fatal: true, message: `Agent name ${JSON.stringify(name)} is a path, not a name` };
+  }
+  if (strictNameProblem(name) === undefined) return undefined;
+  return {
+    fatal: false,
+    message: `Agent name ${JSON.stringify(name)} is not a plain name (letters, digits, "_" and "-")`,
+  };
 }
 
 /** YAML first; on a syntax error, the lenient `key: value` reading with a warning; else an error. */
@@ -129,6 +154,7 @@ async function readFields(
   const counter = new LineCounter();
   const doc = parseDocument(frontmatter.text, { lineCounter: counter, prettyErrors: false });
   const firstError = doc.errors[0];
+  if (tooDeep(doc, frontmatter.firstLine, file, diagnostics)) return undefined;
   if (firstError === undefined) {
     let value: unknown;
     try {
@@ -195,8 +221,34 @@ async function readFields(
   return { values: lenient.fields, lines: lenient.lines };
 }
 
+/**
+ * True (with an error) when the parser gave up on nesting deeper than the stack allows: a hostile file,
+ * not a typo. Also reports unresolved tags (`!!python/object`, `!!js/function`): plain values, never run.
+ */
+function tooDeep(
+  doc: { errors: readonly { message: string }[]; warnings: readonly { message: string }[] },
+  line: number,
+  file: string,
+  diagnostics: Diagnostic[],
+): boolean {
+  if (doc.errors.some((e) => /call stack/i.test(e.message))) {
+    diagnostics.push(
+      diagnostic("error", file, "The frontmatter is too deeply nested to read; agent not loaded", {
+        line,
+        hint: "Agent fields are flat `key: value` lines and short lists",
+      }),
+    );
+    return true;
+  }
+  for (const w of doc.warnings.slice(0, 5)) {
+    diagnostics.push(diagnostic("warning", file, `YAML: ${w.message}`, { line }));
+  }
+  return false;
+}
+
 function pickKnownFields(fields: Fields, file: string, diagnostics: Diagnostic[]): Record<string, unknown> {
   const input: Record<string, unknown> = {};
+  let unknown = 0;
   for (const [key, value] of Object.entries(fields.values)) {
     const line = fields.lines[key];
     if (AGENT_FIELDS.includes(key)) {
@@ -208,6 +260,8 @@ function pickKnownFields(fields: Fields, file: string, diagnostics: Diagnostic[]
           field: key,
         }),
       );
+    } else if (++unknown > MAX_UNKNOWN_REPORTED) {
+      continue; // summed up below: thousands of junk fields get one line, not thousands
     } else {
       diagnostics.push(
         diagnostic("warning", file, `Unknown field "${key}"; ignored`, {
@@ -218,8 +272,17 @@ function pickKnownFields(fields: Fields, file: string, diagnostics: Diagnostic[]
       );
     }
   }
+  if (unknown > MAX_UNKNOWN_REPORTED) {
+    diagnostics.push(
+      diagnostic("warning", file, `${unknown - MAX_UNKNOWN_REPORTED} more unknown fields; ignored`, {
+        hint: `Known fields: ${AGENT_FIELDS.join(", ")}`,
+      }),
+    );
+  }
   return input;
 }
+
+const MAX_UNKNOWN_REPORTED = 20;
 
 const squash = (key: string) => key.toLowerCase().replace(/[-_]/g, "");
 const UNKNOWN_FIELD_HINTS = new Map([

@@ -23,6 +23,13 @@ const nameList = z
   .union([z.string(), z.array(z.string())], { error: "must be a list of names or a comma-separated string" })
   .transform((value) => splitNameList(value));
 
+/**
+ * No C0/C1 control, DEL, bidi override or zero-width character: names and model ids are shown on terminals,
+ * sent to the model and matched exactly, where such characters hide or reorder what a person reads.
+ */
+// deno-lint-ignore no-control-regex
+const NO_CONTROLS = /^[^\u0000-\u001f\u007f-\u009f\u200b-\u200f\u202a-\u202e\u2060-\u2069\ufeff]*$/;
+
 const text = (what: string) =>
   z.string({ error: `must be ${what}` }).trim().min(1, { error: `must not be empty` });
 
@@ -30,8 +37,7 @@ export const agentDefinitionSchema = z.object({
   name: text("text").max(MAX_AGENT_NAME_LENGTH, {
     error: `must be at most ${MAX_AGENT_NAME_LENGTH} characters`,
   })
-    // deno-lint-ignore no-control-regex
-    .regex(/^[^\u0000-\u001f\u007f]*$/, { error: "must not contain control characters" }),
+    .regex(NO_CONTROLS, { error: "must not contain control or invisible characters" }),
   description: text("text"),
   /** The Markdown body, trimmed. */
   systemPrompt: z.string(),
@@ -41,7 +47,9 @@ export const agentDefinitionSchema = z.object({
   ),
   disallowedTools: nameList.default([]),
   /** Alias (`sonnet`, `opus`, `haiku`), model id, or `inherit`. */
-  model: text('a model alias, a model id or "inherit"').default("inherit"),
+  model: text('a model alias, a model id or "inherit"')
+    .regex(NO_CONTROLS, { error: "must not contain control or invisible characters" })
+    .default("inherit"),
   permissionMode: z
     .string({ error: "must be text" })
     .trim()

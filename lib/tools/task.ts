@@ -7,12 +7,17 @@ import type { SubtaskRefPart } from "../protocol/events.ts";
 import { newAgentId } from "../sys/ids.ts";
 import { type AnyTool, type PreparedCall, type ToolContext, type ToolResult } from "./tool.ts";
 
+/** A prompt longer than this is refused: it would be copied into the child's sidecar and transcript. */
+export const MAX_TASK_PROMPT = 200_000;
+
 export const taskInputSchema = z.object({
   subagent_type: z.string().min(1).optional().describe(
     "The type of agent to run (one of the available agent types). Required unless resuming.",
   ),
   description: z.string().min(3).max(100).describe("A short (3-100 character) description of the task."),
-  prompt: z.string().min(10).describe("The complete task for the agent: it does not see this conversation."),
+  prompt: z.string().min(10).max(MAX_TASK_PROMPT, {
+    error: `must be at most ${MAX_TASK_PROMPT} characters: put long material in a file and name its path`,
+  }).describe("The complete task for the agent: it does not see this conversation."),
   run_in_background: z.boolean().optional().describe(
     "Run in the background: returns at once; a completion notice arrives later. Do not poll.",
   ),
