@@ -82,7 +82,10 @@ export async function openSession(ports: Ports, o: OpenSessionOptions): Promise<
         `Session ${id} cannot be continued: ${path} does not start with its session_created event${
           read.diagnostics.length > 0 ? ` (${read.diagnostics.length} unreadable lines)` : ""
         }.`,
-        { hint: "The file is not a Blade transcript (or its start was lost); move it aside and start a new session." },
+        {
+          hint:
+            "The file is not a Blade transcript (or its start was lost); move it aside and start a new session.",
+        },
       );
     }
     if (o.fork === true) {

@@ -70,7 +70,9 @@ export function parseTranscript(text: string): TranscriptRead {
       diagnostics.push({
         line: i + 1,
         kind: "out_of_order",
-        message: `line ${i + 1} has seq ${value.seq}, not after ${previous.seq} (a duplicated or reordered line); it is ignored`,
+        message: `line ${
+          i + 1
+        } has seq ${value.seq}, not after ${previous.seq} (a duplicated or reordered line); it is ignored`,
       });
       continue;
     }
