@@ -15,6 +15,7 @@ import { parseAge, parseOrUsage } from "./args.ts";
 import { publicProjection } from "../store/projection.ts";
 import type { SidecarDiagnostic } from "../store/store.ts";
 import { TaskAdmin } from "../manager/task_admin.ts";
+import { removeRunFiles } from "../manager/run_files.ts";
 import { reconcile } from "../manager/recovery.ts";
 import { runTasksResume } from "./tasks_resume_cmd.ts";
 import {
@@ -139,7 +140,11 @@ export async function runTasks(argv: string[], ports: Ports, io: Io): Promise<nu
       const olderThan = values["older-than"] ?? "7d";
       // Corrupt records are never removed by clean: say which ones stay.
       reportProblems(io, (await admin.listWithProblems()).problems);
-      const removed = await admin.clean(parseAge(olderThan));
+      const { removed, failed } = await admin.clean(
+        parseAge(olderThan),
+        (record) => removeRunFiles(ports.fs, app.layout, record),
+      );
+      for (const f of failed) io.err(terminalSafe(`blade: warning: could not remove ${f}\n`));
       const pruned = values.worktrees === true
         ? await pruneStaleWorktrees(
           { git: processGit(ports.process, ports.env), fs: ports.fs, worktreesDir: app.layout.worktreesDir },

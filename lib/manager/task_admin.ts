@@ -11,6 +11,7 @@ import type { Process } from "../sys/process.ts";
 import type { SidecarRecord, SidecarStatus } from "../store/schema.ts";
 import type { SidecarDiagnostic, SidecarOwner, SidecarStore } from "../store/store.ts";
 import { pollWhileRunning } from "./ends_within.ts";
+import { isExpired } from "../store/record_ops.ts";
 
 export interface TaskAdminOptions {
   store: SidecarStore;
@@ -101,18 +102,36 @@ export class TaskAdmin {
     return alive ? { id, kind: "cancelled", pid } : { id, kind: "cancelled" };
   }
 
-  /** Removes the finished runs older than `olderThanMs` of every visible owner; how many went. */
-  async clean(olderThanMs: number): Promise<number> {
+  /**
+   * Removes the finished runs older than `olderThanMs` of every visible owner, with the files each
+   * leaves behind (`removeFiles`: transcript, inbox, locks); how many went and what could not be removed.
+   */
+  async clean(
+    olderThanMs: number,
+    removeFiles?: (record: SidecarRecord) => Promise<string[]>,
+  ): Promise<{ removed: number; failed: string[] }> {
+    const visible = await this.list();
+    const now = this.#o.clock.now();
+    const expired = visible.filter((r) => isExpired(r, olderThanMs, { now }));
     const owners = new Map<string, SidecarOwner>();
-    for (const r of await this.list()) {
+    for (const r of visible) {
       owners.set(`${r.parentSessionId}\0${r.parentProjectPath}`, {
         parentSessionId: r.parentSessionId,
         parentProjectPath: r.parentProjectPath,
       });
     }
     let removed = 0;
-    for (const owner of owners.values()) removed += await this.#o.store.cleanupExpired(owner, olderThanMs);
-    return removed;
+    for (const owner of owners.values()) {
+      removed += await this.#o.store.cleanupExpired(owner, olderThanMs, { now });
+    }
+    const failed: string[] = [];
+    // Only the runs whose sidecar is now gone (the store re-checks each under its lock).
+    for (const r of expired) {
+      if (removeFiles !== undefined && await this.#o.store.load(r.id) === null) {
+        failed.push(...await removeFiles(r));
+      }
+    }
+    return { removed, failed };
   }
 }
 

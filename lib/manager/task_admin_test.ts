@@ -89,7 +89,7 @@ Deno.test("clean removes expired finished runs of every visible owner, none of a
   for (const id of ["agent-mine", "agent-theirs", "agent-other-session"]) await store.markCompleted(id, done);
   await store.create(sidecarFixture("agent-still-running"));
   clock.advance(8 * DAY);
-  assert.equal(await admin.clean(7 * DAY), 2);
+  assert.equal((await admin.clean(7 * DAY)).removed, 2);
   assert.deepEqual((await store.listAll()).records.map((r) => r.id).sort(), [
     "agent-still-running",
     "agent-theirs",

@@ -1,6 +1,6 @@
 // Owns a session's durable inbox (docs/reference/background.md): the `<sessionId>.inbox.json` file holding completion
 // notices and user steering messages that the session has not consumed yet. Every change runs under
-// an exclusive cross-process lock on `<path>.lock` and rewrites the file atomically; a corrupt file is
+// an exclusive cross-process lock on `<path>.lock` (removed when released) and rewrites the file atomically; a corrupt file is
 // reported, never overwritten. Does not build notices (manager/notice.ts), write transcripts or decide
 // when entries are acknowledged: callers remove entries once the transcript holds them.
 
@@ -110,7 +110,7 @@ export class Inbox {
         await this.#fs.writeAtomic(this.path, text, { mode: FILE_MODE, dirMode: DIR_MODE });
       }
       return result;
-    }, { mode: FILE_MODE });
+    }, { mode: FILE_MODE, transient: true });
   }
 
   async #read(): Promise<InboxEntry[]> {

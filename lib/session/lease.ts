@@ -2,8 +2,8 @@
 // session, `projects/<escaped project>/.locks/<sha256(session id)>.lock` (0600), holding the PID and
 // process identity of whoever runs the session — a top-level `blade -p`, or the process running a
 // child. A lease of a dead or reused PID is taken over; a live holder means hands off. Every
-// check-and-write runs under a flock of the lease's own guard file (`<sha256>.guard`, kept, like the
-// store's record locks), so two processes never both win and different sessions never wait on each other.
+// check-and-write runs under a flock of the lease's own guard file (`<sha256>.guard`, removed when
+// released, like the store's record locks), so two processes never both win and different sessions never wait on each other.
 // Does not decide what to do with a busy session (callers do) and does not touch sidecars.
 
 import type { Fs } from "../sys/fs.ts";
@@ -222,7 +222,8 @@ export function ownIdentity(process: Process): Promise<ProcessIdentity | null> {
 
 async function underGuard<T>(fs: Fs, leaseFile: string, fn: () => Promise<T>): Promise<T> {
   // One guard per lease: leases of different sessions (recovery takes many at once) never wait on
-  // each other. The guard file stays: removing it could let two openers lock different inodes.
+  // each other. The guard is transient (removed when released; a waiter re-locks a fresh one), so
+  // guards never pile up.
   const guard = `${leaseFile.slice(0, -".lock".length)}.guard`;
   const dir = leaseFile.slice(0, leaseFile.lastIndexOf("/"));
   let ran = false;
@@ -230,14 +231,14 @@ async function underGuard<T>(fs: Fs, leaseFile: string, fn: () => Promise<T>): P
     return await fs.withLockedFile(guard, () => {
       ran = true;
       return fn();
-    });
+    }, { transient: true });
   } catch (e) {
     // The locks folder is made when the guard cannot be opened for want of it, not asserted before
     // every lease (recovery takes a thousand at once).
     if (ran || fsErrorCode(e) !== "ENOENT") throw e;
   }
   await fs.ensureDir(dir);
-  return await fs.withLockedFile(guard, fn);
+  return await fs.withLockedFile(guard, fn, { transient: true });
 }
 
 /** Alive only if the PID answers with the recorded fingerprint; a reused PID is dead. */

@@ -269,11 +269,11 @@ export class FileSidecarStore implements SidecarStore {
         const record = next(current.record);
         if (record === null) return current.record;
         return structuredClone(await this.#write(record, encodeSidecar(record)));
-      }, { mode: FILE_MODE });
+      }, { mode: FILE_MODE, transient: true });
     });
   }
 
-  /** The cross-process lock file of a record (a dot file: never listed as a record). */
+  /** The cross-process lock file of a record (a dot file: never listed as a record; removed when released). */
   #lockPath(id: string): string {
     return `${this.sessionsDir}/.${id}.lock`;
   }
@@ -285,7 +285,6 @@ export class FileSidecarStore implements SidecarStore {
       if (predicate !== undefined && !predicate(await this.load(id))) return false;
       this.#cache.delete(id);
       await this.#fs.remove(path);
-      await this.#fs.remove(this.#lockPath(id)).catch(() => {});
       return true;
     });
   }

@@ -48,12 +48,15 @@ export interface Fs {
   makeTempDir(prefix?: string): Promise<string>;
   /**
    * Open (creating with `mode`) and exclusively lock `path` across processes (flock), run `fn`,
-   * then unlock and close. Used for append-only logs that several writers share.
+   * then unlock and close. Used for append-only logs that several writers share. With `transient`
+   * the file is only a lock (no data): it is removed before the lock is released, and a locker that
+   * finds it was removed or replaced meanwhile locks the new one, so lock files never pile up. Every
+   * user of one lock path must pass the same `transient`.
    */
   withLockedFile<T>(
     path: string,
     fn: (file: LockedFile) => Promise<T>,
-    options?: { mode?: number },
+    options?: { mode?: number; transient?: boolean },
   ): Promise<T>;
 }
 
@@ -198,17 +201,41 @@ export function realFs(): Fs {
   };
 }
 
+/** Opens and locks `path`; for a transient lock, retries until the locked file is still the one at `path`. */
+async function openLocked(
+  path: string,
+  options: { mode?: number; transient?: boolean },
+): Promise<Deno.FsFile> {
+  for (;;) {
+    const file = await Deno.open(path, {
+      read: true,
+      write: true,
+      create: true,
+      mode: options.mode ?? 0o600,
+    });
+    try {
+      await file.lock(true);
+      if (options.transient !== true) return file;
+      // The holder before us removed the file before unlocking: this inode is no longer the lock.
+      const held = await file.stat();
+      if (held.ino === null) return file; // no inode numbers (Windows): the file is kept, see below
+      const current = await Deno.lstat(path).catch(() => null);
+      if (current !== null && current.ino === held.ino) return file;
+    } catch (e) {
+      file.close();
+      throw e;
+    }
+    file.close();
+  }
+}
+
 async function withLockedFile<T>(
   path: string,
   fn: (file: LockedFile) => Promise<T>,
-  options: { mode?: number } = {},
+  options: { mode?: number; transient?: boolean } = {},
 ): Promise<T> {
-  const file = await at(
-    path,
-    () => Deno.open(path, { read: true, write: true, create: true, mode: options.mode ?? 0o600 }),
-  );
+  const file = await at(path, () => openLocked(path, options));
   try {
-    await file.lock(true);
     const locked: LockedFile = {
       size: async () => (await file.stat()).size,
       async readFrom(offset) {
@@ -239,6 +266,13 @@ async function withLockedFile<T>(
     };
     return await fn(locked);
   } finally {
+    // Removed while still locked: whoever waits on this inode sees it is gone and locks a new file.
+    if (options.transient === true) {
+      const held = await file.stat().catch(() => null);
+      const current = await Deno.lstat(path).catch(() => null);
+      // Only the holder of the inode at `path` unlinks it, so nobody can have replaced it meanwhile.
+      if (held?.ino != null && current?.ino === held.ino) await Deno.remove(path).catch(() => {});
+    }
     try {
       await file.unlock();
     } catch { /* closing releases the lock anyway */ }

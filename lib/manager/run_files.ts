@@ -1,0 +1,44 @@
+// Owns the files a child run leaves next to its sidecar (docs/reference/sidecars.md, "Cleaning"): its
+// transcript, its inbox and the inbox's lock, its session lease and the lease's guard. `blade tasks
+// clean` removes them with the run's sidecar, so a folder's storage does not grow with every run.
+// Does not decide which runs go (TaskAdmin does) and never touches another run's files.
+
+import type { Fs } from "../sys/fs.ts";
+import type { StorageLayout } from "../config/storage.ts";
+import type { SidecarRecord } from "../store/schema.ts";
+import { leasePath } from "../session/lease.ts";
+
+/** Every file of run `record` that exists, in the folders its parent's and its own workspace use. */
+export async function runFiles(layout: StorageLayout, record: SidecarRecord): Promise<string[]> {
+  const projects = [...new Set([record.parentProjectPath, record.workspaceRoot])];
+  const out: string[] = [];
+  for (const project of projects) {
+    const lease = await leasePath(layout, project, record.id);
+    out.push(
+      layout.transcriptPath(project, record.id),
+      layout.inboxPath(project, record.id),
+      `${layout.inboxPath(project, record.id)}.lock`,
+      lease,
+      `${lease.slice(0, -".lock".length)}.guard`,
+    );
+  }
+  return out;
+}
+
+/** Removes the files of a removed run; returns what could not be removed (missing files are fine). */
+export async function removeRunFiles(
+  fs: Fs,
+  layout: StorageLayout,
+  record: SidecarRecord,
+): Promise<string[]> {
+  const failed: string[] = [];
+  for (const path of await runFiles(layout, record)) {
+    if (await fs.lstat(path) === null) continue;
+    try {
+      await fs.remove(path);
+    } catch (e) {
+      failed.push(`${path}: ${e instanceof Error ? e.message : String(e)}`);
+    }
+  }
+  return failed;
+}

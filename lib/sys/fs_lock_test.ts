@@ -1,0 +1,47 @@
+import assert from "node:assert/strict";
+import { realFs } from "./fs.ts";
+
+const COUNTER = decodeURIComponent(new URL("../testing/lock_counter.ts", import.meta.url).pathname);
+
+Deno.test("withLockedFile: a transient lock file is removed when released; a plain one stays", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "blade-lock-" });
+  try {
+    const fs = realFs();
+    assert.equal(await fs.withLockedFile(`${dir}/a.lock`, () => Promise.resolve(1), { transient: true }), 1);
+    assert.equal(await fs.lstat(`${dir}/a.lock`), null);
+    await assert.rejects(
+      fs.withLockedFile(`${dir}/b.lock`, () => Promise.reject(new Error("boom")), { transient: true }),
+      /boom/,
+    );
+    assert.equal(await fs.lstat(`${dir}/b.lock`), null, "removed after a failure too");
+    await fs.withLockedFile(`${dir}/c.log`, () => Promise.resolve());
+    assert.notEqual(await fs.lstat(`${dir}/c.log`), null);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("withLockedFile: four processes on one transient lock never hold it at once (no lost update)", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "blade-lock-race-" });
+  try {
+    const runs = Array.from({ length: 4 }, () =>
+      new Deno.Command(Deno.execPath(), {
+        args: [
+          "run",
+          `--allow-read=${dir}`,
+          `--allow-write=${dir}`,
+          COUNTER,
+          `${dir}/n.lock`,
+          `${dir}/n`,
+          "40",
+        ],
+        stdout: "null",
+        stderr: "piped",
+      }).output());
+    for (const r of await Promise.all(runs)) assert.ok(r.success, new TextDecoder().decode(r.stderr));
+    assert.equal(await Deno.readTextFile(`${dir}/n`), "160");
+    assert.deepEqual([...Deno.readDirSync(dir)].map((e) => e.name), ["n"], "no lock file left behind");
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
