@@ -75,6 +75,15 @@ export async function openSession(ports: Ports, o: OpenSessionOptions): Promise<
         hint: "Sessions belong to the folder they were started in; list them with `ls ~/.blade/projects/`.",
       });
     }
+    // An empty file is a session whose first line never reached the disk (it was full): it starts now.
+    if (read.events.length === 0 && read.diagnostics.length === 0 && o.fork !== true) {
+      const transcript = writer(ports, o, id);
+      await transcript.append([{
+        type: "session_created",
+        data: { agentType: "main", model: o.model, depth: 0 },
+      }]);
+      return { sessionId: id, transcript, history: rebuildHistory([]), diagnostics: [], resumed: true };
+    }
     const first = read.events[0];
     if (first?.type !== "session_created" || first.sessionId !== id) {
       throw new BladeError(
