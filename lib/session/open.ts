@@ -66,59 +66,7 @@ export async function openSession(ports: Ports, o: OpenSessionOptions): Promise<
       });
     }
   }
-  if (id !== undefined) {
-    validateSessionId(id);
-    const path = o.layout.transcriptPath(o.workspace, id);
-    const read = await readTranscript(ports.fs, path);
-    if (read === null) {
-      throw new BladeError("no_session", `Session ${id} was not found in this workspace.`, {
-        hint: "Sessions belong to the folder they were started in; list them with `ls ~/.blade/projects/`.",
-      });
-    }
-    // An empty file is a session whose first line never reached the disk (it was full): it starts now.
-    if (read.events.length === 0 && read.diagnostics.length === 0 && o.fork !== true) {
-      const transcript = writer(ports, o, id);
-      await transcript.append([{
-        type: "session_created",
-        data: { agentType: "main", model: o.model, depth: 0 },
-      }]);
-      return { sessionId: id, transcript, history: rebuildHistory([]), diagnostics: [], resumed: true };
-    }
-    const first = read.events[0];
-    if (first?.type !== "session_created" || first.sessionId !== id) {
-      throw new BladeError(
-        "transcript_invalid",
-        `Session ${id} cannot be continued: ${path} does not start with its session_created event${
-          read.diagnostics.length > 0 ? ` (${read.diagnostics.length} unreadable lines)` : ""
-        }.`,
-        {
-          hint:
-            "The file is not a Blade transcript (or its start was lost); move it aside and start a new session.",
-        },
-      );
-    }
-    if (o.fork === true) {
-      const forkId = await freshId(ports, o);
-      const transcript = writer(ports, o, forkId);
-      // The fork starts as a copy of the original's events; the original is never written again.
-      await transcript.append(read.events.map((e) => ({ type: e.type, data: e.data }) as NewTranscriptEvent));
-      return {
-        sessionId: forkId,
-        transcript,
-        history: rebuildHistory(read.events),
-        diagnostics: read.diagnostics,
-        resumed: true,
-      };
-    }
-    const transcript = writer(ports, o, id);
-    return {
-      sessionId: id,
-      transcript,
-      history: rebuildHistory(read.events),
-      diagnostics: read.diagnostics,
-      resumed: true,
-    };
-  }
+  if (id !== undefined) return await continueSession(ports, o, id);
   if (o.fork === true) {
     throw new BladeError("usage", "--fork-session needs --resume or --continue.", {
       exitCode: 2,
@@ -135,6 +83,61 @@ export async function openSession(ports: Ports, o: OpenSessionOptions): Promise<
     history: rebuildHistory([]),
     diagnostics: [],
     resumed: false,
+  };
+}
+
+/** `--resume <id>` / `--continue`: the session's transcript, checked, rebuilt (or forked). */
+async function continueSession(ports: Ports, o: OpenSessionOptions, id: string): Promise<OpenedSession> {
+  validateSessionId(id);
+  const path = o.layout.transcriptPath(o.workspace, id);
+  const read = await readTranscript(ports.fs, path);
+  if (read === null) {
+    throw new BladeError("no_session", `Session ${id} was not found in this workspace.`, {
+      hint: "Sessions belong to the folder they were started in; list them with `ls ~/.blade/projects/`.",
+    });
+  }
+  // An empty file is a session whose first line never reached the disk (it was full): it starts now.
+  if (read.events.length === 0 && read.diagnostics.length === 0 && o.fork !== true) {
+    const transcript = writer(ports, o, id);
+    await transcript.append([{
+      type: "session_created",
+      data: { agentType: "main", model: o.model, depth: 0 },
+    }]);
+    return { sessionId: id, transcript, history: rebuildHistory([]), diagnostics: [], resumed: true };
+  }
+  const first = read.events[0];
+  if (first?.type !== "session_created" || first.sessionId !== id) {
+    throw new BladeError(
+      "transcript_invalid",
+      `Session ${id} cannot be continued: ${path} does not start with its session_created event${
+        read.diagnostics.length > 0 ? ` (${read.diagnostics.length} unreadable lines)` : ""
+      }.`,
+      {
+        hint:
+          "The file is not a Blade transcript (or its start was lost); move it aside and start a new session.",
+      },
+    );
+  }
+  if (o.fork === true) {
+    const forkId = await freshId(ports, o);
+    const transcript = writer(ports, o, forkId);
+    // The fork starts as a copy of the original's events; the original is never written again.
+    await transcript.append(read.events.map((e) => ({ type: e.type, data: e.data }) as NewTranscriptEvent));
+    return {
+      sessionId: forkId,
+      transcript,
+      history: rebuildHistory(read.events),
+      diagnostics: read.diagnostics,
+      resumed: true,
+    };
+  }
+  const transcript = writer(ports, o, id);
+  return {
+    sessionId: id,
+    transcript,
+    history: rebuildHistory(read.events),
+    diagnostics: read.diagnostics,
+    resumed: true,
   };
 }
 
