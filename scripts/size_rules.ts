@@ -54,16 +54,6 @@ export const SIZE_RULES: readonly SizeAllow[] = [
     reason: "TODO issue 10: split into named helpers (s2-10)",
   },
   {
-    path: "lib/sys/process.ts",
-    function: "realProcess",
-    reason: "TODO issue 10: split into named helpers (s2-10)",
-  },
-  {
-    path: "lib/sys/process.ts",
-    function: "realProcess.run",
-    reason: "TODO issue 10: split into named helpers (s2-10)",
-  },
-  {
     path: "lib/cli/tasks_cmd.ts",
     function: "runTasks",
     reason: "TODO issue 10: split into named helpers (s2-10)",

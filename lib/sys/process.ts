@@ -1,4 +1,5 @@
-// Owns child processes and process identity (the Process port) and its real adapter.
+// Owns child processes and process identity (the Process port) and its real adapter; running one
+// command to its end is run_command.ts.
 // Process identity = PID + SHA-256 fingerprint of the process start time (docs/reference/sidecars.md), so a reused
 // PID is never mistaken for the original owner.
 
@@ -9,38 +10,10 @@ import {
   parseProcStatState,
 } from "./proc_stat.ts";
 
+import { type GroupKiller, runCommand, type RunOptions, type RunResult } from "./run_command.ts";
+
 export { groupLeaderState, parseProcStatParent, parseProcStatStartTime } from "./proc_stat.ts";
-
-export interface RunOptions {
-  cwd?: string;
-  env?: Record<string, string>;
-  /** Replace the whole environment with `env` instead of adding to it. */
-  clearEnv?: boolean;
-  stdin?: string;
-  timeoutMs?: number;
-  signal?: AbortSignal;
-  /** Stop collecting output past this many bytes per stream (the process keeps running). */
-  maxOutputBytes?: number;
-  /** Start the process in its own process group so the whole group can be killed (POSIX). */
-  newProcessGroup?: boolean;
-  /** Called with the child's PID as soon as it is spawned. */
-  onSpawn?: (pid: number) => void;
-  /** Receives output as it arrives (decoded text), e.g. to keep the tail of a background command. */
-  onOutput?: (text: string, stream: "stdout" | "stderr") => void;
-}
-
-export interface RunResult {
-  code: number;
-  signal: string | null;
-  stdout: string;
-  stderr: string;
-  timedOut: boolean;
-  aborted: boolean;
-  /** True when output was cut at maxOutputBytes. */
-  truncated: boolean;
-  /** Why a timeout or abort could not kill the process group (only the leader was killed then). */
-  killFailure?: string;
-}
+export { decodeChunks, type GroupKiller, type RunOptions, type RunResult } from "./run_command.ts";
 
 export interface ProcessIdentity {
   platform: "linux" | "darwin" | "win32";
@@ -149,179 +122,31 @@ async function linuxAlive(pid: number): Promise<boolean> {
   return state !== "Z" && state !== "X";
 }
 
-/** The text of byte chunks read from a stream. */
-export function decodeChunks(chunks: Uint8Array[]): string {
-  let total = 0;
-  for (const c of chunks) total += c.length;
-  const all = new Uint8Array(total);
-  let off = 0;
-  for (const c of chunks) {
-    all.set(c, off);
-    off += c.length;
-  }
-  return new TextDecoder().decode(all);
-}
-
-async function collect(
-  stream: ReadableStream<Uint8Array>,
-  max: number,
-  onCut: () => void,
-  onText?: (text: string) => void,
-): Promise<string> {
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  const live = onText === undefined ? undefined : new TextDecoder();
-  for await (const chunk of stream) {
-    if (live !== undefined) onText!(live.decode(chunk, { stream: true }));
-    if (size >= max) continue;
-    const room = max - size;
-    if (chunk.length > room) {
-      chunks.push(chunk.subarray(0, room));
-      size = max;
-      onCut();
-    } else {
-      chunks.push(chunk);
-      size += chunk.length;
-    }
-  }
-  return decodeChunks(chunks);
-}
-
-/**
- * Who kills a process group for `run`: inside a Worker, Deno refuses `kill(-pgid)` without an
- * unscoped run grant, so the Worker reports each group it starts and asks the main thread to kill it.
- * `started` resolves once the group is recorded durably (so a crash cannot leave it unknown to
- * recovery) and rejects when it was refused; the command does not run before it resolves.
- */
-export interface GroupKiller {
-  started(pgid: number): Promise<void>;
-  kill(pgid: number): Promise<void>;
-}
-
-/**
- * Holds a command at the start until one line arrives on stdin, then execs it (same PID, so the same
- * process group and start time). EOF — the process that spawned it died before releasing it — exits.
- */
-const GATE = 'IFS= read -r _ || exit 125; exec "$0" "$@"';
-
-/**
- * Waits until the GroupKiller recorded the gated child's group. When it refuses, the gated leader
- * (which has not run the command) is killed and the run fails with the reason.
- */
-async function releaseGate(
-  child: Deno.ChildProcess,
-  groupKiller: GroupKiller,
-  command: string,
-): Promise<void> {
-  try {
-    await groupKiller.started(child.pid);
-  } catch (e) {
-    try {
-      child.kill("SIGKILL");
-    } catch { /* already exited */ }
-    await Promise.all([child.status, child.stdout.cancel(), child.stderr.cancel()]).catch(() => {});
-    const why = e instanceof Error ? e.message : String(e);
-    throw new Error(`${command} was not started: its process group could not be recorded (${why})`);
-  }
-}
-
 /** How long `ownGroupLeader` waits for a just-spawned child's `setsid` to take effect. */
 const GROUP_LEADER_WAIT_MS = 2_000;
+
+/** The start-time value of the process leading group `pgid` (Linux /proc, macOS ps), or null. */
+async function groupLeaderStart(platform: string, pgid: number): Promise<string | null> {
+  if (platform === "linux") {
+    const stat = await procStat(pgid);
+    const leads = stat !== null && parseProcStatParent(stat)?.pgrp === pgid &&
+      parseProcStatState(stat) !== "Z";
+    return leads ? parseProcStatStartTime(stat!) : null;
+  }
+  if (platform !== "darwin") return null;
+  const out = await new Deno.Command("ps", {
+    args: ["-o", "pgid=", "-o", "lstart=", "-p", String(pgid)],
+    stdout: "piped",
+    stderr: "null",
+  }).output().catch(() => null);
+  const m = out?.success ? /^\s*(\d+)\s+(.+?)\s*$/.exec(new TextDecoder().decode(out.stdout)) : null;
+  return m !== null && m !== undefined && Number(m[1]) === pgid ? m[2]! : null;
+}
 
 export function realProcess(groupKiller?: GroupKiller): Process {
   return {
     pid: () => Deno.pid,
-    async run(command, args, options = {}) {
-      const posix = Deno.build.os !== "windows";
-      const group = posix && options.newProcessGroup === true;
-      // setsid puts the command in its own session/process group so the group can be killed. With
-      // a GroupKiller the command is gated until its group is recorded.
-      const gated = group && groupKiller !== undefined;
-      const argv = gated ? ["sh", "-c", GATE, command, ...args] : [command, ...args];
-      const child = new Deno.Command(group ? "setsid" : command, {
-        args: group ? argv : args,
-        ...(options.cwd === undefined ? {} : { cwd: options.cwd }),
-        ...(options.env === undefined ? {} : { env: options.env }),
-        clearEnv: options.clearEnv ?? false,
-        stdin: options.stdin === undefined && !gated ? "null" : "piped",
-        stdout: "piped",
-        stderr: "piped",
-      }).spawn();
-      if (gated) await releaseGate(child, groupKiller!, command);
-      options.onSpawn?.(child.pid);
-      let timedOut = false;
-      let aborted = false;
-      let truncated = false;
-      let killFailure: string | undefined;
-      const killLeader = () => {
-        try {
-          child.kill("SIGKILL");
-        } catch { /* already exited: nothing left to kill */ }
-      };
-      const killAll = () => {
-        if (!group) return killLeader();
-        if (groupKiller !== undefined) {
-          groupKiller.kill(child.pid).catch((e) => {
-            killFailure = `could not kill process group ${child.pid}: ${e instanceof Error ? e.message : e}`;
-            killLeader();
-          });
-          return;
-        }
-        try {
-          Deno.kill(-child.pid, "SIGKILL");
-        } catch (e) {
-          if (!(e instanceof Deno.errors.NotFound)) {
-            killFailure = `could not kill process group ${child.pid}: ${e instanceof Error ? e.message : e}`;
-          }
-          killLeader();
-        }
-      };
-      const timer = options.timeoutMs === undefined ? undefined : setTimeout(() => {
-        timedOut = true;
-        killAll();
-      }, options.timeoutMs);
-      const onAbort = () => {
-        aborted = true;
-        killAll();
-      };
-      options.signal?.addEventListener("abort", onAbort, { once: true });
-      if (options.signal?.aborted) onAbort();
-      if (options.stdin !== undefined || gated) {
-        const w = child.stdin.getWriter();
-        // The gate's line goes first: the command itself reads only what follows it.
-        const text = `${gated ? "\n" : ""}${options.stdin ?? ""}`;
-        await w.write(new TextEncoder().encode(text)).catch(() => {});
-        await w.close().catch(() => {});
-      }
-      const max = options.maxOutputBytes ?? Number.MAX_SAFE_INTEGER;
-      const [stdout, stderr, status] = await Promise.all([
-        collect(
-          child.stdout,
-          max,
-          () => (truncated = true),
-          options.onOutput === undefined ? undefined : (t) => options.onOutput!(t, "stdout"),
-        ),
-        collect(
-          child.stderr,
-          max,
-          () => (truncated = true),
-          options.onOutput === undefined ? undefined : (t) => options.onOutput!(t, "stderr"),
-        ),
-        child.status,
-      ]);
-      if (timer !== undefined) clearTimeout(timer);
-      options.signal?.removeEventListener("abort", onAbort);
-      return {
-        code: status.code,
-        signal: status.signal,
-        stdout,
-        stderr,
-        timedOut,
-        aborted,
-        truncated,
-        ...(killFailure === undefined ? {} : { killFailure }),
-      };
-    },
+    run: (command, args, options = {}) => runCommand(command, args, options, groupKiller),
     async identity(pid) {
       const value = await startValue(pid);
       if (value === null) return null;
@@ -362,21 +187,7 @@ export function realProcess(groupKiller?: GroupKiller): Process {
     async groupLeaderIdentity(pgid) {
       if (!Number.isInteger(pgid) || pgid <= 1) return null;
       const platform = platformName();
-      let value: string | null = null;
-      if (platform === "linux") {
-        const stat = await procStat(pgid);
-        const leads = stat !== null && parseProcStatParent(stat)?.pgrp === pgid &&
-          parseProcStatState(stat) !== "Z";
-        value = leads ? parseProcStatStartTime(stat!) : null;
-      } else if (platform === "darwin") {
-        const out = await new Deno.Command("ps", {
-          args: ["-o", "pgid=", "-o", "lstart=", "-p", String(pgid)],
-          stdout: "piped",
-          stderr: "null",
-        }).output().catch(() => null);
-        const m = out?.success ? /^\s*(\d+)\s+(.+?)\s*$/.exec(new TextDecoder().decode(out.stdout)) : null;
-        value = m !== null && m !== undefined && Number(m[1]) === pgid ? m[2]! : null;
-      }
+      const value = await groupLeaderStart(platform, pgid);
       return value === null ? null : { platform, fingerprint: await fingerprint(platform, value) };
     },
     killGroup(pgid) {
