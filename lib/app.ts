@@ -140,6 +140,38 @@ async function canonicalAddDirs(ports: Ports, dirs: readonly string[]): Promise<
   return out;
 }
 
+/**
+ * The run's configuration and Claude Code settings: Blade's user settings, the project's (only when
+ * trusted), Claude Code's settings files, then Blade's (which win), then --settings for this run.
+ */
+async function settingsOf(
+  ports: Ports,
+  flags: AppFlags,
+  where: { layout: StorageLayout; workspace: string; trusted: boolean; options: AppOptions },
+) {
+  const { layout, workspace, trusted } = where;
+  const user = await readSettingsFile(ports.fs, layout.configFile);
+  const project = trusted ? await readSettingsFile(ports.fs, `${workspace}/.blade/settings.json`) : {};
+  const claudeFiles = await readClaudeSettings(ports.fs, { home: ports.env.home(), workspace, trusted });
+  const settingsFlag = flags.settings === undefined
+    ? undefined
+    : await settingsFlagLayer(ports.fs, flags.settings, ports.env.cwd());
+  const claude = mergeClaudeSettings([
+    claudeFiles,
+    claudeSettingsOf({ permissions: user.permissions, env: user.env }, layout.configFile),
+    claudeSettingsOf({ permissions: project.permissions, env: project.env }, ".blade/settings.json"),
+    ...(settingsFlag === undefined ? [] : [settingsFlag]),
+  ]);
+  for (const key of claude.ignored) where.options.debugSink?.(`settings: ignored unknown key ${key}`);
+  const config = resolveConfig({
+    user,
+    project,
+    claude: claudeFiles,
+    ...(settingsFlag === undefined ? {} : { settingsFlag }),
+  }, { env: ports.env, flags });
+  return { config, claude };
+}
+
 export async function createApp(ports: Ports, flags: AppFlags, options: AppOptions = {}): Promise<App> {
   const root = resolveStorageRoot(ports.env);
   const storageRoot = await openStorageRoot(ports.fs, root, options.storage ?? "write");
@@ -152,30 +184,12 @@ export async function createApp(ports: Ports, flags: AppFlags, options: AppOptio
     // BLADE_TRUST_WORKSPACE=1: the CI way to say --trust-workspace.
     flags.trustWorkspace === true || ports.env.get("BLADE_TRUST_WORKSPACE") === "1",
   );
-  const user = await readSettingsFile(ports.fs, layout.configFile);
-  const project = trust.trusted ? await readSettingsFile(ports.fs, `${workspace}/.blade/settings.json`) : {};
-  // Claude Code's settings files, then Blade's (which win), then --settings for this run.
-  const claudeFiles = await readClaudeSettings(ports.fs, {
-    home: ports.env.home(),
+  const { config, claude } = await settingsOf(ports, flags, {
+    layout,
     workspace,
     trusted: trust.trusted,
+    options,
   });
-  const settingsFlag = flags.settings === undefined
-    ? undefined
-    : await settingsFlagLayer(ports.fs, flags.settings, ports.env.cwd());
-  const claude = mergeClaudeSettings([
-    claudeFiles,
-    claudeSettingsOf({ permissions: user.permissions, env: user.env }, layout.configFile),
-    claudeSettingsOf({ permissions: project.permissions, env: project.env }, ".blade/settings.json"),
-    ...(settingsFlag === undefined ? [] : [settingsFlag]),
-  ]);
-  for (const key of claude.ignored) options.debugSink?.(`settings: ignored unknown key ${key}`);
-  const config = resolveConfig({
-    user,
-    project,
-    claude: claudeFiles,
-    ...(settingsFlag === undefined ? {} : { settingsFlag }),
-  }, { env: ports.env, flags });
   const secrets = secretsOf(config);
   let redactAll = redactor(secrets);
   const redact = (text: string) => redactAll(text);

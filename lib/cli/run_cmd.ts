@@ -5,19 +5,21 @@
 import { parseArgs } from "node:util";
 import type { Ports } from "../sys/mod.ts";
 import { BladeError, usageError } from "../errors.ts";
-import { createApp } from "../app.ts";
+import { type App, createApp } from "../app.ts";
 import { type Io, redactedIo } from "./io.ts";
 import { parseOrUsage, RUN_OPTIONS } from "./args.ts";
 import { expandVariadic } from "./claude_flags.ts";
 import { appFlagsOf, outputFormatOf, rulesFromFlags } from "./print_flags.ts";
 import { printTrustWarning } from "./trust_warning.ts";
-import { interruptController, printSink } from "./print_turn.ts";
+import { interruptController, type PrintSink, printSink } from "./print_turn.ts";
 import { readStdin } from "../sys/signals.ts";
 import { mcpFlagsOf, startMcp } from "./mcp_wiring.ts";
 import { SubagentRuntime } from "../manager/subagents.ts";
+import type { SubagentEnv } from "../manager/subagent_env.ts";
+import type { RuntimeEvent } from "../protocol/events.ts";
 import { VERDICT_AGENTS, verdictFailure } from "../verification/verdict.ts";
 import { openSession } from "../session/open.ts";
-import { ChildUsage, runDirect } from "../manager/direct_run.ts";
+import { ChildUsage, type DirectRunOutcome, runDirect } from "../manager/direct_run.ts";
 import { newAgentId } from "../sys/ids.ts";
 import { validateSessionId } from "../protocol/ids.ts";
 import { selfCommand } from "../sys/self.ts";
@@ -42,18 +44,21 @@ Examples:
   blade run verification "Verify the last change" --trust-workspace
 `;
 
-export async function runAgentCommand(argv: string[], ports: Ports, io: Io): Promise<number> {
-  const { values, positionals } = parseOrUsage(() =>
+function parseRunArgs(argv: string[]) {
+  return parseOrUsage(() =>
     parseArgs({
       args: expandVariadic(argv),
       options: { ...RUN_OPTIONS, description: { type: "string" }, "agent-id": { type: "string" } },
       allowPositionals: true,
       strict: true,
     }), "blade run");
-  if (values.help === true) {
-    io.out(HELP);
-    return 0;
-  }
+}
+
+/** The agent and the prompt (the words after it, else standard input when it is not a terminal). */
+async function agentAndPrompt(
+  positionals: string[],
+  ports: Ports,
+): Promise<{ agent: string; prompt: string }> {
   const [agent, ...words] = positionals;
   if (agent === undefined) {
     throw usageError("blade run needs an agent name.", 'Example: blade run review "check the diff"');
@@ -61,6 +66,72 @@ export async function runAgentCommand(argv: string[], ports: Ports, io: Io): Pro
   let prompt = words.join(" ");
   if (prompt.trim() === "" && !ports.env.stdinIsTerminal()) prompt = (await readStdin()).trim();
   if (prompt.trim() === "") throw usageError("No prompt given.", `Example: blade run ${agent} "what to do"`);
+  return { agent, prompt };
+}
+
+/** Prints the run's result; a verification agent's run passes only with verdict pass (docs/guides/ci.md). */
+function finishRun(
+  sink: PrintSink,
+  run: { sessionId: string; agent: string; agentId: string },
+  outcome: DirectRunOutcome,
+): "completed" | "failed" | "cancelled" {
+  const audited = VERDICT_AGENTS.includes(run.agent);
+  const unmet = audited && outcome.status === "completed" ? verdictFailure(outcome.verdict) : undefined;
+  const error = outcome.error === undefined
+    ? unmet
+    : { code: outcome.errorCode ?? "subagent_failed", message: outcome.error };
+  const status = unmet === undefined ? outcome.status : "failed";
+  sink.finish({
+    sessionId: run.sessionId,
+    status,
+    result: outcome.result,
+    agentId: run.agentId,
+    numTurns: 0,
+    toolCalls: outcome.toolCalls,
+    usage: outcome.usage,
+    durationMs: outcome.durationMs,
+    subagents: sink.subagents,
+    ...(error === undefined ? {} : { error }),
+    ...(audited ? { verdict: outcome.verdict ?? null } : {}),
+  });
+  return status;
+}
+
+/** How `blade run` launches its one child: as a Task call of its ad-hoc parent session at depth 0. */
+function directLauncher(
+  env: SubagentEnv,
+  ports: Ports,
+  app: App,
+  sessionId: string,
+  call: { callId: string; signal: AbortSignal; emit: (event: RuntimeEvent) => void },
+): (input: Parameters<SubagentRuntime["launch"]>[0]) => ReturnType<SubagentRuntime["launch"]> {
+  const runtime = new SubagentRuntime(env, {
+    sessionId,
+    projectPath: app.workspace,
+    workspaceRoot: app.workspace,
+    model: app.config.model,
+    mode: app.config.permissionMode,
+    depth: 0,
+  });
+  return (input) =>
+    runtime.launch(input, {
+      ports,
+      sessionId,
+      workspaceRoot: app.workspace,
+      storageRoot: app.layout.root,
+      trusted: app.trust.trusted,
+      mode: app.config.permissionMode,
+      ...call,
+    });
+}
+
+export async function runAgentCommand(argv: string[], ports: Ports, io: Io): Promise<number> {
+  const { values, positionals } = parseRunArgs(argv);
+  if (values.help === true) {
+    io.out(HELP);
+    return 0;
+  }
+  const { agent, prompt } = await agentAndPrompt(positionals, ports);
   if (values.background === true) {
     return await startDetached(argv, ports, io, { agent, json: values["output-format"] === "json" });
   }
@@ -74,7 +145,7 @@ export async function runAgentCommand(argv: string[], ports: Ports, io: Io): Pro
     model: app.config.model,
     redact: app.redact,
   });
-  const sink = printSink(io, {
+  const sink: PrintSink = printSink(io, {
     format,
     mainSessionId: () => undefined,
     cwd: app.workspace,
@@ -101,14 +172,6 @@ export async function runAgentCommand(argv: string[], ports: Ports, io: Io): Pro
   }, { rules: rules.texts, ...(mcp === undefined ? {} : { mcp }) });
   const env = await run.env();
   env.registry.require(agent);
-  const runtime = new SubagentRuntime(env, {
-    sessionId: parent.sessionId,
-    projectPath: app.workspace,
-    workspaceRoot: app.workspace,
-    model: app.config.model,
-    mode: app.config.permissionMode,
-    depth: 0,
-  });
   const callId = `run_${ports.ids.random21()}`;
   const interrupt = interruptController();
   try {
@@ -116,18 +179,11 @@ export async function runAgentCommand(argv: string[], ports: Ports, io: Io): Pro
       ids: ports.ids,
       transcript: parent.transcript,
       store: env.store,
-      launch: (input) =>
-        runtime.launch(input, {
-          ports,
-          sessionId: parent.sessionId,
-          workspaceRoot: app.workspace,
-          storageRoot: app.layout.root,
-          trusted: app.trust.trusted,
-          mode: app.config.permissionMode,
-          callId,
-          signal: interrupt.signal,
-          emit: sink.emit,
-        }),
+      launch: directLauncher(env, ports, app, parent.sessionId, {
+        callId,
+        signal: interrupt.signal,
+        emit: sink.emit,
+      }),
       waitBackground: async (child) => {
         await env.background.wait(child, 0, interrupt.signal);
       },
@@ -142,26 +198,7 @@ export async function runAgentCommand(argv: string[], ports: Ports, io: Io): Pro
       usage,
       lostWork: sink.lostWork,
     });
-    // A verification agent's run passes only with verdict pass (docs/guides/ci.md).
-    const audited = VERDICT_AGENTS.includes(agent);
-    const unmet = audited && outcome.status === "completed" ? verdictFailure(outcome.verdict) : undefined;
-    const error = outcome.error === undefined
-      ? unmet
-      : { code: outcome.errorCode ?? "subagent_failed", message: outcome.error };
-    const status = unmet === undefined ? outcome.status : "failed";
-    sink.finish({
-      sessionId: parent.sessionId,
-      status,
-      result: outcome.result,
-      agentId: id,
-      numTurns: 0,
-      toolCalls: outcome.toolCalls,
-      usage: outcome.usage,
-      durationMs: outcome.durationMs,
-      subagents: sink.subagents,
-      ...(error === undefined ? {} : { error }),
-      ...(audited ? { verdict: outcome.verdict ?? null } : {}),
-    });
+    const status = finishRun(sink, { sessionId: parent.sessionId, agent, agentId: id }, outcome);
     if (interrupt.interrupted()) return 130;
     return status === "completed" ? 0 : 1;
   } finally {

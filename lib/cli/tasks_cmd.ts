@@ -9,7 +9,7 @@ import { processGit } from "../worktree/git.ts";
 import { parseArgs } from "node:util";
 import type { Ports } from "../sys/mod.ts";
 import { usageError } from "../errors.ts";
-import { createApp } from "../app.ts";
+import { type App, createApp } from "../app.ts";
 import type { Io } from "./io.ts";
 import { parseAge, parseOrUsage } from "./args.ts";
 import { publicProjection } from "../store/projection.ts";
@@ -51,10 +51,8 @@ Subagent runs started from this folder (each run's durable record, its sidecar).
 Before every command, runs of this folder whose process died are reconciled (see recover).
 `;
 
-export async function runTasks(argv: string[], ports: Ports, io: Io): Promise<number> {
-  // `resume` takes the run options of `blade run` (provider, script, output format, background).
-  if (argv[0] === "resume") return await runTasksResume(argv.slice(1), ports, io);
-  const { values, positionals } = parseOrUsage(() =>
+function parseTasksArgs(argv: string[]) {
+  return parseOrUsage(() =>
     parseArgs({
       args: argv,
       options: {
@@ -70,6 +68,27 @@ export async function runTasks(argv: string[], ports: Ports, io: Io): Promise<nu
       allowPositionals: true,
       strict: true,
     }), "blade tasks");
+}
+
+type TasksValues = ReturnType<typeof parseTasksArgs>["values"];
+
+/** What every subcommand past recovery works with. */
+interface TasksRun {
+  ports: Ports;
+  io: Io;
+  app: App;
+  admin: TaskAdmin;
+  values: TasksValues;
+  ids: string[];
+  /** `--timeout 0` looks once; no --timeout waits as long as the run takes. */
+  timeoutMs: number | undefined;
+  json(value: unknown, pretty?: boolean): void;
+}
+
+export async function runTasks(argv: string[], ports: Ports, io: Io): Promise<number> {
+  // `resume` takes the run options of `blade run` (provider, script, output format, background).
+  if (argv[0] === "resume") return await runTasksResume(argv.slice(1), ports, io);
+  const { values, positionals } = parseTasksArgs(argv);
   const [command, ...ids] = positionals;
   if (values.help === true || command === undefined) {
     io.out(TASKS_HELP);
@@ -97,73 +116,29 @@ export async function runTasks(argv: string[], ports: Ports, io: Io): Promise<nu
     workspace: app.workspace,
     all: values.all === true,
   });
-  // `--timeout 0` looks once; no --timeout waits as long as the run takes.
-  const timeoutMs = values.timeout === undefined
-    ? undefined
-    : parseAge(/^\d+$/.test(values.timeout) ? `${values.timeout}s` : values.timeout);
-  const json = (value: unknown, pretty = true) => io.out(JSON.stringify(value, null, pretty ? 2 : 0) + "\n");
+  const run: TasksRun = {
+    ports,
+    io,
+    app,
+    admin,
+    values,
+    ids,
+    timeoutMs: values.timeout === undefined
+      ? undefined
+      : parseAge(/^\d+$/.test(values.timeout) ? `${values.timeout}s` : values.timeout),
+    json: (value, pretty = true) => io.out(JSON.stringify(value, null, pretty ? 2 : 0) + "\n"),
+  };
   switch (command) {
-    case "list": {
-      const session = values.session;
-      const { records, problems } = await admin.listWithProblems();
-      reportProblems(io, problems);
-      const mine = records.filter((r) => session === undefined || r.parentSessionId === session);
-      if (values.json === true) json(mine.map(publicProjection));
-      else if (mine.length === 0 && session !== undefined) io.out("No subagent runs in this session yet.\n");
-      else {
-        io.out(terminalSafe(renderTaskList(mine, ports.clock.now())));
-        if (mine.length > 0) io.out(statusCounts(mine.map((r) => r.status)) + "\n");
-      }
-      return 0;
-    }
-    case "output": {
-      if (ids.length !== 1) throw usageError("blade tasks output takes one task id.");
-      const record = values.wait === true ? await admin.wait(ids[0]!, timeoutMs) : await admin.find(ids[0]!);
-      if (values.json === true) json(publicProjection(record));
-      else io.out(terminalSafe(renderTaskOutput(record)));
-      return 0;
-    }
-    case "wait": {
-      if (ids.length === 0) throw usageError("blade tasks wait needs at least one task id.");
-      let allOk = true;
-      const ended = [];
-      for (const id of ids) {
-        const r = await admin.wait(id, timeoutMs);
-        if (values.json === true) ended.push(publicProjection(r));
-        else io.out(terminalSafe(renderWaitLine(r)));
-        if (r.status !== "completed") allOk = false;
-      }
-      if (values.json === true) json(ended);
-      return allOk ? 0 : 1;
-    }
-    case "clean": {
-      const olderThan = values["older-than"] ?? "7d";
-      // Corrupt records are never removed by clean: say which ones stay.
-      reportProblems(io, (await admin.listWithProblems()).problems);
-      const { removed, failed } = await admin.clean(
-        parseAge(olderThan),
-        (record) => removeRunFiles(ports.fs, app.layout, record),
-      );
-      for (const f of failed) io.err(terminalSafe(`blade: warning: could not remove ${f}\n`));
-      const pruned = values.worktrees === true
-        ? await pruneStaleWorktrees(
-          { git: processGit(ports.process, ports.env), fs: ports.fs, worktreesDir: app.layout.worktreesDir },
-          { now: ports.clock.now() },
-        )
-        : undefined;
-      if (values.json === true) {
-        json(pruned === undefined ? { removed } : { removed, worktrees: pruned }, false);
-      } else io.out(renderClean(removed, olderThan) + (pruned === undefined ? "" : renderPrune(pruned)));
-      return 0;
-    }
-    case "cancel": {
-      if (ids.length === 0) throw usageError("blade tasks cancel needs at least one task id.");
-      const outcomes = [];
-      for (const id of ids) outcomes.push(await admin.cancel(id));
-      if (values.json === true) json(outcomes.map(cancelJson));
-      else for (const o of outcomes) io.out(renderCancel(o));
-      return 0;
-    }
+    case "list":
+      return await tasksList(run);
+    case "output":
+      return await tasksOutput(run);
+    case "wait":
+      return await tasksWait(run);
+    case "clean":
+      return await tasksClean(run);
+    case "cancel":
+      return await tasksCancel(run);
     default:
       throw usageError(`Unknown tasks command "${command}".`, "See `blade tasks --help`.");
   }
@@ -179,4 +154,70 @@ function reportProblems(io: Io, problems: readonly SidecarDiagnostic[]): void {
       `  hint: \`blade tasks output <id>\` says what is wrong with one; move a damaged file aside or remove it.\n`,
     );
   }
+}
+
+async function tasksList({ admin, values, io, ports, json }: TasksRun): Promise<number> {
+  const session = values.session;
+  const { records, problems } = await admin.listWithProblems();
+  reportProblems(io, problems);
+  const mine = records.filter((r) => session === undefined || r.parentSessionId === session);
+  if (values.json === true) json(mine.map(publicProjection));
+  else if (mine.length === 0 && session !== undefined) io.out("No subagent runs in this session yet.\n");
+  else {
+    io.out(terminalSafe(renderTaskList(mine, ports.clock.now())));
+    if (mine.length > 0) io.out(statusCounts(mine.map((r) => r.status)) + "\n");
+  }
+  return 0;
+}
+
+async function tasksOutput({ admin, values, io, ids, timeoutMs, json }: TasksRun): Promise<number> {
+  if (ids.length !== 1) throw usageError("blade tasks output takes one task id.");
+  const record = values.wait === true ? await admin.wait(ids[0]!, timeoutMs) : await admin.find(ids[0]!);
+  if (values.json === true) json(publicProjection(record));
+  else io.out(terminalSafe(renderTaskOutput(record)));
+  return 0;
+}
+
+async function tasksWait({ admin, values, io, ids, timeoutMs, json }: TasksRun): Promise<number> {
+  if (ids.length === 0) throw usageError("blade tasks wait needs at least one task id.");
+  let allOk = true;
+  const ended = [];
+  for (const id of ids) {
+    const r = await admin.wait(id, timeoutMs);
+    if (values.json === true) ended.push(publicProjection(r));
+    else io.out(terminalSafe(renderWaitLine(r)));
+    if (r.status !== "completed") allOk = false;
+  }
+  if (values.json === true) json(ended);
+  return allOk ? 0 : 1;
+}
+
+async function tasksClean({ admin, values, io, ports, app, json }: TasksRun): Promise<number> {
+  const olderThan = values["older-than"] ?? "7d";
+  // Corrupt records are never removed by clean: say which ones stay.
+  reportProblems(io, (await admin.listWithProblems()).problems);
+  const { removed, failed } = await admin.clean(
+    parseAge(olderThan),
+    (record) => removeRunFiles(ports.fs, app.layout, record),
+  );
+  for (const f of failed) io.err(terminalSafe(`blade: warning: could not remove ${f}\n`));
+  const pruned = values.worktrees === true
+    ? await pruneStaleWorktrees(
+      { git: processGit(ports.process, ports.env), fs: ports.fs, worktreesDir: app.layout.worktreesDir },
+      { now: ports.clock.now() },
+    )
+    : undefined;
+  if (values.json === true) {
+    json(pruned === undefined ? { removed } : { removed, worktrees: pruned }, false);
+  } else io.out(renderClean(removed, olderThan) + (pruned === undefined ? "" : renderPrune(pruned)));
+  return 0;
+}
+
+async function tasksCancel({ admin, values, io, ids, json }: TasksRun): Promise<number> {
+  if (ids.length === 0) throw usageError("blade tasks cancel needs at least one task id.");
+  const outcomes = [];
+  for (const id of ids) outcomes.push(await admin.cancel(id));
+  if (values.json === true) json(outcomes.map(cancelJson));
+  else for (const o of outcomes) io.out(renderCancel(o));
+  return 0;
 }

@@ -148,6 +148,70 @@ function childRules(spec: ChildSpec): { rules: RuleSet; limits: ToolRule[] } {
   return { rules: { ...run, deny: [...run.deny, ...own.denyRules] }, limits: own.limits };
 }
 
+function childTranscript(deps: ChildDeps, spec: ChildSpec): TranscriptWriter {
+  const { ports } = deps;
+  return new TranscriptWriter({
+    fs: ports.fs,
+    clock: ports.clock,
+    ids: ports.ids,
+    path: deps.layout.transcriptPath(spec.parentProjectPath, spec.id),
+    sessionId: spec.id,
+    projectPath: spec.parentProjectPath,
+    ...(deps.redact === undefined ? {} : { redact: deps.redact }),
+  });
+}
+
+/** The child's tool table; lazy on purpose: a Worker child's tools start loading only when first awaited (see child_worker.ts). */
+function lazyChildTools(
+  deps: ChildDeps,
+  spec: ChildSpec,
+  extras: readonly AnyTool[],
+): readonly AnyTool[] | PromiseLike<readonly AnyTool[]> {
+  const available = deps.toolsFor(spec);
+  if (Array.isArray(available)) return childTools(spec, available, extras);
+  return {
+    then: (ok, error) =>
+      Promise.resolve(available).then((all) => childTools(spec, all, extras)).then(ok, error),
+  };
+}
+
+/** The outcome of a child whose loop ran to its end (completed, failed or cancelled). */
+function childOutcome(
+  run: Awaited<ReturnType<ReturnType<typeof sessionLoop>["run"]>>,
+  structured: StructuredOutput | undefined,
+  durationMs: number,
+): ChildOutcome {
+  const stats = { tokens: totalTokens(run.usage), toolCalls: run.toolCalls, durationMs };
+  const toolResults = run.toolResults.map((r) => ({
+    name: r.call.name,
+    input: r.call.input,
+    result: r.result,
+  }));
+  const shaped = structured === undefined ? {} : { structuredOutput: structured.state };
+  if (run.status === "completed") {
+    return {
+      success: true,
+      message: run.finalText,
+      cancelled: false,
+      messages: run.messages,
+      stats,
+      toolResults,
+      ...shaped,
+    };
+  }
+  return {
+    success: false,
+    message: run.finalText,
+    error: run.error?.message ?? "the child run did not complete",
+    errorType: run.error?.type ?? "failed",
+    cancelled: run.status === "cancelled",
+    messages: run.messages,
+    stats,
+    toolResults,
+    ...shaped,
+  };
+}
+
 export async function runChild(deps: ChildDeps, spec: ChildSpec, signal: AbortSignal): Promise<ChildOutcome> {
   const { ports } = deps;
   const started = ports.clock.now();
@@ -162,26 +226,9 @@ export async function runChild(deps: ChildDeps, spec: ChildSpec, signal: AbortSi
     toolResults: [],
   });
   try {
-    const transcript = new TranscriptWriter({
-      fs: ports.fs,
-      clock: ports.clock,
-      ids: ports.ids,
-      path: deps.layout.transcriptPath(spec.parentProjectPath, spec.id),
-      sessionId: spec.id,
-      projectPath: spec.parentProjectPath,
-      ...(deps.redact === undefined ? {} : { redact: deps.redact }),
-    });
-
-    const available = deps.toolsFor(spec);
+    const transcript = childTranscript(deps, spec);
     const structured = await structuredOutputOf(spec);
-    const extras = structured === undefined ? [] : [structured.tool()];
-    // Lazy on purpose: a Worker child's tools start loading only when first awaited (see child_worker.ts).
-    const tools: readonly AnyTool[] | PromiseLike<readonly AnyTool[]> = Array.isArray(available)
-      ? childTools(spec, available, extras)
-      : {
-        then: (ok, error) =>
-          Promise.resolve(available).then((all) => childTools(spec, all, extras)).then(ok, error),
-      };
+    const tools = lazyChildTools(deps, spec, structured === undefined ? [] : [structured.tool()]);
     const loop = sessionLoop({
       ports,
       provider: deps.provider,
@@ -224,39 +271,7 @@ export async function runChild(deps: ChildDeps, spec: ChildSpec, signal: AbortSi
         },
       }],
     }, signal);
-    const stats = {
-      tokens: totalTokens(run.usage),
-      toolCalls: run.toolCalls,
-      durationMs: ports.clock.now() - started,
-    };
-    const toolResults = run.toolResults.map((r) => ({
-      name: r.call.name,
-      input: r.call.input,
-      result: r.result,
-    }));
-    if (run.status === "completed") {
-      return {
-        success: true,
-        message: run.finalText,
-        cancelled: false,
-        messages: run.messages,
-        stats,
-        toolResults,
-        ...(structured === undefined ? {} : { structuredOutput: structured.state }),
-      };
-    }
-    const error = run.error?.message ?? "the child run did not complete";
-    return {
-      success: false,
-      message: run.finalText,
-      error,
-      errorType: run.error?.type ?? "failed",
-      cancelled: run.status === "cancelled",
-      messages: run.messages,
-      stats,
-      toolResults,
-      ...(structured === undefined ? {} : { structuredOutput: structured.state }),
-    };
+    return childOutcome(run, structured, ports.clock.now() - started);
   } catch (e) {
     // A write the machine refused (its transcript on a full disk) is said as such, naming the file.
     const storage = storageWriteFailed(e);
