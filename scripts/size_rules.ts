@@ -38,11 +38,6 @@ export const SIZE_RULES: readonly SizeAllow[] = [
     reason: "TODO issue 10: split into named helpers (s2-10)",
   },
   {
-    path: "lib/protocol/shell_parse.ts",
-    function: "Parser.list",
-    reason: "TODO issue 10: split into named helpers (s2-10)",
-  },
-  {
     path: "lib/executor/main_runner.ts",
     function: "buildMainSession",
     reason: "TODO issue 10: split into named helpers (s2-10)",

@@ -28,6 +28,41 @@ const HARMLESS_TARGETS = new Set(["/dev/null", "/dev/stdout", "/dev/stderr"]);
 
 const MAX_DEPTH = 16;
 
+/** The command list being read: the commands so far and the command and word in progress. */
+interface ListState {
+  out: SimpleCommand[];
+  cmd: SimpleCommand;
+  word: string | null;
+  wordHazard: boolean;
+  /** The redirection operator awaiting its target word. */
+  redirect: string | null;
+}
+
+/** Ends the word in progress: a redirection's target or the command's next word. */
+function endWord(st: ListState): void {
+  if (st.word === null) return;
+  if (st.redirect !== null) {
+    if (!harmlessRedirect(st.redirect, st.word, st.wordHazard)) {
+      st.cmd.hazards.push(`redirection ${st.redirect} ${st.word}`);
+      st.cmd.targets.push(st.word);
+    }
+    st.redirect = null;
+  } else st.cmd.words.push(st.word);
+  st.word = null;
+  st.wordHazard = false;
+}
+
+/** Ends the command in progress, keeping it when it has words or hazards, and starts a fresh one. */
+function endCommand(st: ListState): void {
+  endWord(st);
+  if (st.redirect !== null) {
+    st.cmd.hazards.push(`redirection ${st.redirect} without a target`);
+    st.redirect = null;
+  }
+  if (st.cmd.words.length > 0 || st.cmd.hazards.length > 0) st.out.push(st.cmd);
+  st.cmd = fresh();
+}
+
 class Parser {
   #src: string;
   #i = 0;
@@ -41,104 +76,90 @@ class Parser {
 
   /** Parses simple commands until `close` (or the end); returns them with the index after `close`. */
   list(close: string | undefined): SimpleCommand[] {
-    const out: SimpleCommand[] = [];
-    let cmd = fresh();
-    let word: string | null = null;
-    let wordHazard = false;
-    let redirect: string | null = null; // the operator awaiting its target word
-    const endWord = () => {
-      if (word === null) return;
-      if (redirect !== null) {
-        if (!harmlessRedirect(redirect, word, wordHazard)) {
-          cmd.hazards.push(`redirection ${redirect} ${word}`);
-          cmd.targets.push(word);
-        }
-        redirect = null;
-      } else cmd.words.push(word);
-      word = null;
-      wordHazard = false;
-    };
-    const endCommand = () => {
-      endWord();
-      if (redirect !== null) {
-        cmd.hazards.push(`redirection ${redirect} without a target`);
-        redirect = null;
-      }
-      if (cmd.words.length > 0 || cmd.hazards.length > 0) out.push(cmd);
-      cmd = fresh();
-    };
+    const st: ListState = { out: [], cmd: fresh(), word: null, wordHazard: false, redirect: null };
     const src = this.#src;
     while (this.#i < src.length) {
       const c = src[this.#i]!;
       if (close !== undefined && c === close) {
         this.#i++;
-        endCommand();
-        return out;
+        endCommand(st);
+        return st.out;
       }
-      if (c === " " || c === "\t") {
-        endWord();
-        this.#i++;
-        continue;
-      }
-      if (c === "\n" || c === ";" || c === "&" || c === "|") {
-        if (c === "&" && src[this.#i + 1] === ">") {
-          endWord();
-          this.#redirect(cmd, (op) => (redirect = op));
-          continue;
-        }
-        if (c === ";" && src[this.#i + 1] === ";") cmd.hazards.push("case clause");
-        endCommand();
-        const width = (c === "&" || c === "|") && (src[this.#i + 1] === c || src[this.#i + 1] === "&")
-          ? 2
-          : 1;
-        cmd.separator = c === "\n" ? ";" : src.slice(this.#i, this.#i + width);
-        this.#i += width;
-        continue;
-      }
-      if (c === "#" && word === null) {
-        while (this.#i < src.length && src[this.#i] !== "\n") this.#i++;
-        continue;
-      }
-      if ((c === "<" || c === ">") && src[this.#i + 1] === "(") {
-        endWord();
-        this.#i += 2;
-        cmd.hazards.push(`process substitution ${c}(…)`);
-        this.#sub(")");
-        word = "";
-        wordHazard = true;
-        continue;
-      }
-      if (c === "<" || c === ">") {
-        // A word of digits directly before the operator is its file descriptor (2>file).
-        const fd = word !== null && /^\d+$/.test(word) && !wordHazard ? word : "";
-        if (fd !== "") word = null;
-        else endWord();
-        this.#redirect(cmd, (op) => (redirect = fd + op));
-        continue;
-      }
-      if (c === "(") {
-        endWord();
-        this.#i++;
-        cmd.hazards.push(cmd.words.length === 0 ? "subshell (…)" : "unexpected (");
-        this.#sub(")");
-        continue;
-      }
-      if (c === ")" || (c === "{" || c === "}") && word === null && this.#wordEndsAt(this.#i + 1)) {
-        cmd.hazards.push(c === ")" ? "unbalanced )" : "command group { … }");
-        this.#i++;
-        continue;
-      }
+      if (this.#operator(st, c)) continue;
       // Part of a word.
       const part = this.#wordPart();
-      word = (word ?? "") + part.text;
+      st.word = (st.word ?? "") + part.text;
       if (part.hazard !== undefined) {
-        cmd.hazards.push(part.hazard);
-        wordHazard = true;
+        st.cmd.hazards.push(part.hazard);
+        st.wordHazard = true;
       }
     }
-    if (close !== undefined) cmd.hazards.push(`missing ${close}`);
-    endCommand();
-    return out;
+    if (close !== undefined) st.cmd.hazards.push(`missing ${close}`);
+    endCommand(st);
+    return st.out;
+  }
+
+  /** Consumes the blank, separator, comment, redirection or bracket at `c`; false when `c` starts a word part. */
+  #operator(st: ListState, c: string): boolean {
+    const src = this.#src;
+    if (c === " " || c === "\t") {
+      endWord(st);
+      this.#i++;
+      return true;
+    }
+    if (c === "\n" || c === ";" || c === "&" || c === "|") {
+      this.#separator(st, c);
+      return true;
+    }
+    if (c === "#" && st.word === null) {
+      while (this.#i < src.length && src[this.#i] !== "\n") this.#i++;
+      return true;
+    }
+    if ((c === "<" || c === ">") && src[this.#i + 1] === "(") {
+      endWord(st);
+      this.#i += 2;
+      st.cmd.hazards.push(`process substitution ${c}(…)`);
+      this.#sub(")");
+      st.word = "";
+      st.wordHazard = true;
+      return true;
+    }
+    if (c === "<" || c === ">") {
+      // A word of digits directly before the operator is its file descriptor (2>file).
+      const fd = st.word !== null && /^\d+$/.test(st.word) && !st.wordHazard ? st.word : "";
+      if (fd !== "") st.word = null;
+      else endWord(st);
+      this.#redirect(st.cmd, (op) => (st.redirect = fd + op));
+      return true;
+    }
+    if (c === "(") {
+      endWord(st);
+      this.#i++;
+      st.cmd.hazards.push(st.cmd.words.length === 0 ? "subshell (…)" : "unexpected (");
+      this.#sub(")");
+      return true;
+    }
+    if (c === ")" || (c === "{" || c === "}") && st.word === null && this.#wordEndsAt(this.#i + 1)) {
+      st.cmd.hazards.push(c === ")" ? "unbalanced )" : "command group { … }");
+      this.#i++;
+      return true;
+    }
+    return false;
+  }
+
+  /** Consumes a newline, `;`, `&`, `|` (or their doubled forms), or an `&>` redirection. */
+  #separator(st: ListState, c: string): void {
+    const src = this.#src;
+    if (c === "&" && src[this.#i + 1] === ">") {
+      endWord(st);
+      this.#redirect(st.cmd, (op) => (st.redirect = op));
+      return;
+    }
+    if (c === ";" && src[this.#i + 1] === ";") st.cmd.hazards.push("case clause");
+    endCommand(st);
+    const width = (c === "&" || c === "|") && (src[this.#i + 1] === c || src[this.#i + 1] === "&") ? 2 : 1;
+    st.cmd.separator = c === "\n" ? ";" : src.slice(this.#i, this.#i + width);
+    this.#i += width;
   }
 
   #wordEndsAt(i: number): boolean {
