@@ -67,9 +67,4 @@ export const SIZE_RULES: readonly SizeAllow[] = [
     function: "backgroundHarness",
     reason: "TODO issue 10: split into named helpers (s2-10)",
   },
-  {
-    path: "lib/cli/interactive/view.ts",
-    function: "SessionView.#apply",
-    reason: "TODO issue 10: split into named helpers (s2-10)",
-  },
 ];

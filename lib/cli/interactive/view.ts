@@ -202,47 +202,18 @@ export class SessionView {
       case "session_started":
         if (event.depth === 0) this.#mainId = event.sessionId;
         return;
-      case "text_delta": {
-        if (!this.#isMain(event.sessionId)) return;
-        if (this.#answer === undefined) {
-          const block: AnswerBlock = { kind: "answer", md: new Markdown("", 0, 0, t.markdown), text: "" };
-          this.#blocks.push(block);
-          this.#answer = block;
-        }
-        this.#answer.text += event.text;
-        this.#answer.md.setText(clean(this.#answer.text).trim());
+      case "text_delta":
+        this.#textDelta(event);
         return;
-      }
       case "assistant_message":
         if (this.#isMain(event.sessionId)) this.#endAnswer();
         return;
-      case "tool_started": {
-        if (!this.#isMain(event.sessionId) || event.name === "Task") return;
-        this.#endAnswer();
-        const label = clean(toolLabel(event.name, event.input));
-        this.#blocks.push({ kind: "lines", lines: [`${t.dim("○")} ${label}`], wrap: false });
-        this.#tools.set(event.callId, { label, index: this.#blocks.length - 1 });
+      case "tool_started":
+        this.#toolStarted(event);
         return;
-      }
-      case "tool_completed": {
-        if (!this.#isMain(event.sessionId)) return;
-        const summary = resultSummary(event.name, event.content, event.isError);
-        const known = this.#tools.get(event.callId);
-        this.#tools.delete(event.callId);
-        if (event.name === "Task" && !event.isError) return; // the child's own lines tell its story
-        const label = known?.label ?? clean(toolLabel(event.name, {}));
-        const line = event.isError
-          ? `${t.error("✗")} ${label} ${t.dim("·")} ${t.error(summary)}`
-          : `${t.ok("✓")} ${label} ${t.dim(`· ${summary}`)}`;
-        const block: Block = { kind: "lines", lines: [line], wrap: false };
-        // In place while nothing came after it; else (an approval question) the outcome goes below.
-        if (known !== undefined && known.index === this.#blocks.length - 1) this.#blocks[known.index] = block;
-        else {
-          if (known !== undefined) this.#blocks[known.index] = { kind: "lines", lines: [], wrap: false };
-          this.#blocks.push(block);
-        }
+      case "tool_completed":
+        this.#toolCompleted(event);
         return;
-      }
       case "subagent_spawned":
         this.#children.set(event.subagent.session_id, {
           info: event.subagent,
@@ -258,23 +229,9 @@ export class SessionView {
         if (inner.type === "tool_completed") child.tool = undefined;
         return;
       }
-      case "subagent_completed": {
-        const child = this.#children.get(event.subagent.session_id);
-        this.#children.delete(event.subagent.session_id);
-        this.#endAnswer();
-        const took = child === undefined ? "" : ` ${t.dim(`(${seconds(this.#now() - child.started)})`)}`;
-        const mark = event.state === "completed" ? t.ok("↳") : t.error("↳");
-        const s = event.subagent;
-        const bg = s.background ? " [bg]" : "";
-        const head = `${mark} ${clean(s.subagent_type)}${bg} ${event.state}: ${clean(s.description)}`;
-        const summary = firstLine(clean(event.summary), 160);
-        this.#blocks.push({
-          kind: "lines",
-          lines: [`${head}${took}${summary === "" ? "" : t.dim(` · ${summary}`)}`],
-          wrap: false,
-        });
+      case "subagent_completed":
+        this.#subagentCompleted(event);
         return;
-      }
       case "retry":
         if (!this.#isMain(event.sessionId)) return;
         this.#blocks.push({
@@ -283,15 +240,9 @@ export class SessionView {
           wrap: true,
         });
         return;
-      case "turn_aborted": {
-        if (!this.#isMain(event.sessionId)) return;
-        this.#endAnswer();
-        const line = event.cause === "cancelled" || event.cause === "interrupted"
-          ? t.warn("⏹ Interrupted: the turn was cancelled.")
-          : t.error(`✗ The turn failed: ${clean(event.reason ?? event.cause)}`);
-        this.#blocks.push({ kind: "lines", lines: [line], wrap: true });
+      case "turn_aborted":
+        this.#turnAborted(event);
         return;
-      }
       case "runtime_warning":
         this.#blocks.push({ kind: "lines", lines: [t.warn(`⚠ ${clean(event.message)}`)], wrap: true });
         return;
@@ -303,6 +254,80 @@ export class SessionView {
         void never;
       }
     }
+  }
+
+  /** Appends streamed answer text of the main session to the open answer block. */
+  #textDelta(event: Extract<RuntimeEvent, { type: "text_delta" }>): void {
+    const t = this.#theme;
+    if (!this.#isMain(event.sessionId)) return;
+    if (this.#answer === undefined) {
+      const block: AnswerBlock = { kind: "answer", md: new Markdown("", 0, 0, t.markdown), text: "" };
+      this.#blocks.push(block);
+      this.#answer = block;
+    }
+    this.#answer.text += event.text;
+    this.#answer.md.setText(clean(this.#answer.text).trim());
+  }
+
+  /** Shows a main-session tool call as pending (Task calls show as their child instead). */
+  #toolStarted(event: Extract<RuntimeEvent, { type: "tool_started" }>): void {
+    const t = this.#theme;
+    if (!this.#isMain(event.sessionId) || event.name === "Task") return;
+    this.#endAnswer();
+    const label = clean(toolLabel(event.name, event.input));
+    this.#blocks.push({ kind: "lines", lines: [`${t.dim("○")} ${label}`], wrap: false });
+    this.#tools.set(event.callId, { label, index: this.#blocks.length - 1 });
+  }
+
+  /** Marks a main-session tool call done or failed, in place while nothing came after it. */
+  #toolCompleted(event: Extract<RuntimeEvent, { type: "tool_completed" }>): void {
+    const t = this.#theme;
+    if (!this.#isMain(event.sessionId)) return;
+    const summary = resultSummary(event.name, event.content, event.isError);
+    const known = this.#tools.get(event.callId);
+    this.#tools.delete(event.callId);
+    if (event.name === "Task" && !event.isError) return; // the child's own lines tell its story
+    const label = known?.label ?? clean(toolLabel(event.name, {}));
+    const line = event.isError
+      ? `${t.error("✗")} ${label} ${t.dim("·")} ${t.error(summary)}`
+      : `${t.ok("✓")} ${label} ${t.dim(`· ${summary}`)}`;
+    const block: Block = { kind: "lines", lines: [line], wrap: false };
+    // In place while nothing came after it; else (an approval question) the outcome goes below.
+    if (known !== undefined && known.index === this.#blocks.length - 1) this.#blocks[known.index] = block;
+    else {
+      if (known !== undefined) this.#blocks[known.index] = { kind: "lines", lines: [], wrap: false };
+      this.#blocks.push(block);
+    }
+  }
+
+  /** Shows a finished child: its type, outcome, duration and first line of summary. */
+  #subagentCompleted(event: Extract<RuntimeEvent, { type: "subagent_completed" }>): void {
+    const t = this.#theme;
+    const child = this.#children.get(event.subagent.session_id);
+    this.#children.delete(event.subagent.session_id);
+    this.#endAnswer();
+    const took = child === undefined ? "" : ` ${t.dim(`(${seconds(this.#now() - child.started)})`)}`;
+    const mark = event.state === "completed" ? t.ok("↳") : t.error("↳");
+    const s = event.subagent;
+    const bg = s.background ? " [bg]" : "";
+    const head = `${mark} ${clean(s.subagent_type)}${bg} ${event.state}: ${clean(s.description)}`;
+    const summary = firstLine(clean(event.summary), 160);
+    this.#blocks.push({
+      kind: "lines",
+      lines: [`${head}${took}${summary === "" ? "" : t.dim(` · ${summary}`)}`],
+      wrap: false,
+    });
+  }
+
+  /** Shows why a main-session turn stopped early. */
+  #turnAborted(event: Extract<RuntimeEvent, { type: "turn_aborted" }>): void {
+    const t = this.#theme;
+    if (!this.#isMain(event.sessionId)) return;
+    this.#endAnswer();
+    const line = event.cause === "cancelled" || event.cause === "interrupted"
+      ? t.warn("⏹ Interrupted: the turn was cancelled.")
+      : t.error(`✗ The turn failed: ${clean(event.reason ?? event.cause)}`);
+    this.#blocks.push({ kind: "lines", lines: [line], wrap: true });
   }
 
   #endAnswer(): void {
