@@ -64,9 +64,12 @@ function killingFs(base: Fs, counter: { writes: number }): Fs {
   const tornBytes = Number(Deno.env.get("BLADE_KILL_TORN_BYTES") ?? "0");
   const only = Deno.env.get("BLADE_KILL_PATH");
   const counts = only === undefined ? () => true : (path: string) => new RegExp(only).test(path);
-  const kill = () => {
-    Deno.kill(-Deno.pid, "SIGKILL");
-    Deno.kill(Deno.pid, "SIGKILL"); // not a group leader (run without setsid): this process alone
+  const kill = (): never => {
+    try {
+      Deno.kill(-Deno.pid, "SIGKILL");
+    } catch { /* not a group leader (run without setsid): this process alone, below */ }
+    Deno.kill(Deno.pid, "SIGKILL");
+    throw new Error("unreachable: SIGKILL sent to this process");
   };
   const torn = (text: string) => new TextEncoder().encode(text).subarray(0, tornBytes);
   let counted = 0;
@@ -79,14 +82,19 @@ function killingFs(base: Fs, counter: { writes: number }): Fs {
     writeAtomic: (path, text, options) => {
       if (due(path)) {
         // The temp file as writeAtomic (lib/sys/fs.ts) names it, cut after `tornBytes`, never renamed.
+        // The kill happens even when the torn file cannot be made (its folder not there yet): a write
+        // that failed instead would let the run go on past its kill point.
         const slash = path.lastIndexOf("/");
-        if (tornBytes > 0) {
-          Deno.writeFileSync(
-            `${path.slice(0, slash)}/.${path.slice(slash + 1)}.${Deno.pid}.0.torn.tmp`,
-            torn(text),
-          );
+        try {
+          if (tornBytes > 0) {
+            Deno.writeFileSync(
+              `${path.slice(0, slash)}/.${path.slice(slash + 1)}.${Deno.pid}.0.torn.tmp`,
+              torn(text),
+            );
+          }
+        } finally {
+          kill();
         }
-        kill();
       }
       return base.writeAtomic(path, text, options);
     },
@@ -102,8 +110,11 @@ function killingFs(base: Fs, counter: { writes: number }): Fs {
           truncate: (size) => file.truncate(size),
           async append(text, o) {
             if (!due(path)) return await file.append(text, o);
-            if (tornBytes > 0) await file.append(new TextDecoder().decode(torn(text)));
-            kill();
+            try {
+              if (tornBytes > 0) await file.append(new TextDecoder().decode(torn(text)));
+            } finally {
+              kill();
+            }
           },
         };
         return fn(counted);
