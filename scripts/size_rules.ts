@@ -62,9 +62,4 @@ export const SIZE_RULES: readonly SizeAllow[] = [
     function: "grepTool.run",
     reason: "TODO issue 10: split into named helpers (s2-10)",
   },
-  {
-    path: "lib/testing/background_harness.ts",
-    function: "backgroundHarness",
-    reason: "TODO issue 10: split into named helpers (s2-10)",
-  },
 ];

@@ -110,36 +110,11 @@ export async function backgroundHarness(options: HarnessOptions): Promise<Backgr
     new FileSidecarStore({ fs: ports.fs, clock: ports.clock, storageRoot: storage }),
   );
   const model = new FakeModel(options.reply);
-  const worker = agentDefinitionSchema.parse({
-    name: WORKER,
-    description: "Does one thing and answers.",
-    systemPrompt: "You are a worker.",
-    tools: [],
-    source: "flag",
-    path: "--agents",
-  });
   const events: RuntimeEvent[] = [];
-  const env: SubagentEnv = {
-    ports,
-    layout,
-    store,
-    registry: new RegistrySnapshot(workspace, [worker]),
-    aliases: {},
-    trusted: true,
-    maxDepth: 3,
-    slots: new Semaphore(20),
-    coreTools,
-    emit: (event) => {
-      events.push(event);
-      harness.onEvent?.(event);
-    },
-    background: new BackgroundRuns({ ports, store, layout }),
-    heartbeat: new Heartbeat(store, { clock: ports.clock }),
-    shells: new ShellTasks(ports),
-    // In this thread, so children talk to the FakeModel.
-    runner: new InThreadRunner({ ports, provider: model, layout, maxTokens: 1000 }),
-    ownProcess: ownProcessOf(ports),
-  };
+  const env = harnessEnv({ ports, layout, store, model, workspace }, (event) => {
+    events.push(event);
+    harness.onEvent?.(event);
+  });
   const runtime = (parent: { sessionId?: string; projectPath?: string } = {}) =>
     new SubagentRuntime(env, {
       sessionId: parent.sessionId ?? "session-parent",
@@ -175,49 +150,13 @@ export async function backgroundHarness(options: HarnessOptions): Promise<Backgr
     onEvent: undefined,
     runtime,
     ctx,
-    async parent(sessionId = "session-parent", o = {}) {
-      const transcript = new TranscriptWriter({
-        fs: ports.fs,
-        clock: ports.clock,
-        ids: ports.ids,
-        path: layout.transcriptPath(workspace, sessionId),
+    parent: (sessionId = "session-parent", o = {}) =>
+      openParent(
+        { ports, model, layout, env, workspace, storage },
+        () => runtime({ sessionId }),
         sessionId,
-        projectPath: workspace,
-      });
-      if (o.reopen !== true) {
-        await transcript.append([{
-          type: "session_created",
-          data: { agentType: "main", model: "test-model", depth: 0 },
-        }]);
-      }
-      const rt = runtime({ sessionId });
-      return {
-        sessionId,
-        owner: rt.owner,
-        transcript,
-        runtime: rt,
-        loop: (o = {}) =>
-          new AgentLoop({
-            ports,
-            provider: model,
-            transcript,
-            tools: o.tools ?? rt.tools(),
-            system: "You are the parent.",
-            model: "test-model",
-            maxTokens: 1000,
-            meta: { sessionId, agentType: "main", depth: 0 },
-            trusted: true,
-            mode: "yolo",
-            rules: NO_RULES,
-            workspaceRoot: workspace,
-            storageRoot: storage,
-            emit: env.emit,
-            ...(o.pending === undefined ? {} : { pending: o.pending }),
-          }, o.history ?? { messages: [], turns: 0 }),
-        events: async () => parseTranscript(await Deno.readTextFile(transcript.path)).events,
-        inbox: () => env.background.inboxFor(rt.owner),
-      };
-    },
+        o,
+      ),
     async sidecar(id) {
       return JSON.parse(await Deno.readTextFile(`${storage}/agents/sessions/${id}.json`));
     },
@@ -228,15 +167,110 @@ export async function backgroundHarness(options: HarnessOptions): Promise<Backgr
         shells: new ShellTasks(ports),
       };
     },
-    async [Symbol.asyncDispose]() {
-      const spawned = events.flatMap((e) => (e.type === "subagent_spawned" ? [e.subagent.session_id] : []));
-      for (const id of spawned) env.background.abort(id, "test finished");
-      await env.background.settleAll();
-      await env.shells.stopAll();
-      await Deno.remove(dir, { recursive: true }).catch(() => {});
-    },
+    [Symbol.asyncDispose]: () => disposeHarness(dir, env, events),
   };
   return harness;
+}
+
+/** Stops every child and shell the harness started, then removes its folder. */
+async function disposeHarness(dir: string, env: SubagentEnv, events: readonly RuntimeEvent[]): Promise<void> {
+  const spawned = events.flatMap((e) => (e.type === "subagent_spawned" ? [e.subagent.session_id] : []));
+  for (const id of spawned) env.background.abort(id, "test finished");
+  await env.background.settleAll();
+  await env.shells.stopAll();
+  await Deno.remove(dir, { recursive: true }).catch(() => {});
+}
+
+/** The env of the harness: one worker agent type, its own BackgroundRuns, children in this thread. */
+function harnessEnv(
+  base: { ports: Ports; layout: StorageLayout; store: CountingStore; model: FakeModel; workspace: string },
+  emit: (event: RuntimeEvent) => void,
+): SubagentEnv {
+  const { ports, layout, store, model, workspace } = base;
+  const worker = agentDefinitionSchema.parse({
+    name: WORKER,
+    description: "Does one thing and answers.",
+    systemPrompt: "You are a worker.",
+    tools: [],
+    source: "flag",
+    path: "--agents",
+  });
+  return {
+    ports,
+    layout,
+    store,
+    registry: new RegistrySnapshot(workspace, [worker]),
+    aliases: {},
+    trusted: true,
+    maxDepth: 3,
+    slots: new Semaphore(20),
+    coreTools,
+    emit,
+    background: new BackgroundRuns({ ports, store, layout }),
+    heartbeat: new Heartbeat(store, { clock: ports.clock }),
+    shells: new ShellTasks(ports),
+    // In this thread, so children talk to the FakeModel.
+    runner: new InThreadRunner({ ports, provider: model, layout, maxTokens: 1000 }),
+    ownProcess: ownProcessOf(ports),
+  };
+}
+
+/** A top-level session: its transcript (`session_created` written unless `o.reopen`) and runtime. */
+async function openParent(
+  base: {
+    ports: Ports;
+    model: FakeModel;
+    layout: StorageLayout;
+    env: SubagentEnv;
+    workspace: string;
+    storage: string;
+  },
+  runtimeOf: () => SubagentRuntime,
+  sessionId: string,
+  o: { reopen?: boolean },
+): Promise<ParentSession> {
+  const { ports, model, layout, env, workspace, storage } = base;
+  const transcript = new TranscriptWriter({
+    fs: ports.fs,
+    clock: ports.clock,
+    ids: ports.ids,
+    path: layout.transcriptPath(workspace, sessionId),
+    sessionId,
+    projectPath: workspace,
+  });
+  if (o.reopen !== true) {
+    await transcript.append([{
+      type: "session_created",
+      data: { agentType: "main", model: "test-model", depth: 0 },
+    }]);
+  }
+  const rt = runtimeOf();
+  return {
+    sessionId,
+    owner: rt.owner,
+    transcript,
+    runtime: rt,
+    loop: (o = {}) =>
+      new AgentLoop({
+        ports,
+        provider: model,
+        transcript,
+        tools: o.tools ?? rt.tools(),
+        system: "You are the parent.",
+        model: "test-model",
+        maxTokens: 1000,
+        meta: { sessionId, agentType: "main", depth: 0 },
+        trusted: true,
+        mode: "yolo",
+        rules: NO_RULES,
+        workspaceRoot: workspace,
+        storageRoot: storage,
+        emit: env.emit,
+        ...(o.pending === undefined ? {} : { pending: o.pending }),
+      }, o.history ?? { messages: [], turns: 0 }),
+    events: async () => parseTranscript(await Deno.readTextFile(transcript.path)).events,
+    inbox: () => env.background.inboxFor(rt.owner),
+  };
 }
 
 /** Events of the transcript that persist messages with an inbox id (delivery receipts). */
