@@ -33,11 +33,6 @@ export const SIZE_RULES: readonly SizeAllow[] = [
     reason: "TODO issue 10: split into named helpers (s2-10)",
   },
   {
-    path: "lib/executor/child_worker.ts",
-    function: "<anonymous>",
-    reason: "TODO issue 10: split into named helpers (s2-10)",
-  },
-  {
     path: "lib/executor/main_runner.ts",
     function: "buildMainSession",
     reason: "TODO issue 10: split into named helpers (s2-10)",

@@ -17,6 +17,7 @@ import type { Provider } from "../protocol/provider.ts";
 import { type ChildOutcome, runChild } from "./child.ts";
 import { type ApprovalRequest, isApprovalAnswer } from "../protocol/approval.ts";
 import {
+  type ChildRunRequest,
   type ChildWorkerEvent,
   type ChildWorkerRequest,
   type DelegationCall,
@@ -49,32 +50,8 @@ serveSandbox<ChildWorkerRequest, ChildOutcome | null, ChildWorkerEvent>(async (r
   }
   if (request.profile === true) enableProfile("worker");
   profileMark("run received");
-  const call: Call = <T>(delegation: DelegationCall, accept: (value: unknown) => value is T) => {
-    const id = nextCall++;
-    const { promise, resolve, reject } = Promise.withResolvers<T>();
-    const resolveChecked = (value: unknown) =>
-      accept(value) ? resolve(value) : reject(new Error(`malformed answer to ${delegation.method}`));
-    pending.set(id, { resolve: resolveChecked, reject });
-    ctx.emit({ kind: "call", runId: request.runId, id, call: delegation });
-    return promise;
-  };
-  const real = realPorts();
-  const home = request.home;
-  const isTrue = (v: unknown): v is true => v === true;
-  // Deno refuses kill(-pgid) in a Worker: the main thread kills the groups this run reports.
-  const groupKiller = {
-    // Resolves once the main thread recorded the group in the child's sidecar; the command waits.
-    started: async (pgid: number) => {
-      await call({ method: "spawned", pgid }, isTrue);
-    },
-    kill: async (pgid: number) => {
-      await call({ method: "kill", pgid }, isTrue);
-    },
-  };
-  // The Worker has no environment grant: HOME and the tools' variables (Bash limits) come from the main thread.
-  const toolEnv = request.toolEnv ?? {};
-  const env = { ...real.env, home: () => home, get: (name: string) => toolEnv[name] ?? real.env.get(name) };
-  const ports = { ...real, process: realProcess(groupKiller), env };
+  const call = callerFor(request.runId, (event) => ctx.emit(event));
+  const ports = workerPorts(request, call);
   const provider = afterFirstEvent(
     await providerFromConfig(request.provider, { clock: ports.clock }),
     () => setTimeout(load, 0),
@@ -129,6 +106,40 @@ serveSandbox<ChildWorkerRequest, ChildOutcome | null, ChildWorkerEvent>(async (r
     ctx.signal.removeEventListener("abort", onWorkerAbort);
   }
 });
+
+/** The run's way to call the main thread: each call gets an id, its answer settles `pending`. */
+function callerFor(runId: number, emit: (event: ChildWorkerEvent) => void): Call {
+  return <T>(delegation: DelegationCall, accept: (value: unknown) => value is T) => {
+    const id = nextCall++;
+    const { promise, resolve, reject } = Promise.withResolvers<T>();
+    const resolveChecked = (value: unknown) =>
+      accept(value) ? resolve(value) : reject(new Error(`malformed answer to ${delegation.method}`));
+    pending.set(id, { resolve: resolveChecked, reject });
+    emit({ kind: "call", runId, id, call: delegation });
+    return promise;
+  };
+}
+
+/** The run's ports: process groups killed by the main thread, HOME and tool variables from the request. */
+function workerPorts(request: ChildRunRequest, call: Call) {
+  const real = realPorts();
+  const home = request.home;
+  const isTrue = (v: unknown): v is true => v === true;
+  // Deno refuses kill(-pgid) in a Worker: the main thread kills the groups this run reports.
+  const groupKiller = {
+    // Resolves once the main thread recorded the group in the child's sidecar; the command waits.
+    started: async (pgid: number) => {
+      await call({ method: "spawned", pgid }, isTrue);
+    },
+    kill: async (pgid: number) => {
+      await call({ method: "kill", pgid }, isTrue);
+    },
+  };
+  // The Worker has no environment grant: HOME and the tools' variables (Bash limits) come from the main thread.
+  const toolEnv = request.toolEnv ?? {};
+  const env = { ...real.env, home: () => home, get: (name: string) => toolEnv[name] ?? real.env.get(name) };
+  return { ...real, process: realProcess(groupKiller), env };
+}
 
 async function loadTools(call: Call, delegation: boolean, mcp: readonly McpToolShape[]): Promise<AnyTool[]> {
   const [{ coreTools }, { taskTool }, { taskOutputTool, taskStopTool }] = await Promise.all([
