@@ -11,11 +11,15 @@
 //     script — counts as a dependency too).
 // Permanent exceptions (entry points, test support) and the allowlist of known violations live in
 // scripts/layer_rules.ts, each with a reason; an allowlist entry that matches nothing is itself an error,
-// so the list only shrinks. Scanning is lexical (comments and string contents are masked first), which is
+// so the list only shrinks. Scanning is lexical (comments and string contents are masked first, by
+// scripts/mask_source.ts), which is
 // exact for the import forms and `Deno.` member accesses this codebase writes.
 
 import { readdir, readFile } from "node:fs/promises";
 import { dirname, join, normalize, relative } from "node:path";
+import { maskSource } from "./mask_source.ts";
+
+export { maskSource };
 
 export type Rule = "file-cycle" | "folder-cycle" | "layer" | "deno" | "console" | "tests-import" | "testing";
 
@@ -55,114 +59,6 @@ export interface CheckResult {
   /** Allowlist entries that matched nothing: fixed, so they must go. */
   stale: AllowEntry[];
   modules: number;
-}
-
-/** Replaces comments with spaces and string/template contents with `"§n"` tokens (contents kept aside). */
-export function maskSource(source: string): { code: string; strings: string[] } {
-  const strings: string[] = [];
-  let out = "";
-  let i = 0;
-  // Template nesting: each entry is the brace depth at which a `${` expression returns to its template.
-  const templateStack: number[] = [];
-  let braceDepth = 0;
-  const readTemplate = (): void => {
-    // At a position inside template text; reads up to the closing backtick or a `${`.
-    let text = "";
-    while (i < source.length) {
-      const c = source[i]!;
-      if (c === "\\") {
-        text += source.slice(i, i + 2);
-        i += 2;
-      } else if (c === "`") {
-        i++;
-        break;
-      } else if (c === "$" && source[i + 1] === "{") {
-        i += 2;
-        templateStack.push(braceDepth);
-        braceDepth++;
-        strings.push(text);
-        out += `"§${strings.length - 1}"+(`;
-        return;
-      } else {
-        text += c === "\n" ? "\n" : c;
-        i++;
-      }
-    }
-    strings.push(text);
-    out += `"§${strings.length - 1}"` + "\n".repeat(text.split("\n").length - 1);
-  };
-  while (i < source.length) {
-    const c = source[i]!;
-    const next = source[i + 1];
-    if (c === "/" && next === "/") {
-      while (i < source.length && source[i] !== "\n") i++;
-    } else if (c === "/" && next === "*") {
-      const end = source.indexOf("*/", i + 2);
-      const stop = end === -1 ? source.length : end + 2;
-      out += source.slice(i, stop).replace(/[^\n]/g, " ");
-      i = stop;
-    } else if (c === "'" || c === '"') {
-      let text = "";
-      i++;
-      while (i < source.length && source[i] !== c && source[i] !== "\n") {
-        if (source[i] === "\\") {
-          text += source.slice(i, i + 2);
-          i += 2;
-        } else text += source[i++];
-      }
-      i++;
-      strings.push(text);
-      out += `"§${strings.length - 1}"`;
-    } else if (c === "`") {
-      i++;
-      readTemplate();
-    } else if (c === "{") {
-      braceDepth++;
-      out += c;
-      i++;
-    } else if (c === "}") {
-      braceDepth--;
-      i++;
-      if (templateStack.length > 0 && templateStack[templateStack.length - 1] === braceDepth) {
-        templateStack.pop();
-        out += ")+";
-        readTemplate();
-      } else out += c;
-    } else if (c === "/" && isRegexStart(out)) {
-      // A regex literal: skip it so quotes inside it are not read as strings.
-      let inClass = false;
-      out += "/";
-      i++;
-      while (i < source.length && source[i] !== "\n") {
-        const r = source[i]!;
-        if (r === "\\") {
-          i += 2;
-          out += "  ";
-          continue;
-        }
-        if (r === "[") inClass = true;
-        else if (r === "]") inClass = false;
-        else if (r === "/" && !inClass) break;
-        out += " ";
-        i++;
-      }
-      out += "/";
-      i++;
-    } else {
-      out += c;
-      i++;
-    }
-  }
-  return { code: out, strings };
-}
-
-/** A `/` starts a regex when the code before it cannot end an expression. */
-function isRegexStart(before: string): boolean {
-  const trimmed = before.trimEnd();
-  if (trimmed === "") return true;
-  const last = trimmed[trimmed.length - 1]!;
-  if ("([{,;:=!&|?+-*%<>~^".includes(last)) return true;
-  return /\b(return|typeof|case|in|of|delete|void|throw|new)$/.test(trimmed);
 }
 
 function lineOf(code: string, index: number): number {
@@ -273,9 +169,18 @@ export function cycles(graph: Map<string, Set<string>>): string[][] {
 
 /** Every finding over a set of scanned modules, before the allowlist is applied. */
 export function findViolations(modules: Module[], order: string[][], rules: LayerRules): Violation[] {
-  const out: Violation[] = [];
   const rank = new Map<string, number>();
   order.forEach((names, i) => names.forEach((n) => rank.set(n, order.length - i)));
+  return dedupe([
+    ...graphViolations(modules, rank),
+    ...moduleViolations(modules, rules),
+    ...testingViolations(modules),
+  ]);
+}
+
+/** Layer order, units missing from it, and cycles between files and folders of the product code. */
+function graphViolations(modules: Module[], rank: Map<string, number>): Violation[] {
+  const out: Violation[] = [];
   const known = new Set(modules.map((m) => m.path));
 
   // Cycles and layers are about the product code; tests may import anything below them.
@@ -335,7 +240,12 @@ export function findViolations(modules: Module[], order: string[][], rules: Laye
       message: `import cycle between folders: ${scc.map((f) => `lib/${f}/`).join(", ")}`,
     });
   }
+  return out;
+}
 
+/** Per module: lib/ importing tests/, `Deno.*` outside lib/sys/, `console` outside lib/cli/. */
+function moduleViolations(modules: Module[], rules: LayerRules): Violation[] {
+  const out: Violation[] = [];
   for (const m of modules) {
     if (m.path.startsWith("lib/")) {
       for (const { target, line } of [...m.imports, ...m.moduleUrls]) {
@@ -374,8 +284,12 @@ export function findViolations(modules: Module[], order: string[][], rules: Laye
       }
     }
   }
+  return out;
+}
 
-  // main.ts never reaches test support, not even lazily.
+/** main.ts reaching lib/testing/, even lazily. */
+function testingViolations(modules: Module[]): Violation[] {
+  const out: Violation[] = [];
   const graph = new Map(modules.map((m) => [m.path, [...m.imports, ...m.moduleUrls].map((i) => i.target)]));
   const seen = new Set<string>();
   const walk = (p: string, via: string[]): void => {
@@ -392,7 +306,7 @@ export function findViolations(modules: Module[], order: string[][], rules: Laye
     for (const t of graph.get(p) ?? []) walk(t, [...via, p]);
   };
   if (graph.has("main.ts")) walk("main.ts", []);
-  return dedupe(out);
+  return out;
 }
 
 function dedupe(violations: Violation[]): Violation[] {

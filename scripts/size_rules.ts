@@ -21,17 +21,6 @@ export const SIZE_RULES: readonly SizeAllow[] = [
     reason:
       "a list of Deno.test registrations sharing one harness factory (test code by nature); each clause is a few lines",
   },
-  { path: "scripts/check_layers.ts", reason: "TODO issue 10: split into named helpers (s2-10)" },
-  {
-    path: "scripts/check_layers.ts",
-    function: "maskSource",
-    reason: "TODO issue 10: split into named helpers (s2-10)",
-  },
-  {
-    path: "scripts/check_layers.ts",
-    function: "findViolations",
-    reason: "TODO issue 10: split into named helpers (s2-10)",
-  },
   {
     path: "lib/executor/main_runner.ts",
     function: "buildMainSession",
