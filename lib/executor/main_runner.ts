@@ -184,22 +184,8 @@ async function buildMainSession(
     : await o.extraTools(opened.sessionId);
   // A fresh session's lease finishes in the background (its id is known to nobody else yet); close()
   // waits for it, so a failure to take it is still reported.
-  const recoveryWarnings: string[] = [];
-  let history = opened.history;
-  if (opened.resumed && extra.recover !== undefined) {
-    const recovered = await extra.recover({ sessionId: opened.sessionId, transcript: opened.transcript });
-    recoveryWarnings.push(...recovered.warnings);
-    if (recovered.changed) {
-      history = rebuildHistory((await readTranscript(ports.fs, opened.transcript.path))?.events ?? []);
-    }
-  }
-  // The subagent layer's tools replace core tools of the same name (Bash with background support).
-  const all = filterTools(mergeTools(coreTools(), extra.tools), o.rules ?? NO_RULES);
-  const only = o.onlyTools === undefined ? undefined : new Set(o.onlyTools);
-  const tools = [
-    ...(only === undefined ? all : all.filter((t) => only.has(t.name))),
-    ...(o.structured === undefined ? [] : [o.structured.tool]),
-  ];
+  const { history, recoveryWarnings } = await recoverHistory(app, extra, opened);
+  const tools = sessionTools(o, extra);
   const denied = deniedWhole(o.rules ?? NO_RULES);
   const live = o.mcp === undefined
     ? undefined
@@ -253,22 +239,68 @@ async function buildMainSession(
       ? {}
       : { followUp: o.structured.followUp, exhausted: o.structured.exhausted }),
   }, { messages: history.messages, turns: history.turns });
+  return sessionHandle(opened, history, { loop, pending, recoveryWarnings, taking });
+}
+
+type OpenedSession = Awaited<ReturnType<typeof openSession>>;
+type SessionHistory = OpenedSession["history"];
+
+/** A continued session's history after recovery (rebuilt from the transcript when recovery changed it). */
+async function recoverHistory(
+  app: MainSessionDeps,
+  extra: SessionExtras,
+  opened: OpenedSession,
+): Promise<{ history: SessionHistory; recoveryWarnings: string[] }> {
+  const recoveryWarnings: string[] = [];
+  let history = opened.history;
+  if (opened.resumed && extra.recover !== undefined) {
+    const recovered = await extra.recover({ sessionId: opened.sessionId, transcript: opened.transcript });
+    recoveryWarnings.push(...recovered.warnings);
+    if (recovered.changed) {
+      history = rebuildHistory((await readTranscript(app.ports.fs, opened.transcript.path))?.events ?? []);
+    }
+  }
+  return { history, recoveryWarnings };
+}
+
+/** The session's tools: core and extra tools (rules and --tools applied), then StructuredOutput. */
+function sessionTools(o: MainSessionOptions, extra: SessionExtras) {
+  // The subagent layer's tools replace core tools of the same name (Bash with background support).
+  const all = filterTools(mergeTools(coreTools(), extra.tools), o.rules ?? NO_RULES);
+  const only = o.onlyTools === undefined ? undefined : new Set(o.onlyTools);
+  return [
+    ...(only === undefined ? all : all.filter((t) => only.has(t.name))),
+    ...(o.structured === undefined ? [] : [o.structured.tool]),
+  ];
+}
+
+/** The open session handed to print mode or the interactive session. */
+function sessionHandle(
+  opened: OpenedSession,
+  history: SessionHistory,
+  s: {
+    loop: AgentLoop;
+    pending: PendingWork | undefined;
+    recoveryWarnings: string[];
+    taking: Promise<SessionLease>;
+  },
+): MainSession {
   // Receipts already in the transcript but never acknowledged (a crash mid-turn) are acknowledged once.
   let unacked = [...history.deliveredInboxIds].filter((id) => !history.acknowledgedInboxIds.has(id));
   return {
     sessionId: opened.sessionId,
-    loop,
-    pending,
+    loop: s.loop,
+    pending: s.pending,
     resumed: opened.resumed,
     diagnostics: opened.diagnostics,
-    recoveryWarnings,
+    recoveryWarnings: s.recoveryWarnings,
     input(prompt) {
       const acknowledge = unacked;
       unacked = [];
       return { messages: [userText(prompt)], acknowledge };
     },
-    close: () => taking.then((lease) => lease.release()),
-    [Symbol.asyncDispose]: () => taking.then((lease) => lease.release()),
+    close: () => s.taking.then((lease) => lease.release()),
+    [Symbol.asyncDispose]: () => s.taking.then((lease) => lease.release()),
   };
 }
 
