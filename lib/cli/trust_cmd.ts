@@ -46,22 +46,7 @@ export async function runTrust(argv: string[], ports: Ports, io: Io): Promise<nu
   if (values.revoke === true && values.status === true) {
     throw new BladeError("usage", "--revoke and --status cannot be used together.", { exitCode: 2 });
   }
-  const given = positionals[0] ?? ports.env.cwd();
-  const absolute = given.startsWith("/") ? given : `${ports.env.cwd()}/${given}`;
-  let path: string;
-  try {
-    path = await ports.fs.realPath(absolute);
-  } catch {
-    throw new BladeError("path_not_found", `Cannot trust ${given}: no such folder.`, {
-      hint: "Give the path of an existing folder.",
-    });
-  }
-  const info = await ports.fs.stat(path);
-  if (info?.isDirectory !== true) {
-    throw new BladeError("not_a_folder", `Cannot trust ${given}: it is not a folder.`, {
-      hint: "Workspace Trust applies to folders.",
-    });
-  }
+  const path = await trustTarget(ports, positionals[0] ?? ports.env.cwd());
   const root = resolveStorageRoot(ports.env);
   const layout = storageLayout(
     await openStorageRoot(ports.fs, root, values.status === true ? "read" : "write"),
@@ -90,6 +75,38 @@ export async function runTrust(argv: string[], ports: Ports, io: Io): Promise<nu
     );
     return 0;
   }
+  reportTrust(io, values, path, decision, changed);
+  return 0;
+}
+
+/** The real path of the folder to trust, or a clear error when `given` is missing or not a folder. */
+async function trustTarget(ports: Ports, given: string): Promise<string> {
+  const absolute = given.startsWith("/") ? given : `${ports.env.cwd()}/${given}`;
+  let path: string;
+  try {
+    path = await ports.fs.realPath(absolute);
+  } catch {
+    throw new BladeError("path_not_found", `Cannot trust ${given}: no such folder.`, {
+      hint: "Give the path of an existing folder.",
+    });
+  }
+  const info = await ports.fs.stat(path);
+  if (info?.isDirectory !== true) {
+    throw new BladeError("not_a_folder", `Cannot trust ${given}: it is not a folder.`, {
+      hint: "Workspace Trust applies to folders.",
+    });
+  }
+  return path;
+}
+
+/** The human-readable outcome of `blade trust` (status, revoke or trust). */
+function reportTrust(
+  io: Io,
+  values: { status?: boolean; revoke?: boolean },
+  path: string,
+  decision: ReturnType<typeof decideTrust>,
+  changed: boolean,
+): void {
   // A folder's name comes from the file system (a cloned repository may name it): no raw escapes.
   const say = (text: string) => io.out(terminalSafe(text));
   if (values.status === true) {
@@ -104,7 +121,6 @@ export async function runTrust(argv: string[], ports: Ports, io: Io): Promise<nu
   } else {
     say(changed ? `Trusted ${path}.\n` : `${path} was already trusted.\n`);
   }
-  return 0;
 }
 
 /**
