@@ -29,23 +29,7 @@ export async function runDemo(argv: string[], ports: Ports, io: Io): Promise<num
     io.out(HELP);
     return 0;
   }
-  const root = await ports.fs.makeTempDir("blade-demo-");
-  const workspace = `${root}/project`;
-  const storage = `${root}/storage`;
-  for (const [path, text] of Object.entries(DEMO_FILES)) {
-    const full = `${workspace}/${path}`;
-    await ports.fs.ensureDir(full.slice(0, full.lastIndexOf("/")), 0o755);
-    await ports.fs.writeText(full, text);
-  }
-  await ports.fs.writeText(`${root}/demo-script.yaml`, DEMO_SCRIPT);
-  const demoPorts: Ports = {
-    ...ports,
-    env: {
-      ...ports.env,
-      cwd: () => workspace,
-      get: (name) => (name === "BLADE_STORAGE_ROOT" ? storage : ports.env.get(name)),
-    },
-  };
+  const { root, workspace, demoPorts } = await demoWorkspace(ports);
   const bold = (s: string) => (io.color ? `\x1b[1m${s}\x1b[22m` : s);
   const dim = (s: string) => (io.color ? `\x1b[2m${s}\x1b[22m` : s);
   try {
@@ -102,16 +86,42 @@ export async function runDemo(argv: string[], ports: Ports, io: Io): Promise<num
     const after = await ports.fs.readText(`${workspace}/src/greet.ts`);
     io.out("\n" + bold("src/greet.ts, line 2:") + "\n");
     io.out(`  - ${before.split("\n")[1]!.trim()}\n  + ${after.split("\n")[1]!.trim()}\n\n`);
-    const types = Object.keys(stats.by_type).join(", ") || "none";
-    io.out(
-      dim(
-        `${r.status} in ${run.totals.durationMs} ms: ${run.modelRequests} model turns, ${run.totals.toolCalls} tool calls, ` +
-          `${stats.spawned} subagent (${types}); session ${run.sessionId}`,
-      ) + "\n",
-    );
+    io.out(dim(demoSummary(run, stats)) + "\n");
     if (values.keep === true) io.out(dim(`kept: ${root} (transcripts under storage/projects/)`) + "\n");
     return r.status === "completed" && after !== before ? 0 : 1;
   } finally {
     if (values.keep !== true) await ports.fs.remove(root, { recursive: true }).catch(() => {});
   }
+}
+
+/** The throwaway folder: the demo project, its scripted model's script, and ports pointed at both. */
+async function demoWorkspace(ports: Ports): Promise<{ root: string; workspace: string; demoPorts: Ports }> {
+  const root = await ports.fs.makeTempDir("blade-demo-");
+  const workspace = `${root}/project`;
+  const storage = `${root}/storage`;
+  for (const [path, text] of Object.entries(DEMO_FILES)) {
+    const full = `${workspace}/${path}`;
+    await ports.fs.ensureDir(full.slice(0, full.lastIndexOf("/")), 0o755);
+    await ports.fs.writeText(full, text);
+  }
+  await ports.fs.writeText(`${root}/demo-script.yaml`, DEMO_SCRIPT);
+  const demoPorts: Ports = {
+    ...ports,
+    env: {
+      ...ports.env,
+      cwd: () => workspace,
+      get: (name) => (name === "BLADE_STORAGE_ROOT" ? storage : ports.env.get(name)),
+    },
+  };
+  return { root, workspace, demoPorts };
+}
+
+/** The demo's closing line: status, duration, turns, tool calls and subagents. */
+function demoSummary(
+  run: Awaited<ReturnType<typeof runMainSession>>,
+  stats: ReturnType<typeof emptySubagentStats>,
+): string {
+  const types = Object.keys(stats.by_type).join(", ") || "none";
+  return `${run.result.status} in ${run.totals.durationMs} ms: ${run.modelRequests} model turns, ${run.totals.toolCalls} tool calls, ` +
+    `${stats.spawned} subagent (${types}); session ${run.sessionId}`;
 }
