@@ -22,11 +22,6 @@ export const SIZE_RULES: readonly SizeAllow[] = [
       "a list of Deno.test registrations sharing one harness factory (test code by nature); each clause is a few lines",
   },
   {
-    path: "lib/worktree/lifecycle.ts",
-    function: "prepareWorktree",
-    reason: "TODO issue 10: split into named helpers (s2-10)",
-  },
-  {
     path: "lib/tools/grep.ts",
     function: "grepTool.run",
     reason: "TODO issue 10: split into named helpers (s2-10)",

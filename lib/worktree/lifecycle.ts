@@ -38,35 +38,8 @@ function refuse(code: BladeErrorCode, message: string, hint: string): BladeError
 export async function prepareWorktree(deps: WorktreeDeps, input: PrepareInput): Promise<WorktreeLease> {
   const { git, fs } = deps;
   const ws = input.workspaceRoot;
-  const inside = await git.run(ws, ["rev-parse", "--is-inside-work-tree"]);
-  if (!inside.ok) {
-    throw refuse(
-      "worktree_not_git",
-      `Cannot isolate the agent in a git worktree: ${ws} is not inside a git repository (${
-        gitReason(inside)
-      }).`,
-      "Run Blade inside a git checkout, or start the agent with isolation: none.",
-    );
-  }
-  if (inside.stdout.trim() !== "true") {
-    throw refuse(
-      "worktree_bare_repository",
-      `Cannot isolate the agent in a git worktree: ${ws} is not a working tree (a bare repository or a .git folder).`,
-      "Run Blade in a checkout with a working tree, or start the agent with isolation: none.",
-    );
-  }
-  const top = await git.run(ws, ["rev-parse", "--show-toplevel"]);
-  if (!top.ok) throw gitFailure("find the repository root", top);
-  const repositoryRoot = await fs.realPath(top.stdout.trim());
-  const head = await git.run(ws, ["rev-parse", "--verify", "--quiet", "HEAD^{commit}"]);
-  if (!head.ok || head.stdout.trim() === "") {
-    throw refuse(
-      "worktree_no_commit",
-      `Cannot isolate the agent in a git worktree: the repository ${repositoryRoot} has no commit yet, so there is nothing to check out.`,
-      "Make a first commit (git commit), or start the agent with isolation: none.",
-    );
-  }
-  const baseCommit = head.stdout.trim();
+  await requireWorkTree(git, ws);
+  const { repositoryRoot, baseCommit } = await repositoryBase(deps, ws);
   const offset = workspaceOffset(repositoryRoot, ws) ?? "";
   const symbolic = await git.run(ws, ["symbolic-ref", "--quiet", "--short", "HEAD"]);
   const status = await git.run(ws, ["status", "--porcelain", "-z", "--untracked-files=normal"]);
@@ -115,6 +88,47 @@ export async function prepareWorktree(deps: WorktreeDeps, input: PrepareInput): 
     await undoAdd(deps, repositoryRoot, names.path, names.branch, baseCommit);
     throw e;
   }
+}
+
+/** Refuses a folder that is not inside a git working tree (not a repository, or a bare one). */
+async function requireWorkTree(git: Git, ws: string): Promise<void> {
+  const inside = await git.run(ws, ["rev-parse", "--is-inside-work-tree"]);
+  if (!inside.ok) {
+    throw refuse(
+      "worktree_not_git",
+      `Cannot isolate the agent in a git worktree: ${ws} is not inside a git repository (${
+        gitReason(inside)
+      }).`,
+      "Run Blade inside a git checkout, or start the agent with isolation: none.",
+    );
+  }
+  if (inside.stdout.trim() !== "true") {
+    throw refuse(
+      "worktree_bare_repository",
+      `Cannot isolate the agent in a git worktree: ${ws} is not a working tree (a bare repository or a .git folder).`,
+      "Run Blade in a checkout with a working tree, or start the agent with isolation: none.",
+    );
+  }
+}
+
+/** The repository's real root and the commit HEAD names; refuses a repository without a commit. */
+async function repositoryBase(
+  deps: WorktreeDeps,
+  ws: string,
+): Promise<{ repositoryRoot: string; baseCommit: string }> {
+  const { git, fs } = deps;
+  const top = await git.run(ws, ["rev-parse", "--show-toplevel"]);
+  if (!top.ok) throw gitFailure("find the repository root", top);
+  const repositoryRoot = await fs.realPath(top.stdout.trim());
+  const head = await git.run(ws, ["rev-parse", "--verify", "--quiet", "HEAD^{commit}"]);
+  if (!head.ok || head.stdout.trim() === "") {
+    throw refuse(
+      "worktree_no_commit",
+      `Cannot isolate the agent in a git worktree: the repository ${repositoryRoot} has no commit yet, so there is nothing to check out.`,
+      "Make a first commit (git commit), or start the agent with isolation: none.",
+    );
+  }
+  return { repositoryRoot, baseCommit: head.stdout.trim() };
 }
 
 /** Takes back a worktree add that failed half-way: its entry, its folder, and the branch if it is still at base. */
