@@ -21,9 +21,4 @@ export const SIZE_RULES: readonly SizeAllow[] = [
     reason:
       "a list of Deno.test registrations sharing one harness factory (test code by nature); each clause is a few lines",
   },
-  {
-    path: "lib/tools/grep.ts",
-    function: "grepTool.run",
-    reason: "TODO issue 10: split into named helpers (s2-10)",
-  },
 ];

@@ -143,6 +143,22 @@ function contentLines(
   return out;
 }
 
+type GrepEntry = { text: string; path: string; mtime: number; count: number };
+
+/** The result text for one output mode (files newest first; at most `limit` files for count and files). */
+function grepText(mode: string, entries: GrepEntry[], limit: number, matches: number): string {
+  if (mode === "content") return entries.map((e) => e.text).join("\n");
+  if (mode === "count") {
+    const shown = entries.slice(0, limit);
+    return `${shown.map((e) => e.text).join("\n")}\n\nFound ${plural(matches, "matching line")} across ${
+      plural(entries.length, "file")
+    }.`;
+  }
+  entries.sort((a, b) => b.mtime - a.mtime || (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+  const shown = entries.slice(0, limit);
+  return `Found ${plural(entries.length, "file")}\n${shown.map((e) => e.text).join("\n")}`;
+}
+
 export const grepTool: Tool<GrepInput> = {
   name: "Grep",
   description: DESCRIPTION,
@@ -170,7 +186,7 @@ export const grepTool: Tool<GrepInput> = {
       after: input["-A"] ?? context,
       numbers: input["-n"] ?? true,
     };
-    const entries: { text: string; path: string; mtime: number; count: number }[] = [];
+    const entries: GrepEntry[] = [];
     let lineBudget = limit;
     let chars = 0;
     const skips: WalkSkip[] = [];
@@ -213,21 +229,8 @@ export const grepTool: Tool<GrepInput> = {
 
     const matches = entries.reduce((n, e) => n + e.count, 0);
     const meta = { files: entries.length, matches };
-    let text: string;
-    if (mode === "content") {
-      text = entries.map((e) => e.text).join("\n");
-    } else if (mode === "count") {
-      const shown = entries.slice(0, limit);
-      text = `${shown.map((e) => e.text).join("\n")}\n\nFound ${plural(matches, "matching line")} across ${
-        plural(entries.length, "file")
-      }.`;
-    } else {
-      entries.sort((a, b) => b.mtime - a.mtime || (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
-      const shown = entries.slice(0, limit);
-      text = `Found ${plural(entries.length, "file")}\n${shown.map((e) => e.text).join("\n")}`;
-    }
     const capped = capHead(
-      text,
+      grepText(mode, entries, limit, matches),
       GREP_MAX_OUTPUT_CHARS,
       `(Output truncated at ${GREP_MAX_OUTPUT_CHARS} characters. Narrow the search with path, glob or head_limit.)`,
     );
