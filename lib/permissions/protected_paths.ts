@@ -7,6 +7,7 @@
 // write path rules (tools/paths.ts). Pure: paths arrive real and absolute.
 
 import { isAbsolute, relative, resolve, sep } from "node:path";
+import { compileGlob, expandBraces, hasMagic } from "../protocol/glob_pattern.ts";
 import { bashForms } from "../protocol/tool_rule.ts";
 
 const PROTECTED: Readonly<Record<string, string>> = {
@@ -20,7 +21,23 @@ export function protectedFolderOf(path: string, workspaceRoot: string): string |
   const rel = relative(workspaceRoot, path);
   const parts = rel.startsWith("..") ? path.split(sep) : rel.split(sep);
   // The last part is the file itself: a file named `.git` (a worktree's pointer) is protected too.
-  return parts.find((part) => Object.hasOwn(PROTECTED, part));
+  for (const part of parts) {
+    if (Object.hasOwn(PROTECTED, part)) return part;
+    const globbed = globbedFolder(part);
+    if (globbed !== undefined) return globbed;
+  }
+  return undefined;
+}
+
+/**
+ * The protected folder a shell glob in one path part may expand to (`.g*`, `.gi?`, `.[c]laude`), or
+ * undefined. Like the shell, a glob names a dot folder only when it starts with a literal dot, so `*`
+ * alone does not name `.git`. Meant for Bash words; a tool path literally named `.g*` is protected too.
+ */
+function globbedFolder(part: string): string | undefined {
+  if (!part.startsWith(".") || !hasMagic(part)) return undefined;
+  const glob = compileGlob(part);
+  return Object.keys(PROTECTED).find((name) => glob.matches(name));
 }
 
 /** Why a write to `path` is protected, or undefined when it is not. */
@@ -89,8 +106,10 @@ const GIT_CONFIG_READS = new Set([
 /**
  * The first protected path a Bash command may write: a redirection target or an argument inside
  * `.git/`, `.claude/` or `.blade/` (of any program but a pure reader), or a `git config` that sets
- * something. Text, not a sandbox: `cd .git && echo > config` is not seen; the mode and Deno are the
- * boundary. Undefined when none.
+ * something; `cd .git` is such an argument, so what follows it is covered, and a glob or brace that
+ * may expand to a protected name (`.g*`, `.{git,x}`) counts as naming it. Text, not a sandbox: a name
+ * built at run time (`cd "$D"`, `$(printf .git)`) or a script that writes there is not seen; the mode
+ * and Deno are the boundary. Undefined when none.
  */
 export function protectedCommandTarget(command: string, workspaceRoot: string): ProtectedTarget | undefined {
   for (const form of bashForms(command).forms) {
@@ -114,10 +133,14 @@ export function protectedCommandTarget(command: string, workspaceRoot: string): 
   return undefined;
 }
 
-/** A word and, for `--option=value` or `name=value`, its value. */
+/**
+ * The paths a word may name: itself and, for `--option=value` or `name=value`, its value, each with its
+ * brace expansions (`.{git,x}/config` names `.git/config`), as the shell expands braces before globs.
+ */
 function pathsIn(word: string): string[] {
   const eq = word.indexOf("=");
-  return eq > 0 ? [word, word.slice(eq + 1)] : [word];
+  const words = eq > 0 ? [word, word.slice(eq + 1)] : [word];
+  return words.flatMap((w) => (w.includes("{") ? [...new Set([...expandBraces(w), w])] : [w]));
 }
 
 /** `git [global options] config …` that is not a read. */

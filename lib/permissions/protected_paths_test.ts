@@ -32,6 +32,17 @@ const COMMANDS: [string, string | undefined][] = [
   [`sh -c "echo x > .git/hooks/pre-commit"`, "/ws/.git/hooks/pre-commit"],
   [`bash -c 'cp x .blade/agents/y.md'`, "/ws/.blade/agents/y.md"],
   ["eval 'cp x .git/config'", "/ws/.git/config"],
+  // A cd into a protected folder is itself named, so what follows it is covered.
+  ["cd .git && echo x > config", "/ws/.git"],
+  ["cd sub/.git/hooks; cp x pre-commit", "/ws/sub/.git/hooks"],
+  ["pushd .claude && cp x agents/a.md", "/ws/.claude"],
+  // Globs and braces the shell may expand to a protected name.
+  ["cd .g* && echo x > config", "/ws/.g*"],
+  ["cp x .gi?/hooks/pre-commit", "/ws/.gi?/hooks/pre-commit"],
+  ["echo x > .[c]laude/settings.json", "/ws/.[c]laude/settings.json"],
+  ["cp x .{git,nothing}/config", "/ws/.git/config"],
+  ["cp x {.blade,y}/agents/a.md", "/ws/.blade/agents/a.md"],
+  ["cp x --target-directory=.bl*", "/ws/.bl*"],
   // git config that sets something.
   ["git config core.hooksPath /tmp/hooks", "git config"],
   ["git -C sub config --add remote.origin.fetch x", "git config"],
@@ -52,6 +63,11 @@ const COMMANDS: [string, string | undefined][] = [
   ["cp a .github/workflows/ci.yml", undefined],
   ["echo .git > notes.txt", undefined],
   ["npm test 2>&1 > /dev/null", undefined],
+  // A glob without a leading dot does not expand to a dot folder; other dot names are not protected.
+  ["rm -rf *", undefined],
+  ["cp x */config", undefined],
+  ["rm -f .*.swp", undefined],
+  ["cp x .github/{a,b}.yml", undefined],
 ];
 
 for (const [command, want] of COMMANDS) {
