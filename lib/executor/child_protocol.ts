@@ -12,6 +12,7 @@ import type { ChildSpec } from "./child.ts";
 import type { ApprovalRequest } from "../protocol/approval.ts";
 import type { McpToolShape } from "../mcp/tool_adapter.ts";
 import type { McpCallResult } from "../mcp/client.ts";
+import type { TaskOutputInput } from "../tools/task_control.ts";
 
 export interface ChildRunRequest {
   kind: "run";
@@ -50,11 +51,7 @@ export interface ChildCancel {
 
 export type ChildWorkerRequest = ChildRunRequest | ChildReply | ChildCancel;
 
-export interface TaskOutputRequest {
-  taskId: string;
-  block: boolean;
-  timeoutMs: number;
-}
+export type TaskOutputRequest = TaskOutputInput;
 
 /** A delegation call a Worker child makes; the main thread starts or reads the grandchild. */
 export type DelegationCall =

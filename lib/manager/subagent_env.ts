@@ -69,7 +69,6 @@ export function taskControlDeps(env: SubagentEnv): TaskControlDeps {
     background: env.background,
     shells: env.shells,
     clock: env.ports.clock,
-    sessionsDir: env.layout.sessionsDir,
   };
 }
 

@@ -7,11 +7,11 @@ import type { SidecarOwner, SidecarStore } from "../store/store.ts";
 import { worktreeView } from "../worktree/view.ts";
 import type { SidecarRecord } from "../store/schema.ts";
 import type { ToolContext, ToolResult } from "../tools/tool.ts";
-import type { TaskControlPort } from "../tools/task_control.ts";
+import type { TaskControlPort, TaskOutputInput } from "../tools/task_control.ts";
 import { isValidSessionId } from "../protocol/ids.ts";
 import { isOwnedBy } from "../store/record_ops.ts";
 import { pollWhileRunning } from "./ends_within.ts";
-import { capText, RESULT_CAP } from "./notice.ts";
+import { capText, RESULT_CAP, TRUNCATION_MARKER } from "./notice.ts";
 import type { BackgroundRuns } from "./background.ts";
 import type { ShellTasks } from "./shells.ts";
 
@@ -21,8 +21,6 @@ export interface TaskControlDeps {
   background: BackgroundRuns;
   shells: ShellTasks;
   clock: Clock;
-  /** Folder of the sidecar files, named when a result is too long to return whole. */
-  sessionsDir: string;
 }
 
 function unknown(id: string): ToolResult {
@@ -46,10 +44,7 @@ export class TaskControl implements TaskControlPort {
     return isOwnedBy(r, this.#owner) ? r : undefined;
   }
 
-  async output(
-    input: { taskId: string; block: boolean; timeoutMs: number },
-    ctx: ToolContext,
-  ): Promise<ToolResult> {
+  async output(input: TaskOutputInput, ctx: ToolContext): Promise<ToolResult> {
     const shells = this.#env.shells;
     if (shells.owns(input.taskId, this.#owner) === true) return await shells.output(input, ctx.signal);
     let record = await this.#find(input.taskId);
@@ -73,11 +68,11 @@ export class TaskControl implements TaskControlPort {
     } else if (record.status === "running") {
       retrieval = "not_ready";
     }
-    return { content: JSON.stringify(this.#payload(record, retrieval), null, 2), isError: false };
+    const offset = Number.isSafeInteger(input.offset) && input.offset! > 0 ? input.offset! : 0;
+    return { content: JSON.stringify(this.#payload(record, retrieval, offset), null, 2), isError: false };
   }
 
-  #payload(r: SidecarRecord, retrieval: string): Record<string, unknown> {
-    const capped = capText(r.result.message, RESULT_CAP);
+  #payload(r: SidecarRecord, retrieval: string, offset: number): Record<string, unknown> {
     const iso = (ms: number | undefined) => (ms === undefined ? undefined : new Date(ms).toISOString());
     return {
       task_id: r.id,
@@ -94,14 +89,7 @@ export class TaskControl implements TaskControlPort {
       last_active_at: iso(r.lastActiveAt),
       ...(r.completedAt === undefined ? {} : { completed_at: iso(r.completedAt) }),
       ...(r.status === "running" ? {} : {
-        result: capped.text,
-        ...(capped.truncated
-          ? {
-            result_truncated: true,
-            full_result:
-              `The full text is the "result.message" field of ${this.#env.sessionsDir}/${r.id}.json`,
-          }
-          : {}),
+        ...resultWindow(r.result.message, offset),
         success: r.result.success,
         ...(r.result.error === undefined ? {} : { error: r.result.error }),
       }),
@@ -148,4 +136,23 @@ export class TaskControl implements TaskControlPort {
       metadata: { agentId: taskId, status: "cancelled" },
     };
   }
+}
+
+/**
+ * The part of a result TaskOutput returns: from `offset`, capped at RESULT_CAP; a cut one says where the
+ * rest starts, so any parent, a Worker child's included (it cannot read the sidecar), can read it all.
+ */
+export function resultWindow(message: string, offset: number): Record<string, unknown> {
+  const start = Math.min(offset, message.length);
+  const capped = capText(message.slice(start), RESULT_CAP);
+  const window = { result: capped.text, ...(start > 0 ? { offset: start } : {}) };
+  if (!capped.truncated) return window;
+  const next = start + capped.text.length - TRUNCATION_MARKER.length;
+  return {
+    ...window,
+    result_truncated: true,
+    next_offset: next,
+    full_result:
+      `The result has ${message.length} characters; call TaskOutput with offset ${next} for the rest.`,
+  };
 }

@@ -1,10 +1,10 @@
 import assert from "node:assert/strict";
 import { runTool } from "../testing/tool_harness.ts";
 import type { AnyTool, ToolResult } from "../tools/tool.ts";
-import { TaskControl } from "./task_control.ts";
+import { resultWindow, TaskControl } from "./task_control.ts";
 import { taskControlDeps } from "./subagent_env.ts";
 import { taskOutputTool, taskStopTool } from "../tools/task_control.ts";
-import { RESULT_CAP } from "./notice.ts";
+import { RESULT_CAP, TRUNCATION_MARKER } from "./notice.ts";
 import {
   type BackgroundHarness,
   backgroundHarness,
@@ -190,7 +190,7 @@ Deno.test("TaskOutput of a run owned by another process polls the sidecar until 
   assert.equal(done.result, "done elsewhere");
 });
 
-Deno.test("TaskOutput returns a bounded result with a pointer to the full text, never the transcript", async () => {
+Deno.test("TaskOutput returns a bounded result, the rest by offset, never the transcript", async () => {
   const long = "line of output\n".repeat(3000);
   await using h = await backgroundHarness({ reply: () => ({ text: long }) });
   const { task, output } = toolsOf(h);
@@ -200,9 +200,37 @@ Deno.test("TaskOutput returns a bounded result with a pointer to the full text, 
   assert.equal((done.result as string).length, RESULT_CAP);
   assert.ok((done.result as string).endsWith("\n...[truncated]"));
   assert.equal(done.result_truncated, true);
-  assert.match(String(done.full_result), new RegExp(`${h.storage}/agents/sessions/agent-long\\.json`));
   assert.equal(JSON.stringify(done).includes("messages"), false);
-  assert.equal((await h.sidecar("agent-long")).result.message, long.trim());
+  // The rest is read with offset, window by window, until a window is not cut: it adds up to the result.
+  const full = (await h.sidecar("agent-long")).result.message;
+  assert.equal(full, long.trim());
+  let read = (done.result as string).slice(0, -TRUNCATION_MARKER.length);
+  let next = done.next_offset as number;
+  assert.match(String(done.full_result), new RegExp(`offset ${next} for the rest`));
+  for (let guard = 0; guard < 5; guard++) {
+    const page = json(await runTool(output, { task_id: "agent-long", offset: next }, h.ctx()));
+    assert.equal(page.offset, next);
+    if (page.result_truncated !== true) {
+      read += page.result as string;
+      break;
+    }
+    read += (page.result as string).slice(0, -TRUNCATION_MARKER.length);
+    next = page.next_offset as number;
+  }
+  assert.equal(read, full);
+  const past = json(await runTool(output, { task_id: "agent-long", offset: full.length + 10 }, h.ctx()));
+  assert.equal(past.result, "");
+  assert.equal(past.offset, full.length);
+});
+
+Deno.test("resultWindow: a cut that would split a surrogate pair starts the next window on the pair", () => {
+  const tail = "t".repeat(TRUNCATION_MARKER.length + 10);
+  const message = "x".repeat(RESULT_CAP - TRUNCATION_MARKER.length - 1) + "😀" + tail;
+  const first = resultWindow(message, 0);
+  assert.equal(first.result_truncated, true);
+  const next = first.next_offset as number;
+  assert.equal(message.slice(next, next + 2), "😀");
+  assert.equal(resultWindow(message, next).result, "😀" + tail);
 });
 
 Deno.test("background Bash: returns a shell id; TaskOutput gives the output tail and exit code", async () => {

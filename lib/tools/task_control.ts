@@ -10,14 +10,25 @@ export const taskOutputSchema = z.object({
   timeout: z.number().int().min(0).max(600_000).optional().describe(
     "How long to wait in milliseconds (default 30000, at most 600000; 0 = no limit).",
   ),
+  offset: z.number().int().min(0).optional().describe(
+    "Where to start reading a long result, in characters (default 0); a cut result gives next_offset.",
+  ),
 });
 
 export const taskStopSchema = z.object({
   task_id: z.string().min(1).describe("The agent id (or background shell id) to stop."),
 });
 
+/** What TaskOutput asks for: `offset` is where a long result is read from (characters). */
+export interface TaskOutputInput {
+  taskId: string;
+  block: boolean;
+  timeoutMs: number;
+  offset?: number;
+}
+
 export interface TaskControlPort {
-  output(input: { taskId: string; block: boolean; timeoutMs: number }, ctx: ToolContext): Promise<ToolResult>;
+  output(input: TaskOutputInput, ctx: ToolContext): Promise<ToolResult>;
   stop(taskId: string, ctx: ToolContext): Promise<ToolResult>;
 }
 
@@ -40,6 +51,7 @@ export function taskOutputTool(port: TaskControlPort): AnyTool {
         taskId: input.task_id,
         block: input.block ?? true,
         timeoutMs: input.timeout ?? 30_000,
+        ...(input.offset === undefined ? {} : { offset: input.offset }),
       }, ctx);
     },
   };
