@@ -12,6 +12,7 @@ import { basename, dirname, join, relative } from "node:path";
 import { BladeError } from "../lib/errors.ts";
 import { VERSION } from "../lib/version.ts";
 import { runScript, stripAnsi } from "./script_cli.ts";
+import { isolateRequireIn, readBuildFiles } from "./bundle_require.ts";
 import { bladeRunFlags, CONFIG_FILE, ENTRY, ROOT, WORKER_ENTRIES } from "./release_inputs.ts";
 import {
   type DevBundleStamp,
@@ -206,6 +207,7 @@ export async function buildDevBundle(root = ROOT): Promise<DevBundleResult> {
     }
     await pointSplitWorkerUrls(out, WORKER_ENTRIES);
     await deferMainThreadImports(out, WORKER_ENTRIES);
+    await isolateRequireIn(out);
     const stamp: DevBundleStamp = { ...state, deno: Deno.version.deno, entry: `${build}/main.js` };
     const tmp = `${join(root, STAMP_PATH)}.${Deno.pid}.tmp`;
     await Deno.writeTextFile(tmp, `${JSON.stringify(stamp)}\n`);
@@ -266,15 +268,7 @@ export async function deferMainThreadImports(
   outDir: string,
   workerEntries: readonly string[],
 ): Promise<number> {
-  const texts = new Map<string, string>();
-  const visit = async (dir: string): Promise<void> => {
-    for await (const e of Deno.readDir(dir)) {
-      const path = join(dir, e.name);
-      if (e.isDirectory) await visit(path);
-      else if (e.name.endsWith(".js")) texts.set(path, await Deno.readTextFile(path));
-    }
-  };
-  await visit(outDir);
+  const texts = await readBuildFiles(outDir);
   const refs = (file: string) =>
     [...(texts.get(file) ?? "").matchAll(RELATIVE_REF)].map((m) => join(dirname(file), m[1]!));
   const workerReach = new Set<string>();
