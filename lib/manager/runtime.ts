@@ -27,6 +27,7 @@ import { ShellTasks } from "./shells.ts";
 import { SubagentRuntime } from "./subagents.ts";
 import type { SubagentEnv } from "./subagent_env.ts";
 import { recoverSession } from "./restart.ts";
+import { tolerantTrim } from "./sidecar_lifecycle.ts";
 
 export interface RuntimeDeps {
   ports: Ports;
@@ -177,7 +178,7 @@ export class Runtime implements AsyncDisposable {
             env.background.rememberCall({ agentId: ref.agentId, callId: ref.callId, owner: runtime.owner });
           }
         }
-        return env.background.pendingFor(runtime.owner, delivered);
+        return tolerantTrim(env.background.pendingFor(runtime.owner, delivered), d.emit, parent.sessionId);
       },
       recover: (session) => this.#recover(session),
     };

@@ -9,6 +9,7 @@ import type { RuntimeEventSink, RuntimeWarning, RuntimeWarningCode } from "../pr
 import type { SidecarOwner, SidecarStore } from "../store/store.ts";
 import type { SidecarRecord, SidecarResult, TerminalStatus, WorktreeLease } from "../store/schema.ts";
 import type { ChildOutcome } from "../executor/child.ts";
+import type { PendingWork } from "../protocol/delivery.ts";
 import { BladeError, describeError } from "../errors.ts";
 import type { BackgroundRuns } from "./background.ts";
 import { buildCompletionNotice } from "./notice.ts";
@@ -178,6 +179,28 @@ function failureOf(e: unknown): { text: string; hint: string; cause: unknown } {
   return storage === undefined
     ? { text: describeError(e), hint: "", cause: e }
     : { text: storage.message.replace(/\.$/, ""), hint: ` ${storage.hint}`, cause: storage };
+}
+
+/**
+ * `work` whose `acknowledged` never fails the turn: the inbox entries it removes are already delivered
+ * and acknowledged in the transcript (the next start drops them, and a receipt is never delivered
+ * twice), so a failed removal loses nothing and is a warning, not the run's failure.
+ */
+export function tolerantTrim(work: PendingWork, emit: RuntimeEventSink, sessionId: string): PendingWork {
+  return {
+    ...work,
+    acknowledged: (ids) =>
+      work.acknowledged(ids).catch((e) => {
+        const why = failureOf(e);
+        emit(runtimeWarning(
+          sessionId,
+          "inbox_trim_failed",
+          `${ids.length} delivered completion notice(s) could not be removed from the inbox: ${why.text}. ` +
+            `Nothing is lost: the transcript records them as delivered, so they are not delivered again.${why.hint}`,
+          { workLost: false, cause: why.cause },
+        ));
+      }),
+  };
 }
 
 /** A background run that failed outside the child: reported, recorded as failed, the owner woken. */

@@ -195,6 +195,8 @@ export type RuntimeWarningCode =
   /** A background child's completion notice could not be put into its parent's inbox. */
   | "notice_dropped"
   /** A background run failed outside the child itself (the runtime's own bug or I/O). */
-  | "background_run_crashed";
+  | "background_run_crashed"
+  /** Delivered notices could not be removed from the inbox; the transcript's receipts keep them from repeating. */
+  | "inbox_trim_failed";
 
 export type RuntimeEventSink = (event: RuntimeEvent) => void;

@@ -255,3 +255,34 @@ for (const c of CASES) {
     }
   });
 }
+
+Deno.test("disk fault: delivered notices cannot be removed from the inbox (ENOSPC): a warning, nothing lost, never delivered twice", async () => {
+  await using sandbox = await bladeSandbox();
+  const script = await writeScript(sandbox, "script", SCRIPT);
+  // The first inbox write (the notice) succeeds; the second (removing it once delivered) fails.
+  const fault = { op: "writeAtomic" as const, path: "\\.inbox\\.json$", after: 1, code: "ENOSPC" as const };
+  const { run, hits } = await runFaulty(sandbox, script, fault);
+  assert.ok(hits > 0, `the fault was reached:\n${run.stdout}\n${run.stderr}`);
+  assertClear(run, "the run");
+  assert.equal(run.code, 0, run.stdout + run.stderr);
+  const out = parseJsonResult(run);
+  assert.equal(out.is_error, false);
+  // The notice reaches the parent with its second or third request, as the child's timing falls.
+  assert.match(String(out.result), /^(main waits|parent done)$/);
+  assert.match(
+    run.stderr,
+    /blade: warning: 1 delivered completion notice\(s\) could not be removed from the inbox: Could not write \S+\.inbox\.json: the disk is full \(ENOSPC\)\. Nothing is lost/,
+  );
+  const session = await sessionOf(sandbox);
+  assert.ok(session !== undefined);
+  const next = await sandbox.run(scriptedArgs(script, "Carry on.", ["--resume", session]));
+  assertClear(next, "the next run");
+  assert.equal(next.code, 0, next.stdout + next.stderr);
+  const after = await transcripts(sandbox);
+  assert.equal(receipts(after.get(`${session}.jsonl`) ?? "").get(`background-subagent-completion:${BG}`), 1);
+  const inbox = [...Deno.readDirSync(projectDir(sandbox))].filter((e) => e.name.endsWith(".inbox.json"));
+  for (const e of inbox) {
+    const text = Deno.readTextFileSync(`${projectDir(sandbox)}/${e.name}`);
+    assert.doesNotMatch(text, new RegExp(BG), "the next start removed the acknowledged notice");
+  }
+});
