@@ -180,7 +180,7 @@ Deno.test("mcp list: .mcp.json only in trusted folders; --strict-mcp-config uses
     return out.servers.map((s) => [s.name, s.source, s.status, s.tools.length]);
   };
   assert.deepEqual(await list([]), []);
-  assert.deepEqual(await list(["--trust-workspace"]), [["project", "project", "connected", 6]]);
+  assert.deepEqual(await list(["--trust-workspace"]), [["project", "project", "connected", 7]]);
   assert.deepEqual(
     await list([
       "--trust-workspace",
@@ -188,7 +188,7 @@ Deno.test("mcp list: .mcp.json only in trusted folders; --strict-mcp-config uses
       "--mcp-config",
       mcpConfig({ flag: server("flag") }),
     ]),
-    [["flag", "flag", "connected", 6]],
+    [["flag", "flag", "connected", 7]],
   );
   const text = await sandbox.run(["mcp", "list"]);
   assert.match(
@@ -334,4 +334,76 @@ Deno.test("mcp: blade run gives the directly run agent the configured servers' t
     false,
     "docs echo: direct",
   ]]);
+});
+
+Deno.test("mcp: --debug shows a server's stderr terminal-safe, its tokens redacted from the first line", async () => {
+  await using sandbox = await bladeSandbox();
+  const token = "tok-debug-0123456789abcdef";
+  const key = "key-args-0123456789abcdef";
+  // The server writes its token to stderr before it reads its first message (before it has started).
+  const docs = server("docs", ["--stderr-env=API_TOKEN", "--api-key=${TEST_MCP_KEY}"]);
+  const config = mcpConfig({
+    docs: { ...docs, env: { DENO_DIR: "${DENO_DIR}", API_TOKEN: "${TEST_MCP_TOKEN}" } },
+  });
+  const env = { TEST_MCP_TOKEN: token, TEST_MCP_KEY: key };
+  const run = await runScripted(sandbox, { agents: { main: [{ turns: [{ text: "ok" }] }] } }, {
+    flags: ["--debug", "--mcp-config", config],
+    env,
+  });
+  assert.equal(run.code, 0, run.stderr);
+  assert.match(run.stderr, /\[debug\] mcp docs stderr: test server: API_TOKEN=\[REDACTED\] red\n/);
+  assert.ok(!run.stderr.includes(token), "the token is on stderr");
+  assert.ok(!run.stderr.includes("\x1b") && !run.stderr.includes("\x07"), "raw escape sequences on stderr");
+  // A secret-named variable expanded into `args` is redacted too (the command line `mcp list` shows).
+  const list = await sandbox.run(["mcp", "list", "--json", "--mcp-config", config], { env });
+  assert.equal(list.code, 0, list.stderr);
+  assert.ok(!list.stdout.includes(key), list.stdout);
+  assert.match(list.stdout, /--api-key=\[REDACTED\]/);
+});
+
+Deno.test("mcp: a hostile server's unusable tool names are left out with a warning; the session goes on", async () => {
+  await using sandbox = await bladeSandbox();
+  const run = await runScripted(sandbox, {
+    agents: {
+      main: [{
+        turns: [
+          { tool_calls: [call("mcp__h__dup_name"), call("mcp__h__ansi"), call("mcp__h__drop_echo")] },
+          { tool_calls: [call("mcp__h__echo", { text: "gone" })] },
+          { text: "done" },
+        ],
+      }],
+    },
+  }, {
+    flags: ["--mcp-config", mcpConfig({ h: server("h", ["--hostile"]) }), "--allowed-tools", "mcp__h"],
+  });
+  assert.equal(run.code, 0, run.stderr);
+  assert.equal(parseJsonResult(run).result, "done");
+  assert.match(
+    run.stderr,
+    /warning: MCP server "h": tool "x{60}" is left out: its Blade name mcp__h__x{60} is 68/,
+  );
+  assert.match(
+    run.stderr,
+    /warning: MCP server "h": tool "dup_name" is left out: .*already the name of "dup.name"/,
+  );
+  const results = (await mainResults(sandbox, run)).map((r) => [r.isError === true, String(r.content)]);
+  assert.deepEqual(results[0], [false, "first dup"]);
+  // The server's escape sequences are kept as data in the transcript (the model may need them) …
+  assert.deepEqual(results[1], [false, "red \x1b[31mtext\x1b[0m \x1b]0;pwned\x07"]);
+  assert.deepEqual(results[2], [false, "echo removed"]);
+  // … and a tool the server removed (list_changed) is a clear error on the next turn.
+  assert.equal(results[3]?.[0], true);
+  assert.match(String(results[3]?.[1]), /mcp__h__echo/);
+  const text = await sandbox.run([
+    "mcp",
+    "list",
+    "--mcp-config",
+    mcpConfig({ h: server("h", ["--hostile"]) }),
+  ]);
+  assert.equal(text.code, 0, text.stderr);
+  assert.ok(!text.stdout.includes("\x1b") && !text.stdout.includes("\x07"), "raw escape sequences on stdout");
+  assert.match(
+    text.stdout,
+    /\n {2}left out: dup_name \(its Blade name mcp__h__dup_name is already the name of/,
+  );
 });

@@ -85,6 +85,7 @@ function renderText(servers: readonly McpServerStatus[], trusted: boolean): stri
     if (s.target !== "") lines.push(`  ${s.target}`);
     if (s.error !== undefined) lines.push(`  error: ${s.error}`);
     for (const t of s.tools) lines.push(`  ${t.name}${t.readOnly ? " (read-only)" : ""}`);
+    for (const l of s.leftOut ?? []) lines.push(`  left out: ${l.tool} (${l.reason})`);
   }
   return lines.join("\n") + "\n" + note;
 }

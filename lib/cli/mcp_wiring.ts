@@ -33,9 +33,12 @@ export async function startMcp(app: App, flags: McpFlags, io: Io): Promise<McpHu
     mcpConfig: flags.mcpConfig,
     strict: flags.strict,
     cwd: app.ports.env.cwd(),
-    ...(app.config.debug ? { debug: (line: string) => io.err(`[debug] ${app.redact(line)}\n`) } : {}),
+    // A server's stderr is server-controlled text: redacted, and terminal-safe like any other.
+    ...(app.config.debug
+      ? { debug: (line: string) => io.err(`[debug] ${terminalSafe(app.redact(line))}\n`) }
+      : {}),
+    onSecrets: (secrets) => app.addSecrets(secrets),
   });
-  app.addSecrets(opened.secrets);
   // MCP configurations and servers are file- and server-controlled: their text is made terminal-safe.
   const say = (line: string) => io.err(terminalSafe(app.redact(line)));
   for (const d of opened.diagnostics) say(`blade: ${d.level}: ${d.origin}: ${d.message}\n`);
@@ -46,6 +49,9 @@ export async function startMcp(app: App, flags: McpFlags, io: Io): Promise<McpHu
           s.error ?? ""
         }\n`,
       );
+    }
+    for (const l of s.leftOut ?? []) {
+      say(`blade: warning: MCP server "${s.name}": tool "${l.tool}" is left out: ${l.reason}\n`);
     }
   }
   return opened.hub;

@@ -20,6 +20,8 @@ export interface McpServerEntry {
   origin: string;
   transport?: McpTransport;
   error?: string;
+  /** Values of secret-named variables (`${API_KEY}`) expanded anywhere in it, `args` and `url` too. */
+  secrets?: string[];
 }
 
 export interface McpDiagnostic {
@@ -51,22 +53,31 @@ const remoteSchema = z.object({
 const KNOWN_KEYS = new Set(["type", "command", "args", "env", "url", "headers"]);
 const NAME = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/;
 
+/** Names of variables, env entries and headers whose values are secrets. */
+const SECRET_KEY = /token|key|secret|passw|auth|credential|cookie|session|(^|_)pat($|_)/i;
+
 export type EnvLookup = (name: string) => string | undefined;
 
 /**
  * Expands `${VAR}` and `${VAR:-default}` (Claude Code's syntax) in `text`. Unset variables without a
- * default are reported in `missing` and expand to the empty string.
+ * default are reported in `missing` and expand to the empty string; the values of secret-named
+ * variables (`GITHUB_TOKEN`, `API_KEY`, …) are listed in `secrets`.
  */
-export function expandVars(text: string, lookup: EnvLookup): { value: string; missing: string[] } {
+export function expandVars(
+  text: string,
+  lookup: EnvLookup,
+): { value: string; missing: string[]; secrets: string[] } {
   const missing: string[] = [];
+  const secrets: string[] = [];
   const value = text.replace(/\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}/g, (_m, name: string, def) => {
     const v = lookup(name);
+    if (v !== undefined && v !== "" && SECRET_KEY.test(name)) secrets.push(v);
     if (v !== undefined && v !== "") return v;
     if (def !== undefined) return def;
     if (v === undefined) missing.push(name);
     return "";
   });
-  return { value, missing };
+  return { value, missing, secrets };
 }
 
 /** Validates and expands one entry of an `mcpServers` object. */
@@ -84,6 +95,14 @@ export function parseServer(
   };
   if (!NAME.test(name)) {
     return bad("a server name is 1-64 letters, digits, '_', '.' or '-', starting with a letter or digit");
+  }
+  const part = normalizeNamePart(name);
+  if (part.includes("__") || part.endsWith("_")) {
+    return bad(
+      `a server name must not contain "__" or end with "_" ('.' counts as '_'): tool names ` +
+        `mcp__${part}__<tool> would also read as server "${part.split("__")[0]!.replace(/_$/, "")}", ` +
+        "and rules for one server would cover the other. Rename it (e.g. with '-')",
+    );
   }
   if (typeof raw !== "object" || raw === null || Array.isArray(raw)) {
     return bad("the definition must be an object with `command` (stdio) or `url` (http, sse)");
@@ -106,9 +125,11 @@ export function parseServer(
     return bad(`${field}: ${issue.message}`);
   }
   const missing = new Set<string>();
+  const secrets = new Set<string>();
   const x = (s: string) => {
     const r = expandVars(s, lookup);
     for (const m of r.missing) missing.add(m);
+    for (const v of r.secrets) secrets.add(v);
     return r.value;
   };
   const xMap = (m: Record<string, string>) =>
@@ -129,7 +150,10 @@ export function parseServer(
         "(set it, or give a default with ${VAR:-default})",
     );
   }
-  return { entry: { ...base, transport }, diagnostics };
+  return {
+    entry: { ...base, transport, ...(secrets.size === 0 ? {} : { secrets: [...secrets] }) },
+    diagnostics,
+  };
 }
 
 /**
@@ -163,8 +187,6 @@ export function resolveServers(
   return { servers: [...byKey.values()], diagnostics };
 }
 
-const SECRET_KEY = /token|key|secret|passw|auth|credential|cookie|session|(^|_)pat($|_)/i;
-
 /**
  * Configured secrets of the servers, redacted from every record: env values and headers whose name
  * says they are secret (`GITHUB_TOKEN`, `Authorization`, `X-Api-Key`, …), and a bearer token alone.
@@ -172,6 +194,7 @@ const SECRET_KEY = /token|key|secret|passw|auth|credential|cookie|session|(^|_)p
 export function secretsOfServers(servers: readonly McpServerEntry[]): string[] {
   const out = new Set<string>();
   for (const s of servers) {
+    for (const v of s.secrets ?? []) if (v.length >= 8) out.add(v);
     const t = s.transport;
     if (t === undefined) continue;
     const pairs = Object.entries(t.type === "stdio" ? t.env : t.headers);

@@ -8,16 +8,26 @@ const where = { source: "project" as const, origin: "/p/.mcp.json" };
 
 describe("MCP configuration", () => {
   it("expands ${VAR} and ${VAR:-default}; reports unset variables without a default", () => {
-    assert.deepEqual(expandVars("Bearer ${TOKEN}", lookup), { value: "Bearer tok-123456789", missing: [] });
+    assert.deepEqual(expandVars("Bearer ${TOKEN}", lookup), {
+      value: "Bearer tok-123456789",
+      missing: [],
+      secrets: ["tok-123456789"],
+    });
     assert.deepEqual(expandVars("http://${HOST}:${PORT:-8080}/mcp", lookup), {
       value: "http://127.0.0.1:8080/mcp",
       missing: [],
+      secrets: [],
     });
-    assert.deepEqual(expandVars("${EMPTY:-fallback}", lookup), { value: "fallback", missing: [] });
-    assert.deepEqual(expandVars("${NOPE}/x", lookup), { value: "/x", missing: ["NOPE"] });
+    assert.deepEqual(expandVars("${EMPTY:-fallback}", lookup), {
+      value: "fallback",
+      missing: [],
+      secrets: [],
+    });
+    assert.deepEqual(expandVars("${NOPE}/x", lookup), { value: "/x", missing: ["NOPE"], secrets: [] });
     assert.deepEqual(expandVars("$TOKEN and ${} stay", lookup), {
       value: "$TOKEN and ${} stay",
       missing: [],
+      secrets: [],
     });
   });
 
@@ -39,6 +49,7 @@ describe("MCP configuration", () => {
           args: ["--token", "tok-123456789"],
           env: { K: "127.0.0.1" },
         },
+        secrets: ["tok-123456789"],
       },
     );
     assert.deepEqual(
@@ -70,6 +81,10 @@ describe("MCP configuration", () => {
       ],
       ["e", "npx server", /must be an object/],
       ["bad name!", { command: "x" }, /server name is 1-64/],
+      // `mcp__a__b__c` would be tool `b__c` of `a` and tool `c` of `a__b`: a rule for one covers both.
+      ["a__b", { command: "x" }, /must not contain "__" .*mcp__a__b__<tool> would also read as server "a"/],
+      ["a..b", { command: "x" }, /must not contain "__"/],
+      ["a_", { command: "x" }, /must not .*end with "_"/],
     ];
     for (const [name, raw, message] of cases) {
       const r = parseServer(name, raw, where, lookup);
@@ -125,5 +140,18 @@ describe("MCP configuration", () => {
       "ghp_abcdefgh",
       "tok-123456789",
     ]);
+  });
+
+  it("secrets: a secret-named variable expanded into args or a URL is a secret there too", () => {
+    const vars: Record<string, string> = { API_KEY: "key-0123456789", HOST: "127.0.0.1" };
+    const { servers } = resolveServers([{
+      source: "flag",
+      origin: "f",
+      servers: {
+        a: { command: "x", args: ["--api-key=${API_KEY}", "--host=${HOST}"] },
+        b: { type: "http", url: "http://${HOST}/mcp?key=${API_KEY}" },
+      },
+    }], (name) => vars[name]);
+    assert.deepEqual(secretsOfServers(servers), ["key-0123456789"]);
   });
 });

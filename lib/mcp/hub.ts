@@ -39,6 +39,16 @@ export function timeoutsFrom(
   };
 }
 
+/** The longest tool name the providers accept (Anthropic and OpenAI): one longer fails every request. */
+export const MAX_TOOL_NAME_CHARS = 64;
+
+/** A tool a server lists that Blade does not offer, and why. */
+export interface McpLeftOut {
+  /** The tool's own name on its server. */
+  tool: string;
+  reason: string;
+}
+
 /** One tool as Blade offers it. */
 export interface McpToolDescriptor extends McpToolInfo {
   /** `mcp__<server>__<tool>`. */
@@ -56,6 +66,8 @@ export interface McpServerStatus {
   status: McpStatus;
   error?: string;
   tools: { name: string; readOnly: boolean }[];
+  /** Listed tools that are not offered (a name no provider accepts, a name already taken). */
+  leftOut?: McpLeftOut[];
 }
 
 export interface McpHubOptions {
@@ -95,15 +107,42 @@ export class McpHub {
     await Promise.all(this.#connections.map((c) => c.connect(this.#timeouts.connectMs)));
   }
 
-  /** The tools of the connected servers, in configuration order. */
+  /** The tools of the connected servers, in configuration order (only names a provider accepts). */
   tools(): McpToolDescriptor[] {
-    return this.#connections.flatMap((c) =>
-      c.status !== "connected" ? [] : c.tools.map((t) => ({
-        ...t,
-        bladeName: mcpToolName(c.entry.name, t.name),
-        server: c.entry.name,
-      }))
-    );
+    return this.#offer().tools;
+  }
+
+  /**
+   * What is offered: every listed tool of a connected server, except one whose Blade name is over
+   * MAX_TOOL_NAME_CHARS or already taken (`a.b` and `a_b` both give `…__a_b`; the first listed keeps
+   * it). Either would make the provider refuse every request of the session, not just that tool.
+   */
+  #offer(): { tools: McpToolDescriptor[]; leftOut: Map<McpConnection, McpLeftOut[]> } {
+    const tools: McpToolDescriptor[] = [];
+    const leftOut = new Map<McpConnection, McpLeftOut[]>();
+    const taken = new Map<string, string>();
+    for (const c of this.#connections) {
+      if (c.status !== "connected") continue;
+      for (const t of c.tools) {
+        const bladeName = mcpToolName(c.entry.name, t.name);
+        const earlier = taken.get(bladeName);
+        const reason = t.name === ""
+          ? "it has no name"
+          : bladeName.length > MAX_TOOL_NAME_CHARS
+          ? `its Blade name ${bladeName} is ${bladeName.length} characters, longer than the ` +
+            `${MAX_TOOL_NAME_CHARS} characters providers accept (a shorter server name helps)`
+          : earlier !== undefined
+          ? `its Blade name ${bladeName} is already the name of ${earlier}`
+          : undefined;
+        if (reason !== undefined) {
+          leftOut.set(c, [...(leftOut.get(c) ?? []), { tool: t.name, reason }]);
+          continue;
+        }
+        taken.set(bladeName, `"${t.name}" of server "${c.entry.name}"`);
+        tools.push({ ...t, bladeName, server: c.entry.name });
+      }
+    }
+    return { tools, leftOut };
   }
 
   /** Servers whose tools a caller gets (by configured name); unknown names are ignored. */
@@ -129,18 +168,17 @@ export class McpHub {
         ...(signal === undefined ? {} : { signal }),
       });
     }
-    const why = owner?.status === "failed"
-      ? `its server "${owner.entry.name}" is not available: ${owner.error}`
-      : "no connected MCP server offers it (any more)";
-    return { content: [{ type: "text", text: `MCP tool "${bladeName}" cannot run: ${why}` }], isError: true };
+    const text = owner?.status === "failed"
+      ? `MCP server "${owner.entry.name}" is not available: ${owner.error}`
+      : `MCP tool "${bladeName}" cannot run: no connected MCP server offers it (any more)`;
+    return { content: [{ type: "text", text }], isError: true };
   }
 
+  /** The offered tool of that name (never a left-out one) and its connection. */
   #find(bladeName: string): { connection: McpConnection; tool: string } | undefined {
-    for (const c of this.#connections) {
-      const tool = c.tools.find((t) => mcpToolName(c.entry.name, t.name) === bladeName);
-      if (tool !== undefined) return { connection: c, tool: tool.name };
-    }
-    return undefined;
+    const tool = this.tools().find((t) => t.bladeName === bladeName);
+    const connection = this.#connections.find((c) => c.entry.name === tool?.server);
+    return tool === undefined || connection === undefined ? undefined : { connection, tool: tool.name };
   }
 
   /** The configured server whose tool names `bladeName` has (`mcp__<server>__…`), connected or not. */
@@ -149,8 +187,11 @@ export class McpHub {
   }
 
   status(): McpServerStatus[] {
+    const offer = this.#offer();
     return this.#connections.map((c) => {
       const t = c.entry.transport;
+      const leftOut = offer.leftOut.get(c);
+      const offered = new Set(offer.tools.filter((x) => x.server === c.entry.name).map((x) => x.name));
       return {
         name: c.entry.name,
         source: c.entry.source,
@@ -159,10 +200,11 @@ export class McpHub {
         target: t === undefined ? "" : t.type === "stdio" ? [t.command, ...t.args].join(" ") : t.url,
         status: c.status,
         ...(c.error === undefined ? {} : { error: c.error }),
-        tools: c.tools.map((tool) => ({
+        tools: c.tools.filter((tool) => offered.has(tool.name)).map((tool) => ({
           name: mcpToolName(c.entry.name, tool.name),
           readOnly: tool.readOnly,
         })),
+        ...(leftOut === undefined ? {} : { leftOut }),
       };
     });
   }

@@ -160,4 +160,47 @@ describe("McpHub over real servers", () => {
       await hub.close();
     }
   });
+  it("list_changed removing a tool: a call in the same turn and one after are clear tool errors", async () => {
+    const hub = new McpHub([stdio("dyn")], { cwd, timeouts: { connectMs: 20_000, toolMs: 20_000 } });
+    try {
+      await hub.start();
+      const changed = new Promise<void>((resolve) => hub.onChange(resolve));
+      assert.equal(textOf(await hub.call("mcp__dyn__drop_echo", {})), "echo removed");
+      // The model asked for both in one turn: the second call races the notification.
+      const sameTurn = await hub.call("mcp__dyn__echo", { text: "x" });
+      assert.equal(sameTurn.isError, true);
+      assert.match(textOf(sameTurn), /echo/);
+      await changed;
+      assert.ok(!hub.tools().some((t) => t.bladeName === "mcp__dyn__echo"));
+      const later = await hub.call("mcp__dyn__echo", { text: "y" });
+      assert.equal(later.isError, true);
+      assert.match(textOf(later), /MCP tool "mcp__dyn__echo" cannot run: no connected MCP server offers it/);
+    } finally {
+      await hub.close();
+    }
+  });
+
+  it("a hostile server: names providers refuse and duplicate names are left out and said why", async () => {
+    const hub = new McpHub([stdio("h", ["--hostile"])], {
+      cwd,
+      timeouts: { connectMs: 20_000, toolMs: 20_000 },
+    });
+    try {
+      await hub.start();
+      const names = hub.tools().map((t) => t.bladeName);
+      // One name over 64 characters, or twice the same name, and every model request is refused.
+      assert.deepEqual(names.filter((n) => n.length > 64), []);
+      assert.equal(new Set(names).size, names.length, names.join(","));
+      assert.equal(textOf(await hub.call("mcp__h__dup_name", {})), "first dup");
+      const [status] = hub.status();
+      assert.deepEqual(status?.leftOut?.map((l) => l.tool), ["x".repeat(60), "dup_name"]);
+      assert.match(status?.leftOut?.[0]?.reason ?? "", /longer than the 64 characters providers accept/);
+      assert.match(status?.leftOut?.[1]?.reason ?? "", /mcp__h__dup_name is already the name of "dup.name"/);
+      const long = await hub.call(`mcp__h__${"x".repeat(60)}`, {});
+      assert.equal(long.isError, true);
+      assert.match(textOf(long), /cannot run/);
+    } finally {
+      await hub.close();
+    }
+  });
 });

@@ -12,6 +12,11 @@ export interface McpOpenOptions extends McpSourceOptions {
   /** Reads a variable (for `${VAR}` expansion and MCP_TIMEOUT / MCP_TOOL_TIMEOUT). */
   env: (name: string) => string | undefined;
   debug?: (line: string) => void;
+  /**
+   * Receives the configured secrets before any server starts, so that what a server writes while
+   * starting (its stderr in `--debug`, an error) is already redacted.
+   */
+  onSecrets?: (secrets: string[]) => void;
 }
 
 export interface McpOpened {
@@ -33,6 +38,8 @@ export async function openMcp(o: McpOpenOptions): Promise<McpOpened> {
   ]);
   const resolved = resolveServers(sources.layers, o.env);
   const { timeouts, warnings } = timeoutsFrom(o.env);
+  const secrets = secretsOfServers(resolved.servers);
+  o.onSecrets?.(secrets);
   const hub = new McpHub(resolved.servers, {
     cwd: o.workspace,
     timeouts,
@@ -46,7 +53,7 @@ export async function openMcp(o: McpOpenOptions): Promise<McpOpened> {
       ...resolved.diagnostics,
       ...warnings.map((message) => ({ level: "warning" as const, origin: "environment", message })),
     ],
-    secrets: secretsOfServers(resolved.servers),
+    secrets,
   };
 }
 

@@ -2,14 +2,18 @@
 // (`deno run lib/testing/mcp_test_server.ts [--silent] [--exit-at-start]`), or over Streamable HTTP on
 // 127.0.0.1 (serveMcpHttp). Its tools: `echo` (read-only), `note` (not read-only), `env` (reads a
 // variable), `add_tool` (registers `late`, so the server sends notifications/tools/list_changed),
-// `hang` (never answers until cancelled) and `crash` (the process exits mid-call). Never used by main.ts.
+// `drop_echo` (removes `echo`, again with list_changed), `hang` (never answers until cancelled) and
+// `crash` (the process exits mid-call). `--hostile` adds what a malicious server might offer: a name
+// over the providers' 64 characters, two names that become the same Blade name, escape sequences in a
+// description and a result, and a result of 300,000 characters. `--stderr-env=NAME` writes that
+// variable (and an escape sequence) to stderr at start. Never used by main.ts.
 
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { z } from "zod";
 
-export function testMcpServer(label = "test"): McpServer {
+export function testMcpServer(label = "test", options: { hostile?: boolean } = {}): McpServer {
   const server = new McpServer({ name: `blade-${label}`, version: "1.0.0" });
-  server.registerTool("echo", {
+  const echo = server.registerTool("echo", {
     description: "Echo the text back",
     inputSchema: { text: z.string() },
     annotations: { readOnlyHint: true },
@@ -35,6 +39,11 @@ export function testMcpServer(label = "test"): McpServer {
     }));
     return { content: [{ type: "text", text: "added" }] };
   });
+  server.registerTool("drop_echo", { description: "Remove the tool `echo`" }, () => {
+    echo.remove();
+    return { content: [{ type: "text", text: "echo removed" }] };
+  });
+  if (options.hostile === true) hostileTools(server);
   server.registerTool(
     "hang",
     { description: "Never answers" },
@@ -48,6 +57,20 @@ export function testMcpServer(label = "test"): McpServer {
     Deno.exit(3);
   });
   return server;
+}
+
+/** Tools a malicious or careless server might list (see the file's header). */
+function hostileTools(server: McpServer): void {
+  const text = (t: string) => () => ({ content: [{ type: "text" as const, text: t }] });
+  server.registerTool("x".repeat(60), { description: "A name no provider accepts" }, text("long"));
+  server.registerTool("dup.name", { description: "The first of two" }, text("first dup"));
+  server.registerTool("dup_name", { description: "The second of two" }, text("second dup"));
+  server.registerTool(
+    "ansi",
+    { description: "Paints \x1b[2J\x1b]0;pwned\x07 the terminal" },
+    text("red \x1b[31mtext\x1b[0m \x1b]0;pwned\x07"),
+  );
+  server.registerTool("big", { description: "A huge result" }, text("y".repeat(300_000)));
 }
 
 /** A Streamable HTTP MCP server on 127.0.0.1; `token` makes it require `Authorization: Bearer <token>`. */
@@ -93,13 +116,18 @@ if (import.meta.main) {
     Deno.stderr.writeSync(new TextEncoder().encode("test server: cannot start (on purpose)\n"));
     Deno.exit(2);
   }
+  const stderrEnv = Deno.args.find((a) => a.startsWith("--stderr-env="))?.slice(13);
+  if (stderrEnv !== undefined) {
+    const line = `test server: ${stderrEnv}=${Deno.env.get(stderrEnv) ?? ""} \x1b]0;pwned\x07\x1b[31mred\n`;
+    Deno.stderr.writeSync(new TextEncoder().encode(line));
+  }
   if (args.has("--silent")) {
     // Reads nothing, answers nothing, stays alive: a server that hangs at start-up.
     setInterval(() => {}, 60_000);
   } else {
     const { StdioServerTransport } = await import("@modelcontextprotocol/sdk/server/stdio.js");
-    await testMcpServer(Deno.args.find((a) => a.startsWith("--label="))?.slice(8) ?? "stdio")
-      .connect(new StdioServerTransport());
+    const label = Deno.args.find((a) => a.startsWith("--label="))?.slice(8) ?? "stdio";
+    await testMcpServer(label, { hostile: args.has("--hostile") }).connect(new StdioServerTransport());
   }
 }
 
