@@ -28,10 +28,12 @@ export const LAUNCHER_FILE = "blade";
 export const WINDOWS_LAUNCHER_FILE = "blade.cmd";
 
 /**
- * What the launchers add to Blade's run flags: no deno.json or lockfile from the user's folder, and
- * nothing fetched at run time (the bundle carries its npm packages).
+ * What the launchers add to Blade's run flags: no deno.json or lockfile from the user's folder,
+ * nothing fetched at run time (the bundle carries its npm packages), and none of Deno's own output
+ * (`--quiet`: its progress bar writes erase sequences to a terminal stderr whenever a Worker loads,
+ * which tore lines out of the interactive session's screen; see docs/guides/interactive.md).
  */
-export const LAUNCHER_EXTRA_FLAGS: readonly string[] = ["--no-config", "--no-remote", "--no-npm"];
+export const LAUNCHER_EXTRA_FLAGS: readonly string[] = ["--no-config", "--no-remote", "--no-npm", "--quiet"];
 
 export interface BundleOptions {
   /** Output folder (default dist/). */

@@ -532,3 +532,56 @@ Deno.test("interactive: /tasks lists a running background child and /tasks stop 
   await term.press("C-d");
   assert.equal(await term.exitCode(), 0);
 });
+
+Deno.test("interactive: only Blade's renderer writes to the terminal: no raw escape sequence from the model, a file or a child, and nothing of Deno's own when a child's Worker starts", async () => {
+  await using sandbox = await bladeSandbox();
+  // Each of these would retitle the window, write the clipboard, clear the screen or move the cursor.
+  const hostile = String.raw`\e]0;PWNED-TITLE\a\e]52;c;UFdORUQ=\a\e[2J\e[10;10H\e[31m`;
+  await sandbox.write("notes.txt", "\x1b]0;FILE-TITLE\x07notes\x1b[2J\n");
+  const script = await sandbox.write(
+    "script.yaml",
+    [
+      "agents:",
+      "  main:",
+      "    - turns:",
+      "        - tool_calls:",
+      "            - name: Read",
+      "              input: { file_path: notes.txt }",
+      "            - name: Task",
+      `              input: { subagent_type: Explore, description: "look ${hostile}around", prompt: Look around. }`,
+      `        - text: "ANSWER-START ${hostile} ANSWER-END"`,
+      "  Explore:",
+      "    - turns:",
+      `        - text: "CHILD-SAYS ${hostile} CHILD-END"`,
+      "",
+    ].join("\n"),
+  );
+  await using term = await BladeTerminal.start(["--provider", "scripted", "--script", script], {
+    cwd: sandbox.workspace,
+    env: { ...sandbox.env, NO_COLOR: "1" },
+    record: true,
+  });
+  await term.waitFor("/help for commands");
+  await term.type("go");
+  await term.press("Enter");
+  const screen = await term.waitFor("ANSWER-END");
+  assert.match(screen, /↳ Explore completed: look around \(\d+s\) · CHILD-SAYS\s+CHILD-END/);
+  await term.press("C-d");
+  assert.equal(await term.exitCode(), 0);
+  const raw = new TextDecoder().decode(await term.output());
+  for (
+    const [what, sequence] of [
+      ["a window title (OSC 0)", "\x1b]0;"],
+      ["a clipboard write (OSC 52)", "\x1b]52;"],
+      ["a cursor move from the model", "\x1b[10;10H"],
+      ["Deno's progress-bar clear (erase below)", "\x1b[J"],
+      ["a cursor move to column 0 (Deno's progress bar)", "\x1b[0G"],
+    ] as const
+  ) {
+    assert.ok(!raw.includes(sequence), `${what} reached the terminal: ${JSON.stringify(sequence)}`);
+  }
+  assert.ok(
+    !raw.includes("PWNED-TITLE") && !raw.includes("FILE-TITLE"),
+    "a hostile payload reached the terminal",
+  );
+});

@@ -11,6 +11,8 @@ export interface TerminalOptions {
   env: Record<string, string>;
   columns?: number;
   rows?: number;
+  /** Keep every byte Blade writes to the terminal, from its very start, for `output()`. */
+  record?: boolean;
 }
 
 const quote = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
@@ -31,11 +33,13 @@ async function tmux(socket: string, args: string[]): Promise<string> {
 export class BladeTerminal implements AsyncDisposable {
   readonly #socket: string;
   readonly #exitFile: string;
+  readonly #recording: string | undefined;
   #closed = false;
 
-  private constructor(socket: string, exitFile: string) {
+  private constructor(socket: string, exitFile: string, recording: string | undefined) {
     this.#socket = socket;
     this.#exitFile = exitFile;
+    this.#recording = recording;
   }
 
   /** Starts `blade <args>` in a fresh terminal of `columns`×`rows` (default 100×40). */
@@ -62,8 +66,12 @@ export class BladeTerminal implements AsyncDisposable {
       MAIN,
       ...args,
     ].map(quote).join(" ");
+    // A recording pane waits for tmux to copy its output to a file before Blade starts.
+    const recording = options.record === true ? `${exitFile}.out` : undefined;
+    const go = `${exitFile}.go`;
+    const wait = recording === undefined ? "" : `while [ ! -e ${quote(go)} ]; do sleep 0.05; done; `;
     // The pane stays after Blade exits, so the last screen can still be read.
-    const script = `cd ${quote(options.cwd)} && ${command}; echo $? > ${quote(exitFile)}; sleep 600`;
+    const script = `${wait}cd ${quote(options.cwd)} && ${command}; echo $? > ${quote(exitFile)}; sleep 600`;
     await tmux(socket, [
       "new-session",
       "-d",
@@ -75,7 +83,17 @@ export class BladeTerminal implements AsyncDisposable {
       "-c",
       script,
     ]);
-    return new BladeTerminal(socket, exitFile);
+    if (recording !== undefined) {
+      await tmux(socket, ["pipe-pane", "-o", `cat > ${quote(recording)}`]);
+      await Deno.writeTextFile(go, "");
+    }
+    return new BladeTerminal(socket, exitFile, recording);
+  }
+
+  /** Every byte Blade has written to the terminal so far (`record: true` only). */
+  async output(): Promise<Uint8Array> {
+    if (this.#recording === undefined) throw new Error("the terminal was started without record: true");
+    return await Deno.readFile(this.#recording);
   }
 
   /** Types text literally (no key names). */
@@ -152,7 +170,9 @@ export class BladeTerminal implements AsyncDisposable {
     if (this.#closed) return;
     this.#closed = true;
     await tmux(this.#socket, ["kill-server"]).catch(() => {});
-    await Deno.remove(this.#exitFile).catch(() => {});
+    for (const file of [this.#exitFile, `${this.#exitFile}.go`, `${this.#exitFile}.out`]) {
+      await Deno.remove(file).catch(() => {});
+    }
   }
 }
 
