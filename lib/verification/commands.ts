@@ -15,9 +15,27 @@ export type CommandClass =
   | { kind: "read-only" }
   | { kind: "rejected"; reason: string };
 
-/** Flags that make a checker change files or run forever. */
+/** Flags that make a checker change files, install packages or run forever. */
 const MUTATING_FLAG =
-  /^(?:--fix(?:[-=].*)?|-u|--update.*|--updateSnapshot.*|--watch.*|--write(?:=.*)?|--apply(?:-unsafe)?|--unsafe)$/;
+  /^(?:--fix(?:[-=].*)?|-u|--update.*|--updateSnapshot.*|--watch.*|--write(?:=.*)?|--apply(?:-unsafe)?|--unsafe|--install-types)$/;
+
+/**
+ * Flags that send a checker's output or report to a file of the caller's choice (which may be a
+ * source file): refused unless the file is /dev/null.
+ */
+const OUTPUT_FLAG =
+  /^(?:-o|--output-?file|--outputFile|--outFile|--outDir|--out-dir|--test-reporter-destination|--junit-?xml)$/;
+
+/** The first output flag of `words` that names a file other than /dev/null. */
+function outputFlag(words: readonly string[]): string | undefined {
+  for (let i = 0; i < words.length; i++) {
+    const w = words[i]!;
+    const eq = w.indexOf("=");
+    const [flag, value] = eq > 0 ? [w.slice(0, eq), w.slice(eq + 1)] : [w, words[i + 1]];
+    if (OUTPUT_FLAG.test(flag) && value !== "/dev/null") return flag;
+  }
+  return undefined;
+}
 
 /** Scripts of package managers that count as checks. */
 const SCRIPT = /^(?:test|tests|lint|build|check|type-?check|typecheck|tsc|verify)(?::[\w:-]+)?$/;
@@ -75,11 +93,18 @@ const READ_ONLY = new Set([
 
 /** Flags that make an otherwise read-only program write or run something. */
 const READ_ONLY_REFUSED: Readonly<Record<string, RegExp>> = {
-  sort: /^(?:-o.*|--output.*)$/,
+  sort: /^(?:-o.*|--output.*|--compress-program.*)$/,
   tail: /^(?:-f|-F|--follow.*|--retry)$/,
-  rg: /^--pre.*$/,
-  tree: /^-o$/,
+  rg: /^(?:--pre.*|--hostname-bin.*)$/,
+  tree: /^(?:-o|-R)$/,
+  file: /^(?:-C|--compile)$/,
 };
+
+/** git options that run a program or write a file. */
+const GIT_REFUSED = /^(?:--output(?:=.*)?|-O.*|--open-files-in-pager.*)$/;
+
+/** `uniq`'s options that take a value (so the value is not its input or output file). */
+const UNIQ_VALUED = new Set(["-f", "-s", "-w"]);
 
 function verificationOf(words: readonly string[]): string | undefined {
   const [tool, sub, third] = words;
@@ -113,11 +138,12 @@ function verificationOf(words: readonly string[]): string | undefined {
       return sub === "-m" && (third === "pytest" || third === "mypy" || third === "ruff")
         ? verificationOf(words.slice(2)) === undefined ? undefined : words.join(" ")
         : undefined;
+    case "vitest":
+      return sub === "watch" || sub === "dev" ? undefined : words.join(" ");
     case "pytest":
     case "mypy":
     case "pyright":
     case "jest":
-    case "vitest":
     case "eslint":
       return words.join(" ");
     case "tsc":
@@ -151,24 +177,72 @@ function readOnlyReason(words: readonly string[]): string | undefined {
     if (sub === undefined || !READ_ONLY_GIT.has(sub)) {
       return `git ${sub ?? ""} is not a read-only git command`.trim();
     }
-    if (words.some((w) => w === "--output" || w.startsWith("--output=") || w === "-o")) {
-      return "git output to a file";
-    }
-    return undefined;
+    const bad = words.find((w) => GIT_REFUSED.test(w));
+    return bad === undefined ? undefined : `git ${bad} writes a file or runs a program`;
   }
   if (tool === "find") {
     const bad = words.find((w) => /^-(?:exec|execdir|ok|okdir|delete|fprint.*|fls)$/.test(w));
     return bad === undefined ? undefined : `find ${bad} runs or writes`;
   }
-  if (tool === "sed") {
-    const quiet = words.includes("-n");
-    const inPlace = words.some((w) => w === "-i" || w.startsWith("-i") || w.startsWith("--in-place"));
-    return quiet && !inPlace ? undefined : "sed is read-only only as `sed -n` without -i";
+  if (tool === "sed") return sedReason(words);
+  if (tool === "uniq") {
+    const files = words.slice(1).filter((w, i, all) => !w.startsWith("-") && !UNIQ_VALUED.has(all[i - 1]!));
+    return files.length > 1 ? "uniq with an OUTPUT file writes it" : undefined;
   }
   if (!READ_ONLY.has(tool)) return `${tool} is not a recognised read-only or verification command`;
   const refused = READ_ONLY_REFUSED[tool];
   const bad = refused === undefined ? undefined : words.slice(1).find((w) => refused.test(w));
   return bad === undefined ? undefined : `${tool} ${bad} writes or never ends`;
+}
+
+/** An address: a line number, `$`, `first~step`, or a `/regex/` (no `/` inside, `I`/`M` flags). */
+const SED_ADDRESS = String.raw`(?:\d+(?:~\d+)?|\$|/(?:[^/\\]|\\.)*/[IM]*)`;
+
+/**
+ * One command of a read-only sed script: an optional address range, an optional `!`, then a command
+ * that only prints or moves through the input, or an `s` with `/` delimiters and without the `w` and
+ * `e` flags. Everything else (`w`, `W`, `r`, `R`, `e`, blocks, other delimiters) is refused.
+ */
+const SED_COMMAND = new RegExp(
+  String.raw`^\s*(?:${SED_ADDRESS}(?:\s*,\s*${SED_ADDRESS})?)?\s*!?\s*` +
+    String.raw`(?:[pP=lqQdDnNgGhHx]|s/(?:[^/\\]|\\.)*/(?:[^/\\]|\\.)*/[gpiImM0-9]*)\s*$`,
+);
+
+/**
+ * `sed -n` is read-only when it cannot write or run anything: no -i, no script file, and every
+ * script only prints (commands above); with GNU sed's `--sandbox` sed itself refuses w, r and e.
+ */
+function sedReason(words: readonly string[]): string | undefined {
+  const why = "sed is read-only only as `sed -n` without -i, -f, and w, r or e commands (or with --sandbox)";
+  const scripts: string[] = [];
+  let quiet = false;
+  let positional = false;
+  for (let i = 1; i < words.length; i++) {
+    const w = words[i]!;
+    if (w === "--quiet" || w === "--silent") quiet = true;
+    else if (w === "--expression") scripts.push(words[++i] ?? "");
+    else if (w.startsWith("--expression=")) scripts.push(w.slice("--expression=".length));
+    else if (w.startsWith("--in-place") || w.startsWith("--file")) return why;
+    else if (/^-[A-Za-z]+$/.test(w)) {
+      // A cluster of short options: -i and -f are refused, -e and -l take the next word.
+      const flags = w.slice(1);
+      if (/[if]/.test(flags) || /[el]./.test(flags)) return why;
+      quiet ||= flags.includes("n");
+      if (flags.endsWith("e")) scripts.push(words[++i] ?? "");
+      else if (flags.endsWith("l")) i++;
+    } else if (w === "-" || w.startsWith("--")) continue;
+    else if (w.startsWith("-")) return why; // e.g. -i.bak, -l5
+    else if (scripts.length === 0 && !positional) {
+      scripts.push(w);
+      positional = true;
+    }
+  }
+  if (!quiet) return why;
+  if (words.includes("--sandbox")) return undefined;
+  const unsafe = scripts.flatMap((s) => s.split(/[;\n]/)).some((c) =>
+    c.trim() !== "" && !SED_COMMAND.test(c)
+  );
+  return unsafe ? why : undefined;
 }
 
 /** `head`/`tail` after a pipe, with no file argument and no follow mode. */
@@ -244,6 +318,10 @@ export function classifyCommand(command: string, workspaceRoot: string): Command
     const found = verificationOf(words);
     if (found !== undefined) {
       if (flag !== undefined) return { kind: "rejected", reason: `${flag} changes files or never ends` };
+      const output = outputFlag(words);
+      if (output !== undefined) {
+        return { kind: "rejected", reason: `${output} writes a file (only /dev/null is allowed here)` };
+      }
       verification = found;
       continue;
     }
