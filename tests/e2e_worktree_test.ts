@@ -281,3 +281,102 @@ Deno.test("blade run goal-verification passes on exactly one verdict line (compa
   assert.equal(json["verdict"], "pass");
   assert.equal(json["summary"], "Every requirement is met.");
 });
+
+Deno.test("a verification child's verdict and evidence reach TaskOutput, the completion notice and stream-json; its commands get no API key", async () => {
+  await using sandbox = await bladeSandbox();
+  await project(sandbox, true);
+  // The auditor's commands run in a minimal environment: this test fails if a key or token leaks in.
+  await sandbox.write(
+    "test/env.test.js",
+    `import test from "node:test";\nimport assert from "node:assert/strict";\n` +
+      `test("no secrets", () => { assert.equal(process.env.ANTHROPIC_API_KEY, undefined); ` +
+      `assert.equal(process.env.PROBE_TOKEN, undefined); assert.equal(process.env.CI, "true"); });\n`,
+  );
+  const verdict = (which: string) => ({
+    match: `^${which}:`,
+    turns: [
+      { tool_calls: [{ name: "Bash", input: { command: "node --test" } }] },
+      {
+        tool_calls: [{
+          name: "StructuredOutput",
+          input: { verdict: "partial", summary: `${which} half done.`, findings: ["README.md is missing"] },
+        }],
+      },
+      { text: `${which} audited.` },
+    ],
+  });
+  const verify = (which: string, background: boolean) => ({
+    name: "Task",
+    input: {
+      subagent_type: "verification",
+      description: `Verify ${which}`,
+      prompt: `${which}: verify the project.`,
+      run_in_background: background,
+    },
+  });
+  const script = await writeScript(sandbox, {
+    agents: {
+      main: [{
+        turns: [
+          { tool_calls: [verify("FG", false)] },
+          {
+            tool_calls: [{
+              name: "TaskOutput",
+              input: { task_id: "{{match:(agent-[\\w-]+)}}", block: false },
+            }],
+          },
+          { tool_calls: [verify("BG", true)] },
+          { text: "Waiting for the background audit." },
+          { text: "NOTICE {{last_user}}" },
+        ],
+      }],
+      verification: [verdict("FG"), verdict("BG")],
+    },
+  });
+  const result = await sandbox.run([
+    "-p",
+    "Audit twice",
+    "--provider",
+    "scripted",
+    "--script",
+    script,
+    "--output-format",
+    "stream-json",
+    "--verbose",
+    "--permission-mode",
+    "yolo",
+    "--trust-workspace",
+  ], { env: { ANTHROPIC_API_KEY: "sk-ant-probe-0123456789", PROBE_TOKEN: "probe-token-0123456789" } });
+  assert.equal(result.code, 0, result.stderr + result.stdout);
+  const lines = result.stdout.trim().split("\n").map((l) => JSON.parse(l) as Record<string, unknown>);
+  const expected = (which: string) => ({
+    verdict: "partial",
+    summary: `${which} half done.`,
+    findings: ["README.md is missing"],
+  });
+
+  // stream-json: each child's task_notification carries its verdict.
+  const notifications = lines.filter((l) => l["subtype"] === "task_notification");
+  assert.deepEqual(notifications.map((n) => n["verdict"]), [expected("FG"), expected("BG")]);
+
+  // The sidecars: the verdict and the verification commands that passed (the env test passed too).
+  const sidecars = await readSidecars(sandbox.storage);
+  const fg = sidecars.find((r) => r.description === "Verify FG")!;
+  assert.deepEqual(fg.result.verificationVerdict, expected("FG"));
+  assert.deepEqual(fg.result.verificationCommands, ["node --test"], "node --test passed without secrets");
+
+  // TaskOutput of the finished foreground child.
+  const toolResults = lines.filter((l) => l["type"] === "user" && l["parent_tool_use_id"] === null)
+    .flatMap((l) => (l["message"] as { content: { type: string; content?: string }[] }).content)
+    .filter((b) => b.type === "tool_result").map((b) => String(b.content));
+  const taskOutput = JSON.parse(toolResults[1]!) as Record<string, unknown>;
+  assert.equal(taskOutput["task_id"], fg.id);
+  assert.deepEqual(taskOutput["verification_verdict"], expected("FG"));
+  assert.deepEqual(taskOutput["verification_commands"], ["node --test"]);
+
+  // The completion notice of the background child, as the parent's next turn saw it.
+  const final = String(lines.at(-1)!["result"]);
+  assert.match(final, /^NOTICE /);
+  assert.match(final, /"verification_verdict":\{"verdict":"partial","summary":"BG half done\./);
+  assert.match(final, /"verification_commands":\["node --test"\]/);
+});

@@ -97,6 +97,9 @@ function noticePayload(child: SidecarRecord, completedAt: string): Record<string
     payload["verification_verdict"] = child.result.verificationVerdict;
   }
   if (child.result.modifiedFiles !== undefined) payload["modified_files"] = child.result.modifiedFiles;
+  if (child.result.verificationCommands !== undefined) {
+    payload["verification_commands"] = child.result.verificationCommands;
+  }
   if (child.worktree !== undefined) {
     const note = preservedLine(child.worktree);
     payload["worktree"] = { ...worktreeView(child.worktree), ...(note === undefined ? {} : { note }) };
