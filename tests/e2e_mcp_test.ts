@@ -190,6 +190,13 @@ Deno.test("mcp list: .mcp.json only in trusted folders; --strict-mcp-config uses
     ]),
     [["flag", "flag", "connected", 7]],
   );
+  // Several --mcp-config files after one flag, named as Claude Code users do (relative, no folder).
+  await sandbox.write("a.json", mcpConfig({ a: server("a") }));
+  await sandbox.write("b.json", mcpConfig({ b: server("b"), a: server("a2") }));
+  assert.deepEqual(await list(["--strict-mcp-config", "--mcp-config", "a.json", "b.json"]), [
+    ["b", "flag", "connected", 7],
+    ["a", "flag", "connected", 7],
+  ]);
   const text = await sandbox.run(["mcp", "list"]);
   assert.match(
     text.stdout,
@@ -405,5 +412,66 @@ Deno.test("mcp: a hostile server's unusable tool names are left out with a warni
   assert.match(
     text.stdout,
     /\n {2}left out: dup_name \(its Blade name mcp__h__dup_name is already the name of/,
+  );
+});
+
+Deno.test("mcp: plan mode allows only tools the server marks readOnlyHint, in the session and a Worker child", async () => {
+  await using sandbox = await bladeSandbox();
+  const task = {
+    name: "Task",
+    input: {
+      subagent_type: "general-purpose",
+      description: "plan child",
+      prompt: "Look at the docs and report.",
+    },
+  };
+  const run = await runScripted(sandbox, {
+    agents: {
+      main: [{
+        turns: [
+          { tool_calls: [call("mcp__docs__echo", { text: "ro" }), call("mcp__docs__note", { text: "rw" })] },
+          { tool_calls: [task] },
+          { text: "done" },
+        ],
+      }],
+      "general-purpose": [{
+        turns: [
+          {
+            tool_calls: [
+              call("mcp__docs__echo", { text: "child ro" }),
+              call("mcp__docs__note", { text: "w" }),
+            ],
+          },
+          { text: "child: {{last_user}}" },
+        ],
+      }],
+    },
+  }, {
+    flags: [
+      "--permission-mode",
+      "plan",
+      "--mcp-config",
+      mcpConfig({ docs: server("docs") }),
+      "--allowed-tools",
+      "mcp__docs",
+    ],
+  });
+  assert.equal(run.code, 0, run.stderr);
+  const parent = (await mainResults(sandbox, run)).map((r) => [r.isError === true, String(r.content)]);
+  assert.deepEqual(parent[0], [false, "docs echo: ro"]);
+  assert.equal(parent[1]?.[0], true);
+  assert.match(
+    String(parent[1]?.[1]),
+    /not available in plan mode: its MCP server does not mark it read-only/,
+  );
+  const [child] = await readSidecars(sandbox.storage);
+  assert.ok(child !== undefined);
+  const childResults = toolResults(await transcriptEvents(transcriptPath(sandbox, child.id)))
+    .map((r) => [r.isError === true, String(r.content)]);
+  assert.deepEqual(childResults[0], [false, "docs echo: child ro"]);
+  assert.equal(childResults[1]?.[0], true);
+  assert.match(
+    String(childResults[1]?.[1]),
+    /^Permission denied: mcp__docs__note is not available in plan mode: its MCP server does not mark it read-only/,
   );
 });

@@ -55,6 +55,8 @@ const VARIADIC = new Set([
 const RULE_LIST = /^[A-Za-z_][\w-]*(\([^)]*\))?(\s*,\s*[A-Za-z_][\w-]*(\([^)]*\))?)*$/;
 /** A word that can be a folder or file: no spaces, starts like a path. */
 const PATH_LIKE = /^(\/|\.{1,2}(\/|$)|~\/)\S*$|^[\w.-]+\/\S*$/;
+/** A config file named without a folder (`servers.json`), as Claude Code users pass to --mcp-config. */
+const JSON_FILE = /^[\w.-]+\.json$/;
 
 /**
  * Rewrites `--flag a b c` into `--flag a --flag b --flag c` for the variadic flags. Unlike Claude Code,
@@ -71,8 +73,10 @@ export function expandVariadic(argv: readonly string[]): string[] {
       break;
     }
     if (!VARIADIC.has(a)) continue;
-    const fits = a === "--add-dir" || a === "--mcp-config"
-      ? (w: string) => PATH_LIKE.test(w) || w.trim().startsWith("{")
+    const fits = a === "--add-dir"
+      ? (w: string) => PATH_LIKE.test(w)
+      : a === "--mcp-config"
+      ? (w: string) => PATH_LIKE.test(w) || JSON_FILE.test(w) || w.trim().startsWith("{")
       : (w: string) => w === "" || RULE_LIST.test(w.trim());
     if (i + 1 < argv.length) out.push(argv[++i]!);
     while (i + 1 < argv.length && !argv[i + 1]!.startsWith("-") && fits(argv[i + 1]!)) {

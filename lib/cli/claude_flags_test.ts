@@ -23,6 +23,17 @@ Deno.test("expandVariadic: space-separated tool rules become repeated flags; a p
     [["--tools", "", "-p", "x"], ["--tools", "", "-p", "x"]],
     [["--add-dir", "../lib", "/tmp/x", "explain"], ["--add-dir", "../lib", "--add-dir", "/tmp/x", "explain"]],
     [["--", "--allowedTools", "Read", "Edit"], ["--", "--allowedTools", "Read", "Edit"]],
+    // Claude Code users list config files as they are named (`a.json`, no folder), and JSON texts.
+    [["--mcp-config", "servers.json", "more.json", '{"mcpServers":{}}', "fix it"], [
+      "--mcp-config",
+      "servers.json",
+      "--mcp-config",
+      "more.json",
+      "--mcp-config",
+      '{"mcpServers":{}}',
+      "fix it",
+    ]],
+    [["--mcp-config", "a.json", "explain"], ["--mcp-config", "a.json", "explain"]],
   ];
   for (const [input, expected] of cases) assert.deepEqual(expandVariadic(input), expected, input.join(" "));
 });

@@ -8,6 +8,7 @@ import { usageError } from "../errors.ts";
 import { createApp } from "../app.ts";
 import type { Io } from "./io.ts";
 import { parseOrUsage } from "./args.ts";
+import { expandVariadic } from "./claude_flags.ts";
 import { mcpFlagsOf, startMcp } from "./mcp_wiring.ts";
 import type { McpServerStatus } from "../mcp/hub.ts";
 
@@ -27,7 +28,7 @@ started, asked for its tools and stopped. Tools are named mcp__<server>__<tool>.
 export async function runMcp(argv: string[], ports: Ports, io: Io): Promise<number> {
   const { values, positionals } = parseOrUsage(() =>
     parseArgs({
-      args: argv,
+      args: expandVariadic(argv),
       options: {
         json: { type: "boolean" },
         "mcp-config": { type: "string", multiple: true },
