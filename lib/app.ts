@@ -274,6 +274,7 @@ function childMcp(app: App, options: RuntimeOptions): ChildMcp {
   return new ChildMcp({
     hub: options.mcp,
     visible: (name) => !denied.some((d) => toolNameMatches(d, name)),
+    redact: (text) => app.redact(text),
     openInline: async (agent, servers) => {
       const { openInlineServers } = await import("./mcp/setup.ts");
       const { timeoutsFrom } = await import("./mcp/hub.ts");

@@ -475,3 +475,36 @@ Deno.test("mcp: plan mode allows only tools the server marks readOnlyHint, in th
     /^Permission denied: mcp__docs__note is not available in plan mode: its MCP server does not mark it read-only/,
   );
 });
+
+Deno.test("mcp: an agent's inline server that cannot start is a warning naming the agent, the server and why", async () => {
+  await using sandbox = await bladeSandbox();
+  const broken = {
+    ...server("own", ["--exit-at-start"]),
+    env: { DENO_DIR: "${DENO_DIR}", T: "${NO_SUCH_VAR}" },
+  };
+  const failing = server("dies", ["--exit-at-start"]);
+  await sandbox.write(
+    ".claude/agents/inline.md",
+    `---\nname: inline\ndescription: Brings its own servers\nmcpServers:\n  - own: ${
+      JSON.stringify(broken)
+    }\n  - dies: ${JSON.stringify(failing)}\n---\nUse them.\n`,
+  );
+  const task = { subagent_type: "inline", description: "inline", prompt: "Use your own servers." };
+  const run = await runScripted(sandbox, {
+    agents: {
+      main: [{ turns: [{ tool_calls: [{ name: "Task", input: task }] }, { text: "done" }] }],
+      inline: [{
+        turns: [{ tool_calls: [call("mcp__own__echo", { text: "x" })] }, { text: "{{last_user}}" }],
+      }],
+    },
+  }, { flags: ["--trust-workspace", "--allowed-tools", "mcp__own"] });
+  assert.equal(run.code, 0, run.stderr);
+  assert.match(
+    run.stderr,
+    /warning: agent "inline": MCP server "own" is not available \(its tools are left out\): missing environment variable NO_SUCH_VAR/,
+  );
+  assert.match(
+    run.stderr,
+    /warning: agent "inline": MCP server "dies" is not available .*cannot start \(on purpose\)/,
+  );
+});

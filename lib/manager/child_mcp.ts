@@ -16,11 +16,15 @@ export interface ChildMcpOptions {
   visible: (bladeName: string) => boolean;
   /** Starts an agent's inline servers (validated and expanded like any other definition). */
   openInline: (agent: string, entries: Record<string, unknown>) => Promise<McpHub>;
+  /** Redacts the run's secrets (the inline servers' own included) from the problems prepare returns. */
+  redact?: (text: string) => string;
 }
 
 export class ChildMcp {
   #o: ChildMcpOptions;
   #inline = new Map<string, Promise<McpHub>>();
+  /** Inline servers started but not yet reported as unavailable (reported once, by the first prepare). */
+  #unreported = new Set<Promise<McpHub>>();
   /** Per child id: the tools it may see (before its own tools/disallowedTools) and their hubs. */
   #children = new Map<string, { tools: McpToolDescriptor[]; hubs: Map<string, McpHub> }>();
 
@@ -30,13 +34,15 @@ export class ChildMcp {
 
   /**
    * Works out the MCP tools child `id` may have. `parentTools` are the MCP tool names of its parent
-   * (undefined for a child of the top-level session, whose tools are the run's).
+   * (undefined for a child of the top-level session, whose tools are the run's). Returns the problems
+   * of the agent's inline servers the first time they are started (a server that is not available,
+   * and why), for the run to show as warnings; later runs of that agent return none.
    */
   async prepare(
     id: string,
     config: ConfigSnapshot,
     parentTools: readonly string[] | undefined,
-  ): Promise<void> {
+  ): Promise<string[]> {
     const hub = this.#o.hub;
     const inherited = (hub?.tools() ?? []).filter((t) =>
       this.#o.visible(t.bladeName) && (parentTools === undefined || parentTools.includes(t.bladeName))
@@ -45,8 +51,9 @@ export class ChildMcp {
     if (hub !== undefined) { for (const t of inherited) hubs.set(t.bladeName, hub); }
     if (config.mcpServers === undefined) {
       this.#children.set(id, { tools: inherited, hubs });
-      return;
+      return [];
     }
+    const problems: string[] = [];
     const names = new Set(config.mcpServers.filter((e): e is string => typeof e === "string"));
     const tools = inherited.filter((t) => names.has(t.server));
     const inline = Object.assign({}, ...config.mcpServers.filter((e) => typeof e !== "string")) as Record<
@@ -56,8 +63,21 @@ export class ChildMcp {
     if (Object.keys(inline).length > 0) {
       const key = `${config.name}\n${JSON.stringify(inline)}`;
       let started = this.#inline.get(key);
-      if (started === undefined) this.#inline.set(key, started = this.#o.openInline(config.name, inline));
+      if (started === undefined) {
+        this.#inline.set(key, started = this.#o.openInline(config.name, inline));
+        this.#unreported.add(started);
+      }
       const own = await started;
+      if (this.#unreported.delete(started)) {
+        for (const s of own.status()) {
+          if (s.status !== "failed") continue;
+          problems.push(this.#redact(
+            `agent "${config.name}": MCP server "${s.name}" is not available (its tools are left out): ${
+              s.error ?? "unknown reason"
+            }`,
+          ));
+        }
+      }
       for (const t of own.tools()) {
         if (!this.#o.visible(t.bladeName)) continue;
         // An inline server replaces a configured one of the same name for this child.
@@ -68,6 +88,11 @@ export class ChildMcp {
       }
     }
     this.#children.set(id, { tools, hubs });
+    return problems;
+  }
+
+  #redact(text: string): string {
+    return this.#o.redact?.(text) ?? text;
   }
 
   /** The MCP tools child `id` may see (empty before prepare, or when it has none). */

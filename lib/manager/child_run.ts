@@ -19,6 +19,7 @@ import {
   failedBeforeStart,
   type LifecycleDeps,
   markQueued,
+  runtimeWarning,
   terminalStatus,
 } from "./sidecar_lifecycle.ts";
 import type { SubagentEnv } from "./subagent_env.ts";
@@ -73,7 +74,13 @@ async function runInSlot(env: SubagentEnv, spec: ChildSpec, req: ChildRunRequest
     req.onActivity?.();
     env.emit({ type: "subagent_event", parentSessionId: req.parentSessionId, agentId: spec.id, event });
   };
-  await env.mcp?.prepare(spec.id, spec.config, req.parentMcpTools);
+  const mcpProblems = await env.mcp?.prepare(spec.id, spec.config, req.parentMcpTools) ?? [];
+  for (const message of mcpProblems) {
+    env.emit(runtimeWarning(req.parentSessionId, "mcp_server_unavailable", message, {
+      agentId: spec.id,
+      workLost: false,
+    }));
+  }
   try {
     return await env.runner.run(spec, req.host(emit), req.signal);
   } finally {

@@ -197,6 +197,8 @@ export type RuntimeWarningCode =
   /** A background run failed outside the child itself (the runtime's own bug or I/O). */
   | "background_run_crashed"
   /** Delivered notices could not be removed from the inbox; the transcript's receipts keep them from repeating. */
-  | "inbox_trim_failed";
+  | "inbox_trim_failed"
+  /** An agent's own (inline) MCP server could not be started: that child runs without its tools. */
+  | "mcp_server_unavailable";
 
 export type RuntimeEventSink = (event: RuntimeEvent) => void;
