@@ -8,7 +8,7 @@ import type { Ports } from "./sys/mod.ts";
 import type { Provider } from "./protocol/provider.ts";
 import { type ProviderConfig, providerFromConfig } from "./provider/factory.ts";
 import { BladeError, usageError } from "./errors.ts";
-import { resolve as resolvePath } from "node:path";
+import { resolve as resolvePath } from "./path.ts";
 import {
   type ConfigFlags,
   readSettingsFile,

@@ -9,6 +9,11 @@ export const LAYER_RULES: LayerRules = {
   denoExceptions: [
     { path: "main.ts", reason: "entry point: reads Deno.args and exits with the CLI's code" },
     {
+      path: "lib/path.ts",
+      reason: "node:path's results without its ~10 ms load per thread: reads Deno.build.os (Windows uses " +
+        "node:path itself) and Deno.cwd() (resolve's fallback, as node:path reads process.cwd())",
+    },
+    {
       path: "lib/testing/",
       reason: "test support (fake model servers, fakes, conformance suites): runs inside tests only, " +
         "and the checker proves main.ts never reaches it",

@@ -2,7 +2,7 @@
 // registry, prints through Io. Usage mistakes and failures are thrown as BladeError for the caller to
 // render; normal outcomes return the exit code. Does not define how agents load (registry/ does).
 
-import { resolve } from "node:path";
+import { resolve } from "../path.ts";
 import { parseArgs, type ParseArgsConfig } from "node:util";
 import { parsePermissionMode } from "../protocol/permission_mode.ts";
 import { capMode } from "../permissions/ceiling.ts";

@@ -5,7 +5,7 @@
 
 import type { ModeCeiling } from "../permissions/ceiling.ts";
 import type { PermissionMode } from "../protocol/permission_mode.ts";
-import { dirname, isAbsolute, relative, sep } from "node:path";
+import { dirname, isAbsolute, relative, sep } from "../path.ts";
 import type { Diagnostic } from "../registry/diagnostic.ts";
 import type { AgentDefinition, AgentSource } from "../registry/schema.ts";
 import { describeTools } from "../registry/snapshot.ts";

@@ -1,7 +1,7 @@
 // Owns the storage layout under the storage root (docs/reference/sessions.md): where sidecars, transcripts, inboxes,
 // leases, worktrees and trust live. Pure path arithmetic; no I/O.
 
-import { isAbsolute, resolve } from "node:path";
+import { isAbsolute, resolve } from "../path.ts";
 import type { Env } from "../sys/env.ts";
 import { BladeError } from "../errors.ts";
 

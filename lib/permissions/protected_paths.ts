@@ -6,7 +6,7 @@
 // changes git's configuration, is protected the same way. Blade's storage root is protected by the
 // write path rules (tools/paths.ts). Pure: paths arrive real and absolute.
 
-import { isAbsolute, relative, resolve, sep } from "node:path";
+import { isAbsolute, relative, resolve, sep } from "../path.ts";
 import { compileGlob, expandBraces, hasMagic } from "../protocol/glob_pattern.ts";
 import { bashForms } from "../protocol/tool_rule.ts";
 

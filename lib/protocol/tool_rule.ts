@@ -4,7 +4,7 @@
 // rules. Bash specifiers are checked per simple command (shell_parse.ts); path specifiers against the
 // real path the caller resolved. Pure: no I/O, no Blade modules beyond protocol/.
 
-import { isAbsolute, relative, resolve, sep } from "node:path";
+import { isAbsolute, relative, resolve, sep } from "../path.ts";
 import { compileGlob } from "./glob_pattern.ts";
 import { parseShell, shellWords, type SimpleCommand } from "./shell_parse.ts";
 import { isMcpToolName, toolNameMatches } from "./mcp_names.ts";

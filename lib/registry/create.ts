@@ -3,7 +3,7 @@
 // atomic write (never over an existing file unless `force`). Does not parse the command line or print
 // (lib/cli/agents_cmd.ts does).
 
-import { join } from "node:path";
+import { join } from "../path.ts";
 import { BladeError, usageError } from "../errors.ts";
 import type { Fs } from "../sys/fs.ts";
 import { isReservedAgentName, reservedNameMessage, splitNameList, strictNameProblem } from "./names.ts";

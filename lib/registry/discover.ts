@@ -1,7 +1,7 @@
 // Owns where agent files live (docs/reference/registry.md) and which of those folders trust lets Blade read. Pure path
 // logic: does not touch the file system. Precedence is the order of the returned list (later wins).
 
-import { join } from "node:path";
+import { join } from "../path.ts";
 import type { AgentSource } from "./schema.ts";
 
 export interface AgentSourceDir {

@@ -3,7 +3,7 @@
 // < --agents. Later wins by name, with an info diagnostic. All file access goes through the Fs port.
 // Never throws for a bad file; a bad --agents value throws (it is a usage error for the whole run).
 
-import { join } from "node:path";
+import { join } from "../path.ts";
 import { describeError } from "../errors.ts";
 import type { Fs } from "../sys/fs.ts";
 import { parseAgentsFlag } from "./agents_flag.ts";

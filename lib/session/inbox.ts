@@ -4,7 +4,7 @@
 // reported, never overwritten. Does not build notices (manager/notice.ts), write transcripts or decide
 // when entries are acknowledged: callers remove entries once the transcript holds them.
 
-import { dirname } from "node:path";
+import { dirname } from "../path.ts";
 import { z } from "zod";
 import { BladeError } from "../errors.ts";
 import type { Clock } from "../sys/clock.ts";

@@ -2,7 +2,7 @@
 // process group so a timeout or an abort kills everything it started. Refused in untrusted
 // workspaces. Does not keep a shell between calls and does not run commands in the background yet.
 
-import { join } from "node:path";
+import { join } from "../path.ts";
 import { z } from "zod";
 import { describeError } from "../errors.ts";
 import { fsErrorCode } from "../sys/errors.ts";

@@ -1,7 +1,7 @@
 // Owns the Glob tool: files matching a glob pattern, newest first, capped. Matching lives in
 // protocol/glob_pattern.ts and the walk in walk.ts; reads may search outside the workspace.
 
-import { isAbsolute, join } from "node:path";
+import { isAbsolute, join } from "../path.ts";
 import { z } from "zod";
 import { describeError } from "../errors.ts";
 import { compileGlob, hasMagic } from "../protocol/glob_pattern.ts";

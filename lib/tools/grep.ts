@@ -2,7 +2,7 @@
 // so Blade never depends on ripgrep being installed. Skips binary files, .git and node_modules;
 // caps its output. Reads may search outside the workspace.
 
-import { basename } from "node:path";
+import { basename } from "../path.ts";
 import { z } from "zod";
 import { describeError } from "../errors.ts";
 import { compileGlob } from "../protocol/glob_pattern.ts";

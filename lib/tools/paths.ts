@@ -3,7 +3,7 @@
 // may go anywhere, writes only inside the workspace, an `--add-dir` folder or Blade's storage root, and an untrusted
 // workspace may write only into the storage root. Does not read or write file contents.
 
-import { relative, resolve, sep } from "node:path";
+import { relative, resolve, sep } from "../path.ts";
 import type { FileInfo } from "../sys/fs.ts";
 import { fsErrorCode, isNotCapable } from "../sys/errors.ts";
 import type { ToolContext } from "./tool.ts";

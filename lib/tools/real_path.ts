@@ -3,7 +3,7 @@
 // the path rules (paths.ts) and the worktree guard (worktree_guard.ts). Reads the file system only
 // through the Fs port.
 
-import { basename, dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
+import { basename, dirname, isAbsolute, join, relative, resolve, sep } from "../path.ts";
 import type { Fs } from "../sys/fs.ts";
 
 /** Whether `path` is `root` or lies below it. Both must be absolute and normalised. */

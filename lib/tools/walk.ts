@@ -9,7 +9,7 @@
 // Paths a refusal (a Read deny rule) names are skipped and reported too. Does not match patterns
 // (protocol/glob_pattern.ts) or read file contents.
 
-import { join } from "node:path";
+import { join } from "../path.ts";
 import type { Fs } from "../sys/fs.ts";
 import { isNotFound } from "../sys/errors.ts";
 import { fsReason } from "./paths.ts";

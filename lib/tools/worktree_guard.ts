@@ -5,7 +5,7 @@
 // checkout are refused with "outside the active worktree". Reads are not guarded: the parent's
 // checkout stays readable. Path resolution is paths.ts's; this file only decides.
 
-import { resolve } from "node:path";
+import { resolve } from "../path.ts";
 import type { Fs } from "../sys/fs.ts";
 import { parseShell } from "../protocol/shell_parse.ts";
 import { canonicalPath, isInside } from "./real_path.ts";

@@ -1,7 +1,7 @@
 // Owns the Write tool: create or overwrite a whole file, creating missing parent folders. Where it
 // may write is decided by paths.ts (workspace or storage root, symlinks resolved, trust checked).
 
-import { dirname } from "node:path";
+import { dirname } from "../path.ts";
 import { z } from "zod";
 import { describeError } from "../errors.ts";
 import type { Fs } from "../sys/fs.ts";

@@ -7,7 +7,7 @@
 // evidence of which verification commands ran (evidence.ts). The command line is read by the one shell
 // parser (protocol/shell_parse.ts). Pure: no I/O.
 
-import { isAbsolute, relative, resolve, sep } from "node:path";
+import { isAbsolute, relative, resolve, sep } from "../path.ts";
 import { parseShell, type SimpleCommand } from "../protocol/shell_parse.ts";
 
 export type CommandClass =

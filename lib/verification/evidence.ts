@@ -4,7 +4,7 @@
 // that succeeded after the last edit (an edit clears them: they no longer prove the current state).
 // Pure: it reads results, never the file system.
 
-import { isAbsolute, relative, sep } from "node:path";
+import { isAbsolute, relative, sep } from "../path.ts";
 import { classifyCommand } from "./commands.ts";
 
 /** Stands for "a Bash command may have changed files", which no path can name. */

@@ -4,7 +4,7 @@
 // git before a resumed child uses it again. git runs through the Git port (git.ts); files through Fs.
 // Does not decide where a child may write (guard.ts) or prune old worktrees (prune.ts).
 
-import { join } from "node:path";
+import { join } from "../path.ts";
 import { BladeError, type BladeErrorCode } from "../errors.ts";
 import type { Clock } from "../sys/clock.ts";
 import type { Fs } from "../sys/fs.ts";

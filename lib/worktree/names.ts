@@ -2,7 +2,7 @@
 // storage root, the branch, and the workspace inside it that keeps the parent's sub-directory
 // offset. Pure: hashing and path arithmetic, no git, no file system.
 
-import { basename, isAbsolute, join, relative, sep } from "node:path";
+import { basename, isAbsolute, join, relative, sep } from "../path.ts";
 
 export interface WorktreeNames {
   /** `agent+<safe id>`: the worktree's folder name, also git's name for the worktree. */

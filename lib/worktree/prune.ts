@@ -5,7 +5,7 @@
 // removed with its branch. Anything else is left alone and reported with the reason. git through the
 // Git port; never forced.
 
-import { join } from "node:path";
+import { join } from "../path.ts";
 import type { Fs } from "../sys/fs.ts";
 import { type Git, gitReason, nulList } from "./git.ts";
 import { MANAGED_BRANCH_PREFIX } from "./names.ts";
