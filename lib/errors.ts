@@ -33,6 +33,7 @@ export const BLADE_ERROR_CODES = [
   "sandbox_start_failed",
   "script_invalid",
   "script_missing",
+  "sdk_option_unsupported",
   "session_exists",
   "session_in_use",
   "session_not_found",

@@ -22,6 +22,10 @@ export const CLAUDE_OPTIONS = {
   "no-session-persistence": { type: "boolean" },
   agent: { type: "string" },
   "dangerously-skip-permissions": { type: "boolean" },
+  // The Agent SDK's allowDangerouslySkipPermissions: a later set_permission_mode may go up to
+  // bypassPermissions (cli/sdk_session.ts); it grants nothing by itself.
+  "allow-dangerously-skip-permissions": { type: "boolean" },
+  "setting-sources": { type: "string" },
   "mcp-config": { type: "string", multiple: true },
   "strict-mcp-config": { type: "boolean" },
   "permission-prompt-tool": { type: "string" },
@@ -31,6 +35,7 @@ export const CLAUDE_OPTIONS = {
 export const NOT_YET_HONOURED: Readonly<Record<string, string>> = {
   "permission-prompt-tool": "MCP permission prompts are not supported yet; refused calls are refused",
   "no-session-persistence": "Blade always saves the session (its transcript is what makes runs durable)",
+  "setting-sources": "every settings file Blade reads applies (project files only in a trusted folder)",
 };
 
 /** The warning lines for the not-yet-honoured flags present in `values`. */

@@ -26,7 +26,8 @@ Usage:
 Options for the interactive session, -p and run:
   -p, --print                 print mode: run the full agent loop, print the result, exit
   --output-format <f>         text (default) | json | stream-json (Claude Code's) | blade-events (Blade's own)
-  --input-format <f>          text (default) | stream-json (user messages as JSON lines on stdin)
+  --input-format <f>          text (default) | stream-json (user messages and the Agent SDK's control
+                              requests as JSON lines on stdin; docs/guides/agent-sdk.md)
   --verbose                   accepted (stream-json is always complete)
   --include-partial-messages  stream-json: add stream_event lines while the answer streams
   --replay-user-messages      stream-json input: echo each user message back
@@ -40,6 +41,8 @@ Options for the interactive session, -p and run:
                               (also --disallowedTools)
   --tools <names>             only these built-in tools ("Read,Grep"; "" = none; "default" = all)
   --dangerously-skip-permissions  = --permission-mode bypassPermissions; does NOT trust the folder
+  --allow-dangerously-skip-permissions  stream-json input: set_permission_mode may go up to
+                              bypassPermissions (grants nothing by itself)
   --settings <file|json>      a Claude Code settings layer for this run
   --system-prompt <text>      replace the base system prompt
   --append-system-prompt <t>  append to the system prompt
@@ -61,6 +64,7 @@ Options for the interactive session, -p and run:
   --fallback-model <model>    on an overloaded model (529), the session switches to this model (subagents too)
   --add-dir <dirs…>           folders the tools (and subagents) may also read and write, like the workspace
   --permission-prompt-tool,
+  --setting-sources,
   --no-session-persistence    accepted with a warning: not honoured yet
   --debug                     log provider requests and timings to stderr (keys redacted); env BLADE_DEBUG=1
   -v, --version               print the version
@@ -132,7 +136,8 @@ export async function runCli(argv: string[], ports: Ports, io: Io): Promise<numb
       io.out(MAIN_HELP);
       return 0;
     }
-    if (values.print !== true) {
+    // Stream-json input is print mode without -p, as in Claude Code (the Agent SDK passes no -p).
+    if (values.print !== true && values["input-format"] !== "stream-json") {
       if (positionals.length === 1 && /^[a-z][a-z-]*$/.test(positionals[0]!)) {
         throw usageError(`Unknown command "${positionals[0]}".`, "See `blade --help` for the commands.");
       }

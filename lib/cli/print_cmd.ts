@@ -13,9 +13,10 @@ import {
   appFlagsOf,
   backgroundWaitOf,
   checkSessionFlags,
+  inputFormatOf,
   outputFormatOf,
   rulesFromFlags,
-  userTurns,
+  textPrompt,
   type Values,
 } from "./print_flags.ts";
 import { profileMark } from "../sys/profile.ts";
@@ -23,7 +24,8 @@ import { runTurn, type SessionChoice, type TurnFlags } from "./print_turn.ts";
 
 export async function runPrint(values: Values, positionals: string[], ports: Ports, io: Io): Promise<number> {
   const format = outputFormatOf(values);
-  const turns = await userTurns(values, positionals, ports);
+  // stream-json input (the Agent SDK) is read as it arrives, by cli/sdk_session.ts.
+  const prompt = inputFormatOf(values) === "text" ? await textPrompt(positionals, ports) : undefined;
   checkSessionFlags(values);
   const backgroundWaitMs = backgroundWaitOf(values);
   for (const warning of notYetWarnings(values)) io.err(warning);
@@ -49,7 +51,7 @@ export async function runPrint(values: Values, positionals: string[], ports: Por
     allow: turn.rules.texts.allow,
   });
   // The first turn opens (or resumes, or forks) the session; later stream-json turns continue it.
-  let open: SessionChoice = {
+  const open: SessionChoice = {
     ...(values.resume === undefined ? {} : { resume: values.resume }),
     ...(values.continue === true ? { continueLatest: true } : {}),
     ...(values["session-id"] === undefined ? {} : { sessionId: values["session-id"] }),
@@ -58,13 +60,12 @@ export async function runPrint(values: Values, positionals: string[], ports: Por
   // MCP servers start once for the run (nothing loads when none is configured) and end with it.
   const mcp = await startMcp(app, mcpFlagsOf(values), io);
   profileMark("mcp sources read");
-  let code = 0;
+  let code: number;
   try {
-    for await (const prompt of turns) {
-      const done = await runTurn(app, io, prompt, open, turn, mcp);
-      code = done.code;
-      if (code !== 0) break;
-      open = { resume: done.sessionId };
+    if (prompt !== undefined) code = (await runTurn(app, io, prompt, open, turn, mcp)).code;
+    else {
+      const { runSdkSession } = await import("./sdk_session.ts");
+      code = await runSdkSession({ app, io, ports, values, turn, open, mcp });
     }
   } finally {
     await mcp?.close();

@@ -5,11 +5,10 @@ import type { Ports } from "../sys/mod.ts";
 import { usageError } from "../errors.ts";
 import { isValidSessionId } from "../protocol/ids.ts";
 import type { App, AppFlags } from "../app.ts";
-import { readStdin, stdinLines } from "../sys/signals.ts";
+import { readStdin } from "../sys/signals.ts";
 import type { Io } from "./io.ts";
 import type { OutputFormat } from "./print_render.ts";
 import { type RunRules, runRules } from "../permissions/run_rules.ts";
-import { streamJsonTurns } from "./print_inputs.ts";
 
 // deno-lint-ignore no-explicit-any
 export type Values = Record<string, any>;
@@ -75,30 +74,28 @@ export function rulesFromFlags(values: Values, io: Io, app?: Pick<App, "claude">
 }
 
 /**
- * The run's user turns: the prompt (argument or stdin), or with `--input-format stream-json` the
- * messages read from stdin one by one as they arrive (each turn runs before the next line is awaited).
+ * `--input-format`: `text`, or `stream-json` (the Agent SDK's lines on stdin, cli/sdk_session.ts),
+ * which needs `--output-format stream-json` as in Claude Code.
  */
-export async function userTurns(
-  values: Values,
-  positionals: string[],
-  ports: Ports,
-): Promise<Iterable<string> | AsyncIterable<string>> {
+export function inputFormatOf(values: Values): "text" | "stream-json" {
   const input = values["input-format"] ?? "text";
   if (input !== "text" && input !== "stream-json") {
     throw usageError(`Unknown input format "${input}".`, "Use --input-format text or stream-json.");
   }
-  if (input === "stream-json") {
-    if (values["output-format"] !== "stream-json") {
-      throw usageError("--input-format stream-json needs --output-format stream-json (as in Claude Code).");
-    }
-    return streamJsonTurns(stdinLines());
+  if (input === "stream-json" && values["output-format"] !== "stream-json") {
+    throw usageError("--input-format stream-json needs --output-format stream-json (as in Claude Code).");
   }
+  return input;
+}
+
+/** The prompt of a text-input run: the arguments, else stdin (when it is not a terminal). */
+export async function textPrompt(positionals: string[], ports: Ports): Promise<string> {
   let prompt = positionals.join(" ");
   if (prompt.trim() === "" && !ports.env.stdinIsTerminal()) prompt = (await readStdin()).trim();
   if (prompt.trim() === "") {
     throw usageError("No prompt given.", 'Pass it after -p (blade -p "…") or on standard input.');
   }
-  return [prompt];
+  return prompt;
 }
 
 /** Checks --resume / --continue / --session-id: not both of the first two, ids well-formed. */

@@ -1,7 +1,7 @@
-// Owns reading what a print-mode run is asked to do: the prompt (argument or stdin), the user turns of
-// `--input-format stream-json` (the Agent SDK's JSON lines on stdin), the `--system-prompt-file` and
-// `--append-system-prompt-file` files, `--tools` and `--max-budget-usd`. Errors are usage errors that
-// name the flag and the line.
+// Owns reading what a print-mode run is asked to do: the prompt (argument or stdin), the lines of
+// `--input-format stream-json` (the Agent SDK's user messages and control requests on stdin), the
+// `--system-prompt-file` and `--append-system-prompt-file` files, `--tools` and `--max-budget-usd`.
+// Errors are usage errors that name the flag and the line.
 
 import type { Ports } from "../sys/mod.ts";
 import { BladeError, usageError } from "../errors.ts";
@@ -9,43 +9,70 @@ import { BladeError, usageError } from "../errors.ts";
 // deno-lint-ignore no-explicit-any
 type Values = Record<string, any>;
 
-/**
- * The user turns of `--input-format stream-json`, one per line as the lines arrive (a wrapper keeps
- * stdin open and waits for each result): `{"type":"user","message":{"role":"user","content":…}}`.
- * A bad line is a usage error naming it; EOF without any message too.
- */
-export async function* streamJsonTurns(lines: AsyncIterable<string>): AsyncGenerator<string> {
-  let n = 0;
-  let turns = 0;
-  for await (const raw of lines) {
-    const text = streamJsonLine(raw.trim(), ++n);
-    if (text === undefined) continue;
-    turns++;
-    yield text;
-  }
-  if (turns === 0) throw usageError("--input-format stream-json: no user message on standard input.");
-}
+/** One line of `--input-format stream-json`: a user message or a line of the SDK's control protocol. */
+export type StreamJsonInput =
+  | { type: "user"; text: string; uuid?: string }
+  | { type: "control_request"; requestId: string; request: Record<string, unknown> }
+  | { type: "control_cancel_request"; requestId: string }
+  /** An answer to a request of ours (Blade sends none yet: it is ignored). */
+  | { type: "control_response"; requestId: string }
+  | { type: "keep_alive" };
 
-/** The text of line `n` of stream-json input (undefined for a blank line). */
-function streamJsonLine(line: string, n: number): string | undefined {
+const USER_HINT = 'Send one message per line: {"type":"user","message":{"role":"user","content":"…"}}';
+
+/**
+ * Line `n` of stream-json input (undefined for a blank line). A line that is not JSON, of an unknown
+ * type, or a user message without text is a usage error naming the line.
+ */
+export function streamJsonInput(raw: string, n: number): StreamJsonInput | undefined {
+  const line = raw.trim();
   if (line === "") return undefined;
   let value: unknown;
   try {
     value = JSON.parse(line);
   } catch {
-    throw usageError(
-      `--input-format stream-json: line ${n} of standard input is not JSON.`,
-      'Send one message per line: {"type":"user","message":{"role":"user","content":"…"}}',
-    );
+    throw usageError(`--input-format stream-json: line ${n} of standard input is not JSON.`, USER_HINT);
   }
-  const v = value as { type?: unknown; message?: { role?: unknown; content?: unknown } };
-  if (v.type !== "user" || typeof v.message !== "object" || v.message === null) {
-    throw usageError(
-      `--input-format stream-json: line ${n} is not a user message (type "${String(v.type)}").`,
-      'Send user messages: {"type":"user","message":{"role":"user","content":"…"}}',
-    );
+  const v = (typeof value === "object" && value !== null ? value : {}) as Record<string, unknown>;
+  const id = v.request_id;
+  switch (v.type) {
+    case "user":
+      return userLine(v, n);
+    case "control_request":
+    case "control_cancel_request":
+      if (typeof id !== "string" || id === "") {
+        throw usageError(`--input-format stream-json: line ${n} is a ${v.type} without a request_id.`);
+      }
+      if (v.type === "control_cancel_request") return { type: v.type, requestId: id };
+      return {
+        type: v.type,
+        requestId: id,
+        request: typeof v.request === "object" && v.request !== null && !Array.isArray(v.request)
+          ? v.request as Record<string, unknown>
+          : {},
+      };
+    case "control_response": {
+      const response = v.response as { request_id?: unknown } | undefined;
+      return { type: v.type, requestId: String(response?.request_id ?? "") };
+    }
+    case "keep_alive":
+      return { type: v.type };
+    default:
+      throw usageError(
+        `--input-format stream-json: line ${n} is not a user message or a control request (type "${
+          String(v.type).slice(0, 40)
+        }").`,
+        USER_HINT,
+      );
   }
-  const content = v.message.content;
+}
+
+function userLine(v: Record<string, unknown>, n: number): StreamJsonInput {
+  const message = v.message as { content?: unknown } | null | undefined;
+  if (typeof message !== "object" || message === null) {
+    throw usageError(`--input-format stream-json: line ${n} is a user line without a message.`, USER_HINT);
+  }
+  const content = message.content;
   const text = typeof content === "string"
     ? content
     : Array.isArray(content)
@@ -54,7 +81,7 @@ function streamJsonLine(line: string, n: number): string | undefined {
   if (text.trim() === "") {
     throw usageError(`--input-format stream-json: line ${n} has no text content.`);
   }
-  return text;
+  return { type: "user", text, ...(typeof v.uuid === "string" ? { uuid: v.uuid } : {}) };
 }
 
 async function readFlagFile(ports: Ports, flag: string, path: string, cwd: string): Promise<string> {

@@ -18,8 +18,11 @@ import type { McpHub } from "../mcp/hub.ts";
 import type { PromptFlags } from "./print_inputs.ts";
 import type { StructuredOutput, StructuredOutputState } from "../tools/structured_output.ts";
 
-/** Wires Ctrl-C to an AbortController; the second Ctrl-C is left to the default handler. */
-export function interruptController(): {
+/**
+ * Wires Ctrl-C to an AbortController; the second Ctrl-C is left to the default handler. `external`
+ * (the Agent SDK's interrupt request) stops the run the same way.
+ */
+export function interruptController(external?: AbortSignal): {
   signal: AbortSignal;
   interrupted: () => boolean;
   /** Stops the run for another reason than Ctrl-C (e.g. --max-budget-usd). */
@@ -28,16 +31,22 @@ export function interruptController(): {
 } {
   const controller = new AbortController();
   let interrupted = false;
-  const dispose = onInterrupt(() => {
+  const stop = () => {
     if (interrupted) return;
     interrupted = true;
     controller.abort(new Error("interrupted"));
-  });
+  };
+  const dispose = onInterrupt(stop);
+  if (external?.aborted) stop();
+  external?.addEventListener("abort", stop);
   return {
     signal: controller.signal,
     interrupted: () => interrupted,
     abort: () => controller.abort(new Error("stopped")),
-    dispose,
+    dispose: () => {
+      dispose();
+      external?.removeEventListener("abort", stop);
+    },
   };
 }
 
@@ -153,7 +162,10 @@ export interface SessionChoice {
   fork?: boolean;
 }
 
-/** One user turn of a print-mode run: runs it, prints it, returns the exit code and session id. */
+/**
+ * One user turn of a print-mode run: runs it, prints it, returns the exit code and session id.
+ * `stop` aborts it as Ctrl-C does (the Agent SDK's interrupt request).
+ */
 export async function runTurn(
   app: App,
   io: Io,
@@ -161,12 +173,13 @@ export async function runTurn(
   open: SessionChoice,
   f: TurnFlags,
   mcp: McpHub | undefined,
+  stop?: AbortSignal,
 ): Promise<{ code: number; sessionId: string }> {
   const { ports } = app;
   // A key that reached the conversation (a tool's output, an error) is never printed.
   io = redactedIo(io, app.redact);
   let sessionId: string | undefined;
-  const interrupt = interruptController();
+  const interrupt = interruptController(stop);
   let overBudget = false;
   const sink = printSink(io, {
     format: f.format,

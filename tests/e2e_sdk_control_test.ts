@@ -1,0 +1,146 @@
+// The Agent SDK's control protocol on `--input-format stream-json` (docs/guides/agent-sdk.md), against a
+// real Blade process and the loopback fake Anthropic server. The request lines are the ones
+// @anthropic-ai/claude-agent-sdk 0.3.334 writes (captured from it; only the request ids are ours):
+// each is answered in order by a control_response line, also while a turn runs; an interrupt ends the
+// running turn cancelled and the session goes on; an initialize asking for SDK-side hooks is refused
+// and no turn runs.
+
+import assert from "node:assert/strict";
+import { fakeTurn, startFakeAnthropicServer } from "../lib/testing/fake_anthropic_server.ts";
+import { bladeSandbox } from "./support/blade.ts";
+
+/** `query()` with no options: the SDK asks for an empty system prompt. */
+const INITIALIZE =
+  '{"request_id":"r1","type":"control_request","request":{"subtype":"initialize","systemPrompt":[""]}}';
+/** `query({ options: { hooks: { PreToolUse: [...] }, agents: { rev: … } } })`. */
+const INITIALIZE_WITH_HOOKS =
+  '{"request_id":"r1","type":"control_request","request":{"subtype":"initialize","hooks":{"PreToolUse":[{"hookCallbackIds":["hook_0"]}]},"systemPrompt":[""],"agents":{"rev":{"description":"Reviews","prompt":"You review."}}}}';
+const request = (id: string, body: Record<string, unknown>) =>
+  JSON.stringify({ request_id: id, type: "control_request", request: body });
+const user = (text: string) =>
+  JSON.stringify({
+    type: "user",
+    message: { role: "user", content: text },
+    parent_tool_use_id: null,
+    session_id: "",
+  });
+
+// deno-lint-ignore no-explicit-any
+const parse = (line: string) => JSON.parse(line) as Record<string, any>;
+const ofType = (type: string) => (line: string) => line.startsWith("{") && parse(line).type === type;
+
+Deno.test("agent sdk: control requests are answered in order, mid-turn too; interrupt cancels the turn and the session goes on", async () => {
+  await using sandbox = await bladeSandbox();
+  let n = 0;
+  await using server = startFakeAnthropicServer({
+    // The first turn streams one text delta and stalls (until the interrupt); the second answers.
+    handler: () =>
+      ++n === 1
+        ? { ...fakeTurn({ text: "never finished", chunks: 3 }), stallAfterEvents: 4 }
+        : fakeTurn({ text: "answer 2" }),
+  });
+  const blade = await sandbox.spawn(
+    // As the SDK starts it: no -p (stream-json input is print mode).
+    [
+      "--output-format",
+      "stream-json",
+      "--verbose",
+      "--input-format",
+      "stream-json",
+      "--include-partial-messages",
+      "--permission-mode",
+      "acceptEdits",
+    ],
+    { env: { ANTHROPIC_BASE_URL: server.url, ANTHROPIC_API_KEY: "sk-ant-test" }, stdin: "open" },
+  );
+  const guard = setTimeout(() => blade.kill("SIGKILL"), 60_000);
+  try {
+    const response = async () => parse(await blade.nextLine(ofType("control_response"))).response;
+    await blade.write(INITIALIZE + "\n");
+    const init = await response();
+    assert.equal(init.subtype, "success", JSON.stringify(init));
+    assert.equal(init.request_id, "r1");
+    assert.deepEqual(init.response.commands, []);
+    assert.ok(
+      init.response.agents.some((a: { name: string }) => a.name === "Explore"),
+      "the registry's agents",
+    );
+    assert.equal(init.response.current_permission_mode, "acceptEdits");
+    assert.deepEqual(init.pending_permission_requests, []);
+
+    await blade.write(
+      [
+        request("r2", { subtype: "set_model", model: "haiku" }),
+        request("r3", { subtype: "set_permission_mode", mode: "bypassPermissions" }),
+        request("r4", { subtype: "set_permission_mode", mode: "plan" }),
+        JSON.stringify({ type: "control_cancel_request", request_id: "r2" }),
+        request("r5", { subtype: "rewind_files", user_message_id: "m" }),
+      ].join("\n") + "\n",
+    );
+    const answers = [await response(), await response(), await response(), await response()];
+    assert.deepEqual(answers.map((a) => [a.request_id, a.subtype]), [
+      ["r2", "success"],
+      ["r3", "error"],
+      ["r4", "success"],
+      ["r5", "error"],
+    ]);
+    assert.deepEqual(answers[0].response, { model: "claude-haiku-4-5" });
+    assert.match(answers[1].error, /started with permission mode acceptEdits.*never widens/);
+    assert.deepEqual(answers[2].response, { mode: "plan" });
+    assert.match(answers[3].error, /Unsupported control request subtype: rewind_files/);
+
+    await blade.write(user("first question") + "\n");
+    // The turn is running: its first text delta arrived, the rest never will.
+    await blade.nextLine((l) => ofType("stream_event")(l) && parse(l).event.type === "content_block_delta");
+    await blade.write(request("r6", { subtype: "interrupt" }) + "\n");
+    const interrupted = await response();
+    assert.deepEqual([interrupted.request_id, interrupted.subtype], ["r6", "success"]);
+    assert.deepEqual(interrupted.response, { still_queued: [] });
+    const cancelled = parse(await blade.nextLine(ofType("result")));
+    assert.equal(cancelled.is_error, true);
+    assert.equal(cancelled.subtype, "error_during_execution");
+
+    await blade.write(user("second question") + "\n");
+    const second = parse(await blade.nextLine(ofType("result")));
+    assert.equal(second.result, "answer 2");
+    assert.equal(second.session_id, cancelled.session_id, "one session");
+
+    await blade.closeStdin();
+    const done = await blade.result;
+    assert.equal(done.code, 0, done.stderr);
+    // set_model and set_permission_mode applied from the next turn on.
+    assert.deepEqual(server.requests.map((r) => r.body.model), ["claude-haiku-4-5", "claude-haiku-4-5"]);
+    const inits = done.stdout.split("\n").filter(ofType("system")).map(parse).filter((l) =>
+      l.subtype === "init"
+    );
+    assert.deepEqual(inits.map((l) => l.permissionMode), ["plan", "plan"]);
+    const status = done.stdout.split("\n").filter(ofType("system")).map(parse).find((l) =>
+      l.subtype === "status"
+    );
+    assert.equal(status?.permissionMode, "plan");
+  } finally {
+    clearTimeout(guard);
+  }
+});
+
+Deno.test("agent sdk: an initialize with SDK-side hooks is refused and no turn runs unguarded", async () => {
+  await using sandbox = await bladeSandbox();
+  await using server = startFakeAnthropicServer({ handler: () => fakeTurn({ text: "should not run" }) });
+  const run = await sandbox.run(
+    ["-p", "--output-format", "stream-json", "--verbose", "--input-format", "stream-json"],
+    {
+      env: { ANTHROPIC_BASE_URL: server.url, ANTHROPIC_API_KEY: "sk-ant-test" },
+      stdin: INITIALIZE_WITH_HOOKS + "\n" + user("hello") + "\n",
+    },
+  );
+  assert.equal(run.code, 1, run.stderr);
+  const lines = run.stdout.trim().split("\n").map(parse);
+  assert.deepEqual(lines.map((l) => l.type), ["control_response", "result"]);
+  assert.equal(lines[0]!.response.subtype, "error");
+  assert.match(lines[0]!.response.error, /does not run SDK-side hooks \(PreToolUse\)/);
+  // The SDK turns an error result into an exception carrying errors[0].
+  assert.equal(lines[1]!.is_error, true);
+  assert.match(lines[1]!.errors[0], /hooks \(PreToolUse\)/);
+  assert.equal(lines[1]!.error.code, "sdk_option_unsupported");
+  assert.equal(server.requests.length, 0);
+});
