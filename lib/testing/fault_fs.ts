@@ -7,14 +7,17 @@
 import type { Fs, LockedFile } from "../sys/fs.ts";
 import { notePath } from "../sys/errors.ts";
 
-/** The kinds of write a fault can hit. */
-export type FaultOp = "writeAtomic" | "writeText" | "append" | "ensureDir";
+/**
+ * The kinds of write a fault can hit. `writeAtomic` also fails `stageAtomic` (the same write, staged
+ * for a group commit); `rename` and `syncDir` hit a group commit's later steps.
+ */
+export type FaultOp = "writeAtomic" | "writeText" | "append" | "ensureDir" | "rename" | "syncDir";
 
 export type FaultCode = "ENOSPC" | "EROFS" | "EACCES";
 
 export interface Fault {
   op: FaultOp;
-  /** Which paths fail (the transcript's path for `append`). */
+  /** Which paths fail (the transcript's path for `append`, the target's for `rename`). */
   path: (path: string) => boolean;
   /** Default ENOSPC. */
   code?: FaultCode;
@@ -77,6 +80,21 @@ export class FaultFs {
         const f = fail("writeAtomic", path);
         if (f !== undefined) throw osError(f.code ?? "ENOSPC", path);
         return await base.writeAtomic(path, text, options);
+      },
+      async stageAtomic(path, text, options) {
+        const f = fail("writeAtomic", path);
+        if (f !== undefined) throw osError(f.code ?? "ENOSPC", path);
+        return await base.stageAtomic(path, text, options);
+      },
+      async rename(from, to) {
+        const f = fail("rename", to);
+        if (f !== undefined) throw osError(f.code ?? "ENOSPC", to);
+        return await base.rename(from, to);
+      },
+      async syncDir(path) {
+        const f = fail("syncDir", path);
+        if (f !== undefined) throw osError(f.code ?? "ENOSPC", path);
+        return await base.syncDir(path);
       },
       async writeText(path, text, options) {
         const f = fail("writeText", path);

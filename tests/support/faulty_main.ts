@@ -2,11 +2,13 @@
 // - BLADE_FAULT (JSON: {op, path: a regular expression, code?, after?, tornBytes?}) arms FaultFs
 //   (lib/testing/fault_fs.ts): those writes fail as the OS fails them. At the first injected failure
 //   the transcripts of BLADE_FAULT_WATCH are copied into BLADE_FAULT_SNAPSHOT (what was committed).
-// - BLADE_KILL_AT_WRITE=<n> SIGKILLs this process group at its n-th write (atomic write, plain write or
-//   append), before the write — or, with BLADE_KILL_TORN_BYTES=<k>, after the first k bytes of an
+// - BLADE_KILL_AT_WRITE=<n> SIGKILLs this process group at its n-th write (atomic write, staged write
+//   of a group commit, plain write or append), before the write — or, with BLADE_KILL_TORN_BYTES=<k>, after the first k bytes of an
 //   append reached the file (a torn line) or of an atomic write reached its temp file (the record
 //   itself untouched): a kill point chosen by number, so a seed reproduces it. BLADE_KILL_PATH (a
 //   regular expression) counts only the writes of matching paths (one file's n-th write).
+// - BLADE_KILL_AT_RENAME=<n> SIGKILLs it before its n-th rename onto a BLADE_KILL_PATH path: inside a
+//   group commit (lib/store/group_commit.ts), between the renames of its staged records.
 // At exit {hits, writes} goes to BLADE_FAULT_REPORT as JSON. Children must run in this thread
 // (BLADE_CHILD_SANDBOX=none) for their writes to be counted and to meet the fault.
 // A real process, so its exit code, output and PID are real.
@@ -77,26 +79,45 @@ function killingFs(base: Fs, counter: { writes: number }): Fs {
     counter.writes++;
     return counts(path) && ++counted === at;
   };
+  const renameAt = Number(Deno.env.get("BLADE_KILL_AT_RENAME") ?? "0");
+  let renames = 0;
+  /** The temp file as writeAtomic (lib/sys/fs.ts) names it, cut after `tornBytes`, never renamed. */
+  const tornTemp = (path: string, text: string) => {
+    const slash = path.lastIndexOf("/");
+    if (tornBytes > 0) {
+      Deno.writeFileSync(
+        `${path.slice(0, slash)}/.${path.slice(slash + 1)}.${Deno.pid}.0.torn.tmp`,
+        torn(text),
+      );
+    }
+  };
   return {
     ...base,
     writeAtomic: (path, text, options) => {
       if (due(path)) {
-        // The temp file as writeAtomic (lib/sys/fs.ts) names it, cut after `tornBytes`, never renamed.
         // The kill happens even when the torn file cannot be made (its folder not there yet): a write
         // that failed instead would let the run go on past its kill point.
-        const slash = path.lastIndexOf("/");
         try {
-          if (tornBytes > 0) {
-            Deno.writeFileSync(
-              `${path.slice(0, slash)}/.${path.slice(slash + 1)}.${Deno.pid}.0.torn.tmp`,
-              torn(text),
-            );
-          }
+          tornTemp(path, text);
         } finally {
           kill();
         }
       }
       return base.writeAtomic(path, text, options);
+    },
+    stageAtomic: (path, text, options) => {
+      if (due(path)) {
+        try {
+          tornTemp(path, text);
+        } finally {
+          kill();
+        }
+      }
+      return base.stageAtomic(path, text, options);
+    },
+    rename: (from, to) => {
+      if (renameAt > 0 && counts(to) && ++renames === renameAt) kill();
+      return base.rename(from, to);
     },
     writeText: (path, text, options) => {
       if (due(path)) kill();
