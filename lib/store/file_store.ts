@@ -16,7 +16,9 @@ import { LruCache } from "./lru_cache.ts";
 import {
   alreadyExists,
   applyChange,
+  applyGroupChange,
   byRecentActivity,
+  checkGroupIds,
   completeRecord,
   isExpired,
   isOwnedBy,
@@ -24,7 +26,11 @@ import {
   unusable,
 } from "./record_ops.ts";
 import type { SidecarRecord } from "./schema.ts";
+import { forEachBounded } from "../sys/concurrency.ts";
+import { commitInGroups, type StagedRecord } from "./group_commit.ts";
 import type {
+  GroupChange,
+  GroupOutcome,
   SidecarChange,
   SidecarCompletion,
   SidecarListing,
@@ -166,6 +172,45 @@ export class FileSidecarStore implements SidecarStore {
     return this.#mutate(id, (record) => applyChange(record, change, { now: this.#clock.now() }));
   }
 
+  /** The group commit of SidecarStore.updateMany (group_commit.ts), GROUP_COMMIT_SIZE records at a time. */
+  async updateMany(changes: readonly GroupChange[]): Promise<GroupOutcome[]> {
+    checkGroupIds(changes);
+    return await commitInGroups(changes, {
+      fs: this.#fs,
+      dir: this.sessionsDir,
+      exclusive: async (fn) => {
+        await this.#ensureParents();
+        await this.#fs.ensureDir(this.sessionsDir, DIR_MODE);
+        await this.#fs.withLockedFile(`${this.sessionsDir}/.~group-commit.lock`, fn, {
+          mode: FILE_MODE,
+          transient: true,
+        });
+      },
+      hold: (id, fn) =>
+        this.#locks.run(
+          id,
+          () => this.#fs.withLockedFile(this.#lockPath(id), fn, { mode: FILE_MODE, transient: true }),
+        ),
+      stage: (change) => this.#stage(change),
+      forget: (id) => this.#cache.delete(id),
+    });
+  }
+
+  /** Reads one record under its lock, applies its change and stages the result (temp file fsynced). */
+  async #stage({ id, change }: GroupChange): Promise<{ outcome: GroupOutcome } | StagedRecord> {
+    this.#cache.delete(id);
+    const current = await this.load(id);
+    if (current === null) throw notFound(id);
+    if ("diagnostic" in current) throw unusable(current.diagnostic);
+    const next = applyGroupChange(current.record, change, { now: this.#clock.now() });
+    if (next === null) return { outcome: { record: current.record, written: false } };
+    const { record, text } = this.#redacted(next, encodeSidecar(next));
+    await this.#ensureParents();
+    const path = this.pathOf(id);
+    const temp = await this.#fs.stageAtomic(path, text, { mode: FILE_MODE, dirMode: DIR_MODE });
+    return { record, temp, path };
+  }
+
   markCompleted(id: string, completion: SidecarCompletion): Promise<SidecarRecord> {
     return this.#mutate(id, (record) => completeRecord(record, completion, { now: this.#clock.now() }));
   }
@@ -195,17 +240,12 @@ export class FileSidecarStore implements SidecarStore {
       }
     }
     ids.sort();
-    let next = 0;
-    const worker = async () => {
-      while (next < ids.length) {
-        const id = ids[next++]!;
-        const result = await this.load(id);
-        if (result === null) continue;
-        if ("record" in result) records.push(result.record);
-        else diagnostics.push(result.diagnostic);
-      }
-    };
-    await Promise.all(Array.from({ length: Math.min(LIST_CONCURRENCY, ids.length) }, worker));
+    await forEachBounded(ids.length, LIST_CONCURRENCY, async (k) => {
+      const result = await this.load(ids[k]!);
+      if (result === null) return;
+      if ("record" in result) records.push(result.record);
+      else diagnostics.push(result.diagnostic);
+    });
     records.sort(byRecentActivity);
     diagnostics.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
     return { records, diagnostics };
@@ -233,15 +273,23 @@ export class FileSidecarStore implements SidecarStore {
     return removed;
   }
 
-  async #write(given: SidecarRecord, encoded: string): Promise<SidecarRecord> {
+  /** The record as it will be stored: its text redacted, and the record decoded back when that changed it. */
+  #redacted(given: SidecarRecord, encoded: string): { record: SidecarRecord; text: string } {
     const text = this.#redact === undefined ? encoded : this.#redact(encoded);
-    const record = text === encoded ? given : JSON.parse(text) as SidecarRecord;
+    return { record: text === encoded ? given : JSON.parse(text) as SidecarRecord, text };
+  }
+
+  async #ensureParents(): Promise<void> {
+    if (this.#parentsReady) return;
+    await this.#fs.ensureDir(this.#storageRoot, DIR_MODE);
+    await this.#fs.ensureDir(`${this.#storageRoot}/agents`, DIR_MODE);
+    this.#parentsReady = true;
+  }
+
+  async #write(given: SidecarRecord, encoded: string): Promise<SidecarRecord> {
+    const { record, text } = this.#redacted(given, encoded);
     const path = `${this.sessionsDir}/${record.id}.json`;
-    if (!this.#parentsReady) {
-      await this.#fs.ensureDir(this.#storageRoot, DIR_MODE);
-      await this.#fs.ensureDir(`${this.#storageRoot}/agents`, DIR_MODE);
-      this.#parentsReady = true;
-    }
+    await this.#ensureParents();
     this.#cache.delete(record.id);
     // writeAtomic re-creates the folder when it was deleted and re-asserts its mode every time.
     await this.#fs.writeAtomic(path, text, { mode: FILE_MODE, dirMode: DIR_MODE });

@@ -4,6 +4,8 @@ import { FakeClock } from "../testing/fakes.ts";
 import { FIXTURE_TIME, sidecarFixture } from "../testing/sidecar_fixtures.ts";
 import { storeConformance } from "../testing/store_conformance.ts";
 import { FileSidecarStore } from "./file_store.ts";
+import { FaultFs } from "../testing/fault_fs.ts";
+import type { SidecarRecord } from "./schema.ts";
 
 storeConformance("FileSidecarStore", async (clock) => {
   const storageRoot = `${await Deno.makeTempDir({ prefix: "blade-store-" })}/root`;
@@ -78,6 +80,90 @@ Deno.test("FileSidecarStore: a heartbeat from one process never overwrites anoth
     const after = await new FileSidecarStore({ fs: base, clock, storageRoot: dir }).load("agent-raced");
     assert.ok(after !== null && "record" in after);
     assert.equal(after.record.status, "cancelled");
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("FileSidecarStore.updateMany: a failed rename keeps that record whole and old; a failed folder fsync fails them all", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "blade-store-" });
+  try {
+    const clock = new FakeClock(FIXTURE_TIME);
+    const faults = new FaultFs(realFs());
+    const store = new FileSidecarStore({ fs: faults.fs, clock, storageRoot: dir });
+    const ids = ["agent-r1", "agent-r2", "agent-r3"];
+    for (const id of ids) await store.save(sidecarFixture(id));
+    const before = await Deno.readTextFile(store.pathOf("agent-r2"));
+    faults.arm({ op: "rename", path: (p) => p.endsWith("/agent-r2.json"), code: "EROFS" });
+    const done = (r: SidecarRecord) => ({ ...r, status: "failed" as const });
+    const outcomes = await store.updateMany(ids.map((id) => ({ id, change: done })));
+    assert.deepEqual(outcomes.map((o) => "error" in o ? "error" : o.record.status), [
+      "failed",
+      "error",
+      "failed",
+    ]);
+    assert.equal(
+      await Deno.readTextFile(store.pathOf("agent-r2")),
+      before,
+      "the record whose rename failed is old",
+    );
+    const fresh = new FileSidecarStore({ fs: realFs(), clock, storageRoot: dir });
+    const statuses = async () =>
+      await Promise.all(ids.map(async (id) => {
+        const loaded = await fresh.load(id);
+        return loaded !== null && "record" in loaded ? loaded.record.status : "unusable";
+      }));
+    assert.deepEqual(await statuses(), ["failed", "running", "failed"]);
+    faults.disarm();
+    faults.arm({ op: "syncDir", path: () => true, code: "EROFS" });
+    const synced = await store.updateMany([{ id: "agent-r2", change: done }, {
+      id: "agent-r1",
+      change: (r) => r,
+    }]);
+    assert.ok(synced.every((o) => "error" in o), "renamed but not durable: reported as failed");
+    const left = [...Deno.readDirSync(store.sessionsDir)].map((e) => e.name).filter((n) => n.startsWith("."));
+    assert.deepEqual(left, [], "no temp or lock file is left");
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("FileSidecarStore.updateMany: a cancel from another process waits for the group and is not lost", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "blade-store-" });
+  try {
+    const clock = new FakeClock(FIXTURE_TIME);
+    const base = realFs();
+    // The group's staging is held back after it has read the records: the window in which a cancel
+    // would be overwritten if the group did not hold the record locks until its renames.
+    const staging = Promise.withResolvers<void>();
+    const slowFs = {
+      ...base,
+      async stageAtomic(path: string, text: string, options?: Parameters<typeof base.stageAtomic>[2]) {
+        staging.resolve();
+        await new Promise((r) => setTimeout(r, 200));
+        return await base.stageAtomic(path, text, options);
+      },
+    };
+    const recovering = new FileSidecarStore({ fs: slowFs, clock, storageRoot: dir });
+    const canceller = new FileSidecarStore({ fs: base, clock, storageRoot: dir });
+    for (const id of ["agent-c1", "agent-c2"]) await recovering.save(sidecarFixture(id));
+    const group = recovering.updateMany(["agent-c1", "agent-c2"].map((id) => ({
+      id,
+      change: (r: SidecarRecord) => r.status === "running" ? { ...r, status: "failed" as const } : null,
+    })));
+    await staging.promise;
+    const cancel = canceller.markCompleted("agent-c2", {
+      status: "cancelled",
+      result: { success: false, message: "", error: "Cancelled with blade tasks cancel." },
+      completedAt: clock.now(),
+    });
+    const [outcomes, cancelled] = await Promise.all([group, cancel]);
+    assert.ok(outcomes.every((o) => "record" in o && o.written));
+    // The group held the lock first, so the cancel found a terminal record and left it (first wins).
+    assert.equal(cancelled.status, "failed");
+    const after = await new FileSidecarStore({ fs: base, clock, storageRoot: dir }).load("agent-c2");
+    assert.ok(after !== null && "record" in after);
+    assert.equal(after.record.status, "failed");
   } finally {
     await Deno.remove(dir, { recursive: true });
   }

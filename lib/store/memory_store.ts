@@ -8,7 +8,9 @@ import { isValidSessionId, validateSessionId } from "../protocol/ids.ts";
 import {
   alreadyExists,
   applyChange,
+  applyGroupChange,
   byRecentActivity,
+  checkGroupIds,
   completeRecord,
   isExpired,
   isOwnedBy,
@@ -17,6 +19,8 @@ import {
 } from "./record_ops.ts";
 import type { SidecarRecord } from "./schema.ts";
 import type {
+  GroupChange,
+  GroupOutcome,
   SidecarChange,
   SidecarCompletion,
   SidecarListing,
@@ -62,6 +66,22 @@ export class MemorySidecarStore implements SidecarStore {
     return Promise.try(() =>
       this.#mutate(id, (record) => applyChange(record, change, { now: this.#clock.now() }))
     );
+  }
+
+  async updateMany(changes: readonly GroupChange[]): Promise<GroupOutcome[]> {
+    checkGroupIds(changes);
+    // Nothing here can be torn: the changes are applied one after another, each on its own.
+    return await Promise.all(changes.map(({ id, change }) =>
+      Promise.try(() => {
+        let written = false;
+        const record = this.#mutate(id, (current) => {
+          const next = applyGroupChange(current, change, { now: this.#clock.now() });
+          written = next !== null;
+          return next;
+        });
+        return { record, written };
+      }).catch((error: unknown) => ({ error }))
+    ));
   }
 
   markCompleted(id: string, completion: SidecarCompletion): Promise<SidecarRecord> {

@@ -2,9 +2,10 @@
 // filtering, ordering and expiry. Pure functions, no storage.
 
 import { BladeError } from "../errors.ts";
+import { validateSessionId } from "../protocol/ids.ts";
 import type { SidecarDiagnostic } from "./codec.ts";
 import type { SidecarRecord } from "./schema.ts";
-import type { SidecarChange, SidecarCompletion, SidecarOwner } from "./store.ts";
+import type { GroupChange, SidecarChange, SidecarCompletion, SidecarOwner } from "./store.ts";
 
 /** The next record after `change`, with `lastActiveAt` bumped to `now`. */
 export function applyChange(
@@ -13,6 +14,35 @@ export function applyChange(
   at: { now: number },
 ): SidecarRecord {
   const next = typeof change === "function" ? change(structuredClone(record)) : { ...record, ...change };
+  return checkedNext(record, next, at);
+}
+
+/** A group commit's change of `record` (null: left as it is), with `lastActiveAt` bumped to `now`. */
+export function applyGroupChange(
+  record: SidecarRecord,
+  change: GroupChange["change"],
+  at: { now: number },
+): SidecarRecord | null {
+  const next = change(structuredClone(record));
+  return next === null ? null : checkedNext(record, next, at);
+}
+
+/**
+ * Every id of a group commit valid (BladeError `invalid_session_id` before any storage is touched),
+ * and each once (a second entry would wait on the first's lock forever).
+ */
+export function checkGroupIds(changes: readonly GroupChange[]): void {
+  const seen = new Set<string>();
+  for (const { id } of changes) {
+    validateSessionId(id);
+    if (seen.has(id)) {
+      throw new BladeError("invalid_sidecar", `Sidecar "${id}" appears twice in one group commit`);
+    }
+    seen.add(id);
+  }
+}
+
+function checkedNext(record: SidecarRecord, next: SidecarRecord, at: { now: number }): SidecarRecord {
   if (next.id !== record.id || next.schemaVersion !== record.schemaVersion) {
     throw new BladeError(
       "invalid_sidecar",

@@ -22,6 +22,15 @@ export type SidecarPatch = Partial<Omit<SidecarRecord, "id" | "schemaVersion">>;
 /** A patch, or a function from the current record to the next one (to remove optional fields). */
 export type SidecarChange = SidecarPatch | ((record: SidecarRecord) => SidecarRecord);
 
+/** One record's change in a group commit: the next record, or null to leave it as it is (not written). */
+export interface GroupChange {
+  id: string;
+  change: (record: SidecarRecord) => SidecarRecord | null;
+}
+
+/** How one record of a group commit ended: written (or left as it was), or its own error. */
+export type GroupOutcome = { record: SidecarRecord; written: boolean } | { error: unknown };
+
 export interface SidecarCompletion {
   status: TerminalStatus;
   result: SidecarResult;
@@ -49,6 +58,15 @@ export interface SidecarStore {
    * BladeError `session_not_found` when absent, `invalid_sidecar` when the stored data is unusable.
    */
   update(id: string, change: SidecarChange): Promise<SidecarRecord>;
+  /**
+   * `update` of several records as one group commit, each from its stored record as it is now (a
+   * change returning null leaves that record unwritten). The file store writes and fsyncs every
+   * record's temp file, renames them all, then fsyncs the folder once, holding every record's lock
+   * until then: each record ends either as it was or as changed, never torn, whenever the process
+   * dies. One entry per id (BladeError `invalid_sidecar` otherwise). Outcomes in the order given; one
+   * record's failure (not found, unusable, a failed write) is its own and the others go on.
+   */
+  updateMany(changes: readonly GroupChange[]): Promise<GroupOutcome[]>;
   /**
    * Moves a running record to a terminal state. A record already terminal is returned unchanged:
    * the first terminal state wins (a cancelled run is never rewritten to failed).

@@ -2,6 +2,8 @@
 // prove how often (and in which order) a run writes its sidecar.
 
 import type {
+  GroupChange,
+  GroupOutcome,
   LoadResult,
   SidecarChange,
   SidecarCompletion,
@@ -15,8 +17,10 @@ import type { SidecarRecord } from "../store/schema.ts";
 export class CountingStore implements SidecarStore {
   #inner: SidecarStore;
   /** Every write: method and id; `heartbeat` is an `update(id, {})` (the Heartbeat's bump). */
-  readonly writes: { method: "create" | "save" | "update" | "markCompleted" | "heartbeat"; id: string }[] =
-    [];
+  readonly writes: {
+    method: "create" | "save" | "update" | "updateMany" | "markCompleted" | "heartbeat";
+    id: string;
+  }[] = [];
 
   constructor(inner: SidecarStore) {
     this.#inner = inner;
@@ -41,6 +45,10 @@ export class CountingStore implements SidecarStore {
     const bump = typeof change === "object" && Object.keys(change).length === 0;
     this.writes.push({ method: bump ? "heartbeat" : "update", id });
     return this.#inner.update(id, change);
+  }
+  updateMany(changes: readonly GroupChange[]): Promise<GroupOutcome[]> {
+    for (const { id } of changes) this.writes.push({ method: "updateMany", id });
+    return this.#inner.updateMany(changes);
   }
   markCompleted(id: string, completion: SidecarCompletion): Promise<SidecarRecord> {
     this.writes.push({ method: "markCompleted", id });

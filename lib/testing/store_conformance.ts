@@ -504,6 +504,63 @@ export function storeConformance(name: string, factory: StoreFactory): void {
     assert.deepEqual(await store.listAll(), { records: [], diagnostics: [] });
   });
 
+  test(
+    "updateMany commits each record from its stored version; null leaves it unwritten",
+    async (h, clock) => {
+      const { store } = h;
+      for (const id of ["agent-g1", "agent-g2", "agent-g3"]) await store.save(sidecarFixture(id));
+      await store.update("agent-g2", { description: "changed since it was read" });
+      const before = h.files === undefined
+        ? undefined
+        : await Deno.readTextFile(`${h.files.sessionsDir}/agent-g3.json`);
+      clock.advance(5000);
+      const outcomes = await store.updateMany([
+        { id: "agent-g2", change: (r) => ({ ...r, status: "failed" }) },
+        { id: "agent-missing", change: (r) => r },
+        { id: "agent-g3", change: () => null },
+        { id: "agent-g1", change: (r) => ({ ...r, status: "completed" }) },
+      ]);
+      assert.equal(outcomes.length, 4);
+      const [g2, missing, g3, g1] = outcomes;
+      assert.ok(g2 !== undefined && "record" in g2 && g2.written);
+      assert.equal(g2.record.description, "changed since it was read", "from the stored version");
+      assert.equal(g2.record.status, "failed");
+      assert.equal(g2.record.lastActiveAt, clock.now());
+      assert.ok(missing !== undefined && "error" in missing && hasCode("session_not_found")(missing.error));
+      assert.ok(g3 !== undefined && "record" in g3 && !g3.written);
+      assert.ok(g1 !== undefined && "record" in g1 && g1.written && g1.record.status === "completed");
+      for (
+        const [id, status] of [["agent-g1", "completed"], ["agent-g2", "failed"], ["agent-g3", "running"]]
+      ) {
+        const loaded = await store.load(id!);
+        assert.ok(loaded !== null && "record" in loaded);
+        assert.equal(loaded.record.status, status, id);
+      }
+      if (h.files !== undefined) {
+        assert.equal(await Deno.readTextFile(`${h.files.sessionsDir}/agent-g3.json`), before);
+        const left = [...Deno.readDirSync(h.files.sessionsDir)].map((e) => e.name).filter((n) =>
+          n.startsWith(".")
+        );
+        assert.deepEqual(left, [], "no temp or lock file is left");
+      }
+    },
+  );
+
+  test("updateMany refuses an id twice and checks every id before touching storage", async ({ store }) => {
+    await store.save(sidecarFixture("agent-twice"));
+    await assert.rejects(
+      store.updateMany([{ id: "agent-twice", change: (r) => r }, { id: "agent-twice", change: (r) => r }]),
+      hasCode("invalid_sidecar"),
+    );
+    await assert.rejects(
+      store.updateMany([{ id: "agent-twice", change: (r) => r }, { id: "../x", change: (r) => r }]),
+      hasCode("invalid_session_id"),
+    );
+    const loaded = await store.load("agent-twice");
+    assert.ok(loaded !== null && "record" in loaded);
+    assert.equal(loaded.record.lastActiveAt, sidecarFixture("agent-twice").lastActiveAt);
+  });
+
   test("cleanupExpired removes only the owner's old terminal records", async ({ store }, clock) => {
     const now = clock.now();
     const old = now - 8 * DAY;

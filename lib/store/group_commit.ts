@@ -1,0 +1,115 @@
+// Owns the group commit of several sidecar records (SidecarStore.updateMany in the file store): the
+// atomic write of lib/sys/fs.ts split so that a thousand records cost a thousand temp-file fsyncs that
+// overlap, one rename each, and one fsync of the folder — not a thousand serial folder fsyncs. Every
+// record still ends either as it was or as changed, never torn. Does not know the record format: the
+// store reads, changes and stages each record (`stage`) and owns its locks (`hold`).
+
+import type { Fs } from "../sys/fs.ts";
+import { forEachBounded, whileAllHeld } from "../sys/concurrency.ts";
+import type { SidecarRecord } from "./schema.ts";
+import type { GroupChange, GroupOutcome } from "./store.ts";
+
+/** Records committed together: each holds its lock file open until its group is done. */
+export const GROUP_COMMIT_SIZE = 128;
+/** Records staged (and renamed) at once within a group. */
+const STAGE_CONCURRENCY = 16;
+
+/** A record's next version, written whole and fsynced in `temp`, waiting to be renamed onto `path`. */
+export interface StagedRecord {
+  record: SidecarRecord;
+  temp: string;
+  path: string;
+}
+
+export interface GroupCommitIo {
+  fs: Fs;
+  /** The folder every record's file is in (fsynced once per group). */
+  dir: string;
+  /** Runs `fn` as the only group commit of this folder (across processes). */
+  exclusive(fn: () => Promise<void>): Promise<void>;
+  /** Runs `fn` holding the record's lock (in this process and across processes). */
+  hold(id: string, fn: () => Promise<void>): Promise<void>;
+  /** Under the record's lock: reads it, applies its change, stages the result (or answers at once). */
+  stage(change: GroupChange): Promise<{ outcome: GroupOutcome } | StagedRecord>;
+  /** Drops what the store remembers of a record about to be replaced. */
+  forget(id: string): void;
+}
+
+/**
+ * Commits `changes` GROUP_COMMIT_SIZE at a time, one group at a time across processes (`exclusive`).
+ * Within a group every record's lock is taken at once (no other writer holds two record locks, and
+ * group commits are serialised, so nobody can wait on anybody in a cycle); once all are held, every
+ * record is staged (STAGE_CONCURRENCY at once), then each staged file is renamed onto its record, the
+ * folder is fsynced once, and only then are the locks released and the outcomes given. A SIGKILL at
+ * any point leaves each record whole, old or new (an unrenamed temp file is a dot file, never listed
+ * as a record). One record's failure is its own.
+ */
+export async function commitInGroups(
+  changes: readonly GroupChange[],
+  io: GroupCommitIo,
+): Promise<GroupOutcome[]> {
+  const outcomes: GroupOutcome[] = new Array(changes.length);
+  for (let from = 0; from < changes.length; from += GROUP_COMMIT_SIZE) {
+    const group = Array.from(
+      { length: Math.min(GROUP_COMMIT_SIZE, changes.length - from) },
+      (_, k) => from + k,
+    );
+    await io.exclusive(() => commitGroup(changes, group, outcomes, io));
+  }
+  return outcomes;
+}
+
+async function commitGroup(
+  changes: readonly GroupChange[],
+  group: number[],
+  outcomes: GroupOutcome[],
+  io: GroupCommitIo,
+): Promise<void> {
+  const held = await whileAllHeld(group, (i, fn) => io.hold(changes[i]!.id, fn), async (entered) => {
+    const staged: (StagedRecord & { i: number })[] = [];
+    await forEachBounded(entered.length, STAGE_CONCURRENCY, async (k) => {
+      const i = entered[k]!;
+      try {
+        const got = await io.stage(changes[i]!);
+        if ("outcome" in got) outcomes[i] = got.outcome;
+        else staged.push({ i, ...got });
+      } catch (error) {
+        outcomes[i] = { error };
+      }
+    });
+    await renameStaged(staged, outcomes, io);
+  });
+  // A lock that could not be taken is that record's failure (set only when nothing else was).
+  held.forEach((h, k) => {
+    const i = group[k]!;
+    if (h.status === "rejected" && outcomes[i] === undefined) outcomes[i] = { error: h.reason };
+  });
+}
+
+/** Renames every staged file onto its record, then fsyncs the folder once for all of them. */
+async function renameStaged(
+  staged: (StagedRecord & { i: number })[],
+  outcomes: GroupOutcome[],
+  io: GroupCommitIo,
+): Promise<void> {
+  const renamed: (StagedRecord & { i: number })[] = [];
+  await forEachBounded(staged.length, STAGE_CONCURRENCY, async (k) => {
+    const s = staged[k]!;
+    io.forget(s.record.id);
+    try {
+      await io.fs.rename(s.temp, s.path);
+      renamed.push(s);
+    } catch (error) {
+      outcomes[s.i] = { error };
+      await io.fs.remove(s.temp).catch(() => {});
+    }
+  });
+  if (renamed.length === 0) return;
+  try {
+    await io.fs.syncDir(io.dir);
+    for (const s of renamed) outcomes[s.i] = { record: structuredClone(s.record), written: true };
+  } catch (error) {
+    // Renamed but not known to be durable: reported as failed, as writeAtomic's own folder fsync is.
+    for (const s of renamed) outcomes[s.i] = { error };
+  }
+}
