@@ -5,7 +5,12 @@
 
 import assert from "node:assert/strict";
 import type { TranscriptEvent } from "../lib/protocol/events.ts";
-import { parseTranscript, readTranscript, TranscriptWriter } from "../lib/session/transcript.ts";
+import {
+  parseTranscript,
+  readTranscript,
+  readTranscriptAndEnd,
+  TranscriptWriter,
+} from "../lib/session/transcript.ts";
 import { realPorts } from "../lib/sys/mod.ts";
 import { appenderEvent } from "./support/transcript_appender.ts";
 import { FaultFs } from "../lib/testing/fault_fs.ts";
@@ -234,6 +239,78 @@ Deno.test("transcript: an append the disk cuts mid-line is rolled back; the next
       [2, "w-2"],
       [3, "w-5"],
     ]);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("transcript: a writer given the end it was read at appends without re-reading, and still sees a later write", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "blade-transcript-after-" });
+  try {
+    const ports = realPorts();
+    const path = `${dir}/t.jsonl`;
+    const lines = [
+      envelope(1, { type: "session_created", data: { agentType: "main", model: "m", depth: 0 } }),
+      envelope(2, { type: "turn_started", data: { turn: 1 } }),
+    ];
+    await Deno.writeTextFile(path, lines.join("\n") + "\n");
+    const got = await readTranscriptAndEnd(ports.fs, path);
+    assert.ok(got !== null);
+    assert.deepEqual(got.end, { size: (await Deno.stat(path)).size, lastSeq: 2, endsWithNewline: true });
+    assert.deepEqual(got.read, await readTranscript(ports.fs, path));
+    const writer = (after: typeof got.end) =>
+      new TranscriptWriter({
+        fs: ports.fs,
+        clock: ports.clock,
+        ids: ports.ids,
+        path,
+        sessionId: "session-handwrittentranscript1",
+        projectPath: "/e2e/transcript",
+        after,
+      });
+    // Reading back would be seen: the file is not read when its size is what was read.
+    const reads: string[] = [];
+    const counting = {
+      ...ports.fs,
+      withLockedFile: <T>(
+        p: string,
+        fn: Parameters<typeof ports.fs.withLockedFile<T>>[1],
+        o?: { mode?: number },
+      ) =>
+        ports.fs.withLockedFile<T>(p, (file) =>
+          fn({
+            ...file,
+            size: () => file.size(),
+            readFrom: (offset) => {
+              reads.push(p);
+              return file.readFrom(offset);
+            },
+            append: (t, a) => file.append(t, a),
+            truncate: (s) => file.truncate(s),
+          }), o),
+    };
+    const seeded = new TranscriptWriter({
+      fs: counting,
+      clock: ports.clock,
+      ids: ports.ids,
+      path,
+      sessionId: "session-handwrittentranscript1",
+      projectPath: "/e2e/transcript",
+      after: got.end,
+    });
+    const [closed] = await seeded.append([{
+      type: "turn_aborted",
+      data: { turn: 1, cause: "process_restart", reason: "x" },
+    }]);
+    assert.equal(closed?.seq, 3);
+    assert.deepEqual(reads, [], "nothing read back");
+    // A stale end (the file grew since): the writer reads what was added and numbers after it.
+    await Deno.writeTextFile(path, envelope(4, { type: "turn_started", data: { turn: 2 } }) + "\n", {
+      append: true,
+    });
+    const [late] = await writer(got.end).append([{ type: "turn_started", data: { turn: 3 } }]);
+    assert.equal(late?.seq, 5);
+    assert.deepEqual(parseTranscript(await Deno.readTextFile(path)).diagnostics, []);
   } finally {
     await Deno.remove(dir, { recursive: true });
   }

@@ -14,11 +14,13 @@ import type { SidecarStore } from "../store/store.ts";
 import type { SidecarRecord, WorktreeLease } from "../store/schema.ts";
 import { type WorktreeView, worktreeView } from "../worktree/view.ts";
 import { settleWorktree, worktreeDeps } from "./isolation.ts";
-import { readTranscript, TranscriptWriter } from "../session/transcript.ts";
+import { readTranscriptAndEnd, TranscriptWriter } from "../session/transcript.ts";
 import { underSessionGuard } from "../session/lease.ts";
 import { Inbox } from "../session/inbox.ts";
 import { describeError } from "../errors.ts";
 import { buildCompletionNotice } from "./notice.ts";
+import { GROUP_COMMIT_SIZE } from "../store/group_commit.ts";
+import { forEachBounded, whileAllHeld } from "../sys/concurrency.ts";
 import {
   groupsToKill,
   type OrphanReason,
@@ -52,7 +54,12 @@ export interface RecoveryReport {
   problems: { id: string; message: string }[];
 }
 
-/** Orphans recovered at once in one pass. */
+/**
+ * Orphans recovered as one batch: their session guards are held together until their sidecars are
+ * committed as one group (store.updateMany). Kept to the store's group size, one group per batch.
+ */
+const RECOVERY_BATCH = GROUP_COMMIT_SIZE;
+/** Orphans of a batch prepared at once (record, transcript, plan, leftover groups, turn close). */
 const RECOVERY_CONCURRENCY = 16;
 
 /** Which records a pass looks at: one owner tree, one folder, or every folder. */
@@ -128,29 +135,23 @@ export async function reconcile(
   const liveness = await measureLiveness(ports, running);
   const { orphans } = selectOrphans(running, ports.clock.now(), liveness);
   const byId = new Map(running.map((r) => [r.id, r]));
-  // Orphans are independent (each under its own lease and record lock): several at once, so the
-  // fsyncs of their writes overlap. Results are reported in selection order.
-  const outcomes: (Recovered | { skipped: string })[] = new Array(orphans.length);
-  const errors = new Map<number, string>();
-  let next = 0;
-  const worker = async () => {
-    while (next < orphans.length) {
-      const i = next++;
-      try {
-        outcomes[i] = await recoverOne(deps, byId.get(orphans[i]!.id)!);
-      } catch (e) {
-        errors.set(i, `recovery failed: ${describeError(e)}`);
-      }
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(RECOVERY_CONCURRENCY, orphans.length) }, worker));
-  orphans.forEach((orphan, i) => {
-    const outcome = outcomes[i];
-    const error = errors.get(i);
-    if (error !== undefined) report.problems.push({ id: orphan.id, message: error });
-    else if (outcome !== undefined && "skipped" in outcome) {
-      report.skipped.push({ id: orphan.id, reason: outcome.skipped });
-    } else if (outcome !== undefined) {
+  // Guards are taken in id order (see recoverBatch); results are reported in selection order.
+  const ordered = orphans.map((o) => byId.get(o.id)!).sort((
+    a,
+    b,
+  ) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+  const outcomes = new Map<string, Outcome>();
+  for (let from = 0; from < ordered.length; from += RECOVERY_BATCH) {
+    const done = await recoverBatch(deps, ordered.slice(from, from + RECOVERY_BATCH));
+    for (const [id, outcome] of done) outcomes.set(id, outcome);
+  }
+  // Reported in selection order.
+  for (const orphan of orphans) {
+    const outcome = outcomes.get(orphan.id);
+    if (outcome === undefined) continue;
+    if ("error" in outcome) report.problems.push({ id: orphan.id, message: outcome.error });
+    else if ("skipped" in outcome) report.skipped.push({ id: orphan.id, reason: outcome.skipped });
+    else {
       report.recovered.push({
         id: orphan.id,
         reason: orphan.reason,
@@ -160,9 +161,12 @@ export async function reconcile(
       });
       for (const message of outcome.problems) report.problems.push({ id: orphan.id, message });
     }
-  });
+  }
   return report;
 }
+
+/** How one orphan's recovery ended: recovered, left alone (why), or failed (the problem to report). */
+type Outcome = Recovered | { skipped: string } | { error: string };
 
 interface Recovered {
   outcome: RecoveredRun["outcome"];
@@ -199,26 +203,95 @@ async function killLeftoverGroups(
   return out;
 }
 
-async function recoverOne(
-  deps: RecoveryDeps,
-  listed: SidecarRecord,
-): Promise<Recovered | { skipped: string }> {
+/**
+ * Recovers a batch of orphans as one group commit, as the only recovery of this storage root at the
+ * time (a lock file in the sessions folder, across processes). Every orphan's session guard is taken
+ * at once — no lease file is written and removed per orphan; while a guard is held nobody can take
+ * that lease, and a live holder's lease means hands off. Other holders of a guard hold nothing else,
+ * and recoveries run one at a time, so nobody waits on anybody in a cycle. With every guard held the
+ * orphans are prepared (re-read, leftover groups killed, worktree settled, the turn-closing event
+ * appended to their own transcripts), their sidecars committed together (store.updateMany: every temp
+ * file fsynced, all renamed, the folder fsynced once), then the background ones' notices queued, and
+ * only then are the guards released. Per orphan the order is as before: transcript, sidecar, notice.
+ */
+async function recoverBatch(deps: RecoveryDeps, batch: SidecarRecord[]): Promise<Map<string, Outcome>> {
   const { ports, layout } = deps;
-  // Under the session's lease guard (no lease file written and removed per orphan): while it is
-  // held nobody can take the lease, and a live holder's lease means hands off.
-  const got = await underSessionGuard(
-    { fs: ports.fs, process: ports.process, clock: ports.clock, layout },
-    { projectPath: listed.parentProjectPath, sessionId: listed.id },
-    () => recoverHeld(deps, listed),
-  );
-  return "busy" in got ? { skipped: `its session is in use by process ${got.busy.pid}` } : got.done;
+  const out = new Map<string, Outcome>();
+  const leaseDeps = { fs: ports.fs, process: ports.process, clock: ports.clock, layout };
+  try {
+    await ports.fs.withLockedFile(`${layout.sessionsDir}/.~recovery.lock`, async () => {
+      const guards = await whileAllHeld(
+        batch,
+        (listed, fn) =>
+          underSessionGuard(leaseDeps, { projectPath: listed.parentProjectPath, sessionId: listed.id }, fn),
+        (entered) => recoverHeld(deps, entered, out),
+      );
+      guards.forEach((guard, k) => {
+        const id = batch[k]!.id;
+        if (guard.status === "rejected") {
+          if (!out.has(id)) out.set(id, { error: `recovery failed: ${describeError(guard.reason)}` });
+        } else if ("busy" in guard.value) {
+          out.set(id, { skipped: `its session is in use by process ${guard.value.busy.pid}` });
+        }
+      });
+    }, { mode: 0o600, transient: true });
+  } catch (e) {
+    // The recovery lock itself could not be taken (a read-only or full storage root): every orphan
+    // of the batch not already decided is reported, never thrown.
+    for (const listed of batch) {
+      if (!out.has(listed.id)) out.set(listed.id, { error: `recovery failed: ${describeError(e)}` });
+    }
+  }
+  return out;
 }
 
-/** recoverOne with nobody else able to take the orphan's session. */
-async function recoverHeld(
+/** recoverBatch with nobody else able to take the `held` orphans' sessions. */
+async function recoverHeld(deps: RecoveryDeps, held: SidecarRecord[], out: Map<string, Outcome>) {
+  const prepared: Prepared[] = [];
+  await forEachBounded(held.length, RECOVERY_CONCURRENCY, async (k) => {
+    const listed = held[k]!;
+    try {
+      const got = await prepareOrphan(deps, listed);
+      if ("skipped" in got) out.set(listed.id, got);
+      else prepared.push(got);
+    } catch (e) {
+      out.set(listed.id, { error: `recovery failed: ${describeError(e)}` });
+    }
+  });
+  // Left as it is when it changed meanwhile (`blade tasks cancel` from another process, under the
+  // record's lock): the first terminal state wins.
+  const committed = await deps.store.updateMany(prepared.map((p) => ({
+    id: p.id,
+    change: (now: SidecarRecord) =>
+      now.status === "running" && now.processId === p.processId ? p.committed : null,
+  })));
+  await forEachBounded(prepared.length, RECOVERY_CONCURRENCY, async (k) => {
+    const p = prepared[k]!;
+    const got = committed[k]!;
+    if ("error" in got) return void out.set(p.id, { error: `recovery failed: ${describeError(got.error)}` });
+    if (!got.written) return void out.set(p.id, { skipped: "it changed since it was listed" });
+    const problems = [...p.problems];
+    try {
+      await queueCompletionNotice(deps, got.record);
+    } catch (e) {
+      problems.push(`queueing its completion notice failed: ${describeError(e)}`);
+    }
+    out.set(p.id, { outcome: p.outcome, worktree: p.worktree, killedGroups: p.killedGroups, problems });
+  });
+}
+
+/** One orphan made ready for the group commit: its turn closed, its terminal record planned. */
+interface Prepared extends Recovered {
+  id: string;
+  processId: number | undefined;
+  committed: SidecarRecord;
+}
+
+/** Everything of one orphan's recovery before its sidecar is committed (its guard is held). */
+async function prepareOrphan(
   deps: RecoveryDeps,
   listed: SidecarRecord,
-): Promise<Recovered | { skipped: string }> {
+): Promise<Prepared | { skipped: string }> {
   const { ports, store, layout } = deps;
   // Re-read under the guard: another process may have recovered or finished it meanwhile.
   const loaded = await store.load(listed.id);
@@ -231,7 +304,8 @@ async function recoverHeld(
   }
   const groups = await killLeftoverGroups(ports, record);
   const path = layout.transcriptPath(record.parentProjectPath, record.id);
-  const transcript = await readTranscript(ports.fs, path);
+  const got = await readTranscriptAndEnd(ports.fs, path);
+  const transcript = got?.read ?? null;
   const plan = planOrphan(record, transcript, ports.clock.now());
   // An isolated orphan's worktree ends as a finished run's would: removed when it completed and left
   // nothing, else kept (an interrupted run keeps its work for a resume) with why.
@@ -239,8 +313,7 @@ async function recoverHeld(
   const worktree = active === undefined
     ? undefined
     : await settleWorktree(worktreeDeps(ports, layout), active, plan.outcome === "completed");
-  const committed = worktree === undefined ? plan.next : { ...plan.next, worktree };
-  if (plan.closeTurn !== undefined) {
+  if (plan.closeTurn !== undefined && transcript !== null) {
     const writer = new TranscriptWriter({
       fs: ports.fs,
       clock: ports.clock,
@@ -249,15 +322,22 @@ async function recoverHeld(
       sessionId: record.id,
       projectPath: record.parentProjectPath,
       ...(deps.redact === undefined ? {} : { redact: deps.redact }),
+      // What was just read: the append does not read the whole file again unless it changed.
+      ...(got === null ? {} : { after: got.end }),
     });
-    // Not fsynced: the committed sidecar below is the durable word on how the run ended. The event
-    // only closes the turn in the child's own history; a SIGKILL (the page cache survives) never
-    // loses it, and if a power loss did, the turn would stay open there, which nothing relies on.
+    // Not fsynced: the committed sidecar is the durable word on how the run ended. The event only
+    // closes the turn in the child's own history; a SIGKILL (the page cache survives) never loses it,
+    // and if a power loss did, the turn would stay open there, which nothing relies on.
     await writer.append([plan.closeTurn], { sync: false });
   }
-  const next = await store.update(record.id, (now) => (now.status === "running" ? committed : now));
-  await queueCompletionNotice(deps, next);
-  return { outcome: plan.outcome, worktree, ...groups };
+  return {
+    id: record.id,
+    processId: record.processId,
+    committed: worktree === undefined ? plan.next : { ...plan.next, worktree },
+    outcome: plan.outcome,
+    worktree,
+    ...groups,
+  };
 }
 
 /**

@@ -4,6 +4,7 @@
 // silently dropped. Does not know what the events mean (see session/history.ts).
 
 import { BladeError } from "../errors.ts";
+import { fsErrorCode } from "../sys/errors.ts";
 import type { Fs, LockedFile } from "../sys/fs.ts";
 import type { Clock } from "../sys/clock.ts";
 import type { Ids } from "../sys/ids.ts";
@@ -18,6 +19,13 @@ export interface TranscriptDiagnostic {
 export interface TranscriptRead {
   events: TranscriptEvent[];
   diagnostics: TranscriptDiagnostic[];
+}
+
+/** The end of a transcript file as read: its size in bytes, its last line's seq, its last byte. */
+export interface TranscriptEnd {
+  size: number;
+  lastSeq: number;
+  endsWithNewline: boolean;
 }
 
 const decoder = new TextDecoder();
@@ -105,6 +113,17 @@ export function parseTranscript(text: string): TranscriptRead {
  * out of the storage root and nothing blocks on a pipe.
  */
 export async function readTranscript(fs: Fs, path: string): Promise<TranscriptRead | null> {
+  return (await readTranscriptAndEnd(fs, path))?.read ?? null;
+}
+
+/**
+ * readTranscript, and where the file ended when it was read: a TranscriptWriter given that end
+ * (`after`) appends without reading the file again.
+ */
+export async function readTranscriptAndEnd(
+  fs: Fs,
+  path: string,
+): Promise<{ read: TranscriptRead; end: TranscriptEnd } | null> {
   const info = await fs.lstat(path);
   if (info === null) return null;
   if (!info.isFile) {
@@ -114,14 +133,29 @@ export async function readTranscript(fs: Fs, path: string): Promise<TranscriptRe
       { hint: "Blade writes transcripts as plain files: move this one aside to start afresh." },
     );
   }
-  const text = await fs.readTextIfExists(path);
-  return text === null ? null : parseTranscript(text);
+  let bytes: Uint8Array;
+  try {
+    bytes = await fs.readBytes(path);
+  } catch (e) {
+    if (fsErrorCode(e) === "ENOENT") return null;
+    throw e;
+  }
+  const text = decoder.decode(bytes);
+  const end = {
+    size: bytes.length,
+    lastSeq: lastSeqIn(text) ?? 0,
+    endsWithNewline: text === "" || text.endsWith("\n"),
+  };
+  return { read: parseTranscript(text), end };
 }
 
+/** The seq of the last line that has one (a torn or bad line is skipped), read from the end. */
 function lastSeqIn(text: string): number | undefined {
-  const lines = text.split("\n");
-  for (let i = lines.length - 1; i >= 0; i--) {
-    const line = lines[i]!;
+  let stop = text.length;
+  while (stop > 0) {
+    const start = text.lastIndexOf("\n", stop - 1) + 1;
+    const line = text.slice(start, stop);
+    stop = start - 1;
     if (line.trim() === "") continue;
     try {
       const v = JSON.parse(line) as { seq?: unknown };
@@ -140,6 +174,11 @@ export interface TranscriptWriterOptions {
   projectPath: string;
   /** Applied to every serialised line: removes secrets (API keys) before anything reaches disk. */
   redact?: (text: string) => string;
+  /**
+   * The file's end as the caller just read it (readTranscriptAndEnd): the first append reads nothing
+   * back unless the file's size changed since.
+   */
+  after?: TranscriptEnd;
 }
 
 /**
@@ -161,6 +200,11 @@ export class TranscriptWriter {
     this.path = options.path;
     this.sessionId = options.sessionId;
     this.projectPath = options.projectPath;
+    if (options.after !== undefined) {
+      this.#knownSize = options.after.size;
+      this.#lastSeq = options.after.lastSeq;
+      this.#endsWithNewline = options.after.endsWithNewline;
+    }
   }
 
   get lastSeq(): number {
