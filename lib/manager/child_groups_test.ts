@@ -21,6 +21,8 @@ Deno.test("childGroups kills a group the child reported and that leads its own g
   const groups = childGroups(process, new AbortController().signal, r.record);
   assert.equal(await groups.started(5001), true);
   assert.deepEqual(r.recorded, [{ pgid: 5001, identity: IDENTITY }]);
+  // One read of the process answers both questions: ours, and its identity.
+  assert.deepEqual([process.groupLeaderReads, process.identityReads], [[5001], []]);
   assert.equal(await groups.kill(5001), true);
   assert.deepEqual(process.killedGroups, [5001]);
 });
@@ -74,7 +76,10 @@ Deno.test("childGroups: a group is reported started only once it is recorded; a 
   assert.equal(resolved, false, "started waits for the durable record");
   pending.resolve();
   await started;
-  await assert.rejects(groups.started(5002), /identity of process group 5002 cannot be read/);
+  await assert.rejects(
+    groups.started(5002),
+    /process group 5002 is not a process this child started \(or its identity cannot be read\)/,
+  );
   await assert.rejects(groups.started(5003), /disk full/);
   assert.equal(calls, 2);
 });

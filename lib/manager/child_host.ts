@@ -4,7 +4,7 @@
 // its tool context. Identity comes from the spec the main thread computed, never from the Worker.
 
 import type { Approver } from "../protocol/approval.ts";
-import type { Process } from "../sys/process.ts";
+import type { Process, ProcessIdentity } from "../sys/process.ts";
 import type { RuntimeEventSink, SubtaskRefPart } from "../protocol/events.ts";
 import type { SidecarOwner, SidecarStore } from "../store/store.ts";
 import type { RecordedGroup } from "../store/schema.ts";
@@ -159,11 +159,11 @@ export function childGroups(
   signal: AbortSignal,
   record: (group: RecordedGroup) => Promise<void>,
 ) {
-  const reported = new Map<number, Promise<boolean>>();
+  const reported = new Map<number, Promise<ProcessIdentity | null>>();
   const killAll = () => {
     for (const [pgid, ours] of reported) {
-      void ours.then((ok) => {
-        if (ok) {
+      void ours.then((leader) => {
+        if (leader !== null) {
           try {
             process.killGroup(pgid);
           } catch { /* reported where the run's end is reported; nothing here can retry */ }
@@ -174,17 +174,21 @@ export function childGroups(
   signal.addEventListener("abort", killAll, { once: true });
   return {
     async started(pgid: number): Promise<boolean> {
+      // One /proc read: whether it is a group of ours, and its leader's identity to record.
       const ours = process.ownGroupLeader(pgid);
       reported.set(pgid, ours);
-      if (!(await ours)) throw new Error(`process group ${pgid} is not a process this child started`);
-      const identity = await process.identity(pgid);
-      if (identity === null) throw new Error(`the identity of process group ${pgid} cannot be read`);
+      const identity = await ours;
+      if (identity === null) {
+        throw new Error(
+          `process group ${pgid} is not a process this child started (or its identity cannot be read)`,
+        );
+      }
       await record({ pgid, identity });
       return true;
     },
     async kill(pgid: number): Promise<boolean> {
       const ours = reported.get(pgid);
-      if (ours === undefined || !(await ours)) {
+      if (ours === undefined || (await ours) === null) {
         throw new Error(`refused to kill process group ${pgid}: this child did not start it`);
       }
       process.killGroup(pgid);

@@ -29,10 +29,11 @@ export interface Process {
   isAlive(pid: number, identity?: ProcessIdentity): Promise<boolean>;
   kill(pid: number, signal?: Deno.Signal): boolean;
   /**
-   * True when `pid` is a direct child of this process and leads its own process group: the only
-   * groups the main thread kills for a Worker child (executor/child_protocol.ts).
+   * The identity of `pid` when it is a direct child of this process and leads its own process group
+   * (the only groups the main thread kills for a Worker child, executor/child_protocol.ts), else null
+   * — also when its identity cannot be read. One read answers both: the group and the start time.
    */
-  ownGroupLeader(pid: number): Promise<boolean>;
+  ownGroupLeader(pid: number): Promise<ProcessIdentity | null>;
   /**
    * The identity of `pgid` when it is alive and still leads its own process group (any parent), else
    * null: what recovery checks against a recorded group before it kills it.
@@ -173,14 +174,19 @@ export function realProcess(groupKiller?: GroupKiller): Process {
       return child.pid;
     },
     async ownGroupLeader(pid) {
-      if (platformName() !== "linux") return Number.isInteger(pid) && pid > 1;
+      const platform = platformName();
+      if (platform !== "linux") return Number.isInteger(pid) && pid > 1 ? await this.identity(pid) : null;
       // `setsid` makes its own group only after it has been exec'd: right after spawn the child may
       // still sit in this process's group, so "not yet" is asked again for a bounded time.
       const deadline = Date.now() + GROUP_LEADER_WAIT_MS;
       for (;;) {
-        const state = groupLeaderState(await procStat(pid), Deno.pid, pid);
-        if (state !== "not-yet") return state === "leader";
-        if (Date.now() >= deadline) return false;
+        const stat = await procStat(pid);
+        const state = groupLeaderState(stat, Deno.pid, pid);
+        if (state === "leader") {
+          const start = parseProcStatStartTime(stat!);
+          return start === null ? null : { platform, fingerprint: await fingerprint(platform, start) };
+        }
+        if (state === "other" || Date.now() >= deadline) return null;
         await new Promise((r) => setTimeout(r, 5));
       }
     },

@@ -35,8 +35,10 @@ Deno.test({
     const child = new Deno.Command("sh", { args: ["-c", "sleep 0.3; exec setsid sleep 5"], stdout: "null" })
       .spawn();
     try {
-      assert.equal(await realProcess().ownGroupLeader(child.pid), true);
-      assert.equal(await realProcess().ownGroupLeader(Deno.pid), false, "this process is not its own child");
+      const leader = await realProcess().ownGroupLeader(child.pid);
+      assert.notEqual(leader, null);
+      assert.deepEqual(leader, await realProcess().identity(child.pid), "the identity read along with it");
+      assert.equal(await realProcess().ownGroupLeader(Deno.pid), null, "this process is not its own child");
     } finally {
       child.kill("SIGKILL");
       await child.status;
@@ -70,7 +72,7 @@ Deno.test({
     const process = realProcess(killer((pgid) => {
       seen.resolve(pgid);
       // Asked at once, as the main thread does: setsid may not have run yet, and must not lose.
-      realProcess().ownGroupLeader(pgid).then(leads.resolve, leads.reject);
+      realProcess().ownGroupLeader(pgid).then((leader) => leads.resolve(leader !== null), leads.reject);
       return release.promise;
     }));
     const run = process.run("sh", ["-c", "echo $$ > ran; cat"], {

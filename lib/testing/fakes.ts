@@ -138,8 +138,11 @@ export class FakeProcess implements Process {
   }
 
   identity(pid: number): Promise<ProcessIdentity | null> {
+    this.identityReads.push(pid);
     return Promise.resolve(this.#table.get(pid) ?? null);
   }
+  /** Every identity question, in order. */
+  readonly identityReads: number[] = [];
 
   isAlive(pid: number, identity?: ProcessIdentity): Promise<boolean> {
     if (!this.#table.has(pid)) return Promise.resolve(false);
@@ -154,9 +157,13 @@ export class FakeProcess implements Process {
 
   /** Records killed groups; a group is "ours" when it is in the table. */
   readonly killedGroups: number[] = [];
-  ownGroupLeader(pid: number): Promise<boolean> {
-    return Promise.resolve(this.#table.has(pid));
+  /** A table process is a child of ours leading its own group (identity null = unreadable → not ours). */
+  ownGroupLeader(pid: number): Promise<ProcessIdentity | null> {
+    this.groupLeaderReads.push(pid);
+    return Promise.resolve(this.#table.get(pid) ?? null);
   }
+  /** Every ownGroupLeader question, in order (one per group started). */
+  readonly groupLeaderReads: number[] = [];
   /** A group's leader: a table process leads its own group (identity null = unreadable → no leader). */
   groupLeaderIdentity(pgid: number): Promise<ProcessIdentity | null> {
     return Promise.resolve(this.#table.get(pgid) ?? null);
