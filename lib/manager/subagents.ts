@@ -6,6 +6,7 @@
 // subagent_env.ts, the Task results result.ts, background runs background.ts, record projections
 // projections.ts.
 
+import { BladeError, describeError } from "../errors.ts";
 import { profileMark } from "../sys/profile.ts";
 import type { RuntimeEventSink, SubtaskRefPart } from "../protocol/events.ts";
 import type { SidecarRecord } from "../store/schema.ts";
@@ -78,7 +79,9 @@ export class SubagentRuntime implements SubagentLauncher {
   async plan(input: TaskRequest): Promise<SubtaskRefPart | undefined> {
     const from = resumeSourceOf(input);
     if (from === undefined) return runningRef(input, this.#env.registry);
-    const source = (await this.#resumeLookup(from, input.subagent_session_id)).source;
+    const lookup = await this.#resumeLookup(from, input.subagent_session_id);
+    if ("error" in lookup) return undefined; // launch reports it
+    const source = lookup.source;
     if (source === null || !("record" in source) || !this.#sees(source.record)) return undefined;
     return runningRef(input, this.#env.registry, source.record);
   }
@@ -88,11 +91,26 @@ export class SubagentRuntime implements SubagentLauncher {
       record.parentProjectPath === this.#parent.projectPath;
   }
 
-  /** The resume source as stored and whether the new id is taken (planLaunch decides the rest). */
-  async #resumeLookup(from: string, newId: string): Promise<ResumeLookup> {
+  /**
+   * The resume source as stored and whether the new id is taken (planLaunch decides the rest), or
+   * why they could not be looked up. Only an absent record (or an id no record can have) reads as
+   * not found; any other failure (an unreadable sessions folder) is reported as itself.
+   */
+  async #resumeLookup(from: string, newId: string): Promise<ResumeLookup | { error: string }> {
     const store = this.#env.store;
-    const load = (id: string) => store.load(id).catch(() => null);
-    return { source: await load(from), newIdTaken: (await load(newId)) !== null };
+    const load = async (id: string) => {
+      try {
+        return await store.load(id);
+      } catch (e) {
+        if (e instanceof BladeError && e.code === "invalid_session_id") return null;
+        throw e;
+      }
+    };
+    try {
+      return { source: await load(from), newIdTaken: (await load(newId)) !== null };
+    } catch (e) {
+      return { error: `Cannot resume "${from}": its record could not be read (${describeError(e)}).` };
+    }
   }
 
   async launch(input: TaskRequest, ctx: ToolContext): Promise<ToolResult> {
@@ -102,6 +120,7 @@ export class SubagentRuntime implements SubagentLauncher {
     const parent = { ...launchParentOf(this.#env, this.#parent), process: await env.ownProcess() };
     const from = resumeSourceOf(input);
     const lookup = from === undefined ? undefined : await this.#resumeLookup(from, id);
+    if (lookup !== undefined && "error" in lookup) return launchRefused(lookup.error, id);
     const planned = planLaunch(input, env.registry, parent, env.ports.clock.now(), lookup);
     if (!planned.ok) return launchRefused(planned.refusal, id);
     const worktrees = worktreeDeps(env.ports, env.layout);

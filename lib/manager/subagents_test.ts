@@ -1,0 +1,53 @@
+// SubagentRuntime's resume lookup: only an absent source reads as "not found"; a store that cannot be
+// read is reported as itself, so a storage problem is never mistaken for a wrong id.
+
+import assert from "node:assert/strict";
+import { backgroundHarness, WORKER } from "../testing/background_harness.ts";
+import { runTool } from "../testing/tool_harness.ts";
+import { osError } from "../testing/fault_fs.ts";
+import { SubagentRuntime } from "./subagents.ts";
+import type { SidecarStore } from "../store/store.ts";
+
+const RESUME = {
+  resume_from: "agent-src",
+  description: "go on",
+  prompt: "Continue the work.",
+  subagent_session_id: "agent-next",
+};
+
+Deno.test("resume: an unreadable source is reported as such, an absent one as not found", async () => {
+  await using h = await backgroundHarness({ reply: () => ({ text: "never asked" }) });
+  const path = `${h.storage}/agents/sessions/agent-src.json`;
+  // The store as the real one fails when the sessions folder cannot be searched (EACCES on lstat).
+  const unreadable = new Proxy(h.store, {
+    get(target, key) {
+      if (key === "load") {
+        return (id: string) => id === "agent-src" ? Promise.reject(osError("EACCES", path)) : target.load(id);
+      }
+      const value = Reflect.get(target, key);
+      return typeof value === "function" ? value.bind(target) : value;
+    },
+  }) as SidecarStore;
+  const parent = {
+    sessionId: "session-parent",
+    projectPath: h.workspace,
+    workspaceRoot: h.workspace,
+    model: "test-model",
+    mode: "yolo" as const,
+    depth: 0,
+  };
+  const [task] = new SubagentRuntime({ ...h.env, store: unreadable }, parent).tools();
+  const failed = await runTool(task!, { ...RESUME, subagent_type: WORKER }, h.ctx());
+  assert.equal(failed.isError, true);
+  assert.match(
+    failed.content,
+    /Cannot resume "agent-src": its record could not be read \(.*Permission denied/,
+  );
+  assert.doesNotMatch(failed.content, /not found/);
+
+  const [plain] = h.runtime().tools();
+  const absent = await runTool(plain!, { ...RESUME, subagent_type: WORKER }, h.ctx());
+  assert.equal(absent.isError, true);
+  assert.match(absent.content, /Cannot resume "agent-src": session not found in this workspace/);
+  assert.equal(h.model.requests.length, 0, "no child ran");
+});
