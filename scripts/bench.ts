@@ -107,18 +107,23 @@ async function e2eRows(
   return [...rows.values()];
 }
 
-async function recoveryRows(): Promise<BenchRow[]> {
+async function recoveryRows(runs: number): Promise<BenchRow[]> {
   const { benchRecovery } = await import("./bench_recovery.ts");
-  const b = await benchRecovery();
+  // Each pass writes a thousand files: at most 5 of them.
+  const b = await benchRecovery({ runs: Math.min(runs, 5) });
   const one = (name: string, ms: number, note?: string) =>
     figureRow("recovery", name, "ms", { median: ms, min: ms, max: ms, n: 1 }, note);
   return [
-    one(
+    figureRow(
+      "recovery",
       "reconcile 1,000 orphans",
+      "ms",
       b.reconcile1000.totalMs,
-      `${b.reconcile1000.perOrphanMs.toFixed(2)} ms per orphan`,
+      `${b.reconcile1000.perOrphanMs.toFixed(2)} ms per orphan, ${b.reconcile1000.cpuMs.toFixed(0)} ms CPU`,
     ),
-    ...Object.entries(b.perOrphanByTranscript).map(([k, v]) => one(`per orphan, transcript of ${k}`, v)),
+    ...Object.entries(b.perOrphanByTranscript).map(([k, v]) =>
+      figureRow("recovery", `per orphan, transcript of ${k}`, "ms", v)
+    ),
     ...Object.entries(b.resumeByHistory).map(([k, v]) => one(`resume, history of ${k}`, v, "median of 5")),
   ];
 }
@@ -175,7 +180,7 @@ async function groupRows(
       ];
     }
     case "recovery":
-      return await recoveryRows();
+      return await recoveryRows(runs);
     case "worktree": {
       const { benchWorktree } = await import("./bench_worktree.ts");
       const w = await benchWorktree({ runs: Math.min(runs, 5) });
