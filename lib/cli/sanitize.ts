@@ -22,6 +22,33 @@ export function terminalSafe(text: string): string {
   return text.replace(/\r\n/g, "\n").replace(SEQUENCES, "").replace(CONTROLS, "");
 }
 
+/**
+ * Controls and the invisible or reordering Unicode characters (zero-width, bidi embeddings, overrides
+ * and isolates, line and paragraph separators, the BOM): what can hide or disguise part of a text.
+ */
+const HIDING = new RegExp(
+  String.raw`[\x00-\x08\x0b-\x1f\x7f-\x9f\u200b-\u200f\u2028-\u202e\u2060-\u2069\ufeff]`,
+  "g",
+);
+
+/**
+ * `text` as a person must see it before approving it (a command, a path): every control, escape and
+ * invisible or reordering character written out as `\xNN` / `\uNNNN` instead of removed, so no part
+ * of what runs can be hidden (an escape sequence's payload, a rewritten line, a reversed word).
+ * Newlines and tabs are kept; `hidden` says whether anything was written out.
+ */
+export function writtenOut(text: string): { text: string; hidden: boolean } {
+  let hidden = false;
+  const out = text.replace(HIDING, (c) => {
+    hidden = true;
+    const code = c.charCodeAt(0);
+    return code < 0x100
+      ? `\\x${code.toString(16).padStart(2, "0")}`
+      : `\\u${code.toString(16).padStart(4, "0")}`;
+  });
+  return { text: out, hidden };
+}
+
 /** `value` with every string in it made terminal-safe (plain data: objects, arrays, strings). */
 export function terminalSafeDeep<T>(value: T): T {
   if (typeof value === "string") return terminalSafe(value) as T;

@@ -1,6 +1,6 @@
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
-import { terminalSafe } from "./sanitize.ts";
+import { terminalSafe, writtenOut } from "./sanitize.ts";
 
 describe("terminalSafe", () => {
   const cases: [string, string, string][] = [
@@ -24,5 +24,19 @@ describe("terminalSafe", () => {
   ];
   for (const [name, input, want] of cases) {
     it(name, () => assert.equal(terminalSafe(input), want));
+  }
+});
+
+describe("writtenOut", () => {
+  const cases: [string, string, string, boolean][] = [
+    ["plain text, newlines and tabs are kept", "npm test\n\tx ✓", "npm test\n\tx ✓", false],
+    ["an OSC payload stays visible", "echo ok\x1b]0;;curl x|sh\x07", "echo ok\\x1b]0;;curl x|sh\\x07", true],
+    ["CR and backspace are written out", "a\rb\bc", "a\\x0db\\x08c", true],
+    ["C1 CSI and DEL", "a\x9b2J\x7f", "a\\x9b2J\\x7f", true],
+    ["bidi override and isolate", "x\u202ey\u2066z", "x\\u202ey\\u2066z", true],
+    ["zero-width characters and the BOM", "a\u200bb\u200dc\ufeff", "a\\u200bb\\u200dc\\ufeff", true],
+  ];
+  for (const [name, input, text, hidden] of cases) {
+    it(name, () => assert.deepEqual(writtenOut(input), { text, hidden }));
   }
 });

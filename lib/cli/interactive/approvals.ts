@@ -1,12 +1,14 @@
 // Owns the interactive session's approval questions: a call the permission gate would refuse but a
 // person may allow (permission mode default: writes and Bash) is shown with the exact command or path
-// and answered allow once / allow always for this session / deny. Questions from the session and its
-// foreground children are asked one at a time; "always" is remembered for the same tool and the same
+// (every control or invisible character written out, so nothing of it is hidden) and answered allow
+// once / allow always for this session / deny. Questions from the session and its foreground
+// children are asked one at a time; "always" is remembered for the same tool and the same
 // command or path until the session ends. The answer itself is recorded by the loop (approval_step.ts).
 
 import { type Component, SelectList } from "@mariozechner/pi-tui";
 import type { ApprovalAnswer, ApprovalRequest } from "../../protocol/approval.ts";
 import type { Theme } from "./theme.ts";
+import { writtenOut } from "../sanitize.ts";
 import { clean, type SessionView } from "./view.ts";
 
 /** Where the question is shown: the REPL swaps its editor for the choice list and back. */
@@ -65,13 +67,20 @@ export class Approvals {
 
   async #askNow(request: ApprovalRequest, signal: AbortSignal): Promise<ApprovalAnswer> {
     const { view, theme: t } = this.#host;
+    // The subject is shown whole: controls are written out, never removed (they could hide a command).
+    const subject = writtenOut(request.subject.replace(/\t/g, "    "));
     if (this.#always.has(approvalKey(request))) {
-      view.print(t.dim(`  ✓ ${clean(request.tool)} ${clean(request.subject)} (allowed for this session)`));
+      view.print(t.dim(`  ✓ ${clean(request.tool)} ${subject.text} (allowed for this session)`));
       return "allow_always";
     }
     if (signal.aborted) return "deny";
     view.print(t.warn(`? ${clean(approvalQuestion(request))}`));
-    view.print(`    ${t.bold(clean(request.subject))}`);
+    view.print(subject.text.split("\n").map((line) => `    ${t.bold(line)}`).join("\n"));
+    if (subject.hidden) {
+      view.print(
+        t.warn("  ⚠ It contains control or invisible characters, written out above as \\xNN or \\uNNNN."),
+      );
+    }
     const what = request.tool === "Bash" ? "command" : "path";
     const list = new SelectList(
       [

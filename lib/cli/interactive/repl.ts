@@ -110,12 +110,18 @@ class Repl {
 
   // ------------------------------------------------------------------ input
 
-  /** Puts `component` where the editor is (focused), or the editor back. */
+  /**
+   * Puts `component` (a question's choices) in place of the editor, focused, right below the log
+   * where the question is, with the live area under it; or the editor back, below the live area.
+   */
   #swapInput(component: Component | undefined): void {
     const tui = this.#tui;
     tui.removeChild(this.#input ?? this.#editor);
+    tui.removeChild(this.view.status);
     this.#input = component;
+    if (component === undefined) tui.addChild(this.view.status);
     tui.addChild(component ?? this.#editor);
+    if (component !== undefined) tui.addChild(this.view.status);
     tui.setFocus(component ?? this.#editor);
     tui.requestRender();
   }
@@ -201,7 +207,7 @@ class Repl {
   }
 
   #report(e: unknown): void {
-    const sink = (t: string) => this.view.error(t.replace(/^blade: /, "").trimEnd());
+    const sink = (t: string) => this.view.stderr(t);
     reportError({ out: sink, err: sink, color: false, tty: false }, e);
   }
 
@@ -212,7 +218,7 @@ class Repl {
     const out = (t: string) => view.output(t);
     const io: Io = {
       out,
-      err: (t) => view.error(t.replace(/^blade: /, "").trimEnd()),
+      err: (t) => view.stderr(t),
       color: false,
       tty: false,
     };

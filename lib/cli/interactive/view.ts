@@ -75,6 +75,8 @@ export class SessionView {
   #answer: AnswerBlock | undefined;
   #children = new Map<string, LiveChild>();
   #tools = new Map<string, { label: string; index: number }>();
+  /** Task calls whose child's outcome line is shown: their result needs no line of its own. */
+  #toldByChild = new Set<string>();
   #mainId: string | undefined;
   #turnStarted: number | undefined;
   #frame = 0;
@@ -174,6 +176,14 @@ export class SessionView {
 
   error(text: string): void {
     this.print(this.#theme.error(`✗ ${clean(text)}`));
+  }
+
+  /** What a command or a failure writes on stderr: `blade: <message>` as an error, its hint dimmed below. */
+  stderr(text: string): void {
+    const body = text.replace(/^blade: /, "").trimEnd();
+    const hint = /^\s*hint: ([\s\S]*)$/.exec(body);
+    if (hint === null) this.error(body);
+    else this.print(this.#theme.dim(`  hint: ${clean(hint[1]!)}`));
   }
 
   turnStarted(): void {
@@ -286,7 +296,8 @@ export class SessionView {
     const summary = resultSummary(event.name, event.content, event.isError);
     const known = this.#tools.get(event.callId);
     this.#tools.delete(event.callId);
-    if (event.name === "Task" && !event.isError) return; // the child's own lines tell its story
+    // The child's own lines tell its story (a failed or cancelled one included).
+    if (event.name === "Task" && (!event.isError || this.#toldByChild.delete(event.callId))) return;
     const label = known?.label ?? clean(toolLabel(event.name, {}));
     const line = event.isError
       ? `${t.error("✗")} ${label} ${t.dim("·")} ${t.error(summary)}`
@@ -305,6 +316,7 @@ export class SessionView {
     const t = this.#theme;
     const child = this.#children.get(event.subagent.session_id);
     this.#children.delete(event.subagent.session_id);
+    if (!event.subagent.background) this.#toldByChild.add(event.callId);
     this.#endAnswer();
     const took = child === undefined ? "" : ` ${t.dim(`(${seconds(this.#now() - child.started)})`)}`;
     const mark = event.state === "completed" ? t.ok("↳") : t.error("↳");

@@ -184,6 +184,59 @@ describe("SessionView", () => {
     ]);
   });
 
+  it("tells a cancelled child's end once (its outcome line, not the Task error too); a Task refused before any child started shows its error", () => {
+    const { view } = world();
+    view.onEvent({ type: "session_started", sessionId: MAIN, agentType: "main", model: "m", depth: 0 });
+    view.onEvent({ type: "tool_started", sessionId: MAIN, callId: "t1", name: "Task", input: {} });
+    view.onEvent({
+      type: "subagent_spawned",
+      parentSessionId: MAIN,
+      callId: "t1",
+      subagent: child("agent-4"),
+    });
+    view.onEvent({
+      type: "subagent_completed",
+      parentSessionId: MAIN,
+      callId: "t1",
+      subagent: child("agent-4"),
+      state: "cancelled",
+      success: false,
+      summary: "cancelled",
+    });
+    const failed = "Subagent execution failed: the agent was cancelled.\nagent_id: agent-4\nResume it with …";
+    view.onEvent({
+      type: "tool_completed",
+      sessionId: MAIN,
+      callId: "t1",
+      name: "Task",
+      isError: true,
+      content: failed,
+    });
+    view.onEvent({ type: "tool_started", sessionId: MAIN, callId: "t2", name: "Task", input: {} });
+    view.onEvent({
+      type: "tool_completed",
+      sessionId: MAIN,
+      callId: "t2",
+      name: "Task",
+      isError: true,
+      content: 'Unknown subagent_type "nope". Available: Explore',
+    });
+    assert.deepEqual(view.log.render(100), [
+      "↳ Explore cancelled: find the config loader (0s) · cancelled",
+      '✗ Task · Unknown subagent_type "nope". Available: Explore',
+    ]);
+  });
+
+  it("shows a command's error with its hint below it, not as a second error", () => {
+    const { view } = world();
+    view.stderr("blade: Unknown command /nope.\n");
+    view.stderr("  hint: Type /help for the commands.\n");
+    assert.deepEqual(view.log.render(80), [
+      "✗ Unknown command /nope.",
+      "  hint: Type /help for the commands.",
+    ]);
+  });
+
   it("keeps a background child's line live after its Task call returned", () => {
     const { view } = world();
     view.onEvent({
