@@ -585,3 +585,47 @@ Deno.test("interactive: only Blade's renderer writes to the terminal: no raw esc
     "a hostile payload reached the terminal",
   );
 });
+
+Deno.test("interactive: a background command is listed by /tasks, /tasks output shows it readably, and leaving stops it and says so", async () => {
+  await using sandbox = await bladeSandbox();
+  const script = await sandbox.write(
+    "script.yaml",
+    [
+      "agents:",
+      "  main:",
+      "    - turns:",
+      "        - tool_calls:",
+      "            - name: Bash",
+      "              input: { command: echo SHELL-STARTED; sleep 300, description: wait, run_in_background: true }",
+      "        - text: Started.",
+      "",
+    ].join("\n"),
+  );
+  await using term = await BladeTerminal.start(
+    ["--provider", "scripted", "--script", script, "--trust-workspace", "--permission-mode", "yolo"],
+    { cwd: sandbox.workspace, env: { ...sandbox.env, NO_COLOR: "1" } },
+  );
+  await term.waitFor("/help for commands");
+  await term.type("start it");
+  await term.press("Enter");
+  const started = await term.waitFor("Started.");
+  const id = /running in the background · (shell-[A-Za-z0-9_-]+)/.exec(started)?.[1];
+  assert.ok(id !== undefined, `no background start line:\n${started}`);
+  await term.waitFor((s) => !s.includes("Working…"), { visibleOnly: true });
+  await term.type("/tasks");
+  await term.press("Enter");
+  await term.waitFor(new RegExp(`running +${id} +echo SHELL-STARTED; sleep 300\\n1 command: 1 running`));
+  // The command writes its line at once, but it is read asynchronously: ask again until it shows.
+  const head = new RegExp(`RUNNING ${id} \\(Bash\\): echo SHELL-STARTED; sleep 300\\n\\n(.*)`, "g");
+  for (let asked = 1;; asked++) {
+    await term.type(`/tasks output ${id}`);
+    await term.press("Enter");
+    const screen = await term.waitFor((s) => [...s.matchAll(head)].length === asked);
+    if ([...screen.matchAll(head)].at(-1)![1] === "SHELL-STARTED") break;
+    assert.ok(asked < 50, `the command's output never showed:\n${screen}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  await term.press("C-d");
+  assert.equal(await term.exitCode(), 0);
+  assert.match(await term.history(), new RegExp(`Cancelled background tasks: ${id}\\n`));
+});

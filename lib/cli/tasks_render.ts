@@ -16,6 +16,11 @@ const LABELS: Record<SidecarRecord["status"], string> = {
   cancelled: "STOPPED",
 };
 
+/** The label `blade tasks` shows for a status: RUNNING, OK, FAIL, STOPPED. */
+export function statusLabel(status: SidecarRecord["status"]): string {
+  return LABELS[status];
+}
+
 /** A duration as its largest whole unit: `42s`, `5m`, `3h`, `2d`. */
 export function formatAge(ms: number): string {
   const s = Math.max(0, Math.round(ms / 1000));

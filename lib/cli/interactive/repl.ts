@@ -258,7 +258,12 @@ class Repl {
     const old = this.#open!;
     if (resume === old.session.sessionId) throw usageError(`${resume} is the session you are in.`);
     const next = await this.#openSession(resume === undefined ? {} : { resume });
-    await closeReplSession(old);
+    const cancelled = await closeReplSession(old, this.#app.workspace);
+    if (cancelled.length > 0) {
+      this.view.print(
+        this.#theme.warn(`Cancelled background tasks of the last session: ${cancelled.join(", ")}`),
+      );
+    }
     this.#approvals.reset();
     this.#open = next;
     // The mode and model chosen in this REPL carry over to the next session.
@@ -296,7 +301,7 @@ class Repl {
       this.#tui.requestRender();
       await new Promise((r) => setTimeout(r, 50));
       this.#tui.stop();
-      if (open !== undefined) this.cancelled = await closeReplSession(open);
+      if (open !== undefined) this.cancelled = await closeReplSession(open, this.#app.workspace);
       this.#closed();
     })();
   }

@@ -73,10 +73,16 @@ function showHeader(app: App, view: SessionView, session: MainSession): void {
   });
 }
 
-/** Ends a session's background work: children are cancelled, shells stopped, Workers ended. */
-export async function closeReplSession(open: OpenSession): Promise<string[]> {
+/**
+ * Ends a session's background work: children are cancelled, shells stopped, Workers ended. Returns
+ * the ids of what was still running (children, then shells).
+ */
+export async function closeReplSession(open: OpenSession, workspace: string): Promise<string[]> {
+  const owner = { parentSessionId: open.session.sessionId, parentProjectPath: workspace };
+  const shells = (open.subagents.session()?.env.shells.list(owner) ?? [])
+    .filter((s) => s.status === "running").map((s) => s.id);
   const cancelled = (await open.session.pending?.cancelAll("the interactive session ended")) ?? [];
   await open.subagents.close();
   await open.session.close(); // releases the lease: the session may be resumed elsewhere now
-  return cancelled;
+  return [...cancelled, ...shells];
 }

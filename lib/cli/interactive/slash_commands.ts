@@ -14,7 +14,7 @@ import {
 import type { ToolContext } from "../../tools/tool.ts";
 import { runAgentsCommand } from "../agents_cmd.ts";
 import { runTasks } from "../tasks_cmd.ts";
-import { statusCounts } from "../tasks_render.ts";
+import { statusCounts, statusLabel } from "../tasks_render.ts";
 import type { Io } from "../io.ts";
 import { TaskControl } from "../../manager/task_control.ts";
 import type { SubagentRuntime } from "../../manager/subagents.ts";
@@ -158,7 +158,7 @@ async function tasks(ctx: SlashContext, line: SlashLine): Promise<void> {
         ? await control.stop(id, toolContext(ctx, signal))
         : await control.output({ taskId: id, block: false, timeoutMs: 0 }, toolContext(ctx, signal));
       if (result.isError) ctx.view.error(result.content);
-      else ctx.view.output(result.content);
+      else ctx.view.output(sub === "output" ? shellOutput(result.content) : result.content);
       return;
     }
     case "resume": {
@@ -183,6 +183,37 @@ async function tasks(ctx: SlashContext, line: SlashLine): Promise<void> {
     default:
       throw usageError(`Unknown /tasks command "${sub}".`, "Use /tasks list, output, stop, resume or clean.");
   }
+}
+
+/**
+ * A background command's TaskOutput result (JSON for the model) for a person: its status label, id,
+ * exit code and command, then its output.
+ */
+export function shellOutput(content: string): string {
+  let shell: {
+    task_id?: unknown;
+    status?: unknown;
+    command?: unknown;
+    exit_code?: unknown;
+    output?: unknown;
+  };
+  try {
+    shell = JSON.parse(content);
+  } catch {
+    return content;
+  }
+  const known = ["running", "completed", "failed", "cancelled"] as const;
+  const status = known.find((s) => s === shell.status);
+  if (status === undefined || typeof shell.task_id !== "string") return content;
+  const exit = typeof shell.exit_code === "number" ? `, exit ${shell.exit_code}` : "";
+  const output = typeof shell.output === "string" && shell.output.trim() !== ""
+    ? shell.output.trimEnd()
+    : status === "running"
+    ? "(no output yet)"
+    : "(no output)";
+  return `${statusLabel(status)} ${shell.task_id} (Bash${exit}): ${
+    String(shell.command ?? "")
+  }\n\n${output}\n`;
 }
 
 function status(ctx: SlashContext): void {

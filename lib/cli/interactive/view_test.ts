@@ -269,6 +269,13 @@ describe("resultSummary", () => {
     ["Bash", "", false, "done"],
     ["Bash", "ok\nmore", false, "ok (+1 lines)"],
     ["Write", "Permission denied: no", true, "Permission denied: no"],
+    [
+      "Bash",
+      '{"task_id":"shell-1","status":"running","message":"Started"}',
+      false,
+      "running in the background · shell-1",
+    ],
+    ["Bash", '{"not":"a start"}', false, '{"not":"a start"}'],
   ];
   for (const [name, content, isError, want] of cases) {
     it(`${name} ${JSON.stringify(content)} → ${want}`, () =>
