@@ -9,7 +9,8 @@ import { type Component, SelectList } from "@mariozechner/pi-tui";
 import type { ApprovalAnswer, ApprovalRequest } from "../../protocol/approval.ts";
 import type { Theme } from "./theme.ts";
 import { writtenOut } from "../sanitize.ts";
-import { clean, type SessionView } from "./view.ts";
+import type { SessionView } from "./view.ts";
+import { clean } from "./summary.ts";
 
 /** Where the question is shown: the REPL swaps its editor for the choice list and back. */
 export interface ApprovalHost {

@@ -4,7 +4,8 @@
 
 import { type Component, type SelectItem, SelectList } from "@mariozechner/pi-tui";
 import type { Theme } from "./theme.ts";
-import { clean, type SessionView } from "./view.ts";
+import type { SessionView } from "./view.ts";
+import { clean } from "./summary.ts";
 
 export interface QuestionHost {
   view: SessionView;

@@ -14,14 +14,9 @@ import {
 } from "@mariozechner/pi-tui";
 import type { RuntimeEvent, SubagentInfo } from "../../protocol/events.ts";
 import { type Message, textOf } from "../../protocol/messages.ts";
-import { terminalSafe } from "../sanitize.ts";
 import { firstLine, toolLabel } from "../print_render.ts";
+import { clean, resultSummary } from "./summary.ts";
 import type { Theme } from "./theme.ts";
-
-/** Text from outside Blade, made safe and flat for one terminal line. */
-export function clean(text: string): string {
-  return terminalSafe(text).replace(/\t/g, "    ");
-}
 
 interface AnswerBlock {
   kind: "answer";
@@ -42,30 +37,6 @@ const SPINNER = ["⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", 
 function seconds(ms: number): string {
   const s = Math.max(0, Math.floor(ms / 1000));
   return s < 60 ? `${s}s` : `${Math.floor(s / 60)}m${String(s % 60).padStart(2, "0")}s`;
-}
-
-/** A tool result as a few words: `42 lines`, `exit 1`, or its first line. */
-export function resultSummary(name: string, content: string, isError: boolean): string {
-  const text = content.trim();
-  if (isError) return firstLine(clean(text), 120);
-  const started = backgroundStart(text);
-  if (started !== undefined) return `running in the background · ${started}`;
-  if (name === "Read" || name === "Grep" || name === "Glob") {
-    const n = text === "" ? 0 : text.split("\n").length;
-    return `${n} line${n === 1 ? "" : "s"}`;
-  }
-  return text === "" ? "done" : firstLine(clean(text), 120);
-}
-
-/** The id in a background start's result (`{"task_id": …, "status": "running", …}`), if it is one. */
-function backgroundStart(text: string): string | undefined {
-  if (!text.startsWith("{")) return undefined;
-  try {
-    const value = JSON.parse(text) as { task_id?: unknown; status?: unknown };
-    return typeof value.task_id === "string" && value.status === "running" ? clean(value.task_id) : undefined;
-  } catch {
-    return undefined;
-  }
 }
 
 export interface SessionHeader {

@@ -7,7 +7,8 @@ import { visibleWidth } from "@mariozechner/pi-tui";
 import type { RuntimeEvent, SubagentInfo } from "../../protocol/events.ts";
 import { emptyUsage } from "../../protocol/messages.ts";
 import { makeTheme } from "./theme.ts";
-import { resultSummary, SessionView } from "./view.ts";
+import { SessionView } from "./view.ts";
+import { resultSummary } from "./summary.ts";
 
 const MAIN = "session-main";
 
