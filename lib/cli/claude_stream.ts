@@ -8,6 +8,7 @@
 import type { RuntimeEvent, SubagentInfo } from "../protocol/events.ts";
 import type { ContentBlock } from "../protocol/messages.ts";
 import { VERSION } from "../version.ts";
+import { claudeModeName, parsePermissionMode } from "../protocol/permission_mode.ts";
 
 export interface ClaudeStreamOptions {
   cwd: string;
@@ -197,7 +198,8 @@ export class ClaudeStream {
       tools: event.tools ?? [],
       mcp_servers: event.mcpServers ?? [],
       model: event.model,
-      permissionMode: event.permissionMode ?? "default",
+      // Claude Code's names (acceptEdits, bypassPermissions): what the Agent SDK's types say.
+      permissionMode: claudeName(event.permissionMode),
       slash_commands: [],
       apiKeySource: o.apiKeySource,
       output_style: "default",
@@ -311,4 +313,9 @@ export class ClaudeStream {
       ...this.#system(),
     };
   }
+}
+
+function claudeName(mode: string | undefined): string {
+  const known = mode === undefined ? undefined : parsePermissionMode(mode);
+  return known === undefined ? mode ?? "default" : claudeModeName(known);
 }

@@ -7,6 +7,7 @@
 //   → {"type":"control_response","response":{"subtype":"success","request_id":"r1","response":{…}}}
 
 import {
+  claudeModeName,
   parsePermissionMode,
   PERMISSION_MODE_NAMES,
   type PermissionMode,
@@ -78,19 +79,6 @@ export interface ControlState {
 export interface Decision {
   response: ControlResponse;
   action: ControlAction;
-}
-
-const CLAUDE_MODE_NAMES: Record<PermissionMode, string> = {
-  default: "default",
-  dontAsk: "dontAsk",
-  autoEdit: "acceptEdits",
-  yolo: "bypassPermissions",
-  plan: "plan",
-};
-
-/** Claude Code's name of a mode (what the SDK's types say). */
-export function claudeModeName(mode: PermissionMode): string {
-  return CLAUDE_MODE_NAMES[mode];
 }
 
 const NONE: ControlAction = { kind: "none" };

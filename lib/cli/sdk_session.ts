@@ -9,14 +9,13 @@ import type { Ports } from "../sys/mod.ts";
 import type { McpHub } from "../mcp/hub.ts";
 import { BladeError, usageError } from "../errors.ts";
 import { stdinLines } from "../sys/signals.ts";
-import type { PermissionMode } from "../protocol/permission_mode.ts";
+import { claudeModeName, type PermissionMode } from "../protocol/permission_mode.ts";
 import { type Io, redactedIo } from "./io.ts";
 import { jsonTerminalSafe } from "./sanitize.ts";
 import { jsonSchemaOf, type StreamJsonInput, streamJsonInput } from "./print_inputs.ts";
 import { runTurn, type SessionChoice, type TurnFlags } from "./print_turn.ts";
 import type { Values } from "./print_flags.ts";
 import {
-  claudeModeName,
   type ControlAction,
   type ControlResponse,
   type ControlState,

@@ -29,3 +29,16 @@ export const PERMISSION_MODE_NAMES: readonly string[] = Object.keys(ALIASES);
 export function parsePermissionMode(name: string): PermissionMode | undefined {
   return Object.hasOwn(ALIASES, name) ? ALIASES[name] : undefined;
 }
+
+const CLAUDE_NAMES: Readonly<Record<PermissionMode, string>> = {
+  default: "default",
+  dontAsk: "dontAsk",
+  autoEdit: "acceptEdits",
+  yolo: "bypassPermissions",
+  plan: "plan",
+};
+
+/** Claude Code's name of a mode (stream-json `permissionMode`, the Agent SDK's types). */
+export function claudeModeName(mode: PermissionMode): string {
+  return CLAUDE_NAMES[mode];
+}
