@@ -144,3 +144,71 @@ Deno.test("agent sdk: an initialize with SDK-side hooks is refused and no turn r
   assert.equal(lines[1]!.error.code, "sdk_option_unsupported");
   assert.equal(server.requests.length, 0);
 });
+
+Deno.test("agent sdk: canUseTool (--permission-prompt-tool stdio): a call needing approval is asked with can_use_tool and runs only when allowed", async () => {
+  await using sandbox = await bladeSandbox();
+  const bash = (command: string, id: string) =>
+    fakeTurn({ toolCalls: [{ name: "Bash", id, input: { command } }] });
+  const script = [
+    bash("echo approved-call-ran", "toolu_1"),
+    fakeTurn({ text: "ran it" }),
+    bash("echo refused", "toolu_2"),
+    fakeTurn({ text: "ok" }),
+  ];
+  let n = 0;
+  await using server = startFakeAnthropicServer({ handler: () => script[n++]! });
+  const blade = await sandbox.spawn(
+    [
+      "--output-format",
+      "stream-json",
+      "--verbose",
+      "--input-format",
+      "stream-json",
+      "--permission-prompt-tool",
+      "stdio",
+      "--trust-workspace",
+    ],
+    { env: { ANTHROPIC_BASE_URL: server.url, ANTHROPIC_API_KEY: "sk-ant-test" }, stdin: "open" },
+  );
+  const guard = setTimeout(() => blade.kill("SIGKILL"), 60_000);
+  try {
+    const asked = async () => {
+      const line = parse(await blade.nextLine(ofType("control_request")));
+      assert.equal(line.request.subtype, "can_use_tool");
+      return line;
+    };
+    const answer = (id: string, response: Record<string, unknown>) =>
+      blade.write(
+        JSON.stringify({
+          type: "control_response",
+          response: { subtype: "success", request_id: id, response },
+        }) + "\n",
+      );
+
+    await blade.write(INITIALIZE + "\n" + user("run it") + "\n");
+    const first = await asked();
+    assert.equal(first.request.tool_name, "Bash");
+    assert.deepEqual(first.request.input, { command: "echo approved-call-ran" });
+    assert.equal(first.request.tool_use_id, "toolu_1");
+    await answer(first.request_id, {
+      behavior: "allow",
+      updatedInput: { command: "echo approved-call-ran" },
+    });
+    assert.equal(parse(await blade.nextLine(ofType("result"))).result, "ran it");
+
+    await blade.write(user("again") + "\n");
+    const second = await asked();
+    await answer(second.request_id, { behavior: "deny", message: "not this one" });
+    assert.equal(parse(await blade.nextLine(ofType("result"))).result, "ok");
+
+    await blade.closeStdin();
+    const done = await blade.result;
+    assert.equal(done.code, 0, done.stderr);
+    assert.doesNotMatch(done.stderr, /permission-prompt-tool/, "honoured, so no not-yet warning");
+    const toolResult = (i: number) => JSON.stringify(server.requests[i]!.body.messages.at(-1));
+    assert.match(toolResult(1), /"content":"approved-call-ran","is_error":false/, "the allowed command ran");
+    assert.match(toolResult(3), /"content":"Permission denied: the user refused Bash.*"is_error":true/);
+  } finally {
+    clearTimeout(guard);
+  }
+});

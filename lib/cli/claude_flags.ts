@@ -33,15 +33,19 @@ export const CLAUDE_OPTIONS = {
 
 /** Flags Blade accepts and does not honour yet, with what happens instead (the warning's text). */
 export const NOT_YET_HONOURED: Readonly<Record<string, string>> = {
-  "permission-prompt-tool": "MCP permission prompts are not supported yet; refused calls are refused",
+  "permission-prompt-tool":
+    "MCP permission prompts are not supported yet (only stdio, with stream-json input); refused calls are refused",
   "no-session-persistence": "Blade always saves the session (its transcript is what makes runs durable)",
   "setting-sources": "every settings file Blade reads applies (project files only in a trusted folder)",
 };
 
 /** The warning lines for the not-yet-honoured flags present in `values`. */
 export function notYetWarnings(values: Record<string, unknown>): string[] {
+  // `--permission-prompt-tool stdio` with stream-json input is the Agent SDK's canUseTool: honoured.
+  const sdkPrompts = values["permission-prompt-tool"] === "stdio" && values["input-format"] === "stream-json";
   return Object.entries(NOT_YET_HONOURED)
     .filter(([flag]) => values[flag] !== undefined && values[flag] !== false)
+    .filter(([flag]) => !(sdkPrompts && flag === "permission-prompt-tool"))
     .map(([flag, what]) => `blade: warning: --${flag} is accepted but not honoured yet: ${what}.\n`);
 }
 

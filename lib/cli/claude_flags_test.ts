@@ -43,3 +43,13 @@ Deno.test("notYetWarnings: one line per not-yet-honoured flag, naming it", () =>
   assert.equal(lines.length, 1);
   assert.match(lines[0]!, /--no-session-persistence/);
 });
+
+Deno.test("notYetWarnings: --permission-prompt-tool stdio is honoured with stream-json input (the Agent SDK's canUseTool)", () => {
+  assert.deepEqual(notYetWarnings({ "permission-prompt-tool": "stdio", "input-format": "stream-json" }), []);
+  assert.match(notYetWarnings({ "permission-prompt-tool": "stdio" })[0]!, /--permission-prompt-tool/);
+  const mcpTool = notYetWarnings({
+    "permission-prompt-tool": "mcp__auth__ask",
+    "input-format": "stream-json",
+  });
+  assert.match(mcpTool[0]!, /only stdio, with stream-json input/);
+});

@@ -63,7 +63,8 @@ Options for the interactive session, -p and run:
   --json-schema <schema>      answer as one object matching this JSON Schema (inline or file): structured_output
   --fallback-model <model>    on an overloaded model (529), the session switches to this model (subagents too)
   --add-dir <dirs…>           folders the tools (and subagents) may also read and write, like the workspace
-  --permission-prompt-tool,
+  --permission-prompt-tool stdio  stream-json input: calls that need approval are asked of the Agent SDK
+                              (can_use_tool, its canUseTool); an MCP prompt tool is not honoured yet
   --setting-sources,
   --no-session-persistence    accepted with a warning: not honoured yet
   --debug                     log provider requests and timings to stderr (keys redacted); env BLADE_DEBUG=1

@@ -14,8 +14,8 @@ export type StreamJsonInput =
   | { type: "user"; text: string; uuid?: string }
   | { type: "control_request"; requestId: string; request: Record<string, unknown> }
   | { type: "control_cancel_request"; requestId: string }
-  /** An answer to a request of ours (Blade sends none yet: it is ignored). */
-  | { type: "control_response"; requestId: string }
+  /** An answer to a request of ours (can_use_tool). */
+  | { type: "control_response"; requestId: string; response: Record<string, unknown> }
   | { type: "keep_alive" };
 
 const USER_HINT = 'Send one message per line: {"type":"user","message":{"role":"user","content":"…"}}';
@@ -47,13 +47,11 @@ export function streamJsonInput(raw: string, n: number): StreamJsonInput | undef
       return {
         type: v.type,
         requestId: id,
-        request: typeof v.request === "object" && v.request !== null && !Array.isArray(v.request)
-          ? v.request as Record<string, unknown>
-          : {},
+        request: isObject(v.request) ? v.request : {},
       };
     case "control_response": {
-      const response = v.response as { request_id?: unknown } | undefined;
-      return { type: v.type, requestId: String(response?.request_id ?? "") };
+      const response = isObject(v.response) ? v.response : {};
+      return { type: v.type, requestId: String(response.request_id ?? ""), response };
     }
     case "keep_alive":
       return { type: v.type };
@@ -65,6 +63,10 @@ export function streamJsonInput(raw: string, n: number): StreamJsonInput | undef
         USER_HINT,
       );
   }
+}
+
+function isObject(v: unknown): v is Record<string, unknown> {
+  return typeof v === "object" && v !== null && !Array.isArray(v);
 }
 
 function userLine(v: Record<string, unknown>, n: number): StreamJsonInput {

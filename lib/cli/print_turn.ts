@@ -16,6 +16,7 @@ import { type MainRunResult, runMainSession } from "../executor/main_runner.ts";
 import type { RunRules } from "../permissions/run_rules.ts";
 import type { McpHub } from "../mcp/hub.ts";
 import type { PromptFlags } from "./print_inputs.ts";
+import type { Approver } from "../protocol/approval.ts";
 import type { StructuredOutput, StructuredOutputState } from "../tools/structured_output.ts";
 
 /**
@@ -153,6 +154,8 @@ export interface TurnFlags {
   replayUserMessages: boolean;
   /** `--json-schema`: the answer must be one object matching it, returned through StructuredOutput. */
   jsonSchema: Record<string, unknown> | undefined;
+  /** Who approves a call the gate would refuse (the Agent SDK's canUseTool); without it the refusal stands. */
+  approve?: Approver;
 }
 
 export interface SessionChoice {
@@ -175,32 +178,19 @@ export async function runTurn(
   mcp: McpHub | undefined,
   stop?: AbortSignal,
 ): Promise<{ code: number; sessionId: string }> {
-  const { ports } = app;
   // A key that reached the conversation (a tool's output, an error) is never printed.
   io = redactedIo(io, app.redact);
   let sessionId: string | undefined;
   const interrupt = interruptController(stop);
   let overBudget = false;
-  const sink = printSink(io, {
-    format: f.format,
-    mainSessionId: () => sessionId,
-    now: () => ports.clock.now(),
-    timer: ports.clock.timer.bind(ports.clock),
-    cwd: app.workspace,
-    includePartialMessages: f.includePartialMessages,
-    apiKeySource: apiKeySourceOf(app),
-    additionalDirectories: [...app.additionalDirs],
-    ...(f.budgetUsd === undefined ? {} : {
-      budgetUsd: f.budgetUsd,
-      onBudgetExceeded: () => {
-        overBudget = true;
-        interrupt.abort();
-      },
-    }),
+  const sink = turnSink(app, io, f, () => sessionId, () => {
+    overBudget = true;
+    interrupt.abort();
   });
   // Background commands the model started, idle child Workers and agents' MCP servers do not outlive the run.
   await using runtime = app.runtime(sink.emit, {
     rules: f.rules.texts,
+    ...(f.approve === undefined ? {} : { approve: f.approve }),
     ...(mcp === undefined ? {} : { mcp }),
     ...(f.onlyTools === undefined ? {} : { onlyTools: f.onlyTools }),
   });
@@ -227,6 +217,7 @@ export async function runTurn(
       ...(f.backgroundWaitMs === undefined ? {} : { backgroundWaitMs: f.backgroundWaitMs }),
       ...(mcp === undefined ? {} : { mcp }),
       ...(structured === undefined ? {} : { structured: structuredHooks(structured) }),
+      ...(f.approve === undefined ? {} : { approve: f.approve }),
     });
     // A continued session whose transcript had a torn or bad line: the rest was kept; say so.
     for (const d of run.transcriptDiagnostics) {
@@ -245,6 +236,28 @@ export async function runTurn(
   } finally {
     interrupt.dispose();
   }
+}
+
+/** The print sink of one turn; `onBudgetExceeded` is called once when --max-budget-usd is passed. */
+function turnSink(
+  app: App,
+  io: Io,
+  f: TurnFlags,
+  sessionId: () => string | undefined,
+  onBudgetExceeded: () => void,
+): PrintSink {
+  const { ports } = app;
+  return printSink(io, {
+    format: f.format,
+    mainSessionId: sessionId,
+    now: () => ports.clock.now(),
+    timer: ports.clock.timer.bind(ports.clock),
+    cwd: app.workspace,
+    includePartialMessages: f.includePartialMessages,
+    apiKeySource: apiKeySourceOf(app),
+    additionalDirectories: [...app.additionalDirs],
+    ...(f.budgetUsd === undefined ? {} : { budgetUsd: f.budgetUsd, onBudgetExceeded }),
+  });
 }
 
 /** The loop's hooks of a run's StructuredOutput: its tool, corrective follow-ups, end when exhausted. */

@@ -184,7 +184,7 @@ function unhonoured(request: Record<string, unknown>): string[] {
   return out;
 }
 
-function isRecord(v: unknown): v is Record<string, unknown> {
+export function isRecord(v: unknown): v is Record<string, unknown> {
   return typeof v === "object" && v !== null && !Array.isArray(v);
 }
 

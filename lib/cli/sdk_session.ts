@@ -15,6 +15,8 @@ import { jsonTerminalSafe } from "./sanitize.ts";
 import { jsonSchemaOf, type StreamJsonInput, streamJsonInput } from "./print_inputs.ts";
 import { runTurn, type SessionChoice, type TurnFlags } from "./print_turn.ts";
 import type { Values } from "./print_flags.ts";
+import type { Approver } from "../protocol/approval.ts";
+import { canUseToolRequest, toolVerdict } from "./sdk_control_tool.ts";
 import {
   type ControlAction,
   type ControlResponse,
@@ -82,6 +84,9 @@ class SdkSession {
   #mode: PermissionMode | undefined;
   #model: string | undefined;
   #sessionId: string | undefined;
+  /** Our can_use_tool requests waiting for the SDK's control_response, by request id. */
+  readonly #asked = new Map<string, (response: Record<string, unknown>) => void>();
+  #askedCount = 0;
   /** The launch's mode and how far a request may widen it. */
   readonly #ceiling: { mode: PermissionMode; source: string };
 
@@ -110,6 +115,11 @@ class SdkSession {
       this.#failure = e instanceof Error ? e : new Error(String(e));
     }).finally(() => {
       this.#ended = true;
+      // Nobody is left to answer our can_use_tool requests: they are denied.
+      for (const resolve of this.#asked.values()) {
+        resolve({ subtype: "error", error: "standard input ended" });
+      }
+      this.#asked.clear();
       this.#wake?.();
     });
   }
@@ -161,7 +171,35 @@ class SdkSession {
         ...(append.length === 0 ? {} : { appendSystemPrompt: append.join("\n\n") }),
       },
       jsonSchema: turn.jsonSchema ?? await this.#schema(),
+      // The SDK's canUseTool: it passes --permission-prompt-tool stdio and answers can_use_tool.
+      ...(this.#d.values["permission-prompt-tool"] === "stdio" ? { approve: this.#approve } : {}),
     };
+  }
+
+  /** Asks the SDK (can_use_tool) about a call the gate would refuse; a cancelled or unanswered ask denies. */
+  readonly #approve: Approver = async (request, signal) => {
+    if (signal.aborted || this.#ended) return "deny";
+    const id = `blade_can_use_tool_${++this.#askedCount}`;
+    const answer = new Promise<Record<string, unknown>>((resolve) => {
+      this.#asked.set(id, resolve);
+      signal.addEventListener("abort", () => {
+        if (!this.#asked.delete(id)) return;
+        this.#write({ type: "control_cancel_request", request_id: id });
+        resolve({ subtype: "error", error: "cancelled" });
+      }, { once: true });
+    });
+    this.#write(canUseToolRequest(id, request));
+    const verdict = toolVerdict(await answer, request.input ?? {});
+    if (verdict.interrupt) this.#interrupt();
+    return verdict.answer;
+  };
+
+  #interrupt(): void {
+    const running = this.#running;
+    if (running !== undefined && !running.stop.signal.aborted) {
+      running.interrupted = true;
+      running.stop.abort(new Error("interrupted by the SDK"));
+    }
   }
 
   #checkedSchema: Promise<Record<string, unknown> | undefined> | undefined;
@@ -224,10 +262,14 @@ class SdkSession {
         if (action.kind === "set_mode" && answered.subtype === "success") this.#status();
         return;
       }
+      case "control_response": {
+        const resolve = this.#asked.get(line.requestId);
+        this.#asked.delete(line.requestId);
+        resolve?.(line.response); // one for no request of ours is ignored, as Claude Code does
+        return;
+      }
       // Every request of the SDK is answered before the next line is read: nothing is left to cancel.
-      // Blade sends no requests of its own yet, so a control_response answers nothing.
       case "control_cancel_request":
-      case "control_response":
       case "keep_alive":
         return;
     }
@@ -238,15 +280,10 @@ class SdkSession {
     switch (action.kind) {
       case "none":
         return response;
-      case "interrupt": {
-        const running = this.#running;
+      case "interrupt":
         if (action.cancelQueued) this.#queue.splice(0);
-        if (running !== undefined && !running.stop.signal.aborted) {
-          running.interrupted = true;
-          running.stop.abort(new Error("interrupted by the SDK"));
-        }
+        this.#interrupt();
         return response;
-      }
       case "set_mode":
         this.#mode = action.mode;
         return response;

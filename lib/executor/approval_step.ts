@@ -48,7 +48,15 @@ export async function askApproval(
   let answer: ApprovalAnswer;
   try {
     answer = signal.aborted ? "deny" : await o.approve(
-      { sessionId: o.sessionId, agentType: o.agentType, tool: call.name, subject, reason: gate.reason },
+      {
+        sessionId: o.sessionId,
+        agentType: o.agentType,
+        tool: call.name,
+        subject,
+        reason: gate.reason,
+        callId: call.id,
+        input: call.input,
+      },
       signal,
     );
   } catch {

@@ -26,6 +26,8 @@ const callSchema = z.discriminatedUnion("method", [
       tool: z.string().max(200),
       subject: z.string().max(100_000),
       reason: z.string().max(100_000),
+      callId: z.string().max(200).optional(),
+      input: z.record(z.string(), z.unknown()).optional(),
     }),
   }),
   z.object({ method: z.literal("spawned"), pgid: z.number().int().min(2) }),

@@ -14,6 +14,9 @@ export interface ApprovalRequest {
   subject: string;
   /** The gate's refusal, shown with the question. */
   reason: string;
+  /** The tool call's id and input (the Agent SDK's can_use_tool shows them to its callback). */
+  callId?: string | undefined;
+  input?: Record<string, unknown> | undefined;
 }
 
 export type ApprovalAnswer = "allow_once" | "allow_always" | "deny";
