@@ -204,7 +204,7 @@ function initialize(id: string, request: Record<string, unknown>, state: Control
     const message =
       `Blade cannot honour this SDK session: it does not run SDK-side ${missing.join(" or ")}. ` +
       "Without them the session would run unguarded, so it does not start. Remove those options " +
-      "(give MCP servers as stdio/http servers in mcpServers of --mcp-config instead of in-process ones).";
+      "(an MCP server can be given as a stdio or http server in the SDK's mcpServers option instead).";
     return { response: error(id, "unsupported_option", message), action: { kind: "fail", message } };
   }
   const bad = badInitializeField(request);
