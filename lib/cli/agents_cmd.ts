@@ -3,7 +3,7 @@
 // render; normal outcomes return the exit code. Does not define how agents load (registry/ does).
 
 import { resolve } from "../path.ts";
-import { parseArgs, type ParseArgsConfig } from "node:util";
+import { type OptionSpecs, parseArgs } from "./parse_args.ts";
 import { parsePermissionMode } from "../protocol/permission_mode.ts";
 import { capMode } from "../permissions/ceiling.ts";
 import { usageError } from "../errors.ts";
@@ -104,7 +104,7 @@ Options:
 `,
 };
 
-type Options = NonNullable<ParseArgsConfig["options"]>;
+type Options = OptionSpecs;
 
 function parse<O extends Options>(command: string, args: string[], options: O) {
   const help = { type: "boolean", short: "h" } as const;

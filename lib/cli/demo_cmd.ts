@@ -1,7 +1,7 @@
 // Owns `blade demo`: a complete delegation flow against the built-in scripted model, in a throwaway
 // workspace and storage folder, printed the way a person would follow it. No network, no API key.
 
-import { parseArgs } from "node:util";
+import { parseArgs } from "./parse_args.ts";
 import type { Ports } from "../sys/mod.ts";
 import { createApp } from "../app.ts";
 import type { Io } from "./io.ts";

@@ -1,7 +1,7 @@
 // Owns the command line: parses arguments, dispatches to commands, and turns every outcome into an
 // exit code (0 success, 1 failure, 2 usage, 130 interrupted). The only layer that prints.
 
-import { parseArgs } from "node:util";
+import { parseArgs } from "./parse_args.ts";
 import type { Ports } from "../sys/mod.ts";
 import { usageError } from "../errors.ts";
 import { parseOrUsage, RUN_OPTIONS } from "./args.ts";

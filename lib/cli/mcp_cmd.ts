@@ -1,7 +1,7 @@
 // Owns `blade mcp list [--json]`: the MCP servers this folder's runs would use (sources, precedence and
 // trust as for `blade -p`), each started and asked for its tools, then stopped. Text or JSON.
 
-import { parseArgs } from "node:util";
+import { parseArgs } from "./parse_args.ts";
 import { jsonTerminalSafe, terminalSafe } from "./sanitize.ts";
 import type { Ports } from "../sys/mod.ts";
 import { usageError } from "../errors.ts";

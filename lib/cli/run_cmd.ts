@@ -2,7 +2,7 @@
 // and the subagent runtime, hands the run to lib/manager/direct_run.ts and prints its outcome (useful
 // in CI: `blade run review "…" --output-format json`). Exit 0/1 by the child's success.
 
-import { parseArgs } from "node:util";
+import { parseArgs } from "./parse_args.ts";
 import type { Ports } from "../sys/mod.ts";
 import { BladeError, usageError } from "../errors.ts";
 import { type App, createApp } from "../app.ts";

@@ -6,7 +6,7 @@
 import { terminalSafe } from "./sanitize.ts";
 import { pruneStaleWorktrees } from "../worktree/prune.ts";
 import { processGit } from "../worktree/git.ts";
-import { parseArgs } from "node:util";
+import { parseArgs } from "./parse_args.ts";
 import type { Ports } from "../sys/mod.ts";
 import { usageError } from "../errors.ts";
 import { type App, createApp } from "../app.ts";

@@ -4,7 +4,7 @@
 // the new run's id and result; exit 0/1 by the new run's outcome. `--background` starts a detached copy
 // (like `blade run --background`) and returns once the new run is recorded.
 
-import { parseArgs } from "node:util";
+import { parseArgs } from "./parse_args.ts";
 import type { Ports } from "../sys/mod.ts";
 import { BladeError, usageError } from "../errors.ts";
 import { type App, createApp } from "../app.ts";

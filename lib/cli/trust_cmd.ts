@@ -1,7 +1,7 @@
 // Owns `blade trust [path] [--revoke] [--status] [--json]`: records, removes or shows Workspace
 // Trust for a folder (default: the working folder).
 
-import { parseArgs } from "node:util";
+import { parseArgs } from "./parse_args.ts";
 import type { Ports } from "../sys/mod.ts";
 import { BladeError } from "../errors.ts";
 import { resolveStorageRoot, storageLayout } from "../config/storage.ts";
