@@ -153,6 +153,12 @@ Deno.test("interactive: a background child's notice arrives while the prompt is 
     handler: async (request) => {
       const first = firstUserText(request);
       if (first.startsWith("Audit the API module")) {
+        // A background child cannot ask: its Bash call is refused without a question.
+        if (answers(request) === 0) {
+          return fakeTurn({
+            toolCalls: [{ name: "Bash", input: { command: "echo from-bg", description: "x" } }],
+          });
+        }
         await child.wait;
         return fakeTurn({ text: "AUDIT-RESULT: the API is fine." });
       }
@@ -170,7 +176,7 @@ Deno.test("interactive: a background child's notice arrives while the prompt is 
       });
     },
   });
-  await using term = await anthropicTerminal(sandbox, server);
+  await using term = await anthropicTerminal(sandbox, server, ["--trust-workspace"]);
   await term.waitFor("/help for commands");
   await term.type("Audit the API in the background");
   await term.press("Enter");
@@ -189,6 +195,14 @@ Deno.test("interactive: a background child's notice arrives while the prompt is 
   const acked = log.flatMap((e) => (e.type === "inbox_acknowledged" ? e.data.inboxIds : []));
   assert.equal(delivered.length, 1, "the notice is written once");
   assert.equal(acked.length, 1, "and acknowledged once");
+  assert.doesNotMatch(await term.history(), /Allow Bash/, "a background child is never asked for");
+  const refused = server.requests.find((r) =>
+    firstUserText(r).startsWith("Audit the API module") && answers(r) === 1
+  );
+  assert.match(
+    JSON.stringify(refused?.body.messages.at(-1)),
+    /"is_error":true.*needs approval|needs approval.*"is_error":true/,
+  );
 });
 
 Deno.test("interactive: Ctrl-C mid-turn cancels it (turn_aborted cancelled) and the prompt comes back", async () => {
@@ -224,7 +238,7 @@ Deno.test("interactive: Ctrl-C mid-turn cancels it (turn_aborted cancelled) and 
   assert.equal(log.filter((e) => e.type === "turn_completed").length, 1);
 });
 
-Deno.test("interactive: /agents, history that survives a restart (0600), and a multi-line prompt", async (t) => {
+Deno.test("interactive: /agents, history that survives a restart (0600), and a multi-line prompt (trailing \\, Shift+Enter)", async (t) => {
   await using sandbox = await bladeSandbox();
   const script = await sandbox.write(
     "script.yaml",
@@ -235,6 +249,7 @@ Deno.test("interactive: /agents, history that survives a restart (0600), and a m
       cwd: sandbox.workspace,
       env: { ...sandbox.env, NO_COLOR: "1" },
       columns: 60,
+      extendedKeys: true,
     });
   {
     await using term = await start();
@@ -245,6 +260,8 @@ Deno.test("interactive: /agents, history that survives a restart (0600), and a m
     await term.type("first line \\");
     await term.press("Enter");
     await term.type("second line");
+    await term.press("S-Enter");
+    await term.type("third line");
     await term.press("Enter");
     await term.waitFor("Noted.");
     // The turn's spinner goes after the answer is shown: snapshot the idle screen, not the last frame.
@@ -259,12 +276,13 @@ Deno.test("interactive: /agents, history that survives a restart (0600), and a m
   await using again = await start();
   await again.waitFor("/help for commands");
   await again.press("Up");
-  assert.deepEqual(editorLines(await again.waitFor("second line", { visibleOnly: true })), [
+  assert.deepEqual(editorLines(await again.waitFor("third line", { visibleOnly: true })), [
     "first line",
     "second line",
+    "third line",
   ]);
   // Up moves through the lines of a multi-line entry first, then to the older entry (and stays there).
-  await again.press("Up", "Up", "Up");
+  await again.press("Up", "Up", "Up", "Up");
   await again.waitFor((s) => editorLines(s).join("\n") === "/agents", { visibleOnly: true });
   // Ctrl-C first clears the typed text; twice more at the empty prompt leaves.
   await again.press("C-c");
@@ -628,4 +646,66 @@ Deno.test("interactive: a background command is listed by /tasks, /tasks output 
   await term.press("C-d");
   assert.equal(await term.exitCode(), 0);
   assert.match(await term.history(), new RegExp(`Cancelled background tasks: ${id}\\n`));
+});
+
+Deno.test('interactive: blade "prompt" starts with it; --continue and --resume <id> continue that session with its conversation shown', async () => {
+  await using sandbox = await bladeSandbox();
+  const script = await sandbox.write(
+    "script.yaml",
+    `agents:\n  main:\n    - repeat_last: true\n      turns:\n        - text: "Answer: {{last_user}}"\n`,
+  );
+  const start = (args: string[]) =>
+    BladeTerminal.start(["--provider", "scripted", "--script", script, ...args], {
+      cwd: sandbox.workspace,
+      env: { ...sandbox.env, NO_COLOR: "1" },
+    });
+  let id: string;
+  {
+    await using term = await start(["FIRST-PROMPT from the command line"]);
+    await term.waitFor("Answer: FIRST-PROMPT from the command line");
+    await term.waitFor((s) => !s.includes("Working…"), { visibleOnly: true });
+    await term.press("C-d");
+    assert.equal(await term.exitCode(), 0);
+    id = sessionIdOn(await term.history());
+  }
+  for (const args of [["--continue"], ["--resume", id]]) {
+    await using term = await start(args);
+    const screen = await term.waitFor("/help for commands");
+    assert.match(screen, new RegExp(`Session ${id} \\(continued\\)`), args.join(" "));
+    assert.match(screen, /› FIRST-PROMPT from the command line\n\nAnswer: FIRST-PROMPT/, args.join(" "));
+    await term.press("C-d");
+    assert.equal(await term.exitCode(), 0);
+    assert.equal(sessionIdOn(await term.history()), id);
+  }
+});
+
+Deno.test("interactive: Ctrl-C while a foreground child runs cancels the turn and the child (its sidecar says cancelled)", async () => {
+  await using sandbox = await bladeSandbox();
+  await using server = startFakeAnthropicServer({
+    handler: (request) => {
+      if (firstUserText(request).startsWith("Wait forever")) return fakeHang();
+      return answers(request) === 0
+        ? fakeTurn({ toolCalls: [task("general-purpose", "wait forever", "Wait forever, please.")] })
+        : fakeTurn({ text: "Unexpected." });
+    },
+  });
+  await using term = await anthropicTerminal(sandbox, server);
+  await term.waitFor("/help for commands");
+  await term.type("delegate and wait");
+  await term.press("Enter");
+  await term.waitFor(/general-purpose · wait forever · \d+s · thinking/);
+  // Interrupt only once the child's request reached the server (its Worker is running).
+  for (let i = 0; i < 600 && server.requests.length < 2; i++) await new Promise((r) => setTimeout(r, 50));
+  assert.equal(server.requests.length, 2, "the parent's and the child's requests");
+  await term.press("C-c");
+  await term.waitFor("Interrupted: the turn was cancelled.");
+  const screen = await term.waitFor(/↳ general-purpose cancelled: wait forever/);
+  assert.doesNotMatch(screen, /✗ Task/, "the child's end is told once");
+  await term.waitFor((s) => !/Working…|wait forever · \d+s/.test(s), { visibleOnly: true });
+  const [record] = await readSidecars(sandbox.storage);
+  assert.equal(record?.status, "cancelled");
+  await term.press("C-d");
+  assert.equal(await term.exitCode(), 0);
+  const log = await events(transcriptPath(sandbox, sessionIdOn(await term.history())));
+  assert.deepEqual(log.flatMap((e) => (e.type === "turn_aborted" ? [e.data.cause] : [])), ["cancelled"]);
 });

@@ -13,6 +13,8 @@ export interface TerminalOptions {
   rows?: number;
   /** Keep every byte Blade writes to the terminal, from its very start, for `output()`. */
   record?: boolean;
+  /** The terminal reports modified keys (Shift+Enter) when asked to, as kitty, iTerm2 or WezTerm do. */
+  extendedKeys?: boolean;
 }
 
 const quote = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
@@ -66,11 +68,11 @@ export class BladeTerminal implements AsyncDisposable {
       MAIN,
       ...args,
     ].map(quote).join(" ");
-    // A recording pane waits for tmux to copy its output to a file before Blade starts.
+    // The pane waits until the terminal is set up (its output copied to a file, its options set)
+    // before Blade starts, and stays after Blade exits, so the last screen can still be read.
     const recording = options.record === true ? `${exitFile}.out` : undefined;
     const go = `${exitFile}.go`;
-    const wait = recording === undefined ? "" : `while [ ! -e ${quote(go)} ]; do sleep 0.05; done; `;
-    // The pane stays after Blade exits, so the last screen can still be read.
+    const wait = `while [ ! -e ${quote(go)} ]; do sleep 0.05; done; `;
     const script = `${wait}cd ${quote(options.cwd)} && ${command}; echo $? > ${quote(exitFile)}; sleep 600`;
     await tmux(socket, [
       "new-session",
@@ -83,10 +85,9 @@ export class BladeTerminal implements AsyncDisposable {
       "-c",
       script,
     ]);
-    if (recording !== undefined) {
-      await tmux(socket, ["pipe-pane", "-o", `cat > ${quote(recording)}`]);
-      await Deno.writeTextFile(go, "");
-    }
+    if (recording !== undefined) await tmux(socket, ["pipe-pane", "-o", `cat > ${quote(recording)}`]);
+    if (options.extendedKeys === true) await tmux(socket, ["set-option", "-s", "extended-keys", "on"]);
+    await Deno.writeTextFile(go, "");
     return new BladeTerminal(socket, exitFile, recording);
   }
 
