@@ -46,16 +46,19 @@ export interface SlashContext {
   exit(): void;
 }
 
-const KEYS = `Keys: Enter sends · Shift+Enter or a trailing \\ adds a line · ↑/↓ history · Tab completes
-Ctrl-C or Esc interrupts a turn · Ctrl-C twice or Ctrl-D at an empty prompt leaves`;
+const KEYS = `Keys: Enter sends · Shift+Enter or a trailing \\ adds a line · ↑/↓ history
+      Tab completes · Ctrl-C or Esc interrupts a turn
+      Ctrl-C twice or Ctrl-D at an empty prompt leaves`;
+
+/** Heads longer than this put their description on the next line, so it never wraps on a terminal. */
+const HELP_COLUMN = 24;
 
 export function helpText(): string {
-  const width = Math.max(
-    ...SLASH_COMMANDS.map((c) => c.name.length + (c.args === "" ? 0 : c.args.length + 1)),
-  );
   const rows = SLASH_COMMANDS.map((c) => {
     const head = `/${c.name}${c.args === "" ? "" : ` ${c.args}`}`;
-    return `  ${head.padEnd(width + 2)}  ${c.description}`;
+    return head.length <= HELP_COLUMN
+      ? `  ${head.padEnd(HELP_COLUMN)}  ${c.description}`
+      : `  ${head}\n  ${"".padEnd(HELP_COLUMN)}  ${c.description}`;
   });
   return `Commands:\n${rows.join("\n")}\n\n${KEYS}\n`;
 }

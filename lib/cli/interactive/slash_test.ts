@@ -1,6 +1,7 @@
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
-import { completeSlash, parseSlash, slashAutocomplete } from "./slash.ts";
+import { completeSlash, parseSlash, SLASH_COMMANDS, slashAutocomplete } from "./slash.ts";
+import { helpText } from "./slash_commands.ts";
 
 const AGENTS = ["Explore", "code-reviewer"];
 const MODES = ["default", "autoEdit", "yolo", "plan"];
@@ -49,5 +50,14 @@ describe("completeSlash", () => {
       label: "",
     }, "co");
     assert.deepEqual(applied, { lines: ["/agents show code-reviewer "], cursorLine: 0, cursorCol: 27 });
+  });
+});
+
+describe("helpText", () => {
+  it("names every command and fits an 80-column terminal", () => {
+    const text = helpText();
+    for (const c of SLASH_COMMANDS) assert.ok(text.includes(`/${c.name}`), c.name);
+    const wide = text.split("\n").filter((l) => [...l].length > 80);
+    assert.deepEqual(wide, []);
   });
 });
