@@ -51,13 +51,29 @@ export async function runMcp(argv: string[], ports: Ports, io: Io): Promise<numb
     ...(values["trust-workspace"] === true ? { trustWorkspace: true } : {}),
     ...(values.debug === true ? { debug: true } : {}),
   });
-  const hub = await startMcp(app, mcpFlagsOf(values), values.json === true ? { ...io, err: () => {} } : io);
+  let disabled: { name: string; origin: string }[] = [];
+  const hub = await startMcp(
+    app,
+    mcpFlagsOf(values),
+    values.json === true ? { ...io, err: () => {} } : io,
+    (d) => (disabled = d),
+  );
   try {
     const servers = hub?.status() ?? [];
     if (values.json === true) {
-      const shown = { trusted: app.trust.trusted, servers: servers.map((s) => redacted(s, app.redact)) };
+      const shown = {
+        trusted: app.trust.trusted,
+        servers: servers.map((s) => redacted(s, app.redact)),
+        ...(disabled.length === 0 ? {} : { disabled }),
+      };
       io.out(jsonTerminalSafe(JSON.stringify(shown)) + "\n");
-    } else io.out(terminalSafe(renderText(servers.map((s) => redacted(s, app.redact)), app.trust.trusted)));
+    } else {
+      const text = renderText(servers.map((s) => redacted(s, app.redact)), app.trust.trusted);
+      const off = disabled.map((d) =>
+        `${d.name} (${d.origin}) - disabled (disabledMcpjsonServers), not started\n`
+      );
+      io.out(terminalSafe(text + off.join("")));
+    }
     return 0;
   } finally {
     await hub?.close();

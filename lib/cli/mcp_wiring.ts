@@ -6,7 +6,7 @@ import type { App } from "../app.ts";
 import { terminalSafe } from "./sanitize.ts";
 import type { Io } from "./io.ts";
 import type { McpHub } from "../mcp/hub.ts";
-import { openMcp } from "../mcp/setup.ts";
+import { type McpOpened, openMcp } from "../mcp/setup.ts";
 
 export interface McpFlags {
   mcpConfig: string[];
@@ -21,8 +21,16 @@ export function mcpFlagsOf(values: Record<string, any>): McpFlags {
   };
 }
 
-/** Starts the run's servers; undefined when none is configured. Failed servers are warnings, not errors. */
-export async function startMcp(app: App, flags: McpFlags, io: Io): Promise<McpHub | undefined> {
+/**
+ * Starts the run's servers; undefined when none is configured. Failed servers are warnings, not errors.
+ * `onDisabled` receives the `.mcp.json` servers the user disabled (`blade mcp list` shows them).
+ */
+export async function startMcp(
+  app: App,
+  flags: McpFlags,
+  io: Io,
+  onDisabled?: (disabled: McpOpened["disabled"]) => void,
+): Promise<McpHub | undefined> {
   const opened = await openMcp({
     fs: app.ports.fs,
     env: (name) => app.ports.env.get(name),
@@ -33,12 +41,14 @@ export async function startMcp(app: App, flags: McpFlags, io: Io): Promise<McpHu
     mcpConfig: flags.mcpConfig,
     strict: flags.strict,
     cwd: app.ports.env.cwd(),
+    disabledProject: app.claude.disabledMcpjsonServers,
     // A server's stderr is server-controlled text: redacted, and terminal-safe like any other.
     ...(app.config.debug
       ? { debug: (line: string) => io.err(`[debug] ${terminalSafe(app.redact(line))}\n`) }
       : {}),
     onSecrets: (secrets) => app.addSecrets(secrets),
   });
+  onDisabled?.(opened.disabled);
   // MCP configurations and servers are file- and server-controlled: their text is made terminal-safe.
   const say = (line: string) => io.err(terminalSafe(app.redact(line)));
   for (const d of opened.diagnostics) say(`blade: ${d.level}: ${d.origin}: ${d.message}\n`);

@@ -2,7 +2,8 @@
 // `~/.claude/settings.json`, the project's `.claude/settings.json` and `.claude/settings.local.json`
 // (project files only in a trusted folder — except `permissions.deny`, which always applies), and a
 // `--settings <file|json>` layer for one run. Honoured keys: permissions.allow|deny|ask,
-// permissions.defaultMode, model, env. Unknown keys are ignored (named in a debug note), never an error;
+// permissions.defaultMode, model, env, disabledMcpjsonServers (kept from untrusted files too: it only
+// turns servers off). Unknown keys are ignored (named in a debug note), never an error;
 // a file that is not JSON is. Blade's own settings win where both speak (config.ts).
 
 import type { Fs } from "../sys/fs.ts";
@@ -17,15 +18,17 @@ export interface ClaudeSettings {
   model?: string;
   /** Variables for the commands the session runs (not Blade's own process). */
   env: Record<string, string>;
+  /** `.mcp.json` servers the user turned off in Claude Code (lib/mcp/sources.ts leaves them out). */
+  disabledMcpjsonServers: string[];
   /** `path: key` of every key Blade ignored, for the debug log. */
   ignored: string[];
 }
 
 export function emptyClaudeSettings(): ClaudeSettings {
-  return { allow: [], deny: [], ask: [], env: {}, ignored: [] };
+  return { allow: [], deny: [], ask: [], env: {}, disabledMcpjsonServers: [], ignored: [] };
 }
 
-const HONOURED = new Set(["permissions", "model", "env"]);
+const HONOURED = new Set(["permissions", "model", "env", "disabledMcpjsonServers"]);
 const PERMISSION_KEYS = new Set(["allow", "deny", "ask", "defaultMode"]);
 
 function strings(value: unknown, where: string): string[] {
@@ -54,6 +57,9 @@ export function claudeSettingsOf(json: unknown, where: string): ClaudeSettings {
       if (typeof v === "string" || typeof v === "number" || typeof v === "boolean") out.env[k] = String(v);
     }
   }
+  const off = o.disabledMcpjsonServers;
+  if (Array.isArray(off) && off.every((v) => typeof v === "string")) out.disabledMcpjsonServers = off;
+  else if (off !== undefined) out.ignored.push(`${where}: disabledMcpjsonServers (not a list of names)`);
   const p = o.permissions;
   if (typeof p === "object" && p !== null) {
     const perms = p as Record<string, unknown>;
@@ -83,6 +89,7 @@ export function mergeClaudeSettings(layers: readonly ClaudeSettings[]): ClaudeSe
     if (l.defaultMode !== undefined) out.defaultMode = l.defaultMode;
     if (l.model !== undefined) out.model = l.model;
     Object.assign(out.env, l.env);
+    out.disabledMcpjsonServers.push(...l.disabledMcpjsonServers);
     out.ignored.push(...l.ignored);
   }
   return out;
@@ -126,7 +133,13 @@ export async function readClaudeSettings(
     const project = await readFile(fs, `${o.workspace}/.claude/${name}`);
     if (project === undefined) continue;
     // Deny beats trust: an untrusted repository may still forbid, never allow or configure.
-    layers.push(o.trusted ? project : { ...emptyClaudeSettings(), deny: project.deny });
+    layers.push(
+      o.trusted ? project : {
+        ...emptyClaudeSettings(),
+        deny: project.deny,
+        disabledMcpjsonServers: project.disabledMcpjsonServers,
+      },
+    );
   }
   return mergeClaudeSettings(layers);
 }

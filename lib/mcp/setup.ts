@@ -4,7 +4,7 @@
 // live (list_changed), filtered by a name filter, calling through the hub.
 
 import type { AnyTool, LiveTools } from "../tools/tool.ts";
-import { anyServers, type McpSourceOptions, readMcpSources } from "./sources.ts";
+import { anyServers, type McpSourceOptions, type McpSources, readMcpSources } from "./sources.ts";
 import type { McpDiagnostic } from "./config.ts";
 import type { McpHub, McpToolDescriptor } from "./hub.ts";
 
@@ -26,12 +26,16 @@ export interface McpOpened {
   diagnostics: McpDiagnostic[];
   /** Configured secrets (tokens in env and headers) to redact everywhere. */
   secrets: string[];
+  /** `.mcp.json` servers not started because the user disabled them (disabledMcpjsonServers). */
+  disabled: McpSources["disabled"];
 }
 
 /** Reads the configuration; when it names servers, starts them all (each connected or failed). */
 export async function openMcp(o: McpOpenOptions): Promise<McpOpened> {
   const sources = await readMcpSources(o);
-  if (!anyServers(sources)) return { hub: undefined, diagnostics: sources.diagnostics, secrets: [] };
+  if (!anyServers(sources)) {
+    return { hub: undefined, diagnostics: sources.diagnostics, secrets: [], disabled: sources.disabled };
+  }
   const [{ resolveServers, secretsOfServers }, { McpHub, timeoutsFrom }] = await Promise.all([
     import("./config.ts"),
     import("./hub.ts"),
@@ -54,6 +58,7 @@ export async function openMcp(o: McpOpenOptions): Promise<McpOpened> {
       ...warnings.map((message) => ({ level: "warning" as const, origin: "environment", message })),
     ],
     secrets,
+    disabled: sources.disabled,
   };
 }
 

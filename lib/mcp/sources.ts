@@ -2,7 +2,8 @@
 // `~/.claude.json` `mcpServers` (user) < Blade's user config `mcpServers` < `<project>/.mcp.json` and
 // `<project>/.blade/settings.json` `mcpServers` (trusted folders only) < `~/.claude.json`
 // `projects[<project>].mcpServers` (Claude Code's local scope) < each `--mcp-config` in order.
-// `--strict-mcp-config` keeps only the last. Small and free of the SDK and zod: this runs on every
+// `--strict-mcp-config` keeps only the `--mcp-config` layers. `.mcp.json` servers the user turned off in
+// Claude Code (`disabledMcpjsonServers` in its settings or its project entry) are left out. Small and free of the SDK and zod: this runs on every
 // `blade -p`, and when it finds nothing no other MCP module is loaded.
 
 import type { Fs } from "../sys/fs.ts";
@@ -22,17 +23,22 @@ export interface McpSourceOptions {
   strict: boolean;
   /** Where relative `--mcp-config` paths start (the user's working folder). */
   cwd: string;
+  /** `.mcp.json` servers not to start: Claude Code settings' `disabledMcpjsonServers`. */
+  disabledProject?: readonly string[];
 }
 
 export interface McpSources {
   layers: McpLayer[];
   diagnostics: McpDiagnostic[];
+  /** `.mcp.json` servers left out because the user disabled them (`disabledMcpjsonServers`). */
+  disabled: { name: string; origin: string }[];
 }
 
 /** Reads every source; a broken file is a diagnostic, a broken `--mcp-config` a usage error. */
 export async function readMcpSources(o: McpSourceOptions): Promise<McpSources> {
   const layers: McpLayer[] = [];
   const diagnostics: McpDiagnostic[] = [];
+  const disabled: McpSources["disabled"] = [];
   /** Adds the file's `mcpServers` as a layer; returns the whole parsed file. */
   const fromFile = async (path: string, source: McpLayer["source"]): Promise<unknown> => {
     const text = await readIfExists(o.fs, path);
@@ -62,18 +68,33 @@ export async function readMcpSources(o: McpSourceOptions): Promise<McpSources> {
     const claudeJson = o.home === undefined ? undefined : `${o.home}/.claude.json`;
     const claude = claudeJson === undefined ? undefined : await fromFile(claudeJson, "user");
     await fromFile(o.userConfigFile, "user");
+    const local = projectEntry(claude, o.workspace);
     if (o.trusted) {
-      await fromFile(`${o.workspace}/.mcp.json`, "project");
+      const mcpJson = `${o.workspace}/.mcp.json`;
+      await fromFile(mcpJson, "project");
+      const off = new Set([...(o.disabledProject ?? []), ...stringsOf(local, "disabledMcpjsonServers")]);
+      const layer = layers.find((l) => l.origin === mcpJson);
+      for (const name of Object.keys(layer?.servers ?? {})) {
+        if (!off.has(name)) continue;
+        delete layer!.servers[name];
+        disabled.push({ name, origin: mcpJson });
+      }
       await fromFile(`${o.workspace}/.blade/settings.json`, "project");
     }
-    const local = projectEntry(claude, o.workspace);
     const servers = serversOf(local);
     if (claudeJson !== undefined && servers !== undefined && servers !== "invalid") {
       layers.push({ source: "local", origin: `${claudeJson} (projects["${o.workspace}"])`, servers });
     }
   }
   for (const value of o.mcpConfig) layers.push(await flagLayer(o, value));
-  return { layers, diagnostics };
+  return { layers, diagnostics, disabled };
+}
+
+/** `obj[key]` when it is a list of strings, else nothing. */
+function stringsOf(obj: unknown, key: string): string[] {
+  if (typeof obj !== "object" || obj === null) return [];
+  const v = (obj as Record<string, unknown>)[key];
+  return Array.isArray(v) ? v.filter((x): x is string => typeof x === "string") : [];
 }
 
 /** Whether any source defines at least one server (then the MCP modules are worth loading). */

@@ -90,4 +90,21 @@ describe("MCP sources", () => {
       );
     }
   });
+  it("Claude Code's disabledMcpjsonServers (settings, ~/.claude.json's project entry) keeps those .mcp.json servers off", async () => {
+    const f = await folders();
+    await write(`${f.ws}/.mcp.json`, {
+      mcpServers: { a: { command: "a" }, b: { command: "b" }, c: { command: "c" } },
+    });
+    await write(`${f.home}/.claude.json`, { projects: { [f.ws]: { disabledMcpjsonServers: ["a"] } } });
+    // Only .mcp.json's servers: the same name from the user's own configuration still starts.
+    await write(`${f.storage}/config.json`, servers("b"));
+    const r = await readMcpSources(options(f, { disabledProject: ["b"] }));
+    assert.deepEqual(r.layers.map((l) => [l.source, Object.keys(l.servers)]), [["user", ["b"]], ["project", [
+      "c",
+    ]]]);
+    assert.deepEqual(r.disabled, [
+      { name: "a", origin: `${f.ws}/.mcp.json` },
+      { name: "b", origin: `${f.ws}/.mcp.json` },
+    ]);
+  });
 });
