@@ -194,7 +194,10 @@ Deno.test("mcp list: .mcp.json only in trusted folders; --strict-mcp-config uses
   await sandbox.write(".claude/settings.local.json", JSON.stringify({ disabledMcpjsonServers: ["project"] }));
   assert.deepEqual(await list(["--trust-workspace"]), []);
   const off = await sandbox.run(["mcp", "list", "--trust-workspace"]);
-  assert.match(off.stdout, /\nproject \(.*\.mcp\.json\) - disabled \(disabledMcpjsonServers\), not started\n/);
+  assert.match(
+    off.stdout,
+    /\nproject \(.*\.mcp\.json\) - disabled \(disabledMcpjsonServers\), not started\n/,
+  );
   // Several --mcp-config files after one flag, named as Claude Code users do (relative, no folder).
   await sandbox.write("a.json", mcpConfig({ a: server("a") }));
   await sandbox.write("b.json", mcpConfig({ b: server("b"), a: server("a2") }));
