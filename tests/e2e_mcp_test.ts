@@ -460,8 +460,9 @@ Deno.test("mcp: plan mode allows only tools the server marks readOnlyHint, in th
       "plan",
       "--mcp-config",
       mcpConfig({ docs: server("docs") }),
-      "--allowed-tools",
-      "mcp__docs",
+      // The allow rule comes from settings this time (the same grammar as --allowed-tools).
+      "--settings",
+      JSON.stringify({ permissions: { allow: ["mcp__docs"] } }),
     ],
   });
   assert.equal(run.code, 0, run.stderr);

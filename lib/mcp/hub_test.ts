@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { McpHub } from "./hub.ts";
+import { DEFAULT_CONNECT_TIMEOUT_MS, DEFAULT_TOOL_TIMEOUT_MS, McpHub, timeoutsFrom } from "./hub.ts";
 import type { McpServerEntry } from "./config.ts";
 import { serveMcpHttp, serveMcpSse, stdioTestServer } from "../testing/mcp_test_server.ts";
 
@@ -201,6 +201,28 @@ describe("McpHub over real servers", () => {
       assert.match(textOf(long), /cannot run/);
     } finally {
       await hub.close();
+    }
+  });
+});
+
+describe("MCP_TIMEOUT and MCP_TOOL_TIMEOUT", () => {
+  it("are whole milliseconds; a bad value is a warning naming it, and the default is used", () => {
+    const read = (vars: Record<string, string>) => timeoutsFrom((name) => vars[name]);
+    assert.deepEqual(read({}), {
+      timeouts: { connectMs: DEFAULT_CONNECT_TIMEOUT_MS, toolMs: DEFAULT_TOOL_TIMEOUT_MS },
+      warnings: [],
+    });
+    assert.deepEqual(read({ MCP_TIMEOUT: "5000", MCP_TOOL_TIMEOUT: " " }).timeouts, {
+      connectMs: 5000,
+      toolMs: DEFAULT_TOOL_TIMEOUT_MS,
+    });
+    for (const bad of ["0", "-1", "1.5", "10s", "abc"]) {
+      const r = read({ MCP_TOOL_TIMEOUT: bad });
+      assert.equal(r.timeouts.toolMs, DEFAULT_TOOL_TIMEOUT_MS, bad);
+      assert.match(
+        r.warnings.join(""),
+        new RegExp(`^MCP_TOOL_TIMEOUT must be a positive whole number .*"${bad}"`),
+      );
     }
   });
 });
