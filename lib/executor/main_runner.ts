@@ -118,7 +118,10 @@ export interface MainSessionDeps {
 }
 
 /** Opening options of a top-level session (print mode and the interactive session share them). */
-export type MainSessionOptions = Omit<MainRunOptions, "prompt" | "signal" | "backgroundWaitMs">;
+export type MainSessionOptions = Omit<MainRunOptions, "prompt" | "signal" | "backgroundWaitMs"> & {
+  /** A fresh session's `session_created` joins its first turn's batch (lib/session/open.ts). */
+  deferCreated?: boolean;
+};
 
 /**
  * One open top-level session: its loop (the conversation so far), its background work and its lease.
@@ -150,6 +153,7 @@ export async function openMainSession(app: MainSessionDeps, o: MainSessionOption
     ...(o.continueLatest === undefined ? {} : { continueLatest: o.continueLatest }),
     ...(o.sessionId === undefined ? {} : { sessionId: o.sessionId }),
     ...(o.fork === true ? { fork: true } : {}),
+    ...(o.deferCreated === true ? { deferCreated: true } : {}),
   });
   profileMark("session open");
   // Whoever runs a session holds its lease: a second `--resume` of a live session fails fast here,
@@ -287,6 +291,8 @@ function sessionHandle(
 ): MainSession {
   // Receipts already in the transcript but never acknowledged (a crash mid-turn) are acknowledged once.
   let unacked = [...history.deliveredInboxIds].filter((id) => !history.acknowledgedInboxIds.has(id));
+  // A deferred `session_created` opens the first turn's batch.
+  let prelude = opened.prelude;
   return {
     sessionId: opened.sessionId,
     loop: s.loop,
@@ -296,8 +302,14 @@ function sessionHandle(
     recoveryWarnings: s.recoveryWarnings,
     input(prompt) {
       const acknowledge = unacked;
+      const first = prelude;
       unacked = [];
-      return { messages: [userText(prompt)], acknowledge };
+      prelude = undefined;
+      return {
+        messages: [userText(prompt)],
+        acknowledge,
+        ...(first === undefined ? {} : { prelude: first }),
+      };
     },
     close: () => s.taking.then((lease) => lease.release()),
     [Symbol.asyncDispose]: () => s.taking.then((lease) => lease.release()),
@@ -306,7 +318,8 @@ function sessionHandle(
 
 export async function runMainSession(app: MainSessionDeps, o: MainRunOptions): Promise<MainRunResult> {
   const started = app.ports.clock.now();
-  await using session = await openMainSession(app, o);
+  // Print mode's first turn follows at once: session_created goes in its batch (one fsync fewer).
+  await using session = await openMainSession(app, { ...o, deferCreated: true });
   const { loop, pending } = session;
   profileMark("session ready");
   const settled = await runUntilSettled(loop, session.input(o.prompt), pending, {

@@ -16,6 +16,8 @@ export interface OpenedSession {
   history: History;
   diagnostics: TranscriptDiagnostic[];
   resumed: boolean;
+  /** A fresh session opened with `deferCreated`: its `session_created`, for the first turn's batch. */
+  prelude?: NewTranscriptEvent[];
 }
 
 export interface OpenSessionOptions {
@@ -29,6 +31,11 @@ export interface OpenSessionOptions {
   /** `--fork-session`: continue a copy of the resumed session under a new id; the original stays. */
   fork?: boolean;
   redact?: (text: string) => string;
+  /**
+   * A fresh session's `session_created` is not written now but returned as `prelude`, to open the
+   * first turn's durable batch (one fsync fewer; print mode, whose first turn follows at once).
+   */
+  deferCreated?: boolean;
 }
 
 /** Top-level session transcripts: Blade's `session-…` ids and the UUIDs `--session-id` gives. */
@@ -76,13 +83,15 @@ export async function openSession(ports: Ports, o: OpenSessionOptions): Promise<
   const sessionId = await freshId(ports, o);
   const transcript = writer(ports, o, sessionId);
   const data = { agentType: "main", model: o.model, depth: 0 };
-  await transcript.append([{ type: "session_created", data }]);
+  const created: NewTranscriptEvent[] = [{ type: "session_created", data }];
+  if (o.deferCreated !== true) await transcript.append(created);
   return {
     sessionId,
     transcript,
     history: rebuildHistory([]),
     diagnostics: [],
     resumed: false,
+    ...(o.deferCreated === true ? { prelude: created } : {}),
   };
 }
 

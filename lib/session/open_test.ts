@@ -33,6 +33,26 @@ Deno.test("a fresh session gets a new id and session_created as its first line",
   });
 });
 
+Deno.test("deferCreated: a fresh session writes nothing yet and hands session_created to its first turn", async () => {
+  await withStorage(async (ports, layout) => {
+    const opened = await openSession(ports, {
+      layout,
+      workspace: WORKSPACE,
+      model: "m1",
+      deferCreated: true,
+    });
+    assert.deepEqual(opened.prelude, [{
+      type: "session_created",
+      data: { agentType: "main", model: "m1", depth: 0 },
+    }]);
+    const path = layout.transcriptPath(WORKSPACE, opened.sessionId);
+    assert.equal(await readTranscript(ports.fs, path), null);
+    await opened.transcript.append([...opened.prelude!, { type: "turn_started", data: { turn: 1 } }]);
+    const read = await readTranscript(ports.fs, path);
+    assert.deepEqual(read?.events.map((e) => [e.seq, e.type]), [[1, "session_created"], [2, "turn_started"]]);
+  });
+});
+
 Deno.test("--resume and --continue reopen a session of this folder and rebuild its history", async () => {
   await withStorage(async (ports, layout) => {
     const first = await openSession(ports, { layout, workspace: WORKSPACE, model: "m1" });
