@@ -277,11 +277,13 @@ function childMcp(app: App, options: RuntimeOptions): ChildMcp {
     redact: (text) => app.redact(text),
     openInline: async (agent, servers) => {
       const { openInlineServers } = await import("./mcp/setup.ts");
-      const { timeoutsFrom } = await import("./mcp/hub.ts");
+      const { resultCharsFrom, timeoutsFrom } = await import("./mcp/hub.ts");
+      const env = (name: string) => app.ports.env.get(name);
       return openInlineServers(agent, servers, {
-        env: (name) => app.ports.env.get(name),
+        env,
         cwd: app.workspace,
-        timeouts: options.mcp?.timeouts ?? timeoutsFrom((name) => app.ports.env.get(name)).timeouts,
+        timeouts: options.mcp?.timeouts ?? timeoutsFrom(env).timeouts,
+        maxResultChars: options.mcp?.maxResultChars ?? resultCharsFrom(env).maxResultChars,
         onSecrets: (secrets) => app.addSecrets(secrets),
       });
     },

@@ -49,11 +49,34 @@ export interface McpLeftOut {
   reason: string;
 }
 
+/** The default cap of one result: Claude Code's MAX_MCP_OUTPUT_TOKENS default, 25,000 tokens. */
+export const DEFAULT_RESULT_CHARS = 25_000 * 4;
+
+/** MAX_MCP_OUTPUT_TOKENS (Claude Code's variable) as a cap in characters, at 4 characters a token. */
+export function resultCharsFrom(
+  get: (name: string) => string | undefined,
+): { maxResultChars: number; warnings: string[] } {
+  const raw = get("MAX_MCP_OUTPUT_TOKENS");
+  if (raw === undefined || raw.trim() === "") return { maxResultChars: DEFAULT_RESULT_CHARS, warnings: [] };
+  const n = Number(raw);
+  if (Number.isInteger(n) && n > 0) return { maxResultChars: n * 4, warnings: [] };
+  return {
+    maxResultChars: DEFAULT_RESULT_CHARS,
+    warnings: [
+      `MAX_MCP_OUTPUT_TOKENS must be a positive whole number of tokens, got "${raw}"; using ${
+        DEFAULT_RESULT_CHARS / 4
+      }`,
+    ],
+  };
+}
+
 /** One tool as Blade offers it. */
 export interface McpToolDescriptor extends McpToolInfo {
   /** `mcp__<server>__<tool>`. */
   bladeName: string;
   server: string;
+  /** The cap of one result's text (MAX_MCP_OUTPUT_TOKENS): plain data, it crosses into Worker children. */
+  maxResultChars: number;
 }
 
 export interface McpServerStatus {
@@ -73,17 +96,21 @@ export interface McpServerStatus {
 export interface McpHubOptions {
   cwd: string;
   timeouts: McpTimeouts;
+  /** The cap of one result's text (resultCharsFrom); DEFAULT_RESULT_CHARS when unset. */
+  maxResultChars?: number;
   debug?: (line: string) => void;
 }
 
 export class McpHub {
   #connections: McpConnection[];
   #timeouts: McpTimeouts;
+  #maxResultChars: number;
   #listeners = new Set<() => void>();
   #version = 0;
 
   constructor(servers: readonly McpServerEntry[], options: McpHubOptions) {
     this.#timeouts = options.timeouts;
+    this.#maxResultChars = options.maxResultChars ?? DEFAULT_RESULT_CHARS;
     this.#connections = servers.map((entry) =>
       new McpConnection(entry, {
         cwd: options.cwd,
@@ -95,6 +122,10 @@ export class McpHub {
 
   get timeouts(): McpTimeouts {
     return this.#timeouts;
+  }
+
+  get maxResultChars(): number {
+    return this.#maxResultChars;
   }
 
   /** Bumped whenever a server's tool list changes or a server goes away. */
@@ -139,7 +170,7 @@ export class McpHub {
           continue;
         }
         taken.set(bladeName, `"${t.name}" of server "${c.entry.name}"`);
-        tools.push({ ...t, bladeName, server: c.entry.name });
+        tools.push({ ...t, bladeName, server: c.entry.name, maxResultChars: this.#maxResultChars });
       }
     }
     return { tools, leftOut };

@@ -1,6 +1,13 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { DEFAULT_CONNECT_TIMEOUT_MS, DEFAULT_TOOL_TIMEOUT_MS, McpHub, timeoutsFrom } from "./hub.ts";
+import {
+  DEFAULT_CONNECT_TIMEOUT_MS,
+  DEFAULT_RESULT_CHARS,
+  DEFAULT_TOOL_TIMEOUT_MS,
+  McpHub,
+  resultCharsFrom,
+  timeoutsFrom,
+} from "./hub.ts";
 import type { McpServerEntry } from "./config.ts";
 import { serveMcpHttp, serveMcpSse, stdioTestServer } from "../testing/mcp_test_server.ts";
 
@@ -223,6 +230,37 @@ describe("MCP_TIMEOUT and MCP_TOOL_TIMEOUT", () => {
         r.warnings.join(""),
         new RegExp(`^MCP_TOOL_TIMEOUT must be a positive whole number .*"${bad}"`),
       );
+    }
+  });
+});
+
+describe("MAX_MCP_OUTPUT_TOKENS", () => {
+  it("sets the cap of one result (4 characters a token, Claude Code's default 25,000 tokens)", () => {
+    const read = (v: string | undefined) =>
+      resultCharsFrom((name) => name === "MAX_MCP_OUTPUT_TOKENS" ? v : undefined);
+    assert.deepEqual(read(undefined), { maxResultChars: DEFAULT_RESULT_CHARS, warnings: [] });
+    assert.equal(DEFAULT_RESULT_CHARS, 100_000);
+    assert.deepEqual(read("50000"), { maxResultChars: 200_000, warnings: [] });
+    const bad = read("lots");
+    assert.equal(bad.maxResultChars, DEFAULT_RESULT_CHARS);
+    assert.match(
+      bad.warnings.join(""),
+      /^MAX_MCP_OUTPUT_TOKENS must be a positive whole number of tokens, got "lots"/,
+    );
+  });
+
+  it("travels with each tool (a Worker child caps with the run's value)", async () => {
+    const hub = new McpHub([stdio("h", ["--hostile"])], {
+      cwd,
+      timeouts: { connectMs: 20_000, toolMs: 20_000 },
+      maxResultChars: 1_000,
+    });
+    try {
+      await hub.start();
+      assert.ok(hub.tools().every((t) => t.maxResultChars === 1_000));
+      assert.equal(hub.maxResultChars, 1_000);
+    } finally {
+      await hub.close();
     }
   });
 });

@@ -36,17 +36,22 @@ export async function openMcp(o: McpOpenOptions): Promise<McpOpened> {
   if (!anyServers(sources)) {
     return { hub: undefined, diagnostics: sources.diagnostics, secrets: [], disabled: sources.disabled };
   }
-  const [{ resolveServers, secretsOfServers }, { McpHub, timeoutsFrom }] = await Promise.all([
-    import("./config.ts"),
-    import("./hub.ts"),
-  ]);
+  const [{ resolveServers, secretsOfServers }, { McpHub, resultCharsFrom, timeoutsFrom }] = await Promise.all(
+    [
+      import("./config.ts"),
+      import("./hub.ts"),
+    ],
+  );
   const resolved = resolveServers(sources.layers, o.env);
-  const { timeouts, warnings } = timeoutsFrom(o.env);
+  const { timeouts, warnings: timeoutWarnings } = timeoutsFrom(o.env);
+  const { maxResultChars, warnings: outputWarnings } = resultCharsFrom(o.env);
+  const warnings = [...timeoutWarnings, ...outputWarnings];
   const secrets = secretsOfServers(resolved.servers);
   o.onSecrets?.(secrets);
   const hub = new McpHub(resolved.servers, {
     cwd: o.workspace,
     timeouts,
+    maxResultChars,
     ...(o.debug === undefined ? {} : { debug: o.debug }),
   });
   await hub.start();
@@ -96,6 +101,7 @@ export interface InlineOptions {
   env: (name: string) => string | undefined;
   cwd: string;
   timeouts: McpHub["timeouts"];
+  maxResultChars?: number;
   debug?: (line: string) => void;
   /** Receives the inline servers' configured secrets (for redaction). */
   onSecrets?: (secrets: string[]) => void;
@@ -117,6 +123,7 @@ export async function openInlineServers(
   const hub = new McpHub(resolved.servers, {
     cwd: o.cwd,
     timeouts: o.timeouts,
+    ...(o.maxResultChars === undefined ? {} : { maxResultChars: o.maxResultChars }),
     ...(o.debug === undefined ? {} : { debug: o.debug }),
   });
   await hub.start();

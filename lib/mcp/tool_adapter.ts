@@ -16,6 +16,8 @@ export interface McpToolShape {
   description: string;
   inputSchema: Record<string, unknown>;
   readOnly: boolean;
+  /** The cap of one result's text (MAX_MCP_OUTPUT_TOKENS, read by the main thread); MAX_RESULT_CHARS if unset. */
+  maxResultChars?: number;
 }
 
 /** Runs one call: the main thread calls its connection, a Worker child asks the main thread. */
@@ -25,7 +27,10 @@ export type McpInvoke = (
   signal: AbortSignal,
 ) => Promise<McpCallResult>;
 
-/** A cap on one result's text, so one call cannot flood the context (Claude Code caps MCP output too). */
+/**
+ * The default cap on one result's text, so one call cannot flood the context: Claude Code's default
+ * MAX_MCP_OUTPUT_TOKENS (25,000) at 4 characters a token.
+ */
 export const MAX_RESULT_CHARS = 100_000;
 const MAX_DESCRIPTION_CHARS = 2_000;
 
@@ -40,7 +45,7 @@ export function mcpTool(shape: McpToolShape, invoke: McpInvoke): AnyTool {
     async run(input: Record<string, unknown>, ctx): Promise<ToolResult> {
       const result = await invoke(shape.bladeName, input, ctx.signal);
       return {
-        content: resultText(result),
+        content: resultText(result, shape.maxResultChars),
         isError: result.isError,
         metadata: { mcpServer: shape.server, mcpTool: shape.name },
       };
@@ -61,16 +66,16 @@ function objectSchema(schema: Record<string, unknown>): Record<string, unknown> 
 }
 
 /** The result as text: text items as they are, other items described, structured content as JSON. */
-export function resultText(result: McpCallResult): string {
+export function resultText(result: McpCallResult, maxChars = MAX_RESULT_CHARS): string {
   const parts = result.content.map(contentText);
   if (parts.length === 0 && result.structuredContent !== undefined) {
     parts.push(JSON.stringify(result.structuredContent));
   }
   const text = parts.join("\n");
-  if (text.length <= MAX_RESULT_CHARS) return text === "" ? "(no output)" : text;
-  return `${text.slice(0, MAX_RESULT_CHARS)}\n...[truncated: ${
-    text.length - MAX_RESULT_CHARS
-  } more characters]`;
+  if (text.length <= maxChars) return text === "" ? "(no output)" : text;
+  return `${text.slice(0, maxChars)}\n...[truncated: ${
+    text.length - maxChars
+  } more characters; MAX_MCP_OUTPUT_TOKENS raises the limit]`;
 }
 
 function contentText(item: McpContent): string {

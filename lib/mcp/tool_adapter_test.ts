@@ -63,6 +63,18 @@ describe("MCP tool adapter", () => {
       isError: false,
       content: [{ type: "text", text: "x".repeat(MAX_RESULT_CHARS + 5) }],
     });
-    assert.ok(big.endsWith("\n...[truncated: 5 more characters]"));
+    assert.ok(big.endsWith("\n...[truncated: 5 more characters; MAX_MCP_OUTPUT_TOKENS raises the limit]"));
+  });
+
+  it("caps a result at the shape's limit (MAX_MCP_OUTPUT_TOKENS, computed by the main thread)", async () => {
+    const tool = mcpTool(
+      { ...shape, maxResultChars: 10 },
+      () => Promise.resolve({ content: [{ type: "text", text: "0123456789abc" }], isError: false }),
+    );
+    const ctx = { signal: new AbortController().signal } as Parameters<typeof tool.run>[1];
+    assert.equal(
+      (await tool.run({}, ctx)).content,
+      "0123456789\n...[truncated: 3 more characters; MAX_MCP_OUTPUT_TOKENS raises the limit]",
+    );
   });
 });
