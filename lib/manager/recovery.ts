@@ -225,6 +225,7 @@ async function recoverBatch(deps: RecoveryDeps, batch: SidecarRecord[]): Promise
         (listed, fn) =>
           underSessionGuard(leaseDeps, { projectPath: listed.parentProjectPath, sessionId: listed.id }, fn),
         (entered) => recoverHeld(deps, entered, out),
+        { limit: RECOVERY_CONCURRENCY },
       );
       guards.forEach((guard, k) => {
         const id = batch[k]!.id;

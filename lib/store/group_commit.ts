@@ -78,7 +78,7 @@ async function commitGroup(
       }
     });
     await renameStaged(staged, outcomes, io);
-  });
+  }, { limit: STAGE_CONCURRENCY });
   // A lock that could not be taken is that record's failure (set only when nothing else was).
   held.forEach((h, k) => {
     const i = group[k]!;

@@ -20,7 +20,7 @@ export async function forEachBounded(
  * Takes the holds of all `keys` at once (`hold(key, fn)` runs `fn` while it holds `key`, like
  * Fs.withLockedFile) and runs `inner` with the keys whose `fn` was entered, while every one of them
  * is held; a hold that never runs its `fn` (busy, or failed first) is left out. The holds are released
- * when `inner` settles. Resolves with each hold's own outcome, in the order of `keys`.
+ * when `inner` settles. With `limit`, at most that many holds are being taken at any moment. Resolves with each hold's own outcome, in the order of `keys`.
  *
  * The holds are taken in no particular order, so two callers holding overlapping keys at once could
  * wait on each other forever: callers serialise themselves (e.g. under one lock of their own) unless
@@ -30,16 +30,30 @@ export async function whileAllHeld<K, R>(
   keys: readonly K[],
   hold: (key: K, fn: () => Promise<void>) => Promise<R>,
   inner: (entered: K[]) => Promise<void>,
+  options: { limit?: number } = {},
 ): Promise<PromiseSettledResult<R>[]> {
   const entered: K[] = [];
   const release = Promise.withResolvers<void>();
   const allIn = Promise.withResolvers<void>();
   let waiting = keys.length;
+  // At most `limit` holds are being taken at once (held ones do not count): a burst of hundreds of
+  // lock files created in one folder at once only makes them wait on each other in the kernel.
+  const slots: (() => void)[] = [];
+  let free = options.limit ?? Infinity;
+  const slot = () =>
+    free > 0 ? (free--, Promise.resolve()) : new Promise<void>((resolve) => slots.push(resolve));
+  const freeSlot = () => {
+    const next = slots.shift();
+    if (next !== undefined) next();
+    else free++;
+  };
   const arrived = () => {
+    freeSlot();
     if (--waiting === 0) allIn.resolve();
   };
   if (waiting === 0) allIn.resolve();
   const outcomes = Promise.allSettled(keys.map(async (key) => {
+    await slot();
     let counted = false;
     try {
       return await hold(key, async () => {

@@ -78,3 +78,26 @@ Deno.test("whileAllHeld: a failing inner still releases every hold; with no keys
   });
   assert.ok(ran);
 });
+
+Deno.test("whileAllHeld: with a limit, at most that many holds are being taken at once; all end up held", async () => {
+  let taking = 0;
+  let most = 0;
+  let held = 0;
+  let atInner = 0;
+  const hold = async (_k: number, fn: () => Promise<void>) => {
+    taking++;
+    most = Math.max(most, taking);
+    await new Promise((r) => setTimeout(r, 1));
+    taking--;
+    held++;
+    await fn();
+    held--;
+  };
+  await whileAllHeld(Array.from({ length: 20 }, (_, i) => i), hold, () => {
+    atInner = held;
+    return Promise.resolve();
+  }, { limit: 3 });
+  assert.equal(most, 3);
+  assert.equal(atInner, 20);
+  assert.equal(held, 0);
+});
