@@ -65,26 +65,37 @@ const RECOVERY_CONCURRENCY = 16;
 /** Which records a pass looks at: one owner tree, one folder, or every folder. */
 export type RecoveryScope = (record: SidecarRecord) => boolean;
 
-/** The records of `sessionId`'s tree: its children, their children, and so on (same folder). */
-export function ownerTree(
-  records: readonly SidecarRecord[],
+/**
+ * Which of the `running` records belong to `sessionId`'s tree (same folder): each one's chain of
+ * parents is followed through the store (loaded by id, each once) up to the session, or to a parent
+ * that is no sidecar (another top-level session). Reads only the records on those chains.
+ */
+export async function runningTree(
+  store: SidecarStore,
+  running: readonly SidecarRecord[],
   sessionId: string,
   projectPath: string,
-): Set<string> {
-  const byParent = new Map<string, SidecarRecord[]>();
-  for (const r of records) {
-    if (r.parentProjectPath !== projectPath) continue;
-    const list = byParent.get(r.parentSessionId) ?? [];
-    list.push(r);
-    byParent.set(r.parentSessionId, list);
-  }
+): Promise<Set<string>> {
+  const parents = new Map<string, Promise<SidecarRecord | null>>();
+  const parentOf = (id: string) => {
+    let got = parents.get(id);
+    if (got === undefined) {
+      got = store.load(id).then((l) => (l !== null && "record" in l ? l.record : null), () => null);
+      parents.set(id, got);
+    }
+    return got;
+  };
   const out = new Set<string>();
-  const queue = [sessionId];
-  while (queue.length > 0) {
-    for (const child of byParent.get(queue.pop()!) ?? []) {
-      if (out.has(child.id)) continue;
-      out.add(child.id);
-      queue.push(child.id);
+  for (const r of running) {
+    let at: SidecarRecord | null = r;
+    // A chain longer than any real nesting (or a cycle of hand-edited records) is not followed.
+    for (let hops = 0; at !== null && hops < 64; hops++) {
+      if (at.parentProjectPath !== projectPath) break;
+      if (at.parentSessionId === sessionId) {
+        out.add(r.id);
+        break;
+      }
+      at = await parentOf(at.parentSessionId);
     }
   }
   return out;

@@ -4,7 +4,8 @@
 // nothing (every file byte-identical).
 
 import assert from "node:assert/strict";
-import { ownerTree, reconcile } from "./recovery.ts";
+import { reconcile, runningTree } from "./recovery.ts";
+import { MemorySidecarStore } from "../store/memory_store.ts";
 import { FakeClock, FakeProcess, sequentialIds } from "../testing/fakes.ts";
 import { realFs } from "../sys/fs.ts";
 import { storageLayout } from "../config/storage.ts";
@@ -162,21 +163,28 @@ Deno.test("reconcile: an orphan whose lease a live process holds is skipped", as
   }
 });
 
-Deno.test("ownerTree: children, grandchildren, same folder only", () => {
-  const r = (id: string, parent: string, path = FIXTURE_OWNER.parentProjectPath) =>
-    sidecarFixture(id, { parentSessionId: parent, parentProjectPath: path });
+Deno.test("runningTree: running children and grandchildren, through ended parents, same folder only", async () => {
+  const store = new MemorySidecarStore({ clock: new FakeClock() });
+  const r = (
+    id: string,
+    parent: string,
+    status: "running" | "completed",
+    path = FIXTURE_OWNER.parentProjectPath,
+  ) => sidecarFixture(id, { parentSessionId: parent, parentProjectPath: path, status });
   const records = [
-    r("agent-1", "session-s"),
-    r("agent-2", "agent-1"),
-    r("agent-3", "agent-2"),
-    r("agent-4", "session-t"),
-    r("agent-5", "session-s", "/other"),
+    r("agent-1", "session-s", "running"),
+    r("agent-2", "agent-1", "completed"),
+    r("agent-3", "agent-2", "running"), // its parent ended: still of the tree
+    r("agent-4", "session-t", "running"),
+    r("agent-5", "session-s", "running", "/other"),
+    r("agent-6", "agent-gone", "running"), // a parent that is no sidecar: another top-level session
+    r("agent-7", "agent-8", "running"),
+    r("agent-8", "agent-7", "completed"), // a cycle of hand-edited records ends
   ];
-  assert.deepEqual([...ownerTree(records, "session-s", FIXTURE_OWNER.parentProjectPath)].sort(), [
-    "agent-1",
-    "agent-2",
-    "agent-3",
-  ]);
+  for (const record of records) await store.save(record);
+  const running = records.filter((x) => x.status === "running");
+  const tree = await runningTree(store, running, "session-s", FIXTURE_OWNER.parentProjectPath);
+  assert.deepEqual([...tree].sort(), ["agent-1", "agent-3"]);
 });
 
 Deno.test("reconcile: an orphan's recorded process groups still running as started are killed, once", async () => {

@@ -12,11 +12,11 @@ import type { SidecarRecord } from "../store/schema.ts";
 import { messageEvents } from "../session/events.ts";
 import { adoptionEvents, orphanCalls, planAdoption } from "./adoption.ts";
 import {
-  ownerTree,
   queueCompletionNotice,
   reconcile,
   type RecoveryDeps,
   type RecoveryReport,
+  runningTree,
 } from "./recovery.ts";
 import { rebuildHistory } from "../session/history.ts";
 import { completionInboxId } from "./notice.ts";
@@ -35,25 +35,34 @@ export async function recoverSession(
   session: { sessionId: string; projectPath: string; transcript: TranscriptWriter },
 ): Promise<RestartResult> {
   const { store, ports } = deps;
-  const listing = await store.listAll();
-  const tree = ownerTree(listing.records, session.sessionId, session.projectPath);
+  // Only the records that may be running are read (the store's running index), not every record kept:
+  // a continued session with nothing to recover pays a folder listing, not a read of each sidecar.
+  const listing = await store.listRunning();
+  const tree = await runningTree(store, listing.records, session.sessionId, session.projectPath);
   const report = await reconcile(deps, (r) => tree.has(r.id), { listing });
   // Problems of unrelated records belong to `blade tasks recover`, not to this session.
   report.problems = report.problems.filter((p) => tree.has(p.id));
   const read = await readTranscript(ports.fs, session.transcript.path);
   // A background child that ended while its parent was down (or after the parent was killed but
   // before the notice was queued) is queued now, unless the transcript already holds its receipt.
-  const delivered = rebuildHistory(read?.events ?? []).deliveredInboxIds;
-  for (const r of listing.records) {
-    if (r.parentSessionId !== session.sessionId || r.parentProjectPath !== session.projectPath) continue;
-    if (!r.background || delivered.has(completionInboxId(r.id))) continue;
-    const now = await store.load(r.id).catch(() => null);
-    if (now === null || !("record" in now) || now.record.status === "running") continue;
+  // Every child of this session is named in its transcript (the Task call's subtask_ref is written
+  // with the call, before the child's record exists).
+  const history = rebuildHistory(read?.events ?? []);
+  // (The record says whether it ran in the background: a running ref knows only what the call asked.)
+  const children = new Set([...history.subtasks.values()].map((r) => r.agentId));
+  for (const id of children) {
+    if (history.deliveredInboxIds.has(completionInboxId(id))) continue;
+    const loaded = await store.load(id).catch(() => null);
+    const child = loaded !== null && "record" in loaded ? loaded.record : undefined;
+    if (child === undefined || child.status === "running" || !child.background) continue;
+    if (child.parentSessionId !== session.sessionId || child.parentProjectPath !== session.projectPath) {
+      continue;
+    }
     try {
-      await queueCompletionNotice(deps, now.record);
+      await queueCompletionNotice(deps, child);
     } catch (e) {
       report.problems.push({
-        id: r.id,
+        id,
         message: `queueing its completion notice failed: ${describeError(e)}`,
       });
     }

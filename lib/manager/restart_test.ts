@@ -44,9 +44,27 @@ Deno.test("recoverSession queues the notice of a background child that ended whi
       sessionId,
       projectPath,
     });
-    // agent-bg-2's notice was already delivered (its receipt is in the transcript).
+    // The session launched both (each Task call is written with its subtask_ref before the child's
+    // record exists); agent-bg-2's notice was already delivered (its receipt is in the transcript).
+    const launched = (agentId: string, callId: string) => ({
+      type: "subtask_ref" as const,
+      callId,
+      agentId,
+      subagentType: "Explore",
+      description: "Survey the code",
+      background: true,
+      state: "running" as const,
+      lineage: { rootAgentId: agentId, resumeDepth: 0 },
+    });
     await transcript.append([
       { type: "session_created", data: { agentType: "main", model: "m", depth: 0 } },
+      ...messageEvents(ports.ids, {
+        role: "assistant",
+        content: [
+          { type: "tool_call", id: "call_1", name: "Task", input: { subagent_session_id: "agent-bg-1" } },
+          { type: "tool_call", id: "call_2", name: "Task", input: { subagent_session_id: "agent-bg-2" } },
+        ],
+      }, { parts: [launched("agent-bg-1", "call_1"), launched("agent-bg-2", "call_2")] }),
       ...messageEvents(
         ports.ids,
         { role: "user", content: [{ type: "text", text: "notice" }], hidden: true },

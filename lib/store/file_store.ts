@@ -28,6 +28,7 @@ import {
 import type { SidecarRecord } from "./schema.ts";
 import { forEachBounded } from "../sys/concurrency.ts";
 import { commitInGroups, type StagedRecord } from "./group_commit.ts";
+import { RunningIndex } from "./running_index.ts";
 import type {
   GroupChange,
   GroupOutcome,
@@ -84,6 +85,7 @@ export class FileSidecarStore implements SidecarStore {
   #locks = new KeyedLock();
   #parentsReady = false;
   #redact: ((text: string) => string) | undefined;
+  #running: RunningIndex;
 
   constructor(options: FileSidecarStoreOptions) {
     this.#redact = options.redact;
@@ -91,6 +93,7 @@ export class FileSidecarStore implements SidecarStore {
     this.#clock = options.clock;
     this.#storageRoot = options.storageRoot.replace(/[\\/]+$/, "") || "/";
     this.sessionsDir = `${this.#storageRoot}/agents/sessions`;
+    this.#running = new RunningIndex(this.#fs, this.sessionsDir, FILE_MODE);
     this.#cache = new LruCache(options.cacheLimit ?? SIDECAR_CACHE_LIMIT, {
       pinned: (entry) => entry.record.status === "running",
     });
@@ -175,7 +178,7 @@ export class FileSidecarStore implements SidecarStore {
   /** The group commit of SidecarStore.updateMany (group_commit.ts), GROUP_COMMIT_SIZE records at a time. */
   async updateMany(changes: readonly GroupChange[]): Promise<GroupOutcome[]> {
     checkGroupIds(changes);
-    return await commitInGroups(changes, {
+    const outcomes = await commitInGroups(changes, {
       fs: this.#fs,
       dir: this.sessionsDir,
       exclusive: async (fn) => {
@@ -194,6 +197,12 @@ export class FileSidecarStore implements SidecarStore {
       stage: (change) => this.#stage(change),
       forget: (id) => this.#cache.delete(id),
     });
+    for (const o of outcomes) {
+      if ("record" in o && o.written && o.record.status !== "running") {
+        await this.#running.unmark(o.record.id);
+      }
+    }
+    return outcomes;
   }
 
   /** Reads one record under its lock, applies its change and stages the result (temp file fsynced). */
@@ -206,6 +215,7 @@ export class FileSidecarStore implements SidecarStore {
     if (next === null) return { outcome: { record: current.record, written: false } };
     const { record, text } = this.#redacted(next, encodeSidecar(next));
     await this.#ensureParents();
+    if (record.status === "running") await this.#running.mark(id, DIR_MODE);
     const path = this.pathOf(id);
     const temp = await this.#fs.stageAtomic(path, text, { mode: FILE_MODE, dirMode: DIR_MODE });
     return { record, temp, path };
@@ -245,6 +255,35 @@ export class FileSidecarStore implements SidecarStore {
       if (result === null) return;
       if ("record" in result) records.push(result.record);
       else diagnostics.push(result.diagnostic);
+    });
+    records.sort(byRecentActivity);
+    diagnostics.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+    return { records, diagnostics };
+  }
+
+  /**
+   * The records that may be running (see SidecarStore.listRunning): the folder is listed once and
+   * only the records with a running marker are read (running_index.ts); a marker whose record ended
+   * is removed. A folder not indexed yet is listed whole, once, and indexed.
+   */
+  async listRunning(): Promise<SidecarListing> {
+    if (await this.#fs.stat(this.sessionsDir) === null) return { records: [], diagnostics: [] };
+    const names = (await this.#fs.readDir(this.sessionsDir)).map((e) => e.name);
+    const marked = this.#running.markedIn(names);
+    if (marked === null) {
+      const all = await this.listAll();
+      const records = all.records.filter((r) => r.status === "running");
+      await this.#running.index(records.map((r) => r.id));
+      return { records, diagnostics: all.diagnostics };
+    }
+    const records: SidecarRecord[] = [];
+    const diagnostics: SidecarDiagnostic[] = [];
+    await forEachBounded(marked.length, LIST_CONCURRENCY, async (k) => {
+      const id = marked[k]!;
+      const result = await this.load(id);
+      if (result !== null && "diagnostic" in result) diagnostics.push(result.diagnostic);
+      else if (result !== null && result.record.status === "running") records.push(result.record);
+      else await this.#running.unmark(id); // ended or gone: a stale marker
     });
     records.sort(byRecentActivity);
     diagnostics.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
@@ -291,8 +330,11 @@ export class FileSidecarStore implements SidecarStore {
     const path = `${this.sessionsDir}/${record.id}.json`;
     await this.#ensureParents();
     this.#cache.delete(record.id);
+    // Its marker before the record says running (running_index.ts); gone once it says it ended.
+    if (record.status === "running") await this.#running.mark(record.id, DIR_MODE);
     // writeAtomic re-creates the folder when it was deleted and re-asserts its mode every time.
     await this.#fs.writeAtomic(path, text, { mode: FILE_MODE, dirMode: DIR_MODE });
+    if (record.status !== "running") await this.#running.unmark(record.id);
     const info = await this.#fs.lstat(path);
     if (info !== null && info.isFile) {
       this.#cache.set(record.id, { record: structuredClone(record), legacy: false, ...stamp(info) });
@@ -333,6 +375,7 @@ export class FileSidecarStore implements SidecarStore {
       if (predicate !== undefined && !predicate(await this.load(id))) return false;
       this.#cache.delete(id);
       await this.#fs.remove(path);
+      await this.#running.unmark(id);
       return true;
     });
   }

@@ -121,7 +121,9 @@ Deno.test("FileSidecarStore.updateMany: a failed rename keeps that record whole 
       change: (r) => r,
     }]);
     assert.ok(synced.every((o) => "error" in o), "renamed but not durable: reported as failed");
-    const left = [...Deno.readDirSync(store.sessionsDir)].map((e) => e.name).filter((n) => n.startsWith("."));
+    const left = [...Deno.readDirSync(store.sessionsDir)].map((e) => e.name).filter((n) =>
+      n.endsWith(".tmp") || n.endsWith(".lock")
+    );
     assert.deepEqual(left, [], "no temp or lock file is left");
   } finally {
     await Deno.remove(dir, { recursive: true });
@@ -164,6 +166,34 @@ Deno.test("FileSidecarStore.updateMany: a cancel from another process waits for 
     const after = await new FileSidecarStore({ fs: base, clock, storageRoot: dir }).load("agent-c2");
     assert.ok(after !== null && "record" in after);
     assert.equal(after.record.status, "failed");
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("FileSidecarStore.listRunning: a folder of an older version is indexed once; a stale marker is dropped", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "blade-store-" });
+  try {
+    const clock = new FakeClock(FIXTURE_TIME);
+    const store = new FileSidecarStore({ fs: realFs(), clock, storageRoot: dir });
+    // Written as an older version would have: records only, no markers, no index flag.
+    await Deno.mkdir(store.sessionsDir, { recursive: true });
+    for (const [id, status] of [["agent-old-run", "running"], ["agent-old-done", "completed"]] as const) {
+      await Deno.writeTextFile(store.pathOf(id), JSON.stringify(sidecarFixture(id, { status })));
+    }
+    const first = await store.listRunning();
+    assert.deepEqual(first.records.map((r) => r.id), ["agent-old-run"]);
+    const names = () =>
+      [...Deno.readDirSync(store.sessionsDir)].map((e) => e.name).filter((n) => n.startsWith(".")).sort();
+    assert.deepEqual(names(), [".agent-old-run.running", ".~running-index"]);
+    // A crash after the record ended but before its marker went: the next listing drops the marker.
+    await Deno.writeTextFile(
+      store.pathOf("agent-old-run"),
+      JSON.stringify(sidecarFixture("agent-old-run", { status: "failed" })),
+    );
+    const fresh = new FileSidecarStore({ fs: realFs(), clock, storageRoot: dir });
+    assert.deepEqual((await fresh.listRunning()).records, []);
+    assert.deepEqual(names(), [".~running-index"]);
   } finally {
     await Deno.remove(dir, { recursive: true });
   }

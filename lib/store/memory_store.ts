@@ -95,6 +95,11 @@ export class MemorySidecarStore implements SidecarStore {
     return records.filter((r) => isOwnedBy(r, owner));
   }
 
+  async listRunning(): Promise<SidecarListing> {
+    const all = await this.listAll();
+    return { records: all.records.filter((r) => r.status === "running"), diagnostics: all.diagnostics };
+  }
+
   listAll(): Promise<SidecarListing> {
     return Promise.try(() => {
       const records: SidecarRecord[] = [];

@@ -76,6 +76,12 @@ export interface SidecarStore {
   list(owner: SidecarOwner): Promise<SidecarRecord[]>;
   /** Every valid record (most recently active first) and a diagnostic for each unusable one. */
   listAll(): Promise<SidecarListing>;
+  /**
+   * Every valid record that is running (most recently active first), and a diagnostic for each
+   * unusable one among those that may be: what finding orphans needs, without reading every record
+   * the store keeps (the file store keeps an index of running records).
+   */
+  listRunning(): Promise<SidecarListing>;
   /** Removes the stored data of `id` (valid or not); false when there was none. */
   remove(id: string): Promise<boolean>;
   /**

@@ -60,6 +60,9 @@ export class CountingStore implements SidecarStore {
   listAll(): Promise<SidecarListing> {
     return this.#inner.listAll();
   }
+  listRunning(): Promise<SidecarListing> {
+    return this.#inner.listRunning();
+  }
   remove(id: string): Promise<boolean> {
     return this.#inner.remove(id);
   }

@@ -538,13 +538,40 @@ export function storeConformance(name: string, factory: StoreFactory): void {
       }
       if (h.files !== undefined) {
         assert.equal(await Deno.readTextFile(`${h.files.sessionsDir}/agent-g3.json`), before);
-        const left = [...Deno.readDirSync(h.files.sessionsDir)].map((e) => e.name).filter((n) =>
-          n.startsWith(".")
-        );
+        const names = [...Deno.readDirSync(h.files.sessionsDir)].map((e) => e.name);
+        const left = names.filter((n) => n.endsWith(".tmp") || n.endsWith(".lock"));
         assert.deepEqual(left, [], "no temp or lock file is left");
+        // The running index: a marker for the record still running, none for those that ended.
+        assert.deepEqual(names.filter((n) => n.endsWith(".running")).sort(), [".agent-g3.running"]);
       }
     },
   );
+
+  test("listRunning: exactly the running records, also after they end or are removed", async (h) => {
+    const { store } = h;
+    assert.deepEqual(await store.listRunning(), { records: [], diagnostics: [] });
+    for (const id of ["agent-run1", "agent-run2", "agent-run3"]) await store.save(sidecarFixture(id));
+    await store.save(sidecarFixture("agent-done", { status: "completed" }));
+    const ids = async () => (await store.listRunning()).records.map((r) => r.id).sort();
+    assert.deepEqual(await ids(), ["agent-run1", "agent-run2", "agent-run3"]);
+    await store.update("agent-run1", {});
+    await store.markCompleted("agent-run1", {
+      status: "cancelled",
+      result: { success: false, message: "" },
+      completedAt: 1,
+    });
+    await store.updateMany([{ id: "agent-run2", change: (r) => ({ ...r, status: "failed" }) }]);
+    await store.remove("agent-run3");
+    assert.deepEqual(await ids(), []);
+    await store.save(sidecarFixture("agent-run4"));
+    assert.deepEqual(await ids(), ["agent-run4"]);
+    if (h.files !== undefined) {
+      const markers = [...Deno.readDirSync(h.files.sessionsDir)].map((e) => e.name).filter((n) =>
+        n.endsWith(".running")
+      );
+      assert.deepEqual(markers, [".agent-run4.running"]);
+    }
+  });
 
   test("updateMany refuses an id twice and checks every id before touching storage", async ({ store }) => {
     await store.save(sidecarFixture("agent-twice"));
