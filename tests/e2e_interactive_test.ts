@@ -709,3 +709,44 @@ Deno.test("interactive: Ctrl-C while a foreground child runs cancels the turn an
   const log = await events(transcriptPath(sandbox, sessionIdOn(await term.history())));
   assert.deepEqual(log.flatMap((e) => (e.type === "turn_aborted" ? [e.data.cause] : [])), ["cancelled"]);
 });
+
+Deno.test("interactive: /permissions autoEdit lets the next write run without a question; /model names the model of the next request", async () => {
+  await using sandbox = await bladeSandbox();
+  const lastUserText = (request: RecordedRequest<AnthropicRequestBody>) =>
+    textsOf(request.body, "user").at(-1) ?? "";
+  await using server = startFakeAnthropicServer({
+    handler: (request) => {
+      const last = request.body.messages.at(-1);
+      const afterTool = last?.content.some((b) => b.type === "tool_result") === true;
+      if (!afterTool && lastUserText(request) === "write the file") {
+        return fakeTurn({
+          toolCalls: [{ name: "Write", input: { file_path: "out.txt", content: "written" } }],
+        });
+      }
+      return fakeTurn({ text: afterTool ? "Wrote it." : "Hello." });
+    },
+  });
+  await using term = await anthropicTerminal(sandbox, server, ["--trust-workspace"]);
+  await term.waitFor("/help for commands");
+  await term.type("/permissions");
+  await term.press("Enter");
+  await term.waitFor("Permission mode: default.");
+  await term.type("/permissions autoEdit");
+  await term.press("Enter");
+  await term.waitFor("Permission mode is now autoEdit for this session.");
+  await term.type("/model haiku");
+  await term.press("Enter");
+  await term.waitFor("Model is now claude-haiku-4-5 for this session.");
+  await term.type("write the file");
+  await term.press("Enter");
+  await term.waitFor("Wrote it.");
+  await term.waitFor((s) => !s.includes("Working…"), { visibleOnly: true });
+  assert.doesNotMatch(await term.history(), /Allow Write/);
+  assert.equal(await Deno.readTextFile(`${sandbox.workspace}/out.txt`), "written");
+  assert.deepEqual([...new Set(server.requests.map((r) => r.body.model))], ["claude-haiku-4-5"]);
+  await term.type("/status");
+  await term.press("Enter");
+  await term.waitFor(/Model\s+claude-haiku-4-5\nMode\s+autoEdit/);
+  await term.press("C-d");
+  assert.equal(await term.exitCode(), 0);
+});
