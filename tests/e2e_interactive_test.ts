@@ -750,3 +750,20 @@ Deno.test("interactive: /permissions autoEdit lets the next write run without a 
   await term.press("C-d");
   assert.equal(await term.exitCode(), 0);
 });
+
+Deno.test("interactive: SIGTERM mid-turn leaves like /exit once the turn's end is written (exit 143), the session saved", async () => {
+  await using sandbox = await bladeSandbox();
+  await using server = startFakeAnthropicServer({ handler: () => fakeHang() });
+  await using term = await anthropicTerminal(sandbox, server);
+  await term.waitFor("/help for commands");
+  await term.type("hang please");
+  await term.press("Enter");
+  await term.waitFor("Working…");
+  for (let i = 0; i < 600 && server.requests.length === 0; i++) await new Promise((r) => setTimeout(r, 50));
+  assert.equal(server.requests.length, 1, "the request reached the server");
+  await term.kill("SIGTERM");
+  assert.equal(await term.exitCode(), 143);
+  const id = sessionIdOn(await term.history());
+  const log = await events(transcriptPath(sandbox, id));
+  assert.deepEqual(log.flatMap((e) => (e.type === "turn_aborted" ? [e.data.cause] : [])), ["cancelled"]);
+});

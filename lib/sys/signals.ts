@@ -14,6 +14,19 @@ export function onInterrupt(handler: () => void): () => void {
   };
 }
 
+/**
+ * The interactive session's signals: SIGINT (a `kill -INT`; Ctrl-C itself arrives as a key) calls
+ * `interrupt`, SIGTERM calls `leave` (Windows has no SIGTERM listener).
+ */
+export function onSessionSignals(interrupt: () => void, leave: () => void): () => void {
+  Deno.addSignalListener("SIGINT", interrupt);
+  if (Deno.build.os !== "windows") Deno.addSignalListener("SIGTERM", leave);
+  return () => {
+    Deno.removeSignalListener("SIGINT", interrupt);
+    if (Deno.build.os !== "windows") Deno.removeSignalListener("SIGTERM", leave);
+  };
+}
+
 /** Reads all of stdin as text. */
 export async function readStdin(): Promise<string> {
   const chunks: Uint8Array[] = [];

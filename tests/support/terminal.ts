@@ -97,6 +97,17 @@ export class BladeTerminal implements AsyncDisposable {
     return await Deno.readFile(this.#recording);
   }
 
+  /** Sends `signal` to Blade itself (the pane's shell's child), as `kill` from another terminal would. */
+  async kill(signal: Deno.Signal): Promise<void> {
+    const shell = (await tmux(this.#socket, ["list-panes", "-F", "#{pane_pid}"])).trim();
+    const children = await Deno.readTextFile(`/proc/${shell}/task/${shell}/children`);
+    const pid = Number(children.trim().split(/\s+/)[0]);
+    if (!Number.isInteger(pid) || pid <= 0) {
+      throw new Error(`Blade is not running in the pane (shell ${shell})`);
+    }
+    Deno.kill(pid, signal);
+  }
+
   /** Types text literally (no key names). */
   async type(text: string): Promise<void> {
     await tmux(this.#socket, ["send-keys", "-l", text]);

@@ -9,10 +9,10 @@ import { type Component, Editor, matchesKey, ProcessTerminal, TUI } from "@mario
 import type { Approver } from "../../protocol/approval.ts";
 import { Approvals } from "./approvals.ts";
 import type { Ports } from "../../sys/mod.ts";
-import { BladeError, usageError } from "../../errors.ts";
+import { usageError } from "../../errors.ts";
 import { type App, createApp } from "../../app.ts";
 import { PERMISSION_MODES } from "../../protocol/permission_mode.ts";
-import { onInterrupt } from "../../sys/signals.ts";
+import { onSessionSignals } from "../../sys/signals.ts";
 import type { Io } from "../io.ts";
 import { reportError } from "../report_error.ts";
 import { appFlagsOf, rulesFromFlags } from "../print_flags.ts";
@@ -30,6 +30,9 @@ import { runSlash, type SlashContext } from "./slash_commands.ts";
 
 // deno-lint-ignore no-explicit-any
 type Values = Record<string, any>;
+
+/** The exit code after SIGTERM (128 + 15, as a shell reports a process ended by it). */
+const EXIT_TERMINATED = 143;
 
 /** Two Ctrl-C at an empty prompt within this window leave the session. */
 const DOUBLE_CTRL_C_MS = 3000;
@@ -179,10 +182,19 @@ class Repl {
     this.view.print(this.#theme.dim("Press Ctrl-C again to exit (or Ctrl-D, /exit)."));
   }
 
-  /** Called by the signal handler: SIGINT behaves like Ctrl-C, SIGTERM leaves. */
+  /** SIGINT: interrupts the running turn, or leaves when none runs. */
   signal(): void {
     if (this.#turns.running) this.#turns.interrupt();
     else void this.close();
+  }
+
+  /** Set once SIGTERM asked the session to leave (the exit code says so). */
+  terminated = false;
+
+  /** SIGTERM: leaves as /exit does (the running turn is interrupted and written first). */
+  terminate(): void {
+    this.terminated = true;
+    void this.close();
   }
 
   async #submit(raw: string): Promise<void> {
@@ -302,10 +314,18 @@ class Repl {
       this.#tui.requestRender();
       await new Promise((r) => setTimeout(r, 50));
       this.#tui.stop();
-      if (open !== undefined) this.cancelled = await closeReplSession(open, this.#app.workspace);
-      this.#closed();
+      try {
+        if (open !== undefined) this.cancelled = await closeReplSession(open, this.#app.workspace);
+      } catch (e) {
+        this.closeError = e; // reported once the screen is given back
+      } finally {
+        this.#closed();
+      }
     })();
   }
+
+  /** Why closing the session failed (a durable write, the lease), if it did. */
+  closeError: unknown;
 }
 
 export async function runInteractive(
@@ -334,20 +354,20 @@ export async function runInteractive(
   const mcp = await startMcp(app, mcpFlagsOf(values), io);
   const flags: SessionFlags = { prompts, rules, mcp };
   const repl = new Repl(app, values, flags, theme, view);
-  const disposeSignals = onInterrupt(() => repl.signal());
+  const disposeSignals = onSessionSignals(() => repl.signal(), () => repl.terminate());
   try {
     await repl.start(positionals.length === 0 ? undefined : positionals.join(" "));
     await repl.done;
   } catch (e) {
     await repl.close().catch(() => {});
-    if (e instanceof BladeError) throw e;
     throw e;
   } finally {
     disposeSignals();
     await mcp?.close();
   }
+  if (repl.closeError !== undefined) throw repl.closeError;
   const id = repl.sessionId;
   if (repl.cancelled.length > 0) io.out(`Cancelled background tasks: ${repl.cancelled.join(", ")}\n`);
   io.out(`\nSession ${id} saved.\nResume it with: blade --resume ${id}\n`);
-  return 0;
+  return repl.terminated ? EXIT_TERMINATED : 0;
 }
