@@ -100,8 +100,9 @@ export class BladeTerminal implements AsyncDisposable {
   /** Sends `signal` to Blade itself (the pane's shell's child), as `kill` from another terminal would. */
   async kill(signal: Deno.Signal): Promise<void> {
     const shell = (await tmux(this.#socket, ["list-panes", "-F", "#{pane_pid}"])).trim();
-    const children = await Deno.readTextFile(`/proc/${shell}/task/${shell}/children`);
-    const pid = Number(children.trim().split(/\s+/)[0]);
+    // pgrep rather than /proc/<pid>/task/<pid>/children, which Deno grants only with --allow-all.
+    const found = await new Deno.Command("pgrep", { args: ["-P", shell], stdout: "piped" }).output();
+    const pid = Number(new TextDecoder().decode(found.stdout).trim().split(/\s+/)[0]);
     if (!Number.isInteger(pid) || pid <= 0) {
       throw new Error(`Blade is not running in the pane (shell ${shell})`);
     }
