@@ -150,9 +150,10 @@ export async function stageAtomic(
   try {
     let written = 0;
     while (written < data.length) written += file.writeSync(data.subarray(written));
+    // The umask may have taken bits off the mode asked for: set it then (not otherwise, see ensureDir).
+    if (!isWindows && (file.statSync().mode! & 0o7777) !== mode) Deno.chmodSync(tmp, mode);
     await file.sync();
     file.close();
-    if (!isWindows) Deno.chmodSync(tmp, mode);
   } catch (e) {
     try {
       file.close();
@@ -166,12 +167,18 @@ export async function stageAtomic(
 /** mkdir -p; the leaf folder's mode is (re-)asserted every time. */
 export async function ensureDir(path: string, mode = 0o700): Promise<void> {
   await Deno.mkdir(path, { recursive: true, mode });
+  // Always: opening the storage root for writing relies on it failing on a read-only file system.
   if (!isWindows) await Deno.chmod(path, mode);
 }
 
+/**
+ * ensureDir before an atomic write: the mode is changed only when it differs (a chmod, even to the
+ * same mode, is a journaled inode update; a group commit asserts its folder a thousand times), and a
+ * read-only folder fails at the temp file's creation instead.
+ */
 function ensureDirSync(path: string, mode: number): void {
   Deno.mkdirSync(path, { recursive: true, mode });
-  if (!isWindows) Deno.chmodSync(path, mode);
+  if (!isWindows && (Deno.statSync(path).mode! & 0o7777) !== mode) Deno.chmodSync(path, mode);
 }
 
 /** `op`, with the path noted on its error. */
