@@ -5,7 +5,7 @@
 // children are asked one at a time; "always" is remembered for the same tool and the same
 // command or path until the session ends. The answer itself is recorded by the loop (approval_step.ts).
 
-import { type Component, SelectList } from "@mariozechner/pi-tui";
+import { type Component, matchesKey, SelectList } from "@mariozechner/pi-tui";
 import type { ApprovalAnswer, ApprovalRequest } from "../../protocol/approval.ts";
 import type { Theme } from "./theme.ts";
 import { writtenOut } from "../sanitize.ts";
@@ -92,6 +92,10 @@ export class Approvals {
       3,
       t.select,
     );
+    const guarded = typedTextGuard(
+      list,
+      () => view.print(t.dim("  Typed text is not an answer: choose with ↑/↓ and Enter (Esc: No).")),
+    );
     const answer = await new Promise<ApprovalAnswer>((resolve) => {
       const done = (a: ApprovalAnswer) => {
         this.#open = undefined;
@@ -104,7 +108,7 @@ export class Approvals {
       list.onSelect = (item) => done(item.value as ApprovalAnswer);
       list.onCancel = () => done("deny");
       this.#open = done;
-      this.#host.swapInput(list);
+      this.#host.swapInput(guarded);
     });
     if (answer === "allow_always") this.#always.add(approvalKey(request));
     const said = answer === "allow_once"
@@ -115,4 +119,30 @@ export class Approvals {
     view.print(`  → ${said}`);
     return answer;
   }
+}
+
+/**
+ * The choice list, except that text typed while it is shown (a prompt typed ahead while the agent
+ * worked) is not an answer: it is dropped, and the Enter that ends it answers nothing (`warn` says
+ * so), so a question that appears mid-typing is never approved by the typist's Enter.
+ */
+function typedTextGuard(list: SelectList, warn: () => void): Component {
+  let typed = false;
+  const navigation = ["up", "down", "escape", "ctrl+c"] as const;
+  return {
+    render: (width) => list.render(width),
+    invalidate: () => list.invalidate(),
+    handleInput: (data) => {
+      if (matchesKey(data, "enter")) {
+        if (!typed) return list.handleInput(data);
+        typed = false;
+        return warn();
+      }
+      if (!data.startsWith("\x1b") && !navigation.some((k) => matchesKey(data, k))) {
+        typed = true;
+        return;
+      }
+      list.handleInput(data);
+    },
+  };
 }

@@ -51,6 +51,19 @@ describe("Approvals", () => {
     assert.equal(h.shown(), undefined, "the editor is back");
   });
 
+  it("text typed while the question is shown is not an answer: the Enter that ends it does not approve", async () => {
+    const h = harness();
+    let settled: string | undefined;
+    const answer = h.approvals.ask(bash("rm -rf build"), new AbortController().signal);
+    void answer.then((a) => (settled = a));
+    await h.press(..."run the tests", ENTER);
+    await new Promise((r) => setTimeout(r, 0));
+    assert.equal(settled, undefined, "the typed prompt's Enter answered the question");
+    assert.match(h.screen(), /Typed text is not an answer/);
+    await h.press(DOWN, DOWN, ENTER);
+    assert.equal(await answer, "deny");
+  });
+
   const hidden: [string, string, string][] = [
     [
       "an OSC title hiding a second command",
