@@ -679,36 +679,38 @@ Deno.test('interactive: blade "prompt" starts with it; --continue and --resume <
   }
 });
 
-Deno.test("interactive: Ctrl-C while a foreground child runs cancels the turn and the child (its sidecar says cancelled)", async () => {
-  await using sandbox = await bladeSandbox();
-  await using server = startFakeAnthropicServer({
-    handler: (request) => {
-      if (firstUserText(request).startsWith("Wait forever")) return fakeHang();
-      return answers(request) === 0
-        ? fakeTurn({ toolCalls: [task("general-purpose", "wait forever", "Wait forever, please.")] })
-        : fakeTurn({ text: "Unexpected." });
-    },
+for (const [key, name] of [["C-c", "Ctrl-C"], ["Escape", "Esc"]] as const) {
+  Deno.test(`interactive: ${name} while a foreground child runs cancels the turn and the child (its sidecar says cancelled)`, async () => {
+    await using sandbox = await bladeSandbox();
+    await using server = startFakeAnthropicServer({
+      handler: (request) => {
+        if (firstUserText(request).startsWith("Wait forever")) return fakeHang();
+        return answers(request) === 0
+          ? fakeTurn({ toolCalls: [task("general-purpose", "wait forever", "Wait forever, please.")] })
+          : fakeTurn({ text: "Unexpected." });
+      },
+    });
+    await using term = await anthropicTerminal(sandbox, server);
+    await term.waitFor("/help for commands");
+    await term.type("delegate and wait");
+    await term.press("Enter");
+    await term.waitFor(/general-purpose · wait forever · \d+s · thinking/);
+    // Interrupt only once the child's request reached the server (its Worker is running).
+    for (let i = 0; i < 600 && server.requests.length < 2; i++) await new Promise((r) => setTimeout(r, 50));
+    assert.equal(server.requests.length, 2, "the parent's and the child's requests");
+    await term.press(key);
+    await term.waitFor("Interrupted: the turn was cancelled.");
+    const screen = await term.waitFor(/↳ general-purpose cancelled: wait forever/);
+    assert.doesNotMatch(screen, /✗ Task/, "the child's end is told once");
+    await term.waitFor((s) => !/Working…|wait forever · \d+s/.test(s), { visibleOnly: true });
+    const [record] = await readSidecars(sandbox.storage);
+    assert.equal(record?.status, "cancelled");
+    await term.press("C-d");
+    assert.equal(await term.exitCode(), 0);
+    const log = await events(transcriptPath(sandbox, sessionIdOn(await term.history())));
+    assert.deepEqual(log.flatMap((e) => (e.type === "turn_aborted" ? [e.data.cause] : [])), ["cancelled"]);
   });
-  await using term = await anthropicTerminal(sandbox, server);
-  await term.waitFor("/help for commands");
-  await term.type("delegate and wait");
-  await term.press("Enter");
-  await term.waitFor(/general-purpose · wait forever · \d+s · thinking/);
-  // Interrupt only once the child's request reached the server (its Worker is running).
-  for (let i = 0; i < 600 && server.requests.length < 2; i++) await new Promise((r) => setTimeout(r, 50));
-  assert.equal(server.requests.length, 2, "the parent's and the child's requests");
-  await term.press("C-c");
-  await term.waitFor("Interrupted: the turn was cancelled.");
-  const screen = await term.waitFor(/↳ general-purpose cancelled: wait forever/);
-  assert.doesNotMatch(screen, /✗ Task/, "the child's end is told once");
-  await term.waitFor((s) => !/Working…|wait forever · \d+s/.test(s), { visibleOnly: true });
-  const [record] = await readSidecars(sandbox.storage);
-  assert.equal(record?.status, "cancelled");
-  await term.press("C-d");
-  assert.equal(await term.exitCode(), 0);
-  const log = await events(transcriptPath(sandbox, sessionIdOn(await term.history())));
-  assert.deepEqual(log.flatMap((e) => (e.type === "turn_aborted" ? [e.data.cause] : [])), ["cancelled"]);
-});
+}
 
 Deno.test("interactive: /permissions autoEdit lets the next write run without a question; /model names the model of the next request", async () => {
   await using sandbox = await bladeSandbox();
