@@ -44,3 +44,17 @@ Deno.test("has() does not refresh an entry; delete() removes it", () => {
   assert.equal(cache.get("b"), undefined);
   assert.equal(cache.size, 1);
 });
+
+Deno.test("LruCache: a cache full of pinned entries keeps them all, and evicts the unpinned ones among them first", () => {
+  const cache = new LruCache<string, { pinned: boolean }>(2, { pinned: (v) => v.pinned });
+  for (let i = 0; i < 5; i++) cache.set(`p${i}`, { pinned: true });
+  assert.equal(cache.size, 5);
+  cache.set("u1", { pinned: false });
+  assert.equal(cache.has("u1"), false, "over the limit: the only evictable entry goes");
+  cache.set("p0", { pinned: false }); // no longer pinned: evictable now
+  assert.equal(cache.has("p0"), false);
+  assert.equal(cache.size, 4);
+  cache.delete("p1");
+  cache.delete("missing");
+  assert.equal(cache.size, 3);
+});
