@@ -223,7 +223,7 @@ Deno.test("interactive: Ctrl-C mid-turn cancels it (turn_aborted cancelled) and 
   await term.press("C-c");
   await term.waitFor("Interrupted: the turn was cancelled.");
   await term.waitFor((s) => !s.includes("Working…"), { visibleOnly: true });
-  await term.type("are you there?");
+  await term.type("are you there? (my key is test-key)");
   await term.press("Enter");
   await term.waitFor("Still here.");
   await term.waitFor((s) => !s.includes("Working…"), { visibleOnly: true });
@@ -236,6 +236,10 @@ Deno.test("interactive: Ctrl-C mid-turn cancels it (turn_aborted cancelled) and 
   const aborted = log.filter((e) => e.type === "turn_aborted");
   assert.deepEqual(aborted.map((e) => e.type === "turn_aborted" && e.data.cause), ["cancelled"]);
   assert.equal(log.filter((e) => e.type === "turn_completed").length, 1);
+  // The provider key typed into a prompt is redacted in the prompt history as in the transcript.
+  const [project] = [...Deno.readDirSync(`${sandbox.storage}/projects`)];
+  const history = await Deno.readTextFile(`${sandbox.storage}/projects/${project!.name}/prompt-history.json`);
+  assert.match(history, /are you there\? \(my key is \[REDACTED\]\)/);
 });
 
 Deno.test("interactive: /agents, history that survives a restart (0600), and a multi-line prompt (trailing \\, Shift+Enter)", async (t) => {

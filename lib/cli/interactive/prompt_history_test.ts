@@ -21,6 +21,17 @@ describe("PromptHistory", () => {
     await Deno.remove(dir, { recursive: true });
   });
 
+  it("never writes a configured secret: it is redacted before the file is written", async () => {
+    const dir = await Deno.makeTempDir();
+    const path = `${dir}/h.json`;
+    const redact = (text: string) => text.replaceAll("sk-ant-SECRET", "[REDACTED]");
+    const history = new PromptHistory(realFs(), path, { redact });
+    await history.add("use the key sk-ant-SECRET for this");
+    assert.ok(!(await Deno.readTextFile(path)).includes("sk-ant-SECRET"));
+    assert.deepEqual(await new PromptHistory(realFs(), path).load(), ["use the key [REDACTED] for this"]);
+    await Deno.remove(dir, { recursive: true });
+  });
+
   it("reads a damaged file as an empty history", async () => {
     const dir = await Deno.makeTempDir();
     await Deno.writeTextFile(`${dir}/h.json`, "{not json");

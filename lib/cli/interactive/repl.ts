@@ -66,7 +66,9 @@ class Repl {
     this.view = view;
     this.#tui = new TUI(new ProcessTerminal());
     this.#editor = new Editor(this.#tui, theme.editor);
-    this.#history = new PromptHistory(app.ports.fs, app.layout.promptHistoryPath(app.workspace));
+    this.#history = new PromptHistory(app.ports.fs, app.layout.promptHistoryPath(app.workspace), {
+      redact: (text) => app.redact(text),
+    });
     const host = { view, theme, swapInput: (c: Component | undefined) => this.#swapInput(c) };
     this.#approvals = new Approvals(host);
     this.#questions = new Questions(host);
