@@ -220,9 +220,17 @@ Deno.test("interactive: Ctrl-C mid-turn cancels it (turn_aborted cancelled) and 
   // next prompt's request the server's first, the one that hangs (a race on a loaded machine).
   for (let i = 0; i < 600 && server.requests.length === 0; i++) await new Promise((r) => setTimeout(r, 50));
   assert.equal(server.requests.length, 1, "the first request reached the server");
+  // A prompt typed during the turn queues; interrupting the turn puts it back in the editor, unsent.
+  await term.type("a queued prompt");
+  await term.press("Enter");
+  await term.waitFor("(queued) a queued prompt");
   await term.press("C-c");
   await term.waitFor("Interrupted: the turn was cancelled.");
-  await term.waitFor((s) => !s.includes("Working…"), { visibleOnly: true });
+  await term.waitFor((s) => !s.includes("Working…") && editorLines(s).join("") === "a queued prompt", {
+    visibleOnly: true,
+  });
+  await term.press("C-c"); // clears it
+  await term.waitFor((s) => editorLines(s).length === 0, { visibleOnly: true });
   await term.type("are you there? (my key is test-key)");
   await term.press("Enter");
   await term.waitFor("Still here.");

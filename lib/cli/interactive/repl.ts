@@ -158,17 +158,26 @@ class Repl {
         return { consume: true };
       }
       if (this.#turns.busy) {
-        this.#turns.interrupt();
+        this.#interrupt();
         return { consume: true };
       }
     }
     return undefined;
   }
 
+  /** Interrupts the turn; prompts queued behind it go back into the editor (or are named), unsent. */
+  #interrupt(): void {
+    const unsent = this.#turns.interrupt();
+    if (unsent.length === 0) return;
+    if (this.#editor.getText() === "") this.#editor.setText(unsent.join("\n"));
+    else this.view.print(this.#theme.dim(`Not sent: ${unsent.map((p) => clean(p)).join(" · ")}`));
+    this.#tui.requestRender();
+  }
+
   #ctrlC(): void {
     if (this.#questions.waitingForLine) return this.#questions.cancel();
     // A notice check that has not started a turn yet is not something to interrupt.
-    if (this.#turns.busy) return this.#turns.interrupt();
+    if (this.#turns.busy) return this.#interrupt();
     if (this.#editor.getText() !== "") {
       this.#editor.setText("");
       this.#lastCtrlC = -Infinity;
@@ -186,7 +195,7 @@ class Repl {
 
   /** SIGINT: interrupts the running turn, or leaves when none runs. */
   signal(): void {
-    if (this.#turns.running) this.#turns.interrupt();
+    if (this.#turns.running) this.#interrupt();
     else void this.close();
   }
 

@@ -46,10 +46,12 @@ export class Turns {
     this.#idle?.abort();
   }
 
-  /** Cancels the running turn (and its foreground children) and the queued prompts. */
-  interrupt(): void {
+  /** Cancels the running turn (and its foreground children); returns the queued prompts, now unsent. */
+  interrupt(): string[] {
+    const unsent = this.#queue;
     this.#queue = [];
     this.#running?.abort(new Error("interrupted"));
+    return unsent;
   }
 
   /** Looks again (the session changed). */
