@@ -43,6 +43,21 @@ describe("permission gate for MCP tools (kind external)", () => {
     }
   });
 
+  it("a refusal the interactive session may ask about is askable; dontAsk and plan refusals are not", () => {
+    const t = "mcp__github__create_issue";
+    const table: [PermissionMode, boolean, boolean][] = [
+      ["default", false, true],
+      ["autoEdit", false, true],
+      ["dontAsk", false, false],
+      ["plan", false, false],
+    ];
+    for (const [mode, readOnly, askable] of table) {
+      const d = gate(t, mode, [], readOnly);
+      assert.equal(d.allow, false, mode);
+      assert.equal(d.allow ? undefined : d.askable, askable, mode);
+    }
+  });
+
   it("every refusal says what was refused, why and the rule that would allow it", () => {
     const d = gate("mcp__github__create_issue", "default", []);
     assert.equal(d.allow, false);
