@@ -102,7 +102,10 @@ async function continueSession(ports: Ports, o: OpenSessionOptions, id: string):
   const read = await readTranscript(ports.fs, path);
   if (read === null) {
     throw new BladeError("no_session", `Session ${id} was not found in this workspace.`, {
-      hint: "Sessions belong to the folder they were started in; list them with `ls ~/.blade/projects/`.",
+      hint: "Sessions belong to the folder they were started in; this folder's are the " +
+        `session-<id>.jsonl files in ${
+          o.layout.projectDir(o.workspace)
+        } (\`blade\`, then /resume, lists them).`,
     });
   }
   // An empty file is a session whose first line never reached the disk (it was full): it starts now.

@@ -93,7 +93,10 @@ Deno.test("a session of another folder, an unknown id, or nothing to continue ar
     const other = await openSession(ports, { layout, workspace: "/home/dev/other", model: "m" });
     await assert.rejects(
       openSession(ports, { layout, workspace: WORKSPACE, model: "m", resume: other.sessionId }),
-      (e) => isCode("no_session")(e) && /was not found in this workspace/.test((e as Error).message),
+      (e) =>
+        isCode("no_session")(e) && /was not found in this workspace/.test((e as Error).message) &&
+        // The hint names this folder's sessions under the storage root in use, wherever it is.
+        (e as BladeError).hint?.includes(layout.projectDir(WORKSPACE)) === true,
     );
     await assert.rejects(
       openSession(ports, { layout, workspace: WORKSPACE, model: "m", resume: "../escape" }),
