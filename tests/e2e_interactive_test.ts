@@ -262,6 +262,7 @@ Deno.test("interactive: /agents, history that survives a restart (0600), and a m
       env: { ...sandbox.env, NO_COLOR: "1" },
       columns: 60,
       extendedKeys: true,
+      record: true,
     });
   {
     await using term = await start();
@@ -272,6 +273,7 @@ Deno.test("interactive: /agents, history that survives a restart (0600), and a m
     await term.type("first line \\");
     await term.press("Enter");
     await term.type("second line");
+    await term.waitForModifiedKeys();
     await term.press("S-Enter");
     await term.type("third line");
     await term.press("Enter");

@@ -166,6 +166,24 @@ export class BladeTerminal implements AsyncDisposable {
     throw new Error(`timed out waiting for ${String(want)}; the terminal shows:\n${last}`);
   }
 
+  /**
+   * Waits until the application has asked the terminal for modified keys (kitty's keyboard protocol or
+   * xterm's modifyOtherKeys), so a modified key such as S-Enter reaches it as a key: before that,
+   * tmux 3.3 types an unknown key's name as text. pi-tui asks 150 ms after it starts, which a loaded
+   * machine can make late. Needs `record: true` and `extendedKeys: true`.
+   */
+  async waitForModifiedKeys(timeoutMs = 60_000): Promise<void> {
+    const deadline = Date.now() + timeoutMs;
+    while (Date.now() < deadline) {
+      const text = new TextDecoder().decode(await this.output());
+      const on = Math.max(text.lastIndexOf("\x1b[>4;2m"), text.lastIndexOf("\x1b[>7u"));
+      const off = Math.max(text.lastIndexOf("\x1b[>4;0m"), text.lastIndexOf("\x1b[<u"));
+      if (on > off) return;
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    throw new Error("timed out waiting for the application to enable modified keys");
+  }
+
   /** Waits until Blade has exited and returns its exit code. */
   async exitCode(timeoutMs = 60_000): Promise<number> {
     const deadline = Date.now() + timeoutMs;
