@@ -50,6 +50,7 @@ export const BLADE_ERROR_CODES = [
   "worktree_lease_mismatch",
   "worktree_no_commit",
   "worktree_not_git",
+  "worktree_workspace_outside",
   // Building a release (scripts/release.ts, scripts/bundle.ts, scripts/compile_payload.ts).
   "bundle_failed",
   "compile_failed",

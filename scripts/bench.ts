@@ -190,7 +190,7 @@ async function groupRows(
           min: w.minTotalMs,
           max: w.maxTotalMs,
           n: w.runs,
-        }, `bare git ${w.bareGitMs.toFixed(0)} ms`),
+        }, `bare git ${w.bareGitMs.toFixed(0)} ms, ${w.files} file creates ${w.filesFloorMs.toFixed(0)} ms`),
       ];
     }
   }

@@ -3,7 +3,9 @@
 // of a clean successful child (the changed-files and commits check, `git worktree remove`, branch
 // deletion) in a repository of 1,000 committed files, through the same code a launch uses
 // (lib/worktree/lifecycle.ts), next to bare `git worktree add` + `remove` + `branch -D` (git's own cost:
-// the checkout of 1,000 files dominates). Medians of BLADE_BENCH_RUNS runs (default 9).
+// the checkout of 1,000 files dominates), and next to the disk's own floor: creating the same 1,000 files
+// in a fresh folder and deleting them, which no git option can undercut. Medians of BLADE_BENCH_RUNS runs
+// (default 9), the three measured in turn within each run so load on a shared machine hits them alike.
 // Part of `deno task bench`; alone: `deno run -A scripts/bench_worktree.ts`.
 
 import { median } from "./bench_common.ts";
@@ -22,6 +24,17 @@ export interface WorktreeBenchFigure {
   maxTotalMs: number;
   /** Bare `git worktree add` + `git worktree remove` + `git branch -D` in the same repository: git's own cost. */
   bareGitMs: number;
+  /** Writing the 1,000 files into a fresh folder and removing it: what the disk costs, git or not. */
+  filesFloorMs: number;
+}
+
+/** The repository's files: `src/m<i % 20>/f<i>.ts`. */
+async function writeFiles(root: string, files: number): Promise<void> {
+  for (let i = 0; i < files; i++) {
+    const sub = join(root, "src", `m${i % 20}`);
+    if (i < 20) await Deno.mkdir(sub, { recursive: true });
+    await Deno.writeTextFile(join(sub, `f${i}.ts`), `export const v${i} = ${i};\n`);
+  }
 }
 
 export async function benchWorktree(
@@ -38,11 +51,7 @@ export async function benchWorktree(
     if (!r.ok) throw new Error(`git ${args.join(" ")}: ${r.stderr}`);
   };
   try {
-    for (let i = 0; i < files; i++) {
-      const sub = join(repo, "src", `m${i % 20}`);
-      if (i < 20) await ports.fs.ensureDir(sub, 0o755);
-      await ports.fs.writeText(join(sub, `f${i}.ts`), `export const v${i} = ${i};\n`);
-    }
+    await writeFiles(repo, files);
     await must(repo, ["init", "--quiet", "-b", "main"]);
     await must(repo, ["add", "-A"]);
     await must(repo, ["commit", "--quiet", "-m", "files"]);
@@ -56,7 +65,13 @@ export async function benchWorktree(
     const finish: number[] = [];
     const total: number[] = [];
     const bare: number[] = [];
+    const floor: number[] = [];
     for (let run = 0; run <= runs; run++) {
+      const f0 = performance.now();
+      const plain = join(dir, `plain-${run}`);
+      await writeFiles(plain, files);
+      await Deno.remove(plain, { recursive: true });
+      if (run > 0) floor.push(performance.now() - f0);
       const b0 = performance.now();
       const path = join(dir, `bare-${run}`);
       await must(repo, ["worktree", "add", "--quiet", "-b", `bare-${run}`, path, "HEAD"]);
@@ -83,6 +98,7 @@ export async function benchWorktree(
       minTotalMs: Math.min(...total),
       maxTotalMs: Math.max(...total),
       bareGitMs: median(bare),
+      filesFloorMs: median(floor),
     };
   } finally {
     await ports.fs.remove(dir, { recursive: true }).catch(() => {});
@@ -93,7 +109,8 @@ export function formatWorktreeBench(f: WorktreeBenchFigure): string {
   return `worktree prepare + finish (clean child, ${f.files} files, median of ${f.runs}): ` +
     `${f.totalMs.toFixed(0)} ms (prepare ${f.prepareMs.toFixed(0)} ms, finish ${f.finishMs.toFixed(0)} ms; ` +
     `range ${f.minTotalMs.toFixed(0)}–${f.maxTotalMs.toFixed(0)} ms; target < 150 ms); bare git add+remove ` +
-    `${f.bareGitMs.toFixed(0)} ms, so Blade's checks add ${(f.totalMs - f.bareGitMs).toFixed(0)} ms`;
+    `${f.bareGitMs.toFixed(0)} ms, so Blade's checks add ${(f.totalMs - f.bareGitMs).toFixed(0)} ms; ` +
+    `creating and deleting the ${f.files} files alone ${f.filesFloorMs.toFixed(0)} ms (the disk's floor)`;
 }
 
 if (import.meta.main) console.log(formatWorktreeBench(await benchWorktree()));

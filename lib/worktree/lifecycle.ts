@@ -10,7 +10,7 @@ import type { Clock } from "../sys/clock.ts";
 import type { Fs } from "../sys/fs.ts";
 import type { WorktreeLease } from "../store/schema.ts";
 import { type Git, gitReason, nulList } from "./git.ts";
-import { MANAGED_BRANCH_PREFIX, workspaceOffset, worktreeNames } from "./names.ts";
+import { isManagedWorktreePath, MANAGED_BRANCH_PREFIX, workspaceOffset, worktreeNames } from "./names.ts";
 
 export interface WorktreeDeps {
   git: Git;
@@ -38,56 +38,81 @@ function refuse(code: BladeErrorCode, message: string, hint: string): BladeError
 export async function prepareWorktree(deps: WorktreeDeps, input: PrepareInput): Promise<WorktreeLease> {
   const { git, fs } = deps;
   const ws = input.workspaceRoot;
-  await requireWorkTree(git, ws);
-  const { repositoryRoot, baseCommit } = await repositoryBase(deps, ws);
-  const offset = workspaceOffset(repositoryRoot, ws) ?? "";
-  const symbolic = await git.run(ws, ["symbolic-ref", "--quiet", "--short", "HEAD"]);
-  const status = await git.run(ws, ["status", "--porcelain", "-z", "--untracked-files=normal"]);
-  const names = await worktreeNames(deps.worktreesDir, repositoryRoot, input.agentId);
-  if (await fs.lstat(names.path) !== null) {
-    throw refuse(
-      "worktree_exists",
-      `Cannot create the worktree for ${input.agentId}: ${names.path} already exists.`,
-      "Remove it (git worktree remove) or choose another agent id.",
-    );
-  }
-  await fs.ensureDir(names.repoDir, 0o700);
-  const add = await git.run(repositoryRoot, [
-    "worktree",
-    "add",
-    "--quiet",
-    "-b",
-    names.branch,
-    names.path,
-    baseCommit,
-  ]);
-  if (!add.ok) {
-    await undoAdd(deps, repositoryRoot, names.path, names.branch, baseCommit);
-    throw gitFailure(`create the worktree ${names.path}`, add);
-  }
+  // Only recorded in the lease (sourceHadChanges), so it runs beside everything else; it never takes
+  // the index lock (GIT_OPTIONAL_LOCKS=0, git.ts), so it cannot disturb the add.
+  const status = git.run(ws, ["status", "--porcelain", "-z", "--untracked-files=normal"]);
   try {
-    const worktreeRoot = await fs.realPath(names.path);
-    const workspace = offset === "" ? worktreeRoot : join(worktreeRoot, offset);
-    // A parent folder git does not track (e.g. an empty or ignored one) does not exist in the worktree.
-    if (await fs.stat(workspace) === null) await fs.ensureDir(workspace, 0o755);
-    return {
-      name: names.name,
-      branch: names.branch,
+    const [{ repositoryRoot, baseCommit }, symbolic] = await Promise.all([
+      repositoryBase(deps, ws),
+      git.run(ws, ["symbolic-ref", "--quiet", "--short", "HEAD"]),
+    ]);
+    const offset = workspaceOffset(repositoryRoot, ws) ?? "";
+    const names = await worktreeNames(deps.worktreesDir, repositoryRoot, input.agentId);
+    if (await fs.lstat(names.path) !== null) {
+      throw refuse(
+        "worktree_exists",
+        `Cannot create the worktree for ${input.agentId}: ${names.path} already exists.`,
+        "Remove it (git worktree remove) or choose another agent id.",
+      );
+    }
+    await fs.ensureDir(names.repoDir, 0o700);
+    const add = await git.run(repositoryRoot, [
+      ...CHECKOUT_CONFIG,
+      "worktree",
+      "add",
+      "--quiet",
+      "-b",
+      names.branch,
+      names.path,
       baseCommit,
-      originalBranch: symbolic.ok && symbolic.stdout.trim() !== "" ? symbolic.stdout.trim() : null,
-      repositoryRoot,
-      originalWorkspaceRoot: ws,
-      worktreeRoot,
-      workspaceRoot: workspace,
-      sourceHadChanges: !status.ok || status.stdout !== "",
-      ownerAgentId: input.agentId,
-      createdAt: deps.clock.now(),
-      state: "active",
-    };
-  } catch (e) {
-    await undoAdd(deps, repositoryRoot, names.path, names.branch, baseCommit);
-    throw e;
+    ]);
+    if (!add.ok) {
+      await undoAdd(deps, repositoryRoot, names.path, names.branch, baseCommit);
+      throw gitFailure(`create the worktree ${names.path}`, add);
+    }
+    try {
+      const worktreeRoot = await fs.realPath(names.path);
+      const workspace = offset === "" ? worktreeRoot : join(worktreeRoot, offset);
+      // A parent folder git does not track (e.g. an empty or ignored one) does not exist in the worktree.
+      if (await fs.stat(workspace) === null) await fs.ensureDir(workspace, 0o755);
+      await requireInside(fs, worktreeRoot, workspace);
+      const source = await status;
+      return {
+        name: names.name,
+        branch: names.branch,
+        baseCommit,
+        originalBranch: symbolic.ok && symbolic.stdout.trim() !== "" ? symbolic.stdout.trim() : null,
+        repositoryRoot,
+        originalWorkspaceRoot: ws,
+        worktreeRoot,
+        workspaceRoot: workspace,
+        sourceHadChanges: !source.ok || source.stdout !== "",
+        ownerAgentId: input.agentId,
+        createdAt: deps.clock.now(),
+        state: "active",
+      };
+    } catch (e) {
+      await undoAdd(deps, repositoryRoot, names.path, names.branch, baseCommit);
+      throw e;
+    }
+  } finally {
+    await status; // never left running behind a refusal
   }
+}
+
+/**
+ * Refuses a workspace that resolves outside its worktree: the child is granted and guarded on that
+ * folder, so a sub-folder that HEAD has as a symlink (to the parent's checkout, a home folder) would
+ * hand it whatever the link names.
+ */
+async function requireInside(fs: Fs, worktreeRoot: string, workspace: string): Promise<void> {
+  const real = await fs.realPath(workspace);
+  if (real === workspace && workspaceOffset(worktreeRoot, real) !== undefined) return;
+  throw refuse(
+    "worktree_workspace_outside",
+    `Cannot isolate the agent in a git worktree: its workspace ${workspace} resolves to ${real}, outside the worktree ${worktreeRoot}.`,
+    "Start the agent from a folder the repository does not have as a symlink (e.g. the repository root), or use isolation: none.",
+  );
 }
 
 /** Refuses a folder that is not inside a git working tree (not a repository, or a bare one). */
@@ -111,12 +136,29 @@ async function requireWorkTree(git: Git, ws: string): Promise<void> {
   }
 }
 
-/** The repository's real root and the commit HEAD names; refuses a repository without a commit. */
+/**
+ * The repository's real root and the commit HEAD names. One git call when all is well; when it fails,
+ * the checks run one by one so the refusal says exactly what is wrong (not a repository, a bare one,
+ * no commit yet).
+ */
 async function repositoryBase(
   deps: WorktreeDeps,
   ws: string,
 ): Promise<{ repositoryRoot: string; baseCommit: string }> {
   const { git, fs } = deps;
+  const probe = await git.run(ws, [
+    "rev-parse",
+    "--is-inside-work-tree",
+    "--show-toplevel",
+    "--verify",
+    "--quiet",
+    "HEAD^{commit}",
+  ]);
+  const lines = probe.stdout.split("\n").filter((l) => l !== "");
+  if (probe.ok && lines.length === 3 && lines[0] === "true") {
+    return { repositoryRoot: await fs.realPath(lines[1]!), baseCommit: lines[2]! };
+  }
+  await requireWorkTree(git, ws);
   const top = await git.run(ws, ["rev-parse", "--show-toplevel"]);
   if (!top.ok) throw gitFailure("find the repository root", top);
   const repositoryRoot = await fs.realPath(top.stdout.trim());
@@ -177,6 +219,14 @@ export async function inspectWorktree(git: Git, lease: WorktreeLease): Promise<W
   return changes;
 }
 
+/**
+ * Parallel checkout for `git worktree add`: one checkout worker per core (`checkout.workers=0`) once at
+ * least 100 files are written (git's own threshold; fewer stay sequential). Writing the files is nearly
+ * all of a worktree's cost, and on a busy disk two workers roughly halve it (docs/guides/isolation.md,
+ * "Cost"). Needs git 2.32; an older git ignores the setting.
+ */
+const CHECKOUT_CONFIG: readonly string[] = ["-c", "checkout.workers=0"];
+
 export type FinishOutcome =
   | { kept: false }
   | { kept: true; lease: WorktreeLease; changedFiles: number; commits: number; reason: string };
@@ -204,9 +254,15 @@ export async function finishWorktree(
   lease: WorktreeLease,
   success: boolean,
 ): Promise<FinishOutcome> {
+  let removal: string | undefined;
+  if (success) {
+    const attempt = await removeIfUnchanged(deps, lease);
+    if (attempt.removed) return { kept: false };
+    removal = attempt.failure;
+  }
   const changes = await inspectWorktree(deps.git, lease);
-  const reason = keepReason(success, changes);
-  const kept = (why: string): FinishOutcome => ({
+  const why = keepReason(success, changes) ?? removal ?? "its state could not be checked";
+  return {
     kept: true,
     lease: {
       ...lease,
@@ -218,18 +274,51 @@ export async function finishWorktree(
     changedFiles: changes.changedFiles,
     commits: changes.commits,
     reason: why,
-  });
-  if (reason !== undefined) return kept(reason);
-  const removed = await removeWorktree(deps, lease);
-  return removed === undefined ? { kept: false } : kept(removed);
+  };
 }
 
-/** `git worktree remove` (never forced) and the managed branch deleted; the reason when it failed. */
+/**
+ * Removes the worktree of a successful child when HEAD and its branch are still at the base commit and
+ * the tree is clean. The clean check is `git worktree remove`'s own (never forced): it refuses a worktree
+ * with modified, staged or untracked files (ignored ones do not count), submodules or a lock. With HEAD
+ * at the base that is the same as "no changed files against the base, none untracked" (and stricter), so
+ * the clean path costs one status, not two. The user's `status.showUntrackedFiles=no` would hide
+ * untracked files from that check (and `git worktree remove` would delete them), and an fsmonitor
+ * could answer from stale data, so both are overridden for this call.
+ */
+async function removeIfUnchanged(
+  deps: WorktreeDeps,
+  lease: WorktreeLease,
+): Promise<{ removed: true } | { removed: false; failure?: string }> {
+  const heads = await deps.git.run(lease.worktreeRoot, ["rev-parse", "HEAD", `refs/heads/${lease.branch}`]);
+  const [head, branch] = heads.stdout.split("\n");
+  if (!heads.ok || head !== lease.baseCommit || branch !== lease.baseCommit) return { removed: false };
+  const failure = await removeWorktree(deps, lease);
+  return failure === undefined ? { removed: true } : { removed: false, failure };
+}
+
+/** Options for every call that decides or removes on git's view of the tree (see removeIfUnchanged). */
+const CLEAN_CHECK_CONFIG = ["-c", "status.showUntrackedFiles=normal", "-c", "core.fsmonitor=false"];
+
+/**
+ * `git worktree remove` (never forced: git refuses a tree with changes) and the managed branch deleted
+ * only while it still names the base commit; the reason when either failed.
+ */
 export async function removeWorktree(deps: WorktreeDeps, lease: WorktreeLease): Promise<string | undefined> {
-  const remove = await deps.git.run(lease.repositoryRoot, ["worktree", "remove", lease.worktreeRoot]);
+  const remove = await deps.git.run(lease.repositoryRoot, [
+    ...CLEAN_CHECK_CONFIG,
+    "worktree",
+    "remove",
+    lease.worktreeRoot,
+  ]);
   if (!remove.ok) return `removing it failed (${gitReason(remove)})`;
   if (!lease.branch.startsWith(MANAGED_BRANCH_PREFIX)) return undefined;
-  const branch = await deps.git.run(lease.repositoryRoot, ["branch", "-D", lease.branch]);
+  const branch = await deps.git.run(lease.repositoryRoot, [
+    "update-ref",
+    "-d",
+    `refs/heads/${lease.branch}`,
+    lease.baseCommit,
+  ]);
   if (!branch.ok) return `deleting its branch failed (${gitReason(branch)})`;
   return undefined;
 }
@@ -249,7 +338,19 @@ export async function verifyLease(deps: WorktreeDeps, lease: WorktreeLease): Pro
           `${lease.branch} there, or start a new agent instead of resuming.`,
       },
     );
+  const managedDir = await deps.fs.realPath(deps.worktreesDir).catch(() => deps.worktreesDir);
+  if (
+    !isManagedWorktreePath(managedDir, lease.worktreeRoot) || !lease.branch.startsWith(MANAGED_BRANCH_PREFIX)
+  ) {
+    throw mismatch(
+      `it is not a worktree Blade manages (under ${managedDir}, on a ${MANAGED_BRANCH_PREFIX}… branch)`,
+    );
+  }
   if (await deps.fs.stat(lease.worktreeRoot) === null) throw mismatch("the folder no longer exists");
+  const workspace = await deps.fs.realPath(lease.workspaceRoot).catch(() => undefined);
+  if (workspace !== lease.workspaceRoot || workspaceOffset(lease.worktreeRoot, workspace) === undefined) {
+    throw mismatch(`its workspace ${lease.workspaceRoot} is not a folder inside it`);
+  }
   const top = await deps.git.run(lease.worktreeRoot, ["rev-parse", "--show-toplevel"]);
   if (!top.ok) throw mismatch(`it is no longer a git worktree (${gitReason(top)})`);
   const real = await deps.fs.realPath(top.stdout.trim()).catch(() => top.stdout.trim());

@@ -106,6 +106,45 @@ Deno.test("an untracked file keeps the worktree", async () => {
   assert.equal(out.kept && out.changedFiles, 1);
 });
 
+Deno.test("untracked files keep the worktree even when the user's git hides them (status.showUntrackedFiles=no)", async () => {
+  await using repo = await gitRepo();
+  const deps = repo.deps();
+  // Without the override, `git worktree remove` would see a clean tree and delete the file.
+  await repo.git(["config", "status.showUntrackedFiles", "no"]);
+  const lease = await prepareWorktree(deps, { workspaceRoot: repo.root, agentId: ID });
+  await fs.writeText(join(lease.worktreeRoot, "notes.txt"), "the child's only work\n");
+  const out = await finishWorktree(deps, lease, true);
+  assert.equal(out.kept && out.changedFiles, 1);
+  assert.equal(await fs.readText(join(lease.worktreeRoot, "notes.txt")), "the child's only work\n");
+});
+
+Deno.test("a staged change the working tree undid still keeps the worktree", async () => {
+  await using repo = await gitRepo();
+  const deps = repo.deps();
+  const lease = await prepareWorktree(deps, { workspaceRoot: repo.root, agentId: ID });
+  const file = join(lease.worktreeRoot, "src/a.ts");
+  await fs.writeText(file, "export const a = 5;\n");
+  await repo.git(["add", "src/a.ts"], lease.worktreeRoot);
+  await fs.writeText(file, "export const a = 1;\n");
+  const out = await finishWorktree(deps, lease, true);
+  assert.equal(out.kept, true);
+  assert.match(out.kept ? out.reason : "", /removing it failed \(.*contains modified or untracked files/);
+  assert.equal(await exists(lease.worktreeRoot), true);
+});
+
+Deno.test("a branch reset behind its base keeps the worktree", async () => {
+  await using repo = await gitRepo();
+  const deps = repo.deps();
+  const first = (await repo.git(["rev-parse", "HEAD"])).trim();
+  await repo.write("src/b.ts", "export const b = 1;\n");
+  await repo.commitAll("second");
+  const lease = await prepareWorktree(deps, { workspaceRoot: repo.root, agentId: ID });
+  await repo.git(["reset", "--quiet", "--hard", first], lease.worktreeRoot);
+  const out = await finishWorktree(deps, lease, true);
+  assert.equal(out.kept, true, "the tree no longer matches its base");
+  assert.equal(await exists(lease.worktreeRoot), true);
+});
+
 Deno.test("a new commit keeps the worktree", async () => {
   await using repo = await gitRepo();
   const deps = repo.deps();
@@ -189,5 +228,40 @@ Deno.test("verifyLease accepts an intact lease and names what no longer matches"
     () => verifyLease(deps, lease),
     (e) =>
       e instanceof BladeError && e.code === "worktree_lease_mismatch" && /no longer exists/.test(e.message),
+  );
+});
+
+Deno.test("a workspace sub-folder that HEAD has as a symlink out of the worktree is refused, leaving nothing", async () => {
+  await using repo = await gitRepo();
+  const outside = join(repo.dir, "outside");
+  await fs.ensureDir(outside, 0o755);
+  await Deno.symlink(outside, join(repo.root, "pkg"));
+  await repo.commitAll("pkg is a link");
+  // The parent works in a real folder there (uncommitted), so its offset is pkg/.
+  await Deno.remove(join(repo.root, "pkg"));
+  await fs.ensureDir(join(repo.root, "pkg"), 0o755);
+  await assert.rejects(
+    () => prepareWorktree(repo.deps(), { workspaceRoot: join(repo.root, "pkg"), agentId: ID }),
+    (e) => e instanceof BladeError && e.code === "worktree_workspace_outside" && e.message.includes(outside),
+  );
+  assert.doesNotMatch(await repo.git(["worktree", "list"]), /agent\+/);
+  assert.deepEqual(await branches(repo), ["main"]);
+});
+
+Deno.test("verifyLease refuses a lease whose folders were tampered with", async () => {
+  await using repo = await gitRepo();
+  const deps = repo.deps();
+  const lease = await prepareWorktree(deps, { workspaceRoot: repo.root, agentId: ID });
+  const refused = (e: unknown, what: RegExp) =>
+    e instanceof BladeError && e.code === "worktree_lease_mismatch" && what.test(e.message);
+  // The workspace (what the child is granted) must be inside the worktree.
+  await assert.rejects(
+    () => verifyLease(deps, { ...lease, workspaceRoot: repo.root }),
+    (e) => refused(e, /its workspace .* is not a folder inside it/),
+  );
+  // The parent's own checkout on main is a git worktree too, but not one Blade manages.
+  await assert.rejects(
+    () => verifyLease(deps, { ...lease, worktreeRoot: repo.root, workspaceRoot: repo.root, branch: "main" }),
+    (e) => refused(e, /not a worktree Blade manages/),
   );
 });
