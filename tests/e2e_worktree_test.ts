@@ -169,6 +169,21 @@ Deno.test("a coding child in a worktree edits and tests; the parent's checkout i
     transcript.includes(`Worktree preserved at ${lease.worktreeRoot} on branch ${lease.branch}`),
     "the Task result names the kept worktree",
   );
+
+  // `blade tasks list` shows where the kept worktree is; `tasks clean --worktrees` leaves a fresh one alone.
+  const listed = await sandbox.run(["tasks", "list"]);
+  assert.equal(listed.code, 0, listed.stderr);
+  assert.ok(
+    listed.stdout.includes(`worktree kept: ${lease.worktreeRoot} (branch ${lease.branch})`),
+    listed.stdout,
+  );
+  const cleaned = await sandbox.run(["tasks", "clean", "--worktrees", "--json"]);
+  assert.equal(cleaned.code, 0, cleaned.stderr);
+  assert.deepEqual(JSON.parse(cleaned.stdout)["worktrees"], {
+    removed: [],
+    kept: [{ path: lease.worktreeRoot, reason: "last used 0 days ago" }],
+  });
+  assert.match(await Deno.readTextFile(`${lease.worktreeRoot}/src/sum.js`), /\/\*\* Adds\. \*\//);
 });
 
 Deno.test("blade run verification in a failing project exits 1 with verdict fail", async () => {

@@ -1,8 +1,8 @@
 // Owns the write guard of a child isolated in a git worktree (docs/guides/isolation.md): while a
 // worktree is active, Write/Edit targets and every Bash working folder (the session's root and each
-// `cd`/`pushd`/`git -C` target) must resolve, symlinks followed, inside the child's workspace in the
-// worktree. Sibling-prefix paths (`/repo-evil` next to `/repo`) and absolute paths into the parent's
-// checkout are refused with "outside the active worktree". Reads are not guarded: the parent's
+// `cd`/`pushd` target, git's `-C`, `--git-dir` and `--work-tree`) must resolve, symlinks followed,
+// inside the child's workspace in the worktree. Sibling-prefix paths (`/repo-evil` next to `/repo`) and
+// absolute paths into the parent's checkout are refused with "outside the active worktree". Reads are not guarded: the parent's
 // checkout stays readable. Path resolution is paths.ts's; this file only decides.
 
 import { resolve } from "../path.ts";
@@ -52,7 +52,15 @@ function workingFolders(command: string): { dirs: string[]; unclear?: string } {
       }
       dirs.push(target[0]!);
     } else if (head === "git") {
-      for (let i = 0; i < args.length - 1; i++) if (args[i] === "-C") dirs.push(args[i + 1]!);
+      // `-C X`, and the repository and work tree git is pointed at (`--git-dir`, `--work-tree`).
+      for (let i = 0; i < args.length; i++) {
+        const a = args[i]!;
+        const eq = /^--(?:git-dir|work-tree)=(.*)$/.exec(a);
+        if (eq !== null) dirs.push(eq[1]!);
+        else if ((a === "-C" || a === "--git-dir" || a === "--work-tree") && i + 1 < args.length) {
+          dirs.push(args[++i]!);
+        }
+      }
     }
   }
   return { dirs };

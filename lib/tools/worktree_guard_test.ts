@@ -85,6 +85,8 @@ Deno.test("Bash working folders outside the active worktree are denied", async (
     `cd ${lease.worktreeRoot}-evil && touch pwned`,
     `cd .. && ls`,
     `git -C ${repo.root} commit --allow-empty -m x`,
+    `git --git-dir=${repo.root}/.git --work-tree=${repo.root} checkout -- .`,
+    `git --work-tree ${repo.root} status`,
     `cd && ls`,
     `cd $HOME && ls`,
   ];
