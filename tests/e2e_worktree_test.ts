@@ -184,6 +184,26 @@ Deno.test("a coding child in a worktree edits and tests; the parent's checkout i
     kept: [{ path: lease.worktreeRoot, reason: "last used 0 days ago" }],
   });
   assert.match(await Deno.readTextFile(`${lease.worktreeRoot}/src/sum.js`), /\/\*\* Adds\. \*\//);
+
+  // Once the worktree is clean and unused for 31 days, clean --worktrees removes it, and the run that
+  // kept it says so: tasks list no longer names a worktree that is gone.
+  await git(lease.worktreeRoot, "checkout", "--quiet", "--", ".");
+  const admin = (await git(lease.worktreeRoot, "rev-parse", "--absolute-git-dir")).trim();
+  const monthAgo = new Date(Date.now() - 31 * 86_400_000);
+  for (const p of [lease.worktreeRoot, `${admin}/HEAD`, `${admin}/index`, `${admin}/logs/HEAD`]) {
+    await Deno.utime(p, monthAgo, monthAgo);
+  }
+  const pruned = await sandbox.run(["tasks", "clean", "--worktrees", "--json"]);
+  assert.equal(pruned.code, 0, pruned.stderr);
+  assert.deepEqual(JSON.parse(pruned.stdout)["worktrees"], {
+    removed: [{ path: lease.worktreeRoot, branch: lease.branch }],
+    kept: [],
+  });
+  const after = (await readSidecars(sandbox.storage)).find((r) => r.id === coder.id) as SidecarRecord;
+  assert.equal(after.worktree?.state, "removed");
+  const relisted = await sandbox.run(["tasks", "list"]);
+  assert.equal(relisted.code, 0, relisted.stderr);
+  assert.ok(!relisted.stdout.includes("worktree kept"), relisted.stdout);
 });
 
 Deno.test("blade run verification in a failing project exits 1 with verdict fail", async () => {

@@ -207,10 +207,15 @@ async function tasksClean({ admin, values, io, ports, app, json }: TasksRun): Pr
       { now: ports.clock.now() },
     )
     : undefined;
+  // The runs that kept a pruned worktree say it is gone; a record that cannot be updated is named.
+  const unrecorded = (await admin.worktreesRemoved(pruned?.removed.map((r) => r.path) ?? [])).failed;
+  for (const f of unrecorded) {
+    io.err(terminalSafe(`blade: warning: the worktree's removal could not be recorded in run ${f}\n`));
+  }
   if (values.json === true) {
     json(pruned === undefined ? { removed } : { removed, worktrees: pruned }, false);
   } else io.out(renderClean(removed, olderThan) + (pruned === undefined ? "" : renderPrune(pruned)));
-  return 0;
+  return unrecorded.length === 0 ? 0 : 1;
 }
 
 async function tasksCancel({ admin, values, io, ids, json }: TasksRun): Promise<number> {

@@ -1,10 +1,11 @@
 // Owns what `blade tasks …` decides about child runs from outside any session: which runs a folder
 // sees (its own, or every owner with `all`), looking one up, waiting for runs owned by another process,
 // cancelling (the first terminal state wins; the owning process notices and stops the run), and cleaning
-// expired finished runs per owner. TaskControl (task_control.ts) is the in-session counterpart for the
+// expired finished runs per owner, and recording worktrees pruned by `tasks clean --worktrees` in the
+// runs that kept them. TaskControl (task_control.ts) is the in-session counterpart for the
 // TaskOutput/TaskStop tools. Does not parse arguments or print: lib/cli/tasks_cmd.ts does.
 
-import { BladeError } from "../errors.ts";
+import { BladeError, describeError } from "../errors.ts";
 import { validateSessionId } from "../protocol/ids.ts";
 import type { Clock } from "../sys/clock.ts";
 import type { Process } from "../sys/process.ts";
@@ -132,6 +133,34 @@ export class TaskAdmin {
       }
     }
     return { removed, failed };
+  }
+
+  /**
+   * Records in every run that kept one of these worktrees (any folder's: pruning covers the whole
+   * storage root) that it is gone, so listings stop naming it and a resume says it was removed. What
+   * could not be recorded is returned as `failed` (id and why); the rest is written.
+   */
+  async worktreesRemoved(paths: readonly string[]): Promise<{ updated: string[]; failed: string[] }> {
+    const gone = new Set(paths);
+    const updated: string[] = [];
+    const failed: string[] = [];
+    if (gone.size === 0) return { updated, failed };
+    const { records } = await this.#o.store.listAll();
+    for (const r of records) {
+      const w = r.worktree;
+      if (w === undefined || w.state !== "kept" || !gone.has(w.worktreeRoot)) continue;
+      try {
+        await this.#o.store.update(r.id, (current) => {
+          const lease = current.worktree;
+          if (lease === undefined || lease.worktreeRoot !== w.worktreeRoot) return current;
+          return { ...current, worktree: { ...lease, state: "removed" } };
+        });
+        updated.push(r.id);
+      } catch (e) {
+        failed.push(`${r.id}: ${describeError(e)}`);
+      }
+    }
+    return { updated, failed };
   }
 }
 

@@ -2,7 +2,12 @@ import assert from "node:assert/strict";
 import { BladeError } from "../errors.ts";
 import { MemorySidecarStore } from "../store/memory_store.ts";
 import { FakeClock, FakeProcess } from "../testing/fakes.ts";
-import { FIXTURE_OWNER, FIXTURE_TIME, sidecarFixture } from "../testing/sidecar_fixtures.ts";
+import {
+  FIXTURE_OWNER,
+  FIXTURE_TIME,
+  fullSidecarFixture,
+  sidecarFixture,
+} from "../testing/sidecar_fixtures.ts";
 import { CANCELLED_BY_COMMAND, TaskAdmin } from "./task_admin.ts";
 
 const HERE = FIXTURE_OWNER.parentProjectPath;
@@ -94,4 +99,30 @@ Deno.test("clean removes expired finished runs of every visible owner, none of a
     "agent-still-running",
     "agent-theirs",
   ]);
+});
+
+Deno.test("worktreesRemoved marks the runs of any folder that kept a pruned worktree, and only those", async () => {
+  const { admin, store } = await setup();
+  const full = fullSidecarFixture("agent-kept-here");
+  const lease = full.worktree!;
+  const elsewhere = { ...lease, worktreeRoot: "/w/agent+y", workspaceRoot: "/w/agent+y" };
+  await store.create(full);
+  await store.create({ ...full, id: "agent-kept-there", parentProjectPath: ELSEWHERE });
+  await store.create({ ...full, id: "agent-other-tree", worktree: elsewhere });
+  await store.create({ ...full, id: "agent-was-removed", worktree: { ...lease, state: "removed" } });
+  const before = await store.load("agent-was-removed");
+
+  const out = await admin.worktreesRemoved([lease.worktreeRoot]);
+  assert.deepEqual(out.failed, []);
+  assert.deepEqual(out.updated.sort(), ["agent-kept-here", "agent-kept-there"]);
+  for (const id of out.updated) {
+    const r = await store.load(id);
+    assert.ok(r !== null && "record" in r);
+    assert.deepEqual(r.record.worktree, { ...lease, state: "removed" });
+  }
+  const other = await store.load("agent-other-tree");
+  assert.ok(other !== null && "record" in other);
+  assert.equal(other.record.worktree?.state, "kept");
+  assert.deepEqual(await store.load("agent-was-removed"), before);
+  assert.deepEqual(await admin.worktreesRemoved([]), { updated: [], failed: [] });
 });
