@@ -180,6 +180,40 @@ Deno.test("heartbeat: a chatty background child bumps lastActiveAt at most once 
   assert.equal(h.store.heartbeats("agent-chatty"), 2, "one more write once a second has passed");
 });
 
+Deno.test("heartbeat: a failing activity write is one warning, never the run's failure", async () => {
+  const clock = new FakeClock();
+  const reached = new Gate();
+  const resume = new Gate();
+  await using h = await backgroundHarness({
+    clock,
+    reply: () => ({
+      text: "y".repeat(60),
+      deltas: 60,
+      pauses: [async () => {
+        reached.open();
+        await resume.wait();
+      }],
+    }),
+  });
+  h.store.failHeartbeats = new Deno.errors.NotCapable("Requires write access (a read-only remount)");
+  const [task] = h.runtime().tools();
+  await runTool(task!, taskInput("agent-full-disk"), h.ctx());
+  await reached.wait();
+  clock.advance(5_000);
+  resume.open();
+  assert.equal(await h.env.background.wait("agent-full-disk", 0), true);
+  assert.ok(h.store.heartbeats("agent-full-disk") >= 2, "it kept beating");
+  const warnings = h.events.filter((e) => e.type === "runtime_warning");
+  assert.equal(warnings.length, 1, JSON.stringify(warnings));
+  const [w] = warnings;
+  assert.ok(w?.type === "runtime_warning");
+  assert.equal(w.code, "status_write_failed");
+  assert.equal(w.workLost, false);
+  assert.equal(w.agentId, "agent-full-disk");
+  assert.match(w.message, /activity time of agent-full-disk could not be written/);
+  assert.equal((await h.sidecar("agent-full-disk"))?.status, "completed");
+});
+
 Deno.test("BackgroundRuns.wait: false on timeout or abort, true once the run ended or is unknown", async () => {
   const clock = new FakeClock();
   await using h = await backgroundHarness({ clock, reply: () => ({}) });

@@ -61,7 +61,9 @@ export async function runChildLeased(
 
 async function runInSlot(env: SubagentEnv, spec: ChildSpec, req: ChildRunRequest): Promise<ChildOutcome> {
   // A child that must wait for a slot says so in its sidecar (`queuedAt`), so listings show QUEUED.
-  const unqueue = env.slots.free === 0 ? await markQueued(lifecycleOf(env), spec.id) : undefined;
+  const unqueue = env.slots.free === 0
+    ? await markQueued(lifecycleOf(env), req.parentSessionId, spec.id)
+    : undefined;
   let slot: Disposable;
   try {
     slot = await env.slots.acquire(req.signal);

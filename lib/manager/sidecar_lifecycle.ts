@@ -224,15 +224,48 @@ export async function reportCrash(
   deps.background.notify(owner);
 }
 
+/**
+ * A display-only write of a running record (its activity time, its queued mark) failed: a warning,
+ * once per run and kind, never the run's failure. The run goes on and its terminal state is still
+ * committed (or, if that fails too, reported as lost); only what listings show meanwhile is stale.
+ */
+export function statusWriteFailed(
+  deps: LifecycleDeps,
+  sessionId: string,
+  id: string,
+  what: "activity time" | "queued mark",
+): (cause: unknown) => void {
+  let said = false;
+  return (cause) => {
+    if (said) return;
+    said = true;
+    const why = failureOf(cause);
+    deps.emit(runtimeWarning(
+      sessionId,
+      "status_write_failed",
+      `The ${what} of ${id} could not be written to its sidecar: ${why.text}. Nothing is lost: the run ` +
+        `goes on, but until it ends \`blade tasks list\` may show it ${
+          what === "activity time" ? "as inactive" : "without its QUEUED state"
+        }.${why.hint}`,
+      { agentId: id, workLost: false, cause: why.cause },
+    ));
+  };
+}
+
 /** Marks a run that must wait for a slot (`queuedAt`, listings show QUEUED); returns the undo. */
-export async function markQueued(deps: LifecycleDeps, id: string): Promise<() => Promise<void>> {
+export async function markQueued(
+  deps: LifecycleDeps,
+  sessionId: string,
+  id: string,
+): Promise<() => Promise<void>> {
   // Display state only: a failed write changes what listings show, never the run.
-  await deps.store.update(id, { queuedAt: deps.clock.now() }).catch(() => {});
+  const failed = statusWriteFailed(deps, sessionId, id, "queued mark");
+  await deps.store.update(id, { queuedAt: deps.clock.now() }).catch(failed);
   return async () => {
     await deps.store.update(id, (r) => {
       const { queuedAt: _q, ...rest } = r;
       return rest;
-    }).catch(() => {});
+    }).catch(failed);
   };
 }
 

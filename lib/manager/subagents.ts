@@ -16,7 +16,7 @@ import type { ChildOutcome, ChildSpec } from "../executor/child.ts";
 import type { ChildHost } from "./child_runner.ts";
 import { abandon, isolate, worktreeDeps } from "./isolation.ts";
 import type { SidecarOwner } from "../store/store.ts";
-import { deliverNotice, launchFailed, reportCrash } from "./sidecar_lifecycle.ts";
+import { deliverNotice, launchFailed, reportCrash, statusWriteFailed } from "./sidecar_lifecycle.ts";
 import { taskOutputTool, taskStopTool } from "../tools/task_control.ts";
 import { TaskControl } from "./task_control.ts";
 import { backgroundCapableBash } from "./shells.ts";
@@ -159,7 +159,8 @@ export class SubagentRuntime implements SubagentLauncher {
     const lifecycle = lifecycleOf(env);
     env.background.start({ agentId: id, callId, owner }, async (signal) => {
       try {
-        const outcome = await this.#run(spec, signal, () => void env.heartbeat.beat(id).catch(() => {}));
+        const beatFailed = statusWriteFailed(lifecycle, this.#parent.sessionId, id, "activity time");
+        const outcome = await this.#run(spec, signal, () => void env.heartbeat.beat(id).catch(beatFailed));
         env.heartbeat.forget(id);
         const done = await finishChild(env, this.#parent.sessionId, record, {
           outcome,

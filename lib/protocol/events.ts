@@ -198,6 +198,8 @@ export type RuntimeWarningCode =
   | "background_run_crashed"
   /** Delivered notices could not be removed from the inbox; the transcript's receipts keep them from repeating. */
   | "inbox_trim_failed"
+  /** A running record's display-only state (activity time, queued mark) could not be written. */
+  | "status_write_failed"
   /** An agent's own (inline) MCP server could not be started: that child runs without its tools. */
   | "mcp_server_unavailable";
 

@@ -22,6 +22,9 @@ export class CountingStore implements SidecarStore {
     id: string;
   }[] = [];
 
+  /** Set: every heartbeat write fails with it (a disk that fills up while a run goes on). */
+  failHeartbeats: Error | undefined;
+
   constructor(inner: SidecarStore) {
     this.#inner = inner;
   }
@@ -44,6 +47,7 @@ export class CountingStore implements SidecarStore {
   update(id: string, change: SidecarChange): Promise<SidecarRecord> {
     const bump = typeof change === "object" && Object.keys(change).length === 0;
     this.writes.push({ method: bump ? "heartbeat" : "update", id });
+    if (bump && this.failHeartbeats !== undefined) return Promise.reject(this.failHeartbeats);
     return this.#inner.update(id, change);
   }
   updateMany(changes: readonly GroupChange[]): Promise<GroupOutcome[]> {
