@@ -1,11 +1,13 @@
 // Generates lib/tools/input_schemas.gen.ts: the JSON Schema of each built-in tool's input, converted
-// from its zod schema ahead of time, so a session does not run zod's JSON Schema conversion (and warm
-// up its code) on every start (docs/reference/performance.md). Run after changing a tool's schema:
+// from its zod schema (lib/tools/input_zod.ts) ahead of time: the model is sent it and the tools check
+// their inputs with a validator compiled from it (lib/tools/input_check.ts), so neither a session nor a
+// child Worker loads zod for the built-in tools (docs/reference/performance.md). Run after changing a
+// tool's schema:
 //   deno run -A scripts/tool_schemas.ts
 // A test (scripts/tool_schemas_test.ts) fails while the generated module is stale.
 
 import { z } from "zod";
-import { builtInInputSchemas } from "../lib/tools/registry.ts";
+import { BUILT_IN_INPUTS } from "../lib/tools/input_zod.ts";
 
 export const GENERATED_SCHEMAS = new URL("../lib/tools/input_schemas.gen.ts", import.meta.url);
 
@@ -18,7 +20,7 @@ export function convert(schema: z.ZodType): Record<string, unknown> {
 
 /** The generated module's source (before `deno fmt`). */
 export function renderSchemasModule(): string {
-  const entries = builtInInputSchemas().map(([name, schema]) =>
+  const entries = BUILT_IN_INPUTS.map(([name, schema]) =>
     `  ${JSON.stringify(name)}: ${JSON.stringify(convert(schema))},`
   );
   return [

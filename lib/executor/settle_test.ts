@@ -144,6 +144,7 @@ Deno.test("runUntilSettled: a completion during a turn is delivered in that turn
     description: "Waits for the worker.",
     kind: "read",
     schema: z.object({}),
+    inputSchema: { type: "object" },
     async run() {
       release.open();
       const [id] = spawnedIds(h);

@@ -5,10 +5,10 @@
 
 import { z } from "zod";
 import type { RuntimeEvent } from "../protocol/events.ts";
-import { taskInputSchema } from "../tools/task.ts";
+import { taskInput } from "../tools/input_zod.ts";
 import type { ChildWorkerEvent, DelegationCall } from "../executor/child_protocol.ts";
 
-const taskRequest = taskInputSchema.extend({ subagent_session_id: z.string().min(1) });
+const taskRequest = taskInput.extend({ subagent_session_id: z.string().min(1) });
 
 const callSchema = z.discriminatedUnion("method", [
   z.object({ method: z.literal("plan"), input: taskRequest }),

@@ -52,5 +52,11 @@ export function runTool(
   input: Record<string, unknown>,
   ctx: ToolContext,
 ): Promise<ToolResult> {
-  return tool.run(tool.schema.parse(input), ctx);
+  const parsed = tool.schema.safeParse(input);
+  if (!parsed.success) {
+    return Promise.reject(
+      new Error(`invalid input for ${tool.name}: ${JSON.stringify(parsed.error.issues)}`),
+    );
+  }
+  return tool.run(parsed.data, ctx);
 }

@@ -3,7 +3,6 @@
 // workspaces. Does not keep a shell between calls and does not run commands in the background yet.
 
 import { join } from "../path.ts";
-import { z } from "zod";
 import { describeError } from "../errors.ts";
 import { fsErrorCode } from "../sys/errors.ts";
 import type { Ports } from "../sys/mod.ts";
@@ -17,6 +16,10 @@ import {
   BASH_MAX_TIMEOUT_MS,
   bashLimits,
 } from "../config/bash_limits.ts";
+import { builtInInput } from "./input_check.ts";
+import type { BashInput } from "./input_zod.ts";
+
+export type { BashInput };
 
 /** Bytes collected per stream before the rest is dropped (memory guard; the cap above is what the model sees). */
 const COLLECT_LIMIT_BYTES = 8 * 1024 * 1024;
@@ -32,22 +35,6 @@ Usage:
 - Prefer the dedicated tools: Glob to find files, Grep to search contents, Read to view files, Edit and Write to change them. Use Bash for builds, tests, git and other programs.
 - run_in_background: true starts the command as a background task and returns its id at once; read its output with TaskOutput and stop it with TaskStop.
 - Give a short description (5-10 words) of what the command does.`;
-
-const schema = z.object({
-  command: z.string().min(1).describe("The command to execute"),
-  // Capped at run time by BASH_MAX_TIMEOUT_MS (default 10 minutes).
-  timeout: z.number().int().min(1).optional().describe(
-    `Optional timeout in milliseconds (default ${BASH_DEFAULT_TIMEOUT_MS}, max ${BASH_MAX_TIMEOUT_MS})`,
-  ),
-  description: z.string().optional().describe(
-    'Clear, concise description of what this command does in 5-10 words, e.g. "Run the unit tests"',
-  ),
-  run_in_background: z.boolean().optional().describe(
-    "Run the command as a background task (read it with TaskOutput, stop it with TaskStop)",
-  ),
-});
-
-export type BashInput = z.infer<typeof schema>;
 
 /**
  * Errors that make a PATH entry no place to find bash, so the search goes on, as execvp(3) does: the
@@ -89,7 +76,7 @@ export const bashTool: Tool<BashInput> = {
   name: "Bash",
   description: DESCRIPTION,
   kind: "execute",
-  schema,
+  ...builtInInput<BashInput>("Bash"),
   async run(input, ctx) {
     if (input.run_in_background === true) {
       return fail(

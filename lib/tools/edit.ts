@@ -1,12 +1,15 @@
 // Owns the Edit tool: exact string replacement in one file (Claude Code semantics: the match must be
 // unique unless replace_all). Where it may write is decided by paths.ts.
 
-import { z } from "zod";
 import { describeError } from "../errors.ts";
 import { notWritable, resolveWritePath } from "./paths.ts";
 import { cutLine, decodeText, looksBinary, numberLine, plural, splitLines } from "./text.ts";
 import { denied, fail, ok, type Tool } from "./tool.ts";
 import { ensureParent, writeChecked } from "./write.ts";
+import { builtInInput } from "./input_check.ts";
+import type { EditInput } from "./input_zod.ts";
+
+export type { EditInput };
 
 const DESCRIPTION = `Performs exact string replacements in a file.
 
@@ -16,17 +19,6 @@ Usage:
 - An empty old_string creates a new file (or fills an empty one) with new_string.
 - file_path may be absolute or relative to the workspace root; edits outside the workspace are refused.
 - Prefer editing existing files over writing new ones.`;
-
-const schema = z.object({
-  file_path: z.string().min(1).describe(
-    "The path of the file to modify (absolute, or relative to the workspace root)",
-  ),
-  old_string: z.string().describe("The exact text to replace"),
-  new_string: z.string().describe("The text to replace it with (must be different from old_string)"),
-  replace_all: z.boolean().optional().describe("Replace every occurrence of old_string (default false)"),
-});
-
-export type EditInput = z.infer<typeof schema>;
 
 /** Lines shown around the first change in the result. */
 const SNIPPET_CONTEXT = 3;
@@ -54,7 +46,7 @@ export const editTool: Tool<EditInput> = {
   name: "Edit",
   description: DESCRIPTION,
   kind: "write",
-  schema,
+  ...builtInInput<EditInput>("Edit"),
   async run(input, ctx) {
     if (input.old_string === input.new_string) {
       return fail("old_string and new_string are identical, so there is nothing to change.");

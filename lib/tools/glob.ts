@@ -2,7 +2,6 @@
 // protocol/glob_pattern.ts and the walk in walk.ts; reads may search outside the workspace.
 
 import { isAbsolute, join } from "../path.ts";
-import { z } from "zod";
 import { describeError } from "../errors.ts";
 import { compileGlob, hasMagic } from "../protocol/glob_pattern.ts";
 import { resolveReadPath, statOrRefusal } from "./paths.ts";
@@ -16,6 +15,10 @@ import {
   walkFiles,
   type WalkSkip,
 } from "./walk.ts";
+import { builtInInput } from "./input_check.ts";
+import type { GlobInput } from "./input_zod.ts";
+
+export type { GlobInput };
 
 export const GLOB_MAX_RESULTS = 1000;
 
@@ -27,15 +30,6 @@ Usage:
 - Returns absolute file paths sorted by modification time, newest first, at most ${GLOB_MAX_RESULTS}.
 - .git and node_modules are skipped unless the pattern names them.
 - Use this tool to find files by name. For searching file contents use Grep. For open-ended searches that need several rounds, delegate to an agent with the Task tool.`;
-
-const schema = z.object({
-  pattern: z.string().min(1).describe("The glob pattern to match files against"),
-  path: z.string().optional().describe(
-    'The folder to search in (default: the workspace root). Omit it to use the default; do not pass "undefined" or "null"',
-  ),
-});
-
-export type GlobInput = z.infer<typeof schema>;
 
 /** An absolute pattern becomes (literal folder prefix, relative rest). */
 function splitAbsolute(pattern: string): { base: string; rest: string } {
@@ -49,7 +43,7 @@ export const globTool: Tool<GlobInput> = {
   name: "Glob",
   description: DESCRIPTION,
   kind: "read",
-  schema,
+  ...builtInInput<GlobInput>("Glob"),
   async run(input, ctx) {
     let base = input.path === undefined || input.path === ""
       ? ctx.workspaceRoot

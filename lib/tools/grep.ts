@@ -3,7 +3,6 @@
 // caps its output. Reads may search outside the workspace.
 
 import { basename } from "../path.ts";
-import { z } from "zod";
 import { describeError } from "../errors.ts";
 import { compileGlob } from "../protocol/glob_pattern.ts";
 import { resolveReadPath, statOrRefusal } from "./paths.ts";
@@ -18,6 +17,10 @@ import {
   walkFiles,
   type WalkSkip,
 } from "./walk.ts";
+import { builtInInput } from "./input_check.ts";
+import type { GrepInput } from "./input_zod.ts";
+
+export type { GrepInput };
 
 export const GREP_MAX_OUTPUT_CHARS = 30_000;
 /** Files larger than this are skipped (generated data, logs). */
@@ -33,27 +36,6 @@ Usage:
 - output_mode: "files_with_matches" (default) lists matching files, newest first; "content" shows matching lines as path:line:text (-n, default on) with optional context (-A, -B, -C); "count" shows matching lines per file.
 - head_limit keeps only the first N lines or entries. Binary files, .git and node_modules are skipped (name them in glob or path to search them). Output is capped at ${GREP_MAX_OUTPUT_CHARS} characters.
 - Patterns match one line at a time.`;
-
-const schema = z.object({
-  pattern: z.string().min(1).describe("The regular expression to search for in file contents"),
-  path: z.string().optional().describe("File or folder to search in (default: the workspace root)"),
-  glob: z.string().optional().describe('Glob that file paths must match, e.g. "*.js" or "src/**/*.{ts,tsx}"'),
-  output_mode: z.enum(["content", "files_with_matches", "count"]).optional().describe(
-    'Output mode: "content" (matching lines), "files_with_matches" (file paths, the default) or "count" (matches per file)',
-  ),
-  "-i": z.boolean().optional().describe("Case-insensitive search"),
-  "-n": z.boolean().optional().describe("Show line numbers (content mode only; default true)"),
-  "-A": z.number().int().min(0).optional().describe("Lines to show after each match (content mode only)"),
-  "-B": z.number().int().min(0).optional().describe("Lines to show before each match (content mode only)"),
-  "-C": z.number().int().min(0).optional().describe(
-    "Lines to show before and after each match (content mode only)",
-  ),
-  head_limit: z.number().int().min(1).optional().describe(
-    "Keep only the first N lines (content) or entries (files_with_matches, count)",
-  ),
-});
-
-export type GrepInput = z.infer<typeof schema>;
 
 interface FileHits {
   path: string;
@@ -163,7 +145,7 @@ export const grepTool: Tool<GrepInput> = {
   name: "Grep",
   description: DESCRIPTION,
   kind: "read",
-  schema,
+  ...builtInInput<GrepInput>("Grep"),
   async run(input, ctx) {
     let regex: RegExp;
     try {

@@ -1,13 +1,16 @@
 // Owns the Read tool: a text file's lines, numbered like `cat -n`. Reads may go outside the
 // workspace (as in Claude Code); directories and binary files are refused with a hint.
 
-import { z } from "zod";
 import { describeError } from "../errors.ts";
 import { notAccessible, resolveReadPath } from "./paths.ts";
 import { cutLine, decodeText, looksBinary, numberLine, splitLines } from "./text.ts";
 import { fail, ok, type Tool } from "./tool.ts";
+import { builtInInput } from "./input_check.ts";
+import { READ_DEFAULT_LIMIT } from "./input_limits.ts";
+import type { ReadInput } from "./input_zod.ts";
 
-export const READ_DEFAULT_LIMIT = 2000;
+export type { ReadInput };
+export { READ_DEFAULT_LIMIT };
 export const READ_MAX_LINE_CHARS = 2000;
 
 const DESCRIPTION = `Reads a file from the local filesystem.
@@ -20,25 +23,11 @@ Usage:
 - Only text files can be read; binary files are refused. Directories are refused: use Glob to list files, or Bash \`ls\`.
 - It is fine to read several files at once by making several Read calls in one response.`;
 
-const schema = z.object({
-  file_path: z.string().min(1).describe(
-    "The path of the file to read (absolute, or relative to the workspace root)",
-  ),
-  offset: z.number().int().min(0).optional().describe(
-    "The line number to start reading from (1-based). Only provide if the file is too large to read at once",
-  ),
-  limit: z.number().int().min(1).optional().describe(
-    `The number of lines to read (default ${READ_DEFAULT_LIMIT}). Only provide if the file is too large to read at once`,
-  ),
-});
-
-export type ReadInput = z.infer<typeof schema>;
-
 export const readTool: Tool<ReadInput> = {
   name: "Read",
   description: DESCRIPTION,
   kind: "read",
-  schema,
+  ...builtInInput<ReadInput>("Read"),
   async run(input, ctx) {
     const path = await resolveReadPath(ctx, input.file_path);
     const { fs } = ctx.ports;

@@ -2,34 +2,15 @@
 // identity (`subagent_session_id` assigned before execution, a running `subtask_ref` persisted with
 // the call) and the hand-off to a SubagentLauncher. Running children is the manager's job.
 
-import { z } from "zod";
 import type { SubtaskRefPart } from "../protocol/events.ts";
 import { newAgentId } from "../sys/ids.ts";
 import { type AnyTool, type PreparedCall, type ToolContext, type ToolResult } from "./tool.ts";
+import { builtInInput } from "./input_check.ts";
+import { TASK_PROMPT_TOO_LONG } from "./input_limits.ts";
+import type { TaskInput } from "./input_zod.ts";
 
-/** A prompt longer than this is refused: it would be copied into the child's sidecar and transcript. */
-export const MAX_TASK_PROMPT = 200_000;
-
-export const taskInputSchema = z.object({
-  subagent_type: z.string().min(1).optional().describe(
-    "The type of agent to run (one of the available agent types). Required unless resuming.",
-  ),
-  description: z.string().min(3).max(100).describe("A short (3-100 character) description of the task."),
-  prompt: z.string().min(10).max(MAX_TASK_PROMPT, {
-    error: `must be at most ${MAX_TASK_PROMPT} characters: put long material in a file and name its path`,
-  }).describe("The complete task for the agent: it does not see this conversation."),
-  run_in_background: z.boolean().optional().describe(
-    "Run in the background: returns at once; a completion notice arrives later. Do not poll.",
-  ),
-  isolation: z.enum(["none", "worktree"]).optional().describe(
-    "worktree: the agent works in its own git worktree (changes are kept on a branch).",
-  ),
-  resume_from: z.string().optional().describe("Continue a finished agent run: its agent id."),
-  resume: z.string().optional().describe("Alias of resume_from."),
-  subagent_session_id: z.string().optional().describe("Assigned by Blade; do not set."),
-});
-
-export type TaskInput = z.infer<typeof taskInputSchema>;
+export { MAX_TASK_PROMPT } from "./input_limits.ts";
+export type { TaskInput };
 
 /** A validated Task call with its durable child id assigned. */
 export type TaskRequest = TaskInput & { subagent_session_id: string };
@@ -56,13 +37,16 @@ With run_in_background: true the call returns at once with the agent id; a compl
 delivered to you automatically when the agent finishes — do not poll for it. Use TaskOutput only when
 you need the full result text, and TaskStop to cancel.`;
 
+/** The Task input's check, with the prompt limit's own message (as its zod schema in input_zod.ts). */
+const taskInput = builtInInput<TaskInput>("Task", { prompt: { maxLength: TASK_PROMPT_TOO_LONG } });
+
 export function taskTool(launcher: SubagentLauncher): AnyTool {
   return {
     name: "Task",
     description: DESCRIPTION,
     kind: "delegate",
     concurrent: true,
-    schema: taskInputSchema,
+    ...taskInput,
     warm(input: Record<string, unknown>): void {
       if (typeof input.subagent_type === "string") launcher.warm?.(input.subagent_type);
     },
@@ -71,7 +55,7 @@ export function taskTool(launcher: SubagentLauncher): AnyTool {
         ? input.subagent_session_id
         : newAgentId(ctx.ports.ids);
       const withId = { ...input, subagent_session_id: id };
-      const parsed = taskInputSchema.safeParse(withId);
+      const parsed = taskInput.schema.safeParse(withId);
       if (!parsed.success) return { input: withId };
       const ref = await launcher.plan({ ...parsed.data, subagent_session_id: id });
       return ref === undefined

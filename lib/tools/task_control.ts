@@ -1,23 +1,9 @@
 // Owns the TaskOutput and TaskStop tools' model-facing contracts (docs/reference/task-tool.md). Looking tasks up, waiting
 // and cancelling is the manager's job behind TaskControlPort.
 
-import { z } from "zod";
 import type { AnyTool, ToolContext, ToolResult } from "./tool.ts";
-
-export const taskOutputSchema = z.object({
-  task_id: z.string().min(1).describe("The agent id (or background shell id) to read."),
-  block: z.boolean().optional().describe("Wait while the task is still running (default true)."),
-  timeout: z.number().int().min(0).max(600_000).optional().describe(
-    "How long to wait in milliseconds (default 30000, at most 600000; 0 = no limit).",
-  ),
-  offset: z.number().int().min(0).optional().describe(
-    "Where to start reading a long result, in characters (default 0); a cut result gives next_offset.",
-  ),
-});
-
-export const taskStopSchema = z.object({
-  task_id: z.string().min(1).describe("The agent id (or background shell id) to stop."),
-});
+import { builtInInput } from "./input_check.ts";
+import type { TaskOutputToolInput, TaskStopToolInput } from "./input_zod.ts";
 
 /** What TaskOutput asks for: `offset` is where a long result is read from (characters). */
 export interface TaskOutputInput {
@@ -45,8 +31,8 @@ export function taskOutputTool(port: TaskControlPort): AnyTool {
     name: "TaskOutput",
     description: OUTPUT_DESCRIPTION,
     kind: "delegate",
-    schema: taskOutputSchema,
-    run(input: z.infer<typeof taskOutputSchema>, ctx: ToolContext) {
+    ...builtInInput<TaskOutputToolInput>("TaskOutput"),
+    run(input: TaskOutputToolInput, ctx: ToolContext) {
       return port.output({
         taskId: input.task_id,
         block: input.block ?? true,
@@ -62,8 +48,8 @@ export function taskStopTool(port: TaskControlPort): AnyTool {
     name: "TaskStop",
     description: STOP_DESCRIPTION,
     kind: "delegate",
-    schema: taskStopSchema,
-    run(input: z.infer<typeof taskStopSchema>, ctx: ToolContext) {
+    ...builtInInput<TaskStopToolInput>("TaskStop"),
+    run(input: TaskStopToolInput, ctx: ToolContext) {
       return port.stop(input.task_id, ctx);
     },
   };

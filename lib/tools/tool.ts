@@ -1,11 +1,11 @@
 // Owns the contract every tool implements and the context the loop hands it. Tools never print and
 // never throw for a user-level failure: they return an error result the model can read.
 
-import type { z } from "zod";
 import type { RuntimeEventSink, TranscriptPart } from "../protocol/events.ts";
 import type { Ports } from "../sys/mod.ts";
 import type { PermissionMode } from "../protocol/permission_mode.ts";
 import type { ToolKind } from "../protocol/tool_kind.ts";
+import type { InputSchema } from "./input_check.ts";
 
 /** The git worktree a session is isolated in (docs/guides/isolation.md); all paths canonical. */
 export interface ActiveWorktree {
@@ -78,9 +78,10 @@ export interface Tool<I = Record<string, unknown>> {
   /** Model-facing description. */
   readonly description: string;
   readonly kind: ToolKind;
-  readonly schema: z.ZodType<I>;
-  /** The input's JSON Schema when it is not derived from `schema` (an MCP server's own schema, StructuredOutput). */
-  readonly inputSchema?: Record<string, unknown>;
+  /** Checks an input before the tool runs: a built-in tool's compiled validator (input_check.ts) or a zod schema. */
+  readonly schema: InputSchema<I>;
+  /** The input's JSON Schema, what the model is sent (a built-in tool's is generated from its zod schema). */
+  readonly inputSchema: Record<string, unknown>;
   /** An external tool its server marks read-only (`readOnlyHint`): the only kind plan mode allows. */
   readonly readOnly?: boolean;
   /** Calls of a concurrent tool in one model response run at the same time (docs/reference/sessions.md: Task). */

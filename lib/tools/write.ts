@@ -2,12 +2,15 @@
 // may write is decided by paths.ts (workspace or storage root, symlinks resolved, trust checked).
 
 import { dirname } from "../path.ts";
-import { z } from "zod";
 import { describeError } from "../errors.ts";
 import type { Fs } from "../sys/fs.ts";
 import { notWritable, resolveWritePath, type WriteArea } from "./paths.ts";
 import { countLines, plural } from "./text.ts";
 import { denied, fail, ok, type Tool } from "./tool.ts";
+import { builtInInput } from "./input_check.ts";
+import type { WriteInput } from "./input_zod.ts";
+
+export type { WriteInput };
 
 const DESCRIPTION = `Writes a file to the local filesystem, replacing it if it exists.
 
@@ -16,15 +19,6 @@ Usage:
 - Writes are only allowed inside the workspace (and Blade's storage root); paths that resolve elsewhere, including through symlinks, are refused.
 - If the file already exists, Read it first. Prefer Edit for changing part of an existing file: it sends only the change.
 - Do not create documentation or README files unless asked to.`;
-
-const schema = z.object({
-  file_path: z.string().min(1).describe(
-    "The path of the file to write (absolute, or relative to the workspace root)",
-  ),
-  content: z.string().describe("The full content to write to the file"),
-});
-
-export type WriteInput = z.infer<typeof schema>;
 
 /** Modes for what a write creates: Blade's storage is private (docs/reference/sessions.md), the workspace follows umask. */
 function modes(area: WriteArea): { file?: number; dir: number } {
@@ -51,7 +45,7 @@ export const writeTool: Tool<WriteInput> = {
   name: "Write",
   description: DESCRIPTION,
   kind: "write",
-  schema,
+  ...builtInInput<WriteInput>("Write"),
   async run(input, ctx) {
     const target = await resolveWritePath(ctx, input.file_path);
     if (!target.ok) return denied(target.message);

@@ -1,0 +1,134 @@
+// Owns the zod schemas of the built-in tools' inputs: the one source of their input contracts. Not
+// loaded at run time: scripts/tool_schemas.ts converts them to JSON Schema (lib/tools/input_schemas.gen.ts),
+// which the model is sent and the tools are checked with (input_check.ts, compared with these schemas by
+// its test); the tools import only the input types from here, and the limits both state from
+// input_limits.ts.
+
+import { z } from "zod";
+import { BASH_DEFAULT_TIMEOUT_MS, BASH_MAX_TIMEOUT_MS } from "../config/bash_limits.ts";
+import { MAX_TASK_PROMPT, READ_DEFAULT_LIMIT, TASK_PROMPT_TOO_LONG } from "./input_limits.ts";
+
+export const readInput = z.object({
+  file_path: z.string().min(1).describe(
+    "The path of the file to read (absolute, or relative to the workspace root)",
+  ),
+  offset: z.number().int().min(0).optional().describe(
+    "The line number to start reading from (1-based). Only provide if the file is too large to read at once",
+  ),
+  limit: z.number().int().min(1).optional().describe(
+    `The number of lines to read (default ${READ_DEFAULT_LIMIT}). Only provide if the file is too large to read at once`,
+  ),
+});
+
+export const writeInput = z.object({
+  file_path: z.string().min(1).describe(
+    "The path of the file to write (absolute, or relative to the workspace root)",
+  ),
+  content: z.string().describe("The full content to write to the file"),
+});
+
+export const editInput = z.object({
+  file_path: z.string().min(1).describe(
+    "The path of the file to modify (absolute, or relative to the workspace root)",
+  ),
+  old_string: z.string().describe("The exact text to replace"),
+  new_string: z.string().describe("The text to replace it with (must be different from old_string)"),
+  replace_all: z.boolean().optional().describe("Replace every occurrence of old_string (default false)"),
+});
+
+export const globInput = z.object({
+  pattern: z.string().min(1).describe("The glob pattern to match files against"),
+  path: z.string().optional().describe(
+    'The folder to search in (default: the workspace root). Omit it to use the default; do not pass "undefined" or "null"',
+  ),
+});
+
+export const grepInput = z.object({
+  pattern: z.string().min(1).describe("The regular expression to search for in file contents"),
+  path: z.string().optional().describe("File or folder to search in (default: the workspace root)"),
+  glob: z.string().optional().describe('Glob that file paths must match, e.g. "*.js" or "src/**/*.{ts,tsx}"'),
+  output_mode: z.enum(["content", "files_with_matches", "count"]).optional().describe(
+    'Output mode: "content" (matching lines), "files_with_matches" (file paths, the default) or "count" (matches per file)',
+  ),
+  "-i": z.boolean().optional().describe("Case-insensitive search"),
+  "-n": z.boolean().optional().describe("Show line numbers (content mode only; default true)"),
+  "-A": z.number().int().min(0).optional().describe("Lines to show after each match (content mode only)"),
+  "-B": z.number().int().min(0).optional().describe("Lines to show before each match (content mode only)"),
+  "-C": z.number().int().min(0).optional().describe(
+    "Lines to show before and after each match (content mode only)",
+  ),
+  head_limit: z.number().int().min(1).optional().describe(
+    "Keep only the first N lines (content) or entries (files_with_matches, count)",
+  ),
+});
+
+export const bashInput = z.object({
+  command: z.string().min(1).describe("The command to execute"),
+  // Capped at run time by BASH_MAX_TIMEOUT_MS (default 10 minutes).
+  timeout: z.number().int().min(1).optional().describe(
+    `Optional timeout in milliseconds (default ${BASH_DEFAULT_TIMEOUT_MS}, max ${BASH_MAX_TIMEOUT_MS})`,
+  ),
+  description: z.string().optional().describe(
+    'Clear, concise description of what this command does in 5-10 words, e.g. "Run the unit tests"',
+  ),
+  run_in_background: z.boolean().optional().describe(
+    "Run the command as a background task (read it with TaskOutput, stop it with TaskStop)",
+  ),
+});
+
+export const taskInput = z.object({
+  subagent_type: z.string().min(1).optional().describe(
+    "The type of agent to run (one of the available agent types). Required unless resuming.",
+  ),
+  description: z.string().min(3).max(100).describe("A short (3-100 character) description of the task."),
+  prompt: z.string().min(10).max(MAX_TASK_PROMPT, { error: TASK_PROMPT_TOO_LONG }).describe(
+    "The complete task for the agent: it does not see this conversation.",
+  ),
+  run_in_background: z.boolean().optional().describe(
+    "Run in the background: returns at once; a completion notice arrives later. Do not poll.",
+  ),
+  isolation: z.enum(["none", "worktree"]).optional().describe(
+    "worktree: the agent works in its own git worktree (changes are kept on a branch).",
+  ),
+  resume_from: z.string().optional().describe("Continue a finished agent run: its agent id."),
+  resume: z.string().optional().describe("Alias of resume_from."),
+  subagent_session_id: z.string().optional().describe("Assigned by Blade; do not set."),
+});
+
+export const taskOutputInput = z.object({
+  task_id: z.string().min(1).describe("The agent id (or background shell id) to read."),
+  block: z.boolean().optional().describe("Wait while the task is still running (default true)."),
+  timeout: z.number().int().min(0).max(600_000).optional().describe(
+    "How long to wait in milliseconds (default 30000, at most 600000; 0 = no limit).",
+  ),
+  offset: z.number().int().min(0).optional().describe(
+    "Where to start reading a long result, in characters (default 0); a cut result gives next_offset.",
+  ),
+});
+
+export const taskStopInput = z.object({
+  task_id: z.string().min(1).describe("The agent id (or background shell id) to stop."),
+});
+
+export type ReadInput = z.infer<typeof readInput>;
+export type WriteInput = z.infer<typeof writeInput>;
+export type EditInput = z.infer<typeof editInput>;
+export type GlobInput = z.infer<typeof globInput>;
+export type GrepInput = z.infer<typeof grepInput>;
+export type BashInput = z.infer<typeof bashInput>;
+export type TaskInput = z.infer<typeof taskInput>;
+export type TaskOutputToolInput = z.infer<typeof taskOutputInput>;
+export type TaskStopToolInput = z.infer<typeof taskStopInput>;
+
+/** Every built-in tool's input schema by tool name, in the order the model sees the tools. */
+export const BUILT_IN_INPUTS: readonly (readonly [string, z.ZodType])[] = [
+  ["Read", readInput],
+  ["Write", writeInput],
+  ["Edit", editInput],
+  ["Glob", globInput],
+  ["Grep", grepInput],
+  ["Bash", bashInput],
+  ["Task", taskInput],
+  ["TaskOutput", taskOutputInput],
+  ["TaskStop", taskStopInput],
+];
