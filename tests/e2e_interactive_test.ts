@@ -13,6 +13,7 @@ import {
 } from "../lib/testing/fake_anthropic_server.ts";
 import type { AnthropicRequestBody } from "../lib/provider/anthropic_wire.ts";
 import { parseTranscript } from "../lib/session/transcript.ts";
+import { stdioTestServer } from "../lib/testing/mcp_test_server.ts";
 import type { TranscriptEvent } from "../lib/protocol/events.ts";
 
 function textsOf(body: AnthropicRequestBody, role: "user" | "assistant"): string[] {
@@ -373,6 +374,68 @@ Deno.test("interactive: approvals — deny, then allow always (asked once), and 
   );
   assert.match(results[1]!, /the user refused Bash/);
   assert.match(results[2]!, /hello/);
+});
+
+Deno.test("interactive: an MCP tool without an allow rule is asked (allow once, then deny), also a Worker child's call", async (t) => {
+  await using sandbox = await bladeSandbox();
+  const note = (text: string) => ({ name: "mcp__docs__note", input: { text } });
+  await using server = startFakeAnthropicServer({
+    handler: (request) => {
+      if (firstUserText(request).startsWith("Child: echo it")) {
+        return answers(request) === 0
+          ? fakeTurn({ toolCalls: [{ name: "mcp__docs__echo", input: { text: "from-child" } }] })
+          : fakeTurn({ text: "The child echoed it." });
+      }
+      switch (answers(request)) {
+        case 0:
+          return fakeTurn({ toolCalls: [note("first")] });
+        case 1:
+          return fakeTurn({ toolCalls: [note("second")] });
+        case 2:
+          return fakeTurn({ toolCalls: [task("general-purpose", "echo it", "Child: echo it.")] });
+        default:
+          return fakeTurn({ text: "MCP done." });
+      }
+    },
+  });
+  // DENO_DIR through `${VAR}` expansion: the server runs with the sandbox's Deno cache.
+  const docs = { ...stdioTestServer(["--label=docs"]), env: { DENO_DIR: "${DENO_DIR}" } };
+  const config = JSON.stringify({ mcpServers: { docs } });
+  await using term = await anthropicTerminal(sandbox, server, ["--trust-workspace", "--mcp-config", config]);
+  await term.waitFor("/help for commands");
+  await term.type("take notes");
+  await term.press("Enter");
+  await term.waitFor('"text": "first"');
+  await term.press("Enter");
+  await term.waitFor("→ allowed once");
+  await term.waitFor((s) => (s.match(/Allow mcp__docs__note to use:/g) ?? []).length === 2);
+  await term.press("Escape");
+  await term.waitFor("→ denied");
+  await term.waitFor(/Allow mcp__docs__echo to use \(subagent general-purpose agent-\S+\):/);
+  await term.press("Enter");
+  await term.waitFor("MCP done.");
+  await term.waitFor((s) => !s.includes("Working…"), { visibleOnly: true });
+  await snapshot(t, stableScreen(await term.history(), { [sandbox.workspace]: "<workspace>" }));
+  await term.press("C-d");
+  assert.equal(await term.exitCode(), 0);
+  const id = sessionIdOn(await term.history());
+  const decided = (await events(transcriptPath(sandbox, id))).flatMap((e) =>
+    e.type === "approval_decided" ? [[e.data.tool, e.data.answer]] : []
+  );
+  assert.deepEqual(decided, [["mcp__docs__note", "allow_once"], ["mcp__docs__note", "deny"]]);
+  const [child] = await readSidecars(sandbox.storage);
+  const childDecided = (await events(transcriptPath(sandbox, child!.id))).flatMap((e) =>
+    e.type === "approval_decided" ? [[e.data.tool, e.data.answer]] : []
+  );
+  assert.deepEqual(childDecided, [["mcp__docs__echo", "allow_once"]]);
+  const last = server.requests.filter((r) => firstUserText(r) === "take notes").map((r) =>
+    JSON.stringify(r.body.messages.at(-1))
+  );
+  assert.match(last[1]!, /docs noted: first/, "the allowed call ran on the server");
+  assert.match(last[2]!, /the user refused mcp__docs__note/);
+  assert.doesNotMatch(last[2]!, /docs noted: second/);
+  const childLast = server.requests.filter((r) => firstUserText(r).startsWith("Child: echo it")).at(-1)!;
+  assert.match(JSON.stringify(childLast.body.messages.at(-1)), /docs echo: from-child/);
 });
 
 Deno.test("interactive: /status, /permissions, /clear keeps the old session, /resume picks it again", async () => {

@@ -69,7 +69,10 @@ export async function askApproval(
   if (answer !== "deny") return { allowed: true };
   return {
     allowed: false,
-    message: `Permission denied: the user refused ${call.name} ${JSON.stringify(subject)}. ` +
+    message:
+      `Permission denied: the user refused ${call.name}${
+        subject === call.name ? "" : ` ${JSON.stringify(subject)}`
+      }. ` +
       "Do not retry it; ask the user what to do instead.",
   };
 }

@@ -35,6 +35,24 @@ export function approvalQuestion(request: ApprovalRequest): string {
   return `Allow ${request.tool} to ${what}${who}:`;
 }
 
+/**
+ * What the question shows: the command or path, and for a tool approved by its name (an MCP tool)
+ * the input it would be called with, whole (as JSON), so a person never approves a call blind.
+ */
+export function approvalShown(request: Pick<ApprovalRequest, "tool" | "subject" | "input">): string {
+  const input = request.input;
+  if (request.subject !== request.tool || input === undefined || Object.keys(input).length === 0) {
+    return request.subject;
+  }
+  return JSON.stringify(input, null, 2);
+}
+
+/** What "always" covers, for the choice's label. */
+function alwaysCovers(tool: string, subject: string): string {
+  if (tool === "Bash") return "command";
+  return subject === tool ? "tool" : "path";
+}
+
 export class Approvals {
   #host: ApprovalHost;
   #always = new Set<string>();
@@ -69,11 +87,12 @@ export class Approvals {
   async #askNow(request: ApprovalRequest, signal: AbortSignal): Promise<ApprovalAnswer> {
     const { view, theme: t } = this.#host;
     // The subject is shown whole: controls are written out, never removed (they could hide a command).
-    const subject = writtenOut(request.subject.replace(/\t/g, "    "));
     if (this.#always.has(approvalKey(request))) {
-      view.print(t.dim(`  ✓ ${clean(request.tool)} ${subject.text} (allowed for this session)`));
+      const named = writtenOut(request.subject.replace(/\t/g, "    ")).text;
+      view.print(t.dim(`  ✓ ${clean(request.tool)} ${named} (allowed for this session)`));
       return "allow_always";
     }
+    const subject = writtenOut(approvalShown(request).replace(/\t/g, "    "));
     if (signal.aborted) return "deny";
     view.print(t.warn(`? ${clean(approvalQuestion(request))}`));
     view.print(subject.text.split("\n").map((line) => `    ${t.bold(line)}`).join("\n"));
@@ -82,7 +101,7 @@ export class Approvals {
         t.warn("  ⚠ It contains control or invisible characters, written out above as \\xNN or \\uNNNN."),
       );
     }
-    const what = request.tool === "Bash" ? "command" : "path";
+    const what = alwaysCovers(request.tool, request.subject);
     const list = new SelectList(
       [
         { value: "allow_once", label: "Yes, once" },

@@ -51,6 +51,59 @@ describe("Approvals", () => {
     assert.equal(h.shown(), undefined, "the editor is back");
   });
 
+  it("a tool approved by its name (MCP) shows the input it would be called with, whole; always covers the tool", async () => {
+    const h = harness();
+    const request: ApprovalRequest = {
+      sessionId: "session-main",
+      agentType: "main",
+      tool: "mcp__docs__note",
+      subject: "mcp__docs__note",
+      reason: "needs approval",
+      input: { text: "pay \x1b[8mhidden\x1b[0m", to: "\u202eevil" },
+    };
+    const answer = h.approvals.ask(request, new AbortController().signal);
+    await h.press(DOWN, ENTER);
+    assert.equal(await answer, "allow_always");
+    assert.equal(
+      h.screen(),
+      [
+        "? Allow mcp__docs__note to use:",
+        "    {",
+        '      "text": "pay \\u001b[8mhidden\\u001b[0m",',
+        '      "to": "\\u202eevil"',
+        "    }",
+        "  ⚠ It contains control or invisible characters, written out above as \\xNN or \\uNNNN.",
+        "  → allowed for this session",
+      ].join("\n"),
+    );
+    const again = h.approvals.ask({ ...request, input: { text: "other" } }, new AbortController().signal);
+    assert.equal(await again, "allow_always");
+    assert.match(h.screen(), /✓ mcp__docs__note mcp__docs__note \(allowed for this session\)$/);
+  });
+
+  it("the always choice names what it covers: the command, the path, or the tool", async () => {
+    for (
+      const [request, label] of [
+        [bash("npm test"), "Yes, and allow this command for the rest of the session"],
+        [
+          { ...bash("x"), tool: "Write", subject: "/w/a.ts" },
+          "Yes, and allow this path for the rest of the session",
+        ],
+        [
+          { ...bash("x"), tool: "mcp__a__b", subject: "mcp__a__b" },
+          "Yes, and allow this tool for the rest of the session",
+        ],
+      ] as const
+    ) {
+      const h = harness();
+      const answer = h.approvals.ask(request, new AbortController().signal);
+      await h.press();
+      assert.ok(h.shown()!.render(100).join("\n").includes(label), label);
+      await h.press("\x1b");
+      assert.equal(await answer, "deny");
+    }
+  });
+
   it("text typed while the question is shown is not an answer: the Enter that ends it does not approve", async () => {
     const h = harness();
     let settled: string | undefined;
