@@ -315,3 +315,49 @@ Deno.test("transcript: a writer given the end it was read at appends without re-
     await Deno.remove(dir, { recursive: true });
   }
 });
+
+Deno.test("transcript: a writer makes its folder once, not per batch, and again when it was removed", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "blade-transcript-dir-" });
+  try {
+    const ports = realPorts();
+    const ensured: string[] = [];
+    const fs = {
+      ...ports.fs,
+      ensureDir: (p: string, m?: number) => (ensured.push(p), ports.fs.ensureDir(p, m)),
+    };
+    const path = `${dir}/p/t.jsonl`;
+    const writer = new TranscriptWriter({
+      fs,
+      clock: ports.clock,
+      ids: ports.ids,
+      path,
+      sessionId: "session-handwrittentranscript1",
+      projectPath: "/e2e/transcript",
+    });
+    await writer.append([{ type: "session_created", data: { agentType: "main", model: "m", depth: 0 } }]);
+    await writer.append([{ type: "turn_started", data: { turn: 1 } }]);
+    assert.deepEqual(ensured, [`${dir}/p`], "made once for two batches");
+    assert.equal((await Deno.stat(`${dir}/p`)).mode! & 0o777, 0o700);
+    await Deno.remove(`${dir}/p`, { recursive: true });
+    const [next] = await writer.append([{ type: "turn_started", data: { turn: 2 } }]);
+    assert.deepEqual(ensured, [`${dir}/p`, `${dir}/p`], "made again once it was gone");
+    assert.equal(next?.seq, 3, "the seq goes on");
+    const read = parseTranscript(await Deno.readTextFile(path));
+    assert.deepEqual(read.events.map((e) => e.seq), [3]);
+    // A writer seeded with the end it read knows the folder exists: nothing is made.
+    const got = await readTranscriptAndEnd(ports.fs, path);
+    ensured.length = 0;
+    await new TranscriptWriter({
+      fs,
+      clock: ports.clock,
+      ids: ports.ids,
+      path,
+      sessionId: "session-handwrittentranscript1",
+      projectPath: "/e2e/transcript",
+      after: got!.end,
+    }).append([{ type: "turn_started", data: { turn: 3 } }]);
+    assert.deepEqual(ensured, []);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});

@@ -194,6 +194,8 @@ export class TranscriptWriter {
   #lastSeq = 0;
   #endsWithNewline = true;
   #queue: Promise<unknown> = Promise.resolve();
+  /** The folder is known to exist: it is made (and its mode asserted) once per writer, not per batch. */
+  #dirReady = false;
 
   constructor(options: TranscriptWriterOptions) {
     this.#o = options;
@@ -204,6 +206,8 @@ export class TranscriptWriter {
       this.#knownSize = options.after.size;
       this.#lastSeq = options.after.lastSeq;
       this.#endsWithNewline = options.after.endsWithNewline;
+      // The file was just read, so its folder exists (made with its mode by whoever created it).
+      this.#dirReady = true;
     }
   }
 
@@ -223,43 +227,65 @@ export class TranscriptWriter {
   }
 
   async #appendNow(events: NewTranscriptEvent[], sync: boolean): Promise<TranscriptEvent[]> {
-    const { fs, clock, ids } = this.#o;
+    const { fs } = this.#o;
     const dir = this.path.slice(0, this.path.lastIndexOf("/"));
+    if (!this.#dirReady) {
+      await fs.ensureDir(dir);
+      this.#dirReady = true;
+    }
+    let ran = false;
+    const batch = (file: LockedFile) => {
+      ran = true;
+      return this.#appendLocked(file, events, sync);
+    };
+    try {
+      return await fs.withLockedFile(this.path, batch);
+    } catch (e) {
+      // The folder was removed since it was made (a user cleaned up): made again, then one retry.
+      if (ran || fsErrorCode(e) !== "ENOENT") throw e;
+    }
     await fs.ensureDir(dir);
-    return await fs.withLockedFile(this.path, async (file) => {
-      const size = await file.size();
-      if (size !== this.#knownSize) {
-        const fresh = size < this.#knownSize || this.#knownSize < 0 ? 0 : this.#knownSize;
-        const text = decoder.decode(await file.readFrom(fresh));
-        const seq = lastSeqIn(text);
-        if (seq !== undefined) this.#lastSeq = Math.max(fresh === 0 ? 0 : this.#lastSeq, seq);
-        this.#endsWithNewline = text === "" ? this.#endsWithNewline : text.endsWith("\n");
-      }
-      const timestamp = new Date(clock.now()).toISOString();
-      const seqBefore = this.#lastSeq;
-      const written: TranscriptEvent[] = events.map((e) => ({
-        seq: ++this.#lastSeq,
-        id: ids.uuid(),
-        sessionId: this.sessionId,
-        projectPath: this.projectPath,
-        timestamp,
-        type: e.type,
-        data: e.data,
-      } as TranscriptEvent));
-      // A torn line left by a crashed writer stays on its own line.
-      const prefix = size > 0 && !this.#endsWithNewline ? "\n" : "";
-      const redact = this.#o.redact ?? ((t: string) => t);
-      const text = prefix + written.map((e) => redact(JSON.stringify(e))).join("\n") + "\n";
-      try {
-        await file.append(text, { sync });
-      } catch (e) {
-        await this.#rollBack(file, size, seqBefore);
-        throw e;
-      }
-      this.#knownSize = size + new TextEncoder().encode(text).length;
-      this.#endsWithNewline = true;
-      return written;
-    });
+    return await fs.withLockedFile(this.path, batch);
+  }
+
+  async #appendLocked(
+    file: LockedFile,
+    events: NewTranscriptEvent[],
+    sync: boolean,
+  ): Promise<TranscriptEvent[]> {
+    const { clock, ids } = this.#o;
+    const size = await file.size();
+    if (size !== this.#knownSize) {
+      const fresh = size < this.#knownSize || this.#knownSize < 0 ? 0 : this.#knownSize;
+      const text = decoder.decode(await file.readFrom(fresh));
+      const seq = lastSeqIn(text);
+      if (seq !== undefined) this.#lastSeq = Math.max(fresh === 0 ? 0 : this.#lastSeq, seq);
+      this.#endsWithNewline = text === "" ? this.#endsWithNewline : text.endsWith("\n");
+    }
+    const timestamp = new Date(clock.now()).toISOString();
+    const seqBefore = this.#lastSeq;
+    const written: TranscriptEvent[] = events.map((e) => ({
+      seq: ++this.#lastSeq,
+      id: ids.uuid(),
+      sessionId: this.sessionId,
+      projectPath: this.projectPath,
+      timestamp,
+      type: e.type,
+      data: e.data,
+    } as TranscriptEvent));
+    // A torn line left by a crashed writer stays on its own line.
+    const prefix = size > 0 && !this.#endsWithNewline ? "\n" : "";
+    const redact = this.#o.redact ?? ((t: string) => t);
+    const text = prefix + written.map((e) => redact(JSON.stringify(e))).join("\n") + "\n";
+    try {
+      await file.append(text, { sync });
+    } catch (e) {
+      await this.#rollBack(file, size, seqBefore);
+      throw e;
+    }
+    this.#knownSize = size + new TextEncoder().encode(text).length;
+    this.#endsWithNewline = true;
+    return written;
   }
 
   /**

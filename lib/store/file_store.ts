@@ -217,7 +217,12 @@ export class FileSidecarStore implements SidecarStore {
     await this.#ensureParents();
     if (record.status === "running") await this.#running.mark(id, DIR_MODE);
     const path = this.pathOf(id);
-    const temp = await this.#fs.stageAtomic(path, text, { mode: FILE_MODE, dirMode: DIR_MODE });
+    // The group's `exclusive` made the folder and asserted its mode just now.
+    const temp = await this.#fs.stageAtomic(path, text, {
+      mode: FILE_MODE,
+      dirMode: DIR_MODE,
+      dirReady: true,
+    });
     return { record, temp, path };
   }
 
