@@ -185,7 +185,7 @@ export async function jsonSchemaOf(
   }
   const { jsonSchemaValidator } = await import("../tools/structured_output.ts");
   try {
-    jsonSchemaValidator(schema as Record<string, unknown>);
+    await jsonSchemaValidator(schema as Record<string, unknown>);
   } catch (e) {
     throw usageError(`--json-schema: ${where} is ${e instanceof Error ? e.message : String(e)}.`, hint);
   }

@@ -2,36 +2,16 @@
 // workspaces only), environment variables and flags — flags win. Also model alias resolution.
 // Secrets (API keys) come only from the environment and are never written anywhere.
 
-import { z } from "zod";
 import type { Env } from "../sys/env.ts";
 import type { Fs } from "../sys/fs.ts";
 import { readJsonFile } from "./json_file.ts";
 import { BladeError } from "../errors.ts";
 import { parsePermissionMode, type PermissionMode } from "../protocol/permission_mode.ts";
+import type { Settings } from "./settings_schema.ts";
 
 export type ProviderName = "anthropic" | "openai" | "scripted";
 
-const settingsSchema = z.object({
-  model: z.string().min(1).optional(),
-  provider: z.enum(["anthropic", "openai", "scripted"]).optional(),
-  script: z.string().min(1).optional(),
-  models: z.record(z.string(), z.string().min(1)).optional(),
-  permissionMode: z.string().optional(),
-  maxTurns: z.number().int().min(1).max(1000).optional(),
-  maxSubagentDepth: z.number().int().min(0).max(10).optional(),
-  maxConcurrentSubagents: z.number().int().min(1).max(200).optional(),
-  requestTimeoutMs: z.number().int().min(1).optional(),
-  streamIdleTimeoutMs: z.number().int().min(1).optional(),
-  subagentStallTimeoutMs: z.number().int().min(1).optional(),
-  maxTokens: z.number().int().min(1).optional(),
-  /** MCP servers (Claude Code's format); read and validated by lib/mcp/sources.ts and config.ts. */
-  mcpServers: z.record(z.string(), z.unknown()).optional(),
-  // Claude Code's keys, read the same way as in .claude/settings.json (claude_settings.ts).
-  permissions: z.unknown().optional(),
-  env: z.unknown().optional(),
-}).strict();
-
-export type Settings = z.infer<typeof settingsSchema>;
+export type { Settings };
 
 export const DEFAULT_ALIASES: Readonly<Record<string, string>> = {
   sonnet: "claude-sonnet-4-5",
@@ -89,6 +69,8 @@ export interface ConfigFlags {
 export async function readSettingsFile(fs: Fs, path: string): Promise<Settings> {
   const json = await readJsonFile(fs, path);
   if (json === undefined) return {};
+  // zod loads only when there is a file to check (most runs have none).
+  const { settingsSchema } = await import("./settings_schema.ts");
   const parsed = settingsSchema.safeParse(json);
   if (!parsed.success) {
     const issue = parsed.error.issues[0]!;

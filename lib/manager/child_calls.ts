@@ -3,42 +3,70 @@
 // ChildWorkerEvent union (executor/child_protocol.ts) or dropped. Calls are validated with the same
 // schemas the tools use, so a child cannot ask the main thread for more than a Task call could.
 
-import { z } from "zod";
 import type { RuntimeEvent } from "../protocol/events.ts";
-import { taskInput } from "../tools/input_zod.ts";
+import { taskInput } from "../tools/task.ts";
 import type { ChildWorkerEvent, DelegationCall } from "../executor/child_protocol.ts";
+import {
+  boolean,
+  byField,
+  type Check,
+  type Issue,
+  number,
+  object,
+  oneOf,
+  optional,
+  parseWith,
+  record,
+  string,
+} from "../protocol/check.ts";
 
-const taskRequest = taskInput.extend({ subagent_session_id: z.string().min(1) });
+/** A Task call as the Task tool checks it, with its durable child id assigned. */
+const taskRequest: Check = (value, path, issues) => {
+  const parsed = taskInput.schema.safeParse(value);
+  if (!parsed.success) {
+    for (const i of parsed.error.issues) {
+      issues.push({ path: [...path, ...i.path.map(String)], message: i.message });
+    }
+    return value;
+  }
+  const id = string({ min: 1 })((value as Record<string, unknown>).subagent_session_id, [
+    ...path,
+    "subagent_session_id",
+  ], issues);
+  return { ...parsed.data, subagent_session_id: id };
+};
 
-const callSchema = z.discriminatedUnion("method", [
-  z.object({ method: z.literal("plan"), input: taskRequest }),
-  z.object({ method: z.literal("launch"), input: taskRequest, callId: z.string() }),
-  z.object({
-    method: z.literal("output"),
-    input: z.object({ taskId: z.string(), block: z.boolean(), timeoutMs: z.number().int().min(0) }),
+const method = (name: string) => oneOf([name]);
+const pgid = number({ int: true, min: 2 });
+const callCheck = byField("method", {
+  plan: object({ method: method("plan"), input: taskRequest }),
+  launch: object({ method: method("launch"), input: taskRequest, callId: string() }),
+  output: object({
+    method: method("output"),
+    input: object({ taskId: string(), block: boolean(), timeoutMs: number({ int: true, min: 0 }) }),
   }),
-  z.object({ method: z.literal("stop"), taskId: z.string() }),
-  z.object({
-    method: z.literal("approve"),
-    request: z.object({
-      sessionId: z.string().max(200),
-      agentType: z.string().max(200),
-      tool: z.string().max(200),
-      subject: z.string().max(100_000),
-      reason: z.string().max(100_000),
-      callId: z.string().max(200).optional(),
-      input: z.record(z.string(), z.unknown()).optional(),
+  stop: object({ method: method("stop"), taskId: string() }),
+  approve: object({
+    method: method("approve"),
+    request: object({
+      sessionId: string({ max: 200 }),
+      agentType: string({ max: 200 }),
+      tool: string({ max: 200 }),
+      subject: string({ max: 100_000 }),
+      reason: string({ max: 100_000 }),
+      callId: optional(string({ max: 200 })),
+      input: optional(record()),
     }),
   }),
-  z.object({ method: z.literal("spawned"), pgid: z.number().int().min(2) }),
-  z.object({ method: z.literal("kill"), pgid: z.number().int().min(2) }),
-  z.object({ method: z.literal("mcp"), name: z.string().min(1), input: z.record(z.string(), z.unknown()) }),
-]) satisfies z.ZodType<DelegationCall>;
+  spawned: object({ method: method("spawned"), pgid }),
+  kill: object({ method: method("kill"), pgid }),
+  mcp: object({ method: method("mcp"), name: string({ min: 1 }), input: record() }),
+});
 
-const eventSchema = z.discriminatedUnion("kind", [
-  z.object({ kind: z.literal("event"), runId: z.number(), event: z.unknown() }),
-  z.object({ kind: z.literal("call"), runId: z.number(), id: z.number(), call: z.unknown() }),
-]);
+const eventCheck = byField("kind", {
+  event: object({ kind: oneOf(["event"]), runId: number(), event: (v) => v }),
+  call: object({ kind: oneOf(["call"]), runId: number(), id: number(), call: (v) => v }),
+});
 
 const EVENT_TYPES: ReadonlySet<string> = new Set<RuntimeEvent["type"]>([
   "session_started",
@@ -66,7 +94,14 @@ function isRuntimeEvent(value: unknown): value is RuntimeEvent {
 
 /** The message as a typed event or call; a reason string when it is not one. */
 export function decodeWorkerMessage(raw: unknown): ChildWorkerEvent | { invalid: string } {
-  const parsed = eventSchema.safeParse(raw);
+  const parsed = parseWith<
+    { kind: "event"; runId: number; event: unknown } | {
+      kind: "call";
+      runId: number;
+      id: number;
+      call: unknown;
+    }
+  >(eventCheck, raw);
   if (!parsed.success) return { invalid: "not a child event or call" };
   const message = parsed.data;
   if (message.kind === "event") {
@@ -74,11 +109,18 @@ export function decodeWorkerMessage(raw: unknown): ChildWorkerEvent | { invalid:
     if (!isRuntimeEvent(event)) return { invalid: "an event of no known type" };
     return { kind: "event", runId: message.runId, event };
   }
-  const call = callSchema.safeParse(message.call);
+  const call = parseWith<DelegationCall>(callCheck, message.call);
   if (!call.success) {
-    return { invalid: `malformed ${describeMethod(message.call)} call: ${call.error.message}` };
+    return {
+      invalid: `malformed ${describeMethod(message.call)} call: ${describeIssues(call.error.issues)}`,
+    };
   }
   return { kind: "call", runId: message.runId, id: message.id, call: call.data };
+}
+
+function describeIssues(issues: readonly Issue[]): string {
+  return issues.slice(0, 3).map((i) => i.path.length === 0 ? i.message : `${i.path.join(".")}: ${i.message}`)
+    .join("; ");
 }
 
 function describeMethod(call: unknown): string {

@@ -28,7 +28,37 @@ const accepted: [string, unknown][] = [
   ["stop", { kind: "call", runId: 1, id: 2, call: { method: "stop", taskId: "a" } }],
   ["spawned", { kind: "call", runId: 1, id: 2, call: { method: "spawned", pgid: 4100 } }],
   ["kill", { kind: "call", runId: 1, id: 2, call: { method: "kill", pgid: 4100 } }],
+  ["mcp", { kind: "call", runId: 1, id: 2, call: { method: "mcp", name: "mcp__s__t", input: { q: 1 } } }],
+  [
+    "approve",
+    {
+      kind: "call",
+      runId: 1,
+      id: 2,
+      call: {
+        method: "approve",
+        request: {
+          sessionId: "s",
+          agentType: "worker",
+          tool: "Bash",
+          subject: "ls",
+          reason: "asks",
+          input: {},
+        },
+      },
+    },
+  ],
 ];
+
+Deno.test("decodeWorkerMessage keeps only the declared fields of a call", () => {
+  const raw = { kind: "call", runId: 1, id: 2, call: { method: "stop", taskId: "a", extra: "x" } };
+  assert.deepEqual(decodeWorkerMessage(raw), {
+    kind: "call",
+    runId: 1,
+    id: 2,
+    call: { method: "stop", taskId: "a" },
+  });
+});
 
 for (const [name, raw] of accepted) {
   Deno.test(`decodeWorkerMessage accepts: ${name}`, () => {
@@ -86,6 +116,24 @@ const refused: [string, unknown, RegExp][] = [
     "kill of pgid 0",
     { kind: "call", runId: 1, id: 2, call: { method: "kill", pgid: 0 } },
     /malformed "kill"/,
+  ],
+  [
+    "mcp with a list for input",
+    { kind: "call", runId: 1, id: 2, call: { method: "mcp", name: "t", input: [1] } },
+    /malformed "mcp" call: input: /,
+  ],
+  [
+    "approve naming a tool of 201 characters",
+    {
+      kind: "call",
+      runId: 1,
+      id: 2,
+      call: {
+        method: "approve",
+        request: { sessionId: "s", agentType: "w", tool: "x".repeat(201), subject: "s", reason: "r" },
+      },
+    },
+    /malformed "approve" call: request.tool: Too big/,
   ],
   ["kill of -1", { kind: "call", runId: 1, id: 2, call: { method: "kill", pgid: -1 } }, /malformed "kill"/],
   [

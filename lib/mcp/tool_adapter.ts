@@ -3,7 +3,7 @@
 // says so), and the call result as text. The text is tool output like any other: untrusted data for
 // the model, redacted of secrets by the transcript writer. Does not connect or decide permissions.
 
-import { z } from "zod";
+import { ANY_OBJECT_INPUT } from "../tools/input_check.ts";
 import type { AnyTool, ToolResult } from "../tools/tool.ts";
 import type { McpCallResult, McpContent } from "./client.ts";
 
@@ -40,7 +40,7 @@ export function mcpTool(shape: McpToolShape, invoke: McpInvoke): AnyTool {
     description: describe(shape),
     kind: "external",
     readOnly: shape.readOnly,
-    schema: z.record(z.string(), z.unknown()),
+    schema: ANY_OBJECT_INPUT,
     inputSchema: objectSchema(shape.inputSchema),
     async run(input: Record<string, unknown>, ctx): Promise<ToolResult> {
       const result = await invoke(shape.bladeName, input, ctx.signal);

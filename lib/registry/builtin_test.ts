@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
-import { readAgentFiles } from "../../scripts/embed_agents.ts";
+import { parseBuiltins, readAgentFiles } from "../../scripts/embed_agents.ts";
 import { builtinAgents } from "./builtin.ts";
-import { BUILTIN_AGENT_FILES } from "./builtin_agents.gen.ts";
+import { BUILTIN_AGENT_DEFINITIONS, BUILTIN_AGENT_FILES } from "./builtin_agents.gen.ts";
 
 Deno.test("builtin_agents.gen.ts matches agents/*.md", async () => {
   assert.deepEqual(
@@ -9,6 +9,18 @@ Deno.test("builtin_agents.gen.ts matches agents/*.md", async () => {
     await readAgentFiles(),
     "lib/registry/builtin_agents.gen.ts is stale: run `deno run -A scripts/embed_agents.ts`",
   );
+});
+
+Deno.test("builtin_agents.gen.ts holds each built-in's definition as the parser reads its text", async () => {
+  assert.deepEqual(
+    BUILTIN_AGENT_DEFINITIONS,
+    await parseBuiltins(BUILTIN_AGENT_FILES),
+    "lib/registry/builtin_agents.gen.ts is stale: run `deno run -A scripts/embed_agents.ts`",
+  );
+  // Callers get copies: changing one leaves the next load as it was.
+  const first = await builtinAgents();
+  first.definitions[0]!.tools?.push("Bash");
+  assert.deepEqual((await builtinAgents()).definitions, BUILTIN_AGENT_DEFINITIONS);
 });
 
 Deno.test("every built-in parses without a single diagnostic", async () => {

@@ -6,11 +6,10 @@
 import { join } from "../path.ts";
 import { describeError } from "../errors.ts";
 import type { Fs } from "../sys/fs.ts";
-import { parseAgentsFlag } from "./agents_flag.ts";
 import { builtinAgents } from "./builtin.ts";
 import { type Diagnostic, diagnostic } from "./diagnostic.ts";
 import { agentSourceDirs } from "./discover.ts";
-import { parseAgentFile, type ParseAgentResult } from "./parse.ts";
+import type { ParseAgentResult } from "./parse.ts";
 import type { AgentDefinition, AgentSource } from "./schema.ts";
 
 export interface LoadAgentsInput {
@@ -41,7 +40,10 @@ export const MAX_AGENT_FILE_BYTES = 1024 * 1024;
 const READ_CONCURRENCY = 32;
 
 export async function loadAgents(input: LoadAgentsInput): Promise<LoadedAgents> {
-  const flagAgents = input.agentsJson === undefined ? [] : parseAgentsFlag(input.agentsJson);
+  // The parser and its zod schema load only for agents to parse: the built-ins come parsed.
+  const flagAgents = input.agentsJson === undefined
+    ? []
+    : (await import("./agents_flag.ts")).parseAgentsFlag(input.agentsJson);
   const builtin = await builtinAgents();
   const diagnostics: Diagnostic[] = [...builtin.diagnostics];
   const layers: AgentDefinition[][] = [builtin.definitions];
@@ -91,6 +93,7 @@ export async function loadAgentFile(fs: Fs, path: string, source: AgentSource): 
   } catch (e) {
     return fail(`Cannot read the file: ${describeError(e)}`, "Check the file's permissions");
   }
+  const { parseAgentFile } = await import("./parse.ts");
   return parseAgentFile(text, { path, source });
 }
 

@@ -5,7 +5,7 @@
 // when entries are acknowledged: callers remove entries once the transcript holds them.
 
 import { dirname } from "../path.ts";
-import { z } from "zod";
+import { array, number, object, oneOf, optional, parseWith, string } from "../protocol/check.ts";
 import { BladeError } from "../errors.ts";
 import type { Clock } from "../sys/clock.ts";
 import type { Fs } from "../sys/fs.ts";
@@ -28,18 +28,15 @@ const INBOX_VERSION = 1;
 const FILE_MODE = 0o600;
 const DIR_MODE = 0o700;
 
-const entrySchema = z.looseObject({
-  inboxId: z.string().min(1),
-  kind: z.enum(["completion", "steering"]),
-  text: z.string(),
-  createdAt: z.number(),
-  agentId: z.string().exactOptional(),
-}) satisfies z.ZodType<InboxEntry>;
+const entryCheck = object({
+  inboxId: string({ min: 1 }),
+  kind: oneOf(["completion", "steering"]),
+  text: string(),
+  createdAt: number(),
+  agentId: optional(string()),
+}, { loose: true });
 
-const fileSchema = z.looseObject({
-  version: z.literal(INBOX_VERSION),
-  entries: z.array(entrySchema),
-});
+const fileCheck = object({ version: oneOf([INBOX_VERSION]), entries: array(entryCheck) }, { loose: true });
 
 const encoder = new TextEncoder();
 
@@ -55,7 +52,7 @@ export class Inbox {
 
   /** Adds `entry` unless its inboxId is already pending (then an accepted no-op) or a limit is hit. */
   async enqueue(entry: InboxEntry): Promise<EnqueueResult> {
-    const parsed = entrySchema.safeParse(entry);
+    const parsed = parseWith<InboxEntry>(entryCheck, entry);
     if (!parsed.success) {
       throw new BladeError(
         "invalid_inbox_entry",
@@ -134,7 +131,7 @@ export class Inbox {
     } catch (e) {
       throw this.#invalid(`is not valid JSON (${e instanceof Error ? e.message : String(e)})`, e);
     }
-    const parsed = fileSchema.safeParse(raw);
+    const parsed = parseWith<{ entries: InboxEntry[] }>(fileCheck, raw);
     if (!parsed.success) {
       const issue = parsed.error.issues[0];
       const where = issue === undefined || issue.path.length === 0

@@ -261,3 +261,36 @@ Deno.test("concurrent enqueues from 4 processes lose nothing", async () => {
     assert.deepEqual(mine, Array.from({ length: perWriter }, (_, n) => `${writer}-${n}`));
   }
 });
+
+Deno.test("inbox file check: the same answers as the zod schema it replaced", async () => {
+  const { z } = await import("zod");
+  const entry = z.looseObject({
+    inboxId: z.string().min(1),
+    kind: z.enum(["completion", "steering"]),
+    text: z.string(),
+    createdAt: z.number(),
+    agentId: z.string().exactOptional(),
+  });
+  const file = z.looseObject({ version: z.literal(1), entries: z.array(entry) });
+  const good = { inboxId: "i1", kind: "completion", text: "done", createdAt: 5, agentId: "agent-a" };
+  const values = [undefined, null, "", "x", 0, 1.5, -1, Infinity, true, [], {}, "steering", 2];
+  const candidates: unknown[] = [null, [], "x", { version: 1, entries: [] }, { version: 2, entries: [] }];
+  for (const key of Object.keys(good)) {
+    const { [key]: _, ...without } = good as Record<string, unknown>;
+    candidates.push({ version: 1, entries: [without] });
+    for (const v of values) candidates.push({ version: 1, entries: [good, { ...good, [key]: v }], extra: 1 });
+  }
+  for (const v of values) candidates.push({ version: v, entries: [good] }, { version: 1, entries: v });
+  await using t = await tempInbox();
+  await Deno.mkdir(t.dir, { recursive: true });
+  for (const c of candidates) {
+    await Deno.writeTextFile(t.path, JSON.stringify(c) ?? "null");
+    const want = file.safeParse(JSON.parse(JSON.stringify(c) ?? "null"));
+    const got = await t.inbox.pending().then(
+      (entries) => ({ ok: true as const, entries }),
+      () => ({ ok: false as const }),
+    );
+    assert.equal(got.ok, want.success, JSON.stringify(c));
+    if (want.success && got.ok) assert.deepEqual(got.entries, want.data.entries, JSON.stringify(c));
+  }
+});

@@ -1,182 +1,279 @@
-// Owns the sidecar record format, schema v2 (docs/reference/sidecars.md): one zod schema, the record type inferred from
-// it. Does not read or write files (file_store.ts), decode text (codec.ts) or migrate v1 (legacy.ts).
+// Owns the sidecar record format, schema v2 (docs/reference/sidecars.md): the record's types and its
+// one check (types, not interfaces: a record is also a JSON object; written with lib/protocol/check.ts rather than zod, which would cost every delegation
+// its evaluation; schema_test.ts compares it with the zod schema it replaced over a table of records).
+// Does not read or write files (file_store.ts), decode text (codec.ts) or migrate v1 (legacy.ts).
 
-import { z } from "zod";
 import type { Message } from "../protocol/messages.ts";
 import type { ProcessIdentity } from "../sys/process.ts";
-import { PERMISSION_MODES } from "../protocol/permission_mode.ts";
+import { PERMISSION_MODES, type PermissionMode } from "../protocol/permission_mode.ts";
 import { SESSION_ID_PATTERN } from "../protocol/ids.ts";
+import {
+  array,
+  boolean,
+  byField,
+  type Check,
+  nullable,
+  number,
+  object,
+  oneOf,
+  optional,
+  type Parsed,
+  parseWith,
+  record,
+  string,
+  union,
+} from "../protocol/check.ts";
 
 export const SIDECAR_SCHEMA_VERSION = 2;
 
 export const SIDECAR_STATUSES = ["running", "completed", "failed", "cancelled"] as const;
 export type SidecarStatus = (typeof SIDECAR_STATUSES)[number];
 export type TerminalStatus = Exclude<SidecarStatus, "running">;
-
-const sessionId = z.string().regex(SESSION_ID_PATTERN, "not a valid session id")
-  .refine((id) => id !== "." && id !== "..", "not a valid session id");
-/** Epoch milliseconds: finite (zod 4 numbers reject ±Infinity and NaN) and not before 1970. */
-const epochMs = z.number().nonnegative();
-const count = z.int().nonnegative();
-const isolation = z.enum(["none", "worktree"]);
-
-const messageSchema = z.object({
-  role: z.enum(["user", "assistant"]),
-  content: z.array(z.discriminatedUnion("type", [
-    z.object({ type: z.literal("text"), text: z.string() }),
-    z.object({
-      type: z.literal("tool_call"),
-      id: z.string(),
-      name: z.string(),
-      input: z.record(z.string(), z.unknown()),
-      inputError: z.string().exactOptional(),
-    }),
-    z.object({
-      type: z.literal("tool_result"),
-      callId: z.string(),
-      content: z.string(),
-      isError: z.boolean(),
-    }),
-    z.object({ type: z.literal("thinking"), thinking: z.string(), signature: z.string() }),
-  ])),
-  hidden: z.boolean().exactOptional(),
-}) satisfies z.ZodType<Message>;
-
-const processIdentitySchema = z.object({
-  platform: z.enum(["linux", "darwin", "win32"]),
-  fingerprint: z.string().regex(/^[0-9a-f]{64}$/, "not a lowercase hex SHA-256"),
-}) satisfies z.ZodType<ProcessIdentity>;
+export type Isolation = "none" | "worktree";
 
 /**
  * A process group a child's Bash started, recorded before the command runs: recovery kills the group
  * of an orphan only while its leader still has this identity (a reused PID is never signalled).
  */
-const processGroupSchema = z.object({ pgid: z.int().min(2), identity: processIdentitySchema });
+export type RecordedGroup = {
+  pgid: number;
+  identity: ProcessIdentity;
+};
 
-const verdictSchema = z.object({
-  verdict: z.enum(["pass", "fail", "partial"]),
-  summary: z.string().exactOptional(),
-  findings: z.array(z.string()).exactOptional(),
-});
+export type VerificationVerdict = {
+  verdict: "pass" | "fail" | "partial";
+  summary?: string;
+  findings?: string[];
+};
 
-const resultSchema = z.object({
-  success: z.boolean(),
-  message: z.string(),
-  error: z.string().exactOptional(),
-  verificationCommands: z.array(z.string()).exactOptional(),
-  verificationVerdict: verdictSchema.exactOptional(),
-  modifiedFiles: z.array(z.string()).exactOptional(),
-});
+export type SidecarResult = {
+  success: boolean;
+  message: string;
+  error?: string;
+  verificationCommands?: string[];
+  verificationVerdict?: VerificationVerdict;
+  modifiedFiles?: string[];
+};
 
-const configSnapshotSchema = z.object({
-  name: z.string(),
-  description: z.string(),
-  systemPrompt: z.string(),
+export type SidecarStats = {
+  tokens: number;
+  toolCalls: number;
+  durationMs: number;
+};
+
+export type ConfigSnapshot = {
+  name: string;
+  description: string;
+  systemPrompt: string;
   /** null = inherit every tool of the parent. */
-  tools: z.array(z.string()).nullable(),
-  disallowedTools: z.array(z.string()),
-  model: z.string(),
-  permissionMode: z.enum(PERMISSION_MODES),
+  tools: string[] | null;
+  disallowedTools: string[];
+  model: string;
+  permissionMode: PermissionMode;
   /** null = the runtime's default limit. */
-  maxTurns: z.int().min(1).nullable(),
-  skills: z.array(z.string()),
+  maxTurns: number | null;
+  skills: string[];
   /** The agent's `mcpServers` as written (names or inline definitions); absent = the parent's MCP tools. */
-  mcpServers: z.array(z.union([z.string(), z.record(z.string(), z.unknown())])).exactOptional(),
-  isolation,
+  mcpServers?: (string | Record<string, unknown>)[];
+  isolation: Isolation;
   /** Where the definition came from (built-in, a user or project folder, `--agents`, legacy). */
-  source: z.string(),
-});
+  source: string;
+};
 
 /** The worktree lease of an isolated child (docs/reference/worktrees.md). Paths are canonical. */
-const worktreeSchema = z.object({
+export type WorktreeLease = {
   /** git's name of the worktree (`agent+<safe id>`). */
-  name: z.string().min(1),
-  branch: z.string().min(1),
-  baseCommit: z.string().regex(/^[0-9a-f]{40,64}$/, "not a commit id"),
+  name: string;
+  branch: string;
+  baseCommit: string;
   /** The parent checkout's branch when the worktree was made; null when its HEAD was detached. */
-  originalBranch: z.string().nullable(),
-  repositoryRoot: z.string().min(1),
-  originalWorkspaceRoot: z.string().min(1),
-  worktreeRoot: z.string().min(1),
+  originalBranch: string | null;
+  repositoryRoot: string;
+  originalWorkspaceRoot: string;
+  worktreeRoot: string;
   /** worktreeRoot plus the parent's sub-directory offset. */
-  workspaceRoot: z.string().min(1),
+  workspaceRoot: string;
   /** The parent checkout had uncommitted changes, which the worktree (made from HEAD) does not have. */
-  sourceHadChanges: z.boolean(),
+  sourceHadChanges: boolean;
   /** The child that created the worktree; a resumed child keeps it. */
-  ownerAgentId: sessionId,
-  createdAt: epochMs,
+  ownerAgentId: string;
+  createdAt: number;
   /** active while a run uses it; kept when a finish preserved it; removed once gone. */
-  state: z.enum(["active", "kept", "removed"]),
+  state: "active" | "kept" | "removed";
   /** When kept: files changed against the base (plus untracked) and commits on the branch. */
-  changedFiles: count.exactOptional(),
-  commits: count.exactOptional(),
+  changedFiles?: number;
+  commits?: number;
   /** When kept: why (failure, changes, commits, or the git error that made the check uncertain). */
-  keptBecause: z.string().exactOptional(),
-});
+  keptBecause?: string;
+};
+
+export type RestartRecovery = {
+  outcome: "completed" | "interrupted" | "failed";
+  recoveredAt: number;
+};
 
 /**
  * Schema v2. Unknown fields are allowed: stores validate with this schema but keep the decoded JSON as
  * it is, so fields a newer Blade wrote survive a load and re-save.
  */
-export const SidecarRecordSchema = z.object({
-  schemaVersion: z.literal(SIDECAR_SCHEMA_VERSION),
-  id: sessionId,
-  subagentType: z.string().min(1),
-  description: z.string(),
-  prompt: z.string(),
-  messages: z.array(messageSchema),
-  status: z.enum(SIDECAR_STATUSES),
-  result: resultSchema,
-  background: z.boolean(),
-  stats: z.object({ tokens: count, toolCalls: count, durationMs: z.number().nonnegative() }),
-  createdAt: epochMs,
-  lastActiveAt: epochMs,
-  completedAt: epochMs.exactOptional(),
+export type SidecarRecord = {
+  schemaVersion: typeof SIDECAR_SCHEMA_VERSION;
+  id: string;
+  subagentType: string;
+  description: string;
+  prompt: string;
+  messages: Message[];
+  status: SidecarStatus;
+  result: SidecarResult;
+  background: boolean;
+  stats: SidecarStats;
+  createdAt: number;
+  lastActiveAt: number;
+  completedAt?: number;
   /** Set while a running child waits for a free concurrency slot (listings show it as queued). */
-  queuedAt: epochMs.exactOptional(),
-  processId: z.int().positive().exactOptional(),
-  processIdentity: processIdentitySchema.exactOptional(),
+  queuedAt?: number;
+  processId?: number;
+  processIdentity?: ProcessIdentity;
   /** The process groups the run's Bash started while it runs (cleared when it ends). */
-  processGroups: z.array(processGroupSchema).exactOptional(),
-  restartRecovery: z.object({ outcome: z.enum(["completed", "interrupted", "failed"]), recoveredAt: epochMs })
-    .exactOptional(),
-  parentSessionId: sessionId,
-  parentProjectPath: z.string().min(1),
-  providerAdmissionOwnerId: z.string().min(1).exactOptional(),
-  rootAgentId: sessionId,
-  resumedFrom: sessionId.exactOptional(),
-  resumeDepth: count,
-  configSnapshot: configSnapshotSchema,
-  workspaceRoot: z.string().min(1),
-  isolation,
-  worktree: worktreeSchema.exactOptional(),
-}).superRefine((r, ctx) => {
-  // Lineage (docs/reference/task-tool.md): fresh = root is self at depth 0; resumed = a different source at depth ≥ 1.
-  if (r.resumedFrom === undefined) {
-    if (r.resumeDepth !== 0) {
-      ctx.addIssue({ code: "custom", path: ["resumeDepth"], message: "must be 0 without resumedFrom" });
-    }
-    if (r.rootAgentId !== r.id) {
-      ctx.addIssue({ code: "custom", path: ["rootAgentId"], message: "must equal id for a fresh run" });
-    }
-  } else {
-    if (r.resumeDepth < 1) {
-      ctx.addIssue({ code: "custom", path: ["resumeDepth"], message: "must be ≥ 1 when resumed" });
-    }
-    if (r.resumedFrom === r.id) {
-      ctx.addIssue({ code: "custom", path: ["resumedFrom"], message: "must differ from id" });
-    }
-  }
+  processGroups?: RecordedGroup[];
+  restartRecovery?: RestartRecovery;
+  parentSessionId: string;
+  parentProjectPath: string;
+  providerAdmissionOwnerId?: string;
+  rootAgentId: string;
+  resumedFrom?: string;
+  resumeDepth: number;
+  configSnapshot: ConfigSnapshot;
+  workspaceRoot: string;
+  isolation: Isolation;
+  worktree?: WorktreeLease;
+};
+
+const sessionId = string({
+  pattern: SESSION_ID_PATTERN,
+  refine: (id) => id !== "." && id !== "..",
+  message: "not a valid session id",
+});
+/** Epoch milliseconds: finite and not before 1970. */
+const epochMs = number({ min: 0 });
+const count = number({ int: true, min: 0 });
+const nonEmpty = string({ min: 1 });
+const text = string();
+const texts = array(text);
+const isolation = oneOf(["none", "worktree"]);
+
+const messageCheck = object({
+  role: oneOf(["user", "assistant"]),
+  content: array(byField("type", {
+    text: object({ type: text, text }),
+    tool_call: object({ type: text, id: text, name: text, input: record(), inputError: optional(text) }),
+    tool_result: object({ type: text, callId: text, content: text, isError: boolean() }),
+    thinking: object({ type: text, thinking: text, signature: text }),
+  })),
+  hidden: optional(boolean()),
 });
 
-export type SidecarRecord = z.infer<typeof SidecarRecordSchema>;
-export type SidecarResult = SidecarRecord["result"];
-export type SidecarStats = SidecarRecord["stats"];
-export type ConfigSnapshot = SidecarRecord["configSnapshot"];
-export type WorktreeLease = z.infer<typeof worktreeSchema>;
-export type VerificationVerdict = z.infer<typeof verdictSchema>;
-export type RecordedGroup = z.infer<typeof processGroupSchema>;
-export type RestartRecovery = NonNullable<SidecarRecord["restartRecovery"]>;
+const processIdentityCheck = object({
+  platform: oneOf(["linux", "darwin", "win32"]),
+  fingerprint: string({ pattern: /^[0-9a-f]{64}$/, message: "not a lowercase hex SHA-256" }),
+});
+
+const processGroupCheck = object({ pgid: number({ int: true, min: 2 }), identity: processIdentityCheck });
+
+const resultCheck = object({
+  success: boolean(),
+  message: text,
+  error: optional(text),
+  verificationCommands: optional(texts),
+  verificationVerdict: optional(object({
+    verdict: oneOf(["pass", "fail", "partial"]),
+    summary: optional(text),
+    findings: optional(texts),
+  })),
+  modifiedFiles: optional(texts),
+});
+
+const configSnapshotCheck = object({
+  name: text,
+  description: text,
+  systemPrompt: text,
+  tools: nullable(texts),
+  disallowedTools: texts,
+  model: text,
+  permissionMode: oneOf(PERMISSION_MODES),
+  maxTurns: nullable(number({ int: true, min: 1 })),
+  skills: texts,
+  mcpServers: optional(array(union(text, record()))),
+  isolation,
+  source: text,
+});
+
+const worktreeCheck = object({
+  name: nonEmpty,
+  branch: nonEmpty,
+  baseCommit: string({ pattern: /^[0-9a-f]{40,64}$/, message: "not a commit id" }),
+  originalBranch: nullable(text),
+  repositoryRoot: nonEmpty,
+  originalWorkspaceRoot: nonEmpty,
+  worktreeRoot: nonEmpty,
+  workspaceRoot: nonEmpty,
+  sourceHadChanges: boolean(),
+  ownerAgentId: sessionId,
+  createdAt: epochMs,
+  state: oneOf(["active", "kept", "removed"]),
+  changedFiles: optional(count),
+  commits: optional(count),
+  keptBecause: optional(text),
+});
+
+const recordCheck: Check = object({
+  schemaVersion: oneOf([SIDECAR_SCHEMA_VERSION]),
+  id: sessionId,
+  subagentType: nonEmpty,
+  description: text,
+  prompt: text,
+  messages: array(messageCheck),
+  status: oneOf(SIDECAR_STATUSES),
+  result: resultCheck,
+  background: boolean(),
+  stats: object({ tokens: count, toolCalls: count, durationMs: number({ min: 0 }) }),
+  createdAt: epochMs,
+  lastActiveAt: epochMs,
+  completedAt: optional(epochMs),
+  queuedAt: optional(epochMs),
+  processId: optional(number({ int: true, min: 1 })),
+  processIdentity: optional(processIdentityCheck),
+  processGroups: optional(array(processGroupCheck)),
+  restartRecovery: optional(
+    object({ outcome: oneOf(["completed", "interrupted", "failed"]), recoveredAt: epochMs }),
+  ),
+  parentSessionId: sessionId,
+  parentProjectPath: nonEmpty,
+  providerAdmissionOwnerId: optional(nonEmpty),
+  rootAgentId: sessionId,
+  resumedFrom: optional(sessionId),
+  resumeDepth: count,
+  configSnapshot: configSnapshotCheck,
+  workspaceRoot: nonEmpty,
+  isolation,
+  worktree: optional(worktreeCheck),
+}, {
+  // Lineage (docs/reference/task-tool.md): fresh = root is self at depth 0; resumed = a different source at depth ≥ 1.
+  refine: (r, add) => {
+    if (r.resumedFrom === undefined) {
+      if (r.resumeDepth !== 0) add({ path: ["resumeDepth"], message: "must be 0 without resumedFrom" });
+      if (r.rootAgentId !== r.id) add({ path: ["rootAgentId"], message: "must equal id for a fresh run" });
+    } else {
+      if ((r.resumeDepth as number) < 1) add({ path: ["resumeDepth"], message: "must be ≥ 1 when resumed" });
+      if (r.resumedFrom === r.id) add({ path: ["resumedFrom"], message: "must differ from id" });
+    }
+  },
+});
+
+/** The v2 record check: `safeParse` gives the record (declared fields only) or every issue found. */
+export const SidecarRecordSchema = {
+  safeParse: (value: unknown): Parsed<SidecarRecord> => parseWith<SidecarRecord>(recordCheck, value),
+};
 
 export function isTerminalStatus(status: SidecarStatus): status is TerminalStatus {
   return status !== "running";

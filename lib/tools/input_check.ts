@@ -176,3 +176,13 @@ export function builtInInput<I>(
   }
   return { schema: compileInputSchema<I>(inputSchema, messages), inputSchema };
 }
+
+/** Any JSON object (zod's `z.record(z.string(), z.unknown())`): the input check of tools whose schema is checked elsewhere. */
+export const ANY_OBJECT_INPUT: InputSchema<Record<string, unknown>> = {
+  safeParse(input: unknown) {
+    if (typeof input === "object" && input !== null && !Array.isArray(input)) {
+      return { success: true, data: input as Record<string, unknown> };
+    }
+    return failed([{ path: [], message: `Invalid input: expected record, received ${typeName(input)}` }]);
+  },
+};

@@ -5,7 +5,8 @@
 // Used by the verification agents (their verdict) and by `--json-schema`. Does not run the loop:
 // the loop asks `followUp()` when the model stops.
 
-import { z } from "zod";
+import type { z } from "zod";
+import { ANY_OBJECT_INPUT } from "./input_check.ts";
 import { fail, ok, type Tool } from "./tool.ts";
 
 export const STRUCTURED_OUTPUT_TOOL = "StructuredOutput";
@@ -24,8 +25,13 @@ export type StructuredOutputState =
   | { status: "accepted"; value: unknown }
   | { status: "rejected"; reason: string };
 
-/** A validator for a JSON Schema; throws a plain Error naming the problem when the schema is unusable. */
-export function jsonSchemaValidator(schema: Record<string, unknown>): z.ZodType {
+/**
+ * A validator for a JSON Schema; rejects with a plain Error naming the problem when the schema is
+ * unusable. zod is loaded here, when an object is first checked (or a `--json-schema` read), not when
+ * the tool is offered.
+ */
+export async function jsonSchemaValidator(schema: Record<string, unknown>): Promise<z.ZodType> {
+  const { z } = await import("zod");
   try {
     return z.fromJSONSchema(schema as Parameters<typeof z.fromJSONSchema>[0]);
   } catch (e) {
@@ -43,7 +49,7 @@ function describeIssues(error: z.ZodError): string {
 /** One run's structured output: the tool to give the model, and what it produced. */
 export class StructuredOutput {
   readonly #schema: Record<string, unknown>;
-  readonly #validator: z.ZodType;
+  #validator: Promise<z.ZodType> | undefined;
   readonly #maxRetries: number;
   readonly #purpose: string;
   #attempts = 0;
@@ -52,7 +58,6 @@ export class StructuredOutput {
 
   constructor(options: StructuredOutputOptions) {
     this.#schema = options.schema;
-    this.#validator = jsonSchemaValidator(options.schema);
     this.#maxRetries = options.maxRetries ?? 2;
     this.#purpose = options.purpose ?? "your final answer";
   }
@@ -73,21 +78,22 @@ export class StructuredOutput {
         `once, at the end, after your final message. An object that does not match the schema is ` +
         `returned with the errors; correct it and call again (at most ${this.#maxRetries} corrections).`,
       kind: "read",
-      schema: z.record(z.string(), z.unknown()),
+      schema: ANY_OBJECT_INPUT,
       inputSchema: this.#schema,
-      run: (input) => Promise.resolve(this.#submit(input)),
+      run: (input) => this.#submit(input),
     };
   }
 
-  #submit(input: Record<string, unknown>) {
+  async #submit(input: Record<string, unknown>) {
     if (this.#state.status === "accepted") {
       return ok("Structured output was already accepted; nothing changed.");
     }
     if (this.#state.status === "rejected") {
       return fail(`Structured output was rejected: ${this.#state.reason}`);
     }
+    const validator = await (this.#validator ??= jsonSchemaValidator(this.#schema));
     this.#attempts++;
-    const parsed = this.#validator.safeParse(input);
+    const parsed = validator.safeParse(input);
     if (parsed.success) {
       this.#state = { status: "accepted", value: input };
       return ok("Structured output accepted.", { structuredOutput: input });

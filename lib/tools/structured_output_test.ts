@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { StructuredOutput } from "./structured_output.ts";
+import { jsonSchemaValidator, StructuredOutput } from "./structured_output.ts";
 import { VERDICT_JSON_SCHEMA } from "../verification/verdict.ts";
 import { inputSchemaOf } from "./registry.ts";
 import type { ToolContext } from "./tool.ts";
@@ -57,6 +57,8 @@ Deno.test("an invalid call and a missing call share the two corrections", async 
   assert.equal(out.state.status, "accepted");
 });
 
-Deno.test("an unusable schema is a clear error", () => {
-  assert.throws(() => new StructuredOutput({ schema: { type: "nonsense" } }), /not a usable JSON Schema/);
+Deno.test("an unusable schema is a clear error (when first used: zod loads then; --json-schema checks it up front)", async () => {
+  await assert.rejects(jsonSchemaValidator({ type: "nonsense" }), /not a usable JSON Schema/);
+  const tool = new StructuredOutput({ schema: { type: "nonsense" } }).tool();
+  await assert.rejects(tool.run({ a: 1 }, ctx), /not a usable JSON Schema/);
 });

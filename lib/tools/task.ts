@@ -38,7 +38,7 @@ delivered to you automatically when the agent finishes — do not poll for it. U
 you need the full result text, and TaskStop to cancel.`;
 
 /** The Task input's check, with the prompt limit's own message (as its zod schema in input_zod.ts). */
-const taskInput = builtInInput<TaskInput>("Task", { prompt: { maxLength: TASK_PROMPT_TOO_LONG } });
+export const taskInput = builtInInput<TaskInput>("Task", { prompt: { maxLength: TASK_PROMPT_TOO_LONG } });
 
 export function taskTool(launcher: SubagentLauncher): AnyTool {
   return {

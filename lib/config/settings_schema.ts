@@ -1,0 +1,27 @@
+// Owns the schema of Blade's settings files (user config.json, project .blade/settings.json;
+// docs/guides/configuration.md). Imported by config.ts only when a file exists, so a run without one
+// does not load zod.
+
+import { z } from "zod";
+
+export const settingsSchema = z.object({
+  model: z.string().min(1).optional(),
+  provider: z.enum(["anthropic", "openai", "scripted"]).optional(),
+  script: z.string().min(1).optional(),
+  models: z.record(z.string(), z.string().min(1)).optional(),
+  permissionMode: z.string().optional(),
+  maxTurns: z.number().int().min(1).max(1000).optional(),
+  maxSubagentDepth: z.number().int().min(0).max(10).optional(),
+  maxConcurrentSubagents: z.number().int().min(1).max(200).optional(),
+  requestTimeoutMs: z.number().int().min(1).optional(),
+  streamIdleTimeoutMs: z.number().int().min(1).optional(),
+  subagentStallTimeoutMs: z.number().int().min(1).optional(),
+  maxTokens: z.number().int().min(1).optional(),
+  /** MCP servers (Claude Code's format); read and validated by lib/mcp/sources.ts and config.ts. */
+  mcpServers: z.record(z.string(), z.unknown()).optional(),
+  // Claude Code's keys, read the same way as in .claude/settings.json (claude_settings.ts).
+  permissions: z.unknown().optional(),
+  env: z.unknown().optional(),
+}).strict();
+
+export type Settings = z.infer<typeof settingsSchema>;
