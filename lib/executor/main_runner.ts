@@ -182,10 +182,11 @@ async function buildMainSession(
   taking: Promise<SessionLease>,
 ): Promise<MainSession> {
   const { ports, config } = app;
-  const provider = await app.provider();
-  const extra: SessionExtras = o.extraTools === undefined
-    ? { tools: [] }
-    : await o.extraTools(opened.sessionId);
+  // The provider's module loads while the subagent layer reads the registry (both wait on files).
+  const [provider, extra]: [Provider, SessionExtras] = await Promise.all([
+    app.provider(),
+    o.extraTools === undefined ? { tools: [] } : o.extraTools(opened.sessionId),
+  ]);
   // A fresh session's lease finishes in the background (its id is known to nobody else yet); close()
   // waits for it, so a failure to take it is still reported.
   const { history, recoveryWarnings } = await recoverHistory(app, extra, opened);

@@ -113,7 +113,8 @@ export class Runtime implements AsyncDisposable {
 
   async #build(): Promise<SubagentEnv> {
     const d = this.#deps;
-    const [registry, runner] = await Promise.all([d.registry(), d.runner()]);
+    // All three wait on files or modules: together, not one after the other.
+    const [registry, runner, shell] = await Promise.all([d.registry(), d.runner(), findShell(d.ports)]);
     this.#runner = runner;
     return {
       ports: d.ports,
@@ -125,7 +126,7 @@ export class Runtime implements AsyncDisposable {
             ...childCommandEnv({ ...d.settingsEnv }, d.secrets?.() ?? []),
           }
           : childCommandEnv({ ...d.ports.env.all(), ...d.settingsEnv }, d.secrets?.() ?? []),
-        shell: await findShell(d.ports),
+        shell,
       },
       layout: d.layout,
       store: this.store,
