@@ -54,7 +54,7 @@ serveSandbox<ChildWorkerRequest, ChildOutcome | null, ChildWorkerEvent>(async (r
   const ports = workerPorts(request, call);
   const provider = afterFirstEvent(
     await providerFromConfig(request.provider, { clock: ports.clock }),
-    () => setTimeout(load, 0),
+    () => load(),
   );
   profileMark("provider ready");
   const secrets = request.secrets;
@@ -190,8 +190,3 @@ function afterFirstEvent(provider: Provider, onFirst: () => void): Provider {
     },
   };
 }
-
-// A thread's first timer costs ~7 ms (Deno's timer globals are Node's, evaluated on first use) and
-// every run arms one (its model request's timeout): paid here, while the Worker waits for its first
-// run, not on that run's way to its first request.
-clearTimeout(setTimeout(() => {}, 0));

@@ -98,7 +98,7 @@ class AttemptControl implements Disposable {
   #request: SseRequest;
   #controller = new AbortController();
   #cause: Cause | undefined;
-  #timer: AbortController | undefined;
+  #cancelTimer: (() => void) | undefined;
   #timerMs = 0;
   #onUserAbort = () => this.#abort("aborted");
 
@@ -116,15 +116,14 @@ class AttemptControl implements Disposable {
   arm(ms: number, cause: Cause): void {
     this.disarm();
     if (!(ms > 0 && Number.isFinite(ms))) return;
-    const timer = new AbortController();
-    this.#timer = timer;
     this.#timerMs = ms;
-    this.#request.clock.sleep(ms, timer.signal).then(() => this.#abort(cause), () => {});
+    // A watchdog over the fetch or read in flight (which keeps the process alive, not the timer).
+    this.#cancelTimer = this.#request.clock.timer(ms, () => this.#abort(cause));
   }
 
   disarm(): void {
-    this.#timer?.abort();
-    this.#timer = undefined;
+    this.#cancelTimer?.();
+    this.#cancelTimer = undefined;
   }
 
   /** Settles like `promise`, or rejects as soon as the attempt is aborted. */

@@ -5,6 +5,7 @@
 // (permissions/deno_permissions.ts) nor what the child does.
 
 import { BladeError, type BladeErrorCode, isBladeErrorCode } from "../errors.ts";
+import { watchdog } from "../sys/clock.ts";
 import type { DenoPermissionSet } from "../permissions/deno_permissions.ts";
 import {
   type ChildMessage,
@@ -91,7 +92,7 @@ class SandboxChannel<Req, Res, Ev> implements Sandbox<Req, Res> {
   #nextId = 1;
   #ready = Promise.withResolvers<void>();
   #exit = Promise.withResolvers<SandboxExit>();
-  #timer: ReturnType<typeof setTimeout> | undefined;
+  #cancelTimer: (() => void) | undefined;
   #drained: PromiseWithResolvers<void> | undefined;
   #onAbort = () => void this.cancel("aborted");
 
@@ -111,7 +112,8 @@ class SandboxChannel<Req, Res, Ev> implements Sandbox<Req, Res> {
     const base = { name: this.name, permissions: options.permissions };
     this.#transport = this.mechanism.open(module, base, sink);
     const timeout = options.startTimeoutMs ?? DEFAULT_START_TIMEOUT_MS;
-    this.#timer = setTimeout(() => this.#crash(`it did not start within ${timeout} ms`), timeout);
+    // A watchdog over the starting Worker (which keeps the process alive while it starts).
+    this.#cancelTimer = watchdog(timeout, () => this.#crash(`it did not start within ${timeout} ms`));
     this.#signal?.addEventListener("abort", this.#onAbort, { once: true });
     if (this.#signal?.aborted) this.#onAbort();
   }
@@ -168,7 +170,7 @@ class SandboxChannel<Req, Res, Ev> implements Sandbox<Req, Res> {
     switch (message.t) {
       case "ready":
         this.#state = "ready";
-        clearTimeout(this.#timer);
+        this.#cancelTimer?.();
         this.#ready.resolve();
         return;
       case "response": {
@@ -210,7 +212,7 @@ class SandboxChannel<Req, Res, Ev> implements Sandbox<Req, Res> {
     if (this.#state === "ended") return;
     this.#state = "ended";
     this.#endError = error;
-    clearTimeout(this.#timer);
+    this.#cancelTimer?.();
     this.#signal?.removeEventListener("abort", this.#onAbort);
     this.#ready.reject(error);
     this.#ready.promise.catch(() => {}); // observed by startSandbox, or irrelevant once started
