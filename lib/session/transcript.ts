@@ -239,9 +239,10 @@ export class TranscriptWriter {
       return this.#appendLocked(file, events, sync);
     };
     try {
-      return await fs.withLockedFile(this.path, batch);
+      // A file known to be there (read, or appended to) is opened without creating it.
+      return await fs.withLockedFile(this.path, batch, this.#knownSize > 0 ? { create: false } : {});
     } catch (e) {
-      // The folder was removed since it was made (a user cleaned up): made again, then one retry.
+      // The file or its folder was removed since (a user cleaned up): made again, then one retry.
       if (ran || fsErrorCode(e) !== "ENOENT") throw e;
     }
     await fs.ensureDir(dir);

@@ -205,7 +205,7 @@ export class FileSidecarStore implements SidecarStore {
     return outcomes;
   }
 
-  /** Reads one record under its lock, applies its change and stages the result (temp file fsynced). */
+  /** Reads one record under its lock, applies its change and stages the result (temp file written, not fsynced). */
   async #stage({ id, change }: GroupChange): Promise<{ outcome: GroupOutcome } | StagedRecord> {
     this.#cache.delete(id);
     const current = await this.load(id);
@@ -217,11 +217,13 @@ export class FileSidecarStore implements SidecarStore {
     await this.#ensureParents();
     if (record.status === "running") await this.#running.mark(id, DIR_MODE);
     const path = this.pathOf(id);
-    // The group's `exclusive` made the folder and asserted its mode just now.
+    // The group's `exclusive` made the folder and asserted its mode just now. Not fsynced here:
+    // commitInGroups fsyncs the group's temp files together before renaming any.
     const temp = await this.#fs.stageAtomic(path, text, {
       mode: FILE_MODE,
       dirMode: DIR_MODE,
       dirReady: true,
+      sync: false,
     });
     return { record, temp, path };
   }

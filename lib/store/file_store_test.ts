@@ -130,6 +130,66 @@ Deno.test("FileSidecarStore.updateMany: a failed rename keeps that record whole 
   }
 });
 
+Deno.test("FileSidecarStore.updateMany: every temp file is written, then all are fsynced, and only then renamed; a failed fsync keeps that record old", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "blade-store-" });
+  try {
+    const clock = new FakeClock(FIXTURE_TIME);
+    const faults = new FaultFs(realFs());
+    const steps: string[] = [];
+    const name = (p: string) =>
+      p.slice(p.lastIndexOf("/") + 1).replace(/^\.(agent-r\d)\.json\..*\.tmp$/, "$1");
+    const fs = {
+      ...faults.fs,
+      stageAtomic: async (p: string, t: string, o?: Parameters<typeof faults.fs.stageAtomic>[2]) => {
+        const temp = await faults.fs.stageAtomic(p, t, o);
+        steps.push(`write ${name(temp)}`);
+        return temp;
+      },
+      syncFile: async (p: string) => {
+        await faults.fs.syncFile(p);
+        steps.push(`fsync ${name(p)}`);
+      },
+      rename: async (a: string, b: string) => {
+        await faults.fs.rename(a, b);
+        steps.push(`rename ${name(a)}`);
+      },
+    };
+    const store = new FileSidecarStore({ fs, clock, storageRoot: dir });
+    const ids = ["agent-r1", "agent-r2", "agent-r3"];
+    for (const id of ids) await store.save(sidecarFixture(id));
+    const before = await Deno.readTextFile(store.pathOf("agent-r2"));
+    faults.arm({ op: "syncFile", path: (p) => p.includes("/.agent-r2.json."), code: "EROFS" });
+    const done = (r: SidecarRecord) => ({ ...r, status: "failed" as const });
+    const outcomes = await store.updateMany(ids.map((id) => ({ id, change: done })));
+    assert.deepEqual(outcomes.map((o) => "error" in o ? "error" : o.record.status), [
+      "failed",
+      "error",
+      "failed",
+    ]);
+    const phase = (s: string) => s.split(" ")[0]!;
+    assert.deepEqual(
+      steps.map(phase),
+      ["write", "write", "write", "fsync", "fsync", "rename", "rename"],
+      `all written, then fsynced, then renamed: ${steps.join(", ")}`,
+    );
+    for (const id of ["agent-r1", "agent-r3"]) {
+      assert.ok(steps.indexOf(`fsync ${id}`) < steps.indexOf(`rename ${id}`), `${id} fsynced before renamed`);
+    }
+    assert.ok(!steps.includes("rename agent-r2"), "an unsynced file is never renamed");
+    assert.equal(
+      await Deno.readTextFile(store.pathOf("agent-r2")),
+      before,
+      "the record whose fsync failed is old",
+    );
+    const left = [...Deno.readDirSync(store.sessionsDir)].map((e) => e.name).filter((n) =>
+      n.endsWith(".tmp")
+    );
+    assert.deepEqual(left, [], "its temp file is removed");
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
 Deno.test("FileSidecarStore.updateMany: a cancel from another process waits for the group and is not lost", async () => {
   const dir = await Deno.makeTempDir({ prefix: "blade-store-" });
   try {

@@ -13,8 +13,10 @@ import type { GroupChange, GroupOutcome } from "./store.ts";
 export const GROUP_COMMIT_SIZE = 128;
 /** Records staged (and renamed) at once within a group. */
 const STAGE_CONCURRENCY = 16;
+/** Staged files fsynced at once: most of a group, so their fsyncs share a few journal commits. */
+const SYNC_CONCURRENCY = 64;
 
-/** A record's next version, written whole and fsynced in `temp`, waiting to be renamed onto `path`. */
+/** A record's next version, written whole in `temp` (not fsynced yet), waiting to be renamed onto `path`. */
 export interface StagedRecord {
   record: SidecarRecord;
   temp: string;
@@ -29,7 +31,10 @@ export interface GroupCommitIo {
   exclusive(fn: () => Promise<void>): Promise<void>;
   /** Runs `fn` holding the record's lock (in this process and across processes). */
   hold(id: string, fn: () => Promise<void>): Promise<void>;
-  /** Under the record's lock: reads it, applies its change, stages the result (or answers at once). */
+  /**
+   * Under the record's lock: reads it, applies its change, writes the result to a temp file without
+   * fsyncing it (or answers at once). commitGroup fsyncs every staged file before any rename.
+   */
   stage(change: GroupChange): Promise<{ outcome: GroupOutcome } | StagedRecord>;
   /** Drops what the store remembers of a record about to be replaced. */
   forget(id: string): void;
@@ -39,8 +44,10 @@ export interface GroupCommitIo {
  * Commits `changes` GROUP_COMMIT_SIZE at a time, one group at a time across processes (`exclusive`).
  * Within a group every record's lock is taken at once (no other writer holds two record locks, and
  * group commits are serialised, so nobody can wait on anybody in a cycle); once all are held, every
- * record is staged (STAGE_CONCURRENCY at once), then each staged file is renamed onto its record, the
- * folder is fsynced once, and only then are the locks released and the outcomes given. A SIGKILL at
+ * record is staged (STAGE_CONCURRENCY at once), then every staged file is fsynced (all together,
+ * after the last is written: the creations of temp files never queue behind a journal commit an
+ * fsync forced), then each is renamed onto its record, the folder is fsynced once, and only then are
+ * the locks released and the outcomes given. No file is renamed before it is fsynced. A SIGKILL at
  * any point leaves each record whole, old or new (an unrenamed temp file is a dot file, never listed
  * as a record). One record's failure is its own.
  */
@@ -77,7 +84,7 @@ async function commitGroup(
         outcomes[i] = { error };
       }
     });
-    await renameStaged(staged, outcomes, io);
+    await renameStaged(await syncStaged(staged, outcomes, io), outcomes, io);
   }, { limit: STAGE_CONCURRENCY });
   // A lock that could not be taken is that record's failure (set only when nothing else was).
   held.forEach((h, k) => {
@@ -86,7 +93,27 @@ async function commitGroup(
   });
 }
 
-/** Renames every staged file onto its record, then fsyncs the folder once for all of them. */
+/** fsyncs every staged file; one that fails is removed and is its record's failure. The synced ones. */
+async function syncStaged(
+  staged: (StagedRecord & { i: number })[],
+  outcomes: GroupOutcome[],
+  io: GroupCommitIo,
+): Promise<(StagedRecord & { i: number })[]> {
+  const synced: boolean[] = new Array(staged.length).fill(false);
+  await forEachBounded(staged.length, SYNC_CONCURRENCY, async (k) => {
+    const s = staged[k]!;
+    try {
+      await io.fs.syncFile(s.temp);
+      synced[k] = true;
+    } catch (error) {
+      outcomes[s.i] = { error };
+      await io.fs.remove(s.temp).catch(() => {});
+    }
+  });
+  return staged.filter((_, k) => synced[k]);
+}
+
+/** Renames every staged (and fsynced) file onto its record, then fsyncs the folder once for all of them. */
 async function renameStaged(
   staged: (StagedRecord & { i: number })[],
   outcomes: GroupOutcome[],

@@ -30,6 +30,12 @@ export interface WriteAtomicOptions {
    * once per group, not per record). Not asserted again; made again only if it is gone.
    */
   dirReady?: boolean;
+  /**
+   * stageAtomic: `false` leaves the temp file un-fsynced; the caller fsyncs it (`syncFile`) before
+   * renaming it. A group commit writes all its temp files first and fsyncs them together after, so
+   * the file creations do not wait on the journal commits the fsyncs force.
+   */
+  sync?: boolean;
 }
 
 export interface Fs {
@@ -50,6 +56,8 @@ export interface Fs {
   stageAtomic(path: string, text: string, options?: WriteAtomicOptions): Promise<string>;
   /** fsync a folder: the renames into it survive a power loss once this resolves. */
   syncDir(path: string): Promise<void>;
+  /** fsync a file (opened for reading, never created): its bytes survive a power loss once this resolves. */
+  syncFile(path: string): Promise<void>;
   /** mkdir -p, then chmod the leaf to `mode` (default 0o700). */
   ensureDir(path: string, mode?: number): Promise<void>;
   stat(path: string): Promise<FileInfo | null>;
@@ -70,8 +78,18 @@ export interface Fs {
   withLockedFile<T>(
     path: string,
     fn: (file: LockedFile) => Promise<T>,
-    options?: { mode?: number; transient?: boolean },
+    options?: LockOptions,
   ): Promise<T>;
+}
+
+export interface LockOptions {
+  mode?: number;
+  transient?: boolean;
+  /**
+   * `false`: the file is known to exist and is opened without O_CREAT (which takes the folder's
+   * lock in the kernel, behind any creation waiting on the journal); ENOENT when it does not.
+   */
+  create?: boolean;
 }
 
 /** A file held under an exclusive lock. */
@@ -100,6 +118,15 @@ function toInfo(i: Deno.FileInfo): FileInfo {
 }
 
 const isWindows = Deno.build.os === "windows";
+
+async function fsyncFile(path: string): Promise<void> {
+  const f = Deno.openSync(path, { read: true });
+  try {
+    await f.sync();
+  } finally {
+    f.close();
+  }
+}
 
 async function fsyncDir(dir: string): Promise<void> {
   if (isWindows) return;
@@ -165,7 +192,7 @@ export async function stageAtomic(
     while (written < data.length) written += file.writeSync(data.subarray(written));
     // The umask may have taken bits off the mode asked for: set it then (not otherwise, see ensureDir).
     if (!isWindows && (file.statSync().mode! & 0o7777) !== mode) Deno.chmodSync(tmp, mode);
-    await file.sync();
+    if (options.sync !== false) await file.sync();
     file.close();
   } catch (e) {
     try {
@@ -220,6 +247,7 @@ export function realFs(): Fs {
     writeAtomic: (p, t, o) => at(p, () => writeAtomic(p, t, o)),
     stageAtomic: (p, t, o) => at(p, () => stageAtomic(p, t, o)),
     syncDir: (p) => at(p, () => fsyncDir(p)),
+    syncFile: (p) => at(p, () => fsyncFile(p)),
     ensureDir: (p, m) => at(p, () => ensureDir(p, m)),
     // stat, lstat and a plain remove return in microseconds: synchronous, like rename below (an
     // async op's thread-pool hand-off costs more than the call; recovery makes thousands of these).
@@ -267,17 +295,14 @@ function lstatOrNull(path: string): Deno.FileInfo | null {
 }
 
 /** Opens and locks `path`; for a transient lock, retries until the locked file is still the one at `path`. */
-async function openLocked(
-  path: string,
-  options: { mode?: number; transient?: boolean },
-): Promise<Deno.FsFile> {
+async function openLocked(path: string, options: LockOptions): Promise<Deno.FsFile> {
   // Only the flock, which may wait, is an async op: open and stat return in microseconds (see
   // stageAtomic), and recovery takes hundreds of these locks at once.
   for (;;) {
     const file = Deno.openSync(path, {
       read: true,
       write: true,
-      create: true,
+      create: options.create !== false,
       mode: options.mode ?? 0o600,
     });
     try {
@@ -299,7 +324,7 @@ async function openLocked(
 async function withLockedFile<T>(
   path: string,
   fn: (file: LockedFile) => Promise<T>,
-  options: { mode?: number; transient?: boolean } = {},
+  options: LockOptions = {},
 ): Promise<T> {
   const file = await at(path, () => openLocked(path, options));
   try {

@@ -73,3 +73,20 @@ Deno.test("stageAtomic with dirReady: the folder is not asserted again, and made
     await Deno.remove(dir, { recursive: true });
   }
 });
+
+Deno.test("withLockedFile with create false: an existing file is locked and appended to; a missing one is ENOENT and not made", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "blade-lock-nocreate-" });
+  try {
+    const fs = realFs();
+    await Deno.writeTextFile(`${dir}/t.log`, "a\n");
+    await fs.withLockedFile(`${dir}/t.log`, (file) => file.append("b\n", { sync: false }), { create: false });
+    assert.equal(await Deno.readTextFile(`${dir}/t.log`), "a\nb\n");
+    await assert.rejects(
+      fs.withLockedFile(`${dir}/gone.log`, () => Promise.resolve(), { create: false }),
+      Deno.errors.NotFound,
+    );
+    assert.equal(await fs.lstat(`${dir}/gone.log`), null, "not made");
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});

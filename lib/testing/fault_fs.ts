@@ -9,9 +9,17 @@ import { notePath } from "../sys/errors.ts";
 
 /**
  * The kinds of write a fault can hit. `writeAtomic` also fails `stageAtomic` (the same write, staged
- * for a group commit); `rename` and `syncDir` hit a group commit's later steps.
+ * for a group commit); `syncFile` (a staged temp file's fsync; its path is the temp's), `rename` and
+ * `syncDir` hit a group commit's later steps.
  */
-export type FaultOp = "writeAtomic" | "writeText" | "append" | "ensureDir" | "rename" | "syncDir";
+export type FaultOp =
+  | "writeAtomic"
+  | "writeText"
+  | "append"
+  | "ensureDir"
+  | "rename"
+  | "syncDir"
+  | "syncFile";
 
 export type FaultCode = "ENOSPC" | "EROFS" | "EACCES";
 
@@ -90,6 +98,11 @@ export class FaultFs {
         const f = fail("rename", to);
         if (f !== undefined) throw osError(f.code ?? "ENOSPC", to);
         return await base.rename(from, to);
+      },
+      async syncFile(path) {
+        const f = fail("syncFile", path);
+        if (f !== undefined) throw osError(f.code ?? "ENOSPC", path);
+        return await base.syncFile(path);
       },
       async syncDir(path) {
         const f = fail("syncDir", path);
