@@ -1,6 +1,7 @@
 // Owns the small validators Blade's hot paths check untrusted JSON with instead of zod (which costs
 // ~10 ms of evaluation per thread before the first request; docs/reference/performance.md): sidecar
-// records, inbox files and what a Worker child sends the main thread. A check walks a value, collects
+// records, inbox files, what a Worker child sends the main thread, and (compiled from their JSON
+// Schemas, lib/tools/input_check.ts) the built-in tools' inputs. A check walks a value, collects
 // issues (path and message, zod's wording) and returns the value it accepts: objects keep only their
 // declared fields unless `loose`. Each schema written with it is compared with its zod original by
 // its test. No I/O, no dependencies.
@@ -13,9 +14,13 @@ export interface Issue {
 /** Checks `value` at `path`, adds what is wrong to `issues`, returns the accepted value. */
 export type Check = (value: unknown, path: (string | number)[], issues: Issue[]) => unknown;
 
-/** A field that may be absent; when present it must pass `check` (`undefined` is refused, as zod's exactOptional). */
+/**
+ * A field that may be absent; when present it must pass `check`. `undefined` is refused (zod's
+ * exactOptional) unless `undefinedOk` (zod's optional: the field is then kept as undefined).
+ */
 export interface Optional {
   optional: Check;
+  undefinedOk?: boolean;
 }
 
 export type Parsed<T> = { success: true; data: T } | { success: false; error: { issues: Issue[] } };
@@ -39,16 +44,35 @@ function expected(what: string, value: unknown, path: (string | number)[], issue
   return undefined;
 }
 
+/** Messages that replace the default one of a bound (as a zod schema's own `error` does). */
+export interface BoundMessages {
+  min?: string;
+  max?: string;
+}
+
 export function string(
-  o: { min?: number; max?: number; pattern?: RegExp; refine?: (s: string) => boolean; message?: string } = {},
+  o: {
+    min?: number;
+    max?: number;
+    pattern?: RegExp;
+    refine?: (s: string) => boolean;
+    message?: string;
+    messages?: BoundMessages;
+  } = {},
 ): Check {
   return (value, path, issues) => {
     if (typeof value !== "string") return expected("string", value, path, issues);
     if (o.min !== undefined && value.length < o.min) {
-      issues.push({ path, message: `Too small: expected string to have >=${o.min} characters` });
+      issues.push({
+        path,
+        message: o.messages?.min ?? `Too small: expected string to have >=${o.min} characters`,
+      });
     }
     if (o.max !== undefined && value.length > o.max) {
-      issues.push({ path, message: `Too big: expected string to have <=${o.max} characters` });
+      issues.push({
+        path,
+        message: o.messages?.max ?? `Too big: expected string to have <=${o.max} characters`,
+      });
     }
     if (o.pattern !== undefined && !o.pattern.test(value)) {
       issues.push({ path, message: o.message ?? `Invalid string: must match pattern ${o.pattern}` });
@@ -60,18 +84,25 @@ export function string(
 }
 
 /** A finite number (zod's `z.number()`), optionally a safe integer (`z.int()`) with bounds. */
-export function number(o: { int?: boolean; min?: number; max?: number } = {}): Check {
+export function number(
+  o: { int?: boolean; min?: number; max?: number; messages?: BoundMessages } = {},
+): Check {
   return (value, path, issues) => {
     if (typeof value !== "number" || !Number.isFinite(value)) return expected("number", value, path, issues);
     if (o.int === true && !Number.isSafeInteger(value)) {
       if (!Number.isInteger(value)) return expected("int", value, path, issues);
-      issues.push({ path, message: `Too big: expected int to be within the safe integer range` });
+      issues.push({
+        path,
+        message: value > 0
+          ? `Too big: expected int to be <=${Number.MAX_SAFE_INTEGER}`
+          : `Too small: expected int to be >=${Number.MIN_SAFE_INTEGER}`,
+      });
     }
     if (o.min !== undefined && value < o.min) {
-      issues.push({ path, message: `Too small: expected number to be >=${o.min}` });
+      issues.push({ path, message: o.messages?.min ?? `Too small: expected number to be >=${o.min}` });
     }
     if (o.max !== undefined && value > o.max) {
-      issues.push({ path, message: `Too big: expected number to be <=${o.max}` });
+      issues.push({ path, message: o.messages?.max ?? `Too big: expected number to be <=${o.max}` });
     }
     return value;
   };
@@ -104,8 +135,8 @@ export function nullable(check: Check): Check {
   return (value, path, issues) => value === null ? null : check(value, path, issues);
 }
 
-export function optional(check: Check): Optional {
-  return { optional: check };
+export function optional(check: Check, o: { undefinedOk?: boolean } = {}): Optional {
+  return o.undefinedOk === true ? { optional: check, undefinedOk: true } : { optional: check };
 }
 
 /** A plain object of any fields (zod's `z.record(z.string(), z.unknown())`). */
@@ -129,8 +160,13 @@ export function object(
     for (const [key, field] of entries) {
       const present = Object.hasOwn(value, key);
       if (typeof field !== "function") {
-        // Present means checked: no check accepts undefined, so `{ key: undefined }` is refused.
-        if (present) out[key] = field.optional(value[key], [...path, key], issues);
+        // Present means checked: no check accepts undefined, so `{ key: undefined }` is refused
+        // unless the field says it may be.
+        if (!present) continue;
+        const v = value[key];
+        out[key] = v === undefined && field.undefinedOk === true
+          ? undefined
+          : field.optional(v, [...path, key], issues);
         continue;
       }
       out[key] = field(present ? value[key] : undefined, [...path, key], issues);
