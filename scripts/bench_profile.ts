@@ -27,6 +27,8 @@ export interface ProfileRow {
   /** Per target: median ms since spawn, and median ms since the previous row's event. */
   at: Record<string, number>;
   phase: Record<string, number>;
+  /** Per target: median resident memory of the process at the mark, MiB (marks that carry it). */
+  rss: Record<string, number>;
 }
 
 export interface ProfileResult {
@@ -35,28 +37,34 @@ export interface ProfileResult {
   totals: Record<string, { wallMs: number; cpuMs: number; peakRssMiB: number }>;
 }
 
-/** The events of one run: name → ms since spawn. */
+/** The events of one run: name → ms since spawn; `rss` (when given) gets name → MiB of the marks that carry it. */
 export function eventsOf(
   run: ProcessRun,
   arrivals: { parent: number[]; child: number[] },
+  rss?: Map<string, number>,
 ): Map<string, number> {
   const events = new Map<string, number>();
   const seen = new Map<string, number>();
-  const add = (name: string, at: number) => {
+  const add = (name: string, at: number, memory?: number) => {
     const n = (seen.get(name) ?? 0) + 1;
     seen.set(name, n);
-    events.set(n === 1 ? name : `${name} #${n}`, at - run.startedAt);
+    const key = n === 1 ? name : `${name} #${n}`;
+    events.set(key, at - run.startedAt);
+    if (memory !== undefined) rss?.set(key, memory);
   };
   add("spawn", run.startedAt);
   const lines = run.stderr.split("\n").filter((l) => l.startsWith("blade-profile\t"));
-  const marks = lines.map((l) => l.split("\t")).map(([, thread, name, at]) => ({
+  const marks: { name: string; at: number; memory?: number }[] = lines.map((l) => l.split("\t")).map((
+    [, thread, name, at, memory],
+  ) => ({
     name: `${thread}: ${name}`,
     at: Number(at),
+    ...(memory === undefined || memory === "" ? {} : { memory: Number(memory) }),
   }));
   for (const a of arrivals.parent) marks.push({ name: "server: parent request arrived", at: a });
   for (const a of arrivals.child) marks.push({ name: "server: child request arrived", at: a });
   marks.sort((a, b) => a.at - b.at);
-  for (const m of marks) add(m.name, m.at);
+  for (const m of marks) add(m.name, m.at, m.memory);
   add("process ended (seen by the bench)", run.endedAt);
   return events;
 }
@@ -68,6 +76,7 @@ export async function benchProfile(
   runs: number,
 ): Promise<ProfileResult> {
   const perTarget = new Map<string, Map<string, number>[]>(targets.map((t) => [t.name, []]));
+  const memory = new Map<string, Map<string, number>[]>(targets.map((t) => [t.name, []]));
   const totals = new Map<string, ProcessRun[]>(targets.map((t) => [t.name, []]));
   for (let i = 0; i < runs + 1; i++) {
     for (const target of targets) {
@@ -87,7 +96,9 @@ export async function benchProfile(
         throw new Error(`profiled run of ${target.name} failed: ${run.stdout}${run.stderr}`);
       }
       if (i === 0) continue; // the first round warms the caches
-      perTarget.get(target.name)!.push(eventsOf(run, arrivals));
+      const rss = new Map<string, number>();
+      perTarget.get(target.name)!.push(eventsOf(run, arrivals, rss));
+      memory.get(target.name)!.push(rss);
       totals.get(target.name)!.push(run);
     }
   }
@@ -100,7 +111,7 @@ export async function benchProfile(
     for (const k of keys.sort((a, b) => at(a) - at(b))) if (!names.includes(k)) names.push(k);
   }
   const rows: ProfileRow[] = names.map((event, index) => {
-    const row: ProfileRow = { event, at: {}, phase: {} };
+    const row: ProfileRow = { event, at: {}, phase: {}, rss: {} };
     for (const t of targets) {
       const all = perTarget.get(t.name)!;
       const ats = all.map((e) => e.get(event)).filter((v): v is number => v !== undefined);
@@ -117,6 +128,8 @@ export async function benchProfile(
         return [];
       });
       if (deltas.length > 0) row.phase[t.name] = median(deltas);
+      const mib = memory.get(t.name)!.map((m) => m.get(event)).filter((v): v is number => v !== undefined);
+      if (mib.length > 0) row.rss[t.name] = median(mib);
     }
     return row;
   });
@@ -135,10 +148,13 @@ export async function benchProfile(
 }
 
 export function formatProfile(p: ProfileResult, targets: readonly string[]): string {
-  const header = ["event (thread: mark)", ...targets.flatMap((t) => [`${t} at ms`, `${t} phase ms`])];
+  const header = [
+    "event (thread: mark)",
+    ...targets.flatMap((t) => [`${t} at ms`, `${t} phase ms`, `${t} RSS MiB`]),
+  ];
   const cells = p.rows.map((r) => [
     r.event,
-    ...targets.flatMap((t) => [fmt(r.at[t]), fmt(r.phase[t])]),
+    ...targets.flatMap((t) => [fmt(r.at[t]), fmt(r.phase[t]), fmt(r.rss[t])]),
   ]);
   const widths = header.map((h, i) => Math.max(h.length, ...cells.map((c) => c[i]!.length)));
   const line = (c: string[]) =>
@@ -150,7 +166,7 @@ export function formatProfile(p: ProfileResult, targets: readonly string[]): str
     } MiB`;
   });
   return [
-    `Per-phase profile of one foreground delegation (median of ${p.runs} runs, ms since spawn; a phase ends at its row)`,
+    `Per-phase profile of one foreground delegation (median of ${p.runs} runs, ms since spawn; a phase ends at its row; the process's resident memory at the mark)`,
     line(header),
     ...cells.map(line),
     ...total,

@@ -18,13 +18,16 @@ function run(stderr: string, startedAt: number, endedAt: number): ProcessRun {
 
 Deno.test("eventsOf orders both threads' marks and the server's arrivals by time, numbering repeats", () => {
   const stderr = [
-    "blade-profile\tmain\trequest sent\t1010.5",
+    "blade-profile\tmain\trequest sent\t1010.5\t40.5",
     "some other stderr line",
-    "blade-profile\tworker\trequest sent\t1030",
-    "blade-profile\tmain\trequest sent\t1050",
+    "blade-profile\tworker\trequest sent\t1030\t",
+    "blade-profile\tmain\trequest sent\t1050\t52",
     "blade-profile\tmain\texit\t1060",
   ].join("\n");
-  const events = eventsOf(run(stderr, 1000, 1070), { parent: [1012, 1052], child: [1031] });
+  const rss = new Map<string, number>();
+  const events = eventsOf(run(stderr, 1000, 1070), { parent: [1012, 1052], child: [1031] }, rss);
+  // Memory only where a mark carries it (none from before a Worker's profiling, none from older lines).
+  assert.deepEqual([...rss.entries()], [["main: request sent", 40.5], ["main: request sent #2", 52]]);
   assert.deepEqual([...events.entries()], [
     ["spawn", 0],
     ["main: request sent", 10.5],
