@@ -181,19 +181,15 @@ export class FileSidecarStore implements SidecarStore {
     const outcomes = await commitInGroups(changes, {
       fs: this.#fs,
       dir: this.sessionsDir,
+      // The sessions folder itself is the gate, locked exclusively: no other group commit and no
+      // read-modify-write of any record (#mutate locks it shared) runs in any process meanwhile,
+      // and no lock file is made per record.
       exclusive: async (fn) => {
         await this.#ensureParents();
         await this.#fs.ensureDir(this.sessionsDir, DIR_MODE);
-        await this.#fs.withLockedFile(`${this.sessionsDir}/.~group-commit.lock`, fn, {
-          mode: FILE_MODE,
-          transient: true,
-        });
+        await this.#fs.withLockedDir(this.sessionsDir, fn);
       },
-      hold: (id, fn) =>
-        this.#locks.run(
-          id,
-          () => this.#fs.withLockedFile(this.#lockPath(id), fn, { mode: FILE_MODE, transient: true }),
-        ),
+      hold: (id, fn) => this.#locks.run(id, fn),
       stage: (change) => this.#stage(change),
       forget: (id) => this.#cache.delete(id),
     });
@@ -358,7 +354,7 @@ export class FileSidecarStore implements SidecarStore {
     const path = this.pathOf(id);
     return await this.#locks.run(id, async () => {
       if (await this.#fs.lstat(path) === null) throw notFound(id);
-      return await this.#fs.withLockedFile(this.#lockPath(id), async () => {
+      const change = async () => {
         this.#cache.delete(id);
         const current = await this.load(id);
         if (current === null) throw notFound(id);
@@ -366,7 +362,14 @@ export class FileSidecarStore implements SidecarStore {
         const record = next(current.record);
         if (record === null) return current.record;
         return structuredClone(await this.#write(record, encodeSidecar(record)));
-      }, { mode: FILE_MODE, transient: true });
+      };
+      // The record's lock against other changes of it; the folder locked shared so that no group
+      // commit (updateMany: the folder locked exclusively, no record lock) is under way meanwhile.
+      return await this.#fs.withLockedFile(
+        this.#lockPath(id),
+        () => this.#fs.withLockedDir(this.sessionsDir, change, { shared: true }),
+        { mode: FILE_MODE, transient: true },
+      );
     });
   }
 

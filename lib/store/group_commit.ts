@@ -2,14 +2,14 @@
 // atomic write of lib/sys/fs.ts split so that a thousand records cost a thousand temp-file fsyncs that
 // overlap, one rename each, and one fsync of the folder — not a thousand serial folder fsyncs. Every
 // record still ends either as it was or as changed, never torn. Does not know the record format: the
-// store reads, changes and stages each record (`stage`) and owns its locks (`hold`).
+// store reads, changes and stages each record (`stage`) and owns its locks (`hold`, `exclusive`).
 
 import type { Fs } from "../sys/fs.ts";
 import { forEachBounded, whileAllHeld } from "../sys/concurrency.ts";
 import type { SidecarRecord } from "./schema.ts";
 import type { GroupChange, GroupOutcome } from "./store.ts";
 
-/** Records committed together: each holds its lock file open until its group is done. */
+/** Records committed together, under one hold of the store's gate. */
 export const GROUP_COMMIT_SIZE = 128;
 /** Records staged (and renamed) at once within a group. */
 const STAGE_CONCURRENCY = 16;
@@ -27,13 +27,16 @@ export interface GroupCommitIo {
   fs: Fs;
   /** The folder every record's file is in (fsynced once per group). */
   dir: string;
-  /** Runs `fn` as the only group commit of this folder (across processes). */
+  /**
+   * Runs `fn` as the only group commit of this folder with no change of any of its records under
+   * way in any process (the store's gate, held exclusively; every read-modify-write holds it shared).
+   */
   exclusive(fn: () => Promise<void>): Promise<void>;
-  /** Runs `fn` holding the record's lock (in this process and across processes). */
+  /** Runs `fn` holding the record's lock in this process (taken before `exclusive`). */
   hold(id: string, fn: () => Promise<void>): Promise<void>;
   /**
-   * Under the record's lock: reads it, applies its change, writes the result to a temp file without
-   * fsyncing it (or answers at once). commitGroup fsyncs every staged file before any rename.
+   * Inside `exclusive`: reads the record, applies its change, writes the result to a temp file
+   * without fsyncing it (or answers at once). commitGroup fsyncs every staged file before any rename.
    */
   stage(change: GroupChange): Promise<{ outcome: GroupOutcome } | StagedRecord>;
   /** Drops what the store remembers of a record about to be replaced. */
@@ -41,15 +44,15 @@ export interface GroupCommitIo {
 }
 
 /**
- * Commits `changes` GROUP_COMMIT_SIZE at a time, one group at a time across processes (`exclusive`).
- * Within a group every record's lock is taken at once (no other writer holds two record locks, and
- * group commits are serialised, so nobody can wait on anybody in a cycle); once all are held, every
- * record is staged (STAGE_CONCURRENCY at once), then every staged file is fsynced (all together,
- * after the last is written: the creations of temp files never queue behind a journal commit an
- * fsync forced), then each is renamed onto its record, the folder is fsynced once, and only then are
- * the locks released and the outcomes given. No file is renamed before it is fsynced. A SIGKILL at
- * any point leaves each record whole, old or new (an unrenamed temp file is a dot file, never listed
- * as a record). One record's failure is its own.
+ * Commits `changes` GROUP_COMMIT_SIZE at a time. For each group every record's in-process lock is
+ * taken (`hold`, all at once), then the gate (`exclusive`: no group commit and no read-modify-write
+ * of a record runs meanwhile, in any process; no lock file per record). Every record is staged
+ * (STAGE_CONCURRENCY at once), then every staged file is fsynced (all together, after the last is
+ * written: the creations of temp files never queue behind a journal commit an fsync forced), then
+ * each is renamed onto its record, the folder is fsynced once, and only then are the gate and the
+ * holds released and the outcomes given. No file is renamed before it is fsynced. A SIGKILL at any
+ * point leaves each record whole, old or new (an unrenamed temp file is a dot file, never listed as
+ * a record). One record's failure is its own.
  */
 export async function commitInGroups(
   changes: readonly GroupChange[],
@@ -61,7 +64,7 @@ export async function commitInGroups(
       { length: Math.min(GROUP_COMMIT_SIZE, changes.length - from) },
       (_, k) => from + k,
     );
-    await io.exclusive(() => commitGroup(changes, group, outcomes, io));
+    await commitGroup(changes, group, outcomes, io);
   }
   return outcomes;
 }
@@ -72,20 +75,26 @@ async function commitGroup(
   outcomes: GroupOutcome[],
   io: GroupCommitIo,
 ): Promise<void> {
-  const held = await whileAllHeld(group, (i, fn) => io.hold(changes[i]!.id, fn), async (entered) => {
-    const staged: (StagedRecord & { i: number })[] = [];
-    await forEachBounded(entered.length, STAGE_CONCURRENCY, async (k) => {
-      const i = entered[k]!;
-      try {
-        const got = await io.stage(changes[i]!);
-        if ("outcome" in got) outcomes[i] = got.outcome;
-        else staged.push({ i, ...got });
-      } catch (error) {
-        outcomes[i] = { error };
-      }
-    });
-    await renameStaged(await syncStaged(staged, outcomes, io), outcomes, io);
-  }, { limit: STAGE_CONCURRENCY });
+  // This process's holds first, then the gate: a change in this process takes them in that order too.
+  const held = await whileAllHeld(
+    group,
+    (i, fn) => io.hold(changes[i]!.id, fn),
+    (entered) =>
+      io.exclusive(async () => {
+        const staged: (StagedRecord & { i: number })[] = [];
+        await forEachBounded(entered.length, STAGE_CONCURRENCY, async (k) => {
+          const i = entered[k]!;
+          try {
+            const got = await io.stage(changes[i]!);
+            if ("outcome" in got) outcomes[i] = got.outcome;
+            else staged.push({ i, ...got });
+          } catch (error) {
+            outcomes[i] = { error };
+          }
+        });
+        await renameStaged(await syncStaged(staged, outcomes, io), outcomes, io);
+      }),
+  );
   // A lock that could not be taken is that record's failure (set only when nothing else was).
   held.forEach((h, k) => {
     const i = group[k]!;

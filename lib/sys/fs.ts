@@ -80,6 +80,12 @@ export interface Fs {
     fn: (file: LockedFile) => Promise<T>,
     options?: LockOptions,
   ): Promise<T>;
+  /**
+   * Locks the folder `dir` itself across processes, exclusively or `shared` (flock on the folder:
+   * no file is made or left behind), runs `fn`, then unlocks. Where a folder cannot be locked
+   * (Windows) a kept lock file in it, `.~folder.lock`, locked exclusively, stands in.
+   */
+  withLockedDir<T>(dir: string, fn: () => Promise<T>, options?: { shared?: boolean }): Promise<T>;
 }
 
 export interface LockOptions {
@@ -274,7 +280,37 @@ export function realFs(): Fs {
     chmod: (p, m) => isWindows ? Promise.resolve() : at(p, () => Deno.chmod(p, m)),
     makeTempDir: (prefix) => Deno.makeTempDir(prefix === undefined ? {} : { prefix }),
     withLockedFile,
+    withLockedDir,
   };
+}
+
+async function withLockedDir<T>(
+  dir: string,
+  fn: () => Promise<T>,
+  options: { shared?: boolean } = {},
+): Promise<T> {
+  // Windows: a kept lock file stands in, always exclusive (correct for shared users too, only
+  // less concurrent).
+  if (isWindows) return await withLockedFile(`${dir}/.~folder.lock`, () => fn());
+  const folder = await at(dir, async () => {
+    const f = Deno.openSync(dir, { read: true });
+    try {
+      // Only the flock, which may wait, is an async op (see openLocked).
+      await f.lock(options.shared !== true);
+    } catch (e) {
+      f.close();
+      throw e;
+    }
+    return f;
+  });
+  try {
+    return await fn();
+  } finally {
+    try {
+      folder.unlockSync();
+    } catch { /* closing releases the lock anyway */ }
+    folder.close();
+  }
 }
 
 function statOrNull(path: string, stat: (path: string) => Deno.FileInfo): FileInfo | null {

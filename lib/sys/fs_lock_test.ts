@@ -90,3 +90,35 @@ Deno.test("withLockedFile with create false: an existing file is locked and appe
     await Deno.remove(dir, { recursive: true });
   }
 });
+
+Deno.test("withLockedDir: shared holders hold the folder at once, an exclusive one only after them; nothing is left in it", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "blade-lock-dir-" });
+  try {
+    const fs = realFs();
+    const order: string[] = [];
+    const releaseA = Promise.withResolvers<void>();
+    const aIn = Promise.withResolvers<void>();
+    const a = fs.withLockedDir(dir, async () => {
+      order.push("A in");
+      aIn.resolve();
+      await releaseA.promise;
+      order.push("A out");
+    }, { shared: true });
+    await aIn.promise;
+    const b = fs.withLockedDir(dir, () => {
+      order.push("B in (exclusive)");
+      return Promise.resolve();
+    });
+    // A second shared holder gets in while A holds it (were shared not shared, this would wait on A).
+    await fs.withLockedDir(dir, () => {
+      order.push("C in");
+      return Promise.resolve();
+    }, { shared: true });
+    releaseA.resolve();
+    await Promise.all([a, b]);
+    assert.deepEqual(order, ["A in", "C in", "A out", "B in (exclusive)"]);
+    assert.deepEqual([...Deno.readDirSync(dir)], [], "no lock file made");
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
