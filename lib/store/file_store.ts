@@ -181,9 +181,7 @@ export class FileSidecarStore implements SidecarStore {
     const outcomes = await commitInGroups(changes, {
       fs: this.#fs,
       dir: this.sessionsDir,
-      // The sessions folder itself is the gate, locked exclusively: no other group commit and no
-      // read-modify-write of any record (#mutate locks it shared) runs in any process meanwhile,
-      // and no lock file is made per record.
+      // The sessions folder locked exclusively: no group commit or #mutate (it locks it shared) runs meanwhile.
       exclusive: async (fn) => {
         await this.#ensureParents();
         await this.#fs.ensureDir(this.sessionsDir, DIR_MODE);
@@ -213,8 +211,7 @@ export class FileSidecarStore implements SidecarStore {
     await this.#ensureParents();
     if (record.status === "running") await this.#running.mark(id, DIR_MODE);
     const path = this.pathOf(id);
-    // The group's `exclusive` made the folder and asserted its mode just now. Not fsynced here:
-    // commitInGroups fsyncs the group's temp files together before renaming any.
+    // `exclusive` just made the folder; commitInGroups fsyncs the temp files together before renaming.
     const temp = await this.#fs.stageAtomic(path, text, {
       mode: FILE_MODE,
       dirMode: DIR_MODE,
