@@ -42,6 +42,8 @@ import type {
 export const SIDECAR_CACHE_LIMIT = 256;
 const FILE_MODE = 0o600;
 const DIR_MODE = 0o700;
+/** A group commit's temp files: in a folder of their own, not fsynced yet (commitInGroups does). */
+const STAGED = { mode: FILE_MODE, dirMode: DIR_MODE, dirReady: true, sync: false } as const;
 /** Files decoded at once by listAll. */
 const LIST_CONCURRENCY = 16;
 /**
@@ -211,12 +213,11 @@ export class FileSidecarStore implements SidecarStore {
     await this.#ensureParents();
     if (record.status === "running") await this.#running.mark(id, DIR_MODE);
     const path = this.pathOf(id);
-    // `exclusive` just made the folder; commitInGroups fsyncs the temp files together before renaming.
+    // In `.~staging` (a file made in a folder of thousands costs several times more), not fsynced:
+    // commitInGroups fsyncs the group's files together, then renames them here. `exclusive` made the folder.
     const temp = await this.#fs.stageAtomic(path, text, {
-      mode: FILE_MODE,
-      dirMode: DIR_MODE,
-      dirReady: true,
-      sync: false,
+      ...STAGED,
+      tempDir: `${this.sessionsDir}/.~staging`,
     });
     return { record, temp, path };
   }

@@ -121,10 +121,12 @@ Deno.test("FileSidecarStore.updateMany: a failed rename keeps that record whole 
       change: (r) => r,
     }]);
     assert.ok(synced.every((o) => "error" in o), "renamed but not durable: reported as failed");
-    const left = [...Deno.readDirSync(store.sessionsDir)].map((e) => e.name).filter((n) =>
-      n.endsWith(".tmp") || n.endsWith(".lock")
-    );
-    assert.deepEqual(left, [], "no temp or lock file is left");
+    const left = [
+      ...Deno.readDirSync(store.sessionsDir),
+      ...Deno.readDirSync(`${store.sessionsDir}/.~staging`),
+    ]
+      .map((e) => e.name).filter((n) => n.endsWith(".tmp") || n.endsWith(".lock"));
+    assert.deepEqual(left, [], "no temp or lock file is left (beside the records or staged)");
   } finally {
     await Deno.remove(dir, { recursive: true });
   }
@@ -181,9 +183,11 @@ Deno.test("FileSidecarStore.updateMany: every temp file is written, then all are
       before,
       "the record whose fsync failed is old",
     );
-    const left = [...Deno.readDirSync(store.sessionsDir)].map((e) => e.name).filter((n) =>
-      n.endsWith(".tmp")
-    );
+    const left = [
+      ...Deno.readDirSync(store.sessionsDir),
+      ...Deno.readDirSync(`${store.sessionsDir}/.~staging`),
+    ]
+      .map((e) => e.name).filter((n) => n.endsWith(".tmp"));
     assert.deepEqual(left, [], "its temp file is removed");
   } finally {
     await Deno.remove(dir, { recursive: true });

@@ -39,6 +39,11 @@ export interface WriteAtomicOptions {
    * the file creations do not wait on the journal commits the fsyncs force.
    */
   sync?: boolean;
+  /**
+   * stageAtomic: the folder the temp file is made in, on the same file system as `path` (default
+   * `path`'s own); made with `dirMode` when missing. The caller's rename moves it beside `path`.
+   */
+  tempDir?: string;
 }
 
 export interface Fs {
@@ -161,15 +166,17 @@ export async function stageAtomic(
   const mode = options.mode ?? 0o600;
   if (options.dirReady !== true) ensureDirSync(dir, options.dirMode ?? 0o700);
   const base = path.slice(dir.length + 1);
-  const tmp = `${dir}/.${base}.${Deno.pid}.${++tempCounter}.${Date.now().toString(36)}.tmp`;
+  const tdir = options.tempDir ?? dir;
+  const tmp = `${tdir}/.${base}.${Deno.pid}.${++tempCounter}.${Date.now().toString(36)}.tmp`;
   const data = new TextEncoder().encode(text);
   const create = () => Deno.openSync(tmp, { write: true, createNew: true, mode });
   let file: Deno.FsFile;
   try {
     file = create();
   } catch (e) {
-    if (options.dirReady !== true || !(e instanceof Deno.errors.NotFound)) throw e;
+    if ((options.dirReady !== true && tdir === dir) || !(e instanceof Deno.errors.NotFound)) throw e;
     ensureDirSync(dir, options.dirMode ?? 0o700);
+    if (tdir !== dir) ensureDirSync(tdir, options.dirMode ?? 0o700);
     file = create();
   }
   try {

@@ -46,34 +46,6 @@ Deno.test("withLockedFile: four processes on one transient lock never hold it at
   }
 });
 
-Deno.test("stageAtomic with dirReady: the folder is not asserted again, and made again when it is gone", async () => {
-  const dir = await Deno.makeTempDir({ prefix: "blade-stage-" });
-  try {
-    const fs = realFs();
-    await fs.ensureDir(`${dir}/s`, 0o700);
-    await Deno.chmod(`${dir}/s`, 0o750);
-    const temp = await fs.stageAtomic(`${dir}/s/r.json`, "{}", {
-      mode: 0o600,
-      dirMode: 0o700,
-      dirReady: true,
-    });
-    assert.equal((await Deno.stat(`${dir}/s`)).mode! & 0o777, 0o750, "left as the caller asserted it");
-    assert.equal(await Deno.readTextFile(temp), "{}");
-    assert.equal(await fs.lstat(`${dir}/s/r.json`), null, "the record itself untouched");
-    await Deno.remove(`${dir}/s`, { recursive: true });
-    const again = await fs.stageAtomic(`${dir}/s/r.json`, "[]", {
-      mode: 0o600,
-      dirMode: 0o700,
-      dirReady: true,
-    });
-    assert.equal(await Deno.readTextFile(again), "[]");
-    assert.equal((await Deno.stat(`${dir}/s`)).mode! & 0o777, 0o700, "made again with its mode");
-    assert.equal((await Deno.stat(again)).mode! & 0o777, 0o600);
-  } finally {
-    await Deno.remove(dir, { recursive: true });
-  }
-});
-
 Deno.test("withLockedFile with create false: an existing file is locked and appended to; a missing one is ENOENT and not made", async () => {
   const dir = await Deno.makeTempDir({ prefix: "blade-lock-nocreate-" });
   try {
