@@ -244,23 +244,67 @@ function loadAverage(): string {
   }
 }
 
-async function main(args: string[]): Promise<void> {
-  const { values } = parseArgs({
-    args,
-    options: {
-      profile: { type: "boolean" },
-      runs: { type: "string" },
-      only: { type: "string" },
-      out: { type: "string" },
-    },
-    strict: true,
-  });
-  const runs = Number(values.runs ?? Deno.env.get("BLADE_BENCH_RUNS") ?? "7");
+const USAGE = `Usage: deno task bench [--profile] [--runs N] [--only ${GROUPS.join(",")}] [--out FILE]
+  --profile   add the per-phase timeline of one foreground delegation
+  --runs N    runs per figure (default 7, or BLADE_BENCH_RUNS)
+  --only G,…  only these groups
+  --out FILE  where the results go (default bench/results.json)
+See docs/reference/performance.md.`;
+
+/** The options, or a usage message (an unknown option, a bad value, --help). */
+export function benchOptions(
+  args: string[],
+  env: (name: string) => string | undefined,
+): { runs: number; only: string[]; out?: string; profile: boolean } | { usage: string; help: boolean } {
+  let values;
+  try {
+    ({ values } = parseArgs({
+      args,
+      options: {
+        profile: { type: "boolean" },
+        runs: { type: "string" },
+        only: { type: "string" },
+        out: { type: "string" },
+        help: { type: "boolean", short: "h" },
+      },
+      strict: true,
+    }));
+  } catch (e) {
+    return { usage: `bench: ${e instanceof Error ? e.message : String(e)}\n${USAGE}`, help: false };
+  }
+  if (values.help === true) return { usage: USAGE, help: true };
+  const runsText = values.runs ?? env("BLADE_BENCH_RUNS") ?? "7";
+  const runs = Number(runsText);
+  if (!Number.isInteger(runs) || runs < 1) {
+    return {
+      usage: `bench: --runs must be a whole number of at least 1, not "${runsText}"\n${USAGE}`,
+      help: false,
+    };
+  }
   const only = values.only?.split(",") ?? [...GROUPS];
   const unknown = only.filter((g) => !(GROUPS as readonly string[]).includes(g));
   if (unknown.length > 0) {
-    throw new Error(`unknown group ${unknown.join(", ")} (groups: ${GROUPS.join(", ")})`);
+    return {
+      usage: `bench: unknown group ${unknown.join(", ")} (groups: ${GROUPS.join(", ")})\n${USAGE}`,
+      help: false,
+    };
   }
+  return {
+    runs,
+    only,
+    profile: values.profile === true,
+    ...(values.out === undefined ? {} : { out: values.out }),
+  };
+}
+
+async function main(args: string[]): Promise<void> {
+  const options = benchOptions(args, (name) => Deno.env.get(name));
+  if ("usage" in options) {
+    (options.help ? console.log : console.error)(options.usage);
+    Deno.exit(options.help ? 0 : 2);
+  }
+  const { runs, only } = options;
+  const values = { out: options.out, profile: options.profile };
   const out = values.out ?? `${ROOT}bench/results.json`;
   const dir = await Deno.makeTempDir({ prefix: "blade-bench-" });
   const workspace = `${dir}/ws`;

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { eventsOf } from "./bench_profile.ts";
-import { formatTable } from "./bench.ts";
+import { benchOptions, formatTable } from "./bench.ts";
 import type { ProcessRun } from "./bench_common.ts";
 
 function run(stderr: string, startedAt: number, endedAt: number): ProcessRun {
@@ -63,4 +63,37 @@ Deno.test("formatTable shows ratios to the floor and to Claude Code, and blank c
   assert.ok(fg!.includes("3.00× / 2.00×"));
   assert.ok(fg!.includes("0.25× / 0.30×"));
   assert.equal(store!.includes("×"), false);
+});
+
+Deno.test("benchOptions: --help is usage (exit 0); a bad option, runs or group is a usage message, no stack trace", () => {
+  const env = (name: string) => (name === "BLADE_BENCH_RUNS" ? "3" : undefined);
+  assert.deepEqual(benchOptions([], env), {
+    runs: 3,
+    only: ["e2e", "startup", "background", "registry", "store", "recovery", "worktree"],
+    profile: false,
+  });
+  assert.deepEqual(
+    benchOptions(["--runs", "5", "--only", "e2e,recovery", "--out", "x.json", "--profile"], env),
+    {
+      runs: 5,
+      only: ["e2e", "recovery"],
+      profile: true,
+      out: "x.json",
+    },
+  );
+  const help = benchOptions(["--help"], env);
+  assert.ok("usage" in help && help.help && help.usage.startsWith("Usage: deno task bench"));
+  for (
+    const [args, says] of [
+      [["--fast"], /Unknown option '--fast'/],
+      [["--runs", "many"], /--runs must be a whole number of at least 1, not "many"/],
+      [["--runs", "0"], /not "0"/],
+      [["--only", "e2e,speed"], /unknown group speed/],
+    ] as const
+  ) {
+    const r = benchOptions([...args], env);
+    assert.ok("usage" in r && !r.help, args.join(" "));
+    assert.match(r.usage, says);
+    assert.match(r.usage, /Usage: deno task bench/);
+  }
 });
