@@ -27,7 +27,7 @@ import {
 } from "./record_ops.ts";
 import type { SidecarRecord } from "./schema.ts";
 import { forEachBounded } from "../sys/concurrency.ts";
-import { commitInGroups, type StagedRecord } from "./group_commit.ts";
+import { commitInGroups, type StagedRecord, stagingDir } from "./group_commit.ts";
 import { RunningIndex } from "./running_index.ts";
 import type {
   GroupChange,
@@ -217,7 +217,7 @@ export class FileSidecarStore implements SidecarStore {
     // commitInGroups fsyncs the group's files together, then renames them here. `exclusive` made the folder.
     const temp = await this.#fs.stageAtomic(path, text, {
       ...STAGED,
-      tempDir: `${this.sessionsDir}/.~staging`,
+      tempDir: stagingDir(this.sessionsDir),
     });
     return { record, temp, path };
   }

@@ -85,6 +85,27 @@ Deno.test("FileSidecarStore: a heartbeat from one process never overwrites anoth
   }
 });
 
+Deno.test("FileSidecarStore.updateMany: what a killed group commit left staged is removed by the next one, under its lock", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "blade-store-" });
+  try {
+    const clock = new FakeClock(FIXTURE_TIME);
+    const store = new FileSidecarStore({ fs: realFs(), clock, storageRoot: dir });
+    await store.save(sidecarFixture("agent-s1"));
+    const staging = `${store.sessionsDir}/.~staging`;
+    await Deno.mkdir(staging, { recursive: true });
+    // A temp file as a group commit killed between its fsyncs and its renames leaves it.
+    const leftover = `${staging}/.agent-s0.json.1234-5678.tmp`;
+    await Deno.writeTextFile(leftover, JSON.stringify(sidecarFixture("agent-s0")));
+    const done = (r: SidecarRecord) => ({ ...r, status: "failed" as const });
+    const [out] = await store.updateMany([{ id: "agent-s1", change: done }]);
+    assert.ok(out !== undefined && "record" in out && out.record.status === "failed");
+    assert.deepEqual([...Deno.readDirSync(staging)].map((e) => e.name), []);
+    assert.equal(await store.load("agent-s0"), null, "a leftover never becomes a record");
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
 Deno.test("FileSidecarStore.updateMany: a failed rename keeps that record whole and old; a failed folder fsync fails them all", async () => {
   const dir = await Deno.makeTempDir({ prefix: "blade-store-" });
   try {

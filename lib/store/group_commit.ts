@@ -16,6 +16,27 @@ const STAGE_CONCURRENCY = 16;
 /** Staged files fsynced at once: most of a group, so their fsyncs share a few journal commits. */
 const SYNC_CONCURRENCY = 64;
 
+/**
+ * Where a group's temp files are made: a small folder beside the records (a file is made several
+ * times faster there than in a folder of thousands), on the same file system, so a rename is atomic.
+ */
+export function stagingDir(dir: string): string {
+  return `${dir}/.~staging`;
+}
+
+/**
+ * Removes what a killed group commit left staged. Only a group commit stages there, and it runs under
+ * `exclusive` (in every process), so there any file found is a leftover nothing will rename: never
+ * read, only taking space. One that cannot be removed stays (harmless; the next group tries again).
+ */
+async function dropLeftovers(io: GroupCommitIo): Promise<void> {
+  const dir = stagingDir(io.dir);
+  if (await io.fs.stat(dir) === null) return;
+  for (const entry of await io.fs.readDir(dir)) {
+    if (entry.isFile) await io.fs.remove(`${dir}/${entry.name}`).catch(() => {});
+  }
+}
+
 /** A record's next version, written whole in `temp` (not fsynced yet), waiting to be renamed onto `path`. */
 export interface StagedRecord {
   record: SidecarRecord;
@@ -81,6 +102,7 @@ async function commitGroup(
     (i, fn) => io.hold(changes[i]!.id, fn),
     (entered) =>
       io.exclusive(async () => {
+        await dropLeftovers(io);
         const staged: (StagedRecord & { i: number })[] = [];
         await forEachBounded(entered.length, STAGE_CONCURRENCY, async (k) => {
           const i = entered[k]!;
