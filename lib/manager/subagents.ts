@@ -157,6 +157,8 @@ export class SubagentRuntime implements SubagentLauncher {
     const id = record.id;
     const owner = this.owner;
     const lifecycle = lifecycleOf(env);
+    // Its creation just set lastActiveAt: the child's first events within a second write nothing.
+    env.heartbeat.wrote(id, record.lastActiveAt);
     env.background.start({ agentId: id, callId, owner }, async (signal) => {
       try {
         const beatFailed = statusWriteFailed(lifecycle, this.#parent.sessionId, id, "activity time");

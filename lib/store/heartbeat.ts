@@ -36,6 +36,15 @@ export class Heartbeat {
     return true;
   }
 
+  /**
+   * Counts a write of `id` made elsewhere at `at` (epoch ms; its creation, which set `lastActiveAt`)
+   * as a beat, so the run's first activity within an interval of it writes nothing.
+   */
+  wrote(id: string, at: number): void {
+    const last = this.#lastWrite.get(id);
+    if (last === undefined || at > last) this.#lastWrite.set(id, at);
+  }
+
   /** Stops tracking `id` (call when its run ends). */
   forget(id: string): void {
     this.#lastWrite.delete(id);

@@ -69,6 +69,19 @@ Deno.test("concurrent beats write once; forget() lets the next beat write at onc
   assert.equal(store.updates.length, 2);
 });
 
+Deno.test("a write made elsewhere (the creation) counts as a beat; an older one changes nothing", async () => {
+  const { clock, store, heartbeat } = await setup();
+  heartbeat.wrote("agent-a", clock.now());
+  clock.advance(999);
+  assert.equal(await heartbeat.beat("agent-a"), false, "within a second of the creation");
+  clock.advance(1);
+  assert.equal(await heartbeat.beat("agent-a"), true);
+  heartbeat.wrote("agent-a", clock.now() - 5_000);
+  clock.advance(500);
+  assert.equal(await heartbeat.beat("agent-a"), false, "the older write did not reset the throttle");
+  assert.deepEqual(store.updates, ["agent-a"]);
+});
+
 Deno.test("a beat for a missing record rejects", async () => {
   const { heartbeat } = await setup();
   await assert.rejects(heartbeat.beat("agent-missing"), { code: "session_not_found" });
