@@ -5,7 +5,10 @@
 // one timeline: every mark, in order, with its time since the process was spawned and the phase that
 // ends there (time since the previous mark), medians over the runs. Several command lines (e.g. the
 // sources and the bundle) run alternately, side by side in one table.
-//   deno task bench --profile        (or: deno run -A scripts/bench_profile.ts)
+//   deno task bench --profile        (or: deno run -A scripts/bench_profile.ts [options])
+// Options of the script itself: --background (the child runs in the background), --single (one turn,
+// no delegation), --against DIR (a second checkout's launch.ts as a third target, alternating: the
+// before/after of a change in one run), --bundle-only (skip the sources), --runs N.
 
 import {
   bladeEnv,
@@ -69,18 +72,22 @@ export function eventsOf(
   return events;
 }
 
+/** What each profiled run does: a foreground delegation (default), a background one, or one turn. */
+export type ProfileScenario = "foreground" | "background" | "single";
+
 export async function benchProfile(
   targets: readonly ProfileTarget[],
   workspace: string,
   storage: string,
   runs: number,
+  scenario: ProfileScenario = "foreground",
 ): Promise<ProfileResult> {
   const perTarget = new Map<string, Map<string, number>[]>(targets.map((t) => [t.name, []]));
   const memory = new Map<string, Map<string, number>[]>(targets.map((t) => [t.name, []]));
   const totals = new Map<string, ProcessRun[]>(targets.map((t) => [t.name, []]));
   for (let i = 0; i < runs + 1; i++) {
     for (const target of targets) {
-      const { server, arrivals } = delegationServer();
+      const { server, arrivals } = delegationServer({ background: scenario === "background" });
       await using _ = server;
       const env = bladeEnv(`${storage}-${target.name}`, {
         ANTHROPIC_API_KEY: "bench-key",
@@ -88,7 +95,15 @@ export async function benchProfile(
         BLADE_PROFILE: "1",
       });
       const run = await timed(
-        [...target.cmd, "-p", DELEGATION_PROMPT, "--provider", "anthropic", "--output-format", "json"],
+        [
+          ...target.cmd,
+          "-p",
+          scenario === "single" ? "say ok" : DELEGATION_PROMPT,
+          "--provider",
+          "anthropic",
+          "--output-format",
+          "json",
+        ],
         env,
         workspace,
       );
@@ -147,7 +162,17 @@ export async function benchProfile(
   };
 }
 
-export function formatProfile(p: ProfileResult, targets: readonly string[]): string {
+const SCENARIO_TITLE: Record<ProfileScenario, string> = {
+  foreground: "one foreground delegation",
+  background: "one background delegation",
+  single: "one single-turn run",
+};
+
+export function formatProfile(
+  p: ProfileResult,
+  targets: readonly string[],
+  scenario: ProfileScenario = "foreground",
+): string {
   const header = [
     "event (thread: mark)",
     ...targets.flatMap((t) => [`${t} at ms`, `${t} phase ms`, `${t} RSS MiB`]),
@@ -166,7 +191,9 @@ export function formatProfile(p: ProfileResult, targets: readonly string[]): str
     } MiB`;
   });
   return [
-    `Per-phase profile of one foreground delegation (median of ${p.runs} runs, ms since spawn; a phase ends at its row; the process's resident memory at the mark)`,
+    `Per-phase profile of ${
+      SCENARIO_TITLE[scenario]
+    } (median of ${p.runs} runs, ms since spawn; a phase ends at its row; the process's resident memory at the mark)`,
     line(header),
     ...cells.map(line),
     ...total,
@@ -178,17 +205,41 @@ function fmt(v: number | undefined): string {
 }
 
 if (import.meta.main) {
+  const { parseArgs } = await import("node:util");
   const { bladeCommand } = await import("./bench_common.ts");
+  const { values } = parseArgs({
+    args: Deno.args,
+    options: {
+      background: { type: "boolean" },
+      single: { type: "boolean" },
+      against: { type: "string" },
+      "bundle-only": { type: "boolean" },
+      runs: { type: "string" },
+    },
+    strict: true,
+  });
+  const scenario: ProfileScenario = values.single === true
+    ? "single"
+    : values.background === true
+    ? "background"
+    : "foreground";
   const tmp = await Deno.makeTempDir({ prefix: "blade-bench-profile-" });
   try {
     await Deno.mkdir(`${tmp}/ws`);
     await Deno.writeTextFile(`${tmp}/ws/main.ts`, 'console.log("hi");\n');
     const blade = await bladeCommand();
     const sources = [...blade.slice(0, -1), blade.at(-1)!.replace(/launch\.ts$/, "main.ts")];
-    const targets = [{ name: "sources", cmd: sources }, { name: "bundle", cmd: blade }];
-    const runs = Number(Deno.env.get("BLADE_BENCH_RUNS") ?? "7");
-    const result = await benchProfile(targets, `${tmp}/ws`, `${tmp}/storage`, runs);
-    console.log(formatProfile(result, targets.map((t) => t.name)));
+    const targets = [
+      ...(values["bundle-only"] === true ? [] : [{ name: "sources", cmd: sources }]),
+      { name: "bundle", cmd: blade },
+      ...(values.against === undefined ? [] : [{
+        name: "against",
+        cmd: [...blade.slice(0, -1), `${values.against.replace(/\/$/, "")}/launch.ts`],
+      }]),
+    ];
+    const runs = Number(values.runs ?? Deno.env.get("BLADE_BENCH_RUNS") ?? "7");
+    const result = await benchProfile(targets, `${tmp}/ws`, `${tmp}/storage`, runs, scenario);
+    console.log(formatProfile(result, targets.map((t) => t.name), scenario));
   } finally {
     await Deno.remove(tmp, { recursive: true }).catch(() => {});
   }
