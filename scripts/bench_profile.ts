@@ -75,6 +75,11 @@ export function eventsOf(
 /** What each profiled run does: a foreground delegation (default), a background one, or one turn. */
 export type ProfileScenario = "foreground" | "background" | "single";
 
+function profiledCommand(target: ProfileTarget, scenario: ProfileScenario): string[] {
+  const prompt = scenario === "single" ? "say ok" : DELEGATION_PROMPT;
+  return [...target.cmd, "-p", prompt, "--provider", "anthropic", "--output-format", "json"];
+}
+
 export async function benchProfile(
   targets: readonly ProfileTarget[],
   workspace: string,
@@ -94,19 +99,7 @@ export async function benchProfile(
         ANTHROPIC_BASE_URL: server.url,
         BLADE_PROFILE: "1",
       });
-      const run = await timed(
-        [
-          ...target.cmd,
-          "-p",
-          scenario === "single" ? "say ok" : DELEGATION_PROMPT,
-          "--provider",
-          "anthropic",
-          "--output-format",
-          "json",
-        ],
-        env,
-        workspace,
-      );
+      const run = await timed(profiledCommand(target, scenario), env, workspace);
       if (run.code !== 0) {
         throw new Error(`profiled run of ${target.name} failed: ${run.stdout}${run.stderr}`);
       }
