@@ -361,3 +361,63 @@ Deno.test("transcript: a writer makes its folder once, not per batch, and again 
     await Deno.remove(dir, { recursive: true });
   }
 });
+
+Deno.test("transcript: a new file's first batch fsyncs its folder too (the main session's writer also the parent of a folder it made); later batches only the file", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "blade-transcript-name-" });
+  try {
+    const ports = realPorts();
+    const synced: string[] = [];
+    const faults = new FaultFs(ports.fs);
+    const fs = { ...faults.fs, syncDir: (p: string) => (synced.push(p), faults.fs.syncDir(p)) };
+    const writer = (path: string) =>
+      new TranscriptWriter({
+        syncMadeFolder: true,
+        fs,
+        clock: ports.clock,
+        ids: ports.ids,
+        path,
+        sessionId: "session-handwrittentranscript1",
+        projectPath: "/e2e/transcript",
+      });
+    const started = (turn: number) => [{ type: "turn_started" as const, data: { turn } }];
+    // A folder the writer makes: the file's name lives in it, and the folder's name in its parent.
+    const fresh = writer(`${dir}/p/t.jsonl`);
+    await fresh.append(started(1));
+    assert.deepEqual(synced.sort(), [dir, `${dir}/p`]);
+    await fresh.append(started(2));
+    assert.equal(synced.length, 2, "a batch appended to a file with lines fsyncs only the file");
+
+    // A folder that was there: only it. A failed folder fsync fails the batch, which is rolled back.
+    synced.length = 0;
+    faults.arm({ op: "syncDir", path: (p) => p === `${dir}/p`, code: "EROFS" });
+    const second = writer(`${dir}/p/u.jsonl`);
+    await assert.rejects(second.append(started(1)), (e: Error) => {
+      assert.equal((e as { code?: string }).code, "EROFS");
+      return true;
+    });
+    assert.deepEqual(synced, [`${dir}/p`]);
+    assert.equal(await Deno.readTextFile(`${dir}/p/u.jsonl`), "", "nothing of the failed batch stays");
+    faults.disarm();
+    const [first] = await second.append(started(1));
+    assert.equal(first?.seq, 1, "the failed batch used up no seq");
+    assert.deepEqual(
+      synced,
+      [`${dir}/p`, `${dir}/p`],
+      "the file is still empty: its folder is fsynced again",
+    );
+
+    // A child's writer (no syncMadeFolder) that has to make its folder fsyncs only that folder.
+    synced.length = 0;
+    await new TranscriptWriter({
+      fs,
+      clock: ports.clock,
+      ids: ports.ids,
+      path: `${dir}/q/c.jsonl`,
+      sessionId: "session-handwrittentranscript1",
+      projectPath: "/e2e/transcript",
+    }).append(started(1));
+    assert.deepEqual(synced, [`${dir}/q`]);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});

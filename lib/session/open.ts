@@ -161,6 +161,8 @@ function writer(ports: Ports, o: OpenSessionOptions, sessionId: string): Transcr
     path: o.layout.transcriptPath(o.workspace, sessionId),
     sessionId,
     projectPath: o.workspace,
+    // The main session is the first writer in a project: a folder it makes is made durable too.
+    syncMadeFolder: true,
     ...(o.redact === undefined ? {} : { redact: o.redact }),
   });
 }

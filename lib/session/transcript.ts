@@ -179,6 +179,12 @@ export interface TranscriptWriterOptions {
    * back unless the file's size changed since.
    */
   after?: TranscriptEnd;
+  /**
+   * When this writer makes the transcript's folder, fsync the folder's parent too, so the folder's
+   * name survives a power loss. For the main session's writer, which makes a project's folder; a
+   * child's folder is its parent's (already there), and a sandboxed child may not read its parent.
+   */
+  syncMadeFolder?: boolean;
 }
 
 /**
@@ -196,6 +202,8 @@ export class TranscriptWriter {
   #queue: Promise<unknown> = Promise.resolve();
   /** The folder is known to exist: it is made (and its mode asserted) once per writer, not per batch. */
   #dirReady = false;
+  /** This writer made the folder: the first durable batch also fsyncs the folder's parent. */
+  #madeDir = false;
 
   constructor(options: TranscriptWriterOptions) {
     this.#o = options;
@@ -230,7 +238,7 @@ export class TranscriptWriter {
     const { fs } = this.#o;
     const dir = this.path.slice(0, this.path.lastIndexOf("/"));
     if (!this.#dirReady) {
-      await fs.ensureDir(dir);
+      await this.#ensureFolder(dir);
       this.#dirReady = true;
     }
     let ran = false;
@@ -245,8 +253,25 @@ export class TranscriptWriter {
       // The file or its folder was removed since (a user cleaned up): made again, then one retry.
       if (ran || fsErrorCode(e) !== "ENOENT") throw e;
     }
-    await fs.ensureDir(dir);
+    await this.#ensureFolder(dir);
     return await fs.withLockedFile(this.path, batch);
+  }
+
+  async #ensureFolder(dir: string): Promise<void> {
+    const { fs } = this.#o;
+    if (this.#o.syncMadeFolder === true && (await fs.lstat(dir)) === null) this.#madeDir = true;
+    await fs.ensureDir(dir);
+  }
+
+  /**
+   * The folders whose entries a batch must make durable besides the file's bytes: a file found empty
+   * may have just been created (by this writer or a crashed one), and its name survives a power loss
+   * only once its folder is fsynced; a folder this writer made, only once its parent is.
+   */
+  #foldersToSync(size: number): string[] {
+    if (size > 0) return [];
+    const dir = this.path.slice(0, this.path.lastIndexOf("/"));
+    return this.#madeDir ? [dir, dir.slice(0, dir.lastIndexOf("/")) || "/"] : [dir];
   }
 
   async #appendLocked(
@@ -278,12 +303,21 @@ export class TranscriptWriter {
     const prefix = size > 0 && !this.#endsWithNewline ? "\n" : "";
     const redact = this.#o.redact ?? ((t: string) => t);
     const text = prefix + written.map((e) => redact(JSON.stringify(e))).join("\n") + "\n";
+    const folders = sync ? this.#foldersToSync(size) : [];
     try {
-      await file.append(text, { sync });
+      // The folders' fsyncs run alongside the file's: each must be done before the batch counts as
+      // written, in no particular order (they usually share one journal commit).
+      const done = await Promise.allSettled([
+        file.append(text, { sync }),
+        ...folders.map((d) => this.#o.fs.syncDir(d)),
+      ]);
+      const failed = done.find((r) => r.status === "rejected");
+      if (failed !== undefined) throw failed.reason;
     } catch (e) {
       await this.#rollBack(file, size, seqBefore);
       throw e;
     }
+    if (folders.length > 0) this.#madeDir = false;
     this.#knownSize = size + new TextEncoder().encode(text).length;
     this.#endsWithNewline = true;
     return written;
