@@ -28,6 +28,7 @@ import { type BeforeToolCall, type ToolPolicy, ToolRunner } from "./tool_runner.
 import type { Approver } from "../protocol/approval.ts";
 import { approvalAsker } from "./approval_step.ts";
 import type { RunError, RunResult, RunStatus, TurnInput } from "./run_result.ts";
+import { TurnOpening } from "./turn_opening.ts";
 
 export type { RunError, RunResult, RunStatus, TurnInput } from "./run_result.ts";
 
@@ -145,10 +146,13 @@ export class AgentLoop {
   /** One user turn, as the lifecycle in ARCHITECTURE.md: open, ask, persist, run tools, repeat. */
   async run(input: TurnInput, signal: AbortSignal): Promise<RunResult> {
     const o = this.#o;
-    const state = await this.#open(input);
+    // The first request goes out while the opening batch is written (turn_opening.ts).
+    const { state, opening } = this.#open(input);
     while (true) {
+      const outOfTurns = o.maxTurns !== undefined && this.#modelRequests >= o.maxTurns;
+      if (signal.aborted || outOfTurns) await opening.durable;
       if (signal.aborted) return await this.#cancelled(state);
-      if (o.maxTurns !== undefined && this.#modelRequests >= o.maxTurns) {
+      if (outOfTurns) {
         return await this.#finish(state, "failed", {
           type: "max_turns_exceeded",
           message: `Reached the maximum number of turns (${o.maxTurns}) before the agent finished.`,
@@ -156,7 +160,7 @@ export class AgentLoop {
       }
       this.#modelRequests++;
       const asked = o.ports.clock.now();
-      const answer = await this.#ask(signal);
+      const answer = await this.#ask(signal, opening);
       const apiMs = o.ports.clock.now() - asked;
       state.usage = addUsage(state.usage, answer.usage);
       if (answer.kind === "error") {
@@ -203,8 +207,12 @@ export class AgentLoop {
     }
   }
 
-  /** Writes the turn's opening batch: prelude, `turn_started`, the input and delivered notices. */
-  async #open(input: TurnInput): Promise<TurnState> {
+  /**
+   * Starts writing the turn's opening batch: prelude, `turn_started`, the input and delivered notices.
+   * The conversation has them at once (the first request may go out); `turn_started` is announced
+   * once the batch is durable.
+   */
+  #open(input: TurnInput): { state: TurnState; opening: TurnOpening } {
     const o = this.#o;
     const { ids } = o.ports;
     const deliveries = input.deliveries ?? [];
@@ -218,19 +226,24 @@ export class AgentLoop {
       acknowledge: [...(input.acknowledge ?? []), ...deliveries.map((d) => d.inboxId)],
       firstOfRun: this.messages.length,
     };
-    await o.transcript.append([
+    const opening = new TurnOpening(o.transcript.append([
       ...(input.prelude ?? []),
       { type: "turn_started", data: { turn: state.turn } },
       // Notices first: they happened before the input that opens this turn.
       ...deliveryEvents(ids, deliveries),
       ...input.messages.flatMap((m) => messageEvents(ids, m)),
-    ]);
+    ]));
     this.messages.push(...deliveries.map((d) => d.message), ...input.messages);
-    o.emit({ type: "turn_started", sessionId: o.meta.sessionId, turn: state.turn });
-    return state;
+    opening.after(() => o.emit({ type: "turn_started", sessionId: o.meta.sessionId, turn: state.turn }));
+    return { state, opening };
   }
 
-  async #ask(signal: AbortSignal): Promise<ModelAnswer> {
+  /**
+   * One model request. While the turn's opening batch is still being written, what the request emits
+   * and warms is held until it is durable, and a failed write aborts the request; the answer is
+   * returned only once the batch is durable (else the write's error is thrown).
+   */
+  async #ask(signal: AbortSignal, opening: TurnOpening): Promise<ModelAnswer> {
     const o = this.#o;
     if (this.#specs === undefined) {
       if (o.specs !== undefined) this.#specs = o.specs;
@@ -247,11 +260,11 @@ export class AgentLoop {
       const own = new Set(this.#specs.map((s) => s.name));
       this.#liveSpecs = toolSpecs(live.tools().filter((t) => !own.has(t.name)));
     }
-    return await modelTurn({
+    const answer = await modelTurn({
       provider: o.provider,
-      emit: o.emit,
+      emit: opening.hold(o.emit),
       sessionId: o.meta.sessionId,
-      onToolCall: (call) => this.#tools.warm(call),
+      onToolCall: (call) => opening.after(() => this.#tools.warm(call)),
     }, {
       model: o.model,
       system: o.system,
@@ -259,7 +272,9 @@ export class AgentLoop {
       tools: this.#liveSpecs.length === 0 ? this.#specs : [...this.#specs, ...this.#liveSpecs],
       maxTokens: o.maxTokens,
       meta: o.meta,
-    }, signal);
+    }, opening.signal(signal));
+    await opening.durable;
+    return answer;
   }
 
   /** Persists one message (and a correction sent back with it, in the same batch), then keeps them. */

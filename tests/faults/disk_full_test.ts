@@ -286,3 +286,39 @@ Deno.test("disk fault: delivered notices cannot be removed from the inbox (ENOSP
     assert.doesNotMatch(text, new RegExp(BG), "the next start removed the acknowledged notice");
   }
 });
+
+Deno.test("disk fault: the turn's opening batch cannot be written (ENOSPC): the run fails with it and prints nothing of the answer", async () => {
+  await using sandbox = await bladeSandbox();
+  // The first request goes out while the opening batch is written (lib/executor/turn_opening.ts).
+  const script = await writeScript(sandbox, "script", {
+    agents: { main: [{ turns: [{ text: "ANSWER-THAT-MUST-NOT-SHOW" }] }] },
+  });
+  const fault = { op: "append" as const, path: "/session-[^/]+\\.jsonl$", code: "ENOSPC" as const };
+  for (const format of ["stream-json", "json"]) {
+    const report = `${sandbox.root}/fault-report-${format}.json`;
+    const run = await sandbox.run(
+      ["-p", "Say it.", "--provider", "scripted", "--script", script, "--output-format", format, "--verbose"],
+      { entry: FAULTY_MAIN, env: { BLADE_FAULT: JSON.stringify(fault), BLADE_FAULT_REPORT: report } },
+    );
+    const { hits } = JSON.parse(await Deno.readTextFile(report)) as { hits: unknown[] };
+    assert.ok(hits.length > 0, `the fault was reached:\n${run.stdout}\n${run.stderr}`);
+    assertClear(run, `the failed run (${format})`);
+    assert.equal(run.code, 1, run.stdout + run.stderr);
+    assert.doesNotMatch(
+      run.stdout + run.stderr,
+      /ANSWER-THAT-MUST-NOT-SHOW/,
+      "nothing of the answer is printed",
+    );
+    const lines = run.stdout.trim().split("\n").map((l) => JSON.parse(l) as Record<string, unknown>);
+    assert.deepEqual(lines.filter((l) => l.type === "assistant"), [], "no assistant message is printed");
+    const out = lines.at(-1)!;
+    assert.equal(out.is_error, true);
+    const error = out.error as { code?: string; message?: string } | undefined;
+    assert.equal(error?.code, "storage_write_failed", JSON.stringify(out));
+    assert.match(
+      error?.message ?? "",
+      /^Could not write \S+\/session-[^/]+\.jsonl: the disk is full \(ENOSPC\)\.$/,
+    );
+    assert.deepEqual(await tornFiles(sandbox), [], "a failed write leaves no torn file");
+  }
+});
