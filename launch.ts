@@ -5,6 +5,7 @@
 import { devBundleEntry } from "./lib/sys/dev_bundle.ts";
 import { profileMark } from "./lib/sys/profile.ts";
 
+profileMark("launch evaluated");
 const sources = new URL("./main.ts", import.meta.url).href;
 const bundle = devBundleEntry(sources);
 profileMark(bundle === undefined ? "running the sources" : "running the dev bundle");
