@@ -11,10 +11,9 @@ import { textOf, userText } from "../protocol/messages.ts";
 import type { RuntimeEvent } from "../protocol/events.ts";
 import { loadScript, scriptedProvider } from "../provider/scripted.ts";
 import { readTranscript, TranscriptWriter } from "../session/transcript.ts";
-import { coreTools } from "../tools/registry.ts";
-import { NO_RULES } from "../protocol/tool_rule.ts";
 import { rulesOf } from "../permissions/run_rules.ts";
-import { AgentLoop, type LoopOptions } from "./loop.ts";
+import type { AgentLoop, LoopOptions } from "./loop.ts";
+import { testLoop } from "../testing/test_loop.ts";
 import type { Delivery, PendingWork } from "../protocol/delivery.ts";
 
 interface World {
@@ -56,23 +55,8 @@ async function withWorld(
         sessionId: "session-loop",
         projectPath: dir,
       });
-      return new AgentLoop({
-        ports,
-        provider: scriptedProvider(loaded.script, { clock: ports.clock }),
-        transcript,
-        tools: coreTools(),
-        system: "You are a test.",
-        model: "test-model",
-        maxTokens: 1000,
-        meta: { sessionId: "session-loop", agentType: "main", depth: 0 },
-        trusted: true,
-        mode: "default",
-        rules: NO_RULES,
-        workspaceRoot: dir,
-        storageRoot: `${dir}/storage`,
-        emit: (e) => events.push(e),
-        ...extra,
-      }, { messages: [], turns: 0 });
+      const provider = scriptedProvider(loaded.script, { clock: ports.clock });
+      return testLoop({ ports, provider, transcript, dir, events }, extra);
     },
     async types() {
       return (await readTranscript(ports.fs, transcriptPath))!.events.map((e) => e.type);

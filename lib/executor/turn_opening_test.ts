@@ -16,9 +16,8 @@ import type { Provider } from "../protocol/provider.ts";
 import type { RuntimeEvent } from "../protocol/events.ts";
 import { loadScript, scriptedProvider } from "../provider/scripted.ts";
 import { readTranscript, TranscriptWriter } from "../session/transcript.ts";
-import { coreTools } from "../tools/registry.ts";
-import { NO_RULES } from "../protocol/tool_rule.ts";
-import { AgentLoop } from "./loop.ts";
+import type { AgentLoop } from "./loop.ts";
+import { testLoop } from "../testing/test_loop.ts";
 import { TurnOpening } from "./turn_opening.ts";
 
 type Step = { emit: string } | "durable" | "fails";
@@ -150,22 +149,7 @@ async function withHeldOpening(
     sessionId: "session-opening",
     projectPath: dir,
   });
-  const loop = new AgentLoop({
-    ports,
-    provider,
-    transcript,
-    tools: coreTools(),
-    system: "You are a test.",
-    model: "test-model",
-    maxTokens: 1000,
-    meta: { sessionId: "session-opening", agentType: "main", depth: 0 },
-    trusted: true,
-    mode: "default",
-    rules: NO_RULES,
-    workspaceRoot: dir,
-    storageRoot: `${dir}/storage`,
-    emit: (e) => events.push(e),
-  }, { messages: [], turns: 0 });
+  const loop = testLoop({ ports, provider, transcript, dir, events });
   try {
     await fn({ loop, events, release, streamed: () => streamed, clock, path, ports });
   } finally {
