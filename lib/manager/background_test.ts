@@ -25,6 +25,7 @@ import {
   backgroundHarness,
   bounded,
   deliveredIn,
+  eventually,
   Gate,
   occurrences,
   type Reply,
@@ -164,6 +165,8 @@ Deno.test("heartbeat: a chatty background child bumps lastActiveAt at most once 
     h.events.filter((e) => e.type === "subagent_event" && e.agentId === "agent-chatty").length;
 
   await reached[0]!.wait();
+  // The first burst reaches the parent once the child's opening batch is durable (turn_opening.ts).
+  await eventually("the first burst's events", () => childEvents() >= 30);
   assert.ok(childEvents() >= 30, `only ${childEvents()} child events`);
   // The sidecar's creation set lastActiveAt a moment ago: the first burst writes nothing.
   assert.equal(h.store.heartbeats("agent-chatty"), 0, "no write within a second of the creation");
@@ -202,6 +205,10 @@ Deno.test("heartbeat: a failing activity write is one warning, never the run's f
   const [task] = h.runtime().tools();
   await runTool(task!, taskInput("agent-full-disk"), h.ctx());
   await reached[0]!.wait();
+  // The first burst reaches the parent once the child's opening batch is durable (turn_opening.ts).
+  const childEvents = () =>
+    h.events.filter((e) => e.type === "subagent_event" && e.agentId === "agent-full-disk").length;
+  await eventually("the first burst's events", () => childEvents() >= 30);
   clock.advance(5_000);
   resume[0]!.open();
   await reached[1]!.wait();
