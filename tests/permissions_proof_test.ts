@@ -198,6 +198,63 @@ for (const mechanism of MECHANISMS) {
   });
 }
 
+Deno.test("proof (worker): a Blade child's grant fetches nowhere, its provider's host included", async () => {
+  await withLayout(async (layout) => {
+    const serve = () =>
+      Deno.serve({ hostname: "127.0.0.1", port: 0, onListen: () => {} }, () => new Response("x"));
+    await using provider = serve();
+    await using other = serve();
+    const baseUrl = `http://127.0.0.1:${provider.addr.port}`;
+    const spec: ChildSpec = {
+      id: "agent-proof",
+      subagentType: "general-purpose",
+      description: "d",
+      prompt: "p",
+      config: {
+        name: "general-purpose",
+        description: "d",
+        systemPrompt: "",
+        tools: null,
+        disallowedTools: [],
+        model: "m",
+        permissionMode: "yolo",
+        maxTurns: null,
+        skills: [],
+        isolation: "none",
+        source: "built-in",
+      },
+      parentSessionId: "session-proof",
+      parentProjectPath: layout.ws,
+      workspaceRoot: layout.ws,
+      trusted: true,
+      depth: 1,
+      lineage: { rootAgentId: "agent-proof", resumeDepth: 0 },
+    };
+    // The widest child there is (trusted, yolo, every tool) with an HTTP provider on loopback.
+    const permissions = permissionsForChild({
+      spec,
+      toolNames: ALL_TOOLS,
+      provider: { kind: "anthropic", apiKey: "sk-proof", baseUrl },
+      storageRoot: layout.storage,
+      transcriptDir: `${layout.storage}/projects/-ws`,
+      extraReadDirs: [],
+      maxTokens: 1,
+      platform: Deno.build.os,
+      secrets: [],
+      delegation: true,
+      onEvent: () => {},
+      onCall: () => Promise.reject(new Error("no calls")),
+    });
+    assert.equal(permissions.net, false);
+    const results = await probe(WORKER, permissions, [
+      { op: "fetch", url: `${baseUrl}/v1/messages` },
+      { op: "fetch", url: `http://127.0.0.1:${other.addr.port}/` },
+      { op: "fetch", url: "https://api.anthropic.com/v1/messages" },
+    ]);
+    for (const result of results) assert.equal(result.outcome, "NotCapable", result.message);
+  });
+});
+
 for (const mechanism of MECHANISMS) {
   Deno.test(`proof (${mechanism.name}): a worktree child's grant writes its worktree, never the parent's checkout`, async () => {
     await using repo = await gitRepo();

@@ -70,12 +70,53 @@ export type DelegationCall =
   /** An MCP tool call: the main thread checks the name against the child's tools and calls the server. */
   | { method: "mcp"; name: string; input: Record<string, unknown> };
 
+/**
+ * A model request of one run's provider (executor/proxy_fetch.ts). The main thread sends it only to
+ * that provider's own endpoint, with its own headers (the credentials are never in the Worker).
+ */
+export interface ProxiedRequest {
+  url: string;
+  method: string;
+  headers: Record<string, string>;
+  body: string;
+}
+
 export type ChildWorkerEvent =
   | { kind: "event"; runId: number; event: RuntimeEvent }
-  | { kind: "call"; runId: number; id: number; call: DelegationCall };
+  | { kind: "call"; runId: number; id: number; call: DelegationCall }
+  | { kind: "fetch"; runId: number; id: number; request: ProxiedRequest }
+  /** The Worker no longer wants request `id`'s response (cancelled, timed out or done reading). */
+  | { kind: "fetch_cancel"; runId: number; id: number };
+
+/** Main thread → Worker, as sandbox notices: a proxied request's response, in order. */
+export type FetchNotice =
+  | { kind: "fetch_head"; id: number; status: number; statusText: string; headers: [string, string][] }
+  /** One body chunk, its buffer transferred. */
+  | { kind: "fetch_chunk"; id: number; chunk: Uint8Array }
+  | { kind: "fetch_end"; id: number }
+  /** The request failed on the main thread (before or after the head): the error and its causes. */
+  | { kind: "fetch_error"; id: number; message: string; refused?: true };
 
 function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+/** A proxied response's notice as the main thread sends it (checked before use all the same). */
+export function isFetchNotice(value: unknown): value is FetchNotice {
+  if (!isRecord(value) || typeof value.id !== "number") return false;
+  switch (value.kind) {
+    case "fetch_head":
+      return typeof value.status === "number" && typeof value.statusText === "string" &&
+        Array.isArray(value.headers);
+    case "fetch_chunk":
+      return value.chunk instanceof Uint8Array;
+    case "fetch_end":
+      return true;
+    case "fetch_error":
+      return typeof value.message === "string";
+    default:
+      return false;
+  }
 }
 
 /** A tool result as the main thread sends it back for launch, output and stop. */

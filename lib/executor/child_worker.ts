@@ -2,11 +2,13 @@
 // their parent chose, so a bug in tool filtering still cannot write, spawn or connect beyond the
 // grant. One Worker serves every concurrent child with the same permission set (each run has its own
 // id and cancellation). Delegation tools (Task, TaskOutput, TaskStop) are proxies: nested children
-// are started by the main thread, because a Worker cannot grant more than it has.
+// are started by the main thread, because a Worker cannot grant more than it has. So are model
+// requests (proxy_fetch.ts): the Worker has no network grant and never holds the provider's credentials.
 
 import { enableProfile, profileMark } from "../sys/profile.ts";
 import type { McpToolShape } from "../mcp/tool_adapter.ts";
 import { serveSandbox } from "../sandbox/serve.ts";
+import { FetchProxy } from "./proxy_fetch.ts";
 import { realPorts } from "../sys/mod.ts";
 import { realProcess } from "../sys/process.ts";
 import { storageLayout } from "../config/storage.ts";
@@ -21,6 +23,7 @@ import {
   type ChildWorkerEvent,
   type ChildWorkerRequest,
   type DelegationCall,
+  isFetchNotice,
   isMcpResult,
   isPlannedRef,
   isToolResult,
@@ -35,77 +38,93 @@ profileMark("modules evaluated");
 const pending = new Map<number, { resolve(value: unknown): void; reject(e: Error): void }>();
 const runs = new Map<number, AbortController>();
 let nextCall = 1;
+/** The runs' model requests, answered by the main thread's notices; made with the first run. */
+let proxy: FetchProxy | undefined;
 
-serveSandbox<ChildWorkerRequest, ChildOutcome | null, ChildWorkerEvent>(async (request, ctx) => {
-  if (request.kind === "cancel") {
-    runs.get(request.runId)?.abort(new Error(request.reason));
-    return null;
-  }
-  if (request.kind === "reply") {
-    const waiter = pending.get(request.id);
-    pending.delete(request.id);
-    if (request.ok) waiter?.resolve(request.value);
-    else waiter?.reject(new Error(request.message));
-    return null;
-  }
-  if (request.profile === true) enableProfile("worker");
-  profileMark("run received");
-  const call = callerFor(request.runId, (event) => ctx.emit(event));
-  const ports = workerPorts(request, call);
-  const provider = afterFirstEvent(
-    await providerFromConfig(request.provider, { clock: ports.clock }),
-    () => load(),
-  );
-  profileMark("provider ready");
-  const secrets = request.secrets;
-  // The tool modules (and zod, ~70 ms of evaluation on this thread) load once the first answer
-  // starts streaming: the parent sent the tool specs, so the first request does not wait for them,
-  // and the loop needs the tools only for the first call. They load at the latest when first awaited.
-  const tools = Promise.withResolvers<AnyTool[]>();
-  let loading = false;
-  const load = () => {
-    if (loading) return;
-    loading = true;
-    loadTools(call, request.delegation, request.mcpTools ?? []).then((t) => {
-      profileMark("tools loaded");
-      tools.resolve(t);
-    }, tools.reject);
-  };
-  const lazyTools: PromiseLike<AnyTool[]> = {
-    then: (onOk, onError) => {
-      load();
-      return tools.promise.then(onOk, onError);
-    },
-  };
-
-  const controller = new AbortController();
-  runs.set(request.runId, controller);
-  const onWorkerAbort = () => controller.abort(ctx.signal.reason);
-  ctx.signal.addEventListener("abort", onWorkerAbort, { once: true });
-  try {
-    return await runChild(
-      {
-        ports,
-        provider,
-        layout: storageLayout(request.storageRoot),
-        maxTokens: request.maxTokens,
-        platform: request.platform,
-        redact: redactor(secrets),
-        emit: (event) => ctx.emit({ kind: "event", runId: request.runId, event }),
-        toolsFor: () => lazyTools,
-        ...(request.approvals === true
-          ? { approve: (req: ApprovalRequest) => call({ method: "approve", request: req }, isApprovalAnswer) }
-          : {}),
-      },
-      request.spec,
-      controller.signal,
+serveSandbox<ChildWorkerRequest, ChildOutcome | null, ChildWorkerEvent>(
+  async (request, ctx) => {
+    if (request.kind === "cancel") {
+      runs.get(request.runId)?.abort(new Error(request.reason));
+      return null;
+    }
+    if (request.kind === "reply") {
+      const waiter = pending.get(request.id);
+      pending.delete(request.id);
+      if (request.ok) waiter?.resolve(request.value);
+      else waiter?.reject(new Error(request.message));
+      return null;
+    }
+    if (request.profile === true) enableProfile("worker");
+    profileMark("run received");
+    const call = callerFor(request.runId, (event) => ctx.emit(event));
+    const ports = workerPorts(request, call);
+    proxy ??= new FetchProxy((event) => ctx.emit(event));
+    const provider = afterFirstEvent(
+      await providerFromConfig(request.provider, {
+        clock: ports.clock,
+        fetch: proxy.fetchFor(request.runId),
+      }),
+      () => load(),
     );
-  } finally {
-    profileMark("run end");
-    runs.delete(request.runId);
-    ctx.signal.removeEventListener("abort", onWorkerAbort);
-  }
-});
+    profileMark("provider ready");
+    const secrets = request.secrets;
+    // The tool modules (and zod, ~70 ms of evaluation on this thread) load once the first answer
+    // starts streaming: the parent sent the tool specs, so the first request does not wait for them,
+    // and the loop needs the tools only for the first call. They load at the latest when first awaited.
+    const tools = Promise.withResolvers<AnyTool[]>();
+    let loading = false;
+    const load = () => {
+      if (loading) return;
+      loading = true;
+      loadTools(call, request.delegation, request.mcpTools ?? []).then((t) => {
+        profileMark("tools loaded");
+        tools.resolve(t);
+      }, tools.reject);
+    };
+    const lazyTools: PromiseLike<AnyTool[]> = {
+      then: (onOk, onError) => {
+        load();
+        return tools.promise.then(onOk, onError);
+      },
+    };
+
+    const controller = new AbortController();
+    runs.set(request.runId, controller);
+    const onWorkerAbort = () => controller.abort(ctx.signal.reason);
+    ctx.signal.addEventListener("abort", onWorkerAbort, { once: true });
+    try {
+      return await runChild(
+        {
+          ports,
+          provider,
+          layout: storageLayout(request.storageRoot),
+          maxTokens: request.maxTokens,
+          platform: request.platform,
+          redact: redactor(secrets),
+          emit: (event) => ctx.emit({ kind: "event", runId: request.runId, event }),
+          toolsFor: () => lazyTools,
+          ...(request.approvals === true
+            ? {
+              approve: (req: ApprovalRequest) => call({ method: "approve", request: req }, isApprovalAnswer),
+            }
+            : {}),
+        },
+        request.spec,
+        controller.signal,
+      );
+    } finally {
+      profileMark("run end");
+      runs.delete(request.runId);
+      ctx.signal.removeEventListener("abort", onWorkerAbort);
+    }
+  },
+  undefined,
+  {
+    onNotice: (value) => {
+      if (isFetchNotice(value)) proxy?.receive(value);
+    },
+  },
+);
 
 /** The run's way to call the main thread: each call gets an id, its answer settles `pending`. */
 function callerFor(runId: number, emit: (event: ChildWorkerEvent) => void): Call {

@@ -66,6 +66,19 @@ const callCheck = byField("method", {
 const eventCheck = byField("kind", {
   event: object({ kind: oneOf(["event"]), runId: number(), event: (v) => v }),
   call: object({ kind: oneOf(["call"]), runId: number(), id: number(), call: (v) => v }),
+  // What the URL may be is the main thread's check against the run's provider (child_fetch.ts).
+  fetch: object({
+    kind: oneOf(["fetch"]),
+    runId: number(),
+    id: number(),
+    request: object({
+      url: string({ max: 10_000 }),
+      method: string({ max: 20 }),
+      headers: record(),
+      body: string(),
+    }),
+  }),
+  fetch_cancel: object({ kind: oneOf(["fetch_cancel"]), runId: number(), id: number() }),
 });
 
 const EVENT_TYPES: ReadonlySet<string> = new Set<RuntimeEvent["type"]>([
@@ -95,15 +108,13 @@ function isRuntimeEvent(value: unknown): value is RuntimeEvent {
 /** The message as a typed event or call; a reason string when it is not one. */
 export function decodeWorkerMessage(raw: unknown): ChildWorkerEvent | { invalid: string } {
   const parsed = parseWith<
-    { kind: "event"; runId: number; event: unknown } | {
-      kind: "call";
-      runId: number;
-      id: number;
-      call: unknown;
-    }
+    | { kind: "event"; runId: number; event: unknown }
+    | { kind: "call"; runId: number; id: number; call: unknown }
+    | Extract<ChildWorkerEvent, { kind: "fetch" | "fetch_cancel" }>
   >(eventCheck, raw);
   if (!parsed.success) return { invalid: "not a child event or call" };
   const message = parsed.data;
+  if (message.kind === "fetch" || message.kind === "fetch_cancel") return message;
   if (message.kind === "event") {
     const event = message.event;
     if (!isRuntimeEvent(event)) return { invalid: "an event of no known type" };

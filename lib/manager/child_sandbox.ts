@@ -3,19 +3,22 @@
 // child in a Worker started with exactly that set. Children with the same set share one Worker (a
 // Worker costs ~100 ms and ~16 MiB to start; sharing widens nothing), which is ended once idle.
 // Events and delegation calls are routed per run; a crash becomes a failed ChildOutcome; cancelling
-// one run gives it a grace period to kill its processes.
+// one run gives it a grace period to kill its processes. A Worker has no network grant: its model
+// requests come here (child_fetch.ts), sent to the run's provider endpoint with the credentials,
+// which the Worker never gets.
 
 import { profileEnabled, profileMark } from "../sys/profile.ts";
 import type { Clock } from "../sys/clock.ts";
 import type { McpToolShape } from "../mcp/tool_adapter.ts";
 import type { RuntimeEvent } from "../protocol/events.ts";
 import type { ChildOutcome, ChildSpec } from "../executor/child.ts";
-import type { ChildWorkerRequest, DelegationCall } from "../executor/child_protocol.ts";
+import type { ChildRunRequest, ChildWorkerRequest, DelegationCall } from "../executor/child_protocol.ts";
 import { decodeWorkerMessage } from "./child_calls.ts";
+import { ChildFetches } from "./child_fetch.ts";
 import { childPermissions, type DenoPermissionSet } from "../permissions/deno_permissions.ts";
 import { type Sandbox, startSandbox } from "../sandbox/sandbox.ts";
-import type { ProviderConfig } from "../provider/factory.ts";
-import { providerHosts } from "../provider/factory.ts";
+import { type ProviderConfig, providerEndpoint, withoutCredentials } from "../provider/factory.ts";
+import type { HttpEndpoint } from "../provider/http_provider.ts";
 import { describeError } from "../errors.ts";
 
 const WORKER = new URL("../executor/child_worker.ts", import.meta.url);
@@ -59,7 +62,8 @@ export function permissionsForChild(o: WorkerChildOptions): DenoPermissionSet {
     storageRoot: o.storageRoot,
     // Its own project folder only (its transcript, inbox, locks): not other projects', not sidecars.
     storageReadDirs: [o.transcriptDir],
-    providerHosts: providerHosts(o.provider),
+    // No network: the Worker's model requests go through the main thread (child_fetch.ts).
+    providerHosts: [],
     envNames: [],
     // A child isolated in a worktree still reads its parent's checkout; it writes only its worktree.
     extraReadDirs: o.spec.worktree === undefined
@@ -68,6 +72,26 @@ export function permissionsForChild(o: WorkerChildOptions): DenoPermissionSet {
     sessionWriteDirs: [o.transcriptDir],
     ...(o.spec.audit === undefined ? {} : { readOnly: true }),
   });
+}
+
+/** What the Worker gets to run the child: its provider without credentials (they stay on this thread). */
+export function runRequest(o: WorkerChildOptions, runId: number): ChildRunRequest {
+  return {
+    kind: "run",
+    runId,
+    spec: o.spec,
+    provider: withoutCredentials(o.provider),
+    storageRoot: o.storageRoot,
+    maxTokens: o.maxTokens,
+    platform: o.platform,
+    secrets: o.secrets,
+    delegation: o.delegation,
+    ...(o.approvals === true ? { approvals: true } : {}),
+    ...(profileEnabled() ? { profile: true } : {}),
+    ...(o.mcpTools === undefined ? {} : { mcpTools: o.mcpTools }),
+    ...(o.home === undefined ? {} : { home: o.home }),
+    ...(o.toolEnv === undefined ? {} : { toolEnv: o.toolEnv }),
+  };
 }
 
 function failed(spec: ChildSpec, message: string, cancelled: boolean): ChildOutcome {
@@ -86,10 +110,18 @@ function failed(spec: ChildSpec, message: string, cancelled: boolean): ChildOutc
 interface RunRoute {
   onEvent: (event: RuntimeEvent) => void;
   onCall: WorkerChildOptions["onCall"];
+  /** Where the run's model requests go, credentials included (undefined: its provider sends none). */
+  endpoint: HttpEndpoint | undefined;
 }
 
+type ChildSandbox = Sandbox<ChildWorkerRequest, ChildOutcome | null>;
+
 interface PooledWorker {
-  sandbox: Promise<Sandbox<ChildWorkerRequest, ChildOutcome | null>>;
+  sandbox: Promise<ChildSandbox>;
+  /** The sandbox once started (proxied responses are notices to it). */
+  box: ChildSandbox | undefined;
+  /** The Worker's model requests in flight. */
+  fetches: ChildFetches;
   runs: Map<number, RunRoute>;
   /** Cancels the pending idle shutdown. */
   idle: (() => void) | undefined;
@@ -100,10 +132,18 @@ export class ChildWorkerPool {
   #workers = new Map<string, PooledWorker>();
   #nextRun = 1;
   #clock: Pick<Clock, "timer">;
+  #module: URL;
+  #fetch: typeof fetch | undefined;
 
-  /** `clock` times the idle shutdown of Workers (its timers never keep the process alive). */
-  constructor(options: { clock: Pick<Clock, "timer"> }) {
+  /**
+   * `clock` times the idle shutdown of Workers (its timers never keep the process alive); `module` is
+   * the Worker's entry (default executor/child_worker.ts; tests start one that cannot load); `fetch`
+   * sends the Workers' model requests (default the global fetch).
+   */
+  constructor(options: { clock: Pick<Clock, "timer">; module?: URL; fetch?: typeof fetch }) {
     this.#clock = options.clock;
+    this.#module = options.module ?? WORKER;
+    this.#fetch = options.fetch;
   }
 
   /** Running Workers (for diagnostics and tests). */
@@ -120,17 +160,30 @@ export class ChildWorkerPool {
       return existing;
     }
     const runs = new Map<number, RunRoute>();
-    const entry: PooledWorker = { sandbox: Promise.resolve(undefined as never), runs, idle: undefined };
+    const entry: PooledWorker = {
+      sandbox: Promise.resolve(undefined as never),
+      box: undefined,
+      fetches: new ChildFetches(
+        (notice, transfer) => entry.box?.notify(notice, transfer) ?? false,
+        this.#fetch === undefined ? {} : { fetch: this.#fetch },
+      ),
+      runs,
+      idle: undefined,
+    };
     profileMark("Worker start");
-    entry.sandbox = startSandbox<ChildWorkerRequest, ChildOutcome | null, unknown>(WORKER, {
+    entry.sandbox = startSandbox<ChildWorkerRequest, ChildOutcome | null, unknown>(this.#module, {
       permissions,
       name: "blade child",
       // A child's messages are untrusted input: each is decoded, and nothing it sends may throw here.
       onEvent: (raw) => this.#receive(entry, raw),
     });
-    entry.sandbox.then(() => profileMark("Worker ready"), () => {});
+    entry.sandbox.then((box) => {
+      entry.box = box;
+      profileMark("Worker ready");
+    }, () => {});
     entry.sandbox.then((box) =>
       box.exited.then(() => {
+        entry.fetches.endRun();
         if (this.#workers.get(key) === entry) this.#workers.delete(key);
       })
     ).catch(() => this.#workers.delete(key));
@@ -141,12 +194,22 @@ export class ChildWorkerPool {
   #receive(entry: PooledWorker, raw: unknown): void {
     const message = decodeWorkerMessage(raw);
     if ("invalid" in message) {
-      // A call the child waits for gets an answer; anything else malformed is dropped.
-      const id = typeof raw === "object" && raw !== null && "id" in raw ? raw.id : undefined;
-      if (typeof id === "number") this.#fail(entry, id, message.invalid);
+      // A call or request the child waits for gets an answer; anything else malformed is dropped.
+      const { id, kind } = typeof raw === "object" && raw !== null ? raw as Record<string, unknown> : {};
+      if (typeof id !== "number") return;
+      if (kind === "fetch") entry.fetches.refuse(id, `Refused the child's request: ${message.invalid}`);
+      else this.#fail(entry, id, message.invalid);
       return;
     }
+    if (message.kind === "fetch_cancel") return entry.fetches.cancel(message.runId, message.id);
     const route = entry.runs.get(message.runId);
+    if (message.kind === "fetch") {
+      if (route === undefined) {
+        return entry.fetches.refuse(message.id, "Refused the child's request: its run has ended");
+      }
+      void entry.fetches.start(message.runId, message.id, message.request, route.endpoint);
+      return;
+    }
     if (route === undefined) return;
     if (message.kind === "event") {
       try {
@@ -208,12 +271,14 @@ export class ChildWorkerPool {
     }
     const entry = this.#worker(permissions);
     const runId = this.#nextRun++;
-    entry.runs.set(runId, { onEvent: o.onEvent, onCall: o.onCall });
-    let box: Sandbox<ChildWorkerRequest, ChildOutcome | null>;
+    const route: RunRoute = { onEvent: o.onEvent, onCall: o.onCall, endpoint: undefined };
+    entry.runs.set(runId, route);
+    let box: ChildSandbox;
     try {
-      box = await entry.sandbox;
+      [box, route.endpoint] = await Promise.all([entry.sandbox, providerEndpoint(o.provider)]);
     } catch (e) {
       entry.runs.delete(runId);
+      this.#release(permissions, entry);
       return failed(o.spec, `The child's sandbox did not start: ${describeError(e)}`, false);
     }
     // Cancelled while the Worker was starting (before the listener below existed): never start the run.
@@ -230,22 +295,7 @@ export class ChildWorkerPool {
     };
     signal.addEventListener("abort", onAbort, { once: true });
     try {
-      const outcome = await box.request({
-        kind: "run",
-        runId,
-        spec: o.spec,
-        provider: o.provider,
-        storageRoot: o.storageRoot,
-        maxTokens: o.maxTokens,
-        platform: o.platform,
-        secrets: o.secrets,
-        delegation: o.delegation,
-        ...(o.approvals === true ? { approvals: true } : {}),
-        ...(profileEnabled() ? { profile: true } : {}),
-        ...(o.mcpTools === undefined ? {} : { mcpTools: o.mcpTools }),
-        ...(o.home === undefined ? {} : { home: o.home }),
-        ...(o.toolEnv === undefined ? {} : { toolEnv: o.toolEnv }),
-      });
+      const outcome = await box.request(runRequest(o, runId));
       return outcome ?? failed(o.spec, "The child's sandbox answered without a result.", false);
     } catch (e) {
       if (signal.aborted) return failed(o.spec, "The run was cancelled.", true);
@@ -253,6 +303,7 @@ export class ChildWorkerPool {
     } finally {
       if (graceTimer !== undefined) clearTimeout(graceTimer);
       signal.removeEventListener("abort", onAbort);
+      entry.fetches.endRun(runId);
       entry.runs.delete(runId);
       this.#release(permissions, entry);
     }

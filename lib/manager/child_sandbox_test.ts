@@ -5,7 +5,12 @@
 // not Blade's tool filter (the child keeps the tool; only its grant lacks the access).
 
 import assert from "node:assert/strict";
-import { ChildWorkerPool, permissionsForChild, type WorkerChildOptions } from "./child_sandbox.ts";
+import {
+  ChildWorkerPool,
+  permissionsForChild,
+  runRequest,
+  type WorkerChildOptions,
+} from "./child_sandbox.ts";
 import type { ChildOutcome, ChildSpec } from "../executor/child.ts";
 import type { ProviderConfig } from "../provider/factory.ts";
 import type { Script } from "../provider/script_schema.ts";
@@ -13,7 +18,14 @@ import type { RuntimeEvent } from "../protocol/events.ts";
 import type { PermissionMode } from "../protocol/permission_mode.ts";
 import { storageLayout } from "../config/storage.ts";
 import { realClock } from "../sys/clock.ts";
-import { fakeTurn, startFakeAnthropicServer } from "../testing/fake_anthropic_server.ts";
+import {
+  fakeHang,
+  fakeStatus,
+  fakeTurn,
+  startFakeAnthropicServer,
+} from "../testing/fake_anthropic_server.ts";
+
+const BROKEN_CHILD = new URL("../testing/broken_child.ts", import.meta.url);
 
 const WS = "/home/dev/project";
 const STORAGE = "/home/dev/.blade";
@@ -106,8 +118,7 @@ Deno.test("permissionsForChild: a read-only child reads its workspace and own pr
   });
 });
 
-Deno.test("permissionsForChild: net is exactly the provider's host:port (none for scripted)", () => {
-  const readOnly = { tools: ["Glob", "Grep", "Read"] };
+Deno.test("permissionsForChild: no network whatever the provider (its requests go through the main thread)", () => {
   const local: ProviderConfig = { kind: "anthropic", apiKey: "sk-test", baseUrl: "http://127.0.0.1:43121" };
   const remote: ProviderConfig = {
     kind: "anthropic",
@@ -115,18 +126,44 @@ Deno.test("permissionsForChild: net is exactly the provider's host:port (none fo
     baseUrl: "https://api.anthropic.com",
   };
   const openai: ProviderConfig = { kind: "openai", baseUrl: "http://localhost:11434/v1" };
-  assert.deepEqual(permissionsForChild(childOptions(fixed, readOnly, { provider: local })).net, [
-    "127.0.0.1:43121",
-  ]);
-  assert.deepEqual(permissionsForChild(childOptions(fixed, readOnly, { provider: remote })).net, [
-    "api.anthropic.com:443",
-  ]);
-  assert.deepEqual(permissionsForChild(childOptions(fixed, readOnly, { provider: openai })).net, [
-    "localhost:11434",
-  ]);
-  assert.equal(permissionsForChild(childOptions(fixed, readOnly)).net, false);
-  // The API key reaches the Worker inside the provider config, never as an environment grant.
-  assert.equal(permissionsForChild(childOptions(fixed, readOnly, { provider: local })).env, false);
+  const shapes: ChildShape[] = [{ tools: ["Glob", "Grep", "Read"] }, {
+    tools: ["Bash", "Write"],
+    mode: "yolo",
+  }];
+  for (const provider of [local, remote, openai, SCRIPTED]) {
+    for (const shape of shapes) {
+      const set = permissionsForChild(childOptions(fixed, shape, { provider }));
+      assert.deepEqual([set.net, set.env], [false, false], `${provider.kind} ${shape.tools}`);
+    }
+  }
+});
+
+Deno.test("runRequest: the Worker's provider config has no key, token or custom headers", () => {
+  const anthropic: ProviderConfig = {
+    kind: "anthropic",
+    apiKey: "sk-ant-secret-key",
+    authToken: "bearer-secret-token",
+    headers: { "x-gateway-key": "gateway-secret" },
+    baseUrl: "https://api.anthropic.com",
+    maxRetries: 3,
+  };
+  const openai: ProviderConfig = {
+    kind: "openai",
+    apiKey: "sk-openai-secret",
+    baseUrl: "http://localhost:1/v1",
+  };
+  const sent = [anthropic, openai].map((provider) =>
+    JSON.stringify(runRequest(childOptions(fixed, { tools: ["Read"] }, { provider }), 1))
+  );
+  for (const secret of ["sk-ant-secret-key", "bearer-secret-token", "gateway-secret", "sk-openai-secret"]) {
+    for (const text of sent) assert.ok(!text.includes(secret), `${secret} reaches the Worker`);
+  }
+  const request = runRequest(childOptions(fixed, { tools: ["Read"] }, { provider: anthropic }), 1);
+  assert.deepEqual(request.provider, {
+    kind: "anthropic",
+    baseUrl: "https://api.anthropic.com",
+    maxRetries: 3,
+  });
 });
 
 Deno.test("permissionsForChild: a trusted autoEdit child with Write/Edit writes its workspace, runs nothing", () => {
@@ -276,18 +313,88 @@ Deno.test("pool: a tool-filter bug still cannot write — Deno refuses what the 
   });
 });
 
-Deno.test("pool: the Worker reaches the provider's host (fake Anthropic server) and answers", async () => {
+Deno.test("pool: the Worker's model requests go through the main thread, which adds the key", async () => {
   await withDirs(async (dirs) => {
-    await using server = startFakeAnthropicServer([fakeTurn({ text: "Hello from the fake server" })]);
+    await using server = startFakeAnthropicServer([
+      fakeStatus(529, { headers: { "retry-after-ms": "1" } }),
+      fakeTurn({ text: "Hello from the fake server, in several deltas", chunks: 5 }),
+    ]);
     const pool = new ChildWorkerPool({ clock: realClock() });
     try {
-      const provider: ProviderConfig = { kind: "anthropic", apiKey: "sk-test", baseUrl: server.url };
+      const provider: ProviderConfig = {
+        kind: "anthropic",
+        apiKey: "sk-test-key",
+        headers: { "x-custom": "custom-value" },
+        baseUrl: server.url,
+        maxRetries: 2,
+      };
       const options = childOptions(dirs, { tools: ["Read"] }, { provider });
-      assert.deepEqual(permissionsForChild(options).net, [new URL(server.url).host]);
+      assert.equal(permissionsForChild(options).net, false);
       const outcome = await pool.run(options, new AbortController().signal);
       assert.equal(outcome.success, true, outcome.error);
-      assert.equal(outcome.message, "Hello from the fake server");
-      assert.equal(server.requests.length, 1);
+      assert.equal(outcome.message, "Hello from the fake server, in several deltas");
+      // The 529 reached the child's retry logic as a direct fetch's would: one retry, then the answer.
+      assert.equal(server.requests.length, 2);
+      for (const request of server.requests) {
+        assert.equal(request.headers["x-api-key"], "sk-test-key");
+        assert.equal(request.headers["x-custom"], "custom-value");
+        assert.equal(request.body.messages[0]?.role, "user");
+      }
+    } finally {
+      await pool.close();
+    }
+  });
+});
+
+/**
+ * The global fetch, telling when a request starts and when its signal aborts. (Deno 2.9 keeps the
+ * connection of an aborted request whose body is over ~1 KB open until the server answers, direct
+ * fetch or not, so the server cannot be the witness.)
+ */
+function watchedFetch() {
+  const started: PromiseWithResolvers<void>[] = [];
+  const aborted: PromiseWithResolvers<void>[] = [];
+  const slot = (list: PromiseWithResolvers<void>[], n: number) => (list[n] ??= Promise.withResolvers<void>());
+  let count = 0;
+  const fetch: typeof globalThis.fetch = (input, init) => {
+    const n = count++;
+    init?.signal?.addEventListener("abort", () => slot(aborted, n).resolve(), { once: true });
+    slot(started, n).resolve();
+    return globalThis.fetch(input, init);
+  };
+  return {
+    fetch,
+    started: (n: number) => slot(started, n).promise,
+    aborted: (n: number) => slot(aborted, n).promise,
+  };
+}
+
+Deno.test("pool: cancelling a run, or ending its Worker, aborts its model request on the main thread", async () => {
+  await withDirs(async (dirs) => {
+    await using server = startFakeAnthropicServer([fakeHang(), fakeHang()]);
+    const watched = watchedFetch();
+    const pool = new ChildWorkerPool({ clock: realClock(), fetch: watched.fetch });
+    try {
+      const provider: ProviderConfig = { kind: "anthropic", apiKey: "sk-test", baseUrl: server.url };
+      // TaskStop, Ctrl-C and a cancelled parent all abort the run's signal.
+      const controller = new AbortController();
+      const run = pool.run(childOptions(dirs, { tools: ["Read"] }, { provider }), controller.signal);
+      await within(watched.started(0), 10_000, "the child's request starting");
+      controller.abort();
+      const outcome = await within(run, 10_000, "the cancelled run returning");
+      assert.deepEqual([outcome.success, outcome.cancelled], [false, true]);
+      await within(watched.aborted(0), 5_000, "the cancelled request's fetch being aborted");
+
+      // The Worker ends under a run: its request is aborted too, nothing keeps it open.
+      const second = pool.run(
+        childOptions(dirs, { tools: ["Read"] }, { provider }),
+        new AbortController().signal,
+      );
+      await within(watched.started(1), 10_000, "the second request starting");
+      await pool.close();
+      const ended = await within(second, 10_000, "the run of the ended Worker returning");
+      assert.equal(ended.success, false);
+      await within(watched.aborted(1), 5_000, "the second request's fetch being aborted");
     } finally {
       await pool.close();
     }
@@ -413,19 +520,16 @@ Deno.test("pool: a Worker that cannot start, fails in its run, or ends under its
   await withDirs(async (dirs) => {
     const pool = new ChildWorkerPool({ clock: realClock() });
     try {
-      // Deno refuses the net grant "a..b:80" when the Worker is created.
-      const unstartable: ProviderConfig = { kind: "anthropic", apiKey: "sk-test", baseUrl: "http://a..b" };
+      // A Worker whose module fails while loading never says it is ready.
+      const unloadable = new ChildWorkerPool({ clock: realClock(), module: BROKEN_CHILD });
       const notStarted = await within(
-        pool.run(
-          childOptions(dirs, { tools: ["Read"] }, { provider: unstartable }),
-          new AbortController().signal,
-        ),
+        unloadable.run(childOptions(dirs, { tools: ["Read"] }), new AbortController().signal),
         10_000,
         "the unstartable run returning",
       );
       assert.deepEqual([notStarted.success, notStarted.cancelled], [false, false]);
       assert.match(notStarted.error ?? "", /did not start/);
-      assert.equal(pool.size, 0, "a Worker that failed to start is not kept");
+      assert.equal(unloadable.size, 0, "a Worker that failed to start is not kept");
 
       // A provider config the Worker cannot build: the request fails inside the Worker.
       const broken = { kind: "scripted", script: { agents: null } } as unknown as ProviderConfig;

@@ -44,7 +44,10 @@ export interface ChildPermissionInput {
    * unreadable. Sidecars are read and written by the main thread, so a child needs none.
    */
   storageReadDirs: readonly string[];
-  /** host:port of each configured provider. */
+  /**
+   * host:port the child may connect to. Blade's child Workers get none (manager/child_sandbox.ts):
+   * their model requests go through the main thread, which holds the credentials.
+   */
   providerHosts: readonly string[];
   /** Environment variables the child reads (provider keys, Blade settings). */
   envNames: readonly string[];

@@ -5,7 +5,7 @@
 import type { Provider } from "../protocol/provider.ts";
 import { AnthropicStream } from "./anthropic_stream.ts";
 import { anthropicRequestBody } from "./anthropic_wire.ts";
-import { httpProvider, type HttpProviderOptions } from "./http_provider.ts";
+import { type HttpEndpoint, httpProvider, type HttpProviderOptions } from "./http_provider.ts";
 
 export interface AnthropicProviderOptions extends HttpProviderOptions {
   /** Without the `/v1` suffix. Default `https://api.anthropic.com`. */
@@ -22,11 +22,12 @@ export interface AnthropicProviderOptions extends HttpProviderOptions {
 
 export const ANTHROPIC_VERSION = "2023-06-01";
 
-export function anthropicProvider(options: AnthropicProviderOptions): Provider {
+/** Where a request goes and with which headers (the key's among them): the provider's and a Worker child's proxy's. */
+export function anthropicEndpoint(
+  options: Pick<AnthropicProviderOptions, "baseUrl" | "apiKey" | "authToken" | "headers">,
+): HttpEndpoint {
   const base = (options.baseUrl ?? "https://api.anthropic.com").replace(/\/+$/, "");
-  return httpProvider({
-    name: "anthropic",
-    label: "Anthropic API",
+  return {
     url: `${base}/v1/messages`,
     headers: {
       ...options.headers,
@@ -40,6 +41,14 @@ export function anthropicProvider(options: AnthropicProviderOptions): Provider {
       ...(options.apiKey === undefined ? [] : ["x-api-key"]),
       ...(options.authToken === undefined ? [] : ["authorization"]),
     ],
+  };
+}
+
+export function anthropicProvider(options: AnthropicProviderOptions): Provider {
+  return httpProvider({
+    name: "anthropic",
+    label: "Anthropic API",
+    ...anthropicEndpoint(options),
     body: (request) => anthropicRequestBody(request, { thinkingBudget: options.thinkingBudget }),
     folder: () => new AnthropicStream(),
   }, options);

@@ -4,6 +4,7 @@
 import type { Provider } from "../protocol/provider.ts";
 import type { Clock } from "../sys/clock.ts";
 import type { Script } from "./script_schema.ts";
+import type { HttpEndpoint } from "./http_provider.ts";
 
 interface HttpSettings {
   baseUrl: string;
@@ -35,7 +36,7 @@ type BaseProviderConfig =
 
 export async function providerFromConfig(
   config: ProviderConfig,
-  options: { clock: Clock; debug?: (line: string) => void },
+  options: ProviderOptions,
 ): Promise<Provider> {
   const { fallbackModel, ...base } = config;
   const made = await baseProvider(base, options);
@@ -44,13 +45,18 @@ export async function providerFromConfig(
   return withFallbackModel(made, fallbackModel);
 }
 
-async function baseProvider(
-  config: BaseProviderConfig,
-  options: { clock: Clock; debug?: (line: string) => void },
-): Promise<Provider> {
+interface ProviderOptions {
+  clock: Clock;
+  debug?: (line: string) => void;
+  /** Default: the global fetch (a child Worker's: executor/proxy_fetch.ts). */
+  fetch?: typeof fetch;
+}
+
+async function baseProvider(config: BaseProviderConfig, options: ProviderOptions): Promise<Provider> {
   const common = {
     clock: options.clock,
     ...(options.debug === undefined ? {} : { debug: options.debug }),
+    ...(options.fetch === undefined ? {} : { fetch: options.fetch }),
   };
   switch (config.kind) {
     case "anthropic": {
@@ -82,10 +88,28 @@ async function baseProvider(
   }
 }
 
-/** `host:port` of the provider's endpoint, for a child's network grant (none for scripted). */
-export function providerHosts(config: ProviderConfig): string[] {
-  if (config.kind === "scripted") return [];
-  const url = new URL(config.baseUrl);
-  const port = url.port !== "" ? url.port : url.protocol === "http:" ? "80" : "443";
-  return [`${url.hostname}:${port}`];
+/** Where the config's requests go, with its headers (credentials included); undefined for scripted. */
+export async function providerEndpoint(config: ProviderConfig): Promise<HttpEndpoint | undefined> {
+  switch (config.kind) {
+    case "anthropic":
+      return (await import("./anthropic.ts")).anthropicEndpoint(config);
+    case "openai":
+      return (await import("./openai.ts")).openAiEndpoint(config);
+    case "scripted":
+      return undefined;
+  }
+}
+
+/**
+ * The config without what authenticates it (API key, auth token, custom headers): what a child
+ * Worker gets. Its requests go through the main thread, which adds them (manager/child_fetch.ts).
+ */
+export function withoutCredentials(config: ProviderConfig): ProviderConfig {
+  if (config.kind === "scripted") return config;
+  if (config.kind === "openai") {
+    const { apiKey: _, ...rest } = config;
+    return rest;
+  }
+  const { apiKey: _k, authToken: _t, headers: _h, ...rest } = config;
+  return rest;
 }

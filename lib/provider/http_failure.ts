@@ -12,6 +12,15 @@ export function connectFailure(
 ): AttemptFailure {
   const url = displayUrl(request.url);
   const detail = describeCauses(error).replaceAll(request.url, url);
+  // No network grant (a child Worker's proxy refusing a request says so too): retrying cannot help.
+  if (error instanceof Error && error.name === "NotCapable") {
+    return {
+      kind: "invalid_request",
+      summary: `${request.label} request was refused`,
+      detail,
+      retryable: false,
+    };
+  }
   if (/invalid url|url scheme|unsupported scheme/i.test(detail)) {
     return {
       kind: "invalid_request",

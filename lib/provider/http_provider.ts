@@ -20,6 +20,7 @@ export interface EventFolder {
 /** The options every HTTP provider takes. */
 export interface HttpProviderOptions {
   clock: Clock;
+  /** Default: the global fetch. A child Worker's goes through the main thread (executor/proxy_fetch.ts). */
   fetch?: typeof fetch;
   /** Longest wait for response headers. Default 600000 ms. */
   requestTimeoutMs?: number;
@@ -30,13 +31,17 @@ export interface HttpProviderOptions {
   debug?: (line: string) => void;
 }
 
-export interface HttpProviderSpec {
-  name: string;
-  label: string;
+/** Where a provider's requests go, with which headers. */
+export interface HttpEndpoint {
   url: string;
   headers: Record<string, string>;
   /** Header names whose values are secrets (listed as redacted in debug lines). */
   secretHeaders: string[];
+}
+
+export interface HttpProviderSpec extends HttpEndpoint {
+  name: string;
+  label: string;
   body(request: ModelRequest): unknown;
   folder(): EventFolder;
 }

@@ -4,7 +4,7 @@
 // (openai_stream.ts) or retries and timeouts (http_provider.ts).
 
 import type { Provider } from "../protocol/provider.ts";
-import { httpProvider, type HttpProviderOptions } from "./http_provider.ts";
+import { type HttpEndpoint, httpProvider, type HttpProviderOptions } from "./http_provider.ts";
 import { OpenAiStream } from "./openai_stream.ts";
 import { openAiRequestBody, type OpenAiWireOptions } from "./openai_wire.ts";
 
@@ -15,7 +15,8 @@ export interface OpenAiProviderOptions extends HttpProviderOptions, OpenAiWireOp
   apiKey?: string;
 }
 
-export function openAiProvider(options: OpenAiProviderOptions): Provider {
+/** Where a request goes and with which headers (the key's among them): the provider's and a Worker child's proxy's. */
+export function openAiEndpoint(options: Pick<OpenAiProviderOptions, "baseUrl" | "apiKey">): HttpEndpoint {
   const base = (options.baseUrl ?? "https://api.openai.com/v1").replace(/\/+$/, "");
   const headers: Record<string, string> = {
     "content-type": "application/json",
@@ -23,12 +24,14 @@ export function openAiProvider(options: OpenAiProviderOptions): Provider {
   };
   const hasKey = options.apiKey !== undefined && options.apiKey !== "";
   if (hasKey) headers["authorization"] = `Bearer ${options.apiKey}`;
+  return { url: `${base}/chat/completions`, headers, secretHeaders: hasKey ? ["authorization"] : [] };
+}
+
+export function openAiProvider(options: OpenAiProviderOptions): Provider {
   return httpProvider({
     name: "openai",
     label: "OpenAI-compatible API",
-    url: `${base}/chat/completions`,
-    headers,
-    secretHeaders: hasKey ? ["authorization"] : [],
+    ...openAiEndpoint(options),
     body: (request) => openAiRequestBody(request, options),
     folder: () => new OpenAiStream(),
   }, options);

@@ -18,7 +18,13 @@ export interface AbortMessage {
   reason: string;
 }
 
-export type ParentMessage = RequestMessage | AbortMessage;
+/** Parent → child: one message that expects no answer (e.g. a proxied response's next chunk). */
+export interface NoticeMessage {
+  t: "notice";
+  value: unknown;
+}
+
+export type ParentMessage = RequestMessage | AbortMessage | NoticeMessage;
 
 export interface WireError {
   name: string;
@@ -41,6 +47,7 @@ export type ChildMessage =
 export function isParentMessage(value: unknown): value is ParentMessage {
   if (!isRecord(value)) return false;
   if (value.t === "request") return typeof value.id === "number";
+  if (value.t === "notice") return "value" in value;
   return value.t === "abort" && typeof value.reason === "string";
 }
 
@@ -92,7 +99,8 @@ export interface TransportSink {
 
 /** The parent's end of one mechanism (Worker or process). */
 export interface SandboxTransport {
-  send(message: ParentMessage): void;
+  /** `transfer`: buffers moved to the child instead of copied (a Worker; the process mechanism copies). */
+  send(message: ParentMessage, transfer?: Transferable[]): void;
   /** Ends the child at once; resolves when it is gone and its resources are released. */
   kill(): Promise<void>;
   /** The child's process id (process mechanism only). */

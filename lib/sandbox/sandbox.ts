@@ -49,6 +49,11 @@ export interface Sandbox<Req = unknown, Res = unknown> extends AsyncDisposable {
   /** Rejects with a BladeError when the child fails, crashes, exits or is cancelled before answering. */
   request(value: Req): Promise<Res>;
   /**
+   * Sends one message that expects no answer (the child's `onNotice`), moving `transfer`'s buffers.
+   * False when the child is not ready or the message could not be sent.
+   */
+  notify(value: unknown, transfer?: Transferable[]): boolean;
+  /**
    * Ends the child; requests still pending then reject with code `sandbox_cancelled`. With `graceMs`,
    * in-flight work is first aborted (the handlers' `ctx.signal`) and given that long to answer, so
    * tools can kill the processes they started; without it the child ends at once.
@@ -140,6 +145,16 @@ class SandboxChannel<Req, Res, Ev> implements Sandbox<Req, Res> {
       reject(this.#error("sandbox_request_failed", `could not be sent a request: ${String(error)}`));
     }
     return promise as Promise<Res>;
+  }
+
+  notify(value: unknown, transfer?: Transferable[]): boolean {
+    if (this.#state !== "ready") return false;
+    try {
+      this.#transport?.send({ t: "notice", value }, transfer);
+      return true;
+    } catch {
+      return false;
+    }
   }
 
   async cancel(reason = "cancelled", options: CancelOptions = {}): Promise<SandboxExit> {

@@ -21,6 +21,7 @@ export type SandboxHandler<Req, Res, Ev> = (request: Req, ctx: SandboxChildConte
 export function serveSandbox<Req = unknown, Res = unknown, Ev = unknown>(
   handler: SandboxHandler<Req, Res, Ev>,
   port: SandboxPort = workerPort(),
+  options: { onNotice?: (value: unknown) => void } = {},
 ): void {
   const abort = new AbortController();
   const ctx: SandboxChildContext<Ev> = {
@@ -39,6 +40,7 @@ export function serveSandbox<Req = unknown, Res = unknown, Ev = unknown>(
   });
   port.listen(async (message) => {
     if (message.t === "abort") return abort.abort(new Error(message.reason));
+    if (message.t === "notice") return options.onNotice?.(message.value);
     const { id, value } = message;
     try {
       // The request is whatever the parent sent: the handler's Req type is the parent's promise.

@@ -38,7 +38,7 @@ function openWorkerTransport(module: URL, options: TransportOptions, sink: Trans
   };
   worker.onmessageerror = () => sink.failed("it sent a message that could not be deserialized");
   return {
-    send: (message) => worker.postMessage(message),
+    send: (message, transfer) => worker.postMessage(message, transfer ?? []),
     kill() {
       // Stops a worker that awaits I/O at once. Deno 2.9 cannot stop a synchronous endless loop this
       // way (the thread keeps spinning until the process exits); Blade's own code never loops so.
