@@ -156,85 +156,37 @@ export async function openMainSession(app: MainSessionDeps, o: MainSessionOption
     ...(o.deferCreated === true ? { deferCreated: true } : {}),
   });
   profileMark("session open");
-  const lease = sessionLease(app, opened, o.deferCreated === true);
-  if (opened.resumed) await lease.take();
+  // Whoever runs a session holds its lease: a second `--resume` of a live session fails fast here,
+  // before anything is read or written. A fresh id is known to nobody else, so its lease is taken
+  // alongside the run (reading the process identity costs a subprocess, kept off the start-up path).
+  const taking = acquireLease(
+    { fs: ports.fs, process: ports.process, clock: ports.clock, layout: app.layout },
+    { projectPath: app.workspace, sessionId: opened.sessionId },
+  );
+  // Handled at once: the lease may fail (a full disk) before anyone awaits it, and an unhandled
+  // rejection would end the process; close() and the catch below still see the failure.
+  taking.catch(() => {});
+  if (opened.resumed) await taking;
   try {
-    return await buildMainSession(app, o, opened, lease);
+    return await buildMainSession(app, o, opened, taking);
   } catch (e) {
-    await lease.release().catch(() => {});
+    await taking.then((lease) => lease.release(), () => {});
     throw e;
   }
-}
-
-/** The session's lease: taken now, or (`onFirstRequest`) as the first model request goes out. */
-interface LeaseTaking {
-  take(): Promise<SessionLease>;
-  /** Set when the lease waits for the first request: call it then (whenAsked). */
-  onFirstRequest?: () => void;
-  /** Releases the lease once taken (waits for its taking; a failure to take it is thrown here). */
-  release(): Promise<void>;
-}
-
-/**
- * Whoever runs a session holds its lease: a second `--resume` of a live session fails fast, before
- * anything is read or written. A fresh id is known to nobody else, so its lease is taken alongside
- * the run; in print mode (`deferred`: its transcript does not exist before the first turn's opening
- * batch, written as the first request goes out) it is taken as that request goes out: reading the
- * process identity costs a subprocess and Deno's process module, and `fetch` loads most of what that
- * module needs, so it comes after. A run that never asked the model never took it.
- */
-function sessionLease(app: MainSessionDeps, opened: OpenedSession, deferred: boolean): LeaseTaking {
-  const { ports } = app;
-  let taking: Promise<SessionLease> | undefined;
-  const take = () => {
-    if (taking !== undefined) return taking;
-    taking = acquireLease(
-      { fs: ports.fs, process: ports.process, clock: ports.clock, layout: app.layout },
-      { projectPath: app.workspace, sessionId: opened.sessionId },
-    );
-    // Handled at once: the lease may fail (a full disk) before anyone awaits it, and an unhandled
-    // rejection would end the process; release() still sees the failure.
-    taking.catch(() => {});
-    return taking;
-  };
-  const release = async () => {
-    if (taking !== undefined) await (await taking).release();
-  };
-  if (opened.resumed || !deferred) {
-    take();
-    return { take, release };
-  }
-  return { take, release, onFirstRequest: () => void take() };
-}
-
-/** `provider`, calling `fn` once, when its first request starts. */
-function whenAsked(provider: Provider, fn: () => void): Provider {
-  let asked = false;
-  return {
-    name: provider.name,
-    stream(request, options) {
-      if (!asked) {
-        asked = true;
-        fn();
-      }
-      return provider.stream(request, options);
-    },
-  };
 }
 
 async function buildMainSession(
   app: MainSessionDeps,
   o: MainSessionOptions,
-  opened: OpenedSession,
-  lease: LeaseTaking,
+  opened: Awaited<ReturnType<typeof openSession>>,
+  taking: Promise<SessionLease>,
 ): Promise<MainSession> {
   const { ports, config } = app;
   // The provider's module loads while the subagent layer reads the registry (both wait on files).
-  const [made, extra]: [Provider, SessionExtras] = await Promise.all([
+  const [provider, extra]: [Provider, SessionExtras] = await Promise.all([
     app.provider(),
     o.extraTools === undefined ? { tools: [] } : o.extraTools(opened.sessionId),
   ]);
-  const provider = lease.onFirstRequest === undefined ? made : whenAsked(made, lease.onFirstRequest);
   // A fresh session's lease finishes in the background (its id is known to nobody else yet); close()
   // waits for it, so a failure to take it is still reported.
   const { history, recoveryWarnings } = await recoverHistory(app, extra, opened);
@@ -292,7 +244,7 @@ async function buildMainSession(
       ? {}
       : { followUp: o.structured.followUp, exhausted: o.structured.exhausted }),
   }, { messages: history.messages, turns: history.turns });
-  return sessionHandle(opened, history, { loop, pending, recoveryWarnings, lease });
+  return sessionHandle(opened, history, { loop, pending, recoveryWarnings, taking });
 }
 
 type OpenedSession = Awaited<ReturnType<typeof openSession>>;
@@ -335,7 +287,7 @@ function sessionHandle(
     loop: AgentLoop;
     pending: PendingWork | undefined;
     recoveryWarnings: string[];
-    lease: LeaseTaking;
+    taking: Promise<SessionLease>;
   },
 ): MainSession {
   // Receipts already in the transcript but never acknowledged (a crash mid-turn) are acknowledged once.
@@ -360,8 +312,8 @@ function sessionHandle(
         ...(first === undefined ? {} : { prelude: first }),
       };
     },
-    close: () => s.lease.release(),
-    [Symbol.asyncDispose]: () => s.lease.release(),
+    close: () => s.taking.then((lease) => lease.release()),
+    [Symbol.asyncDispose]: () => s.taking.then((lease) => lease.release()),
   };
 }
 
