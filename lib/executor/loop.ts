@@ -226,13 +226,15 @@ export class AgentLoop {
       acknowledge: [...(input.acknowledge ?? []), ...deliveries.map((d) => d.inboxId)],
       firstOfRun: this.messages.length,
     };
-    const opening = new TurnOpening(o.transcript.append([
-      ...(input.prelude ?? []),
-      { type: "turn_started", data: { turn: state.turn } },
-      // Notices first: they happened before the input that opens this turn.
-      ...deliveryEvents(ids, deliveries),
-      ...input.messages.flatMap((m) => messageEvents(ids, m)),
-    ]));
+    const opening = new TurnOpening((onWritten) =>
+      o.transcript.append([
+        ...(input.prelude ?? []),
+        { type: "turn_started", data: { turn: state.turn } },
+        // Notices first: they happened before the input that opens this turn.
+        ...deliveryEvents(ids, deliveries),
+        ...input.messages.flatMap((m) => messageEvents(ids, m)),
+      ], { onWritten })
+    );
     this.messages.push(...deliveries.map((d) => d.message), ...input.messages);
     opening.after(() => o.emit({ type: "turn_started", sessionId: o.meta.sessionId, turn: state.turn }));
     return { state, opening };
@@ -260,6 +262,8 @@ export class AgentLoop {
       const own = new Set(this.#specs.map((s) => s.name));
       this.#liveSpecs = toolSpecs(live.tools().filter((t) => !own.has(t.name)));
     }
+    // The request goes out once the batch's bytes are written: its fsyncs then run alongside.
+    if (opening.state === "writing") await opening.handed;
     const answer = await modelTurn({
       provider: o.provider,
       emit: opening.hold(o.emit),

@@ -53,7 +53,7 @@ for (const c of CASES) {
   Deno.test(`TurnOpening: ${c.name}`, async () => {
     let settle: { resolve: () => void; reject: (e: Error) => void } | undefined;
     const write = new Promise<void>((resolve, reject) => (settle = { resolve, reject }));
-    const opening = new TurnOpening(write);
+    const opening = new TurnOpening(() => write);
     const run = new AbortController();
     const request = opening.signal(run.signal);
     const delivered: string[] = [];
@@ -77,7 +77,7 @@ for (const c of CASES) {
 }
 
 Deno.test("TurnOpening: once durable, the request's signal is the run's own", async () => {
-  const opening = new TurnOpening(Promise.resolve());
+  const opening = new TurnOpening(() => Promise.resolve());
   await opening.durable;
   const run = new AbortController();
   assert.equal(opening.signal(run.signal), run.signal);
@@ -230,4 +230,26 @@ Deno.test("AgentLoop: an opening batch that cannot be written aborts the request
     assert.equal(h.clock.pendingSleepers, 0, "the request was aborted, not left waiting");
     assert.deepEqual(h.events.map((e) => e.type), []);
   }, true);
+});
+
+Deno.test("TurnOpening: `handed` resolves when the bytes are written, or when the write fails before that", async () => {
+  let written = () => {};
+  let done = () => {};
+  const opening = new TurnOpening((onWritten) => {
+    written = onWritten;
+    return new Promise<void>((resolve) => (done = resolve));
+  });
+  let handed = false;
+  opening.handed.then(() => (handed = true));
+  await Promise.resolve();
+  assert.equal(handed, false);
+  written();
+  await opening.handed;
+  assert.equal(opening.state, "writing", "written is not durable");
+  done();
+  await opening.durable;
+
+  const failing = new TurnOpening(() => Promise.reject(new Error("cannot open")));
+  await failing.handed;
+  await assert.rejects(failing.durable, /cannot open/);
 });

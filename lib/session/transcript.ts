@@ -226,15 +226,24 @@ export class TranscriptWriter {
   /**
    * Append a batch atomically with respect to other writers; resolves after fsync. `sync: false`
    * skips the fsync, for a batch that nothing depends on surviving a power loss (whole lines are
-   * still written under the lock, so a crash of the process never tears one).
+   * still written under the lock, so a crash of the process never tears one). `onWritten` is called
+   * once the batch's bytes have been handed to the file system, its fsyncs still running (a hint for
+   * scheduling only: nothing is durable then).
    */
-  append(events: NewTranscriptEvent[], options: { sync?: boolean } = {}): Promise<TranscriptEvent[]> {
-    const run = this.#queue.then(() => this.#appendNow(events, options.sync !== false));
+  append(
+    events: NewTranscriptEvent[],
+    options: { sync?: boolean; onWritten?: () => void } = {},
+  ): Promise<TranscriptEvent[]> {
+    const run = this.#queue.then(() => this.#appendNow(events, options.sync !== false, options.onWritten));
     this.#queue = run.catch(() => {});
     return run;
   }
 
-  async #appendNow(events: NewTranscriptEvent[], sync: boolean): Promise<TranscriptEvent[]> {
+  async #appendNow(
+    events: NewTranscriptEvent[],
+    sync: boolean,
+    onWritten?: () => void,
+  ): Promise<TranscriptEvent[]> {
     const { fs } = this.#o;
     const dir = this.path.slice(0, this.path.lastIndexOf("/"));
     if (!this.#dirReady) {
@@ -244,7 +253,7 @@ export class TranscriptWriter {
     let ran = false;
     const batch = (file: LockedFile) => {
       ran = true;
-      return this.#appendLocked(file, events, sync);
+      return this.#appendLocked(file, events, sync, onWritten);
     };
     try {
       // A file known to be there (read, or appended to) is opened without creating it.
@@ -278,6 +287,7 @@ export class TranscriptWriter {
     file: LockedFile,
     events: NewTranscriptEvent[],
     sync: boolean,
+    onWritten?: () => void,
   ): Promise<TranscriptEvent[]> {
     const { clock, ids } = this.#o;
     const size = await file.size();
@@ -307,10 +317,9 @@ export class TranscriptWriter {
     try {
       // The folders' fsyncs run alongside the file's: each must be done before the batch counts as
       // written, in no particular order (they usually share one journal commit).
-      const done = await Promise.allSettled([
-        file.append(text, { sync }),
-        ...folders.map((d) => this.#o.fs.syncDir(d)),
-      ]);
+      const writing = [file.append(text, { sync }), ...folders.map((d) => this.#o.fs.syncDir(d))];
+      onWritten?.();
+      const done = await Promise.allSettled(writing);
       const failed = done.find((r) => r.status === "rejected");
       if (failed !== undefined) throw failed.reason;
     } catch (e) {
