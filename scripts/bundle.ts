@@ -8,7 +8,7 @@
 //   deno task bundle --out DIR
 
 import { parseArgs } from "node:util";
-import { basename, dirname, join, relative } from "node:path";
+import { basename, join, relative } from "node:path";
 import { BladeError } from "../lib/errors.ts";
 import { VERSION } from "../lib/version.ts";
 import { runScript, stripAnsi } from "./script_cli.ts";
@@ -175,7 +175,10 @@ async function runDenoBundle(root: string, args: readonly string[], what: string
   }
 }
 
-/** `deno task blade`'s dev bundle (lib/sys/dev_bundle.ts): code-split, minified, in dist/dev/<build>/. */
+/**
+ * `deno task blade`'s dev bundle (lib/sys/dev_bundle.ts): code-split, minified, in dist/dev/<build>/:
+ * main.ts's build in main/, the Worker entries' own build in worker/ (DEV_MAIN_DIR, DEV_WORKER_DIR).
+ */
 export interface DevBundleResult {
   dir: string;
   entry: string;
@@ -189,6 +192,10 @@ export interface DevBundleResult {
  * bundling, so a file changed during the build makes the result stale at once. Builds older than the
  * previous one are removed after a day (a long-running session may still load lazy chunks from them).
  */
+/** The dev bundle's two builds, below dist/dev/<build>/. */
+export const DEV_MAIN_DIR = "main";
+export const DEV_WORKER_DIR = "worker";
+
 export async function buildDevBundle(root = ROOT): Promise<DevBundleResult> {
   const devDir = join(root, "dist", "dev");
   await Deno.mkdir(devDir, { recursive: true });
@@ -198,8 +205,13 @@ export async function buildDevBundle(root = ROOT): Promise<DevBundleResult> {
     const state = sourceState(root);
     const build = `${Date.now().toString(36)}-${Deno.pid}`;
     const out = join(devDir, build);
+    const mainDir = join(out, DEV_MAIN_DIR);
+    const workerDir = join(out, DEV_WORKER_DIR);
     try {
-      await denoBundleSplit(root, [ENTRY, ...WORKER_ENTRIES], out);
+      // Two builds, so that no chunk is shared between the main thread and a Worker: every lazy
+      // import of the main thread's build can then be deferred (deferMainThreadImports).
+      await denoBundleSplit(root, [ENTRY], mainDir);
+      await denoBundleSplit(root, WORKER_ENTRIES, workerDir);
     } catch (e) {
       // Not retried by `deno task blade` until the sources change (the sources run meanwhile).
       const failed: DevBundleStamp = { ...state, deno: Deno.version.deno, entry: "" };
@@ -207,15 +219,18 @@ export async function buildDevBundle(root = ROOT): Promise<DevBundleResult> {
       await Deno.remove(out, { recursive: true }).catch(() => {});
       throw e;
     }
-    await pointSplitWorkerUrls(out, WORKER_ENTRIES);
-    await deferMainThreadImports(out, WORKER_ENTRIES);
-    await isolateRequireIn(out);
-    const stamp: DevBundleStamp = { ...state, deno: Deno.version.deno, entry: `${build}/main.js` };
+    await pointSplitWorkerUrls(mainDir, WORKER_ENTRIES, workerDir);
+    await pointSplitWorkerUrls(workerDir, WORKER_ENTRIES, workerDir);
+    await deferMainThreadImports(mainDir);
+    await isolateRequireIn(mainDir);
+    await isolateRequireIn(workerDir);
+    const entry = `${build}/${DEV_MAIN_DIR}/${splitOutputs([ENTRY]).get(ENTRY)}`;
+    const stamp: DevBundleStamp = { ...state, deno: Deno.version.deno, entry };
     const tmp = `${join(root, STAMP_PATH)}.${Deno.pid}.tmp`;
     await Deno.writeTextFile(tmp, `${JSON.stringify(stamp)}\n`);
     await Deno.rename(tmp, join(root, STAMP_PATH));
     await removeOldBuilds(devDir, build);
-    return { dir: out, entry: join(out, "main.js"), built: true };
+    return { dir: out, entry: join(devDir, entry), built: true };
   } finally {
     await Deno.remove(lock).catch(() => {});
   }
@@ -254,36 +269,21 @@ async function denoBundleSplit(root: string, entries: readonly string[], outDir:
   await runDenoBundle(root, args, entries.join(", "));
 }
 
-const RELATIVE_REF = /(?:\bfrom\s*|\bimport\s*\(?\s*)"(\.\.?\/[^"]+\.js)"/g;
 const DYNAMIC_IMPORT = /\bimport\(\s*"(\.\.?\/[^"]+\.js)"\s*\)/g;
 
 /**
- * Deno loads and parses every module a dynamic import names by a string literal when the program
+ * Deno loads and compiles every module a dynamic import names by a string literal when the program
  * starts, so in a code-split build the lazily imported chunks (the interactive session, MCP, the other
- * commands) would all be read on every start. Each `import("./chunk.js")` whose chunk no Worker entry
- * reaches is rewritten to `import(new URL("./chunk.js", import.meta.url).href)`, which Deno resolves
- * only when it runs (on the main thread, which may read its own modules). Chunks a Worker reaches keep
- * their literal: a Worker may not read files beyond its grant, so its modules must be preloaded.
- * Returns how many imports were rewritten.
+ * commands, the providers not used, zod, yaml) would all be read on every start. In the main thread's
+ * build each `import("./chunk.js")` is rewritten to `import(new URL("./chunk.js", import.meta.url).href)`,
+ * which Deno resolves only when it runs (the main thread may read its own modules). The Worker entries
+ * have their own build, left as it is: a Worker may not read files beyond its grant, so its modules
+ * must be preloaded. Returns how many imports were rewritten.
  */
-export async function deferMainThreadImports(
-  outDir: string,
-  workerEntries: readonly string[],
-): Promise<number> {
-  const texts = await readBuildFiles(outDir);
-  const refs = (file: string) =>
-    [...(texts.get(file) ?? "").matchAll(RELATIVE_REF)].map((m) => join(dirname(file), m[1]!));
-  const workerReach = new Set<string>();
-  const reach = (file: string) => {
-    if (workerReach.has(file) || !texts.has(file)) return;
-    workerReach.add(file);
-    for (const next of refs(file)) reach(next);
-  };
-  for (const entry of workerEntries) reach(join(outDir, entry.replace(/\.[cm]?tsx?$/, ".js")));
+export async function deferMainThreadImports(outDir: string): Promise<number> {
   let rewritten = 0;
-  for (const [file, text] of texts) {
-    const out = text.replace(DYNAMIC_IMPORT, (whole, ref: string) => {
-      if (workerReach.has(join(dirname(file), ref))) return whole;
+  for (const [file, text] of await readBuildFiles(outDir)) {
+    const out = text.replace(DYNAMIC_IMPORT, (_whole, ref: string) => {
       rewritten++;
       return `import(new URL(${JSON.stringify(ref)}, import.meta.url).href)`;
     });
@@ -293,11 +293,31 @@ export async function deferMainThreadImports(
 }
 
 /**
- * In a code-split build each entry keeps its path (lib/executor/child_worker.js) and the chunks sit
- * at the top: every `new URL("…/<entry file>", import.meta.url)` is pointed at the entry's output,
- * relative to the file that names it.
+ * Where a code-split `deno bundle` writes each entry: its path below the entries' lowest common
+ * folder (esbuild's outbase), with `.js`: [main.ts] → main.js; [lib/executor/child_worker.ts] →
+ * child_worker.js; both → main.js and lib/executor/child_worker.js.
  */
-export async function pointSplitWorkerUrls(outDir: string, entries: readonly string[]): Promise<number> {
+export function splitOutputs(entries: readonly string[]): Map<string, string> {
+  const dirs = entries.map((e) => e.split("/").slice(0, -1));
+  const common: string[] = [];
+  for (let i = 0; dirs.length > 0 && dirs.every((d) => d[i] !== undefined && d[i] === dirs[0]![i]); i++) {
+    common.push(dirs[0]![i]!);
+  }
+  return new Map(
+    entries.map((e) => [e, e.split("/").slice(common.length).join("/").replace(/\.[cm]?tsx?$/, ".js")]),
+  );
+}
+
+/**
+ * Points every `new URL("…/<entry file>", import.meta.url)` in the build at `outDir` at the entry's
+ * output in the build at `entriesDir` (a split build of `entries`), relative to the file that names it.
+ */
+export async function pointSplitWorkerUrls(
+  outDir: string,
+  entries: readonly string[],
+  entriesDir = outDir,
+): Promise<number> {
+  const outputs = splitOutputs(entries);
   let total = 0;
   const visit = async (dir: string): Promise<void> => {
     for await (const e of Deno.readDir(dir)) {
@@ -307,7 +327,7 @@ export async function pointSplitWorkerUrls(outDir: string, entries: readonly str
         const text = await Deno.readTextFile(path);
         let out = text;
         for (const entry of entries) {
-          const target = relative(dir, join(outDir, entry.replace(/\.[cm]?tsx?$/, ".js")));
+          const target = relative(dir, join(entriesDir, outputs.get(entry)!));
           out = rewriteWorkerUrl(out, entry, target.startsWith(".") ? target : `./${target}`, () => total++);
         }
         if (out !== text) await Deno.writeTextFile(path, out);

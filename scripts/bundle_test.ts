@@ -4,6 +4,7 @@ import {
   pointSplitWorkerUrls,
   pointWorkerUrls,
   posixLauncher,
+  splitOutputs,
   windowsLauncherText,
   workerBundleName,
 } from "./bundle.ts";
@@ -54,42 +55,62 @@ Deno.test("launchers: run blade.js beside themselves with exactly the given flag
   );
 });
 
-Deno.test("pointSplitWorkerUrls points each chunk's Worker URL at the entry's output, relative to the chunk", async () => {
-  const dir = await Deno.makeTempDir({ prefix: "blade-split-" });
+Deno.test("deferMainThreadImports makes every lazy import of the main thread's build a computed URL", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "blade-defer-" });
   try {
-    await Deno.mkdir(`${dir}/lib/executor`, { recursive: true });
-    await Deno.writeTextFile(
-      `${dir}/chunk-A.js`,
-      'const W=new URL("../executor/child_worker.ts",import.meta.url);',
+    await Deno.mkdir(`${dir}/lib`, { recursive: true });
+    await Deno.writeTextFile(`${dir}/chunk-A.js`, 'export const a=()=>import("./tools.js");');
+    await Deno.writeTextFile(`${dir}/tools.js`, "export const t=1;");
+    await Deno.writeTextFile(`${dir}/main.js`, 'import"./chunk-A.js";const r=()=>import("./repl.js");');
+    await Deno.writeTextFile(`${dir}/lib/x.js`, 'const z=()=>import( "../zod.js" );');
+    await Deno.writeTextFile(`${dir}/repl.js`, "export const r=1;");
+    assert.equal(await deferMainThreadImports(dir), 3);
+    assert.equal(
+      await Deno.readTextFile(`${dir}/main.js`),
+      'import"./chunk-A.js";const r=()=>import(new URL("./repl.js", import.meta.url).href);',
     );
-    await Deno.writeTextFile(`${dir}/lib/executor/child_worker.js`, 'import"../../chunk-B.js";');
-    await Deno.writeTextFile(`${dir}/chunk-B.js`, "export const x = 1;");
-    assert.equal(await pointSplitWorkerUrls(dir, [ENTRY]), 1);
     assert.equal(
       await Deno.readTextFile(`${dir}/chunk-A.js`),
-      'const W=new URL("./lib/executor/child_worker.js", import.meta.url);',
+      'export const a=()=>import(new URL("./tools.js", import.meta.url).href);',
     );
-    assert.equal(await Deno.readTextFile(`${dir}/chunk-B.js`), "export const x = 1;");
+    assert.equal(
+      await Deno.readTextFile(`${dir}/lib/x.js`),
+      'const z=()=>import(new URL("../zod.js", import.meta.url).href);',
+    );
   } finally {
     await Deno.remove(dir, { recursive: true });
   }
 });
 
-Deno.test("deferMainThreadImports makes only the chunks no Worker reaches lazy (a computed URL)", async () => {
-  const dir = await Deno.makeTempDir({ prefix: "blade-defer-" });
+Deno.test("splitOutputs names each entry's output below the entries' common folder", () => {
+  assert.deepEqual([...splitOutputs(["main.ts"])], [["main.ts", "main.js"]]);
+  assert.deepEqual([...splitOutputs([ENTRY])], [[ENTRY, "child_worker.js"]]);
+  assert.deepEqual([...splitOutputs(["main.ts", ENTRY])], [["main.ts", "main.js"], [
+    ENTRY,
+    "lib/executor/child_worker.js",
+  ]]);
+  assert.deepEqual([...splitOutputs(["lib/a/x.ts", "lib/b/y.tsx"])], [["lib/a/x.ts", "a/x.js"], [
+    "lib/b/y.tsx",
+    "b/y.js",
+  ]]);
+  assert.deepEqual([...splitOutputs([])], []);
+});
+
+Deno.test("pointSplitWorkerUrls points URLs at the entry's output in another build", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "blade-split-" });
   try {
-    await Deno.mkdir(`${dir}/lib/executor`, { recursive: true });
-    await Deno.writeTextFile(`${dir}/lib/executor/child_worker.js`, 'import{a}from"../../chunk-A.js";');
-    await Deno.writeTextFile(`${dir}/chunk-A.js`, 'export const a=()=>import("./tools.js");');
-    await Deno.writeTextFile(`${dir}/tools.js`, "export const t=1;");
-    await Deno.writeTextFile(`${dir}/main.js`, 'import"./chunk-A.js";const r=()=>import("./repl.js");');
-    await Deno.writeTextFile(`${dir}/repl.js`, "export const r=1;");
-    assert.equal(await deferMainThreadImports(dir, [ENTRY]), 1);
-    assert.equal(
-      await Deno.readTextFile(`${dir}/main.js`),
-      'import"./chunk-A.js";const r=()=>import(new URL("./repl.js", import.meta.url).href);',
+    await Deno.mkdir(`${dir}/main/lib`, { recursive: true });
+    await Deno.mkdir(`${dir}/worker`, { recursive: true });
+    await Deno.writeTextFile(
+      `${dir}/main/lib/chunk-A.js`,
+      'const W=new URL("../executor/child_worker.ts",import.meta.url);',
     );
-    assert.equal(await Deno.readTextFile(`${dir}/chunk-A.js`), 'export const a=()=>import("./tools.js");');
+    await Deno.writeTextFile(`${dir}/worker/child_worker.js`, "export {};");
+    assert.equal(await pointSplitWorkerUrls(`${dir}/main`, [ENTRY], `${dir}/worker`), 1);
+    assert.equal(
+      await Deno.readTextFile(`${dir}/main/lib/chunk-A.js`),
+      'const W=new URL("../../worker/child_worker.js", import.meta.url);',
+    );
   } finally {
     await Deno.remove(dir, { recursive: true });
   }
