@@ -1,5 +1,5 @@
 // Owns the dev bundle that `deno task blade` runs (docs/reference/performance.md): a code-split,
-// minified `deno bundle` of main.ts and the child Worker entry in dist/dev/, so module resolution and
+// minified `deno bundle` of main.ts, and one of the child Worker entry, in dist/dev/, so module resolution and
 // TypeScript leave the start-up path while lazy imports stay lazy chunks. It is used only when it is up
 // to date with the checkout: built by this Deno, from the same set of source files, none changed since.
 // When it is not, this run uses the sources and one rebuild starts in the background
