@@ -8,12 +8,12 @@
 import { enableProfile, profileMark } from "../sys/profile.ts";
 import type { McpToolShape } from "../mcp/tool_adapter.ts";
 import { serveSandbox } from "../sandbox/serve.ts";
-import { FetchProxy } from "./proxy_fetch.ts";
+import { FetchProxy, warmFetchPath } from "./proxy_fetch.ts";
 import { realPorts } from "../sys/mod.ts";
 import { realProcess } from "../sys/process.ts";
 import { storageLayout } from "../config/storage.ts";
 import { redactor } from "../config/redact.ts";
-import { providerFromConfig } from "../provider/factory.ts";
+import { preloadProvider, providerFromConfig } from "../provider/factory.ts";
 import type { AnyTool } from "../tools/tool.ts";
 import type { Provider } from "../protocol/provider.ts";
 import { type ChildOutcome, runChild } from "./child.ts";
@@ -45,6 +45,12 @@ serveSandbox<ChildWorkerRequest, ChildOutcome | null, ChildWorkerEvent>(
   async (request, ctx) => {
     if (request.kind === "cancel") {
       runs.get(request.runId)?.abort(new Error(request.reason));
+      return null;
+    }
+    if (request.kind === "prepare") {
+      // The thread is idle until its run arrives: compile what the first request runs through.
+      void preloadProvider(request.provider);
+      warmFetchPath();
       return null;
     }
     if (request.kind === "reply") {

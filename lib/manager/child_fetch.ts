@@ -9,6 +9,7 @@
 import type { FetchNotice, ProxiedRequest } from "../executor/child_protocol.ts";
 import type { HttpEndpoint } from "../provider/http_provider.ts";
 import { describeCauses, displayUrl } from "../provider/http_failure.ts";
+import { profileMark } from "../sys/profile.ts";
 
 /** Sends one notice to the Worker (moving `transfer`); false when it cannot be delivered. */
 export type Notify = (notice: FetchNotice, transfer?: Transferable[]) => boolean;
@@ -50,6 +51,7 @@ export class ChildFetches {
     const inFlight: InFlight = { runId, controller: new AbortController() };
     const { signal } = inFlight.controller;
     this.#open.set(id, inFlight);
+    profileMark("child request sent");
     try {
       const response = await this.#fetch(endpoint.url, {
         method: "POST",
@@ -57,6 +59,7 @@ export class ChildFetches {
         body: request.body,
         signal,
       });
+      profileMark("child response headers");
       const headers = [...response.headers];
       const sent = this.#notify({
         kind: "fetch_head",

@@ -21,7 +21,8 @@ import {
 } from "./script_placeholders.ts";
 import { parseToolArguments, toolCallBlock } from "./tool_arguments.ts";
 
-export { loadScript } from "./script_schema.ts";
+// Not re-exported here: loadScript (script_schema.ts) brings zod and yaml, which a child Worker, whose
+// graph names this module, would otherwise load and compile for nothing.
 export type { Script } from "./script_schema.ts";
 
 export interface ScriptedProviderOptions {

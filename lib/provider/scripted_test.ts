@@ -4,7 +4,8 @@ import { type Message, userText } from "../protocol/messages.ts";
 import { realClock } from "../sys/clock.ts";
 import { FakeClock } from "../testing/fakes.ts";
 import { collectEvents, modelRequest, terminalOf, textOfEvents } from "../testing/provider_test_kit.ts";
-import { loadScript, type Script, scriptedProvider } from "./scripted.ts";
+import { type Script, scriptedProvider } from "./scripted.ts";
+import { loadScript } from "./script_schema.ts";
 
 function script(yaml: string): Script {
   const loaded = loadScript(yaml, "test.yaml");
