@@ -297,7 +297,9 @@ export class ChildWorkerPool {
     };
     signal.addEventListener("abort", onAbort, { once: true });
     try {
-      const outcome = await box.request(runRequest(o, runId));
+      const request = runRequest(o, runId);
+      profileMark("run sent");
+      const outcome = await box.request(request);
       return outcome ?? failed(o.spec, "The child's sandbox answered without a result.", false);
     } catch (e) {
       if (signal.aborted) return failed(o.spec, "The run was cancelled.", true);
