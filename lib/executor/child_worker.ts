@@ -7,7 +7,7 @@
 
 import { enableProfile, profileMark } from "../sys/profile.ts";
 import type { McpToolShape } from "../mcp/tool_adapter.ts";
-import { serveSandbox } from "../sandbox/serve.ts";
+import { type SandboxChildContext, serveSandbox } from "../sandbox/serve.ts";
 import { FetchProxy, warmFetchPath } from "./proxy_fetch.ts";
 import { realPorts } from "../sys/mod.ts";
 import { realProcess } from "../sys/process.ts";
@@ -42,88 +42,7 @@ let nextCall = 1;
 let proxy: FetchProxy | undefined;
 
 serveSandbox<ChildWorkerRequest, ChildOutcome | null, ChildWorkerEvent>(
-  async (request, ctx) => {
-    if (request.kind === "cancel") {
-      runs.get(request.runId)?.abort(new Error(request.reason));
-      return null;
-    }
-    if (request.kind === "prepare") {
-      // The thread is idle until its run arrives: compile what the first request runs through.
-      void preloadProvider(request.provider);
-      warmFetchPath();
-      return null;
-    }
-    if (request.kind === "reply") {
-      const waiter = pending.get(request.id);
-      pending.delete(request.id);
-      if (request.ok) waiter?.resolve(request.value);
-      else waiter?.reject(new Error(request.message));
-      return null;
-    }
-    if (request.profile === true) enableProfile("worker");
-    profileMark("run received");
-    const call = callerFor(request.runId, (event) => ctx.emit(event));
-    const ports = workerPorts(request, call);
-    proxy ??= new FetchProxy((event) => ctx.emit(event));
-    const provider = afterFirstEvent(
-      await providerFromConfig(request.provider, {
-        clock: ports.clock,
-        fetch: proxy.fetchFor(request.runId),
-      }),
-      () => load(),
-    );
-    profileMark("provider ready");
-    const secrets = request.secrets;
-    // The tool modules (and zod, ~70 ms of evaluation on this thread) load once the first answer
-    // starts streaming: the parent sent the tool specs, so the first request does not wait for them,
-    // and the loop needs the tools only for the first call. They load at the latest when first awaited.
-    const tools = Promise.withResolvers<AnyTool[]>();
-    let loading = false;
-    const load = () => {
-      if (loading) return;
-      loading = true;
-      loadTools(call, request.delegation, request.mcpTools ?? []).then((t) => {
-        profileMark("tools loaded");
-        tools.resolve(t);
-      }, tools.reject);
-    };
-    const lazyTools: PromiseLike<AnyTool[]> = {
-      then: (onOk, onError) => {
-        load();
-        return tools.promise.then(onOk, onError);
-      },
-    };
-
-    const controller = new AbortController();
-    runs.set(request.runId, controller);
-    const onWorkerAbort = () => controller.abort(ctx.signal.reason);
-    ctx.signal.addEventListener("abort", onWorkerAbort, { once: true });
-    try {
-      return await runChild(
-        {
-          ports,
-          provider,
-          layout: storageLayout(request.storageRoot),
-          maxTokens: request.maxTokens,
-          platform: request.platform,
-          redact: redactor(secrets),
-          emit: (event) => ctx.emit({ kind: "event", runId: request.runId, event }),
-          toolsFor: () => lazyTools,
-          ...(request.approvals === true
-            ? {
-              approve: (req: ApprovalRequest) => call({ method: "approve", request: req }, isApprovalAnswer),
-            }
-            : {}),
-        },
-        request.spec,
-        controller.signal,
-      );
-    } finally {
-      profileMark("run end");
-      runs.delete(request.runId);
-      ctx.signal.removeEventListener("abort", onWorkerAbort);
-    }
-  },
+  (request, ctx) => request.kind === "run" ? runOne(request, ctx) : control(request),
   undefined,
   {
     onNotice: (value) => {
@@ -131,6 +50,93 @@ serveSandbox<ChildWorkerRequest, ChildOutcome | null, ChildWorkerEvent>(
     },
   },
 );
+
+/** A request that is not a run: a cancel, a reply to a call, or the Worker's preparation. */
+function control(request: Exclude<ChildWorkerRequest, ChildRunRequest>): null {
+  if (request.kind === "cancel") {
+    runs.get(request.runId)?.abort(new Error(request.reason));
+  } else if (request.kind === "prepare") {
+    // The thread is idle until its run arrives: compile what the first request runs through.
+    void preloadProvider(request.provider);
+    warmFetchPath();
+  } else {
+    const waiter = pending.get(request.id);
+    pending.delete(request.id);
+    if (request.ok) waiter?.resolve(request.value);
+    else waiter?.reject(new Error(request.message));
+  }
+  return null;
+}
+
+/** One child run, from its request to its outcome. */
+async function runOne(
+  request: ChildRunRequest,
+  ctx: SandboxChildContext<ChildWorkerEvent>,
+): Promise<ChildOutcome> {
+  if (request.profile === true) enableProfile("worker");
+  profileMark("run received");
+  const call = callerFor(request.runId, (event) => ctx.emit(event));
+  const ports = workerPorts(request, call);
+  proxy ??= new FetchProxy((event) => ctx.emit(event));
+  const provider = afterFirstEvent(
+    await providerFromConfig(request.provider, {
+      clock: ports.clock,
+      fetch: proxy.fetchFor(request.runId),
+    }),
+    () => load(),
+  );
+  profileMark("provider ready");
+  const secrets = request.secrets;
+  // The tool modules (and zod, ~70 ms of evaluation on this thread) load once the first answer
+  // starts streaming: the parent sent the tool specs, so the first request does not wait for them,
+  // and the loop needs the tools only for the first call. They load at the latest when first awaited.
+  const tools = Promise.withResolvers<AnyTool[]>();
+  let loading = false;
+  const load = () => {
+    if (loading) return;
+    loading = true;
+    loadTools(call, request.delegation, request.mcpTools ?? []).then((t) => {
+      profileMark("tools loaded");
+      tools.resolve(t);
+    }, tools.reject);
+  };
+  const lazyTools: PromiseLike<AnyTool[]> = {
+    then: (onOk, onError) => {
+      load();
+      return tools.promise.then(onOk, onError);
+    },
+  };
+
+  const controller = new AbortController();
+  runs.set(request.runId, controller);
+  const onWorkerAbort = () => controller.abort(ctx.signal.reason);
+  ctx.signal.addEventListener("abort", onWorkerAbort, { once: true });
+  try {
+    return await runChild(
+      {
+        ports,
+        provider,
+        layout: storageLayout(request.storageRoot),
+        maxTokens: request.maxTokens,
+        platform: request.platform,
+        redact: redactor(secrets),
+        emit: (event) => ctx.emit({ kind: "event", runId: request.runId, event }),
+        toolsFor: () => lazyTools,
+        ...(request.approvals === true
+          ? {
+            approve: (req: ApprovalRequest) => call({ method: "approve", request: req }, isApprovalAnswer),
+          }
+          : {}),
+      },
+      request.spec,
+      controller.signal,
+    );
+  } finally {
+    profileMark("run end");
+    runs.delete(request.runId);
+    ctx.signal.removeEventListener("abort", onWorkerAbort);
+  }
+}
 
 /** The run's way to call the main thread: each call gets an id, its answer settles `pending`. */
 function callerFor(runId: number, emit: (event: ChildWorkerEvent) => void): Call {
