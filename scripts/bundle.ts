@@ -13,6 +13,7 @@ import { BladeError } from "../lib/errors.ts";
 import { VERSION } from "../lib/version.ts";
 import { runScript, stripAnsi } from "./script_cli.ts";
 import { isolateRequireIn, readBuildFiles } from "./bundle_require.ts";
+import { mergeStartGroups } from "./bundle_merge.ts";
 import { bladeRunFlags, CONFIG_FILE, ENTRY, ROOT, WORKER_ENTRIES } from "./release_inputs.ts";
 import {
   type DevBundleStamp,
@@ -159,7 +160,7 @@ async function denoBundle(entry: string, output: string): Promise<void> {
 }
 
 /** `deno bundle --quiet --platform deno <args>` in `root`; its stderr becomes the error when it fails. */
-async function runDenoBundle(root: string, args: readonly string[], what: string): Promise<void> {
+export async function runDenoBundle(root: string, args: readonly string[], what: string): Promise<void> {
   const result = await new Deno.Command(Deno.execPath(), {
     args: ["bundle", "--quiet", "--platform", "deno", ...args],
     cwd: root,
@@ -224,6 +225,9 @@ export async function buildDevBundle(root = ROOT): Promise<DevBundleResult> {
     await deferMainThreadImports(mainDir);
     await isolateRequireIn(mainDir);
     await isolateRequireIn(workerDir);
+    // main.js's chunks, then the print command's: one module each (scripts/bundle_merge.ts).
+    const print = [...Deno.readDirSync(mainDir)].find((e) => /^print_cmd-\w+\.js$/.test(e.name))?.name;
+    await mergeStartGroups(mainDir, ["main.js", ...(print === undefined ? [] : [print])], runDenoBundle);
     const entry = `${build}/${DEV_MAIN_DIR}/${splitOutputs([ENTRY]).get(ENTRY)}`;
     const stamp: DevBundleStamp = { ...state, deno: Deno.version.deno, entry };
     const tmp = `${join(root, STAMP_PATH)}.${Deno.pid}.tmp`;

@@ -28,7 +28,15 @@ export interface DevBundleStamp extends SourceState {
 }
 
 /** Files outside lib/ that change what the bundle is (the entry, import map, lock, the bundler). */
-const TOP_FILES = ["main.ts", "deno.json", "deno.lock", "scripts/bundle.ts", "scripts/release_inputs.ts"];
+const TOP_FILES = [
+  "main.ts",
+  "deno.json",
+  "deno.lock",
+  "scripts/bundle.ts",
+  "scripts/bundle_merge.ts",
+  "scripts/bundle_require.ts",
+  "scripts/release_inputs.ts",
+];
 
 /** The state of the sources the bundle is made of: main.ts, lib/ (tests and lib/testing/ excluded), config. */
 export function sourceState(root: string): SourceState {
