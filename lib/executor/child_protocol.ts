@@ -49,16 +49,7 @@ export interface ChildCancel {
   reason: string;
 }
 
-/**
- * Sent once the Worker is ready, before any run: load what a run of this provider needs first, while
- * the main thread still prepares the run (its sidecar, lease and slot).
- */
-export interface ChildPrepare {
-  kind: "prepare";
-  provider: ProviderConfig["kind"];
-}
-
-export type ChildWorkerRequest = ChildRunRequest | ChildReply | ChildCancel | ChildPrepare;
+export type ChildWorkerRequest = ChildRunRequest | ChildReply | ChildCancel;
 
 export type TaskOutputRequest = TaskOutputInput;
 

@@ -8,12 +8,12 @@
 import { enableProfile, profileMark } from "../sys/profile.ts";
 import type { McpToolShape } from "../mcp/tool_adapter.ts";
 import { type SandboxChildContext, serveSandbox } from "../sandbox/serve.ts";
-import { FetchProxy, warmFetchPath } from "./proxy_fetch.ts";
+import { FetchProxy } from "./proxy_fetch.ts";
 import { realPorts } from "../sys/mod.ts";
 import { realProcess } from "../sys/process.ts";
 import { storageLayout } from "../config/storage.ts";
 import { redactor } from "../config/redact.ts";
-import { preloadProvider, providerFromConfig } from "../provider/factory.ts";
+import { providerFromConfig } from "../provider/factory.ts";
 import type { AnyTool } from "../tools/tool.ts";
 import type { Provider } from "../protocol/provider.ts";
 import { type ChildOutcome, runChild } from "./child.ts";
@@ -51,14 +51,10 @@ serveSandbox<ChildWorkerRequest, ChildOutcome | null, ChildWorkerEvent>(
   },
 );
 
-/** A request that is not a run: a cancel, a reply to a call, or the Worker's preparation. */
+/** A request that is not a run: a cancel or a reply to a call. */
 function control(request: Exclude<ChildWorkerRequest, ChildRunRequest>): null {
   if (request.kind === "cancel") {
     runs.get(request.runId)?.abort(new Error(request.reason));
-  } else if (request.kind === "prepare") {
-    // The thread is idle until its run arrives: compile what the first request runs through.
-    void preloadProvider(request.provider);
-    warmFetchPath();
   } else {
     const waiter = pending.get(request.id);
     pending.delete(request.id);

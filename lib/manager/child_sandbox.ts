@@ -151,7 +151,7 @@ export class ChildWorkerPool {
     return this.#workers.size;
   }
 
-  #worker(permissions: DenoPermissionSet, provider: ProviderConfig["kind"]): PooledWorker {
+  #worker(permissions: DenoPermissionSet): PooledWorker {
     const key = JSON.stringify(permissions);
     const existing = this.#workers.get(key);
     if (existing !== undefined) {
@@ -180,8 +180,6 @@ export class ChildWorkerPool {
     entry.sandbox.then((box) => {
       entry.box = box;
       profileMark("Worker ready");
-      // Its first run's provider loads while this thread prepares the run (sidecar, lease, slot).
-      box.request({ kind: "prepare", provider }).catch(() => {});
     }, () => {});
     entry.sandbox.then((box) =>
       box.exited.then(() => {
@@ -258,7 +256,7 @@ export class ChildWorkerPool {
     } catch {
       return; // run() reports the problem when the child actually starts
     }
-    const entry = this.#worker(permissions, o.provider.kind);
+    const entry = this.#worker(permissions);
     entry.sandbox.catch(() => {});
     this.#release(permissions, entry);
   }
@@ -271,7 +269,7 @@ export class ChildWorkerPool {
     } catch (e) {
       return failed(o.spec, `Cannot derive the child's permissions: ${describeError(e)}`, false);
     }
-    const entry = this.#worker(permissions, o.provider.kind);
+    const entry = this.#worker(permissions);
     const runId = this.#nextRun++;
     const route: RunRoute = { onEvent: o.onEvent, onCall: o.onCall, endpoint: undefined };
     entry.runs.set(runId, route);

@@ -52,18 +52,6 @@ interface ProviderOptions {
   fetch?: typeof fetch;
 }
 
-/**
- * Loads the module of a provider kind ahead of use (a child Worker does, while it waits for its run),
- * so building the provider later finds it evaluated. Loads nothing else; never rejects.
- */
-export async function preloadProvider(kind: ProviderConfig["kind"]): Promise<void> {
-  try {
-    if (kind === "anthropic") await import("./anthropic.ts");
-    else if (kind === "openai") await import("./openai.ts");
-    else await import("./scripted.ts");
-  } catch { /* building the provider reports it */ }
-}
-
 async function baseProvider(config: BaseProviderConfig, options: ProviderOptions): Promise<Provider> {
   const common = {
     clock: options.clock,
