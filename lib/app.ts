@@ -17,6 +17,7 @@ import {
   type ResolvedConfig,
   resolveModel,
   secretsOf,
+  type Settings,
 } from "./config/config.ts";
 import { resolveStorageRoot, type StorageLayout, storageLayout } from "./config/storage.ts";
 import { bashLimitEnv } from "./config/bash_limits.ts";
@@ -42,6 +43,7 @@ import type { McpHub } from "./mcp/hub.ts";
 import { ChildMcp } from "./manager/child_mcp.ts";
 import { parseRuleList, wholeToolsDenied } from "./protocol/tool_rule.ts";
 import { toolNameMatches } from "./protocol/mcp_names.ts";
+import { allInOrder } from "./sys/concurrency.ts";
 
 export interface AppFlags extends ConfigFlags {
   trustWorkspace?: boolean;
@@ -150,12 +152,15 @@ async function settingsOf(
   where: { layout: StorageLayout; workspace: string; trusted: boolean; options: AppOptions },
 ) {
   const { layout, workspace, trusted } = where;
-  const user = await readSettingsFile(ports.fs, layout.configFile);
-  const project = trusted ? await readSettingsFile(ports.fs, `${workspace}/.blade/settings.json`) : {};
-  const claudeFiles = await readClaudeSettings(ports.fs, { home: ports.env.home(), workspace, trusted });
-  const settingsFlag = flags.settings === undefined
-    ? undefined
-    : await settingsFlagLayer(ports.fs, flags.settings, ports.env.cwd());
+  // Read together; a broken file is reported as if they were read in this order.
+  const [user, project, claudeFiles, settingsFlag] = await allInOrder([
+    readSettingsFile(ports.fs, layout.configFile),
+    trusted ? readSettingsFile(ports.fs, `${workspace}/.blade/settings.json`) : Promise.resolve<Settings>({}),
+    readClaudeSettings(ports.fs, { home: ports.env.home(), workspace, trusted }),
+    flags.settings === undefined
+      ? Promise.resolve(undefined)
+      : settingsFlagLayer(ports.fs, flags.settings, ports.env.cwd()),
+  ]);
   const claude = mergeClaudeSettings([
     claudeFiles,
     claudeSettingsOf({ permissions: user.permissions, env: user.env }, layout.configFile),
@@ -174,9 +179,11 @@ async function settingsOf(
 
 export async function createApp(ports: Ports, flags: AppFlags, options: AppOptions = {}): Promise<App> {
   const root = resolveStorageRoot(ports.env);
-  const storageRoot = await openStorageRoot(ports.fs, root, options.storage ?? "write");
+  const [storageRoot, workspace] = await allInOrder([
+    openStorageRoot(ports.fs, root, options.storage ?? "write"),
+    canonicalWorkspace(ports),
+  ]);
   const layout = storageLayout(storageRoot);
-  const workspace = await canonicalWorkspace(ports);
   const additionalDirs = await canonicalAddDirs(ports, flags.addDirs ?? []);
   const trust = decideTrust(
     await readTrust(ports.fs, layout.trustFile),

@@ -46,12 +46,12 @@ export function trustWarning(o: TrustWarningInput): string[] {
 /** Agent files in the project's agent folders (what an untrusted run does not load). */
 async function projectAgentNames(ports: Ports, workspace: string): Promise<string[]> {
   const names: string[] = [];
-  for (const dir of [".claude/agents", ".blade/agents"]) {
-    try {
-      for (const e of await ports.fs.readDir(`${workspace}/${dir}`)) {
-        if (e.isFile && e.name.endsWith(".md")) names.push(e.name.slice(0, -3));
-      }
-    } catch { /* no such folder */ }
+  // Both folders read together; a missing one lists nothing.
+  const listed = await Promise.all(
+    [".claude/agents", ".blade/agents"].map((dir) => ports.fs.readDir(`${workspace}/${dir}`).catch(() => [])),
+  );
+  for (const e of listed.flat()) {
+    if (e.isFile && e.name.endsWith(".md")) names.push(e.name.slice(0, -3));
   }
   return [...new Set(names)].sort();
 }

@@ -9,6 +9,7 @@
 import type { Fs } from "../sys/fs.ts";
 import { readJsonFile } from "./json_file.ts";
 import { BladeError } from "../errors.ts";
+import { allInOrder } from "../sys/concurrency.ts";
 
 export interface ClaudeSettings {
   allow: string[];
@@ -125,12 +126,14 @@ export async function readClaudeSettings(
   o: { home: string | undefined; workspace: string; trusted: boolean },
 ): Promise<ClaudeSettings> {
   const layers: ClaudeSettings[] = [];
-  if (o.home !== undefined) {
-    const user = await readFile(fs, `${o.home}/.claude/settings.json`);
-    if (user !== undefined) layers.push(user);
-  }
-  for (const name of ["settings.json", "settings.local.json"]) {
-    const project = await readFile(fs, `${o.workspace}/.claude/${name}`);
+  // Read together; a broken file is reported as if they were read in order.
+  const [user, ...projects] = await allInOrder([
+    o.home === undefined ? Promise.resolve(undefined) : readFile(fs, `${o.home}/.claude/settings.json`),
+    readFile(fs, `${o.workspace}/.claude/settings.json`),
+    readFile(fs, `${o.workspace}/.claude/settings.local.json`),
+  ]);
+  if (user !== undefined) layers.push(user);
+  for (const project of projects) {
     if (project === undefined) continue;
     // Deny beats trust: an untrusted repository may still forbid, never allow or configure.
     layers.push(

@@ -1,7 +1,22 @@
-// Owns two concurrency patterns over promises, with no I/O of their own: running `fn(i)` for many i
+// Owns three concurrency patterns over promises, with no I/O of their own: independent reads awaited
+// together but failing as if one after the other (allInOrder), running `fn(i)` for many i
 // at most `limit` at once (the store lists records and recovery prepares orphans that way, so their
 // syscalls overlap without opening thousands of files together), and holding many callback-shaped
 // locks at once while one piece of work runs (a group commit holds every record's lock).
+
+/**
+ * All of `promises` at once (their I/O overlaps), resolved with their values in order; when some
+ * fail, rejects with the failure of the first in order — the one awaiting them one after the other
+ * would have reported — not with the first in time.
+ */
+export async function allInOrder<T extends readonly unknown[]>(
+  promises: { [K in keyof T]: Promise<T[K]> },
+): Promise<T> {
+  const settled = await Promise.allSettled(promises);
+  const failed = settled.find((s) => s.status === "rejected");
+  if (failed !== undefined) throw failed.reason;
+  return settled.map((s) => (s as PromiseFulfilledResult<unknown>).value) as unknown as T;
+}
 
 /** `fn(0)` … `fn(count - 1)`, at most `limit` running at once; rejects with the first failure. */
 export async function forEachBounded(

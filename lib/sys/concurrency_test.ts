@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { forEachBounded, whileAllHeld } from "./concurrency.ts";
+import { allInOrder, forEachBounded, whileAllHeld } from "./concurrency.ts";
 
 Deno.test("forEachBounded: every index once, never more than the limit at once", async () => {
   const seen: number[] = [];
@@ -100,4 +100,14 @@ Deno.test("whileAllHeld: with a limit, at most that many holds are being taken a
   assert.equal(most, 3);
   assert.equal(atInner, 20);
   assert.equal(held, 0);
+});
+
+Deno.test("allInOrder: values in order; the first failure in order, not in time", async () => {
+  assert.deepEqual(await allInOrder([Promise.resolve(1), Promise.resolve("two")]), [1, "two"]);
+  let lateFail = () => {};
+  const late = new Promise<number>((_, reject) => (lateFail = () => reject(new Error("first in order"))));
+  const early = Promise.reject(new Error("first in time"));
+  const both = allInOrder([late, early]);
+  lateFail();
+  await assert.rejects(both, /first in order/);
 });
