@@ -7,8 +7,7 @@
 import type { Ports } from "./sys/mod.ts";
 import type { Provider } from "./protocol/provider.ts";
 import { type ProviderConfig, providerFromConfig } from "./provider/factory.ts";
-import { BladeError, usageError } from "./errors.ts";
-import { resolve as resolvePath } from "./path.ts";
+import { BladeError } from "./errors.ts";
 import {
   type ConfigFlags,
   readSettingsFile,
@@ -44,6 +43,7 @@ import { ChildMcp } from "./manager/child_mcp.ts";
 import { parseRuleList, wholeToolsDenied } from "./protocol/tool_rule.ts";
 import { toolNameMatches } from "./protocol/mcp_names.ts";
 import { allInOrder } from "./sys/concurrency.ts";
+import { canonicalAddDirs, canonicalWorkspace } from "./config/workspace.ts";
 
 export interface AppFlags extends ConfigFlags {
   trustWorkspace?: boolean;
@@ -101,45 +101,6 @@ export interface App {
   registry(): Promise<RegistrySnapshot>;
   /** The subagent runtime of one run; dispose it (`await using`) when the run is over. */
   runtime(emit: RuntimeEventSink, options?: RuntimeOptions): Runtime;
-}
-
-export async function canonicalWorkspace(ports: Ports): Promise<string> {
-  const cwd = ports.env.cwd();
-  try {
-    return await ports.fs.realPath(cwd);
-  } catch {
-    throw new BladeError("workspace_missing", `The working folder ${cwd} does not exist.`, {
-      hint: "Run Blade from an existing folder.",
-    });
-  }
-}
-
-/**
- * The `--add-dir` folders as canonical paths (symlinks resolved: Deno and the tools check real paths),
- * without duplicates or the workspace itself. A folder that does not exist is a usage error.
- */
-async function canonicalAddDirs(ports: Ports, dirs: readonly string[]): Promise<string[]> {
-  const out: string[] = [];
-  for (const dir of dirs) {
-    const home = ports.env.home();
-    const given = home !== undefined && (dir === "~" || dir.startsWith("~/"))
-      ? resolvePath(home, dir.slice(2))
-      : resolvePath(ports.env.cwd(), dir);
-    let real: string;
-    try {
-      real = await ports.fs.realPath(given);
-    } catch {
-      throw usageError(
-        `--add-dir: the folder ${given} does not exist.`,
-        "Pass an existing folder to --add-dir.",
-      );
-    }
-    if (!(await ports.fs.stat(real))?.isDirectory) {
-      throw usageError(`--add-dir: ${given} is not a folder.`, "Pass a folder to --add-dir, not a file.");
-    }
-    if (!out.includes(real)) out.push(real);
-  }
-  return out;
 }
 
 /**
