@@ -147,7 +147,8 @@ async function mergeGroup(
   members: readonly string[],
 ): Promise<string> {
   const { dir, texts, placed } = build;
-  const tmp = await Deno.makeTempDir({ prefix: "blade-merge-" });
+  // Beside the build, not in the system's temp folder: `deno task bundle` may write only under dist/.
+  const tmp = await Deno.makeTempDir({ dir: join(dir, ".."), prefix: ".merge-" });
   try {
     const local = (f: string) => (f === entry ? "__entry.js" : f);
     for (const m of members) {

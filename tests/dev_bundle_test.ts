@@ -4,7 +4,6 @@
 
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { buildDevBundle } from "../scripts/bundle.ts";
 import { LOCK_PATH } from "../lib/sys/dev_bundle.ts";
 import { commandSetup } from "./support/blade.ts";
 
@@ -72,7 +71,7 @@ async function launch(root: string, ws: string, denoDir: string, flags: string[]
 Deno.test("launch.ts runs the up-to-date dev bundle (Worker child included), the sources once a file changed", async () => {
   const root = await Deno.makeTempDir({ prefix: "blade-devbundle-checkout-" });
   try {
-    for (const f of ["main.ts", "launch.ts", "deno.json", "deno.lock", "lib"]) {
+    for (const f of ["main.ts", "launch.ts", "deno.json", "deno.lock", "lib", "scripts"]) {
       const cp = await new Deno.Command("cp", { args: ["-R", join(ROOT, f), join(root, f)] }).output();
       assert.ok(cp.success, `copy ${f}`);
     }
@@ -80,9 +79,17 @@ Deno.test("launch.ts runs the up-to-date dev bundle (Worker child included), the
     await Deno.mkdir(ws);
     await Deno.writeTextFile(join(ws, "notes.txt"), "dev bundle works\n");
     await Deno.writeTextFile(join(ws, "script.json"), SCRIPT);
-    const built = await buildDevBundle(root);
-    assert.ok(built.built);
     const { flags, denoDir } = await commandSetup();
+    // Built as a user builds it, `deno task bundle --dev`, with that task's permissions (it may write
+    // only under dist/).
+    const build = await new Deno.Command(Deno.execPath(), {
+      args: ["task", "-q", "bundle", "--dev"],
+      cwd: root,
+      env: { DENO_DIR: denoDir, NO_COLOR: "1" },
+      stdout: "piped",
+      stderr: "piped",
+    }).output();
+    assert.ok(build.success, new TextDecoder().decode(build.stderr));
 
     const fresh = await launch(root, ws, denoDir, flags);
     assert.equal(fresh.code, 0, fresh.stderr);
