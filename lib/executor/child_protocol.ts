@@ -6,6 +6,7 @@
 
 import type { RuntimeEvent, SubtaskRefPart } from "../protocol/events.ts";
 import type { ProviderConfig } from "../provider/factory.ts";
+import type { SecretPrints } from "../config/redact_prints.ts";
 import type { TaskRequest } from "../tools/task.ts";
 import type { ToolResult } from "../tools/tool.ts";
 import type { ChildSpec } from "./child.ts";
@@ -22,8 +23,11 @@ export interface ChildRunRequest {
   storageRoot: string;
   maxTokens: number;
   platform: string;
-  /** Values to redact from transcript lines. */
-  secrets: string[];
+  /**
+   * What to redact from transcript lines: the secrets' prints (config/redact_prints.ts), never the
+   * secrets themselves.
+   */
+  secretPrints: SecretPrints;
   /** Whether this child may delegate (below the nesting limit). */
   delegation: boolean;
   /** The child's MCP tools; their calls are answered by the main thread, which owns the connections. */

@@ -12,7 +12,7 @@ import { FetchProxy } from "./proxy_fetch.ts";
 import { realPorts } from "../sys/mod.ts";
 import { realProcess } from "../sys/process.ts";
 import { storageLayout } from "../config/storage.ts";
-import { redactor } from "../config/redact.ts";
+import { printRedactor } from "../config/redact_prints.ts";
 import { providerFromConfig } from "../provider/factory.ts";
 import type { AnyTool } from "../tools/tool.ts";
 import type { Provider } from "../protocol/provider.ts";
@@ -82,7 +82,6 @@ async function runOne(
     () => load(),
   );
   profileMark("provider ready");
-  const secrets = request.secrets;
   // The tool modules (and zod, ~70 ms of evaluation on this thread) load once the first answer
   // starts streaming: the parent sent the tool specs, so the first request does not wait for them,
   // and the loop needs the tools only for the first call. They load at the latest when first awaited.
@@ -115,7 +114,7 @@ async function runOne(
         layout: storageLayout(request.storageRoot),
         maxTokens: request.maxTokens,
         platform: request.platform,
-        redact: redactor(secrets),
+        redact: printRedactor(request.secretPrints),
         emit: (event) => ctx.emit({ kind: "event", runId: request.runId, event }),
         toolsFor: () => lazyTools,
         ...(request.approvals === true

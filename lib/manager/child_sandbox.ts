@@ -20,6 +20,7 @@ import { type Sandbox, startSandbox } from "../sandbox/sandbox.ts";
 import { type ProviderConfig, providerEndpoint, withoutCredentials } from "../provider/factory.ts";
 import type { HttpEndpoint } from "../provider/http_provider.ts";
 import { describeError } from "../errors.ts";
+import { secretPrints } from "../config/redact_prints.ts";
 
 const WORKER = new URL("../executor/child_worker.ts", import.meta.url);
 const CANCEL_GRACE_MS = 5_000;
@@ -74,7 +75,10 @@ export function permissionsForChild(o: WorkerChildOptions): DenoPermissionSet {
   });
 }
 
-/** What the Worker gets to run the child: its provider without credentials (they stay on this thread). */
+/**
+ * What the Worker gets to run the child: its provider without credentials (they stay on this thread)
+ * and the secrets' prints to redact its transcript with, not the secrets.
+ */
 export function runRequest(o: WorkerChildOptions, runId: number): ChildRunRequest {
   return {
     kind: "run",
@@ -84,7 +88,7 @@ export function runRequest(o: WorkerChildOptions, runId: number): ChildRunReques
     storageRoot: o.storageRoot,
     maxTokens: o.maxTokens,
     platform: o.platform,
-    secrets: o.secrets,
+    secretPrints: secretPrints(o.secrets),
     delegation: o.delegation,
     ...(o.approvals === true ? { approvals: true } : {}),
     ...(profileEnabled() ? { profile: true } : {}),

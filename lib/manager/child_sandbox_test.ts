@@ -138,7 +138,7 @@ Deno.test("permissionsForChild: no network whatever the provider (its requests g
   }
 });
 
-Deno.test("runRequest: the Worker's provider config has no key, token or custom headers", () => {
+Deno.test("runRequest: no key, token, custom header or other secret reaches the Worker", () => {
   const anthropic: ProviderConfig = {
     kind: "anthropic",
     apiKey: "sk-ant-secret-key",
@@ -152,10 +152,18 @@ Deno.test("runRequest: the Worker's provider config has no key, token or custom 
     apiKey: "sk-openai-secret",
     baseUrl: "http://localhost:1/v1",
   };
+  // The run's secrets (what secretsOf() and MCP tokens give) travel as prints only.
+  const secrets = [
+    "sk-ant-secret-key",
+    "bearer-secret-token",
+    "gateway-secret",
+    "sk-openai-secret",
+    "mcp-tok",
+  ];
   const sent = [anthropic, openai].map((provider) =>
-    JSON.stringify(runRequest(childOptions(fixed, { tools: ["Read"] }, { provider }), 1))
+    JSON.stringify(runRequest({ ...childOptions(fixed, { tools: ["Read"] }, { provider }), secrets }, 1))
   );
-  for (const secret of ["sk-ant-secret-key", "bearer-secret-token", "gateway-secret", "sk-openai-secret"]) {
+  for (const secret of secrets) {
     for (const text of sent) assert.ok(!text.includes(secret), `${secret} reaches the Worker`);
   }
   const request = runRequest(childOptions(fixed, { tools: ["Read"] }, { provider: anthropic }), 1);
@@ -317,7 +325,7 @@ Deno.test("pool: the Worker's model requests go through the main thread, which a
   await withDirs(async (dirs) => {
     await using server = startFakeAnthropicServer([
       fakeStatus(529, { headers: { "retry-after-ms": "1" } }),
-      fakeTurn({ text: "Hello from the fake server, in several deltas", chunks: 5 }),
+      fakeTurn({ text: "Hello from the fake server, in several deltas; the key is sk-test-key", chunks: 5 }),
     ]);
     const pool = new ChildWorkerPool({ clock: realClock() });
     try {
@@ -328,11 +336,17 @@ Deno.test("pool: the Worker's model requests go through the main thread, which a
         baseUrl: server.url,
         maxRetries: 2,
       };
-      const options = childOptions(dirs, { tools: ["Read"] }, { provider });
+      const options = { ...childOptions(dirs, { tools: ["Read"] }, { provider }), secrets: ["sk-test-key"] };
       assert.equal(permissionsForChild(options).net, false);
       const outcome = await pool.run(options, new AbortController().signal);
       assert.equal(outcome.success, true, outcome.error);
-      assert.equal(outcome.message, "Hello from the fake server, in several deltas");
+      assert.equal(outcome.message, "Hello from the fake server, in several deltas; the key is sk-test-key");
+      // The Worker redacts its transcript with the key's print, never having the key.
+      const transcript = await Deno.readTextFile(
+        storageLayout(dirs.storage).transcriptPath(options.spec.parentProjectPath, options.spec.id),
+      );
+      assert.match(transcript, /the key is \[REDACTED\]/);
+      assert.ok(!transcript.includes("sk-test-key"));
       // The 529 reached the child's retry logic as a direct fetch's would: one retry, then the answer.
       assert.equal(server.requests.length, 2);
       for (const request of server.requests) {
