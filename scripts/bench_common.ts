@@ -104,7 +104,8 @@ type Body = {
 export interface DelegationArrivals {
   parent: number[];
   child: number[];
-  other: number;
+  /** Any other request (a single turn's "say ok", a title request). */
+  other: number[];
 }
 
 /**
@@ -115,7 +116,7 @@ export interface DelegationArrivals {
 export function delegationServer(
   options: { background?: boolean } = {},
 ): { server: FakeAnthropicServer; arrivals: DelegationArrivals } {
-  const arrivals: DelegationArrivals = { parent: [], child: [], other: 0 };
+  const arrivals: DelegationArrivals = { parent: [], child: [], other: [] };
   const server = startFakeAnthropicServer({
     handler: (req) => {
       const body = req.body as Body;
@@ -141,7 +142,7 @@ export function delegationServer(
         arrivals.child.push(epochNow());
         return { text: "The entry point is main.ts." };
       }
-      arrivals.other++;
+      arrivals.other.push(epochNow());
       return { text: "ok" } satisfies FakeResponse;
     },
   });

@@ -138,7 +138,11 @@ export async function runContenders(
       if (round === 0) continue; // warms the module caches
       const r = out.get(c.name)!;
       r.runs.push(run);
-      const first = Math.min(arrivals.parent[0] ?? Infinity, arrivals.child[0] ?? Infinity);
+      const first = Math.min(
+        arrivals.parent[0] ?? Infinity,
+        arrivals.child[0] ?? Infinity,
+        arrivals.other[0] ?? Infinity,
+      );
       if (Number.isFinite(first)) r.toFirstRequestMs.push(first - run.startedAt);
       if (arrivals.parent[0] !== undefined && arrivals.child[0] !== undefined) {
         r.overheadMs.push(arrivals.child[0] - arrivals.parent[0]);

@@ -43,7 +43,7 @@ export interface ProfileResult {
 /** The events of one run: name → ms since spawn; `rss` (when given) gets name → MiB of the marks that carry it. */
 export function eventsOf(
   run: ProcessRun,
-  arrivals: { parent: number[]; child: number[] },
+  arrivals: { parent: number[]; child: number[]; other?: number[] },
   rss?: Map<string, number>,
 ): Map<string, number> {
   const events = new Map<string, number>();
@@ -66,6 +66,7 @@ export function eventsOf(
   }));
   for (const a of arrivals.parent) marks.push({ name: "server: parent request arrived", at: a });
   for (const a of arrivals.child) marks.push({ name: "server: child request arrived", at: a });
+  for (const a of arrivals.other ?? []) marks.push({ name: "server: request arrived", at: a });
   marks.sort((a, b) => a.at - b.at);
   for (const m of marks) add(m.name, m.at, m.memory);
   add("process ended (seen by the bench)", run.endedAt);
