@@ -87,7 +87,7 @@ async function e2eRows(
     if (r.toFirstRequestMs.length > 0) {
       notes.push(`first request at ${median(r.toFirstRequestMs).toFixed(0)} ms`);
     }
-    if (c.name.startsWith("blade delegation") || c.name.startsWith("claude")) {
+    if (c.name.startsWith("blade") || c.name.startsWith("claude")) {
       const fsyncs = await countFsyncs(c, workspace, dir);
       if (fsyncs !== undefined) notes.push(`${fsyncs} fsyncs`);
     }
