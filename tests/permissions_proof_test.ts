@@ -198,6 +198,39 @@ for (const mechanism of MECHANISMS) {
   });
 }
 
+/** A general-purpose child in yolo mode, the widest grant a child can get. */
+function proofSpec(
+  isolation: "none" | "worktree",
+  parentProjectPath: string,
+  workspaceRoot: string,
+): ChildSpec {
+  return {
+    id: "agent-proof",
+    subagentType: "general-purpose",
+    description: "d",
+    prompt: "p",
+    config: {
+      name: "general-purpose",
+      description: "d",
+      systemPrompt: "",
+      tools: null,
+      disallowedTools: [],
+      model: "m",
+      permissionMode: "yolo",
+      maxTurns: null,
+      skills: [],
+      isolation,
+      source: "built-in",
+    },
+    parentSessionId: "session-proof",
+    parentProjectPath,
+    workspaceRoot,
+    trusted: true,
+    depth: 1,
+    lineage: { rootAgentId: "agent-proof", resumeDepth: 0 },
+  };
+}
+
 Deno.test("proof (worker): a Blade child's grant fetches nowhere, its provider's host included", async () => {
   await withLayout(async (layout) => {
     const serve = () =>
@@ -205,31 +238,7 @@ Deno.test("proof (worker): a Blade child's grant fetches nowhere, its provider's
     await using provider = serve();
     await using other = serve();
     const baseUrl = `http://127.0.0.1:${provider.addr.port}`;
-    const spec: ChildSpec = {
-      id: "agent-proof",
-      subagentType: "general-purpose",
-      description: "d",
-      prompt: "p",
-      config: {
-        name: "general-purpose",
-        description: "d",
-        systemPrompt: "",
-        tools: null,
-        disallowedTools: [],
-        model: "m",
-        permissionMode: "yolo",
-        maxTurns: null,
-        skills: [],
-        isolation: "none",
-        source: "built-in",
-      },
-      parentSessionId: "session-proof",
-      parentProjectPath: layout.ws,
-      workspaceRoot: layout.ws,
-      trusted: true,
-      depth: 1,
-      lineage: { rootAgentId: "agent-proof", resumeDepth: 0 },
-    };
+    const spec = proofSpec("none", layout.ws, layout.ws);
     // The widest child there is (trusted, yolo, every tool) with an HTTP provider on loopback.
     const permissions = permissionsForChild({
       spec,
@@ -260,29 +269,7 @@ for (const mechanism of MECHANISMS) {
     await using repo = await gitRepo();
     const lease = await prepareWorktree(repo.deps(), { workspaceRoot: repo.root, agentId: "agent-proof" });
     const spec: ChildSpec = {
-      id: "agent-proof",
-      subagentType: "general-purpose",
-      description: "d",
-      prompt: "p",
-      config: {
-        name: "general-purpose",
-        description: "d",
-        systemPrompt: "",
-        tools: null,
-        disallowedTools: [],
-        model: "m",
-        permissionMode: "yolo",
-        maxTurns: null,
-        skills: [],
-        isolation: "worktree",
-        source: "built-in",
-      },
-      parentSessionId: "session-proof",
-      parentProjectPath: repo.root,
-      workspaceRoot: lease.workspaceRoot,
-      trusted: true,
-      depth: 1,
-      lineage: { rootAgentId: "agent-proof", resumeDepth: 0 },
+      ...proofSpec("worktree", repo.root, lease.workspaceRoot),
       worktree: {
         workspaceRoot: lease.workspaceRoot,
         worktreeRoot: lease.worktreeRoot,

@@ -10,7 +10,9 @@ import {
   readTranscript,
   readTranscriptAndEnd,
   TranscriptWriter,
+  type TranscriptWriterOptions,
 } from "../lib/session/transcript.ts";
+import type { Fs } from "../lib/sys/fs.ts";
 import { realPorts } from "../lib/sys/mod.ts";
 import { appenderEvent } from "./support/transcript_appender.ts";
 import { FaultFs } from "../lib/testing/fault_fs.ts";
@@ -316,6 +318,24 @@ Deno.test("transcript: a writer given the end it was read at appends without re-
   }
 });
 
+/** A writer of the hand-written test session at `path`, over `fs` and the real clock and ids. */
+function testWriter(
+  fs: Fs,
+  path: string,
+  extra: Pick<TranscriptWriterOptions, "after" | "syncMadeFolder"> = {},
+): TranscriptWriter {
+  const { clock, ids } = realPorts();
+  return new TranscriptWriter({
+    fs,
+    clock,
+    ids,
+    path,
+    sessionId: "session-handwrittentranscript1",
+    projectPath: "/e2e/transcript",
+    ...extra,
+  });
+}
+
 Deno.test("transcript: a writer makes its folder once, not per batch, and again when it was removed", async () => {
   const dir = await Deno.makeTempDir({ prefix: "blade-transcript-dir-" });
   try {
@@ -326,14 +346,7 @@ Deno.test("transcript: a writer makes its folder once, not per batch, and again 
       ensureDir: (p: string, m?: number) => (ensured.push(p), ports.fs.ensureDir(p, m)),
     };
     const path = `${dir}/p/t.jsonl`;
-    const writer = new TranscriptWriter({
-      fs,
-      clock: ports.clock,
-      ids: ports.ids,
-      path,
-      sessionId: "session-handwrittentranscript1",
-      projectPath: "/e2e/transcript",
-    });
+    const writer = testWriter(fs, path);
     await writer.append([{ type: "session_created", data: { agentType: "main", model: "m", depth: 0 } }]);
     await writer.append([{ type: "turn_started", data: { turn: 1 } }]);
     assert.deepEqual(ensured, [`${dir}/p`], "made once for two batches");
@@ -347,15 +360,7 @@ Deno.test("transcript: a writer makes its folder once, not per batch, and again 
     // A writer seeded with the end it read knows the folder exists: nothing is made.
     const got = await readTranscriptAndEnd(ports.fs, path);
     ensured.length = 0;
-    await new TranscriptWriter({
-      fs,
-      clock: ports.clock,
-      ids: ports.ids,
-      path,
-      sessionId: "session-handwrittentranscript1",
-      projectPath: "/e2e/transcript",
-      after: got!.end,
-    }).append([{ type: "turn_started", data: { turn: 3 } }]);
+    await testWriter(fs, path, { after: got!.end }).append([{ type: "turn_started", data: { turn: 3 } }]);
     assert.deepEqual(ensured, []);
   } finally {
     await Deno.remove(dir, { recursive: true });
@@ -369,16 +374,7 @@ Deno.test("transcript: a new file's first batch fsyncs its folder too (the main 
     const synced: string[] = [];
     const faults = new FaultFs(ports.fs);
     const fs = { ...faults.fs, syncDir: (p: string) => (synced.push(p), faults.fs.syncDir(p)) };
-    const writer = (path: string) =>
-      new TranscriptWriter({
-        syncMadeFolder: true,
-        fs,
-        clock: ports.clock,
-        ids: ports.ids,
-        path,
-        sessionId: "session-handwrittentranscript1",
-        projectPath: "/e2e/transcript",
-      });
+    const writer = (path: string) => testWriter(fs, path, { syncMadeFolder: true });
     const started = (turn: number) => [{ type: "turn_started" as const, data: { turn } }];
     // A folder the writer makes: the file's name lives in it, and the folder's name in its parent.
     const fresh = writer(`${dir}/p/t.jsonl`);
@@ -408,14 +404,7 @@ Deno.test("transcript: a new file's first batch fsyncs its folder too (the main 
 
     // A child's writer (no syncMadeFolder) that has to make its folder fsyncs only that folder.
     synced.length = 0;
-    await new TranscriptWriter({
-      fs,
-      clock: ports.clock,
-      ids: ports.ids,
-      path: `${dir}/q/c.jsonl`,
-      sessionId: "session-handwrittentranscript1",
-      projectPath: "/e2e/transcript",
-    }).append(started(1));
+    await testWriter(fs, `${dir}/q/c.jsonl`).append(started(1));
     assert.deepEqual(synced, [`${dir}/q`]);
   } finally {
     await Deno.remove(dir, { recursive: true });
