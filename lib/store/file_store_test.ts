@@ -6,6 +6,13 @@ import { storeConformance } from "../testing/store_conformance.ts";
 import { FileSidecarStore } from "./file_store.ts";
 import { FaultFs } from "../testing/fault_fs.ts";
 import type { SidecarRecord } from "./schema.ts";
+import { stagingDir } from "./group_commit.ts";
+
+/** Names ending in one of `endings` beside the records or in the group commit's staging folder. */
+function leftBehind(store: FileSidecarStore, endings: readonly string[]): string[] {
+  return [...Deno.readDirSync(store.sessionsDir), ...Deno.readDirSync(stagingDir(store.sessionsDir))]
+    .map((e) => e.name).filter((n) => endings.some((end) => n.endsWith(end)));
+}
 
 storeConformance("FileSidecarStore", async (clock) => {
   const storageRoot = `${await Deno.makeTempDir({ prefix: "blade-store-" })}/root`;
@@ -91,7 +98,7 @@ Deno.test("FileSidecarStore.updateMany: what a killed group commit left staged i
     const clock = new FakeClock(FIXTURE_TIME);
     const store = new FileSidecarStore({ fs: realFs(), clock, storageRoot: dir });
     await store.save(sidecarFixture("agent-s1"));
-    const staging = `${store.sessionsDir}/.~staging`;
+    const staging = stagingDir(store.sessionsDir);
     await Deno.mkdir(staging, { recursive: true });
     // A temp file as a group commit killed between its fsyncs and its renames leaves it.
     const leftover = `${staging}/.agent-s0.json.1234-5678.tmp`;
@@ -142,12 +149,11 @@ Deno.test("FileSidecarStore.updateMany: a failed rename keeps that record whole 
       change: (r) => r,
     }]);
     assert.ok(synced.every((o) => "error" in o), "renamed but not durable: reported as failed");
-    const left = [
-      ...Deno.readDirSync(store.sessionsDir),
-      ...Deno.readDirSync(`${store.sessionsDir}/.~staging`),
-    ]
-      .map((e) => e.name).filter((n) => n.endsWith(".tmp") || n.endsWith(".lock"));
-    assert.deepEqual(left, [], "no temp or lock file is left (beside the records or staged)");
+    assert.deepEqual(
+      leftBehind(store, [".tmp", ".lock"]),
+      [],
+      "no temp or lock file is left (beside the records or staged)",
+    );
   } finally {
     await Deno.remove(dir, { recursive: true });
   }
@@ -204,12 +210,7 @@ Deno.test("FileSidecarStore.updateMany: every temp file is written, then all are
       before,
       "the record whose fsync failed is old",
     );
-    const left = [
-      ...Deno.readDirSync(store.sessionsDir),
-      ...Deno.readDirSync(`${store.sessionsDir}/.~staging`),
-    ]
-      .map((e) => e.name).filter((n) => n.endsWith(".tmp"));
-    assert.deepEqual(left, [], "its temp file is removed");
+    assert.deepEqual(leftBehind(store, [".tmp"]), [], "its temp file is removed");
   } finally {
     await Deno.remove(dir, { recursive: true });
   }
