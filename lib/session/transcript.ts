@@ -4,6 +4,7 @@
 // silently dropped. Does not know what the events mean (see session/history.ts).
 
 import { BladeError } from "../errors.ts";
+import { dirname } from "../path.ts";
 import { fsErrorCode } from "../sys/errors.ts";
 import type { Fs, LockedFile } from "../sys/fs.ts";
 import type { Clock } from "../sys/clock.ts";
@@ -204,10 +205,13 @@ export class TranscriptWriter {
   #dirReady = false;
   /** This writer made the folder: the first durable batch also fsyncs the folder's parent. */
   #madeDir = false;
+  /** The transcript's folder. */
+  readonly #dir: string;
 
   constructor(options: TranscriptWriterOptions) {
     this.#o = options;
     this.path = options.path;
+    this.#dir = dirname(options.path);
     this.sessionId = options.sessionId;
     this.projectPath = options.projectPath;
     if (options.after !== undefined) {
@@ -245,9 +249,8 @@ export class TranscriptWriter {
     onWritten?: () => void,
   ): Promise<TranscriptEvent[]> {
     const { fs } = this.#o;
-    const dir = this.path.slice(0, this.path.lastIndexOf("/"));
     if (!this.#dirReady) {
-      await this.#ensureFolder(dir);
+      await this.#ensureFolder();
       this.#dirReady = true;
     }
     let ran = false;
@@ -262,14 +265,14 @@ export class TranscriptWriter {
       // The file or its folder was removed since (a user cleaned up): made again, then one retry.
       if (ran || fsErrorCode(e) !== "ENOENT") throw e;
     }
-    await this.#ensureFolder(dir);
+    await this.#ensureFolder();
     return await fs.withLockedFile(this.path, batch);
   }
 
-  async #ensureFolder(dir: string): Promise<void> {
+  async #ensureFolder(): Promise<void> {
     const { fs } = this.#o;
-    if (this.#o.syncMadeFolder === true && (await fs.lstat(dir)) === null) this.#madeDir = true;
-    await fs.ensureDir(dir);
+    if (this.#o.syncMadeFolder === true && (await fs.lstat(this.#dir)) === null) this.#madeDir = true;
+    await fs.ensureDir(this.#dir);
   }
 
   /**
@@ -279,8 +282,7 @@ export class TranscriptWriter {
    */
   #foldersToSync(size: number): string[] {
     if (size > 0) return [];
-    const dir = this.path.slice(0, this.path.lastIndexOf("/"));
-    return this.#madeDir ? [dir, dir.slice(0, dir.lastIndexOf("/")) || "/"] : [dir];
+    return this.#madeDir ? [this.#dir, dirname(this.#dir)] : [this.#dir];
   }
 
   async #appendLocked(
