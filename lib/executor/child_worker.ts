@@ -51,6 +51,10 @@ serveSandbox<ChildWorkerRequest, ChildOutcome | null, ChildWorkerEvent>(
   },
 );
 
+// While this Worker waits for its first run (its parent still records the launch): the HTTP
+// providers' modules the run will build its provider from, so that costs the run nothing.
+void Promise.all([import("../provider/anthropic.ts"), import("../provider/openai.ts")]).catch(() => {});
+
 /** A request that is not a run: a cancel or a reply to a call. */
 function control(request: Exclude<ChildWorkerRequest, ChildRunRequest>): null {
   if (request.kind === "cancel") {
@@ -74,7 +78,7 @@ async function runOne(
   const call = callerFor(request.runId, (event) => ctx.emit(event));
   const ports = workerPorts(request, call);
   proxy ??= new FetchProxy((event) => ctx.emit(event));
-  const provider = afterFirstEvent(
+  const provider = onFirstToolCall(
     await providerFromConfig(request.provider, {
       clock: ports.clock,
       fetch: proxy.fetchFor(request.runId),
@@ -82,9 +86,10 @@ async function runOne(
     () => load(),
   );
   profileMark("provider ready");
-  // The tool modules (and zod, ~70 ms of evaluation on this thread) load once the first answer
-  // starts streaming: the parent sent the tool specs, so the first request does not wait for them,
-  // and the loop needs the tools only for the first call. They load at the latest when first awaited.
+  // The tool modules (and zod, ~5 ms of evaluation on this thread and a few MiB) load only once the
+  // child needs them: when its first tool call is complete (the rest of the answer still streams), or
+  // when first awaited. The parent sent the tool specs, so the request does not wait for them, and a
+  // child that answers without calling a tool never loads them.
   const tools = Promise.withResolvers<AnyTool[]>();
   let loading = false;
   const load = () => {
@@ -197,21 +202,18 @@ async function loadTools(call: Call, delegation: boolean, mcp: readonly McpToolS
   ];
 }
 
-/**
- * The provider, calling `onFirst` once the first answer starts arriving: the request is surely on
- * the wire then (`request_started` comes before the bytes are sent, so it is not the signal).
- */
-function afterFirstEvent(provider: Provider, onFirst: () => void): Provider {
+/** The provider, calling `onCall` once, when the first tool call of an answer is complete. */
+function onFirstToolCall(provider: Provider, onCall: () => void): Provider {
   let fired = false;
   return {
     name: provider.name,
     async *stream(request, options) {
       for await (const event of provider.stream(request, options)) {
-        yield event;
-        if (!fired && event.type !== "request_started" && event.type !== "retry") {
+        if (!fired && event.type === "tool_call") {
           fired = true;
-          onFirst();
+          onCall();
         }
+        yield event;
       }
     },
   };
