@@ -1,7 +1,8 @@
 // Owns the dev bundle that `deno task blade` runs (docs/reference/performance.md): a code-split,
 // minified `deno bundle` of main.ts, and one of the child Worker entry, in dist/dev/, so module resolution and
 // TypeScript leave the start-up path while lazy imports stay lazy chunks. It is used only when it is up
-// to date with the checkout: built by this Deno, from the same set of source files, none changed since.
+// to date with the checkout: built by this Deno, and none of the source files it was built from (the
+// stamp lists them) removed or changed since, nor a top-level input added.
 // When it is not, this run uses the sources and one rebuild starts in the background
 // (scripts/bundle.ts --dev, one at a time), so the next run is fast. BLADE_DEV_BUNDLE=0 turns it off.
 // Does not build anything itself (scripts/bundle.ts does, with sourceState and writeStamp from here).
@@ -19,6 +20,8 @@ export interface SourceState {
   files: number;
   /** The newest modification time among them (epoch ms). */
   newest: number;
+  /** Their paths, relative to the checkout. */
+  inputs: string[];
 }
 
 export interface DevBundleStamp extends SourceState {
@@ -40,28 +43,55 @@ const TOP_FILES = [
 
 /** The state of the sources the bundle is made of: main.ts, lib/ (tests and lib/testing/ excluded), config. */
 export function sourceState(root: string): SourceState {
-  let files = 0;
-  let newest = 0;
-  const see = (path: string) => {
-    const mtime = Deno.statSync(path).mtime?.getTime() ?? Infinity;
-    files++;
-    if (mtime > newest) newest = mtime;
-  };
+  const inputs: string[] = [];
   const walk = (dir: string) => {
-    for (const e of Deno.readDirSync(dir)) {
+    for (const e of Deno.readDirSync(`${root}/${dir}`)) {
       const path = `${dir}/${e.name}`;
       if (e.isDirectory) {
         if (e.name !== "testing" && e.name !== "__snapshots__") walk(path);
-      } else if (e.name.endsWith(".ts") && !e.name.endsWith("_test.ts")) see(path);
+      } else if (e.name.endsWith(".ts") && !e.name.endsWith("_test.ts")) inputs.push(path);
     }
   };
   for (const f of TOP_FILES) {
     try {
-      see(`${root}/${f}`);
+      Deno.statSync(`${root}/${f}`);
+      inputs.push(f);
     } catch { /* not in this checkout */ }
   }
-  walk(`${root}/lib`);
-  return { files, newest };
+  walk("lib");
+  return { files: inputs.length, newest: newestOf(root, inputs), inputs };
+}
+
+/** The newest modification time of `inputs` (relative to `root`); throws when one is gone. */
+function newestOf(root: string, inputs: readonly string[]): number {
+  let newest = 0;
+  for (const path of inputs) {
+    const mtime = Deno.statSync(`${root}/${path}`).mtime?.getTime() ?? Infinity;
+    if (mtime > newest) newest = mtime;
+  }
+  return newest;
+}
+
+/**
+ * Whether the sources a stamp was built from are unchanged, without listing the folders again: each
+ * of its inputs is still there and none is newer than the build, and no top-level input appeared
+ * since. A source file added since matters only once a listed file imports it, and that edit is seen.
+ */
+export function inputsUnchanged(root: string, stamp: DevBundleStamp): boolean {
+  if (stamp.inputs.length !== stamp.files) return false;
+  try {
+    if (newestOf(root, stamp.inputs) > stamp.newest) return false;
+  } catch {
+    return false; // an input was removed (or cannot be read)
+  }
+  for (const f of TOP_FILES) {
+    if (stamp.inputs.includes(f)) continue;
+    try {
+      Deno.statSync(`${root}/${f}`);
+      return false;
+    } catch { /* still absent */ }
+  }
+  return true;
 }
 
 /** The checkout folder of a source entry module, or undefined (a bundle, a compiled binary, no Deno). */
@@ -78,7 +108,8 @@ function readStamp(root: string, path: string): DevBundleStamp | undefined {
     const raw = JSON.parse(Deno.readTextFileSync(`${root}/${path}`)) as Partial<DevBundleStamp>;
     if (
       typeof raw.deno !== "string" || typeof raw.entry !== "string" || typeof raw.files !== "number" ||
-      typeof raw.newest !== "number"
+      typeof raw.newest !== "number" || !Array.isArray(raw.inputs) ||
+      !raw.inputs.every((p) => typeof p === "string" && p !== "" && !p.startsWith("/") && !p.includes(".."))
     ) return undefined;
     return raw as DevBundleStamp;
   } catch {
@@ -87,7 +118,11 @@ function readStamp(root: string, path: string): DevBundleStamp | undefined {
 }
 
 /** Whether the stamp describes a build of exactly these sources by this Deno. */
-export function isFresh(stamp: DevBundleStamp | undefined, state: SourceState, deno: string): boolean {
+export function isFresh(
+  stamp: DevBundleStamp | undefined,
+  state: Pick<SourceState, "files" | "newest">,
+  deno: string,
+): boolean {
   return stamp !== undefined && stamp.deno === deno && stamp.files === state.files &&
     state.newest <= stamp.newest;
 }
@@ -100,10 +135,15 @@ function disabled(): boolean {
   }
 }
 
-/** The path of the dev bundle's entry when it is up to date with the checkout at `root`, else undefined. */
-export function freshDevBundle(root: string, state = sourceState(root)): string | undefined {
+/**
+ * The path of the dev bundle's entry when it is up to date with the checkout at `root`, else undefined.
+ * Only the stamp's inputs are looked at (~230 `statSync`, no folder listing: this is on every start).
+ */
+export function freshDevBundle(root: string): string | undefined {
   const stamp = readStamp(root, STAMP_PATH);
-  if (stamp === undefined || !isFresh(stamp, state, Deno.version.deno)) return undefined;
+  if (stamp === undefined || stamp.deno !== Deno.version.deno || !inputsUnchanged(root, stamp)) {
+    return undefined;
+  }
   const entry = `${root}/dist/dev/${stamp.entry}`;
   try {
     Deno.statSync(entry);
@@ -122,11 +162,10 @@ export function devBundleEntry(entryUrl: string): string | undefined {
   const root = checkoutOf(entryUrl);
   if (root === undefined || disabled()) return undefined;
   try {
-    const state = sourceState(root);
-    const entry = freshDevBundle(root, state);
+    const entry = freshDevBundle(root);
     if (entry !== undefined) return new URL(`file://${entry}`).href;
     const failed = readStamp(root, FAILED_PATH);
-    if (failed === undefined || !isFresh(failed, state, Deno.version.deno)) startRebuild(root);
+    if (failed === undefined || !isFresh(failed, sourceState(root), Deno.version.deno)) startRebuild(root);
   } catch { /* no usable bundle: the sources run */ }
   return undefined;
 }
