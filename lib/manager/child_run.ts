@@ -9,7 +9,7 @@ import type { RuntimeEvent, RuntimeEventSink } from "../protocol/events.ts";
 import type { SidecarRecord } from "../store/schema.ts";
 import type { ChildOutcome, ChildSpec } from "../executor/child.ts";
 import { describeError } from "../errors.ts";
-import { sessionInUse, SessionLease, tryAcquireLease } from "../session/lease.ts";
+import { type LeaseHolder, sessionInUse, SessionLease, tryAcquireLease } from "../session/lease.ts";
 import type { ChildHost } from "./child_runner.ts";
 import { findingsOf } from "./child_findings.ts";
 import { settleWorktree, worktreeDeps } from "./isolation.ts";
@@ -41,16 +41,41 @@ export function lifecycleOf(env: SubagentEnv): LifecycleDeps {
   return { store: env.store, clock: env.ports.clock, background: env.background, emit: env.emit };
 }
 
-/** Runs the child under its session lease and a slot; a run that cannot start says why in its outcome. */
+/** The child's session lease, or why it could not be taken (busy, or the error reading or writing it). */
+export type ChildLease = SessionLease | { busy: LeaseHolder } | { error: string };
+
+/**
+ * Starts taking the child's session lease. A foreground launch takes it while its sidecar is created
+ * (the two chains of file operations overlap; nothing runs the child before both are done), and gives
+ * it back with `releaseChildLease` if the sidecar could not be created.
+ */
+export function takeChildLease(env: SubagentEnv, spec: ChildSpec): Promise<ChildLease> {
+  return tryAcquireLease(
+    { fs: env.ports.fs, process: env.ports.process, clock: env.ports.clock, layout: env.layout },
+    { projectPath: spec.parentProjectPath, sessionId: spec.id },
+  ).catch((e) => ({ error: describeError(e) }));
+}
+
+/**
+ * Gives back a lease taken for a child that will not run. A lease is not a durable state: one that
+ * cannot be removed names this process, which nobody else takes over while it lives.
+ */
+export async function releaseChildLease(lease: Promise<ChildLease>): Promise<void> {
+  const got = await lease;
+  if (got instanceof SessionLease) await got.release().catch(() => {});
+}
+
+/**
+ * Runs the child under its session lease (`taking`: one already being taken; default: taken now) and a
+ * slot; a run that cannot start says why in its outcome.
+ */
 export async function runChildLeased(
   env: SubagentEnv,
   spec: ChildSpec,
   req: ChildRunRequest,
+  taking: Promise<ChildLease> = takeChildLease(env, spec),
 ): Promise<ChildOutcome> {
-  const lease = await tryAcquireLease(
-    { fs: env.ports.fs, process: env.ports.process, clock: env.ports.clock, layout: env.layout },
-    { projectPath: spec.parentProjectPath, sessionId: spec.id },
-  ).catch((e) => ({ error: describeError(e) }));
+  const lease = await taking;
   if (!(lease instanceof SessionLease)) {
     const why = "busy" in lease ? sessionInUse(spec.id, lease.busy).message : `its lease: ${lease.error}`;
     return failedBeforeStart(`Cannot run ${spec.id}: ${why}`);

@@ -24,7 +24,14 @@ import { subagentCompleted, subagentInfo } from "./projections.ts";
 import { childHost, nestedParent } from "./child_host.ts";
 import { launchParentOf, type SubagentEnv, taskControlDeps } from "./subagent_env.ts";
 import { backgroundStarted, completion, foregroundResult, launchRefused } from "./result.ts";
-import { finishChild, lifecycleOf, runChildLeased } from "./child_run.ts";
+import {
+  type ChildLease,
+  finishChild,
+  lifecycleOf,
+  releaseChildLease,
+  runChildLeased,
+  takeChildLease,
+} from "./child_run.ts";
 import {
   type ParentInfo,
   planLaunch,
@@ -127,9 +134,12 @@ export class SubagentRuntime implements SubagentLauncher {
     const plan = await isolate(worktrees, planned, this.#parent.workspaceRoot);
     if ("refusal" in plan) return launchRefused(plan.refusal, id);
     const { record, spec } = plan;
+    // A foreground child's lease is taken while its sidecar is created (a background one's when it runs).
+    const lease = record.background ? undefined : takeChildLease(env, spec);
     try {
       await env.store.create(record);
     } catch (e) {
+      if (lease !== undefined) await releaseChildLease(lease);
       await abandon(worktrees, record.worktree);
       return launchRefused(launchFailed(lifecycleOf(env), this.#parent.sessionId, id, e), id);
     }
@@ -141,7 +151,7 @@ export class SubagentRuntime implements SubagentLauncher {
       subagent: subagentInfo(record),
     });
     if (record.background) return this.#startBackground(record, spec, ctx.callId);
-    const outcome = await this.#run(spec, ctx.signal, undefined, true);
+    const outcome = await this.#run(spec, ctx.signal, undefined, lease);
     profileMark("child outcome");
     const done = await finishChild(env, this.#parent.sessionId, record, {
       outcome,
@@ -183,20 +193,23 @@ export class SubagentRuntime implements SubagentLauncher {
     return end;
   }
 
-  /** `foreground`: the parent waits for this run, so it may ask the person (interactive sessions). */
+  /**
+   * `foreground`: the lease being taken for a run the parent waits for (so it may ask the person, in
+   * interactive sessions); a background run takes its lease here.
+   */
   #run(
     spec: ChildSpec,
     signal: AbortSignal,
     onActivity?: () => void,
-    foreground = false,
+    foreground?: Promise<ChildLease>,
   ): Promise<ChildOutcome> {
     return runChildLeased(this.#env, spec, {
       parentSessionId: this.#parent.sessionId,
       ...(this.#parent.mcpTools === undefined ? {} : { parentMcpTools: this.#parent.mcpTools }),
       signal,
       ...(onActivity === undefined ? {} : { onActivity }),
-      host: (emit) => this.#hostFor(spec, emit, signal, foreground),
-    });
+      host: (emit) => this.#hostFor(spec, emit, signal, foreground !== undefined),
+    }, foreground);
   }
 
   /** The child's view of this runtime (child_host.ts); only foreground chains up to an interactive session may ask. */

@@ -7,6 +7,7 @@ import { runTool } from "../testing/tool_harness.ts";
 import { osError } from "../testing/fault_fs.ts";
 import { SubagentRuntime } from "./subagents.ts";
 import type { SidecarStore } from "../store/store.ts";
+import { leasePath, SessionLease, tryAcquireLease } from "../session/lease.ts";
 
 const RESUME = {
   resume_from: "agent-src",
@@ -50,4 +51,31 @@ Deno.test("resume: an unreadable source is reported as such, an absent one as no
   assert.equal(absent.isError, true);
   assert.match(absent.content, /Cannot resume "agent-src": session not found in this workspace/);
   assert.equal(h.model.requests.length, 0, "no child ran");
+});
+
+Deno.test("launch: a foreground child whose sidecar cannot be created leaves no lease behind", async () => {
+  // Its lease is taken while the sidecar is created: a failed creation gives it back.
+  await using h = await backgroundHarness({
+    reply: () => ({ text: "never asked" }),
+    failWrites: (path) => path.includes("/agents/sessions/"),
+  });
+  const [task] = h.runtime().tools();
+  const input = {
+    subagent_type: WORKER,
+    description: "do it",
+    prompt: "Do the work now.",
+    subagent_session_id: "agent-one",
+  };
+  const failed = await runTool(task!, input, h.ctx());
+  assert.equal(failed.isError, true, failed.content);
+  assert.equal(h.model.requests.length, 0, "no child ran");
+  const lease = await leasePath(h.env.layout, h.workspace, "agent-one");
+  assert.equal(await Deno.lstat(lease).then(() => true, () => false), false, "the lease file is gone");
+  // The same session id can be taken again (this process holds no lease on it).
+  const taken = await tryAcquireLease(
+    { fs: h.env.ports.fs, process: h.env.ports.process, clock: h.env.ports.clock, layout: h.env.layout },
+    { projectPath: h.workspace, sessionId: "agent-one" },
+  );
+  assert.ok(taken instanceof SessionLease);
+  await taken.release();
 });
