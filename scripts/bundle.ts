@@ -197,6 +197,17 @@ export interface DevBundleResult {
 export const DEV_MAIN_DIR = "main";
 export const DEV_WORKER_DIR = "worker";
 
+/**
+ * The chunks merged after main.js's, in order (esbuild names a lazy module's chunk after its file):
+ * the print command, and the lazy modules every print-mode session loads as it is built — the
+ * default provider (lib/provider/anthropic.ts) and the agent registry's loader (lib/registry/load.ts).
+ */
+export const START_GROUPS: readonly RegExp[] = [
+  /^print_cmd-\w+\.js$/,
+  /^anthropic-\w+\.js$/,
+  /^load-\w+\.js$/,
+];
+
 export async function buildDevBundle(root = ROOT): Promise<DevBundleResult> {
   const devDir = join(root, "dist", "dev");
   await Deno.mkdir(devDir, { recursive: true });
@@ -225,9 +236,11 @@ export async function buildDevBundle(root = ROOT): Promise<DevBundleResult> {
     await deferMainThreadImports(mainDir);
     await isolateRequireIn(mainDir);
     await isolateRequireIn(workerDir);
-    // main.js's chunks, then the print command's: one module each (scripts/bundle_merge.ts).
-    const print = [...Deno.readDirSync(mainDir)].find((e) => /^print_cmd-\w+\.js$/.test(e.name))?.name;
-    await mergeStartGroups(mainDir, ["main.js", ...(print === undefined ? [] : [print])], runDenoBundle);
+    // main.js's chunks, the print command's, then those of the lazy modules every `blade -p` session
+    // loads while it is built: one module each (scripts/bundle_merge.ts).
+    const names = [...Deno.readDirSync(mainDir)].map((e) => e.name);
+    const groups = START_GROUPS.flatMap((group) => names.filter((n) => group.test(n)).slice(0, 1));
+    await mergeStartGroups(mainDir, ["main.js", ...groups], runDenoBundle);
     const entry = `${build}/${DEV_MAIN_DIR}/${splitOutputs([ENTRY]).get(ENTRY)}`;
     const stamp: DevBundleStamp = { ...state, deno: Deno.version.deno, entry };
     const tmp = `${join(root, STAMP_PATH)}.${Deno.pid}.tmp`;

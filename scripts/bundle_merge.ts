@@ -2,7 +2,8 @@
 // docs/reference/performance.md): merging the chunks of the start-up path. Deno reads, looks up in its
 // code cache and instantiates every module on its own, and a code-split build spreads `blade -p`'s
 // path over ~35 chunks. Each group — the static closure of main.js, then what the print command's
-// chunk adds to it — becomes one module: the group's entry file holds all its code (a `deno bundle` of
+// chunk adds to it, then what each lazy chunk every print-mode session loads adds (bundle.ts's
+// START_GROUPS) — becomes one module: the group's entry file holds all its code (a `deno bundle` of
 // its chunks, every other chunk external), and each other chunk of the group becomes a stub that
 // re-exports its names from that file, so a chunk that still imports it (a lazy command, a provider)
 // gets the same module instance. The merged file imports an earlier group's chunks from that group's

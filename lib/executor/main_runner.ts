@@ -17,7 +17,7 @@ import { NO_RULES, type RuleSet, wholeToolsDenied } from "../protocol/tool_rule.
 import { toolNameMatches } from "../protocol/mcp_names.ts";
 import type { McpHub } from "../mcp/hub.ts";
 import type { AnyTool } from "../tools/tool.ts";
-import { coreTools, mergeTools } from "../tools/registry.ts";
+import { coreTools, mergeTools, toolSpecs } from "../tools/registry.ts";
 import { readTranscript, type TranscriptDiagnostic, type TranscriptWriter } from "../session/transcript.ts";
 import { rebuildHistory } from "../session/history.ts";
 import { acquireLease, type SessionLease } from "../session/lease.ts";
@@ -205,6 +205,9 @@ async function buildMainSession(
     provider,
     transcript: opened.transcript,
     tools,
+    // Converted here (this module has the registry already): the loop's own lazy import of it would
+    // cost the first request a module load.
+    specs: toolSpecs(tools),
     ...(live === undefined ? {} : { live }),
     sessionId: opened.sessionId,
     agentType: "main",
