@@ -8,7 +8,8 @@
 //   deno task bench --profile        (or: deno run -A scripts/bench_profile.ts [options])
 // Options of the script itself: --background (the child runs in the background), --single (one turn,
 // no delegation), --against DIR (a second checkout's launch.ts as a third target, alternating: the
-// before/after of a change in one run), --bundle-only (skip the sources), --runs N.
+// before/after of a change in one run), --bundle-only (skip the sources), --runs N, --v8-prof DIR
+// (V8's sampling profiler on: where a phase's CPU goes, per function).
 
 import {
   bladeEnv,
@@ -209,6 +210,7 @@ if (import.meta.main) {
       against: { type: "string" },
       "bundle-only": { type: "boolean" },
       runs: { type: "string" },
+      "v8-prof": { type: "string" },
     },
     strict: true,
   });
@@ -231,6 +233,12 @@ if (import.meta.main) {
         cmd: [...blade.slice(0, -1), `${values.against.replace(/\/$/, "")}/launch.ts`],
       }]),
     ];
+    // --v8-prof DIR: V8's sampling profiler in every run (one isolate-*-v8.log per thread and run in DIR,
+    // read with `node --prof-process FILE`); the marks then run slower, so compare only within such runs.
+    if (values["v8-prof"] !== undefined) {
+      const flag = `--v8-flags=--prof,--prof-sampling-interval=50,--logfile=${values["v8-prof"]}/v8.log`;
+      for (const t of targets) t.cmd = [t.cmd[0]!, t.cmd[1]!, flag, ...t.cmd.slice(2)];
+    }
     const runs = Number(values.runs ?? Deno.env.get("BLADE_BENCH_RUNS") ?? "7");
     const result = await benchProfile(targets, `${tmp}/ws`, `${tmp}/storage`, runs, scenario);
     console.log(formatProfile(result, targets.map((t) => t.name), scenario));
