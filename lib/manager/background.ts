@@ -93,18 +93,34 @@ export class BackgroundRuns {
    * signal), so a process whose last child that was exits well within a second of the cancel.
    */
   async #watch(id: string, run: AbortController, stop: AbortSignal): Promise<void> {
-    while (!stop.aborted) {
-      try {
-        await this.#ports.clock.sleep(CANCEL_POLL_MS, stop);
-      } catch {
-        return;
-      }
+    while (await this.#nextPoll(stop)) {
       const loaded = await this.#store.load(id).catch(() => null);
       if (loaded !== null && "record" in loaded && loaded.record.status !== "running") {
         run.abort(new Error("cancelled from outside"));
         return;
       }
     }
+  }
+
+  /**
+   * True after CANCEL_POLL_MS, false once `stop` aborts. A watchdog over the run (clock.timer), not a
+   * wait of its own: it never keeps the process alive (the child does), and it is not the global
+   * setTimeout, whose first use in a thread costs ~7 ms (lib/sys/clock.ts): a background child's
+   * start would pay it.
+   */
+  #nextPoll(stop: AbortSignal): Promise<boolean> {
+    return new Promise((resolve) => {
+      if (stop.aborted) return resolve(false);
+      const onStop = () => {
+        cancel();
+        resolve(false);
+      };
+      const cancel = this.#ports.clock.timer(CANCEL_POLL_MS, () => {
+        stop.removeEventListener("abort", onStop);
+        resolve(true);
+      });
+      stop.addEventListener("abort", onStop, { once: true });
+    });
   }
 
   /** The background call that started `agentId`, when known to this process. */

@@ -619,13 +619,13 @@ Deno.test("BackgroundRuns: a cancel recorded by another process stops the run wi
   const runs = new BackgroundRuns({ ports: h.ports, store: h.store, layout: h.layout });
   const owner: SidecarOwner = { parentSessionId: "session-c", parentProjectPath: h.workspace };
   await h.store.create(sidecarFixture("agent-c", { background: true }));
-  const baseline = clock.pendingSleepers;
-  /** Real time passes (the sidecar read is real I/O) until the watch sleeps again on the fake clock. */
+  const baseline = clock.pendingTimers;
+  /** Real time passes (the sidecar read is real I/O) until the watch waits again on the fake clock. */
   const watchSleeping = async () => {
-    for (let i = 0; i < 1000 && clock.pendingSleepers <= baseline; i++) {
+    for (let i = 0; i < 1000 && clock.pendingTimers <= baseline; i++) {
       await new Promise((r) => setTimeout(r, 5));
     }
-    assert.equal(clock.pendingSleepers, baseline + 1, "the watch is not waiting for its next poll");
+    assert.equal(clock.pendingTimers, baseline + 1, "the watch is not waiting for its next poll");
   };
   let stopped: AbortSignal | undefined;
   const done = new Promise<void>((resolve) => {
