@@ -322,7 +322,7 @@ Deno.test("transcript: a writer given the end it was read at appends without re-
 function testWriter(
   fs: Fs,
   path: string,
-  extra: Pick<TranscriptWriterOptions, "after" | "syncMadeFolder"> = {},
+  extra: Pick<TranscriptWriterOptions, "after" | "syncMadeFolder" | "folderExists"> = {},
 ): TranscriptWriter {
   const { clock, ids } = realPorts();
   return new TranscriptWriter({
@@ -362,6 +362,35 @@ Deno.test("transcript: a writer makes its folder once, not per batch, and again 
     ensured.length = 0;
     await testWriter(fs, path, { after: got!.end }).append([{ type: "turn_started", data: { turn: 3 } }]);
     assert.deepEqual(ensured, []);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("transcript: a writer told its folder exists makes none, fsyncs it for a new file, and makes it when it is gone", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "blade-transcript-known-" });
+  try {
+    const ports = realPorts();
+    const ensured: string[] = [];
+    const synced: string[] = [];
+    const fs = {
+      ...ports.fs,
+      ensureDir: (p: string, m?: number) => (ensured.push(p), ports.fs.ensureDir(p, m)),
+      syncDir: (p: string) => (synced.push(p), ports.fs.syncDir(p)),
+    };
+    const started = (turn: number) => [{ type: "turn_started" as const, data: { turn } }];
+    // A child's writer: its folder is its parent's, already there.
+    await Deno.mkdir(`${dir}/p`);
+    await testWriter(fs, `${dir}/p/c.jsonl`, { folderExists: true }).append(started(1));
+    assert.deepEqual(ensured, [], "nothing made");
+    assert.deepEqual(synced, [`${dir}/p`], "the new file's name is still made durable");
+    // Told wrongly (the folder was removed): the open fails, the folder is made, the batch is written.
+    const [first] = await testWriter(fs, `${dir}/q/c.jsonl`, { folderExists: true }).append(started(1));
+    assert.deepEqual(ensured, [`${dir}/q`]);
+    assert.equal(first?.seq, 1);
+    assert.deepEqual(parseTranscript(await Deno.readTextFile(`${dir}/q/c.jsonl`)).events.map((e) => e.seq), [
+      1,
+    ]);
   } finally {
     await Deno.remove(dir, { recursive: true });
   }

@@ -158,6 +158,8 @@ function childTranscript(deps: ChildDeps, spec: ChildSpec): TranscriptWriter {
     sessionId: spec.id,
     projectPath: spec.parentProjectPath,
     ...(deps.redact === undefined ? {} : { redact: deps.redact }),
+    // Its parent's project folder, where its lease was taken before it runs (manager/child_run.ts).
+    folderExists: true,
   });
 }
 

@@ -186,6 +186,11 @@ export interface TranscriptWriterOptions {
    * child's folder is its parent's (already there), and a sandboxed child may not read its parent.
    */
   syncMadeFolder?: boolean;
+  /**
+   * The transcript's folder is known to exist (a child's is its parent's project folder, which holds
+   * the child's lease): the first batch does not make it. Made only if the file cannot be opened.
+   */
+  folderExists?: boolean;
 }
 
 /**
@@ -221,6 +226,7 @@ export class TranscriptWriter {
       // The file was just read, so its folder exists (made with its mode by whoever created it).
       this.#dirReady = true;
     }
+    if (options.folderExists === true) this.#dirReady = true;
   }
 
   get lastSeq(): number {
