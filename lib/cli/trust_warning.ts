@@ -46,9 +46,12 @@ export function trustWarning(o: TrustWarningInput): string[] {
 /** Agent files in the project's agent folders (what an untrusted run does not load). */
 async function projectAgentNames(ports: Ports, workspace: string): Promise<string[]> {
   const names: string[] = [];
-  // Both folders read together; a missing one lists nothing.
+  // Both folders read together; a missing one lists nothing (looked for first: a stat is synchronous,
+  // a folder read an async op, and usually neither folder exists).
+  const list = async (dir: string) =>
+    (await ports.fs.stat(dir).catch(() => null))?.isDirectory === true ? await ports.fs.readDir(dir) : [];
   const listed = await Promise.all(
-    [".claude/agents", ".blade/agents"].map((dir) => ports.fs.readDir(`${workspace}/${dir}`).catch(() => [])),
+    [".claude/agents", ".blade/agents"].map((dir) => list(`${workspace}/${dir}`).catch(() => [])),
   );
   for (const e of listed.flat()) {
     if (e.isFile && e.name.endsWith(".md")) names.push(e.name.slice(0, -3));

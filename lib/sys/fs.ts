@@ -120,7 +120,8 @@ async function fsyncFile(path: string): Promise<void> {
 
 async function fsyncDir(dir: string): Promise<void> {
   if (isWindows) return;
-  const f = await Deno.open(dir, { read: true });
+  // Only the fsync is an async op (the open returns in microseconds), as in fsyncFile.
+  const f = Deno.openSync(dir, { read: true });
   try {
     await f.sync();
   } finally {
@@ -196,11 +197,17 @@ export async function stageAtomic(
   return tmp;
 }
 
-/** mkdir -p; the leaf folder's mode is (re-)asserted every time. */
-export async function ensureDir(path: string, mode = 0o700): Promise<void> {
-  await Deno.mkdir(path, { recursive: true, mode });
-  // Always: opening the storage root for writing relies on it failing on a read-only file system.
-  if (!isWindows) await Deno.chmod(path, mode);
+/**
+ * mkdir -p; the leaf folder's mode is (re-)asserted every time. Synchronous calls, as in stageAtomic:
+ * they return in microseconds, and a session's start makes two of these on the way to its first
+ * model request (the storage root, the transcript's folder).
+ */
+export function ensureDir(path: string, mode = 0o700): Promise<void> {
+  return Promise.try(() => {
+    Deno.mkdirSync(path, { recursive: true, mode });
+    // Always: opening the storage root for writing relies on it failing on a read-only file system.
+    if (!isWindows) Deno.chmodSync(path, mode);
+  });
 }
 
 /**
@@ -225,14 +232,18 @@ async function at<T>(path: string, op: () => Promise<T>): Promise<T> {
 export function realFs(): Fs {
   return {
     readText: (p) => at(p, () => Deno.readTextFile(p)),
-    async readTextIfExists(p) {
-      try {
-        return await Deno.readTextFile(p);
-      } catch (e) {
-        if (e instanceof Deno.errors.NotFound) return null;
-        throw notePath(e, p);
-      }
-    },
+    // Its callers read the small settings and trust files at start-up: synchronous (like stat below,
+    // the thread-pool hand-off of an async op costs more than the read, and on a loaded machine each
+    // one also waits for a pool thread to be scheduled, on the way to the first model request).
+    readTextIfExists: (p) =>
+      Promise.try(() => {
+        try {
+          return Deno.readTextFileSync(p);
+        } catch (e) {
+          if (e instanceof Deno.errors.NotFound) return null;
+          throw notePath(e, p);
+        }
+      }),
     readBytes: (p) => at(p, () => Deno.readFile(p)),
     writeText: (p, t, o) =>
       at(p, () => Deno.writeTextFile(p, t, o?.mode === undefined ? {} : { mode: o.mode })),
@@ -245,7 +256,8 @@ export function realFs(): Fs {
     // async op's thread-pool hand-off costs more than the call; recovery makes thousands of these).
     stat: (p) => Promise.try(() => statOrNull(p, Deno.statSync)),
     lstat: (p) => Promise.try(() => statOrNull(p, Deno.lstatSync)),
-    realPath: (p) => at(p, () => Deno.realPath(p)),
+    // Returns in microseconds (a few readlinks): synchronous, for the same reason.
+    realPath: (p) => at(p, () => Promise.try(() => Deno.realPathSync(p))),
     readDir: (p) =>
       at(p, async () => {
         const out: DirEntry[] = [];
