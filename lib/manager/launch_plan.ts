@@ -14,7 +14,7 @@ import { capMode } from "../permissions/ceiling.ts";
 import type { AgentDefinition } from "../registry/schema.ts";
 import type { ConfigSnapshot, SidecarRecord } from "../store/schema.ts";
 import type { ActiveWorktree } from "../tools/tool.ts";
-import type { TaskRequest } from "../tools/task.ts";
+import type { TaskRequest, WarmCall } from "../tools/task.ts";
 import type { ChildSpec } from "../executor/child.ts";
 import { lineageOf } from "./projections.ts";
 import { auditOf, ceilingOf, resumedCeiling } from "./launch_ceiling.ts";
@@ -265,20 +265,28 @@ function specOf(record: SidecarRecord, parent: LaunchParent): ChildSpec {
   };
 }
 
-/** A stand-in spec with the permission set a child of `type` would get, to start its Worker early. */
+/**
+ * A stand-in spec with the permission set the call's child would get, to start its Worker early; none
+ * when that set is not known yet: an isolated child's grant names its worktree, made only at launch
+ * (a Worker started with the guessed set would be a second one, ~10-15 ms of the main thread and
+ * ~13 MiB for nothing).
+ */
 export function warmSpec(
-  type: string,
+  call: WarmCall,
   registry: RegistryView,
   parent: Omit<LaunchParent, "process">,
 ): ChildSpec | undefined {
+  const type = call.subagentType;
   const definition = registry.get(type);
   if (definition === undefined || parent.depth + 1 > parent.maxDepth) return undefined;
+  const isolation = call.isolation ?? definition.isolation;
+  if (isolation === "worktree") return undefined;
   return {
     id: "warm",
     subagentType: type,
     description: "",
     prompt: "",
-    config: snapshotOf(definition, parent, definition.isolation),
+    config: snapshotOf(definition, parent, isolation),
     parentSessionId: parent.sessionId,
     parentProjectPath: parent.projectPath,
     workspaceRoot: parent.workspaceRoot,

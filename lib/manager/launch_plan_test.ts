@@ -10,6 +10,7 @@ import { fullSidecarFixture } from "../testing/sidecar_fixtures.ts";
 import { VERDICT_JSON_SCHEMA } from "../verification/verdict.ts";
 import type { TaskRequest } from "../tools/task.ts";
 import { SidecarRecordSchema } from "../store/schema.ts";
+import type { ChildSpec } from "../executor/child.ts";
 
 const ID = "agent-aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa";
 const NOW = 1_700_000_000_000;
@@ -149,9 +150,49 @@ Deno.test("planLaunch: the spec carries depth, lineage, trust and the run's rule
 });
 
 Deno.test("warmSpec: a stand-in for a known type within the depth limit, else nothing", () => {
-  assert.equal(warmSpec("worker", registry, parent)?.config.model, "parent-model");
-  assert.equal(warmSpec("nope", registry, parent), undefined);
-  assert.equal(warmSpec("worker", registry, { ...parent, depth: 2 }), undefined);
+  assert.equal(warmSpec({ subagentType: "worker" }, registry, parent)?.config.model, "parent-model");
+  assert.equal(warmSpec({ subagentType: "nope" }, registry, parent), undefined);
+  assert.equal(warmSpec({ subagentType: "worker" }, registry, { ...parent, depth: 2 }), undefined);
+});
+
+Deno.test("warmSpec: what decides the child's grant is the launch's; an isolated child gets no stand-in", () => {
+  // What the Worker's permission set is derived from (manager/child_sandbox.ts permissionsForChild).
+  const grantOf = (s: ChildSpec) => ({
+    trusted: s.trusted,
+    mode: s.config.permissionMode,
+    tools: s.config.tools,
+    disallowed: s.config.disallowedTools,
+    ceiling: s.toolCeiling,
+    workspaceRoot: s.workspaceRoot,
+    additionalDirs: s.additionalDirs,
+    worktree: s.worktree,
+    audit: s.audit,
+  });
+  const cases: [string, Partial<TaskRequest>, Partial<LaunchParent>][] = [
+    ["a plain child", {}, {}],
+    ["a pinned mode", { subagent_type: "pinned" }, {}],
+    ["an auditor", { subagent_type: "verification" }, {}],
+    ["a call that turns its agent's isolation off", { subagent_type: "isolated", isolation: "none" }, {}],
+    ["below a plan-mode parent with --add-dir", {}, { mode: "plan", additionalDirs: ["/extra"] }],
+  ];
+  for (const [name, fields, parentFields] of cases) {
+    const input = request(fields);
+    const p = { ...parent, ...parentFields };
+    const warm = warmSpec(
+      {
+        subagentType: input.subagent_type!,
+        ...(input.isolation === undefined ? {} : { isolation: input.isolation }),
+      },
+      registry,
+      p,
+    );
+    const plan = planLaunch(input, registry, p, NOW);
+    assert.ok(plan.ok && warm !== undefined, name);
+    assert.deepEqual(grantOf(warm), grantOf(plan.spec), name);
+  }
+  // Isolated (by its agent or by the call): the grant names a worktree made only at launch.
+  assert.equal(warmSpec({ subagentType: "isolated" }, registry, parent), undefined);
+  assert.equal(warmSpec({ subagentType: "worker", isolation: "worktree" }, registry, parent), undefined);
 });
 
 Deno.test("runningRef: a running ref for a known type, nothing for an unknown one", () => {

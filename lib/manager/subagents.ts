@@ -11,7 +11,7 @@ import { profileMark } from "../sys/profile.ts";
 import type { RuntimeEventSink, SubtaskRefPart } from "../protocol/events.ts";
 import type { SidecarRecord } from "../store/schema.ts";
 import type { AnyTool, ToolContext, ToolResult } from "../tools/tool.ts";
-import { type SubagentLauncher, type TaskRequest, taskTool } from "../tools/task.ts";
+import { type SubagentLauncher, type TaskRequest, taskTool, type WarmCall } from "../tools/task.ts";
 import type { ChildOutcome, ChildSpec } from "../executor/child.ts";
 import type { ChildHost } from "./child_runner.ts";
 import { abandon, isolate, worktreeDeps } from "./isolation.ts";
@@ -75,10 +75,10 @@ export class SubagentRuntime implements SubagentLauncher {
     return this.#env.registry.names();
   }
 
-  /** Starts the Worker a child of this type would run in, while the parent's answer still streams. */
-  warm(subagentType: string): void {
+  /** Starts the Worker this call's child would run in, while the parent's answer still streams. */
+  warm(call: WarmCall): void {
     const env = this.#env;
-    const spec = warmSpec(subagentType, env.registry, launchParentOf(this.#env, this.#parent));
+    const spec = warmSpec(call, env.registry, launchParentOf(this.#env, this.#parent));
     if (spec === undefined) return;
     env.runner.warm(spec, this.#hostFor(spec, () => {}, new AbortController().signal));
   }

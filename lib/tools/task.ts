@@ -22,8 +22,15 @@ export interface SubagentLauncher {
   /** Lineage and type known before execution, for the running `subtask_ref`. */
   plan(input: TaskRequest): Promise<SubtaskRefPart | undefined>;
   launch(input: TaskRequest, ctx: ToolContext): Promise<ToolResult>;
-  /** Prepare for a launch of this agent type (e.g. start its sandbox) while the answer streams. */
-  warm?(subagentType: string): void;
+  /** Prepare for this call's launch (e.g. start its sandbox) while the answer still streams. */
+  warm?(call: WarmCall): void;
+}
+
+/** What a Task call that may be prepared for says, read from its input before it is validated. */
+export interface WarmCall {
+  subagentType: string;
+  /** The call's own isolation (else its agent's). */
+  isolation?: "none" | "worktree";
 }
 
 const DESCRIPTION = `Launch a subagent to handle a self-contained task on its own.
@@ -48,7 +55,15 @@ export function taskTool(launcher: SubagentLauncher): AnyTool {
     concurrent: true,
     ...taskInput,
     warm(input: Record<string, unknown>): void {
-      if (typeof input.subagent_type === "string") launcher.warm?.(input.subagent_type);
+      // A resumed run's grant follows its source's record, read only at launch: nothing to guess now.
+      if (typeof input.subagent_type !== "string" || "resume_from" in input || "resume" in input) return;
+      const isolation = input.isolation === "none" || input.isolation === "worktree"
+        ? input.isolation
+        : undefined;
+      launcher.warm?.({
+        subagentType: input.subagent_type,
+        ...(isolation === undefined ? {} : { isolation }),
+      });
     },
     async prepare(input: Record<string, unknown>, ctx: ToolContext): Promise<PreparedCall> {
       const id = typeof input.subagent_session_id === "string" && input.subagent_session_id !== ""
