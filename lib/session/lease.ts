@@ -141,9 +141,13 @@ export async function tryAcquireLease(
   o: { projectPath: string; sessionId: string },
 ): Promise<SessionLease | { busy: LeaseHolder }> {
   const { fs, process, clock } = deps;
+  // Asked first: its first read spawns a process, and that (with the modules Deno loads for it) is
+  // best done now, in the caller's turn, than whenever the digest below resolves (for a fresh print-mode
+  // session: the turn that would write its first model request).
+  const asking = ownIdentity(process);
   const path = await leasePath(deps.layout, o.projectPath, o.sessionId);
   const pid = process.pid();
-  const identity = await ownIdentity(process);
+  const identity = await asking;
   return await underGuard(fs, path, async () => {
     const file = parseLeaseFile(await readOrNull(fs, path));
     const liveness = file.kind === "held" ? await holderLiveness(process, file.holder) : "unknown";
