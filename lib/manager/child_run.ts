@@ -66,6 +66,15 @@ export async function releaseChildLease(lease: Promise<ChildLease>): Promise<voi
 }
 
 /**
+ * A child's run: its outcome, and its lease's release, under way once the run ended (the caller
+ * commits the terminal sidecar meanwhile and awaits both; a failed release rejects `released`).
+ */
+export interface LeasedRun {
+  outcome: ChildOutcome;
+  released: Promise<void>;
+}
+
+/**
  * Runs the child under its session lease (`taking`: one already being taken; default: taken now) and a
  * slot; a run that cannot start says why in its outcome.
  */
@@ -74,14 +83,22 @@ export async function runChildLeased(
   spec: ChildSpec,
   req: ChildRunRequest,
   taking: Promise<ChildLease> = takeChildLease(env, spec),
-): Promise<ChildOutcome> {
+): Promise<LeasedRun> {
   const lease = await taking;
   if (!(lease instanceof SessionLease)) {
     const why = "busy" in lease ? sessionInUse(spec.id, lease.busy).message : `its lease: ${lease.error}`;
-    return failedBeforeStart(`Cannot run ${spec.id}: ${why}`);
+    return { outcome: failedBeforeStart(`Cannot run ${spec.id}: ${why}`), released: Promise.resolve() };
   }
-  await using _lease = lease;
-  return await runInSlot(env, spec, req);
+  let outcome: ChildOutcome;
+  try {
+    outcome = await runInSlot(env, spec, req);
+  } catch (e) {
+    await lease.release().catch(() => {}); // the run's own failure is the one reported
+    throw e;
+  }
+  const released = lease.release();
+  released.catch(() => {}); // awaited by the caller; not unhandled if the caller failed first
+  return { outcome, released };
 }
 
 async function runInSlot(env: SubagentEnv, spec: ChildSpec, req: ChildRunRequest): Promise<ChildOutcome> {

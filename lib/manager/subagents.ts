@@ -27,6 +27,7 @@ import { backgroundStarted, completion, foregroundResult, launchRefused } from "
 import {
   type ChildLease,
   finishChild,
+  type LeasedRun,
   lifecycleOf,
   releaseChildLease,
   runChildLeased,
@@ -151,12 +152,13 @@ export class SubagentRuntime implements SubagentLauncher {
       subagent: subagentInfo(record),
     });
     if (record.background) return this.#startBackground(record, spec, ctx.callId);
-    const outcome = await this.#run(spec, ctx.signal, undefined, lease);
+    const { outcome, released } = await this.#run(spec, ctx.signal, undefined, lease);
     profileMark("child outcome");
-    const done = await finishChild(env, this.#parent.sessionId, record, {
-      outcome,
-      aborted: ctx.signal.aborted,
-    });
+    // The child's lease is given back while its terminal sidecar is committed.
+    const [done] = await Promise.all([
+      finishChild(env, this.#parent.sessionId, record, { outcome, aborted: ctx.signal.aborted }),
+      released,
+    ]);
     profileMark("sidecar finished");
     const { status, summary } = this.#completed(ctx.callId, done, outcome);
     return foregroundResult(ctx.callId, done, outcome, status, summary, spec.capped);
@@ -172,12 +174,13 @@ export class SubagentRuntime implements SubagentLauncher {
     env.background.start({ agentId: id, callId, owner }, async (signal) => {
       try {
         const beatFailed = statusWriteFailed(lifecycle, this.#parent.sessionId, id, "activity time");
-        const outcome = await this.#run(spec, signal, () => void env.heartbeat.beat(id).catch(beatFailed));
+        const run = await this.#run(spec, signal, () => void env.heartbeat.beat(id).catch(beatFailed));
+        const outcome = run.outcome;
         env.heartbeat.forget(id);
-        const done = await finishChild(env, this.#parent.sessionId, record, {
-          outcome,
-          aborted: signal.aborted,
-        });
+        const [done] = await Promise.all([
+          finishChild(env, this.#parent.sessionId, record, { outcome, aborted: signal.aborted }),
+          run.released,
+        ]);
         await deliverNotice(lifecycle, done, owner);
         this.#completed(callId, done, outcome);
       } catch (e) {
@@ -202,7 +205,7 @@ export class SubagentRuntime implements SubagentLauncher {
     signal: AbortSignal,
     onActivity?: () => void,
     foreground?: Promise<ChildLease>,
-  ): Promise<ChildOutcome> {
+  ): Promise<LeasedRun> {
     return runChildLeased(this.#env, spec, {
       parentSessionId: this.#parent.sessionId,
       ...(this.#parent.mcpTools === undefined ? {} : { parentMcpTools: this.#parent.mcpTools }),

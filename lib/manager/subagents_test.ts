@@ -79,3 +79,22 @@ Deno.test("launch: a foreground child whose sidecar cannot be created leaves no 
   assert.ok(taken instanceof SessionLease);
   await taken.release();
 });
+
+Deno.test("launch: a foreground child's lease is given back (alongside its terminal sidecar) before the Task call returns", async () => {
+  await using h = await backgroundHarness({ reply: () => ({ text: "done" }) });
+  const [task] = h.runtime().tools();
+  const input = {
+    subagent_type: WORKER,
+    description: "do it",
+    prompt: "Do the work now.",
+    subagent_session_id: "agent-two",
+  };
+  const result = await runTool(task!, input, h.ctx());
+  assert.equal(result.isError, false, result.content);
+  assert.equal(
+    (await h.store.load("agent-two") as { record: { status: string } }).record.status,
+    "completed",
+  );
+  const lease = await leasePath(h.env.layout, h.workspace, "agent-two");
+  assert.equal(await Deno.lstat(lease).then(() => true, () => false), false, "the lease file is gone");
+});
