@@ -156,30 +156,67 @@ export async function openMainSession(app: MainSessionDeps, o: MainSessionOption
     ...(o.deferCreated === true ? { deferCreated: true } : {}),
   });
   profileMark("session open");
-  // Whoever runs a session holds its lease: a second `--resume` of a live session fails fast here,
-  // before anything is read or written. A fresh id is known to nobody else, so its lease is taken
-  // alongside the run (reading the process identity costs a subprocess, kept off the start-up path).
+  const lease = takeLease(app, opened);
+  if (opened.resumed) await lease.taking;
+  try {
+    const session = await buildMainSession(app, o, opened, lease);
+    // A fresh session's lease is taken while the session is built: held before its first turn, and
+    // none of its file calls left to run in the turn that sends the first model request.
+    await lease.taking;
+    return session;
+  } catch (e) {
+    await lease.release().catch(() => {});
+    throw e;
+  }
+}
+
+/** A fresh session's lease names this process by its identity once the run has gone on this long. */
+export const LEASE_IDENTITY_AFTER_MS = 1_000;
+
+interface MainLease {
+  taking: Promise<SessionLease>;
+  release(): Promise<void>;
+}
+
+/**
+ * Whoever runs a session holds its lease: a second `--resume` of a live session fails fast here,
+ * before anything is read or written. A fresh id is known to nobody else, so its lease is taken
+ * alongside the session's build, by PID: reading the process identity spawns a process (~6 ms of this thread on
+ * the way to the first request), so it is added only to a run still going after
+ * LEASE_IDENTITY_AFTER_MS (lib/session/lease.ts, `identity: "later"`). A resumed session's lease has
+ * it from the start (its takeover of a dead holder's lease may be contested).
+ */
+function takeLease(app: MainSessionDeps, opened: OpenedSession): MainLease {
+  const { ports } = app;
+  const fresh = !opened.resumed;
   const taking = acquireLease(
     { fs: ports.fs, process: ports.process, clock: ports.clock, layout: app.layout },
     { projectPath: app.workspace, sessionId: opened.sessionId },
+    fresh ? { identity: "later" } : {},
   );
   // Handled at once: the lease may fail (a full disk) before anyone awaits it, and an unhandled
-  // rejection would end the process; close() and the catch below still see the failure.
+  // rejection would end the process; close() and the catch above still see the failure.
   taking.catch(() => {});
-  if (opened.resumed) await taking;
-  try {
-    return await buildMainSession(app, o, opened, taking);
-  } catch (e) {
-    await taking.then((lease) => lease.release(), () => {});
-    throw e;
-  }
+  const stop = fresh
+    ? ports.clock.timer(LEASE_IDENTITY_AFTER_MS, () => {
+      // Best effort: without it the lease still excludes everyone while this process lives.
+      taking.then((lease) => lease.identify()).catch(() => {});
+    })
+    : () => {};
+  return {
+    taking,
+    release: () => {
+      stop();
+      return taking.then((lease) => lease.release());
+    },
+  };
 }
 
 async function buildMainSession(
   app: MainSessionDeps,
   o: MainSessionOptions,
   opened: Awaited<ReturnType<typeof openSession>>,
-  taking: Promise<SessionLease>,
+  lease: MainLease,
 ): Promise<MainSession> {
   const { ports, config } = app;
   // The provider's module loads while the subagent layer reads the registry (both wait on files).
@@ -247,7 +284,7 @@ async function buildMainSession(
       ? {}
       : { followUp: o.structured.followUp, exhausted: o.structured.exhausted }),
   }, { messages: history.messages, turns: history.turns });
-  return sessionHandle(opened, history, { loop, pending, recoveryWarnings, taking });
+  return sessionHandle(opened, history, { loop, pending, recoveryWarnings, lease });
 }
 
 type OpenedSession = Awaited<ReturnType<typeof openSession>>;
@@ -290,7 +327,7 @@ function sessionHandle(
     loop: AgentLoop;
     pending: PendingWork | undefined;
     recoveryWarnings: string[];
-    taking: Promise<SessionLease>;
+    lease: MainLease;
   },
 ): MainSession {
   // Receipts already in the transcript but never acknowledged (a crash mid-turn) are acknowledged once.
@@ -315,8 +352,8 @@ function sessionHandle(
         ...(first === undefined ? {} : { prelude: first }),
       };
     },
-    close: () => s.taking.then((lease) => lease.release()),
-    [Symbol.asyncDispose]: () => s.taking.then((lease) => lease.release()),
+    close: () => s.lease.release(),
+    [Symbol.asyncDispose]: () => s.lease.release(),
   };
 }
 

@@ -130,21 +130,60 @@ export class SessionLease implements AsyncDisposable {
     });
   }
 
+  /**
+   * Adds this process's identity to a lease taken without it (`identity: "later"`), while the file
+   * still names this holder. Swapped in whole (a temp file renamed over it), so a reader under the
+   * guard sees either version and a failed write leaves the lease as it was.
+   */
+  async identify(): Promise<void> {
+    if (this.#released || this.holder.identity !== undefined) return;
+    const identity = await ownIdentity(this.#deps.process);
+    if (identity === null) return;
+    const { fs } = this.#deps;
+    await underGuard(fs, this.path, async () => {
+      if (this.#released) return;
+      const now = parseLeaseFile(await readOrNull(fs, this.path));
+      if (
+        now.kind !== "held" || now.holder.pid !== this.holder.pid ||
+        now.holder.acquiredAt !== this.holder.acquiredAt
+      ) return;
+      // Not fsynced, as the lease itself (see tryAcquireLease).
+      const text = JSON.stringify({ ...this.holder, identity }) + "\n";
+      const tmp = await fs.stageAtomic(this.path, text, { mode: 0o600, dirReady: true, sync: false });
+      try {
+        await fs.rename(tmp, this.path);
+      } catch (e) {
+        await fs.remove(tmp).catch(() => {});
+        throw e;
+      }
+    });
+  }
+
   [Symbol.asyncDispose](): Promise<void> {
     return this.release();
   }
+}
+
+export interface LeaseOptions {
+  /**
+   * "later": the lease names this process by its PID only, and `identify()` adds the identity (whose
+   * first read spawns a process). Until then a live PID keeps the lease ("unknown" is a live holder),
+   * so nobody else can take it; only a PID reused after a crash in between would keep it busy (until
+   * that process ends) instead of letting it be taken over.
+   */
+  identity?: "now" | "later";
 }
 
 /** The lease of `sessionId`, or `{busy}` naming the live process that holds it (it is left alone). */
 export async function tryAcquireLease(
   deps: LeaseDeps,
   o: { projectPath: string; sessionId: string },
+  options: LeaseOptions = {},
 ): Promise<SessionLease | { busy: LeaseHolder }> {
   const { fs, process, clock } = deps;
   // Asked first: its first read spawns a process, and that (with the modules Deno loads for it) is
-  // best done now, in the caller's turn, than whenever the digest below resolves (for a fresh print-mode
-  // session: the turn that would write its first model request).
-  const asking = ownIdentity(process);
+  // better done now, in the caller's turn, than whenever the digest below resolves.
+  const asking = options.identity === "later" ? Promise.resolve(null) : ownIdentity(process);
   const path = await leasePath(deps.layout, o.projectPath, o.sessionId);
   const pid = process.pid();
   const identity = await asking;
@@ -199,8 +238,9 @@ export async function underSessionGuard<T>(
 export async function acquireLease(
   deps: LeaseDeps,
   o: { projectPath: string; sessionId: string },
+  options: LeaseOptions = {},
 ): Promise<SessionLease> {
-  const got = await tryAcquireLease(deps, o);
+  const got = await tryAcquireLease(deps, o, options);
   if (got instanceof SessionLease) return got;
   throw sessionInUse(o.sessionId, got.busy);
 }

@@ -171,3 +171,47 @@ Deno.test("underSessionGuard: runs the work with no lease file; a live holder is
     await Deno.remove(root, { recursive: true });
   }
 });
+
+Deno.test("identity later: the PID alone keeps the lease; identify() adds the identity, then a reused PID is taken over", async () => {
+  const { root, layout, fs, clock } = await setup();
+  try {
+    const other = new FakeProcess({ pid: 100 });
+    const me = new FakeProcess({ pid: 200 });
+    me.spawnFake(100, { platform: "linux", fingerprint: "f".repeat(64) });
+    const o = { projectPath: "/p", sessionId: "s1" };
+    const held = await acquireLease({ fs, process: other, clock, layout }, o, { identity: "later" });
+    assert.deepEqual(JSON.parse(await Deno.readTextFile(held.path)), {
+      sessionId: "s1",
+      pid: 100,
+      acquiredAt: clock.now(),
+    });
+    // A live PID without an identity to check is a live holder.
+    assert.ok(!(await tryAcquireLease({ fs, process: me, clock, layout }, o) instanceof SessionLease));
+    // So is a reused one (nothing to tell them apart): busy, never wrongly free.
+    me.spawnFake(100, { platform: "linux", fingerprint: "c".repeat(64) });
+    assert.ok(!(await tryAcquireLease({ fs, process: me, clock, layout }, o) instanceof SessionLease));
+
+    await held.identify();
+    const named = JSON.parse(await Deno.readTextFile(held.path));
+    assert.deepEqual(named.identity, { platform: "linux", fingerprint: "f".repeat(64) });
+    assert.equal((await Deno.stat(held.path)).mode! & 0o777, 0o600);
+    const dir = held.path.slice(0, held.path.lastIndexOf("/"));
+    assert.deepEqual([...Deno.readDirSync(dir)].map((e) => e.name), [held.path.slice(dir.length + 1)]);
+    // With it, the reused PID (another start time) no longer holds the lease.
+    const taken = await acquireLease({ fs, process: me, clock, layout }, o);
+    assert.equal(taken.takeover, "stale");
+    // The old holder's identify() and release() leave the new holder's lease alone.
+    await held.identify();
+    await held.release();
+    assert.deepEqual(JSON.parse(await Deno.readTextFile(taken.path)).pid, 200);
+    await taken.release();
+
+    // identify() after release writes nothing.
+    const gone = await acquireLease({ fs, process: other, clock, layout }, o, { identity: "later" });
+    await gone.release();
+    await gone.identify();
+    assert.equal(await fs.stat(gone.path), null);
+  } finally {
+    await Deno.remove(root, { recursive: true });
+  }
+});
