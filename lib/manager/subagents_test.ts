@@ -53,24 +53,36 @@ Deno.test("resume: an unreadable source is reported as such, an absent one as no
   assert.equal(h.model.requests.length, 0, "no child ran");
 });
 
+type Harness = Awaited<ReturnType<typeof backgroundHarness>>;
+
+/** Runs one foreground Task call of `id` through the harness's runtime. */
+async function launchForeground(h: Harness, id: string) {
+  const [task] = h.runtime().tools();
+  const input = {
+    subagent_type: WORKER,
+    description: "do it",
+    prompt: "Do the work now.",
+    subagent_session_id: id,
+  };
+  return await runTool(task!, input, h.ctx());
+}
+
+/** Whether the lease file of child `id` is there. */
+async function leaseLeft(h: Harness, id: string): Promise<boolean> {
+  const lease = await leasePath(h.env.layout, h.workspace, id);
+  return await Deno.lstat(lease).then(() => true, () => false);
+}
+
 Deno.test("launch: a foreground child whose sidecar cannot be created leaves no lease behind", async () => {
   // Its lease is taken while the sidecar is created: a failed creation gives it back.
   await using h = await backgroundHarness({
     reply: () => ({ text: "never asked" }),
     failWrites: (path) => path.includes("/agents/sessions/"),
   });
-  const [task] = h.runtime().tools();
-  const input = {
-    subagent_type: WORKER,
-    description: "do it",
-    prompt: "Do the work now.",
-    subagent_session_id: "agent-one",
-  };
-  const failed = await runTool(task!, input, h.ctx());
+  const failed = await launchForeground(h, "agent-one");
   assert.equal(failed.isError, true, failed.content);
   assert.equal(h.model.requests.length, 0, "no child ran");
-  const lease = await leasePath(h.env.layout, h.workspace, "agent-one");
-  assert.equal(await Deno.lstat(lease).then(() => true, () => false), false, "the lease file is gone");
+  assert.equal(await leaseLeft(h, "agent-one"), false, "the lease file is gone");
   // The same session id can be taken again (this process holds no lease on it).
   const taken = await tryAcquireLease(
     { fs: h.env.ports.fs, process: h.env.ports.process, clock: h.env.ports.clock, layout: h.env.layout },
@@ -82,19 +94,10 @@ Deno.test("launch: a foreground child whose sidecar cannot be created leaves no 
 
 Deno.test("launch: a foreground child's lease is given back (alongside its terminal sidecar) before the Task call returns", async () => {
   await using h = await backgroundHarness({ reply: () => ({ text: "done" }) });
-  const [task] = h.runtime().tools();
-  const input = {
-    subagent_type: WORKER,
-    description: "do it",
-    prompt: "Do the work now.",
-    subagent_session_id: "agent-two",
-  };
-  const result = await runTool(task!, input, h.ctx());
+  const result = await launchForeground(h, "agent-two");
   assert.equal(result.isError, false, result.content);
-  assert.equal(
-    (await h.store.load("agent-two") as { record: { status: string } }).record.status,
-    "completed",
-  );
-  const lease = await leasePath(h.env.layout, h.workspace, "agent-two");
-  assert.equal(await Deno.lstat(lease).then(() => true, () => false), false, "the lease file is gone");
+  const stored = await h.store.load("agent-two");
+  assert.ok(stored !== null && "record" in stored);
+  assert.equal(stored.record.status, "completed");
+  assert.equal(await leaseLeft(h, "agent-two"), false, "the lease file is gone");
 });
