@@ -1,6 +1,7 @@
 // Owns a child Worker's side of its proxied model requests (docs/reference/permissions.md): a `fetch`
-// for the run's provider that sends each request to the main thread as a `fetch` event and builds a
-// real Response from the notices that come back (head, body chunks in order, end or error). So the
+// for the run's provider that sends each request to the main thread as a `fetch` event and builds its
+// Response (proxied_response.ts) from the notices that come back (head, body chunks in order, end or
+// error). So the
 // Worker needs no network grant, never holds the provider's credentials (the main thread adds them,
 // manager/child_fetch.ts), and does not pay fetch's first use (its own HTTP client, ~8 ms and ~4 MiB,
 // docs/reference/performance.md). Aborting the request's signal or cancelling the body tells the main
@@ -8,17 +9,16 @@
 // attempt does, as for a direct fetch.
 
 import type { ChildWorkerEvent, FetchNotice } from "./child_protocol.ts";
+import { hasBody, ProxiedBody, proxiedResponse } from "./proxied_response.ts";
 
 interface Open {
   runId: number;
+  url: string;
   head: PromiseWithResolvers<Response>;
-  body: ReadableStreamDefaultController<Uint8Array> | undefined;
+  body: ProxiedBody | undefined;
   signal: AbortSignal | undefined;
   onAbort: () => void;
 }
-
-/** Statuses whose Response must have no body (the constructor refuses one). */
-const NULL_BODY = new Set([101, 103, 204, 205, 304]);
 
 export class FetchProxy {
   #send: (event: ChildWorkerEvent) => void;
@@ -89,6 +89,7 @@ export class FetchProxy {
     const id = this.#next++;
     const open: Open = {
       runId,
+      url,
       head: Promise.withResolvers<Response>(),
       body: undefined,
       signal,
@@ -105,22 +106,19 @@ export class FetchProxy {
     const headers = plainHeaders(init?.headers);
     const method = init?.method ?? "GET";
     this.#send({ kind: "fetch", runId, id, request: { url, method, headers, body: init?.body ?? "" } });
-    // While the main thread sends it: compile what the response will go through.
-    warmFetchPath();
     return open.head.promise;
   }
 
   #response(id: number, open: Open, head: Extract<FetchNotice, { kind: "fetch_head" }>): Response {
-    const body = NULL_BODY.has(head.status) ? null : new ReadableStream<Uint8Array>({
-      start: (controller) => {
-        open.body = controller;
-      },
-      cancel: () => {
+    const body = hasBody(head.status)
+      ? new ProxiedBody(() => {
         if (this.#open.get(id) === open) this.#cancel(id, open);
-      },
-    });
+      })
+      : null;
+    const response = proxiedResponse(open.url, head, body);
     if (body === null) this.#cancel(id, open);
-    return new Response(body, { status: head.status, statusText: head.statusText, headers: head.headers });
+    else open.body = body;
+    return response;
   }
 
   #cancel(id: number, open: Open): void {
@@ -133,28 +131,6 @@ export class FetchProxy {
     open.signal?.removeEventListener("abort", open.onAbort);
   }
 }
-
-/**
- * Runs, once, the Web API code a proxied response goes through (a ReadableStream read to its end,
- * Headers, a Response): in a fresh Worker their first use compiles ~3 ms of Deno's own JavaScript
- * (docs/reference/performance.md), which then happens while the first request is in flight.
- */
-export function warmFetchPath(): void {
-  if (warmed) return;
-  warmed = true;
-  const body = new ReadableStream<Uint8Array>({
-    start(controller) {
-      controller.enqueue(new Uint8Array(1));
-      controller.close();
-    },
-  });
-  const response = new Response(body, { status: 200, statusText: "OK", headers: [["x-warm", "1"]] });
-  const reader = response.body?.getReader();
-  void reader?.read().then(() => reader.cancel()).catch(() => {});
-  new Headers({ "content-type": "application/json" }).get("content-type");
-}
-
-let warmed = false;
 
 function plainHeaders(init: HeadersInit | undefined): Record<string, string> {
   if (init === undefined) return {};
