@@ -107,7 +107,7 @@ function compileProperty(p: Json, messages: Record<string, string>): Check {
 
 /**
  * A built-in tool's input contract: its generated JSON Schema (sent to the model) and the validator
- * compiled from it. Throws when the generated module has no entry for `tool`.
+ * compiled from it (at its first use). Throws when the generated module has no entry for `tool`.
  */
 export function builtInInput<I>(
   tool: string,
@@ -117,7 +117,13 @@ export function builtInInput<I>(
   if (inputSchema === undefined) {
     throw new Error(`no generated input schema for ${tool}: run deno run -A scripts/tool_schemas.ts`);
   }
-  return { schema: compileInputSchema<I>(inputSchema, messages), inputSchema };
+  // Compiled at its first check, not when the tool's module loads: a session offers every built-in
+  // tool and may call none (compiling all of them was ~1.2 ms of a fresh thread's start-up).
+  let compiled: InputSchema<I> | undefined;
+  const schema: InputSchema<I> = {
+    safeParse: (input) => (compiled ??= compileInputSchema<I>(inputSchema, messages)).safeParse(input),
+  };
+  return { schema, inputSchema };
 }
 
 /** Any JSON object (zod's `z.record(z.string(), z.unknown())`): the input check of tools whose schema is checked elsewhere. */
