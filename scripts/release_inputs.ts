@@ -7,6 +7,7 @@
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { bladeProcessPermissions, toDenoFlags } from "../lib/permissions/deno_permissions.ts";
+import { v8FlagsArg } from "../lib/sys/v8_flags.ts";
 
 /** The repository root (the scripts run `deno` there). */
 export const ROOT = fileURLToPath(new URL("..", import.meta.url));
@@ -39,8 +40,8 @@ export async function unstableFlags(): Promise<string[]> {
 
 /**
  * The flags Blade runs with outside `deno task blade`: the scoped permissions (never -A, always
- * --no-prompt, --ignore-env for the yaml package) and the unstable features.
+ * --no-prompt, --ignore-env for the yaml package), the unstable features and Blade's V8 flags.
  */
 export async function bladeRunFlags(): Promise<string[]> {
-  return [...toDenoFlags(bladeProcessPermissions()), ...await unstableFlags()];
+  return [...toDenoFlags(bladeProcessPermissions()), ...await unstableFlags(), v8FlagsArg()];
 }

@@ -7,6 +7,7 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { BladeError } from "../lib/errors.ts";
 import { bladeProcessPermissions, toDenoFlags } from "../lib/permissions/deno_permissions.ts";
+import { v8FlagsArg } from "../lib/sys/v8_flags.ts";
 import { VERSION } from "../lib/version.ts";
 import { bakedPermissionFlags, readCompilePayload } from "../scripts/compile_payload.ts";
 import { buildBundle, LAUNCHER_EXTRA_FLAGS } from "../scripts/bundle.ts";
@@ -278,7 +279,12 @@ Deno.test({
 Deno.test("bundle: blade.js runs through its launcher from an empty DENO_DIR, Worker children included", async () => {
   await withTempDir("blade-bundle-", async (dir) => {
     const result = await buildBundle({ outDir: join(dir, "dist") });
-    assert.deepEqual(result.flags, [...BLADE_FLAGS, ...await unstableFlags(), ...LAUNCHER_EXTRA_FLAGS]);
+    assert.deepEqual(result.flags, [
+      ...BLADE_FLAGS,
+      ...await unstableFlags(),
+      v8FlagsArg(),
+      ...LAUNCHER_EXTRA_FLAGS,
+    ]);
     for (const worker of result.workers) {
       assert.ok((await Deno.stat(worker.output)).isFile, worker.output);
     }

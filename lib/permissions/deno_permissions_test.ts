@@ -9,6 +9,7 @@ import {
   toDenoFlags,
   toWorkerPermissions,
 } from "./deno_permissions.ts";
+import { v8FlagsArg } from "../sys/v8_flags.ts";
 import { PERMISSION_MODES } from "../protocol/permission_mode.ts";
 
 const ST = "/home/u/.blade";
@@ -332,6 +333,10 @@ Deno.test("bladeProcessPermissions: the `blade` task in deno.json grants exactly
   const config = JSON.parse(await Deno.readTextFile(new URL("../../deno.json", import.meta.url)));
   const task: string = config.tasks.blade;
   const taskFlags = task.split(/\s+/).filter((word) => word.startsWith("-"));
-  // --quiet is not a grant: it keeps Deno's own output (its progress bar) off the interactive screen.
-  assert.deepEqual(new Set(taskFlags), new Set([...toDenoFlags(bladeProcessPermissions()), "--quiet"]));
+  // --quiet is not a grant: it keeps Deno's own output (its progress bar) off the interactive screen;
+  // the V8 flags are Blade's own (lib/sys/v8_flags.ts), the same as the compiled binary's.
+  assert.deepEqual(
+    new Set(taskFlags),
+    new Set([...toDenoFlags(bladeProcessPermissions()), "--quiet", v8FlagsArg()]),
+  );
 });
