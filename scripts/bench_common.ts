@@ -33,11 +33,15 @@ export function epochNow(): number {
   return performance.timeOrigin + performance.now();
 }
 
-/** The `blade` task's command line from deno.json (launch.ts: the dev bundle when up to date), with this Deno. */
-export async function bladeCommand(): Promise<string[]> {
-  const config = JSON.parse(await Deno.readTextFile(`${ROOT}deno.json`)) as { tasks: Record<string, string> };
+/**
+ * The `blade` task's command line from deno.json (launch.ts: the dev bundle when up to date), with this
+ * Deno: this checkout's, or the checkout at `root` (its own flags, e.g. V8's, with its own launch.ts).
+ */
+export async function bladeCommand(root = ROOT): Promise<string[]> {
+  const dir = root.endsWith("/") ? root : `${root}/`;
+  const config = JSON.parse(await Deno.readTextFile(`${dir}deno.json`)) as { tasks: Record<string, string> };
   const parts = config.tasks.blade!.split(/\s+/);
-  return [Deno.execPath(), ...parts.slice(1, -1), `${ROOT}${parts.at(-1)}`];
+  return [Deno.execPath(), ...parts.slice(1, -1), `${dir}${parts.at(-1)}`];
 }
 
 export interface ProcessRun {

@@ -228,10 +228,8 @@ if (import.meta.main) {
     const targets = [
       ...(values["bundle-only"] === true ? [] : [{ name: "sources", cmd: sources }]),
       { name: "bundle", cmd: blade },
-      ...(values.against === undefined ? [] : [{
-        name: "against",
-        cmd: [...blade.slice(0, -1), `${values.against.replace(/\/$/, "")}/launch.ts`],
-      }]),
+      // The other checkout's own task (its flags and its launch.ts), so a change of flags is compared too.
+      ...(values.against === undefined ? [] : [{ name: "against", cmd: await bladeCommand(values.against) }]),
     ];
     // --v8-prof DIR: V8's sampling profiler in every run (one isolate-*-v8.log per thread and run in DIR,
     // read with `node --prof-process FILE`); the marks then run slower, so compare only within such runs.
