@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import { eventsOf } from "./bench_profile.ts";
 import { benchOptions, formatTable } from "./bench.ts";
 import type { ProcessRun } from "./bench_common.ts";
+import { rotated } from "./bench_e2e.ts";
 
 function run(stderr: string, startedAt: number, endedAt: number): ProcessRun {
   return {
@@ -96,4 +97,13 @@ Deno.test("benchOptions: --help is usage (exit 0); a bad option, runs or group i
     assert.match(r.usage, says);
     assert.match(r.usage, /Usage: deno task bench/);
   }
+});
+
+Deno.test("rotated: each round starts one contender further on, every contender once per round", () => {
+  const list = ["floor3", "floor1", "single", "fg"];
+  assert.deepEqual(rotated(list, 0), list);
+  assert.deepEqual(rotated(list, 1), ["floor1", "single", "fg", "floor3"]);
+  assert.deepEqual(rotated(list, 5), rotated(list, 1));
+  assert.deepEqual([0, 1, 2, 3].map((r) => rotated(list, r)[0]), list, "each one first once in four rounds");
+  assert.deepEqual(rotated([], 3), []);
 });
