@@ -117,10 +117,15 @@ export async function contenders(
 }
 
 /**
- * `rounds` rounds (plus one warm-up), each running every contender once. Each round starts one
- * contender further down the list: the first run of a round measured ~12 ms slower than the same
- * program later in the round (the two floors, swapped, swapped their figures), so no contender may
- * always be first.
+ * A pause before each run: a run right after another (after Blade's background delegation or Claude
+ * Code especially) measured ~10 ms slower than the same program after a pause (the two floors,
+ * swapped, swapped their figures; 150 ms made them agree again).
+ */
+const SETTLE_MS = 150;
+
+/**
+ * `rounds` rounds (plus one warm-up), each running every contender once, after a pause (SETTLE_MS).
+ * Each round starts one contender further down the list, so none always follows the same one.
  */
 export async function runContenders(
   list: readonly Contender[],
@@ -132,6 +137,7 @@ export async function runContenders(
   );
   for (let round = 0; round <= rounds; round++) {
     for (const c of rotated(list, round)) {
+      await new Promise((r) => setTimeout(r, SETTLE_MS));
       const { server, arrivals } = delegationServer({ background: c.background === true });
       await using _ = server;
       const run = await timed(c.argv(server.url), c.env(server.url), workspace);
