@@ -125,7 +125,7 @@ const SETTLE_MS = 150;
 
 /**
  * `rounds` rounds (plus one warm-up), each running every contender once, after a pause (SETTLE_MS).
- * Each round starts one contender further down the list, so none always follows the same one.
+ * Each round runs them in its own order (roundOrder), so none always follows the same one.
  */
 export async function runContenders(
   list: readonly Contender[],
@@ -136,7 +136,7 @@ export async function runContenders(
     list.map((c) => [c.name, { runs: [], overheadMs: [], toFirstRequestMs: [] }]),
   );
   for (let round = 0; round <= rounds; round++) {
-    for (const c of rotated(list, round)) {
+    for (const c of roundOrder(list, round)) {
       await new Promise((r) => setTimeout(r, SETTLE_MS));
       const { server, arrivals } = delegationServer({ background: c.background === true });
       await using _ = server;
@@ -221,9 +221,23 @@ export async function countFsyncs(c: Contender, workspace: string, dir: string):
   }
 }
 
-/** `list` starting at its `by`-th element (modulo its length), the ones before it moved to the end. */
-export function rotated<T>(list: readonly T[], by: number): T[] {
-  if (list.length === 0) return [];
-  const k = by % list.length;
-  return [...list.slice(k), ...list.slice(0, k)];
+/**
+ * `list` in the order of round `round`: a shuffle seeded by the round (the same in every bench run),
+ * so no contender always follows the same one (a run right after the background delegation or Claude
+ * Code measured slower).
+ */
+export function roundOrder<T>(list: readonly T[], round: number): T[] {
+  let seed = (round + 1) * 0x9e3779b1;
+  const next = () => {
+    seed = (seed + 0x6d2b79f5) | 0;
+    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+  const out = [...list];
+  for (let i = out.length - 1; i > 0; i--) {
+    const j = Math.floor(next() * (i + 1));
+    [out[i], out[j]] = [out[j]!, out[i]!];
+  }
+  return out;
 }

@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { eventsOf } from "./bench_profile.ts";
 import { benchOptions, formatTable } from "./bench.ts";
 import type { ProcessRun } from "./bench_common.ts";
-import { rotated } from "./bench_e2e.ts";
+import { roundOrder } from "./bench_e2e.ts";
 
 function run(stderr: string, startedAt: number, endedAt: number): ProcessRun {
   return {
@@ -99,11 +99,12 @@ Deno.test("benchOptions: --help is usage (exit 0); a bad option, runs or group i
   }
 });
 
-Deno.test("rotated: each round starts one contender further on, every contender once per round", () => {
-  const list = ["floor3", "floor1", "single", "fg"];
-  assert.deepEqual(rotated(list, 0), list);
-  assert.deepEqual(rotated(list, 1), ["floor1", "single", "fg", "floor3"]);
-  assert.deepEqual(rotated(list, 5), rotated(list, 1));
-  assert.deepEqual([0, 1, 2, 3].map((r) => rotated(list, r)[0]), list, "each one first once in four rounds");
-  assert.deepEqual(rotated([], 3), []);
+Deno.test("roundOrder: every round runs each contender once, in orders that differ, the same in every bench run", () => {
+  const list = ["floor3", "floor1", "single", "fg", "inproc", "bg", "claude"];
+  const orders = Array.from({ length: 14 }, (_, r) => roundOrder(list, r));
+  for (const o of orders) assert.deepEqual([...o].sort(), [...list].sort());
+  assert.deepEqual(roundOrder(list, 3), orders[3], "deterministic");
+  const before = new Set(orders.map((o) => o[o.indexOf("floor3") - 1] ?? "(first)"));
+  assert.ok(before.size >= 4, `floor3 follows different contenders: ${[...before].join(", ")}`);
+  assert.deepEqual(roundOrder([], 2), []);
 });
