@@ -136,13 +136,18 @@ Deno.test("a corrupt lease file is taken over", async () => {
   }
 });
 
+/** Another process (PID 100, which this one sees alive with its fingerprint) and this one (PID 200). */
+function twoProcesses() {
+  const other = new FakeProcess({ pid: 100 });
+  const me = new FakeProcess({ pid: 200 });
+  me.spawnFake(100, { platform: "linux", fingerprint: "f".repeat(64) });
+  return { other, me, o: { projectPath: "/p", sessionId: "s1" } };
+}
+
 Deno.test("underSessionGuard: runs the work with no lease file; a live holder is hands off; a stale lease goes", async () => {
   const { root, layout, fs, clock } = await setup();
   try {
-    const other = new FakeProcess({ pid: 100 });
-    const me = new FakeProcess({ pid: 200 });
-    me.spawnFake(100, { platform: "linux", fingerprint: "f".repeat(64) });
-    const o = { projectPath: "/p", sessionId: "s1" };
+    const { other, me, o } = twoProcesses();
     const path = await leasePath(layout, "/p", "s1");
     // No locks folder yet: it is made on first use.
     assert.deepEqual(
@@ -175,10 +180,7 @@ Deno.test("underSessionGuard: runs the work with no lease file; a live holder is
 Deno.test("identity later: the PID alone keeps the lease; identify() adds the identity, then a reused PID is taken over", async () => {
   const { root, layout, fs, clock } = await setup();
   try {
-    const other = new FakeProcess({ pid: 100 });
-    const me = new FakeProcess({ pid: 200 });
-    me.spawnFake(100, { platform: "linux", fingerprint: "f".repeat(64) });
-    const o = { projectPath: "/p", sessionId: "s1" };
+    const { other, me, o } = twoProcesses();
     const held = await acquireLease({ fs, process: other, clock, layout }, o, { identity: "later" });
     assert.deepEqual(JSON.parse(await Deno.readTextFile(held.path)), {
       sessionId: "s1",
