@@ -220,6 +220,15 @@ export class McpConnection {
     return this.#relisting;
   }
 
+  /**
+   * The listing under way (a list_changed notification started one), else resolved at once: a call
+   * waits for it, so a tool the server has just removed is not called from the old list. The server
+   * sends its notification before the answer that changed the list, so by the next call it has begun.
+   */
+  listed(): Promise<void> {
+    return this.#relisting ?? Promise.resolve();
+  }
+
   async #relist(): Promise<void> {
     if (this.#status !== "connected") return;
     try {

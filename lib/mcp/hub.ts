@@ -183,11 +183,14 @@ export class McpHub {
   }
 
   /**
-   * Calls a tool by its Blade name. A name its connected server does not list (yet) has that
-   * server's list asked again first (a tool added just now); still unknown, it is an error result.
+   * Calls a tool by its Blade name, after any new list of its server under way (a tool removed just
+   * now is not called). A name its connected server does not list (yet) has that server's list asked
+   * again first (a tool added just now); still unknown, it is an error result.
    */
   async call(bladeName: string, args: Record<string, unknown>, signal?: AbortSignal): Promise<McpCallResult> {
     const owner = this.#connections.find((c) => c.entry.name === this.serverOf(bladeName));
+    // A new list under way (list_changed): the call goes by it, not by the list it replaces.
+    await owner?.listed();
     let found = this.#find(bladeName);
     if (found === undefined && owner?.status === "connected") {
       await owner.refresh();
