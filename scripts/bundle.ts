@@ -14,6 +14,7 @@ import { VERSION } from "../lib/version.ts";
 import { runScript, stripAnsi } from "./script_cli.ts";
 import { isolateRequireIn, readBuildFiles } from "./bundle_require.ts";
 import { mergeStartGroups } from "./bundle_merge.ts";
+import { eagerDir } from "./bundle_eager.ts";
 import { bladeRunFlags, CONFIG_FILE, ENTRY, ROOT, WORKER_ENTRIES } from "./release_inputs.ts";
 import {
   type DevBundleStamp,
@@ -208,6 +209,9 @@ export const START_GROUPS: readonly RegExp[] = [
   /^load-\w+\.js$/,
 ];
 
+/** The lazy chunks a child Worker loads before its first request: the default provider. */
+export const WORKER_START_GROUPS: readonly RegExp[] = [/^anthropic-\w+\.js$/];
+
 export async function buildDevBundle(root = ROOT): Promise<DevBundleResult> {
   const devDir = join(root, "dist", "dev");
   await Deno.mkdir(devDir, { recursive: true });
@@ -241,6 +245,10 @@ export async function buildDevBundle(root = ROOT): Promise<DevBundleResult> {
     const names = [...Deno.readDirSync(mainDir)].map((e) => e.name);
     const groups = START_GROUPS.flatMap((group) => names.filter((n) => group.test(n)).slice(0, 1));
     await mergeStartGroups(mainDir, ["main.js", ...groups], runDenoBundle);
+    // Last, once no step re-bundles (esbuild would drop the parentheses): the start-up chunks'
+    // functions compiled with their module, so the code cache holds them (scripts/bundle_eager.ts).
+    await eagerDir(mainDir, ["main.js", ...groups]);
+    await eagerDir(workerDir, [...splitOutputs(WORKER_ENTRIES).values(), ...WORKER_START_GROUPS]);
     const entry = `${build}/${DEV_MAIN_DIR}/${splitOutputs([ENTRY]).get(ENTRY)}`;
     const stamp: DevBundleStamp = { ...state, deno: Deno.version.deno, entry };
     const tmp = `${join(root, STAMP_PATH)}.${Deno.pid}.tmp`;

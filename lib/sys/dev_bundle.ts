@@ -38,6 +38,7 @@ const TOP_FILES = [
   "scripts/bundle.ts",
   "scripts/bundle_merge.ts",
   "scripts/bundle_require.ts",
+  "scripts/bundle_eager.ts",
   "scripts/release_inputs.ts",
 ];
 
