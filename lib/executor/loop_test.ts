@@ -1,6 +1,7 @@
 // Unit tests of AgentLoop over the scripted provider, the real core tools and a real transcript in
 // a temp folder: a tool round trip persisted before and after the call, maxTurns, abort while the
-// model streams, a denied call, the beforeToolCall gate, and mid-turn delivery of a notice.
+// model streams, a denied call, the beforeToolCall gate, mid-turn delivery of a notice, and a tool's
+// warm-up from its call's first streamed fields (over the fake Anthropic server).
 
 import assert from "node:assert/strict";
 import { BladeError } from "../errors.ts";
@@ -16,6 +17,9 @@ import { rulesOf } from "../permissions/run_rules.ts";
 import type { AgentLoop, LoopOptions } from "./loop.ts";
 import { testLoop } from "../testing/test_loop.ts";
 import type { Delivery, PendingWork } from "../protocol/delivery.ts";
+import { startFakeAnthropicServer } from "../testing/fake_anthropic_server.ts";
+import { anthropicProvider } from "../provider/anthropic.ts";
+import { coreTools } from "../tools/registry.ts";
 
 interface World {
   dir: string;
@@ -293,3 +297,60 @@ Deno.test("AgentLoop: a notice arriving mid-turn joins it before the next reques
 function textOfEvent(e: RuntimeEvent): string {
   return e.type === "assistant_message" ? textOf(e.message) : "";
 }
+
+Deno.test("AgentLoop: a tool hears of its call from the arguments' first fields, before the call is complete", async () => {
+  await withWorld(async (w) => {
+    // The answer stops mid-arguments (the server goes silent): only the leading field has arrived.
+    await using server = startFakeAnthropicServer([{
+      kind: "sse",
+      stallAfterEvents: 3,
+      events: [
+        { event: "message_start", data: { type: "message_start", message: { usage: { input_tokens: 1 } } } },
+        {
+          event: "content_block_start",
+          data: {
+            type: "content_block_start",
+            index: 0,
+            content_block: { type: "tool_use", id: "t1", name: "Read" },
+          },
+        },
+        {
+          event: "content_block_delta",
+          data: {
+            type: "content_block_delta",
+            index: 0,
+            delta: { type: "input_json_delta", partial_json: '{"file_path": "notes.txt", "off' },
+          },
+        },
+        { event: "content_block_stop", data: { type: "content_block_stop", index: 0 } },
+      ],
+    }]);
+    let heard!: (input: Record<string, unknown>) => void;
+    const warmed = new Promise<Record<string, unknown>>((resolve) => (heard = resolve));
+    const tools = coreTools().map((t) => t.name === "Read" ? { ...t, warm: heard } : t);
+    const transcript = new TranscriptWriter({
+      fs: w.ports.fs,
+      clock: w.ports.clock,
+      ids: w.ports.ids,
+      path: w.transcriptPath,
+      sessionId: "session-loop",
+      projectPath: w.dir,
+    });
+    const provider = anthropicProvider({ baseUrl: server.url, apiKey: "test", clock: w.ports.clock });
+    const loop = testLoop({ ports: w.ports, provider, transcript, dir: w.dir, events: w.events }, { tools });
+    const controller = new AbortController();
+    const running = loop.run({ messages: [userText("Read the notes")] }, controller.signal);
+    // Without the hint the tool would hear of the call only once it is complete, which never comes.
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const unheard = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new Error("the tool never heard of its call")), 10_000);
+    });
+    try {
+      assert.deepEqual(await Promise.race([warmed, unheard]), { file_path: "notes.txt" });
+    } finally {
+      clearTimeout(timer);
+      controller.abort(new Error("done"));
+    }
+    assert.equal((await running).status, "cancelled");
+  });
+});

@@ -1,6 +1,7 @@
 // Owns one model request of a turn: streams the provider's answer, forwards text deltas and retries
-// to the event sink, lets a tool get ready as soon as its call is complete (while the rest of the
-// answer still streams), and turns the stream's end into one answer. A provider never throws by
+// to the event sink, lets a tool get ready as soon as its call is known (its leading fields while its
+// arguments stream, then the complete call, while the rest of the answer still streams), and turns
+// the stream's end into one answer. A provider never throws by
 // contract; if one does, or its stream ends without a result, that is a failed request, not a crash.
 
 import { emptyUsage, type Message, type ToolCallBlock, type Usage } from "../protocol/messages.ts";
@@ -16,7 +17,10 @@ export interface ModelTurnDeps {
   provider: Provider;
   emit: RuntimeEventSink;
   sessionId: string;
-  /** Called with each tool call as soon as the stream completes it. */
+  /**
+   * Called with each tool call as soon as the stream completes it, and before that, while its
+   * arguments stream, with the string fields they open with so far (a Task call's `subagent_type`).
+   */
   onToolCall?: (call: Pick<ToolCallBlock, "name" | "input">) => void;
 }
 
@@ -47,6 +51,9 @@ export async function modelTurn(
           return { kind: "error", error: event.error, usage: event.usage };
         case "tool_call":
           deps.onToolCall?.(event.call);
+          break;
+        case "tool_call_started":
+          deps.onToolCall?.({ name: event.name, input: event.fields });
           break;
         case "request_started":
           break;

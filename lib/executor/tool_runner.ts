@@ -109,7 +109,10 @@ export class ToolRunner {
       live?.gone?.(name);
   }
 
-  /** A call is complete while the answer still streams: let its tool get ready (e.g. start a Worker). */
+  /**
+   * A call is known while the answer still streams (its leading fields, then the whole call): let its
+   * tool get ready, e.g. start a Worker. May come several times per call; a tool's warm-up is idempotent.
+   */
   warm(call: Pick<ToolCallBlock, "name" | "input">): void {
     this.byName(call.name)?.warm?.(call.input);
   }

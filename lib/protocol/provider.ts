@@ -50,6 +50,11 @@ export type ProviderEvent =
   | { type: "request_started"; attempt: number }
   | { type: "text_delta"; text: string }
   | { type: "tool_call"; call: ToolCallBlock }
+  /**
+   * While a call's arguments still stream: the complete string fields they open with, each time that
+   * set grows (a hint for getting ready early, e.g. a Task call's `subagent_type`; never its input).
+   */
+  | { type: "tool_call_started"; id: string; name: string; fields: Record<string, string> }
   | { type: "retry"; attempt: number; delayMs: number; reason: string }
   | { type: "done"; message: Message; stopReason: StopReason; usage: Usage }
   | { type: "error"; error: ProviderError; stopReason: "error" | "aborted"; usage: Usage };

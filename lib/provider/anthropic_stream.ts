@@ -6,13 +6,22 @@ import { type ContentBlock, emptyUsage, type ToolCallBlock, type Usage } from ".
 import type { ProviderErrorKind, StopReason } from "../protocol/provider.ts";
 import type { AttemptEvent, AttemptFailure } from "./retry.ts";
 import type { SseEvent } from "./sse.ts";
-import { parseToolArguments, toolCallBlock } from "./tool_arguments.ts";
+import { argumentHint, parseToolArguments, toolCallBlock } from "./tool_arguments.ts";
 
 const LABEL = "Anthropic API";
 
 type Block =
   | { type: "text"; text: string }
-  | { type: "tool"; id: string; name: string; json: string; input: unknown; call?: ToolCallBlock }
+  | {
+    type: "tool";
+    id: string;
+    name: string;
+    json: string;
+    input: unknown;
+    call?: ToolCallBlock;
+    /** How many leading string fields of `json` were hinted (tool_call_started). */
+    hinted: number;
+  }
   | { type: "thinking"; thinking: string; signature: string }
   | { type: "other" };
 
@@ -89,7 +98,7 @@ export class AnthropicStream {
     if (block["type"] === "tool_use") {
       const id = typeof block["id"] === "string" ? block["id"] : `toolu_missing_${index}`;
       const name = typeof block["name"] === "string" ? block["name"] : "";
-      this.#blocks.set(index, { type: "tool", id, name, json: "", input: block["input"] });
+      this.#blocks.set(index, { type: "tool", id, name, json: "", input: block["input"], hinted: 0 });
       return [];
     }
     if (block["type"] === "thinking") {
@@ -118,7 +127,12 @@ export class AnthropicStream {
       return [];
     }
     if (block?.type === "tool" && delta["type"] === "input_json_delta") {
-      if (typeof delta["partial_json"] === "string") block.json += delta["partial_json"];
+      if (typeof delta["partial_json"] !== "string" || delta["partial_json"] === "") return [];
+      block.json += delta["partial_json"];
+      const fields = argumentHint(block.json, block.hinted);
+      if (fields === undefined) return [];
+      block.hinted = Object.keys(fields).length;
+      return [{ type: "tool_call_started", id: block.id, name: block.name, fields }];
     }
     return [];
   }

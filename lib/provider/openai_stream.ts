@@ -6,7 +6,7 @@ import { type ContentBlock, emptyUsage, type ToolCallBlock, type Usage } from ".
 import type { StopReason } from "../protocol/provider.ts";
 import type { AttemptEvent, AttemptFailure } from "./retry.ts";
 import type { SseEvent } from "./sse.ts";
-import { parseToolArguments, toolCallBlock } from "./tool_arguments.ts";
+import { argumentHint, parseToolArguments, toolCallBlock } from "./tool_arguments.ts";
 
 const LABEL = "OpenAI-compatible API";
 
@@ -14,6 +14,8 @@ interface PendingCall {
   id: string;
   name: string;
   arguments: string;
+  /** How many leading string fields of `arguments` were hinted (tool_call_started). */
+  hinted: number;
 }
 
 type Json = Record<string, unknown>;
@@ -77,7 +79,7 @@ export class OpenAiStream {
       events.push({ type: "text_delta", text: delta["content"] });
     }
     if (Array.isArray(delta["tool_calls"])) {
-      delta["tool_calls"].forEach((c, i) => this.#callDelta(record(c), i));
+      delta["tool_calls"].forEach((c, i) => events.push(...this.#callDelta(record(c), i)));
     }
     if (typeof choice["finish_reason"] === "string") this.#finishReason = choice["finish_reason"];
     return events;
@@ -116,15 +118,20 @@ export class OpenAiStream {
     ];
   }
 
-  #callDelta(delta: Json, position: number): void {
+  #callDelta(delta: Json, position: number): AttemptEvent[] {
     const index = typeof delta["index"] === "number" ? delta["index"] : position;
-    const call = this.#calls.get(index) ?? { id: "", name: "", arguments: "" };
+    const call = this.#calls.get(index) ?? { id: "", name: "", arguments: "", hinted: 0 };
     this.#calls.set(index, call);
     if (typeof delta["id"] === "string" && call.id === "") call.id = delta["id"];
     const fn = record(delta["function"]);
     // OpenAI sends the name once; some servers repeat it in every chunk.
     if (typeof fn["name"] === "string" && fn["name"] !== call.name) call.name += fn["name"];
-    if (typeof fn["arguments"] === "string") call.arguments += fn["arguments"];
+    if (typeof fn["arguments"] !== "string" || fn["arguments"] === "") return [];
+    call.arguments += fn["arguments"];
+    const fields = argumentHint(call.arguments, call.hinted);
+    if (fields === undefined) return [];
+    call.hinted = Object.keys(fields).length;
+    return [{ type: "tool_call_started", id: call.id, name: call.name, fields }];
   }
 
   #failed(failure: AttemptFailure): AttemptEvent {

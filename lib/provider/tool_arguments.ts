@@ -29,6 +29,42 @@ export function parseToolArguments(
   return { input: value as Record<string, unknown> };
 }
 
+/**
+ * The complete string fields a tool call's arguments open with, read from their partial text while
+ * they still stream: `{"subagent_type": "Explore", "prompt": "Find…` gives `{subagent_type:
+ * "Explore"}`. Stops at the first field whose value is not a complete string (or not a string), so a
+ * key inside a later value is never read. A hint for getting ready early, never the call's input.
+ */
+export function leadingStringFields(partial: string): Record<string, string> {
+  const fields: Record<string, string> = {};
+  const rest = /^\s*\{/.exec(partial);
+  if (rest === null) return fields;
+  const pair = /\s*("(?:[^"\\]|\\.)*")\s*:\s*("(?:[^"\\]|\\.)*")\s*(,|\})/y;
+  pair.lastIndex = rest[0].length;
+  for (let m = pair.exec(partial); m !== null; m = pair.exec(partial)) {
+    try {
+      fields[JSON.parse(m[1]!) as string] = JSON.parse(m[2]!) as string;
+    } catch {
+      break; // an escape JSON does not accept: the full parse will say so
+    }
+    if (m[3] === "}") break;
+  }
+  return fields;
+}
+
+/** Partial arguments are read for hints only while this short: a long first value is not re-read. */
+export const HINT_WINDOW = 1024;
+
+/**
+ * The hint of a call's partial arguments `json` when they open with more complete string fields than
+ * the `known` ones already hinted: those fields; else undefined.
+ */
+export function argumentHint(json: string, known: number): Record<string, string> | undefined {
+  if (json.length > HINT_WINDOW) return undefined;
+  const fields = leadingStringFields(json);
+  return Object.keys(fields).length > known ? fields : undefined;
+}
+
 /** A tool call block; `inputError` is present only when set. */
 export function toolCallBlock(
   fields: Omit<ToolCallBlock, "type" | "inputError"> & { inputError?: string | undefined },

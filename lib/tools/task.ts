@@ -56,6 +56,9 @@ export function taskTool(launcher: SubagentLauncher): AnyTool {
     ...taskInput,
     warm(input: Record<string, unknown>): void {
       // A resumed run's grant follows its source's record, read only at launch: nothing to guess now.
+      // While the arguments stream this sees their leading fields (`subagent_type` comes first in the
+      // schema): a later `isolation` or `resume_from` makes this Worker one the launch does not use,
+      // which ends when idle; the launch always derives its own grant.
       if (typeof input.subagent_type !== "string" || "resume_from" in input || "resume" in input) return;
       const isolation = input.isolation === "none" || input.isolation === "worktree"
         ? input.isolation

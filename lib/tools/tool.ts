@@ -86,7 +86,10 @@ export interface Tool<I = Record<string, unknown>> {
   readonly readOnly?: boolean;
   /** Calls of a concurrent tool in one model response run at the same time (docs/reference/sessions.md: Task). */
   readonly concurrent?: boolean;
-  /** A hint that a call with this input is coming (its arguments just streamed in); never fails. */
+  /**
+   * A hint that a call is coming: with the string fields its arguments open with while they still
+   * stream (model_turn.ts), then with its whole input. May come several times per call; never fails.
+   */
   warm?(input: Record<string, unknown>): void;
   /**
    * Gives the call its durable identity before anything executes; the loop persists the returned
