@@ -300,30 +300,12 @@ function textOfEvent(e: RuntimeEvent): string {
 
 Deno.test("AgentLoop: a tool hears of its call from the arguments' first fields, before the call is complete", async () => {
   await withWorld(async (w) => {
-    // The answer stops mid-arguments (the server goes silent): only the leading field has arrived.
+    // The answer stops mid-arguments (the server goes silent after message_start, ping, the call's
+    // start and the first half of its arguments): only the leading field has arrived.
+    const input = { file_path: "notes.txt", offset: 1, limit: 1_000_000_000 };
     await using server = startFakeAnthropicServer([{
-      kind: "sse",
-      stallAfterEvents: 3,
-      events: [
-        { event: "message_start", data: { type: "message_start", message: { usage: { input_tokens: 1 } } } },
-        {
-          event: "content_block_start",
-          data: {
-            type: "content_block_start",
-            index: 0,
-            content_block: { type: "tool_use", id: "t1", name: "Read" },
-          },
-        },
-        {
-          event: "content_block_delta",
-          data: {
-            type: "content_block_delta",
-            index: 0,
-            delta: { type: "input_json_delta", partial_json: '{"file_path": "notes.txt", "off' },
-          },
-        },
-        { event: "content_block_stop", data: { type: "content_block_stop", index: 0 } },
-      ],
+      toolCalls: [{ name: "Read", input }],
+      stallAfterEvents: 4,
     }]);
     let heard!: (input: Record<string, unknown>) => void;
     const warmed = new Promise<Record<string, unknown>>((resolve) => (heard = resolve));

@@ -6,7 +6,7 @@ import { type ContentBlock, emptyUsage, type ToolCallBlock, type Usage } from ".
 import type { ProviderErrorKind, StopReason } from "../protocol/provider.ts";
 import type { AttemptEvent, AttemptFailure } from "./retry.ts";
 import type { SseEvent } from "./sse.ts";
-import { argumentHint, parseToolArguments, toolCallBlock } from "./tool_arguments.ts";
+import { hintFor, parseToolArguments, toolCallBlock } from "./tool_arguments.ts";
 
 const LABEL = "Anthropic API";
 
@@ -129,10 +129,7 @@ export class AnthropicStream {
     if (block?.type === "tool" && delta["type"] === "input_json_delta") {
       if (typeof delta["partial_json"] !== "string" || delta["partial_json"] === "") return [];
       block.json += delta["partial_json"];
-      const fields = argumentHint(block.json, block.hinted);
-      if (fields === undefined) return [];
-      block.hinted = Object.keys(fields).length;
-      return [{ type: "tool_call_started", id: block.id, name: block.name, fields }];
+      return hintFor(block, block.json);
     }
     return [];
   }

@@ -6,7 +6,7 @@ import { type ContentBlock, emptyUsage, type ToolCallBlock, type Usage } from ".
 import type { StopReason } from "../protocol/provider.ts";
 import type { AttemptEvent, AttemptFailure } from "./retry.ts";
 import type { SseEvent } from "./sse.ts";
-import { argumentHint, parseToolArguments, toolCallBlock } from "./tool_arguments.ts";
+import { hintFor, parseToolArguments, toolCallBlock } from "./tool_arguments.ts";
 
 const LABEL = "OpenAI-compatible API";
 
@@ -128,10 +128,7 @@ export class OpenAiStream {
     if (typeof fn["name"] === "string" && fn["name"] !== call.name) call.name += fn["name"];
     if (typeof fn["arguments"] !== "string" || fn["arguments"] === "") return [];
     call.arguments += fn["arguments"];
-    const fields = argumentHint(call.arguments, call.hinted);
-    if (fields === undefined) return [];
-    call.hinted = Object.keys(fields).length;
-    return [{ type: "tool_call_started", id: call.id, name: call.name, fields }];
+    return hintFor(call, call.arguments);
   }
 
   #failed(failure: AttemptFailure): AttemptEvent {

@@ -3,6 +3,7 @@
 // Does not own the tool's own schema validation (that is the tool's).
 
 import type { ToolCallBlock } from "../protocol/messages.ts";
+import type { ProviderEvent } from "../protocol/provider.ts";
 
 /** Parse accumulated argument text. Empty text means no arguments (`{}`). */
 export function parseToolArguments(
@@ -63,6 +64,20 @@ export function argumentHint(json: string, known: number): Record<string, string
   if (json.length > HINT_WINDOW) return undefined;
   const fields = leadingStringFields(json);
   return Object.keys(fields).length > known ? fields : undefined;
+}
+
+/**
+ * A call's arguments grew to `text`: `tool_call_started` when their leading string fields did (the
+ * count hinted so far is kept in `call.hinted`), else nothing. Shared by the providers' stream folds.
+ */
+export function hintFor(
+  call: { id: string; name: string; hinted: number },
+  text: string,
+): Extract<ProviderEvent, { type: "tool_call_started" }>[] {
+  const fields = argumentHint(text, call.hinted);
+  if (fields === undefined) return [];
+  call.hinted = Object.keys(fields).length;
+  return [{ type: "tool_call_started", id: call.id, name: call.name, fields }];
 }
 
 /** A tool call block; `inputError` is present only when set. */
