@@ -15,18 +15,12 @@
 const RUNS = Number(Deno.env.get("BLADE_BENCH_RUNS") ?? "9");
 /** BLADE_BENCH_PRINT_ONLY=1: only the -p figure (so no pseudo-terminal run disturbs it). */
 const PRINT_ONLY = Deno.env.get("BLADE_BENCH_PRINT_ONLY") === "1";
-import { median } from "./bench_common.ts";
+import { bladeCommand, median } from "./bench_common.ts";
 
 const roots = (Deno.args.length > 0 ? Deno.args : [new URL("..", import.meta.url).pathname]).map((r) =>
   r.replace(/\/?$/, "/")
 );
 const DENO_DIR = Deno.env.get("DENO_DIR") ?? `${Deno.env.get("HOME")}/.cache/deno`;
-
-async function bladeCommand(root: string): Promise<string[]> {
-  const config = JSON.parse(await Deno.readTextFile(`${root}deno.json`)) as { tasks: Record<string, string> };
-  const parts = config.tasks.blade!.split(/\s+/);
-  return [Deno.execPath(), ...parts.slice(1, -1), `${root}${parts.at(-1)}`];
-}
 
 async function run(cmd: string, args: string[]): Promise<string> {
   const out = await new Deno.Command(cmd, { args, stdout: "piped", stderr: "piped" }).output();
