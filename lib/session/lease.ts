@@ -149,13 +149,7 @@ export class SessionLease implements AsyncDisposable {
       ) return;
       // Not fsynced, as the lease itself (see tryAcquireLease).
       const text = JSON.stringify({ ...this.holder, identity }) + "\n";
-      const tmp = await fs.stageAtomic(this.path, text, { mode: 0o600, dirReady: true, sync: false });
-      try {
-        await fs.rename(tmp, this.path);
-      } catch (e) {
-        await fs.remove(tmp).catch(() => {});
-        throw e;
-      }
+      await fs.writeAtomic(this.path, text, { mode: 0o600, dirReady: true, sync: false });
     });
   }
 

@@ -36,7 +36,9 @@ export interface WriteAtomicOptions {
   /**
    * stageAtomic: `false` leaves the temp file un-fsynced; the caller fsyncs it (`syncFile`) before
    * renaming it. A group commit writes all its temp files first and fsyncs them together after, so
-   * the file creations do not wait on the journal commits the fsyncs force.
+   * the file creations do not wait on the journal commits the fsyncs force. writeAtomic: `false`
+   * swaps the new version in whole (a reader sees the old or the new one) without fsyncing the file or
+   * its folder: for a file that is not durable state (a session lease).
    */
   sync?: boolean;
   /**
@@ -149,7 +151,7 @@ export async function writeAtomic(
     await Deno.remove(tmp).catch(() => {});
     throw e;
   }
-  await fsyncDir(dirname(path));
+  if (options.sync !== false) await fsyncDir(dirname(path));
 }
 
 /**
