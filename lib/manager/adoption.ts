@@ -12,7 +12,7 @@ import type { SidecarRecord } from "../store/schema.ts";
 import type { SidecarOwner } from "../store/store.ts";
 import { isOwnedBy } from "../store/record_ops.ts";
 import { canonicalResult, recordNotes } from "./result.ts";
-import { lineageOf } from "./projections.ts";
+import { lineageOf } from "./launch_record.ts";
 
 /** A tool call of the transcript that has no result yet. */
 export interface OrphanCall {

@@ -16,11 +16,10 @@ import type { ConfigSnapshot, SidecarRecord } from "../store/schema.ts";
 import type { ActiveWorktree } from "../tools/tool.ts";
 import type { TaskRequest, WarmCall } from "../tools/task.ts";
 import type { ChildSpec } from "../executor/child.ts";
-import { lineageOf } from "./projections.ts";
 import { auditOf, ceilingOf, resumedCeiling } from "./launch_ceiling.ts";
 import type { LoadResult } from "../store/codec.ts";
 import { planResume, type RestoreIsolation } from "./resume_plan.ts";
-import { type OwnProcess, resumedRecord, runningRecord } from "./launch_record.ts";
+import { lineageOf, type OwnProcess, resumedRecord, runningRecord } from "./launch_record.ts";
 
 export interface RegistryView {
   get(name: string): AgentDefinition | undefined;

@@ -90,3 +90,10 @@ export function runningRecord(
     resumeDepth: lineage.resumeDepth,
   };
 }
+
+/** The lineage a record carries (decided at launch): its root, the run it resumed, its resume depth. */
+export function lineageOf(record: SidecarRecord): Lineage {
+  return record.resumedFrom === undefined
+    ? { rootAgentId: record.rootAgentId, resumeDepth: record.resumeDepth }
+    : { rootAgentId: record.rootAgentId, resumedFrom: record.resumedFrom, resumeDepth: record.resumeDepth };
+}

@@ -1,16 +1,11 @@
 // Owns the pure projections of a sidecar record onto the protocol: the `subagent` info of runtime
-// events (and the whole `subagent_completed` event), the lineage of a run, and the `subtask_ref`
+// events (and the whole `subagent_completed` event) and the `subtask_ref`
 // transcript part (running before a launch, terminal after it). No I/O; background delivery, launching and TaskOutput all read these.
 
-import type {
-  Lineage,
-  RuntimeEvent,
-  SubagentInfo,
-  SubtaskRefPart,
-  SubtaskState,
-} from "../protocol/events.ts";
+import type { RuntimeEvent, SubagentInfo, SubtaskRefPart, SubtaskState } from "../protocol/events.ts";
 import { worktreeView } from "../worktree/view.ts";
 import type { SidecarRecord } from "../store/schema.ts";
+import { lineageOf } from "./launch_record.ts";
 
 export function subagentInfo(record: SidecarRecord): SubagentInfo {
   return {
@@ -22,12 +17,6 @@ export function subagentInfo(record: SidecarRecord): SubagentInfo {
     resumed_from: record.resumedFrom ?? null,
     resume_depth: record.resumeDepth,
   };
-}
-
-export function lineageOf(record: SidecarRecord): Lineage {
-  return record.resumedFrom === undefined
-    ? { rootAgentId: record.rootAgentId, resumeDepth: record.resumeDepth }
-    : { rootAgentId: record.rootAgentId, resumedFrom: record.resumedFrom, resumeDepth: record.resumeDepth };
 }
 
 export function subtaskRef(callId: string, record: SidecarRecord, state: SubtaskState): SubtaskRefPart {
