@@ -136,7 +136,7 @@ Deno.test("child kills: blade tasks cancel of a detached run leaves no process o
   for (let i = 0; i < 400 && await running(pid); i++) await new Promise((r) => setTimeout(r, 25));
   assert.equal(await running(pid), false, "the detached process is still running");
   // The issue's figure (exit within 1 s of the cancel) is bounded by CANCEL_POLL_MS, proven with a fake
-  // clock in lib/manager/background_test.ts; a timed assertion here would fail on a loaded machine.
+  // clock in lib/run/background_test.ts; a timed assertion here would fail on a loaded machine.
   const [record] = await readSidecars(sandbox.storage);
   assert.equal(record?.status, "cancelled");
 });

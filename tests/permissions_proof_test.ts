@@ -13,7 +13,7 @@ import { gitRepo } from "../lib/testing/git_repo.ts";
 import { prepareWorktree } from "../lib/worktree/lifecycle.ts";
 import { permissionsForChild } from "../lib/manager/child_sandbox.ts";
 import type { ChildSpec } from "../lib/executor/child.ts";
-import { planLaunch } from "../lib/manager/launch_plan.ts";
+import { planLaunch } from "../lib/launch/launch_plan.ts";
 import { childToolNames } from "../lib/executor/child.ts";
 import { RegistrySnapshot } from "../lib/registry/snapshot.ts";
 import { agentDefinitionSchema } from "../lib/registry/schema.ts";

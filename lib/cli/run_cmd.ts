@@ -1,5 +1,5 @@
 // Owns the command line of `blade run <agent> "prompt"`: parses it, builds the ad-hoc parent session
-// and the subagent runtime, hands the run to lib/manager/direct_run.ts and prints its outcome (useful
+// and the subagent runtime, hands the run to lib/admin/direct_run.ts and prints its outcome (useful
 // in CI: `blade run review "…" --output-format json`). Exit 0/1 by the child's success.
 
 import { parseArgs } from "./parse_args.ts";
@@ -14,12 +14,12 @@ import { printTrustWarning } from "./trust_warning.ts";
 import { interruptController, type PrintSink, printSink } from "./print_turn.ts";
 import { readStdin } from "../sys/signals.ts";
 import { mcpFlagsOf, startMcp } from "./mcp_wiring.ts";
-import { SubagentRuntime } from "../manager/subagents.ts";
-import type { SubagentEnv } from "../manager/subagent_env.ts";
+import { SubagentRuntime } from "../run/subagents.ts";
+import type { SubagentEnv } from "../run/subagent_env.ts";
 import type { RuntimeEvent } from "../protocol/events.ts";
 import { VERDICT_AGENTS, verdictFailure } from "../verification/verdict.ts";
 import { openSession } from "../session/open.ts";
-import { ChildUsage, type DirectRunOutcome, runDirect } from "../manager/direct_run.ts";
+import { ChildUsage, type DirectRunOutcome, runDirect } from "../admin/direct_run.ts";
 import { newAgentId } from "../sys/ids.ts";
 import { validateSessionId } from "../protocol/ids.ts";
 import { selfCommand } from "../sys/self.ts";

@@ -1,5 +1,5 @@
 // Owns `blade tasks list|output|wait|cancel|clean`: parses the command line, asks TaskAdmin
-// (lib/manager/task_admin.ts) about the runs of this folder (`--all`: every folder of this user), and
+// (lib/admin/task_admin.ts) about the runs of this folder (`--all`: every folder of this user), and
 // prints through tasks_render.ts or as the public projection with `--json`. Descriptions, results and
 // errors are model- and file-controlled, so text output goes through terminalSafe (sanitize.ts).
 
@@ -14,9 +14,9 @@ import type { Io } from "./io.ts";
 import { parseAge, parseOrUsage } from "./args.ts";
 import { publicProjection } from "../store/projection.ts";
 import type { SidecarDiagnostic } from "../store/store.ts";
-import { TaskAdmin } from "../manager/task_admin.ts";
-import { removeRunFiles } from "../manager/run_files.ts";
-import { reconcile } from "../manager/recovery.ts";
+import { TaskAdmin } from "../admin/task_admin.ts";
+import { removeRunFiles } from "../admin/run_files.ts";
+import { reconcile } from "../recovery/recovery.ts";
 import { runTasksResume } from "./tasks_resume_cmd.ts";
 import {
   cancelJson,

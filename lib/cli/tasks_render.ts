@@ -1,12 +1,12 @@
 // Owns how `blade tasks …` shows child runs as text: the status labels, the one-line listing, a run's
 // output, wait/cancel/clean lines, and ages such as `5m`. Pure functions from records to text; the
-// decisions (which runs, what cancel did) come from lib/manager/task_admin.ts. `--json` output is the
+// decisions (which runs, what cancel did) come from lib/admin/task_admin.ts. `--json` output is the
 // public projection (lib/store/projection.ts), not built here.
 
 import type { PruneReport } from "../worktree/prune.ts";
 import { preservedLine } from "../worktree/view.ts";
-import type { RecoveryReport } from "../manager/recovery.ts";
-import type { CancelOutcome } from "../manager/task_admin.ts";
+import type { RecoveryReport } from "../recovery/recovery.ts";
+import type { CancelOutcome } from "../admin/task_admin.ts";
 import type { SidecarRecord } from "../store/schema.ts";
 
 const LABELS: Record<SidecarRecord["status"], string> = {

@@ -1,6 +1,6 @@
 // Owns `blade tasks resume <id> "prompt"`: continues a finished run of this folder as a new run with
 // the source's frozen configuration, history and lineage — the same launch path as Task `resume_from`
-// (manager/launch_plan.ts → subagents.ts), under the source's owner so the lineage stays whole. Prints
+// (launch/launch_plan.ts → subagents.ts), under the source's owner so the lineage stays whole. Prints
 // the new run's id and result; exit 0/1 by the new run's outcome. `--background` starts a detached copy
 // (like `blade run --background`) and returns once the new run is recorded.
 
@@ -16,12 +16,12 @@ import type { OutputFormat } from "./print_render.ts";
 import type { SidecarStore } from "../store/store.ts";
 import type { SidecarRecord } from "../store/schema.ts";
 import { readStdin } from "../sys/signals.ts";
-import { SubagentRuntime } from "../manager/subagents.ts";
+import { SubagentRuntime } from "../run/subagents.ts";
 import { newAgentId } from "../sys/ids.ts";
 import { validateSessionId } from "../protocol/ids.ts";
 import { readTranscript } from "../session/transcript.ts";
 import { startDetached } from "./run_cmd.ts";
-import { reconcile } from "../manager/recovery.ts";
+import { reconcile } from "../recovery/recovery.ts";
 
 export const RESUME_HELP = `Usage: blade tasks resume <id> "prompt" [options]
 

@@ -127,7 +127,7 @@ async function structuredOutputOf(spec: ChildSpec): Promise<StructuredOutput | u
 /** The child's tool names among `available`: its definition's lists, within its parent's tools. */
 export function childToolNames(spec: ChildSpec, available: readonly string[]): string[] {
   const ceiling = spec.toolCeiling;
-  // MCP tools have their own ceiling (the parent's MCP tools, manager/child_mcp.ts).
+  // MCP tools have their own ceiling (the parent's MCP tools, run/child_mcp.ts).
   const offered = ceiling === undefined
     ? available
     : available.filter((t) => ceiling.includes(t) || isMcpToolName(t));
@@ -158,7 +158,7 @@ function childTranscript(deps: ChildDeps, spec: ChildSpec): TranscriptWriter {
     sessionId: spec.id,
     projectPath: spec.parentProjectPath,
     ...(deps.redact === undefined ? {} : { redact: deps.redact }),
-    // Its parent's project folder, where its lease was taken before it runs (manager/child_run.ts).
+    // Its parent's project folder, where its lease was taken before it runs (run/child_run.ts).
     folderExists: true,
   });
 }

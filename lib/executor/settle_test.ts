@@ -4,7 +4,7 @@ import { userText } from "../protocol/messages.ts";
 import type { ModelRequest } from "../protocol/provider.ts";
 import type { TranscriptEvent } from "../protocol/events.ts";
 import type { AnyTool } from "../tools/tool.ts";
-import { completionInboxId } from "../manager/notice.ts";
+import { completionInboxId } from "../run/notice.ts";
 import { runUntilSettled } from "./settle.ts";
 import {
   type BackgroundHarness,

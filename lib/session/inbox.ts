@@ -1,7 +1,7 @@
 // Owns a session's durable inbox (docs/reference/background.md): the `<sessionId>.inbox.json` file holding completion
 // notices and user steering messages that the session has not consumed yet. Every change runs under
 // an exclusive cross-process lock on `<path>.lock` (removed when released) and rewrites the file atomically; a corrupt file is
-// reported, never overwritten. Does not build notices (manager/notice.ts), write transcripts or decide
+// reported, never overwritten. Does not build notices (run/notice.ts), write transcripts or decide
 // when entries are acknowledged: callers remove entries once the transcript holds them.
 
 import { dirname } from "../path.ts";

@@ -6,7 +6,7 @@
 // its creation durable too. `.~running-index` says the folder is indexed: every record written running
 // since then has its marker; a folder without it (written by an older version) is indexed once by a
 // full listing. A marker left behind by a crash is harmless: its record is read, found terminal, and
-// the marker removed. Does not decide what is an orphan (manager/recovery_plan.ts).
+// the marker removed. Does not decide what is an orphan (recovery/recovery_plan.ts).
 
 import type { Fs } from "../sys/fs.ts";
 import { isValidSessionId } from "../protocol/ids.ts";

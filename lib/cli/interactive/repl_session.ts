@@ -8,7 +8,7 @@ import { type MainSession, openMainSession } from "../../executor/main_runner.ts
 import type { RunRules } from "../../permissions/run_rules.ts";
 import { VERSION } from "../../version.ts";
 import type { PromptFlags } from "../print_inputs.ts";
-import type { Runtime } from "../../manager/runtime.ts";
+import type { Runtime } from "../../runtime/runtime.ts";
 import type { McpHub } from "../../mcp/hub.ts";
 import type { SessionView } from "./view.ts";
 

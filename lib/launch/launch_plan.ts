@@ -231,7 +231,7 @@ function planResumedLaunch(
         `Run \`blade trust\` there (or pass --trust-workspace).`,
     );
   }
-  // The worktree lease is checked against git and taken over by the isolation layer (manager/isolation.ts).
+  // The worktree lease is checked against git and taken over by the isolation layer (run/isolation.ts).
   const record = resumedRecord(input, plan, parent, now);
   return {
     ok: true,

@@ -5,7 +5,7 @@
 // recorded identity), settles an isolated orphan's worktree (removed when it completed clean, else
 // kept), appends the plan's turn-closing event to the child's own transcript, commits the terminal
 // sidecar, and queues a background child's completion notice in its parent's inbox. Corrupt records
-// and failed writes are reported, never thrown. Runs at runtime start (manager/runtime.ts), before
+// and failed writes are reported, never thrown. Runs at runtime start (runtime/runtime.ts), before
 // `blade tasks …` and as `blade tasks recover`.
 
 import type { Ports } from "../sys/mod.ts";
@@ -13,12 +13,12 @@ import type { StorageLayout } from "../config/storage.ts";
 import type { SidecarStore } from "../store/store.ts";
 import type { SidecarRecord, WorktreeLease } from "../store/schema.ts";
 import { type WorktreeView, worktreeView } from "../worktree/view.ts";
-import { settleWorktree, worktreeDeps } from "./isolation.ts";
+import { settleWorktree, worktreeDeps } from "../run/isolation.ts";
 import { readTranscriptAndEnd, TranscriptWriter } from "../session/transcript.ts";
 import { underSessionGuard } from "../session/lease.ts";
 import { Inbox } from "../session/inbox.ts";
 import { describeError } from "../errors.ts";
-import { buildCompletionNotice } from "./notice.ts";
+import { buildCompletionNotice } from "../run/notice.ts";
 import { GROUP_COMMIT_SIZE } from "../store/group_commit.ts";
 import { forEachBounded, whileAllHeld } from "../sys/concurrency.ts";
 import {

@@ -11,8 +11,8 @@ import type { NewTranscriptEvent, SubtaskRefPart, TranscriptEvent } from "../pro
 import type { SidecarRecord } from "../store/schema.ts";
 import type { SidecarOwner } from "../store/store.ts";
 import { isOwnedBy } from "../store/record_ops.ts";
-import { canonicalResult, recordNotes } from "./result.ts";
-import { lineageOf } from "./launch_record.ts";
+import { canonicalResult, recordNotes } from "../run/result.ts";
+import { lineageOf } from "../launch/launch_record.ts";
 
 /** A tool call of the transcript that has no result yet. */
 export interface OrphanCall {

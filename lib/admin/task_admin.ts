@@ -11,7 +11,7 @@ import type { Clock } from "../sys/clock.ts";
 import type { Process } from "../sys/process.ts";
 import type { SidecarRecord, SidecarStatus } from "../store/schema.ts";
 import type { SidecarDiagnostic, SidecarOwner, SidecarStore } from "../store/store.ts";
-import { pollWhileRunning } from "./ends_within.ts";
+import { pollWhileRunning } from "../run/ends_within.ts";
 import { isExpired } from "../store/record_ops.ts";
 
 export interface TaskAdminOptions {

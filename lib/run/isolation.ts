@@ -18,7 +18,7 @@ import {
   verifyLease,
   type WorktreeDeps,
 } from "../worktree/lifecycle.ts";
-import type { LaunchPlan } from "./launch_plan.ts";
+import type { LaunchPlan } from "../launch/launch_plan.ts";
 
 type Planned = Extract<LaunchPlan, { ok: true }>;
 

@@ -5,7 +5,7 @@ import assert from "node:assert/strict";
 import { agentDefinitionSchema } from "../registry/schema.ts";
 import { RegistrySnapshot } from "../registry/snapshot.ts";
 import { type LaunchParent, planLaunch, runningRef, warmSpec } from "./launch_plan.ts";
-import { inWorktree } from "./isolation.ts";
+import { inWorktree } from "../run/isolation.ts";
 import { fullSidecarFixture } from "../testing/sidecar_fixtures.ts";
 import { VERDICT_JSON_SCHEMA } from "../verification/verdict.ts";
 import type { TaskRequest } from "../tools/task.ts";

@@ -17,17 +17,17 @@ import { rulesOf, type RuleTexts, sessionToolNames } from "../permissions/run_ru
 import type { SessionExtras } from "../executor/main_runner.ts";
 import type { TranscriptWriter } from "../session/transcript.ts";
 import { ownIdentity } from "../session/lease.ts";
-import type { ParentInfo, RegistryView } from "./launch_plan.ts";
-import type { OwnProcess } from "./launch_record.ts";
-import type { ChildRunner } from "./child_runner.ts";
-import type { ChildMcp } from "./child_mcp.ts";
-import { BackgroundRuns } from "./background.ts";
-import { Semaphore } from "./semaphore.ts";
-import { ShellTasks } from "./shells.ts";
-import { SubagentRuntime } from "./subagents.ts";
-import type { SubagentEnv } from "./subagent_env.ts";
-import { recoverSession } from "./restart.ts";
-import { tolerantTrim } from "./sidecar_lifecycle.ts";
+import type { ParentInfo, RegistryView } from "../launch/launch_plan.ts";
+import type { OwnProcess } from "../launch/launch_record.ts";
+import type { ChildRunner } from "../manager/child_runner.ts";
+import type { ChildMcp } from "../run/child_mcp.ts";
+import { BackgroundRuns } from "../run/background.ts";
+import { Semaphore } from "../run/semaphore.ts";
+import { ShellTasks } from "../run/shells.ts";
+import { SubagentRuntime } from "../run/subagents.ts";
+import type { SubagentEnv } from "../run/subagent_env.ts";
+import { recoverSession } from "../recovery/restart.ts";
+import { tolerantTrim } from "../run/sidecar_lifecycle.ts";
 
 export interface RuntimeDeps {
   ports: Ports;

@@ -19,7 +19,7 @@ import {
   runningTree,
 } from "./recovery.ts";
 import { rebuildHistory } from "../session/history.ts";
-import { completionInboxId } from "./notice.ts";
+import { completionInboxId } from "../run/notice.ts";
 import { describeError } from "../errors.ts";
 
 export interface RestartResult {

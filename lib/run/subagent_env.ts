@@ -12,15 +12,15 @@ import type { RuleTexts } from "../permissions/run_rules.ts";
 import type { SidecarStore } from "../store/store.ts";
 import type { Heartbeat } from "../store/heartbeat.ts";
 import type { AnyTool } from "../tools/tool.ts";
-import type { ChildRunner } from "./child_runner.ts";
+import type { ChildRunner } from "../manager/child_runner.ts";
 import type { ChildMcp } from "./child_mcp.ts";
 import type { Semaphore } from "./semaphore.ts";
 import type { BackgroundRuns } from "./background.ts";
 import type { ShellTasks } from "./shells.ts";
 import type { TaskControlDeps } from "./task_control.ts";
-import type { LaunchParent, ParentInfo, RegistryView } from "./launch_plan.ts";
+import type { LaunchParent, ParentInfo, RegistryView } from "../launch/launch_plan.ts";
 import { minimalCommandEnv } from "../permissions/child_env.ts";
-import type { OwnProcess } from "./launch_record.ts";
+import type { OwnProcess } from "../launch/launch_record.ts";
 
 /** Shared by every session of one root run. */
 export interface SubagentEnv {

@@ -8,7 +8,7 @@ import { agentDefinitionSchema } from "../registry/schema.ts";
 import { RegistrySnapshot } from "../registry/snapshot.ts";
 import { gitRepo } from "../testing/git_repo.ts";
 import { isolate, settleWorktree } from "./isolation.ts";
-import { type LaunchParent, planLaunch } from "./launch_plan.ts";
+import { type LaunchParent, planLaunch } from "../launch/launch_plan.ts";
 import type { TaskRequest } from "../tools/task.ts";
 
 const registry = new RegistrySnapshot("/work", [
