@@ -36,7 +36,7 @@ import type { SidecarStore } from "./store/store.ts";
 import { FileSidecarStore } from "./store/file_store.ts";
 import { loadRegistry } from "./registry/mod.ts";
 import type { RegistrySnapshot } from "./registry/snapshot.ts";
-import { type ChildRunner, InThreadRunner, WorkerRunner } from "./manager/child_runner.ts";
+import { type ChildRunner, InThreadRunner, WorkerRunner } from "./child/child_runner.ts";
 import { Runtime } from "./runtime/runtime.ts";
 import type { McpHub } from "./mcp/hub.ts";
 import { ChildMcp } from "./run/child_mcp.ts";

@@ -1,4 +1,4 @@
-// Benchmarks the two sandbox mechanisms (lib/sandbox/sandbox.ts) side by side: child start cost
+// Benchmarks the two sandbox mechanisms (lib/child/sandbox.ts) side by side: child start cost
 // (spawn → the child's first message, `ready`), median of N sequential starts, for a bare child and
 // for one that loads zod + yaml like a child session; and memory per live child.
 //   deno run -A --unstable-worker-options scripts/bench_sandbox.ts
@@ -8,9 +8,9 @@ import {
   type DenoPermissionSet,
   IGNORED_ENV,
 } from "../lib/permissions/deno_permissions.ts";
-import { type Sandbox, startSandbox } from "../lib/sandbox/sandbox.ts";
-import type { SandboxMechanism } from "../lib/sandbox/protocol.ts";
-import { WORKER } from "../lib/sandbox/worker_transport.ts";
+import { type Sandbox, startSandbox } from "../lib/child/sandbox.ts";
+import type { SandboxMechanism } from "../lib/child/sandbox_protocol.ts";
+import { WORKER } from "../lib/child/worker_transport.ts";
 import { PROCESS } from "./sandbox_process.ts";
 
 export interface SandboxBenchFigure {

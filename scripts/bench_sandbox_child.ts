@@ -3,7 +3,7 @@
 
 import { z } from "zod";
 import { parse } from "yaml";
-import { runningInWorker, serveSandbox } from "../lib/sandbox/serve.ts";
+import { runningInWorker, serveSandbox } from "../lib/child/serve.ts";
 import { stdioPort } from "./sandbox_process.ts";
 
 const Request = z.object({ value: z.unknown() });

@@ -93,7 +93,7 @@ export async function buildBundle(options: BundleOptions = {}): Promise<BundleRe
   return { dir, script, launcher, windowsLauncher, workers, flags };
 }
 
-/** `lib/executor/child_worker.ts` → `child_worker.js`. */
+/** `lib/child/child_worker.ts` → `child_worker.js`. */
 export function workerBundleName(entry: string): string {
   return `${basename(entry).replace(/\.[cm]?[jt]sx?$/, "")}.js`;
 }
@@ -319,8 +319,8 @@ export async function deferMainThreadImports(outDir: string): Promise<number> {
 
 /**
  * Where a code-split `deno bundle` writes each entry: its path below the entries' lowest common
- * folder (esbuild's outbase), with `.js`: [main.ts] → main.js; [lib/executor/child_worker.ts] →
- * child_worker.js; both → main.js and lib/executor/child_worker.js.
+ * folder (esbuild's outbase), with `.js`: [main.ts] → main.js; [lib/child/child_worker.ts] →
+ * child_worker.js; both → main.js and lib/child/child_worker.js.
  */
 export function splitOutputs(entries: readonly string[]): Map<string, string> {
   const dirs = entries.map((e) => e.split("/").slice(0, -1));

@@ -27,9 +27,9 @@ export const EMBEDDED_DIRS: readonly string[] = ["agents/"];
 /**
  * Modules started as Worker entries (`new Worker(new URL(...))` or startSandbox): neither
  * `deno compile` nor `deno bundle` follows those URLs, so each must be named. Child runs execute in
- * lib/executor/child_worker.ts with their own Deno permissions (docs/reference/permissions.md).
+ * lib/child/child_worker.ts with their own Deno permissions (docs/reference/permissions.md).
  */
-export const WORKER_ENTRIES: readonly string[] = ["lib/executor/child_worker.ts"];
+export const WORKER_ENTRIES: readonly string[] = ["lib/child/child_worker.ts"];
 
 /** `--unstable-<feature>` for each feature in deno.json's "unstable" list. */
 export async function unstableFlags(): Promise<string[]> {

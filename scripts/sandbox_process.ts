@@ -1,8 +1,8 @@
 // Owns the process mechanism of the sandbox, kept for benchmarks and the mechanism tests only (Blade
-// runs children in Workers, lib/sandbox/worker_transport.ts): `Deno.execPath() run <scoped --allow-*
+// runs children in Workers, lib/child/worker_transport.ts): `Deno.execPath() run <scoped --allow-*
 // flags> <module>` speaking JSON-line frames over stdin/stdout, on both ends (`PROCESS` for the
 // parent, `stdioPort()` for the child). Only works where Deno.execPath() is the deno CLI, not inside
-// a `deno compile`d binary. Does not validate messages or track requests: lib/sandbox/sandbox.ts does.
+// a `deno compile`d binary. Does not validate messages or track requests: lib/child/sandbox.ts does.
 
 import { fileURLToPath } from "node:url";
 import { BladeError, describeError } from "../lib/errors.ts";
@@ -16,7 +16,7 @@ import {
   type SandboxTransport,
   type TransportOptions,
   type TransportSink,
-} from "../lib/sandbox/protocol.ts";
+} from "../lib/child/sandbox_protocol.ts";
 
 /** A child as a `deno run` process with the permission set as scoped flags. */
 export const PROCESS: SandboxMechanism = { name: "process", open: openProcessTransport };

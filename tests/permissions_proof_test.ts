@@ -4,14 +4,14 @@
 
 import assert from "node:assert/strict";
 import { type ChildPermissionInput, childPermissions } from "../lib/permissions/deno_permissions.ts";
-import { startSandbox } from "../lib/sandbox/sandbox.ts";
-import type { SandboxMechanism } from "../lib/sandbox/protocol.ts";
-import { WORKER } from "../lib/sandbox/worker_transport.ts";
+import { startSandbox } from "../lib/child/sandbox.ts";
+import type { SandboxMechanism } from "../lib/child/sandbox_protocol.ts";
+import { WORKER } from "../lib/child/worker_transport.ts";
 import { PROCESS } from "../scripts/sandbox_process.ts";
 import type { ProbeRequest, ProbeResult } from "../lib/testing/probe_child.ts";
 import { gitRepo } from "../lib/testing/git_repo.ts";
 import { prepareWorktree } from "../lib/worktree/lifecycle.ts";
-import { permissionsForChild } from "../lib/manager/child_sandbox.ts";
+import { permissionsForChild } from "../lib/child/child_sandbox.ts";
 import type { ChildSpec } from "../lib/executor/child.ts";
 import { planLaunch } from "../lib/launch/launch_plan.ts";
 import { childToolNames } from "../lib/executor/child.ts";

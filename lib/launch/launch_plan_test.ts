@@ -156,7 +156,7 @@ Deno.test("warmSpec: a stand-in for a known type within the depth limit, else no
 });
 
 Deno.test("warmSpec: what decides the child's grant is the launch's; an isolated child gets no stand-in", () => {
-  // What the Worker's permission set is derived from (manager/child_sandbox.ts permissionsForChild).
+  // What the Worker's permission set is derived from (child/child_sandbox.ts permissionsForChild).
   const grantOf = (s: ChildSpec) => ({
     trusted: s.trusted,
     mode: s.config.permissionMode,

@@ -45,7 +45,7 @@ export interface ChildPermissionInput {
    */
   storageReadDirs: readonly string[];
   /**
-   * host:port the child may connect to. Blade's child Workers get none (manager/child_sandbox.ts):
+   * host:port the child may connect to. Blade's child Workers get none (child/child_sandbox.ts):
    * their model requests go through the main thread, which holds the credentials.
    */
   providerHosts: readonly string[];

@@ -48,7 +48,7 @@ export async function providerFromConfig(
 interface ProviderOptions {
   clock: Clock;
   debug?: (line: string) => void;
-  /** Default: the global fetch (a child Worker's: executor/proxy_fetch.ts). */
+  /** Default: the global fetch (a child Worker's: child/proxy_fetch.ts). */
   fetch?: typeof fetch;
 }
 
@@ -102,7 +102,7 @@ export async function providerEndpoint(config: ProviderConfig): Promise<HttpEndp
 
 /**
  * The config without what authenticates it (API key, auth token, custom headers): what a child
- * Worker gets. Its requests go through the main thread, which adds them (manager/child_fetch.ts).
+ * Worker gets. Its requests go through the main thread, which adds them (child/child_fetch.ts).
  */
 export function withoutCredentials(config: ProviderConfig): ProviderConfig {
   if (config.kind === "scripted") return config;

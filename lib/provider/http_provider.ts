@@ -20,7 +20,7 @@ export interface EventFolder {
 /** The options every HTTP provider takes. */
 export interface HttpProviderOptions {
   clock: Clock;
-  /** Default: the global fetch. A child Worker's goes through the main thread (executor/proxy_fetch.ts). */
+  /** Default: the global fetch. A child Worker's goes through the main thread (child/proxy_fetch.ts). */
   fetch?: typeof fetch;
   /** Longest wait for response headers. Default 600000 ms. */
   requestTimeoutMs?: number;

@@ -14,9 +14,9 @@ import { mergeTools } from "../tools/registry.ts";
 import { type ChildSpec, childToolNames, childTools } from "../executor/child.ts";
 import { BLADE_TOOL_NAMES } from "../protocol/tool_rule.ts";
 import type { ParentInfo } from "../launch/launch_plan.ts";
-import type { DelegationCall } from "../executor/child_protocol.ts";
+import type { DelegationCall } from "../child/child_protocol.ts";
 import { mcpTool, type McpToolShape } from "../mcp/tool_adapter.ts";
-import type { ChildHost } from "../manager/child_runner.ts";
+import type { ChildHost } from "../child/child_runner.ts";
 import { type SubagentEnv, taskControlDeps } from "./subagent_env.ts";
 import { TaskControl } from "./task_control.ts";
 

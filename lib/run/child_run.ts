@@ -10,7 +10,7 @@ import type { SidecarRecord } from "../store/schema.ts";
 import type { ChildOutcome, ChildSpec } from "../executor/child.ts";
 import { describeError } from "../errors.ts";
 import { type LeaseHolder, sessionInUse, SessionLease, tryAcquireLease } from "../session/lease.ts";
-import type { ChildHost } from "../manager/child_runner.ts";
+import type { ChildHost } from "../child/child_runner.ts";
 import { findingsOf } from "./child_findings.ts";
 import { settleWorktree, worktreeDeps } from "./isolation.ts";
 import {

@@ -12,7 +12,7 @@ import type { RuleTexts } from "../permissions/run_rules.ts";
 import type { SidecarStore } from "../store/store.ts";
 import type { Heartbeat } from "../store/heartbeat.ts";
 import type { AnyTool } from "../tools/tool.ts";
-import type { ChildRunner } from "../manager/child_runner.ts";
+import type { ChildRunner } from "../child/child_runner.ts";
 import type { ChildMcp } from "./child_mcp.ts";
 import type { Semaphore } from "./semaphore.ts";
 import type { BackgroundRuns } from "./background.ts";

@@ -13,7 +13,7 @@ import type { SidecarRecord } from "../store/schema.ts";
 import type { AnyTool, ToolContext, ToolResult } from "../tools/tool.ts";
 import { type SubagentLauncher, type TaskRequest, taskTool, type WarmCall } from "../tools/task.ts";
 import type { ChildOutcome, ChildSpec } from "../executor/child.ts";
-import type { ChildHost } from "../manager/child_runner.ts";
+import type { ChildHost } from "../child/child_runner.ts";
 import { abandon, isolate, worktreeDeps } from "./isolation.ts";
 import type { SidecarOwner } from "../store/store.ts";
 import { deliverNotice, launchFailed, reportCrash, statusWriteFailed } from "./sidecar_lifecycle.ts";

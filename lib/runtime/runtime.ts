@@ -19,7 +19,7 @@ import type { TranscriptWriter } from "../session/transcript.ts";
 import { ownIdentity } from "../session/lease.ts";
 import type { ParentInfo, RegistryView } from "../launch/launch_plan.ts";
 import type { OwnProcess } from "../launch/launch_record.ts";
-import type { ChildRunner } from "../manager/child_runner.ts";
+import type { ChildRunner } from "../child/child_runner.ts";
 import type { ChildMcp } from "../run/child_mcp.ts";
 import { BackgroundRuns } from "../run/background.ts";
 import { Semaphore } from "../run/semaphore.ts";

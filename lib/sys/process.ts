@@ -30,7 +30,7 @@ export interface Process {
   kill(pid: number, signal?: Deno.Signal): boolean;
   /**
    * The identity of `pid` when it is a direct child of this process and leads its own process group
-   * (the only groups the main thread kills for a Worker child, executor/child_protocol.ts), else null
+   * (the only groups the main thread kills for a Worker child, child/child_protocol.ts), else null
    * — also when its identity cannot be read. One read answers both: the group and the start time.
    */
   ownGroupLeader(pid: number): Promise<ProcessIdentity | null>;

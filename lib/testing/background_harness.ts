@@ -21,7 +21,7 @@ import { ShellTasks } from "../run/shells.ts";
 import { Semaphore } from "../run/semaphore.ts";
 import { SubagentRuntime } from "../run/subagents.ts";
 import type { SubagentEnv } from "../run/subagent_env.ts";
-import { InThreadRunner } from "../manager/child_runner.ts";
+import { InThreadRunner } from "../child/child_runner.ts";
 import { ownProcessOf } from "../runtime/runtime.ts";
 import { agentDefinitionSchema } from "../registry/schema.ts";
 import { RegistrySnapshot } from "../registry/snapshot.ts";

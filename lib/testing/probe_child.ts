@@ -2,7 +2,7 @@
 // and path check, and reports whether Deno allowed it. Also fails, crashes, exits, hangs or waits for
 // the parent's abort on request.
 
-import { runningInWorker, serveSandbox } from "../sandbox/serve.ts";
+import { runningInWorker, serveSandbox } from "../child/serve.ts";
 import { stdioPort } from "../../scripts/sandbox_process.ts";
 
 export type ProbeRequest =

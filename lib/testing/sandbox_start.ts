@@ -7,8 +7,8 @@
 
 import { BladeError } from "../errors.ts";
 import type { DenoPermissionSet } from "../permissions/deno_permissions.ts";
-import { startSandbox } from "../sandbox/sandbox.ts";
-import { WORKER } from "../sandbox/worker_transport.ts";
+import { startSandbox } from "../child/sandbox.ts";
+import { WORKER } from "../child/worker_transport.ts";
 import { PROCESS } from "../../scripts/sandbox_process.ts";
 
 if (import.meta.main) {

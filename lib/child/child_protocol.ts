@@ -2,14 +2,14 @@
 // run / reply / cancel requests, the child's events, and its delegation calls (Task, TaskOutput,
 // TaskStop made inside a Worker are answered by the main thread) as one typed union. Replies are
 // checked by the guards here before the Worker uses them; calls are checked by the main thread
-// (manager/child_calls.ts). No I/O, no zod: the Worker imports this before its tools load.
+// (child/child_calls.ts). No I/O, no zod: the Worker imports this before its tools load.
 
 import type { RuntimeEvent, SubtaskRefPart } from "../protocol/events.ts";
 import type { ProviderConfig } from "../provider/factory.ts";
 import type { SecretPrints } from "../config/redact_prints.ts";
 import type { TaskRequest } from "../tools/task.ts";
 import type { ToolResult } from "../tools/tool.ts";
-import type { ChildSpec } from "./child.ts";
+import type { ChildSpec } from "../executor/child.ts";
 import type { ApprovalRequest } from "../protocol/approval.ts";
 import type { McpToolShape } from "../mcp/tool_adapter.ts";
 import type { McpCallResult } from "../mcp/client.ts";
@@ -75,7 +75,7 @@ export type DelegationCall =
   | { method: "mcp"; name: string; input: Record<string, unknown> };
 
 /**
- * A model request of one run's provider (executor/proxy_fetch.ts). The main thread sends it only to
+ * A model request of one run's provider (child/proxy_fetch.ts). The main thread sends it only to
  * that provider's own endpoint, with its own headers (the credentials are never in the Worker).
  */
 export interface ProxiedRequest {

@@ -4,7 +4,7 @@
 // before the Worker closes (nothing global is patched). Like lib/sys, this file touches the Worker
 // scope because it *is* the thread boundary. Does not know what the child does: the handler decides.
 
-import { type ChildMessage, isParentMessage, type SandboxPort, toWireError } from "./protocol.ts";
+import { type ChildMessage, isParentMessage, type SandboxPort, toWireError } from "./sandbox_protocol.ts";
 
 export interface SandboxChildContext<E> {
   /** Sends one event to the parent; events keep their order relative to responses. */

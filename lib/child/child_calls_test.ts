@@ -3,7 +3,7 @@
 
 import assert from "node:assert/strict";
 import { decodeWorkerMessage } from "./child_calls.ts";
-import { isPlannedRef, isToolResult } from "../executor/child_protocol.ts";
+import { isPlannedRef, isToolResult } from "./child_protocol.ts";
 
 const TASK = {
   subagent_type: "worker",

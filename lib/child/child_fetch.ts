@@ -1,4 +1,4 @@
-// Owns the main thread's side of a child Worker's model requests (executor/proxy_fetch.ts): a
+// Owns the main thread's side of a child Worker's model requests (child/proxy_fetch.ts): a
 // Worker has no network grant and no provider credentials, so it asks the main thread, which sends
 // the request only to the run's own provider endpoint, with that provider's own headers (the key
 // among them; the Worker's headers are ignored), and streams the status, headers and body chunks
@@ -6,7 +6,7 @@
 // Worker's response. Does not own retries, timeouts or error classification: the Worker's provider
 // does, as for a direct fetch.
 
-import type { FetchNotice, ProxiedRequest } from "../executor/child_protocol.ts";
+import type { FetchNotice, ProxiedRequest } from "./child_protocol.ts";
 import type { HttpEndpoint } from "../provider/http_provider.ts";
 import { describeCauses, displayUrl } from "../provider/http_failure.ts";
 import { profileMark } from "../sys/profile.ts";

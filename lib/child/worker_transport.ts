@@ -5,7 +5,12 @@
 import { BladeError, describeError } from "../errors.ts";
 import { isNotCapable } from "../sys/errors.ts";
 import { toWorkerPermissions } from "../permissions/deno_permissions.ts";
-import type { SandboxMechanism, SandboxTransport, TransportOptions, TransportSink } from "./protocol.ts";
+import type {
+  SandboxMechanism,
+  SandboxTransport,
+  TransportOptions,
+  TransportSink,
+} from "./sandbox_protocol.ts";
 
 /** The mechanism Blade runs children with. */
 export const WORKER: SandboxMechanism = { name: "worker", open: openWorkerTransport };

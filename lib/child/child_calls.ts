@@ -1,11 +1,11 @@
 // Owns checking what a Worker child sends the main thread: its events and delegation calls are
 // untrusted input (the child runs model-chosen tools), so each message is decoded into the typed
-// ChildWorkerEvent union (executor/child_protocol.ts) or dropped. Calls are validated with the same
+// ChildWorkerEvent union (child/child_protocol.ts) or dropped. Calls are validated with the same
 // schemas the tools use, so a child cannot ask the main thread for more than a Task call could.
 
 import type { RuntimeEvent } from "../protocol/events.ts";
 import { taskInput } from "../tools/task.ts";
-import type { ChildWorkerEvent, DelegationCall } from "../executor/child_protocol.ts";
+import type { ChildWorkerEvent, DelegationCall } from "./child_protocol.ts";
 import {
   boolean,
   byField,

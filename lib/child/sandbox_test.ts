@@ -3,7 +3,7 @@ import type { ProbeRequest, ProbeResult } from "../testing/probe_child.ts";
 import { BladeError } from "../errors.ts";
 import { childPermissions, type DenoPermissionSet } from "../permissions/deno_permissions.ts";
 import { startSandbox } from "./sandbox.ts";
-import type { SandboxMechanism } from "./protocol.ts";
+import type { SandboxMechanism } from "./sandbox_protocol.ts";
 import { WORKER } from "./worker_transport.ts";
 import { PROCESS } from "../../scripts/sandbox_process.ts";
 

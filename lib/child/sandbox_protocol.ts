@@ -114,7 +114,7 @@ export interface TransportOptions {
   permissions: DenoPermissionSet;
 }
 
-/** How a parent starts a child under a permission set: a Worker (lib/sandbox/worker_transport.ts). */
+/** How a parent starts a child under a permission set: a Worker (lib/child/worker_transport.ts). */
 export interface SandboxMechanism {
   readonly name: string;
   open(module: URL, options: TransportOptions, sink: TransportSink): SandboxTransport;

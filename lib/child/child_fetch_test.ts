@@ -1,12 +1,12 @@
-// Tests for a child Worker's model requests through the main thread: executor/proxy_fetch.ts (the
+// Tests for a child Worker's model requests through the main thread: child/proxy_fetch.ts (the
 // Worker's fetch) and child_fetch.ts (the main thread's), joined by real MessageChannels, so every
 // notice is structured-cloned and every body chunk moved as between the threads. Real loopback
 // servers; the HTTP providers run over the pair exactly as in a Worker, and must behave as they do
 // over a direct fetch (the provider conformance suite, and the same failures side by side).
 
 import assert from "node:assert/strict";
-import { FetchProxy } from "../executor/proxy_fetch.ts";
-import type { FetchNotice } from "../executor/child_protocol.ts";
+import { FetchProxy } from "./proxy_fetch.ts";
+import type { FetchNotice } from "./child_protocol.ts";
 import { ChildFetches, refused } from "./child_fetch.ts";
 import { decodeWorkerMessage } from "./child_calls.ts";
 import { anthropicEndpoint, anthropicProvider } from "../provider/anthropic.ts";

@@ -15,7 +15,7 @@ import type { AnyTool } from "../tools/tool.ts";
 import { toolSpecs } from "../tools/registry.ts";
 import { StructuredOutput } from "../tools/structured_output.ts";
 import { type ChildOutcome, type ChildSpec, childTools, runChild } from "../executor/child.ts";
-import type { DelegationCall } from "../executor/child_protocol.ts";
+import type { DelegationCall } from "./child_protocol.ts";
 import { ChildWorkerPool, type WorkerChildOptions } from "./child_sandbox.ts";
 import type { McpToolShape } from "../mcp/tool_adapter.ts";
 

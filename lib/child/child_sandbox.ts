@@ -12,17 +12,17 @@ import type { Clock } from "../sys/clock.ts";
 import type { McpToolShape } from "../mcp/tool_adapter.ts";
 import type { RuntimeEvent } from "../protocol/events.ts";
 import type { ChildOutcome, ChildSpec } from "../executor/child.ts";
-import type { ChildRunRequest, ChildWorkerRequest, DelegationCall } from "../executor/child_protocol.ts";
+import type { ChildRunRequest, ChildWorkerRequest, DelegationCall } from "./child_protocol.ts";
 import { decodeWorkerMessage } from "./child_calls.ts";
 import { ChildFetches } from "./child_fetch.ts";
 import { childPermissions, type DenoPermissionSet } from "../permissions/deno_permissions.ts";
-import { type Sandbox, startSandbox } from "../sandbox/sandbox.ts";
+import { type Sandbox, startSandbox } from "./sandbox.ts";
 import { type ProviderConfig, providerEndpoint, withoutCredentials } from "../provider/factory.ts";
 import type { HttpEndpoint } from "../provider/http_provider.ts";
 import { describeError } from "../errors.ts";
 import { secretPrints } from "../config/redact_prints.ts";
 
-const WORKER = new URL("../executor/child_worker.ts", import.meta.url);
+const WORKER = new URL("./child_worker.ts", import.meta.url);
 const CANCEL_GRACE_MS = 5_000;
 const IDLE_MS = 2_000;
 
@@ -141,7 +141,7 @@ export class ChildWorkerPool {
 
   /**
    * `clock` times the idle shutdown of Workers (its timers never keep the process alive); `module` is
-   * the Worker's entry (default executor/child_worker.ts; tests start one that cannot load); `fetch`
+   * the Worker's entry (default child/child_worker.ts; tests start one that cannot load); `fetch`
    * sends the Workers' model requests (default the global fetch).
    */
   constructor(options: { clock: Pick<Clock, "timer">; module?: URL; fetch?: typeof fetch }) {

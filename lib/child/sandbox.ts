@@ -14,7 +14,7 @@ import {
   type SandboxTransport,
   type TransportSink,
   type WireError,
-} from "./protocol.ts";
+} from "./sandbox_protocol.ts";
 import { WORKER } from "./worker_transport.ts";
 
 export interface SandboxOptions<Ev> {

@@ -3,7 +3,7 @@
 // Response (proxied_response.ts) from the notices that come back (head, body chunks in order, end or
 // error). So the
 // Worker needs no network grant, never holds the provider's credentials (the main thread adds them,
-// manager/child_fetch.ts), and does not pay fetch's first use (its own HTTP client, ~8 ms and ~4 MiB,
+// child/child_fetch.ts), and does not pay fetch's first use (its own HTTP client, ~8 ms and ~4 MiB,
 // docs/reference/performance.md). Aborting the request's signal or cancelling the body tells the main
 // thread to abort its fetch. Does not own retries, timeouts or classifying failures: the provider's
 // attempt does, as for a direct fetch.

@@ -7,7 +7,7 @@
 
 import { enableProfile, profileMark } from "../sys/profile.ts";
 import type { McpToolShape } from "../mcp/tool_adapter.ts";
-import { type SandboxChildContext, serveSandbox } from "../sandbox/serve.ts";
+import { type SandboxChildContext, serveSandbox } from "./serve.ts";
 import { FetchProxy } from "./proxy_fetch.ts";
 import { realPorts } from "../sys/mod.ts";
 import { realProcess } from "../sys/process.ts";
@@ -16,7 +16,7 @@ import { printRedactor } from "../config/redact_prints.ts";
 import { providerFromConfig } from "../provider/factory.ts";
 import type { AnyTool } from "../tools/tool.ts";
 import type { Provider } from "../protocol/provider.ts";
-import { type ChildOutcome, runChild } from "./child.ts";
+import { type ChildOutcome, runChild } from "../executor/child.ts";
 import { type ApprovalRequest, isApprovalAnswer } from "../protocol/approval.ts";
 import {
   type ChildRunRequest,

@@ -1,4 +1,4 @@
-// Owns the Response a child Worker's proxied fetch resolves with (executor/proxy_fetch.ts): the part of
+// Owns the Response a child Worker's proxied fetch resolves with (child/proxy_fetch.ts): the part of
 // the Fetch API's Response that Blade's providers read (status, ok, statusText, headers, a body read
 // chunk by chunk through getReader() or whole through text() / json() / arrayBuffer(), cancel), built
 // from plain values. In a fresh Worker the first `ReadableStream` and `Response` compile ~3.5 ms of
