@@ -1,13 +1,12 @@
 // Proof that Deno itself enforces each child's grant (docs/reference/permissions.md): code inside the child calls Deno APIs
 // directly, bypassing every Blade tool and tool filter, and Deno answers NotCapable beyond the grant.
-// Runs under both sandbox mechanisms. The symlink case shows why tools must still resolve paths.
+// Runs in a Worker, the mechanism Blade runs children with. The symlink case shows why tools must still resolve paths.
 
 import assert from "node:assert/strict";
 import { type ChildPermissionInput, childPermissions } from "../lib/permissions/deno_permissions.ts";
 import { startSandbox } from "../lib/child/sandbox.ts";
 import type { SandboxMechanism } from "../lib/child/sandbox_protocol.ts";
 import { WORKER } from "../lib/child/worker_transport.ts";
-import { PROCESS } from "../scripts/sandbox_process.ts";
 import type { ProbeRequest, ProbeResult } from "../lib/testing/probe_child.ts";
 import { gitRepo } from "../lib/testing/git_repo.ts";
 import { prepareWorktree } from "../lib/worktree/lifecycle.ts";
@@ -20,7 +19,7 @@ import { agentDefinitionSchema } from "../lib/registry/schema.ts";
 import { BLADE_TOOL_NAMES } from "../lib/protocol/tool_rule.ts";
 
 const PROBE = new URL("../lib/testing/probe_child.ts", import.meta.url);
-const MECHANISMS: SandboxMechanism[] = [WORKER, PROCESS];
+const MECHANISMS: SandboxMechanism[] = [WORKER];
 const ALL_TOOLS = ["Read", "Write", "Edit", "Glob", "Grep", "Bash", "Task"];
 
 interface Layout {

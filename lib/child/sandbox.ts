@@ -1,6 +1,6 @@
 // Owns running one module under a Deno permission set with a message channel: request/response, an
 // ordered event stream, crash propagation and prompt cancellation, over a mechanism (a Worker with
-// `deno.permissions` by default; benchmarks also use a self-spawned `deno run`, scripts/). The
+// `deno.permissions`, worker_transport.ts). The
 // executor runs child sessions inside it. Does not decide the permission set
 // (permissions/deno_permissions.ts) nor what the child does.
 
@@ -41,9 +41,6 @@ export interface Sandbox<Req = unknown, Res = unknown> extends AsyncDisposable {
   readonly mechanism: SandboxMechanism;
   /** The Deno permission set the child runs with, for diagnostics. */
   readonly permissions: DenoPermissionSet;
-  /** A process mechanism's child PID and its `deno` arguments (flags included). */
-  readonly pid: number | undefined;
-  readonly args: readonly string[] | undefined;
   /** Resolves once the child is gone; never rejects. */
   readonly exited: Promise<SandboxExit>;
   /** Rejects with a BladeError when the child fails, crashes, exits or is cancelled before answering. */
@@ -121,14 +118,6 @@ class SandboxChannel<Req, Res, Ev> implements Sandbox<Req, Res> {
     this.#cancelTimer = watchdog(timeout, () => this.#crash(`it did not start within ${timeout} ms`));
     this.#signal?.addEventListener("abort", this.#onAbort, { once: true });
     if (this.#signal?.aborted) this.#onAbort();
-  }
-
-  get pid(): number | undefined {
-    return this.#transport?.pid;
-  }
-
-  get args(): readonly string[] | undefined {
-    return this.#transport?.args;
   }
 
   request(value: Req): Promise<Res> {

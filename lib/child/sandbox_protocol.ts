@@ -1,7 +1,6 @@
 // Owns the wire vocabulary between a sandbox parent and its child: messages, error shape, and the
 // mechanism contract (how a parent opens a transport to a child, how a child answers through a port).
-// No I/O of its own. Payloads travel by structured clone in a Worker and as JSON over the bench-only
-// process mechanism (scripts/sandbox_process.ts), so they must be JSON-compatible.
+// No I/O of its own. Payloads travel by structured clone (a Worker's postMessage).
 
 import type { DenoPermissionSet } from "../permissions/deno_permissions.ts";
 
@@ -97,16 +96,12 @@ export interface TransportSink {
   ended(code: number, detail?: string): void;
 }
 
-/** The parent's end of one mechanism (Worker or process). */
+/** The parent's end of one mechanism (a Worker). */
 export interface SandboxTransport {
-  /** `transfer`: buffers moved to the child instead of copied (a Worker; the process mechanism copies). */
+  /** `transfer`: buffers moved to the child instead of copied. */
   send(message: ParentMessage, transfer?: Transferable[]): void;
   /** Ends the child at once; resolves when it is gone and its resources are released. */
   kill(): Promise<void>;
-  /** The child's process id (process mechanism only). */
-  readonly pid?: number;
-  /** The Deno command line the child runs with (process mechanism only). */
-  readonly args?: readonly string[];
 }
 
 export interface TransportOptions {

@@ -5,13 +5,12 @@ import { childPermissions, type DenoPermissionSet } from "../permissions/deno_pe
 import { startSandbox } from "./sandbox.ts";
 import type { SandboxMechanism } from "./sandbox_protocol.ts";
 import { WORKER } from "./worker_transport.ts";
-import { PROCESS } from "../../scripts/sandbox_process.ts";
 
 const PROBE = new URL("../testing/probe_child.ts", import.meta.url);
 const BROKEN = new URL("../testing/broken_child.ts", import.meta.url);
 const SILENT = new URL("../testing/silent_child.ts", import.meta.url);
 const START = new URL("../testing/sandbox_start.ts", import.meta.url);
-const MECHANISMS: SandboxMechanism[] = [WORKER, PROCESS];
+const MECHANISMS: SandboxMechanism[] = [WORKER];
 
 function readOnly(dir: string): DenoPermissionSet {
   return childPermissions({
@@ -136,10 +135,6 @@ for (const mechanism of MECHANISMS) {
       controller.abort();
       await assert.rejects(pending, isBladeError("sandbox_cancelled", "aborted"));
       assert.deepEqual(await sandbox.exited, { state: "cancelled", reason: "aborted" });
-      if (mechanism === PROCESS) {
-        assert.ok(sandbox.pid !== undefined);
-        assert.throws(() => Deno.kill(sandbox.pid!, "SIGCONT"), "the child process is gone");
-      }
     });
   });
 
@@ -206,27 +201,3 @@ for (const mechanism of MECHANISMS) {
     });
   });
 }
-
-Deno.test("sandbox (process): the child runs with scoped flags, never -A", async () => {
-  await withDir(async (dir) => {
-    await using sandbox = await startSandbox(PROBE, { mechanism: PROCESS, permissions: readOnly(dir) });
-    const args = sandbox.args ?? [];
-    assert.deepEqual(
-      args.slice(0, 3),
-      ["run", "--no-prompt", `--allow-read=${dir}`],
-      "storage is inside dir",
-    );
-    assert.ok(!args.includes("-A") && !args.some((a) => a.startsWith("--allow-write")));
-  });
-});
-
-Deno.test("sandbox (process): payloads go through JSON, so non-JSON values are lost", async () => {
-  await withDir(async (dir) => {
-    await using sandbox = await startSandbox<ProbeRequest, ProbeResult>(PROBE, {
-      mechanism: PROCESS,
-      permissions: readOnly(dir),
-    });
-    const answer = await sandbox.request({ op: "echo", value: { when: new Date(0), gone: undefined } });
-    assert.deepEqual(answer, { outcome: "ok", value: { when: "1970-01-01T00:00:00.000Z" } });
-  });
-});

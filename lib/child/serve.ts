@@ -53,12 +53,6 @@ export function serveSandbox<Req = unknown, Res = unknown, Ev = unknown>(
   port.send({ t: "ready" });
 }
 
-/** True inside a Worker (the default mechanism); false in a process started with `deno run`. */
-export function runningInWorker(): boolean {
-  const scope = (globalThis as Record<string, unknown>).WorkerGlobalScope;
-  return typeof scope === "function" && globalThis instanceof scope;
-}
-
 interface WorkerScope {
   postMessage(message: unknown): void;
   close(): void;

@@ -2,8 +2,7 @@
 // and path check, and reports whether Deno allowed it. Also fails, crashes, exits, hangs or waits for
 // the parent's abort on request.
 
-import { runningInWorker, serveSandbox } from "../child/serve.ts";
-import { stdioPort } from "../../scripts/sandbox_process.ts";
+import { serveSandbox } from "../child/serve.ts";
 
 export type ProbeRequest =
   | { op: "read"; path: string }
@@ -87,4 +86,4 @@ serveSandbox<ProbeRequest, ProbeResult, number>((request, ctx) => {
         });
       });
   }
-}, runningInWorker() ? undefined : stdioPort());
+});

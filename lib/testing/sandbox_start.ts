@@ -3,18 +3,17 @@
 // loudly: a Worker whose module throws while loading makes Deno print "Uncaught …" on the process's
 // stderr even though Blade handles the failure, and a subprocess lets the test capture that line
 // instead of leaving it in CI logs.
-// Usage: deno run -A --unstable-worker-options lib/testing/sandbox_start.ts <worker|process> <module URL> <permissions JSON>
+// Usage: deno run -A --unstable-worker-options lib/testing/sandbox_start.ts worker <module URL> <permissions JSON>
 
 import { BladeError } from "../errors.ts";
 import type { DenoPermissionSet } from "../permissions/deno_permissions.ts";
 import { startSandbox } from "../child/sandbox.ts";
 import { WORKER } from "../child/worker_transport.ts";
-import { PROCESS } from "../../scripts/sandbox_process.ts";
 
 if (import.meta.main) {
-  const [mechanism, module, permissions] = Deno.args;
+  const [, module, permissions] = Deno.args;
   const outcome = await startSandbox(new URL(module!), {
-    mechanism: mechanism === "process" ? PROCESS : WORKER,
+    mechanism: WORKER,
     permissions: JSON.parse(permissions!) as DenoPermissionSet,
   }).then(
     async (sandbox) => {
