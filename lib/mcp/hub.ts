@@ -1,7 +1,7 @@
 // Owns every MCP connection of one Blade process (the main thread): starting all configured servers
 // in parallel, the current tool list across servers (by Blade name, `mcp__<server>__<tool>`), calls
 // by that name, status for `blade mcp list`, and closing everything at the end of the run. Worker
-// children reach these connections through the main thread (lib/manager/), never by their own.
+// children reach these connections through the main thread (lib/child/), never by their own.
 
 import type { McpServerEntry } from "./config.ts";
 import { type McpCallResult, McpConnection, type McpStatus, type McpToolInfo } from "./client.ts";

@@ -1,5 +1,5 @@
 // Owns the shape of background work as a session sees it: a delivery of a completion notice into the
-// session (hidden message plus its durable receipt) and the PendingWork port the manager implements
+// session (hidden message plus its durable receipt) and the PendingWork port lib/run/background.ts implements
 // for the loop and for settling (docs/reference/background.md). Vocabulary only, no I/O.
 
 import type { Message } from "./messages.ts";
@@ -13,7 +13,7 @@ export interface Delivery {
   parts: TranscriptPart[];
 }
 
-/** Background work owned by one session. Implemented by the manager. */
+/** Background work owned by one session. Implemented by lib/run/background.ts. */
 export interface PendingWork {
   /** Children of this session still running (in this process). */
   running(): string[];

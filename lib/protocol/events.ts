@@ -1,5 +1,5 @@
 // Owns the one event vocabulary: the durable transcript events (docs/reference/sessions.md) and the live runtime events
-// that the executor, manager, progress renderer and `--output-format stream-json` share. No I/O.
+// that the executor, the run layer, the progress renderer and `--output-format stream-json` share. No I/O.
 
 import type { ContentBlock, Message, Usage } from "./messages.ts";
 import type { ApprovalAnswer } from "./approval.ts";

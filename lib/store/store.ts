@@ -1,5 +1,5 @@
 // Owns the sidecar store port (docs/reference/sidecars.md): what every store implementation offers and guarantees.
-// Does not implement storage (file_store.ts, memory_store.ts) and holds no executor or manager
+// Does not implement storage (file_store.ts, memory_store.ts) and holds no executor or run
 // logic: it stores, loads, lists and removes records for its callers.
 
 import type { LoadResult, SidecarDiagnostic } from "./codec.ts";

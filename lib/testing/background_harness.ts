@@ -1,4 +1,4 @@
-// Test harness for background subagents (lib/manager/*_test.ts, lib/executor/settle_test.ts, tests/): a real
+// Test harness for background subagents (lib/run/*_test.ts, lib/executor/settle_test.ts, tests/): a real
 // temp workspace and storage root, the real FileSidecarStore (wrapped to count writes), BackgroundRuns,
 // Heartbeat and ShellTasks, a one-agent registry and a hand-written model whose replies the test
 // decides per request (and may hold on a Gate). Also builds parent-session loops over real transcripts.

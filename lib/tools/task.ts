@@ -1,6 +1,6 @@
 // Owns the Task tool's model-facing contract (docs/reference/task-tool.md): input schema and limits, the durable call
 // identity (`subagent_session_id` assigned before execution, a running `subtask_ref` persisted with
-// the call) and the hand-off to a SubagentLauncher. Running children is the manager's job.
+// the call) and the hand-off to a SubagentLauncher. Running children is the job of lib/run/ (subagents.ts).
 
 import type { SubtaskRefPart } from "../protocol/events.ts";
 import { newAgentId } from "../sys/ids.ts";
@@ -15,7 +15,7 @@ export type { TaskInput };
 /** A validated Task call with its durable child id assigned. */
 export type TaskRequest = TaskInput & { subagent_session_id: string };
 
-/** What the manager does with a validated Task call. */
+/** What lib/run/ does with a validated Task call. */
 export interface SubagentLauncher {
   /** The text describing available agents for the tool description / errors. */
   agentTypes(): string[];

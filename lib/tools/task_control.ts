@@ -1,5 +1,5 @@
 // Owns the TaskOutput and TaskStop tools' model-facing contracts (docs/reference/task-tool.md). Looking tasks up, waiting
-// and cancelling is the manager's job behind TaskControlPort.
+// and cancelling is lib/run/task_control.ts's job behind TaskControlPort.
 
 import type { AnyTool, ToolContext, ToolResult } from "./tool.ts";
 import { builtInInput } from "./input_check.ts";
