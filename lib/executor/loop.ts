@@ -29,6 +29,7 @@ import type { Approver } from "../protocol/approval.ts";
 import { approvalAsker } from "./approval_step.ts";
 import type { RunError, RunResult, RunStatus, TurnInput } from "./run_result.ts";
 import { TurnOpening } from "./turn_opening.ts";
+import { withContext } from "./request_context.ts";
 
 export type { RunError, RunResult, RunStatus, TurnInput } from "./run_result.ts";
 
@@ -47,6 +48,11 @@ export interface LoopOptions extends ToolPolicy {
   /** Tools that can change between model requests (MCP servers); offered after `tools`. */
   live?: LiveTools;
   system: string;
+  /**
+   * Text blocks opening the first user message of every request, never persisted: the session's
+   * memory and skills listing (docs/guides/memory.md), read again when a session is continued.
+   */
+  context?: readonly string[];
   model: string;
   maxTokens: number;
   meta: RequestMeta;
@@ -272,7 +278,7 @@ export class AgentLoop {
     }, {
       model: o.model,
       system: o.system,
-      messages: this.messages,
+      messages: withContext(this.messages, o.context),
       tools: this.#liveSpecs.length === 0 ? this.#specs : [...this.#specs, ...this.#liveSpecs],
       maxTokens: o.maxTokens,
       meta: o.meta,
@@ -304,7 +310,9 @@ export class AgentLoop {
       if (result.parts !== undefined) parts.push(...result.parts);
       return { type: "tool_result", callId: call.id, content: result.content, isError: result.isError };
     });
-    await this.#persist({ role: "user", content: blocks }, { parts });
+    // What the results brought along (nested memory, a skill's instructions) follows them.
+    const context = results.flatMap((r) => r.context ?? []).map((text) => ({ type: "text" as const, text }));
+    await this.#persist({ role: "user", content: [...blocks, ...context] }, { parts });
   }
 
   async #deliver(state: TurnState, late: Delivery[]): Promise<void> {
