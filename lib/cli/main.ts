@@ -85,14 +85,15 @@ Settings: ~/.blade/config.json, .blade/settings.json, and Claude Code's ~/.claud
   .claude/settings.json, .claude/settings.local.json (Blade's win). docs/guides/migrating-from-claude-code.md
 `;
 
+/** `blade memory` and its alias `blade context` (cli/memory_cmd.ts). */
+const MEMORY = ["memory", "context"];
+
 export async function runCli(argv: string[], ports: Ports, io: Io): Promise<number> {
   const formatFlag = argv.find((a, i) =>
     argv[i - 1] === "--output-format" || a.startsWith("--output-format=")
   )
     ?.replace(/^--output-format=/, "");
-  const management = ["agents", "tasks", "trust", "demo", "help", "memory", "context"].includes(
-    argv[0] ?? "",
-  );
+  const management = ["agents", "tasks", "trust", "demo", "help", ...MEMORY].includes(argv[0] ?? "");
   const errorFormat = !management && (formatFlag === "json" || formatFlag === "stream-json")
     ? "result"
     : argv.includes("--json") || formatFlag === "json"
@@ -113,11 +114,6 @@ export async function runCli(argv: string[], ports: Ports, io: Io): Promise<numb
         const { runMcp } = await import("./mcp_cmd.ts");
         return await runMcp(argv.slice(1), ports, io);
       }
-      case "memory":
-      case "context": {
-        const { runMemoryCommand } = await import("./memory_cmd.ts");
-        return await runMemoryCommand(argv.slice(1), ports, io);
-      }
       case "trust": {
         const { runTrust } = await import("./trust_cmd.ts");
         return await runTrust(argv.slice(1), ports, io);
@@ -133,6 +129,9 @@ export async function runCli(argv: string[], ports: Ports, io: Io): Promise<numb
       case "help":
         io.out(MAIN_HELP);
         return 0;
+    }
+    if (MEMORY.includes(first ?? "")) {
+      return await (await import("./memory_cmd.ts")).runMemory(argv, ports, io);
     }
     const { values, positionals } = parseOrUsage(
       () =>

@@ -25,10 +25,11 @@ tokens. Then the skills listed to the model and the custom slash commands. See d
   --bare             what a --bare run loads (nothing)
 `;
 
-export async function runMemoryCommand(argv: string[], ports: Ports, io: Io): Promise<number> {
+/** `argv` starts with the command's name (`memory` or `context`). */
+export async function runMemory(argv: string[], ports: Ports, io: Io): Promise<number> {
   const { values, positionals } = parseOrUsage(() =>
     parseArgs({
-      args: argv,
+      args: argv.slice(1),
       options: {
         json: { type: "boolean" },
         "trust-workspace": { type: "boolean" },

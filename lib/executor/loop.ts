@@ -29,12 +29,12 @@ import type { Approver } from "../protocol/approval.ts";
 import { approvalAsker } from "./approval_step.ts";
 import type { RunError, RunResult, RunStatus, TurnInput } from "./run_result.ts";
 import { TurnOpening } from "./turn_opening.ts";
-import { withContext } from "./request_context.ts";
+import { type RequestContext, resultContext, withContext } from "./request_context.ts";
 
 export type { RunError, RunResult, RunStatus, TurnInput } from "./run_result.ts";
 
 /** A session's loop: its model, transcript, tools and the policy they run under (ToolPolicy). */
-export interface LoopOptions extends ToolPolicy {
+export interface LoopOptions extends ToolPolicy, RequestContext {
   ports: Ports;
   provider: Provider;
   transcript: TranscriptWriter;
@@ -48,11 +48,6 @@ export interface LoopOptions extends ToolPolicy {
   /** Tools that can change between model requests (MCP servers); offered after `tools`. */
   live?: LiveTools;
   system: string;
-  /**
-   * Text blocks opening the first user message of every request, never persisted: the session's
-   * memory and skills listing (docs/guides/memory.md), read again when a session is continued.
-   */
-  context?: readonly string[];
   model: string;
   maxTokens: number;
   meta: RequestMeta;
@@ -310,9 +305,7 @@ export class AgentLoop {
       if (result.parts !== undefined) parts.push(...result.parts);
       return { type: "tool_result", callId: call.id, content: result.content, isError: result.isError };
     });
-    // What the results brought along (nested memory, a skill's instructions) follows them.
-    const context = results.flatMap((r) => r.context ?? []).map((text) => ({ type: "text" as const, text }));
-    await this.#persist({ role: "user", content: [...blocks, ...context] }, { parts });
+    await this.#persist({ role: "user", content: [...blocks, ...resultContext(results)] }, { parts });
   }
 
   async #deliver(state: TurnState, late: Delivery[]): Promise<void> {
