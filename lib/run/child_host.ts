@@ -13,6 +13,7 @@ import type { TaskRequest } from "../tools/task.ts";
 import { mergeTools } from "../tools/registry.ts";
 import { type ChildSpec, childToolNames, childTools } from "../executor/child.ts";
 import { BLADE_TOOL_NAMES } from "../protocol/tool_rule.ts";
+import { childRulesOf } from "../permissions/ceiling.ts";
 import type { ParentInfo } from "../launch/launch_plan.ts";
 import type { DelegationCall } from "../child/child_protocol.ts";
 import { mcpTool, type McpToolShape } from "../mcp/tool_adapter.ts";
@@ -68,8 +69,10 @@ export function nestedParent(env: SubagentEnv, projectPath: string, child: Child
     // Its own children get at most the MCP tools it has (the capability ceiling).
     mcpTools: childTools(child, mcpToolsFor(env, child).tools).map((t) => t.name),
     ...(child.worktree === undefined ? {} : { worktree: child.worktree }),
-    // The capability ceiling one level down: a grandchild gets no tool its parent lacks.
+    // The capability ceiling one level down: a grandchild gets no tool its parent lacks, and no rule
+    // wider than its parent's (the deny rules and tool limits of every agent above it).
     tools: childToolNames(child, [...(child.toolCeiling ?? BLADE_TOOL_NAMES)]),
+    rules: childRulesOf(child.rules, child.config),
   };
 }
 
