@@ -18,8 +18,8 @@ import type { ParentInfo } from "../launch/launch_plan.ts";
 import type { DelegationCall } from "../child/child_protocol.ts";
 import { mcpTool, type McpToolShape } from "../mcp/tool_adapter.ts";
 import type { ChildHost } from "../child/child_runner.ts";
-import { type SubagentEnv, taskControlDeps } from "./subagent_env.ts";
-import { TaskControl } from "./task_control.ts";
+import type { SubagentEnv } from "./subagent_env.ts";
+import type { TaskControl } from "./task_control.ts";
 
 /** The child's own session as a launcher of grandchildren (a SubagentRuntime). */
 export interface NestedSession {
@@ -28,6 +28,8 @@ export interface NestedSession {
   tools(): AnyTool[];
   plan(input: TaskRequest): Promise<SubtaskRefPart | undefined>;
   launch(input: TaskRequest, ctx: ToolContext): Promise<ToolResult>;
+  /** TaskOutput/TaskStop of its runs (a blocking wait lends its concurrency slot back). */
+  control(): TaskControl;
 }
 
 export interface ChildHostInput {
@@ -105,7 +107,7 @@ export function childHost(o: ChildHostInput): ChildHost {
     answer: (call) => {
       if (call.method === "spawned") return groups.started(call.pgid);
       if (call.method === "kill") return groups.kill(call.pgid);
-      if (call.method !== "mcp") return answer(env, nested, call, ctxFor, approve, signal);
+      if (call.method !== "mcp") return answer(nested, call, ctxFor, approve, signal);
       // The child's final tool list decides, not what the Worker asks for.
       const granted = childTools(spec, tools()).map((t) => t.name);
       return env.mcp === undefined
@@ -118,14 +120,13 @@ export function childHost(o: ChildHostInput): ChildHost {
 
 /** Answers a delegation call the child makes from its Worker, as its own session would. */
 function answer(
-  env: SubagentEnv,
   nested: NestedSession,
   call: DelegationCall,
   ctxFor: (callId: string) => ToolContext,
   approve: Approver | undefined,
   signal: AbortSignal,
 ): Promise<unknown> {
-  const control = new TaskControl(taskControlDeps(env), nested.owner);
+  const control = nested.control();
   switch (call.method) {
     case "plan":
       return nested.plan(call.input);
