@@ -44,6 +44,7 @@ import { parseRuleList, wholeToolsDenied } from "./protocol/tool_rule.ts";
 import { toolNameMatches } from "./protocol/mcp_names.ts";
 import { allInOrder } from "./sys/concurrency.ts";
 import { canonicalAddDirs, canonicalWorkspace } from "./config/workspace.ts";
+import { claudeUserDir } from "./config/claude_dir.ts";
 
 export interface AppFlags extends ConfigFlags {
   trustWorkspace?: boolean;
@@ -56,6 +57,8 @@ export interface AppFlags extends ConfigFlags {
   addDirs?: readonly string[];
   /** `--bare`: no memory, commands, skills, output styles or MCP servers from files. */
   bare?: boolean;
+  /** `--output-style`: the main session's output style (over the `outputStyle` setting). */
+  outputStyle?: string;
 }
 
 export interface AppOptions {
@@ -119,7 +122,7 @@ async function settingsOf(
   const [user, project, claudeFiles, settingsFlag] = await allInOrder([
     readSettingsFile(ports.fs, layout.configFile),
     trusted ? readSettingsFile(ports.fs, `${workspace}/.blade/settings.json`) : Promise.resolve<Settings>({}),
-    readClaudeSettings(ports.fs, { home: ports.env.home(), workspace, trusted }),
+    readClaudeSettings(ports.fs, { userDir: claudeUserDir(ports.env), workspace, trusted }),
     flags.settings === undefined
       ? Promise.resolve(undefined)
       : settingsFlagLayer(ports.fs, flags.settings, ports.env.cwd()),
@@ -147,7 +150,7 @@ export async function createApp(ports: Ports, flags: AppFlags, options: AppOptio
     canonicalWorkspace(ports),
   ]);
   const layout = storageLayout(storageRoot);
-  const additionalDirs = await canonicalAddDirs(ports, flags.addDirs ?? []);
+  const flagDirs = await canonicalAddDirs(ports, flags.addDirs ?? []);
   const trust = decideTrust(
     await readTrust(ports.fs, layout.trustFile),
     workspace,
@@ -159,6 +162,15 @@ export async function createApp(ports: Ports, flags: AppFlags, options: AppOptio
     workspace,
     trusted: trust.trusted,
     options,
+  });
+  // Settings `permissions.additionalDirectories` work as --add-dir does (project files only when trusted).
+  const additionalDirs = await canonicalAddDirs(ports, claude.additionalDirectories, {
+    after: flagDirs,
+    skip: (dir, why) => {
+      if (config.debug) {
+        options.debugSink?.(`settings: permissions.additionalDirectories: ${dir} ${why}; left out`);
+      }
+    },
   });
   const secrets = secretsOf(config);
   let redactAll = redactor(secrets);
@@ -264,6 +276,7 @@ async function registryOf(app: App): Promise<RegistrySnapshot> {
   const { snapshot } = await loadRegistry({
     fs: app.ports.fs,
     home: app.ports.env.home(),
+    claudeDir: claudeUserDir(app.ports.env),
     workspace: app.workspace,
     trusted: app.trust.trusted,
     bladeHome: app.layout.root,
@@ -290,6 +303,7 @@ async function childRunner(app: App): Promise<ChildRunner> {
     });
   }
   const home = ports.env.home();
+  const claudeDir = claudeUserDir(ports.env);
   return new WorkerRunner({
     layout,
     clock: ports.clock,
@@ -297,7 +311,7 @@ async function childRunner(app: App): Promise<ChildRunner> {
     maxTokens: config.maxTokens,
     platform: ports.env.platform(),
     secrets: app.secrets(),
-    extraReadDirs: home === undefined ? [] : [`${home}/.claude/agents`],
+    extraReadDirs: claudeDir === undefined ? [] : [`${claudeDir}/agents`, `${claudeDir}/skills`],
     ...(home === undefined ? {} : { home }),
     toolEnv: bashLimitEnv(ports.env),
   });

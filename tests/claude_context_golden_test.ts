@@ -67,10 +67,18 @@ async function blade(
     const normal = (v: unknown) =>
       JSON.parse(JSON.stringify(v).replaceAll(root, "/ROOT").replaceAll(home, "/HOME")) as Msg[];
     return server.requests.filter((r) => r.path === "/v1/messages").map((r) => {
-      const body = r.body as unknown as { model: string; messages: unknown[]; tools?: { name: string }[] };
+      const body = r.body as unknown as {
+        model: string;
+        messages: unknown[];
+        tools?: { name: string }[];
+        system?: string | { text: string }[];
+      };
       const skill = body.tools?.find((t) => t.name === "Skill");
       return {
         model: body.model,
+        system: typeof body.system === "string"
+          ? body.system
+          : (body.system ?? []).map((b) => b.text).join("\n"),
         messages: normal(body.messages),
         tools: (body.tools ?? []).map((t) => t.name),
         ...(skill === undefined ? {} : { skillTool: normal(skill) }),
@@ -211,4 +219,25 @@ Deno.test("skills: the listing, the Skill tool's schema, and what a Skill call r
   const last = (req: Req) =>
     blocksOf(req.messages.at(-1)!).map((b) => b.type === "tool_result" ? String(b.content) : b.text);
   assert.deepEqual(last(ours[1]!), last(theirs[1]!));
+});
+
+Deno.test("output styles: the outputStyle setting picks a project style; its section follows the environment", async () => {
+  const c = caseNamed("output_style");
+  const [theirs, ours] = [await golden(c.name), await blade(c)];
+  const section = "# Output Style: Pirate\nSTYLE-BODY: answer as a pirate would.";
+  // Claude Code sends its environment (and the style's section) as a system-role message.
+  assert.ok(theirs[0]!.messages.flatMap(texts).some((t) => t.includes(`\n\n${section}\n`)));
+  assert.ok(ours[0]!.system!.includes(section), ours[0]!.system);
+  const intro = 'according to your "Output Style", which describes how you should respond to user queries.';
+  assert.ok(theirs[0]!.system!.includes(intro));
+  assert.ok(ours[0]!.system!.replace(/\n/g, " ").includes(intro), ours[0]!.system);
+  // Blade's coding sentence is left out: the style does not ask to keep it.
+  assert.doesNotMatch(ours[0]!.system!, /command-line coding agent/);
+  // --output-style wins over the setting; a built-in style by name; an unknown one is a warning.
+  const flag = await blade(c, {}, { flags: [...c.flags, "--output-style", "explanatory"] });
+  assert.match(flag[0]!.system!, /# Output Style: Explanatory\nExplain as you work\./);
+  let stderr = "";
+  const unknown = await blade(c, {}, { flags: ["--output-style", "Nope"], stderr: (t) => (stderr = t) });
+  assert.doesNotMatch(unknown[0]!.system!, /# Output Style/);
+  assert.match(stderr, /warning: output style "Nope" is not built in \(Explanatory, Learning\) nor found in/);
 });

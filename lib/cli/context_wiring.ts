@@ -26,6 +26,7 @@ import {
   substituteArguments,
 } from "../commands/expand_command.ts";
 import { BUILT_IN_SLASH_NAMES } from "../commands/reserved.ts";
+import { findOutputStyle, type OutputStyle, styleDirs } from "../styles/output_style.ts";
 import type { ContextReport } from "./memory_render.ts";
 import type { Io } from "./io.ts";
 import { terminalSafe } from "./sanitize.ts";
@@ -93,9 +94,10 @@ export function sessionContextOf(app: App, sinks: ContextSinks = {}): Promise<Se
 async function buildContext(app: App, sinks: ContextSinks): Promise<SessionContext | undefined> {
   if (app.flags.bare === true) return undefined;
   const { fs } = app.ports;
-  const [memory, skills] = await Promise.all([
+  const [memory, skills, style] = await Promise.all([
     loadMemory(fs, memoryRootsOf(app)),
     listSkills(fs, skillDirs(foldersOf(app))),
+    outputStyleOf(app, sinks),
   ]);
   for (const d of skills.diagnostics) sinks.debug?.(`skills: ${d.message}`);
   const nested = app.trust.trusted ? new NestedMemory(memory.reader, app.workspace) : undefined;
@@ -106,11 +108,27 @@ async function buildContext(app: App, sinks: ContextSinks): Promise<SessionConte
     tools: catalog.names().length === 0 ? [] : [skillTool(catalog)],
     ...(nested === undefined ? {} : { wrap: (tool) => withNestedMemory(tool, nested) }),
     beforeToolCall: gate.check,
+    ...(style === undefined ? {} : { style }),
     expand: (prompt, call, signal) => {
       gate.reset();
       return expandSlash(app, { prompt, call, signal, gate, sinks });
     },
   };
+}
+
+/** The chosen output style (`--output-style`, else the `outputStyle` setting); a missing one is a warning. */
+async function outputStyleOf(app: App, sinks: ContextSinks): Promise<OutputStyle | undefined> {
+  const name = app.flags.outputStyle ?? app.claude.outputStyle;
+  if (name === undefined) return undefined;
+  const dirs = styleDirs(foldersOf(app));
+  const style = await findOutputStyle(app.ports.fs, dirs, name);
+  if (style !== "missing") return style;
+  sinks.warn?.(
+    `output style "${name}" is not built in (Explanatory, Learning) nor found in ${
+      dirs.join(", ") || "any folder"
+    }; the default style is used`,
+  );
+  return undefined;
 }
 
 /** The skills the model may load, read on a Skill call; their allowed-tools narrow the turn. */

@@ -274,6 +274,7 @@ async function buildMainSession(
         : { agents: extra.agentsText }),
       ...(o.systemPrompt === undefined ? {} : { override: o.systemPrompt }),
       append: o.appendSystemPrompt === undefined ? [] : [o.appendSystemPrompt],
+      ...(o.context?.style === undefined ? {} : { style: o.context.style }),
     },
     announce: {
       tools: [...tools, ...live?.tools() ?? []].map((t) => t.name),

@@ -34,4 +34,6 @@ export interface SessionContext {
   expand?: (prompt: string, call: ToolCaller, signal: AbortSignal) => Promise<PromptExpansion | undefined>;
   /** A further check of every call: the allowed-tools of the turn's command or of a loaded skill. */
   beforeToolCall?: BeforeToolCall;
+  /** The output style of the session (lib/styles), applied by the system prompt. */
+  style?: { name: string; body: string; keepCodingInstructions: boolean };
 }
