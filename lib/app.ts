@@ -45,6 +45,8 @@ import { toolNameMatches } from "./protocol/mcp_names.ts";
 import { allInOrder } from "./sys/concurrency.ts";
 import { canonicalAddDirs, canonicalWorkspace } from "./config/workspace.ts";
 import { claudeUserDir } from "./config/claude_dir.ts";
+import { ApiKeyHelper } from "./config/api_key_helper.ts";
+import { keyedFetch } from "./provider/key_fetch.ts";
 
 export interface AppFlags extends ConfigFlags {
   trustWorkspace?: boolean;
@@ -95,6 +97,8 @@ export interface App {
   redact(text: string): string;
   /** Every known secret: provider keys, then what addSecrets added. */
   secrets(): string[];
+  /** How model requests are sent when the key comes from apiKeyHelper (children's proxied ones too). */
+  fetch?: typeof fetch;
   /** Adds configured secrets found later (MCP servers' tokens); redact() covers them from then on. */
   addSecrets(values: readonly string[]): void;
   provider(): Promise<Provider>;
@@ -181,8 +185,13 @@ export async function createApp(ports: Ports, flags: AppFlags, options: AppOptio
   const fallbackModel = flags.fallbackModel === undefined
     ? undefined
     : resolveModel(flags.fallbackModel, config.aliases);
+  const keyHelper = keyHelperOf(ports, config, claude, {
+    cwd: workspace,
+    onKey: (key) => app.addSecrets([key]),
+  });
+  const keyed = keyHelper === undefined ? undefined : keyedFetch(keyHelper);
   const getProviderConfig =
-    () => (providerConfig ??= resolveProviderConfig(ports, config, workspace).then((c) =>
+    () => (providerConfig ??= resolveProviderConfig(ports, config, { workspace, keyHelper }).then((c) =>
       fallbackModel === undefined ? c : { ...c, fallbackModel }
     ));
   let store: SidecarStore | undefined;
@@ -196,6 +205,7 @@ export async function createApp(ports: Ports, flags: AppFlags, options: AppOptio
     flags,
     claude,
     redact,
+    ...(keyed === undefined ? {} : { fetch: keyed }),
     secrets: () => [...secrets],
     addSecrets: (values) => {
       for (const v of values) if (!secrets.includes(v)) secrets.push(v);
@@ -207,7 +217,11 @@ export async function createApp(ports: Ports, flags: AppFlags, options: AppOptio
       const sink = options.debugSink;
       const debug = config.debug && sink !== undefined ? (line: string) => sink(redact(line)) : undefined;
       return (provider ??= getProviderConfig().then((c) =>
-        providerFromConfig(c, { clock: ports.clock, ...(debug === undefined ? {} : { debug }) })
+        providerFromConfig(c, {
+          clock: ports.clock,
+          ...(debug === undefined ? {} : { debug }),
+          ...(keyed === undefined ? {} : { fetch: keyed }),
+        })
       ));
     },
     providerConfig: getProviderConfig,
@@ -314,14 +328,35 @@ async function childRunner(app: App): Promise<ChildRunner> {
     extraReadDirs: claudeDir === undefined ? [] : [`${claudeDir}/agents`, `${claudeDir}/skills`],
     ...(home === undefined ? {} : { home }),
     toolEnv: bashLimitEnv(ports.env),
+    ...(app.fetch === undefined ? {} : { fetch: app.fetch }),
+  });
+}
+
+/** The settings' apiKeyHelper for an Anthropic run (user settings always, project ones when trusted). */
+function keyHelperOf(
+  ports: Ports,
+  config: ResolvedConfig,
+  claude: ClaudeSettings,
+  o: { cwd: string; onKey: (key: string) => void },
+): ApiKeyHelper | undefined {
+  if (claude.apiKeyHelper === undefined || config.provider !== "anthropic") return undefined;
+  const ttl = Number(ports.env.get("CLAUDE_CODE_API_KEY_HELPER_TTL_MS"));
+  return new ApiKeyHelper({
+    process: ports.process,
+    clock: ports.clock,
+    command: claude.apiKeyHelper,
+    cwd: o.cwd,
+    ...(Number.isFinite(ttl) && ttl > 0 ? { ttlMs: ttl } : {}),
+    onKey: o.onKey,
   });
 }
 
 async function resolveProviderConfig(
   ports: Ports,
   config: ResolvedConfig,
-  workspace: string,
+  o: { workspace: string; keyHelper: ApiKeyHelper | undefined },
 ): Promise<ProviderConfig> {
+  const { workspace } = o;
   const http = {
     ...(config.maxRetries === undefined ? {} : { maxRetries: config.maxRetries }),
     ...(config.requestTimeoutMs === undefined ? {} : { requestTimeoutMs: config.requestTimeoutMs }),
@@ -330,7 +365,9 @@ async function resolveProviderConfig(
   switch (config.provider) {
     case "anthropic": {
       const { apiKey, authToken, headers } = config.anthropic;
-      if (apiKey === undefined && authToken === undefined) {
+      // The helper runs before the first request: a broken one fails the run at once, not per request.
+      if (o.keyHelper !== undefined) await o.keyHelper.key();
+      else if (apiKey === undefined && authToken === undefined) {
         throw new BladeError("missing_api_key", "No Anthropic API key: ANTHROPIC_API_KEY is not set.", {
           hint:
             "Set ANTHROPIC_API_KEY (or BLADE_API_KEY, or ANTHROPIC_AUTH_TOKEN for a gateway), use --provider openai with OPENAI_API_KEY/OPENAI_BASE_URL, or try `blade demo`.",

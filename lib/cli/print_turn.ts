@@ -141,7 +141,8 @@ export function printSink(io: Io, o: PrintSinkOptions): PrintSink {
 /** Where the API key came from, in Claude Code's words (system/init `apiKeySource`). */
 function apiKeySourceOf(app: App): string {
   if (app.config.provider !== "anthropic") return "none";
-  return app.config.anthropic.apiKeySource ?? "none";
+  return app.config.anthropic.apiKeySource ??
+    (app.claude.apiKeyHelper === undefined ? "none" : "apiKeyHelper");
 }
 
 export interface TurnFlags {
