@@ -47,10 +47,13 @@ export interface ToolPolicy {
   mode: PermissionMode;
   /** Settings `env`: added to the environment of the commands tools run. */
   extraEnv?: Record<string, string>;
-  /** Allow, ask and deny rules of the run (flags, settings, and for a child its agent's disallowedTools). */
+  /**
+   * Allow, ask and deny rules of the session (the run's flags and settings; for a child also the
+   * disallowedTools of its agent and of every agent above it).
+   */
   rules: RuleSet;
-  /** An agent's own tool rules (`tools: Bash(git:*)`): calls of a tool they name must match one. */
-  limits?: readonly ToolRule[];
+  /** The `tools` rules of the agent and every agent above it, one layer each (permissions/gate.ts). */
+  limits?: readonly (readonly ToolRule[])[];
 }
 
 export interface ToolRunnerOptions extends ToolPolicy {

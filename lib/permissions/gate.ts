@@ -27,10 +27,11 @@ export interface GateInput {
   mode: PermissionMode;
   rules: RuleSet;
   /**
-   * An agent's own tool rules (`tools: Bash(git:*)`): when some of them name this tool, the call must
-   * match one of them. They narrow; they approve nothing.
+   * The `tools` rules of this agent and of every agent above it (`tools: Bash(git:*)`), one layer per
+   * agent (permissions/ceiling.ts childRulesOf): when rules of a layer name this tool (an `Edit` rule
+   * names Write too), the call must match one of them, in every layer. They narrow; they approve nothing.
    */
-  limits?: readonly ToolRule[];
+  limits?: readonly (readonly ToolRule[])[];
   scope: RuleScope;
   /** An external (MCP) tool its server marks read-only. */
   readOnly?: boolean;
@@ -54,12 +55,15 @@ export function decide(g: GateInput): GateDecision {
   if (verdict.verdict === "deny") {
     return deny(`${subject} matches the deny rule ${verdict.rule.text}.`, false);
   }
-  const limits = (g.limits ?? []).filter((r) => r.tool === g.name);
-  if (limits.length > 0 && !allowedBy(limits, target, g.scope)) {
-    return deny(
-      `${subject} is outside this agent's tools (${limits.map((r) => r.text).join(", ")}).`,
-      false,
-    );
+  for (const layer of g.limits ?? []) {
+    const limits = layer.filter((r) => ruleCovers(r, g.name));
+    if (limits.length > 0 && !allowedBy(limits, target, g.scope)) {
+      return deny(
+        `${subject} is outside the tools this agent, or an agent that delegated to it, was given ` +
+          `(${limits.map((r) => r.text).join(", ")}).`,
+        false,
+      );
+    }
   }
   if (g.kind === "read" || g.kind === "delegate") {
     if (verdict.verdict === "ask") return askRule(subject, verdict.rule);
