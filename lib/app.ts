@@ -45,8 +45,7 @@ import { toolNameMatches } from "./protocol/mcp_names.ts";
 import { allInOrder } from "./sys/concurrency.ts";
 import { canonicalAddDirs, canonicalWorkspace } from "./config/workspace.ts";
 import { claudeUserDir } from "./config/claude_dir.ts";
-import { ApiKeyHelper } from "./config/api_key_helper.ts";
-import { keyedFetch } from "./provider/key_fetch.ts";
+import { type ApiKeyHelper, apiKeyHelperOf } from "./provider/api_key_helper.ts";
 
 export interface AppFlags extends ConfigFlags {
   trustWorkspace?: boolean;
@@ -122,6 +121,7 @@ async function settingsOf(
   where: { layout: StorageLayout; workspace: string; trusted: boolean; options: AppOptions },
 ) {
   const { layout, workspace, trusted } = where;
+  const flagDirs = await canonicalAddDirs(ports, flags.addDirs ?? []);
   // Read together; a broken file is reported as if they were read in this order.
   const [user, project, claudeFiles, settingsFlag] = await allInOrder([
     readSettingsFile(ports.fs, layout.configFile),
@@ -144,7 +144,14 @@ async function settingsOf(
     claude: claudeFiles,
     ...(settingsFlag === undefined ? {} : { settingsFlag }),
   }, { env: ports.env, flags });
-  return { config, claude };
+  // Settings `permissions.additionalDirectories` work as --add-dir does (project files only when trusted).
+  const additionalDirs = await canonicalAddDirs(ports, claude.additionalDirectories, {
+    after: flagDirs,
+    skip: (dir, why) => {
+      if (config.debug) where.options.debugSink?.(`settings: additionalDirectories: ${dir} ${why}; left out`);
+    },
+  });
+  return { config, claude, additionalDirs };
 }
 
 export async function createApp(ports: Ports, flags: AppFlags, options: AppOptions = {}): Promise<App> {
@@ -154,27 +161,17 @@ export async function createApp(ports: Ports, flags: AppFlags, options: AppOptio
     canonicalWorkspace(ports),
   ]);
   const layout = storageLayout(storageRoot);
-  const flagDirs = await canonicalAddDirs(ports, flags.addDirs ?? []);
   const trust = decideTrust(
     await readTrust(ports.fs, layout.trustFile),
     workspace,
     // BLADE_TRUST_WORKSPACE=1: the CI way to say --trust-workspace.
     flags.trustWorkspace === true || ports.env.get("BLADE_TRUST_WORKSPACE") === "1",
   );
-  const { config, claude } = await settingsOf(ports, flags, {
+  const { config, claude, additionalDirs } = await settingsOf(ports, flags, {
     layout,
     workspace,
     trusted: trust.trusted,
     options,
-  });
-  // Settings `permissions.additionalDirectories` work as --add-dir does (project files only when trusted).
-  const additionalDirs = await canonicalAddDirs(ports, claude.additionalDirectories, {
-    after: flagDirs,
-    skip: (dir, why) => {
-      if (config.debug) {
-        options.debugSink?.(`settings: permissions.additionalDirectories: ${dir} ${why}; left out`);
-      }
-    },
   });
   const secrets = secretsOf(config);
   let redactAll = redactor(secrets);
@@ -185,15 +182,10 @@ export async function createApp(ports: Ports, flags: AppFlags, options: AppOptio
   const fallbackModel = flags.fallbackModel === undefined
     ? undefined
     : resolveModel(flags.fallbackModel, config.aliases);
-  const keyHelper = keyHelperOf(ports, config, claude, {
-    cwd: workspace,
-    onKey: (key) => app.addSecrets([key]),
-  });
-  const keyed = keyHelper === undefined ? undefined : keyedFetch(keyHelper);
+  const key = apiKeyHelperOf(ports, { config, claude, cwd: workspace, onKey: (k) => app.addSecrets([k]) });
   const getProviderConfig =
-    () => (providerConfig ??= resolveProviderConfig(ports, config, { workspace, keyHelper }).then((c) =>
-      fallbackModel === undefined ? c : { ...c, fallbackModel }
-    ));
+    () => (providerConfig ??= resolveProviderConfig(ports, config, { workspace, keyHelper: key?.helper })
+      .then((c) => fallbackModel === undefined ? c : { ...c, fallbackModel }));
   let store: SidecarStore | undefined;
   const app: App = {
     ports,
@@ -205,7 +197,7 @@ export async function createApp(ports: Ports, flags: AppFlags, options: AppOptio
     flags,
     claude,
     redact,
-    ...(keyed === undefined ? {} : { fetch: keyed }),
+    ...(key === undefined ? {} : { fetch: key.fetch }),
     secrets: () => [...secrets],
     addSecrets: (values) => {
       for (const v of values) if (!secrets.includes(v)) secrets.push(v);
@@ -216,12 +208,9 @@ export async function createApp(ports: Ports, flags: AppFlags, options: AppOptio
     provider: () => {
       const sink = options.debugSink;
       const debug = config.debug && sink !== undefined ? (line: string) => sink(redact(line)) : undefined;
+      const sends = key === undefined ? {} : { fetch: key.fetch };
       return (provider ??= getProviderConfig().then((c) =>
-        providerFromConfig(c, {
-          clock: ports.clock,
-          ...(debug === undefined ? {} : { debug }),
-          ...(keyed === undefined ? {} : { fetch: keyed }),
-        })
+        providerFromConfig(c, { clock: ports.clock, ...(debug === undefined ? {} : { debug }), ...sends })
       ));
     },
     providerConfig: getProviderConfig,
@@ -332,29 +321,10 @@ async function childRunner(app: App): Promise<ChildRunner> {
   });
 }
 
-/** The settings' apiKeyHelper for an Anthropic run (user settings always, project ones when trusted). */
-function keyHelperOf(
-  ports: Ports,
-  config: ResolvedConfig,
-  claude: ClaudeSettings,
-  o: { cwd: string; onKey: (key: string) => void },
-): ApiKeyHelper | undefined {
-  if (claude.apiKeyHelper === undefined || config.provider !== "anthropic") return undefined;
-  const ttl = Number(ports.env.get("CLAUDE_CODE_API_KEY_HELPER_TTL_MS"));
-  return new ApiKeyHelper({
-    process: ports.process,
-    clock: ports.clock,
-    command: claude.apiKeyHelper,
-    cwd: o.cwd,
-    ...(Number.isFinite(ttl) && ttl > 0 ? { ttlMs: ttl } : {}),
-    onKey: o.onKey,
-  });
-}
-
 async function resolveProviderConfig(
   ports: Ports,
   config: ResolvedConfig,
-  o: { workspace: string; keyHelper: ApiKeyHelper | undefined },
+  o: { workspace: string; keyHelper?: ApiKeyHelper | undefined },
 ): Promise<ProviderConfig> {
   const { workspace } = o;
   const http = {

@@ -23,7 +23,7 @@ export interface ClaudeSettings {
   disabledMcpjsonServers: string[];
   /** `outputStyle`: the output style of the main session (lib/styles). */
   outputStyle?: string;
-  /** `apiKeyHelper`: a shell command printing the API key (config/api_key_helper.ts). */
+  /** `apiKeyHelper`: a shell command printing the API key (provider/api_key_helper.ts). */
   apiKeyHelper?: string;
   /** `permissions.additionalDirectories`: folders added as `--add-dir` adds them. */
   additionalDirectories: string[];

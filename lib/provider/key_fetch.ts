@@ -4,7 +4,7 @@
 // key once and sends the request again. Used by the provider and by the main thread's proxy of
 // children's requests, so no credential reaches a child.
 
-/** Where the key comes from (config/api_key_helper.ts). */
+/** Where the key comes from (api_key_helper.ts). */
 export interface KeySource {
   key(): Promise<string>;
   /** The key was refused: the next key() gets a fresh one. */

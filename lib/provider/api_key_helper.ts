@@ -3,9 +3,11 @@
 // 5 minutes) and after a 401. Its output is a secret: never logged, never stored, redacted like a key
 // (`onKey` hands each new value to the run's redaction before anyone uses it).
 
+import type { Ports } from "../sys/mod.ts";
 import type { Process } from "../sys/process.ts";
 import type { Clock } from "../sys/clock.ts";
 import { BladeError } from "../errors.ts";
+import { keyedFetch } from "./key_fetch.ts";
 
 /** How long a key is used before the helper runs again, unless CLAUDE_CODE_API_KEY_HELPER_TTL_MS says. */
 export const DEFAULT_KEY_HELPER_TTL_MS = 300_000;
@@ -72,4 +74,31 @@ function failed(why: string): BladeError {
     hint:
       "Run the command yourself to see why, then fix it or the apiKeyHelper setting. Its output is never shown.",
   });
+}
+
+/**
+ * The settings' apiKeyHelper for an Anthropic run (user settings always, project ones when trusted), and
+ * the fetch that sends its key.
+ */
+export function apiKeyHelperOf(
+  ports: Pick<Ports, "process" | "clock" | "env">,
+  o: {
+    config: { provider: string };
+    claude: { apiKeyHelper?: string };
+    cwd: string;
+    onKey: (key: string) => void;
+  },
+): { helper: ApiKeyHelper; fetch: typeof fetch } | undefined {
+  const command = o.claude.apiKeyHelper;
+  if (command === undefined || o.config.provider !== "anthropic") return undefined;
+  const ttl = Number(ports.env.get("CLAUDE_CODE_API_KEY_HELPER_TTL_MS"));
+  const helper = new ApiKeyHelper({
+    process: ports.process,
+    clock: ports.clock,
+    command,
+    cwd: o.cwd,
+    ...(Number.isFinite(ttl) && ttl > 0 ? { ttlMs: ttl } : {}),
+    onKey: o.onKey,
+  });
+  return { helper, fetch: keyedFetch(helper) };
 }
