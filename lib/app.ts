@@ -350,6 +350,12 @@ async function resolveProviderConfig(
         ...(authToken === undefined ? {} : { authToken }),
         ...(Object.keys(headers).length === 0 ? {} : { headers }),
         ...(config.thinkingBudget === undefined ? {} : { thinkingBudget: config.thinkingBudget }),
+        model: {
+          ...(config.effort === undefined ? {} : { effort: config.effort }),
+          ...(config.thinking.mode === undefined ? {} : { thinking: config.thinking.mode }),
+          ...(config.thinking.display === undefined ? {} : { thinkingDisplay: config.thinking.display }),
+        },
+        ...(config.betas.length === 0 ? {} : { betas: [...config.betas] }),
         ...http,
       };
     }

@@ -31,6 +31,8 @@ export function anthropicBlock(block: ContentBlock): Record<string, unknown> {
       return { type: "tool_use", id: block.id, name: block.name, input: block.input };
     case "thinking":
       return { type: "thinking", thinking: block.thinking, signature: block.signature };
+    case "redacted_thinking":
+      return { type: "redacted_thinking", data: block.data };
     case "tool_result":
       return {
         tool_use_id: block.callId,

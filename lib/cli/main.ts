@@ -9,7 +9,7 @@ import { VERSION } from "../version.ts";
 import type { Io } from "./io.ts";
 import { reportError } from "./report_error.ts";
 import { profileMark } from "../sys/profile.ts";
-import { expandVariadic } from "./claude_flags.ts";
+import { claudeArgv } from "./claude_argv.ts";
 
 export const MAIN_HELP = `Blade ${VERSION} — a command-line coding agent with durable subagents
 
@@ -135,8 +135,7 @@ export async function runCli(argv: string[], ports: Ports, io: Io): Promise<numb
       return await (await import("./memory_cmd.ts")).runMemory(argv, ports, io);
     }
     const { values, positionals } = parseOrUsage(
-      () =>
-        parseArgs({ args: expandVariadic(argv), options: RUN_OPTIONS, allowPositionals: true, strict: true }),
+      () => parseArgs({ args: claudeArgv(argv), options: RUN_OPTIONS, allowPositionals: true, strict: true }),
       "blade",
     );
     if (values.version === true) {

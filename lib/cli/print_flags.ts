@@ -46,7 +46,13 @@ export function appFlagsOf(values: Values): AppFlags {
     ...(values.script === undefined ? {} : { script: values.script }),
     ...(mode === undefined ? {} : { permissionMode: mode }),
     ...(maxTurns === undefined ? {} : { maxTurns }),
-    ...(values.debug === true ? { debug: true } : {}),
+    // `--debug [filter]` (every category: Blade has one), `--debug-file`, `--debug-to-stderr`.
+    ...(values.debug !== undefined || values["debug-file"] !== undefined || values["debug-to-stderr"] === true
+      ? { debug: true }
+      : {}),
+    ...(values.effort === undefined ? {} : { effort: values.effort }),
+    ...(values.betas === undefined ? {} : { betas: values.betas }),
+    ...thinkingOf(values),
     ...(values["trust-workspace"] === true ? { trustWorkspace: true } : {}),
     ...(values.agents === undefined ? {} : { agentsJson: values.agents }),
     ...(values.settings === undefined ? {} : { settings: values.settings }),
@@ -54,6 +60,24 @@ export function appFlagsOf(values: Values): AppFlags {
     ...(values["add-dir"] === undefined ? {} : { addDirs: values["add-dir"] }),
     ...(values.bare === true ? { bare: true } : {}),
     ...(values["output-style"] === undefined ? {} : { outputStyle: values["output-style"] }),
+  };
+}
+
+/** The Agent SDK's `--thinking`, `--max-thinking-tokens`, `--thinking-display`. */
+function thinkingOf(values: Values): Pick<AppFlags, "thinking"> {
+  const mode = values.thinking;
+  if (mode !== undefined && mode !== "adaptive" && mode !== "enabled" && mode !== "disabled") {
+    throw usageError(`Unknown --thinking "${mode}".`, "Use --thinking adaptive, enabled or disabled.");
+  }
+  const budget = intFlag(values, "max-thinking-tokens", 0, 10_000_000);
+  const display = values["thinking-display"];
+  if (mode === undefined && budget === undefined && display === undefined) return {};
+  return {
+    thinking: {
+      ...(mode === undefined ? {} : { mode }),
+      ...(budget === undefined ? {} : { budget }),
+      ...(display === undefined ? {} : { display }),
+    },
   };
 }
 

@@ -8,7 +8,7 @@ import { BladeError, usageError } from "../errors.ts";
 import { type App, createApp } from "../app.ts";
 import { type Io, redactedIo } from "./io.ts";
 import { parseOrUsage, RUN_OPTIONS } from "./args.ts";
-import { expandVariadic } from "./claude_flags.ts";
+import { claudeArgv } from "./claude_argv.ts";
 import { appFlagsOf, outputFormatOf, rulesFromFlags } from "./print_flags.ts";
 import { printTrustWarning } from "./trust_warning.ts";
 import { interruptController, type PrintSink, printSink } from "./print_turn.ts";
@@ -47,7 +47,7 @@ Examples:
 function parseRunArgs(argv: string[]) {
   return parseOrUsage(() =>
     parseArgs({
-      args: expandVariadic(argv),
+      args: claudeArgv(argv),
       options: { ...RUN_OPTIONS, description: { type: "string" }, "agent-id": { type: "string" } },
       allowPositionals: true,
       strict: true,

@@ -23,6 +23,7 @@ type Block =
     hinted: number;
   }
   | { type: "thinking"; thinking: string; signature: string }
+  | { type: "redacted_thinking"; data: string }
   | { type: "other" };
 
 type Json = Record<string, unknown>;
@@ -107,7 +108,15 @@ export class AnthropicStream {
       this.#blocks.set(index, { type: "thinking", thinking, signature });
       return [];
     }
-    this.#blocks.set(index, { type: "other" }); // redacted thinking, server tools: not ours to show
+    if (block["type"] === "redacted_thinking") {
+      // Encrypted thinking: kept and sent back as it came, as the API requires with tool use.
+      this.#blocks.set(index, {
+        type: "redacted_thinking",
+        data: typeof block["data"] === "string" ? block["data"] : "",
+      });
+      return [];
+    }
+    this.#blocks.set(index, { type: "other" }); // server tools: not ours to show
     return [];
   }
 
@@ -149,6 +158,7 @@ export class AnthropicStream {
       if (block.type === "thinking") {
         content.push({ type: "thinking", thinking: block.thinking, signature: block.signature });
       }
+      if (block.type === "redacted_thinking") content.push({ type: "redacted_thinking", data: block.data });
       if (block.type === "text" && block.text !== "") content.push({ type: "text", text: block.text });
       if (block.type === "tool") {
         if (block.call === undefined) events.push(...this.#stop(index));

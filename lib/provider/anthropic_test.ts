@@ -50,9 +50,17 @@ Deno.test("anthropic: streams text and sends the Messages API request", async ()
   assert.equal(request?.headers["x-api-key"], KEY);
   assert.equal(request?.headers["anthropic-version"], "2023-06-01");
   assert.equal(request?.headers["content-type"], "application/json");
+  // An id Claude Code does not know gets its custom-model fields (config/models.ts).
+  assert.equal(
+    request?.headers["anthropic-beta"],
+    "interleaved-thinking-2025-05-14,context-management-2025-06-27,effort-2025-11-24",
+  );
   assert.deepEqual(request?.body, {
     model: "test-model",
     max_tokens: 1024,
+    thinking: { type: "adaptive", display: "omitted" },
+    context_management: { edits: [{ type: "clear_thinking_20251015", keep: "all" }] },
+    output_config: { effort: "high" },
     system: "You are terse.",
     messages: [{ role: "user", content: [{ type: "text", text: "Say hello" }] }],
     stream: true,
