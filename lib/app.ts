@@ -88,6 +88,12 @@ export interface App {
   /** Canonical `--add-dir` folders: the tools' and children's grant extends to them. */
   additionalDirs: readonly string[];
   trust: TrustDecision;
+  /**
+   * Whether the run's tools may write the workspace and run commands (the gate still decides each
+   * call): Workspace Trust, or in print mode an explicit grant on the command line
+   * (permissions/command_line_grant.ts). What the repository supplies loads by `trust` only.
+   */
+  workspaceGrant: boolean;
   config: ResolvedConfig;
   flags: AppFlags;
   /** Claude Code style settings of the run (permissions rules, env for commands); Blade's layers included. */
@@ -193,6 +199,7 @@ export async function createApp(ports: Ports, flags: AppFlags, options: AppOptio
     workspace,
     additionalDirs,
     trust,
+    workspaceGrant: trust.trusted,
     config,
     flags,
     claude,
@@ -238,7 +245,7 @@ function runtimeOf(app: App, emit: RuntimeEventSink, options: RuntimeOptions): R
     store: app.store(),
     workspace: app.workspace,
     additionalDirs: app.additionalDirs,
-    trusted: app.trust.trusted,
+    trusted: app.workspaceGrant,
     config: app.config,
     redact: app.redact,
     secrets: () => app.secrets(),

@@ -120,6 +120,7 @@ export const NOT_YET_HONOURED: Readonly<Record<string, string>> = {
   "initialize-fields": "settings and disallowedTools are read from the command line only",
   channels: "there are no channels",
   "sdk-url": "the SDK is spoken on standard input and output only",
+  tmux: "there is no tmux session; the worktree session runs here",
 };
 
 /**
@@ -155,6 +156,12 @@ export function notYetWarnings(values: Record<string, unknown>): string[] {
 export function refusePrintOnly(values: Record<string, unknown>): void {
   for (const [flag, why] of Object.entries(REFUSED_IN_PRINT)) {
     if (present(values[flag])) throw usageError(`${why}.`, `Remove --${flag}. See \`blade --help\`.`);
+  }
+  if (values.background === true) {
+    throw usageError(
+      "--background starts a background session, and print mode runs in the foreground.",
+      "Remove --background (`blade run <agent> --background` starts a background subagent).",
+    );
   }
   if (present(values.tmux) && values.worktree === undefined) {
     throw usageError("--tmux needs --worktree.", "Remove --tmux, or add --worktree.");

@@ -6,8 +6,10 @@ import type { App } from "../app.ts";
 import { createApp } from "../app.ts";
 import type { Io } from "./io.ts";
 import { mcpFlagsOf, startMcp } from "./mcp_wiring.ts";
-import { notYetWarnings } from "./claude_flags.ts";
+import { notYetWarnings, refusePrintOnly } from "./claude_flags.ts";
+import type { McpStarter } from "./sdk_session.ts";
 import { printTrustWarning } from "./trust_warning.ts";
+import { commandLineGrant } from "../permissions/command_line_grant.ts";
 import { budgetOf, jsonSchemaOf, onlyToolsOf, promptFlags } from "./print_inputs.ts";
 import {
   appFlagsOf,
@@ -27,6 +29,7 @@ export async function runPrint(values: Values, positionals: string[], ports: Por
   // stream-json input (the Agent SDK) is read as it arrives, by cli/sdk_session.ts.
   const prompt = inputFormatOf(values) === "text" ? await textPrompt(positionals, ports) : undefined;
   checkSessionFlags(values);
+  refusePrintOnly(values);
   const backgroundWaitMs = backgroundWaitOf(values);
   for (const warning of notYetWarnings(values)) io.err(warning);
   const flags: Omit<TurnFlags, "rules"> = {
@@ -43,12 +46,23 @@ export async function runPrint(values: Values, positionals: string[], ports: Por
   let app: App = await createApp(ports, appFlagsOf(values), { debugSink });
   profileMark("config + trust");
   if (values.agent !== undefined) app = await asAgent(app, values, ports, flags, debugSink);
-  const turn: TurnFlags = { ...flags, rules: rulesFromFlags(values, io, app) };
+  // An untrusted folder: what the command line grants applies; settings grant nothing more.
+  const grant = commandLineGrant({
+    trusted: app.trust.trusted,
+    mode: app.config.permissionMode,
+    modeFromFlag: appFlagsOf(values).permissionMode !== undefined,
+    settingsAllow: app.claude.allow,
+  });
+  app = { ...app, config: { ...app.config, permissionMode: grant.mode }, workspaceGrant: grant.workspace };
+  const turn: TurnFlags = {
+    ...flags,
+    rules: rulesFromFlags(values, io, { claude: { ...app.claude, allow: [...grant.settingsAllow] } }),
+  };
   await printTrustWarning(ports, io, {
     trusted: app.trust.trusted,
     workspace: app.workspace,
-    mode: app.config.permissionMode,
-    allow: turn.rules.texts.allow,
+    ...(grant.cappedMode === undefined ? {} : { cappedMode: grant.cappedMode }),
+    droppedAllow: app.claude.allow.filter((r) => !grant.settingsAllow.includes(r)),
   });
   // The first turn opens (or resumes, or forks) the session; later stream-json turns continue it.
   const open: SessionChoice = {
@@ -57,18 +71,21 @@ export async function runPrint(values: Values, positionals: string[], ports: Por
     ...(values["session-id"] === undefined ? {} : { sessionId: values["session-id"] }),
     ...(values["fork-session"] === true ? { fork: true } : {}),
   };
-  // MCP servers start once for the run (nothing loads when none is configured) and end with it.
-  const mcp = await startMcp(app, mcpFlagsOf(values), io);
-  profileMark("mcp sources read");
   let code: number;
-  try {
-    if (prompt !== undefined) code = (await runTurn(app, io, prompt, open, turn, mcp)).code;
-    else {
-      const { runSdkSession } = await import("./sdk_session.ts");
-      code = await runSdkSession({ app, io, ports, values, turn, open, mcp });
+  if (prompt === undefined) {
+    // The Agent SDK's session starts the servers once its initialize (with its own servers) is in.
+    const { runSdkSession } = await import("./sdk_session.ts");
+    const startSdkMcp: McpStarter = (extra) => startMcp(app, { ...mcpFlagsOf(values), ...extra }, io);
+    code = await runSdkSession({ app, io, ports, values, turn, open, startMcp: startSdkMcp });
+  } else {
+    // MCP servers start once for the run (nothing loads when none is configured) and end with it.
+    const mcp = await startMcp(app, mcpFlagsOf(values), io);
+    profileMark("mcp sources read");
+    try {
+      code = (await runTurn(app, io, prompt, open, turn, mcp)).code;
+    } finally {
+      await mcp?.close();
     }
-  } finally {
-    await mcp?.close();
   }
   profileMark("result printed");
   return code;

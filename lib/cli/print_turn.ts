@@ -17,6 +17,7 @@ import type { RunRules } from "../permissions/run_rules.ts";
 import type { McpHub } from "../mcp/hub.ts";
 import type { PromptFlags } from "./print_inputs.ts";
 import type { Approver } from "../protocol/approval.ts";
+import type { BeforeToolCall } from "../executor/tool_runner.ts";
 import type { StructuredOutput, StructuredOutputState } from "../tools/structured_output.ts";
 import { contextSinks, sessionContextOf } from "./context_wiring.ts";
 
@@ -158,6 +159,8 @@ export interface TurnFlags {
   jsonSchema: Record<string, unknown> | undefined;
   /** Who approves a call the gate would refuse (the Agent SDK's canUseTool); without it the refusal stands. */
   approve?: Approver;
+  /** A further check of the top-level session's calls after the gate (the Agent SDK's PreToolUse hooks). */
+  beforeToolCall?: BeforeToolCall;
 }
 
 export interface SessionChoice {
@@ -222,6 +225,7 @@ export async function runTurn(
       ...(structured === undefined ? {} : { structured: structuredHooks(structured) }),
       ...(f.approve === undefined ? {} : { approve: f.approve }),
       ...(context === undefined ? {} : { context }),
+      ...(f.beforeToolCall === undefined ? {} : { beforeToolCall: f.beforeToolCall }),
     });
     // A continued session whose transcript had a torn or bad line: the rest was kept; say so.
     for (const d of run.transcriptDiagnostics) {

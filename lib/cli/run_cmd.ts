@@ -11,6 +11,7 @@ import { parseOrUsage, RUN_OPTIONS } from "./args.ts";
 import { claudeArgv } from "./claude_argv.ts";
 import { appFlagsOf, outputFormatOf, rulesFromFlags } from "./print_flags.ts";
 import { printTrustWarning } from "./trust_warning.ts";
+import { commandLineGrant } from "../permissions/command_line_grant.ts";
 import { interruptController, type PrintSink, printSink } from "./print_turn.ts";
 import { readStdin } from "../sys/signals.ts";
 import { mcpFlagsOf, startMcp } from "./mcp_wiring.ts";
@@ -137,8 +138,16 @@ export async function runAgentCommand(argv: string[], ports: Ports, io: Io): Pro
   }
   const detachedId = values["agent-id"];
   const format = outputFormatOf(values);
-  const app = await createApp(ports, appFlagsOf(values), { debugSink: (l) => io.err(`[debug] ${l}\n`) });
+  let app = await createApp(ports, appFlagsOf(values), { debugSink: (l) => io.err(`[debug] ${l}\n`) });
   io = redactedIo(io, app.redact);
+  // An untrusted folder (a CI checkout): what the command line grants applies; settings grant nothing more.
+  const grant = commandLineGrant({
+    trusted: app.trust.trusted,
+    mode: app.config.permissionMode,
+    modeFromFlag: appFlagsOf(values).permissionMode !== undefined,
+    settingsAllow: app.claude.allow,
+  });
+  app = { ...app, config: { ...app.config, permissionMode: grant.mode }, workspaceGrant: grant.workspace };
   const parent = await openSession(ports, {
     layout: app.layout,
     workspace: app.workspace,
@@ -155,13 +164,13 @@ export async function runAgentCommand(argv: string[], ports: Ports, io: Io): Pro
   // `blade tasks cancel` reaches it, and waits for it before exiting.
   const id = detachedId === undefined ? newAgentId(ports.ids) : validateSessionId(detachedId);
   const usage = new ChildUsage(id);
-  const rules = rulesFromFlags(values, io, app);
+  const rules = rulesFromFlags(values, io, { claude: { ...app.claude, allow: [...grant.settingsAllow] } });
   // Before the agent is looked up: an agent of the untrusted project is named in the warning.
   await printTrustWarning(ports, io, {
     trusted: app.trust.trusted,
     workspace: app.workspace,
-    mode: app.config.permissionMode,
-    allow: rules.texts.allow,
+    ...(grant.cappedMode === undefined ? {} : { cappedMode: grant.cappedMode }),
+    droppedAllow: app.claude.allow.filter((r) => !grant.settingsAllow.includes(r)),
   });
   const mcp = await startMcp(app, mcpFlagsOf(values), io);
   // Disposed last (after the runtime's children): the servers outlive every call to them.

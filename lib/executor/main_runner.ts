@@ -26,6 +26,7 @@ import type { PendingWork } from "../protocol/delivery.ts";
 import type { Approver } from "../protocol/approval.ts";
 import type { SessionContext } from "./session_context.ts";
 import { expandPrompt, userBlocks } from "./prompt_expansion.ts";
+import type { BeforeToolCall } from "./tool_runner.ts";
 
 /** What the subagent layer adds to a top-level session. */
 export interface SessionExtras {
@@ -74,6 +75,8 @@ export interface MainRunOptions {
   approve?: Approver;
   /** Memory, skills and what they change in the session's tools (executor/session_context.ts). */
   context?: SessionContext;
+  /** A further check of each of the session's calls after the permission gate (deny only). */
+  beforeToolCall?: BeforeToolCall;
   /** `--json-schema`: the StructuredOutput tool (kept whatever `--tools` says) and its corrective follow-ups. */
   structured?: { tool: AnyTool; followUp: () => string | undefined; exhausted: () => string | undefined };
 }
@@ -114,6 +117,8 @@ export interface MainSessionDeps {
   /** Canonical `--add-dir` folders. */
   additionalDirs: readonly string[];
   trust: { trusted: boolean };
+  /** Whether tools may write the workspace and run commands (default: `trust.trusted`; lib/app.ts). */
+  workspaceGrant?: boolean;
   config: Pick<ResolvedConfig, "model" | "maxTokens" | "permissionMode" | "maxTurns">;
   /** Settings `env` for the commands the session's tools run. */
   claude?: { env: Record<string, string> };
@@ -259,7 +264,7 @@ async function buildMainSession(
     workspaceRoot: app.workspace,
     ...(app.additionalDirs.length === 0 ? {} : { additionalDirs: app.additionalDirs }),
     storageRoot: app.layout.root,
-    trusted: app.trust.trusted,
+    trusted: app.workspaceGrant ?? app.trust.trusted,
     mode: config.permissionMode,
     ...(app.claude === undefined || Object.keys(app.claude.env).length === 0
       ? {}
@@ -287,6 +292,7 @@ async function buildMainSession(
     ...(config.maxTurns === undefined ? {} : { maxTurns: config.maxTurns }),
     ...(pending === undefined ? {} : { pending }),
     ...(o.approve === undefined ? {} : { approve: o.approve }),
+    ...(o.beforeToolCall === undefined ? {} : { beforeToolCall: o.beforeToolCall }),
     ...(o.structured === undefined
       ? {}
       : { followUp: o.structured.followUp, exhausted: o.structured.exhausted }),

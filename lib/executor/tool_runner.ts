@@ -21,6 +21,13 @@ import { pathArgument, type RuleSet, type ToolRule } from "../protocol/tool_rule
 import type { PermissionMode } from "../protocol/permission_mode.ts";
 import { canonicalPath, resolveToolPath } from "../tools/paths.ts";
 import { describeError } from "../errors.ts";
+import { classifyCommand } from "../verification/commands.ts";
+
+/** Whether a Bash call's command only reads (permission mode `auto` runs those without asking). */
+function readOnlyCommand(input: Record<string, unknown>, workspaceRoot: string): boolean {
+  const command = typeof input["command"] === "string" ? input["command"] : "";
+  return input["run_in_background"] !== true && classifyCommand(command, workspaceRoot).kind === "read-only";
+}
 
 /** A call that passed validation and the permission gate, about to run. */
 export interface ToolCallRequest {
@@ -77,7 +84,10 @@ export type AskApproval = (
   call: ToolCallBlock,
   gate: { path: string | undefined; reason: string },
   signal: AbortSignal,
-) => Promise<{ allowed: true } | { allowed: false; message: string }>;
+) => Promise<{ allowed: true; updatedInput?: Record<string, unknown> } | { allowed: false; message: string }>;
+
+/** The gates' answer: refused, or allowed with the input to run (the approver may have changed it). */
+type GateOutcome = GateDecision & { input?: unknown };
 
 /** The calls of one answer with their durable identity; `run()` executes them. */
 export interface PreparedCalls {
@@ -213,7 +223,7 @@ export class ToolRunner {
     if (!gate.allow) return error(gate.message, true);
     if (ctx.signal.aborted) return error("Interrupted before the tool ran.");
     try {
-      const result = await tool.run(parsed.data, ctx);
+      const result = await tool.run(gate.input ?? parsed.data, ctx);
       return { result, denied: result.denied === true };
     } catch (e) {
       return error(`Tool ${call.name} failed unexpectedly: ${describeError(e)}`);
@@ -234,18 +244,17 @@ export class ToolRunner {
     return await canonicalPath(ctx.ports.fs, resolveToolPath(ctx, path)).catch(() => undefined);
   }
 
-  /** The permission gate (trust, mode, the run's rules, the agent's limits), then the session's own hook. */
-  async #gate(request: ToolCallRequest): Promise<GateDecision> {
+  /** The permission gate's decision for one input of a call. */
+  async #decide(tool: AnyTool, input: Record<string, unknown>, ctx: ToolContext) {
     const o = this.#o;
-    const { tool, call, ctx } = request;
-    const path = await this.#rulePath(tool.name, call.input, ctx);
+    const path = await this.#rulePath(tool.name, input, ctx);
     const home = o.ports.env.home();
     // Bash rules are matched on a bash parse (shell/command_line.ts), loaded on the first command.
     if (typeof call.input.command === "string") await loadBashParser();
     const decision = decide({
       name: tool.name,
       kind: tool.kind,
-      input: call.input,
+      input,
       ...(path === undefined ? {} : { path }),
       trusted: o.trusted,
       mode: o.mode,
@@ -253,14 +262,45 @@ export class ToolRunner {
       ...(o.limits === undefined ? {} : { limits: o.limits }),
       scope: { workspaceRoot: o.workspaceRoot, ...(home === undefined ? {} : { home }) },
       ...(tool.readOnly === true ? { readOnly: true } : {}),
+      ...(tool.name === "Bash" && o.mode === "auto" ? { commandReadOnly: readOnlyCommand(input, o.workspaceRoot) } : {}),
     });
+    return { decision, path };
+  }
+
+  /**
+   * An input the approver changed: valid for the tool, and not refused by anything no one may approve
+   * (a deny rule, trust, plan mode, an agent's limits): the approver approved this call, not more.
+   */
+  async #changed(tool: AnyTool, input: Record<string, unknown>, ctx: ToolContext): Promise<GateOutcome> {
+    const parsed = tool.schema.safeParse(input);
+    if (!parsed.success) {
+      const issues = parsed.error.issues.map((i) => `${i.path.join(".") || "input"}: ${i.message}`).join("; ");
+      return { allow: false, askable: false, message: `Invalid tool input for ${tool.name} (as the approver changed it): ${issues}` };
+    }
+    const { decision } = await this.#decide(tool, input, ctx);
+    if (!decision.allow && !decision.askable) return decision;
+    return { allow: true, input: parsed.data };
+  }
+
+  /** The permission gate (trust, mode, the run's rules, the agent's limits), then the session's own hook. */
+  async #gate(request: ToolCallRequest): Promise<GateOutcome> {
+    const o = this.#o;
+    const { tool, call, ctx } = request;
+    const { decision, path } = await this.#decide(tool, call.input, ctx);
+    let changed: GateOutcome | undefined;
     if (!decision.allow && decision.askable && o.ask !== undefined) {
       const asked = await o.ask(call, { path, reason: decision.message }, ctx.signal);
       if (!asked.allowed) return { allow: false, askable: false, message: asked.message };
+      if (asked.updatedInput !== undefined) {
+        changed = await this.#changed(tool, asked.updatedInput, ctx);
+        if (!changed.allow) return changed;
+        request = { ...request, input: changed.input };
+      }
     } else if (!decision.allow) return decision;
-    if (o.beforeToolCall === undefined) return { allow: true };
+    if (o.beforeToolCall === undefined) return changed ?? { allow: true };
     try {
-      return await o.beforeToolCall(request);
+      const hook = await o.beforeToolCall(request);
+      return hook.allow ? changed ?? hook : hook;
     } catch (e) {
       return {
         allow: false,

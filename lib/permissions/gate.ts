@@ -35,6 +35,8 @@ export interface GateInput {
   scope: RuleScope;
   /** An external (MCP) tool its server marks read-only. */
   readOnly?: boolean;
+  /** A Bash call whose command only reads (verification/commands.ts): permission mode `auto` runs it. */
+  commandReadOnly?: boolean;
 }
 
 export type GateDecision = { allow: true } | {
@@ -102,7 +104,8 @@ export function decide(g: GateInput): GateDecision {
     if (refusal !== undefined) return refusal;
   }
   if (g.mode === "yolo" || allowed) return { allow: true };
-  if (g.kind === "write" && g.mode === "autoEdit") return { allow: true };
+  if (g.kind === "write" && (g.mode === "autoEdit" || g.mode === "auto")) return { allow: true };
+  if (g.kind === "execute" && g.mode === "auto" && g.commandReadOnly === true) return { allow: true };
   const why = verdict.verdict === "none" && verdict.why !== undefined && verdict.why !== ""
     ? ` The allow rules do not approve it: ${verdict.why}.`
     : "";
@@ -151,6 +154,12 @@ function protectedCommand(g: GateInput): GateDecision | undefined {
 }
 
 function unapproved(g: GateInput): string {
+  if (g.mode === "auto") {
+    // Claude Code's auto mode asks its server-side safety classifier here; Blade has none.
+    return `${describeCall(g)} needs auto mode's safety check, which Blade does not have: permission mode ` +
+      `"auto" runs edits and read-only commands only. Re-run with another permission mode or an allow rule ` +
+      `(--allowed-tools "${g.kind === "external" ? g.name : `${g.name}`}").`;
+  }
   if (g.kind === "external") {
     return `${g.name} (an MCP tool) needs approval in permission mode "${g.mode}", and print mode cannot ask. ` +
       `Re-run with --allowed-tools "${g.name}" (or "${serverRule(g.name)}" for every tool of its server).`;
