@@ -22,7 +22,9 @@ async function main(args: string[]): Promise<number> {
   for (const c of SDK_CASES) {
     if (values.only !== undefined && values.only !== c.name) continue;
     const run = await runSdkCase(c, values.claude, denoDir === undefined ? {} : { DENO_DIR: denoDir });
-    if (run.report === undefined) throw new Error(`${c.name}: no report (exit ${run.code}): ${run.stderr.slice(-2000)}`);
+    if (run.report === undefined) {
+      throw new Error(`${c.name}: no report (exit ${run.code}): ${run.stderr.slice(-2000)}`);
+    }
     await Deno.writeTextFile(`${FIXTURES}${c.name}.json`, JSON.stringify(run.report, null, 2) + "\n");
     // deno-lint-ignore no-console
     console.log(`recorded ${c.name} (exit ${run.code})`);

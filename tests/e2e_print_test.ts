@@ -67,8 +67,8 @@ Deno.test("print: a streamed text answer in --output-format json", async () => {
   assert.equal(typeof result.duration_ms, "number");
   assert.equal(typeof result.duration_api_ms, "number");
   assert.equal(typeof result.uuid, "string");
-  // claude-sonnet-4-5 at $3 / $15 per million tokens.
-  const cost = (12 * 3 + 9 * 15) / 1e6;
+  // claude-sonnet-5-5 (the sonnet alias) at $2 / $10 per million tokens.
+  const cost = (12 * 2 + 9 * 10) / 1e6;
   assert.deepEqual(result, {
     type: "result",
     subtype: "success",
@@ -89,7 +89,7 @@ Deno.test("print: a streamed text answer in --output-format json", async () => {
       service_tier: "standard",
     },
     modelUsage: {
-      "claude-sonnet-4-5": {
+      "claude-sonnet-5-5": {
         inputTokens: 12,
         outputTokens: 9,
         cacheReadInputTokens: 0,

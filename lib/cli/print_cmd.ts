@@ -7,17 +7,16 @@ import { createApp } from "../app.ts";
 import type { Io } from "./io.ts";
 import { mcpFlagsOf, startMcp } from "./mcp_wiring.ts";
 import { notYetWarnings, refusePrintOnly } from "./claude_flags.ts";
-import type { McpStarter } from "./sdk_session.ts";
-import { printTrustWarning } from "./trust_warning.ts";
-import { commandLineGrant } from "../permissions/command_line_grant.ts";
+import type { McpStarter } from "./sdk_outbox.ts";
+import { promptToolApprover } from "./permission_prompt_tool.ts";
 import { budgetOf, jsonSchemaOf, onlyToolsOf, promptFlags } from "./print_inputs.ts";
 import {
   appFlagsOf,
   backgroundWaitOf,
   checkSessionFlags,
+  grantedRun,
   inputFormatOf,
   outputFormatOf,
-  rulesFromFlags,
   textPrompt,
   type Values,
 } from "./print_flags.ts";
@@ -47,23 +46,9 @@ export async function runPrint(values: Values, positionals: string[], ports: Por
   profileMark("config + trust");
   if (values.agent !== undefined) app = await asAgent(app, values, ports, flags, debugSink);
   // An untrusted folder: what the command line grants applies; settings grant nothing more.
-  const grant = commandLineGrant({
-    trusted: app.trust.trusted,
-    mode: app.config.permissionMode,
-    modeFromFlag: appFlagsOf(values).permissionMode !== undefined,
-    settingsAllow: app.claude.allow,
-  });
-  app = { ...app, config: { ...app.config, permissionMode: grant.mode }, workspaceGrant: grant.workspace };
-  const turn: TurnFlags = {
-    ...flags,
-    rules: rulesFromFlags(values, io, { claude: { ...app.claude, allow: [...grant.settingsAllow] } }),
-  };
-  await printTrustWarning(ports, io, {
-    trusted: app.trust.trusted,
-    workspace: app.workspace,
-    ...(grant.cappedMode === undefined ? {} : { cappedMode: grant.cappedMode }),
-    droppedAllow: app.claude.allow.filter((r) => !grant.settingsAllow.includes(r)),
-  });
+  const granted = await grantedRun(app, values, io);
+  app = granted.app;
+  const turn: TurnFlags = { ...flags, rules: granted.rules };
   // The first turn opens (or resumes, or forks) the session; later stream-json turns continue it.
   const open: SessionChoice = {
     ...(values.resume === undefined ? {} : { resume: values.resume }),
@@ -82,7 +67,10 @@ export async function runPrint(values: Values, positionals: string[], ports: Por
     const mcp = await startMcp(app, mcpFlagsOf(values), io);
     profileMark("mcp sources read");
     try {
-      code = (await runTurn(app, io, prompt, open, turn, mcp)).code;
+      // `--permission-prompt-tool mcp__server__tool`: calls that need approval are put to that tool.
+      const approve = promptToolApprover(values, mcp);
+      code =
+        (await runTurn(app, io, prompt, open, approve === undefined ? turn : { ...turn, approve }, mcp)).code;
     } finally {
       await mcp?.close();
     }

@@ -9,6 +9,9 @@ import { readStdin } from "../sys/signals.ts";
 import type { Io } from "./io.ts";
 import type { OutputFormat } from "./print_render.ts";
 import { type RunRules, runRules } from "../permissions/run_rules.ts";
+import { commandLineGrant } from "../permissions/command_line_grant.ts";
+import { settingsFlagLayer } from "../config/claude_settings.ts";
+import { printTrustWarning } from "./trust_warning.ts";
 
 // deno-lint-ignore no-explicit-any
 export type Values = Record<string, any>;
@@ -149,4 +152,37 @@ export function backgroundWaitOf(values: Values): number | undefined {
     throw usageError(`--background-wait must be a number of seconds, got "${waitRaw}".`);
   }
   return Math.round(n * 1000);
+}
+
+/**
+ * The run's App and rules: in a folder without Workspace Trust only the command line grants
+ * (permissions/command_line_grant.ts) — a settings mode wider than default and settings allow rules
+ * are withheld, and the start-up warning says so.
+ */
+export async function grantedRun(app: App, values: Values, io: Io): Promise<{ app: App; rules: RunRules }> {
+  // `--settings` is named on the command line: its mode and allow rules are the user's for this run.
+  const layer = values.settings === undefined || app.trust.trusted
+    ? undefined
+    : await settingsFlagLayer(app.ports.fs, values.settings, app.ports.env.cwd());
+  const grant = commandLineGrant({
+    trusted: app.trust.trusted,
+    mode: app.config.permissionMode,
+    modeFromFlag: appFlagsOf(values).permissionMode !== undefined || layer?.defaultMode !== undefined,
+    settingsAllow: app.claude.allow,
+    flagAllow: layer?.allow ?? [],
+  });
+  const granted: App = {
+    ...app,
+    config: { ...app.config, permissionMode: grant.mode },
+    workspaceGrant: grant.workspace,
+  };
+  const rules = rulesFromFlags(values, io, { claude: { ...app.claude, allow: [...grant.settingsAllow] } });
+  // Before the agent is looked up: an agent of the untrusted project is named in the warning.
+  await printTrustWarning(app.ports, io, {
+    trusted: app.trust.trusted,
+    workspace: app.workspace,
+    ...(grant.cappedMode === undefined ? {} : { cappedMode: grant.cappedMode }),
+    droppedAllow: app.claude.allow.filter((r) => !grant.settingsAllow.includes(r)),
+  });
+  return { app: granted, rules };
 }

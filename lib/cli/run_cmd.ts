@@ -9,9 +9,7 @@ import { type App, createApp } from "../app.ts";
 import { type Io, redactedIo } from "./io.ts";
 import { parseOrUsage, RUN_OPTIONS } from "./args.ts";
 import { claudeArgv } from "./claude_argv.ts";
-import { appFlagsOf, outputFormatOf, rulesFromFlags } from "./print_flags.ts";
-import { printTrustWarning } from "./trust_warning.ts";
-import { commandLineGrant } from "../permissions/command_line_grant.ts";
+import { appFlagsOf, grantedRun, outputFormatOf } from "./print_flags.ts";
 import { interruptController, type PrintSink, printSink } from "./print_turn.ts";
 import { readStdin } from "../sys/signals.ts";
 import { mcpFlagsOf, startMcp } from "./mcp_wiring.ts";
@@ -138,16 +136,10 @@ export async function runAgentCommand(argv: string[], ports: Ports, io: Io): Pro
   }
   const detachedId = values["agent-id"];
   const format = outputFormatOf(values);
-  let app = await createApp(ports, appFlagsOf(values), { debugSink: (l) => io.err(`[debug] ${l}\n`) });
-  io = redactedIo(io, app.redact);
+  const created = await createApp(ports, appFlagsOf(values), { debugSink: (l) => io.err(`[debug] ${l}\n`) });
+  io = redactedIo(io, created.redact);
   // An untrusted folder (a CI checkout): what the command line grants applies; settings grant nothing more.
-  const grant = commandLineGrant({
-    trusted: app.trust.trusted,
-    mode: app.config.permissionMode,
-    modeFromFlag: appFlagsOf(values).permissionMode !== undefined,
-    settingsAllow: app.claude.allow,
-  });
-  app = { ...app, config: { ...app.config, permissionMode: grant.mode }, workspaceGrant: grant.workspace };
+  const { app, rules } = await grantedRun(created, values, io);
   const parent = await openSession(ports, {
     layout: app.layout,
     workspace: app.workspace,
@@ -164,14 +156,6 @@ export async function runAgentCommand(argv: string[], ports: Ports, io: Io): Pro
   // `blade tasks cancel` reaches it, and waits for it before exiting.
   const id = detachedId === undefined ? newAgentId(ports.ids) : validateSessionId(detachedId);
   const usage = new ChildUsage(id);
-  const rules = rulesFromFlags(values, io, { claude: { ...app.claude, allow: [...grant.settingsAllow] } });
-  // Before the agent is looked up: an agent of the untrusted project is named in the warning.
-  await printTrustWarning(ports, io, {
-    trusted: app.trust.trusted,
-    workspace: app.workspace,
-    ...(grant.cappedMode === undefined ? {} : { cappedMode: grant.cappedMode }),
-    droppedAllow: app.claude.allow.filter((r) => !grant.settingsAllow.includes(r)),
-  });
   const mcp = await startMcp(app, mcpFlagsOf(values), io);
   // Disposed last (after the runtime's children): the servers outlive every call to them.
   await using _mcp = { [Symbol.asyncDispose]: async () => await mcp?.close() };

@@ -13,9 +13,12 @@ export function sdkModeCeiling(o: {
   allowBypass: boolean;
 }): { mode: PermissionMode; source: string } {
   if (o.allowBypass || o.launched === "yolo") return { mode: "yolo", source: "" };
-  const widest: PermissionMode = MODE_ORDER.indexOf(o.launched) > MODE_ORDER.indexOf("auto") ? o.launched : "auto";
+  const widest: PermissionMode = MODE_ORDER.indexOf(o.launched) > MODE_ORDER.indexOf("auto")
+    ? o.launched
+    : "auto";
   return {
     mode: widest,
-    source: "bypassPermissions needs --allow-dangerously-skip-permissions (the SDK's allowDangerouslySkipPermissions)",
+    source:
+      "bypassPermissions needs --allow-dangerously-skip-permissions (the SDK's allowDangerouslySkipPermissions)",
   };
 }

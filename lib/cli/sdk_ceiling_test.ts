@@ -6,5 +6,8 @@ Deno.test("sdkModeCeiling: the session may widen up to auto, to bypassPermission
   assert.equal(sdkModeCeiling({ launched: "plan", allowBypass: false }).mode, "auto");
   assert.equal(sdkModeCeiling({ launched: "default", allowBypass: true }).mode, "yolo");
   assert.equal(sdkModeCeiling({ launched: "yolo", allowBypass: false }).mode, "yolo");
-  assert.match(sdkModeCeiling({ launched: "default", allowBypass: false }).source, /--allow-dangerously-skip-permissions/);
+  assert.match(
+    sdkModeCeiling({ launched: "default", allowBypass: false }).source,
+    /--allow-dangerously-skip-permissions/,
+  );
 });

@@ -51,10 +51,16 @@ export function permissionResult(body: Record<string, unknown>, input: Record<st
     const updated = body.updatedInput;
     // A changed input that is no object cannot be a call: unparsable means refused.
     if (updated !== undefined && updated !== null && !isRecord(updated)) {
-      return { verdict: { answer: "deny", message: "The approver's updatedInput is not an object." }, interrupt: false };
+      return {
+        verdict: { answer: "deny", message: "The approver's updatedInput is not an object." },
+        interrupt: false,
+      };
     }
     const changed = isRecord(updated) && !sameJson(updated, input);
-    return { verdict: changed ? { answer: "allow_once", updatedInput: updated } : { answer: "allow_once" }, interrupt: false };
+    return {
+      verdict: changed ? { answer: "allow_once", updatedInput: updated } : { answer: "allow_once" },
+      interrupt: false,
+    };
   }
   const message = typeof body.message === "string" && body.message.trim() !== "" ? body.message : undefined;
   return {

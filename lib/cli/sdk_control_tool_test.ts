@@ -55,7 +55,10 @@ Deno.test("toolVerdict: allow runs the call (as the approver changed it); deny r
     ],
     [
       "allow with a changed input: that input runs (checked again by the tool runner)",
-      { subtype: "success", response: { behavior: "allow", updatedInput: { ...INPUT, command: "git push -n" } } },
+      {
+        subtype: "success",
+        response: { behavior: "allow", updatedInput: { ...INPUT, command: "git push -n" } },
+      },
       { answer: "allow_once", updatedInput: { ...INPUT, command: "git push -n" } },
       false,
     ],
@@ -77,7 +80,12 @@ Deno.test("toolVerdict: allow runs the call (as the approver changed it); deny r
       { answer: "deny", message: "stop" },
       true,
     ],
-    ["deny without a message", { subtype: "success", response: { behavior: "deny" } }, { answer: "deny" }, false],
+    [
+      "deny without a message",
+      { subtype: "success", response: { behavior: "deny" } },
+      { answer: "deny" },
+      false,
+    ],
     ["an error response", { subtype: "error", error: "callback threw" }, { answer: "deny" }, false],
     ["a malformed answer", { subtype: "success", response: "allow" }, { answer: "deny" }, false],
     ["no answer body", { subtype: "success" }, { answer: "deny" }, false],

@@ -36,7 +36,8 @@ export function preToolUseDenial(answer: Record<string, unknown>): string | unde
   const specific = isRecord(answer.hookSpecificOutput) ? answer.hookSpecificOutput : {};
   const reason = (v: unknown) => (typeof v === "string" && v.trim() !== "" ? v : undefined);
   if (specific.permissionDecision === "deny") {
-    return reason(specific.permissionDecisionReason) ?? reason(answer.reason) ?? "A PreToolUse hook denied it.";
+    return reason(specific.permissionDecisionReason) ?? reason(answer.reason) ??
+      "A PreToolUse hook denied it.";
   }
   if (answer.decision === "block" || answer.decision === "deny") {
     return reason(answer.reason) ?? "A PreToolUse hook blocked it.";

@@ -1,44 +1,36 @@
 // Owns a print-mode run driven by the Agent SDK over `--input-format stream-json`
-// (docs/guides/agent-sdk.md): stdin is read as lines arrive, also while a turn runs; user messages
-// queue up and run in order as turns of one session; the SDK's control requests are answered at once,
-// in order (decisions: cli/sdk_control.ts), and Blade's own requests to the SDK — can_use_tool,
-// hook_callback, mcp_message — are sent with their ids and answered by its control_response lines.
-// The run's MCP servers start once the initialize request (with the SDK's mcpServers and in-process
-// servers) has arrived. Loaded only with `--input-format stream-json`, so plain `-p` never pays for it.
+// (docs/guides/agent-sdk.md): stdin is read as lines arrive, also while a turn runs; user messages queue
+// up and run in order as turns of one session; the SDK's control requests are answered at once, in
+// order (cli/sdk_control.ts), Blade's own go out through cli/sdk_outbox.ts. MCP servers start once the
+// initialize (with the SDK's servers) is in. Loaded only with `--input-format stream-json`.
 
 import type { App } from "../app.ts";
 import type { Ports } from "../sys/mod.ts";
 import type { McpHub } from "../mcp/hub.ts";
-import type { McpLayer } from "../mcp/config.ts";
 import { BladeError, usageError } from "../errors.ts";
 import { stdinLines } from "../sys/signals.ts";
 import { claudeModeName, type PermissionMode } from "../protocol/permission_mode.ts";
 import type { Approver } from "../protocol/approval.ts";
-import type { HookCallbackMatcher, HookCallbacks } from "../protocol/hook_callbacks.ts";
+import type { HookCallbacks } from "../protocol/hook_callbacks.ts";
+import { hookCallbacks, type McpStarter, SdkOutbox, SdkServers } from "./sdk_outbox.ts";
 import { type Io, redactedIo } from "./io.ts";
 import { jsonTerminalSafe, terminalSafe } from "./sanitize.ts";
 import { jsonSchemaOf, type StreamJsonInput, streamJsonInput } from "./print_inputs.ts";
 import { runTurn, type SessionChoice, type TurnFlags } from "./print_turn.ts";
+import { promptToolApprover } from "./permission_prompt_tool.ts";
 import type { Values } from "./print_flags.ts";
 import { canUseToolRequest, toolVerdict } from "./sdk_control_tool.ts";
 import { preToolUseHooks, unfiredEvents } from "./sdk_hooks.ts";
 import type { BeforeToolCall } from "../executor/tool_runner.ts";
-import { SdkMcpTransport } from "../mcp/sdk_transport.ts";
 import {
   type ControlAction,
   type ControlResponse,
   type ControlState,
   decideControl,
   type InitializeOptions,
-  initializePayload,
 } from "./sdk_control.ts";
+import { initializeAnswer, sessionApp } from "./sdk_initialize.ts";
 import { sdkModeCeiling } from "./sdk_ceiling.ts";
-
-/** What starts the run's MCP servers, with the SDK's own servers of its initialize request. */
-export type McpStarter = (extra: {
-  extraLayers?: McpLayer[];
-  sdkServers?: { names: readonly string[]; transport: (server: string) => SdkMcpTransport };
-}) => Promise<McpHub | undefined>;
 
 export interface SdkSessionDeps {
   app: App;
@@ -106,19 +98,20 @@ class SdkSession {
   #mode: PermissionMode | undefined;
   #model: string | undefined;
   #sessionId: string | undefined;
-  /** Blade's requests to the SDK waiting for its control_response, by request id. */
-  readonly #asked = new Map<string, (response: Record<string, unknown>) => void>();
-  #askedCount = 0;
+  /** Blade's own requests to the SDK (can_use_tool, hook_callback, mcp_message). */
+  readonly #outbox: SdkOutbox;
   /** The widest mode a set_permission_mode may set, and why (cli/sdk_ceiling.ts). */
   readonly #ceiling: { mode: PermissionMode; source: string };
-  readonly #transports = new Map<string, SdkMcpTransport>();
-  #mcp: Promise<McpHub | undefined> | undefined;
+  readonly #servers: SdkServers;
   /** The SDK reads `session_state_changed` (it says so with CLAUDE_CODE_SDK_READS_SESSION_STATE=1). */
   readonly #statesWanted: boolean;
 
   constructor(d: SdkSessionDeps, write: (line: unknown) => void) {
     this.#d = d;
     this.#write = write;
+    this.#outbox = new SdkOutbox(write);
+    this.#servers = new SdkServers(this.#outbox, d.startMcp);
+    this.hooks = hookCallbacks(this.#outbox, () => this.#init.hooks);
     this.#ceiling = sdkModeCeiling({
       launched: d.app.config.permissionMode,
       allowBypass: d.values["allow-dangerously-skip-permissions"] === true,
@@ -142,11 +135,7 @@ class SdkSession {
       this.#failure = e instanceof Error ? e : new Error(String(e));
     }).finally(() => {
       this.#ended = true;
-      // Nobody is left to answer Blade's requests: a can_use_tool is denied, a hook or MCP call fails.
-      for (const resolve of this.#asked.values()) {
-        resolve({ subtype: "error", error: "standard input ended" });
-      }
-      this.#asked.clear();
+      this.#outbox.end();
       this.#initializedSignal.resolve();
       this.#wake?.();
     });
@@ -177,55 +166,23 @@ class SdkSession {
 
   /** Claude Code's `session_state_changed` (running, idle), which the SDK waits for before it ends a run. */
   state(state: "running" | "idle"): void {
-    if (!this.#statesWanted) return;
-    this.#write({
-      type: "system",
-      subtype: "session_state_changed",
-      state,
-      sdk_host_only: true,
-      uuid: crypto.randomUUID(),
-      session_id: this.#sessionId ?? "",
-    });
+    if (this.#statesWanted) {
+      this.#write(systemLine("session_state_changed", this.#sessionId, { state, sdk_host_only: true }));
+    }
   }
 
   /** The run's MCP servers, started once (with the initialize's servers when it came first). */
   mcp(): Promise<McpHub | undefined> {
-    return this.#mcp ??= this.#d.startMcp({
-      ...(this.#init.mcpServers === undefined ? {} : {
-        extraLayers: [{ source: "flag", origin: "the Agent SDK's mcpServers (initialize)", servers: this.#init.mcpServers }],
-      }),
-      ...(this.#init.sdkMcpServers === undefined ? {} : {
-        sdkServers: { names: this.#init.sdkMcpServers, transport: (name) => this.#transport(name) },
-      }),
-    });
+    return this.#servers.hub(this.#init);
   }
 
   async close(): Promise<void> {
-    await (await this.#mcp?.catch(() => undefined))?.close();
-  }
-
-  #transport(server: string): SdkMcpTransport {
-    const made = new SdkMcpTransport(server, async (name, message) => {
-      const answer = await this.#request({ subtype: "mcp_message", server_name: name, message });
-      if (answer.subtype !== "success") throw new Error(String(answer.error ?? "the SDK refused the MCP message"));
-      return (answer.response ?? {}) as Record<string, unknown>;
-    });
-    this.#transports.set(server, made);
-    return made;
+    await this.#servers.close();
   }
 
   /** The App of the next turn: the mode and model the SDK set, the agents its initialize gave. */
   appFor(app: App): App {
-    const agents = this.#agentsJson(app);
-    return {
-      ...app,
-      config: {
-        ...app.config,
-        permissionMode: this.#mode ?? app.config.permissionMode,
-        model: this.#model ?? app.config.model,
-      },
-      flags: { ...app.flags, ...(agents === undefined ? {} : { agentsJson: agents }) },
-    };
+    return sessionApp(app, { mode: this.#mode, model: this.#model, agents: this.#init.agents });
   }
 
   /** The turn flags with the initialize's system prompt, schema and hooks, and the SDK's approvals. */
@@ -236,6 +193,7 @@ class SdkSession {
     // (`--permission-prompts none`: nobody is asked).
     const asks = this.#d.values["permission-prompt-tool"] === "stdio" &&
       this.#d.values["permission-prompts"] !== "none";
+    const approve = asks ? this.#approve : promptToolApprover(this.#d.values, await this.mcp());
     return {
       ...turn,
       prompts: {
@@ -244,72 +202,32 @@ class SdkSession {
         ...(append.length === 0 ? {} : { appendSystemPrompt: append.join("\n\n") }),
       },
       jsonSchema: turn.jsonSchema ?? await this.#schema(),
-      ...(asks ? { approve: this.#approve } : {}),
+      ...(approve === undefined ? {} : { approve }),
       ...(o.hooks === undefined ? {} : { beforeToolCall: this.#preToolUse() }),
     };
   }
 
   /** The SDK's hook callbacks as the HookCallbacks port (protocol/hook_callbacks.ts). */
-  readonly hooks: HookCallbacks = {
-    events: () => [...this.#init.hooks?.keys() ?? []],
-    matchers: (event): readonly HookCallbackMatcher[] => this.#init.hooks?.get(event) ?? [],
-    call: async (callbackId, input, options) => {
-      const answer = await this.#request(
-        {
-          subtype: "hook_callback",
-          callback_id: callbackId,
-          input,
-          ...(options.toolUseId === undefined ? {} : { tool_use_id: options.toolUseId }),
-        },
-        options.signal,
-      );
-      if (answer.subtype !== "success") {
-        throw new Error(String(answer.error ?? "the SDK's hook callback failed"));
-      }
-      const body = answer.response;
-      return typeof body === "object" && body !== null && !Array.isArray(body)
-        ? body as Record<string, unknown>
-        : {};
-    },
-  };
+  readonly hooks: HookCallbacks;
 
   /** The SDK's PreToolUse callbacks before each call of the top-level session (cli/sdk_hooks.ts). */
   #preToolUse(): BeforeToolCall {
     const { app, io } = this.#d;
+    const id = () => this.#sessionId;
     return preToolUseHooks(this.hooks, {
-      sessionId: () => this.#sessionId ?? "",
-      transcriptPath: () =>
-        this.#sessionId === undefined ? "" : app.layout.transcriptPath(app.workspace, this.#sessionId),
+      sessionId: () => id() ?? "",
+      transcriptPath: () => id() === undefined ? "" : app.layout.transcriptPath(app.workspace, id()!),
       cwd: app.workspace,
       permissionMode: () => claudeModeName(this.#mode ?? app.config.permissionMode),
       warn: (line) => io.err(`blade: warning: ${terminalSafe(line)}\n`),
     });
   }
 
-  /**
-   * Sends one of Blade's control requests and resolves with the SDK's response (`{subtype, response}`
-   * or `{subtype: "error", error}`); an aborted `signal` withdraws it (control_cancel_request).
-   */
-  #request(request: Record<string, unknown>, signal?: AbortSignal): Promise<Record<string, unknown>> {
-    if (this.#ended) return Promise.resolve({ subtype: "error", error: "standard input ended" });
-    const id = `blade_${String(request.subtype)}_${++this.#askedCount}`;
-    const answer = new Promise<Record<string, unknown>>((resolve) => {
-      this.#asked.set(id, resolve);
-      signal?.addEventListener("abort", () => {
-        if (!this.#asked.delete(id)) return;
-        this.#write({ type: "control_cancel_request", request_id: id });
-        resolve({ subtype: "error", error: "cancelled" });
-      }, { once: true });
-    });
-    this.#write({ type: "control_request", request_id: id, request });
-    return answer;
-  }
-
   /** Asks the SDK (can_use_tool) about a call the gate would refuse; a cancelled or unanswered ask denies. */
   readonly #approve: Approver = async (request, signal) => {
     if (signal.aborted || this.#ended) return "deny";
     const asked = canUseToolRequest("", request).request as Record<string, unknown>;
-    const verdict = toolVerdict(await this.#request(asked, signal), request.input ?? {});
+    const verdict = toolVerdict(await this.#outbox.request(asked, signal), request.input ?? {});
     if (verdict.interrupt) this.#interrupt();
     return verdict.verdict;
   };
@@ -329,18 +247,6 @@ class SdkSession {
     const schema = this.#init.jsonSchema;
     if (schema === undefined) return Promise.resolve(undefined);
     return this.#checkedSchema ??= jsonSchemaOf({ "json-schema": JSON.stringify(schema) }, this.#d.ports);
-  }
-
-  #agentsJson(app: App): string | undefined {
-    const given = this.#init.agents;
-    if (given === undefined) return undefined;
-    let flag: Record<string, unknown> = {};
-    try {
-      flag = app.flags.agentsJson === undefined ? {} : JSON.parse(app.flags.agentsJson);
-    } catch {
-      return app.flags.agentsJson; // its own error is reported when the registry loads it
-    }
-    return JSON.stringify({ ...flag, ...given });
   }
 
   #state(): ControlState {
@@ -374,10 +280,15 @@ class SdkSession {
         if (line.request.subtype === "mcp_status") {
           // Starting the servers may need the SDK's answers (its in-process servers): never wait for
           // them here, where its answers are read.
-          void this.#mcpStatus().then((mcpServers) => {
-            const { response } = decideControl(line.requestId, line.request, { ...this.#state(), mcpServers });
-            this.#write({ type: "control_response", response });
-          });
+          void this.#servers.status(this.#initialized || this.#seenUser ? this.#init : undefined).then(
+            (mcpServers) => {
+              const { response } = decideControl(line.requestId, line.request, {
+                ...this.#state(),
+                mcpServers,
+              });
+              this.#write({ type: "control_response", response });
+            },
+          );
           return;
         }
         const { response, action } = decideControl(line.requestId, line.request, this.#state());
@@ -386,27 +297,14 @@ class SdkSession {
         if (action.kind === "set_mode" && answered.subtype === "success") this.#status();
         return;
       }
-      case "control_response": {
-        const resolve = this.#asked.get(line.requestId);
-        this.#asked.delete(line.requestId);
-        resolve?.(line.response); // one for no request of ours is ignored, as Claude Code does
+      case "control_response":
+        this.#outbox.answered(line.requestId, line.response);
         return;
-      }
       // Every request of the SDK is answered before the next line is read: nothing is left to cancel.
       case "control_cancel_request":
       case "keep_alive":
         return;
     }
-  }
-
-  async #mcpStatus(): Promise<ControlState["mcpServers"]> {
-    const hub = this.#initialized || this.#seenUser ? await this.mcp() : undefined;
-    return (hub?.status() ?? []).map((s) => ({
-      name: s.name,
-      status: s.status,
-      ...(s.error === undefined ? {} : { error: s.error }),
-      tools: s.tools.map((t) => t.name),
-    }));
   }
 
   /** Applies a decision; returns the response to send (initialize fills in its payload here). */
@@ -430,7 +328,7 @@ class SdkSession {
         return response;
       }
       case "mcp_deliver":
-        this.#transports.get(action.server)?.deliver(action.message);
+        this.#servers.deliver(action.server, action.message);
         return response;
       case "end":
         // The host is closing: nothing more is read; the turns already queued still run.
@@ -451,8 +349,6 @@ class SdkSession {
     this.#initialized = true;
     this.#init = options;
     try {
-      const app = this.appFor(this.#d.app);
-      const registry = await app.registry();
       if (this.#d.turn.jsonSchema === undefined) await this.#schema();
       const unfired = unfiredEvents(this.hooks);
       if (unfired.length > 0) {
@@ -465,25 +361,10 @@ class SdkSession {
       return {
         subtype: "success",
         request_id: response.request_id,
-        response: {
-          ...initializePayload({
-            agents: registry.list().map((a) => ({
-              name: a.name,
-              description: a.description,
-              ...(a.model === "inherit" ? {} : { model: a.model }),
-            })),
-            model: app.config.model,
-            aliases: app.config.aliases,
-            mode: app.config.permissionMode,
-            apiKeySource: app.config.provider === "anthropic"
-              ? app.config.anthropic.apiKeySource ?? "none"
-              : "none",
-          }),
-          ...(options.hooks === undefined ? {} : { hooks_applied: true }),
-          ...(options.mcpServers === undefined ? {} : { mcp_servers_applied: true }),
-          ...(options.plugins === true ? { plugins_applied: false } : {}),
+        response: await initializeAnswer(this.appFor(this.#d.app), {
+          options,
           pid: this.#d.ports.process.pid(),
-        },
+        }),
         pending_permission_requests: [],
         pending_user_dialog_requests: [],
       };
@@ -503,13 +384,12 @@ class SdkSession {
 
   /** Claude Code's `system/status` line after a mode change. */
   #status(): void {
-    this.#write({
-      type: "system",
-      subtype: "status",
-      status: null,
-      permissionMode: claudeModeName(this.#mode ?? this.#d.app.config.permissionMode),
-      uuid: crypto.randomUUID(),
-      session_id: this.#sessionId ?? "",
-    });
+    const permissionMode = claudeModeName(this.#mode ?? this.#d.app.config.permissionMode);
+    this.#write(systemLine("status", this.#sessionId, { status: null, permissionMode }));
   }
+}
+
+/** A `system` line of the session (Claude Code's shape: subtype, fields, uuid, session_id). */
+function systemLine(subtype: string, sessionId: string | undefined, fields: Record<string, unknown>) {
+  return { type: "system", subtype, ...fields, uuid: crypto.randomUUID(), session_id: sessionId ?? "" };
 }

@@ -20,14 +20,19 @@ export interface TrustWarningInput {
   skippedAgents: readonly string[];
 }
 
-const TRUST_WAYS = "Trust it with --trust-workspace (this run), BLADE_TRUST_WORKSPACE=1 (e.g. in CI) or `blade trust`.";
+const TRUST_WAYS =
+  "Trust it with --trust-workspace (this run), BLADE_TRUST_WORKSPACE=1 (e.g. in CI) or `blade trust`.";
 
 /** The warning lines, or none when the folder is trusted or nothing was withheld. */
 export function trustWarning(o: TrustWarningInput): string[] {
   if (o.trusted) return [];
   const withheld: string[] = [];
-  if (o.cappedMode !== undefined) withheld.push(`the settings' permission mode ${claudeModeName(o.cappedMode)}`);
-  if ((o.droppedAllow ?? []).length > 0) withheld.push(`the settings' allow rules ${o.droppedAllow!.join(", ")}`);
+  if (o.cappedMode !== undefined) {
+    withheld.push(`the settings' permission mode ${claudeModeName(o.cappedMode)}`);
+  }
+  if ((o.droppedAllow ?? []).length > 0) {
+    withheld.push(`the settings' allow rules ${o.droppedAllow!.join(", ")}`);
+  }
   const lines: string[] = [];
   if (withheld.length > 0) {
     lines.push(
@@ -38,7 +43,9 @@ export function trustWarning(o: TrustWarningInput): string[] {
   }
   if (o.skippedAgents.length > 0) {
     lines.push(
-      `blade: warning: project agents not loaded (untrusted folder): ${o.skippedAgents.join(", ")}. ${TRUST_WAYS}\n`,
+      `blade: warning: project agents not loaded (untrusted folder): ${
+        o.skippedAgents.join(", ")
+      }. ${TRUST_WAYS}\n`,
     );
   }
   return lines;

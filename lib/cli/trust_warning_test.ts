@@ -21,7 +21,10 @@ Deno.test("trustWarning: an untrusted run is warned when settings grants were wi
       assert.match(line, /blade trust/);
     }
   }
-  assert.match(trustWarning({ ...base, cappedMode: "yolo" })[0]!, /permission mode bypassPermissions do not apply/);
+  assert.match(
+    trustWarning({ ...base, cappedMode: "yolo" })[0]!,
+    /permission mode bypassPermissions do not apply/,
+  );
   assert.match(trustWarning({ ...base, droppedAllow: ["Edit"] })[0]!, /allow rules Edit do not apply/);
   assert.match(trustWarning({ ...base, skippedAgents: ["a", "b"] })[0]!, /a, b/);
 });

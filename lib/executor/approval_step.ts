@@ -49,17 +49,17 @@ export async function askApproval(
   try {
     verdict = signal.aborted ? { answer: "deny" } : verdictOf(
       await o.approve(
-      {
-        sessionId: o.sessionId,
-        agentType: o.agentType,
-        tool: call.name,
-        subject,
-        reason: gate.reason,
-        callId: call.id,
-        input: call.input,
-      },
-      signal,
-    ),
+        {
+          sessionId: o.sessionId,
+          agentType: o.agentType,
+          tool: call.name,
+          subject,
+          reason: gate.reason,
+          callId: call.id,
+          input: call.input,
+        },
+        signal,
+      ),
     );
   } catch {
     verdict = { answer: "deny" };
@@ -76,14 +76,18 @@ export async function askApproval(
       ...(updatedInput === undefined || answer === "deny" ? {} : { updatedInput }),
     },
   }]);
-  if (answer !== "deny") return updatedInput === undefined ? { allowed: true } : { allowed: true, updatedInput };
+  if (answer !== "deny") {
+    return updatedInput === undefined ? { allowed: true } : { allowed: true, updatedInput };
+  }
   return {
     allowed: false,
     // The approver's own reason reaches the model as it was given (Claude Code does the same).
-    message: message !== undefined && message.trim() !== "" ? message : `Permission denied: the user refused ${call.name}${
-      subject === call.name ? "" : ` ${JSON.stringify(subject)}`
-    }. ` +
-      "Do not retry it; ask the user what to do instead.",
+    message: message !== undefined && message.trim() !== ""
+      ? message
+      : `Permission denied: the user refused ${call.name}${
+        subject === call.name ? "" : ` ${JSON.stringify(subject)}`
+      }. ` +
+        "Do not retry it; ask the user what to do instead.",
   };
 }
 

@@ -262,7 +262,9 @@ export class ToolRunner {
       ...(o.limits === undefined ? {} : { limits: o.limits }),
       scope: { workspaceRoot: o.workspaceRoot, ...(home === undefined ? {} : { home }) },
       ...(tool.readOnly === true ? { readOnly: true } : {}),
-      ...(tool.name === "Bash" && o.mode === "auto" ? { commandReadOnly: readOnlyCommand(input, o.workspaceRoot) } : {}),
+      ...(tool.name === "Bash" && o.mode === "auto"
+        ? { commandReadOnly: readOnlyCommand(input, o.workspaceRoot) }
+        : {}),
     });
     return { decision, path };
   }
@@ -274,8 +276,14 @@ export class ToolRunner {
   async #changed(tool: AnyTool, input: Record<string, unknown>, ctx: ToolContext): Promise<GateOutcome> {
     const parsed = tool.schema.safeParse(input);
     if (!parsed.success) {
-      const issues = parsed.error.issues.map((i) => `${i.path.join(".") || "input"}: ${i.message}`).join("; ");
-      return { allow: false, askable: false, message: `Invalid tool input for ${tool.name} (as the approver changed it): ${issues}` };
+      const issues = parsed.error.issues.map((i) => `${i.path.join(".") || "input"}: ${i.message}`).join(
+        "; ",
+      );
+      return {
+        allow: false,
+        askable: false,
+        message: `Invalid tool input for ${tool.name} (as the approver changed it): ${issues}`,
+      };
     }
     const { decision } = await this.#decide(tool, input, ctx);
     if (!decision.allow && !decision.askable) return decision;

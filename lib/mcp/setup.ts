@@ -86,7 +86,12 @@ function sdkEntry(name: string): McpServerEntry {
   const origin = "the Agent SDK (createSdkMcpServer)";
   return /^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/.test(name)
     ? { name, source: "sdk", origin, transport: { type: "sdk" } }
-    : { name, source: "sdk", origin, error: "its name is not a valid MCP server name (letters, digits, _ . -)" };
+    : {
+      name,
+      source: "sdk",
+      origin,
+      error: "its name is not a valid MCP server name (letters, digits, _ . -)",
+    };
 }
 
 /**

@@ -12,7 +12,14 @@ import { parseToolRule, type ToolRule } from "../protocol/tool_rule.ts";
 import type { RuleTexts } from "./run_rules.ts";
 
 /** Narrowest first. */
-export const MODE_ORDER: readonly PermissionMode[] = ["plan", "dontAsk", "default", "autoEdit", "auto", "yolo"];
+export const MODE_ORDER: readonly PermissionMode[] = [
+  "plan",
+  "dontAsk",
+  "default",
+  "autoEdit",
+  "auto",
+  "yolo",
+];
 
 /** Claude Code's name for a mode, for messages that quote an agent file. */
 const CLAUDE_NAMES: Partial<Record<PermissionMode, string>> = {

@@ -24,6 +24,17 @@ Deno.test("commandLineGrant: untrusted, only the command line grants; trusted, e
       { mode: "default", settingsAllow: [], workspace: true, cappedMode: "yolo" },
     ],
     [
+      "untrusted, --settings named on the command line grants its allow rules",
+      {
+        trusted: false,
+        mode: "default",
+        modeFromFlag: false,
+        settingsAllow: ["Edit", "Bash"],
+        flagAllow: ["Bash"],
+      },
+      { mode: "default", settingsAllow: ["Bash"], workspace: true },
+    ],
+    [
       "untrusted, a narrower settings mode still applies",
       { trusted: false, mode: "plan", modeFromFlag: false, settingsAllow: [] },
       { mode: "plan", settingsAllow: [], workspace: true },

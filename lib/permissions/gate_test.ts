@@ -27,6 +27,8 @@ const TABLE: [PermissionMode, boolean, boolean, boolean][] = [
   ["default", true, false, false],
   ["dontAsk", true, false, false],
   ["autoEdit", true, true, false],
+  // Claude Code's auto mode without its classifier: writes and read-only commands (`ls`) only.
+  ["auto", true, true, true],
   ["yolo", true, true, true],
 ];
 
@@ -36,11 +38,37 @@ Deno.test("every mode against every kind of tool, without rules", () => {
     assert.equal(gate({ mode, kind: "read", name: "Read", path: "/ws/a" }), read, `${mode} read`);
     assert.equal(gate({ mode, kind: "write", name: "Write", path: "/ws/a" }), write, `${mode} write`);
     assert.equal(
-      gate({ mode, kind: "execute", name: "Bash", input: { command: "ls" } }),
+      // `ls` only reads (the tool runner tells the gate so: verification/commands.ts).
+      gate({ mode, kind: "execute", name: "Bash", input: { command: "ls" }, commandReadOnly: true }),
       execute,
       `${mode} bash`,
     );
   }
+});
+
+Deno.test("auto: read-only commands and writes run; anything else needs the classifier Blade lacks", () => {
+  const bash = (command: string, commandReadOnly: boolean) =>
+    decide({
+      input: { command },
+      trusted: true,
+      mode: "auto",
+      rules: { allow: [], deny: [], ask: [] },
+      scope,
+      kind: "execute",
+      name: "Bash",
+      commandReadOnly,
+    });
+  assert.equal(bash("git status", true).allow, true);
+  const refused = bash("npm test", false);
+  assert.equal(refused.allow, false);
+  assert.match(!refused.allow ? refused.message : "", /auto mode's safety check, which Blade does not have/);
+  assert.equal(!refused.allow && refused.askable, true, "someone who can answer may approve it");
+  // Protected paths are never auto-approved (as in Claude Code).
+  assert.equal(
+    gate({ mode: "auto", kind: "write", name: "Write", path: "/ws/.git/hooks/pre-commit" }),
+    false,
+  );
+  assert.equal(gate({ mode: "auto", kind: "external", name: "mcp__x__y" }), false);
 });
 
 Deno.test("allow rules approve in default and dontAsk, never in plan; untrusted Bash stays refused", () => {

@@ -10,7 +10,14 @@
  */
 export type PermissionMode = "default" | "dontAsk" | "autoEdit" | "auto" | "yolo" | "plan";
 
-export const PERMISSION_MODES: readonly PermissionMode[] = ["default", "dontAsk", "autoEdit", "auto", "yolo", "plan"];
+export const PERMISSION_MODES: readonly PermissionMode[] = [
+  "default",
+  "dontAsk",
+  "autoEdit",
+  "auto",
+  "yolo",
+  "plan",
+];
 
 /** Claude Code names (and our own) → Blade modes. */
 const ALIASES: Readonly<Record<string, PermissionMode>> = {

@@ -44,7 +44,10 @@ function lastPrompt(body: AnthropicRequestBody): { prompt: string; results: numb
     if (m.role !== "user") continue;
     const blocks = typeof m.content === "string" ? [] : m.content;
     const tr = blocks.filter((b) => b.type === "tool_result").length;
-    if (tr === 0 || blocks.some((b) => b.type === "text" && (b.text ?? "").trim() !== "" && !b.text!.startsWith("<"))) {
+    if (
+      tr === 0 ||
+      blocks.some((b) => b.type === "text" && (b.text ?? "").trim() !== "" && !b.text!.startsWith("<"))
+    ) {
       return { prompt: textOf(m), results };
     }
     results += tr;
@@ -68,7 +71,8 @@ function onTurn(answer: (body: AnthropicRequestBody) => FakeResponse): FakeHandl
 export const SDK_CASES: SdkCase[] = [
   {
     name: "mcp_servers",
-    about: "an MCP server in the SDK's mcpServers (default delivery: its initialize request) is started and called",
+    about:
+      "an MCP server in the SDK's mcpServers (default delivery: its initialize request) is started and called",
     handler: () =>
       onTurn((body) =>
         lastPrompt(body).results === 0
@@ -97,7 +101,9 @@ export const SDK_CASES: SdkCase[] = [
               toolCalls: [{ name: "Bash", input: { command: "echo made > made.txt", description: "make" } }],
             });
           case 1:
-            return fakeTurn({ toolCalls: [{ name: "Bash", input: { command: "rm made.txt", description: "clean" } }] });
+            return fakeTurn({
+              toolCalls: [{ name: "Bash", input: { command: "rm made.txt", description: "clean" } }],
+            });
           default:
             return fakeTurn({ text: "Cleaned up as far as allowed." });
         }
@@ -126,7 +132,9 @@ export const SDK_CASES: SdkCase[] = [
         const { prompt, results } = lastPrompt(body);
         const file = /second/.test(prompt) ? "second.txt" : "first.txt";
         return results === 0
-          ? fakeTurn({ toolCalls: [{ name: "Write", input: { file_path: `${workspace}/${file}`, content: "x\n" } }] })
+          ? fakeTurn({
+            toolCalls: [{ name: "Write", input: { file_path: `${workspace}/${file}`, content: "x\n" } }],
+          })
           : fakeTurn({ text: `Tried ${file}.` });
       }),
   },
@@ -137,7 +145,11 @@ export const SDK_CASES: SdkCase[] = [
       onTurn((body) =>
         /long time/.test(lastPrompt(body).prompt) && !/Say hello/.test(everything(body))
           // Some text, then silence until the request is cancelled.
-          ? fakeTurn({ text: "Thinking about it, step by step and at length.", chunks: 4, stallAfterEvents: 5 })
+          ? fakeTurn({
+            text: "Thinking about it, step by step and at length.",
+            chunks: 4,
+            stallAfterEvents: 5,
+          })
           : fakeTurn({ text: "Hello." })
       ),
   },
@@ -148,7 +160,9 @@ export const SDK_CASES: SdkCase[] = [
       onTurn((body) => {
         const { prompt } = lastPrompt(body);
         if (/Remember the word/.test(prompt)) return fakeTurn({ text: "OK." });
-        return fakeTurn({ text: /cherry/.test(everything(body)) ? "You asked me to remember cherry." : "I do not know." });
+        return fakeTurn({
+          text: /cherry/.test(everything(body)) ? "You asked me to remember cherry." : "I do not know.",
+        });
       }),
   },
 ];

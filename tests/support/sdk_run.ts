@@ -17,7 +17,8 @@ export async function sdkAvailable(): Promise<string | undefined> {
     return "the Agent SDK is not installed (npm ci --prefix tests/sdk --omit=optional)";
   }
   try {
-    const out = await new Deno.Command("node", { args: ["--version"], stdout: "null", stderr: "null" }).output();
+    const out = await new Deno.Command("node", { args: ["--version"], stdout: "null", stderr: "null" })
+      .output();
     return out.success ? undefined : "node does not run";
   } catch {
     return "node is not installed";
@@ -43,7 +44,9 @@ export async function runSdkCase(c: SdkCase, cli: string, env: Record<string, st
   await Deno.mkdir(home);
   try {
     await using server = startFakeAnthropicServer({ handler: c.handler(workspace) });
-    const server_ = stdioTestServer([], { ...(env.DENO_DIR === undefined ? {} : { DENO_DIR: env.DENO_DIR }) });
+    const server_ = stdioTestServer([], {
+      ...(env.DENO_DIR === undefined ? {} : { DENO_DIR: env.DENO_DIR }),
+    });
     const out = await new Deno.Command("node", {
       args: [`${SDK_DIR}programs/${c.name}.mjs`],
       cwd: workspace,
