@@ -29,12 +29,18 @@ async function runCalls(sandbox: BladeSandbox, calls: Call[], flags: string[]): 
     { agents: { main: [{ turns: [{ tool_calls: calls }, { text: "done" }] }] } },
     { prompt: "Do the work", flags: ["--trust-workspace", ...flags] },
   );
-  assert.equal(run.code, 0, run.stderr);
   const events = await transcriptEvents(transcriptPath(sandbox, String(parseJsonResult(run).session_id)));
   const results = events.flatMap((e) =>
     e.type === "part_created" && e.data.part.type === "tool_result" ? [e.data.part] : []
   );
   assert.equal(results.length, calls.length);
+  // A run all of whose work was refused fails (a read alone is no work: Read, Glob, Grep).
+  const work = calls.map((c, i) => [c, results[i]!] as const).filter(([c]) =>
+    !["Read", "Glob", "Grep"].includes(c.name)
+  );
+  const refusedAll = work.length > 0 &&
+    work.every(([, r]) => r.isError && /^Permission denied/.test(r.content));
+  assert.equal(run.code, refusedAll ? 1 : 0, run.stderr);
   return { run, results };
 }
 

@@ -69,8 +69,12 @@ export async function runPrint(values: Values, positionals: string[], ports: Por
     try {
       // `--permission-prompt-tool mcp__server__tool`: calls that need approval are put to that tool.
       const approve = promptToolApprover(values, mcp);
-      code =
-        (await runTurn(app, io, prompt, open, approve === undefined ? turn : { ...turn, approve }, mcp)).code;
+      const once: TurnFlags = {
+        ...turn,
+        refusedWorkFails: true,
+        ...(approve === undefined ? {} : { approve }),
+      };
+      code = (await runTurn(app, io, prompt, open, once, mcp)).code;
     } finally {
       await mcp?.close();
     }

@@ -161,6 +161,11 @@ export interface TurnFlags {
   approve?: Approver;
   /** A further check of the top-level session's calls after the gate (the Agent SDK's PreToolUse hooks). */
   beforeToolCall?: BeforeToolCall;
+  /**
+   * A run all of whose requested work was refused fails (`blade -p "prompt"`); an SDK session's turn
+   * reports its refusals in `permission_denials` and goes on.
+   */
+  refusedWorkFails?: boolean;
 }
 
 export interface SessionChoice {
@@ -233,7 +238,7 @@ export async function runTurn(
     }
     for (const w of run.recoveryWarnings) io.err(`blade: warning: ${terminalSafe(w)}\n`);
     const r = run.result;
-    const summary = turnSummary(app, run, sink, f.budgetUsd, overBudget, structured?.state);
+    const summary = turnSummary(app, run, sink, { f, overBudget, shape: structured?.state });
     sink.finish(summary);
     if (overBudget) return { code: 1, sessionId: run.sessionId };
     if (interrupt.interrupted() || r.status === "cancelled") return { code: 130, sessionId: run.sessionId };
@@ -289,10 +294,10 @@ function turnSummary(
   app: App,
   run: MainRunResult,
   sink: PrintSink,
-  budgetUsd: number | undefined,
-  overBudget: boolean,
-  shape: StructuredOutputState | undefined,
+  o: { f: TurnFlags; overBudget: boolean; shape: StructuredOutputState | undefined },
 ): PrintSummary {
+  const { overBudget, shape } = o;
+  const budgetUsd = o.f.budgetUsd;
   const r = run.result;
   // A run that dropped a child's work never reports success (docs/reference/background.md).
   const dropped = run.abandoned.length > 0 && r.status === "completed";
@@ -300,6 +305,11 @@ function turnSummary(
   const stopped = !dropped && run.interrupted.length > 0 && r.status === "completed";
   const lost = r.status === "completed" ? sink.lostWork() : undefined;
   const misshapen = r.status === "completed" && shape !== undefined && shape.status !== "accepted";
+  // Every call that would have changed something was refused: the run did none of the work it was
+  // asked to do, and never reports success (docs/guides/permissions.md).
+  const denials = sink.ledger.permissionDenials;
+  const refused = o.f.refusedWorkFails === true && r.status === "completed" && sink.ledger.workRefused > 0 &&
+    sink.ledger.workDone === 0;
   const error = overBudget
     ? {
       code: "max_budget_exceeded",
@@ -321,6 +331,15 @@ function turnSummary(
     }
     : lost !== undefined
     ? { code: lost.code, message: app.redact(lost.message) }
+    : refused
+    ? {
+      code: "permission_denied",
+      message: `Every change the run asked for was refused: ${
+        [...new Set(denials.map((d) => d.tool_name))].join(", ")
+      } (permission_denials lists the ${
+        denials.length === 1 ? "call" : `${denials.length} calls`
+      }; the refusals say what grants them).`,
+    }
     : misshapen
     ? {
       code: "structured_output_invalid",
@@ -337,7 +356,7 @@ function turnSummary(
     sessionId: run.sessionId,
     status: stopped
       ? "cancelled"
-      : overBudget || dropped || lost !== undefined || misshapen
+      : overBudget || dropped || lost !== undefined || misshapen || refused
       ? "failed"
       : r.status,
     result: r.finalText,
