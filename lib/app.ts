@@ -28,6 +28,7 @@ import {
   mergeClaudeSettings,
   readClaudeSettings,
   settingsFlagLayer,
+  type SettingSource,
 } from "./config/claude_settings.ts";
 import type { RuntimeEventSink } from "./protocol/events.ts";
 import type { Approver } from "./protocol/approval.ts";
@@ -60,6 +61,12 @@ export interface AppFlags extends ConfigFlags {
   bare?: boolean;
   /** `--output-style`: the main session's output style (over the `outputStyle` setting). */
   outputStyle?: string;
+  /**
+   * `--setting-sources`: which settings files are read — `user` (~/.claude/settings.json, Blade's
+   * config.json), `project` (.claude/settings.json, .blade/settings.json), `local`
+   * (.claude/settings.local.json); default all.
+   */
+  settingSources?: ReadonlySet<SettingSource>;
 }
 
 export interface AppOptions {
@@ -128,11 +135,20 @@ async function settingsOf(
 ) {
   const { layout, workspace, trusted } = where;
   const flagDirs = await canonicalAddDirs(ports, flags.addDirs ?? []);
+  const sources = flags.settingSources;
+  const wanted = (source: SettingSource) => sources === undefined || sources.has(source);
   // Read together; a broken file is reported as if they were read in this order.
   const [user, project, claudeFiles, settingsFlag] = await allInOrder([
-    readSettingsFile(ports.fs, layout.configFile),
-    trusted ? readSettingsFile(ports.fs, `${workspace}/.blade/settings.json`) : Promise.resolve<Settings>({}),
-    readClaudeSettings(ports.fs, { userDir: claudeUserDir(ports.env), workspace, trusted }),
+    wanted("user") ? readSettingsFile(ports.fs, layout.configFile) : Promise.resolve<Settings>({}),
+    trusted && wanted("project")
+      ? readSettingsFile(ports.fs, `${workspace}/.blade/settings.json`)
+      : Promise.resolve<Settings>({}),
+    readClaudeSettings(ports.fs, {
+      userDir: claudeUserDir(ports.env),
+      workspace,
+      trusted,
+      ...(sources === undefined ? {} : { sources }),
+    }),
     flags.settings === undefined
       ? Promise.resolve(undefined)
       : settingsFlagLayer(ports.fs, flags.settings, ports.env.cwd()),

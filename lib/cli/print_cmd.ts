@@ -9,6 +9,7 @@ import { mcpFlagsOf, startMcp } from "./mcp_wiring.ts";
 import { notYetWarnings, refusePrintOnly } from "./claude_flags.ts";
 import type { McpStarter } from "./sdk_outbox.ts";
 import { promptToolApprover } from "./permission_prompt_tool.ts";
+import { sessionWorktree } from "./session_worktree.ts";
 import { budgetOf, jsonSchemaOf, onlyToolsOf, promptFlags } from "./print_inputs.ts";
 import {
   appFlagsOf,
@@ -16,11 +17,15 @@ import {
   checkSessionFlags,
   grantedRun,
   inputFormatOf,
+  nameSession,
   outputFormatOf,
+  resumeTarget,
   textPrompt,
   type Values,
 } from "./print_flags.ts";
 import { profileMark } from "../sys/profile.ts";
+import { appendWriter } from "../sys/append_file.ts";
+import { usageError } from "../errors.ts";
 import { runTurn, type SessionChoice, type TurnFlags } from "./print_turn.ts";
 
 export async function runPrint(values: Values, positionals: string[], ports: Ports, io: Io): Promise<number> {
@@ -41,8 +46,18 @@ export async function runPrint(values: Values, positionals: string[], ports: Por
     includePartialMessages: values["include-partial-messages"] === true,
     replayUserMessages: values["replay-user-messages"] === true,
   };
-  const debugSink = (l: string) => io.err(`[debug] ${l}\n`);
+  // `--debug-file <path>`: the debug lines go to that file (appended), else to stderr.
+  using debugLog = debugLogOf(values, ports, io);
+  const debugSink = debugLog.sink;
   let app: App = await createApp(ports, appFlagsOf(values), { debugSink });
+  // `-w, --worktree`: the session runs in a managed worktree (the folder's trust goes with it).
+  await using worktree = values.worktree === undefined
+    ? undefined
+    : await sessionWorktree(app, values.worktree, io);
+  if (worktree !== undefined) {
+    const trust = app.trust.trusted ? { trustWorkspace: true } : {};
+    app = await createApp(worktree.ports, { ...appFlagsOf(values), ...trust }, { debugSink });
+  }
   profileMark("config + trust");
   if (values.agent !== undefined) app = await asAgent(app, values, ports, flags, debugSink);
   // An untrusted folder: what the command line grants applies; settings grant nothing more.
@@ -50,8 +65,9 @@ export async function runPrint(values: Values, positionals: string[], ports: Por
   app = granted.app;
   const turn: TurnFlags = { ...flags, rules: granted.rules };
   // The first turn opens (or resumes, or forks) the session; later stream-json turns continue it.
+  const resume = await resumeTarget(app, values);
   const open: SessionChoice = {
-    ...(values.resume === undefined ? {} : { resume: values.resume }),
+    ...(resume === undefined ? {} : { resume }),
     ...(values.continue === true ? { continueLatest: true } : {}),
     ...(values["session-id"] === undefined ? {} : { sessionId: values["session-id"] }),
     ...(values["fork-session"] === true ? { fork: true } : {}),
@@ -74,13 +90,33 @@ export async function runPrint(values: Values, positionals: string[], ports: Por
         refusedWorkFails: true,
         ...(approve === undefined ? {} : { approve }),
       };
-      code = (await runTurn(app, io, prompt, open, once, mcp)).code;
+      const done = await runTurn(app, io, prompt, open, once, mcp);
+      await nameSession(app, values, done.sessionId);
+      code = done.code;
     } finally {
       await mcp?.close();
     }
   }
+  worktree?.succeeded(code === 0);
   profileMark("result printed");
   return code;
+}
+
+/** Where `--debug` lines go: the `--debug-file` (opened here, closed with the run) or stderr. */
+function debugLogOf(values: Values, ports: Ports, io: Io): { sink: (line: string) => void } & Disposable {
+  const path = values["debug-file"];
+  if (typeof path !== "string") return { sink: (l) => io.err(`[debug] ${l}\n`), [Symbol.dispose]: () => {} };
+  const full = path.startsWith("/") ? path : `${ports.env.cwd()}/${path}`;
+  let file: ReturnType<typeof appendWriter>;
+  try {
+    file = appendWriter(full);
+  } catch (e) {
+    throw usageError(
+      `--debug-file: cannot open ${full} (${e instanceof Error ? e.message : String(e)}).`,
+      "Give a file in an existing folder you may write to.",
+    );
+  }
+  return { sink: (l) => file.write(`[debug] ${l}\n`), [Symbol.dispose]: () => file.close() };
 }
 
 /** --agent: the main session runs as that agent: its prompt, tools, and model / mode unless flags say. */

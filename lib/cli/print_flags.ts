@@ -4,13 +4,19 @@
 import type { Ports } from "../sys/mod.ts";
 import { usageError } from "../errors.ts";
 import { isValidSessionId } from "../protocol/ids.ts";
+import {
+  checkSessionName,
+  readSessionNames,
+  sessionByName,
+  setSessionName,
+} from "../session/session_names.ts";
 import type { App, AppFlags } from "../app.ts";
 import { readStdin } from "../sys/signals.ts";
 import type { Io } from "./io.ts";
 import type { OutputFormat } from "./print_render.ts";
 import { type RunRules, runRules } from "../permissions/run_rules.ts";
 import { commandLineGrant } from "../permissions/command_line_grant.ts";
-import { settingsFlagLayer } from "../config/claude_settings.ts";
+import { settingsFlagLayer, settingSourcesOf } from "../config/claude_settings.ts";
 import { printTrustWarning } from "./trust_warning.ts";
 
 // deno-lint-ignore no-explicit-any
@@ -55,6 +61,9 @@ export function appFlagsOf(values: Values): AppFlags {
       : {}),
     ...(values.effort === undefined ? {} : { effort: values.effort }),
     ...(values.betas === undefined ? {} : { betas: values.betas }),
+    ...(values["setting-sources"] === undefined
+      ? {}
+      : { settingSources: settingSourcesOf(values["setting-sources"]) }),
     ...thinkingOf(values),
     ...(values["trust-workspace"] === true ? { trustWorkspace: true } : {}),
     ...(values.agents === undefined ? {} : { agentsJson: values.agents }),
@@ -132,15 +141,27 @@ export function checkSessionFlags(values: Values): void {
   if (values.resume !== undefined && values.continue === true) {
     throw usageError("--resume and --continue cannot be used together.");
   }
-  for (const flag of ["resume", "session-id"] as const) {
-    const id = values[flag];
-    if (id !== undefined && !isValidSessionId(id)) {
-      throw usageError(
-        `Invalid session ID for --${flag}: ${JSON.stringify(id).slice(0, 80)}`,
-        "Session ids use letters, digits, '.', '_' and '-' (at most 200 characters); `blade tasks list` shows them.",
-      );
-    }
+  checkId("session-id", values["session-id"]);
+  if (typeof values.name === "string") checkSessionName(values.name);
+}
+
+function checkId(flag: string, id: string | undefined): void {
+  if (id !== undefined && !isValidSessionId(id)) {
+    throw usageError(
+      `Invalid session ID for --${flag}: ${JSON.stringify(id).slice(0, 80)}`,
+      "Session ids use letters, digits, '.', '_' and '-' (at most 200 characters); `blade tasks list` shows them.",
+    );
   }
+}
+
+/** `--resume <id or name>`: a session of this folder named so (`--name`) is resumed by its id. */
+export async function resumeTarget(app: App, values: Values): Promise<string | undefined> {
+  const value = values.resume as string | undefined;
+  if (value === undefined) return undefined;
+  const names = await readSessionNames(app.ports.fs, app.layout.projectDir(app.workspace));
+  const id = Object.hasOwn(names, value) ? value : sessionByName(names, value) ?? value;
+  checkId("resume", id);
+  return id;
 }
 
 /** `--background-wait <seconds>` in milliseconds, if given. */
@@ -185,4 +206,10 @@ export async function grantedRun(app: App, values: Values, io: Io): Promise<{ ap
     droppedAllow: app.claude.allow.filter((r) => !grant.settingsAllow.includes(r)),
   });
   return { app: granted, rules };
+}
+
+/** `-n, --name`: the session's display name (resume lists show it; `--resume <name>` finds it). */
+export async function nameSession(app: App, values: Values, sessionId: string): Promise<void> {
+  if (typeof values.name !== "string") return;
+  await setSessionName(app.ports.fs, app.layout.projectDir(app.workspace), sessionId, values.name);
 }

@@ -289,6 +289,23 @@ async function structuredOutputOf(schema: Record<string, unknown> | undefined, a
     });
 }
 
+/**
+ * Every call that would have changed something was refused: the run did none of the work it was asked
+ * to do, and never reports success (docs/guides/permissions.md).
+ */
+function refusedWork(ledger: RunLedger): { code: string; message: string } | undefined {
+  if (ledger.workRefused === 0 || ledger.workDone > 0) return undefined;
+  const denials = ledger.permissionDenials;
+  return {
+    code: "permission_denied",
+    message: `Every change the run asked for was refused: ${
+      [...new Set(denials.map((d) => d.tool_name))].join(", ")
+    } (permission_denials lists the ${
+      denials.length === 1 ? "call" : `${denials.length} calls`
+    }; the refusals say what grants them).`,
+  };
+}
+
 /** The turn's result object: a stopped budget, dropped children or lost work turn success into failure. */
 function turnSummary(
   app: App,
@@ -305,11 +322,9 @@ function turnSummary(
   const stopped = !dropped && run.interrupted.length > 0 && r.status === "completed";
   const lost = r.status === "completed" ? sink.lostWork() : undefined;
   const misshapen = r.status === "completed" && shape !== undefined && shape.status !== "accepted";
-  // Every call that would have changed something was refused: the run did none of the work it was
-  // asked to do, and never reports success (docs/guides/permissions.md).
-  const denials = sink.ledger.permissionDenials;
-  const refused = o.f.refusedWorkFails === true && r.status === "completed" && sink.ledger.workRefused > 0 &&
-    sink.ledger.workDone === 0;
+  const refused = o.f.refusedWorkFails === true && r.status === "completed"
+    ? refusedWork(sink.ledger)
+    : undefined;
   const error = overBudget
     ? {
       code: "max_budget_exceeded",
@@ -331,32 +346,23 @@ function turnSummary(
     }
     : lost !== undefined
     ? { code: lost.code, message: app.redact(lost.message) }
-    : refused
-    ? {
-      code: "permission_denied",
-      message: `Every change the run asked for was refused: ${
-        [...new Set(denials.map((d) => d.tool_name))].join(", ")
-      } (permission_denials lists the ${
-        denials.length === 1 ? "call" : `${denials.length} calls`
-      }; the refusals say what grants them).`,
-    }
-    : misshapen
-    ? {
-      code: "structured_output_invalid",
-      message: app.redact(
-        `No structured output: ${
-          shape.status === "rejected" ? shape.reason : "StructuredOutput was not called with a valid object"
-        }.`,
-      ),
-    }
-    : r.error === undefined
-    ? undefined
-    : { code: r.error.type, message: app.redact(r.error.message) };
+    : refused ?? (misshapen
+      ? {
+        code: "structured_output_invalid",
+        message: app.redact(
+          `No structured output: ${
+            shape.status === "rejected" ? shape.reason : "StructuredOutput was not called with a valid object"
+          }.`,
+        ),
+      }
+      : r.error === undefined
+      ? undefined
+      : { code: r.error.type, message: app.redact(r.error.message) });
   return {
     sessionId: run.sessionId,
     status: stopped
       ? "cancelled"
-      : overBudget || dropped || lost !== undefined || misshapen || refused
+      : overBudget || dropped || lost !== undefined || misshapen || refused !== undefined
       ? "failed"
       : r.status,
     result: r.finalText,

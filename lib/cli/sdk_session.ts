@@ -18,7 +18,8 @@ import { jsonTerminalSafe, terminalSafe } from "./sanitize.ts";
 import { jsonSchemaOf, type StreamJsonInput, streamJsonInput } from "./print_inputs.ts";
 import { runTurn, type SessionChoice, type TurnFlags } from "./print_turn.ts";
 import { promptToolApprover } from "./permission_prompt_tool.ts";
-import type { Values } from "./print_flags.ts";
+
+import { nameSession, type Values } from "./print_flags.ts";
 import { canUseToolRequest, toolVerdict } from "./sdk_control_tool.ts";
 import { preToolUseHooks, unfiredEvents } from "./sdk_hooks.ts";
 import type { BeforeToolCall } from "../executor/tool_runner.ts";
@@ -58,6 +59,7 @@ export async function runSdkSession(d: SdkSessionDeps): Promise<number> {
       const mcp = await session.mcp();
       session.state("running");
       const done = await runTurn(app, d.io, turn.text, open, flags, mcp, turn.stop.signal);
+      if (open.resume === undefined) await nameSession(app, d.values, done.sessionId);
       session.turnEnded(done.sessionId);
       session.state("idle");
       open = { resume: done.sessionId };
