@@ -45,6 +45,7 @@ export async function runPrint(values: Values, positionals: string[], ports: Por
     backgroundWaitMs,
     includePartialMessages: values["include-partial-messages"] === true,
     replayUserMessages: values["replay-user-messages"] === true,
+    verbose: values.verbose === true,
   };
   // `--debug-file <path>`: the debug lines go to that file (appended), else to stderr.
   using debugLog = debugLogOf(values, ports, io);

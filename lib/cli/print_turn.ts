@@ -77,6 +77,8 @@ export interface PrintSinkOptions {
   /** `--max-budget-usd`: called once when the run's cost passes it. */
   budgetUsd?: number;
   onBudgetExceeded?: () => void;
+  /** `--output-format json --verbose`: one JSON array of every message line, the result last. */
+  verbose?: boolean;
 }
 
 /**
@@ -103,6 +105,8 @@ export function printSink(io: Io, o: PrintSinkOptions): PrintSink {
   });
   let budgetHit = false;
   let lost: RuntimeWarning | undefined;
+  // json --verbose: the stream-json message lines, printed as one array with the result (Claude Code's).
+  const messages: string[] | undefined = o.format === "json" && o.verbose === true ? [] : undefined;
   return {
     ledger,
     lostWork: () => lost,
@@ -124,6 +128,7 @@ export function printSink(io: Io, o: PrintSinkOptions): PrintSink {
         o.onBudgetExceeded?.();
       }
       if (o.format === "stream-json") { for (const json of stream.onEvent(event)) line(json); }
+      else if (messages !== undefined) messages.push(...stream.onEvent(event));
       else if (o.format === "blade-events") line(bladeEventLine(event));
       else if (o.format === "text") text.onEvent(event);
     },
@@ -133,7 +138,11 @@ export function printSink(io: Io, o: PrintSinkOptions): PrintSink {
         const result = claudeResult(summary, ledger, crypto.randomUUID());
         // stream-json results also carry the usage since the previous result (one result per run here).
         if (o.format === "stream-json") result.model_usage_since_last_result = result.modelUsage;
-        line(JSON.stringify(result));
+        line(
+          messages === undefined
+            ? JSON.stringify(result)
+            : `[${[...messages, JSON.stringify(result)].join(",")}]`,
+        );
       }
     },
   };
@@ -155,6 +164,8 @@ export interface TurnFlags {
   backgroundWaitMs: number | undefined;
   includePartialMessages: boolean;
   replayUserMessages: boolean;
+  /** `--verbose`: with `--output-format json`, the whole message list (a JSON array) instead of the result. */
+  verbose?: boolean;
   /** `--json-schema`: the answer must be one object matching it, returned through StructuredOutput. */
   jsonSchema: Record<string, unknown> | undefined;
   /** Who approves a call the gate would refuse (the Agent SDK's canUseTool); without it the refusal stands. */
@@ -269,13 +280,19 @@ function turnSink(
     includePartialMessages: f.includePartialMessages,
     apiKeySource: apiKeySourceOf(app),
     additionalDirectories: [...app.additionalDirs],
+    verbose: f.verbose === true,
     ...(f.budgetUsd === undefined ? {} : { budgetUsd: f.budgetUsd, onBudgetExceeded }),
   });
 }
 
 /** The loop's hooks of a run's StructuredOutput: its tool, corrective follow-ups, end when exhausted. */
 function structuredHooks(s: StructuredOutput) {
-  return { tool: s.tool(), followUp: () => s.followUp(), exhausted: () => s.exhausted() };
+  return {
+    tool: s.tool(),
+    followUp: () => s.followUp(),
+    exhausted: () => s.exhausted(),
+    settled: () => s.state.status === "accepted",
+  };
 }
 
 async function structuredOutputOf(schema: Record<string, unknown> | undefined, attempts: number) {
@@ -365,11 +382,14 @@ function turnSummary(
       : overBudget || dropped || lost !== undefined || misshapen || refused !== undefined
       ? "failed"
       : r.status,
-    result: r.finalText,
+    // With --json-schema the result is the accepted object's JSON text, as in Claude Code.
+    result: shape?.status === "accepted" ? JSON.stringify(shape.value) : r.finalText,
     // Claude Code counts the turn it refused: `--max-turns 1` reports num_turns 2, and 5 rejected
     // StructuredOutput attempts report 6 (tests/fixtures/claude/max_turns, structured_retries).
+    // An accepted StructuredOutput ends the run at it and counts one more, as Claude Code counts it.
     numTurns: run.modelRequests +
-      (r.error?.type === "max_turns_exceeded" || r.error?.type === "structured_output_retries_exhausted"
+      (r.error?.type === "max_turns_exceeded" || r.error?.type === "structured_output_retries_exhausted" ||
+          shape?.status === "accepted"
         ? 1
         : 0),
     toolCalls: run.totals.toolCalls,

@@ -63,6 +63,11 @@ export interface LoopOptions extends ToolPolicy, RequestContext {
   followUp?: () => string | undefined;
   /** Asked after each answer and its tool results: why StructuredOutput's attempts ran out (ends the run). */
   exhausted?: () => string | undefined;
+  /**
+   * Asked after each answer's tool results: true ends the run completed there, without another request
+   * (StructuredOutput accepted: Claude Code stops at it).
+   */
+  settled?: () => boolean;
   /** A gate after the permission gate (deny beats allow), for checks the session adds. */
   beforeToolCall?: BeforeToolCall;
   /** Who approves a call the gate would refuse but a person may allow (the interactive session). */
@@ -203,6 +208,7 @@ export class AgentLoop {
       if (signal.aborted) return await this.#cancelled(state);
       const exhausted = this.#exhaustedRun(state);
       if (exhausted !== undefined) return await exhausted;
+      if (o.settled?.() === true) return await this.#finish(state, "completed");
       // Delivery `current_turn`: notices that arrived while this turn runs join it before the next request.
       await this.#deliver(state, (await o.pending?.takeDeliveries()) ?? []);
     }

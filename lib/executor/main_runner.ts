@@ -78,7 +78,13 @@ export interface MainRunOptions {
   /** A further check of each of the session's calls after the permission gate (deny only). */
   beforeToolCall?: BeforeToolCall;
   /** `--json-schema`: the StructuredOutput tool (kept whatever `--tools` says) and its corrective follow-ups. */
-  structured?: { tool: AnyTool; followUp: () => string | undefined; exhausted: () => string | undefined };
+  structured?: {
+    tool: AnyTool;
+    followUp: () => string | undefined;
+    exhausted: () => string | undefined;
+    /** The object was accepted: the run ends there (Claude Code makes no further request). */
+    settled: () => boolean;
+  };
 }
 
 export interface MainRunResult {
@@ -293,9 +299,11 @@ async function buildMainSession(
     ...(pending === undefined ? {} : { pending }),
     ...(o.approve === undefined ? {} : { approve: o.approve }),
     ...(o.beforeToolCall === undefined ? {} : { beforeToolCall: o.beforeToolCall }),
-    ...(o.structured === undefined
-      ? {}
-      : { followUp: o.structured.followUp, exhausted: o.structured.exhausted }),
+    ...(o.structured === undefined ? {} : {
+      followUp: o.structured.followUp,
+      exhausted: o.structured.exhausted,
+      settled: o.structured.settled,
+    }),
   }, { messages: history.messages, turns: history.turns });
   return sessionHandle(opened, history, { loop, pending, recoveryWarnings, lease });
 }

@@ -57,6 +57,8 @@ export interface SessionLoopOptions extends ToolPolicy {
   followUp?: () => string | undefined;
   /** See LoopOptions.exhausted (StructuredOutput's attempts ran out). */
   exhausted?: () => string | undefined;
+  /** See LoopOptions.settled (StructuredOutput accepted). */
+  settled?: () => boolean;
   beforeToolCall?: BeforeToolCall;
   /** The interactive session's approvals (LoopOptions.approve). */
   approve?: Approver;
@@ -113,6 +115,7 @@ export function sessionLoop(
     ...(o.pending === undefined ? {} : { pending: o.pending }),
     ...(o.followUp === undefined ? {} : { followUp: o.followUp }),
     ...(o.exhausted === undefined ? {} : { exhausted: o.exhausted }),
+    ...(o.settled === undefined ? {} : { settled: o.settled }),
     ...(o.beforeToolCall === undefined ? {} : { beforeToolCall: o.beforeToolCall }),
     ...(o.approve === undefined ? {} : { approve: o.approve }),
     ...(o.worktree === undefined ? {} : { worktree: o.worktree }),

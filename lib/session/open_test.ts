@@ -84,12 +84,29 @@ Deno.test("--resume and --continue reopen a session of this folder and rebuild i
   });
 });
 
-Deno.test("a session of another folder, an unknown id, or nothing to continue are clear errors", async () => {
+Deno.test("nothing to continue starts a fresh session (as Claude Code's -c), a fork too", async () => {
   await withStorage(async (ports, layout) => {
-    await assert.rejects(
-      openSession(ports, { layout, workspace: WORKSPACE, model: "m", continueLatest: true }),
-      isCode("no_session"),
-    );
+    const fresh = await openSession(ports, {
+      layout,
+      workspace: WORKSPACE,
+      model: "m",
+      continueLatest: true,
+    });
+    assert.equal(fresh.resumed, false);
+    assert.deepEqual(fresh.history.messages, []);
+    const forked = await openSession(ports, {
+      layout,
+      workspace: "/home/dev/elsewhere",
+      model: "m",
+      continueLatest: true,
+      fork: true,
+    });
+    assert.equal(forked.resumed, false);
+  });
+});
+
+Deno.test("a session of another folder or an unknown id are clear errors", async () => {
+  await withStorage(async (ports, layout) => {
     const other = await openSession(ports, { layout, workspace: "/home/dev/other", model: "m" });
     await assert.rejects(
       openSession(ports, { layout, workspace: WORKSPACE, model: "m", resume: other.sessionId }),
