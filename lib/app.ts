@@ -8,28 +8,13 @@ import type { Ports } from "./sys/mod.ts";
 import type { Provider } from "./protocol/provider.ts";
 import { type ProviderConfig, providerFromConfig } from "./provider/factory.ts";
 import { BladeError } from "./errors.ts";
-import {
-  type ConfigFlags,
-  readSettingsFile,
-  redactor,
-  resolveConfig,
-  type ResolvedConfig,
-  resolveModel,
-  secretsOf,
-  type Settings,
-} from "./config/config.ts";
+import { type ConfigFlags, redactor, type ResolvedConfig, resolveModel, secretsOf } from "./config/config.ts";
+import { runSettings } from "./config/run_settings.ts";
 import { resolveStorageRoot, type StorageLayout, storageLayout } from "./config/storage.ts";
 import { bashLimitEnv } from "./config/bash_limits.ts";
 import { openStorageRoot, type StorageAccess } from "./store/storage_root.ts";
 import { decideTrust, readTrust, type TrustDecision } from "./permissions/trust.ts";
-import {
-  type ClaudeSettings,
-  claudeSettingsOf,
-  mergeClaudeSettings,
-  readClaudeSettings,
-  settingsFlagLayer,
-  type SettingSource,
-} from "./config/claude_settings.ts";
+import type { ClaudeSettings, SettingSource } from "./config/claude_settings.ts";
 import type { RuntimeEventSink } from "./protocol/events.ts";
 import type { Approver } from "./protocol/approval.ts";
 import type { RuleTexts } from "./permissions/run_rules.ts";
@@ -44,7 +29,7 @@ import { ChildMcp } from "./run/child_mcp.ts";
 import { parseRuleList, wholeToolsDenied } from "./protocol/tool_rule.ts";
 import { toolNameMatches } from "./protocol/mcp_names.ts";
 import { allInOrder } from "./sys/concurrency.ts";
-import { canonicalAddDirs, canonicalWorkspace } from "./config/workspace.ts";
+import { canonicalWorkspace } from "./config/workspace.ts";
 import { claudeUserDir } from "./config/claude_dir.ts";
 import { type ApiKeyHelper, apiKeyHelperOf } from "./provider/api_key_helper.ts";
 
@@ -124,58 +109,6 @@ export interface App {
   runtime(emit: RuntimeEventSink, options?: RuntimeOptions): Runtime;
 }
 
-/**
- * The run's configuration and Claude Code settings: Blade's user settings, the project's (only when
- * trusted), Claude Code's settings files, then Blade's (which win), then --settings for this run.
- */
-async function settingsOf(
-  ports: Ports,
-  flags: AppFlags,
-  where: { layout: StorageLayout; workspace: string; trusted: boolean; options: AppOptions },
-) {
-  const { layout, workspace, trusted } = where;
-  const flagDirs = await canonicalAddDirs(ports, flags.addDirs ?? []);
-  const sources = flags.settingSources;
-  const wanted = (source: SettingSource) => sources === undefined || sources.has(source);
-  // Read together; a broken file is reported as if they were read in this order.
-  const [user, project, claudeFiles, settingsFlag] = await allInOrder([
-    wanted("user") ? readSettingsFile(ports.fs, layout.configFile) : Promise.resolve<Settings>({}),
-    trusted && wanted("project")
-      ? readSettingsFile(ports.fs, `${workspace}/.blade/settings.json`)
-      : Promise.resolve<Settings>({}),
-    readClaudeSettings(ports.fs, {
-      userDir: claudeUserDir(ports.env),
-      workspace,
-      trusted,
-      ...(sources === undefined ? {} : { sources }),
-    }),
-    flags.settings === undefined
-      ? Promise.resolve(undefined)
-      : settingsFlagLayer(ports.fs, flags.settings, ports.env.cwd()),
-  ]);
-  const claude = mergeClaudeSettings([
-    claudeFiles,
-    claudeSettingsOf({ permissions: user.permissions, env: user.env }, layout.configFile),
-    claudeSettingsOf({ permissions: project.permissions, env: project.env }, ".blade/settings.json"),
-    ...(settingsFlag === undefined ? [] : [settingsFlag]),
-  ]);
-  for (const key of claude.ignored) where.options.debugSink?.(`settings: ignored unknown key ${key}`);
-  const config = resolveConfig({
-    user,
-    project,
-    claude: claudeFiles,
-    ...(settingsFlag === undefined ? {} : { settingsFlag }),
-  }, { env: ports.env, flags });
-  // Settings `permissions.additionalDirectories` work as --add-dir does (project files only when trusted).
-  const additionalDirs = await canonicalAddDirs(ports, claude.additionalDirectories, {
-    after: flagDirs,
-    skip: (dir, why) => {
-      if (config.debug) where.options.debugSink?.(`settings: additionalDirectories: ${dir} ${why}; left out`);
-    },
-  });
-  return { config, claude, additionalDirs };
-}
-
 export async function createApp(ports: Ports, flags: AppFlags, options: AppOptions = {}): Promise<App> {
   const root = resolveStorageRoot(ports.env);
   const [storageRoot, workspace] = await allInOrder([
@@ -189,11 +122,11 @@ export async function createApp(ports: Ports, flags: AppFlags, options: AppOptio
     // BLADE_TRUST_WORKSPACE=1: the CI way to say --trust-workspace.
     flags.trustWorkspace === true || ports.env.get("BLADE_TRUST_WORKSPACE") === "1",
   );
-  const { config, claude, additionalDirs } = await settingsOf(ports, flags, {
+  const { config, claude, additionalDirs } = await runSettings(ports, flags, {
     layout,
     workspace,
     trusted: trust.trusted,
-    options,
+    ...(options.debugSink === undefined ? {} : { debugSink: options.debugSink }),
   });
   const secrets = secretsOf(config);
   let redactAll = redactor(secrets);

@@ -30,7 +30,8 @@ async function recordCase(claude: string, args: string[]): Promise<number> {
     await git(ws, "add", ".");
     await git(ws, "commit", "-qm", "start");
     await using server = startFakeAnthropicServer({
-      handler: (req) => req.path === "/v1/messages" ? fakeTurn({ text: "Hi." }) : new Response("{}", { status: 404 }),
+      handler: (req) =>
+        req.path === "/v1/messages" ? fakeTurn({ text: "Hi." }) : new Response("{}", { status: 404 }),
     });
     const out = await new Deno.Command(claude, {
       args: ["-p", "Say hi", "--output-format", "json", ...args],

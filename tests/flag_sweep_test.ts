@@ -15,14 +15,21 @@ import { FLAG_CASES, FLAG_FILES, helpOptions } from "./support/flag_cases.ts";
 
 const FIXTURES = decodeURIComponent(new URL("./fixtures/claude/flags/", import.meta.url).pathname);
 const help = await Deno.readTextFile(`${FIXTURES}help.txt`);
-const sweep = JSON.parse(await Deno.readTextFile(`${FIXTURES}sweep.json`)) as { args: string[]; claudeExit: number }[];
+const sweep = JSON.parse(await Deno.readTextFile(`${FIXTURES}sweep.json`)) as {
+  args: string[];
+  claudeExit: number;
+}[];
 
 Deno.test("flag sweep: every option of claude --help 2.1.332 has a case, recorded against Claude Code", () => {
   const options = helpOptions(help);
   assert.ok(options.length >= 70, `claude --help lists its options (${options.length})`);
   const covered = new Set(FLAG_CASES.map((c) => c.args[0]!.replace(/=.*$/, "")));
   assert.deepEqual(options.filter((o) => !covered.has(o)), [], "options of claude --help without a case");
-  assert.deepEqual(sweep.map((s) => s.args), FLAG_CASES.map((c) => c.args), "sweep.json is recorded for these cases");
+  assert.deepEqual(
+    sweep.map((s) => s.args),
+    FLAG_CASES.map((c) => c.args),
+    "sweep.json is recorded for these cases",
+  );
 });
 
 async function git(dir: string, ...args: string[]): Promise<void> {
@@ -35,7 +42,10 @@ async function git(dir: string, ...args: string[]): Promise<void> {
 }
 
 /** One case through Blade, as `blade -p "Say hi" --output-format json <case>` in a fresh git checkout. */
-async function runCase(args: string[], url: string): Promise<{ code: number; stdout: string; stderr: string }> {
+async function runCase(
+  args: string[],
+  url: string,
+): Promise<{ code: number; stdout: string; stderr: string }> {
   const root = await Deno.realPath(await Deno.makeTempDir({ prefix: "blade-flags-" }));
   const ws = `${root}/ws`;
   try {
@@ -66,7 +76,8 @@ async function runCase(args: string[], url: string): Promise<{ code: number; std
 
 Deno.test("flag sweep: nothing Claude Code accepts exits 2 in Blade", async (t) => {
   await using server = startFakeAnthropicServer({
-    handler: (req) => req.path === "/v1/messages" ? fakeTurn({ text: "Hi." }) : new Response("{}", { status: 404 }),
+    handler: (req) =>
+      req.path === "/v1/messages" ? fakeTurn({ text: "Hi." }) : new Response("{}", { status: 404 }),
   });
   const usage: string[] = [];
   for (const { args, claudeExit } of sweep) {
@@ -74,13 +85,19 @@ Deno.test("flag sweep: nothing Claude Code accepts exits 2 in Blade", async (t) 
     const r = await runCase(args, server.url);
     const shown = `${args.join(" ")} → exit ${r.code}: ${r.stderr.slice(0, 300)}${r.stdout.slice(0, 300)}`;
     if (r.code === 2 && args[0] === "--bare" && /Unknown option '--bare'/.test(r.stdout + r.stderr)) {
-      await t.step({ name: "--bare: not in this build yet (the memory layer adds it)", ignore: true, fn() {} });
+      await t.step({
+        name: "--bare: not in this build yet (the memory layer adds it)",
+        ignore: true,
+        fn() {},
+      });
       continue;
     }
     if (r.code === 2) usage.push(shown);
     assert.doesNotMatch(r.stdout + r.stderr, /\n\s+at .+:\d+:\d+/, `no stack trace: ${shown}`);
     // -h/-v print help or the version; everything else prints a result (json, or an array with --verbose).
-    if (!["-h", "--help", "-v", "--version"].includes(args[0]!)) assert.match(r.stdout, /"type":\s*"result"/, shown);
+    if (!["-h", "--help", "-v", "--version"].includes(args[0]!)) {
+      assert.match(r.stdout, /"type":\s*"result"/, shown);
+    }
   }
   assert.deepEqual(usage, [], "flags Claude Code accepts that Blade refuses as usage errors");
 });

@@ -287,12 +287,8 @@ function turnSink(
 
 /** The loop's hooks of a run's StructuredOutput: its tool, corrective follow-ups, end when exhausted. */
 function structuredHooks(s: StructuredOutput) {
-  return {
-    tool: s.tool(),
-    followUp: () => s.followUp(),
-    exhausted: () => s.exhausted(),
-    settled: () => s.state.status === "accepted",
-  };
+  const settled = () => s.state.status === "accepted";
+  return { tool: s.tool(), hooks: { followUp: () => s.followUp(), exhausted: () => s.exhausted(), settled } };
 }
 
 async function structuredOutputOf(schema: Record<string, unknown> | undefined, attempts: number) {

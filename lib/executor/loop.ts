@@ -61,12 +61,8 @@ export interface LoopOptions extends ToolPolicy, RequestContext {
    * (the corrective retries of StructuredOutput), or undefined to end it.
    */
   followUp?: () => string | undefined;
-  /** Asked after each answer and its tool results: why StructuredOutput's attempts ran out (ends the run). */
+  /** After each answer's tool results: why StructuredOutput ran out of attempts (fails), accepted (ends). */
   exhausted?: () => string | undefined;
-  /**
-   * Asked after each answer's tool results: true ends the run completed there, without another request
-   * (StructuredOutput accepted: Claude Code stops at it).
-   */
   settled?: () => boolean;
   /** A gate after the permission gate (deny beats allow), for checks the session adds. */
   beforeToolCall?: BeforeToolCall;
@@ -208,7 +204,6 @@ export class AgentLoop {
       if (signal.aborted) return await this.#cancelled(state);
       const exhausted = this.#exhaustedRun(state);
       if (exhausted !== undefined) return await exhausted;
-      if (o.settled?.() === true) return await this.#finish(state, "completed");
       // Delivery `current_turn`: notices that arrived while this turn runs join it before the next request.
       await this.#deliver(state, (await o.pending?.takeDeliveries()) ?? []);
     }
@@ -333,11 +328,11 @@ export class AgentLoop {
     );
   }
 
-  /** The run's failed end when StructuredOutput ran out of attempts, else undefined. */
+  /** The run's end when StructuredOutput ran out of attempts (failed) or was accepted (completed). */
   #exhaustedRun(state: TurnState): Promise<RunResult> | undefined {
     const message = this.#o.exhausted?.();
-    const error = { type: "structured_output_retries_exhausted" as const, message: message ?? "" };
-    return message === undefined ? undefined : this.#finish(state, "failed", error);
+    if (message === undefined) return this.#o.settled?.() ? this.#finish(state, "completed") : undefined;
+    return this.#finish(state, "failed", { type: "structured_output_retries_exhausted", message });
   }
 
   /** Writes the turn's end (`turn_completed` + acknowledgements + a final `answer`, or `turn_aborted`). */

@@ -10,7 +10,7 @@ import type { StorageLayout } from "../config/storage.ts";
 import type { ResolvedConfig } from "../config/config.ts";
 import type { RuntimeEventSink, SubtaskRefPart } from "../protocol/events.ts";
 import { userText } from "../protocol/messages.ts";
-import type { AgentLoop, RunResult, TurnInput } from "./loop.ts";
+import type { AgentLoop, LoopOptions, RunResult, TurnInput } from "./loop.ts";
 import { sessionLoop } from "./session_loop.ts";
 import { openSession } from "../session/open.ts";
 import { NO_RULES, type RuleSet, wholeToolsDenied } from "../protocol/tool_rule.ts";
@@ -77,14 +77,8 @@ export interface MainRunOptions {
   context?: SessionContext;
   /** A further check of each of the session's calls after the permission gate (deny only). */
   beforeToolCall?: BeforeToolCall;
-  /** `--json-schema`: the StructuredOutput tool (kept whatever `--tools` says) and its corrective follow-ups. */
-  structured?: {
-    tool: AnyTool;
-    followUp: () => string | undefined;
-    exhausted: () => string | undefined;
-    /** The object was accepted: the run ends there (Claude Code makes no further request). */
-    settled: () => boolean;
-  };
+  /** `--json-schema`: the StructuredOutput tool (kept whatever `--tools` says) and the loop's hooks for it. */
+  structured?: { tool: AnyTool; hooks: Required<Pick<LoopOptions, "followUp" | "exhausted" | "settled">> };
 }
 
 export interface MainRunResult {
@@ -299,11 +293,7 @@ async function buildMainSession(
     ...(pending === undefined ? {} : { pending }),
     ...(o.approve === undefined ? {} : { approve: o.approve }),
     ...(o.beforeToolCall === undefined ? {} : { beforeToolCall: o.beforeToolCall }),
-    ...(o.structured === undefined ? {} : {
-      followUp: o.structured.followUp,
-      exhausted: o.structured.exhausted,
-      settled: o.structured.settled,
-    }),
+    ...o.structured?.hooks,
   }, { messages: history.messages, turns: history.turns });
   return sessionHandle(opened, history, { loop, pending, recoveryWarnings, lease });
 }

@@ -250,7 +250,7 @@ export class ToolRunner {
     const path = await this.#rulePath(tool.name, input, ctx);
     const home = o.ports.env.home();
     // Bash rules are matched on a bash parse (shell/command_line.ts), loaded on the first command.
-    if (typeof call.input.command === "string") await loadBashParser();
+    if (typeof input.command === "string") await loadBashParser();
     const decision = decide({
       name: tool.name,
       kind: tool.kind,
