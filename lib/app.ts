@@ -44,6 +44,8 @@ export interface AppFlags extends ConfigFlags {
   addDirs?: readonly string[];
   /** `--bare`: no memory, commands, skills, output styles or MCP servers from files. */
   bare?: boolean;
+  /** `--disable-slash-commands`: no skills and no custom slash commands. */
+  disableSlashCommands?: boolean;
   /** `--output-style`: the main session's output style (over the `outputStyle` setting). */
   outputStyle?: string;
   /**

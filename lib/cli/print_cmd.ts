@@ -36,6 +36,12 @@ export async function runPrint(values: Values, positionals: string[], ports: Por
   refusePrintOnly(values);
   const backgroundWaitMs = backgroundWaitOf(values);
   for (const warning of notYetWarnings(values)) io.err(warning);
+  if (values["fork-session"] === true && values.resume === undefined && values.continue !== true) {
+    // As Claude Code: nothing to fork, so a new session starts.
+    io.err(
+      "blade: warning: --fork-session has nothing to fork without --resume or --continue; a new session starts.\n",
+    );
+  }
   const flags: Omit<TurnFlags, "rules"> = {
     format,
     prompts: await promptFlags(values, ports),

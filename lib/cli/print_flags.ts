@@ -60,6 +60,7 @@ export function appFlagsOf(values: Values): AppFlags {
       ? { debug: true }
       : {}),
     ...(values.effort === undefined ? {} : { effort: values.effort }),
+    ...(values["disable-slash-commands"] === true ? { disableSlashCommands: true } : {}),
     ...(values.betas === undefined ? {} : { betas: values.betas }),
     ...(values["setting-sources"] === undefined
       ? {}

@@ -24,7 +24,7 @@ export interface PermissionDenial {
 }
 
 /** Tools that only look (their calls are not work a run was asked to do). */
-const READ_ONLY_TOOLS = new Set(["Read", "Glob", "Grep", "TaskOutput", "StructuredOutput"]);
+const READ_ONLY_TOOLS = new Set(["Read", "Glob", "Grep", "TaskOutput", "StructuredOutput", "Skill"]);
 
 export class RunLedger {
   readonly modelUsage = new Map<string, ModelUsageRow>();

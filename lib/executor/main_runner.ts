@@ -26,7 +26,7 @@ import type { PendingWork } from "../protocol/delivery.ts";
 import type { Approver } from "../protocol/approval.ts";
 import type { SessionContext } from "./session_context.ts";
 import { expandPrompt, userBlocks } from "./prompt_expansion.ts";
-import type { BeforeToolCall } from "./tool_runner.ts";
+import { type BeforeToolCall, beforeToolCalls } from "./tool_runner.ts";
 
 /** What the subagent layer adds to a top-level session. */
 export interface SessionExtras {
@@ -272,7 +272,8 @@ async function buildMainSession(
     rules: o.rules ?? NO_RULES,
     emit: o.emit,
     ...(o.context === undefined ? {} : { context: o.context.blocks }),
-    ...(o.context?.beforeToolCall === undefined ? {} : { beforeToolCall: o.context.beforeToolCall }),
+    // Both checks run (the context's narrowing, then the session's own); either refuses: deny wins.
+    ...beforeToolCalls(o.context?.beforeToolCall, o.beforeToolCall),
     prompt: {
       ...(extra.agentsText === undefined || !tools.some((t) => t.name === "Task")
         ? {}
@@ -292,7 +293,6 @@ async function buildMainSession(
     ...(config.maxTurns === undefined ? {} : { maxTurns: config.maxTurns }),
     ...(pending === undefined ? {} : { pending }),
     ...(o.approve === undefined ? {} : { approve: o.approve }),
-    ...(o.beforeToolCall === undefined ? {} : { beforeToolCall: o.beforeToolCall }),
     ...o.structured?.hooks,
   }, { messages: history.messages, turns: history.turns });
   return sessionHandle(opened, history, { loop, pending, recoveryWarnings, lease });

@@ -41,6 +41,23 @@ export interface ToolCallRequest {
 /** A further gate after the permission gate: deny beats allow, and the denial text is the result. */
 export type BeforeToolCall = (request: ToolCallRequest) => GateDecision | Promise<GateDecision>;
 
+/** The checks that are set, as one (each in order; the first refusal is the answer), as an option. */
+export function beforeToolCalls(
+  ...checks: (BeforeToolCall | undefined)[]
+): { beforeToolCall?: BeforeToolCall } {
+  const set = checks.filter((c): c is BeforeToolCall => c !== undefined);
+  if (set.length <= 1) return set.length === 0 ? {} : { beforeToolCall: set[0]! };
+  return {
+    beforeToolCall: async (request) => {
+      for (const check of set) {
+        const decision = await check(request);
+        if (!decision.allow) return decision;
+      }
+      return { allow: true };
+    },
+  };
+}
+
 /** Where a session's tools act and under which permissions (the loop and its builder share it). */
 export interface ToolPolicy {
   workspaceRoot: string;

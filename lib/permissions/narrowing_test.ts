@@ -1,5 +1,9 @@
 import assert from "node:assert/strict";
 import { narrowedRefusal, narrowingOf } from "./narrowing.ts";
+import { loadBashParser } from "../shell/bash_parser.ts";
+
+// Bash rules are matched on a bash parse, loaded once (as the tool runner does before a command).
+await loadBashParser();
 
 const scope = { workspaceRoot: "/ws" };
 const call = (tool: string, input: Record<string, unknown> = {}, path?: string) => ({

@@ -70,12 +70,6 @@ export async function openSession(ports: Ports, o: OpenSessionOptions): Promise<
     id = await latestSessionId(ports, o.layout.projectDir(o.workspace));
   }
   if (id !== undefined) return await continueSession(ports, o, id);
-  if (o.fork === true && o.continueLatest !== true) {
-    throw new BladeError("usage", "--fork-session needs --resume or --continue.", {
-      exitCode: 2,
-      hint: 'Fork an earlier session: blade -p --resume <id> --fork-session "…".',
-    });
-  }
   const sessionId = await freshId(ports, o);
   const transcript = writer(ports, o, sessionId);
   const data = { agentType: "main", model: o.model, depth: 0 };

@@ -131,10 +131,9 @@ Deno.test("--session-id names a new session once; --fork-session copies without 
       openSession(ports, { layout, workspace: WORKSPACE, model: "m", sessionId: id }),
       isCode("session_exists"),
     );
-    await assert.rejects(
-      openSession(ports, { layout, workspace: WORKSPACE, model: "m", fork: true }),
-      isCode("usage"),
-    );
+    // Nothing to fork (no --resume or --continue): a new session, as Claude Code does (print mode warns).
+    const alone = await openSession(ports, { layout, workspace: WORKSPACE, model: "m", fork: true });
+    assert.equal(alone.resumed, false);
     const before = await Deno.readTextFile(layout.transcriptPath(WORKSPACE, id));
     const fork = await openSession(ports, {
       layout,

@@ -132,7 +132,7 @@ export function helpOptions(help: string): string[] {
   const options = help.slice(help.indexOf("Options:"), help.indexOf("Commands:"));
   const names = new Set<string>();
   for (const line of options.split("\n")) {
-    const m = /^ {2}(-[^\s<[]+(?:, -[^\s<[]+)*)/.exec(line);
+    const m = /^ {2}(-[^\s<[,]+(?:, -[^\s<[,]+)*)/.exec(line);
     if (m === null) continue;
     for (const name of m[1]!.split(", ")) names.add(name.trim());
   }
