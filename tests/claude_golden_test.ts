@@ -64,7 +64,7 @@ const CLAUDE_ONLY: Record<string, string[]> = {
     "ultrathink_typed_raises",
     "view_mode",
   ],
-  message: ["context_management"],
+  message: ["context_management", "diagnostics", "container", "stop_details"],
   user: ["tool_use_result", "tool_result_meta"],
   "system/task_started": ["run_id"],
   "system/task_notification": ["run_id", "output_file", "usage", "summary_is_report"],
@@ -106,8 +106,11 @@ function assertResultShape(where: string, claude: Json, blade: Json): void {
   assertSameFields(where, claude, blade, CLAUDE_ONLY.result);
   assertSameFields(`${where}.usage`, claude.usage as Json, blade.usage as Json, CLAUDE_ONLY.usage);
   const rows = (o: Json) => Object.values(o.modelUsage as Record<string, Json>);
-  assert.equal(rows(blade).length, 1, `${where}: one model`);
-  assertSameFields(`${where}.modelUsage`, rows(claude)[0]!, rows(blade)[0]!, CLAUDE_ONLY.modelUsage);
+  // One model used, or none (a request the API refused costs nothing and lists no model).
+  assert.equal(rows(blade).length, rows(claude).length, `${where}: models used`);
+  if (rows(claude).length > 0) {
+    assertSameFields(`${where}.modelUsage`, rows(claude)[0]!, rows(blade)[0]!, CLAUDE_ONLY.modelUsage);
+  }
   for (const key of ["type", "subtype", "is_error", "stop_reason", "terminal_reason"]) {
     assert.deepEqual(blade[key], claude[key], `${where}: ${key}`);
   }
@@ -187,7 +190,11 @@ for (const c of CONVERSATIONS) {
     assertResultShape(`${c.name} json`, claudeJson, bladeJson);
     if (c.sameUsage === true) assertSameUsage(c.name, claudeJson, bladeJson);
     const delegation = c.name === "foreground" || c.name === "background";
-    if (!delegation) assert.equal(bladeJson.num_turns, claudeJson.num_turns, `${c.name}: num_turns`);
+    // Claude Code counts one turn more when a call was refused (documented: migrating-from-claude-code.md).
+    const refusedTurn = c.name === "permission_denied" ? 1 : 0;
+    if (!delegation) {
+      assert.equal(Number(bladeJson.num_turns) + refusedTurn, claudeJson.num_turns, `${c.name}: num_turns`);
+    }
     if (claudeJson.result !== undefined) {
       assert.equal(bladeJson.result, claudeJson.result, `${c.name}: result`);
     }
@@ -214,7 +221,7 @@ for (const c of CONVERSATIONS) {
         continue;
       }
       assertSameFields(where, line, twin, CLAUDE_ONLY[k.replace(/@sub$/, "")] ?? []);
-      if (line.message !== undefined) {
+      if (typeof line.message === "object" && line.message !== null) {
         const m = line.message as Json;
         assertSameFields(`${where}.message`, m, twin.message as Json, CLAUDE_ONLY.message);
         const blocks = (x: Json) => (x.content as Json[]);

@@ -1,6 +1,7 @@
 // Owns `--output-format stream-json`: Claude Code's message stream built from Blade's runtime events —
 // `system/init`, one `assistant` line per content block (Anthropic shape), `user` lines with
-// `tool_result`, subagent messages with `parent_tool_use_id` (and `agent_id`), `system` task events
+// `tool_result` (after `system/permission_denied` for a refused call), subagent messages with
+// `parent_tool_use_id` (and `agent_id`), `system` task events
 // (`task_started`, `task_notification`) carrying Blade's lineage as extra fields, `system/api_retry`,
 // `stream_event` lines with --include-partial-messages, and the final `result` (claude_result.ts).
 // Thinking blocks appear here (never in text output). Blade's own events: `--output-format blade-events`.
@@ -38,7 +39,7 @@ export function anthropicBlock(block: ContentBlock): Record<string, unknown> {
         tool_use_id: block.callId,
         type: "tool_result",
         content: block.content,
-        ...(block.isError ? { is_error: true } : {}),
+        is_error: block.isError,
       };
   }
 }
@@ -89,6 +90,33 @@ export class ClaudeStream {
       parent_tool_use_id: null,
       session_id: this.#sessionId,
       uuid: this.#o.uuid(),
+    });
+  }
+
+  /** Claude Code's `<synthetic>` assistant line: what the CLI itself says (an API error) as the answer. */
+  syntheticLine(e: { text: string; status: number; type?: string; error: string }): string {
+    return JSON.stringify({
+      type: "assistant",
+      message: {
+        id: this.#o.uuid(),
+        type: "message",
+        role: "assistant",
+        model: "<synthetic>",
+        content: [{ type: "text", text: e.text }],
+        stop_reason: "stop_sequence",
+        stop_sequence: "",
+        usage: {
+          input_tokens: 0,
+          output_tokens: 0,
+          cache_creation_input_tokens: 0,
+          cache_read_input_tokens: 0,
+        },
+      },
+      ...this.#base({ parentToolUseId: null }),
+      error: e.error,
+      is_api_error_message: true,
+      api_error_status: e.status,
+      ...(e.type === undefined ? {} : { api_error_type: e.type }),
     });
   }
 
@@ -145,7 +173,7 @@ export class ClaudeStream {
         if (event.name === "Task") this.#prompts.set(event.callId, event.input.prompt);
         return [];
       case "tool_completed":
-        return [{
+        return [...this.#denied(event, depth), {
           type: "user",
           message: {
             role: "user",
@@ -188,6 +216,19 @@ export class ClaudeStream {
       default:
         return [];
     }
+  }
+
+  /** Claude Code's `system/permission_denied` line before the refused call's result (top-level calls). */
+  #denied(event: Event<"tool_completed">, depth: number): Line[] {
+    if (event.denied !== true || depth > 0) return [];
+    return [{
+      type: "system",
+      subtype: "permission_denied",
+      tool_name: event.name,
+      tool_use_id: event.callId,
+      message: event.content,
+      ...this.#system(),
+    }];
   }
 
   #init(event: Event<"session_started">): Line {

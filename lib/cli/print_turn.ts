@@ -10,6 +10,7 @@ import { bladeEventLine, type OutputFormat, type PrintSummary, textRenderer } fr
 import { RunLedger } from "./run_ledger.ts";
 import { jsonTerminalSafe, terminalSafe } from "./sanitize.ts";
 import { claudeResult } from "./claude_result.ts";
+import { apiErrorOf, refusedWork } from "./turn_failures.ts";
 import { FailedDuringSession } from "./report_error.ts";
 import { claudeStream } from "./claude_stream.ts";
 import { type MainRunResult, runMainSession } from "../executor/main_runner.ts";
@@ -135,6 +136,12 @@ export function printSink(io: Io, o: PrintSinkOptions): PrintSink {
     finish(summary) {
       if (o.format === "text") text.finish(summary);
       else {
+        // A run the API refused ends with Claude Code's synthetic assistant line saying so.
+        if (summary.apiError !== undefined && o.format !== "blade-events") {
+          const synthetic = stream.syntheticLine(summary.apiError);
+          if (o.format === "stream-json") line(synthetic);
+          else messages?.push(synthetic);
+        }
         const result = claudeResult(summary, ledger, crypto.randomUUID());
         // stream-json results also carry the usage since the previous result (one result per run here).
         if (o.format === "stream-json") result.model_usage_since_last_result = result.modelUsage;
@@ -302,23 +309,6 @@ async function structuredOutputOf(schema: Record<string, unknown> | undefined, a
     });
 }
 
-/**
- * Every call that would have changed something was refused: the run did none of the work it was asked
- * to do, and never reports success (docs/guides/permissions.md).
- */
-function refusedWork(ledger: RunLedger): { code: string; message: string } | undefined {
-  if (ledger.workRefused === 0 || ledger.workDone > 0) return undefined;
-  const denials = ledger.permissionDenials;
-  return {
-    code: "permission_denied",
-    message: `Every change the run asked for was refused: ${
-      [...new Set(denials.map((d) => d.tool_name))].join(", ")
-    } (permission_denials lists the ${
-      denials.length === 1 ? "call" : `${denials.length} calls`
-    }; the refusals say what grants them).`,
-  };
-}
-
 /** The turn's result object: a stopped budget, dropped children or lost work turn success into failure. */
 function turnSummary(
   app: App,
@@ -394,6 +384,6 @@ function turnSummary(
     subagents: sink.subagents,
     ...(shape?.status === "accepted" ? { structuredOutput: shape.value } : {}),
     ...(error === undefined ? {} : { error }),
-    ...(r.error?.providerError?.status === undefined ? {} : { apiErrorStatus: r.error.providerError.status }),
+    ...apiErrorOf(r.error?.providerError, app),
   };
 }

@@ -49,6 +49,8 @@ export interface ProviderError {
   kind: ProviderErrorKind;
   message: string;
   status?: number;
+  /** The API's own error type and message (`invalid_request_error`, `max_tokens: …`), when it gave them. */
+  api?: { type?: string; message?: string };
   /** How many attempts were made before giving up. */
   attempts?: number;
 }
