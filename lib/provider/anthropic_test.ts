@@ -170,6 +170,8 @@ Deno.test("anthropic: 500s until it gives up, saying what failed, attempts and s
       kind: "server",
       message: "Anthropic API returned 500 Internal Server Error after 3 attempts: api_error: boom",
       status: 500,
+      // The API's own error, as `API Error: 500 boom` reports it (cli/turn_failures.ts).
+      api: { type: "api_error", message: "boom" },
       attempts: 3,
     },
     stopReason: "error",

@@ -32,6 +32,8 @@ export interface AnthropicRequestBody {
   /** Thinking blocks of earlier turns stay in the context (Claude Code's `clear_thinking` with keep all). */
   context_management?: { edits: { type: string; keep: string }[] };
   output_config?: { effort: Effort };
+  /** Sent (1) when thinking is turned off on a model that thinks on a budget, as Claude Code does. */
+  temperature?: number;
   stream: true;
 }
 
@@ -86,6 +88,7 @@ function modelFields(request: ModelRequest, o: AnthropicModelOptions): Partial<A
       ? {}
       : { context_management: { edits: [{ type: "clear_thinking_20251015", keep: "all" }] } }),
     ...(effort === undefined ? {} : { output_config: { effort } }),
+    ...(thinking?.type === "disabled" ? { temperature: 1 } : {}),
   };
 }
 
