@@ -2,7 +2,8 @@
 // `system/init`, one `assistant` line per content block (Anthropic shape), `user` lines with
 // `tool_result` (after `system/permission_denied` for a refused call), subagent messages with
 // `parent_tool_use_id` (and `agent_id`), `system` task events
-// (`task_started`, `task_notification`) carrying Blade's lineage as extra fields, `system/api_retry`,
+// (`task_started`, `task_progress`, `task_updated`, `task_notification`, `background_tasks_changed`)
+// carrying Blade's lineage as extra fields, `system/api_retry`,
 // `stream_event` lines with --include-partial-messages, and the final `result` (claude_result.ts).
 // Thinking blocks appear here (never in text output). Blade's own events: `--output-format blade-events`.
 
@@ -10,6 +11,7 @@ import type { RuntimeEvent, SubagentInfo } from "../protocol/events.ts";
 import type { ContentBlock } from "../protocol/messages.ts";
 import { VERSION } from "../version.ts";
 import { claudeModeName, parsePermissionMode } from "../protocol/permission_mode.ts";
+import { TaskLines } from "./claude_task_lines.ts";
 
 export interface ClaudeStreamOptions {
   cwd: string;
@@ -77,9 +79,12 @@ export class ClaudeStream {
   #open = new Map<string, { started: boolean }>();
   /** Subagent id → the scope its messages carry (the Task call that started it). */
   #children = new Map<string, Scope>();
+  /** The children's task lines: progress, updates, the background set (claude_task_lines.ts). */
+  #tasks: TaskLines;
 
   constructor(o: ClaudeStreamOptions) {
     this.#o = o;
+    this.#tasks = new TaskLines({ now: o.now, system: () => this.#system() });
   }
 
   /** A user message echoed back (`--replay-user-messages`). */
@@ -196,9 +201,11 @@ export class ClaudeStream {
           ...this.#base(scope),
         }];
       case "subagent_spawned":
-        return [this.#taskStarted(event, scope, depth)];
-      case "subagent_completed":
-        return [this.#taskNotification(event)];
+        return [...this.#tasks.spawned(event.subagent), this.#taskStarted(event, scope, depth)];
+      case "subagent_completed": {
+        const ended = this.#tasks.completed(event.subagent.session_id, event.state);
+        return [ended.updated, this.#taskNotification(event, ended.usage), ...ended.changed];
+      }
       case "runtime_warning":
         return [{
           type: "system",
@@ -211,7 +218,10 @@ export class ClaudeStream {
         }];
       case "subagent_event": {
         const inner: Scope = this.#children.get(event.agentId) ?? { parentToolUseId: null };
-        return this.#lines(event.event, inner, depth + 1);
+        return [
+          ...this.#lines(event.event, inner, depth + 1),
+          ...this.#tasks.progress(event.agentId, event.event, inner.parentToolUseId),
+        ];
       }
       default:
         return [];
@@ -342,7 +352,10 @@ export class ClaudeStream {
     };
   }
 
-  #taskNotification(event: Event<"subagent_completed">): Line {
+  #taskNotification(
+    event: Event<"subagent_completed">,
+    usage: Record<string, number> | undefined,
+  ): Line {
     return {
       type: "system",
       subtype: "task_notification",
@@ -350,6 +363,7 @@ export class ClaudeStream {
       tool_use_id: event.callId,
       status: event.state,
       summary: event.summary,
+      ...(usage === undefined ? {} : { usage }),
       ...(event.verdict === undefined ? {} : { verdict: event.verdict }),
       ...(event.worktree === undefined ? {} : { worktree: event.worktree }),
       ...lineage(event.subagent, event.parentSessionId),
