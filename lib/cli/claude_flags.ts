@@ -157,6 +157,14 @@ export function refusePrintOnly(values: Record<string, unknown>): void {
   for (const [flag, why] of Object.entries(REFUSED_IN_PRINT)) {
     if (present(values[flag])) throw usageError(`${why}.`, `Remove --${flag}. See \`blade --help\`.`);
   }
+  const bypass = values["dangerously-skip-permissions"] === true ||
+    ["bypassPermissions", "yolo"].includes(String(values["permission-mode"] ?? values.permissionMode));
+  if (values.restricted === true && bypass) {
+    throw usageError(
+      "--restricted refuses bypassPermissions.",
+      "Remove --dangerously-skip-permissions or --permission-mode bypassPermissions.",
+    );
+  }
   if (values.background === true) {
     throw usageError(
       "--background starts a background session, and print mode runs in the foreground.",

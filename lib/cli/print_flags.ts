@@ -62,7 +62,10 @@ export function appFlagsOf(values: Values): AppFlags {
     ...(values.effort === undefined ? {} : { effort: values.effort }),
     ...(values["disable-slash-commands"] === true ? { disableSlashCommands: true } : {}),
     ...(values.betas === undefined ? {} : { betas: values.betas }),
-    ...(values["setting-sources"] === undefined
+    // `--restricted` reads no settings files (only --settings).
+    ...(values.restricted === true
+      ? { settingSources: new Set() }
+      : values["setting-sources"] === undefined
       ? {}
       : { settingSources: settingSourcesOf(values["setting-sources"]) }),
     ...thinkingOf(values),
