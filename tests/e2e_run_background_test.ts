@@ -1,6 +1,7 @@
 // `blade run --background`: a detached copy runs the agent and outlives the command; the run is
 // followed with `blade tasks output --wait` and stopped with `blade tasks cancel` from other processes.
 
+import { assertNoProcessWith, sleepMarker } from "../lib/testing/marked_processes.ts";
 import assert from "node:assert/strict";
 import { type BladeSandbox, bladeSandbox, parseJsonResult, sidecarPath, waitFor } from "./support/blade.ts";
 
@@ -85,6 +86,8 @@ Deno.test("run --background can be cancelled from another process: STOPPED, and 
 
 Deno.test("a background Bash command the model started does not outlive the print-mode run", async () => {
   await using sandbox = await bladeSandbox();
+  // A `sleep` with a unique argument: found with `ps` from outside the sandbox's PID namespace.
+  const marker = sleepMarker();
   await sandbox.write(
     "shell.yaml",
     `agents:
@@ -92,7 +95,7 @@ Deno.test("a background Bash command the model started does not outlive the prin
     - turns:
         - tool_calls:
             - name: Bash
-              input: { command: "echo $$ > shell.pid; exec sleep 300", run_in_background: true }
+              input: { command: "setsid sleep ${marker} & exec sleep ${marker}", run_in_background: true }
         - text: "Started the server."
           delay_ms: 500
 `,
@@ -110,14 +113,5 @@ Deno.test("a background Bash command the model started does not outlive the prin
   ]);
   assert.equal(run.code, 0, run.stderr);
   assert.match(run.stdout, /Started the server\./);
-  const pid = Number((await Deno.readTextFile(`${sandbox.workspace}/shell.pid`)).trim());
-  assert.ok(pid > 0);
-  await waitFor("the background command is gone", () => {
-    try {
-      Deno.kill(pid, "SIGCONT");
-      return false;
-    } catch {
-      return true;
-    }
-  });
+  await assertNoProcessWith(marker);
 });

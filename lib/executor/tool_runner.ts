@@ -156,6 +156,10 @@ export class ToolRunner {
       ...(o.commands?.shell === undefined ? {} : { shell: o.commands.shell }),
       trusted: o.trusted,
       mode: o.mode,
+      // All or nothing (docs/reference/permissions.md "The OS sandbox"): the network is granted to the
+      // commands of a session that may run any command unasked.
+      commandNetwork: o.mode === "yolo" ||
+        o.rules.allow.some((r) => r.tool === "Bash" && r.specifier === undefined),
       callId,
       signal,
       emit: o.emit,

@@ -1,4 +1,5 @@
 import assert from "node:assert/strict";
+import { assertNoProcessWith, processesWith, sleepMarker } from "../testing/marked_processes.ts";
 import { runTool } from "../testing/tool_harness.ts";
 import type { AnyTool, ToolResult } from "../tools/tool.ts";
 import { resultWindow, TaskControl } from "./task_control.ts";
@@ -267,38 +268,24 @@ Deno.test("background Bash: returns a shell id; TaskOutput gives the output tail
   });
 });
 
-/** Processes of group `pgid` that are not zombies. */
-async function liveGroupMembers(pgid: number): Promise<number[]> {
-  const out = await new Deno.Command("ps", { args: ["-e", "-o", "pid=,pgid=,stat="], stdout: "piped" })
-    .output();
-  return new TextDecoder().decode(out.stdout).split("\n").flatMap((line) => {
-    const [pid, group, stat] = line.trim().split(/\s+/);
-    return Number(group) === pgid && stat !== undefined && !stat.startsWith("Z") ? [Number(pid)] : [];
-  });
-}
-
-Deno.test("background Bash: TaskStop kills the command's whole process group", async () => {
+Deno.test("background Bash: TaskStop kills everything the command started, setsid, nohup and double forks too", async () => {
   await using h = await backgroundHarness({ reply: () => ({}) });
   const bash = h.runtime().coreTools().find((t) => t.name === "Bash")!;
-  const { output, stop } = toolsOf(h);
+  const { stop } = toolsOf(h);
+  const marker = sleepMarker();
   const started = json(
     await runTool(bash, {
-      command: 'echo "pgid=$(ps -o pgid= -p $$ | tr -d " ")"; sleep 30 & sleep 30 & wait',
+      command: `sleep ${marker} & setsid sleep ${marker} & nohup sleep ${marker} >/dev/null 2>&1 & ` +
+        `(sleep ${marker} &) ; wait`,
       run_in_background: true,
     }, h.ctx()),
   );
   const id = String(started.task_id);
-  let pgid = 0;
-  await eventually("the command and its two sleeps in one process group", async () => {
-    const read = json(await runTool(output, { task_id: id, block: false }, h.ctx()));
-    pgid = Number(/pgid=(\d+)/.exec(String(read.output))?.[1] ?? 0);
-    return pgid > 0 && (await liveGroupMembers(pgid)).length >= 3;
-  });
-
+  await eventually("the four sleeps running", async () => (await processesWith(marker)).length >= 4);
   const stopped = await runTool(stop, { task_id: id }, h.ctx());
   assert.match(stopped.content, /Stopped background command/);
-  await eventually("the process group to be gone", async () => (await liveGroupMembers(pgid)).length === 0);
-  const after = json(await runTool(output, { task_id: id, block: false }, h.ctx()));
+  await assertNoProcessWith(marker);
+  const after = json(await runTool(toolsOf(h).output, { task_id: id, block: false }, h.ctx()));
   assert.equal(after.status, "cancelled");
   assert.equal(after.retrieval_status, "success");
 });
