@@ -1,0 +1,178 @@
+// End-to-end: the OS sandbox of Bash commands (docs/reference/permissions.md "The OS sandbox"), with
+// real bubblewrap through the real CLI and the scripted provider. Each test lets the model run a probe
+// script whose writes the rule layer would allow (yolo, or an allow rule), so only the sandbox stops
+// them: a command writes only its writable roots, never a protected path, Blade's storage or trust
+// file; reaches the network only when granted; a read-only auditor's command writes nothing; and the
+// commands' environment holds no provider key. Skipped, with a message, where bubblewrap cannot run.
+
+import assert from "node:assert/strict";
+import { bladeSandbox, parseJsonResult, runScripted } from "./support/blade.ts";
+import { osSandbox } from "../lib/sys/os_sandbox.ts";
+
+const BWRAP = (await osSandbox()) === "bwrap";
+if (!BWRAP) {
+  console.log(
+    "tests/e2e_os_sandbox_test.ts: skipped: bubblewrap cannot run here (apt-get install bubblewrap)",
+  );
+}
+
+/** A script that runs the probe and answers with its output. */
+function probeScript(command: string) {
+  return {
+    agents: {
+      main: [{ turns: [{ tool_calls: [{ name: "Bash", input: { command } }] }, { text: "{{last_user}}" }] }],
+    },
+  };
+}
+
+/** A shell line that tries to write `target` and says which way it went. */
+function tryWrite(name: string, target: string): string {
+  return `(echo pwned >> '${target}') 2>/dev/null && echo "${name}: written" || echo "${name}: refused"`;
+}
+
+Deno.test({
+  name:
+    "OS sandbox: a command writes its workspace and temp only, never protected paths, storage or the trust file",
+  ignore: !BWRAP,
+  async fn() {
+    await using sandbox = await bladeSandbox();
+    const outside = await Deno.makeTempDir({ dir: "/var/tmp", prefix: "blade-sbx-outside-" });
+    try {
+      const ws = sandbox.workspace;
+      await new Deno.Command("git", { args: ["init", "-q", ws] }).output();
+      for (const dir of [".claude", ".blade", ".git/hooks"]) {
+        await Deno.mkdir(`${ws}/${dir}`, { recursive: true });
+      }
+      await Deno.writeTextFile(`${ws}/.mcp.json`, "{}\n");
+      await Deno.writeTextFile(`${ws}/.git/hooks/pre-commit`, "#!/bin/sh\n");
+      const targets: [string, string][] = [
+        ["workspace", `${ws}/inside.txt`],
+        ["temp", `/tmp/blade-sbx-${crypto.randomUUID()}`],
+        ["outside", `${outside}/x`],
+        ["hook", `${ws}/.git/hooks/pre-commit`],
+        ["gitconfig", `${ws}/.git/config`],
+        ["claude", `${ws}/.claude/settings.json`],
+        ["blade", `${ws}/.blade/settings.json`],
+        ["mcp", `${ws}/.mcp.json`],
+        ["storage", `${sandbox.storage}/x`],
+        ["trust", `${sandbox.storage}/trust.json`],
+      ];
+      const before = await Deno.readTextFile(`${ws}/.git/config`);
+      const run = await runScripted(
+        sandbox,
+        probeScript(targets.map(([n, t]) => tryWrite(n, t)).join("; ")),
+        {
+          flags: ["--permission-mode", "yolo", "--trust-workspace"],
+        },
+      );
+      assert.equal(run.code, 0, run.stderr);
+      const said = String(parseJsonResult(run).result);
+      for (const [name] of targets) {
+        const expected = name === "workspace" || name === "temp" ? "written" : "refused";
+        assert.match(said, new RegExp(`${name}: ${expected}`), said);
+      }
+      assert.equal(await Deno.readTextFile(`${ws}/inside.txt`), "pwned\n");
+      assert.equal(await Deno.readTextFile(`${ws}/.git/hooks/pre-commit`), "#!/bin/sh\n");
+      assert.equal(await Deno.readTextFile(`${ws}/.git/config`), before);
+      assert.equal(await Deno.readTextFile(`${ws}/.mcp.json`), "{}\n");
+      for (
+        const path of [
+          `${outside}/x`,
+          `${ws}/.claude/settings.json`,
+          `${ws}/.blade/settings.json`,
+          `${sandbox.storage}/x`,
+        ]
+      ) {
+        assert.equal(await Deno.stat(path).then(() => true, () => false), false, `${path} was written`);
+      }
+    } finally {
+      await Deno.remove(outside, { recursive: true });
+    }
+  },
+});
+
+Deno.test({
+  name: "OS sandbox: no network unless granted (an allow rule for one command is no grant; yolo is)",
+  ignore: !BWRAP,
+  async fn() {
+    await using sandbox = await bladeSandbox();
+    using listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+    const accepting = (async () => {
+      for await (const conn of listener) conn.close();
+    })().catch(() => {});
+    const probe =
+      `bash -c 'echo > /dev/tcp/127.0.0.1/${listener.addr.port}' 2>/dev/null && echo net: reached || echo net: cut`;
+    const ruled = await runScripted(sandbox, probeScript(probe), {
+      flags: ["--allowed-tools", `Bash(${probe})`, "--trust-workspace"],
+    });
+    assert.equal(ruled.code, 0, ruled.stderr);
+    assert.match(String(parseJsonResult(ruled).result), /net: cut/);
+    const yolo = await runScripted(sandbox, probeScript(probe), {
+      flags: ["--permission-mode", "yolo", "--trust-workspace"],
+    });
+    assert.match(String(parseJsonResult(yolo).result), /net: reached/);
+    listener.close();
+    await accepting;
+  },
+});
+
+Deno.test({
+  name:
+    "OS sandbox: a read-only auditor's verification command writes nothing (a test file that writes fails)",
+  ignore: !BWRAP,
+  async fn() {
+    await using sandbox = await bladeSandbox();
+    await Deno.writeTextFile(
+      `${sandbox.workspace}/w.test.js`,
+      `require("node:fs").writeFileSync("pwned.txt", "x");\n`,
+    );
+    const run = await runScripted(sandbox, {
+      agents: {
+        main: [{
+          turns: [{
+            tool_calls: [{
+              name: "Task",
+              input: { subagent_type: "verification", description: "Verify", prompt: "Test." },
+            }],
+          }, { text: "done" }],
+        }],
+        verification: [{
+          turns: [{ tool_calls: [{ name: "Bash", input: { command: "node --test" } }] }, {
+            text: "{{last_user}}",
+          }],
+        }],
+      },
+    }, { flags: ["--permission-mode", "yolo", "--trust-workspace"] });
+    assert.equal(run.code, 0, run.stderr);
+    assert.equal(await Deno.stat(`${sandbox.workspace}/pwned.txt`).then(() => true, () => false), false);
+  },
+});
+
+Deno.test({
+  name: "OS sandbox: the top-level session's commands get no provider key unless the settings env passes one",
+  async fn() {
+    await using sandbox = await bladeSandbox();
+    const env = { ANTHROPIC_API_KEY: "sk-ant-top-SECRET-1234", OPENAI_API_KEY: "sk-openai-SECRET-5678" };
+    const probe = 'echo "a=${ANTHROPIC_API_KEY:-none} o=${OPENAI_API_KEY:-none}"';
+    const bare = await runScripted(sandbox, probeScript(probe), {
+      flags: ["--permission-mode", "yolo", "--trust-workspace"],
+      env,
+    });
+    assert.equal(bare.code, 0, bare.stderr);
+    assert.match(String(parseJsonResult(bare).result), /a=none o=none/);
+    const passed = await runScripted(sandbox, probeScript(probe), {
+      flags: [
+        "--permission-mode",
+        "yolo",
+        "--trust-workspace",
+        "--settings",
+        JSON.stringify({ env: { OPENAI_API_KEY: "sk-openai-passed-on" } }),
+      ],
+      env,
+    });
+    assert.match(
+      String(parseJsonResult(passed).result),
+      /a=none o=\[REDACTED\]|a=none o=sk-openai-passed-on/,
+    );
+  },
+});
