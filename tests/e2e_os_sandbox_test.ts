@@ -11,8 +11,11 @@ import { osSandbox } from "../lib/sys/os_sandbox.ts";
 
 const BWRAP = (await osSandbox()) === "bwrap";
 if (!BWRAP) {
-  Deno.test({ name: "OS sandbox tests skipped: bubblewrap cannot run here (apt-get install bubblewrap)", ignore: true, fn() {} });
-}
+  Deno.test({
+    name: "OS sandbox tests skipped: bubblewrap cannot run here (apt-get install bubblewrap)",
+    ignore: true,
+    fn() {},
+  });
 }
 
 /** A script that runs the probe and answers with its output. */
@@ -174,4 +177,42 @@ Deno.test({
       /a=none o=\[REDACTED\]|a=none o=sk-openai-passed-on/,
     );
   },
+});
+
+Deno.test("OS sandbox: without one, a command runs rule-only with one warning per session; --require-sandbox and sandbox.required refuse it", async () => {
+  await using sandbox = await bladeSandbox();
+  const twice = {
+    agents: {
+      main: [{
+        turns: [
+          { tool_calls: [{ name: "Bash", input: { command: "echo first" } }] },
+          { tool_calls: [{ name: "Bash", input: { command: "echo second" } }] },
+          { text: "{{last_user}}" },
+        ],
+      }],
+    },
+  };
+  const flags = ["--permission-mode", "yolo", "--trust-workspace"];
+  const env = { BLADE_SANDBOX: "0" };
+  const warned = await runScripted(sandbox, twice, { flags, env });
+  assert.equal(warned.code, 0, warned.stderr);
+  assert.equal(
+    String(parseJsonResult(warned).result),
+    "second",
+    "the warning comes once, with the first command",
+  );
+  const required = await runScripted(sandbox, probeScript("echo ran"), {
+    flags: [...flags, "--require-sandbox"],
+    env,
+  });
+  assert.match(
+    String(parseJsonResult(required).result),
+    /Permission denied: commands must run in an OS sandbox \(--require-sandbox or the sandbox\.required setting\), and BLADE_SANDBOX=0 turned it off/,
+  );
+  await Deno.writeTextFile(`${sandbox.storage}/config.json`, JSON.stringify({ sandbox: { required: true } }));
+  const setting = await runScripted(sandbox, probeScript("echo ran"), { flags, env });
+  assert.match(
+    String(parseJsonResult(setting).result),
+    /Permission denied: commands must run in an OS sandbox/,
+  );
 });

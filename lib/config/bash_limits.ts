@@ -34,6 +34,11 @@ export function bashLimits(env: EnvReader): BashLimits {
   };
 }
 
+/** Whether BLADE_REQUIRE_SANDBOX's value (set by --require-sandbox or `sandbox.required`) asks for a refusal. */
+export function sandboxRequired(value: string | undefined): boolean {
+  return value !== undefined && value !== "" && value !== "0" && value !== "false";
+}
+
 /** Blade's variables for the commands' OS sandbox (docs/reference/permissions.md "The OS sandbox"). */
 export const SANDBOX_ENV = ["BLADE_SANDBOX", "BLADE_REQUIRE_SANDBOX"] as const;
 

@@ -8,6 +8,7 @@
 import { bwrapArguments, commandSandboxPolicy, seatbeltProfile } from "../permissions/command_sandbox.ts";
 import { withoutProviderKeys } from "../permissions/child_env.ts";
 import { osSandbox } from "../sys/os_sandbox.ts";
+import { sandboxRequired } from "../config/bash_limits.ts";
 import { dirname, isAbsolute, resolve } from "../path.ts";
 import type { ToolContext } from "./tool.ts";
 
@@ -26,11 +27,6 @@ const warned = new Set<string>();
 
 /** Package caches under the home folder that builds and tests write (writable for writing sessions). */
 const HOME_CACHES: readonly string[] = [".cache", ".npm", ".deno", ".cargo/registry", ".local/share/pnpm"];
-
-/** Whether BLADE_REQUIRE_SANDBOX (set by --require-sandbox or `sandbox.required`) asks for a refusal. */
-export function sandboxRequired(value: string | undefined): boolean {
-  return value !== undefined && value !== "" && value !== "0" && value !== "false";
-}
 
 /** How to start a command for `ctx`'s session in folder `cwd`. */
 export async function commandLaunch(ctx: ToolContext, cwd: string): Promise<CommandLaunch> {
