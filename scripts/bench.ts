@@ -42,7 +42,16 @@ export interface BenchRow {
   note?: string;
 }
 
-const GROUPS = ["e2e", "startup", "background", "registry", "store", "recovery", "worktree"] as const;
+const GROUPS = [
+  "e2e",
+  "startup",
+  "background",
+  "registry",
+  "store",
+  "recovery",
+  "worktree",
+  "sandbox",
+] as const;
 
 function processRow(group: string, name: string, runs: readonly ProcessRun[], note?: string): BenchRow {
   const s = stats(runs.map((r) => r.wallMs));
@@ -191,6 +200,25 @@ async function groupRows(
           max: w.maxTotalMs,
           n: w.runs,
         }, `bare git ${w.bareGitMs.toFixed(0)} ms, ${w.files} file creates ${w.filesFloorMs.toFixed(0)} ms`),
+      ];
+    }
+    case "sandbox": {
+      const { benchSandbox } = await import("./bench_sandbox.ts");
+      const s = await benchSandbox({ runs });
+      if (s === undefined) return [];
+      return [
+        figureRow(
+          "sandbox",
+          "Bash command in bubblewrap (bash -c true)",
+          "ms",
+          {
+            median: s.sandboxedMs,
+            min: s.minSandboxedMs,
+            max: s.maxSandboxedMs,
+            n: s.commands,
+          },
+          `unsandboxed ${s.plainMs.toFixed(1)} ms: +${(s.sandboxedMs - s.plainMs).toFixed(1)} ms per command`,
+        ),
       ];
     }
   }
