@@ -203,7 +203,7 @@ async function groupRows(
       ];
     }
     case "sandbox": {
-      const { benchSandbox } = await import("./bench_sandbox.ts");
+      const { benchSandbox } = await import("./bench_command_sandbox.ts");
       const s = await benchSandbox({ runs });
       if (s === undefined) return [];
       return [

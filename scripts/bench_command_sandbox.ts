@@ -4,7 +4,7 @@
 // bubblewrap sandbox of a writing session (tools/command_launch.ts's policy for a trusted workspace),
 // the two measured in turn within each run so load on a shared machine hits them alike. Medians of
 // BLADE_BENCH_RUNS × 5 commands (default 9 × 5). Without bubblewrap the figure is absent, not faked.
-// Part of `deno task bench`; alone: `deno run -A scripts/bench_sandbox.ts`.
+// Part of `deno task bench`; alone: `deno run -A scripts/bench_command_sandbox.ts`.
 
 import { median } from "./bench_common.ts";
 import { realPorts } from "../lib/sys/mod.ts";
