@@ -216,3 +216,76 @@ Deno.test("OS sandbox: without one, a command runs rule-only with one warning pe
     /Permission denied: commands must run in an OS sandbox/,
   );
 });
+
+Deno.test({
+  name:
+    "OS sandbox: a worktree child commits in its worktree but cannot write the parent checkout by any route",
+  ignore: !BWRAP,
+  async fn() {
+    await using sandbox = await bladeSandbox();
+    const P = sandbox.workspace;
+    const gitIn = (...args: string[]) =>
+      new Deno.Command("git", {
+        args: [
+          "-C",
+          P,
+          "-c",
+          "user.name=t",
+          "-c",
+          "user.email=t@t.invalid",
+          "-c",
+          "commit.gpgsign=false",
+          ...args,
+        ],
+      }).output();
+    // Each route the issue found from a worktree to the parent checkout; the rule layer sees only `bash probe.sh`.
+    await Deno.writeTextFile(
+      `${P}/probe.sh`,
+      [
+        `P='${P}'`,
+        `(builtin cd "$P" && echo x > pwned-builtin) 2>/dev/null`,
+        `(CDPATH="$(dirname "$P")" cd "$(basename "$P")" >/dev/null && echo x > pwned-cdpath) 2>/dev/null`,
+        `(command cd "$P" && echo x > pwned-command) 2>/dev/null`,
+        `env -C "$P" sh -c 'echo x > pwned-envc' 2>/dev/null`,
+        `echo x > "$P/pwned-abs" 2>/dev/null`,
+        `env -i PATH=/usr/bin:/bin GIT_DIR="$P/.git" GIT_WORK_TREE="$P" git -c user.name=t -c user.email=t@t.invalid commit -q --allow-empty -m pwned 2>/dev/null`,
+        `env -i PATH=/usr/bin:/bin git -C "$P" config core.hooksPath /tmp 2>/dev/null`,
+        `echo change > mine.txt && git add mine.txt && git -c user.name=t -c user.email=t@t.invalid -c commit.gpgsign=false commit -qm mine 2>&1 && echo committed`,
+      ].join("\n"),
+    );
+    await gitIn("init", "-q", "-b", "main");
+    await gitIn("add", "-A");
+    await gitIn("commit", "-qm", "initial");
+    const head = new TextDecoder().decode((await gitIn("rev-parse", "HEAD")).stdout);
+    const config = await Deno.readTextFile(`${P}/.git/config`);
+    const run = await runScripted(sandbox, {
+      agents: {
+        main: [{
+          turns: [{
+            tool_calls: [{
+              name: "Task",
+              input: {
+                subagent_type: "general-purpose",
+                description: "Probe",
+                prompt: "Run the probe script.",
+                isolation: "worktree",
+              },
+            }],
+          }, { text: "{{last_user}}" }],
+        }],
+        "general-purpose": [{
+          turns: [{ tool_calls: [{ name: "Bash", input: { command: "bash probe.sh" } }] }, {
+            text: "{{last_user}}",
+          }],
+        }],
+      },
+    }, { flags: ["--permission-mode", "yolo", "--trust-workspace"] });
+    assert.equal(run.code, 0, run.stderr);
+    assert.match(String(parseJsonResult(run).result), /committed/, String(parseJsonResult(run).result));
+    const left = [];
+    for await (const e of Deno.readDir(P)) if (e.name.startsWith("pwned")) left.push(e.name);
+    assert.deepEqual(left, [], "nothing written into the parent checkout");
+    assert.equal(new TextDecoder().decode((await gitIn("rev-parse", "HEAD")).stdout), head);
+    assert.equal(await Deno.readTextFile(`${P}/.git/config`), config);
+  },
+});
