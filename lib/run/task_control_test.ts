@@ -13,6 +13,10 @@ import {
   Gate,
   WORKER,
 } from "../testing/background_harness.ts";
+import { osSandbox } from "../sys/os_sandbox.ts";
+
+/** The kill tests need the OS sandbox (its PID namespace); without bubblewrap they are skipped. */
+const SANDBOXED = (await osSandbox()) !== undefined;
 
 function taskInput(id: string, prompt = "Count the things in the folder.") {
   return {
@@ -268,24 +272,28 @@ Deno.test("background Bash: returns a shell id; TaskOutput gives the output tail
   });
 });
 
-Deno.test("background Bash: TaskStop kills everything the command started, setsid, nohup and double forks too", async () => {
-  await using h = await backgroundHarness({ reply: () => ({}) });
-  const bash = h.runtime().coreTools().find((t) => t.name === "Bash")!;
-  const { stop } = toolsOf(h);
-  const marker = sleepMarker();
-  const started = json(
-    await runTool(bash, {
-      command: `sleep ${marker} & setsid sleep ${marker} & nohup sleep ${marker} >/dev/null 2>&1 & ` +
-        `(sleep ${marker} &) ; wait`,
-      run_in_background: true,
-    }, h.ctx()),
-  );
-  const id = String(started.task_id);
-  await eventually("the four sleeps running", async () => (await processesWith(marker)).length >= 4);
-  const stopped = await runTool(stop, { task_id: id }, h.ctx());
-  assert.match(stopped.content, /Stopped background command/);
-  await assertNoProcessWith(marker);
-  const after = json(await runTool(toolsOf(h).output, { task_id: id, block: false }, h.ctx()));
-  assert.equal(after.status, "cancelled");
-  assert.equal(after.retrieval_status, "success");
+Deno.test({
+  name: "background Bash: TaskStop kills everything the command started, setsid, nohup and double forks too",
+  ignore: !SANDBOXED,
+  async fn() {
+    await using h = await backgroundHarness({ reply: () => ({}) });
+    const bash = h.runtime().coreTools().find((t) => t.name === "Bash")!;
+    const { stop } = toolsOf(h);
+    const marker = sleepMarker();
+    const started = json(
+      await runTool(bash, {
+        command: `sleep ${marker} & setsid sleep ${marker} & nohup sleep ${marker} >/dev/null 2>&1 & ` +
+          `(sleep ${marker} &) ; wait`,
+        run_in_background: true,
+      }, h.ctx()),
+    );
+    const id = String(started.task_id);
+    await eventually("the four sleeps running", async () => (await processesWith(marker)).length >= 4);
+    const stopped = await runTool(stop, { task_id: id }, h.ctx());
+    assert.match(stopped.content, /Stopped background command/);
+    await assertNoProcessWith(marker);
+    const after = json(await runTool(toolsOf(h).output, { task_id: id, block: false }, h.ctx()));
+    assert.equal(after.status, "cancelled");
+    assert.equal(after.retrieval_status, "success");
+  },
 });

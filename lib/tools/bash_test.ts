@@ -6,6 +6,10 @@ import { realFs } from "../sys/fs.ts";
 import { fakeEnv } from "../testing/fakes.ts";
 import { BASH_MAX_OUTPUT_CHARS, bashLimits } from "../config/bash_limits.ts";
 import { runTool, sandbox } from "../testing/tool_harness.ts";
+import { osSandbox } from "../sys/os_sandbox.ts";
+
+/** The kill tests need the OS sandbox (its PID namespace); without bubblewrap they are skipped. */
+const SANDBOXED = (await osSandbox()) !== undefined;
 
 /**
  * A command that starts long-sleeping grandchildren detached from the output pipes (so the tool
@@ -49,46 +53,55 @@ Deno.test("Bash reports a non-zero exit as an error with the output", async () =
   assert.equal(result.metadata?.["exitCode"], 3);
 });
 
-Deno.test("Bash timeout kills the whole process group", async () => {
-  await using box = await sandbox();
-  const marker = sleepMarker();
-  const result = await runTool(bashTool, { command: sleepingGrandchild(marker), timeout: 1000 }, box.ctx());
-  assert.equal(result.isError, true);
-  assert.equal(
-    result.content,
-    "Command timed out after 1000 ms; it and every process it started were killed.\nstarted",
-  );
-  assert.equal(result.metadata?.["timedOut"], true);
-  await assertNoProcessWith(marker);
+Deno.test({
+  name:
+    "Bash timeout kills everything the command started (sandbox PID namespace: setsid, nohup, double fork)",
+  ignore: !SANDBOXED,
+  async fn() {
+    await using box = await sandbox();
+    const marker = sleepMarker();
+    const result = await runTool(bashTool, { command: sleepingGrandchild(marker), timeout: 1000 }, box.ctx());
+    assert.equal(result.isError, true);
+    assert.equal(
+      result.content,
+      "Command timed out after 1000 ms; it and every process it started were killed.\nstarted",
+    );
+    assert.equal(result.metadata?.["timedOut"], true);
+    await assertNoProcessWith(marker);
+  },
 });
 
-Deno.test("Bash abort via ctx.signal kills the whole process group", async () => {
-  await using box = await sandbox();
-  const marker = sleepMarker();
-  const controller = new AbortController();
-  const started = (async () => {
-    // Abort once the grandchildren are known to be running.
-    while ((await processesWith(marker)).length < 4) await new Promise((r) => setTimeout(r, 20));
-    controller.abort();
-  })();
-  const result = await runTool(
-    bashTool,
-    { command: sleepingGrandchild(marker) },
-    box.ctx({ signal: controller.signal }),
-  );
-  await started;
-  assert.equal(result.isError, true);
-  assert.match(result.content, /^Command was interrupted; it and every process it started were killed\./);
-  assert.equal(result.metadata?.["interrupted"], true);
-  await assertNoProcessWith(marker);
+Deno.test({
+  name: "Bash abort via ctx.signal kills everything the command started (setsid, nohup, double fork too)",
+  ignore: !SANDBOXED,
+  async fn() {
+    await using box = await sandbox();
+    const marker = sleepMarker();
+    const controller = new AbortController();
+    const started = (async () => {
+      // Abort once the grandchildren are known to be running.
+      while ((await processesWith(marker)).length < 4) await new Promise((r) => setTimeout(r, 20));
+      controller.abort();
+    })();
+    const result = await runTool(
+      bashTool,
+      { command: sleepingGrandchild(marker) },
+      box.ctx({ signal: controller.signal }),
+    );
+    await started;
+    assert.equal(result.isError, true);
+    assert.match(result.content, /^Command was interrupted; it and every process it started were killed\./);
+    assert.equal(result.metadata?.["interrupted"], true);
+    await assertNoProcessWith(marker);
 
-  const before = await runTool(
-    bashTool,
-    { command: `touch '${join(box.dir, "ran")}'` },
-    box.ctx({ signal: AbortSignal.abort() }),
-  );
-  assert.deepEqual([before.isError, before.content], [true, "Command was interrupted before it started."]);
-  assert.equal(await Deno.stat(join(box.dir, "ran")).catch(() => null), null);
+    const before = await runTool(
+      bashTool,
+      { command: `touch '${join(box.dir, "ran")}'` },
+      box.ctx({ signal: AbortSignal.abort() }),
+    );
+    assert.deepEqual([before.isError, before.content], [true, "Command was interrupted before it started."]);
+    assert.equal(await Deno.stat(join(box.dir, "ran")).catch(() => null), null);
+  },
 });
 
 Deno.test("Bash caps output keeping head and tail", async () => {
