@@ -261,6 +261,9 @@ export class ToolRunner {
     if (!decision.allow && decision.askable && o.ask !== undefined) {
       const asked = await o.ask(call, { path, reason: decision.message }, ctx.signal);
       if (!asked.allowed) return { allow: false, askable: false, message: asked.message };
+      // Whoever approved this very command approved what it does, the network included
+      // (docs/reference/permissions.md "The OS sandbox"); ctx is this call's own.
+      ctx.commandNetwork = true;
     } else if (!decision.allow) return decision;
     if (o.beforeToolCall === undefined) return { allow: true };
     try {
