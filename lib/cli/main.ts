@@ -10,6 +10,10 @@ import type { Io } from "./io.ts";
 import { reportError } from "./report_error.ts";
 import { profileMark } from "../sys/profile.ts";
 import { expandVariadic } from "./claude_flags.ts";
+import { nearestWord } from "./did_you_mean.ts";
+
+/** The subcommands (`help` is not offered for a typo: "hello there" is a prompt). */
+const SUBCOMMANDS = ["agents", "tasks", "mcp", "trust", "run", "demo", "memory", "context"] as const;
 
 export const MAIN_HELP = `Blade ${VERSION} — a command-line coding agent with durable subagents
 
@@ -89,6 +93,21 @@ Settings: ~/.blade/config.json, .blade/settings.json, and Claude Code's ~/.claud
 /** `blade memory` and its alias `blade context` (cli/memory_cmd.ts). */
 const MEMORY = ["memory", "context"];
 
+/**
+ * A first word that is a few letters off a subcommand ("blade tsaks list") is a usage error naming
+ * it, not a prompt for the model: a prompt of bare words never starts with a near-command by chance
+ * often enough to be worth a paid request (quote it to send it: `blade "tsaks list"`).
+ */
+function mistypedSubcommand(first: string | undefined): void {
+  if (first === undefined || !/^[A-Za-z][A-Za-z-]*$/.test(first)) return;
+  const near = nearestWord(first, SUBCOMMANDS);
+  if (near === undefined) return;
+  throw usageError(
+    `Unknown command "${first}". Did you mean "${near}"?`,
+    `Run \`blade ${near} --help\`. To send the words as a prompt, quote them: blade "${first} …".`,
+  );
+}
+
 export async function runCli(argv: string[], ports: Ports, io: Io): Promise<number> {
   const formatFlag = argv.find((a, i) =>
     argv[i - 1] === "--output-format" || a.startsWith("--output-format=")
@@ -134,6 +153,7 @@ export async function runCli(argv: string[], ports: Ports, io: Io): Promise<numb
     if (MEMORY.includes(first ?? "")) {
       return await (await import("./memory_cmd.ts")).runMemory(argv, ports, io);
     }
+    mistypedSubcommand(first);
     const { values, positionals } = parseOrUsage(
       () =>
         parseArgs({ args: expandVariadic(argv), options: RUN_OPTIONS, allowPositionals: true, strict: true }),
