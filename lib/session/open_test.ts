@@ -95,7 +95,12 @@ Deno.test("--continue passes over newer sessions without a turn: opened and left
     await Deno.utime(layout.transcriptPath(WORKSPACE, used.sessionId), 1_000, 1_000);
     await Deno.utime(layout.transcriptPath(WORKSPACE, left.sessionId), 2_000, 2_000);
     await Deno.utime(crashed, 3_000, 3_000);
-    const latest = await openSession(ports, { layout, workspace: WORKSPACE, model: "m1", continueLatest: true });
+    const latest = await openSession(ports, {
+      layout,
+      workspace: WORKSPACE,
+      model: "m1",
+      continueLatest: true,
+    });
     assert.equal(latest.sessionId, used.sessionId);
     assert.equal(latest.history.openTurn, 1);
   });

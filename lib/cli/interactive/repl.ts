@@ -13,6 +13,7 @@ import { usageError } from "../../errors.ts";
 import { type App, createApp } from "../../app.ts";
 import { PERMISSION_MODES } from "../../protocol/permission_mode.ts";
 import { onSessionSignals } from "../../sys/signals.ts";
+import { ignoreTerminalGone } from "../../sys/terminal_gone.ts";
 import type { Io } from "../io.ts";
 import { reportError } from "../report_error.ts";
 import { appFlagsOf, rulesFromFlags } from "../print_flags.ts";
@@ -31,8 +32,8 @@ import { runSlash, type SlashContext } from "./slash_commands.ts";
 // deno-lint-ignore no-explicit-any
 type Values = Record<string, any>;
 
-/** The exit code after SIGTERM (128 + 15, as a shell reports a process ended by it). */
-const EXIT_TERMINATED = 143;
+/** The exit code after SIGTERM or SIGHUP (128 + the signal's number, as a shell reports it). */
+const EXIT_CODE = { SIGTERM: 143, SIGHUP: 129 } as const;
 
 /** Two Ctrl-C at an empty prompt within this window leave the session. */
 const DOUBLE_CTRL_C_MS = 3000;
@@ -199,13 +200,28 @@ class Repl {
     else void this.close();
   }
 
-  /** Set once SIGTERM asked the session to leave (the exit code says so). */
-  terminated = false;
+  /** The signal that asked the session to leave, if one did (the exit code says so). */
+  terminatedBy: "SIGTERM" | "SIGHUP" | undefined;
 
-  /** SIGTERM: leaves as /exit does (the running turn is interrupted and written first). */
-  terminate(): void {
-    this.terminated = true;
+  /**
+   * SIGTERM or SIGHUP: leaves as /exit does (the running turn is interrupted and written first,
+   * background children cancelled, commands' process groups killed). After SIGHUP the terminal is
+   * gone: nothing more is drawn on it.
+   */
+  terminate(signal: "SIGTERM" | "SIGHUP"): void {
+    this.terminatedBy ??= signal;
+    if (signal === "SIGHUP" && !this.#hungUp) {
+      this.#hungUp = true;
+      ignoreTerminalGone();
+    }
     void this.close();
+  }
+
+  /** The terminal was closed (SIGHUP): writing to it would fail. */
+  #hungUp = false;
+
+  get hungUp(): boolean {
+    return this.#hungUp;
   }
 
   async #submit(raw: string): Promise<void> {
@@ -320,11 +336,15 @@ class Repl {
       const open = this.#open;
       // The last frame is what stays on the terminal: the log, without the editor and live area.
       this.#approvals.cancel();
-      this.#tui.removeChild(this.#input ?? this.#editor);
-      this.#tui.removeChild(this.view.status);
-      this.#tui.requestRender();
-      await new Promise((r) => setTimeout(r, 50));
-      this.#tui.stop();
+      if (!this.#hungUp) {
+        this.#tui.removeChild(this.#input ?? this.#editor);
+        this.#tui.removeChild(this.view.status);
+        this.#tui.requestRender();
+        await new Promise((r) => setTimeout(r, 50));
+        try {
+          this.#tui.stop();
+        } catch { /* the terminal went away meanwhile: the session is still closed below */ }
+      }
       try {
         if (open !== undefined) this.cancelled = await closeReplSession(open, this.#app.workspace);
       } catch (e) {
@@ -365,7 +385,7 @@ export async function runInteractive(
   const mcp = await startMcp(app, mcpFlagsOf(values), io);
   const flags: SessionFlags = { prompts, rules, mcp };
   const repl = new Repl(app, values, flags, theme, view);
-  const disposeSignals = onSessionSignals(() => repl.signal(), () => repl.terminate());
+  const disposeSignals = onSessionSignals(() => repl.signal(), (signal) => repl.terminate(signal));
   try {
     await repl.start(positionals.length === 0 ? undefined : positionals.join(" "));
     await repl.done;
@@ -376,9 +396,12 @@ export async function runInteractive(
     disposeSignals();
     await mcp?.close();
   }
+  const exitCode = repl.terminatedBy === undefined ? 0 : EXIT_CODE[repl.terminatedBy];
+  // After SIGHUP there is no terminal to tell: the session is saved all the same.
+  if (repl.hungUp) return repl.closeError === undefined ? exitCode : 1;
   if (repl.closeError !== undefined) throw repl.closeError;
   const id = repl.sessionId;
   if (repl.cancelled.length > 0) io.out(`Cancelled background tasks: ${repl.cancelled.join(", ")}\n`);
   io.out(`\nSession ${id} saved.\nResume it with: blade --resume ${id}\n`);
-  return repl.terminated ? EXIT_TERMINATED : 0;
+  return exitCode;
 }
