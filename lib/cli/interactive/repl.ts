@@ -25,6 +25,7 @@ import { SessionView } from "./view.ts";
 import { clean } from "./summary.ts";
 import { PromptHistory } from "./prompt_history.ts";
 import { Turns } from "./turns.ts";
+import { providerErrorHint } from "../../provider/error_hint.ts";
 import { Questions } from "./questions.ts";
 import { parseSlash, slashAutocomplete } from "./slash.ts";
 import { runSlash, type SlashContext } from "./slash_commands.ts";
@@ -73,7 +74,13 @@ class Repl {
     const host = { view, theme, swapInput: (c: Component | undefined) => this.#swapInput(c) };
     this.#approvals = new Approvals(host);
     this.#questions = new Questions(host);
-    this.#turns = new Turns({ view, session: () => this.#open!.session, report: (e) => this.#report(e) });
+    this.#turns = new Turns({
+      view,
+      session: () => this.#open!.session,
+      report: (e) => this.#report(e),
+      hintFor: (e) =>
+        providerErrorHint(e, { provider: app.config.provider, model: this.#open!.session.loop.model }),
+    });
     this.done = new Promise((resolve) => (this.#closed = resolve));
     view.onChange = () => this.#tui.requestRender();
   }

@@ -9,6 +9,7 @@ import { deliverReady } from "../../executor/settle.ts";
 import type { Delivery } from "../../protocol/delivery.ts";
 import type { TranscriptPart } from "../../protocol/events.ts";
 import type { SessionView } from "./view.ts";
+import type { ProviderError } from "../../protocol/provider.ts";
 
 export interface TurnsOptions {
   view: SessionView;
@@ -16,6 +17,8 @@ export interface TurnsOptions {
   session: () => MainSession;
   /** Shows an unexpected failure of a turn (a bug or an environment problem). */
   report: (error: unknown) => void;
+  /** What to do about a model API failure that ended a turn (shown under the failure's line). */
+  hintFor?: (error: ProviderError) => string | undefined;
 }
 
 export class Turns {
@@ -119,7 +122,10 @@ export class Turns {
     if (options.quietUntilStarted !== true) view.turnStarted();
     const unsub = options.quietUntilStarted === true ? this.#startOnFirstEvent() : () => {};
     try {
-      await run(controller.signal);
+      const result = await run(controller.signal);
+      const failure = result?.status === "failed" ? result.error?.providerError : undefined;
+      const hint = failure === undefined ? undefined : this.#o.hintFor?.(failure);
+      if (hint !== undefined) view.hint(hint);
     } catch (e) {
       this.#o.report(e);
     } finally {

@@ -162,12 +162,17 @@ export class SessionView {
     this.print(this.#theme.error(`✗ ${clean(text)}`));
   }
 
+  /** What to do about the failure just shown: a dimmed `hint:` line below it, wrapped. */
+  hint(text: string): void {
+    this.print(this.#theme.dim(`  hint: ${clean(text)}`), { wrap: true });
+  }
+
   /** What a command or a failure writes on stderr: `blade: <message>` as an error, its hint dimmed below. */
   stderr(text: string): void {
     const body = text.replace(/^blade: /, "").trimEnd();
     const hint = /^\s*hint: ([\s\S]*)$/.exec(body);
     if (hint === null) this.error(body);
-    else this.print(this.#theme.dim(`  hint: ${clean(hint[1]!)}`));
+    else this.hint(hint[1]!);
   }
 
   turnStarted(): void {
