@@ -7,7 +7,7 @@
 
 import {
   type Component,
-  Markdown,
+  type Markdown,
   truncateToWidth,
   visibleWidth,
   wrapTextWithAnsi,
@@ -17,6 +17,7 @@ import { type Message, textOf } from "../../protocol/messages.ts";
 import { firstLine, toolLabel } from "../print_render.ts";
 import { clean, resultSummary } from "./summary.ts";
 import type { Theme } from "./theme.ts";
+import { AnswerMarkdown } from "./answer_markdown.ts";
 
 interface AnswerBlock {
   kind: "answer";
@@ -149,7 +150,7 @@ export class SessionView {
   /** An earlier answer (a continued session's conversation), as terminal Markdown. */
   answer(text: string): void {
     this.#endAnswer();
-    const md = new Markdown(clean(text).trim(), 0, 0, this.#theme.markdown);
+    const md = new AnswerMarkdown(clean(text).trim(), this.#theme.markdown, this.#theme);
     this.#blocks.push({ kind: "answer", md, text });
     this.onChange();
   }
@@ -260,7 +261,7 @@ export class SessionView {
     const t = this.#theme;
     if (!this.#isMain(event.sessionId)) return;
     if (this.#answer === undefined) {
-      const block: AnswerBlock = { kind: "answer", md: new Markdown("", 0, 0, t.markdown), text: "" };
+      const block: AnswerBlock = { kind: "answer", md: new AnswerMarkdown("", t.markdown, t), text: "" };
       this.#blocks.push(block);
       this.#answer = block;
     }
