@@ -206,7 +206,7 @@ Deno.test("interactive: a background child's notice arrives while the prompt is 
   );
 });
 
-Deno.test("interactive: Ctrl-C mid-turn cancels it (turn_aborted cancelled) and the prompt comes back", async () => {
+Deno.test("interactive: Ctrl-C mid-turn cancels it (turn_aborted cancelled, [Request interrupted by user]) and its prompt comes back with the queued one", async () => {
   await using sandbox = await bladeSandbox();
   await using server = startFakeAnthropicServer({
     // The first request never answers (until the server closes); the next one does.
@@ -221,20 +221,29 @@ Deno.test("interactive: Ctrl-C mid-turn cancels it (turn_aborted cancelled) and 
   // next prompt's request the server's first, the one that hangs (a race on a loaded machine).
   for (let i = 0; i < 600 && server.requests.length === 0; i++) await new Promise((r) => setTimeout(r, 50));
   assert.equal(server.requests.length, 1, "the first request reached the server");
-  // A prompt typed during the turn queues; interrupting the turn puts it back in the editor, unsent.
+  // A prompt typed during the turn queues (below the turn, not in the log); interrupting the turn
+  // puts the interrupted prompt and the queued one back in the editor, unsent.
   await term.type("a queued prompt");
   await term.press("Enter");
   await term.waitFor("(queued) a queued prompt");
   await term.press("C-c");
   await term.waitFor("Interrupted: the turn was cancelled.");
-  await term.waitFor((s) => !s.includes("Working…") && editorLines(s).join("") === "a queued prompt", {
-    visibleOnly: true,
-  });
+  const back = await term.waitFor(
+    (s) => !s.includes("Working…") && editorLines(s).join("|") === "hang please|a queued prompt",
+    { visibleOnly: true },
+  );
+  assert.doesNotMatch(back, /\(queued\)/, "the queued line went with the queue");
   await term.press("C-c"); // clears it
   await term.waitFor((s) => editorLines(s).length === 0, { visibleOnly: true });
   await term.type("are you there? (my key is test-key)");
   await term.press("Enter");
   await term.waitFor("Still here.");
+  // The model sees the first prompt as interrupted, not as part of the next one.
+  assert.deepEqual(textsOf(server.requests[1]!.body, "user"), [
+    "hang please",
+    "[Request interrupted by user]",
+    "are you there? (my key is test-key)",
+  ]);
   await term.waitFor((s) => !s.includes("Working…"), { visibleOnly: true });
   await term.press("C-c");
   await term.waitFor("Press Ctrl-C again to exit");
@@ -249,6 +258,44 @@ Deno.test("interactive: Ctrl-C mid-turn cancels it (turn_aborted cancelled) and 
   const [project] = [...Deno.readDirSync(`${sandbox.storage}/projects`)];
   const history = await Deno.readTextFile(`${sandbox.storage}/projects/${project!.name}/prompt-history.json`);
   assert.match(history, /are you there\? \(my key is \[REDACTED\]\)/);
+});
+
+Deno.test("interactive: a prompt typed while an answer streams waits below it and never splits the answer", async () => {
+  await using sandbox = await bladeSandbox();
+  const rest = gate();
+  await using server = startFakeAnthropicServer({
+    handler: (_request, index) =>
+      index === 0
+        ? fakeTurn({
+          text: "First half of the answer. Second half of the answer.",
+          chunks: 2,
+          // message_start, ping, content_block_start, the first delta: then a pause until the test opens it.
+          stallAfterEvents: 4,
+          resumeWhen: rest.wait,
+        })
+        : fakeTurn({ text: "The next answer." }),
+  });
+  await using term = await anthropicTerminal(sandbox, server);
+  await term.waitFor("/help for commands");
+  await term.type("first question");
+  await term.press("Enter");
+  await term.waitFor("First half of the");
+  await term.type("next question");
+  await term.press("Enter");
+  await term.waitFor("(queued) next question");
+  rest.open();
+  await term.waitFor("The next answer.");
+  await term.waitFor((s) => !s.includes("Working…"), { visibleOnly: true });
+  const log = await term.history();
+  assert.match(
+    log,
+    /First half of the answer\. Second half of the answer\.\n\n› next question\n\nThe next answer\./,
+  );
+  assert.doesNotMatch(log, /\(queued\)/, "the queued line is gone once its turn started");
+  assert.deepEqual(server.requests.map((r) => textsOf(r.body, "user").at(-1)), [
+    "first question",
+    "next question",
+  ]);
 });
 
 Deno.test("interactive: /agents, history that survives a restart (0600), and a multi-line prompt (trailing \\, Shift+Enter)", async (t) => {

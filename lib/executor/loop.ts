@@ -7,6 +7,7 @@
 import {
   addUsage,
   emptyUsage,
+  INTERRUPTED_BY_USER,
   type Message,
   textOf,
   type ToolCallBlock,
@@ -364,7 +365,12 @@ export class AgentLoop {
     } else {
       const reason = error?.type === "max_turns_exceeded" ? "max_turns_exceeded" : error?.message;
       const abortCause = cause ?? "failed";
-      await o.transcript.append([turnAbortedEvent(turn, abortCause, reason)]);
+      // A cancelled turn says so in the conversation, as Claude Code's does: the next request sees that
+      // the last prompt was interrupted, not a prompt to answer together with the next one.
+      const marker = abortCause === "cancelled" ? userText(INTERRUPTED_BY_USER) : undefined;
+      const said = marker === undefined ? [] : messageEvents(o.ports.ids, marker);
+      await o.transcript.append([...said, turnAbortedEvent(turn, abortCause, reason)]);
+      if (marker !== undefined) this.messages.push(marker);
       o.emit({
         type: "turn_aborted",
         sessionId: o.meta.sessionId,

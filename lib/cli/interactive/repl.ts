@@ -173,7 +173,11 @@ class Repl {
     return undefined;
   }
 
-  /** Interrupts the turn; prompts queued behind it go back into the editor (or are named), unsent. */
+  /**
+   * Interrupts the turn: its prompt and those queued behind it go back into the editor for editing
+   * (or are named, when the editor holds something else), unsent; the conversation records the
+   * interruption (`[Request interrupted by user]`), so the next prompt is not answered together with it.
+   */
   #interrupt(): void {
     const unsent = this.#turns.interrupt();
     if (unsent.length === 0) return;
@@ -249,7 +253,6 @@ class Repl {
       }
       return;
     }
-    if (this.#turns.busy) this.view.print(this.#theme.dim(`(queued) ${clean(text)}`));
     this.#turns.enqueue(text);
   }
 

@@ -64,6 +64,8 @@ export class SessionView {
   #toldByChild = new Set<string>();
   #mainId: string | undefined;
   #turnStarted: number | undefined;
+  /** Prompts typed during a turn, waiting for it to end (shown in the live area, below the answer). */
+  #queued: readonly string[] = [];
   #frame = 0;
   /** Called after every change that needs a redraw. */
   onChange: () => void = () => {};
@@ -94,6 +96,15 @@ export class SessionView {
   /** Running children shown in the live area (for /status). */
   runningChildren(): SubagentInfo[] {
     return [...this.#children.values()].map((c) => c.info);
+  }
+
+  /**
+   * The prompts waiting for the running turn: listed in the live area, so a prompt typed while an
+   * answer streams never splits that answer in the log (it is shown there once its turn starts).
+   */
+  setQueued(prompts: readonly string[]): void {
+    this.#queued = [...prompts];
+    this.onChange();
   }
 
   /** Advances the spinner; elapsed times are read from the clock at render. */
@@ -377,6 +388,9 @@ export class SessionView {
       lines.push(
         this.#fit(t.accent(`${SPINNER[this.#frame]} Working… ${elapsed} · Ctrl-C to interrupt`), width),
       );
+    }
+    for (const prompt of this.#queued) {
+      lines.push(this.#fit(t.dim(`  (queued) ${firstLine(clean(prompt), 200)}`), width));
     }
     return lines.length === 0 ? [] : ["", ...lines];
   }
