@@ -365,12 +365,11 @@ export class AgentLoop {
     } else {
       const reason = error?.type === "max_turns_exceeded" ? "max_turns_exceeded" : error?.message;
       const abortCause = cause ?? "failed";
-      // A cancelled turn says so in the conversation, as Claude Code's does: the next request sees that
-      // the last prompt was interrupted, not a prompt to answer together with the next one.
-      const marker = abortCause === "cancelled" ? userText(INTERRUPTED_BY_USER) : undefined;
-      const said = marker === undefined ? [] : messageEvents(o.ports.ids, marker);
+      // A cancelled turn says so (Claude Code's marker), so it is never answered with the next prompt.
+      const marker = abortCause === "cancelled" ? [userText(INTERRUPTED_BY_USER)] : [];
+      const said = marker.flatMap((m) => messageEvents(o.ports.ids, m));
       await o.transcript.append([...said, turnAbortedEvent(turn, abortCause, reason)]);
-      if (marker !== undefined) this.messages.push(marker);
+      this.messages.push(...marker);
       o.emit({
         type: "turn_aborted",
         sessionId: o.meta.sessionId,
