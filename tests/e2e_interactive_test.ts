@@ -60,8 +60,10 @@ function anthropicTerminal(
   sandbox: { workspace: string; env: Record<string, string> },
   server: { url: string },
   args: string[] = [],
+  size: { columns?: number } = {},
 ): Promise<BladeTerminal> {
   return BladeTerminal.start(args, {
+    ...size,
     cwd: sandbox.workspace,
     env: { ...sandbox.env, NO_COLOR: "1", ANTHROPIC_BASE_URL: server.url, ANTHROPIC_API_KEY: "test-key" },
   });
@@ -296,6 +298,49 @@ Deno.test("interactive: a prompt typed while an answer streams waits below it an
     "first question",
     "next question",
   ]);
+});
+
+Deno.test("interactive: an untrusted folder refuses writes without asking and says how to trust; /trust trusts it and the session goes on with it", async () => {
+  await using sandbox = await bladeSandbox();
+  const write = { name: "Write", input: { file_path: "note.txt", content: "written" } };
+  await using server = startFakeAnthropicServer({
+    handler: (request) =>
+      request.body.messages.at(-1)?.content.some((b) => b.type === "tool_result")
+        ? fakeTurn({ text: "Done trying." })
+        : fakeTurn({ toolCalls: [write] }),
+  });
+  await using term = await anthropicTerminal(sandbox, server, [], { columns: 60 });
+  const header = await term.waitFor("/help for commands");
+  assert.match(
+    header.replace(/\n/g, " "),
+    /not trusted — Bash and writes are refused; \/trust trusts this folder/,
+  );
+  await term.type("write a note");
+  await term.press("Enter");
+  await term.waitFor("Done trying.");
+  await term.waitFor((s) => !s.includes("Working…"), { visibleOnly: true });
+  const refused = await term.history();
+  assert.doesNotMatch(refused, /Allow Write/, "a call the workspace refuses is never asked");
+  // The whole refusal, wrapped at 60 columns: what was refused, why, and the ways to trust.
+  const flat = refused.replace(/\n\s*/g, " ");
+  assert.match(
+    flat,
+    /Write is refused: this workspace is not trusted\. Run `blade trust` in it \(\/trust in the interactive session, or pass --trust-workspace\) first\./,
+  );
+  await assert.rejects(Deno.stat(`${sandbox.workspace}/note.txt`));
+
+  await term.type("/trust");
+  await term.press("Enter");
+  await term.waitFor(/Trusted /);
+  await term.waitFor((s) => (s.match(/\(trusted\)/g) ?? []).length === 1);
+  await term.type("write it now");
+  await term.press("Enter");
+  await term.waitFor("Allow Write to write");
+  await term.press("Enter");
+  await term.waitFor((s) => (s.match(/Done trying\./g) ?? []).length === 2);
+  assert.equal(await Deno.readTextFile(`${sandbox.workspace}/note.txt`), "written");
+  const trust = JSON.parse(await Deno.readTextFile(`${sandbox.storage}/trust.json`));
+  assert.match(JSON.stringify(trust), new RegExp(sandbox.workspace.replaceAll("/", "\\/")));
 });
 
 Deno.test("interactive: /agents, history that survives a restart (0600), and a multi-line prompt (trailing \\, Shift+Enter)", async (t) => {

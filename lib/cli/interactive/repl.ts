@@ -29,6 +29,8 @@ import { providerErrorHint } from "../../provider/error_hint.ts";
 import { Questions } from "./questions.ts";
 import { parseSlash, slashAutocomplete } from "./slash.ts";
 import { runSlash, type SlashContext } from "./slash_commands.ts";
+import { runTrust } from "../trust_cmd.ts";
+import type { McpHub } from "../../mcp/hub.ts";
 
 // deno-lint-ignore no-explicit-any
 type Values = Record<string, any>;
@@ -40,9 +42,11 @@ const EXIT_CODE = { SIGTERM: 143, SIGHUP: 129 } as const;
 const DOUBLE_CTRL_C_MS = 3000;
 
 class Repl {
-  readonly #app: App;
+  #app: App;
   readonly #values: Values;
-  readonly #flags: SessionFlags;
+  #flags: SessionFlags;
+  /** A new App and MCP hub for this folder, read again (after /trust). */
+  readonly #reload: () => Promise<{ app: App; mcp: McpHub | undefined }>;
   readonly #theme: Theme;
   readonly view: SessionView;
   readonly #tui: TUI;
@@ -60,7 +64,18 @@ class Repl {
   #closed: () => void = () => {};
   readonly done: Promise<void>;
 
-  constructor(app: App, values: Values, flags: SessionFlags, theme: Theme, view: SessionView) {
+  constructor(
+    app: App,
+    values: Values,
+    flags: SessionFlags,
+    options: {
+      theme: Theme;
+      view: SessionView;
+      reload: () => Promise<{ app: App; mcp: McpHub | undefined }>;
+    },
+  ) {
+    const { theme, view } = options;
+    this.#reload = options.reload;
     this.#app = app;
     this.#values = values;
     this.#flags = flags;
@@ -294,8 +309,41 @@ class Repl {
       ask: (q) => this.#questions.ask(q),
       choose: (title, items) => this.#questions.choose(title, items),
       switchSession: (resume) => this.#switch(resume),
+      trust: () => this.#trust(),
       exit: () => void this.close(),
     };
+  }
+
+  /**
+   * /trust: records the folder as trusted (what `blade trust` does), then reads the folder again and
+   * continues this session with it: project settings and agents, `.mcp.json` servers and project memory
+   * apply from the next prompt, and so do writes and Bash. Refused while work runs, since the session
+   * is reopened.
+   */
+  async #trust(): Promise<void> {
+    const app = this.#app;
+    if (app.trust.trusted) return this.view.output(`${app.workspace} is trusted already.`);
+    const open = this.#open!;
+    const owner = { parentSessionId: open.session.sessionId, parentProjectPath: app.workspace };
+    const busy = this.#turns.running ||
+      (open.session.pending?.running() ?? []).length > 0 ||
+      (open.subagents.session()?.env.shells.list(owner) ?? []).some((s) => s.status === "running");
+    if (busy) {
+      throw usageError(
+        "A turn, a background subagent or a background command is running.",
+        "Wait for it to finish (or stop it: /tasks stop <id>), then /trust again.",
+      );
+    }
+    await runTrust([app.workspace], app.ports, this.#slashContext().io);
+    const { app: next, mcp } = await this.#reload();
+    const oldMcp = this.#flags.mcp;
+    await this.#reopen(open.session.sessionId, { app: next, mcp });
+    await oldMcp?.close();
+  }
+
+  /** The MCP servers of the sessions this REPL opens (replaced by /trust). */
+  get mcp(): McpHub | undefined {
+    return this.#flags.mcp;
   }
 
   async #switch(resume: string | undefined): Promise<void> {
@@ -316,7 +364,17 @@ class Repl {
     }
     this.#approvals.reset();
     this.#open = next;
-    // The mode and model chosen in this REPL carry over to the next session.
+    this.#carryOver(old, next);
+    this.view.print(
+      this.#theme.dim(
+        `Left ${old.session.sessionId}; resume it with blade --resume ${old.session.sessionId}`,
+      ),
+    );
+    this.#turns.wake();
+  }
+
+  /** The mode and model chosen in this REPL carry over to the next session. */
+  #carryOver(old: OpenSession, next: OpenSession): void {
     const { mode, model } = old.session.loop;
     if (mode !== next.session.loop.mode || model !== next.session.loop.model) {
       this.view.print(this.#theme.dim(`Kept from the last session: model ${model} · mode ${mode}`));
@@ -327,11 +385,32 @@ class Repl {
       parent.mode = mode;
       parent.model = model;
     }
-    this.view.print(
-      this.#theme.dim(
-        `Left ${old.session.sessionId}; resume it with blade --resume ${old.session.sessionId}`,
-      ),
-    );
+  }
+
+  /**
+   * Closes the open session and continues it with `using` (the folder read again): its lease is
+   * given back first, since the same session is opened again. When that fails, the session goes on
+   * as it was and the failure is reported.
+   */
+  async #reopen(id: string, using: { app: App; mcp: McpHub | undefined }): Promise<void> {
+    const old = this.#open!;
+    await closeReplSession(old, this.#app.workspace);
+    const before = { app: this.#app, flags: this.#flags };
+    this.#app = using.app;
+    this.#flags = { ...this.#flags, mcp: using.mcp };
+    let next: OpenSession;
+    try {
+      next = await this.#openSession({ resume: id });
+    } catch (e) {
+      this.#app = before.app;
+      this.#flags = before.flags;
+      this.#open = await this.#openSession({ resume: id });
+      await using.mcp?.close();
+      throw e;
+    }
+    this.#approvals.reset();
+    this.#open = next;
+    this.#carryOver(old, next);
     this.#turns.wake();
   }
 
@@ -394,7 +473,16 @@ export async function runInteractive(
   // Before the screen is taken over: problems with MCP servers are warnings on stderr.
   const mcp = await startMcp(app, mcpFlagsOf(values), io);
   const flags: SessionFlags = { prompts, rules, mcp };
-  const repl = new Repl(app, values, flags, theme, view);
+  const reload = async () => {
+    const next = await createApp(ports, appFlagsOf(values), {
+      debugSink: (l) => view.print(theme.dim(`[debug] ${clean(l)}`), { wrap: true }),
+    });
+    // Warnings of the folder's MCP servers land in the session's log now that it is on screen.
+    const sink = (t: string) => view.stderr(t);
+    const mcp = await startMcp(next, mcpFlagsOf(values), { out: sink, err: sink, color: false, tty: false });
+    return { app: next, mcp };
+  };
+  const repl = new Repl(app, values, flags, { theme, view, reload });
   const disposeSignals = onSessionSignals(() => repl.signal(), (signal) => repl.terminate(signal));
   try {
     await repl.start(positionals.length === 0 ? undefined : positionals.join(" "));
@@ -404,7 +492,7 @@ export async function runInteractive(
     throw e;
   } finally {
     disposeSignals();
-    await mcp?.close();
+    await repl.mcp?.close();
   }
   const exitCode = repl.terminatedBy === undefined ? 0 : EXIT_CODE[repl.terminatedBy];
   // After SIGHUP there is no terminal to tell: the session is saved all the same.

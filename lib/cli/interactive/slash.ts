@@ -29,6 +29,7 @@ export const SLASH_COMMANDS: readonly SlashSpec[] = [
   { name: "permissions", args: "[mode]", description: "show or change the permission mode" },
   { name: "model", args: "[name]", description: "show or change the model" },
   { name: "status", args: "", description: "session id, model, mode, trust, running children" },
+  { name: "trust", args: "", description: "trust this folder; load its settings, agents, MCP" },
   { name: "clear", args: "", description: "start a new session (the old one stays on disk)" },
   { name: "resume", args: "[id]", description: "continue an earlier session of this folder" },
   { name: "exit", args: "", description: "leave (the session is saved; Ctrl-D works too)" },

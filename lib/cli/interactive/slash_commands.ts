@@ -43,6 +43,8 @@ export interface SlashContext {
   >;
   /** Starts a fresh session (`undefined`) or continues `resume` in place of the current one. */
   switchSession(resume: string | undefined): Promise<void>;
+  /** Trusts this folder (`blade trust`) and continues the session with its project configuration. */
+  trust(): Promise<void>;
   exit(): void;
 }
 
@@ -274,6 +276,8 @@ export async function runSlash(ctx: SlashContext, line: SlashLine): Promise<void
       ctx.setModel(model);
       return ctx.view.output(`Model is now ${model} for this session.`);
     }
+    case "trust":
+      return await ctx.trust();
     case "clear":
       return await ctx.switchSession(undefined);
     case "resume": {

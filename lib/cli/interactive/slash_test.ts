@@ -25,7 +25,18 @@ describe("parseSlash", () => {
 
 describe("completeSlash", () => {
   const cases: [string, string[] | undefined][] = [
-    ["/", ["/help", "/agents", "/tasks", "/permissions", "/model", "/status", "/clear", "/resume", "/exit"]],
+    ["/", [
+      "/help",
+      "/agents",
+      "/tasks",
+      "/permissions",
+      "/model",
+      "/status",
+      "/trust",
+      "/clear",
+      "/resume",
+      "/exit",
+    ]],
     ["/ta", ["/tasks"]],
     ["/tasks", undefined],
     ["/permissions autoEdit", undefined],

@@ -142,7 +142,9 @@ export class SessionView {
    */
   header(h: SessionHeader): void {
     const t = this.#theme;
-    const trust = h.trusted ? "trusted" : t.warn("not trusted — Bash and writes are refused");
+    const trust = h.trusted
+      ? "trusted"
+      : t.warn("not trusted — Bash and writes are refused; /trust trusts this folder");
     this.print(
       `${t.bold(`Blade ${h.version}`)} ${t.dim("·")} ${clean(h.model)} ${t.dim("·")} mode ${h.mode}`,
     );
@@ -303,7 +305,8 @@ export class SessionView {
     const line = event.isError
       ? `${t.error("✗")} ${label} ${t.dim("·")} ${t.error(summary)}`
       : `${t.ok("✓")} ${label} ${t.dim(`· ${summary}`)}`;
-    const block: Block = { kind: "lines", lines: [line], wrap: false };
+    // A refusal says why and what to do: wrapped, never cut at the window's width.
+    const block: Block = { kind: "lines", lines: [line], wrap: event.isError };
     // In place while nothing came after it; else (an approval question) the outcome goes below.
     if (known !== undefined && known.index === this.#blocks.length - 1) this.#blocks[known.index] = block;
     else {
