@@ -595,6 +595,26 @@ Deno.test("interactive: guided /agents create writes the file and reloads; Tab c
   await term.waitFor((s) => editorLines(s).join("") === "/agents show code-reviewer", { visibleOnly: true });
   await term.press("Enter");
   await term.waitFor("Reviews diffs for bugs");
+  // Empty answers take the defaults: every tool, a generic prompt, the user folder.
+  await term.type("/agents create");
+  await term.press("Enter");
+  const second = (question: string) => (s: string) =>
+    s.split("\n").filter((l) => l.startsWith(`? ${question}`)).length === 2;
+  for (
+    const [question, answer] of [["Name", "helper"], ["When should the parent use it", "Helps with chores"]]
+  ) {
+    await term.waitFor(second(question!));
+    await term.type(answer!);
+    await term.press("Enter");
+  }
+  for (const question of ["Tools", "Its system prompt", "Where"]) {
+    await term.waitFor(second(question));
+    await term.press("Enter");
+  }
+  await term.waitFor(/Reloaded: 8 agents/);
+  const defaults = await Deno.readTextFile(`${sandbox.storage}/agents/helper.md`);
+  assert.match(defaults, /name: helper/);
+  assert.doesNotMatch(defaults, /^tools:/m, "every tool: no tools line");
   await term.press("C-d");
   assert.equal(await term.exitCode(), 0);
 });

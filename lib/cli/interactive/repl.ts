@@ -252,8 +252,9 @@ class Repl {
 
   async #submit(raw: string): Promise<void> {
     const text = raw.trim();
-    if (text === "") return;
+    // A question's empty answer takes its default (e.g. /agents create's "every tool").
     if (this.#questions.waitingForLine) return this.#questions.answer(text);
+    if (text === "") return;
     this.#editor.addToHistory(text);
     await this.#history.add(text).catch((e) =>
       this.view.error(`Could not save the prompt history: ${e instanceof Error ? e.message : String(e)}`)
