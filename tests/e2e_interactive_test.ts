@@ -3,7 +3,7 @@
 // and the scripted provider. Screens are compared with snapshots after ids and timings are replaced.
 
 import assert from "node:assert/strict";
-import { bladeSandbox, readSidecars, runBlade, transcriptPath } from "./support/blade.ts";
+import { bladeSandbox, parseJsonResult, readSidecars, runBlade, transcriptPath } from "./support/blade.ts";
 import { BladeTerminal, stableScreen } from "./support/terminal.ts";
 import {
   fakeHang,
@@ -466,6 +466,45 @@ Deno.test("interactive: approvals — deny, then allow always (asked once), and 
   );
   assert.match(results[1]!, /the user refused Bash/);
   assert.match(results[2]!, /hello/);
+});
+
+Deno.test("interactive: an Edit's approval shows its diff; 'save the rule for this project' writes .claude/settings.local.json, which a later run honours", async () => {
+  await using sandbox = await bladeSandbox();
+  await sandbox.write("notes.txt", "one\ntwo\nthree\n");
+  const edit = { name: "Edit", input: { file_path: "notes.txt", old_string: "two", new_string: "TWO" } };
+  await using server = startFakeAnthropicServer({
+    handler: (request) =>
+      request.body.messages.at(-1)?.content.some((b) => b.type === "tool_result")
+        ? fakeTurn({ text: "Edited." })
+        : fakeTurn({ toolCalls: [edit] }),
+  });
+  await using term = await anthropicTerminal(sandbox, server, ["--trust-workspace"]);
+  await term.waitFor("/help for commands");
+  await term.type("edit the notes");
+  await term.press("Enter");
+  const asked = await term.waitFor("No (tell the agent it was refused)");
+  assert.match(
+    asked,
+    /Allow Edit to write:\n.*notes\.txt\n +@@ -1,3 \+1,3 @@\n +one\n +- two\n +\+ TWO\n +three\n/,
+  );
+  const rule = `Edit(/${await Deno.realPath(`${sandbox.workspace}/notes.txt`)})`;
+  assert.match(
+    asked,
+    new RegExp(`Yes, and save the rule ${rule.replace(/[().]/g, "\\$&")} for this project`),
+  );
+  await term.press("Down", "Down", "Enter");
+  await term.waitFor("Edited.");
+  assert.equal(await Deno.readTextFile(`${sandbox.workspace}/notes.txt`), "one\nTWO\nthree\n");
+  const settings = JSON.parse(await Deno.readTextFile(`${sandbox.workspace}/.claude/settings.local.json`));
+  assert.deepEqual(settings, { permissions: { allow: [rule] } });
+  await term.press("C-d");
+  assert.equal(await term.exitCode(), 0);
+  // A later print-mode run in this (trusted) folder may edit that file without a question.
+  const again = await sandbox.run(["-p", "edit it again", "--trust-workspace", "--output-format", "json"], {
+    env: { ANTHROPIC_BASE_URL: server.url, ANTHROPIC_API_KEY: "test-key" },
+  });
+  assert.equal(again.code, 0, again.stderr);
+  assert.deepEqual(parseJsonResult(again)["permission_denials"], []);
 });
 
 Deno.test("interactive: an MCP tool without an allow rule is asked (allow once, then deny), also a Worker child's call", async (t) => {

@@ -7,7 +7,10 @@
 
 import { type Component, Editor, matchesKey, ProcessTerminal, TUI } from "@mariozechner/pi-tui";
 import type { Approver } from "../../protocol/approval.ts";
-import { Approvals } from "./approvals.ts";
+import { Approvals, type SavePlace } from "./approvals.ts";
+import { savedRuleFor } from "./saved_rule.ts";
+import { saveAllowRule } from "../../config/save_allow_rule.ts";
+import { claudeUserDir } from "../../config/claude_dir.ts";
 import type { Ports } from "../../sys/mod.ts";
 import { usageError } from "../../errors.ts";
 import { type App, createApp } from "../../app.ts";
@@ -87,7 +90,32 @@ class Repl {
       redact: (text) => app.redact(text),
     });
     const host = { view, theme, swapInput: (c: Component | undefined) => this.#swapInput(c) };
-    this.#approvals = new Approvals(host);
+    this.#approvals = new Approvals({
+      ...host,
+      readText: (path) => previewText(this.#app, path),
+      saving: (request) => {
+        const a = this.#app;
+        const home = a.ports.env.home();
+        const rule = savedRuleFor(request, {
+          workspaceRoot: a.workspace,
+          ...(home === undefined ? {} : { home }),
+        });
+        if (rule === undefined) return undefined;
+        const places: SavePlace[] = [
+          ...(a.trust.trusted ? ["project" as const] : []),
+          ...(claudeUserDir(a.ports.env) === undefined ? [] : ["user" as const]),
+        ];
+        return places.length === 0 ? undefined : { rule, places };
+      },
+      saveRule: async (rule, place) => {
+        const a = this.#app;
+        const path = place === "project"
+          ? `${a.workspace}/.claude/settings.local.json`
+          : `${claudeUserDir(a.ports.env)}/settings.json`;
+        await saveAllowRule(a.ports.fs, path, rule);
+        return path;
+      },
+    });
     this.#questions = new Questions(host);
     this.#turns = new Turns({
       view,
@@ -447,6 +475,18 @@ class Repl {
 
   /** Why closing the session failed (a durable write, the lease), if it did. */
   closeError: unknown;
+}
+
+/** Files larger than this are not read for an approval's diff. */
+const PREVIEW_MAX_BYTES = 1024 * 1024;
+
+/** A file's text for an approval's preview (its size bounded), and whether it exists. */
+async function previewText(app: App, path: string): Promise<{ text?: string; exists: boolean }> {
+  const info = await app.ports.fs.stat(path).catch(() => null);
+  if (info === null || info === undefined) return { exists: false };
+  if (!info.isFile || info.size > PREVIEW_MAX_BYTES) return { exists: true };
+  const text = await app.ports.fs.readTextIfExists(path).catch(() => null);
+  return text === null ? { exists: true } : { text, exists: true };
 }
 
 export async function runInteractive(
