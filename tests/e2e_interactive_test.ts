@@ -149,6 +149,52 @@ Deno.test("interactive: a delegating prompt shows the child's live status line, 
   assert.equal(types.filter((x) => x === "turn_completed").length, 1);
 });
 
+Deno.test("interactive: a finished child's tool calls show with Ctrl-O, and /tasks transcript reads what it did", async () => {
+  await using sandbox = await bladeSandbox();
+  await sandbox.write("src/greet.ts", 'console.log("hello");\n');
+  const script = await sandbox.write(
+    "script.yaml",
+    [
+      "agents:",
+      "  main:",
+      "    - turns:",
+      "        - tool_calls:",
+      "            - name: Task",
+      "              input: { subagent_type: Explore, description: find the greeting, prompt: Find where the greeting is printed. }",
+      "        - text: It is in src/greet.ts.",
+      "  Explore:",
+      "    - turns:",
+      '        - tool_calls: [{ name: Glob, input: { pattern: "src/*.ts" } }]',
+      "        - text: src/greet.ts prints it.",
+      "",
+    ].join("\n"),
+  );
+  await using term = await BladeTerminal.start(["--provider", "scripted", "--script", script], {
+    cwd: sandbox.workspace,
+    env: { ...sandbox.env, NO_COLOR: "1" },
+  });
+  await term.waitFor("/help for commands");
+  await term.type("where is the greeting?");
+  await term.press("Enter");
+  await term.waitFor("It is in src/greet.ts.");
+  await term.waitFor(/↳ Explore completed: find the greeting .*· 1 tool call \(Ctrl-O\)/);
+  await term.waitFor((s) => !s.includes("Working…"), { visibleOnly: true });
+  await term.press("C-o");
+  await term.waitFor(
+    /↳ Explore completed: find the greeting .*· 1 tool call · .*\n +Glob\(src\/\*\.ts\) ✓ · 1 line/,
+  );
+  const [record] = await readSidecars(sandbox.storage);
+  await term.type(`/tasks transcript ${record!.id}`);
+  await term.press("Enter");
+  const shown = await term.waitFor((s) => s.replace(/\n/g, "").includes(`${record!.id}.jsonl`));
+  assert.match(
+    shown,
+    /OK agent-\S+ \(Explore\): find the greeting\n.*\n› Find where the greeting is printed\.\n✓ Glob\(src\/\*\.ts\) · 1 line\nsrc\/greet\.ts prints it\.\n +\(turn 1 completed: 1 tool calls\)/,
+  );
+  await term.press("C-d");
+  assert.equal(await term.exitCode(), 0);
+});
+
 Deno.test("interactive: a background child's notice arrives while the prompt is idle and starts a turn", async () => {
   await using sandbox = await bladeSandbox();
   const child = gate();

@@ -198,6 +198,10 @@ class Repl {
       this.#ctrlC();
       return { consume: true };
     }
+    if (matchesKey(data, "ctrl+o")) {
+      this.view.toggleExpanded();
+      return { consume: true };
+    }
     if (matchesKey(data, "ctrl+d") && this.#editor.getText() === "") {
       if (this.#questions.waitingForLine) this.#questions.cancel();
       else void this.close();

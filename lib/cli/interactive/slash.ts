@@ -22,9 +22,9 @@ export const SLASH_COMMANDS: readonly SlashSpec[] = [
   },
   {
     name: "tasks",
-    args: "[list|output <id>|stop <id>|resume <id> <prompt>|clean]",
+    args: "[list|output <id>|transcript <id>|stop <id>|resume <id> <prompt>|clean]",
     description: "this session's subagent runs and background commands",
-    subcommands: ["list", "output", "stop", "resume", "clean"],
+    subcommands: ["list", "output", "transcript", "stop", "resume", "clean"],
   },
   { name: "permissions", args: "[mode]", description: "show or change the permission mode" },
   { name: "model", args: "[name]", description: "show or change the model" },

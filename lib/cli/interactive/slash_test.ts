@@ -41,7 +41,7 @@ describe("completeSlash", () => {
     ["/tasks", undefined],
     ["/permissions autoEdit", undefined],
     ["/agents show Explore", undefined],
-    ["/tasks ", ["list", "output", "stop", "resume", "clean"]],
+    ["/tasks ", ["list", "output", "transcript", "stop", "resume", "clean"]],
     ["/tasks s", ["stop"]],
     ["/agents show ", ["Explore", "code-reviewer"]],
     ["/agents show co", ["code-reviewer"]],

@@ -25,12 +25,30 @@ interface AnswerBlock {
   text: string;
 }
 
-type Block = AnswerBlock | { kind: "lines"; lines: string[]; wrap: boolean };
+/** A finished child's tool call: its label, then its outcome once it ended. */
+interface ChildCall {
+  label: string;
+  outcome?: string;
+}
+
+/** A finished child: its outcome line, and its tool calls, shown below it when expanded (Ctrl-O). */
+interface ChildBlock {
+  kind: "child";
+  /** Its type, outcome, description and duration. */
+  head: string;
+  /** ` · ` and the first line of its summary, or "". */
+  summary: string;
+  calls: ChildCall[];
+}
+
+type Block = AnswerBlock | ChildBlock | { kind: "lines"; lines: string[]; wrap: boolean };
 
 interface LiveChild {
   info: SubagentInfo;
   started: number;
   tool: string | undefined;
+  /** Its tool calls so far, by call id (shown once it finished, when expanded). */
+  calls: Map<string, ChildCall>;
 }
 
 const SPINNER = ["⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"];
@@ -67,6 +85,8 @@ export class SessionView {
   /** Prompts typed during a turn, waiting for it to end (shown in the live area, below the answer). */
   #queued: readonly string[] = [];
   #frame = 0;
+  /** Whether finished children show their tool calls (Ctrl-O toggles it). */
+  #expanded = false;
   /** Called after every change that needs a redraw. */
   onChange: () => void = () => {};
 
@@ -105,6 +125,13 @@ export class SessionView {
   setQueued(prompts: readonly string[]): void {
     this.#queued = [...prompts];
     this.onChange();
+  }
+
+  /** Ctrl-O: shows (or hides again) each finished subagent's tool calls below its outcome line. */
+  toggleExpanded(): boolean {
+    this.#expanded = !this.#expanded;
+    this.onChange();
+    return this.#expanded;
   }
 
   /** Advances the spinner; elapsed times are read from the clock at render. */
@@ -232,14 +259,23 @@ export class SessionView {
           info: event.subagent,
           started: this.#now(),
           tool: undefined,
+          calls: new Map(),
         });
         return;
       case "subagent_event": {
         const inner = event.event;
         const child = this.#children.get(event.agentId);
         if (child === undefined) return;
-        if (inner.type === "tool_started") child.tool = clean(toolLabel(inner.name, inner.input));
-        if (inner.type === "tool_completed") child.tool = undefined;
+        if (inner.type === "tool_started") {
+          child.tool = clean(toolLabel(inner.name, inner.input));
+          child.calls.set(inner.callId, { label: child.tool });
+        }
+        if (inner.type === "tool_completed") {
+          child.tool = undefined;
+          const call = child.calls.get(inner.callId);
+          const summary = resultSummary(inner.name, inner.content, inner.isError);
+          if (call !== undefined) call.outcome = inner.isError ? `✗ · ${summary}` : `✓ · ${summary}`;
+        }
         return;
       }
       case "subagent_completed":
@@ -329,9 +365,10 @@ export class SessionView {
     const head = `${mark} ${clean(s.subagent_type)}${bg} ${event.state}: ${clean(s.description)}`;
     const summary = firstLine(clean(event.summary), 160);
     this.#blocks.push({
-      kind: "lines",
-      lines: [`${head}${took}${summary === "" ? "" : t.dim(` · ${summary}`)}`],
-      wrap: false,
+      kind: "child",
+      head: `${head}${took}`,
+      summary: summary === "" ? "" : t.dim(` · ${summary}`),
+      calls: [...(child?.calls.values() ?? [])],
     });
   }
 
@@ -365,12 +402,31 @@ export class SessionView {
         if (text.length > 0) out.push("", ...text);
         continue;
       }
+      if (b.kind === "child") {
+        out.push(...this.#childLines(b).map((line) => this.#fit(line, width)));
+        continue;
+      }
       for (const line of b.lines) {
         if (b.wrap) out.push(...(line === "" ? [""] : wrapTextWithAnsi(line, width)));
         else out.push(this.#fit(line, width));
       }
     }
     return out;
+  }
+
+  /** A finished child's outcome line; expanded, its tool calls below it, else how many there were. */
+  #childLines(b: ChildBlock): string[] {
+    const t = this.#theme;
+    const n = b.calls.length;
+    const count = n === 0
+      ? ""
+      : t.dim(` · ${n} tool call${n === 1 ? "" : "s"}${this.#expanded ? "" : " (Ctrl-O)"}`);
+    const calls = this.#expanded
+      ? b.calls.map((c) =>
+        t.dim(`    ${c.label}${c.outcome === undefined ? " · (no result)" : ` ${c.outcome}`}`)
+      )
+      : [];
+    return [`${b.head}${count}${b.summary}`, ...calls];
   }
 
   #renderStatus(width: number): string[] {
