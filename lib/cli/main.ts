@@ -108,6 +108,48 @@ function mistypedSubcommand(first: string | undefined): void {
   );
 }
 
+/** `blade <subcommand> …`: its exit code, or undefined when `first` names none (a prompt, flags). */
+async function runSubcommand(
+  first: string | undefined,
+  argv: string[],
+  ports: Ports,
+  io: Io,
+): Promise<number | undefined> {
+  switch (first) {
+    case "agents": {
+      const { runAgents } = await import("./agents_cmd.ts");
+      return await runAgents(argv.slice(1), ports, io);
+    }
+    case "tasks": {
+      const { runTasks } = await import("./tasks_cmd.ts");
+      return await runTasks(argv.slice(1), ports, io);
+    }
+    case "mcp": {
+      const { runMcp } = await import("./mcp_cmd.ts");
+      return await runMcp(argv.slice(1), ports, io);
+    }
+    case "trust": {
+      const { runTrust } = await import("./trust_cmd.ts");
+      return await runTrust(argv.slice(1), ports, io);
+    }
+    case "run": {
+      const { runAgentCommand } = await import("./run_cmd.ts");
+      return await runAgentCommand(argv.slice(1), ports, io);
+    }
+    case "demo": {
+      const { runDemo } = await import("./demo_cmd.ts");
+      return await runDemo(argv.slice(1), ports, io);
+    }
+    case "help":
+      io.out(MAIN_HELP);
+      return 0;
+  }
+  if (MEMORY.includes(first ?? "")) {
+    return await (await import("./memory_cmd.ts")).runMemory(argv, ports, io);
+  }
+  return undefined;
+}
+
 export async function runCli(argv: string[], ports: Ports, io: Io): Promise<number> {
   const formatFlag = argv.find((a, i) =>
     argv[i - 1] === "--output-format" || a.startsWith("--output-format=")
@@ -121,38 +163,8 @@ export async function runCli(argv: string[], ports: Ports, io: Io): Promise<numb
     : "text";
   try {
     const first = argv[0];
-    switch (first) {
-      case "agents": {
-        const { runAgents } = await import("./agents_cmd.ts");
-        return await runAgents(argv.slice(1), ports, io);
-      }
-      case "tasks": {
-        const { runTasks } = await import("./tasks_cmd.ts");
-        return await runTasks(argv.slice(1), ports, io);
-      }
-      case "mcp": {
-        const { runMcp } = await import("./mcp_cmd.ts");
-        return await runMcp(argv.slice(1), ports, io);
-      }
-      case "trust": {
-        const { runTrust } = await import("./trust_cmd.ts");
-        return await runTrust(argv.slice(1), ports, io);
-      }
-      case "run": {
-        const { runAgentCommand } = await import("./run_cmd.ts");
-        return await runAgentCommand(argv.slice(1), ports, io);
-      }
-      case "demo": {
-        const { runDemo } = await import("./demo_cmd.ts");
-        return await runDemo(argv.slice(1), ports, io);
-      }
-      case "help":
-        io.out(MAIN_HELP);
-        return 0;
-    }
-    if (MEMORY.includes(first ?? "")) {
-      return await (await import("./memory_cmd.ts")).runMemory(argv, ports, io);
-    }
+    const ran = await runSubcommand(first, argv, ports, io);
+    if (ran !== undefined) return ran;
     mistypedSubcommand(first);
     const { values, positionals } = parseOrUsage(
       () =>

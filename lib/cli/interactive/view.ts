@@ -18,6 +18,7 @@ import { firstLine, toolLabel } from "../print_render.ts";
 import { clean, resultSummary } from "./summary.ts";
 import type { Theme } from "./theme.ts";
 import { AnswerMarkdown } from "./answer_markdown.ts";
+import { type ChildBlock, seconds, SubagentsView } from "./subagents_view.ts";
 
 interface AnswerBlock {
   kind: "answer";
@@ -25,38 +26,9 @@ interface AnswerBlock {
   text: string;
 }
 
-/** A finished child's tool call: its label, then its outcome once it ended. */
-interface ChildCall {
-  label: string;
-  outcome?: string;
-}
-
-/** A finished child: its outcome line, and its tool calls, shown below it when expanded (Ctrl-O). */
-interface ChildBlock {
-  kind: "child";
-  /** Its type, outcome, description and duration. */
-  head: string;
-  /** ` · ` and the first line of its summary, or "". */
-  summary: string;
-  calls: ChildCall[];
-}
-
 type Block = AnswerBlock | ChildBlock | { kind: "lines"; lines: string[]; wrap: boolean };
 
-interface LiveChild {
-  info: SubagentInfo;
-  started: number;
-  tool: string | undefined;
-  /** Its tool calls so far, by call id (shown once it finished, when expanded). */
-  calls: Map<string, ChildCall>;
-}
-
 const SPINNER = ["⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"];
-
-function seconds(ms: number): string {
-  const s = Math.max(0, Math.floor(ms / 1000));
-  return s < 60 ? `${s}s` : `${Math.floor(s / 60)}m${String(s % 60).padStart(2, "0")}s`;
-}
 
 export interface SessionHeader {
   version: string;
@@ -76,7 +48,7 @@ export class SessionView {
   #now: () => number;
   #blocks: Block[] = [];
   #answer: AnswerBlock | undefined;
-  #children = new Map<string, LiveChild>();
+  #children: SubagentsView;
   #tools = new Map<string, { label: string; index: number }>();
   /** Task calls whose child's outcome line is shown: their result needs no line of its own. */
   #toldByChild = new Set<string>();
@@ -85,14 +57,13 @@ export class SessionView {
   /** Prompts typed during a turn, waiting for it to end (shown in the live area, below the answer). */
   #queued: readonly string[] = [];
   #frame = 0;
-  /** Whether finished children show their tool calls (Ctrl-O toggles it). */
-  #expanded = false;
   /** Called after every change that needs a redraw. */
   onChange: () => void = () => {};
 
   constructor(theme: Theme, now: () => number) {
     this.#theme = theme;
     this.#now = now;
+    this.#children = new SubagentsView(theme, now);
   }
 
   /** The scrolling log. */
@@ -115,7 +86,7 @@ export class SessionView {
 
   /** Running children shown in the live area (for /status). */
   runningChildren(): SubagentInfo[] {
-    return [...this.#children.values()].map((c) => c.info);
+    return this.#children.running();
   }
 
   /**
@@ -129,9 +100,9 @@ export class SessionView {
 
   /** Ctrl-O: shows (or hides again) each finished subagent's tool calls below its outcome line. */
   toggleExpanded(): boolean {
-    this.#expanded = !this.#expanded;
+    const expanded = this.#children.toggleExpanded();
     this.onChange();
-    return this.#expanded;
+    return expanded;
   }
 
   /** Advances the spinner; elapsed times are read from the clock at render. */
@@ -255,29 +226,11 @@ export class SessionView {
         this.#toolCompleted(event);
         return;
       case "subagent_spawned":
-        this.#children.set(event.subagent.session_id, {
-          info: event.subagent,
-          started: this.#now(),
-          tool: undefined,
-          calls: new Map(),
-        });
+        this.#children.spawned(event);
         return;
-      case "subagent_event": {
-        const inner = event.event;
-        const child = this.#children.get(event.agentId);
-        if (child === undefined) return;
-        if (inner.type === "tool_started") {
-          child.tool = clean(toolLabel(inner.name, inner.input));
-          child.calls.set(inner.callId, { label: child.tool });
-        }
-        if (inner.type === "tool_completed") {
-          child.tool = undefined;
-          const call = child.calls.get(inner.callId);
-          const summary = resultSummary(inner.name, inner.content, inner.isError);
-          if (call !== undefined) call.outcome = inner.isError ? `✗ · ${summary}` : `✓ · ${summary}`;
-        }
+      case "subagent_event":
+        this.#children.childEvent(event);
         return;
-      }
       case "subagent_completed":
         this.#subagentCompleted(event);
         return;
@@ -351,25 +304,11 @@ export class SessionView {
     }
   }
 
-  /** Shows a finished child: its type, outcome, duration and first line of summary. */
+  /** Shows a finished child: its outcome line (and its tool calls, when expanded). */
   #subagentCompleted(event: Extract<RuntimeEvent, { type: "subagent_completed" }>): void {
-    const t = this.#theme;
-    const child = this.#children.get(event.subagent.session_id);
-    this.#children.delete(event.subagent.session_id);
     if (!event.subagent.background) this.#toldByChild.add(event.callId);
     this.#endAnswer();
-    const took = child === undefined ? "" : ` ${t.dim(`(${seconds(this.#now() - child.started)})`)}`;
-    const mark = event.state === "completed" ? t.ok("↳") : t.error("↳");
-    const s = event.subagent;
-    const bg = s.background ? " [bg]" : "";
-    const head = `${mark} ${clean(s.subagent_type)}${bg} ${event.state}: ${clean(s.description)}`;
-    const summary = firstLine(clean(event.summary), 160);
-    this.#blocks.push({
-      kind: "child",
-      head: `${head}${took}`,
-      summary: summary === "" ? "" : t.dim(` · ${summary}`),
-      calls: [...(child?.calls.values() ?? [])],
-    });
+    this.#blocks.push(this.#children.completed(event));
   }
 
   /** Shows why a main-session turn stopped early. */
@@ -403,7 +342,7 @@ export class SessionView {
         continue;
       }
       if (b.kind === "child") {
-        out.push(...this.#childLines(b).map((line) => this.#fit(line, width)));
+        out.push(...this.#children.lines(b).map((line) => this.#fit(line, width)));
         continue;
       }
       for (const line of b.lines) {
@@ -414,34 +353,11 @@ export class SessionView {
     return out;
   }
 
-  /** A finished child's outcome line; expanded, its tool calls below it, else how many there were. */
-  #childLines(b: ChildBlock): string[] {
-    const t = this.#theme;
-    const n = b.calls.length;
-    const count = n === 0
-      ? ""
-      : t.dim(` · ${n} tool call${n === 1 ? "" : "s"}${this.#expanded ? "" : " (Ctrl-O)"}`);
-    const calls = this.#expanded
-      ? b.calls.map((c) =>
-        t.dim(`    ${c.label}${c.outcome === undefined ? " · (no result)" : ` ${c.outcome}`}`)
-      )
-      : [];
-    return [`${b.head}${count}${b.summary}`, ...calls];
-  }
-
   #renderStatus(width: number): string[] {
     const t = this.#theme;
     const now = this.#now();
     const lines: string[] = [];
-    for (const c of this.#children.values()) {
-      const parts = [
-        `${clean(c.info.subagent_type)}${c.info.background ? " [bg]" : ""}`,
-        clean(c.info.description),
-        seconds(now - c.started),
-        c.tool ?? "thinking",
-      ];
-      lines.push(this.#fit(t.dim(`  ${SPINNER[this.#frame]} ${parts.join(" · ")}`), width));
-    }
+    for (const line of this.#children.statusLines(SPINNER[this.#frame]!)) lines.push(this.#fit(line, width));
     if (this.#turnStarted !== undefined) {
       const elapsed = seconds(now - this.#turnStarted);
       lines.push(
