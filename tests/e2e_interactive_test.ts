@@ -383,7 +383,7 @@ Deno.test("interactive: an untrusted folder refuses writes without asking and sa
   await term.press("Enter");
   await term.waitFor("Allow Write to write");
   await term.press("Enter");
-  await term.waitFor((s) => (s.match(/Done trying\./g) ?? []).length === 2);
+  await term.waitFor("✓ Write(note.txt)");
   assert.equal(await Deno.readTextFile(`${sandbox.workspace}/note.txt`), "written");
   const trust = JSON.parse(await Deno.readTextFile(`${sandbox.storage}/trust.json`));
   assert.match(JSON.stringify(trust), new RegExp(sandbox.workspace.replaceAll("/", "\\/")));
@@ -979,6 +979,10 @@ for (const [key, name] of [["C-c", "Ctrl-C"], ["Escape", "Esc"]] as const) {
     await term.waitFor((s) => !/Working…|wait forever · \d+s/.test(s), { visibleOnly: true });
     const [record] = await readSidecars(sandbox.storage);
     assert.equal(record?.status, "cancelled");
+    // The interrupted prompt is back in the editor; Ctrl-C clears it, then Ctrl-D leaves.
+    await term.waitFor((s) => editorLines(s).join("") === "delegate and wait", { visibleOnly: true });
+    await term.press("C-c");
+    await term.waitFor((s) => editorLines(s).length === 0, { visibleOnly: true });
     await term.press("C-d");
     assert.equal(await term.exitCode(), 0);
     const log = await events(transcriptPath(sandbox, sessionIdOn(await term.history())));
