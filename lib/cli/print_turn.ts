@@ -5,6 +5,7 @@ import type { Clock } from "../sys/clock.ts";
 import type { App } from "../app.ts";
 import type { RuntimeEvent, RuntimeWarning } from "../protocol/events.ts";
 import { onInterrupt } from "../sys/signals.ts";
+import { providerErrorHint } from "../provider/error_hint.ts";
 import { type Io, redactedIo } from "./io.ts";
 import { bladeEventLine, type OutputFormat, type PrintSummary, textRenderer } from "./print_render.ts";
 import { RunLedger } from "./run_ledger.ts";
@@ -281,6 +282,16 @@ async function structuredOutputOf(schema: Record<string, unknown> | undefined, a
 }
 
 /** The turn's result object: a stopped budget, dropped children or lost work turn success into failure. */
+/** A model API failure's hint (what to do), for the summary's error. */
+function failureHint(app: App, error: NonNullable<MainRunResult["result"]["error"]>): { hint?: string } {
+  if (error.providerError === undefined) return {};
+  const hint = providerErrorHint(error.providerError, {
+    provider: app.config.provider,
+    model: app.config.model,
+  });
+  return hint === undefined ? {} : { hint };
+}
+
 function turnSummary(
   app: App,
   run: MainRunResult,
@@ -328,7 +339,7 @@ function turnSummary(
     }
     : r.error === undefined
     ? undefined
-    : { code: r.error.type, message: app.redact(r.error.message) };
+    : { code: r.error.type, message: app.redact(r.error.message), ...failureHint(app, r.error) };
   return {
     sessionId: run.sessionId,
     status: stopped

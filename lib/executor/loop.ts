@@ -7,6 +7,7 @@
 import {
   addUsage,
   emptyUsage,
+  INTERRUPTED_BY_USER,
   type Message,
   textOf,
   type ToolCallBlock,
@@ -364,7 +365,11 @@ export class AgentLoop {
     } else {
       const reason = error?.type === "max_turns_exceeded" ? "max_turns_exceeded" : error?.message;
       const abortCause = cause ?? "failed";
-      await o.transcript.append([turnAbortedEvent(turn, abortCause, reason)]);
+      // A cancelled turn says so (Claude Code's marker), so it is never answered with the next prompt.
+      const marker = abortCause === "cancelled" ? [userText(INTERRUPTED_BY_USER)] : [];
+      const said = marker.flatMap((m) => messageEvents(o.ports.ids, m));
+      await o.transcript.append([...said, turnAbortedEvent(turn, abortCause, reason)]);
+      this.messages.push(...marker);
       o.emit({
         type: "turn_aborted",
         sessionId: o.meta.sessionId,

@@ -257,6 +257,7 @@ export class ToolRunner {
       ...(o.limits === undefined ? {} : { limits: o.limits }),
       scope: { workspaceRoot: o.workspaceRoot, ...(home === undefined ? {} : { home }) },
       ...(tool.readOnly === true ? { readOnly: true } : {}),
+      storageRoot: o.storageRoot,
     });
     if (!decision.allow && decision.askable && o.ask !== undefined) {
       const asked = await o.ask(call, { path, reason: decision.message }, ctx.signal);

@@ -16,6 +16,7 @@ import {
   type ToolRule,
 } from "../protocol/tool_rule.ts";
 import { protectedCommandTarget, protectedPathReason } from "./protected_paths.ts";
+import { isInside } from "../path.ts";
 
 export interface GateInput {
   name: string;
@@ -35,6 +36,8 @@ export interface GateInput {
   scope: RuleScope;
   /** An external (MCP) tool its server marks read-only. */
   readOnly?: boolean;
+  /** Blade's storage root: the one place tools may write in an untrusted workspace (tools/paths.ts). */
+  storageRoot?: string;
 }
 
 export type GateDecision = { allow: true } | {
@@ -70,9 +73,14 @@ export function decide(g: GateInput): GateDecision {
     if (verdict.verdict === "ask") return askRule(subject, verdict.rule, verdict.why);
     return { allow: true };
   }
-  if (g.kind === "execute" && !g.trusted) {
+  // Nothing is asked that the tool would refuse anyway: an untrusted workspace takes no writes either
+  // (only Blade's storage, tools/paths.ts), whatever the mode or the rules.
+  const storageWrite = g.kind === "write" && g.path !== undefined && g.storageRoot !== undefined &&
+    isInside(g.path, g.storageRoot);
+  if ((g.kind === "execute" || (g.kind === "write" && !storageWrite)) && !g.trusted) {
     return deny(
-      `${g.name} is refused: this workspace is not trusted. Run \`blade trust\` in it (or pass --trust-workspace) first.`,
+      `${g.name} is refused: this workspace is not trusted. Run \`blade trust\` in it (/trust in the interactive ` +
+        `session, or pass --trust-workspace) first.`,
       false,
     );
   }
