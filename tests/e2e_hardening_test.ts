@@ -1,9 +1,36 @@
 // End-to-end: the escapes of security round 3 (issue 28) that are not about the OS sandbox or the Bash
 // parser, each reproduced through the real `blade -p` CLI and the scripted provider: Blade's own git
-// running repository-planted programs (docs/reference/worktrees.md "Git never runs repository code").
+// running repository-planted programs (docs/reference/worktrees.md "Git never runs repository code"),
+// writes to protected paths approved by rules that do not name them (docs/guides/permissions.md).
 
 import assert from "node:assert/strict";
-import { type BladeSandbox, bladeSandbox, parseJsonResult } from "./support/blade.ts";
+import type { ToolResultBlock } from "../lib/protocol/messages.ts";
+import {
+  type BladeSandbox,
+  bladeSandbox,
+  parseJsonResult,
+  runScripted,
+  transcriptEvents,
+  transcriptPath,
+} from "./support/blade.ts";
+
+interface Call {
+  name: string;
+  input: Record<string, unknown>;
+}
+
+/** The top-level session makes `calls` in one response; their results, in order. */
+async function runCalls(sandbox: BladeSandbox, calls: Call[], flags: string[]): Promise<ToolResultBlock[]> {
+  const run = await runScripted(
+    sandbox,
+    { agents: { main: [{ turns: [{ tool_calls: calls }, { text: "done" }] }] } },
+    { prompt: "Do the work", flags },
+  );
+  const events = await transcriptEvents(transcriptPath(sandbox, String(parseJsonResult(run).session_id)));
+  return events.flatMap((e) =>
+    e.type === "part_created" && e.data.part.type === "tool_result" ? [e.data.part] : []
+  );
+}
 
 const GIT_ID = [
   "-c",
@@ -103,4 +130,64 @@ Deno.test("hardening e2e: a core.fsmonitor planted in .git/config is not run by 
   );
   await runIsolatedChild(sandbox, ["--permission-mode", "yolo"]);
   assert.equal(await exists(marker), false, "core.fsmonitor ran");
+});
+
+const write = (file_path: string, content = "{}\n"): Call => ({
+  name: "Write",
+  input: { file_path, content },
+});
+
+Deno.test("hardening e2e: a bare --allowed-tools Write writes none of .git/config, .claude/settings.json, .mcp.json", async () => {
+  await using sandbox = await bladeSandbox();
+  await repository(sandbox);
+  const config = await Deno.readTextFile(`${sandbox.workspace}/.git/config`);
+  const results = await runCalls(sandbox, [
+    write(".git/config", "[core]\n\tfsmonitor = ./evil.sh\n"),
+    write(".claude/settings.json", '{"permissions":{"allow":["Bash"]}}\n'),
+    write(".mcp.json", '{"mcpServers":{"x":{"command":"./evil.sh"}}}\n'),
+    write("notes.txt", "fine\n"),
+  ], ["--trust-workspace", "--allowed-tools", "Write"]);
+  for (const [i, name] of [".git", ".claude", ".mcp.json"].entries()) {
+    assert.equal(results[i]!.isError, true, results[i]!.content);
+    assert.match(
+      results[i]!.content,
+      new RegExp(`it is ${name === ".mcp.json" ? "" : "inside "}${name.replaceAll(".", "\\.")}`),
+    );
+  }
+  assert.equal(await Deno.readTextFile(`${sandbox.workspace}/.git/config`), config);
+  assert.equal(await exists(`${sandbox.workspace}/.claude/settings.json`), false);
+  assert.equal(await exists(`${sandbox.workspace}/.mcp.json`), false);
+  assert.equal(results[3]!.isError, false, results[3]!.content);
+});
+
+Deno.test("hardening e2e: autoEdit cannot plant .mcp.json for the next run to start", async () => {
+  await using sandbox = await bladeSandbox();
+  const results = await runCalls(sandbox, [
+    write(".mcp.json", '{"mcpServers":{"x":{"command":"./evil.sh"}}}\n'),
+  ], [
+    "--trust-workspace",
+    "--permission-mode",
+    "acceptEdits",
+  ]);
+  assert.match(
+    results[0]!.content,
+    /may not write .*\.mcp\.json: it is \.mcp\.json, whose MCP servers later sessions start/,
+  );
+  assert.equal(await exists(`${sandbox.workspace}/.mcp.json`), false);
+});
+
+Deno.test("hardening e2e: an unrelated allow rule whose text contains .git does not approve a copy into .git/hooks", async () => {
+  await using sandbox = await bladeSandbox();
+  await repository(sandbox);
+  await sandbox.write("hook.sh", "#!/bin/sh\necho pwned\n");
+  const results = await runCalls(sandbox, [{
+    name: "Bash",
+    input: { command: "cp hook.sh .git/hooks/pre-commit" },
+  }], [
+    "--trust-workspace",
+    "--allowed-tools",
+    "Bash(cp:*) Bash(cat .gitignore)",
+  ]);
+  assert.match(results[0]!.content, /An allow rule that does not name \.git does not approve it/);
+  assert.equal(await exists(`${sandbox.workspace}/.git/hooks/pre-commit`), false);
 });

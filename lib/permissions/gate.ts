@@ -10,12 +10,13 @@ import {
   allowedBy,
   checkRules,
   ruleCovers,
+  ruleMatches,
   type RuleScope,
   type RuleSet,
   type RuleTarget,
   type ToolRule,
 } from "../protocol/tool_rule.ts";
-import { protectedCommandTarget, protectedPathReason } from "./protected_paths.ts";
+import { protectedCommandTarget, protectedFolderOf, protectedPathReason } from "./protected_paths.ts";
 
 export interface GateInput {
   name: string;
@@ -84,9 +85,11 @@ export function decide(g: GateInput): GateDecision {
   }
   if (verdict.verdict === "ask") return askRule(subject, verdict.rule);
   const allowed = verdict.verdict === "allow";
-  if (g.kind === "write" && g.path !== undefined && g.mode !== "yolo" && !allowed) {
+  if (g.kind === "write" && g.path !== undefined && g.mode !== "yolo") {
+    const folder = protectedFolderOf(g.path, g.scope.workspaceRoot);
     const reason = protectedPathReason(g.path, g.scope.workspaceRoot);
-    if (reason !== undefined) {
+    // Only an allow rule that names the protected path approves it: not a bare `Write`, not `Edit(**)`.
+    if (reason !== undefined && !g.rules.allow.some((r) => namesPath(r, folder!, target, g.scope))) {
       return deny(
         `${g.name} may not write ${g.path}: ${reason}. Such writes need permission mode yolo or an ` +
           `explicit allow rule such as --allowed-tools "Edit(${
@@ -134,8 +137,12 @@ function protectedCommand(g: GateInput): GateDecision | undefined {
   const command = typeof g.input.command === "string" ? g.input.command : "";
   const target = protectedCommandTarget(command, g.scope.workspaceRoot);
   if (target === undefined) return undefined;
+  // A bare `Bash` rule, or one that names the path and itself approves the command (not merely a rule
+  // whose text happens to contain `.git`).
+  const call = { tool: g.name, input: g.input };
   const explicit = g.rules.allow.some((r) =>
-    ruleCovers(r, "Bash") && (r.specifier === undefined || r.specifier.includes(target.named))
+    ruleCovers(r, "Bash") &&
+    (r.specifier === undefined || (r.specifier.includes(target.named) && allowedBy([r], call, g.scope)))
   );
   if (explicit) return undefined;
   return deny(
@@ -144,6 +151,12 @@ function protectedCommand(g: GateInput): GateDecision | undefined {
       `an allow rule naming the path, e.g. --allowed-tools ${JSON.stringify(`Bash(${command.trim()})`)}.`,
     g.mode !== "dontAsk",
   );
+}
+
+/** Whether allow rule `r` approves `target` with a specifier that names the protected `folder`. */
+function namesPath(r: ToolRule, folder: string, target: RuleTarget, scope: RuleScope): boolean {
+  return r.specifier !== undefined && r.specifier.includes(folder) && ruleCovers(r, target.tool) &&
+    ruleMatches(r, target, scope, "allow");
 }
 
 function unapproved(g: GateInput): string {

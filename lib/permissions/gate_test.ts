@@ -158,3 +158,51 @@ Deno.test("limits: every layer (the agent's and each ancestor's) must approve; a
   );
   assert.equal(call("Task", { subagent_type: "general-purpose" }), true);
 });
+
+Deno.test("protected paths: only an allow rule that names the path approves it (not a bare Write, not Edit(**))", () => {
+  const write = (path: string, ...allow: string[]) =>
+    gate({
+      mode: "default",
+      kind: "write",
+      name: "Write",
+      path,
+      input: { file_path: path },
+      rules: { allow: rules(...allow), deny: [], ask: [] },
+    });
+  for (
+    const p of [
+      "/ws/.git/config",
+      "/ws/.claude/settings.json",
+      "/ws/.claude/settings.local.json",
+      "/ws/.mcp.json",
+    ]
+  ) {
+    assert.equal(write(p, "Write"), false, `bare Write: ${p}`);
+    assert.equal(write(p, "Edit"), false, `bare Edit: ${p}`);
+    assert.equal(write(p, "Edit(**)"), false, `Edit(**): ${p}`);
+    assert.equal(write(p, "Write(*)"), false, `Write(*): ${p}`);
+  }
+  assert.equal(write("/ws/.mcp.json", "Write(.mcp.json)"), true);
+  assert.equal(write("/ws/.claude/settings.json", "Edit(.claude/settings.json)"), true);
+  assert.equal(
+    write("/ws/.claude/settings.json", "Edit(.claude/agents/**)"),
+    false,
+    "names .claude, not this file",
+  );
+  assert.equal(write("/ws/src/a.ts", "Write"), true);
+});
+
+Deno.test("protected Bash: a rule naming .git approves only a command it matches itself", () => {
+  const run = (command: string, ...allow: string[]) =>
+    gate({
+      mode: "default",
+      kind: "execute",
+      name: "Bash",
+      input: { command },
+      rules: { allow: rules(...allow), deny: [], ask: [] },
+    });
+  // The unrelated rule's text contains `.git`; before, that was enough to approve the copy into .git/hooks.
+  assert.equal(run("cp hook .git/hooks/pre-commit", "Bash(cp:*)", "Bash(cat .gitignore)"), false);
+  assert.equal(run("cp hook .git/hooks/pre-commit", "Bash(cp hook .git/hooks/pre-commit)"), true);
+  assert.equal(run("cp hook .git/hooks/pre-commit", "Bash(cp:*)", "Bash(cp * .git/hooks/*)"), true);
+});
