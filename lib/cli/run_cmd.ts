@@ -145,11 +145,13 @@ export async function runAgentCommand(argv: string[], ports: Ports, io: Io): Pro
     model: app.config.model,
     redact: app.redact,
   });
+  const timer = ports.clock.timer.bind(ports.clock);
   const sink: PrintSink = printSink(io, {
     format,
     mainSessionId: () => undefined,
     cwd: app.workspace,
-    timer: ports.clock.timer.bind(ports.clock),
+    timer,
+    secrets: app.secrets,
   });
   // A detached copy (`--background`) runs the child as a background run of its ad-hoc parent, so
   // `blade tasks cancel` reaches it, and waits for it before exiting.
