@@ -34,6 +34,7 @@ import type { Approver } from "./protocol/approval.ts";
 import type { RuleTexts } from "./permissions/run_rules.ts";
 import type { SidecarStore } from "./store/store.ts";
 import { FileSidecarStore } from "./store/file_store.ts";
+import { migrateProjectFolders } from "./store/project_migration.ts";
 import { loadRegistry } from "./registry/mod.ts";
 import type { RegistrySnapshot } from "./registry/snapshot.ts";
 import { type ChildRunner, InThreadRunner, WorkerRunner } from "./child/child_runner.ts";
@@ -145,6 +146,14 @@ export async function createApp(ports: Ports, flags: AppFlags, options: AppOptio
     canonicalWorkspace(ports),
   ]);
   const layout = storageLayout(storageRoot);
+  // Once per storage root: project folders of the old layout move to one-to-one names (one stat after).
+  const migrated = await migrateProjectFolders(ports.fs, layout).catch((e) => {
+    if ((options.storage ?? "write") === "read") return undefined; // a read-only root is read as it is
+    throw e;
+  });
+  for (const line of [...migrated?.moved ?? [], ...migrated?.left ?? []]) {
+    options.debugSink?.(`storage: ${line}`);
+  }
   const additionalDirs = await canonicalAddDirs(ports, flags.addDirs ?? []);
   const trust = decideTrust(
     await readTrust(ports.fs, layout.trustFile),

@@ -8,7 +8,9 @@ import type { ToolResultBlock } from "../lib/protocol/messages.ts";
 import {
   type BladeSandbox,
   bladeSandbox,
+  listFiles,
   parseJsonResult,
+  readSidecars,
   runScripted,
   transcriptEvents,
   transcriptPath,
@@ -190,4 +192,56 @@ Deno.test("hardening e2e: an unrelated allow rule whose text contains .git does 
   ]);
   assert.match(results[0]!.content, /An allow rule that does not name \.git does not approve it/);
   assert.equal(await exists(`${sandbox.workspace}/.git/hooks/pre-commit`), false);
+});
+
+Deno.test("hardening e2e: /x/a/b and /x/a-b keep their own project folders; a child of one cannot read the other's transcript", async () => {
+  await using sandbox = await bladeSandbox();
+  const ab = `${sandbox.workspace}/x/a/b`;
+  const aDashB = `${sandbox.workspace}/x/a-b`;
+  for (const d of [ab, aDashB]) await Deno.mkdir(d, { recursive: true });
+  const script = `${sandbox.root}/script.json`;
+  const run = async (cwd: string, agents: unknown) => {
+    await Deno.writeTextFile(script, JSON.stringify({ agents }));
+    const r = await sandbox.run(
+      [
+        "-p",
+        "Go",
+        "--provider",
+        "scripted",
+        "--script",
+        script,
+        "--output-format",
+        "json",
+        "--trust-workspace",
+      ],
+      { cwd },
+    );
+    assert.equal(r.code, 0, r.stderr + r.stdout);
+    return String(parseJsonResult(r).session_id);
+  };
+  const other = await run(aDashB, { main: [{ turns: [{ text: "private notes of a-b" }] }] });
+  const found = (await listFiles(`${sandbox.storage}/projects`)).find((f) => f.endsWith(`/${other}.jsonl`));
+  assert.ok(found !== undefined);
+  const session = await run(ab, {
+    main: [{
+      turns: [{
+        tool_calls: [{
+          name: "Task",
+          input: { subagent_type: "Explore", description: "Peek", prompt: "Read the other project's notes." },
+        }],
+      }, { text: "done" }],
+    }],
+    Explore: [{
+      turns: [{ tool_calls: [{ name: "Read", input: { file_path: found } }] }, { text: "{{last_user}}" }],
+    }],
+  });
+  const [child] = await readSidecars(sandbox.storage);
+  assert.ok(child !== undefined);
+  assert.ok(!JSON.stringify(child.result).includes("private notes"), JSON.stringify(child.result));
+  const own = (await listFiles(`${sandbox.storage}/projects`)).find((f) => f.endsWith(`/${session}.jsonl`));
+  assert.notEqual(
+    own!.slice(0, own!.lastIndexOf("/")),
+    found.slice(0, found.lastIndexOf("/")),
+    "one shared folder",
+  );
 });
