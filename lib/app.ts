@@ -139,14 +139,8 @@ async function settingsOf(
   return { config, claude };
 }
 
-export async function createApp(ports: Ports, flags: AppFlags, options: AppOptions = {}): Promise<App> {
-  const root = resolveStorageRoot(ports.env);
-  const [storageRoot, workspace] = await allInOrder([
-    openStorageRoot(ports.fs, root, options.storage ?? "write"),
-    canonicalWorkspace(ports),
-  ]);
-  const layout = storageLayout(storageRoot);
-  // Once per storage root: project folders of the old layout move to one-to-one names (one stat after).
+/** Once per storage root: project folders of the old layout move to one-to-one names (one stat after). */
+async function migrateStorage(ports: Ports, layout: StorageLayout, options: AppOptions): Promise<void> {
   const migrated = await migrateProjectFolders(ports.fs, layout).catch((e) => {
     if ((options.storage ?? "write") === "read") return undefined; // a read-only root is read as it is
     throw e;
@@ -154,6 +148,16 @@ export async function createApp(ports: Ports, flags: AppFlags, options: AppOptio
   for (const line of [...migrated?.moved ?? [], ...migrated?.left ?? []]) {
     options.debugSink?.(`storage: ${line}`);
   }
+}
+
+export async function createApp(ports: Ports, flags: AppFlags, options: AppOptions = {}): Promise<App> {
+  const root = resolveStorageRoot(ports.env);
+  const [storageRoot, workspace] = await allInOrder([
+    openStorageRoot(ports.fs, root, options.storage ?? "write"),
+    canonicalWorkspace(ports),
+  ]);
+  const layout = storageLayout(storageRoot);
+  await migrateStorage(ports, layout, options);
   const additionalDirs = await canonicalAddDirs(ports, flags.addDirs ?? []);
   const trust = decideTrust(
     await readTrust(ports.fs, layout.trustFile),
