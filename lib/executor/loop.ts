@@ -29,11 +29,12 @@ import type { Approver } from "../protocol/approval.ts";
 import { approvalAsker } from "./approval_step.ts";
 import type { RunError, RunResult, RunStatus, TurnInput } from "./run_result.ts";
 import { TurnOpening } from "./turn_opening.ts";
+import { type RequestContext, resultContext, withContext } from "./request_context.ts";
 
 export type { RunError, RunResult, RunStatus, TurnInput } from "./run_result.ts";
 
 /** A session's loop: its model, transcript, tools and the policy they run under (ToolPolicy). */
-export interface LoopOptions extends ToolPolicy {
+export interface LoopOptions extends ToolPolicy, RequestContext {
   ports: Ports;
   provider: Provider;
   transcript: TranscriptWriter;
@@ -272,7 +273,7 @@ export class AgentLoop {
     }, {
       model: o.model,
       system: o.system,
-      messages: this.messages,
+      messages: withContext(this.messages, o.context),
       tools: this.#liveSpecs.length === 0 ? this.#specs : [...this.#specs, ...this.#liveSpecs],
       maxTokens: o.maxTokens,
       meta: o.meta,
@@ -304,7 +305,7 @@ export class AgentLoop {
       if (result.parts !== undefined) parts.push(...result.parts);
       return { type: "tool_result", callId: call.id, content: result.content, isError: result.isError };
     });
-    await this.#persist({ role: "user", content: blocks }, { parts });
+    await this.#persist({ role: "user", content: [...blocks, ...resultContext(results)] }, { parts });
   }
 
   async #deliver(state: TurnState, late: Delivery[]): Promise<void> {
