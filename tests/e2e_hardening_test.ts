@@ -245,3 +245,32 @@ Deno.test("hardening e2e: /x/a/b and /x/a-b keep their own project folders; a ch
     "one shared folder",
   );
 });
+
+Deno.test("hardening e2e: in an untrusted folder in default mode, Read of ~/.ssh/id_rsa is refused; a file outside the workspace needs a rule", async () => {
+  await using sandbox = await bladeSandbox();
+  await Deno.mkdir(`${sandbox.home}/.ssh`, { recursive: true });
+  await Deno.writeTextFile(
+    `${sandbox.home}/.ssh/id_rsa`,
+    "-----BEGIN OPENSSH PRIVATE KEY----- very secret\n",
+  );
+  await Deno.writeTextFile(`${sandbox.root}/outside.txt`, "outside the workspace\n");
+  const results = await runCalls(sandbox, [
+    { name: "Read", input: { file_path: `${sandbox.home}/.ssh/id_rsa` } },
+    { name: "Read", input: { file_path: `${sandbox.root}/outside.txt` } },
+    { name: "Grep", input: { pattern: "secret", path: `${sandbox.home}/.ssh` } },
+  ], []);
+  assert.match(results[0]!.content, /id_rsa is refused: .*\.ssh holds credentials/);
+  assert.match(results[1]!.content, /needs approval: it is outside the workspace/);
+  assert.match(results[2]!.content, /is refused: .*\.ssh holds credentials/);
+  for (const r of results) assert.ok(!JSON.stringify(r).includes("very secret"));
+  // A rule naming the file (print mode's way to approve) lets that one read run.
+  const allowed = await runCalls(sandbox, [{
+    name: "Read",
+    input: { file_path: `${sandbox.root}/outside.txt` },
+  }], [
+    "--allowed-tools",
+    `Read(/${sandbox.root}/outside.txt)`,
+  ]);
+  assert.match(allowed[0]!.content, /outside the workspace/);
+  assert.equal(allowed[0]!.isError, false);
+});

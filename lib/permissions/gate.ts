@@ -17,6 +17,7 @@ import {
   type ToolRule,
 } from "../protocol/tool_rule.ts";
 import { protectedCommandTarget, protectedFolderOf, protectedPathReason } from "./protected_paths.ts";
+import { readRefusal, type ReadScope } from "./read_scope.ts";
 
 export interface GateInput {
   name: string;
@@ -36,6 +37,8 @@ export interface GateInput {
   scope: RuleScope;
   /** An external (MCP) tool its server marks read-only. */
   readOnly?: boolean;
+  /** Where reads need no approval and what they never reach (read_scope.ts); absent: reads anywhere. */
+  reads?: ReadScope;
 }
 
 export type GateDecision = { allow: true } | {
@@ -68,6 +71,8 @@ export function decide(g: GateInput): GateDecision {
   }
   if (g.kind === "read" || g.kind === "delegate") {
     if (verdict.verdict === "ask") return askRule(subject, verdict.rule);
+    const outside = readOutside(g, target, verdict.verdict === "allow");
+    if (outside !== undefined) return outside;
     return { allow: true };
   }
   if (g.kind === "execute" && !g.trusted) {
@@ -151,6 +156,16 @@ function protectedCommand(g: GateInput): GateDecision | undefined {
       `an allow rule naming the path, e.g. --allowed-tools ${JSON.stringify(`Bash(${command.trim()})`)}.`,
     g.mode !== "dontAsk",
   );
+}
+
+/** A read outside the session's roots: approval, or a rule naming it for credential folders (read_scope.ts). */
+function readOutside(g: GateInput, target: RuleTarget, allowed: boolean): GateDecision | undefined {
+  if (g.kind !== "read" || g.path === undefined || g.reads === undefined) return undefined;
+  const named = g.rules.allow.some((r) =>
+    r.specifier !== undefined && ruleCovers(r, g.name) && ruleMatches(r, target, g.scope, "allow")
+  );
+  const refusal = readRefusal(g.reads, { name: g.name, path: g.path, mode: g.mode, allowed, named });
+  return refusal === undefined ? undefined : deny(refusal.message, refusal.askable);
 }
 
 /** Whether allow rule `r` approves `target` with a specifier that names the protected `folder`. */
