@@ -1,5 +1,5 @@
 // Owns the Read tool: a text file's lines, numbered like `cat -n`. Reads may go outside the
-// workspace (as in Claude Code); directories, binary files and anything but a regular file (a FIFO, a
+// workspace when the permission gate lets them (permissions/read_scope.ts, as in Claude Code); directories, binary files and anything but a regular file (a FIFO, a
 // device, a socket: followed symlinks included) are refused with a hint, and at most READ_MAX_BYTES are read.
 
 import { describeError } from "../errors.ts";
@@ -19,7 +19,7 @@ export const READ_MAX_BYTES = 16 * 1024 * 1024;
 const DESCRIPTION = `Reads a file from the local filesystem.
 
 Usage:
-- file_path may be absolute or relative to the workspace root. You can read files outside the workspace.
+- file_path may be absolute or relative to the workspace root. Files outside the workspace need the user's approval (or an allow rule).
 - By default it reads up to ${READ_DEFAULT_LIMIT} lines from the start of the file. For long files, pass offset (the line number to start from) and limit (how many lines) to read a part.
 - Lines longer than ${READ_MAX_LINE_CHARS} characters are truncated.
 - Output is numbered like \`cat -n\`: each line is prefixed by its line number and a tab. The prefix is not part of the file: never include it in Edit's old_string.
