@@ -72,8 +72,10 @@ Deno.test("readRegularFile: a regular file's first maxBytes, whether its size is
     });
     if (Deno.build.os === "linux") {
       // Size 0 in stat, yet it has content: read to its end.
-      const status = await fs.readRegularFile("/proc/self/status", { maxBytes: 1 << 20 });
-      assert.ok(status.kind === "file" && new TextDecoder().decode(status.bytes).includes("Pid:"));
+      const version = await fs.readRegularFile("/proc/version", { maxBytes: 1 << 20 });
+      assert.ok(
+        version.kind === "file" && new TextDecoder().decode(version.bytes).startsWith("Linux version"),
+      );
       assert.deepEqual(await fs.readRegularFile("/dev/null", { maxBytes: 10 }), {
         kind: "not_regular",
         what: "a character device",
