@@ -25,6 +25,7 @@ import { runUntilSettled, type SettledRun } from "./settle.ts";
 import type { PendingWork } from "../protocol/delivery.ts";
 import type { Approver } from "../protocol/approval.ts";
 import type { SessionContext } from "./session_context.ts";
+import { expandPrompt, userBlocks } from "./prompt_expansion.ts";
 
 /** What the subagent layer adds to a top-level session. */
 export interface SessionExtras {
@@ -141,7 +142,7 @@ export interface MainSession extends AsyncDisposable {
   /** What recovery of a continued session could not do (reported, never fatal). */
   readonly recoveryWarnings: string[];
   /** The next turn's input for `prompt`; the first one also acknowledges receipts a crash left behind. */
-  input(prompt: string): TurnInput;
+  input(prompt: string | readonly string[]): TurnInput;
   close(): Promise<void>;
 }
 
@@ -266,12 +267,14 @@ async function buildMainSession(
     rules: o.rules ?? NO_RULES,
     emit: o.emit,
     ...(o.context === undefined ? {} : { context: o.context.blocks }),
+    ...(o.context?.beforeToolCall === undefined ? {} : { beforeToolCall: o.context.beforeToolCall }),
     prompt: {
       ...(extra.agentsText === undefined || !tools.some((t) => t.name === "Task")
         ? {}
         : { agents: extra.agentsText }),
       ...(o.systemPrompt === undefined ? {} : { override: o.systemPrompt }),
       append: o.appendSystemPrompt === undefined ? [] : [o.appendSystemPrompt],
+      ...(o.context?.style === undefined ? {} : { style: o.context.style }),
     },
     announce: {
       tools: [...tools, ...live?.tools() ?? []].map((t) => t.name),
@@ -353,7 +356,7 @@ function sessionHandle(
       unacked = [];
       prelude = undefined;
       return {
-        messages: [userText(prompt)],
+        messages: [typeof prompt === "string" ? userText(prompt) : userBlocks(prompt)],
         acknowledge,
         ...(first === undefined ? {} : { prelude: first }),
       };
@@ -366,10 +369,13 @@ function sessionHandle(
 export async function runMainSession(app: MainSessionDeps, o: MainRunOptions): Promise<MainRunResult> {
   const started = app.ports.clock.now();
   // Print mode's first turn follows at once: session_created goes in its batch (one fsync fewer).
+  // A custom command is expanded before the session opens: one that cannot run leaves no session behind.
+  const expansion = await expandPrompt(app, o, o.prompt, o.signal);
   await using session = await openMainSession(app, { ...o, deferCreated: true });
   const { loop, pending } = session;
+  if (expansion?.model !== undefined) loop.configure({ model: expansion.model });
   profileMark("session ready");
-  const settled = await runUntilSettled(loop, session.input(o.prompt), pending, {
+  const settled = await runUntilSettled(loop, session.input(expansion?.blocks ?? o.prompt), pending, {
     signal: o.signal,
     sleep: (ms, signal) => app.ports.clock.sleep(ms, signal),
     ...(o.backgroundWaitMs === undefined ? {} : { waitLimitMs: o.backgroundWaitMs }),

@@ -8,7 +8,7 @@ import type { Provider } from "../protocol/provider.ts";
 import type { RuntimeEventSink } from "../protocol/events.ts";
 import type { Message, ToolSpec } from "../protocol/messages.ts";
 import type { TranscriptWriter } from "../session/transcript.ts";
-import { buildSystemPrompt } from "../session/system_prompt.ts";
+import { buildSystemPrompt, type SystemPromptOptions } from "../session/system_prompt.ts";
 import type { AnyTool, LiveTools } from "../tools/tool.ts";
 import { AgentLoop } from "./loop.ts";
 import type { PendingWork } from "../protocol/delivery.ts";
@@ -39,6 +39,8 @@ export interface SessionLoopOptions extends ToolPolicy {
     override?: string;
     /** Appended: the agent's own prompt, or --append-system-prompt. */
     append: readonly string[];
+    /** The output style (the main session's only). */
+    style?: SystemPromptOptions["style"];
   };
   /** Memory and the skills listing, opening the first user message of every request (LoopOptions.context). */
   context?: readonly string[];
@@ -76,6 +78,7 @@ export function sessionLoop(
     ...(o.prompt.agents === undefined ? {} : { agents: o.prompt.agents }),
     ...(o.prompt.override === undefined ? {} : { override: o.prompt.override }),
     append: o.prompt.append,
+    ...(o.prompt.style === undefined ? {} : { style: o.prompt.style }),
   });
   o.emit({
     type: "session_started",
