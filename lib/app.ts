@@ -34,7 +34,7 @@ import type { Approver } from "./protocol/approval.ts";
 import type { RuleTexts } from "./permissions/run_rules.ts";
 import type { SidecarStore } from "./store/store.ts";
 import { FileSidecarStore } from "./store/file_store.ts";
-import { migrateProjectFolders } from "./store/project_migration.ts";
+import { migrateOnOpen } from "./store/project_migration.ts";
 import { loadRegistry } from "./registry/mod.ts";
 import type { RegistrySnapshot } from "./registry/snapshot.ts";
 import { type ChildRunner, InThreadRunner, WorkerRunner } from "./child/child_runner.ts";
@@ -155,17 +155,6 @@ async function settingsOf(
   return { config, claude, additionalDirs };
 }
 
-/** Once per storage root: project folders of the old layout move to one-to-one names (one stat after). */
-async function migrateStorage(ports: Ports, layout: StorageLayout, options: AppOptions): Promise<void> {
-  const migrated = await migrateProjectFolders(ports.fs, layout).catch((e) => {
-    if ((options.storage ?? "write") === "read") return undefined; // a read-only root is read as it is
-    throw e;
-  });
-  for (const line of [...migrated?.moved ?? [], ...migrated?.left ?? []]) {
-    options.debugSink?.(`storage: ${line}`);
-  }
-}
-
 export async function createApp(ports: Ports, flags: AppFlags, options: AppOptions = {}): Promise<App> {
   const root = resolveStorageRoot(ports.env);
   const [storageRoot, workspace] = await allInOrder([
@@ -173,7 +162,12 @@ export async function createApp(ports: Ports, flags: AppFlags, options: AppOptio
     canonicalWorkspace(ports),
   ]);
   const layout = storageLayout(storageRoot);
-  await migrateStorage(ports, layout, options);
+  // Once per storage root: project folders of older Blade move to one-to-one names (then one stat).
+  const debug = flags.debug === true || ports.env.get("BLADE_DEBUG") === "1";
+  await migrateOnOpen(ports.fs, layout, {
+    access: options.storage ?? "write",
+    note: debug ? options.debugSink : undefined,
+  });
   const trust = decideTrust(
     await readTrust(ports.fs, layout.trustFile),
     workspace,
