@@ -155,19 +155,20 @@ async function settingsOf(
   return { config, claude, additionalDirs };
 }
 
-export async function createApp(ports: Ports, flags: AppFlags, options: AppOptions = {}): Promise<App> {
-  const root = resolveStorageRoot(ports.env);
+/** The storage root and the workspace; older Blade's project folders get one-to-one names (once per root). */
+async function openStorage(ports: Ports, flags: AppFlags, options: AppOptions) {
   const [storageRoot, workspace] = await allInOrder([
-    openStorageRoot(ports.fs, root, options.storage ?? "write"),
+    openStorageRoot(ports.fs, resolveStorageRoot(ports.env), options.storage ?? "write"),
     canonicalWorkspace(ports),
   ]);
   const layout = storageLayout(storageRoot);
-  // Once per storage root: project folders of older Blade move to one-to-one names (then one stat).
-  const debug = flags.debug === true || ports.env.get("BLADE_DEBUG") === "1";
-  await migrateOnOpen(ports.fs, layout, {
-    access: options.storage ?? "write",
-    note: debug ? options.debugSink : undefined,
-  });
+  const note = flags.debug === true || ports.env.get("BLADE_DEBUG") === "1" ? options.debugSink : undefined;
+  await migrateOnOpen(ports.fs, layout, { access: options.storage ?? "write", note });
+  return { layout, workspace };
+}
+
+export async function createApp(ports: Ports, flags: AppFlags, options: AppOptions = {}): Promise<App> {
+  const { layout, workspace } = await openStorage(ports, flags, options);
   const trust = decideTrust(
     await readTrust(ports.fs, layout.trustFile),
     workspace,
