@@ -303,7 +303,7 @@ Deno.test("interactive: Ctrl-C mid-turn cancels it (turn_aborted cancelled, [Req
   assert.deepEqual(aborted.map((e) => e.type === "turn_aborted" && e.data.cause), ["cancelled"]);
   assert.equal(log.filter((e) => e.type === "turn_completed").length, 1);
   // The provider key typed into a prompt is redacted in the prompt history as in the transcript.
-  const [project] = [...Deno.readDirSync(`${sandbox.storage}/projects`)];
+  const [project] = [...Deno.readDirSync(`${sandbox.storage}/projects`)].filter((e) => e.isDirectory);
   const history = await Deno.readTextFile(`${sandbox.storage}/projects/${project!.name}/prompt-history.json`);
   assert.match(history, /are you there\? \(my key is \[REDACTED\]\)/);
 });
@@ -423,7 +423,7 @@ Deno.test("interactive: /agents, history that survives a restart (0600), and a m
     await term.press("C-d");
     assert.equal(await term.exitCode(), 0);
   }
-  const files = [...Deno.readDirSync(`${sandbox.storage}/projects`)];
+  const files = [...Deno.readDirSync(`${sandbox.storage}/projects`)].filter((e) => e.isDirectory);
   const historyFile = `${sandbox.storage}/projects/${files[0]!.name}/prompt-history.json`;
   assert.equal(Deno.statSync(historyFile).mode! & 0o777, 0o600);
   await using again = await start();

@@ -7,6 +7,7 @@ import type { RuntimeEvent, RuntimeWarning } from "../protocol/events.ts";
 import { onInterrupt } from "../sys/signals.ts";
 import { providerErrorHint } from "../provider/error_hint.ts";
 import { type Io, redactedIo } from "./io.ts";
+import { deltaRedaction } from "./redact_deltas.ts";
 import { bladeEventLine, type OutputFormat, type PrintSummary, textRenderer } from "./print_render.ts";
 import { RunLedger } from "./run_ledger.ts";
 import { jsonTerminalSafe, terminalSafe } from "./sanitize.ts";
@@ -77,6 +78,8 @@ export interface PrintSinkOptions {
   /** `--max-budget-usd`: called once when the run's cost passes it. */
   budgetUsd?: number;
   onBudgetExceeded?: () => void;
+  /** The run's secrets: text deltas are redacted on their joined text (redact_deltas.ts). */
+  secrets?: () => readonly string[];
 }
 
 /**
@@ -103,6 +106,24 @@ export function printSink(io: Io, o: PrintSinkOptions): PrintSink {
   });
   let budgetHit = false;
   let lost: RuntimeWarning | undefined;
+  const deltas = o.secrets === undefined ? undefined : deltaRedaction(o.secrets);
+  const show = (event: RuntimeEvent) => {
+    ledger.add(event);
+    if (event.type === "runtime_warning") {
+      if (event.workLost) lost ??= event;
+      // stdout keeps its one JSON object (json) or its stream (stream-json carries it as a line).
+      if (o.format === "text" || o.format === "json") {
+        io.err(`blade: warning: ${terminalSafe(event.message)}\n`);
+      }
+    }
+    if (o.budgetUsd !== undefined && !budgetHit && ledger.totalCostUSD > o.budgetUsd) {
+      budgetHit = true;
+      o.onBudgetExceeded?.();
+    }
+    if (o.format === "stream-json") { for (const json of stream.onEvent(event)) line(json); }
+    else if (o.format === "blade-events") line(bladeEventLine(event));
+    else if (o.format === "text") text.onEvent(event);
+  };
   return {
     ledger,
     lostWork: () => lost,
@@ -111,23 +132,11 @@ export function printSink(io: Io, o: PrintSinkOptions): PrintSink {
       if (o.format === "stream-json") line(stream.userLine(text));
     },
     emit(event) {
-      ledger.add(event);
-      if (event.type === "runtime_warning") {
-        if (event.workLost) lost ??= event;
-        // stdout keeps its one JSON object (json) or its stream (stream-json carries it as a line).
-        if (o.format === "text" || o.format === "json") {
-          io.err(`blade: warning: ${terminalSafe(event.message)}\n`);
-        }
-      }
-      if (o.budgetUsd !== undefined && !budgetHit && ledger.totalCostUSD > o.budgetUsd) {
-        budgetHit = true;
-        o.onBudgetExceeded?.();
-      }
-      if (o.format === "stream-json") { for (const json of stream.onEvent(event)) line(json); }
-      else if (o.format === "blade-events") line(bladeEventLine(event));
-      else if (o.format === "text") text.onEvent(event);
+      if (deltas === undefined) show(event);
+      else for (const e of deltas.map(event)) show(e);
     },
     finish(summary) {
+      for (const e of deltas?.flush() ?? []) show(e);
       if (o.format === "text") text.finish(summary);
       else {
         const result = claudeResult(summary, ledger, crypto.randomUUID());
@@ -262,6 +271,7 @@ function turnSink(
     apiKeySource: apiKeySourceOf(app),
     additionalDirectories: [...app.additionalDirs],
     ...(f.budgetUsd === undefined ? {} : { budgetUsd: f.budgetUsd, onBudgetExceeded }),
+    secrets: app.secrets,
   });
 }
 
