@@ -21,6 +21,8 @@ import type {
 import { TranscriptWriter } from "../session/transcript.ts";
 import { resolveChildTools } from "../registry/child_tools.ts";
 import { sessionLoop } from "./session_loop.ts";
+import { type LoopHooks, mergeHooks } from "./hooks.ts";
+import { structuredRetries } from "./structured_hooks.ts";
 import type { RuleSet, ToolRule } from "../protocol/tool_rule.ts";
 import { isMcpToolName } from "../protocol/mcp_names.ts";
 import { rulesOf, type RuleTexts } from "../permissions/run_rules.ts";
@@ -100,6 +102,12 @@ export interface ChildDeps {
   redact?: (text: string) => string;
   /** A foreground child of an interactive session asks the person (through its parent); others refuse. */
   approve?: Approver;
+  /**
+   * The hook points of a child's loop, built for its spec where the child runs (this thread, or its
+   * Worker: child/child_worker.ts), so they see the spec, not the parent's objects. A child that must
+   * return an object adds StructuredOutput's retries (structured_hooks.ts) after them.
+   */
+  hooks?: (spec: ChildSpec) => LoopHooks | undefined;
 }
 
 /**
@@ -255,7 +263,7 @@ export async function runChild(deps: ChildDeps, spec: ChildSpec, signal: AbortSi
       ...(spec.worktree === undefined ? {} : { worktree: spec.worktree }),
       ...(spec.commands === undefined ? {} : { commands: spec.commands }),
       ...(spec.additionalDirs === undefined ? {} : { additionalDirs: spec.additionalDirs }),
-      ...(structured === undefined ? {} : { followUp: () => structured.followUp() }),
+      ...mergeHooks(deps.hooks?.(spec), structured === undefined ? undefined : structuredRetries(structured)),
     }, { messages: spec.initialMessages ?? [], turns: 0 });
     // session_created goes in the same durable batch as the first turn (one fsync fewer per child).
     const run = await loop.run({

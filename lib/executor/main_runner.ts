@@ -22,6 +22,7 @@ import { readTranscript, type TranscriptDiagnostic, type TranscriptWriter } from
 import { rebuildHistory } from "../session/history.ts";
 import { acquireLease, type SessionLease } from "../session/lease.ts";
 import { runUntilSettled, type SettledRun } from "./settle.ts";
+import { structuredOutputHooks } from "./structured_hooks.ts";
 import type { PendingWork } from "../protocol/delivery.ts";
 import type { Approver } from "../protocol/approval.ts";
 
@@ -280,9 +281,7 @@ async function buildMainSession(
     ...(config.maxTurns === undefined ? {} : { maxTurns: config.maxTurns }),
     ...(pending === undefined ? {} : { pending }),
     ...(o.approve === undefined ? {} : { approve: o.approve }),
-    ...(o.structured === undefined
-      ? {}
-      : { followUp: o.structured.followUp, exhausted: o.structured.exhausted }),
+    ...(o.structured === undefined ? {} : structuredOutputHooks(o.structured)),
   }, { messages: history.messages, turns: history.turns });
   return sessionHandle(opened, history, { loop, pending, recoveryWarnings, lease });
 }

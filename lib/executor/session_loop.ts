@@ -12,10 +12,12 @@ import { buildSystemPrompt } from "../session/system_prompt.ts";
 import type { AnyTool, LiveTools } from "../tools/tool.ts";
 import { AgentLoop } from "./loop.ts";
 import type { PendingWork } from "../protocol/delivery.ts";
-import type { BeforeToolCall, ToolPolicy } from "./tool_runner.ts";
+import type { ToolPolicy } from "./tool_runner.ts";
+import { hookPoints, type LoopHooks } from "./hooks.ts";
 import type { Approver } from "../protocol/approval.ts";
 
-export interface SessionLoopOptions extends ToolPolicy {
+/** One session's loop: the loop's options plus its prompt and announcement; hook points pass through. */
+export interface SessionLoopOptions extends ToolPolicy, LoopHooks {
   ports: Ports;
   provider: Provider;
   transcript: TranscriptWriter;
@@ -49,11 +51,6 @@ export interface SessionLoopOptions extends ToolPolicy {
   };
   maxTurns?: number;
   pending?: PendingWork;
-  /** See LoopOptions.followUp (StructuredOutput's corrective retries). */
-  followUp?: () => string | undefined;
-  /** See LoopOptions.exhausted (StructuredOutput's attempts ran out). */
-  exhausted?: () => string | undefined;
-  beforeToolCall?: BeforeToolCall;
   /** The interactive session's approvals (LoopOptions.approve). */
   approve?: Approver;
 }
@@ -105,9 +102,7 @@ export function sessionLoop(
     emit: o.emit,
     ...(o.maxTurns === undefined ? {} : { maxTurns: o.maxTurns }),
     ...(o.pending === undefined ? {} : { pending: o.pending }),
-    ...(o.followUp === undefined ? {} : { followUp: o.followUp }),
-    ...(o.exhausted === undefined ? {} : { exhausted: o.exhausted }),
-    ...(o.beforeToolCall === undefined ? {} : { beforeToolCall: o.beforeToolCall }),
+    ...hookPoints(o),
     ...(o.approve === undefined ? {} : { approve: o.approve }),
     ...(o.worktree === undefined ? {} : { worktree: o.worktree }),
     ...(o.commands === undefined ? {} : { commands: o.commands }),
