@@ -212,7 +212,7 @@ export class ToolRunner {
       return error(`Tool ${call.name} failed unexpectedly: ${describeError(e)}`);
     }
     const hooks = this.#o.hooks;
-    if (hooks !== undefined) result = await hooks.after({ ...request, input }, result);
+    if (hooks?.hooks.afterToolCall !== undefined) result = await hooks.after({ ...request, input }, result);
     return { result, denied: result.denied === true };
   }
 
@@ -263,7 +263,7 @@ export class ToolRunner {
       const asked = await o.ask(call, { path, reason: decision.message }, ctx.signal);
       if (!asked.allowed) return { allow: false, askable: false, message: asked.message };
     } else if (!decision.allow) return decision;
-    if (o.hooks === undefined) return { allow: true };
+    if (o.hooks?.hooks.beforeToolCall === undefined) return { allow: true };
     const answer = await o.hooks.before(request);
     return answer.allow
       ? answer

@@ -328,14 +328,21 @@ Deno.test("exactly once: a foreground Task call never gets a completion receipt"
 });
 
 Deno.test("exactly once: a delivered and acknowledged notice is never delivered again across three restarts", async () => {
+  // The child ends once the parent has its Task result, so its notice opens the next turn (not this one).
+  const parentAnswered = new Gate();
   await using h = await backgroundHarness({
-    reply: (req): Reply => {
-      if (req.meta.agentType === WORKER) return { text: "CHILD-RESULT-7" };
+    reply: async (req, signal): Promise<Reply> => {
+      if (req.meta.agentType === WORKER) {
+        await parentAnswered.wait(signal);
+        return { text: "CHILD-RESULT-7" };
+      }
       if (turnIndex(req) === 0) {
         return { toolCalls: [bgTask(undefined, "Count the things in the background.")] };
       }
       if (lastMessage(req)?.hidden === true) return { text: "Noted the completion." };
-      return hasToolResult(req) ? { text: "Waiting for the worker." } : { text: "Nothing new." };
+      if (!hasToolResult(req)) return { text: "Nothing new." };
+      parentAnswered.open();
+      return { text: "Waiting for the worker." };
     },
   });
   const p = await h.parent();
