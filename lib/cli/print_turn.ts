@@ -213,7 +213,8 @@ export async function runTurn(
         sink.emit(e);
       },
       signal: interrupt.signal,
-      extraTools: (id) => runtime.extraTools(id),
+      subagents: (id) => runtime.subagentsFor(id),
+      recovery: runtime.recovery,
       ...(f.backgroundWaitMs === undefined ? {} : { backgroundWaitMs: f.backgroundWaitMs }),
       ...(mcp === undefined ? {} : { mcp }),
       ...(structured === undefined ? {} : { structured: structuredHooks(structured) }),

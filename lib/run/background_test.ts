@@ -466,7 +466,7 @@ Deno.test("exactly once: a delivery written but not acknowledged (crash) is not 
     resume: p.sessionId,
     emit: () => {},
     signal: new AbortController().signal,
-    extraTools: (sessionId) => {
+    subagents: (sessionId) => {
       const rt = new SubagentRuntime(env, {
         sessionId,
         projectPath: h.workspace,
@@ -568,12 +568,14 @@ Deno.test({
     };
     const base = await createApp(ports, {});
     const app: App = { ...base, provider: () => Promise.resolve(h.model) };
+    const runtime = app.runtime(() => {});
     const run = await runMainSession(app, {
       prompt: "Carry on please",
       resume: p.sessionId,
       emit: () => {},
       signal: new AbortController().signal,
-      extraTools: (id) => app.runtime(() => {}).extraTools(id),
+      subagents: (id) => runtime.subagentsFor(id),
+      recovery: runtime.recovery,
     });
     assert.equal(run.result.finalText, "Resumed with the result.");
     assert.deepEqual(deliveredIn(await p.events()), [completionInboxId(childId)]);
