@@ -54,6 +54,8 @@ export interface AppFlags extends ConfigFlags {
   fallbackModel?: string;
   /** `--add-dir`: folders the tools may work in besides the workspace (relative to the working folder). */
   addDirs?: readonly string[];
+  /** `--bare`: no memory, commands, skills, output styles or MCP servers from files. */
+  bare?: boolean;
 }
 
 export interface AppOptions {

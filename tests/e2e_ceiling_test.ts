@@ -149,3 +149,73 @@ Deno.test("ceiling e2e: --disallowed-tools Bash removes Bash from children too",
   assert.match(bash!.content, /Unknown tool "Bash"/);
   assert.equal(await Deno.lstat(`${sandbox.workspace}/ran.txt`).then(() => true, () => false), false);
 });
+
+/** main → `agent` (defined by `agents`) → general-purpose, which makes `attempt`; its tool results. */
+async function throughAgent(
+  sandbox: BladeSandbox,
+  agents: Record<string, unknown>,
+  attempt: unknown[],
+): Promise<ToolResultBlock[]> {
+  const [name] = Object.keys(agents);
+  await run(sandbox, {
+    main: [{ turns: [{ tool_calls: [task(name!, "Do the work below you.")] }, { text: "done" }] }],
+    [name!]: [{
+      turns: [{ tool_calls: [task("general-purpose", "Do it for me, please.")] }, { text: "done" }],
+    }],
+    "general-purpose": [{ turns: attempt }],
+  }, ["--permission-mode", "yolo", "--agents", JSON.stringify(agents)]);
+  const grandchild = (await readSidecars(sandbox.storage)).find((r) => r.subagentType === "general-purpose");
+  assert.ok(grandchild !== undefined);
+  // Frozen in its record, so a resume keeps them.
+  assert.ok(grandchild.configSnapshot.rules !== undefined);
+  return toolResults(await transcriptEvents(transcriptPath(sandbox, grandchild.id)));
+}
+
+Deno.test("ceiling e2e: an agent limited to Bash(git status:*) cannot have its child run anything else", async () => {
+  await using sandbox = await bladeSandbox();
+  const results = await throughAgent(sandbox, {
+    statuser: { description: "Looks at git", prompt: "You look.", tools: ["Bash(git status:*)", "Task"] },
+  }, [{ tool_calls: [{ name: "Bash", input: { command: "touch ran.txt" } }] }, { text: "Tried." }]);
+  assert.match(results[0]!.content, /outside the tools .* \(Bash\(git status:\*\)\)/);
+  await assertNothingHappened(sandbox);
+});
+
+Deno.test("ceiling e2e: an agent's disallowedTools Bash(touch:*) holds for its child", async () => {
+  await using sandbox = await bladeSandbox();
+  const results = await throughAgent(sandbox, {
+    careful: { description: "Never touches", prompt: "You work.", disallowedTools: ["Bash(touch:*)"] },
+  }, [{ tool_calls: [{ name: "Bash", input: { command: "touch ran.txt" } }] }, { text: "Tried." }]);
+  assert.match(results[0]!.content, /matches the deny rule Bash\(touch:\*\)/);
+  await assertNothingHappened(sandbox);
+});
+
+Deno.test("ceiling e2e: an agent limited to Edit(docs/**) cannot have its child edit src/app.ts", async () => {
+  await using sandbox = await bladeSandbox();
+  await sandbox.write("src/app.ts", "export const app = 1;\n");
+  await sandbox.write("docs/a.md", "# a\n");
+  const results = await throughAgent(sandbox, {
+    documenter: {
+      description: "Edits docs",
+      prompt: "You document.",
+      tools: ["Read", "Edit(docs/**)", "Task"],
+    },
+  }, [
+    {
+      tool_calls: [
+        { name: "Read", input: { file_path: "src/app.ts" } },
+        { name: "Read", input: { file_path: "docs/a.md" } },
+      ],
+    },
+    {
+      tool_calls: [
+        { name: "Edit", input: { file_path: "src/app.ts", old_string: "1", new_string: "2" } },
+        { name: "Edit", input: { file_path: "docs/a.md", old_string: "# a", new_string: "# b" } },
+      ],
+    },
+    { text: "Tried." },
+  ]);
+  assert.match(results[2]!.content, /outside the tools .* \(Edit\(docs\/\*\*\)\)/);
+  assert.equal(results[3]!.isError, false, results[3]!.content);
+  assert.equal(await Deno.readTextFile(`${sandbox.workspace}/src/app.ts`), "export const app = 1;\n");
+  assert.equal(await Deno.readTextFile(`${sandbox.workspace}/docs/a.md`), "# b\n");
+});

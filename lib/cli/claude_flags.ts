@@ -29,6 +29,8 @@ export const CLAUDE_OPTIONS = {
   "mcp-config": { type: "string", multiple: true },
   "strict-mcp-config": { type: "boolean" },
   "permission-prompt-tool": { type: "string" },
+  // No memory, commands, skills, output styles or MCP servers from files (cli/context_wiring.ts).
+  bare: { type: "boolean" },
 } as const;
 
 /** Flags Blade accepts and does not honour yet, with what happens instead (the warning's text). */

@@ -21,6 +21,7 @@ Usage:
   blade tasks list|output|wait|cancel|clean   inspect and control subagent runs
   blade trust [path] [--revoke|--status] [--json]   Workspace Trust
   blade mcp list [--json]            MCP servers of this folder: status and tools
+  blade memory [--json]              memory files (CLAUDE.md, …), skills and commands a session loads here
   blade demo                         a complete delegation flow against the built-in scripted model
 
 Options for the interactive session, -p and run:
@@ -63,6 +64,8 @@ Options for the interactive session, -p and run:
   --json-schema <schema>      answer as one object matching this JSON Schema (inline or file): structured_output
   --fallback-model <model>    on an overloaded model (529), the session switches to this model (subagents too)
   --add-dir <dirs…>           folders the tools (and subagents) may also read and write, like the workspace
+  --bare                      load no memory (CLAUDE.md), commands, skills, output styles or MCP servers
+                              from files
   --permission-prompt-tool stdio  stream-json input: calls that need approval are asked of the Agent SDK
                               (can_use_tool, its canUseTool); an MCP prompt tool is not honoured yet
   --setting-sources,
@@ -82,12 +85,15 @@ Settings: ~/.blade/config.json, .blade/settings.json, and Claude Code's ~/.claud
   .claude/settings.json, .claude/settings.local.json (Blade's win). docs/guides/migrating-from-claude-code.md
 `;
 
+/** `blade memory` and its alias `blade context` (cli/memory_cmd.ts). */
+const MEMORY = ["memory", "context"];
+
 export async function runCli(argv: string[], ports: Ports, io: Io): Promise<number> {
   const formatFlag = argv.find((a, i) =>
     argv[i - 1] === "--output-format" || a.startsWith("--output-format=")
   )
     ?.replace(/^--output-format=/, "");
-  const management = ["agents", "tasks", "trust", "demo", "help"].includes(argv[0] ?? "");
+  const management = ["agents", "tasks", "trust", "demo", "help", ...MEMORY].includes(argv[0] ?? "");
   const errorFormat = !management && (formatFlag === "json" || formatFlag === "stream-json")
     ? "result"
     : argv.includes("--json") || formatFlag === "json"
@@ -123,6 +129,9 @@ export async function runCli(argv: string[], ports: Ports, io: Io): Promise<numb
       case "help":
         io.out(MAIN_HELP);
         return 0;
+    }
+    if (MEMORY.includes(first ?? "")) {
+      return await (await import("./memory_cmd.ts")).runMemory(argv, ports, io);
     }
     const { values, positionals } = parseOrUsage(
       () =>

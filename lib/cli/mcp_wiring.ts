@@ -17,7 +17,8 @@ export interface McpFlags {
 export function mcpFlagsOf(values: Record<string, any>): McpFlags {
   return {
     mcpConfig: (values["mcp-config"] as string[] | undefined) ?? [],
-    strict: values["strict-mcp-config"] === true,
+    // --bare: no MCP servers from files, only --mcp-config (docs/guides/memory.md).
+    strict: values["strict-mcp-config"] === true || values.bare === true,
   };
 }
 

@@ -52,6 +52,7 @@ export function appFlagsOf(values: Values): AppFlags {
     ...(values.settings === undefined ? {} : { settings: values.settings }),
     ...(values["fallback-model"] === undefined ? {} : { fallbackModel: values["fallback-model"] }),
     ...(values["add-dir"] === undefined ? {} : { addDirs: values["add-dir"] }),
+    ...(values.bare === true ? { bare: true } : {}),
   };
 }
 

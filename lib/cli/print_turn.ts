@@ -18,6 +18,7 @@ import type { McpHub } from "../mcp/hub.ts";
 import type { PromptFlags } from "./print_inputs.ts";
 import type { Approver } from "../protocol/approval.ts";
 import type { StructuredOutput, StructuredOutputState } from "../tools/structured_output.ts";
+import { sessionContextOf } from "./context_wiring.ts";
 
 /**
  * Wires Ctrl-C to an AbortController; the second Ctrl-C is left to the default handler. `external`
@@ -196,6 +197,7 @@ export async function runTurn(
   });
   // Each turn returns its own object (loaded only with --json-schema: it brings zod).
   const structured = await structuredOutputOf(f.jsonSchema, app.config.structuredOutputAttempts);
+  const context = await sessionContextOf(app);
   try {
     const run = await runMainSession(app, {
       prompt,
@@ -219,6 +221,7 @@ export async function runTurn(
       ...(mcp === undefined ? {} : { mcp }),
       ...(structured === undefined ? {} : { structured: structuredHooks(structured) }),
       ...(f.approve === undefined ? {} : { approve: f.approve }),
+      ...(context === undefined ? {} : { context }),
     });
     // A continued session whose transcript had a torn or bad line: the rest was kept; say so.
     for (const d of run.transcriptDiagnostics) {

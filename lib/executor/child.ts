@@ -25,7 +25,8 @@ import { type LoopHooks, mergeHooks } from "./hooks.ts";
 import { structuredRetries } from "./structured_hooks.ts";
 import type { RuleSet, ToolRule } from "../protocol/tool_rule.ts";
 import { isMcpToolName } from "../protocol/mcp_names.ts";
-import { rulesOf, type RuleTexts } from "../permissions/run_rules.ts";
+import { limitsOf, rulesOf, type RuleTexts } from "../permissions/run_rules.ts";
+import { childRulesOf } from "../permissions/ceiling.ts";
 import { describeError } from "../errors.ts";
 import { storageWriteFailed } from "../store/storage_root.ts";
 
@@ -45,7 +46,10 @@ export interface ChildSpec {
   lineage: Lineage;
   /** Conversation copied from a resumed source; the prompt is appended after it. */
   initialMessages?: Message[];
-  /** The run's rules (flags, settings): they apply in every child too; deny beats allow. */
+  /**
+   * The child's effective rules (permissions/ceiling.ts childRulesOf): the run's, with the deny rules and
+   * `tools` limits of every agent above it and its own; deny beats allow. Frozen in `config.rules`.
+   */
   rules?: RuleTexts;
   /** The delegating session's tool names (the capability ceiling): the child gets none outside them. */
   toolCeiling?: string[];
@@ -146,14 +150,14 @@ export function childToolNames(spec: ChildSpec, available: readonly string[]): s
     .allowed;
 }
 
-/** The child's rules: its run's, plus its agent's `disallowedTools` rules; and its agent's tool limits. */
-function childRules(spec: ChildSpec): { rules: RuleSet; limits: ToolRule[] } {
-  const run = rulesOf(spec.rules);
-  const own = resolveChildTools(
-    { tools: spec.config.tools, disallowedTools: spec.config.disallowedTools },
-    [],
-  );
-  return { rules: { ...run, deny: [...run.deny, ...own.denyRules] }, limits: own.limits };
+/**
+ * The child's rules: its effective rules as the launch plan computed them (the run's, narrowed by every
+ * agent above it and its own, permissions/ceiling.ts), with its own definition applied once more (which
+ * adds nothing to a planned spec) so a spec built without them still gets its agent's limits.
+ */
+function childRules(spec: ChildSpec): { rules: RuleSet; limits: ToolRule[][] } {
+  const texts = childRulesOf(spec.rules, spec.config);
+  return { rules: rulesOf(texts), limits: limitsOf(texts) };
 }
 
 function childTranscript(deps: ChildDeps, spec: ChildSpec): TranscriptWriter {

@@ -29,6 +29,7 @@ import { TurnOpening } from "./turn_opening.ts";
 import { HookPoints, hookPoints } from "./hooks.ts";
 import type { LoopOptions } from "./loop_options.ts";
 import { type JournalMessage, type LoopJournal, transcriptJournal } from "./journal.ts";
+import { resultContext, withContext } from "./request_context.ts";
 
 export type { RunError, RunResult, RunStatus, TurnInput } from "./run_result.ts";
 export type { LoopOptions } from "./loop_options.ts";
@@ -266,8 +267,9 @@ export class AgentLoop {
     }
     // The request goes out once the batch's bytes are written: its fsyncs then run alongside.
     if (opening.state === "writing") await opening.handed;
-    // transformContext: what this request sends (the conversation itself is kept whole).
-    const request = { system: o.system, messages: this.messages };
+    // What this request sends: the session's context in front (request_context.ts), then as
+    // transformContext leaves it (the conversation itself is kept whole).
+    const request = { system: o.system, messages: withContext(this.messages, o.context) };
     const { system, messages } = o.transformContext === undefined
       ? request
       : await this.#hooks.context(request, signal);
@@ -309,7 +311,7 @@ export class AgentLoop {
       if (result.parts !== undefined) parts.push(...result.parts);
       return { type: "tool_result", callId: call.id, content: result.content, isError: result.isError };
     });
-    await this.#persist({ role: "user", content: blocks }, { parts });
+    await this.#persist({ role: "user", content: [...blocks, ...resultContext(results)] }, { parts });
   }
 
   async #deliver(state: TurnState, late: Delivery[]): Promise<void> {

@@ -12,12 +12,13 @@ import type { Approver } from "../protocol/approval.ts";
 import type { ToolPolicy } from "./tool_runner.ts";
 import type { LoopHooks } from "./hooks.ts";
 import type { LoopJournal } from "./journal.ts";
+import type { RequestContext } from "./request_context.ts";
 
 /**
  * A session's loop: its model, transcript, tools, the policy they run under (ToolPolicy) and its hook
  * points (LoopHooks; several sources are combined with `mergeHooks`).
  */
-export interface LoopOptions extends ToolPolicy, LoopHooks {
+export interface LoopOptions extends ToolPolicy, LoopHooks, RequestContext {
   ports: Ports;
   provider: Provider;
   transcript: TranscriptWriter;

@@ -26,6 +26,7 @@ import { structuredOutputHooks } from "./structured_hooks.ts";
 import type { PendingWork } from "../protocol/delivery.ts";
 import type { Approver } from "../protocol/approval.ts";
 import type { SessionRecovery, SessionSubagents } from "./session_ports.ts";
+import type { SessionContext } from "./session_context.ts";
 
 export type { RecoveryOutcome, SessionRecovery, SessionSubagents } from "./session_ports.ts";
 
@@ -55,6 +56,8 @@ export interface MainRunOptions {
   backgroundWaitMs?: number;
   /** The interactive session's approvals (print mode has none: unapproved calls are refused). */
   approve?: Approver;
+  /** Memory, skills and what they change in the session's tools (executor/session_context.ts). */
+  context?: SessionContext;
   /** `--json-schema`: the StructuredOutput tool (kept whatever `--tools` says) and its corrective follow-ups. */
   structured?: { tool: AnyTool; followUp: () => string | undefined; exhausted: () => string | undefined };
 }
@@ -247,6 +250,7 @@ async function buildMainSession(
       : { extraEnv: app.claude.env }),
     rules: o.rules ?? NO_RULES,
     emit: o.emit,
+    ...(o.context === undefined ? {} : { context: o.context.blocks }),
     prompt: {
       ...(extra.agentsText === undefined || !tools.some((t) => t.name === "Task")
         ? {}
@@ -294,10 +298,12 @@ async function recoverHistory(
 /** The session's tools: core and extra tools (rules and --tools applied), then StructuredOutput. */
 function sessionTools(o: MainSessionOptions, extra: SessionSubagents) {
   // The subagent layer's tools replace core tools of the same name (Bash with background support).
-  const all = filterTools(mergeTools(coreTools(), extra.tools), o.rules ?? NO_RULES);
+  const added = [...o.context?.tools ?? []];
+  const all = filterTools(mergeTools(coreTools(), extra.tools, added), o.rules ?? NO_RULES);
   const only = o.onlyTools === undefined ? undefined : new Set(o.onlyTools);
+  const wrap = o.context?.wrap ?? ((t: AnyTool) => t);
   return [
-    ...(only === undefined ? all : all.filter((t) => only.has(t.name))),
+    ...(only === undefined ? all : all.filter((t) => only.has(t.name))).map(wrap),
     ...(o.structured === undefined ? [] : [o.structured.tool]),
   ];
 }

@@ -42,6 +42,8 @@ export interface SessionLoopOptions extends ToolPolicy, LoopHooks {
     /** Appended: the agent's own prompt, or --append-system-prompt. */
     append: readonly string[];
   };
+  /** Memory and the skills listing, opening the first user message of every request (LoopOptions.context). */
+  context?: readonly string[];
   /** Top-level sessions announce the tool names, subagent types and permission mode they start with. */
   announce?: {
     tools: string[];
@@ -88,6 +90,7 @@ export function sessionLoop(
     ...(o.specs === undefined ? {} : { specs: o.specs }),
     ...(o.live === undefined ? {} : { live: o.live }),
     system,
+    ...(o.context === undefined ? {} : { context: o.context }),
     model: o.model,
     maxTokens: o.maxTokens,
     meta: { sessionId: o.sessionId, agentType: o.agentType, depth: o.depth },

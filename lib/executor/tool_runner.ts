@@ -5,6 +5,7 @@
 // hook point (hooks.ts) — concurrent tools (Task) at once, the others one after another in call
 // order. A tool never crashes the loop: every failure becomes an error result the model sees.
 
+import { loadBashParser } from "../shell/bash_parser.ts";
 import type { Message, ToolCallBlock } from "../protocol/messages.ts";
 import type { RuntimeEventSink, TranscriptPart } from "../protocol/events.ts";
 import type { Ports } from "../sys/mod.ts";
@@ -39,10 +40,13 @@ export interface ToolPolicy {
   mode: PermissionMode;
   /** Settings `env`: added to the environment of the commands tools run. */
   extraEnv?: Record<string, string>;
-  /** Allow, ask and deny rules of the run (flags, settings, and for a child its agent's disallowedTools). */
+  /**
+   * Allow, ask and deny rules of the session (the run's flags and settings; for a child also the
+   * disallowedTools of its agent and of every agent above it).
+   */
   rules: RuleSet;
-  /** An agent's own tool rules (`tools: Bash(git:*)`): calls of a tool they name must match one. */
-  limits?: readonly ToolRule[];
+  /** The `tools` rules of the agent and every agent above it, one layer each (permissions/gate.ts). */
+  limits?: readonly (readonly ToolRule[])[];
 }
 
 export interface ToolRunnerOptions extends ToolPolicy {
@@ -230,7 +234,7 @@ export class ToolRunner {
       return { allow: false, message: `A hook rewrote the input of ${call.name} into an invalid one.` };
     }
     const path = await this.#rulePath(tool.name, input, ctx);
-    const decision = this.#permission({ tool, call: { ...call, input } }, path);
+    const decision = await this.#permission({ tool, call: { ...call, input } }, path);
     if (!decision.allow) return decision;
     // The call stays as the model made it (persisted, and in the conversation); the tool runs this.
     return { allow: true, input: parsed.data };
@@ -258,7 +262,7 @@ export class ToolRunner {
     const o = this.#o;
     const { tool, call, ctx } = request;
     const path = await this.#rulePath(tool.name, call.input, ctx);
-    const decision = this.#permission(request, path);
+    const decision = await this.#permission(request, path);
     if (!decision.allow && decision.askable && o.ask !== undefined) {
       const asked = await o.ask(call, { path, reason: decision.message }, ctx.signal);
       if (!asked.allowed) return { allow: false, askable: false, message: asked.message };
@@ -271,10 +275,15 @@ export class ToolRunner {
   }
 
   /** The permission gate's decision on a call (trust, mode, the run's rules, the agent's limits). */
-  #permission(request: { tool: AnyTool; call: ToolCallBlock }, path: string | undefined): GateDecision {
+  async #permission(
+    request: { tool: AnyTool; call: ToolCallBlock },
+    path: string | undefined,
+  ): Promise<GateDecision> {
     const o = this.#o;
     const { tool, call } = request;
     const home = o.ports.env.home();
+    // Bash rules are matched on a bash parse (shell/command_line.ts), loaded on the first command.
+    if (typeof call.input.command === "string") await loadBashParser();
     return decide({
       name: tool.name,
       kind: tool.kind,

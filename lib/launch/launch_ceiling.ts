@@ -5,7 +5,8 @@
 
 import type { PermissionMode } from "../protocol/permission_mode.ts";
 import { rulesOf, type RuleTexts, sessionToolNames } from "../permissions/run_rules.ts";
-import { capMode, capTools, narrowerMode } from "../permissions/ceiling.ts";
+import { capMode, capTools, childRulesOf, narrowerMode, resumedRulesOf } from "../permissions/ceiling.ts";
+import type { ConfigSnapshot } from "../store/schema.ts";
 import { resolveChildTools } from "../registry/child_tools.ts";
 import { BLADE_TOOL_NAMES } from "../protocol/tool_rule.ts";
 import type { AgentDefinition } from "../registry/schema.ts";
@@ -17,7 +18,7 @@ export interface CeilingParent {
   mode: PermissionMode;
   /** The delegating session's tool names; absent for a top-level session. */
   tools?: readonly string[];
-  /** The run's rules. */
+  /** The delegating session's effective rules (absent: none; a top-level session's are the run's). */
   rules?: RuleTexts;
 }
 
@@ -42,12 +43,22 @@ function toolCeilingOf(parent: CeilingParent): string[] {
 
 /**
  * A resumed run keeps its frozen config, but never more than the resuming session has: its mode is
- * capped by the parent's and its tools by the parent's tools.
+ * capped by the parent's and its tools by the parent's tools (its rules: resumedConfig).
  */
 export function resumedCeiling(spec: ChildSpec, parent: CeilingParent): ChildSpec {
   const toolCeiling = toolCeilingOf(parent);
   const permissionMode = narrowerMode(spec.config.permissionMode, parent.mode);
   return { ...spec, toolCeiling, config: { ...spec.config, permissionMode } };
+}
+
+/**
+ * A resumed run's frozen config with its rules narrowed by the resuming session's: the rules frozen
+ * when it first ran (its ancestors' denies and limits) and the resuming session's, both. A record
+ * written before rules were frozen has only its own definition's.
+ */
+export function resumedConfig(config: ConfigSnapshot, parent: CeilingParent): ConfigSnapshot {
+  const frozen = config.rules ?? childRulesOf(undefined, config);
+  return { ...config, rules: childRulesOf(resumedRulesOf(frozen, parent.rules), config) };
 }
 
 /** A verification agent is a read-only auditor that returns a verdict (docs/reference/verification.md). */

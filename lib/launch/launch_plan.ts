@@ -10,13 +10,13 @@ import type { SubtaskRefPart } from "../protocol/events.ts";
 import { resolveModel } from "../config/config.ts";
 import type { PermissionMode } from "../protocol/permission_mode.ts";
 import type { RuleTexts } from "../permissions/run_rules.ts";
-import { capMode } from "../permissions/ceiling.ts";
+import { capMode, childRulesOf } from "../permissions/ceiling.ts";
 import type { AgentDefinition } from "../registry/schema.ts";
 import type { ConfigSnapshot, SidecarRecord } from "../store/schema.ts";
 import type { ActiveWorktree } from "../tools/tool.ts";
 import type { TaskRequest, WarmCall } from "../tools/task.ts";
 import type { ChildSpec } from "../executor/child.ts";
-import { auditOf, ceilingOf, resumedCeiling } from "./launch_ceiling.ts";
+import { auditOf, ceilingOf, resumedCeiling, resumedConfig } from "./launch_ceiling.ts";
 import type { LoadResult } from "../store/codec.ts";
 import { planResume, type RestoreIsolation } from "./resume_plan.ts";
 import { lineageOf, type OwnProcess, resumedRecord, runningRecord } from "./launch_record.ts";
@@ -48,6 +48,11 @@ export interface ParentInfo {
    * session: Blade's tools minus those the run's deny rules remove.
    */
   tools?: readonly string[];
+  /**
+   * The delegating session's effective rules (a child's: permissions/ceiling.ts childRulesOf); absent
+   * for a top-level session, whose rules are the run's.
+   */
+  rules?: RuleTexts;
 }
 
 /** The parent session plus the run-wide policy a launch is decided under. */
@@ -58,8 +63,6 @@ export interface LaunchParent extends ParentInfo {
   aliases: Record<string, string>;
   /** CLAUDE_CODE_SUBAGENT_MODEL: every child's model, whatever its definition says. */
   subagentModel?: string;
-  /** The run's rules (flags, settings); they apply to every child too. */
-  rules?: RuleTexts;
   process: OwnProcess;
   /** The environment of a read-only auditor's commands (permissions/child_env.ts); absent = empty. */
   auditEnv?: Record<string, string>;
@@ -95,7 +98,7 @@ const refuse = (refusal: string): LaunchPlan => ({ ok: false, refusal });
 /** Freezes the definition into the snapshot the child runs with (model/mode `inherit` → parent's). */
 export function snapshotOf(
   definition: AgentDefinition,
-  parent: Pick<LaunchParent, "model" | "mode" | "aliases" | "subagentModel">,
+  parent: Pick<LaunchParent, "model" | "mode" | "aliases" | "subagentModel" | "rules">,
   isolation: "none" | "worktree",
 ): ConfigSnapshot {
   const model = parent.subagentModel !== undefined
@@ -118,6 +121,8 @@ export function snapshotOf(
     ...(definition.mcpServers === undefined ? {} : { mcpServers: structuredClone(definition.mcpServers) }),
     isolation,
     source: definition.source,
+    // The capability ceiling of rules: the parent's, narrowed by this definition, frozen for resume.
+    rules: childRulesOf(parent.rules, definition),
   };
 }
 
@@ -232,7 +237,7 @@ function planResumedLaunch(
     );
   }
   // The worktree lease is checked against git and taken over by the isolation layer (run/isolation.ts).
-  const record = resumedRecord(input, plan, parent, now);
+  const record = resumedRecord(input, { ...plan, config: resumedConfig(plan.config, parent) }, parent, now);
   return {
     ok: true,
     record,
@@ -243,7 +248,7 @@ function planResumedLaunch(
 
 /** What the child runs with, derived from its record and the parent's run-wide policy. */
 function specOf(record: SidecarRecord, parent: LaunchParent): ChildSpec {
-  const rules = parent.rules;
+  const rules = record.configSnapshot.rules ?? parent.rules;
   return {
     id: record.id,
     subagentType: record.subagentType,
@@ -295,7 +300,7 @@ export function warmSpec(
     ...(parent.worktree === undefined ? {} : { worktree: parent.worktree }),
     ...(parent.additionalDirs === undefined ? {} : { additionalDirs: [...parent.additionalDirs] }),
     ...auditOf(definition.name, parent.auditEnv),
-    ...(parent.rules === undefined ? {} : { rules: parent.rules }),
+    rules: childRulesOf(parent.rules, definition),
     ...ceilingOf(definition, parent),
   };
 }

@@ -143,10 +143,12 @@ Deno.test("planLaunch: the spec carries depth, lineage, trust and the run's rule
   assert.equal(plan.spec.depth, 2);
   assert.deepEqual(plan.spec.lineage, { rootAgentId: ID, resumeDepth: 0 });
   assert.equal(plan.spec.trusted, true);
-  assert.deepEqual(plan.spec.rules, rules);
+  // The run's rules, as the child's effective rules, frozen into its record for resume.
+  assert.deepEqual(plan.spec.rules, { ...rules, limits: [] });
+  assert.deepEqual(plan.record.configSnapshot.rules, plan.spec.rules);
   const none = planLaunch(request({}), registry, parent, NOW);
   assert.ok(none.ok);
-  assert.equal("rules" in none.spec, false);
+  assert.deepEqual(none.spec.rules, { allow: [], deny: [], ask: [], limits: [] });
 });
 
 Deno.test("warmSpec: a stand-in for a known type within the depth limit, else nothing", () => {
@@ -318,4 +320,58 @@ Deno.test("planLaunch: the capability ceiling caps the mode and the tools, and s
   assert.equal(top.spec.toolCeiling?.includes("Bash"), false);
   assert.equal(top.spec.toolCeiling?.includes("Write"), true);
   assert.equal("capped" in top.spec, false);
+});
+
+Deno.test("planLaunch: a resumed child keeps its frozen rules, narrowed again by the resuming session", () => {
+  // It first ran below an agent limited to `git status` that refused touch: those are in its record.
+  const below = {
+    ...parent,
+    rules: { allow: [], deny: ["Bash(touch:*)"], ask: [], limits: [["Bash(git status:*)", "Task"]] },
+  };
+  const source = planLaunch(request({ subagent_session_id: "agent-src" }), registry, below, NOW);
+  assert.ok(source.ok);
+  assert.deepEqual(source.record.configSnapshot.rules, { ...below.rules, limits: below.rules.limits });
+  const stored = {
+    ...source.record,
+    status: "completed" as const,
+    result: { success: true, message: "done" },
+  };
+  // Resumed by the top-level session, which has none of those limits: the record still does.
+  const resumed = planLaunch(
+    request({ subagent_type: undefined, resume_from: "agent-src" }),
+    registry,
+    {
+      ...parent,
+      rules: { allow: ["Bash"], deny: ["Bash(rm:*)"], ask: [] },
+    },
+    NOW + 1,
+    { source: { record: stored, legacy: false }, newIdTaken: false },
+  );
+  assert.ok(resumed.ok);
+  const want = {
+    allow: ["Bash"],
+    deny: ["Bash(touch:*)", "Bash(rm:*)"],
+    ask: [],
+    limits: [["Bash(git status:*)", "Task"]],
+  };
+  assert.deepEqual(resumed.spec.rules, want);
+  assert.deepEqual(resumed.record.configSnapshot.rules, want);
+  // A record written before rules were frozen gets its own definition's and the resuming session's.
+  const legacy = {
+    ...stored,
+    configSnapshot: { ...stored.configSnapshot, disallowedTools: ["Bash(curl:*)"] },
+  };
+  delete (legacy.configSnapshot as { rules?: unknown }).rules;
+  const old = planLaunch(
+    request({ subagent_type: undefined, resume_from: "agent-src" }),
+    registry,
+    parent,
+    NOW,
+    {
+      source: { record: legacy, legacy: false },
+      newIdTaken: false,
+    },
+  );
+  assert.ok(old.ok);
+  assert.deepEqual(old.spec.rules, { allow: [], deny: ["Bash(curl:*)"], ask: [], limits: [] });
 });

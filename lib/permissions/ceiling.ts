@@ -2,10 +2,14 @@
 // more than the session that delegates to it. Its permission mode is the narrower of its agent's mode
 // and its parent's effective mode (plan < dontAsk < default < autoEdit < yolo; dontAsk and default are
 // the same grant, and dontAsk, which never asks, is the narrower of the two), and its tools are a subset
-// of the parent's tools. Pure and table-tested; the launch plan calls it, and the child's Deno
-// permission set is derived from what it returns.
+// of the parent's tools. Its rules are the intersection of its own and every ancestor's (childRulesOf):
+// deny and ask rules accumulate down the tree, and each agent's `tools` rules become a layer every
+// descendant's calls must also match. Pure and table-tested; the launch plan calls it, and the child's
+// Deno permission set is derived from what it returns.
 
 import type { PermissionMode } from "../protocol/permission_mode.ts";
+import { parseToolRule, type ToolRule } from "../protocol/tool_rule.ts";
+import type { RuleTexts } from "./run_rules.ts";
 
 /** Narrowest first. */
 export const MODE_ORDER: readonly PermissionMode[] = ["plan", "dontAsk", "default", "autoEdit", "yolo"];
@@ -58,4 +62,63 @@ export function capTools(
   const missing = requested.filter((t) => !parentTools.includes(t));
   if (!explicit || missing.length === 0) return { tools };
   return { tools, capped: `tools ${missing.join(", ")} not granted: the parent does not have them` };
+}
+
+/** An agent's tool lists as its definition (or frozen snapshot) writes them. */
+export interface AgentToolLists {
+  /** null = every tool of the parent. */
+  tools: readonly string[] | null;
+  disallowedTools: readonly string[];
+}
+
+/**
+ * The rules a child runs with: those of the session that delegates to it (`parent`: the run's for a
+ * child of the top-level session, else its parent's effective rules), narrowed by its own definition.
+ * Allow rules stay the run's (an agent's lists never approve anything); every `disallowedTools` entry
+ * joins the deny rules; a `tools` list with a specifier (`Bash(git status:*)`, `Edit(docs/**)`) joins
+ * as one more limit layer, so a call of a tool it names must match it, in this child and in every
+ * descendant. Idempotent: applying the same definition twice adds nothing.
+ */
+export function childRulesOf(parent: RuleTexts | undefined, agent: AgentToolLists): RuleTexts {
+  const own = validRules(agent.disallowedTools);
+  const layer = agent.tools === null ? [] : validRules(agent.tools);
+  const limited = layer.some((r) => r.specifier !== undefined);
+  return {
+    allow: [...parent?.allow ?? []],
+    deny: unique([...parent?.deny ?? [], ...own.map((r) => r.text)]),
+    ask: [...parent?.ask ?? []],
+    limits: uniqueLayers([...parent?.limits ?? [], ...(limited ? [layer.map((r) => r.text)] : [])]),
+  };
+}
+
+/**
+ * A resumed child's rules: what was frozen when it first ran (its ancestors' denies and limits), never
+ * more than the resuming session has. Allow rules are the resuming run's (its user's grant now); deny
+ * and ask rules and limit layers are those of both.
+ */
+export function resumedRulesOf(frozen: RuleTexts, resuming: RuleTexts | undefined): RuleTexts {
+  return {
+    allow: [...resuming?.allow ?? []],
+    deny: unique([...frozen.deny, ...resuming?.deny ?? []]),
+    ask: unique([...frozen.ask, ...resuming?.ask ?? []]),
+    limits: uniqueLayers([...frozen.limits ?? [], ...resuming?.limits ?? []]),
+  };
+}
+
+function validRules(entries: readonly string[]): ToolRule[] {
+  return entries.map(parseToolRule).filter((r): r is ToolRule => !("error" in r));
+}
+
+function unique(texts: readonly string[]): string[] {
+  return [...new Set(texts)];
+}
+
+function uniqueLayers(layers: readonly (readonly string[])[]): string[][] {
+  const seen = new Set<string>();
+  return layers.filter((l) => {
+    const key = JSON.stringify([...l].sort());
+    if (seen.has(key)) return false;
+    seen.add(key);
+    return true;
+  }).map((l) => [...l]);
 }

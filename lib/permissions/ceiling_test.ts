@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { capMode, capTools, MODE_ORDER, narrowerMode } from "./ceiling.ts";
+import { capMode, capTools, childRulesOf, MODE_ORDER, narrowerMode, resumedRulesOf } from "./ceiling.ts";
 import { PERMISSION_MODES, type PermissionMode } from "../protocol/permission_mode.ts";
 
 // Every (agent, parent) pair: [agent, parent, effective].
@@ -65,4 +65,83 @@ Deno.test("a child's tools are a subset of its parent's; Task only if the parent
     capped: "tools Bash not granted: the parent does not have them",
   });
   assert.deepEqual(capTools(["Read", "Task"], ["Read", "Grep"], true).tools, ["Read"]);
+});
+
+// ---- Rules: a child's are the intersection of its own and every ancestor's ----
+
+const RUN = { allow: ["Bash(npm test:*)", "Write"], deny: ["Bash(rm:*)"], ask: ["Bash(git push:*)"] };
+
+Deno.test("childRulesOf: deny rules accumulate, tools with specifiers add a layer, allow stays the run's", () => {
+  const table: [string, Parameters<typeof childRulesOf>, ReturnType<typeof childRulesOf>][] = [
+    ["no parent, no lists", [undefined, { tools: null, disallowedTools: [] }], {
+      allow: [],
+      deny: [],
+      ask: [],
+      limits: [],
+    }],
+    ["the run's rules pass down unchanged", [RUN, { tools: null, disallowedTools: [] }], {
+      ...RUN,
+      limits: [],
+    }],
+    ["disallowedTools join the deny rules (whole tools too)", [RUN, {
+      tools: null,
+      disallowedTools: ["Bash(touch:*)", "mcp__github__create_issue", "WebFetch"],
+    }], {
+      ...RUN,
+      deny: ["Bash(rm:*)", "Bash(touch:*)", "mcp__github__create_issue", "WebFetch"],
+      limits: [],
+    }],
+    ["a tools list without specifiers adds no layer (the tool subset does it)", [RUN, {
+      tools: ["Read", "Bash", "Task"],
+      disallowedTools: [],
+    }], { ...RUN, limits: [] }],
+    ["a tools list with a specifier is one layer, whole", [RUN, {
+      tools: ["Bash(git status:*)", "Task"],
+      disallowedTools: [],
+    }], { ...RUN, limits: [["Bash(git status:*)", "Task"]] }],
+    ["a parent's layers stay and the child's is added", [
+      { ...RUN, deny: [...RUN.deny, "Bash(touch:*)"], limits: [["Edit(docs/**)", "Task"]] },
+      { tools: ["Bash(git:*)", "Edit", "Task"], disallowedTools: ["mcp__x__write(*)"] },
+    ], {
+      ...RUN,
+      deny: ["Bash(rm:*)", "Bash(touch:*)", "mcp__x__write(*)"],
+      limits: [["Edit(docs/**)", "Task"], ["Bash(git:*)", "Edit", "Task"]],
+    }],
+    ["an MCP tool named with a specifier limits that tool", [undefined, {
+      tools: ["mcp__db__query(select:*)", "Read"],
+      disallowedTools: [],
+    }], { allow: [], deny: [], ask: [], limits: [["mcp__db__query(select:*)", "Read"]] }],
+    ["entries that are not rules are dropped", [undefined, {
+      tools: ["Bash(git:*)", "not a rule("],
+      disallowedTools: ["(bad"],
+    }], { allow: [], deny: [], ask: [], limits: [["Bash(git:*)"]] }],
+  ];
+  for (const [name, args, want] of table) assert.deepEqual(childRulesOf(...args), want, name);
+});
+
+Deno.test("childRulesOf is idempotent: the same definition applied twice adds nothing", () => {
+  const agent = { tools: ["Bash(git status:*)", "Task"], disallowedTools: ["Bash(touch:*)"] };
+  const once = childRulesOf(RUN, agent);
+  assert.deepEqual(childRulesOf(once, agent), once);
+});
+
+Deno.test("resumedRulesOf: frozen denies and layers stay; allow is the resuming run's", () => {
+  const frozen = {
+    allow: ["Bash"],
+    deny: ["Bash(touch:*)"],
+    ask: [],
+    limits: [["Bash(git status:*)", "Task"]],
+  };
+  assert.deepEqual(resumedRulesOf(frozen, undefined), {
+    allow: [],
+    deny: ["Bash(touch:*)"],
+    ask: [],
+    limits: [["Bash(git status:*)", "Task"]],
+  });
+  assert.deepEqual(resumedRulesOf(frozen, { ...RUN, limits: [["Edit(src/**)"]] }), {
+    allow: RUN.allow,
+    deny: ["Bash(touch:*)", "Bash(rm:*)"],
+    ask: ["Bash(git push:*)"],
+    limits: [["Bash(git status:*)", "Task"], ["Edit(src/**)"]],
+  });
 });

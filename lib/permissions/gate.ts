@@ -7,7 +7,7 @@
 import type { ToolKind } from "../protocol/tool_kind.ts";
 import type { PermissionMode } from "../protocol/permission_mode.ts";
 import {
-  allowedBy,
+  allowRefusal,
   checkRules,
   ruleCovers,
   type RuleScope,
@@ -27,10 +27,11 @@ export interface GateInput {
   mode: PermissionMode;
   rules: RuleSet;
   /**
-   * An agent's own tool rules (`tools: Bash(git:*)`): when some of them name this tool, the call must
-   * match one of them. They narrow; they approve nothing.
+   * The `tools` rules of this agent and of every agent above it (`tools: Bash(git:*)`), one layer per
+   * agent (permissions/ceiling.ts childRulesOf): when rules of a layer name this tool (an `Edit` rule
+   * names Write too), the call must match one of them, in every layer. They narrow; they approve nothing.
    */
-  limits?: readonly ToolRule[];
+  limits?: readonly (readonly ToolRule[])[];
   scope: RuleScope;
   /** An external (MCP) tool its server marks read-only. */
   readOnly?: boolean;
@@ -52,17 +53,21 @@ export function decide(g: GateInput): GateDecision {
   const subject = describeCall(g);
   const verdict = checkRules(g.rules, target, g.scope);
   if (verdict.verdict === "deny") {
-    return deny(`${subject} matches the deny rule ${verdict.rule.text}.`, false);
+    return deny(`${subject} matches the deny rule ${verdict.rule.text}${verdict.why ?? ""}.`, false);
   }
-  const limits = (g.limits ?? []).filter((r) => r.tool === g.name);
-  if (limits.length > 0 && !allowedBy(limits, target, g.scope)) {
-    return deny(
-      `${subject} is outside this agent's tools (${limits.map((r) => r.text).join(", ")}).`,
-      false,
-    );
+  for (const layer of g.limits ?? []) {
+    const limits = layer.filter((r) => ruleCovers(r, g.name));
+    const outside = limits.length > 0 ? allowRefusal(limits, target, g.scope) : undefined;
+    if (outside !== undefined) {
+      return deny(
+        `${subject} is outside the tools this agent, or an agent that delegated to it, was given ` +
+          `(${limits.map((r) => r.text).join(", ")})${outside === "" ? "" : `: ${outside}`}.`,
+        false,
+      );
+    }
   }
   if (g.kind === "read" || g.kind === "delegate") {
-    if (verdict.verdict === "ask") return askRule(subject, verdict.rule);
+    if (verdict.verdict === "ask") return askRule(subject, verdict.rule, verdict.why);
     return { allow: true };
   }
   if (g.kind === "execute" && !g.trusted) {
@@ -78,7 +83,7 @@ export function decide(g: GateInput): GateDecision {
   if (g.mode === "plan" && g.kind !== "external") {
     return deny(`${g.name} is not available in plan mode (read-only).`, false);
   }
-  if (verdict.verdict === "ask") return askRule(subject, verdict.rule);
+  if (verdict.verdict === "ask") return askRule(subject, verdict.rule, verdict.why);
   const allowed = verdict.verdict === "allow";
   if (g.kind === "write" && g.path !== undefined && g.mode !== "yolo" && !allowed) {
     const reason = protectedPathReason(g.path, g.scope.workspaceRoot);
@@ -98,7 +103,10 @@ export function decide(g: GateInput): GateDecision {
   }
   if (g.mode === "yolo" || allowed) return { allow: true };
   if (g.kind === "write" && g.mode === "autoEdit") return { allow: true };
-  return deny(unapproved(g), g.mode !== "dontAsk");
+  const why = verdict.verdict === "none" && verdict.why !== undefined && verdict.why !== ""
+    ? ` The allow rules do not approve it: ${verdict.why}.`
+    : "";
+  return deny(`${unapproved(g)}${why}`, g.mode !== "dontAsk");
 }
 
 /**
@@ -162,8 +170,8 @@ function serverRule(name: string): string {
   return end < 0 ? name : `${name.slice(0, end)}__*`;
 }
 
-function askRule(subject: string, rule: ToolRule): GateDecision {
-  return deny(`${subject} matches the ask rule ${rule.text}, and print mode cannot ask.`, true);
+function askRule(subject: string, rule: ToolRule, why = ""): GateDecision {
+  return deny(`${subject} matches the ask rule ${rule.text}${why}, and print mode cannot ask.`, true);
 }
 
 function describeCall(g: GateInput): string {

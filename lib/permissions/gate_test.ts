@@ -3,6 +3,9 @@ import { decide, type GateInput } from "./gate.ts";
 import { PERMISSION_MODES, type PermissionMode } from "../protocol/permission_mode.ts";
 import { parseRuleList, type RuleSet } from "../protocol/tool_rule.ts";
 import type { ToolKind } from "../protocol/tool_kind.ts";
+import { loadBashParser } from "../shell/bash_parser.ts";
+
+await loadBashParser();
 
 const scope = { workspaceRoot: "/ws" };
 const rules = (...t: string[]) => parseRuleList(t).rules;
@@ -90,7 +93,7 @@ Deno.test("an ask rule refuses in print mode and says so; an agent's tool limits
   });
   assert.equal(d.allow, false);
   assert.equal(!d.allow && d.askable, true);
-  const limits = rules("Bash(git:*)");
+  const limits = [rules("Bash(git:*)")];
   assert.equal(
     gate({ mode: "yolo", kind: "execute", name: "Bash", input: { command: "git log" }, limits }),
     true,
@@ -133,4 +136,28 @@ Deno.test("protected paths need yolo or an explicit allow rule", () => {
     !d.allow ? d.message : "",
     /Write may not write \/ws\/.git\/config: it is inside .git\/.*Edit\(.git\/config\)/,
   );
+});
+
+Deno.test("limits: every layer (the agent's and each ancestor's) must approve; an Edit layer limits Write too", () => {
+  const layers = [rules("Bash(git:*)", "Edit(docs/**)", "Task"), rules("Bash(git status:*)", "Edit", "Task")];
+  const call = (name: string, input: Record<string, unknown>, path?: string) =>
+    gate({
+      mode: "yolo",
+      kind: name === "Bash" ? "execute" : name === "Task" ? "delegate" : "write",
+      name,
+      input,
+      limits: layers,
+      ...(path === undefined ? {} : { path }),
+    });
+  assert.equal(call("Bash", { command: "git status" }), true);
+  assert.equal(call("Bash", { command: "git log" }), false, "outside the inner layer");
+  assert.equal(call("Bash", { command: "touch pwned" }), false);
+  assert.equal(call("Edit", { file_path: "/ws/docs/a.md" }, "/ws/docs/a.md"), true);
+  assert.equal(call("Edit", { file_path: "/ws/src/app.ts" }, "/ws/src/app.ts"), false);
+  assert.equal(
+    call("Write", { file_path: "/ws/src/app.ts" }, "/ws/src/app.ts"),
+    false,
+    "Edit(docs/**) names Write",
+  );
+  assert.equal(call("Task", { subagent_type: "general-purpose" }), true);
 });

@@ -13,11 +13,21 @@ import {
   wholeToolsDenied,
 } from "../protocol/tool_rule.ts";
 
-/** A run's rules as plain text lists (serialisable: they travel to child Workers). */
+/**
+ * A session's rules as plain text lists (serialisable: they travel to child Workers and are frozen in a
+ * child's sidecar). For a child they are its effective rules (permissions/ceiling.ts childRulesOf): the
+ * run's allow rules, the deny and ask rules of the run and of every agent above it and its own, and
+ * `limits`, one layer per agent on the way whose `tools` list has a specifier.
+ */
 export interface RuleTexts {
   allow: string[];
   deny: string[];
   ask: string[];
+  /**
+   * Layers of an agent's `tools` rules (`[["Bash(git status:*)", "Task"]]`): a call of a tool that a
+   * layer names must match that layer, in every layer. They narrow; they approve nothing.
+   */
+  limits?: string[][];
 }
 
 export interface RuleSources {
@@ -81,8 +91,16 @@ export function textsOf(rules: RuleSet): RuleTexts {
 
 /** The RuleSet of texts that were parsed before (a child's copy of its run's rules). */
 export function rulesOf(texts: RuleTexts | undefined): RuleSet {
-  const parse = (list: readonly string[]) => parseRuleList(list).rules;
   return texts === undefined
     ? { allow: [], deny: [], ask: [] }
-    : { allow: parse(texts.allow), deny: parse(texts.deny), ask: parse(texts.ask) };
+    : { allow: parseTexts(texts.allow), deny: parseTexts(texts.deny), ask: parseTexts(texts.ask) };
+}
+
+/** The limit layers of `texts`, parsed (an entry that is not a rule is dropped, as when it was frozen). */
+export function limitsOf(texts: RuleTexts | undefined): ToolRule[][] {
+  return (texts?.limits ?? []).map(parseTexts);
+}
+
+function parseTexts(list: readonly string[]): ToolRule[] {
+  return parseRuleList(list).rules;
 }

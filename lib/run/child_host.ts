@@ -13,12 +13,13 @@ import type { TaskRequest } from "../tools/task.ts";
 import { mergeTools } from "../tools/registry.ts";
 import { type ChildSpec, childToolNames, childTools } from "../executor/child.ts";
 import { BLADE_TOOL_NAMES } from "../protocol/tool_rule.ts";
+import { childRulesOf } from "../permissions/ceiling.ts";
 import type { ParentInfo } from "../launch/launch_plan.ts";
 import type { DelegationCall } from "../child/child_protocol.ts";
 import { mcpTool, type McpToolShape } from "../mcp/tool_adapter.ts";
 import type { ChildHost } from "../child/child_runner.ts";
-import { type SubagentEnv, taskControlDeps } from "./subagent_env.ts";
-import { TaskControl } from "./task_control.ts";
+import type { SubagentEnv } from "./subagent_env.ts";
+import type { TaskControl } from "./task_control.ts";
 
 /** The child's own session as a launcher of grandchildren (a SubagentRuntime). */
 export interface NestedSession {
@@ -27,6 +28,8 @@ export interface NestedSession {
   tools(): AnyTool[];
   plan(input: TaskRequest): Promise<SubtaskRefPart | undefined>;
   launch(input: TaskRequest, ctx: ToolContext): Promise<ToolResult>;
+  /** TaskOutput/TaskStop of its runs (a blocking wait lends its concurrency slot back). */
+  control(): TaskControl;
 }
 
 export interface ChildHostInput {
@@ -68,8 +71,10 @@ export function nestedParent(env: SubagentEnv, projectPath: string, child: Child
     // Its own children get at most the MCP tools it has (the capability ceiling).
     mcpTools: childTools(child, mcpToolsFor(env, child).tools).map((t) => t.name),
     ...(child.worktree === undefined ? {} : { worktree: child.worktree }),
-    // The capability ceiling one level down: a grandchild gets no tool its parent lacks.
+    // The capability ceiling one level down: a grandchild gets no tool its parent lacks, and no rule
+    // wider than its parent's (the deny rules and tool limits of every agent above it).
     tools: childToolNames(child, [...(child.toolCeiling ?? BLADE_TOOL_NAMES)]),
+    rules: childRulesOf(child.rules, child.config),
   };
 }
 
@@ -102,7 +107,7 @@ export function childHost(o: ChildHostInput): ChildHost {
     answer: (call) => {
       if (call.method === "spawned") return groups.started(call.pgid);
       if (call.method === "kill") return groups.kill(call.pgid);
-      if (call.method !== "mcp") return answer(env, nested, call, ctxFor, approve, signal);
+      if (call.method !== "mcp") return answer(nested, call, ctxFor, approve, signal);
       // The child's final tool list decides, not what the Worker asks for.
       const granted = childTools(spec, tools()).map((t) => t.name);
       return env.mcp === undefined
@@ -115,14 +120,13 @@ export function childHost(o: ChildHostInput): ChildHost {
 
 /** Answers a delegation call the child makes from its Worker, as its own session would. */
 function answer(
-  env: SubagentEnv,
   nested: NestedSession,
   call: DelegationCall,
   ctxFor: (callId: string) => ToolContext,
   approve: Approver | undefined,
   signal: AbortSignal,
 ): Promise<unknown> {
-  const control = new TaskControl(taskControlDeps(env), nested.owner);
+  const control = nested.control();
   switch (call.method) {
     case "plan":
       return nested.plan(call.input);

@@ -1,10 +1,12 @@
 // Owns one child run from its start to its terminal record, once a launch has been planned and its
 // sidecar created: the child's session lease (whoever runs a session holds it, so recovery and a second
-// runner keep their hands off), a concurrency slot (marking the sidecar queued while it waits), the MCP
+// runner keep their hands off), a concurrency slot (marking the sidecar queued while it waits; lent back
+// while the child waits on its own children, semaphore.ts LentSlot), the MCP
 // tools prepared for it, the run through the ChildRunner; then the end: the worktree settled, the
 // findings added and the terminal sidecar committed (sidecar_lifecycle.ts). Does not plan launches or
 // build the child's host (subagents.ts, child_host.ts).
 
+import { loadBashParser } from "../shell/bash_parser.ts";
 import type { RuntimeEvent, RuntimeEventSink } from "../protocol/events.ts";
 import type { SidecarRecord } from "../store/schema.ts";
 import type { ChildOutcome, ChildSpec } from "../executor/child.ts";
@@ -23,6 +25,7 @@ import {
   terminalStatus,
 } from "./sidecar_lifecycle.ts";
 import type { SubagentEnv } from "./subagent_env.ts";
+import { LentSlot } from "./semaphore.ts";
 
 export interface ChildRunRequest {
   /** The delegating session: child events reach the root sink wrapped with it. */
@@ -32,8 +35,11 @@ export interface ChildRunRequest {
   signal: AbortSignal;
   /** Called on every event of the child (a background run's heartbeat). */
   onActivity?: () => void;
-  /** The child's view of the runtime, given the sink its events go to. */
-  host(emit: RuntimeEventSink): ChildHost;
+  /**
+   * The child's view of the runtime, given the sink its events go to and its slot, which it lends back
+   * while it waits on its own children.
+   */
+  host(emit: RuntimeEventSink, slot: LentSlot): ChildHost;
 }
 
 /** The lifecycle deps of `env` (the root sink gets the warnings). */
@@ -112,7 +118,7 @@ async function runInSlot(env: SubagentEnv, spec: ChildSpec, req: ChildRunRequest
   } catch {
     return cancelledWhileQueued();
   }
-  using _slot = slot;
+  using lent = new LentSlot(env.slots, slot, req.signal);
   await unqueue?.();
   const emit = (event: RuntimeEvent) => {
     req.onActivity?.();
@@ -126,7 +132,7 @@ async function runInSlot(env: SubagentEnv, spec: ChildSpec, req: ChildRunRequest
     }));
   }
   try {
-    return await env.runner.run(spec, req.host(emit), req.signal);
+    return await env.runner.run(spec, req.host(emit, lent), req.signal);
   } finally {
     env.mcp?.release(spec.id);
   }
@@ -145,6 +151,8 @@ export async function finishChild(
     running.worktree,
     terminalStatus(outcome, aborted) === "completed",
   );
+  // The evidence reads its Bash commands with the parser (verification/commands.ts).
+  if (outcome.toolResults.some((r) => r.name === "Bash")) await loadBashParser();
   return await commitTerminal(lifecycleOf(env), parentSessionId, running, outcome, aborted, {
     result: findingsOf(running.configSnapshot.name, outcome, running.workspaceRoot),
     ...(worktree === undefined ? {} : { worktree }),

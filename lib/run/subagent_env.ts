@@ -74,13 +74,15 @@ export function taskControlDeps(env: SubagentEnv): TaskControlDeps {
 
 /** The launch plan's view of a parent session in `env` (its owning process is added per launch). */
 export function launchParentOf(env: SubagentEnv, parent: ParentInfo): Omit<LaunchParent, "process"> {
+  // A child's own effective rules bound its children; a top-level session's are the run's.
+  const rules = parent.rules ?? env.rules;
   return {
     ...parent,
     trusted: env.trusted,
     maxDepth: env.maxDepth,
     aliases: env.aliases,
     ...(env.subagentModel === undefined ? {} : { subagentModel: env.subagentModel }),
-    ...(env.rules === undefined ? {} : { rules: env.rules }),
+    ...(rules === undefined ? {} : { rules }),
     auditEnv: minimalCommandEnv(env.ports.env),
     ...(env.commands === undefined ? {} : { commands: env.commands }),
     ...(env.additionalDirs === undefined ? {} : { additionalDirs: env.additionalDirs }),

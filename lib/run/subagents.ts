@@ -19,6 +19,7 @@ import type { SidecarOwner } from "../store/store.ts";
 import { deliverNotice, launchFailed, reportCrash, statusWriteFailed } from "./sidecar_lifecycle.ts";
 import { taskOutputTool, taskStopTool } from "../tools/task_control.ts";
 import { TaskControl } from "./task_control.ts";
+import type { LentSlot } from "./semaphore.ts";
 import { backgroundCapableBash } from "./shells.ts";
 import { subagentCompleted, subagentInfo } from "./projections.ts";
 import { childHost, nestedParent } from "./child_host.ts";
@@ -49,16 +50,33 @@ export class SubagentRuntime implements SubagentLauncher {
   /** Whether this runtime's own session may ask the person (false below a background run). */
   #canAsk: boolean;
 
-  constructor(env: SubagentEnv, parent: ParentInfo, options: { canAsk?: boolean } = {}) {
+  /** A child session's concurrency slot, lent back while it waits on its own children (none at the top). */
+  #slot: LentSlot | undefined;
+
+  constructor(env: SubagentEnv, parent: ParentInfo, options: { canAsk?: boolean; slot?: LentSlot } = {}) {
     this.#env = env;
     this.#parent = parent;
     this.#canAsk = options.canAsk ?? true;
+    this.#slot = options.slot;
   }
 
   /** The tools this session gets for delegation. */
   tools(): AnyTool[] {
-    const control = new TaskControl(taskControlDeps(this.#env), this.owner);
+    const control = this.control();
     return [taskTool(this), taskOutputTool(control), taskStopTool(control)];
+  }
+
+  /** TaskOutput and TaskStop for this session's runs (a blocking TaskOutput lends the slot back). */
+  control(): TaskControl {
+    return new TaskControl(
+      { ...taskControlDeps(this.#env), waiting: (wait) => this.#waiting(wait) },
+      this.owner,
+    );
+  }
+
+  /** A wait on this session's own children: its slot is free for them meanwhile. */
+  #waiting<T>(wait: () => Promise<T>): Promise<T> {
+    return this.#slot === undefined ? wait() : this.#slot.whileWaiting(wait);
   }
 
   /** The core tools with Bash able to run commands in the background as this session's tasks. */
@@ -157,7 +175,7 @@ export class SubagentRuntime implements SubagentLauncher {
       subagent: subagentInfo(record),
     });
     if (record.background) return this.#startBackground(record, spec, ctx.callId);
-    const { outcome, released } = await this.#run(spec, ctx.signal, undefined, lease);
+    const { outcome, released } = await this.#waiting(() => this.#run(spec, ctx.signal, undefined, lease));
     profileMark("child outcome");
     // The child's lease is given back while its terminal sidecar is committed.
     const [done] = await Promise.all([
@@ -216,20 +234,22 @@ export class SubagentRuntime implements SubagentLauncher {
       ...(this.#parent.mcpTools === undefined ? {} : { parentMcpTools: this.#parent.mcpTools }),
       signal,
       ...(onActivity === undefined ? {} : { onActivity }),
-      host: (emit) => this.#hostFor(spec, emit, signal, foreground !== undefined),
+      host: (emit, slot) => this.#hostFor(spec, emit, signal, { foreground: foreground !== undefined, slot }),
     }, foreground);
   }
 
   /** The child's view of this runtime (child_host.ts); only foreground chains up to an interactive session may ask. */
-  #hostFor(spec: ChildSpec, emit: RuntimeEventSink, signal: AbortSignal, foreground = false): ChildHost {
-    const ask = foreground && this.#canAsk ? this.#env.approve : undefined;
-    const nested = this.#nestedFor(spec, ask !== undefined);
-    return childHost({ env: this.#env, spec, emit, signal, nested, ...(ask === undefined ? {} : { ask }) });
-  }
-
-  #nestedFor(child: ChildSpec, canAsk: boolean): SubagentRuntime {
-    return new SubagentRuntime(this.#env, nestedParent(this.#env, this.#parent.projectPath, child), {
-      canAsk,
+  #hostFor(
+    spec: ChildSpec,
+    emit: RuntimeEventSink,
+    signal: AbortSignal,
+    o: { foreground?: boolean; slot?: LentSlot } = {},
+  ): ChildHost {
+    const ask = o.foreground === true && this.#canAsk ? this.#env.approve : undefined;
+    const nested = new SubagentRuntime(this.#env, nestedParent(this.#env, this.#parent.projectPath, spec), {
+      canAsk: ask !== undefined,
+      ...(o.slot === undefined ? {} : { slot: o.slot }),
     });
+    return childHost({ env: this.#env, spec, emit, signal, nested, ...(ask === undefined ? {} : { ask }) });
   }
 }

@@ -21,6 +21,11 @@ export interface TaskControlDeps {
   background: BackgroundRuns;
   shells: ShellTasks;
   clock: Clock;
+  /**
+   * Runs a blocking wait on a child: a child's own TaskOutput lends its concurrency slot back meanwhile
+   * (semaphore.ts LentSlot), so the child it waits for can get one. Absent: the wait runs as is.
+   */
+  waiting?: <T>(wait: () => Promise<T>) => Promise<T>;
 }
 
 function unknown(id: string): ToolResult {
@@ -51,17 +56,20 @@ export class TaskControl implements TaskControlPort {
     if (record === undefined) return unknown(input.taskId);
     let retrieval = "success";
     if (record.status === "running" && input.block) {
+      const waiting = this.#env.waiting ?? ((wait) => wait());
       const inProcess = this.#env.background.isRunning(record.id);
       if (inProcess) {
-        const ended = await this.#env.background.wait(record.id, input.timeoutMs, ctx.signal);
+        const ended = await waiting(() => this.#env.background.wait(record!.id, input.timeoutMs, ctx.signal));
         if (!ended) retrieval = "timeout";
       } else if (input.timeoutMs > 0) {
         const current = record;
-        record = await pollWhileRunning(record, async () => (await this.#find(input.taskId)) ?? current, {
-          clock: this.#env.clock,
-          timeoutMs: input.timeoutMs,
-          signal: ctx.signal,
-        });
+        record = await waiting(() =>
+          pollWhileRunning(current, async () => (await this.#find(input.taskId)) ?? current, {
+            clock: this.#env.clock,
+            timeoutMs: input.timeoutMs,
+            signal: ctx.signal,
+          })
+        );
         if (record.status === "running") retrieval = "timeout";
       }
       record = (await this.#find(input.taskId)) ?? record;

@@ -78,6 +78,12 @@ export type ConfigSnapshot = {
   isolation: Isolation;
   /** Where the definition came from (built-in, a user or project folder, `--agents`, legacy). */
   source: string;
+  /**
+   * The child's effective rules when it was launched (permissions/ceiling.ts childRulesOf: the run's,
+   * with the deny rules and `tools` limits of every agent above it and its own), so a resume keeps
+   * them. Absent in records written before they were frozen.
+   */
+  rules?: { allow: string[]; deny: string[]; ask: string[]; limits?: string[][] };
 };
 
 /** The worktree lease of an isolated child (docs/reference/worktrees.md). Paths are canonical. */
@@ -206,6 +212,7 @@ const configSnapshotCheck = object({
   mcpServers: optional(array(union(text, record()))),
   isolation,
   source: text,
+  rules: optional(object({ allow: texts, deny: texts, ask: texts, limits: optional(array(texts)) })),
 });
 
 const worktreeCheck = object({

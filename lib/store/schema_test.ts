@@ -72,6 +72,12 @@ const configSnapshotSchema = z.object({
   mcpServers: z.array(z.union([z.string(), z.record(z.string(), z.unknown())])).exactOptional(),
   isolation,
   source: z.string(),
+  rules: z.object({
+    allow: z.array(z.string()),
+    deny: z.array(z.string()),
+    ask: z.array(z.string()),
+    limits: z.array(z.array(z.string())).exactOptional(),
+  }).exactOptional(),
 });
 const worktreeSchema = z.object({
   name: z.string().min(1),
@@ -215,6 +221,7 @@ function records(): unknown[] {
       tools: ["Read"],
       maxTurns: null,
       mcpServers: ["srv", { s: {} }],
+      rules: { allow: ["Read"], deny: ["Bash(rm:*)"], ask: [], limits: [["Bash(git:*)", "Task"]] },
     },
     queuedAt: 5,
   });

@@ -64,6 +64,11 @@ export interface ToolResult {
   parts?: TranscriptPart[];
   /** The tool refused the call for a permission reason (untrusted folder, outside the workspace…). */
   denied?: boolean;
+  /**
+   * Text blocks sent after the tool results in the same user message (a skill's instructions, the
+   * memory of a folder first reached: docs/guides/memory.md). Persisted with the results.
+   */
+  context?: string[];
 }
 
 export interface PreparedCall {

@@ -1,0 +1,28 @@
+// Owns putting a session's context (memory, the skills listing: docs/guides/memory.md) in front of the
+// conversation for one model request: the first user message opens with it, as in Claude Code. The
+// conversation itself (and the transcript) never holds it; and the text tool results bring along. Pure.
+
+import type { Message, TextBlock } from "../protocol/messages.ts";
+import type { ToolResult } from "../tools/tool.ts";
+
+/** The loop's option (LoopOptions extends it). */
+export interface RequestContext {
+  /** Text opening the first user message of each request, never persisted (memory, the skills listing). */
+  context?: readonly string[];
+}
+
+/** `messages` with `context` as text blocks opening the first user message (a copy; unchanged when none). */
+export function withContext(messages: Message[], context: readonly string[] | undefined): Message[] {
+  if (context === undefined || context.length === 0) return messages;
+  const first = messages.findIndex((m) => m.role === "user");
+  if (first === -1) return messages;
+  const out = [...messages];
+  const m = out[first]!;
+  out[first] = { ...m, content: [...context.map((text) => ({ type: "text" as const, text })), ...m.content] };
+  return out;
+}
+
+/** What tool results bring along (nested memory, a skill's instructions): text after the results. */
+export function resultContext(results: readonly ToolResult[]): TextBlock[] {
+  return results.flatMap((r) => r.context ?? []).map((text) => ({ type: "text", text }));
+}

@@ -1,0 +1,145 @@
+// The project-context golden comparison with Claude Code 2.1.332 (docs/guides/memory.md): each case of
+// tests/support/claude_context_cases.ts runs through Blade against the same fake server, and what
+// reached the model is compared with what Claude Code sent (tests/fixtures/claude/context_*/, re-record
+// with scripts/record_claude_context.ts): the memory block's files, labels and order, nested memory,
+// a command's expansion, the skills listing, the Skill tool and what a Skill call returns, what
+// subagents get. Where Blade differs on purpose, the test says how (and the migration guide lists it).
+
+import assert from "node:assert/strict";
+import { startFakeAnthropicServer } from "../lib/testing/fake_anthropic_server.ts";
+import { CONTEXT_CASES, type ContextCase } from "./support/claude_context_cases.ts";
+import { runBlade } from "./support/blade.ts";
+import { writeTree } from "../scripts/record_claude_context.ts";
+import { MEMORY_HEADER, NESTED_NOTE } from "../lib/memory/memory_context.ts";
+
+const FIXTURES = decodeURIComponent(new URL("./fixtures/claude/", import.meta.url).pathname);
+
+interface Block {
+  type: string;
+  text?: string;
+  content?: unknown;
+  tool_use_id?: string;
+}
+interface Msg {
+  role: string;
+  content: string | Block[];
+}
+interface Req {
+  messages: Msg[];
+  tools: string[];
+  skillTool?: unknown;
+  system?: string;
+}
+
+const caseNamed = (name: string) => CONTEXT_CASES.find((c) => c.name === name)!;
+
+async function golden(name: string): Promise<Req[]> {
+  return JSON.parse(await Deno.readTextFile(`${FIXTURES}context_${name}/requests.json`)) as Req[];
+}
+
+/** Runs a case through Blade; its requests normalised like the fixtures (/ROOT, /HOME). */
+async function blade(c: ContextCase, extraEnv: Record<string, string> = {}): Promise<Req[]> {
+  const home = await Deno.realPath(await Deno.makeTempDir({ prefix: "blade-home-" }));
+  const root = await Deno.realPath(await Deno.makeTempDir({ prefix: "blade-root-" }));
+  try {
+    await writeTree(root, c.files);
+    await writeTree(home, c.homeFiles);
+    await Deno.mkdir(`${root}/${c.cwd}`, { recursive: true });
+    await using server = startFakeAnthropicServer({ handler: c.handler(root) });
+    const run = await runBlade(["-p", c.prompt, "--output-format", "json", ...c.flags], {
+      cwd: `${root}/${c.cwd}`,
+      env: {
+        HOME: home,
+        ANTHROPIC_BASE_URL: server.url,
+        ANTHROPIC_API_KEY: "sk-ant-fake-key",
+        BLADE_TRUST_WORKSPACE: "1",
+        BLADE_MANAGED_DIR: "",
+        ...extraEnv,
+      },
+    });
+    assert.equal(run.code, 0, `${c.name}: ${run.stderr}`);
+    const normal = (v: unknown) =>
+      JSON.parse(JSON.stringify(v).replaceAll(root, "/ROOT").replaceAll(home, "/HOME")) as Msg[];
+    return server.requests.filter((r) => r.path === "/v1/messages").map((r) => {
+      const body = r.body as unknown as { messages: unknown[]; tools?: { name: string }[] };
+      const skill = body.tools?.find((t) => t.name === "Skill");
+      return {
+        messages: normal(body.messages),
+        tools: (body.tools ?? []).map((t) => t.name),
+        ...(skill === undefined ? {} : { skillTool: normal(skill) }),
+      };
+    });
+  } finally {
+    await Deno.remove(home, { recursive: true });
+    await Deno.remove(root, { recursive: true });
+  }
+}
+
+function blocksOf(m: Msg): Block[] {
+  return typeof m.content === "string" ? [{ type: "text", text: m.content }] : m.content;
+}
+
+const texts = (m: Msg) => blocksOf(m).filter((b) => b.type === "text").map((b) => b.text ?? "");
+
+/** The memory block's entries (`Contents of …:\n\n…`), without the opening sentence, which differs. */
+function memoryEntries(req: Req): string[] | undefined {
+  const first = req.messages.find((m) => m.role === "user");
+  const block = first === undefined
+    ? undefined
+    : texts(first).find((t) => t.startsWith("<system-reminder>\nCodebase"));
+  if (block === undefined) return undefined;
+  const body = block.slice("<system-reminder>\n".length, -"\n</system-reminder>".length);
+  return body.slice(body.indexOf("\n\n") + 2).split(/\n\n(?=Contents of \/)/);
+}
+
+/** The user texts after the last tool result of a request (what followed the results). */
+function afterResults(req: Req): string[] {
+  const last = req.messages.at(-1)!;
+  return texts(last);
+}
+
+Deno.test("memory: every layer in Claude Code's order, labels and imports; nested memory after the Read", async () => {
+  const c = caseNamed("memory_layers");
+  const [theirs, ours] = [await golden(c.name), await blade(c)];
+  assert.equal(ours.length, theirs.length);
+  const entries = memoryEntries(ours[0]!)!;
+  assert.deepEqual(entries, memoryEntries(theirs[0]!));
+  // Blade's own opening sentence: the files are data that can authorise nothing.
+  const first = texts(ours[0]!.messages[0]!)[0]!;
+  assert.ok(first.startsWith(`<system-reminder>\n${MEMORY_HEADER}\n\n`));
+  assert.doesNotMatch(first, /NOT-LOADED|OVERRIDE/);
+  // Every request opens with the same block (it is never part of the stored conversation).
+  assert.deepEqual(memoryEntries(ours[1]!), entries);
+  // Nested memory follows the result of the Read that first reached its folder: Claude Code's block,
+  // and Blade's framing note before the block closes.
+  const theirsNested = afterResults(theirs[1]!);
+  const oursNested = afterResults(ours[1]!).map((t) => t.replace(`${NESTED_NOTE}\n`, ""));
+  assert.deepEqual(oursNested, theirsNested);
+});
+
+Deno.test("memory: AGENTS.md stands in for a missing CLAUDE.md", async () => {
+  const c = caseNamed("memory_agents_md");
+  const [theirs, ours] = [await golden(c.name), await blade(c)];
+  assert.deepEqual(memoryEntries(ours[0]!), memoryEntries(theirs[0]!));
+});
+
+Deno.test("memory: --bare loads none", async () => {
+  const c = caseNamed("memory_bare");
+  const [theirs, ours] = [await golden(c.name), await blade(c)];
+  assert.equal(memoryEntries(theirs[0]!), undefined);
+  assert.equal(memoryEntries(ours[0]!), undefined);
+  assert.deepEqual(texts(ours[0]!.messages[0]!), [c.prompt]);
+});
+
+Deno.test("memory: an untrusted folder loads the user's files only", async () => {
+  const c = caseNamed("memory_layers");
+  const ours = await blade(c, { BLADE_TRUST_WORKSPACE: "0" });
+  const entries = memoryEntries(ours[0]!)!;
+  assert.deepEqual(entries.map((e) => e.slice(0, e.indexOf(" ("))), [
+    "Contents of /HOME/.claude/CLAUDE.md",
+    "Contents of /HOME/notes/user-extra.md",
+    "Contents of /HOME/.claude/rules/style.md",
+  ]);
+  // No nested memory either.
+  assert.deepEqual(afterResults(ours[1]!), []);
+});
