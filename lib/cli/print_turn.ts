@@ -19,6 +19,7 @@ import type { PromptFlags } from "./print_inputs.ts";
 import type { Approver } from "../protocol/approval.ts";
 import type { StructuredOutput, StructuredOutputState } from "../tools/structured_output.ts";
 import { sessionContextOf } from "./context_wiring.ts";
+import { turnOutcome } from "../executor/run_outcome.ts";
 
 /**
  * Wires Ctrl-C to an AbortController; the second Ctrl-C is left to the default handler. `external`
@@ -280,7 +281,7 @@ async function structuredOutputOf(schema: Record<string, unknown> | undefined, a
     });
 }
 
-/** The turn's result object: a stopped budget, dropped children or lost work turn success into failure. */
+/** The turn's result object: its outcome (decided in lib/executor/run_outcome.ts) with the run's figures. */
 function turnSummary(
   app: App,
   run: MainRunResult,
@@ -290,52 +291,22 @@ function turnSummary(
   shape: StructuredOutputState | undefined,
 ): PrintSummary {
   const r = run.result;
-  // A run that dropped a child's work never reports success (docs/reference/background.md).
-  const dropped = run.abandoned.length > 0 && r.status === "completed";
-  // Ctrl-C while print mode waited for children: the run was interrupted (never an expired wait).
-  const stopped = !dropped && run.interrupted.length > 0 && r.status === "completed";
-  const lost = r.status === "completed" ? sink.lostWork() : undefined;
-  const misshapen = r.status === "completed" && shape !== undefined && shape.status !== "accepted";
-  const error = overBudget
-    ? {
-      code: "max_budget_exceeded",
-      message: `Stopped: the run cost $${
-        sink.ledger.totalCostUSD.toFixed(4)
-      }, over --max-budget-usd ${budgetUsd}.`,
-    }
-    : dropped
-    ? {
-      code: "background_wait_expired",
-      message: `Stopped waiting for background subagents; cancelled: ${run.abandoned.join(", ")}.`,
-    }
-    : stopped
-    ? {
-      code: "cancelled",
-      message: `Interrupted while waiting for background subagents; cancelled: ${
-        run.interrupted.join(", ")
-      }.`,
-    }
-    : lost !== undefined
-    ? { code: lost.code, message: app.redact(lost.message) }
-    : misshapen
-    ? {
-      code: "structured_output_invalid",
-      message: app.redact(
-        `No structured output: ${
-          shape.status === "rejected" ? shape.reason : "StructuredOutput was not called with a valid object"
-        }.`,
-      ),
-    }
-    : r.error === undefined
+  const lostWork = sink.lostWork();
+  const outcome = turnOutcome({
+    result: r,
+    abandoned: run.abandoned,
+    interrupted: run.interrupted,
+    ...(lostWork === undefined ? {} : { lostWork }),
+    ...(overBudget ? { overBudget: { costUsd: sink.ledger.totalCostUSD, limitUsd: budgetUsd } } : {}),
+    ...(shape === undefined ? {} : { structured: shape }),
+  });
+  // Messages can quote the model or a child: a key that reached them is never printed.
+  const error = outcome.error === undefined
     ? undefined
-    : { code: r.error.type, message: app.redact(r.error.message) };
+    : { code: outcome.error.code, message: app.redact(outcome.error.message) };
   return {
     sessionId: run.sessionId,
-    status: stopped
-      ? "cancelled"
-      : overBudget || dropped || lost !== undefined || misshapen
-      ? "failed"
-      : r.status,
+    status: outcome.status,
     result: r.finalText,
     // Claude Code counts the turn it refused: `--max-turns 1` reports num_turns 2, and 5 rejected
     // StructuredOutput attempts report 6 (tests/fixtures/claude/max_turns, structured_retries).
