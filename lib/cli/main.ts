@@ -165,6 +165,6 @@ export async function runCli(argv: string[], ports: Ports, io: Io): Promise<numb
     profileMark("print command loaded");
     return await runPrint(values, positionals, ports, io);
   } catch (e) {
-    return reportError(io, e, { format: errorFormat, echoToStdout: !management });
+    return reportError(io, e, { format: errorFormat, echoToStdout: !management, ids: ports.ids });
   }
 }

@@ -1,7 +1,8 @@
 // One print-mode turn: where its events go (the print sink), Ctrl-C wiring, running the main session
 // once and printing its result object. Used by `blade -p`, `blade run` and `blade tasks resume`.
 
-import type { Clock } from "../sys/clock.ts";
+import { type Clock, realClock } from "../sys/clock.ts";
+import { type Ids, realIds } from "../sys/ids.ts";
 import type { App } from "../app.ts";
 import type { RuntimeEvent, RuntimeWarning } from "../protocol/events.ts";
 import { onInterrupt } from "../sys/signals.ts";
@@ -67,7 +68,9 @@ export interface PrintSink {
 export interface PrintSinkOptions {
   format: OutputFormat;
   mainSessionId: () => string | undefined;
+  /** The run's clock and ids (default: the real ones, lib/sys/). */
   now?: () => number;
+  ids?: Pick<Ids, "uuid">;
   /** Redraws the text renderer's status lines while children run. */
   timer?: Clock["timer"];
   cwd: string;
@@ -97,10 +100,11 @@ export function printSink(io: Io, o: PrintSinkOptions): PrintSink {
     cwd: o.cwd,
     includePartialMessages: o.includePartialMessages === true,
     apiKeySource: o.apiKeySource ?? "none",
-    uuid: () => crypto.randomUUID(),
-    now: o.now ?? (() => Date.now()),
+    uuid: () => ids.uuid(),
+    now: o.now ?? realClock().now,
     ...(o.additionalDirectories === undefined ? {} : { additionalDirectories: o.additionalDirectories }),
   });
+  const ids = o.ids ?? realIds();
   let budgetHit = false;
   let lost: RuntimeWarning | undefined;
   return {
@@ -130,7 +134,7 @@ export function printSink(io: Io, o: PrintSinkOptions): PrintSink {
     finish(summary) {
       if (o.format === "text") text.finish(summary);
       else {
-        const result = claudeResult(summary, ledger, crypto.randomUUID());
+        const result = claudeResult(summary, ledger, ids.uuid());
         // stream-json results also carry the usage since the previous result (one result per run here).
         if (o.format === "stream-json") result.model_usage_since_last_result = result.modelUsage;
         line(JSON.stringify(result));
@@ -256,6 +260,7 @@ function turnSink(
     format: f.format,
     mainSessionId: sessionId,
     now: () => ports.clock.now(),
+    ids: ports.ids,
     timer: ports.clock.timer.bind(ports.clock),
     cwd: app.workspace,
     includePartialMessages: f.includePartialMessages,
