@@ -78,26 +78,14 @@ export class AgentLoop {
       sessionId: options.meta.sessionId,
     });
     const journal = this.#journal;
+    // The policy, tools, ports and sink pass through as they are (ToolRunnerOptions extends ToolPolicy).
     this.#tools = new ToolRunner({
-      ports: options.ports,
-      tools: options.tools,
-      ...(options.live === undefined ? {} : { live: options.live }),
+      ...options,
       sessionId: options.meta.sessionId,
-      workspaceRoot: options.workspaceRoot,
-      ...(options.additionalDirs === undefined ? {} : { additionalDirs: options.additionalDirs }),
-      storageRoot: options.storageRoot,
-      ...(options.worktree === undefined ? {} : { worktree: options.worktree }),
-      ...(options.commands === undefined ? {} : { commands: options.commands }),
-      trusted: options.trusted,
-      mode: options.mode,
-      ...(options.extraEnv === undefined ? {} : { extraEnv: options.extraEnv }),
-      rules: options.rules,
-      ...(options.limits === undefined ? {} : { limits: options.limits }),
-      emit: options.emit,
       hooks: this.#hooks,
-      ...(options.approve === undefined
-        ? {}
-        : { ask: approvalAsker(options.approve, { journal, meta: options.meta }) }),
+      ask: options.approve === undefined
+        ? undefined
+        : approvalAsker(options.approve, { journal, meta: options.meta }),
     });
   }
 

@@ -23,25 +23,25 @@ export interface LoopOptions extends ToolPolicy, LoopHooks, RequestContext {
   provider: Provider;
   transcript: TranscriptWriter;
   /** Where steps become durable; default: the transcript (`transcriptJournal`). */
-  journal?: LoopJournal;
+  journal?: LoopJournal | undefined;
   /**
    * The session's tools. A promise lets a child start its first model request while the tool
    * modules (and zod) still load; `specs` must then describe them.
    */
   tools: readonly AnyTool[] | PromiseLike<readonly AnyTool[]>;
   /** The tools as the model sees them, when already known (saves converting the schemas again). */
-  specs?: ToolSpec[];
+  specs?: ToolSpec[] | undefined;
   /** Tools that can change between model requests (MCP servers); offered after `tools`. */
-  live?: LiveTools;
+  live?: LiveTools | undefined;
   system: string;
   model: string;
   maxTokens: number;
   meta: RequestMeta;
   emit: RuntimeEventSink;
   /** Model requests allowed in one run before it ends with `max_turns_exceeded`. */
-  maxTurns?: number;
+  maxTurns?: number | undefined;
   /** This session's background children: notices arriving mid-turn are delivered before the next request. */
-  pending?: PendingWork;
+  pending?: PendingWork | undefined;
   /** Who approves a call the gate would refuse but a person may allow (the interactive session). */
-  approve?: Approver;
+  approve?: Approver | undefined;
 }

@@ -233,7 +233,7 @@ async function buildMainSession(
     // Converted here (this module has the registry already): the loop's own lazy import of it would
     // cost the first request a module load.
     specs: toolSpecs(tools),
-    ...(live === undefined ? {} : { live }),
+    live,
     sessionId: opened.sessionId,
     agentType: "main",
     depth: 0,
@@ -241,21 +241,19 @@ async function buildMainSession(
     maxTokens: config.maxTokens,
     platform: ports.env.platform(),
     workspaceRoot: app.workspace,
-    ...(app.additionalDirs.length === 0 ? {} : { additionalDirs: app.additionalDirs }),
+    additionalDirs: app.additionalDirs.length === 0 ? undefined : app.additionalDirs,
     storageRoot: app.layout.root,
     trusted: app.trust.trusted,
     mode: config.permissionMode,
-    ...(app.claude === undefined || Object.keys(app.claude.env).length === 0
-      ? {}
-      : { extraEnv: app.claude.env }),
+    extraEnv: app.claude === undefined || Object.keys(app.claude.env).length === 0
+      ? undefined
+      : app.claude.env,
     rules: o.rules ?? NO_RULES,
     emit: o.emit,
-    ...(o.context === undefined ? {} : { context: o.context.blocks }),
+    context: o.context?.blocks,
     prompt: {
-      ...(extra.agentsText === undefined || !tools.some((t) => t.name === "Task")
-        ? {}
-        : { agents: extra.agentsText }),
-      ...(o.systemPrompt === undefined ? {} : { override: o.systemPrompt }),
+      agents: tools.some((t) => t.name === "Task") ? extra.agentsText : undefined,
+      override: o.systemPrompt,
       append: o.appendSystemPrompt === undefined ? [] : [o.appendSystemPrompt],
     },
     announce: {
@@ -266,9 +264,9 @@ async function buildMainSession(
         ? {}
         : { mcpServers: o.mcp.status().map((s) => ({ name: s.name, status: s.status })) }),
     },
-    ...(config.maxTurns === undefined ? {} : { maxTurns: config.maxTurns }),
-    ...(pending === undefined ? {} : { pending }),
-    ...(o.approve === undefined ? {} : { approve: o.approve }),
+    maxTurns: config.maxTurns,
+    pending,
+    approve: o.approve,
     ...(o.structured === undefined ? {} : structuredOutputHooks(o.structured)),
   }, { messages: history.messages, turns: history.turns });
   return sessionHandle(opened, history, { loop, pending, recoveryWarnings, lease });

@@ -3,47 +3,28 @@
 // offered, the agent's own prompt or the --system-prompt flags), and the AgentLoop over the
 // session's transcript, tools and rules. Announces the session (`session_started`).
 
-import type { Ports } from "../sys/mod.ts";
-import type { Provider } from "../protocol/provider.ts";
-import type { RuntimeEventSink } from "../protocol/events.ts";
-import type { Message, ToolSpec } from "../protocol/messages.ts";
-import type { TranscriptWriter } from "../session/transcript.ts";
+import type { Message } from "../protocol/messages.ts";
 import { buildSystemPrompt } from "../session/system_prompt.ts";
-import type { AnyTool, LiveTools } from "../tools/tool.ts";
-import { AgentLoop } from "./loop.ts";
-import type { PendingWork } from "../protocol/delivery.ts";
-import type { ToolPolicy } from "./tool_runner.ts";
-import { hookPoints, type LoopHooks } from "./hooks.ts";
-import type { Approver } from "../protocol/approval.ts";
+import { AgentLoop, type LoopOptions } from "./loop.ts";
 
-/** One session's loop: the loop's options plus its prompt and announcement; hook points pass through. */
-export interface SessionLoopOptions extends ToolPolicy, LoopHooks {
-  ports: Ports;
-  provider: Provider;
-  transcript: TranscriptWriter;
-  /** A promise while the tool modules still load (a Worker child); `specs` then describe them. */
-  tools: readonly AnyTool[] | PromiseLike<readonly AnyTool[]>;
-  specs?: ToolSpec[];
-  /** Tools that can change between model requests (MCP servers). */
-  live?: LiveTools;
+/**
+ * One session's loop: the loop's own options (LoopOptions, passed through as they are) but its system
+ * prompt and request meta, which are built here from the prompt parts and the session's identity.
+ */
+export interface SessionLoopOptions extends Omit<LoopOptions, "system" | "meta"> {
   sessionId: string;
   /** `main` for the top-level session, else the child's agent type. */
   agentType: string;
   depth: number;
-  model: string;
-  maxTokens: number;
   platform: string;
-  emit: RuntimeEventSink;
   prompt: {
     /** The agent list, when the session is offered the Task tool. */
-    agents?: string;
+    agents?: string | undefined;
     /** Replaces the base prompt (--system-prompt). */
-    override?: string;
+    override?: string | undefined;
     /** Appended: the agent's own prompt, or --append-system-prompt. */
     append: readonly string[];
   };
-  /** Memory and the skills listing, opening the first user message of every request (LoopOptions.context). */
-  context?: readonly string[];
   /** Top-level sessions announce the tool names, subagent types and permission mode they start with. */
   announce?: {
     tools: string[];
@@ -51,10 +32,6 @@ export interface SessionLoopOptions extends ToolPolicy, LoopHooks {
     permissionMode: string;
     mcpServers?: { name: string; status: string }[];
   };
-  maxTurns?: number;
-  pending?: PendingWork;
-  /** The interactive session's approvals (LoopOptions.approve). */
-  approve?: Approver;
 }
 
 export function sessionLoop(
@@ -83,31 +60,8 @@ export function sessionLoop(
     ...o.announce,
   });
   return new AgentLoop({
-    ports: o.ports,
-    provider: o.provider,
-    transcript: o.transcript,
-    tools: o.tools,
-    ...(o.specs === undefined ? {} : { specs: o.specs }),
-    ...(o.live === undefined ? {} : { live: o.live }),
+    ...o,
     system,
-    ...(o.context === undefined ? {} : { context: o.context }),
-    model: o.model,
-    maxTokens: o.maxTokens,
     meta: { sessionId: o.sessionId, agentType: o.agentType, depth: o.depth },
-    trusted: o.trusted,
-    mode: o.mode,
-    ...(o.extraEnv === undefined ? {} : { extraEnv: o.extraEnv }),
-    rules: o.rules,
-    ...(o.limits === undefined ? {} : { limits: o.limits }),
-    workspaceRoot: o.workspaceRoot,
-    ...(o.additionalDirs === undefined ? {} : { additionalDirs: o.additionalDirs }),
-    storageRoot: o.storageRoot,
-    emit: o.emit,
-    ...(o.maxTurns === undefined ? {} : { maxTurns: o.maxTurns }),
-    ...(o.pending === undefined ? {} : { pending: o.pending }),
-    ...hookPoints(o),
-    ...(o.approve === undefined ? {} : { approve: o.approve }),
-    ...(o.worktree === undefined ? {} : { worktree: o.worktree }),
-    ...(o.commands === undefined ? {} : { commands: o.commands }),
   }, history);
 }

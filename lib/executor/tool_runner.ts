@@ -30,23 +30,23 @@ export type { ToolCallRequest } from "./hooks.ts";
 export interface ToolPolicy {
   workspaceRoot: string;
   /** The run's `--add-dir` folders (canonical), handed to every tool call. */
-  additionalDirs?: readonly string[];
+  additionalDirs?: readonly string[] | undefined;
   storageRoot: string;
   /** The git worktree the session is isolated in (handed to every tool call). */
-  worktree?: ActiveWorktree;
+  worktree?: ActiveWorktree | undefined;
   /** Environment and shell of the session's commands. */
-  commands?: CommandSetup;
+  commands?: CommandSetup | undefined;
   trusted: boolean;
   mode: PermissionMode;
   /** Settings `env`: added to the environment of the commands tools run. */
-  extraEnv?: Record<string, string>;
+  extraEnv?: Record<string, string> | undefined;
   /**
    * Allow, ask and deny rules of the session (the run's flags and settings; for a child also the
    * disallowedTools of its agent and of every agent above it).
    */
   rules: RuleSet;
   /** The `tools` rules of the agent and every agent above it, one layer each (permissions/gate.ts). */
-  limits?: readonly (readonly ToolRule[])[];
+  limits?: readonly (readonly ToolRule[])[] | undefined;
 }
 
 export interface ToolRunnerOptions extends ToolPolicy {
@@ -54,7 +54,7 @@ export interface ToolRunnerOptions extends ToolPolicy {
   /** The session's tools; a promise while the tool modules still load (a Worker child). */
   tools: readonly AnyTool[] | PromiseLike<readonly AnyTool[]>;
   /** Tools that can change between model requests (MCP servers), looked up after `tools`. */
-  live?: LiveTools;
+  live?: LiveTools | undefined;
   sessionId: string;
   emit: RuntimeEventSink;
   /** The session's hook points (`beforeToolCall`, `afterToolCall`). */
@@ -63,7 +63,7 @@ export interface ToolRunnerOptions extends ToolPolicy {
    * Asks a person about a call the gate refused as askable (the interactive session,
    * executor/approval_step.ts); without it the refusal stands (print mode, background children).
    */
-  ask?: AskApproval;
+  ask?: AskApproval | undefined;
 }
 
 export type AskApproval = (
