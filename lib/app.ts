@@ -44,6 +44,8 @@ import { parseRuleList, wholeToolsDenied } from "./protocol/tool_rule.ts";
 import { toolNameMatches } from "./protocol/mcp_names.ts";
 import { allInOrder } from "./sys/concurrency.ts";
 import { canonicalAddDirs, canonicalWorkspace } from "./config/workspace.ts";
+import { claudeUserDir } from "./config/claude_dir.ts";
+import { type ApiKeyHelper, apiKeyHelperOf } from "./provider/api_key_helper.ts";
 
 export interface AppFlags extends ConfigFlags {
   trustWorkspace?: boolean;
@@ -56,6 +58,8 @@ export interface AppFlags extends ConfigFlags {
   addDirs?: readonly string[];
   /** `--bare`: no memory, commands, skills, output styles or MCP servers from files. */
   bare?: boolean;
+  /** `--output-style`: the main session's output style (over the `outputStyle` setting). */
+  outputStyle?: string;
 }
 
 export interface AppOptions {
@@ -92,6 +96,8 @@ export interface App {
   redact(text: string): string;
   /** Every known secret: provider keys, then what addSecrets added. */
   secrets(): string[];
+  /** How model requests are sent when the key comes from apiKeyHelper (children's proxied ones too). */
+  fetch?: typeof fetch;
   /** Adds configured secrets found later (MCP servers' tokens); redact() covers them from then on. */
   addSecrets(values: readonly string[]): void;
   provider(): Promise<Provider>;
@@ -115,11 +121,12 @@ async function settingsOf(
   where: { layout: StorageLayout; workspace: string; trusted: boolean; options: AppOptions },
 ) {
   const { layout, workspace, trusted } = where;
+  const flagDirs = await canonicalAddDirs(ports, flags.addDirs ?? []);
   // Read together; a broken file is reported as if they were read in this order.
   const [user, project, claudeFiles, settingsFlag] = await allInOrder([
     readSettingsFile(ports.fs, layout.configFile),
     trusted ? readSettingsFile(ports.fs, `${workspace}/.blade/settings.json`) : Promise.resolve<Settings>({}),
-    readClaudeSettings(ports.fs, { home: ports.env.home(), workspace, trusted }),
+    readClaudeSettings(ports.fs, { userDir: claudeUserDir(ports.env), workspace, trusted }),
     flags.settings === undefined
       ? Promise.resolve(undefined)
       : settingsFlagLayer(ports.fs, flags.settings, ports.env.cwd()),
@@ -137,7 +144,14 @@ async function settingsOf(
     claude: claudeFiles,
     ...(settingsFlag === undefined ? {} : { settingsFlag }),
   }, { env: ports.env, flags });
-  return { config, claude };
+  // Settings `permissions.additionalDirectories` work as --add-dir does (project files only when trusted).
+  const additionalDirs = await canonicalAddDirs(ports, claude.additionalDirectories, {
+    after: flagDirs,
+    skip: (dir, why) => {
+      if (config.debug) where.options.debugSink?.(`settings: additionalDirectories: ${dir} ${why}; left out`);
+    },
+  });
+  return { config, claude, additionalDirs };
 }
 
 export async function createApp(ports: Ports, flags: AppFlags, options: AppOptions = {}): Promise<App> {
@@ -147,14 +161,13 @@ export async function createApp(ports: Ports, flags: AppFlags, options: AppOptio
     canonicalWorkspace(ports),
   ]);
   const layout = storageLayout(storageRoot);
-  const additionalDirs = await canonicalAddDirs(ports, flags.addDirs ?? []);
   const trust = decideTrust(
     await readTrust(ports.fs, layout.trustFile),
     workspace,
     // BLADE_TRUST_WORKSPACE=1: the CI way to say --trust-workspace.
     flags.trustWorkspace === true || ports.env.get("BLADE_TRUST_WORKSPACE") === "1",
   );
-  const { config, claude } = await settingsOf(ports, flags, {
+  const { config, claude, additionalDirs } = await settingsOf(ports, flags, {
     layout,
     workspace,
     trusted: trust.trusted,
@@ -169,10 +182,10 @@ export async function createApp(ports: Ports, flags: AppFlags, options: AppOptio
   const fallbackModel = flags.fallbackModel === undefined
     ? undefined
     : resolveModel(flags.fallbackModel, config.aliases);
+  const key = apiKeyHelperOf(ports, { config, claude, cwd: workspace, onKey: (k) => app.addSecrets([k]) });
   const getProviderConfig =
-    () => (providerConfig ??= resolveProviderConfig(ports, config, workspace).then((c) =>
-      fallbackModel === undefined ? c : { ...c, fallbackModel }
-    ));
+    () => (providerConfig ??= resolveProviderConfig(ports, config, { workspace, keyHelper: key?.helper })
+      .then((c) => fallbackModel === undefined ? c : { ...c, fallbackModel }));
   let store: SidecarStore | undefined;
   const app: App = {
     ports,
@@ -184,6 +197,7 @@ export async function createApp(ports: Ports, flags: AppFlags, options: AppOptio
     flags,
     claude,
     redact,
+    ...(key === undefined ? {} : { fetch: key.fetch }),
     secrets: () => [...secrets],
     addSecrets: (values) => {
       for (const v of values) if (!secrets.includes(v)) secrets.push(v);
@@ -194,8 +208,9 @@ export async function createApp(ports: Ports, flags: AppFlags, options: AppOptio
     provider: () => {
       const sink = options.debugSink;
       const debug = config.debug && sink !== undefined ? (line: string) => sink(redact(line)) : undefined;
+      const sends = key === undefined ? {} : { fetch: key.fetch };
       return (provider ??= getProviderConfig().then((c) =>
-        providerFromConfig(c, { clock: ports.clock, ...(debug === undefined ? {} : { debug }) })
+        providerFromConfig(c, { clock: ports.clock, ...(debug === undefined ? {} : { debug }), ...sends })
       ));
     },
     providerConfig: getProviderConfig,
@@ -264,6 +279,7 @@ async function registryOf(app: App): Promise<RegistrySnapshot> {
   const { snapshot } = await loadRegistry({
     fs: app.ports.fs,
     home: app.ports.env.home(),
+    claudeDir: claudeUserDir(app.ports.env),
     workspace: app.workspace,
     trusted: app.trust.trusted,
     bladeHome: app.layout.root,
@@ -290,6 +306,7 @@ async function childRunner(app: App): Promise<ChildRunner> {
     });
   }
   const home = ports.env.home();
+  const claudeDir = claudeUserDir(ports.env);
   return new WorkerRunner({
     layout,
     clock: ports.clock,
@@ -297,17 +314,19 @@ async function childRunner(app: App): Promise<ChildRunner> {
     maxTokens: config.maxTokens,
     platform: ports.env.platform(),
     secrets: app.secrets(),
-    extraReadDirs: home === undefined ? [] : [`${home}/.claude/agents`],
+    extraReadDirs: claudeDir === undefined ? [] : [`${claudeDir}/agents`, `${claudeDir}/skills`],
     ...(home === undefined ? {} : { home }),
     toolEnv: bashLimitEnv(ports.env),
+    ...(app.fetch === undefined ? {} : { fetch: app.fetch }),
   });
 }
 
 async function resolveProviderConfig(
   ports: Ports,
   config: ResolvedConfig,
-  workspace: string,
+  o: { workspace: string; keyHelper?: ApiKeyHelper | undefined },
 ): Promise<ProviderConfig> {
+  const { workspace } = o;
   const http = {
     ...(config.maxRetries === undefined ? {} : { maxRetries: config.maxRetries }),
     ...(config.requestTimeoutMs === undefined ? {} : { requestTimeoutMs: config.requestTimeoutMs }),
@@ -316,7 +335,9 @@ async function resolveProviderConfig(
   switch (config.provider) {
     case "anthropic": {
       const { apiKey, authToken, headers } = config.anthropic;
-      if (apiKey === undefined && authToken === undefined) {
+      // The helper runs before the first request: a broken one fails the run at once, not per request.
+      if (o.keyHelper !== undefined) await o.keyHelper.key();
+      else if (apiKey === undefined && authToken === undefined) {
         throw new BladeError("missing_api_key", "No Anthropic API key: ANTHROPIC_API_KEY is not set.", {
           hint:
             "Set ANTHROPIC_API_KEY (or BLADE_API_KEY, or ANTHROPIC_AUTH_TOKEN for a gateway), use --provider openai with OPENAI_API_KEY/OPENAI_BASE_URL, or try `blade demo`.",

@@ -10,7 +10,6 @@ export interface ParamsAllow {
 }
 
 export const PARAMS_RULES: readonly ParamsAllow[] = [
-  { path: "lib/app.ts", function: "resolveProviderConfig" },
   { path: "lib/child/child_fetch.ts", function: "ChildFetches.start" },
   { path: "lib/child/child_sandbox.ts", function: "ChildWorkerPool.#fail" },
   { path: "lib/child/child_sandbox.ts", function: "ChildWorkerPool.#reply" },
@@ -40,6 +39,9 @@ export const PARAMS_RULES: readonly ParamsAllow[] = [
   { path: "lib/cli/tasks_resume_cmd.ts", function: "reportResumed" },
   { path: "lib/cli/tasks_resume_cmd.ts", function: "resumeSource" },
   { path: "lib/cli/trust_cmd.ts", function: "reportTrust" },
+  { path: "lib/commands/command_file.ts", function: "findCommand" },
+  { path: "lib/commands/command_file.ts", function: "markdownNames" },
+  { path: "lib/commands/expand_command.ts", function: "substituteArguments.<anonymous>" },
   { path: "lib/config/claude_settings.ts", function: "settingsFlagLayer" },
   { path: "lib/config/config.ts", function: "pickProvider" },
   { path: "lib/config/redact_prints.ts", function: "redactOne" },
@@ -48,6 +50,7 @@ export const PARAMS_RULES: readonly ParamsAllow[] = [
   { path: "lib/executor/loop.ts", function: "AgentLoop.#finish" },
   { path: "lib/executor/loop.ts", function: "AgentLoop.#persistResults" },
   { path: "lib/executor/main_runner.ts", function: "buildMainSession" },
+  { path: "lib/executor/prompt_expansion.ts", function: "expandPrompt" },
   { path: "lib/executor/settle.ts", function: "deliverReady" },
   { path: "lib/executor/settle.ts", function: "runUntilSettled" },
   { path: "lib/launch/launch_plan.ts", function: "planLaunch" },
@@ -69,6 +72,7 @@ export const PARAMS_RULES: readonly ParamsAllow[] = [
   { path: "lib/protocol/glob_pattern.ts", function: "matchSegments" },
   { path: "lib/protocol/tool_rule.ts", function: "firstMatch" },
   { path: "lib/protocol/tool_rule.ts", function: "ruleMatches" },
+  { path: "lib/provider/key_fetch.ts", function: "keyedFetch.send" },
   { path: "lib/recovery/recovery.ts", function: "recoverHeld" },
   { path: "lib/recovery/recovery.ts", function: "runningTree" },
   { path: "lib/recovery/recovery_plan.ts", function: "finalize" },
@@ -121,6 +125,7 @@ export const PARAMS_RULES: readonly ParamsAllow[] = [
   { path: "lib/store/group_commit.ts", function: "commitGroup" },
   { path: "lib/store/running_index.ts", function: "RunningIndex.constructor" },
   { path: "lib/store/storage_root.ts", function: "storageUnusable" },
+  { path: "lib/styles/output_style.ts", function: "findOutputStyle" },
   { path: "lib/sys/concurrency.ts", function: "forEachBounded" },
   { path: "lib/sys/concurrency.ts", function: "whileAllHeld" },
   { path: "lib/sys/dev_bundle.ts", function: "isFresh" },

@@ -25,6 +25,7 @@ interface Msg {
   content: string | Block[];
 }
 interface Req {
+  model?: string;
   messages: Msg[];
   tools: string[];
   skillTool?: unknown;
@@ -38,7 +39,11 @@ async function golden(name: string): Promise<Req[]> {
 }
 
 /** Runs a case through Blade; its requests normalised like the fixtures (/ROOT, /HOME). */
-async function blade(c: ContextCase, extraEnv: Record<string, string> = {}): Promise<Req[]> {
+async function blade(
+  c: ContextCase,
+  extraEnv: Record<string, string> = {},
+  o: { flags?: string[]; expectCode?: number; stderr?: (text: string) => void } = {},
+): Promise<Req[]> {
   const home = await Deno.realPath(await Deno.makeTempDir({ prefix: "blade-home-" }));
   const root = await Deno.realPath(await Deno.makeTempDir({ prefix: "blade-root-" }));
   try {
@@ -46,7 +51,7 @@ async function blade(c: ContextCase, extraEnv: Record<string, string> = {}): Pro
     await writeTree(home, c.homeFiles);
     await Deno.mkdir(`${root}/${c.cwd}`, { recursive: true });
     await using server = startFakeAnthropicServer({ handler: c.handler(root) });
-    const run = await runBlade(["-p", c.prompt, "--output-format", "json", ...c.flags], {
+    const run = await runBlade(["-p", c.prompt, "--output-format", "json", ...(o.flags ?? c.flags)], {
       cwd: `${root}/${c.cwd}`,
       env: {
         HOME: home,
@@ -57,13 +62,23 @@ async function blade(c: ContextCase, extraEnv: Record<string, string> = {}): Pro
         ...extraEnv,
       },
     });
-    assert.equal(run.code, 0, `${c.name}: ${run.stderr}`);
+    assert.equal(run.code, o.expectCode ?? 0, `${c.name}: ${run.stderr}`);
+    o.stderr?.(run.stderr + run.stdout);
     const normal = (v: unknown) =>
       JSON.parse(JSON.stringify(v).replaceAll(root, "/ROOT").replaceAll(home, "/HOME")) as Msg[];
     return server.requests.filter((r) => r.path === "/v1/messages").map((r) => {
-      const body = r.body as unknown as { messages: unknown[]; tools?: { name: string }[] };
+      const body = r.body as unknown as {
+        model: string;
+        messages: unknown[];
+        tools?: { name: string }[];
+        system?: string | { text: string }[];
+      };
       const skill = body.tools?.find((t) => t.name === "Skill");
       return {
+        model: body.model,
+        system: typeof body.system === "string"
+          ? body.system
+          : (body.system ?? []).map((b) => b.text).join("\n"),
         messages: normal(body.messages),
         tools: (body.tools ?? []).map((t) => t.name),
         ...(skill === undefined ? {} : { skillTool: normal(skill) }),
@@ -142,4 +157,87 @@ Deno.test("memory: an untrusted folder loads the user's files only", async () =>
   ]);
   // No nested memory either.
   assert.deepEqual(afterResults(ours[1]!), []);
+});
+
+/** The first request's user texts that belong to a command: all but the memory and Claude Code's own notes. */
+function commandBlocks(req: Req): string[] {
+  return req.messages.filter((m) => m.role === "user").flatMap(texts).filter((t) =>
+    !t.startsWith("<system-reminder>\nCodebase") && !t.includes("# gitStatus") &&
+    !t.includes("Attribution for git") && !t.startsWith("<system-reminder>\nThe following skills")
+  );
+}
+
+Deno.test("commands: a project command expands as in Claude Code: header, $0/$1/$ARGUMENTS, @file, !`command`, model", async () => {
+  const c = caseNamed("command_review");
+  const [theirs, ours] = [await golden(c.name), await blade(c)];
+  assert.equal(ours.length, 1);
+  assert.deepEqual(commandBlocks(ours[0]!), commandBlocks(theirs[0]!));
+  // `model: haiku` chose the model of the turn.
+  assert.match(ours[0]!.model!, /haiku/);
+  // The memory block still opens the message (Claude Code puts the @file blocks before it).
+  assert.ok(texts(ours[0]!.messages[0]!)[0]!.startsWith("<system-reminder>\nCodebase"));
+});
+
+Deno.test("commands: a namespaced command, and arguments appended to a body without placeholders", async () => {
+  const c = caseNamed("command_namespaced");
+  const [theirs, ours] = [await golden(c.name), await blade(c)];
+  assert.deepEqual(commandBlocks(ours[0]!), commandBlocks(theirs[0]!));
+});
+
+Deno.test("commands: a user command (~/.claude/commands)", async () => {
+  const c = caseNamed("command_user");
+  const [theirs, ours] = [await golden(c.name), await blade(c)];
+  assert.deepEqual(commandBlocks(ours[0]!), commandBlocks(theirs[0]!));
+});
+
+Deno.test("skills: the listing, the Skill tool's schema, and what a Skill call returns", async () => {
+  const c = caseNamed("skill_call");
+  const [theirs, ours] = [await golden(c.name), await blade(c)];
+  // Claude Code lists its own built-in skills too; ours are listed the same way, in the same order.
+  const listed = (req: Req, names: string[]) =>
+    req.messages.flatMap(texts).join("\n").split("\n").filter((l) =>
+      names.some((n) => l.startsWith(`- ${n}: `))
+    );
+  const names = ["lint-fix", "deploy"];
+  assert.deepEqual(listed(ours[0]!, names), listed(theirs[0]!, names));
+  assert.deepEqual(listed(ours[0]!, names), [
+    "- lint-fix: Fix lint errors",
+    "- deploy: Deploy the app to an environment",
+  ]);
+  const schema = (req: Req) => {
+    const s = (req.skillTool as {
+      input_schema: { properties: Record<string, { type: string }>; required: string[] };
+    })
+      .input_schema;
+    return {
+      properties: Object.fromEntries(Object.entries(s.properties).map(([k, v]) => [k, v.type])),
+      required: s.required,
+    };
+  };
+  assert.deepEqual(schema(ours[0]!), schema(theirs[0]!));
+  // The call's result, then the skill's folder and instructions with its arguments, as one message.
+  const last = (req: Req) =>
+    blocksOf(req.messages.at(-1)!).map((b) => b.type === "tool_result" ? String(b.content) : b.text);
+  assert.deepEqual(last(ours[1]!), last(theirs[1]!));
+});
+
+Deno.test("output styles: the outputStyle setting picks a project style; its section follows the environment", async () => {
+  const c = caseNamed("output_style");
+  const [theirs, ours] = [await golden(c.name), await blade(c)];
+  const section = "# Output Style: Pirate\nSTYLE-BODY: answer as a pirate would.";
+  // Claude Code sends its environment (and the style's section) as a system-role message.
+  assert.ok(theirs[0]!.messages.flatMap(texts).some((t) => t.includes(`\n\n${section}\n`)));
+  assert.ok(ours[0]!.system!.includes(section), ours[0]!.system);
+  const intro = 'according to your "Output Style", which describes how you should respond to user queries.';
+  assert.ok(theirs[0]!.system!.includes(intro));
+  assert.ok(ours[0]!.system!.replace(/\n/g, " ").includes(intro), ours[0]!.system);
+  // Blade's coding sentence is left out: the style does not ask to keep it.
+  assert.doesNotMatch(ours[0]!.system!, /command-line coding agent/);
+  // --output-style wins over the setting; a built-in style by name; an unknown one is a warning.
+  const flag = await blade(c, {}, { flags: [...c.flags, "--output-style", "explanatory"] });
+  assert.match(flag[0]!.system!, /# Output Style: Explanatory\nExplain as you work\./);
+  let stderr = "";
+  const unknown = await blade(c, {}, { flags: ["--output-style", "Nope"], stderr: (t) => (stderr = t) });
+  assert.doesNotMatch(unknown[0]!.system!, /# Output Style/);
+  assert.match(stderr, /warning: output style "Nope" is not built in \(Explanatory, Learning\) nor found in/);
 });

@@ -112,6 +112,8 @@ export interface WorkerDeps {
   home?: string;
   /** Variables the child's tools read (the Bash limits), read here for the Worker. */
   toolEnv?: Record<string, string>;
+  /** How the main thread sends children's model requests (one that adds a helper's key). */
+  fetch?: typeof fetch;
 }
 
 export class WorkerRunner implements ChildRunner {
@@ -120,7 +122,10 @@ export class WorkerRunner implements ChildRunner {
 
   constructor(deps: WorkerDeps) {
     this.#deps = deps;
-    this.pool = new ChildWorkerPool({ clock: deps.clock });
+    this.pool = new ChildWorkerPool({
+      clock: deps.clock,
+      ...(deps.fetch === undefined ? {} : { fetch: deps.fetch }),
+    });
   }
 
   run(spec: ChildSpec, host: ChildHost, signal: AbortSignal): Promise<ChildOutcome> {

@@ -9,6 +9,7 @@ import { capMode } from "../permissions/ceiling.ts";
 import { usageError } from "../errors.ts";
 import { countDiagnostics, type Diagnostic } from "../registry/diagnostic.ts";
 import { agentSourceDirs } from "../registry/discover.ts";
+import { configuredClaudeDir } from "../config/claude_dir.ts";
 import { listAgentFiles, loadAgentFile, loadAgents, type LoadedAgents } from "../registry/load.ts";
 import { createAgentFile } from "../registry/create.ts";
 import { AGENT_SOURCES, type AgentSource } from "../registry/schema.ts";
@@ -173,6 +174,7 @@ function load(deps: AgentsCommandDeps): Promise<LoadedAgents> {
   return loadAgents({
     fs: deps.ports.fs,
     home: deps.home,
+    claudeDir: configuredClaudeDir(deps.ports.env),
     workspace: deps.workspace,
     trusted: deps.trusted,
     bladeHome: deps.storageRoot,
@@ -236,7 +238,8 @@ async function listCommand(args: string[], deps: AgentsCommandDeps): Promise<num
     lines.push(`${problems} in agent files; run \`blade agents validate\` for details.`);
   }
   const untrustedDirs = new Set(
-    agentSourceDirs({ ...deps, bladeHome: deps.storageRoot }).untrusted.map((d) => d.dir),
+    agentSourceDirs({ ...deps, bladeHome: deps.storageRoot, claudeDir: configuredClaudeDir(deps.ports.env) })
+      .untrusted.map((d) => d.dir),
   );
   const skipped = loaded.diagnostics.filter((d) => untrustedDirs.has(d.file)).map((d) =>
     displayPath(d.file, style)

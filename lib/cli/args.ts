@@ -20,6 +20,7 @@ export const RUN_OPTIONS = {
   disallowedTools: { type: "string", multiple: true },
   "system-prompt": { type: "string" },
   "append-system-prompt": { type: "string" },
+  "output-style": { type: "string" },
   "max-turns": { type: "string" },
   continue: { type: "boolean", short: "c" },
   resume: { type: "string", short: "r" },

@@ -47,6 +47,7 @@ Options for the interactive session, -p and run:
   --settings <file|json>      a Claude Code settings layer for this run
   --system-prompt <text>      replace the base system prompt
   --append-system-prompt <t>  append to the system prompt
+  --output-style <name>       the output style (Explanatory, Learning, or a file's; setting outputStyle)
   --system-prompt-file <f>    replace the base system prompt with a file's text
   --append-system-prompt-file <f>  append a file's text to the system prompt
   --max-turns <n>             stop after n model requests (error max_turns_exceeded)

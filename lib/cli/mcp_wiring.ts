@@ -7,6 +7,7 @@ import { terminalSafe } from "./sanitize.ts";
 import type { Io } from "./io.ts";
 import type { McpHub } from "../mcp/hub.ts";
 import { type McpOpened, openMcp } from "../mcp/setup.ts";
+import { claudeJsonPath } from "../config/claude_dir.ts";
 
 export interface McpFlags {
   mcpConfig: string[];
@@ -36,6 +37,7 @@ export async function startMcp(
     fs: app.ports.fs,
     env: (name) => app.ports.env.get(name),
     home: app.ports.env.home(),
+    claudeJson: claudeJsonPath(app.ports.env),
     workspace: app.workspace,
     trusted: app.trust.trusted,
     userConfigFile: app.layout.configFile,

@@ -53,6 +53,7 @@ export function appFlagsOf(values: Values): AppFlags {
     ...(values["fallback-model"] === undefined ? {} : { fallbackModel: values["fallback-model"] }),
     ...(values["add-dir"] === undefined ? {} : { addDirs: values["add-dir"] }),
     ...(values.bare === true ? { bare: true } : {}),
+    ...(values["output-style"] === undefined ? {} : { outputStyle: values["output-style"] }),
   };
 }
 

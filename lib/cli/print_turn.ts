@@ -19,7 +19,7 @@ import type { McpHub } from "../mcp/hub.ts";
 import type { PromptFlags } from "./print_inputs.ts";
 import type { Approver } from "../protocol/approval.ts";
 import type { StructuredOutput, StructuredOutputState } from "../tools/structured_output.ts";
-import { sessionContextOf } from "./context_wiring.ts";
+import { contextSinks, sessionContextOf } from "./context_wiring.ts";
 import { turnOutcome } from "../executor/run_outcome.ts";
 
 /**
@@ -146,7 +146,8 @@ export function printSink(io: Io, o: PrintSinkOptions): PrintSink {
 /** Where the API key came from, in Claude Code's words (system/init `apiKeySource`). */
 function apiKeySourceOf(app: App): string {
   if (app.config.provider !== "anthropic") return "none";
-  return app.config.anthropic.apiKeySource ?? "none";
+  return app.config.anthropic.apiKeySource ??
+    (app.claude.apiKeyHelper === undefined ? "none" : "apiKeyHelper");
 }
 
 export interface TurnFlags {
@@ -202,7 +203,7 @@ export async function runTurn(
   });
   // Each turn returns its own object (loaded only with --json-schema: it brings zod).
   const structured = await structuredOutputOf(f.jsonSchema, app.config.structuredOutputAttempts);
-  const context = await sessionContextOf(app);
+  const context = await sessionContextOf(app, contextSinks(app, io));
   try {
     const run = await runMainSession(app, {
       prompt,

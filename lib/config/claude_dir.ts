@@ -7,10 +7,14 @@ import { join, resolve } from "../path.ts";
 
 /** `$CLAUDE_CONFIG_DIR`, else `~/.claude`; undefined without a home folder. */
 export function claudeUserDir(env: Env): string | undefined {
-  const configured = env.get("CLAUDE_CONFIG_DIR");
-  if (configured !== undefined && configured !== "") return resolve(env.cwd(), configured);
   const home = env.home();
-  return home === undefined ? undefined : join(home, ".claude");
+  return configuredClaudeDir(env) ?? (home === undefined ? undefined : join(home, ".claude"));
+}
+
+/** `$CLAUDE_CONFIG_DIR` (resolved), or undefined when it is not set. */
+export function configuredClaudeDir(env: Env): string | undefined {
+  const configured = env.get("CLAUDE_CONFIG_DIR");
+  return configured === undefined || configured === "" ? undefined : resolve(env.cwd(), configured);
 }
 
 /** `$CLAUDE_CONFIG_DIR/.claude.json`, else `~/.claude.json`. */

@@ -2,8 +2,8 @@
 // `~/.claude/settings.json`, the project's `.claude/settings.json` and `.claude/settings.local.json`
 // (project files only in a trusted folder — except `permissions.deny`, which always applies), and a
 // `--settings <file|json>` layer for one run. Honoured keys: permissions.allow|deny|ask,
-// permissions.defaultMode, model, env, disabledMcpjsonServers (kept from untrusted files too: it only
-// turns servers off). Unknown keys are ignored (named in a debug note), never an error;
+// permissions.defaultMode, permissions.additionalDirectories, model, env, outputStyle, apiKeyHelper,
+// disabledMcpjsonServers (kept from untrusted files too: it only turns servers off). Unknown keys are ignored (named in a debug note), never an error;
 // a file that is not JSON is. Blade's own settings win where both speak (config.ts).
 
 import type { Fs } from "../sys/fs.ts";
@@ -21,16 +21,37 @@ export interface ClaudeSettings {
   env: Record<string, string>;
   /** `.mcp.json` servers the user turned off in Claude Code (lib/mcp/sources.ts leaves them out). */
   disabledMcpjsonServers: string[];
+  /** `outputStyle`: the output style of the main session (lib/styles). */
+  outputStyle?: string;
+  /** `apiKeyHelper`: a shell command printing the API key (provider/api_key_helper.ts). */
+  apiKeyHelper?: string;
+  /** `permissions.additionalDirectories`: folders added as `--add-dir` adds them. */
+  additionalDirectories: string[];
   /** `path: key` of every key Blade ignored, for the debug log. */
   ignored: string[];
 }
 
 export function emptyClaudeSettings(): ClaudeSettings {
-  return { allow: [], deny: [], ask: [], env: {}, disabledMcpjsonServers: [], ignored: [] };
+  return {
+    allow: [],
+    deny: [],
+    ask: [],
+    env: {},
+    disabledMcpjsonServers: [],
+    additionalDirectories: [],
+    ignored: [],
+  };
 }
 
-const HONOURED = new Set(["permissions", "model", "env", "disabledMcpjsonServers"]);
-const PERMISSION_KEYS = new Set(["allow", "deny", "ask", "defaultMode"]);
+const HONOURED = new Set([
+  "permissions",
+  "model",
+  "env",
+  "disabledMcpjsonServers",
+  "outputStyle",
+  "apiKeyHelper",
+]);
+const PERMISSION_KEYS = new Set(["allow", "deny", "ask", "defaultMode", "additionalDirectories"]);
 
 function strings(value: unknown, where: string): string[] {
   if (value === undefined) return [];
@@ -53,6 +74,8 @@ export function claudeSettingsOf(json: unknown, where: string): ClaudeSettings {
   const o = json as Record<string, unknown>;
   for (const key of Object.keys(o)) if (!HONOURED.has(key)) out.ignored.push(`${where}: ${key}`);
   if (typeof o.model === "string" && o.model !== "") out.model = o.model;
+  if (typeof o.outputStyle === "string" && o.outputStyle !== "") out.outputStyle = o.outputStyle;
+  if (typeof o.apiKeyHelper === "string" && o.apiKeyHelper.trim() !== "") out.apiKeyHelper = o.apiKeyHelper;
   if (typeof o.env === "object" && o.env !== null) {
     for (const [k, v] of Object.entries(o.env as Record<string, unknown>)) {
       if (typeof v === "string" || typeof v === "number" || typeof v === "boolean") out.env[k] = String(v);
@@ -71,6 +94,11 @@ export function claudeSettingsOf(json: unknown, where: string): ClaudeSettings {
     out.deny = strings(perms.deny, `${where}: permissions.deny`);
     out.ask = strings(perms.ask, `${where}: permissions.ask`);
     if (typeof perms.defaultMode === "string") out.defaultMode = perms.defaultMode;
+    out.additionalDirectories = strings(
+      perms.additionalDirectories,
+      `${where}: permissions.additionalDirectories`,
+    )
+      .map((d) => d.trim()).filter((d) => d !== "");
   }
   return out;
 }
@@ -89,6 +117,9 @@ export function mergeClaudeSettings(layers: readonly ClaudeSettings[]): ClaudeSe
     out.ask.push(...l.ask);
     if (l.defaultMode !== undefined) out.defaultMode = l.defaultMode;
     if (l.model !== undefined) out.model = l.model;
+    if (l.outputStyle !== undefined) out.outputStyle = l.outputStyle;
+    if (l.apiKeyHelper !== undefined) out.apiKeyHelper = l.apiKeyHelper;
+    out.additionalDirectories.push(...l.additionalDirectories);
     Object.assign(out.env, l.env);
     out.disabledMcpjsonServers.push(...l.disabledMcpjsonServers);
     out.ignored.push(...l.ignored);
@@ -123,12 +154,12 @@ export async function settingsFlagLayer(fs: Fs, value: string, cwd: string): Pro
 /** The Claude Code settings of a run, untrusted project files reduced to their deny rules. */
 export async function readClaudeSettings(
   fs: Fs,
-  o: { home: string | undefined; workspace: string; trusted: boolean },
+  o: { userDir: string | undefined; workspace: string; trusted: boolean },
 ): Promise<ClaudeSettings> {
   const layers: ClaudeSettings[] = [];
   // Read together; a broken file is reported as if they were read in order.
   const [user, ...projects] = await allInOrder([
-    o.home === undefined ? Promise.resolve(undefined) : readFile(fs, `${o.home}/.claude/settings.json`),
+    o.userDir === undefined ? Promise.resolve(undefined) : readFile(fs, `${o.userDir}/settings.json`),
     readFile(fs, `${o.workspace}/.claude/settings.json`),
     readFile(fs, `${o.workspace}/.claude/settings.local.json`),
   ]);

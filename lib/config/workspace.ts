@@ -19,10 +19,15 @@ export async function canonicalWorkspace(ports: Ports): Promise<string> {
 
 /**
  * The `--add-dir` folders as canonical paths (symlinks resolved: Deno and the tools check real paths),
- * without duplicates or the workspace itself. A folder that does not exist is a usage error.
+ * after `o.after` and without duplicates. A folder that does not exist is a usage error, or — with
+ * `o.skip` (settings `permissions.additionalDirectories`) — left out and reported there.
  */
-export async function canonicalAddDirs(ports: Ports, dirs: readonly string[]): Promise<string[]> {
-  const out: string[] = [];
+export async function canonicalAddDirs(
+  ports: Ports,
+  dirs: readonly string[],
+  o: { skip?: (dir: string, why: string) => void; after?: readonly string[] } = {},
+): Promise<string[]> {
+  const out: string[] = [...o.after ?? []];
   for (const dir of dirs) {
     const home = ports.env.home();
     const given = home !== undefined && (dir === "~" || dir.startsWith("~/"))
@@ -32,12 +37,20 @@ export async function canonicalAddDirs(ports: Ports, dirs: readonly string[]): P
     try {
       real = await ports.fs.realPath(given);
     } catch {
+      if (o.skip !== undefined) {
+        o.skip(given, "does not exist");
+        continue;
+      }
       throw usageError(
         `--add-dir: the folder ${given} does not exist.`,
         "Pass an existing folder to --add-dir.",
       );
     }
     if (!(await ports.fs.stat(real))?.isDirectory) {
+      if (o.skip !== undefined) {
+        o.skip(given, "is not a folder");
+        continue;
+      }
       throw usageError(`--add-dir: ${given} is not a folder.`, "Pass a folder to --add-dir, not a file.");
     }
     if (!out.includes(real)) out.push(real);

@@ -90,17 +90,25 @@ export interface SessionStart {
  *   per step, so it answers from its state without changing it. Merge: the first error wins.
  */
 export interface LoopHooks {
-  onSessionStart?(
-    session: SessionStart,
-  ): { messages?: Message[] } | void | Promise<{ messages?: Message[] } | void>;
-  beforeToolCall?(request: ToolCallRequest): BeforeToolCallResult | Promise<BeforeToolCallResult>;
-  afterToolCall?(
-    request: ToolCallRequest,
-    result: ToolResult,
-  ): AfterToolCallResult | void | Promise<AfterToolCallResult | void>;
-  transformContext?(context: ModelContext, signal: AbortSignal): ModelContext | Promise<ModelContext>;
-  onTurnEnd?(end: TurnEnd): { continueWith?: string } | void | Promise<{ continueWith?: string } | void>;
-  shouldStop?(step: StepEnd): RunError | undefined;
+  onSessionStart?:
+    | ((session: SessionStart) => { messages?: Message[] } | void | Promise<{ messages?: Message[] } | void>)
+    | undefined;
+  beforeToolCall?:
+    | ((request: ToolCallRequest) => BeforeToolCallResult | Promise<BeforeToolCallResult>)
+    | undefined;
+  afterToolCall?:
+    | ((
+      request: ToolCallRequest,
+      result: ToolResult,
+    ) => AfterToolCallResult | void | Promise<AfterToolCallResult | void>)
+    | undefined;
+  transformContext?:
+    | ((context: ModelContext, signal: AbortSignal) => ModelContext | Promise<ModelContext>)
+    | undefined;
+  onTurnEnd?:
+    | ((end: TurnEnd) => { continueWith?: string } | void | Promise<{ continueWith?: string } | void>)
+    | undefined;
+  shouldStop?: ((step: StepEnd) => RunError | undefined) | undefined;
 }
 
 const POINTS = [

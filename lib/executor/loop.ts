@@ -78,11 +78,10 @@ export class AgentLoop {
       sessionId: options.meta.sessionId,
     });
     const journal = this.#journal;
-    // The policy, tools, ports and sink pass through as they are (ToolRunnerOptions extends ToolPolicy).
+    // The policy, tools, ports, sink and tool hook points pass through as they are.
     this.#tools = new ToolRunner({
       ...options,
       sessionId: options.meta.sessionId,
-      hooks: this.#hooks,
       ask: options.approve === undefined
         ? undefined
         : approvalAsker(options.approve, { journal, meta: options.meta }),

@@ -27,6 +27,7 @@ import type { PendingWork } from "../protocol/delivery.ts";
 import type { Approver } from "../protocol/approval.ts";
 import type { SessionRecovery, SessionSubagents } from "./session_ports.ts";
 import type { SessionContext } from "./session_context.ts";
+import { expandPrompt, userBlocks } from "./prompt_expansion.ts";
 
 export type { RecoveryOutcome, SessionRecovery, SessionSubagents } from "./session_ports.ts";
 
@@ -126,7 +127,7 @@ export interface MainSession extends AsyncDisposable {
   /** What recovery of a continued session could not do (reported, never fatal). */
   readonly recoveryWarnings: string[];
   /** The next turn's input for `prompt`; the first one also acknowledges receipts a crash left behind. */
-  input(prompt: string): TurnInput;
+  input(prompt: string | readonly string[]): TurnInput;
   close(): Promise<void>;
 }
 
@@ -251,10 +252,12 @@ async function buildMainSession(
     rules: o.rules ?? NO_RULES,
     emit: o.emit,
     context: o.context?.blocks,
+    beforeToolCall: o.context?.beforeToolCall,
     prompt: {
       agents: tools.some((t) => t.name === "Task") ? extra.agentsText : undefined,
       override: o.systemPrompt,
       append: o.appendSystemPrompt === undefined ? [] : [o.appendSystemPrompt],
+      ...(o.context?.style === undefined ? {} : { style: o.context.style }),
     },
     announce: {
       tools: [...tools, ...live?.tools() ?? []].map((t) => t.name),
@@ -334,7 +337,7 @@ function sessionHandle(
       unacked = [];
       prelude = undefined;
       return {
-        messages: [userText(prompt)],
+        messages: [typeof prompt === "string" ? userText(prompt) : userBlocks(prompt)],
         acknowledge,
         ...(first === undefined ? {} : { prelude: first }),
       };
@@ -347,10 +350,13 @@ function sessionHandle(
 export async function runMainSession(app: MainSessionDeps, o: MainRunOptions): Promise<MainRunResult> {
   const started = app.ports.clock.now();
   // Print mode's first turn follows at once: session_created goes in its batch (one fsync fewer).
+  // A custom command is expanded before the session opens: one that cannot run leaves no session behind.
+  const expansion = await expandPrompt(app, o, o.prompt, o.signal);
   await using session = await openMainSession(app, { ...o, deferCreated: true });
   const { loop, pending } = session;
+  if (expansion?.model !== undefined) loop.configure({ model: expansion.model });
   profileMark("session ready");
-  const settled = await runUntilSettled(loop, session.input(o.prompt), pending, {
+  const settled = await runUntilSettled(loop, session.input(expansion?.blocks ?? o.prompt), pending, {
     signal: o.signal,
     sleep: (ms, signal) => app.ports.clock.sleep(ms, signal),
     ...(o.backgroundWaitMs === undefined ? {} : { waitLimitMs: o.backgroundWaitMs }),

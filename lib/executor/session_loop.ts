@@ -4,7 +4,7 @@
 // session's transcript, tools and rules. Announces the session (`session_started`).
 
 import type { Message } from "../protocol/messages.ts";
-import { buildSystemPrompt } from "../session/system_prompt.ts";
+import { buildSystemPrompt, type SystemPromptOptions } from "../session/system_prompt.ts";
 import { AgentLoop, type LoopOptions } from "./loop.ts";
 
 /**
@@ -24,6 +24,8 @@ export interface SessionLoopOptions extends Omit<LoopOptions, "system" | "meta">
     override?: string | undefined;
     /** Appended: the agent's own prompt, or --append-system-prompt. */
     append: readonly string[];
+    /** The output style (the main session's only). */
+    style?: SystemPromptOptions["style"];
   };
   /** Top-level sessions announce the tool names, subagent types and permission mode they start with. */
   announce?: {
@@ -50,6 +52,7 @@ export function sessionLoop(
     ...(o.prompt.agents === undefined ? {} : { agents: o.prompt.agents }),
     ...(o.prompt.override === undefined ? {} : { override: o.prompt.override }),
     append: o.prompt.append,
+    ...(o.prompt.style === undefined ? {} : { style: o.prompt.style }),
   });
   o.emit({
     type: "session_started",

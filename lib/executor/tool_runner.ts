@@ -22,9 +22,12 @@ import { pathArgument, type RuleSet, type ToolRule } from "../protocol/tool_rule
 import type { PermissionMode } from "../protocol/permission_mode.ts";
 import { canonicalPath, resolveToolPath } from "../tools/paths.ts";
 import { describeError } from "../errors.ts";
-import { HookPoints, type ToolCallRequest } from "./hooks.ts";
+import { HookPoints, hookPoints, type LoopHooks, type ToolCallRequest } from "./hooks.ts";
 
 export type { ToolCallRequest } from "./hooks.ts";
+
+/** The `beforeToolCall` hook point (hooks.ts) as a type of its own. */
+export type BeforeToolCall = NonNullable<LoopHooks["beforeToolCall"]>;
 
 /** Where a session's tools act and under which permissions (the loop and its builder share it). */
 export interface ToolPolicy {
@@ -49,7 +52,8 @@ export interface ToolPolicy {
   limits?: readonly (readonly ToolRule[])[] | undefined;
 }
 
-export interface ToolRunnerOptions extends ToolPolicy {
+/** The tools of one session and where they act; its `beforeToolCall`/`afterToolCall` hook points (hooks.ts). */
+export interface ToolRunnerOptions extends ToolPolicy, Pick<LoopHooks, "beforeToolCall" | "afterToolCall"> {
   ports: Ports;
   /** The session's tools; a promise while the tool modules still load (a Worker child). */
   tools: readonly AnyTool[] | PromiseLike<readonly AnyTool[]>;
@@ -57,8 +61,6 @@ export interface ToolRunnerOptions extends ToolPolicy {
   live?: LiveTools | undefined;
   sessionId: string;
   emit: RuntimeEventSink;
-  /** The session's hook points (`beforeToolCall`, `afterToolCall`). */
-  hooks?: HookPoints;
   /**
    * Asks a person about a call the gate refused as askable (the interactive session,
    * executor/approval_step.ts); without it the refusal stands (print mode, background children).
@@ -82,10 +84,12 @@ export interface PreparedCalls {
 
 export class ToolRunner {
   #o: ToolRunnerOptions;
+  #hooks: HookPoints;
   #loaded: readonly AnyTool[] | undefined;
 
   constructor(options: ToolRunnerOptions) {
     this.#o = options;
+    this.#hooks = new HookPoints(hookPoints(options), { emit: options.emit, sessionId: options.sessionId });
   }
 
   /** Changes the permission mode for the next calls (the interactive /permissions). */
@@ -215,8 +219,7 @@ export class ToolRunner {
     } catch (e) {
       return error(`Tool ${call.name} failed unexpectedly: ${describeError(e)}`);
     }
-    const hooks = this.#o.hooks;
-    if (hooks?.hooks.afterToolCall !== undefined) result = await hooks.after({ ...request, input }, result);
+    if (this.#o.afterToolCall !== undefined) result = await this.#hooks.after({ ...request, input }, result);
     return { result, denied: result.denied === true };
   }
 
@@ -267,8 +270,8 @@ export class ToolRunner {
       const asked = await o.ask(call, { path, reason: decision.message }, ctx.signal);
       if (!asked.allowed) return { allow: false, askable: false, message: asked.message };
     } else if (!decision.allow) return decision;
-    if (o.hooks?.hooks.beforeToolCall === undefined) return { allow: true };
-    const answer = await o.hooks.before(request);
+    if (o.beforeToolCall === undefined) return { allow: true };
+    const answer = await this.#hooks.before(request);
     return answer.allow
       ? answer
       : { allow: false, askable: answer.askable ?? false, message: answer.message };

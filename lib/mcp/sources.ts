@@ -13,6 +13,8 @@ import type { McpDiagnostic, McpLayer } from "./config.ts";
 export interface McpSourceOptions {
   fs: Fs;
   home: string | undefined;
+  /** Claude Code's `.claude.json` (in CLAUDE_CONFIG_DIR when set); default `<home>/.claude.json`. */
+  claudeJson?: string | undefined;
   /** Canonical project folder. */
   workspace: string;
   trusted: boolean;
@@ -65,7 +67,7 @@ export async function readMcpSources(o: McpSourceOptions): Promise<McpSources> {
     return json;
   };
   if (!o.strict) {
-    const claudeJson = o.home === undefined ? undefined : `${o.home}/.claude.json`;
+    const claudeJson = o.claudeJson ?? (o.home === undefined ? undefined : `${o.home}/.claude.json`);
     const claude = claudeJson === undefined ? undefined : await fromFile(claudeJson, "user");
     await fromFile(o.userConfigFile, "user");
     const local = projectEntry(claude, o.workspace);

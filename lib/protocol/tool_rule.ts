@@ -31,6 +31,7 @@ export const BLADE_TOOL_NAMES: readonly string[] = [
   "Task",
   "TaskOutput",
   "TaskStop",
+  "Skill",
 ];
 
 /** Claude Code names for Blade tools. */
@@ -163,6 +164,12 @@ export function ruleMatches(rule: ToolRule, target: RuleTarget, scope: RuleScope
   if (Object.hasOwn(PATH_ARGUMENT, target.tool)) {
     if (target.path === undefined) return kind !== "allow";
     return pathMatches(rule.specifier, target.path, scope);
+  }
+  if (target.tool === "Skill") {
+    // `Skill(deploy)`, or `Skill(deploy:*)` for a name and what follows it.
+    const name = String(target.input.skill ?? "").replace(/^\//, "");
+    const spec = rule.specifier.trim();
+    return spec.endsWith(":*") ? name.startsWith(spec.slice(0, -2)) : name === spec;
   }
   if (target.tool === "Task") {
     // `Task(Explore, Plan)`: any of the listed agent types.

@@ -16,6 +16,8 @@ export interface DiscoverInput {
   trusted: boolean;
   /** Blade storage root; default `<home>/.blade`. */
   bladeHome?: string | undefined;
+  /** Claude Code's user folder (CLAUDE_CONFIG_DIR); default `<home>/.claude`. */
+  claudeDir?: string | undefined;
 }
 
 export interface AgentSourceDirs {
@@ -28,10 +30,9 @@ export interface AgentSourceDirs {
 /** Folders between the built-ins and `--agents`, in precedence order. */
 export function agentSourceDirs(input: DiscoverInput): AgentSourceDirs {
   const bladeHome = input.bladeHome ?? (input.home === undefined ? undefined : join(input.home, ".blade"));
+  const claudeDir = input.claudeDir ?? (input.home === undefined ? undefined : join(input.home, ".claude"));
   const all: (AgentSourceDir | undefined)[] = [
-    input.home === undefined
-      ? undefined
-      : { source: "user-claude", dir: join(input.home, ".claude", "agents") },
+    claudeDir === undefined ? undefined : { source: "user-claude", dir: join(claudeDir, "agents") },
     { source: "project-claude", dir: join(input.workspace, ".claude", "agents") },
     bladeHome === undefined ? undefined : { source: "user", dir: join(bladeHome, "agents") },
     { source: "project", dir: join(input.workspace, ".blade", "agents") },

@@ -20,6 +20,8 @@ export interface LoadAgentsInput {
   trusted: boolean;
   /** Blade storage root; default `<home>/.blade`. Its `agents` folder is the user source. */
   bladeHome?: string | undefined;
+  /** Claude Code's user folder (CLAUDE_CONFIG_DIR); default `<home>/.claude`. */
+  claudeDir?: string | undefined;
   /** The raw `--agents` value. */
   agentsJson?: string | undefined;
 }

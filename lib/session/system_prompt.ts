@@ -1,5 +1,6 @@
 // Owns the base system prompt of a session: who Blade is, the environment, how to use tools and
-// subagents. The agent's own prompt (for a child) and --append-system-prompt are appended.
+// subagents, and the output style when one is chosen. The agent's own prompt (for a child) and
+// --append-system-prompt are appended.
 
 export interface SystemPromptOptions {
   workspaceRoot: string;
@@ -15,12 +16,13 @@ export interface SystemPromptOptions {
   override?: string;
   /** Appended after everything (--append-system-prompt, or a child's agent prompt). */
   append?: readonly string[];
+  /** The output style (lib/styles): how to respond, in place of Blade's own introduction. */
+  style?: { name: string; body: string; keepCodingInstructions: boolean };
 }
 
 export function buildSystemPrompt(o: SystemPromptOptions): string {
   const base = o.override ?? [
-    "You are Blade, a command-line coding agent. You help with software engineering tasks in the user's",
-    "workspace using the tools you are given. Be direct and precise; prefer doing over describing.",
+    ...introOf(o.style),
     "",
     "# Environment",
     `- Working directory: ${o.workspaceRoot}`,
@@ -45,6 +47,24 @@ export function buildSystemPrompt(o: SystemPromptOptions): string {
       "",
       o.agents,
     ]),
+    // Claude Code puts the chosen style's own section after the environment (its name as the title).
+    ...(o.style === undefined ? [] : ["", `# Output Style: ${o.style.name}`, o.style.body]),
   ].join("\n");
   return [base, ...(o.append ?? []).filter((s) => s.trim() !== "")].join("\n\n");
+}
+
+/** Blade's introduction, or the output style's (with the coding sentence when the style keeps it). */
+function introOf(style: SystemPromptOptions["style"]): string[] {
+  const coding = [
+    "You are Blade, a command-line coding agent. You help with software engineering tasks in the user's",
+    "workspace using the tools you are given. Be direct and precise; prefer doing over describing.",
+  ];
+  if (style === undefined) return coding;
+  return [
+    'You are Blade, a command-line agent that helps users according to your "Output Style", which',
+    "describes how you should respond to user queries.",
+    ...(style.keepCodingInstructions
+      ? ["You help with software engineering tasks in the user's workspace using the tools you are given."]
+      : []),
+  ];
 }

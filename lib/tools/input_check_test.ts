@@ -7,6 +7,7 @@ import { coreTools } from "./registry.ts";
 import { taskTool } from "./task.ts";
 import { taskOutputTool, taskStopTool } from "./task_control.ts";
 import type { AnyTool } from "./tool.ts";
+import { skillTool } from "./skill.ts";
 
 type Json = Record<string, unknown>;
 
@@ -80,6 +81,7 @@ const tools: AnyTool[] = [
     output: () => Promise.reject(new Error("unused")),
     stop: () => Promise.reject(new Error("unused")),
   }),
+  skillTool({ names: () => [], load: () => Promise.reject(new Error("unused")) }),
 ];
 
 const issuesOf = (

@@ -222,4 +222,16 @@ export const INPUT_SCHEMAS: Readonly<Record<string, Record<string, unknown>>> = 
     },
     "required": ["task_id"],
   },
+  "Skill": {
+    "type": "object",
+    "properties": {
+      "skill": {
+        "type": "string",
+        "minLength": 1,
+        "description": "The name of a skill from the listing, without a leading slash. Do not guess names.",
+      },
+      "args": { "description": "Optional arguments for the skill", "type": "string" },
+    },
+    "required": ["skill"],
+  },
 };

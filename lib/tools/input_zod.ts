@@ -110,6 +110,13 @@ export const taskStopInput = z.object({
   task_id: z.string().min(1).describe("The agent id (or background shell id) to stop."),
 });
 
+export const skillInput = z.object({
+  skill: z.string().min(1).describe(
+    "The name of a skill from the listing, without a leading slash. Do not guess names.",
+  ),
+  args: z.string().optional().describe("Optional arguments for the skill"),
+});
+
 export type ReadInput = z.infer<typeof readInput>;
 export type WriteInput = z.infer<typeof writeInput>;
 export type EditInput = z.infer<typeof editInput>;
@@ -119,6 +126,7 @@ export type BashInput = z.infer<typeof bashInput>;
 export type TaskInput = z.infer<typeof taskInput>;
 export type TaskOutputToolInput = z.infer<typeof taskOutputInput>;
 export type TaskStopToolInput = z.infer<typeof taskStopInput>;
+export type SkillInput = z.infer<typeof skillInput>;
 
 /** Every built-in tool's input schema by tool name, in the order the model sees the tools. */
 export const BUILT_IN_INPUTS: readonly (readonly [string, z.ZodType])[] = [
@@ -131,4 +139,5 @@ export const BUILT_IN_INPUTS: readonly (readonly [string, z.ZodType])[] = [
   ["Task", taskInput],
   ["TaskOutput", taskOutputInput],
   ["TaskStop", taskStopInput],
+  ["Skill", skillInput],
 ];

@@ -1,0 +1,111 @@
+// Owns skills as files (docs/guides/memory.md): `<dir>/<name>/SKILL.md` in the user's skills folder
+// (`~/.claude/skills`, or CLAUDE_CONFIG_DIR's) and, in a trusted folder, the project's
+// `.claude/skills`; each skill's name (frontmatter `name`, else its folder), description and
+// allowed-tools. Only the frontmatter is kept when listing; a skill's body is read on a Skill call.
+
+import type { Fs } from "../sys/fs.ts";
+import { join } from "../path.ts";
+import { splitFrontmatter } from "../registry/frontmatter.ts";
+import { readSimpleFrontmatter } from "../registry/simple_yaml.ts";
+import { readLenientFrontmatter } from "../registry/lenient.ts";
+import { bodyAfterFrontmatter, toolList } from "../commands/command_file.ts";
+
+export type SkillSource = "user" | "project";
+
+export interface SkillFile {
+  name: string;
+  description: string;
+  source: SkillSource;
+  /** The skill's folder (its other files are the skill's to use). */
+  dir: string;
+  path: string;
+  /** Tool rules a call of the skill narrows the rest of its turn to. */
+  allowedTools?: string[];
+  /** `disable-model-invocation: true`: not listed to the model, and the Skill tool refuses it. */
+  userOnly: boolean;
+}
+
+export interface SkillDiagnostic {
+  path: string;
+  message: string;
+}
+
+/** Skills in one folder at most (a runaway folder cannot flood the listing). */
+export const MAX_SKILLS_PER_FOLDER = 100;
+/** A description longer than this is cut in the listing. */
+export const MAX_SKILL_DESCRIPTION = 1024;
+
+/** The folders skills come from, in listing order: the user's, then the project's (when trusted). */
+export function skillDirs(
+  o: { workspace: string; trusted: boolean; userDir: string | undefined },
+): { source: SkillSource; dir: string }[] {
+  return [
+    ...(o.userDir === undefined ? [] : [{ source: "user" as const, dir: join(o.userDir, "skills") }]),
+    ...(o.trusted ? [{ source: "project" as const, dir: join(o.workspace, ".claude", "skills") }] : []),
+  ];
+}
+
+/** Every skill of `dirs`; a later folder's skill replaces an earlier one of the same name in place. */
+export async function listSkills(
+  fs: Fs,
+  dirs: readonly { source: SkillSource; dir: string }[],
+): Promise<{ value: SkillFile[]; diagnostics: SkillDiagnostic[] }> {
+  const byName = new Map<string, SkillFile>();
+  const diagnostics: SkillDiagnostic[] = [];
+  for (const { source, dir } of dirs) {
+    const entries = (await fs.readDir(dir).catch(() => [])).filter((e) => e.isDirectory || e.isSymlink)
+      .sort((a, b) => a.name < b.name ? -1 : a.name > b.name ? 1 : 0);
+    const files = await Promise.all(
+      entries.slice(0, MAX_SKILLS_PER_FOLDER).map(async (e) => {
+        const path = join(dir, e.name, "SKILL.md");
+        return { folder: e.name, path, text: await fs.readTextIfExists(path).catch(() => null) };
+      }),
+    );
+    for (const { folder, path, text } of files) {
+      if (text === null) continue;
+      const skill = parseSkill(text, { folder, source, dir: join(dir, folder), path });
+      if (typeof skill === "string") diagnostics.push({ path, message: `${path}: ${skill}` });
+      else byName.set(skill.name, skill);
+    }
+  }
+  return { value: [...byName.values()], diagnostics };
+}
+
+/** A SKILL.md's listing fields, or why it cannot be listed. */
+export function parseSkill(
+  text: string,
+  at: { folder: string; source: SkillSource; dir: string; path: string },
+): SkillFile | string {
+  const split = splitFrontmatter(text);
+  const fields = split.ok ? frontmatterFields(split.frontmatter.text, split.frontmatter.firstLine) : {};
+  const body = split.ok ? split.frontmatter.body : text.trim();
+  const str = (key: string) => typeof fields[key] === "string" ? (fields[key] as string).trim() : "";
+  const name = str("name") || at.folder;
+  if (!/^[A-Za-z0-9_][A-Za-z0-9_.:-]{0,127}$/.test(name)) {
+    return `the skill name "${name}" is not valid: not listed`;
+  }
+  const description = (str("description") || body.split("\n").find((l) => l.trim() !== "")?.trim() || name)
+    .slice(0, MAX_SKILL_DESCRIPTION);
+  const tools = toolList(fields["allowed-tools"]);
+  return {
+    name,
+    description,
+    source: at.source,
+    dir: at.dir,
+    path: at.path,
+    ...(tools === undefined ? {} : { allowedTools: tools }),
+    userOnly: fields["disable-model-invocation"] === true || fields["disable-model-invocation"] === "true",
+  };
+}
+
+function frontmatterFields(text: string, firstLine: number): Record<string, unknown> {
+  const simple = readSimpleFrontmatter(text, firstLine)?.values;
+  if (simple !== undefined) return simple;
+  const lenient = readLenientFrontmatter(text, firstLine);
+  return lenient.ok ? lenient.fields : {};
+}
+
+/** The body a Skill call loads: the file read again (it may have changed), after its frontmatter. */
+export async function skillBody(fs: Fs, skill: SkillFile): Promise<string> {
+  return bodyAfterFrontmatter(await fs.readText(skill.path));
+}

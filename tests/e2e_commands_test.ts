@@ -1,0 +1,187 @@
+// End-to-end: custom slash commands and skills through the real CLI against a fake model server
+// (docs/guides/memory.md): allowed-tools narrow and never widen (of a command and of a loaded skill), a
+// `!`command`` the gate refuses stops the run before any request, an unknown /name is sent as typed
+// (said in --debug), Blade's built-ins win over a command file, untrusted folders load no project
+// command or skill, and `Skill(name)` deny rules refuse a skill.
+
+import assert from "node:assert/strict";
+import { fakeTurn, startFakeAnthropicServer } from "../lib/testing/fake_anthropic_server.ts";
+import { bladeSandbox } from "./support/blade.ts";
+import { toolResultCount } from "./support/claude_context_cases.ts";
+
+type Body = {
+  model: string;
+  messages: { role: string; content: { type: string; text?: string; content?: string }[] }[];
+};
+
+function lastResults(body: Body): string[] {
+  return body.messages.at(-1)!.content.filter((b) => b.type === "tool_result").map((b) => String(b.content));
+}
+
+function userTexts(body: Body): string[] {
+  return body.messages.filter((m) => m.role === "user").flatMap((m) => m.content).filter((b) =>
+    b.type === "text"
+  )
+    .map((b) => b.text ?? "");
+}
+
+const REVIEW = "---\nallowed-tools: Read, Bash(echo:*)\n---\nReview $ARGUMENTS.\n";
+
+Deno.test("commands: allowed-tools narrow the turn (Write refused, Read allowed) and never approve", async () => {
+  await using box = await bladeSandbox();
+  await box.write(".claude/commands/review.md", REVIEW);
+  await box.write("a.txt", "text\n");
+  await using server = startFakeAnthropicServer({
+    handler: (req) => {
+      if (req.path !== "/v1/messages") return new Response("{}", { status: 404 });
+      switch (toolResultCount(req.body)) {
+        case 0:
+          return fakeTurn({
+            toolCalls: [
+              { name: "Read", input: { file_path: "a.txt" } },
+              { name: "Write", input: { file_path: "b.txt", content: "x" } },
+              { name: "Bash", input: { command: "echo hi" } },
+            ],
+          });
+        default:
+          return fakeTurn({ text: "Done." });
+      }
+    },
+  });
+  const env = {
+    ANTHROPIC_BASE_URL: server.url,
+    ANTHROPIC_API_KEY: "sk-ant-test",
+    BLADE_TRUST_WORKSPACE: "1",
+  };
+  // Even in yolo mode (Write and Bash would be allowed), the command's list narrows the turn.
+  const run = await box.run(["-p", "/review a.txt", "--permission-mode", "yolo", "--output-format", "json"], {
+    env,
+  });
+  assert.equal(run.code, 0, run.stderr);
+  const results = lastResults(server.requests.at(-1)!.body as unknown as Body);
+  assert.match(results[0]!, /text/);
+  assert.equal(
+    results[1],
+    "Write is refused: /review allows only Read, Bash(echo:*) (its allowed-tools narrow what this turn may use).",
+  );
+  assert.match(results[2]!, /^hi/);
+  await assert.rejects(Deno.stat(`${box.workspace}/b.txt`));
+
+  // In default print mode the command's Bash(echo:*) approves nothing: the run's gate still refuses.
+  server.requests.length = 0;
+  const plain = await box.run(["-p", "/review a.txt", "--output-format", "json"], { env });
+  assert.equal(plain.code, 0, plain.stderr);
+  assert.match(lastResults(server.requests.at(-1)!.body as unknown as Body)[2]!, /Bash/);
+  assert.doesNotMatch(lastResults(server.requests.at(-1)!.body as unknown as Body)[2]!, /^hi/);
+});
+
+Deno.test("commands: a refused !`command` stops the run before any request, naming the command", async () => {
+  await using box = await bladeSandbox();
+  await box.write(".claude/commands/check.md", "Status: !`touch made.txt`\n");
+  await using server = startFakeAnthropicServer([fakeTurn({ text: "never" })]);
+  const env = {
+    ANTHROPIC_BASE_URL: server.url,
+    ANTHROPIC_API_KEY: "sk-ant-test",
+    BLADE_TRUST_WORKSPACE: "1",
+  };
+  const run = await box.run(["-p", "/check", "--output-format", "json"], { env });
+  assert.equal(run.code, 1);
+  const result = JSON.parse(run.stdout) as { is_error: boolean; error: { code: string; message: string } };
+  assert.equal(result.is_error, true);
+  assert.equal(result.error.code, "command_refused");
+  assert.match(result.error.message, /^\/check runs `touch made\.txt`, which did not run: /);
+  assert.equal(server.requests.length, 0);
+  await assert.rejects(Deno.stat(`${box.workspace}/made.txt`));
+});
+
+Deno.test("commands: unknown /name is sent as typed (said with --debug); built-ins win over files", async () => {
+  await using box = await bladeSandbox();
+  await box.write(".claude/commands/memory.md", "SHADOWED-BODY\n");
+  await using server = startFakeAnthropicServer({ handler: () => fakeTurn({ text: "ok" }) });
+  const env = {
+    ANTHROPIC_BASE_URL: server.url,
+    ANTHROPIC_API_KEY: "sk-ant-test",
+    BLADE_TRUST_WORKSPACE: "1",
+  };
+  const unknown = await box.run(["-p", "/nosuch some words", "--debug"], { env });
+  assert.equal(unknown.code, 0, unknown.stderr);
+  assert.deepEqual(userTexts(server.requests[0]!.body as unknown as Body), ["/nosuch some words"]);
+  assert.match(
+    unknown.stderr,
+    /\[debug\] \/nosuch: no custom command of that name in .*; the prompt is sent as typed/,
+  );
+  const shadowed = await box.run(["-p", "/memory"], { env });
+  assert.equal(shadowed.code, 0, shadowed.stderr);
+  assert.deepEqual(userTexts(server.requests[1]!.body as unknown as Body), ["/memory"]);
+  assert.match(
+    shadowed.stderr,
+    /warning: \/memory is Blade's own; the custom command .*\.claude\/commands\/memory\.md is not used/,
+  );
+});
+
+Deno.test("commands and skills: an untrusted folder loads only the user's", async () => {
+  await using box = await bladeSandbox();
+  await box.write(".claude/commands/proj.md", "PROJECT-COMMAND\n");
+  await box.write(".claude/skills/proj-skill/SKILL.md", "---\ndescription: project skill\n---\nP\n");
+  await Deno.mkdir(`${box.home}/.claude/commands`, { recursive: true });
+  await Deno.writeTextFile(`${box.home}/.claude/commands/mine.md`, "USER-COMMAND $ARGUMENTS\n");
+  await Deno.mkdir(`${box.home}/.claude/skills/mine-skill`, { recursive: true });
+  await Deno.writeTextFile(
+    `${box.home}/.claude/skills/mine-skill/SKILL.md`,
+    "---\ndescription: user skill\n---\nU\n",
+  );
+  await using server = startFakeAnthropicServer({ handler: () => fakeTurn({ text: "ok" }) });
+  const env = { ANTHROPIC_BASE_URL: server.url, ANTHROPIC_API_KEY: "sk-ant-test" };
+  assert.equal((await box.run(["-p", "/proj"], { env })).code, 0);
+  assert.equal((await box.run(["-p", "/mine x"], { env })).code, 0);
+  const [proj, mine] = server.requests.map((r) => userTexts(r.body as unknown as Body));
+  assert.ok(proj!.includes("/proj"));
+  assert.ok(mine!.includes("USER-COMMAND x\n"));
+  const listing = mine!.find((t) => t.includes("The following skills"))!;
+  assert.match(listing, /- mine-skill: user skill/);
+  assert.doesNotMatch(listing, /proj-skill/);
+});
+
+Deno.test("skills: a loaded skill narrows the rest of the turn; Skill(name) deny rules refuse it", async () => {
+  await using box = await bladeSandbox();
+  await box.write(
+    ".claude/skills/safe/SKILL.md",
+    "---\ndescription: read only\nallowed-tools: Read\n---\nOnly read.\n",
+  );
+  await box.write("a.txt", "text\n");
+  await using server = startFakeAnthropicServer({
+    handler: (req) => {
+      if (req.path !== "/v1/messages") return new Response("{}", { status: 404 });
+      switch (toolResultCount(req.body)) {
+        case 0:
+          return fakeTurn({ toolCalls: [{ name: "Skill", input: { skill: "safe" } }] });
+        case 1:
+          return fakeTurn({
+            toolCalls: [
+              { name: "Read", input: { file_path: "a.txt" } },
+              { name: "Bash", input: { command: "echo no" } },
+            ],
+          });
+        default:
+          return fakeTurn({ text: "Done." });
+      }
+    },
+  });
+  const env = {
+    ANTHROPIC_BASE_URL: server.url,
+    ANTHROPIC_API_KEY: "sk-ant-test",
+    BLADE_TRUST_WORKSPACE: "1",
+  };
+  const run = await box.run(["-p", "go", "--permission-mode", "yolo"], { env });
+  assert.equal(run.code, 0, run.stderr);
+  const results = lastResults(server.requests.at(-1)!.body as unknown as Body);
+  assert.match(results[0]!, /text/);
+  assert.equal(
+    results[1],
+    "Bash is refused: the skill safe allows only Read (its allowed-tools narrow what this turn may use).",
+  );
+  server.requests.length = 0;
+  const denied = await box.run(["-p", "go", "--disallowed-tools", "Skill(safe)"], { env });
+  assert.equal(denied.code, 0, denied.stderr);
+  assert.match(lastResults(server.requests[1]!.body as unknown as Body)[0]!, /deny rule Skill\(safe\)/);
+});
