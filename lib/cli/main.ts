@@ -109,13 +109,10 @@ function mistypedSubcommand(first: string | undefined): void {
   );
 }
 
-/** `blade <subcommand> …`: its exit code, or undefined when `first` names none (a prompt, flags). */
-async function runSubcommand(
-  first: string | undefined,
-  argv: string[],
-  ports: Ports,
-  io: Io,
-): Promise<number | undefined> {
+/** `blade <subcommand> …`: its exit code, or undefined when the first word names none (a prompt, flags). */
+async function runSubcommand(argv: string[], o: { ports: Ports; io: Io }): Promise<number | undefined> {
+  const { ports, io } = o;
+  const first = argv[0];
   switch (first) {
     case "agents": {
       const { runAgents } = await import("./agents_cmd.ts");
@@ -164,7 +161,7 @@ export async function runCli(argv: string[], ports: Ports, io: Io): Promise<numb
     : "text";
   try {
     const first = argv[0];
-    const ran = await runSubcommand(first, argv, ports, io);
+    const ran = await runSubcommand(argv, { ports, io });
     if (ran !== undefined) return ran;
     mistypedSubcommand(first);
     const { values, positionals } = parseOrUsage(
@@ -199,6 +196,6 @@ export async function runCli(argv: string[], ports: Ports, io: Io): Promise<numb
     profileMark("print command loaded");
     return await runPrint(values, positionals, ports, io);
   } catch (e) {
-    return reportError(io, e, { format: errorFormat, echoToStdout: !management });
+    return reportError(io, e, { format: errorFormat, echoToStdout: !management, ids: ports.ids });
   }
 }

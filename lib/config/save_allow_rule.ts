@@ -9,8 +9,9 @@ import { BladeError } from "../errors.ts";
 import { dirname } from "../path.ts";
 import { readJsonFile } from "./json_file.ts";
 
-/** Adds `rule` to `permissions.allow` of the settings file at `path` (made when missing). */
-export async function saveAllowRule(fs: Fs, path: string, rule: string): Promise<{ added: boolean }> {
+/** Adds `o.rule` to `permissions.allow` of the settings file at `o.path` (made when missing). */
+export async function saveAllowRule(fs: Fs, o: { path: string; rule: string }): Promise<{ added: boolean }> {
+  const { path, rule } = o;
   const json = (await readJsonFile(fs, path)) ?? {};
   if (typeof json !== "object" || json === null || Array.isArray(json)) {
     throw new BladeError(

@@ -16,7 +16,7 @@ Deno.test("saveAllowRule: makes the file, adds the rule once, keeps every other 
   await withDir(async (dir) => {
     const { fs } = realPorts();
     const path = `${dir}/.claude/settings.local.json`;
-    assert.deepEqual(await saveAllowRule(fs, path, "Bash(npm test)"), { added: true });
+    assert.deepEqual(await saveAllowRule(fs, { path, rule: "Bash(npm test)" }), { added: true });
     assert.deepEqual(JSON.parse(await Deno.readTextFile(path)), {
       permissions: { allow: ["Bash(npm test)"] },
     });
@@ -24,8 +24,8 @@ Deno.test("saveAllowRule: makes the file, adds the rule once, keeps every other 
       path,
       JSON.stringify({ model: "opus", permissions: { deny: ["Bash(rm:*)"], allow: ["Read"] } }),
     );
-    assert.deepEqual(await saveAllowRule(fs, path, "Edit(src/a.ts)"), { added: true });
-    assert.deepEqual(await saveAllowRule(fs, path, "Edit(src/a.ts)"), { added: false });
+    assert.deepEqual(await saveAllowRule(fs, { path, rule: "Edit(src/a.ts)" }), { added: true });
+    assert.deepEqual(await saveAllowRule(fs, { path, rule: "Edit(src/a.ts)" }), { added: false });
     assert.deepEqual(JSON.parse(await Deno.readTextFile(path)), {
       model: "opus",
       permissions: { deny: ["Bash(rm:*)"], allow: ["Read", "Edit(src/a.ts)"] },
@@ -40,7 +40,7 @@ Deno.test("saveAllowRule: a file that is not a settings object is never overwrit
       const path = `${dir}/settings.json`;
       await Deno.writeTextFile(path, text);
       await assert.rejects(
-        saveAllowRule(fs, path, "Read"),
+        saveAllowRule(fs, { path, rule: "Read" }),
         (e) => e instanceof BladeError && e.code === "config_invalid",
       );
       assert.equal(await Deno.readTextFile(path), text);

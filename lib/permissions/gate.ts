@@ -76,7 +76,7 @@ export function decide(g: GateInput): GateDecision {
   }
   if (g.kind === "read" || g.kind === "delegate") {
     if (verdict.verdict === "ask") return askRule(subject, verdict.rule, verdict.why);
-    const outside = readOutside(g, target, verdict.verdict === "allow");
+    const outside = readOutside(g, { target, allowed: verdict.verdict === "allow" });
     if (outside !== undefined) return outside;
     return { allow: true };
   }
@@ -104,7 +104,10 @@ export function decide(g: GateInput): GateDecision {
     const folder = protectedFolderOf(g.path, g.scope.workspaceRoot);
     const reason = protectedPathReason(g.path, g.scope.workspaceRoot);
     // Only an allow rule that names the protected path approves it: not a bare `Write`, not `Edit(**)`.
-    if (reason !== undefined && !g.rules.allow.some((r) => namesPath(r, folder!, target, g.scope))) {
+    if (
+      reason !== undefined &&
+      !g.rules.allow.some((r) => namesPath(r, { folder: folder!, target, scope: g.scope }))
+    ) {
       return deny(
         `${g.name} may not write ${g.path}: ${reason}. Such writes need permission mode yolo or an ` +
           `explicit allow rule such as --allowed-tools "Edit(${
@@ -172,7 +175,11 @@ function protectedCommand(g: GateInput): GateDecision | undefined {
 }
 
 /** A read outside the session's roots: approval, or a rule naming it for credential folders (read_scope.ts). */
-function readOutside(g: GateInput, target: RuleTarget, allowed: boolean): GateDecision | undefined {
+function readOutside(
+  g: GateInput,
+  o: { target: RuleTarget; allowed: boolean },
+): GateDecision | undefined {
+  const { target, allowed } = o;
   if (g.kind !== "read" || g.path === undefined || g.reads === undefined) return undefined;
   const named = g.rules.allow.some((r) =>
     r.specifier !== undefined && ruleCovers(r, g.name) && ruleMatches(r, target, g.scope, "allow")
@@ -182,7 +189,8 @@ function readOutside(g: GateInput, target: RuleTarget, allowed: boolean): GateDe
 }
 
 /** Whether allow rule `r` approves `target` with a specifier that names the protected `folder`. */
-function namesPath(r: ToolRule, folder: string, target: RuleTarget, scope: RuleScope): boolean {
+function namesPath(r: ToolRule, o: { folder: string; target: RuleTarget; scope: RuleScope }): boolean {
+  const { folder, target, scope } = o;
   return r.specifier !== undefined && r.specifier.includes(folder) && ruleCovers(r, target.tool) &&
     ruleMatches(r, target, scope, "allow");
 }

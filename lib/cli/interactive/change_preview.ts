@@ -30,7 +30,7 @@ export function changePreview(request: ChangeRequest, theme: Theme): string[] {
   if (request.tool === "Write") {
     const content = text(input["content"]);
     if (content === undefined) return [];
-    if (request.current === undefined) return newFile(content, theme, request.exists === true);
+    if (request.current === undefined) return newFile(content, { theme, replaces: request.exists === true });
     return diffLines(request.current, content, theme);
   }
   if (request.tool === "Edit") {
@@ -57,7 +57,8 @@ function shown(line: string): string {
   return clean(line);
 }
 
-function newFile(content: string, theme: Theme, replaces: boolean): string[] {
+function newFile(content: string, o: { theme: Theme; replaces: boolean }): string[] {
+  const { theme, replaces } = o;
   const lines = content.split("\n");
   if (lines.at(-1) === "") lines.pop();
   const count = `${lines.length} line${lines.length === 1 ? "" : "s"}`;

@@ -112,7 +112,7 @@ class Repl {
         const path = place === "project"
           ? `${a.workspace}/.claude/settings.local.json`
           : `${claudeUserDir(a.ports.env)}/settings.json`;
-        await saveAllowRule(a.ports.fs, path, rule);
+        await saveAllowRule(a.ports.fs, { path, rule });
         return path;
       },
     });
@@ -150,12 +150,12 @@ class Repl {
       ...(this.#values.continue === true ? { continueLatest: true } : {}),
     });
     tui.start();
-    const ticker = setInterval(() => {
+    const stopTicker = this.#app.ports.clock.timer(250, () => {
       if (!this.view.busy && this.view.runningChildren().length === 0) return;
       this.view.tick();
       tui.requestRender();
-    }, 250);
-    this.done.then(() => clearInterval(ticker));
+    }, { repeat: true });
+    this.done.then(stopTicker);
     if (initialPrompt !== undefined && initialPrompt.trim() !== "") await this.#submit(initialPrompt);
     void this.#turns.run();
   }
@@ -462,7 +462,7 @@ class Repl {
         this.#tui.removeChild(this.#input ?? this.#editor);
         this.#tui.removeChild(this.view.status);
         this.#tui.requestRender();
-        await new Promise((r) => setTimeout(r, 50));
+        await this.#app.ports.clock.sleep(50);
         try {
           this.#tui.stop();
         } catch { /* the terminal went away meanwhile: the session is still closed below */ }
