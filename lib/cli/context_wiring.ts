@@ -103,8 +103,14 @@ async function buildContext(app: App, sinks: ContextSinks): Promise<SessionConte
   const nested = app.trust.trusted ? new NestedMemory(memory.reader, app.workspace) : undefined;
   const gate = new NarrowingGate();
   const catalog = skillCatalog(app, skills.value, gate);
+  const [reminder, listing] = [memoryReminder(memory.value), skillsReminder(skills.value)];
   return {
-    blocks: [memoryReminder(memory.value), skillsReminder(skills.value)].filter((b) => b !== undefined),
+    blocks: [reminder, listing].filter((b) => b !== undefined),
+    child: {
+      ...(reminder === undefined ? {} : { memory: reminder }),
+      ...(listing === undefined ? {} : { listing }),
+      skills: skills.value,
+    },
     tools: catalog.names().length === 0 ? [] : [skillTool(catalog)],
     ...(nested === undefined ? {} : { wrap: (tool) => withNestedMemory(tool, nested) }),
     beforeToolCall: gate.check,
