@@ -25,7 +25,8 @@ import { clean } from "./summary.ts";
 import { PromptHistory } from "./prompt_history.ts";
 import { Turns } from "./turns.ts";
 import { Questions } from "./questions.ts";
-import { parseSlash, slashAutocomplete } from "./slash.ts";
+import { parseSlash, SLASH_COMMANDS, slashAutocomplete } from "./slash.ts";
+import { CommandInput } from "./command_input.ts";
 import { runSlash, type SlashContext } from "./slash_commands.ts";
 
 // deno-lint-ignore no-explicit-any
@@ -46,6 +47,7 @@ class Repl {
   readonly #tui: TUI;
   readonly #editor: Editor;
   readonly #history: PromptHistory;
+  readonly #commandInput: CommandInput;
   readonly #approvals: Approvals;
   /** What sits where the editor normally is (the approval choices), if anything. */
   #input: Component | undefined;
@@ -72,7 +74,13 @@ class Repl {
     const host = { view, theme, swapInput: (c: Component | undefined) => this.#swapInput(c) };
     this.#approvals = new Approvals(host);
     this.#questions = new Questions(host);
-    this.#turns = new Turns({ view, session: () => this.#open!.session, report: (e) => this.#report(e) });
+    this.#commandInput = new CommandInput({ app, rules: flags.rules.rules, open: () => this.#open, view });
+    this.#turns = new Turns({
+      view,
+      session: () => this.#open!.session,
+      report: (e) => this.#report(e),
+      input: (prompt, signal) => this.#commandInput.input(prompt, signal),
+    });
     this.done = new Promise((resolve) => (this.#closed = resolve));
     view.onChange = () => this.#tui.requestRender();
   }
@@ -86,7 +94,9 @@ class Repl {
     const editor = this.#editor;
     for (const prompt of await this.#history.load()) editor.addToHistory(prompt);
     editor.setAutocompleteProvider(
-      slashAutocomplete(() => this.#open?.subagents.session()?.env.registry.names() ?? [], PERMISSION_MODES),
+      slashAutocomplete(() => this.#open?.subagents.session()?.env.registry.names() ?? [], PERMISSION_MODES, {
+        commands: () => this.#commandInput.commands,
+      }),
     );
     editor.onSubmit = (text) => void this.#submit(text);
     tui.addChild(this.view.log);
@@ -98,6 +108,7 @@ class Repl {
       ...(this.#values.resume === undefined ? {} : { resume: this.#values.resume }),
       ...(this.#values.continue === true ? { continueLatest: true } : {}),
     });
+    await this.#commandInput.load();
     tui.start();
     const ticker = setInterval(() => {
       if (!this.view.busy && this.view.runningChildren().length === 0) return;
@@ -217,7 +228,8 @@ class Repl {
       this.view.error(`Could not save the prompt history: ${e instanceof Error ? e.message : String(e)}`)
     );
     const slash = parseSlash(text);
-    if (slash !== undefined) {
+    // A custom command (.claude/commands) is a prompt: the turn expands it.
+    if (slash !== undefined && SLASH_COMMANDS.some((c) => c.name === slash.name || slash.name === "quit")) {
       this.view.prompt(text);
       try {
         await runSlash(this.#slashContext(), slash);
@@ -265,6 +277,7 @@ class Repl {
         if (parent !== undefined) parent.model = model;
       },
       subagents: () => this.#open?.subagents.session(),
+      customCommands: () => this.#commandInput.commands,
       ask: (q) => this.#questions.ask(q),
       choose: (title, items) => this.#questions.choose(title, items),
       switchSession: (resume) => this.#switch(resume),

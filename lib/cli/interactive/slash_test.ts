@@ -25,7 +25,18 @@ describe("parseSlash", () => {
 
 describe("completeSlash", () => {
   const cases: [string, string[] | undefined][] = [
-    ["/", ["/help", "/agents", "/tasks", "/permissions", "/model", "/status", "/clear", "/resume", "/exit"]],
+    ["/", [
+      "/help",
+      "/agents",
+      "/tasks",
+      "/permissions",
+      "/model",
+      "/status",
+      "/memory",
+      "/clear",
+      "/resume",
+      "/exit",
+    ]],
     ["/ta", ["/tasks"]],
     ["/tasks", undefined],
     ["/permissions autoEdit", undefined],
@@ -59,5 +70,25 @@ describe("helpText", () => {
     for (const c of SLASH_COMMANDS) assert.ok(text.includes(`/${c.name}`), c.name);
     const wide = text.split("\n").filter((l) => [...l].length > 80);
     assert.deepEqual(wide, []);
+  });
+});
+
+describe("custom commands", () => {
+  const custom = [{ name: "review", description: "Review a file", argumentHint: "<file>" }, {
+    name: "re:do",
+  }];
+  it("complete after Blade's own, with their hint and description", () => {
+    const got = completeSlash("/re", AGENTS, MODES, custom);
+    assert.deepEqual(got?.items.map((i) => [i.value, i.description]), [
+      ["/resume", "[id] — continue an earlier session of this folder"],
+      ["/review", "<file> — Review a file"],
+      ["/re:do", "custom command"],
+    ]);
+    assert.equal(completeSlash("/review", AGENTS, MODES, custom), undefined);
+  });
+  it("are listed by /help under their own heading, file text made plain", () => {
+    const text = helpText([...custom, { name: "x", description: "bad\u001b[2Jtext" }]);
+    assert.match(text, /Custom commands \(\.claude\/commands\):\n {2}\/review {19}<file> — Review a file\n/);
+    assert.doesNotMatch(text, /\u001b/);
   });
 });

@@ -4,7 +4,7 @@
 // interrupted (its signal aborts the loop and its foreground children). Does not read keys or draw.
 
 import type { MainSession } from "../../executor/main_runner.ts";
-import type { RunResult } from "../../executor/loop.ts";
+import type { RunResult, TurnInput } from "../../executor/loop.ts";
 import { deliverReady } from "../../executor/settle.ts";
 import type { Delivery } from "../../protocol/delivery.ts";
 import type { TranscriptPart } from "../../protocol/events.ts";
@@ -16,6 +16,8 @@ export interface TurnsOptions {
   session: () => MainSession;
   /** Shows an unexpected failure of a turn (a bug or an environment problem). */
   report: (error: unknown) => void;
+  /** A prompt as the turn sends it (a custom command expanded); default: as typed. */
+  input?: (prompt: string, signal: AbortSignal) => Promise<TurnInput>;
 }
 
 export class Turns {
@@ -74,7 +76,8 @@ export class Turns {
       const prompt = this.#queue.shift();
       if (prompt !== undefined) {
         this.#o.view.prompt(prompt);
-        await this.#turn((signal) => session.loop.run(session.input(prompt), signal));
+        const input = this.#o.input ?? ((p: string) => Promise.resolve(session.input(p)));
+        await this.#turn(async (signal) => session.loop.run(await input(prompt, signal), signal));
         continue;
       }
       const pending = session.pending;
