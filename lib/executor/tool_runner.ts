@@ -4,6 +4,7 @@
 // concurrent tools (Task) at once, the others one after another in call order. A tool never
 // crashes the loop: every failure becomes an error result the model sees.
 
+import { loadBashParser } from "../shell/bash_parser.ts";
 import type { Message, ToolCallBlock } from "../protocol/messages.ts";
 import type { RuntimeEventSink, TranscriptPart } from "../protocol/events.ts";
 import type { Ports } from "../sys/mod.ts";
@@ -239,6 +240,8 @@ export class ToolRunner {
     const { tool, call, ctx } = request;
     const path = await this.#rulePath(tool.name, call.input, ctx);
     const home = o.ports.env.home();
+    // Bash rules are matched on a bash parse (shell/command_line.ts), loaded on the first command.
+    if (typeof call.input.command === "string") await loadBashParser();
     const decision = decide({
       name: tool.name,
       kind: tool.kind,

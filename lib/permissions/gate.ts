@@ -7,7 +7,7 @@
 import type { ToolKind } from "../protocol/tool_kind.ts";
 import type { PermissionMode } from "../protocol/permission_mode.ts";
 import {
-  allowedBy,
+  allowRefusal,
   checkRules,
   ruleCovers,
   type RuleScope,
@@ -53,20 +53,21 @@ export function decide(g: GateInput): GateDecision {
   const subject = describeCall(g);
   const verdict = checkRules(g.rules, target, g.scope);
   if (verdict.verdict === "deny") {
-    return deny(`${subject} matches the deny rule ${verdict.rule.text}.`, false);
+    return deny(`${subject} matches the deny rule ${verdict.rule.text}${verdict.why ?? ""}.`, false);
   }
   for (const layer of g.limits ?? []) {
     const limits = layer.filter((r) => ruleCovers(r, g.name));
-    if (limits.length > 0 && !allowedBy(limits, target, g.scope)) {
+    const outside = limits.length > 0 ? allowRefusal(limits, target, g.scope) : undefined;
+    if (outside !== undefined) {
       return deny(
         `${subject} is outside the tools this agent, or an agent that delegated to it, was given ` +
-          `(${limits.map((r) => r.text).join(", ")}).`,
+          `(${limits.map((r) => r.text).join(", ")})${outside === "" ? "" : `: ${outside}`}.`,
         false,
       );
     }
   }
   if (g.kind === "read" || g.kind === "delegate") {
-    if (verdict.verdict === "ask") return askRule(subject, verdict.rule);
+    if (verdict.verdict === "ask") return askRule(subject, verdict.rule, verdict.why);
     return { allow: true };
   }
   if (g.kind === "execute" && !g.trusted) {
@@ -82,7 +83,7 @@ export function decide(g: GateInput): GateDecision {
   if (g.mode === "plan" && g.kind !== "external") {
     return deny(`${g.name} is not available in plan mode (read-only).`, false);
   }
-  if (verdict.verdict === "ask") return askRule(subject, verdict.rule);
+  if (verdict.verdict === "ask") return askRule(subject, verdict.rule, verdict.why);
   const allowed = verdict.verdict === "allow";
   if (g.kind === "write" && g.path !== undefined && g.mode !== "yolo" && !allowed) {
     const reason = protectedPathReason(g.path, g.scope.workspaceRoot);
@@ -102,7 +103,10 @@ export function decide(g: GateInput): GateDecision {
   }
   if (g.mode === "yolo" || allowed) return { allow: true };
   if (g.kind === "write" && g.mode === "autoEdit") return { allow: true };
-  return deny(unapproved(g), g.mode !== "dontAsk");
+  const why = verdict.verdict === "none" && verdict.why !== undefined && verdict.why !== ""
+    ? ` The allow rules do not approve it: ${verdict.why}.`
+    : "";
+  return deny(`${unapproved(g)}${why}`, g.mode !== "dontAsk");
 }
 
 /**
@@ -166,8 +170,8 @@ function serverRule(name: string): string {
   return end < 0 ? name : `${name.slice(0, end)}__*`;
 }
 
-function askRule(subject: string, rule: ToolRule): GateDecision {
-  return deny(`${subject} matches the ask rule ${rule.text}, and print mode cannot ask.`, true);
+function askRule(subject: string, rule: ToolRule, why = ""): GateDecision {
+  return deny(`${subject} matches the ask rule ${rule.text}${why}, and print mode cannot ask.`, true);
 }
 
 function describeCall(g: GateInput): string {

@@ -3,6 +3,9 @@ import { describe, it } from "node:test";
 import { decide } from "./gate.ts";
 import { parseRuleList } from "../protocol/tool_rule.ts";
 import type { PermissionMode } from "../protocol/permission_mode.ts";
+import { loadBashParser } from "../shell/bash_parser.ts";
+
+await loadBashParser();
 
 function gate(name: string, mode: PermissionMode, rules: string[], readOnly = false) {
   return decide({

@@ -3,6 +3,9 @@ import { decide, type GateInput } from "./gate.ts";
 import { PERMISSION_MODES, type PermissionMode } from "../protocol/permission_mode.ts";
 import { parseRuleList, type RuleSet } from "../protocol/tool_rule.ts";
 import type { ToolKind } from "../protocol/tool_kind.ts";
+import { loadBashParser } from "../shell/bash_parser.ts";
+
+await loadBashParser();
 
 const scope = { workspaceRoot: "/ws" };
 const rules = (...t: string[]) => parseRuleList(t).rules;

@@ -2,6 +2,9 @@ import assert from "node:assert/strict";
 import { protectedCommandTarget, protectedPathReason } from "./protected_paths.ts";
 import { decide, type GateInput } from "./gate.ts";
 import { parseRuleList } from "../protocol/tool_rule.ts";
+import { loadBashParser } from "../shell/bash_parser.ts";
+
+await loadBashParser();
 
 const WS = "/ws";
 

@@ -1,12 +1,15 @@
 // Owns the one permission-rule grammar (docs/guides/permissions.md): `Tool` or `Tool(specifier)`, as
 // written in --allowed-tools, --disallowed-tools, agent `tools` / `disallowedTools` and settings
 // `permissions.allow|deny|ask`; parsing rule lists and matching a tool call against allow, ask and deny
-// rules. Bash specifiers are checked per simple command (shell_parse.ts); path specifiers against the
-// real path the caller resolved. Pure: no I/O, no Blade modules beyond protocol/.
+// rules. Bash specifiers are checked against a real bash parse (shell/command_line.ts: an allow rule
+// matches only plain commands, a deny rule anything it cannot prove free of its program); path
+// specifiers against the real path the caller resolved. Pure: no I/O, no Blade modules beyond
+// protocol/ and shell/ (whose parser the caller loads first: shell/bash_parser.ts loadBashParser).
 
 import { isAbsolute, relative, resolve, sep } from "../path.ts";
 import { compileGlob } from "./glob_pattern.ts";
-import { parseShell, shellWords, type SimpleCommand } from "./shell_parse.ts";
+import { bashAllowed, bashHit } from "./bash_rule.ts";
+export { type BashForm, bashForms, commandMatches } from "./bash_rule.ts";
 import { isMcpToolName, toolNameMatches } from "./mcp_names.ts";
 
 /** One rule: the tool (aliases resolved) and the text inside `Tool(…)`, when given. */
@@ -146,17 +149,17 @@ export function ruleCovers(rule: ToolRule, tool: string): boolean {
 }
 
 /**
- * Whether `rule` matches the call. An allow rule matches a Bash command only if it matches every
- * simple command (matchCommand does that over several rules); a deny or ask rule matches if any simple
- * command, nested ones included, matches. A specifier Blade cannot read matches nothing when
- * allowing and everything when denying.
+ * Whether `rule` matches the call. An allow rule matches a Bash command only if it is a list of plain
+ * commands each matching it (allowedBy does that over several rules); a deny or ask rule matches if
+ * any command the line may run matches, or what it runs cannot be known (shell/command_line.ts). A
+ * specifier Blade cannot read matches nothing when allowing and everything when denying.
  */
 export function ruleMatches(rule: ToolRule, target: RuleTarget, scope: RuleScope, kind: RuleKind): boolean {
   if (!ruleCovers(rule, target.tool)) return false;
   if (rule.specifier === undefined) return true;
   if (target.tool === "Bash") {
     const command = typeof target.input.command === "string" ? target.input.command : "";
-    return kind === "allow" ? bashAllowed([rule], command) : bashHits(rule.specifier, command);
+    return kind === "allow" ? bashAllowed([rule], command).ok : bashHit(rule, command) !== undefined;
   }
   if (Object.hasOwn(PATH_ARGUMENT, target.tool)) {
     if (target.path === undefined) return kind !== "allow";
@@ -186,17 +189,30 @@ export function firstMatch(
 }
 
 /**
- * Whether allow rules approve the call. For Bash every simple command must be matched by one of the
- * rules (each may be matched by a different one); a command with substitutions, subshells or
- * redirections to files is approved only by a rule without a specifier or one equal to the whole text.
+ * Whether allow rules approve the call. For Bash the line must be a list of plain commands (literal
+ * words, no expansion, substitution, compound command or redirection to a file) each matched by one of
+ * the rules (each may be matched by a different one), and a command runner (`env`, `xargs`, `bash -c`,
+ * `find -exec`…) must be named by the rule; anything else is approved only by a rule without a
+ * specifier or one equal to the whole text.
  */
 export function allowedBy(rules: readonly ToolRule[], target: RuleTarget, scope: RuleScope): boolean {
+  return allowRefusal(rules, target, scope) === undefined;
+}
+
+/** Why allow rules do not approve the call ("" when no reason beyond "no rule matches"); undefined: they do. */
+export function allowRefusal(
+  rules: readonly ToolRule[],
+  target: RuleTarget,
+  scope: RuleScope,
+): string | undefined {
   const own = rules.filter((r) => ruleCovers(r, target.tool));
-  if (own.some((r) => r.specifier === undefined)) return true;
+  if (own.some((r) => r.specifier === undefined)) return undefined;
   if (target.tool === "Bash") {
-    return bashAllowed(own, typeof target.input.command === "string" ? target.input.command : "");
+    if (own.length === 0) return "";
+    const verdict = bashAllowed(own, typeof target.input.command === "string" ? target.input.command : "");
+    return verdict.ok ? undefined : verdict.why;
   }
-  return own.some((r) => ruleMatches(r, target, scope, "allow"));
+  return own.some((r) => ruleMatches(r, target, scope, "allow")) ? undefined : "";
 }
 
 export interface RuleSet {
@@ -208,154 +224,37 @@ export interface RuleSet {
 export const NO_RULES: RuleSet = { allow: [], deny: [], ask: [] };
 
 export type RuleVerdict =
-  | { verdict: "deny" | "ask"; rule: ToolRule }
+  | {
+    verdict: "deny" | "ask";
+    rule: ToolRule;
+    /** For Bash: which command hit the rule, or why Blade cannot tell (" (it runs …)"); may be "". */
+    why?: string;
+  }
   | { verdict: "allow" }
-  | { verdict: "none" };
+  | {
+    verdict: "none";
+    /** For Bash: why the allow rules that name the tool do not approve it; absent or "" when none does. */
+    why?: string;
+  };
 
 /** Deny, then ask, then allow: the first list with a match decides (Claude Code's order). */
 export function checkRules(set: RuleSet, target: RuleTarget, scope: RuleScope): RuleVerdict {
-  const denied = firstMatch(set.deny, target, scope, "deny");
-  if (denied !== undefined) return { verdict: "deny", rule: denied };
-  const asked = firstMatch(set.ask, target, scope, "ask");
-  if (asked !== undefined) return { verdict: "ask", rule: asked };
-  return allowedBy(set.allow, target, scope) ? { verdict: "allow" } : { verdict: "none" };
+  for (const kind of ["deny", "ask"] as const) {
+    const rule = firstMatch(set[kind], target, scope, kind);
+    if (rule === undefined) continue;
+    const why = target.tool === "Bash" && rule.specifier !== undefined
+      ? bashHit(rule, typeof target.input.command === "string" ? target.input.command : "")
+      : undefined;
+    return why === undefined || why === "" ? { verdict: kind, rule } : { verdict: kind, rule, why };
+  }
+  const refusal = allowRefusal(set.allow, target, scope);
+  if (refusal === undefined) return { verdict: "allow" };
+  return refusal === "" ? { verdict: "none" } : { verdict: "none", why: refusal };
 }
 
 /** Tools a list of deny rules removes whole (rules without a specifier). */
 export function wholeToolsDenied(rules: readonly ToolRule[]): Set<string> {
   return new Set(rules.filter((r) => r.specifier === undefined).map((r) => r.tool));
-}
-
-// ---- Bash ----
-
-function bashAllowed(rules: readonly ToolRule[], command: string): boolean {
-  const specs = rules.filter((r) => r.specifier !== undefined).map((r) => r.specifier!);
-  if (specs.some((s) => s === command.trim())) return true;
-  const { commands } = parseShell(command);
-  if (commands.length === 0) return false;
-  return commands.every((c) => c.hazards.length === 0 && specs.some((s) => commandMatches(s, c.words)));
-}
-
-/** A deny/ask rule hits when any simple command, nested or behind a wrapper, matches it. */
-function bashHits(specifier: string, command: string): boolean {
-  const { scripts, forms } = bashForms(command);
-  return scripts.includes(specifier) || forms.some((f) => commandMatches(specifier, f.words));
-}
-
-/** One way of reading a simple command a shell would run: its words, and its redirection targets. */
-export interface BashForm {
-  words: readonly string[];
-  targets: readonly string[];
-}
-
-/**
- * Everything `command` would run, as deny rules see it: every simple command, nested ones included,
- * each as written and with keywords, `VAR=value` prefixes, wrappers and program paths removed, and
- * the scripts `sh -c "…"`, `bash -c '…'` and `eval …` run (up to four levels), which `scripts` lists
- * with the command itself (trimmed). The protected-path check (permissions/protected_paths.ts) reads
- * commands through it too.
- */
-export function bashForms(command: string): { scripts: string[]; forms: BashForm[] } {
-  const scripts: string[] = [];
-  const forms: BashForm[] = [];
-  const visit = (script: string, depth: number) => {
-    scripts.push(script.trim());
-    const { commands, nested } = parseShell(script);
-    for (const c of [...commands, ...nested]) {
-      for (const words of denyForms(c)) {
-        forms.push({ words, targets: c.targets });
-        const inner = innerScript(words);
-        if (inner !== undefined && depth < 4) visit(inner, depth + 1);
-      }
-    }
-  };
-  visit(command, 0);
-  return { scripts, forms };
-}
-
-/** Wrapper programs that run the rest of their arguments as a command. */
-const WRAPPERS: Readonly<Record<string, RegExp | null>> = {
-  command: /^-[pvV]+$/,
-  builtin: null,
-  exec: /^-[cl]+$|^-a$/,
-  nohup: null,
-  time: /^-p$/,
-  env: /^-[i0u]|^--/,
-  nice: /^-n$|^-\d+$|^--adjustment/,
-  sudo: /^-/,
-  doas: /^-/,
-  timeout: /^-|^\d+(?:\.\d+)?[smhd]?$/,
-  stdbuf: /^-/,
-  ionice: /^-/,
-  xargs: /^-/,
-};
-
-const KEYWORDS = new Set(["if", "then", "else", "elif", "do", "while", "until", "!", "{", "time"]);
-
-/** The command as written and with keywords, `VAR=value` prefixes, wrappers and program paths removed. */
-function denyForms(c: SimpleCommand): string[][] {
-  const forms = [c.words];
-  let words = c.words;
-  for (let guard = 0; guard < 8 && words.length > 0; guard++) {
-    let i = 0;
-    while (i < words.length && (KEYWORDS.has(words[i]!) || /^[A-Za-z_][A-Za-z0-9_]*=/.test(words[i]!))) i++;
-    const program = words[i];
-    if (program === undefined) break;
-    const base = program.includes("/") ? program.slice(program.lastIndexOf("/") + 1) : program;
-    const rest = [base, ...words.slice(i + 1)];
-    forms.push(rest);
-    const flags = WRAPPERS[base];
-    if (flags === undefined) break;
-    let j = 1;
-    while (
-      j < rest.length && (flags?.test(rest[j]!) === true || (base === "env" && rest[j]!.includes("=")))
-    ) {
-      if (["-u", "-n", "-a"].includes(rest[j]!)) j++; // the flag's argument
-      j++;
-    }
-    if (base === "timeout" && j < rest.length && /^\d/.test(rest[j]!)) j++;
-    words = rest.slice(j);
-  }
-  return forms;
-}
-
-function innerScript(words: readonly string[]): string | undefined {
-  const base = words[0];
-  if (base === "eval") return words.slice(1).join(" ");
-  if (base === "sh" || base === "bash" || base === "zsh" || base === "dash") {
-    const c = words.findIndex((w, i) => i > 0 && /^-[a-z]*c[a-z]*$/.test(w));
-    if (c > 0 && c + 1 < words.length) return words[c + 1];
-  }
-  return undefined;
-}
-
-/**
- * One Bash specifier against one simple command's words:
- * - `prefix:*` or `prefix *` (nothing else starred): the command's first words are the prefix's words
- *   (whole words: `echo:*` does not match `echox`), anything may follow;
- * - with `*` elsewhere: a wildcard over the words joined by single spaces (`git * main`, `ls*`);
- * - otherwise exact: the same words.
- */
-export function commandMatches(specifier: string, words: readonly string[]): boolean {
-  const prefix = specifier.endsWith(":*")
-    ? specifier.slice(0, -2)
-    : specifier.endsWith(" *") && !specifier.slice(0, -2).includes("*")
-    ? specifier.slice(0, -2)
-    : undefined;
-  if (prefix !== undefined) {
-    const want = shellWords(prefix);
-    return want.length > 0 && want.length <= words.length && want.every((w, i) => words[i] === w);
-  }
-  if (specifier.includes("*")) {
-    const source = specifier.split("*").map(escapeRegExp).join(".*").replace(/ \.\*$/, "(?: .*)?");
-    return new RegExp(`^${source}$`, "s").test(words.join(" "));
-  }
-  const want = shellWords(specifier);
-  return want.length === words.length && want.every((w, i) => words[i] === w);
-}
-
-function escapeRegExp(text: string): string {
-  return text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 }
 
 // ---- Paths ----

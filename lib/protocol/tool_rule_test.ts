@@ -10,7 +10,9 @@ import {
   unknownRuleTools,
   wholeToolsDenied,
 } from "./tool_rule.ts";
-import { parseShell } from "./shell_parse.ts";
+import { loadBashParser } from "../shell/bash_parser.ts";
+
+await loadBashParser();
 
 const scope = { workspaceRoot: "/ws", home: "/home/u" };
 
@@ -82,7 +84,39 @@ const ALLOW_TABLE: [string[], string, boolean][] = [
   [["Bash(echo:*)"], "echo hi # ; touch x", true],
   [["Bash(echo:*)"], "echo hi 2>&1", true],
   [["Bash(echo:*)"], "echo hi >/dev/null 2>&1", true],
-  [["Bash(echo:*)"], "echo $HOME", true],
+  [["Bash(echo:*)"], "echo $HOME", false],
+  [["Bash(echo:*)"], "echo hi &", false],
+  [["Bash(echo:*)"], "echo *.ts", false],
+  [["Bash(echo:*)"], "echo ~/x", false],
+  [["Bash(echo:*)"], "echo {a,b}", false],
+  [["Bash(echo:*)"], "echo 'a b' \"c d\" e\\ f", true],
+  [["Bash(git log:*)"], "git log HEAD~1", true],
+  // issue 28: past an allow rule (ANSI-C quoting, ${…} quoting, arithmetic subscripts, prompt expansion)
+  [["Bash(echo:*)"], "echo $'\\'' ; touch pwned #'", false],
+  [["Bash(echo:*)"], "echo ${x:-'}'};touch pwned #'", false],
+  [["Bash(echo:*)"], "echo ${x:=a[\\$\\(touch pwned\\)]}$[x]", false],
+  [["Bash(echo:*)"], "echo ${x:=\\$\\(touch pwned\\)}${x@P}", false],
+  [["Bash(printf:*)"], "printf -v 'a[$(touch pwned)]' hi", false],
+  [["Bash(test:*)"], "test -v 'a[$(touch pwned)]'", false],
+  [["Bash(printf:*)"], "printf '%s\\n' 'a[1]'", false],
+  [["Bash(printf:*)"], "printf '%s\\n' hi", true],
+  // command runners need a rule that names them
+  [["Bash(env:*)"], "env -C . touch pwned", true],
+  [["Bash(echo:*)", "Bash(touch:*)"], "env touch pwned", false],
+  [["Bash(timeout:*)"], "timeout 5 make", true],
+  [["Bash(make:*)"], "timeout 5 make", false],
+  [["Bash(find:*)"], "find . -name x", true],
+  [["Bash(find:*)"], "find . -exec touch pwned ;", false],
+  [["Bash(find . -exec:*)"], "find . -exec touch pwned ;", true],
+  [["Bash(git:*)"], "git -c core.pager=touch log", false],
+  [["Bash(git:*)"], "git log -p", true],
+  [["Bash(bash:*)"], "bash -c 'touch pwned'", true],
+  [["Bash(npm test:*)"], "bash -c 'npm test'", false],
+  [["Bash(echo:*)", "Bash(xargs:*)"], "echo pwned | xargs touch", true],
+  [["Bash(echo:*)", "Bash(touch:*)"], "echo pwned | xargs touch", false],
+  [["Bash(echo:*)"], "command echo hi", false],
+  [["Bash(echo:*)"], "f() { echo; }; f", false],
+  [["Bash(echo:*)"], "case x in x) echo;; esac", false],
   // every simple command must be matched, possibly by different rules
   [["Bash(git status)", "Bash(git diff:*)"], "git status && git diff HEAD", true],
   [["Bash(git status)", "Bash(git diff:*)"], "git status && git log", false],
@@ -124,6 +158,40 @@ const DENY_TABLE: [string, string, boolean][] = [
   ["Bash(git push:*)", "git push origin main", true],
   ["Bash(git push:*)", "git pull", false],
   ["Bash(aws *)", "aws s3 ls", true],
+  // issue 28: past a deny rule
+  ["Bash(touch:*)", "case x in x) touch pwned;; esac", true],
+  ["Bash(touch:*)", "f() { touch pwned; }; f", true],
+  ["Bash(touch:*)", "$'touch' pwned", true],
+  ["Bash(touch:*)", "env -C . touch pwned", true],
+  ["Bash(touch:*)", "timeout -s KILL 10 touch pwned", true],
+  ["Bash(touch:*)", "echo pwned | xargs -I {} touch {}", true],
+  ["Bash(touch:*)", "echo pwned | xargs touch", true],
+  ["Bash(touch:*)", "bash -c -- 'touch pwned'", true],
+  ["Bash(touch:*)", "coproc touch pwned; wait", true],
+  ["Bash(touch:*)", "command -- touch pwned", true],
+  ["Bash(touch:*)", `echo ${"$(echo ".repeat(12)}$(touch pwned)${")".repeat(12)}`, true],
+  ["Bash(touch:*)", "echo $'\\'' ; touch pwned #'", true],
+  ["Bash(touch:*)", "echo ${x:-'}'};touch pwned #'", true],
+  ["Bash(touch:*)", "echo ${x:=a[\\$\\(touch pwned\\)]}$[x]", true],
+  ["Bash(touch:*)", "echo ${x:=\\$\\(touch pwned\\)}${x@P}", true],
+  ["Bash(touch:*)", "printf -v 'a[$(touch pwned)]' hi", true],
+  ["Bash(touch:*)", "test -v 'a[$(touch pwned)]'", true],
+  ["Bash(touch:*)", "x='a[$(touch pwned)]'; [[ $x -eq 1 ]]", true],
+  ["Bash(touch:*)", "PS4='$(touch pwned)'; set -x; true", true],
+  ["Bash(touch:*)", "t\\ouch pwned", true],
+  ["Bash(touch:*)", '"touch" pwned', true],
+  ["Bash(touch:*)", "/usr/bin/tou?h pwned", true],
+  ["Bash(touch:*)", "$CMD pwned", true],
+  ["Bash(touch:*)", "builtin eval 'touch pwned'", true],
+  ["Bash(touch:*)", "find . -exec touch {} +", true],
+  ["Bash(touch:*)", "trap 'touch pwned' EXIT", true],
+  ["Bash(touch:*)", "echo 'touch pwned' | bash", true],
+  ["Bash(touch:*)", "git -c core.pager='touch pwned' log", true],
+  ["Bash(touch:*)", 'echo "unterminated', true],
+  ["Bash(touch:*)", "echo $HOME; ls -la; git status", false],
+  ["Bash(touch:*)", "echo ${x:-default} $((1 + 2))", false],
+  ["Bash(git push:*)", "git $op origin", true],
+  ["Bash(git push:*)", "git log $ref", false],
 ];
 
 for (const [deny, command, expected] of DENY_TABLE) {
@@ -196,8 +264,27 @@ Deno.test("rule lists: commas and spaces outside parentheses; bad entries are re
   assert.deepEqual([...wholeToolsDenied(rules("Write", "Bash(rm:*)"))], ["Write"]);
 });
 
-Deno.test("the shell parser keeps nested commands for deny rules", () => {
-  const parsed = parseShell("echo $(a; b `c`) && (d | e)");
-  assert.deepEqual(parsed.commands.map((c) => c.words[0] ?? c.hazards[0]), ["echo", "subshell (…)"]);
-  assert.deepEqual(parsed.nested.map((c) => c.words[0]).sort(), ["a", "b", "c", "d", "e"]);
+Deno.test("every refusal of a Bash rule says which command hit it, or why Blade cannot tell", () => {
+  const check = (set: Partial<RuleSet>, command: string) =>
+    checkRules({ allow: [], deny: [], ask: [], ...set }, { tool: "Bash", input: { command } }, scope);
+  assert.deepEqual(check({ deny: rules("Bash(touch:*)") }, "env -C . touch pwned"), {
+    verdict: "deny",
+    rule: rules("Bash(touch:*)")[0]!,
+    why: " (it runs touch pwned)",
+  });
+  const dynamic = check({ deny: rules("Bash(touch:*)") }, "$'touch' pwned");
+  assert.equal(dynamic.verdict, "deny");
+  assert.match(
+    "why" in dynamic ? dynamic.why ?? "" : "",
+    /cannot tell what it runs: the command name \$'touch'/,
+  );
+  assert.deepEqual(check({ allow: rules("Bash(echo:*)") }, "echo ${x:-'}'};touch pwned #'"), {
+    verdict: "none",
+    why:
+      "an allow rule matches only plain commands, and the word ${x:-'}'} is not a literal (parameter expansion ${…})",
+  });
+  assert.deepEqual(check({ allow: rules("Bash(find:*)") }, "find . -exec touch x \\;"), {
+    verdict: "none",
+    why: "find . -exec touch x ; runs another command through -exec, which Bash(find:*) does not name",
+  });
 });

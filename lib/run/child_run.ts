@@ -6,6 +6,7 @@
 // findings added and the terminal sidecar committed (sidecar_lifecycle.ts). Does not plan launches or
 // build the child's host (subagents.ts, child_host.ts).
 
+import { loadBashParser } from "../shell/bash_parser.ts";
 import type { RuntimeEvent, RuntimeEventSink } from "../protocol/events.ts";
 import type { SidecarRecord } from "../store/schema.ts";
 import type { ChildOutcome, ChildSpec } from "../executor/child.ts";
@@ -150,6 +151,8 @@ export async function finishChild(
     running.worktree,
     terminalStatus(outcome, aborted) === "completed",
   );
+  // The evidence reads its Bash commands with the parser (verification/commands.ts).
+  if (outcome.toolResults.some((r) => r.name === "Bash")) await loadBashParser();
   return await commitTerminal(lifecycleOf(env), parentSessionId, running, outcome, aborted, {
     result: findingsOf(running.configSnapshot.name, outcome, running.workspaceRoot),
     ...(worktree === undefined ? {} : { worktree }),

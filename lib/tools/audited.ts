@@ -5,6 +5,7 @@
 // themselves are unchanged.
 
 import { classifyCommand } from "../verification/commands.ts";
+import { loadBashParser } from "../shell/bash_parser.ts";
 import { type AnyTool, fail } from "./tool.ts";
 
 export interface AuditPolicy {
@@ -31,20 +32,19 @@ export function auditedTool(tool: AnyTool, policy: AuditPolicy): AnyTool {
     case "execute":
       return {
         ...tool,
-        run(input: Record<string, unknown>, ctx) {
+        async run(input: Record<string, unknown>, ctx) {
           const command = typeof input["command"] === "string" ? input["command"] : "";
           if (input["run_in_background"] === true) {
-            return Promise.resolve(refuse("cannot run commands in the background here"));
+            return refuse("cannot run commands in the background here");
           }
+          await loadBashParser();
           const verdict = classifyCommand(command, ctx.workspaceRoot);
           if (verdict.kind === "rejected") {
-            return Promise.resolve(
-              refuse(
-                `may run only read-only commands and recognised verification commands (tests, type-check, ` +
-                  `lint, build without fixers or watch modes); "${
-                    command.slice(0, 200)
-                  }" is refused: ${verdict.reason}`,
-              ),
+            return refuse(
+              `may run only read-only commands and recognised verification commands (tests, type-check, ` +
+                `lint, build without fixers or watch modes); "${
+                  command.slice(0, 200)
+                }" is refused: ${verdict.reason}`,
             );
           }
           return tool.run(input, { ...ctx, commandEnv: policy.commandEnv });

@@ -8,6 +8,7 @@ import { fsErrorCode } from "../sys/errors.ts";
 import type { Ports } from "../sys/mod.ts";
 import { untrustedExecution } from "./paths.ts";
 import { worktreeCwdRefusal } from "./worktree_guard.ts";
+import { loadBashParser } from "../shell/bash_parser.ts";
 import { capHeadTail } from "./text.ts";
 import { denied, fail, ok, type Tool } from "./tool.ts";
 import {
@@ -87,6 +88,7 @@ export const bashTool: Tool<BashInput> = {
     if (refusal !== undefined) return denied(refusal);
     if (ctx.signal.aborted) return fail("Command was interrupted before it started.");
     if (ctx.worktree !== undefined) {
+      await loadBashParser();
       const outside = await worktreeCwdRefusal(ctx.ports.fs, ctx.worktree, ctx.workspaceRoot, input.command);
       if (outside !== undefined) return denied(`Permission denied: ${outside}`);
     }

@@ -7,7 +7,8 @@
 
 import { resolve } from "../path.ts";
 import type { Fs } from "../sys/fs.ts";
-import { parseShell } from "../protocol/shell_parse.ts";
+import { bashParserLoaded } from "../shell/bash_parser.ts";
+import { readCommandLine } from "../shell/command_line.ts";
 import { canonicalPath, isInside } from "./real_path.ts";
 import type { ActiveWorktree } from "./tool.ts";
 
@@ -37,28 +38,31 @@ export async function worktreeWriteRefusal(
   return outside("write", real === given ? given : `${given} (resolves to ${real})`, active);
 }
 
-/** Folders a command line changes into, in order: `cd X`, `pushd X`, `git -C X`. */
+/** Folders a command line changes into, in order: `cd X`, `pushd X`, `git -C X`, `env -C X`. */
 function workingFolders(command: string): { dirs: string[]; unclear?: string } {
   const dirs: string[] = [];
-  const parsed = parseShell(command);
-  for (const part of [...parsed.commands, ...parsed.nested]) {
-    const [head, ...args] = part.words;
+  if (!bashParserLoaded()) return { dirs, unclear: command };
+  const line = readCommandLine(command);
+  if (/(?:^|[\s;&|(])(?:export\s+)?CDPATH=/.test(command)) return { dirs, unclear: "CDPATH=…" };
+  for (const form of line.forms) {
+    const [head, ...args] = form.words;
     if (head === "cd" || head === "pushd") {
-      const target = args.filter((a) => a !== "--" && a !== "-P" && a !== "-L");
-      if (part.hazards.length > 0) return { dirs, unclear: `${head} with ${part.hazards[0]}` };
-      if (target.some((t) => t.includes("$"))) return { dirs, unclear: `${head} ${target.join(" ")}` };
-      if (target.length !== 1 || target[0] === "-") {
-        return { dirs, unclear: `${head} ${args.join(" ")}`.trim() };
+      const target = args.filter((a) => a !== "--" && a !== "-P" && a !== "-L" && a !== "-e" && a !== "-@");
+      if (target.length !== 1 || target[0] === undefined || target[0] === "-") {
+        return { dirs, unclear: `${head} ${args.map((a) => a ?? "…").join(" ")}`.trim() };
       }
-      dirs.push(target[0]!);
-    } else if (head === "git") {
-      // `-C X`, and the repository and work tree git is pointed at (`--git-dir`, `--work-tree`).
+      dirs.push(target[0]);
+    } else if (head === "git" || head === "env") {
+      // git's `-C X` and the repository and work tree it is pointed at; env's `-C X` / `--chdir=X`.
       for (let i = 0; i < args.length; i++) {
-        const a = args[i]!;
-        const eq = /^--(?:git-dir|work-tree)=(.*)$/.exec(a);
+        const a = args[i];
+        if (a === undefined) continue;
+        const eq = /^--(?:git-dir|work-tree|chdir)=(.*)$/.exec(a);
         if (eq !== null) dirs.push(eq[1]!);
-        else if ((a === "-C" || a === "--git-dir" || a === "--work-tree") && i + 1 < args.length) {
-          dirs.push(args[++i]!);
+        else if (["-C", "--git-dir", "--work-tree", "--chdir"].includes(a)) {
+          const dir = args[++i];
+          if (dir === undefined) return { dirs, unclear: `${head} ${a} …` };
+          dirs.push(dir);
         }
       }
     }

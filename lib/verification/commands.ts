@@ -4,11 +4,12 @@
 // pyright, tsc, eslint, biome, jest, vitest, go, cargo), with an optional `cd <dir inside the
 // workspace> &&` prefix and a bounded `| head` / `| tail`. Anything else, and any mutating flag
 // (`--fix`, `-u`, `--update…`, `--watch…`, `--write`), is rejected. The same recogniser feeds the
-// evidence of which verification commands ran (evidence.ts). The command line is read by the one shell
-// parser (protocol/shell_parse.ts). Pure: no I/O.
+// evidence of which verification commands ran (evidence.ts). The command line is read by the one bash
+// parser (shell/command_line.ts; the caller loads it first). Pure: no I/O.
 
 import { isAbsolute, relative, resolve, sep } from "../path.ts";
-import { parseShell, type SimpleCommand } from "../protocol/shell_parse.ts";
+import { bashParserLoaded } from "../shell/bash_parser.ts";
+import { type PlainCommand, readCommandLine } from "../shell/command_line.ts";
 
 export type CommandClass =
   | { kind: "verification"; command: string }
@@ -270,12 +271,11 @@ function insideWorkspace(dir: string, workspaceRoot: string): boolean {
 
 /** Whether the command is a recognised verification command, read-only, or neither (and why). */
 export function classifyCommand(command: string, workspaceRoot: string): CommandClass {
-  const parsed = parseShell(command);
-  const parts = parsed.commands;
-  if (parts.length === 0) return { kind: "rejected", reason: "empty command" };
-  if (parsed.nested.length > 0) {
-    return { kind: "rejected", reason: "nested commands (substitution or subshell)" };
-  }
+  if (command.trim() === "") return { kind: "rejected", reason: "empty command" };
+  if (!bashParserLoaded()) return { kind: "rejected", reason: "the command parser is not loaded" };
+  const line = readCommandLine(command);
+  const parts = line.plain;
+  if (parts === undefined) return { kind: "rejected", reason: line.notPlain ?? "not a plain command" };
   let i = 0;
   const first = parts[0]!;
   if (first.words[0] === "cd") {
@@ -283,7 +283,6 @@ export function classifyCommand(command: string, workspaceRoot: string): Command
     if (first.words.length !== 2 || dir === undefined || !insideWorkspace(dir, workspaceRoot)) {
       return { kind: "rejected", reason: "cd must name one folder inside the workspace" };
     }
-    if (first.hazards.length > 0) return { kind: "rejected", reason: first.hazards[0]! };
     if (dir.includes("$")) {
       return { kind: "rejected", reason: "cd must name one folder inside the workspace" };
     }
@@ -294,8 +293,10 @@ export function classifyCommand(command: string, workspaceRoot: string): Command
   let verification: string | undefined;
   let piped = false;
   for (; i < parts.length; i++) {
-    const part: SimpleCommand = parts[i]!;
-    if (part.hazards.length > 0) return { kind: "rejected", reason: part.hazards[0]! };
+    const part: PlainCommand = parts[i]!;
+    if (part.runner !== undefined) {
+      return { kind: "rejected", reason: `${part.runner.word} runs another command` };
+    }
     if (part.separator === "&" || part.separator === "|&") {
       return {
         kind: "rejected",
@@ -312,8 +313,9 @@ export function classifyCommand(command: string, workspaceRoot: string): Command
       continue;
     }
     if (piped) return { kind: "rejected", reason: "nothing may follow the head or tail of a pipe" };
-    let words = part.words;
-    while (words.length > 1 && ENV_PREFIX.test(words[0]!)) words = words.slice(1);
+    const words = part.words;
+    const env = (part.assignments ?? []).find((a) => !ENV_PREFIX.test(a));
+    if (env !== undefined) return { kind: "rejected", reason: `it sets ${env}` };
     const flag = words.find((w) => MUTATING_FLAG.test(w));
     const found = verificationOf(words);
     if (found !== undefined) {

@@ -1,6 +1,9 @@
 import assert from "node:assert/strict";
 import { classifyCommand } from "./commands.ts";
-import { parseShell } from "../protocol/shell_parse.ts";
+import { loadBashParser } from "../shell/bash_parser.ts";
+import { readCommandLine } from "../shell/command_line.ts";
+
+await loadBashParser();
 
 const WS = "/work/repo";
 
@@ -166,7 +169,7 @@ Deno.test("a rejection says why", () => {
   });
   assert.deepEqual(classifyCommand("npm test > log.txt", WS), {
     kind: "rejected",
-    reason: "redirection > log.txt",
+    reason: "it redirects to a file (> log.txt)",
   });
   assert.deepEqual(classifyCommand("npm test 2>&1 | tail -n 5", WS), {
     kind: "verification",
@@ -174,13 +177,14 @@ Deno.test("a rejection says why", () => {
   });
 });
 
-Deno.test("the shell parser records the operator before each command", () => {
-  assert.deepEqual(parseShell(`cd 'a b' && npm test -- "x y" | head -5; ls & pwd || true`).commands, [
-    { words: ["cd", "a b"], hazards: [], targets: [] },
-    { words: ["npm", "test", "--", "x y"], hazards: [], targets: [], separator: "&&" },
-    { words: ["head", "-5"], hazards: [], targets: [], separator: "|" },
-    { words: ["ls"], hazards: [], targets: [], separator: ";" },
-    { words: ["pwd"], hazards: [], targets: [], separator: "&" },
-    { words: ["true"], hazards: [], targets: [], separator: "||" },
+Deno.test("the bash parse records the operator before each command", () => {
+  const line = readCommandLine(`cd 'a b' && npm test -- "x y" | head -5; ls; pwd || true`);
+  assert.deepEqual(line.plain, [
+    { words: ["cd", "a b"] },
+    { words: ["npm", "test", "--", "x y"], separator: "&&" },
+    { words: ["head", "-5"], separator: "|" },
+    { words: ["ls"], separator: ";" },
+    { words: ["pwd"], separator: ";" },
+    { words: ["true"], separator: "||" },
   ]);
 });

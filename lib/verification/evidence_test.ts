@@ -1,5 +1,8 @@
 import assert from "node:assert/strict";
 import { BASH_MUTATION, collectEvidence, type ToolEvidenceInput } from "./evidence.ts";
+import { loadBashParser } from "../shell/bash_parser.ts";
+
+await loadBashParser();
 
 const WS = "/w/repo";
 const write = (path: string): ToolEvidenceInput => ({
