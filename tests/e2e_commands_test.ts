@@ -204,3 +204,20 @@ Deno.test("commands: a stream-json user message naming a command is expanded lik
   ]);
   assert.equal(second!.at(-1), "plain words");
 });
+
+Deno.test("memory: `blade run` gives its child the folder's memory as a Task child gets it", async () => {
+  await using box = await bladeSandbox();
+  await box.write("CLAUDE.md", "RUN-CHILD-MEMORY\n");
+  await using server = startFakeAnthropicServer({ handler: () => fakeTurn({ text: "done" }) });
+  const env = {
+    ANTHROPIC_BASE_URL: server.url,
+    ANTHROPIC_API_KEY: "sk-ant-test",
+    BLADE_TRUST_WORKSPACE: "1",
+  };
+  const run = await box.run(["run", "general-purpose", "say done, then stop"], { env });
+  assert.equal(run.code, 0, run.stderr);
+  assert.match(
+    userTexts(server.requests[0]!.body as unknown as Body)[0]!,
+    /^<system-reminder>\nCodebase[\s\S]*RUN-CHILD-MEMORY/,
+  );
+});

@@ -29,7 +29,9 @@ Deno.test("interactive: /memory, custom commands in /help and Tab, a typed comma
     env: { ...sandbox.env, NO_COLOR: "1", ANTHROPIC_BASE_URL: server.url, ANTHROPIC_API_KEY: "test-key" },
   });
   await term.waitFor("/help for commands");
-  await term.waitFor(/warning: \/help is Blade's own; the custom command\s+\S*commands\/help\.md is not used/);
+  await term.waitFor(
+    /warning: \/help is Blade's own; the custom command\s+\S*commands\/help\.md is not used/,
+  );
   await term.type("/memory");
   await term.press("Enter");
   await term.waitFor(/tokens {2}project {2}\s*\S*\/CLAUDE\.md/);

@@ -9,6 +9,7 @@ import { BladeError } from "../errors.ts";
 import { resolve } from "../path.ts";
 import type { PromptExpansion, SessionContext, ToolCaller } from "../executor/session_context.ts";
 import { NarrowingGate } from "../executor/narrowing_gate.ts";
+import type { ChildContext } from "../executor/child_context.ts";
 import { narrowingOf } from "../permissions/narrowing.ts";
 import { resolveModel } from "../config/config.ts";
 import { claudeUserDir, managedDir } from "../config/claude_dir.ts";
@@ -80,6 +81,12 @@ export interface ContextSinks {
 export function contextSinks(app: App, io: Io): ContextSinks {
   const line = (prefix: string) => (text: string) => io.err(`${prefix}${terminalSafe(app.redact(text))}\n`);
   return { ...(app.config.debug ? { debug: line("[debug] ") } : {}), warn: line("blade: warning: ") };
+}
+
+/** The runtime option giving subagents the run's memory and skills (a direct `blade run` child too). */
+export async function childContextOf(app: App, io: Io): Promise<{ childContext?: ChildContext }> {
+  const child = (await sessionContextOf(app, contextSinks(app, io)))?.child;
+  return child === undefined ? {} : { childContext: child };
 }
 
 const loaded = new WeakMap<App, Promise<SessionContext | undefined>>();
