@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import { narrowedRefusal, narrowingOf } from "./narrowing.ts";
+import { loadBashParser } from "../shell/bash_parser.ts";
 
 const scope = { workspaceRoot: "/ws" };
 const call = (tool: string, input: Record<string, unknown> = {}, path?: string) => ({
@@ -8,7 +9,8 @@ const call = (tool: string, input: Record<string, unknown> = {}, path?: string) 
   ...(path === undefined ? {} : { path }),
 });
 
-Deno.test("narrowedRefusal: every active list must allow the call; lists only narrow", () => {
+Deno.test("narrowedRefusal: every active list must allow the call; lists only narrow", async () => {
+  await loadBashParser();
   const review = narrowingOf("/review", ["Read", "Bash(git diff:*)", "Edit(src/**)"]);
   const skill = narrowingOf("the skill s", ["Read", "Bash"]);
   const table: [string, ReturnType<typeof call>, readonly (typeof review)[], string | undefined][] = [
