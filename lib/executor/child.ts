@@ -182,10 +182,9 @@ function childTranscript(deps: ChildDeps, spec: ChildSpec): TranscriptWriter {
 /** The child's tool table; lazy on purpose: a Worker child's tools start loading only when first awaited (see child_worker.ts). */
 function lazyChildTools(
   deps: ChildDeps,
-  spec: ChildSpec,
-  extras: readonly AnyTool[],
-  skills: readonly AnyTool[],
+  o: { spec: ChildSpec; extras: readonly AnyTool[]; skills: readonly AnyTool[] },
 ): readonly AnyTool[] | PromiseLike<readonly AnyTool[]> {
+  const { spec, extras, skills } = o;
   const available = deps.toolsFor(spec);
   if (Array.isArray(available)) return childTools(spec, [...available, ...skills], extras);
   return {
@@ -250,7 +249,11 @@ export async function runChild(deps: ChildDeps, spec: ChildSpec, signal: AbortSi
     // A loaded skill's allowed-tools narrow the rest of the child's turn, as in a top-level session.
     const gate = new NarrowingGate();
     const skills = childSkillTools(spec.context, ports.fs, gate);
-    const tools = lazyChildTools(deps, spec, structured === undefined ? [] : [structured.tool()], skills);
+    const tools = lazyChildTools(deps, {
+      spec,
+      extras: structured === undefined ? [] : [structured.tool()],
+      skills,
+    });
     const blocks = childBlocks(spec.context);
     const loop = sessionLoop({
       ports,

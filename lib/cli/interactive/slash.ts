@@ -58,10 +58,13 @@ const AGENT_ARGUMENT: Readonly<Record<string, readonly string[]>> = { agents: ["
 /** Completions for the text before the cursor on a one-line input; undefined when none apply. */
 export function completeSlash(
   before: string,
-  agentNames: readonly string[],
-  modes: readonly string[],
-  custom: readonly { name: string; description?: string; argumentHint?: string }[] = [],
+  o: {
+    agentNames: readonly string[];
+    modes: readonly string[];
+    custom?: readonly { name: string; description?: string; argumentHint?: string }[];
+  },
 ): AutocompleteSuggestions | undefined {
+  const { agentNames, modes, custom = [] } = o;
   if (!before.startsWith("/")) return undefined;
   const words = before.slice(1).split(/\s+/);
   const prefix = words.at(-1) ?? "";
@@ -118,7 +121,9 @@ export function slashAutocomplete(
     getSuggestions: (lines, cursorLine, cursorCol) => {
       if (cursorLine !== 0 || lines.length !== 1) return Promise.resolve(null);
       const before = (lines[0] ?? "").slice(0, cursorCol);
-      return Promise.resolve(completeSlash(before, agentNames(), modes, o.commands?.() ?? []) ?? null);
+      return Promise.resolve(
+        completeSlash(before, { agentNames: agentNames(), modes, custom: o.commands?.() ?? [] }) ?? null,
+      );
     },
     applyCompletion: (lines, cursorLine, cursorCol, item, prefix) => {
       const line = lines[cursorLine] ?? "";
