@@ -20,6 +20,7 @@ import type { Approver } from "./protocol/approval.ts";
 import type { RuleTexts } from "./permissions/run_rules.ts";
 import type { SidecarStore } from "./store/store.ts";
 import { FileSidecarStore } from "./store/file_store.ts";
+import { migrateOnOpen } from "./store/project_migration.ts";
 import { loadRegistry } from "./registry/mod.ts";
 import type { RegistrySnapshot } from "./registry/snapshot.ts";
 import { type ChildRunner, InThreadRunner, WorkerRunner } from "./child/child_runner.ts";
@@ -31,6 +32,7 @@ import { toolNameMatches } from "./protocol/mcp_names.ts";
 import { allInOrder } from "./sys/concurrency.ts";
 import { canonicalWorkspace } from "./config/workspace.ts";
 import { claudeUserDir } from "./config/claude_dir.ts";
+import type { ChildContext } from "./executor/child_context.ts";
 import { type ApiKeyHelper, apiKeyHelperOf } from "./provider/api_key_helper.ts";
 
 export interface AppFlags extends ConfigFlags {
@@ -72,6 +74,8 @@ export interface RuntimeOptions {
   mcp?: McpHub;
   /** `--tools`: the top-level session's only tools, and so its children's ceiling. */
   onlyTools?: readonly string[];
+  /** The run's memory and skills, as subagents get them. */
+  childContext?: ChildContext;
 }
 
 export interface App {
@@ -111,13 +115,20 @@ export interface App {
   runtime(emit: RuntimeEventSink, options?: RuntimeOptions): Runtime;
 }
 
-export async function createApp(ports: Ports, flags: AppFlags, options: AppOptions = {}): Promise<App> {
-  const root = resolveStorageRoot(ports.env);
+/** The storage root and the workspace; older Blade's project folders get one-to-one names (once per root). */
+async function openStorage(ports: Ports, flags: AppFlags, options: AppOptions) {
   const [storageRoot, workspace] = await allInOrder([
-    openStorageRoot(ports.fs, root, options.storage ?? "write"),
+    openStorageRoot(ports.fs, resolveStorageRoot(ports.env), options.storage ?? "write"),
     canonicalWorkspace(ports),
   ]);
   const layout = storageLayout(storageRoot);
+  const note = flags.debug === true || ports.env.get("BLADE_DEBUG") === "1" ? options.debugSink : undefined;
+  await migrateOnOpen(ports.fs, layout, { access: options.storage ?? "write", note });
+  return { layout, workspace };
+}
+
+export async function createApp(ports: Ports, flags: AppFlags, options: AppOptions = {}): Promise<App> {
+  const { layout, workspace } = await openStorage(ports, flags, options);
   const trust = decideTrust(
     await readTrust(ports.fs, layout.trustFile),
     workspace,
@@ -130,6 +141,9 @@ export async function createApp(ports: Ports, flags: AppFlags, options: AppOptio
     trusted: trust.trusted,
     ...(options.debugSink === undefined ? {} : { debugSink: options.debugSink }),
   });
+  // The sandbox requirement reaches every command launcher (tools/command_launch.ts) as
+  // BLADE_REQUIRE_SANDBOX, Worker children's through their tool environment (bashLimitEnv).
+  if (config.requireSandbox) ports = requiringSandbox(ports);
   const secrets = secretsOf(config);
   let redactAll = redactor(secrets);
   const redact = (text: string) => redactAll(text);
@@ -207,6 +221,7 @@ function runtimeOf(app: App, emit: RuntimeEventSink, options: RuntimeOptions): R
     ...(options.rules === undefined ? {} : { rules: options.rules }),
     ...(options.approve === undefined ? {} : { approve: options.approve }),
     ...(options.onlyTools === undefined ? {} : { onlyTools: options.onlyTools }),
+    ...(options.childContext === undefined ? {} : { childContext: options.childContext }),
     mcp: () => childMcp(app, options),
   });
 }
@@ -351,4 +366,11 @@ async function resolveProviderConfig(
       return never;
     }
   }
+}
+
+/** `ports` whose environment says BLADE_REQUIRE_SANDBOX=1 (--require-sandbox, `sandbox.required`). */
+function requiringSandbox(ports: Ports): Ports {
+  const real = ports.env;
+  const env = { ...real, get: (name: string) => name === "BLADE_REQUIRE_SANDBOX" ? "1" : real.get(name) };
+  return { ...ports, env };
 }

@@ -16,6 +16,7 @@
 //   store      sidecar writes per second with full fsync (scripts/bench_store.ts)
 //   recovery   reconciling 1,000 orphans, resume cost by history length (scripts/bench_recovery.ts)
 //   worktree   prepare + finish of an isolated child (scripts/bench_worktree.ts)
+//   memory     -p start-up with a 20 KB CLAUDE.md, 30 commands and 10 skills vs none (scripts/bench_memory.ts)
 //
 //   deno task bench [--profile] [--runs N] [--only e2e,startup,...] [--out FILE]
 // --profile adds the per-phase timeline of one delegation (scripts/bench_profile.ts). BLADE_BENCH_RUNS
@@ -42,7 +43,17 @@ export interface BenchRow {
   note?: string;
 }
 
-const GROUPS = ["e2e", "startup", "background", "registry", "store", "recovery", "worktree"] as const;
+const GROUPS = [
+  "e2e",
+  "startup",
+  "background",
+  "registry",
+  "store",
+  "recovery",
+  "worktree",
+  "sandbox",
+  "memory",
+] as const;
 
 function processRow(group: string, name: string, runs: readonly ProcessRun[], note?: string): BenchRow {
   const s = stats(runs.map((r) => r.wallMs));
@@ -181,6 +192,8 @@ async function groupRows(
     }
     case "recovery":
       return await recoveryRows(runs);
+    case "memory":
+      return await (await import("./bench_memory.ts")).memoryRows(blade, runs);
     case "worktree": {
       const { benchWorktree } = await import("./bench_worktree.ts");
       const w = await benchWorktree({ runs: Math.min(runs, 5) });
@@ -193,7 +206,24 @@ async function groupRows(
         }, `bare git ${w.bareGitMs.toFixed(0)} ms, ${w.files} file creates ${w.filesFloorMs.toFixed(0)} ms`),
       ];
     }
+    case "sandbox":
+      return await sandboxRows(runs);
   }
+}
+
+/** The OS sandbox's cost per Bash command (scripts/bench_command_sandbox.ts); none without bubblewrap. */
+async function sandboxRows(runs: number): Promise<BenchRow[]> {
+  const { benchSandbox } = await import("./bench_command_sandbox.ts");
+  const s = await benchSandbox({ runs });
+  if (s === undefined) return [];
+  return [
+    figureRow("sandbox", "Bash command in bubblewrap (bash -c true)", "ms", {
+      median: s.sandboxedMs,
+      min: s.minSandboxedMs,
+      max: s.maxSandboxedMs,
+      n: s.commands,
+    }, `unsandboxed ${s.plainMs.toFixed(1)} ms: +${(s.sandboxedMs - s.plainMs).toFixed(1)} ms per command`),
+  ];
 }
 
 const num = (v: number | undefined, digits = 0) =>

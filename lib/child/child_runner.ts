@@ -14,9 +14,16 @@ import type { ProviderConfig } from "../provider/factory.ts";
 import type { AnyTool } from "../tools/tool.ts";
 import { toolSpecs } from "../tools/registry.ts";
 import { StructuredOutput } from "../tools/structured_output.ts";
-import { type ChildOutcome, type ChildSpec, childTools, runChild } from "../executor/child.ts";
+import {
+  type ChildDeps,
+  type ChildOutcome,
+  type ChildSpec,
+  childTools,
+  runChild,
+} from "../executor/child.ts";
 import type { DelegationCall } from "./child_protocol.ts";
 import { ChildWorkerPool, type WorkerChildOptions } from "./child_sandbox.ts";
+import { childSkillTools } from "../executor/child_context.ts";
 import type { McpToolShape } from "../mcp/tool_adapter.ts";
 
 /** What the launcher provides for one child run. */
@@ -51,6 +58,8 @@ export interface InThreadDeps {
   maxTokens: number;
   /** Removes secrets from transcript lines. */
   redact?: (text: string) => string;
+  /** The hook points of each child's loop (ChildDeps.hooks), built in this thread for its spec. */
+  hooks?: ChildDeps["hooks"];
 }
 
 export class InThreadRunner implements ChildRunner {
@@ -70,6 +79,7 @@ export class InThreadRunner implements ChildRunner {
         maxTokens: d.maxTokens,
         platform: d.ports.env.platform(),
         ...(d.redact === undefined ? {} : { redact: d.redact }),
+        ...(d.hooks === undefined ? {} : { hooks: d.hooks }),
         emit: host.emit,
         toolsFor: () => host.tools(),
         ...(host.approve === undefined ? {} : { approve: host.approve }),
@@ -137,7 +147,8 @@ export class WorkerRunner implements ChildRunner {
     const extras = spec.structuredOutput === undefined
       ? []
       : [new StructuredOutput(spec.structuredOutput).tool()];
-    const tools = childTools(spec, host.tools(), extras);
+    // The Skill tool's spec travels too; the Worker's own instance reads the skills under its grant.
+    const tools = childTools(spec, [...host.tools(), ...childSkillTools(spec.context)], extras);
     const names = tools.map((t) => t.name);
     const mcpTools = (host.mcp ?? []).filter((t) => names.includes(t.bladeName));
     return {

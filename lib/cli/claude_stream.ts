@@ -220,7 +220,7 @@ export class ClaudeStream {
         const inner: Scope = this.#children.get(event.agentId) ?? { parentToolUseId: null };
         return [
           ...this.#lines(event.event, inner, depth + 1),
-          ...this.#tasks.progress(event.agentId, event.event, inner.parentToolUseId),
+          ...this.#tasks.progress(event.agentId, { event: event.event, toolUseId: inner.parentToolUseId }),
         ];
       }
       default:

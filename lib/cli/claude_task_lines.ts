@@ -51,7 +51,8 @@ export class TaskLines {
   }
 
   /** One of a child's own events: its tokens are counted; a tool call is a `task_progress` line. */
-  progress(id: string, event: RuntimeEvent, toolUseId: string | null): Line[] {
+  progress(id: string, o: { event: RuntimeEvent; toolUseId: string | null }): Line[] {
+    const { event, toolUseId } = o;
     const task = this.#tasks.get(id);
     if (task === undefined) return [];
     if (event.type === "assistant_message") {

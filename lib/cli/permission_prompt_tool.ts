@@ -13,9 +13,9 @@ import { permissionResult } from "./sdk_control_tool.ts";
 /** The verdict of the approval tool's answer (its text content). */
 export function promptToolVerdict(
   result: { content: readonly Record<string, unknown>[]; isError: boolean },
-  input: Record<string, unknown>,
-  tool: string,
+  o: { input: Record<string, unknown>; tool: string },
 ): ApprovalVerdict {
+  const { input, tool } = o;
   const text = result.content.map((c) => (c.type === "text" && typeof c.text === "string" ? c.text : ""))
     .join("");
   if (result.isError) {
@@ -55,7 +55,7 @@ export function mcpApprover(hub: McpHub | undefined, tool: string): Approver {
       { tool_name: request.tool, input, tool_use_id: request.callId ?? "" },
       signal,
     );
-    return promptToolVerdict(result, input, tool);
+    return promptToolVerdict(result, { input, tool });
   };
 }
 

@@ -8,21 +8,25 @@ Deno.test("promptToolVerdict: the approval tool's JSON answer; anything else ref
   assert.deepEqual(
     promptToolVerdict(
       text('{"behavior":"allow","updatedInput":{"command":"npm publish --dry-run"}}'),
-      INPUT,
-      "t",
+      { input: INPUT, tool: "t" },
     ),
     {
       answer: "allow_once",
       updatedInput: { command: "npm publish --dry-run" },
     },
   );
-  assert.deepEqual(promptToolVerdict(text('{"behavior":"allow"}'), INPUT, "t"), { answer: "allow_once" });
-  assert.deepEqual(promptToolVerdict(text('{"behavior":"deny","message":"Not on Fridays."}'), INPUT, "t"), {
-    answer: "deny",
-    message: "Not on Fridays.",
+  assert.deepEqual(promptToolVerdict(text('{"behavior":"allow"}'), { input: INPUT, tool: "t" }), {
+    answer: "allow_once",
   });
+  assert.deepEqual(
+    promptToolVerdict(text('{"behavior":"deny","message":"Not on Fridays."}'), { input: INPUT, tool: "t" }),
+    {
+      answer: "deny",
+      message: "Not on Fridays.",
+    },
+  );
   for (const bad of [text("yes"), text('{"ok":true}'), text('["allow"]'), text("boom", true)]) {
-    const v = promptToolVerdict(bad, INPUT, "mcp__a__b");
+    const v = promptToolVerdict(bad, { input: INPUT, tool: "mcp__a__b" });
     assert.equal(v.answer, "deny");
     assert.match(v.message ?? "", /approval tool mcp__a__b/);
   }

@@ -27,6 +27,7 @@ import { profileMark } from "../sys/profile.ts";
 import { appendWriter } from "../sys/append_file.ts";
 import { usageError } from "../errors.ts";
 import { runTurn, type SessionChoice, type TurnFlags } from "./print_turn.ts";
+import { contextSinks, sessionContextOf } from "./context_wiring.ts";
 
 export async function runPrint(values: Values, positionals: string[], ports: Ports, io: Io): Promise<number> {
   const format = outputFormatOf(values);
@@ -71,6 +72,8 @@ export async function runPrint(values: Values, positionals: string[], ports: Por
   const granted = await grantedRun(app, values, io);
   app = granted.app;
   const turn: TurnFlags = { ...flags, rules: granted.rules };
+  // Memory and skills are read while MCP and the session start (the first turn awaits them).
+  sessionContextOf(app, contextSinks(app, io)).catch(() => {});
   // The first turn opens (or resumes, or forks) the session; later stream-json turns continue it.
   const resume = await resumeTarget(app, values);
   const open: SessionChoice = {
@@ -98,7 +101,7 @@ export async function runPrint(values: Values, positionals: string[], ports: Por
         ...(approve === undefined ? {} : { approve }),
       };
       const done = await runTurn(app, io, prompt, open, once, mcp);
-      await nameSession(app, values, done.sessionId);
+      await nameSession(app, { values, sessionId: done.sessionId });
       code = done.code;
     } finally {
       await mcp?.close();

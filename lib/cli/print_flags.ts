@@ -76,6 +76,7 @@ export function appFlagsOf(values: Values): AppFlags {
     ...(values["add-dir"] === undefined ? {} : { addDirs: values["add-dir"] }),
     ...(values.bare === true ? { bare: true } : {}),
     ...(values["output-style"] === undefined ? {} : { outputStyle: values["output-style"] }),
+    ...(values["require-sandbox"] === true ? { requireSandbox: true } : {}),
   };
 }
 
@@ -213,7 +214,8 @@ export async function grantedRun(app: App, values: Values, io: Io): Promise<{ ap
 }
 
 /** `-n, --name`: the session's display name (resume lists show it; `--resume <name>` finds it). */
-export async function nameSession(app: App, values: Values, sessionId: string): Promise<void> {
-  if (typeof values.name !== "string") return;
-  await setSessionName(app.ports.fs, app.layout.projectDir(app.workspace), sessionId, values.name);
+export async function nameSession(app: App, o: { values: Values; sessionId: string }): Promise<void> {
+  if (typeof o.values.name !== "string") return;
+  const dir = app.layout.projectDir(app.workspace);
+  await setSessionName(app.ports.fs, dir, { sessionId: o.sessionId, name: o.values.name });
 }

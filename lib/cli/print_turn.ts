@@ -1,11 +1,14 @@
 // One print-mode turn: where its events go (the print sink), Ctrl-C wiring, running the main session
 // once and printing its result object. Used by `blade -p`, `blade run` and `blade tasks resume`.
 
-import type { Clock } from "../sys/clock.ts";
+import { type Clock, realClock } from "../sys/clock.ts";
+import { type Ids, realIds } from "../sys/ids.ts";
 import type { App } from "../app.ts";
 import type { RuntimeEvent, RuntimeWarning } from "../protocol/events.ts";
 import { onInterrupt } from "../sys/signals.ts";
+import { providerErrorHint } from "../provider/error_hint.ts";
 import { type Io, redactedIo } from "./io.ts";
+import { deltaRedaction } from "./redact_deltas.ts";
 import { bladeEventLine, type OutputFormat, type PrintSummary, textRenderer } from "./print_render.ts";
 import { RunLedger } from "./run_ledger.ts";
 import { jsonTerminalSafe, terminalSafe } from "./sanitize.ts";
@@ -21,6 +24,7 @@ import type { Approver } from "../protocol/approval.ts";
 import type { BeforeToolCall } from "../executor/tool_runner.ts";
 import type { StructuredOutput, StructuredOutputState } from "../tools/structured_output.ts";
 import { contextSinks, sessionContextOf } from "./context_wiring.ts";
+import { turnOutcome } from "../executor/run_outcome.ts";
 
 /**
  * Wires Ctrl-C to an AbortController; the second Ctrl-C is left to the default handler. `external`
@@ -68,7 +72,9 @@ export interface PrintSink {
 export interface PrintSinkOptions {
   format: OutputFormat;
   mainSessionId: () => string | undefined;
+  /** The run's clock and ids (default: the real ones, lib/sys/). */
   now?: () => number;
+  ids?: Pick<Ids, "uuid">;
   /** Redraws the text renderer's status lines while children run. */
   timer?: Clock["timer"];
   cwd: string;
@@ -80,6 +86,8 @@ export interface PrintSinkOptions {
   onBudgetExceeded?: () => void;
   /** `--output-format json --verbose`: one JSON array of every message line, the result last. */
   verbose?: boolean;
+  /** The run's secrets: text deltas are redacted on their joined text (redact_deltas.ts). */
+  secrets?: () => readonly string[];
 }
 
 /**
@@ -100,14 +108,34 @@ export function printSink(io: Io, o: PrintSinkOptions): PrintSink {
     cwd: o.cwd,
     includePartialMessages: o.includePartialMessages === true,
     apiKeySource: o.apiKeySource ?? "none",
-    uuid: () => crypto.randomUUID(),
-    now: o.now ?? (() => Date.now()),
+    uuid: () => ids.uuid(),
+    now: o.now ?? realClock().now,
     ...(o.additionalDirectories === undefined ? {} : { additionalDirectories: o.additionalDirectories }),
   });
+  const ids = o.ids ?? realIds();
   let budgetHit = false;
   let lost: RuntimeWarning | undefined;
   // json --verbose: the stream-json message lines, printed as one array with the result (Claude Code's).
   const messages: string[] | undefined = o.format === "json" && o.verbose === true ? [] : undefined;
+  const deltas = o.secrets === undefined ? undefined : deltaRedaction(o.secrets);
+  const show = (event: RuntimeEvent) => {
+    ledger.add(event);
+    if (event.type === "runtime_warning") {
+      if (event.workLost) lost ??= event;
+      // stdout keeps its one JSON object (json) or its stream (stream-json carries it as a line).
+      if (o.format === "text" || o.format === "json") {
+        io.err(`blade: warning: ${terminalSafe(event.message)}\n`);
+      }
+    }
+    if (o.budgetUsd !== undefined && !budgetHit && ledger.totalCostUSD > o.budgetUsd) {
+      budgetHit = true;
+      o.onBudgetExceeded?.();
+    }
+    if (o.format === "stream-json") { for (const json of stream.onEvent(event)) line(json); }
+    else if (messages !== undefined) messages.push(...stream.onEvent(event));
+    else if (o.format === "blade-events") line(bladeEventLine(event));
+    else if (o.format === "text") text.onEvent(event);
+  };
   return {
     ledger,
     lostWork: () => lost,
@@ -116,24 +144,11 @@ export function printSink(io: Io, o: PrintSinkOptions): PrintSink {
       if (o.format === "stream-json") line(stream.userLine(text));
     },
     emit(event) {
-      ledger.add(event);
-      if (event.type === "runtime_warning") {
-        if (event.workLost) lost ??= event;
-        // stdout keeps its one JSON object (json) or its stream (stream-json carries it as a line).
-        if (o.format === "text" || o.format === "json") {
-          io.err(`blade: warning: ${terminalSafe(event.message)}\n`);
-        }
-      }
-      if (o.budgetUsd !== undefined && !budgetHit && ledger.totalCostUSD > o.budgetUsd) {
-        budgetHit = true;
-        o.onBudgetExceeded?.();
-      }
-      if (o.format === "stream-json") { for (const json of stream.onEvent(event)) line(json); }
-      else if (messages !== undefined) messages.push(...stream.onEvent(event));
-      else if (o.format === "blade-events") line(bladeEventLine(event));
-      else if (o.format === "text") text.onEvent(event);
+      if (deltas === undefined) show(event);
+      else for (const e of deltas.map(event)) show(e);
     },
     finish(summary) {
+      for (const e of deltas?.flush() ?? []) show(e);
       if (o.format === "text") text.finish(summary);
       else {
         // A run the API refused ends with Claude Code's synthetic assistant line saying so.
@@ -142,7 +157,7 @@ export function printSink(io: Io, o: PrintSinkOptions): PrintSink {
           if (o.format === "stream-json") line(synthetic);
           else messages?.push(synthetic);
         }
-        const result = claudeResult(summary, ledger, crypto.randomUUID());
+        const result = claudeResult(summary, ledger, ids.uuid());
         // stream-json results also carry the usage since the previous result (one result per run here).
         if (o.format === "stream-json") result.model_usage_since_last_result = result.modelUsage;
         line(
@@ -215,8 +230,10 @@ export async function runTurn(
     overBudget = true;
     interrupt.abort();
   });
+  const context = await sessionContextOf(app, contextSinks(app, io));
   // Background commands the model started, idle child Workers and agents' MCP servers do not outlive the run.
   await using runtime = app.runtime(sink.emit, {
+    ...(context?.child === undefined ? {} : { childContext: context.child }),
     rules: f.rules.texts,
     ...(f.approve === undefined ? {} : { approve: f.approve }),
     ...(mcp === undefined ? {} : { mcp }),
@@ -224,7 +241,6 @@ export async function runTurn(
   });
   // Each turn returns its own object (loaded only with --json-schema: it brings zod).
   const structured = await structuredOutputOf(f.jsonSchema, app.config.structuredOutputAttempts);
-  const context = await sessionContextOf(app, contextSinks(app, io));
   try {
     const run = await runMainSession(app, {
       prompt,
@@ -242,7 +258,8 @@ export async function runTurn(
         sink.emit(e);
       },
       signal: interrupt.signal,
-      extraTools: (id) => runtime.extraTools(id),
+      subagents: (id) => runtime.subagentsFor(id),
+      recovery: runtime.recovery,
       ...(f.backgroundWaitMs === undefined ? {} : { backgroundWaitMs: f.backgroundWaitMs }),
       ...(mcp === undefined ? {} : { mcp }),
       ...(structured === undefined ? {} : { structured: structuredHooks(structured) }),
@@ -282,6 +299,7 @@ function turnSink(
     format: f.format,
     mainSessionId: sessionId,
     now: () => ports.clock.now(),
+    ids: ports.ids,
     timer: ports.clock.timer.bind(ports.clock),
     cwd: app.workspace,
     includePartialMessages: f.includePartialMessages,
@@ -289,13 +307,18 @@ function turnSink(
     additionalDirectories: [...app.additionalDirs],
     verbose: f.verbose === true,
     ...(f.budgetUsd === undefined ? {} : { budgetUsd: f.budgetUsd, onBudgetExceeded }),
+    secrets: app.secrets,
   });
 }
 
-/** The loop's hooks of a run's StructuredOutput: its tool, corrective follow-ups, end when exhausted. */
+/** A run's StructuredOutput for the loop: its tool, corrective follow-ups, the end when exhausted or accepted. */
 function structuredHooks(s: StructuredOutput) {
-  const settled = () => s.state.status === "accepted";
-  return { tool: s.tool(), hooks: { followUp: () => s.followUp(), exhausted: () => s.exhausted(), settled } };
+  return {
+    tool: s.tool(),
+    followUp: () => s.followUp(),
+    exhausted: () => s.exhausted(),
+    accepted: () => s.state.status === "accepted",
+  };
 }
 
 async function structuredOutputOf(schema: Record<string, unknown> | undefined, attempts: number) {
@@ -309,7 +332,17 @@ async function structuredOutputOf(schema: Record<string, unknown> | undefined, a
     });
 }
 
-/** The turn's result object: a stopped budget, dropped children or lost work turn success into failure. */
+/** A model API failure's hint (what to do), for the summary's error. */
+function failureHint(app: App, error: NonNullable<MainRunResult["result"]["error"]>): { hint?: string } {
+  if (error.providerError === undefined) return {};
+  const hint = providerErrorHint(error.providerError, {
+    provider: app.config.provider,
+    model: app.config.model,
+  });
+  return hint === undefined ? {} : { hint };
+}
+
+/** The turn's result object: its outcome (decided in lib/executor/run_outcome.ts) with the run's figures. */
 function turnSummary(
   app: App,
   run: MainRunResult,
@@ -319,55 +352,27 @@ function turnSummary(
   const { overBudget, shape } = o;
   const budgetUsd = o.f.budgetUsd;
   const r = run.result;
-  // A run that dropped a child's work never reports success (docs/reference/background.md).
-  const dropped = run.abandoned.length > 0 && r.status === "completed";
-  // Ctrl-C while print mode waited for children: the run was interrupted (never an expired wait).
-  const stopped = !dropped && run.interrupted.length > 0 && r.status === "completed";
-  const lost = r.status === "completed" ? sink.lostWork() : undefined;
-  const misshapen = r.status === "completed" && shape !== undefined && shape.status !== "accepted";
-  const refused = o.f.refusedWorkFails === true && r.status === "completed"
-    ? refusedWork(sink.ledger)
-    : undefined;
-  const error = overBudget
-    ? {
-      code: "max_budget_exceeded",
-      message: `Stopped: the run cost $${
-        sink.ledger.totalCostUSD.toFixed(4)
-      }, over --max-budget-usd ${budgetUsd}.`,
-    }
-    : dropped
-    ? {
-      code: "background_wait_expired",
-      message: `Stopped waiting for background subagents; cancelled: ${run.abandoned.join(", ")}.`,
-    }
-    : stopped
-    ? {
-      code: "cancelled",
-      message: `Interrupted while waiting for background subagents; cancelled: ${
-        run.interrupted.join(", ")
-      }.`,
-    }
-    : lost !== undefined
-    ? { code: lost.code, message: app.redact(lost.message) }
-    : refused ?? (misshapen
-      ? {
-        code: "structured_output_invalid",
-        message: app.redact(
-          `No structured output: ${
-            shape.status === "rejected" ? shape.reason : "StructuredOutput was not called with a valid object"
-          }.`,
-        ),
-      }
-      : r.error === undefined
-      ? undefined
-      : { code: r.error.type, message: app.redact(r.error.message) });
+  const lostWork = sink.lostWork();
+  const refused = o.f.refusedWorkFails === true ? refusedWork(sink.ledger) : undefined;
+  const outcome = turnOutcome({
+    result: r,
+    abandoned: run.abandoned,
+    interrupted: run.interrupted,
+    ...(lostWork === undefined ? {} : { lostWork }),
+    ...(overBudget ? { overBudget: { costUsd: sink.ledger.totalCostUSD, limitUsd: budgetUsd } } : {}),
+    ...(shape === undefined ? {} : { structured: shape }),
+    // A text prompt all of whose requested work was refused never succeeds (docs/reference/errors.md).
+    ...(refused === undefined ? {} : { refusedWork: refused }),
+  });
+  // Messages can quote the model or a child: a key that reached them is never printed.
+  const error = outcome.error === undefined ? undefined : {
+    code: outcome.error.code,
+    message: app.redact(outcome.error.message),
+    ...(outcome.error.code === "provider_error" && r.error !== undefined ? failureHint(app, r.error) : {}),
+  };
   return {
     sessionId: run.sessionId,
-    status: stopped
-      ? "cancelled"
-      : overBudget || dropped || lost !== undefined || misshapen || refused !== undefined
-      ? "failed"
-      : r.status,
+    status: outcome.status,
     // With --json-schema the result is the accepted object's JSON text, as in Claude Code.
     result: shape?.status === "accepted" ? JSON.stringify(shape.value) : r.finalText,
     // Claude Code counts the turn it refused: `--max-turns 1` reports num_turns 2, and 5 rejected

@@ -59,7 +59,7 @@ export async function runSdkSession(d: SdkSessionDeps): Promise<number> {
       const mcp = await session.mcp();
       session.state("running");
       const done = await runTurn(app, d.io, turn.text, open, flags, mcp, turn.stop.signal);
-      if (open.resume === undefined) await nameSession(app, d.values, done.sessionId);
+      if (open.resume === undefined) await nameSession(app, { values: d.values, sessionId: done.sessionId });
       session.turnEnded(done.sessionId);
       session.state("idle");
       open = { resume: done.sessionId };
@@ -169,7 +169,7 @@ class SdkSession {
   /** Claude Code's `session_state_changed` (running, idle), which the SDK waits for before it ends a run. */
   state(state: "running" | "idle"): void {
     if (this.#statesWanted) {
-      this.#write(systemLine("session_state_changed", this.#sessionId, { state, sdk_host_only: true }));
+      this.#write(systemLine("session_state_changed", { state, sdk_host_only: true }, this.#lineIds()));
     }
   }
 
@@ -384,14 +384,23 @@ class SdkSession {
     }
   }
 
+  /** What a system line of this session carries besides its fields. */
+  #lineIds(): { sessionId: string | undefined; uuid: string } {
+    return { sessionId: this.#sessionId, uuid: this.#d.app.ports.ids.uuid() };
+  }
+
   /** Claude Code's `system/status` line after a mode change. */
   #status(): void {
     const permissionMode = claudeModeName(this.#mode ?? this.#d.app.config.permissionMode);
-    this.#write(systemLine("status", this.#sessionId, { status: null, permissionMode }));
+    this.#write(systemLine("status", { status: null, permissionMode }, this.#lineIds()));
   }
 }
 
 /** A `system` line of the session (Claude Code's shape: subtype, fields, uuid, session_id). */
-function systemLine(subtype: string, sessionId: string | undefined, fields: Record<string, unknown>) {
-  return { type: "system", subtype, ...fields, uuid: crypto.randomUUID(), session_id: sessionId ?? "" };
+function systemLine(
+  subtype: string,
+  fields: Record<string, unknown>,
+  o: { sessionId: string | undefined; uuid: string },
+) {
+  return { type: "system", subtype, ...fields, uuid: o.uuid, session_id: o.sessionId ?? "" };
 }

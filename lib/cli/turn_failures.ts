@@ -1,27 +1,21 @@
-// Owns two ways a print-mode turn ends that Claude Code's scripts depend on: a run all of whose requested
-// work was refused (it never reports success: docs/guides/permissions.md), and a run the model API
+// Owns the facts of two ways a print-mode turn ends that Claude Code's scripts depend on: a run all of
+// whose requested work was refused (executor/run_outcome.ts decides it fails), and a run the model API
 // refused (`API Error: 400 …`, terminal_reason api_error). Pure: from the run's ledger and error.
 
 import type { App } from "../app.ts";
 import type { ProviderError } from "../protocol/provider.ts";
 import type { PrintSummary } from "./print_render.ts";
 import type { RunLedger } from "./run_ledger.ts";
+import type { RefusedWork } from "../executor/run_outcome.ts";
 
 /**
- * Every call that would have changed something was refused: the run did none of the work it was asked
- * to do, and never reports success (docs/guides/permissions.md).
+ * Every call that would have changed something was refused: the tools refused and how many calls, for
+ * the domain's decision (executor/run_outcome.ts: such a run never reports success).
  */
-export function refusedWork(ledger: RunLedger): { code: string; message: string } | undefined {
+export function refusedWork(ledger: RunLedger): RefusedWork | undefined {
   if (ledger.workRefused === 0 || ledger.workDone > 0) return undefined;
   const denials = ledger.permissionDenials;
-  return {
-    code: "permission_denied",
-    message: `Every change the run asked for was refused: ${
-      [...new Set(denials.map((d) => d.tool_name))].join(", ")
-    } (permission_denials lists the ${
-      denials.length === 1 ? "call" : `${denials.length} calls`
-    }; the refusals say what grants them).`,
-  };
+  return { tools: [...new Set(denials.map((d) => d.tool_name))], calls: denials.length };
 }
 
 /** The Agent SDK's `SDKAssistantMessageError` of a failure (Claude Code says `unknown` for a plain 400). */

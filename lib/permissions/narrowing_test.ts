@@ -2,9 +2,6 @@ import assert from "node:assert/strict";
 import { narrowedRefusal, narrowingOf } from "./narrowing.ts";
 import { loadBashParser } from "../shell/bash_parser.ts";
 
-// Bash rules are matched on a bash parse, loaded once (as the tool runner does before a command).
-await loadBashParser();
-
 const scope = { workspaceRoot: "/ws" };
 const call = (tool: string, input: Record<string, unknown> = {}, path?: string) => ({
   tool,
@@ -12,7 +9,9 @@ const call = (tool: string, input: Record<string, unknown> = {}, path?: string) 
   ...(path === undefined ? {} : { path }),
 });
 
-Deno.test("narrowedRefusal: every active list must allow the call; lists only narrow", () => {
+Deno.test("narrowedRefusal: every active list must allow the call; lists only narrow", async () => {
+  // Bash rules read the command's bash parse; the tool runner loads it before any gate.
+  await loadBashParser();
   const review = narrowingOf("/review", ["Read", "Bash(git diff:*)", "Edit(src/**)"]);
   const skill = narrowingOf("the skill s", ["Read", "Bash"]);
   const table: [string, ReturnType<typeof call>, readonly (typeof review)[], string | undefined][] = [

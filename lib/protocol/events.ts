@@ -60,7 +60,16 @@ export interface TranscriptEventData {
   part_created: { messageId: string; partId: string; part: TranscriptPart };
   inbox_acknowledged: { inboxIds: string[] };
   /** A person answered an approval question for one tool call (the interactive session). */
-  approval_decided: { callId: string; tool: string; subject: string; answer: ApprovalAnswer };
+  approval_decided: {
+    callId: string;
+    tool: string;
+    subject: string;
+    answer: ApprovalAnswer;
+    /** The approver's reason, as the model was told it. */
+    message?: string;
+    /** The input the call ran with, as the approver changed it. */
+    updatedInput?: Record<string, unknown>;
+  };
 }
 
 export type TranscriptEventType = keyof TranscriptEventData;
@@ -198,6 +207,8 @@ export type RuntimeWarningCode =
   | "background_run_crashed"
   /** Delivered notices could not be removed from the inbox; the transcript's receipts keep them from repeating. */
   | "inbox_trim_failed"
+  /** A hook of the agent loop threw (its contract says it must not); the loop went on as if it had no opinion. */
+  | "hook_failed"
   /** A running record's display-only state (activity time, queued mark) could not be written. */
   | "status_write_failed"
   /** An agent's own (inline) MCP server could not be started: that child runs without its tools. */

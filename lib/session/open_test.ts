@@ -105,6 +105,28 @@ Deno.test("nothing to continue starts a fresh session (as Claude Code's -c), a f
   });
 });
 
+Deno.test("--continue passes over newer sessions without a turn: opened and left, or a start that crashed", async () => {
+  await withStorage(async (ports, layout) => {
+    const used = await openSession(ports, { layout, workspace: WORKSPACE, model: "m1" });
+    await used.transcript.append([{ type: "turn_started", data: { turn: 1 } }]);
+    const left = await openSession(ports, { layout, workspace: WORKSPACE, model: "m1" });
+    const crashed = layout.transcriptPath(WORKSPACE, "session-crashedstart000000000");
+    await Deno.writeTextFile(crashed, "");
+    // Newest first: the crashed start, then the session left without a prompt, then the used one.
+    await Deno.utime(layout.transcriptPath(WORKSPACE, used.sessionId), 1_000, 1_000);
+    await Deno.utime(layout.transcriptPath(WORKSPACE, left.sessionId), 2_000, 2_000);
+    await Deno.utime(crashed, 3_000, 3_000);
+    const latest = await openSession(ports, {
+      layout,
+      workspace: WORKSPACE,
+      model: "m1",
+      continueLatest: true,
+    });
+    assert.equal(latest.sessionId, used.sessionId);
+    assert.equal(latest.history.openTurn, 1);
+  });
+});
+
 Deno.test("a session of another folder or an unknown id are clear errors", async () => {
   await withStorage(async (ports, layout) => {
     const other = await openSession(ports, { layout, workspace: "/home/dev/other", model: "m" });

@@ -41,8 +41,12 @@ export async function readSessionNames(fs: Fs, dir: string): Promise<Record<stri
 }
 
 /** Names session `id` (replacing an earlier name). */
-export async function setSessionName(fs: Fs, dir: string, id: string, name: string): Promise<void> {
-  const names = { ...await readSessionNames(fs, dir), [id]: checkSessionName(name) };
+export async function setSessionName(
+  fs: Fs,
+  dir: string,
+  o: { sessionId: string; name: string },
+): Promise<void> {
+  const names = { ...await readSessionNames(fs, dir), [o.sessionId]: checkSessionName(o.name) };
   await fs.ensureDir(dir, 0o700);
   await fs.writeAtomic(`${dir}/${FILE}`, JSON.stringify({ version: 1, names }, null, 2) + "\n");
 }

@@ -7,8 +7,8 @@ Deno.test("session names: written atomically, read back, found by name; a broken
   try {
     const fs = realFs();
     assert.deepEqual(await readSessionNames(fs, `${dir}/p`), {});
-    await setSessionName(fs, `${dir}/p`, "session-a", "nightly fix");
-    await setSessionName(fs, `${dir}/p`, "session-b", "  review  ");
+    await setSessionName(fs, `${dir}/p`, { sessionId: "session-a", name: "nightly fix" });
+    await setSessionName(fs, `${dir}/p`, { sessionId: "session-b", name: "  review  " });
     assert.deepEqual(await readSessionNames(fs, `${dir}/p`), {
       "session-a": "nightly fix",
       "session-b": "review",

@@ -23,7 +23,14 @@ import type { ParentInfo } from "../../launch/launch_plan.ts";
 import { recentSessions } from "../../session/open.ts";
 import { readSessionNames } from "../../session/session_names.ts";
 import { clean } from "./summary.ts";
-import { SLASH_COMMANDS, type SlashLine } from "./slash.ts";
+import { readTranscript } from "../../session/transcript.ts";
+import { validateSessionId } from "../../protocol/ids.ts";
+import { transcriptLines } from "./transcript_view.ts";
+import { makeTheme } from "./theme.ts";
+import { customHelp, SLASH_COMMANDS, type SlashLine } from "./slash.ts";
+import type { CustomCommand } from "./command_input.ts";
+import { contextReportOf } from "../context_wiring.ts";
+import { contextText } from "../memory_render.ts";
 import type { SessionView } from "./view.ts";
 
 export interface SlashContext {
@@ -37,6 +44,8 @@ export interface SlashContext {
   setMode(mode: PermissionMode): void;
   setModel(model: string): void;
   subagents(): { env: SubagentEnv; parent: ParentInfo; runtime: SubagentRuntime } | undefined;
+  /** This folder's custom commands (.claude/commands), for /help. */
+  customCommands?: () => readonly CustomCommand[];
   /** Asks one question in the editor; undefined when the person cancels (Esc, Ctrl-C). */
   ask(question: string): Promise<string | undefined>;
   /** Lets the person pick one item; undefined when cancelled (Esc, Ctrl-C). */
@@ -45,24 +54,33 @@ export interface SlashContext {
   >;
   /** Starts a fresh session (`undefined`) or continues `resume` in place of the current one. */
   switchSession(resume: string | undefined): Promise<void>;
+  /** Trusts this folder (`blade trust`) and continues the session with its project configuration. */
+  trust(): Promise<void>;
   exit(): void;
 }
 
 const KEYS = `Keys: Enter sends · Shift+Enter or a trailing \\ adds a line · ↑/↓ history
       Tab completes · Ctrl-C or Esc interrupts a turn
+      Ctrl-O shows or hides finished subagents' tool calls
       Ctrl-C twice or Ctrl-D at an empty prompt leaves`;
 
 /** Heads longer than this put their description on the next line, so it never wraps on a terminal. */
 const HELP_COLUMN = 24;
 
-export function helpText(): string {
-  const rows = SLASH_COMMANDS.map((c) => {
-    const head = `/${c.name}${c.args === "" ? "" : ` ${c.args}`}`;
-    return head.length <= HELP_COLUMN
-      ? `  ${head.padEnd(HELP_COLUMN)}  ${c.description}`
-      : `  ${head}\n  ${"".padEnd(HELP_COLUMN)}  ${c.description}`;
-  });
-  return `Commands:\n${rows.join("\n")}\n\n${KEYS}\n`;
+export function helpText(custom: readonly CustomCommand[] = []): string {
+  const row = (head: string, description: string) =>
+    head.length <= HELP_COLUMN
+      ? `  ${head.padEnd(HELP_COLUMN)}  ${description}`
+      : `  ${head}\n  ${"".padEnd(HELP_COLUMN)}  ${description}`;
+  const rows = SLASH_COMMANDS.map((c) =>
+    row(`/${c.name}${c.args === "" ? "" : ` ${c.args}`}`, c.description)
+  );
+  const own = custom.length === 0
+    ? ""
+    : `\nCustom commands (.claude/commands):\n${
+      custom.map((c) => row(`/${c.name}`, customHelp(c))).join("\n")
+    }\n`;
+  return `Commands:\n${rows.join("\n")}\n${own}\n${KEYS}\n`;
 }
 
 function agentsDeps(ctx: SlashContext) {
@@ -130,6 +148,30 @@ function toolContext(ctx: SlashContext, signal: AbortSignal): ToolContext {
   };
 }
 
+/**
+ * /tasks transcript <id>: what a subagent run of this folder did, read from its transcript (its prompt,
+ * its text, each tool call with its result in a few words), and where the file is.
+ */
+async function childTranscript(ctx: SlashContext, id: string): Promise<void> {
+  const { app } = ctx;
+  const loaded = await app.store().load(validateSessionId(id));
+  const record = loaded !== null && "record" in loaded ? loaded.record : undefined;
+  if (record === undefined || record.parentProjectPath !== app.workspace) {
+    throw usageError(`Unknown task ID: ${id}`, "/tasks lists the runs of this session.");
+  }
+  const path = app.layout.transcriptPath(app.workspace, record.id);
+  const read = await readTranscript(app.ports.fs, path);
+  const lines = read === null ? ["(no transcript yet)"] : transcriptLines(read.events, makeTheme(false));
+  ctx.view.output(
+    [
+      `${statusLabel(record.status)} ${record.id} (${record.subagentType}): ${record.description}`,
+      ...lines,
+      `Transcript: ${path}`,
+    ]
+      .join("\n"),
+  );
+}
+
 async function tasks(ctx: SlashContext, line: SlashLine): Promise<void> {
   const [sub = "list", id, ...more] = line.words;
   const built = ctx.subagents();
@@ -148,6 +190,10 @@ async function tasks(ctx: SlashContext, line: SlashLine): Promise<void> {
         );
       }
       return;
+    }
+    case "transcript": {
+      if (id === undefined || more.length > 0) throw usageError("Usage: /tasks transcript <id>");
+      return await childTranscript(ctx, id);
     }
     case "output":
     case "stop": {
@@ -244,7 +290,9 @@ function status(ctx: SlashContext): void {
 export async function runSlash(ctx: SlashContext, line: SlashLine): Promise<void> {
   switch (line.name) {
     case "help":
-      return ctx.view.print(helpText());
+      return ctx.view.print(helpText(ctx.customCommands?.() ?? []));
+    case "memory":
+      return ctx.view.output(contextText(await contextReportOf(ctx.app)));
     case "agents":
       return await agents(ctx, line);
     case "tasks":
@@ -276,6 +324,8 @@ export async function runSlash(ctx: SlashContext, line: SlashLine): Promise<void
       ctx.setModel(model);
       return ctx.view.output(`Model is now ${model} for this session.`);
     }
+    case "trust":
+      return await ctx.trust();
     case "clear":
       return await ctx.switchSession(undefined);
     case "resume": {
