@@ -61,6 +61,8 @@ export interface AppFlags extends ConfigFlags {
 export interface AppOptions {
   /** Where `--debug` lines go (the CLI passes stderr). Lines are redacted before they arrive. */
   debugSink?: (line: string) => void;
+  /** Where warnings go whatever `--debug` says (a setting Blade does not support): the CLI passes stderr. */
+  warnSink?: (line: string) => void;
   /** `read`: the command only reads storage, so an existing root is used as it is (even read-only). */
   storage?: StorageAccess;
 }
@@ -140,6 +142,7 @@ export async function createApp(ports: Ports, flags: AppFlags, options: AppOptio
     workspace,
     trusted: trust.trusted,
     ...(options.debugSink === undefined ? {} : { debugSink: options.debugSink }),
+    ...(options.warnSink === undefined ? {} : { warnSink: options.warnSink }),
   });
   // The sandbox requirement reaches every command launcher (tools/command_launch.ts) as
   // BLADE_REQUIRE_SANDBOX, Worker children's through their tool environment (bashLimitEnv).

@@ -2,7 +2,8 @@
 // chosen output format. Exit codes: 0 success, 1 failure, 2 usage, 130 interrupted.
 
 import type { Ports } from "../sys/mod.ts";
-import type { App } from "../app.ts";
+import type { App, AppOptions } from "../app.ts";
+import { onceWarnings } from "./warnings.ts";
 import { createApp } from "../app.ts";
 import type { Io } from "./io.ts";
 import { mcpFlagsOf, startMcp } from "./mcp_wiring.ts";
@@ -56,18 +57,18 @@ export async function runPrint(values: Values, positionals: string[], ports: Por
   };
   // `--debug-file <path>`: the debug lines go to that file (appended), else to stderr.
   using debugLog = debugLogOf(values, ports, io);
-  const debugSink = debugLog.sink;
-  let app: App = await createApp(ports, appFlagsOf(values), { debugSink });
+  const sinks = { debugSink: debugLog.sink, warnSink: onceWarnings(io) };
+  let app: App = await createApp(ports, appFlagsOf(values), sinks);
   // `-w, --worktree`: the session runs in a managed worktree (the folder's trust goes with it).
   await using worktree = values.worktree === undefined
     ? undefined
     : await sessionWorktree(app, values.worktree, io);
   if (worktree !== undefined) {
     const trust = app.trust.trusted ? { trustWorkspace: true } : {};
-    app = await createApp(worktree.ports, { ...appFlagsOf(values), ...trust }, { debugSink });
+    app = await createApp(worktree.ports, { ...appFlagsOf(values), ...trust }, sinks);
   }
   profileMark("config + trust");
-  if (values.agent !== undefined) app = await asAgent(app, values, ports, flags, debugSink);
+  if (values.agent !== undefined) app = await asAgent(app, values, ports, flags, sinks);
   // An untrusted folder: what the command line grants applies; settings grant nothing more.
   const granted = await grantedRun(app, values, io);
   app = granted.app;
@@ -135,7 +136,7 @@ async function asAgent(
   values: Values,
   ports: Ports,
   flags: Omit<TurnFlags, "rules">,
-  debugSink: (l: string) => void,
+  sinks: AppOptions,
 ): Promise<App> {
   const agent = (await app.registry()).require(values.agent);
   const model = values.model ?? (agent.model === "inherit" ? undefined : agent.model);
@@ -147,7 +148,7 @@ async function asAgent(
       ...(mode === undefined || appFlagsOf(values).permissionMode !== undefined
         ? {}
         : { permissionMode: mode }),
-    }, { debugSink });
+    }, sinks);
   }
   flags.prompts = {
     ...flags.prompts,

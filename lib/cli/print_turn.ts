@@ -21,7 +21,8 @@ import type { RunRules } from "../permissions/run_rules.ts";
 import type { McpHub } from "../mcp/hub.ts";
 import type { PromptFlags } from "./print_inputs.ts";
 import type { Approver } from "../protocol/approval.ts";
-import type { BeforeToolCall } from "../executor/tool_runner.ts";
+import type { HookCallbacks } from "../protocol/hook_callbacks.ts";
+import { mainSessionHooks, runHookEngine } from "./hook_wiring.ts";
 import type { StructuredOutput, StructuredOutputState } from "../tools/structured_output.ts";
 import { contextSinks, sessionContextOf } from "./context_wiring.ts";
 import { turnOutcome } from "../executor/run_outcome.ts";
@@ -192,8 +193,10 @@ export interface TurnFlags {
   jsonSchema: Record<string, unknown> | undefined;
   /** Who approves a call the gate would refuse (the Agent SDK's canUseTool); without it the refusal stands. */
   approve?: Approver;
-  /** A further check of the top-level session's calls after the gate (the Agent SDK's PreToolUse hooks). */
-  beforeToolCall?: BeforeToolCall;
+  /** The Agent SDK's hook callbacks: one more hook source beside the settings' (lib/hooks/). */
+  sdkHooks?: HookCallbacks;
+  /** The permission mode the hooks' input names (an SDK session changes it between turns). */
+  hookMode?: () => string;
   /**
    * A run all of whose requested work was refused fails (`blade -p "prompt"`); an SDK session's turn
    * reports its refusals in `permission_denials` and goes on.
@@ -239,6 +242,7 @@ export async function runTurn(
     ...(mcp === undefined ? {} : { mcp }),
     ...(f.onlyTools === undefined ? {} : { onlyTools: f.onlyTools }),
   });
+  const engine = runHookEngine(app, { io, callbacks: f.sdkHooks });
   // Each turn returns its own object (loaded only with --json-schema: it brings zod).
   const structured = await structuredOutputOf(f.jsonSchema, app.config.structuredOutputAttempts);
   try {
@@ -265,7 +269,9 @@ export async function runTurn(
       ...(structured === undefined ? {} : { structured: structuredHooks(structured) }),
       ...(f.approve === undefined ? {} : { approve: f.approve }),
       ...(context === undefined ? {} : { context }),
-      ...(f.beforeToolCall === undefined ? {} : { beforeToolCall: f.beforeToolCall }),
+      hooks: engine === undefined
+        ? undefined
+        : mainSessionHooks(app, { engine, io, signal: interrupt.signal, mode: f.hookMode }),
     });
     // A continued session whose transcript had a torn or bad line: the rest was kept; say so.
     for (const d of run.transcriptDiagnostics) {

@@ -7,6 +7,7 @@ import type { Ports } from "../sys/mod.ts";
 import { BladeError, usageError } from "../errors.ts";
 import { type App, createApp } from "../app.ts";
 import { type Io, redactedIo } from "./io.ts";
+import { onceWarnings } from "./warnings.ts";
 import { parseOrUsage, RUN_OPTIONS } from "./args.ts";
 import { claudeArgv } from "./claude_argv.ts";
 import { appFlagsOf, grantedRun, outputFormatOf } from "./print_flags.ts";
@@ -156,7 +157,10 @@ export async function runAgentCommand(argv: string[], ports: Ports, io: Io): Pro
   }
   const detachedId = values["agent-id"];
   const format = outputFormatOf(values);
-  const created = await createApp(ports, appFlagsOf(values), { debugSink: (l) => io.err(`[debug] ${l}\n`) });
+  const created = await createApp(ports, appFlagsOf(values), {
+    debugSink: (l) => io.err(`[debug] ${l}\n`),
+    warnSink: onceWarnings(io),
+  });
   io = redactedIo(io, created.redact);
   // An untrusted folder (a CI checkout): what the command line grants applies; settings grant nothing more.
   const { app, rules } = await grantedRun(created, values, io);

@@ -14,15 +14,13 @@ import type { Approver } from "../protocol/approval.ts";
 import type { HookCallbacks } from "../protocol/hook_callbacks.ts";
 import { hookCallbacks, type McpStarter, SdkOutbox, SdkServers } from "./sdk_outbox.ts";
 import { type Io, redactedIo } from "./io.ts";
-import { jsonTerminalSafe, terminalSafe } from "./sanitize.ts";
+import { jsonTerminalSafe } from "./sanitize.ts";
 import { jsonSchemaOf, type StreamJsonInput, streamJsonInput } from "./print_inputs.ts";
 import { runTurn, type SessionChoice, type TurnFlags } from "./print_turn.ts";
 import { promptToolApprover } from "./permission_prompt_tool.ts";
 
 import { nameSession, type Values } from "./print_flags.ts";
 import { canUseToolRequest, toolVerdict } from "./sdk_control_tool.ts";
-import { preToolUseHooks, unfiredEvents } from "./sdk_hooks.ts";
-import type { BeforeToolCall } from "../executor/tool_runner.ts";
 import {
   type ControlAction,
   type ControlResponse,
@@ -205,25 +203,15 @@ class SdkSession {
       },
       jsonSchema: turn.jsonSchema ?? await this.#schema(),
       ...(approve === undefined ? {} : { approve }),
-      ...(o.hooks === undefined ? {} : { beforeToolCall: this.#preToolUse() }),
+      ...(o.hooks === undefined ? {} : {
+        sdkHooks: this.hooks,
+        hookMode: () => claudeModeName(this.#mode ?? this.#d.app.config.permissionMode),
+      }),
     };
   }
 
   /** The SDK's hook callbacks as the HookCallbacks port (protocol/hook_callbacks.ts). */
   readonly hooks: HookCallbacks;
-
-  /** The SDK's PreToolUse callbacks before each call of the top-level session (cli/sdk_hooks.ts). */
-  #preToolUse(): BeforeToolCall {
-    const { app, io } = this.#d;
-    const id = () => this.#sessionId;
-    return preToolUseHooks(this.hooks, {
-      sessionId: () => id() ?? "",
-      transcriptPath: () => id() === undefined ? "" : app.layout.transcriptPath(app.workspace, id()!),
-      cwd: app.workspace,
-      permissionMode: () => claudeModeName(this.#mode ?? app.config.permissionMode),
-      warn: (line) => io.err(`blade: warning: ${terminalSafe(line)}\n`),
-    });
-  }
 
   /** Asks the SDK (can_use_tool) about a call the gate would refuse; a cancelled or unanswered ask denies. */
   readonly #approve: Approver = async (request, signal) => {
@@ -352,14 +340,6 @@ class SdkSession {
     this.#init = options;
     try {
       if (this.#d.turn.jsonSchema === undefined) await this.#schema();
-      const unfired = unfiredEvents(this.hooks);
-      if (unfired.length > 0) {
-        this.#d.io.err(
-          `blade: warning: the Agent SDK's hooks for ${
-            terminalSafe(unfired.join(", "))
-          } do not run yet: Blade fires PreToolUse only.\n`,
-        );
-      }
       return {
         subtype: "success",
         request_id: response.request_id,

@@ -10,6 +10,7 @@ import type { Ports } from "../sys/mod.ts";
 import { BladeError, usageError } from "../errors.ts";
 import { type App, createApp } from "../app.ts";
 import { type Io, redactedIo } from "./io.ts";
+import { onceWarnings } from "./warnings.ts";
 import { parseOrUsage, RUN_OPTIONS } from "./args.ts";
 import { claudeArgv } from "./claude_argv.ts";
 import { appFlagsOf, outputFormatOf, rulesFromFlags } from "./print_flags.ts";
@@ -52,7 +53,8 @@ export async function runTasksResume(argv: string[], ports: Ports, io: Io): Prom
       command: ["tasks", "resume"],
     });
   }
-  const app = await createApp(ports, appFlagsOf(values), { debugSink: (l) => io.err(`[debug] ${l}\n`) });
+  const sinks = { debugSink: (l: string) => io.err(`[debug] ${l}\n`), warnSink: onceWarnings(io) };
+  const app = await createApp(ports, appFlagsOf(values), sinks);
   io = redactedIo(io, app.redact);
   const sink = printSink(io, {
     format,

@@ -30,6 +30,20 @@ export type BeforeToolCallResult =
   | { allow: true; input?: Record<string, unknown> }
   | { allow: false; message: string; askable?: boolean };
 
+/**
+ * `beforePermission`'s answer (settings, agent and SDK PreToolUse hooks, lib/hooks/): `deny` refuses the
+ * call; `allow` approves a refusal a person could have approved (no question asked), never one no one
+ * may approve (a deny rule, the ceiling, a protected path, trust); `ask` puts the question to a person
+ * even where the gate allows (no one to ask: refused); `input` replaces the call's input before the
+ * gate decides (validated, then gated as the input that runs). No decision: the gate decides alone.
+ */
+export interface BeforePermissionResult {
+  decision?: "allow" | "deny" | "ask" | undefined;
+  /** Why (the refusal's text for `deny`, the question's reason for `ask`). */
+  reason?: string | undefined;
+  input?: Record<string, unknown> | undefined;
+}
+
 /** `afterToolCall`'s answer: `replace` the result's content (and error flag), `annotate` it with text. */
 export interface AfterToolCallResult {
   replace?: { content: string; isError?: boolean };
@@ -72,6 +86,9 @@ export interface SessionStart {
  * - `onSessionStart`: once per loop, before its first turn's opening batch is written. Messages it
  *   returns open that turn before its input, written in the same durable batch (mark them `hidden`
  *   to keep them out of the visible conversation). Merge: all hooks' messages, in hook order.
+ * - `beforePermission`: each validated call, before the permission gate (Claude Code's PreToolUse runs
+ *   there): see BeforePermissionResult. Deny beats allow: its `allow` only skips a question. Merge:
+ *   deny beats ask beats allow, the first rewrite wins (later hooks see it). A throw refuses the call.
  * - `beforeToolCall`: each call after validation and the permission gate (deny beats allow: a hook
  *   never sees a call the gate refused and cannot allow one). Blocks with a reason, or rewrites the
  *   input (validated and gated again). Merge: in hook order, each seeing the previous rewrite; the
@@ -94,6 +111,9 @@ export interface SessionStart {
 export interface LoopHooks {
   onSessionStart?:
     | ((session: SessionStart) => { messages?: Message[] } | void | Promise<{ messages?: Message[] } | void>)
+    | undefined;
+  beforePermission?:
+    | ((request: ToolCallRequest) => BeforePermissionResult | Promise<BeforePermissionResult>)
     | undefined;
   beforeToolCall?:
     | ((request: ToolCallRequest) => BeforeToolCallResult | Promise<BeforeToolCallResult>)
@@ -121,6 +141,7 @@ export type StopAnswer = RunError | typeof STOP_COMPLETED;
 
 const POINTS = [
   "onSessionStart",
+  "beforePermission",
   "beforeToolCall",
   "afterToolCall",
   "transformContext",
@@ -152,6 +173,8 @@ export function mergeHooks(...hooks: readonly (LoopHooks | undefined)[]): LoopHo
       return { messages };
     };
   }
+  const permissions = having("beforePermission");
+  if (permissions.length > 0) merged.beforePermission = mergedPermission(permissions);
   const befores = having("beforeToolCall");
   if (befores.length > 0) {
     merged.beforeToolCall = async (request) => {
@@ -212,6 +235,26 @@ export function mergeHooks(...hooks: readonly (LoopHooks | undefined)[]): LoopHo
     };
   }
   return merged;
+}
+
+const RANK = { none: -1, allow: 0, ask: 1, deny: 2 } as const;
+
+/** `beforePermission` of several hooks: deny beats ask beats allow; the first rewrite wins. */
+function mergedPermission(list: readonly LoopHooks[]): NonNullable<LoopHooks["beforePermission"]> {
+  return async (request) => {
+    const out: BeforePermissionResult = {};
+    for (const h of list) {
+      const answer = await h.beforePermission!(
+        out.input === undefined ? request : { ...request, input: out.input },
+      );
+      if (answer.input !== undefined && out.input === undefined) out.input = answer.input;
+      if (answer.decision !== undefined && RANK[answer.decision] > RANK[out.decision ?? "none"]) {
+        out.decision = answer.decision;
+        out.reason = answer.reason;
+      }
+    }
+    return out;
+  };
 }
 
 function replaced(result: ToolResult, replace: { content: string; isError?: boolean }): ToolResult {
@@ -277,6 +320,20 @@ export class HookPoints {
     } catch (e) {
       this.#warn("shouldStop", e);
       return undefined;
+    }
+  }
+
+  /** `beforePermission`; a throw refuses the call, saying the check failed. */
+  async beforePermission(request: ToolCallRequest): Promise<BeforePermissionResult> {
+    const hook = this.hooks.beforePermission;
+    if (hook === undefined) return {};
+    try {
+      return await hook(request);
+    } catch (e) {
+      return {
+        decision: "deny",
+        reason: `${request.call.name} was refused: a PreToolUse hook failed (${describeError(e)}).`,
+      };
     }
   }
 

@@ -29,7 +29,7 @@ import type { SessionRecovery, SessionSubagents } from "./session_ports.ts";
 import type { SessionContext } from "./session_context.ts";
 import { expandPrompt, userBlocks } from "./prompt_expansion.ts";
 import type { BeforeToolCall } from "./tool_runner.ts";
-import { mergeHooks } from "./hooks.ts";
+import { type LoopHooks, mergeHooks } from "./hooks.ts";
 
 export type { RecoveryOutcome, SessionRecovery, SessionSubagents } from "./session_ports.ts";
 
@@ -63,6 +63,11 @@ export interface MainRunOptions {
   context?: SessionContext;
   /** A further check of each of the session's calls after the permission gate (deny only). */
   beforeToolCall?: BeforeToolCall;
+  /**
+   * The session's hooks from settings and the Agent SDK (lib/hooks/), made once its id is known: they
+   * join the context's and StructuredOutput's hook points (mergeHooks).
+   */
+  hooks?: ((session: { sessionId: string; transcriptPath: string }) => LoopHooks | undefined) | undefined;
   /** `--json-schema`: the StructuredOutput tool (kept whatever `--tools` says) and the loop's hooks for it. */
   structured?: StructuredState & { tool: AnyTool };
 }
@@ -258,11 +263,13 @@ async function buildMainSession(
     rules: o.rules ?? NO_RULES,
     emit: o.emit,
     context: o.context?.blocks,
-    // Both checks run (the context's narrowing, then the session's own); either refuses: deny wins.
-    beforeToolCall: mergeHooks(
+    // Every check runs (the context's narrowing, the session's own, hooks); any refuses: deny wins.
+    ...mergeHooks(
       { beforeToolCall: o.context?.beforeToolCall },
       { beforeToolCall: o.beforeToolCall },
-    ).beforeToolCall,
+      o.hooks?.({ sessionId: opened.sessionId, transcriptPath: opened.transcript.path }),
+      o.structured === undefined ? undefined : structuredOutputHooks(o.structured),
+    ),
     prompt: {
       agents: tools.some((t) => t.name === "Task") ? extra.agentsText : undefined,
       override: o.systemPrompt,
@@ -280,7 +287,6 @@ async function buildMainSession(
     maxTurns: config.maxTurns,
     pending,
     approve: o.approve,
-    ...(o.structured === undefined ? {} : structuredOutputHooks(o.structured)),
   }, { messages: history.messages, turns: history.turns });
   return sessionHandle(opened, history, { loop, pending, recoveryWarnings, lease });
 }

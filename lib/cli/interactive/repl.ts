@@ -18,6 +18,7 @@ import { PERMISSION_MODES } from "../../protocol/permission_mode.ts";
 import { onSessionSignals } from "../../sys/signals.ts";
 import { ignoreTerminalGone } from "../../sys/terminal_gone.ts";
 import type { Io } from "../io.ts";
+import { onceWarnings } from "../warnings.ts";
 import { reportError } from "../report_error.ts";
 import { appFlagsOf, rulesFromFlags } from "../print_flags.ts";
 import { promptFlags } from "../print_inputs.ts";
@@ -521,6 +522,7 @@ export async function runInteractive(
   const view = new SessionView(theme, () => ports.clock.now());
   const app = await createApp(ports, appFlagsOf(values), {
     debugSink: (l) => view.print(theme.dim(`[debug] ${clean(l)}`), { wrap: true }),
+    warnSink: onceWarnings(io),
   });
   const prompts = await promptFlags(values, ports);
   const rules = rulesFromFlags(values, io);

@@ -1,0 +1,90 @@
+// Owns wiring a top-level session's hooks (docs/guides/hooks.md): the hooks of the run's settings
+// layers (user, project and local only in a trusted folder — settings reading drops an untrusted
+// project's — and `--settings`; none with `--bare`) and the Agent SDK's callbacks, one engine
+// (lib/hooks/); their problems and failures are warnings on stderr, `--debug` logs each run with its
+// timing. A run without hooks gets nothing (no engine, no hook point).
+
+import type { App } from "../app.ts";
+import type { Io } from "./io.ts";
+import type { HookCallbacks } from "../protocol/hook_callbacks.ts";
+import { claudeModeName } from "../protocol/permission_mode.ts";
+import type { LoopHooks } from "../executor/hooks.ts";
+import type { ToolContext } from "../tools/tool.ts";
+import { type HookEntry, hooksOf } from "../hooks/hook_config.ts";
+import { HookEngine, type HookRun } from "../hooks/hook_engine.ts";
+import { hookCommandRunner } from "../hooks/hook_command.ts";
+import { sessionHooks } from "../hooks/session_hooks.ts";
+import { terminalSafe } from "./sanitize.ts";
+
+/** The hooks of the run's settings files and `--settings` (none with `--bare`), and their problems. */
+export function settingsHooks(app: App): { hooks: HookEntry[]; problems: string[] } {
+  const hooks: HookEntry[] = [];
+  const problems: string[] = [];
+  if (app.flags.bare === true) return { hooks, problems };
+  for (const layer of app.claude.hooks) {
+    const read = hooksOf(layer.hooks, { source: layer.source, where: layer.where });
+    hooks.push(...read.hooks);
+    problems.push(...read.problems);
+  }
+  return { hooks, problems };
+}
+
+/** The hook engine of a run (undefined when nothing is configured), its problems said on stderr. */
+export function runHookEngine(
+  app: App,
+  o: { io: Io; callbacks?: HookCallbacks | undefined; observe?: (run: HookRun) => void },
+): HookEngine | undefined {
+  const { hooks, problems } = settingsHooks(app);
+  for (const p of problems) o.io.err(`blade: warning: ${terminalSafe(p)}\n`);
+  if (hooks.length === 0 && o.callbacks === undefined) return undefined;
+  const debug = app.config.debug
+    ? (run: HookRun) => {
+      if (run.phase !== "ended") return;
+      o.io.err(
+        `[debug] hook ${terminalSafe(run.name)} (${terminalSafe(run.where)}: ${
+          terminalSafe(run.label.slice(0, 200))
+        }) ${run.outcome}${run.exitCode === undefined ? "" : `, exit ${run.exitCode}`} in ${run.ms} ms\n`,
+      );
+    }
+    : undefined;
+  const observers = [debug, o.observe].filter((f) => f !== undefined);
+  return new HookEngine(hooks, {
+    callbacks: o.callbacks,
+    clock: app.ports.clock,
+    newId: () => app.ports.ids.uuid(),
+    observe: observers.length === 0 ? undefined : (run) => observers.forEach((f) => f(run)),
+  });
+}
+
+/** The top-level session's hook points for `engine`, made once its id is known (main_runner.ts). */
+export function mainSessionHooks(
+  app: App,
+  o: { engine: HookEngine; io: Io; signal: AbortSignal; mode?: (() => string) | undefined },
+): (session: { sessionId: string; transcriptPath: string }) => LoopHooks {
+  return ({ sessionId, transcriptPath }) => {
+    // Events without a tool call run in the session's own sandbox, as its commands do.
+    const own: ToolContext = {
+      ports: app.ports,
+      sessionId,
+      workspaceRoot: app.workspace,
+      additionalDirs: app.additionalDirs,
+      storageRoot: app.layout.root,
+      trusted: app.workspaceGrant,
+      mode: app.config.permissionMode,
+      extraEnv: app.claude.env,
+      callId: "",
+      signal: o.signal,
+      emit: () => {},
+    };
+    return sessionHooks(o.engine, {
+      sessionId,
+      transcriptPath,
+      cwd: app.workspace,
+      permissionMode: o.mode ?? (() => claudeModeName(app.config.permissionMode)),
+      runner: (ctx) => hookCommandRunner(ctx ?? own, { projectDir: app.workspace, redact: app.redact }),
+      warn: (line) => o.io.err(`blade: warning: ${terminalSafe(app.redact(line))}\n`),
+      tell: (line) => o.io.err(`${terminalSafe(app.redact(line))}\n`),
+      signal: o.signal,
+    });
+  };
+}
