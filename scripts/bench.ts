@@ -52,6 +52,7 @@ const GROUPS = [
   "recovery",
   "worktree",
   "memory",
+  "sandbox",
 ] as const;
 
 function processRow(group: string, name: string, runs: readonly ProcessRun[], note?: string): BenchRow {
@@ -205,7 +206,24 @@ async function groupRows(
         }, `bare git ${w.bareGitMs.toFixed(0)} ms, ${w.files} file creates ${w.filesFloorMs.toFixed(0)} ms`),
       ];
     }
+    case "sandbox":
+      return await sandboxRows(runs);
   }
+}
+
+/** The OS sandbox's cost per Bash command (scripts/bench_command_sandbox.ts); none without bubblewrap. */
+async function sandboxRows(runs: number): Promise<BenchRow[]> {
+  const { benchSandbox } = await import("./bench_command_sandbox.ts");
+  const s = await benchSandbox({ runs });
+  if (s === undefined) return [];
+  return [
+    figureRow("sandbox", "Bash command in bubblewrap (bash -c true)", "ms", {
+      median: s.sandboxedMs,
+      min: s.minSandboxedMs,
+      max: s.maxSandboxedMs,
+      n: s.commands,
+    }, `unsandboxed ${s.plainMs.toFixed(1)} ms: +${(s.sandboxedMs - s.plainMs).toFixed(1)} ms per command`),
+  ];
 }
 
 const num = (v: number | undefined, digits = 0) =>

@@ -21,6 +21,8 @@ import type {
 import { TranscriptWriter } from "../session/transcript.ts";
 import { resolveChildTools } from "../registry/child_tools.ts";
 import { sessionLoop } from "./session_loop.ts";
+import { type LoopHooks, mergeHooks } from "./hooks.ts";
+import { structuredRetries } from "./structured_hooks.ts";
 import type { RuleSet, ToolRule } from "../protocol/tool_rule.ts";
 import { isMcpToolName } from "../protocol/mcp_names.ts";
 import { limitsOf, rulesOf, type RuleTexts } from "../permissions/run_rules.ts";
@@ -108,6 +110,12 @@ export interface ChildDeps {
   redact?: (text: string) => string;
   /** A foreground child of an interactive session asks the person (through its parent); others refuse. */
   approve?: Approver;
+  /**
+   * The hook points of a child's loop, built for its spec where the child runs (this thread, or its
+   * Worker: child/child_worker.ts), so they see the spec, not the parent's objects. A child that must
+   * return an object adds StructuredOutput's retries (structured_hooks.ts) after them.
+   */
+  hooks?: (spec: ChildSpec) => LoopHooks | undefined;
 }
 
 /**
@@ -175,9 +183,9 @@ function childTranscript(deps: ChildDeps, spec: ChildSpec): TranscriptWriter {
 function lazyChildTools(
   deps: ChildDeps,
   spec: ChildSpec,
-  extras: readonly AnyTool[],
-  skills: readonly AnyTool[],
+  o: { extras: readonly AnyTool[]; skills: readonly AnyTool[] },
 ): readonly AnyTool[] | PromiseLike<readonly AnyTool[]> {
+  const { extras, skills } = o;
   const available = deps.toolsFor(spec);
   if (Array.isArray(available)) return childTools(spec, [...available, ...skills], extras);
   return {
@@ -242,14 +250,17 @@ export async function runChild(deps: ChildDeps, spec: ChildSpec, signal: AbortSi
     // A loaded skill's allowed-tools narrow the rest of the child's turn, as in a top-level session.
     const gate = new NarrowingGate();
     const skills = childSkillTools(spec.context, ports.fs, gate);
-    const tools = lazyChildTools(deps, spec, structured === undefined ? [] : [structured.tool()], skills);
+    const tools = lazyChildTools(deps, spec, {
+      extras: structured === undefined ? [] : [structured.tool()],
+      skills,
+    });
     const blocks = childBlocks(spec.context);
     const loop = sessionLoop({
       ports,
       provider: deps.provider,
       transcript,
       tools,
-      ...(spec.toolSpecs === undefined ? {} : { specs: spec.toolSpecs }),
+      specs: spec.toolSpecs,
       sessionId: spec.id,
       agentType: spec.subagentType,
       depth: spec.depth,
@@ -263,14 +274,18 @@ export async function runChild(deps: ChildDeps, spec: ChildSpec, signal: AbortSi
       ...childRules(spec),
       emit: deps.emit,
       prompt: { append: [spec.config.systemPrompt] },
-      ...(blocks.length === 0 ? {} : { context: blocks }),
-      beforeToolCall: gate.check,
-      ...(spec.config.maxTurns === null ? {} : { maxTurns: spec.config.maxTurns }),
-      ...(deps.approve === undefined ? {} : { approve: deps.approve }),
-      ...(spec.worktree === undefined ? {} : { worktree: spec.worktree }),
-      ...(spec.commands === undefined ? {} : { commands: spec.commands }),
-      ...(spec.additionalDirs === undefined ? {} : { additionalDirs: spec.additionalDirs }),
-      ...(structured === undefined ? {} : { followUp: () => structured.followUp() }),
+      context: blocks.length === 0 ? undefined : blocks,
+      maxTurns: spec.config.maxTurns ?? undefined,
+      approve: deps.approve,
+      worktree: spec.worktree,
+      commands: spec.commands,
+      additionalDirs: spec.additionalDirs,
+      // A loaded skill's allowed-tools narrow the rest of the turn (executor/narrowing_gate.ts).
+      ...mergeHooks(
+        deps.hooks?.(spec),
+        structured === undefined ? undefined : structuredRetries(structured),
+        { beforeToolCall: gate.check },
+      ),
     }, { messages: spec.initialMessages ?? [], turns: 0 });
     // session_created goes in the same durable batch as the first turn (one fsync fewer per child).
     const run = await loop.run({

@@ -22,14 +22,15 @@ export const SLASH_COMMANDS: readonly SlashSpec[] = [
   },
   {
     name: "tasks",
-    args: "[list|output <id>|stop <id>|resume <id> <prompt>|clean]",
+    args: "[list|output <id>|transcript <id>|stop <id>|resume <id> <prompt>|clean]",
     description: "this session's subagent runs and background commands",
-    subcommands: ["list", "output", "stop", "resume", "clean"],
+    subcommands: ["list", "output", "transcript", "stop", "resume", "clean"],
   },
   { name: "permissions", args: "[mode]", description: "show or change the permission mode" },
   { name: "model", args: "[name]", description: "show or change the model" },
   { name: "status", args: "", description: "session id, model, mode, trust, running children" },
   { name: "memory", args: "", description: "memory files (CLAUDE.md), skills and custom commands" },
+  { name: "trust", args: "", description: "trust this folder; load its settings, agents, MCP" },
   { name: "clear", args: "", description: "start a new session (the old one stays on disk)" },
   { name: "resume", args: "[id]", description: "continue an earlier session of this folder" },
   { name: "exit", args: "", description: "leave (the session is saved; Ctrl-D works too)" },
@@ -57,10 +58,14 @@ const AGENT_ARGUMENT: Readonly<Record<string, readonly string[]>> = { agents: ["
 /** Completions for the text before the cursor on a one-line input; undefined when none apply. */
 export function completeSlash(
   before: string,
-  agentNames: readonly string[],
-  modes: readonly string[],
-  custom: readonly { name: string; description?: string; argumentHint?: string }[] = [],
+  o: {
+    agentNames: readonly string[];
+    modes: readonly string[];
+    /** Custom commands (.claude/commands), offered after Blade's own. */
+    custom?: readonly { name: string; description?: string; argumentHint?: string }[];
+  },
 ): AutocompleteSuggestions | undefined {
+  const { agentNames, modes, custom = [] } = o;
   if (!before.startsWith("/")) return undefined;
   const words = before.slice(1).split(/\s+/);
   const prefix = words.at(-1) ?? "";
@@ -117,7 +122,9 @@ export function slashAutocomplete(
     getSuggestions: (lines, cursorLine, cursorCol) => {
       if (cursorLine !== 0 || lines.length !== 1) return Promise.resolve(null);
       const before = (lines[0] ?? "").slice(0, cursorCol);
-      return Promise.resolve(completeSlash(before, agentNames(), modes, o.commands?.() ?? []) ?? null);
+      return Promise.resolve(
+        completeSlash(before, { agentNames: agentNames(), modes, custom: o.commands?.() ?? [] }) ?? null,
+      );
     },
     applyCompletion: (lines, cursorLine, cursorCol, item, prefix) => {
       const line = lines[cursorLine] ?? "";

@@ -5,7 +5,8 @@ import { helpText } from "./slash_commands.ts";
 
 const AGENTS = ["Explore", "code-reviewer"];
 const MODES = ["default", "autoEdit", "yolo", "plan"];
-const values = (before: string) => completeSlash(before, AGENTS, MODES)?.items.map((i) => i.value);
+const values = (before: string) =>
+  completeSlash(before, { agentNames: AGENTS, modes: MODES })?.items.map((i) => i.value);
 
 describe("parseSlash", () => {
   const cases: [string, ReturnType<typeof parseSlash>][] = [
@@ -33,6 +34,7 @@ describe("completeSlash", () => {
       "/model",
       "/status",
       "/memory",
+      "/trust",
       "/clear",
       "/resume",
       "/exit",
@@ -41,7 +43,7 @@ describe("completeSlash", () => {
     ["/tasks", undefined],
     ["/permissions autoEdit", undefined],
     ["/agents show Explore", undefined],
-    ["/tasks ", ["list", "output", "stop", "resume", "clean"]],
+    ["/tasks ", ["list", "output", "transcript", "stop", "resume", "clean"]],
     ["/tasks s", ["stop"]],
     ["/agents show ", ["Explore", "code-reviewer"]],
     ["/agents show co", ["code-reviewer"]],
@@ -78,13 +80,13 @@ describe("custom commands", () => {
     name: "re:do",
   }];
   it("complete after Blade's own, with their hint and description", () => {
-    const got = completeSlash("/re", AGENTS, MODES, custom);
+    const got = completeSlash("/re", { agentNames: AGENTS, modes: MODES, custom });
     assert.deepEqual(got?.items.map((i) => [i.value, i.description]), [
       ["/resume", "[id] — continue an earlier session of this folder"],
       ["/review", "<file> — Review a file"],
       ["/re:do", "custom command"],
     ]);
-    assert.equal(completeSlash("/review", AGENTS, MODES, custom), undefined);
+    assert.equal(completeSlash("/review", { agentNames: AGENTS, modes: MODES, custom }), undefined);
   });
   it("are listed by /help under their own heading, file text made plain", () => {
     const text = helpText([...custom, { name: "x", description: "bad\u001b[2Jtext" }]);
