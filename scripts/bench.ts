@@ -51,8 +51,8 @@ const GROUPS = [
   "store",
   "recovery",
   "worktree",
-  "memory",
   "sandbox",
+  "memory",
 ] as const;
 
 function processRow(group: string, name: string, runs: readonly ProcessRun[], note?: string): BenchRow {

@@ -182,10 +182,9 @@ function childTranscript(deps: ChildDeps, spec: ChildSpec): TranscriptWriter {
 /** The child's tool table; lazy on purpose: a Worker child's tools start loading only when first awaited (see child_worker.ts). */
 function lazyChildTools(
   deps: ChildDeps,
-  spec: ChildSpec,
-  o: { extras: readonly AnyTool[]; skills: readonly AnyTool[] },
+  o: { spec: ChildSpec; extras: readonly AnyTool[]; skills: readonly AnyTool[] },
 ): readonly AnyTool[] | PromiseLike<readonly AnyTool[]> {
-  const { extras, skills } = o;
+  const { spec, extras, skills } = o;
   const available = deps.toolsFor(spec);
   if (Array.isArray(available)) return childTools(spec, [...available, ...skills], extras);
   return {
@@ -250,7 +249,8 @@ export async function runChild(deps: ChildDeps, spec: ChildSpec, signal: AbortSi
     // A loaded skill's allowed-tools narrow the rest of the child's turn, as in a top-level session.
     const gate = new NarrowingGate();
     const skills = childSkillTools(spec.context, ports.fs, gate);
-    const tools = lazyChildTools(deps, spec, {
+    const tools = lazyChildTools(deps, {
+      spec,
       extras: structured === undefined ? [] : [structured.tool()],
       skills,
     });
@@ -274,17 +274,16 @@ export async function runChild(deps: ChildDeps, spec: ChildSpec, signal: AbortSi
       ...childRules(spec),
       emit: deps.emit,
       prompt: { append: [spec.config.systemPrompt] },
-      context: blocks.length === 0 ? undefined : blocks,
       maxTurns: spec.config.maxTurns ?? undefined,
       approve: deps.approve,
       worktree: spec.worktree,
       commands: spec.commands,
       additionalDirs: spec.additionalDirs,
-      // A loaded skill's allowed-tools narrow the rest of the turn (executor/narrowing_gate.ts).
+      ...(blocks.length === 0 ? {} : { context: blocks }),
       ...mergeHooks(
         deps.hooks?.(spec),
-        structured === undefined ? undefined : structuredRetries(structured),
         { beforeToolCall: gate.check },
+        structured === undefined ? undefined : structuredRetries(structured),
       ),
     }, { messages: spec.initialMessages ?? [], turns: 0 });
     // session_created goes in the same durable batch as the first turn (one fsync fewer per child).

@@ -124,9 +124,9 @@ class Repl {
       view,
       session: () => this.#open!.session,
       report: (e) => this.#report(e),
-      input: (prompt, signal) => this.#commandInput.input(prompt, signal),
       hintFor: (e) =>
         providerErrorHint(e, { provider: app.config.provider, model: this.#open!.session.loop.model }),
+      input: (prompt, signal) => this.#commandInput.input(prompt, signal),
     });
     this.done = new Promise((resolve) => (this.#closed = resolve));
     view.onChange = () => this.#tui.requestRender();

@@ -29,8 +29,8 @@ export const SLASH_COMMANDS: readonly SlashSpec[] = [
   { name: "permissions", args: "[mode]", description: "show or change the permission mode" },
   { name: "model", args: "[name]", description: "show or change the model" },
   { name: "status", args: "", description: "session id, model, mode, trust, running children" },
-  { name: "memory", args: "", description: "memory files (CLAUDE.md), skills and custom commands" },
   { name: "trust", args: "", description: "trust this folder; load its settings, agents, MCP" },
+  { name: "memory", args: "", description: "memory files (CLAUDE.md), skills and custom commands" },
   { name: "clear", args: "", description: "start a new session (the old one stays on disk)" },
   { name: "resume", args: "[id]", description: "continue an earlier session of this folder" },
   { name: "exit", args: "", description: "leave (the session is saved; Ctrl-D works too)" },
@@ -61,7 +61,6 @@ export function completeSlash(
   o: {
     agentNames: readonly string[];
     modes: readonly string[];
-    /** Custom commands (.claude/commands), offered after Blade's own. */
     custom?: readonly { name: string; description?: string; argumentHint?: string }[];
   },
 ): AutocompleteSuggestions | undefined {

@@ -17,10 +17,10 @@ export interface TurnsOptions {
   session: () => MainSession;
   /** Shows an unexpected failure of a turn (a bug or an environment problem). */
   report: (error: unknown) => void;
-  /** A prompt as the turn sends it (a custom command expanded); default: as typed. */
-  input?: (prompt: string, signal: AbortSignal) => Promise<TurnInput>;
   /** What to do about a model API failure that ended a turn (shown under the failure's line). */
   hintFor?: (error: ProviderError) => string | undefined;
+  /** A prompt as the turn sends it (a custom command expanded); default: as typed. */
+  input?: (prompt: string, signal: AbortSignal) => Promise<TurnInput>;
 }
 
 export class Turns {
