@@ -67,6 +67,31 @@ function isCasError(error: unknown): boolean {
   return typeof api.message === "string" && api.message.includes("wrong last sequence");
 }
 
+/** Errors after which the cluster may answer again (a node died, a new leader is being elected). */
+const TRANSIENT = new Set(["TimeoutError", "NoRespondersError", "RequestError", "ConnectionError"]);
+
+/** How many times an idempotent call (get, put, keys) is tried before the error is the caller's. */
+const TRIES = 12;
+
+/**
+ * Whether `error` left the outcome of a write unknown and the cluster may answer a retry: a request
+ * that timed out may still have been applied, so a writer re-reads before it writes again.
+ */
+export function isTransient(error: unknown): boolean {
+  if (!(error instanceof Error)) return false;
+  return TRANSIENT.has(error.name) || /\b(timeout|no responders|503)\b/i.test(error.message);
+}
+
+async function retried<T>(call: () => Promise<T>): Promise<T> {
+  for (let attempt = 1;; attempt++) {
+    try {
+      return await call();
+    } catch (error) {
+      if (attempt >= TRIES || !isTransient(error)) throw error;
+    }
+  }
+}
+
 /** Connects to the servers of `url`; BladeError `store_unavailable` when none answers. */
 export async function connectNats(url: NatsStoreUrl, options: NatsLinkOptions = {}): Promise<NatsLink> {
   const [{ connect, credsAuthenticator, nkeyAuthenticator }, { Kvm }] = await Promise.all([
@@ -120,19 +145,21 @@ export async function connectNats(url: NatsStoreUrl, options: NatsLinkOptions = 
       };
       return {
         async get(key) {
-          const entry = await kv.get(key);
+          const entry = await retried(() => kv.get(key));
           if (entry === null || entry.operation !== "PUT") return null;
           return { revision: entry.revision, text: entry.string() };
         },
         create: (key, text) => cas(key, () => kv.create(key, text)),
-        put: (key, text) => kv.put(key, text),
+        put: (key, text) => retried(() => kv.put(key, text)),
         update: (key, text, revision) => cas(key, () => kv.update(key, text, revision)),
         remove: (key, revision) => cas(key, () => kv.delete(key, { previousSeq: revision })),
-        async keys() {
-          const found: string[] = [];
-          for await (const key of await kv.keys()) found.push(key);
-          return found;
-        },
+        keys: () =>
+          retried(async () => {
+            // The listing rides an ordered consumer, which restarts (and may repeat keys) on a cluster.
+            const found = new Set<string>();
+            for await (const key of await kv.keys()) found.add(key);
+            return [...found];
+          }),
       };
     },
     close,

@@ -31,7 +31,7 @@ import type {
   SidecarOwner,
   SidecarStore,
 } from "../store/store.ts";
-import { CasConflict, type KvBucket } from "./nats_link.ts";
+import { CasConflict, isTransient, type KvBucket } from "./nats_link.ts";
 import { idOfKey, keyOfId } from "./nats_keys.ts";
 
 /** How many times one update re-reads and retries after losing a compare-and-set. */
@@ -55,12 +55,22 @@ export class NatsSidecarStore implements SidecarStore {
   async create(record: SidecarRecord): Promise<void> {
     const key = keyOfId(validateSessionId(record.id));
     const text = encodeSidecar(record);
-    try {
-      await this.#bucket.create(key, text);
-    } catch (error) {
-      if (error instanceof CasConflict) throw alreadyExists(record.id);
-      throw error;
+    for (let attempt = 0; attempt < CAS_ATTEMPTS; attempt++) {
+      try {
+        await this.#bucket.create(key, text);
+        return;
+      } catch (error) {
+        if (error instanceof CasConflict) throw alreadyExists(record.id);
+        if (!isTransient(error)) throw error;
+        // The create may have landed before the answer was lost: ours if the stored text is ours.
+        const stored = await this.#bucket.get(key);
+        if (stored !== null) {
+          if (stored.text === text) return;
+          throw alreadyExists(record.id);
+        }
+      }
     }
+    throw conflict(record.id);
   }
 
   async save(record: SidecarRecord): Promise<void> {
@@ -142,7 +152,8 @@ export class NatsSidecarStore implements SidecarStore {
           await this.#bucket.remove(key, entry.revision);
           return true;
         } catch (error) {
-          if (!(error instanceof CasConflict)) throw error;
+          if (!(error instanceof CasConflict) && !isTransient(error)) throw error;
+          // A lost answer to a delete that landed: the next read finds nothing (and says false).
         }
       }
       throw conflict(id);
@@ -193,7 +204,14 @@ export class NatsSidecarStore implements SidecarStore {
           await this.#bucket.update(key, text, entry.revision);
           return structuredClone(record);
         } catch (error) {
-          if (!(error instanceof CasConflict)) throw error;
+          if (error instanceof CasConflict) continue;
+          if (!isTransient(error)) throw error;
+          // The answer was lost (a node died, a leader is being elected), the write may have landed:
+          // it did when the stored text is ours at a later revision. Applying it again would double it.
+          const stored = await this.#bucket.get(key);
+          if (stored !== null && stored.revision > entry.revision && stored.text === text) {
+            return structuredClone(record);
+          }
         }
       }
       throw conflict(id);
