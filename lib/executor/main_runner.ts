@@ -26,6 +26,7 @@ import type { PendingWork } from "../protocol/delivery.ts";
 import type { Approver } from "../protocol/approval.ts";
 import type { SessionContext } from "./session_context.ts";
 import { expandPrompt, userBlocks } from "./prompt_expansion.ts";
+import { AGENT_TOOL } from "../protocol/tool_names.ts";
 
 /** What the subagent layer adds to a top-level session. */
 export interface SessionExtras {
@@ -269,7 +270,7 @@ async function buildMainSession(
     ...(o.context === undefined ? {} : { context: o.context.blocks }),
     ...(o.context?.beforeToolCall === undefined ? {} : { beforeToolCall: o.context.beforeToolCall }),
     prompt: {
-      ...(extra.agentsText === undefined || !tools.some((t) => t.name === "Task")
+      ...(extra.agentsText === undefined || !tools.some((t) => t.name === AGENT_TOOL)
         ? {}
         : { agents: extra.agentsText }),
       ...(o.systemPrompt === undefined ? {} : { override: o.systemPrompt }),

@@ -21,6 +21,7 @@ import { pathArgument, type RuleSet, type ToolRule } from "../protocol/tool_rule
 import type { PermissionMode } from "../protocol/permission_mode.ts";
 import { canonicalPath, resolveToolPath } from "../tools/paths.ts";
 import { describeError } from "../errors.ts";
+import { canonicalToolName } from "../protocol/tool_names.ts";
 
 /** A call that passed validation and the permission gate, about to run. */
 export interface ToolCallRequest {
@@ -109,7 +110,9 @@ export class ToolRunner {
   byName(name: string): AnyTool | undefined {
     const tools = this.#loaded ?? (Array.isArray(this.#o.tools) ? this.#o.tools : undefined);
     const live = this.#o.live;
-    return tools?.find((t) => t.name === name) ?? live?.tools().find((t) => t.name === name) ??
+    // A call may use a tool's older name (`Task` for Agent, `KillShell` for TaskStop).
+    const own = canonicalToolName(name);
+    return tools?.find((t) => t.name === own) ?? live?.tools().find((t) => t.name === name) ??
       live?.gone?.(name);
   }
 

@@ -233,15 +233,19 @@ Deno.test("an Edit rule covers Write; a Read rule covers Grep and Glob; a path r
   assert.equal(call("Write", { file_path: "x" }), "none"); // …and an allow rule approves nothing
 });
 
-Deno.test("Task(type) matches the agent type; Agent is Task", () => {
+Deno.test("Agent(type) matches the agent type; Task is Agent and KillShell is TaskStop", () => {
   const set: RuleSet = { allow: [], deny: rules("Agent(general-purpose)"), ask: [] };
   assert.equal(
-    checkRules(set, { tool: "Task", input: { subagent_type: "general-purpose" } }, scope).verdict,
+    checkRules(set, { tool: "Agent", input: { subagent_type: "general-purpose" } }, scope).verdict,
     "deny",
   );
-  assert.equal(checkRules(set, { tool: "Task", input: { subagent_type: "Explore" } }, scope).verdict, "none");
+  assert.equal(
+    checkRules(set, { tool: "Agent", input: { subagent_type: "Explore" } }, scope).verdict,
+    "none",
+  );
   const two: RuleSet = { allow: [], deny: rules("Task(Explore, Plan)"), ask: [] };
-  assert.equal(checkRules(two, { tool: "Task", input: { subagent_type: "Plan" } }, scope).verdict, "deny");
+  assert.equal(checkRules(two, { tool: "Agent", input: { subagent_type: "Plan" } }, scope).verdict, "deny");
+  assert.deepEqual(parseToolRule("KillShell"), { text: "KillShell", tool: "TaskStop" });
 });
 
 Deno.test("rule lists: commas and spaces outside parentheses; bad entries are reported", () => {
@@ -252,9 +256,9 @@ Deno.test("rule lists: commas and spaces outside parentheses; bad entries are re
   ]);
   assert.deepEqual(splitRuleList("Task(Explore, Plan), Read, Read"), ["Task(Explore, Plan)", "Read"]);
   assert.deepEqual(parseToolRule("Bash(*)"), { text: "Bash(*)", tool: "Bash" });
-  assert.deepEqual(parseToolRule(" Agent(Explore) "), {
-    text: "Agent(Explore)",
-    tool: "Task",
+  assert.deepEqual(parseToolRule(" Task(Explore) "), {
+    text: "Task(Explore)",
+    tool: "Agent",
     specifier: "Explore",
   });
   const bad = parseRuleList(["Bash(npm", "9lives"]);

@@ -32,6 +32,8 @@ export interface SubagentEnv {
   aliases: Record<string, string>;
   /** CLAUDE_CODE_SUBAGENT_MODEL (see LaunchParent.subagentModel). */
   subagentModel?: string;
+  /** Settings `availableModels` (see LaunchParent.availableModels). */
+  availableModels?: readonly string[];
   trusted: boolean;
   /** The run's `--add-dir` folders: every child's grant extends to them (not an isolated child's writes). */
   additionalDirs?: readonly string[];
@@ -82,6 +84,7 @@ export function launchParentOf(env: SubagentEnv, parent: ParentInfo): Omit<Launc
     maxDepth: env.maxDepth,
     aliases: env.aliases,
     ...(env.subagentModel === undefined ? {} : { subagentModel: env.subagentModel }),
+    ...(env.availableModels === undefined ? {} : { availableModels: env.availableModels }),
     ...(rules === undefined ? {} : { rules }),
     auditEnv: minimalCommandEnv(env.ports.env),
     ...(env.commands === undefined ? {} : { commands: env.commands }),

@@ -46,6 +46,8 @@ export interface RuntimeDeps {
     maxConcurrentSubagents: number;
     /** CLAUDE_CODE_SUBAGENT_MODEL. */
     subagentModel?: string | undefined;
+    /** Settings `availableModels` (manager/child_model.ts). */
+    availableModels?: readonly string[] | undefined;
   };
   redact: (text: string) => string;
   /** The run's secrets (provider keys, MCP tokens): kept out of children's commands. */
@@ -133,6 +135,7 @@ export class Runtime implements AsyncDisposable {
       registry,
       aliases: d.config.aliases,
       ...(d.config.subagentModel === undefined ? {} : { subagentModel: d.config.subagentModel }),
+      ...(d.config.availableModels === undefined ? {} : { availableModels: d.config.availableModels }),
       trusted: d.trusted,
       ...(d.additionalDirs === undefined || d.additionalDirs.length === 0
         ? {}

@@ -118,8 +118,8 @@ Deno.test("built-in tools' compiled input checks give zod's result (data, or the
   assert.ok(compared > 500, `only ${compared} cases`);
 });
 
-Deno.test("Task's prompt limit keeps its own message", () => {
-  const task = tools.find((t) => t.name === "Task")!;
+Deno.test("Agent's prompt limit keeps its own message", () => {
+  const task = tools.find((t) => t.name === "Agent")!;
   const r = task.schema.safeParse({ description: "abc", prompt: "p".repeat(200_001) });
   assert.equal(r.success, false);
   assert.match(issuesOf(r)![0]!.message, /put long material in a file/);

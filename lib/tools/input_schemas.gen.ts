@@ -149,7 +149,7 @@ export const INPUT_SCHEMAS: Readonly<Record<string, Record<string, unknown>>> = 
     },
     "required": ["command"],
   },
-  "Task": {
+  "Agent": {
     "type": "object",
     "properties": {
       "subagent_type": {
@@ -179,6 +179,12 @@ export const INPUT_SCHEMAS: Readonly<Record<string, Record<string, unknown>>> = 
         "description": "worktree: the agent works in its own git worktree (changes are kept on a branch).",
         "type": "string",
         "enum": ["none", "worktree"],
+      },
+      "model": {
+        "description":
+          'The model the agent runs on: "sonnet", "opus", "haiku", a model id, or "inherit" (this session\'s model). Omit it to use the agent definition\'s model. Never more than this session may use.',
+        "type": "string",
+        "minLength": 1,
       },
       "resume_from": { "description": "Continue a finished agent run: its agent id.", "type": "string" },
       "resume": { "description": "Alias of resume_from.", "type": "string" },

@@ -76,7 +76,7 @@ export const bashInput = z.object({
   ),
 });
 
-export const taskInput = z.object({
+export const agentInput = z.object({
   subagent_type: z.string().min(1).optional().describe(
     "The type of agent to run (one of the available agent types). Required unless resuming.",
   ),
@@ -89,6 +89,10 @@ export const taskInput = z.object({
   ),
   isolation: z.enum(["none", "worktree"]).optional().describe(
     "worktree: the agent works in its own git worktree (changes are kept on a branch).",
+  ),
+  model: z.string().min(1).optional().describe(
+    'The model the agent runs on: "sonnet", "opus", "haiku", a model id, or "inherit" (this session\'s model). ' +
+      "Omit it to use the agent definition's model. Never more than this session may use.",
   ),
   resume_from: z.string().optional().describe("Continue a finished agent run: its agent id."),
   resume: z.string().optional().describe("Alias of resume_from."),
@@ -123,7 +127,7 @@ export type EditInput = z.infer<typeof editInput>;
 export type GlobInput = z.infer<typeof globInput>;
 export type GrepInput = z.infer<typeof grepInput>;
 export type BashInput = z.infer<typeof bashInput>;
-export type TaskInput = z.infer<typeof taskInput>;
+export type TaskInput = z.infer<typeof agentInput>;
 export type TaskOutputToolInput = z.infer<typeof taskOutputInput>;
 export type TaskStopToolInput = z.infer<typeof taskStopInput>;
 export type SkillInput = z.infer<typeof skillInput>;
@@ -136,7 +140,7 @@ export const BUILT_IN_INPUTS: readonly (readonly [string, z.ZodType])[] = [
   ["Glob", globInput],
   ["Grep", grepInput],
   ["Bash", bashInput],
-  ["Task", taskInput],
+  ["Agent", agentInput],
   ["TaskOutput", taskOutputInput],
   ["TaskStop", taskStopInput],
   ["Skill", skillInput],
