@@ -91,6 +91,8 @@ export interface PreparedCalls {
 export class ToolRunner {
   #o: ToolRunnerOptions;
   #loaded: readonly AnyTool[] | undefined;
+  /** The files this session read (ToolContext.readFiles). */
+  #read = new Map<string, number | null>();
 
   constructor(options: ToolRunnerOptions) {
     this.#o = options;
@@ -166,6 +168,7 @@ export class ToolRunner {
       callId,
       signal,
       emit: o.emit,
+      readFiles: this.#read,
       pathRefusal: (tool, path) => searchRefusal(o.rules, tool, path, scope),
     };
   }

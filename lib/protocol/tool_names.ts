@@ -13,6 +13,7 @@ export const BLADE_TOOL_NAMES: readonly string[] = [
   "Glob",
   "Grep",
   "Bash",
+  "NotebookEdit",
   AGENT_TOOL,
   "TaskOutput",
   "TaskStop",

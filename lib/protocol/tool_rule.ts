@@ -28,13 +28,14 @@ const PATH_ARGUMENT: Readonly<Record<string, string>> = {
   Read: "file_path",
   Write: "file_path",
   Edit: "file_path",
+  NotebookEdit: "notebook_path",
   Glob: "path",
   Grep: "path",
 };
 
 /** A rule for `Edit` covers every tool that edits files; `Read` every tool that reads them. */
 const RULE_COVERS: Readonly<Record<string, readonly string[]>> = {
-  Edit: ["Edit", "Write"],
+  Edit: ["Edit", "Write", "NotebookEdit"],
   Read: ["Read", "Glob", "Grep"],
 };
 

@@ -149,6 +149,35 @@ export const INPUT_SCHEMAS: Readonly<Record<string, Record<string, unknown>>> = 
     },
     "required": ["command"],
   },
+  "NotebookEdit": {
+    "type": "object",
+    "properties": {
+      "notebook_path": {
+        "type": "string",
+        "minLength": 1,
+        "description":
+          "The path of the Jupyter notebook (.ipynb) to edit (absolute, or relative to the workspace root)",
+      },
+      "cell_id": {
+        "description":
+          'The id of the cell to change, as Read shows it (<cell id="…">). With edit_mode insert the new cell goes after it, or first when it is left out.',
+        "type": "string",
+      },
+      "new_source": { "type": "string", "description": "The new source of the cell" },
+      "cell_type": {
+        "description":
+          "The cell's type (code or markdown): default the cell's own; required with edit_mode insert",
+        "type": "string",
+        "enum": ["code", "markdown"],
+      },
+      "edit_mode": {
+        "description": "replace (the default), insert or delete",
+        "type": "string",
+        "enum": ["replace", "insert", "delete"],
+      },
+    },
+    "required": ["notebook_path", "new_source"],
+  },
   "Agent": {
     "type": "object",
     "properties": {
@@ -221,12 +250,16 @@ export const INPUT_SCHEMAS: Readonly<Record<string, Record<string, unknown>>> = 
     "type": "object",
     "properties": {
       "task_id": {
+        "description": "The agent id (or background shell id) to stop.",
         "type": "string",
         "minLength": 1,
-        "description": "The agent id (or background shell id) to stop.",
+      },
+      "shell_id": {
+        "description": "Deprecated: use task_id (KillShell's name for it).",
+        "type": "string",
+        "minLength": 1,
       },
     },
-    "required": ["task_id"],
   },
   "Skill": {
     "type": "object",

@@ -62,6 +62,22 @@ export const grepInput = z.object({
   ),
 });
 
+export const notebookEditInput = z.object({
+  notebook_path: z.string().min(1).describe(
+    "The path of the Jupyter notebook (.ipynb) to edit (absolute, or relative to the workspace root)",
+  ),
+  cell_id: z.string().optional().describe(
+    'The id of the cell to change, as Read shows it (<cell id="…">). With edit_mode insert the new cell goes after it, or first when it is left out.',
+  ),
+  new_source: z.string().describe("The new source of the cell"),
+  cell_type: z.enum(["code", "markdown"]).optional().describe(
+    "The cell's type (code or markdown): default the cell's own; required with edit_mode insert",
+  ),
+  edit_mode: z.enum(["replace", "insert", "delete"]).optional().describe(
+    "replace (the default), insert or delete",
+  ),
+});
+
 export const bashInput = z.object({
   command: z.string().min(1).describe("The command to execute"),
   // Capped at run time by BASH_MAX_TIMEOUT_MS (default 10 minutes).
@@ -111,7 +127,8 @@ export const taskOutputInput = z.object({
 });
 
 export const taskStopInput = z.object({
-  task_id: z.string().min(1).describe("The agent id (or background shell id) to stop."),
+  task_id: z.string().min(1).optional().describe("The agent id (or background shell id) to stop."),
+  shell_id: z.string().min(1).optional().describe("Deprecated: use task_id (KillShell's name for it)."),
 });
 
 export const skillInput = z.object({
@@ -127,6 +144,7 @@ export type EditInput = z.infer<typeof editInput>;
 export type GlobInput = z.infer<typeof globInput>;
 export type GrepInput = z.infer<typeof grepInput>;
 export type BashInput = z.infer<typeof bashInput>;
+export type NotebookEditInput = z.infer<typeof notebookEditInput>;
 export type TaskInput = z.infer<typeof agentInput>;
 export type TaskOutputToolInput = z.infer<typeof taskOutputInput>;
 export type TaskStopToolInput = z.infer<typeof taskStopInput>;
@@ -140,6 +158,7 @@ export const BUILT_IN_INPUTS: readonly (readonly [string, z.ZodType])[] = [
   ["Glob", globInput],
   ["Grep", grepInput],
   ["Bash", bashInput],
+  ["NotebookEdit", notebookEditInput],
   ["Agent", agentInput],
   ["TaskOutput", taskOutputInput],
   ["TaskStop", taskStopInput],

@@ -47,6 +47,11 @@ export interface ToolContext {
    */
   shell?: string;
   /**
+   * The files this session has read (real path → modification time when read, null when unknown):
+   * NotebookEdit changes only a notebook read since it last changed (docs/reference/tools.md).
+   */
+  readFiles?: Map<string, number | null>;
+  /**
    * Why `tool` may not read or list the real path `path` that a search (Grep, Glob) met below the
    * path it was approved for: a deny or ask rule such as `Read(./secrets/**)`; undefined = allowed.
    */

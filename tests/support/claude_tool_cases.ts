@@ -167,15 +167,15 @@ export const TOOL_CASES: ToolCase[] = [
     side: fakeSse(webSearchFrames("deno permissions", "Deno is secure by default.")),
   },
   {
-    // Which rules let WebFetch through (the fetch itself fails: Claude Code checks each domain with
-    // claude.ai first, which is not reachable here).
+    // Which rules let WebFetch through. The hosts are under .invalid, which never resolves: the fetches
+    // that pass fail at once and offline (Claude Code's fail earlier, at its domain check with claude.ai).
     name: "web_rules",
-    flags: ["--allowedTools", "WebFetch(domain:example.com) WebFetch(domain:*.deno.land)"],
+    flags: ["--allowedTools", "WebFetch(domain:example.invalid) WebFetch(domain:*.deno.invalid)"],
     steps: [
-      [{ name: "WebFetch", input: { url: "https://example.com/", prompt: "What is it?" } }],
-      [{ name: "WebFetch", input: { url: "https://docs.example.com/", prompt: "What is it?" } }],
-      [{ name: "WebFetch", input: { url: "https://docs.deno.land/x", prompt: "What is it?" } }],
-      [{ name: "WebFetch", input: { url: "https://deno.land/", prompt: "What is it?" } }],
+      [{ name: "WebFetch", input: { url: "https://example.invalid/", prompt: "What is it?" } }],
+      [{ name: "WebFetch", input: { url: "https://docs.example.invalid/", prompt: "What is it?" } }],
+      [{ name: "WebFetch", input: { url: "https://docs.deno.invalid/x", prompt: "What is it?" } }],
+      [{ name: "WebFetch", input: { url: "https://deno.invalid/", prompt: "What is it?" } }],
       [{ name: "WebSearch", input: { query: "anything" } }],
     ],
   },
