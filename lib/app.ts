@@ -30,6 +30,7 @@ import {
   settingsFlagLayer,
 } from "./config/claude_settings.ts";
 import type { RuntimeEventSink } from "./protocol/events.ts";
+import type { WebAccess } from "./protocol/web.ts";
 import type { Approver } from "./protocol/approval.ts";
 import type { RuleTexts } from "./permissions/run_rules.ts";
 import type { SidecarStore } from "./store/store.ts";
@@ -109,6 +110,8 @@ export interface App {
   registry(): Promise<RegistrySnapshot>;
   /** The subagent runtime of one run; dispose it (`await using`) when the run is over. */
   runtime(emit: RuntimeEventSink, options?: RuntimeOptions): Runtime;
+  /** How the run's sessions reach the web (WebFetch, WebSearch); lib/web/ loads on its first call. */
+  web: WebAccess;
 }
 
 /**
@@ -230,8 +233,33 @@ export async function createApp(ports: Ports, flags: AppFlags, options: AppOptio
     runtime(emit, runtimeOptions = {}) {
       return runtimeOf(this, emit, runtimeOptions);
     },
+    web: lazyWebAccess(() => app),
   };
   return app;
+}
+
+/**
+ * The run's WebAccess, its module (lib/web/) loaded on the first web call: a run that makes none never
+ * loads it. WebFetch answers with the small, fast model, WebSearch with the session's.
+ */
+function lazyWebAccess(appOf: () => App): WebAccess {
+  let access: Promise<WebAccess> | undefined;
+  const load = () =>
+    access ??= import("./web/web_access.ts").then(({ webAccess }) => {
+      const app = appOf();
+      return webAccess({
+        fetch: globalThis.fetch,
+        clock: app.ports.clock,
+        ids: app.ports.ids,
+        provider: () => app.provider(),
+        model: app.config.model,
+        smallFastModel: app.config.smallFastModel,
+      });
+    });
+  return {
+    fetch: async (request, signal) => (await load()).fetch(request, signal),
+    search: async (request, signal) => (await load()).search(request, signal),
+  };
 }
 
 function runtimeOf(app: App, emit: RuntimeEventSink, options: RuntimeOptions): Runtime {
@@ -253,6 +281,7 @@ function runtimeOf(app: App, emit: RuntimeEventSink, options: RuntimeOptions): R
     ...(options.approve === undefined ? {} : { approve: options.approve }),
     ...(options.onlyTools === undefined ? {} : { onlyTools: options.onlyTools }),
     mcp: () => childMcp(app, options),
+    web: app.web,
   });
 }
 

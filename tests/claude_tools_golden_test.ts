@@ -209,3 +209,29 @@ Deno.test("tool goldens: Read renders a notebook and NotebookEdit answers as Cla
   const written = JSON.parse(await Deno.readTextFile(`${sandbox.workspace}/nb.ipynb`)) as { cells: Json[] };
   assert.deepEqual(written.cells.map((cell) => [cell.cell_type, cell.source]), onDisk(cc[6]!));
 });
+
+Deno.test("tool goldens: WebSearch sends Anthropic's server tool and renders its results as Claude Code does", async () => {
+  const cc = await fixture("web_search");
+  await using sandbox = await bladeSandbox();
+  await using server = await runCase(sandbox, caseNamed("web_search"));
+  const requests = bladeRequests(server);
+  assert.deepEqual(results(requests), results(cc.requests));
+  // The search request: the same server tool with the call's domain filters, the query as the prompt.
+  const ccSide = cc.requests.find((r) => r.side !== undefined)!.side! as { tools: Json[]; messages: Json[] };
+  const side = requests.find((r) => !r.tools.some((t) => t.name === "Bash"))!;
+  assert.deepEqual(side.tools, ccSide.tools);
+  assert.deepEqual(side.body.messages, ccSide.messages);
+});
+
+Deno.test("tool goldens: WebFetch domain rules allow the same calls as Claude Code's", async () => {
+  const cc = results((await fixture("web_rules")).requests);
+  await using sandbox = await bladeSandbox();
+  await using server = await runCase(sandbox, caseNamed("web_rules"));
+  const blade = results(bladeRequests(server));
+  const refused = (r: { content: string }) => /haven't granted it yet|^Permission denied:/.test(r.content);
+  assert.deepEqual(blade.map(refused), cc.map(refused));
+  assert.deepEqual(cc.map(refused), [false, true, false, true, true]);
+  // Blade's refusal names the rule that would allow the call.
+  assert.match(blade[1]!.content, /--allowed-tools "WebFetch\(domain:docs\.example\.invalid\)"/);
+  assert.match(blade[4]!.content, /--allowed-tools "WebSearch"/);
+});

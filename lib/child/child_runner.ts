@@ -18,6 +18,7 @@ import { type ChildOutcome, type ChildSpec, childTools, runChild } from "../exec
 import type { DelegationCall } from "./child_protocol.ts";
 import { ChildWorkerPool, type WorkerChildOptions } from "./child_sandbox.ts";
 import type { McpToolShape } from "../mcp/tool_adapter.ts";
+import type { WebAccess } from "../protocol/web.ts";
 
 /** What the launcher provides for one child run. */
 export interface ChildHost {
@@ -33,6 +34,8 @@ export interface ChildHost {
   approve?: Approver;
   /** The MCP tools among tools(): a Worker child gets proxies for those it keeps. */
   mcp?: McpToolShape[];
+  /** The run's web access, for a child in this thread (a Worker child asks through `answer`). */
+  web?: WebAccess | undefined;
 }
 
 export interface ChildRunner {
@@ -73,6 +76,7 @@ export class InThreadRunner implements ChildRunner {
         emit: host.emit,
         toolsFor: () => host.tools(),
         ...(host.approve === undefined ? {} : { approve: host.approve }),
+        web: host.web,
       },
       spec,
       signal,

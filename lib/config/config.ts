@@ -50,6 +50,11 @@ export interface ResolvedConfig {
   subagentModel: string | undefined;
   /** Settings `availableModels`: the models a subagent may be given (lib/manager/child_model.ts). */
   availableModels?: readonly string[];
+  /**
+   * The small, fast model WebFetch answers with: ANTHROPIC_SMALL_FAST_MODEL, else haiku with the
+   * Anthropic provider, else the session's model (another provider has no haiku).
+   */
+  smallFastModel: string;
   /** MAX_THINKING_TOKENS: extended thinking with this budget; undefined = no thinking. */
   thinkingBudget: number | undefined;
   /** CLAUDE_CODE_MAX_RETRIES: retries of a failed model request (default 4). */
@@ -189,6 +194,8 @@ export function resolveConfig(
     subagentStallTimeoutMs: merged.subagentStallTimeoutMs ?? 600_000,
     maxTokens: positiveInt(env, "CLAUDE_CODE_MAX_OUTPUT_TOKENS") ?? merged.maxTokens ?? 8192,
     subagentModel: envValue(env, "CLAUDE_CODE_SUBAGENT_MODEL"),
+    smallFastModel: envValue(env, "ANTHROPIC_SMALL_FAST_MODEL") ??
+      (provider === "anthropic" ? resolveModel("haiku", aliases) : model),
     ...availableModelsOf(layers),
     thinkingBudget: positiveInt(env, "MAX_THINKING_TOKENS") || undefined,
     maxRetries: positiveInt(env, "CLAUDE_CODE_MAX_RETRIES"),

@@ -27,6 +27,7 @@ import { limitsOf, rulesOf, type RuleTexts } from "../permissions/run_rules.ts";
 import { childRulesOf } from "../permissions/ceiling.ts";
 import { describeError } from "../errors.ts";
 import { storageWriteFailed } from "../store/storage_root.ts";
+import type { WebAccess } from "../protocol/web.ts";
 
 /** What a child needs to run: plain data, safe to send to a Worker or another process. */
 export interface ChildSpec {
@@ -104,6 +105,8 @@ export interface ChildDeps {
   redact?: (text: string) => string;
   /** A foreground child of an interactive session asks the person (through its parent); others refuse. */
   approve?: Approver;
+  /** How the child's web tools reach the web: the main thread's, or in a Worker a proxy to it. */
+  web?: WebAccess | undefined;
 }
 
 /**
@@ -252,6 +255,7 @@ export async function runChild(deps: ChildDeps, spec: ChildSpec, signal: AbortSi
       trusted: spec.trusted,
       mode: spec.config.permissionMode,
       ...childRules(spec),
+      web: deps.web,
       emit: deps.emit,
       prompt: { append: [spec.config.systemPrompt] },
       ...(spec.config.maxTurns === null ? {} : { maxTurns: spec.config.maxTurns }),

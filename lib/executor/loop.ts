@@ -116,6 +116,7 @@ export class AgentLoop {
       ...(options.extraEnv === undefined ? {} : { extraEnv: options.extraEnv }),
       rules: options.rules,
       ...(options.limits === undefined ? {} : { limits: options.limits }),
+      web: options.web,
       emit: options.emit,
       ...(options.beforeToolCall === undefined ? {} : { beforeToolCall: options.beforeToolCall }),
       ...(options.approve === undefined ? {} : { ask: approvalAsker(options.approve, options) }),

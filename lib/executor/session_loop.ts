@@ -105,6 +105,7 @@ export function sessionLoop(
     ...(o.extraEnv === undefined ? {} : { extraEnv: o.extraEnv }),
     rules: o.rules,
     ...(o.limits === undefined ? {} : { limits: o.limits }),
+    web: o.web,
     workspaceRoot: o.workspaceRoot,
     ...(o.additionalDirs === undefined ? {} : { additionalDirs: o.additionalDirs }),
     storageRoot: o.storageRoot,

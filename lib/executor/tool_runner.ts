@@ -22,6 +22,7 @@ import type { PermissionMode } from "../protocol/permission_mode.ts";
 import { canonicalPath, resolveToolPath } from "../tools/paths.ts";
 import { describeError } from "../errors.ts";
 import { canonicalToolName } from "../protocol/tool_names.ts";
+import type { WebAccess } from "../protocol/web.ts";
 
 /** A call that passed validation and the permission gate, about to run. */
 export interface ToolCallRequest {
@@ -56,6 +57,8 @@ export interface ToolPolicy {
   rules: RuleSet;
   /** The `tools` rules of the agent and every agent above it, one layer each (permissions/gate.ts). */
   limits?: readonly (readonly ToolRule[])[];
+  /** How the session's web tools reach the web (ToolContext.web). */
+  web?: WebAccess | undefined;
 }
 
 export interface ToolRunnerOptions extends ToolPolicy {
@@ -169,6 +172,7 @@ export class ToolRunner {
       signal,
       emit: o.emit,
       readFiles: this.#read,
+      web: o.web,
       pathRefusal: (tool, path) => searchRefusal(o.rules, tool, path, scope),
     };
   }

@@ -14,6 +14,7 @@ import {
   type RuleSet,
   type RuleTarget,
   type ToolRule,
+  urlHost,
 } from "../protocol/tool_rule.ts";
 import { protectedCommandTarget, protectedPathReason } from "./protected_paths.ts";
 
@@ -80,7 +81,7 @@ export function decide(g: GateInput): GateDecision {
     // Plan mode is default mode restricted to read-only tools: never wider than default.
     return deny(`${g.name} is not available in plan mode: its MCP server does not mark it read-only.`, false);
   }
-  if (g.mode === "plan" && g.kind !== "external") {
+  if (g.mode === "plan" && g.kind !== "external" && g.kind !== "network") {
     return deny(`${g.name} is not available in plan mode (read-only).`, false);
   }
   if (verdict.verdict === "ask") return askRule(subject, verdict.rule, verdict.why);
@@ -151,6 +152,13 @@ function protectedCommand(g: GateInput): GateDecision | undefined {
 }
 
 function unapproved(g: GateInput): string {
+  if (g.kind === "network") {
+    const rule = networkRule(g);
+    const how = g.mode === "dontAsk"
+      ? `is not pre-approved by an allow rule, and permission mode "dontAsk" refuses everything else`
+      : `needs approval in permission mode "${g.mode}", and print mode cannot ask`;
+    return `${describeCall(g)} ${how}. Re-run with --allowed-tools "${rule}" (or permission mode yolo).`;
+  }
   if (g.kind === "external") {
     return `${g.name} (an MCP tool) needs approval in permission mode "${g.mode}", and print mode cannot ask. ` +
       `Re-run with --allowed-tools "${g.name}" (or "${serverRule(g.name)}" for every tool of its server).`;
@@ -163,6 +171,12 @@ function unapproved(g: GateInput): string {
       `else. Add an allow rule (--allowed-tools, settings permissions.allow) or re-run with ${flag}.`;
   }
   return `${g.name} needs approval in permission mode "${g.mode}", and print mode cannot ask. Re-run with ${flag}.`;
+}
+
+/** The rule that would allow a web call: WebFetch of that URL's host, or the tool. */
+export function networkRule(g: Pick<GateInput, "name" | "input">): string {
+  const host = g.name === "WebFetch" ? urlHost(g.input.url) : undefined;
+  return host === undefined ? g.name : `${g.name}(domain:${host})`;
 }
 
 function serverRule(name: string): string {
@@ -178,6 +192,12 @@ function describeCall(g: GateInput): string {
   if (typeof g.input.command === "string") return `${g.name} command ${JSON.stringify(g.input.command)}`;
   if (g.path !== undefined) return `${g.name} on ${g.path}`;
   if (typeof g.input.subagent_type === "string") return `${g.name} of agent type "${g.input.subagent_type}"`;
+  if (g.name === "WebFetch" && typeof g.input.url === "string") {
+    return `${g.name} of ${JSON.stringify(g.input.url.slice(0, 500))}`;
+  }
+  if (g.name === "WebSearch" && typeof g.input.query === "string") {
+    return `${g.name} for ${JSON.stringify(g.input.query.slice(0, 500))}`;
+  }
   return g.name;
 }
 

@@ -161,3 +161,82 @@ Deno.test("limits: every layer (the agent's and each ancestor's) must approve; a
   );
   assert.equal(call("Task", { subagent_type: "general-purpose" }), true);
 });
+
+Deno.test("web tools: a rule or yolo in every mode, plan included, trusted or not; deny by domain wins", () => {
+  const fetchOf = (url: string) => ({
+    kind: "network" as const,
+    name: "WebFetch",
+    input: { url, prompt: "p" },
+  });
+  const allow: RuleSet = {
+    allow: rules("WebFetch(domain:docs.example.com)", "WebSearch"),
+    deny: [],
+    ask: [],
+  };
+  for (const mode of PERMISSION_MODES) {
+    assert.equal(
+      gate({ mode, ...fetchOf("https://docs.example.com/a") }),
+      mode === "yolo",
+      `${mode} no rule`,
+    );
+    for (const trusted of [true, false]) {
+      assert.equal(
+        gate({ mode, trusted, rules: allow, ...fetchOf("https://docs.example.com/a") }),
+        true,
+        mode,
+      );
+      assert.equal(
+        gate({ mode, trusted, rules: allow, kind: "network", name: "WebSearch", input: { query: "q" } }),
+        true,
+      );
+    }
+    assert.equal(gate({ mode, rules: allow, ...fetchOf("https://example.com/a") }), mode === "yolo", mode);
+  }
+  const deny: RuleSet = { allow: rules("WebFetch"), deny: rules("WebFetch(domain:*.evil.example)"), ask: [] };
+  assert.equal(gate({ mode: "yolo", rules: deny, ...fetchOf("https://a.evil.example/") }), false);
+  assert.equal(gate({ mode: "yolo", rules: deny, ...fetchOf("https://evil.example/") }), true);
+  // A URL the rules cannot read: an allow rule approves nothing, a deny rule refuses it.
+  assert.equal(gate({ rules: allow, ...fetchOf("not a url") }), false);
+  assert.equal(
+    gate({
+      mode: "yolo",
+      rules: { allow: [], deny: rules("WebFetch(domain:x.example)"), ask: [] },
+      ...fetchOf("::"),
+    }),
+    false,
+  );
+});
+
+Deno.test("web tools: the refusal names the rule that would allow the call", () => {
+  const d = decide({
+    name: "WebFetch",
+    kind: "network",
+    input: { url: "https://Docs.Example.com:8443/page", prompt: "p" },
+    trusted: true,
+    mode: "default",
+    rules: { allow: [], deny: [], ask: [] },
+    scope,
+  });
+  assert.deepEqual(d, {
+    allow: false,
+    askable: true,
+    message:
+      'Permission denied: WebFetch of "https://Docs.Example.com:8443/page" needs approval in permission ' +
+      'mode "default", and print mode cannot ask. Re-run with --allowed-tools "WebFetch(domain:docs.example.com)" ' +
+      "(or permission mode yolo).",
+  });
+  const search = decide({
+    name: "WebSearch",
+    kind: "network",
+    input: { query: "deno" },
+    trusted: true,
+    mode: "dontAsk",
+    rules: { allow: [], deny: [], ask: [] },
+    scope,
+  });
+  assert.equal(search.allow, false);
+  assert.match(
+    (search as { message: string }).message,
+    /permission mode "dontAsk" refuses everything else\. Re-run with --allowed-tools "WebSearch"/,
+  );
+});

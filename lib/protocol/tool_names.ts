@@ -14,6 +14,8 @@ export const BLADE_TOOL_NAMES: readonly string[] = [
   "Grep",
   "Bash",
   "NotebookEdit",
+  "WebFetch",
+  "WebSearch",
   AGENT_TOOL,
   "TaskOutput",
   "TaskStop",

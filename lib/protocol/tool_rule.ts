@@ -12,6 +12,9 @@ import { bashAllowed, bashHit } from "./bash_rule.ts";
 export { type BashForm, bashForms, commandMatches } from "./bash_rule.ts";
 import { isMcpToolName, toolNameMatches } from "./mcp_names.ts";
 import { AGENT_TOOL, canonicalToolName } from "./tool_names.ts";
+import { domainMatches, urlHost } from "./url_host.ts";
+
+export { domainMatches, urlHost };
 
 /** One rule: the tool (aliases resolved) and the text inside `Tool(…)`, when given. */
 export interface ToolRule {
@@ -157,6 +160,12 @@ export function ruleMatches(rule: ToolRule, target: RuleTarget, scope: RuleScope
     const name = String(target.input.skill ?? "").replace(/^\//, "");
     const spec = rule.specifier.trim();
     return spec.endsWith(":*") ? name.startsWith(spec.slice(0, -2)) : name === spec;
+  }
+  if (target.tool === "WebFetch") {
+    // `WebFetch(domain:example.com)`: that host; `domain:*.example.com`: its subdomains.
+    const host = urlHost(target.input.url);
+    if (host === undefined || !rule.specifier.startsWith("domain:")) return kind !== "allow";
+    return domainMatches(rule.specifier.slice("domain:".length), host);
   }
   if (target.tool === AGENT_TOOL) {
     // `Agent(Explore, Plan)` (or `Task(…)`): any of the listed agent types.

@@ -292,3 +292,33 @@ Deno.test("every refusal of a Bash rule says which command hit it, or why Blade 
     why: "find . -exec touch x ; runs another command through -exec, which Bash(find:*) does not name",
   });
 });
+
+Deno.test("WebFetch(domain:…): that host, or with *. its subdomains; ports and case do not matter", () => {
+  const cases: [string, string, boolean][] = [
+    ["domain:example.com", "https://example.com/a", true],
+    ["domain:example.com", "http://EXAMPLE.com:8080/a", true],
+    ["domain:example.com", "https://example.com./a", true],
+    ["domain:example.com", "https://docs.example.com/a", false],
+    ["domain:example.com", "https://example.com.evil.org/a", false],
+    ["domain:*.example.com", "https://docs.example.com/a", true],
+    ["domain:*.example.com", "https://a.b.example.com/a", true],
+    ["domain:*.example.com", "https://example.com/a", false],
+    ["domain:*.example.com", "https://badexample.com/a", false],
+    ["example.com", "https://example.com/a", false],
+    ["domain:127.0.0.1", "http://127.0.0.1:9/x", true],
+  ];
+  for (const [spec, url, match] of cases) {
+    const set: RuleSet = { allow: rules(`WebFetch(${spec})`), deny: [], ask: [] };
+    assert.equal(
+      checkRules(set, { tool: "WebFetch", input: { url } }, scope).verdict,
+      match ? "allow" : "none",
+      `${spec} ${url}`,
+    );
+  }
+  // A deny rule it cannot read (not a URL, not a domain: specifier) refuses.
+  const deny: RuleSet = { allow: [], deny: rules("WebFetch(example.com)"), ask: [] };
+  assert.equal(
+    checkRules(deny, { tool: "WebFetch", input: { url: "https://x.org/" } }, scope).verdict,
+    "deny",
+  );
+});

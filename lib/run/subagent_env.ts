@@ -21,6 +21,7 @@ import type { TaskControlDeps } from "./task_control.ts";
 import type { LaunchParent, ParentInfo, RegistryView } from "../launch/launch_plan.ts";
 import { minimalCommandEnv } from "../permissions/child_env.ts";
 import type { OwnProcess } from "../launch/launch_record.ts";
+import type { WebAccess } from "../protocol/web.ts";
 
 /** Shared by every session of one root run. */
 export interface SubagentEnv {
@@ -60,6 +61,8 @@ export interface SubagentEnv {
   approve?: Approver;
   /** The run's MCP servers as children see them (absent when none is configured). */
   mcp?: ChildMcp;
+  /** The run's web access (WebFetch, WebSearch), run in this thread for every child. */
+  web?: WebAccess | undefined;
   /** The PID and identity of this process, recorded in each sidecar (read once per runtime). */
   ownProcess: () => Promise<OwnProcess>;
 }

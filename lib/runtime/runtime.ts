@@ -28,6 +28,7 @@ import { SubagentRuntime } from "../run/subagents.ts";
 import type { SubagentEnv } from "../run/subagent_env.ts";
 import { recoverSession } from "../recovery/restart.ts";
 import { tolerantTrim } from "../run/sidecar_lifecycle.ts";
+import type { WebAccess } from "../protocol/web.ts";
 
 export interface RuntimeDeps {
   ports: Ports;
@@ -69,6 +70,8 @@ export interface RuntimeDeps {
   approve?: Approver;
   /** How children reach the run's MCP servers (built with the environment). */
   mcp: () => ChildMcp;
+  /** How children's web tools reach the web (run in this thread for every child). */
+  web?: WebAccess | undefined;
 }
 
 /** What the runtime built for one top-level session (the interactive session reads and steers it). */
@@ -152,6 +155,7 @@ export class Runtime implements AsyncDisposable {
       ...(d.rules === undefined ? {} : { rules: d.rules }),
       ...(d.approve === undefined ? {} : { approve: d.approve }),
       mcp: this.#mcp = d.mcp(),
+      web: d.web,
     };
   }
 

@@ -46,6 +46,7 @@ function validValue(p: Json): unknown {
   if (Array.isArray(p.enum)) return p.enum[0];
   if (p.type === "string") return "a".repeat((p.minLength as number | undefined) ?? 1);
   if (p.type === "integer" || p.type === "number") return (p.minimum as number | undefined) ?? 1;
+  if (p.type === "array") return [];
   return true;
 }
 
@@ -135,8 +136,12 @@ Deno.test("compileInputSchema refuses a keyword it does not check (a schema is n
     { type: "object", properties: {}, additionalProperties: false },
     /unsupported keyword "additionalProperties"/,
   );
-  refuse({ type: "object", properties: { a: { type: "array" } } }, /unsupported property type "array"/);
+  refuse({ type: "object", properties: { a: { type: "object" } } }, /unsupported property type "object"/);
+  refuse(
+    { type: "object", properties: { a: { type: "array", items: { type: "string", pattern: "x" } } } },
+    /a list's items: unsupported keyword "pattern"/,
+  );
   refuse({ type: "string" }, /type must be "object"/);
   // What a richer zod schema converts to is refused too.
-  refuse(z.toJSONSchema(z.object({ a: z.array(z.string()) })) as Json, /unsupported keyword/);
+  refuse(z.toJSONSchema(z.object({ a: z.array(z.string().regex(/x/)) })) as Json, /unsupported keyword/);
 });

@@ -178,6 +178,46 @@ export const INPUT_SCHEMAS: Readonly<Record<string, Record<string, unknown>>> = 
     },
     "required": ["notebook_path", "new_source"],
   },
+  "WebFetch": {
+    "type": "object",
+    "properties": {
+      "url": {
+        "type": "string",
+        "minLength": 1,
+        "description": "The URL to fetch (http or https; http is upgraded to https)",
+      },
+      "prompt": {
+        "type": "string",
+        "minLength": 1,
+        "description": "What to find out from the page: the request answered over its content",
+      },
+      "offset": {
+        "description":
+          "Where to start reading a page too long for one call, in characters: the value the previous result gave",
+        "type": "integer",
+        "minimum": 0,
+        "maximum": 9007199254740991,
+      },
+    },
+    "required": ["url", "prompt"],
+  },
+  "WebSearch": {
+    "type": "object",
+    "properties": {
+      "query": { "type": "string", "minLength": 2, "description": "The search query" },
+      "allowed_domains": {
+        "description": "Only include results from these domains",
+        "type": "array",
+        "items": { "type": "string" },
+      },
+      "blocked_domains": {
+        "description": "Never include results from these domains",
+        "type": "array",
+        "items": { "type": "string" },
+      },
+    },
+    "required": ["query"],
+  },
   "Agent": {
     "type": "object",
     "properties": {

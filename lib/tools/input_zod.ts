@@ -78,6 +78,20 @@ export const notebookEditInput = z.object({
   ),
 });
 
+export const webFetchInput = z.object({
+  url: z.string().min(1).describe("The URL to fetch (http or https; http is upgraded to https)"),
+  prompt: z.string().min(1).describe("What to find out from the page: the request answered over its content"),
+  offset: z.number().int().min(0).optional().describe(
+    "Where to start reading a page too long for one call, in characters: the value the previous result gave",
+  ),
+});
+
+export const webSearchInput = z.object({
+  query: z.string().min(2).describe("The search query"),
+  allowed_domains: z.array(z.string()).optional().describe("Only include results from these domains"),
+  blocked_domains: z.array(z.string()).optional().describe("Never include results from these domains"),
+});
+
 export const bashInput = z.object({
   command: z.string().min(1).describe("The command to execute"),
   // Capped at run time by BASH_MAX_TIMEOUT_MS (default 10 minutes).
@@ -145,6 +159,8 @@ export type GlobInput = z.infer<typeof globInput>;
 export type GrepInput = z.infer<typeof grepInput>;
 export type BashInput = z.infer<typeof bashInput>;
 export type NotebookEditInput = z.infer<typeof notebookEditInput>;
+export type WebFetchInput = z.infer<typeof webFetchInput>;
+export type WebSearchInput = z.infer<typeof webSearchInput>;
 export type TaskInput = z.infer<typeof agentInput>;
 export type TaskOutputToolInput = z.infer<typeof taskOutputInput>;
 export type TaskStopToolInput = z.infer<typeof taskStopInput>;
@@ -159,6 +175,8 @@ export const BUILT_IN_INPUTS: readonly (readonly [string, z.ZodType])[] = [
   ["Grep", grepInput],
   ["Bash", bashInput],
   ["NotebookEdit", notebookEditInput],
+  ["WebFetch", webFetchInput],
+  ["WebSearch", webSearchInput],
   ["Agent", agentInput],
   ["TaskOutput", taskOutputInput],
   ["TaskStop", taskStopInput],

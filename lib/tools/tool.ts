@@ -6,6 +6,7 @@ import type { Ports } from "../sys/mod.ts";
 import type { PermissionMode } from "../protocol/permission_mode.ts";
 import type { ToolKind } from "../protocol/tool_kind.ts";
 import type { InputSchema } from "./input_check.ts";
+import type { WebAccess } from "../protocol/web.ts";
 
 /** The git worktree a session is isolated in (docs/guides/isolation.md); all paths canonical. */
 export interface ActiveWorktree {
@@ -46,6 +47,8 @@ export interface ToolContext {
    * read PATH nor stat /bin/bash); absent = found from PATH.
    */
   shell?: string;
+  /** How the session reaches the web (WebFetch, WebSearch); absent = it cannot. */
+  web?: WebAccess | undefined;
   /**
    * The files this session has read (real path → modification time when read, null when unknown):
    * NotebookEdit changes only a notebook read since it last changed (docs/reference/tools.md).

@@ -8,9 +8,8 @@
 import {
   type FakeHandler,
   type FakeResponse,
-  fakeSse,
   fakeTurn,
-  type SseFrame,
+  fakeWebSearch,
 } from "../../lib/testing/fake_anthropic_server.ts";
 import type { AnthropicRequestBody } from "../../lib/provider/anthropic_wire.ts";
 
@@ -67,64 +66,12 @@ export const NOTEBOOK = {
 /** The search results the fake server's web search answer carries. */
 export const SEARCH_RESULTS = [
   {
-    type: "web_search_result",
     title: "Security and permissions | Deno Docs",
     url: "https://docs.deno.com/runtime/fundamentals/security/",
-    encrypted_content: "EnC1",
     page_age: "2 days ago",
   },
-  {
-    type: "web_search_result",
-    title: "Deno permissions explained",
-    url: "https://example.com/deno-perms",
-    encrypted_content: "EnC2",
-    page_age: null,
-  },
+  { title: "Deno permissions explained", url: "https://example.com/deno-perms", page_age: null },
 ];
-
-/** A streamed answer with a server-side web search: server_tool_use, its result blocks, then text. */
-export function webSearchFrames(query: string, text: string): SseFrame[] {
-  const ev = (type: string, fields: Record<string, unknown>): SseFrame => ({
-    event: type,
-    data: { type, ...fields },
-  });
-  return [
-    ev("message_start", {
-      message: {
-        id: "msg_search",
-        type: "message",
-        role: "assistant",
-        model: "claude-fake",
-        content: [],
-        stop_reason: null,
-        stop_sequence: null,
-        usage: { input_tokens: 10, output_tokens: 1 },
-      },
-    }),
-    ev("content_block_start", {
-      index: 0,
-      content_block: { type: "server_tool_use", id: "srvtoolu_01", name: "web_search", input: {} },
-    }),
-    ev("content_block_delta", {
-      index: 0,
-      delta: { type: "input_json_delta", partial_json: JSON.stringify({ query }) },
-    }),
-    ev("content_block_stop", { index: 0 }),
-    ev("content_block_start", {
-      index: 1,
-      content_block: { type: "web_search_tool_result", tool_use_id: "srvtoolu_01", content: SEARCH_RESULTS },
-    }),
-    ev("content_block_stop", { index: 1 }),
-    ev("content_block_start", { index: 2, content_block: { type: "text", text: "" } }),
-    ev("content_block_delta", { index: 2, delta: { type: "text_delta", text } }),
-    ev("content_block_stop", { index: 2 }),
-    ev("message_delta", {
-      delta: { stop_reason: "end_turn", stop_sequence: null },
-      usage: { output_tokens: 20, server_tool_use: { web_search_requests: 1 } },
-    }),
-    ev("message_stop", {}),
-  ];
-}
 
 const bash = (command: string): ToolCall => ({ name: "Bash", input: { command } });
 
@@ -164,7 +111,11 @@ export const TOOL_CASES: ToolCase[] = [
       name: "WebSearch",
       input: { query: "deno permissions", allowed_domains: ["docs.deno.com", "example.com"] },
     }]],
-    side: fakeSse(webSearchFrames("deno permissions", "Deno is secure by default.")),
+    side: fakeWebSearch({
+      query: "deno permissions",
+      results: SEARCH_RESULTS,
+      text: "Deno is secure by default.",
+    }),
   },
   {
     // Which rules let WebFetch through. The hosts are under .invalid, which never resolves: the fetches
