@@ -64,13 +64,13 @@ Deno.test("Task is Agent's older name; a rule in tools grants its tool limited t
 });
 
 Deno.test("entries that are not rules or name no Blade tool get warnings", () => {
-  const notes = toolRuleNotes({ tools: ["Read", "WebFetch", "Bash(npm"], disallowedTools: ["Bsah"] });
+  const notes = toolRuleNotes({ tools: ["Read", "CronCreate", "Bash(npm"], disallowedTools: ["Bsah"] });
   assert.deepEqual(notes.map((n) => [n.field, n.entry]), [
-    ["tools", "WebFetch"],
+    ["tools", "CronCreate"],
     ["tools", "Bash(npm"],
     ["disallowedTools", "Bsah"],
   ]);
-  assert.match(notes[0]!.message, /Blade has no tool named WebFetch/);
+  assert.match(notes[0]!.message, /Blade has no tool named CronCreate/);
 });
 
 Deno.test("MCP entries: whole-server names and `mcp__s__*` allow or deny that server's tools only", () => {
