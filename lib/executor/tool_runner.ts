@@ -191,7 +191,7 @@ export class ToolRunner {
   async #runOne(call: ToolCallBlock, ctx: ToolContext): Promise<ToolResult> {
     const { emit, sessionId } = this.#o;
     emit({ type: "tool_started", sessionId, callId: call.id, name: call.name, input: call.input });
-    const { result, denied } = await this.#execute(call, ctx);
+    const { result, denied, allowWith } = await this.#execute(call, ctx);
     emit({
       type: "tool_completed",
       sessionId,
@@ -200,12 +200,19 @@ export class ToolRunner {
       isError: result.isError,
       content: result.content,
       ...(denied ? { denied: true } : {}),
+      ...(allowWith === undefined ? {} : { allowWith }),
     });
     return result;
   }
 
-  /** Runs one call; `denied` marks a refusal by a gate (print mode lists them). */
-  async #execute(call: ToolCallBlock, ctx: ToolContext): Promise<{ result: ToolResult; denied: boolean }> {
+  /**
+   * Runs one call; `denied` marks a refusal by a gate or the tool (print mode lists them), with the
+   * allow rule that would approve it when the gate knows one.
+   */
+  async #execute(
+    call: ToolCallBlock,
+    ctx: ToolContext,
+  ): Promise<{ result: ToolResult; denied: boolean; allowWith?: string }> {
     const error = (content: string, denied = false) => ({ result: { content, isError: true }, denied });
     const tool = this.byName(call.name);
     if (tool === undefined) {
@@ -224,7 +231,12 @@ export class ToolRunner {
       return error(`Invalid tool input for ${call.name}: ${issues}`);
     }
     const gate = await this.#gate({ tool, call, input: parsed.data, ctx });
-    if (!gate.allow) return error(gate.message, true);
+    if (!gate.allow) {
+      return {
+        ...error(gate.message, true),
+        ...(gate.allowWith === undefined ? {} : { allowWith: gate.allowWith }),
+      };
+    }
     if (ctx.signal.aborted) return error("Interrupted before the tool ran.");
     try {
       const result = await tool.run(parsed.data, ctx);

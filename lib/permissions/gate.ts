@@ -14,9 +14,9 @@ import {
   type RuleSet,
   type RuleTarget,
   type ToolRule,
-  urlHost,
 } from "../protocol/tool_rule.ts";
 import { protectedCommandTarget, protectedPathReason } from "./protected_paths.ts";
+import { allowingRule } from "./allowing_rule.ts";
 
 export interface GateInput {
   name: string;
@@ -43,6 +43,8 @@ export type GateDecision = { allow: true } | {
   message: string;
   /** True when an interactive session could ask the user instead of refusing. */
   askable: boolean;
+  /** The allow rule that would approve this call (allowing_rule.ts), when one would. */
+  allowWith?: string;
 };
 
 export function decide(g: GateInput): GateDecision {
@@ -89,12 +91,15 @@ export function decide(g: GateInput): GateDecision {
   if (g.kind === "write" && g.path !== undefined && g.mode !== "yolo" && !allowed) {
     const reason = protectedPathReason(g.path, g.scope.workspaceRoot);
     if (reason !== undefined) {
-      return deny(
-        `${g.name} may not write ${g.path}: ${reason}. Such writes need permission mode yolo or an ` +
-          `explicit allow rule such as --allowed-tools "Edit(${
-            relativeHint(g.path, g.scope.workspaceRoot)
-          })".`,
-        true,
+      return withRule(
+        deny(
+          `${g.name} may not write ${g.path}: ${reason}. Such writes need permission mode yolo or an ` +
+            `explicit allow rule such as --allowed-tools "Edit(${
+              relativeHint(g.path, g.scope.workspaceRoot)
+            })".`,
+          true,
+        ),
+        g,
       );
     }
   }
@@ -107,7 +112,18 @@ export function decide(g: GateInput): GateDecision {
   const why = verdict.verdict === "none" && verdict.why !== undefined && verdict.why !== ""
     ? ` The allow rules do not approve it: ${verdict.why}.`
     : "";
-  return deny(`${unapproved(g)}${why}`, g.mode !== "dontAsk");
+  return withRule(deny(`${unapproved(g)}${why}`, g.mode !== "dontAsk"), g);
+}
+
+/** The refusal with the rule that would approve the call (print mode names it on stderr). */
+function withRule(d: GateDecision, g: GateInput): GateDecision {
+  const rule = allowingRule({
+    name: g.name,
+    input: g.input,
+    ...(g.path === undefined ? {} : { path: g.path }),
+    workspaceRoot: g.scope.workspaceRoot,
+  });
+  return d.allow || rule === undefined ? d : { ...d, allowWith: rule };
 }
 
 /**
@@ -153,7 +169,8 @@ function protectedCommand(g: GateInput): GateDecision | undefined {
 
 function unapproved(g: GateInput): string {
   if (g.kind === "network") {
-    const rule = networkRule(g);
+    const rule = allowingRule({ name: g.name, input: g.input, workspaceRoot: g.scope.workspaceRoot }) ??
+      g.name;
     const how = g.mode === "dontAsk"
       ? `is not pre-approved by an allow rule, and permission mode "dontAsk" refuses everything else`
       : `needs approval in permission mode "${g.mode}", and print mode cannot ask`;
@@ -171,12 +188,6 @@ function unapproved(g: GateInput): string {
       `else. Add an allow rule (--allowed-tools, settings permissions.allow) or re-run with ${flag}.`;
   }
   return `${g.name} needs approval in permission mode "${g.mode}", and print mode cannot ask. Re-run with ${flag}.`;
-}
-
-/** The rule that would allow a web call: WebFetch of that URL's host, or the tool. */
-export function networkRule(g: Pick<GateInput, "name" | "input">): string {
-  const host = g.name === "WebFetch" ? urlHost(g.input.url) : undefined;
-  return host === undefined ? g.name : `${g.name}(domain:${host})`;
 }
 
 function serverRule(name: string): string {

@@ -220,6 +220,7 @@ Deno.test("web tools: the refusal names the rule that would allow the call", () 
   assert.deepEqual(d, {
     allow: false,
     askable: true,
+    allowWith: "WebFetch(domain:docs.example.com)",
     message:
       'Permission denied: WebFetch of "https://Docs.Example.com:8443/page" needs approval in permission ' +
       'mode "default", and print mode cannot ask. Re-run with --allowed-tools "WebFetch(domain:docs.example.com)" ' +
