@@ -41,6 +41,7 @@ const CLAUDE_ONLY_TOOLS: Record<string, string> = {
   EnterWorktree: "Blade isolates a subagent with Agent's isolation: worktree instead",
   ExitWorktree: "Blade isolates a subagent with Agent's isolation: worktree instead",
   ListAgents: "agent teams and cross-session messages: not a Blade feature",
+  Monitor: "not built yet (issue 32 item 5)",
   SendMessage: "agent teams and cross-session messages: not a Blade feature",
   ReportFindings: "Claude Code's review UI; Blade's review agent answers in JSON",
   ScheduleWakeup: "the /loop command: not a Blade feature",
@@ -64,13 +65,10 @@ const KNOWN_DIFFERENCES: Record<string, string> = {
   "Agent.isolation":
     'remote is refused as an invalid value: remote children are issue 36; "none" is Blade\'s',
   "Agent.model": "fable is taken for a model id (Blade's aliases are sonnet, opus, haiku and inherit)",
-  "Agent.run_in_background": "defaults to false in Blade (Claude Code 2.1.332: true)",
   "Bash.timeout": "a whole number of milliseconds in Blade (Claude Code: any number)",
   "Bash.dangerouslyDisableSandbox": "ignored: Blade's OS sandbox has no per-call opt-out",
   "Read.pages": "ignored: Blade reads no PDF pages",
   "Read.allow_large": "ignored: Blade's Read has its own bounds",
-  "Monitor.ws": "refused with a tool error: Blade watches commands only",
-  "Monitor.timeout_ms": "a whole number of milliseconds in Blade (Claude Code: any number)",
 };
 
 function typeOk(claude: Json, blade: Json): boolean {
