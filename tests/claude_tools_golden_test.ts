@@ -100,6 +100,16 @@ function schemaDifferences(tool: string, claude: Json, blade: Json): string[] {
   return out;
 }
 
+async function git(cwd: string, ...args: string[]): Promise<void> {
+  const out = await new Deno.Command("git", {
+    args: ["-c", "user.email=golden@blade.invalid", "-c", "user.name=golden", ...args],
+    cwd,
+    stdout: "null",
+    stderr: "piped",
+  }).output();
+  if (!out.success) throw new Error(`git ${args.join(" ")}: ${new TextDecoder().decode(out.stderr)}`);
+}
+
 /** Runs Blade on a case against the case's fake server; returns the server (its requests). */
 async function runCase(
   sandbox: BladeSandbox,
@@ -107,6 +117,15 @@ async function runCase(
   extra: string[] = [],
 ): Promise<FakeAnthropicServer> {
   for (const [file, text] of Object.entries(c.files ?? {})) await sandbox.write(file, text);
+  if (c.git !== undefined) {
+    await git(sandbox.workspace, "init", "-q");
+    await git(sandbox.workspace, "add", "-A");
+    await git(sandbox.workspace, "commit", "-q", "--allow-empty", "-m", "init");
+    for (const [file, text] of Object.entries(c.git.staged)) {
+      await sandbox.write(file, text);
+      await git(sandbox.workspace, "add", file);
+    }
+  }
   const server = startFakeAnthropicServer({ handler: caseHandler(c, sandbox.workspace) });
   const result = await sandbox.run([
     "-p",
@@ -233,3 +252,20 @@ Deno.test("tool goldens: WebFetch domain rules allow the same calls as Claude Co
   assert.match(blade[1]!.content, /--allowed-tools "WebFetch\(domain:docs\.example\.invalid\)"/);
   assert.match(blade[4]!.content, /--allowed-tools "WebSearch"/);
 });
+
+for (const mode of ["default", "plan", "dontAsk"]) {
+  Deno.test(`tool goldens: read-only commands run without a rule in ${mode} mode, as in Claude Code`, async () => {
+    const cc = results((await fixture(`read_only_${mode}`)).requests);
+    await using sandbox = await bladeSandbox();
+    await using server = await runCase(sandbox, caseNamed(`read_only_${mode}`));
+    const blade = results(bladeRequests(server));
+    // ls, git status, git diff --staged, cat notes.txt run; a redirection and touch are refused.
+    assert.deepEqual(cc.slice(0, 6).map((r) => r.isError), [false, false, false, false, true, true]);
+    assert.deepEqual(blade.slice(0, 6).map((r) => r.isError), [false, false, false, false, true, true]);
+    for (const i of [0, 1, 2, 3]) assert.equal(blade[i]!.content, cc[i]!.content, `step ${i}`);
+    // Claude Code also runs a pipe of read-only commands and an expansion; Blade asks for a rule
+    // (exactly one plain command only: docs/reference/tools.md).
+    assert.deepEqual(cc.slice(6).map((r) => r.isError), [false, false]);
+    assert.deepEqual(blade.slice(6).map((r) => r.isError), [true, true]);
+  });
+}

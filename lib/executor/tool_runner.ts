@@ -239,7 +239,10 @@ export class ToolRunner {
     }
     if (ctx.signal.aborted) return error("Interrupted before the tool ran.");
     try {
-      const result = await tool.run(parsed.data, ctx);
+      const result = await tool.run(
+        parsed.data,
+        gate.readOnlyCommand === true ? { ...ctx, readOnlyCommands: true } : ctx,
+      );
       return { result, denied: result.denied === true };
     } catch (e) {
       return error(`Tool ${call.name} failed unexpectedly: ${describeError(e)}`);
@@ -278,6 +281,7 @@ export class ToolRunner {
       rules: o.rules,
       ...(o.limits === undefined ? {} : { limits: o.limits }),
       scope: { workspaceRoot: o.workspaceRoot, ...(home === undefined ? {} : { home }) },
+      ...(o.additionalDirs === undefined ? {} : { additionalDirs: o.additionalDirs }),
       ...(tool.readOnly === true ? { readOnly: true } : {}),
     });
     if (!decision.allow && decision.askable && o.ask !== undefined) {
@@ -287,9 +291,12 @@ export class ToolRunner {
       // (docs/reference/permissions.md "The OS sandbox"); ctx is this call's own.
       ctx.commandNetwork = true;
     } else if (!decision.allow) return decision;
-    if (o.beforeToolCall === undefined) return { allow: true };
+    // A read-only command allowed without a rule keeps that mark (it runs read-only) past the hook.
+    const readOnly = decision.allow && decision.readOnlyCommand === true;
+    if (o.beforeToolCall === undefined) return readOnly ? decision : { allow: true };
     try {
-      return await o.beforeToolCall(request);
+      const hook = await o.beforeToolCall(request);
+      return hook.allow && readOnly ? { ...hook, readOnlyCommand: true } : hook;
     } catch (e) {
       return {
         allow: false,

@@ -17,6 +17,8 @@ import {
 } from "../protocol/tool_rule.ts";
 import { protectedCommandTarget, protectedPathReason } from "./protected_paths.ts";
 import { allowingRule } from "./allowing_rule.ts";
+import { isReadOnlyCommand } from "./read_only_commands.ts";
+import { plainCommandWords } from "../shell/command_line.ts";
 
 export interface GateInput {
   name: string;
@@ -34,11 +36,17 @@ export interface GateInput {
    */
   limits?: readonly (readonly ToolRule[])[];
   scope: RuleScope;
+  /** The run's `--add-dir` folders: read-only commands may name them as they name the workspace. */
+  additionalDirs?: readonly string[];
   /** An external (MCP) tool its server marks read-only. */
   readOnly?: boolean;
 }
 
-export type GateDecision = { allow: true } | {
+export type GateDecision = {
+  allow: true;
+  /** A read-only command allowed without a rule (read_only_commands.ts): it runs in the read-only sandbox profile. */
+  readOnlyCommand?: true;
+} | {
   allow: false;
   message: string;
   /** True when an interactive session could ask the user instead of refusing. */
@@ -83,6 +91,10 @@ export function decide(g: GateInput): GateDecision {
     // Plan mode is default mode restricted to read-only tools: never wider than default.
     return deny(`${g.name} is not available in plan mode: its MCP server does not mark it read-only.`, false);
   }
+  // Read-only commands need no rule in any mode (a deny or ask rule still decides first).
+  if (g.name === "Bash" && verdict.verdict === "none" && g.mode !== "yolo" && readOnlyCall(g)) {
+    return { allow: true, readOnlyCommand: true };
+  }
   if (g.mode === "plan" && g.kind !== "external" && g.kind !== "network") {
     return deny(`${g.name} is not available in plan mode (read-only).`, false);
   }
@@ -113,6 +125,24 @@ export function decide(g: GateInput): GateDecision {
     ? ` The allow rules do not approve it: ${verdict.why}.`
     : "";
   return withRule(deny(`${unapproved(g)}${why}`, g.mode !== "dontAsk"), g);
+}
+
+/**
+ * Whether a Bash call is exactly one command of the read-only list, as the real bash parse reads it
+ * (the caller loaded the parser; without it, nothing is read-only), in the foreground.
+ */
+function readOnlyCall(g: GateInput): boolean {
+  if (typeof g.input.command !== "string" || g.input.run_in_background === true) return false;
+  let words: string[] | undefined;
+  try {
+    words = plainCommandWords(g.input.command);
+  } catch {
+    return false;
+  }
+  return words !== undefined && isReadOnlyCommand(words, {
+    workspaceRoot: g.scope.workspaceRoot,
+    ...(g.additionalDirs === undefined ? {} : { additionalDirs: g.additionalDirs }),
+  });
 }
 
 /** The refusal with the rule that would approve the call (print mode names it on stderr). */

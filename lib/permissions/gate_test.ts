@@ -36,7 +36,7 @@ Deno.test("every mode against every kind of tool, without rules", () => {
     assert.equal(gate({ mode, kind: "read", name: "Read", path: "/ws/a" }), read, `${mode} read`);
     assert.equal(gate({ mode, kind: "write", name: "Write", path: "/ws/a" }), write, `${mode} write`);
     assert.equal(
-      gate({ mode, kind: "execute", name: "Bash", input: { command: "ls" } }),
+      gate({ mode, kind: "execute", name: "Bash", input: { command: "npm test" } }),
       execute,
       `${mode} bash`,
     );
@@ -240,4 +240,61 @@ Deno.test("web tools: the refusal names the rule that would allow the call", () 
     (search as { message: string }).message,
     /permission mode "dontAsk" refuses everything else\. Re-run with --allowed-tools "WebSearch"/,
   );
+});
+
+Deno.test("read-only commands need no rule in default, plan, dontAsk and autoEdit; deny and ask rules still win", async () => {
+  await loadBashParser();
+  const bash = (command: string, over: Partial<GateInput> = {}) =>
+    decide({
+      name: "Bash",
+      kind: "execute",
+      input: { command },
+      trusted: true,
+      mode: "default",
+      rules: { allow: [], deny: [], ask: [] },
+      scope,
+      ...over,
+    });
+  for (const mode of ["default", "plan", "dontAsk", "autoEdit"] as const) {
+    for (const command of ["ls", "git status", "git diff --staged", "cat notes.txt", "pwd"]) {
+      assert.deepEqual(
+        bash(command, { mode }),
+        { allow: true, readOnlyCommand: true },
+        `${mode}: ${command}`,
+      );
+    }
+    // Not exactly one plain read-only command: a rule is needed as before.
+    for (
+      const command of [
+        "ls > out.txt",
+        "touch x",
+        "ls | wc -l",
+        "echo $HOME",
+        "ls; rm -rf x",
+        "cat /etc/passwd",
+      ]
+    ) {
+      assert.equal(bash(command, { mode }).allow, false, `${mode}: ${command}`);
+    }
+  }
+  // In yolo everything runs anyway (not marked read-only); untrusted stays refused.
+  assert.deepEqual(bash("ls", { mode: "yolo" }), { allow: true });
+  assert.equal(bash("ls", { trusted: false }).allow, false);
+  assert.equal(bash("ls", { input: { command: "ls", run_in_background: true } }).allow, false);
+  const rules = (deny: string[], ask: string[] = []) => ({
+    allow: [],
+    deny: parseRuleList(deny).rules,
+    ask: parseRuleList(ask).rules,
+  });
+  assert.match(
+    (bash("git diff", { rules: rules(["Bash(git diff:*)"]) }) as { message: string }).message,
+    /deny rule/,
+  );
+  assert.match(
+    (bash("cat a", { rules: rules([], ["Bash(cat:*)"]) }) as { message: string }).message,
+    /ask rule/,
+  );
+  // --add-dir folders count as the workspace.
+  assert.equal(bash("cat /extra/a.txt").allow, false);
+  assert.equal(bash("cat /extra/a.txt", { additionalDirs: ["/extra"] }).allow, true);
 });

@@ -47,6 +47,11 @@ export interface ToolContext {
    * read PATH nor stat /bin/bash); absent = found from PATH.
    */
   shell?: string;
+  /**
+   * The command may write nothing (a read-only command allowed without a rule, or a read-only
+   * auditor's): where an OS sandbox runs, it runs in the read-only profile (docs/reference/tools.md).
+   */
+  readOnlyCommands?: boolean;
   /** How the session reaches the web (WebFetch, WebSearch); absent = it cannot. */
   web?: WebAccess | undefined;
   /**
