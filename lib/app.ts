@@ -31,6 +31,7 @@ import {
 } from "./config/claude_settings.ts";
 import type { RuntimeEventSink } from "./protocol/events.ts";
 import type { WebAccess } from "./protocol/web.ts";
+import { lazyWebAccess } from "./web/lazy_web_access.ts";
 import type { Approver } from "./protocol/approval.ts";
 import type { RuleTexts } from "./permissions/run_rules.ts";
 import type { SidecarStore } from "./store/store.ts";
@@ -233,33 +234,16 @@ export async function createApp(ports: Ports, flags: AppFlags, options: AppOptio
     runtime(emit, runtimeOptions = {}) {
       return runtimeOf(this, emit, runtimeOptions);
     },
-    web: lazyWebAccess(() => app),
+    web: lazyWebAccess(() => ({
+      fetch: globalThis.fetch,
+      clock: app.ports.clock,
+      ids: app.ports.ids,
+      provider: () => app.provider(),
+      model: app.config.model,
+      smallFastModel: app.config.smallFastModel,
+    })),
   };
   return app;
-}
-
-/**
- * The run's WebAccess, its module (lib/web/) loaded on the first web call: a run that makes none never
- * loads it. WebFetch answers with the small, fast model, WebSearch with the session's.
- */
-function lazyWebAccess(appOf: () => App): WebAccess {
-  let access: Promise<WebAccess> | undefined;
-  const load = () =>
-    access ??= import("./web/web_access.ts").then(({ webAccess }) => {
-      const app = appOf();
-      return webAccess({
-        fetch: globalThis.fetch,
-        clock: app.ports.clock,
-        ids: app.ports.ids,
-        provider: () => app.provider(),
-        model: app.config.model,
-        smallFastModel: app.config.smallFastModel,
-      });
-    });
-  return {
-    fetch: async (request, signal) => (await load()).fetch(request, signal),
-    search: async (request, signal) => (await load()).search(request, signal),
-  };
 }
 
 function runtimeOf(app: App, emit: RuntimeEventSink, options: RuntimeOptions): Runtime {

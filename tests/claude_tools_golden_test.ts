@@ -45,7 +45,7 @@ const CLAUDE_ONLY_TOOLS: Record<string, string> = {
   SendMessage: "agent teams and cross-session messages: not a Blade feature",
   ReportFindings: "Claude Code's review UI; Blade's review agent answers in JSON",
   ScheduleWakeup: "the /loop command: not a Blade feature",
-  Skill: "skills are issue 30 (docs/reference/tools.md)",
+  Skill: "offered when the session has skills (docs/guides/memory.md); this run has none",
   Workflow: "workflow scripts: not a Blade feature",
 };
 
