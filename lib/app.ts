@@ -234,14 +234,7 @@ export async function createApp(ports: Ports, flags: AppFlags, options: AppOptio
     runtime(emit, runtimeOptions = {}) {
       return runtimeOf(this, emit, runtimeOptions);
     },
-    web: lazyWebAccess(() => ({
-      fetch: globalThis.fetch,
-      clock: app.ports.clock,
-      ids: app.ports.ids,
-      provider: () => app.provider(),
-      model: app.config.model,
-      smallFastModel: app.config.smallFastModel,
-    })),
+    web: lazyWebAccess(() => app),
   };
   return app;
 }

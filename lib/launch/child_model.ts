@@ -1,4 +1,4 @@
-// Owns which model a child runs on (docs/reference/task-tool.md "Model"): the Agent call's `model`
+// Owns which model a child runs on (docs/reference/task-tool.md "Agent"): the Agent call's `model`
 // (`sonnet`, `opus`, `haiku`, `inherit` or an id) first, as in Claude Code, then
 // CLAUDE_CODE_SUBAGENT_MODEL, then the agent definition's `model` (`inherit` = the parent's), all
 // under the ceiling of a configured `availableModels` list. Pure; the launch plan freezes the answer
