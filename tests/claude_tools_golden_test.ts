@@ -41,7 +41,6 @@ const CLAUDE_ONLY_TOOLS: Record<string, string> = {
   EnterWorktree: "Blade isolates a subagent with Agent's isolation: worktree instead",
   ExitWorktree: "Blade isolates a subagent with Agent's isolation: worktree instead",
   ListAgents: "agent teams and cross-session messages: not a Blade feature",
-  Monitor: "not built yet (issue 32 item 5)",
   SendMessage: "agent teams and cross-session messages: not a Blade feature",
   ReportFindings: "Claude Code's review UI; Blade's review agent answers in JSON",
   ScheduleWakeup: "the /loop command: not a Blade feature",
@@ -69,6 +68,8 @@ const KNOWN_DIFFERENCES: Record<string, string> = {
   "Bash.dangerouslyDisableSandbox": "ignored: Blade's OS sandbox has no per-call opt-out",
   "Read.pages": "ignored: Blade reads no PDF pages",
   "Read.allow_large": "ignored: Blade's Read has its own bounds",
+  "Monitor.ws": "dropped: Blade watches commands only (a call without a command is an error result)",
+  "Monitor.timeout_ms": "a whole number of milliseconds in Blade (Claude Code: any number)",
 };
 
 function typeOk(claude: Json, blade: Json): boolean {
@@ -269,3 +270,30 @@ for (const mode of ["default", "plan", "dontAsk"]) {
     assert.deepEqual(blade.slice(6).map((r) => r.isError), [true, true]);
   });
 }
+
+/** The notification blocks of the requests' last messages, ids and tool call ids normalised. */
+function notifications(requests: { last?: Json[] }[]): string[] {
+  return requests.flatMap((r) => (r.last ?? []).filter((b) => b.type === "text")).map((b) =>
+    /<task-notification>[\s\S]*?<\/task-notification>/.exec(String(b.text))?.[0] ?? ""
+  ).filter((t) => t !== "").map((t) =>
+    t.replace(/<task-id>[^<]*</g, "<task-id>ID<").replace(/<tool-use-id>[^<]*</g, "<tool-use-id>CALL<")
+      .replace(/<output-file>[^<]*<\/output-file>\n/g, "")
+  );
+}
+
+Deno.test("tool goldens: a background command's end and a Monitor's events are told as Claude Code tells them", async () => {
+  for (const name of ["background_shell", "monitor"]) {
+    const cc = notifications((await fixture(name)).requests);
+    await using sandbox = await bladeSandbox();
+    await using server = await runCase(sandbox, caseNamed(name));
+    const blade = notifications(bladeRequests(server));
+    if (name === "background_shell") assert.deepEqual(blade, cc);
+    else {
+      // The same notices in order; how the lines group into events depends on timing.
+      assert.deepEqual(blade.at(-1), cc.at(-1));
+      const lines = (list: string[]) =>
+        list.slice(0, -1).map((n) => /<event>([\s\S]*)<\/event>/.exec(n)?.[1]).join("\n");
+      assert.equal(lines(blade), lines(cc));
+    }
+  }
+});

@@ -117,8 +117,11 @@ Deno.test({
       "--trust-workspace",
       "--permission-mode",
       "yolo",
+      // Print mode waits for background commands as for background children: this ends the wait.
+      "--background-wait",
+      "1",
     ]);
-    assert.equal(run.code, 0, run.stderr);
+    assert.equal(run.code, 1, run.stderr);
     assert.match(run.stdout, /Started the server\./);
     await assertNoProcessWith(marker);
   },

@@ -18,7 +18,6 @@ const PROGRAMS: Readonly<Record<string, RegExp | null>> = {
   head: null,
   tail: null,
   wc: null,
-  echo: null,
   file: null,
   stat: null,
   du: null,

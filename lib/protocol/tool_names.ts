@@ -19,6 +19,7 @@ export const BLADE_TOOL_NAMES: readonly string[] = [
   AGENT_TOOL,
   "TaskOutput",
   "TaskStop",
+  "Monitor",
   "Skill",
 ];
 

@@ -23,7 +23,7 @@ import type { ChildRunner } from "../child/child_runner.ts";
 import type { ChildMcp } from "../run/child_mcp.ts";
 import { BackgroundRuns } from "../run/background.ts";
 import { Semaphore } from "../run/semaphore.ts";
-import { ShellTasks } from "../run/shells.ts";
+import { ShellTasks, withShells } from "../run/shells.ts";
 import { SubagentRuntime } from "../run/subagents.ts";
 import type { SubagentEnv } from "../run/subagent_env.ts";
 import { recoverSession } from "../recovery/restart.ts";
@@ -186,7 +186,13 @@ export class Runtime implements AsyncDisposable {
             env.background.rememberCall({ agentId: ref.agentId, callId: ref.callId, owner: runtime.owner });
           }
         }
-        return tolerantTrim(env.background.pendingFor(runtime.owner, delivered), d.emit, parent.sessionId);
+        const children = tolerantTrim(
+          env.background.pendingFor(runtime.owner, delivered),
+          d.emit,
+          parent.sessionId,
+        );
+        // Background commands and monitors are waited for and told about like background children.
+        return withShells(children, env.shells.pendingFor(runtime.owner));
       },
       recover: (session) => this.#recover(session),
     };

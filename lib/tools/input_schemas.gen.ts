@@ -301,6 +301,28 @@ export const INPUT_SCHEMAS: Readonly<Record<string, Record<string, unknown>>> = 
       },
     },
   },
+  "Monitor": {
+    "type": "object",
+    "properties": {
+      "description": {
+        "type": "string",
+        "minLength": 1,
+        "description": "Short description of what you are monitoring (it is in every notice).",
+      },
+      "timeout_ms": {
+        "description":
+          "Stop the monitor after this many milliseconds (default 300000; above 600000 counts as 600000). You are notified at expiry and can re-arm.",
+        "type": "integer",
+        "minimum": 1000,
+        "maximum": 3600000,
+      },
+      "command": {
+        "description": "Shell command or script. Each stdout line is an event; its exit ends the watch.",
+        "type": "string",
+      },
+    },
+    "required": ["description"],
+  },
   "Skill": {
     "type": "object",
     "properties": {

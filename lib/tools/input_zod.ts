@@ -92,6 +92,18 @@ export const webSearchInput = z.object({
   blocked_domains: z.array(z.string()).optional().describe("Never include results from these domains"),
 });
 
+export const monitorInput = z.object({
+  description: z.string().min(1).describe(
+    "Short description of what you are monitoring (it is in every notice).",
+  ),
+  timeout_ms: z.number().int().min(1000).max(3_600_000).optional().describe(
+    "Stop the monitor after this many milliseconds (default 300000; above 600000 counts as 600000). You are notified at expiry and can re-arm.",
+  ),
+  command: z.string().optional().describe(
+    "Shell command or script. Each stdout line is an event; its exit ends the watch.",
+  ),
+});
+
 export const bashInput = z.object({
   command: z.string().min(1).describe("The command to execute"),
   // Capped at run time by BASH_MAX_TIMEOUT_MS (default 10 minutes).
@@ -159,6 +171,7 @@ export type GlobInput = z.infer<typeof globInput>;
 export type GrepInput = z.infer<typeof grepInput>;
 export type BashInput = z.infer<typeof bashInput>;
 export type NotebookEditInput = z.infer<typeof notebookEditInput>;
+export type MonitorInput = z.infer<typeof monitorInput>;
 export type WebFetchInput = z.infer<typeof webFetchInput>;
 export type WebSearchInput = z.infer<typeof webSearchInput>;
 export type TaskInput = z.infer<typeof agentInput>;
@@ -180,5 +193,6 @@ export const BUILT_IN_INPUTS: readonly (readonly [string, z.ZodType])[] = [
   ["Agent", agentInput],
   ["TaskOutput", taskOutputInput],
   ["TaskStop", taskStopInput],
+  ["Monitor", monitorInput],
   ["Skill", skillInput],
 ];

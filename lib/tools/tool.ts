@@ -40,18 +40,16 @@ export interface ToolContext {
   extraEnv?: Record<string, string>;
   /** The session's commands may reach the network from their sandbox (yolo, or a rule allowing all of Bash). */
   commandNetwork?: boolean;
-  /** The session's commands may write nothing (a read-only auditor), whatever its mode. */
+  /**
+   * The command may write nothing, whatever the session's mode: a read-only auditor's, or a read-only
+   * command allowed without a rule (docs/reference/tools.md); in the OS sandbox it gets the read-only profile.
+   */
   readOnlyCommands?: boolean;
   /**
    * The shell Bash runs commands with, resolved by the main thread (a child in a Worker can neither
    * read PATH nor stat /bin/bash); absent = found from PATH.
    */
   shell?: string;
-  /**
-   * The command may write nothing (a read-only command allowed without a rule, or a read-only
-   * auditor's): where an OS sandbox runs, it runs in the read-only profile (docs/reference/tools.md).
-   */
-  readOnlyCommands?: boolean;
   /** How the session reaches the web (WebFetch, WebSearch); absent = it cannot. */
   web?: WebAccess | undefined;
   /**
