@@ -6,7 +6,7 @@
 
 import type { Ports } from "./sys/mod.ts";
 import type { Provider } from "./protocol/provider.ts";
-import { type ProviderConfig, providerFromConfig } from "./provider/factory.ts";
+import { type ProviderConfig, providerFromConfig, withStallTimeout } from "./provider/factory.ts";
 import { BladeError } from "./errors.ts";
 import {
   type ConfigFlags,
@@ -30,8 +30,7 @@ import {
   settingsFlagLayer,
 } from "./config/claude_settings.ts";
 import type { RuntimeEventSink } from "./protocol/events.ts";
-import type { WebAccess } from "./protocol/web.ts";
-import { lazyWebAccess } from "./web/lazy_web_access.ts";
+import { webAccessOf } from "./web/lazy_web_access.ts";
 import type { Approver } from "./protocol/approval.ts";
 import type { RuleTexts } from "./permissions/run_rules.ts";
 import type { SidecarStore } from "./store/store.ts";
@@ -111,8 +110,6 @@ export interface App {
   registry(): Promise<RegistrySnapshot>;
   /** The subagent runtime of one run; dispose it (`await using`) when the run is over. */
   runtime(emit: RuntimeEventSink, options?: RuntimeOptions): Runtime;
-  /** How the run's sessions reach the web (WebFetch, WebSearch); lib/web/ loads on its first call. */
-  web: WebAccess;
 }
 
 /**
@@ -234,7 +231,6 @@ export async function createApp(ports: Ports, flags: AppFlags, options: AppOptio
     runtime(emit, runtimeOptions = {}) {
       return runtimeOf(this, emit, runtimeOptions);
     },
-    web: lazyWebAccess(() => app),
   };
   return app;
 }
@@ -258,7 +254,7 @@ function runtimeOf(app: App, emit: RuntimeEventSink, options: RuntimeOptions): R
     ...(options.approve === undefined ? {} : { approve: options.approve }),
     ...(options.onlyTools === undefined ? {} : { onlyTools: options.onlyTools }),
     mcp: () => childMcp(app, options),
-    web: app.web,
+    web: webAccessOf(app),
   });
 }
 
@@ -295,11 +291,6 @@ async function registryOf(app: App): Promise<RegistrySnapshot> {
     ...(app.flags.agentsJson === undefined ? {} : { agentsJson: app.flags.agentsJson }),
   });
   return snapshot;
-}
-
-/** A child whose model stream makes no progress for this long fails with a stall error. */
-function withStallTimeout(config: ProviderConfig, stallMs: number): ProviderConfig {
-  return config.kind === "scripted" ? config : { ...config, streamIdleTimeoutMs: stallMs };
 }
 
 /** Children run in Workers under their own Deno permissions unless BLADE_CHILD_SANDBOX=none. */

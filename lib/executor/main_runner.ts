@@ -26,7 +26,7 @@ import type { PendingWork } from "../protocol/delivery.ts";
 import type { Approver } from "../protocol/approval.ts";
 import type { SessionContext } from "./session_context.ts";
 import { expandPrompt, userBlocks } from "./prompt_expansion.ts";
-import type { WebAccess } from "../protocol/web.ts";
+import { webAccessOf } from "../web/lazy_web_access.ts";
 import { AGENT_TOOL } from "../protocol/tool_names.ts";
 
 /** What the subagent layer adds to a top-level session. */
@@ -116,13 +116,11 @@ export interface MainSessionDeps {
   /** Canonical `--add-dir` folders. */
   additionalDirs: readonly string[];
   trust: { trusted: boolean };
-  config: Pick<ResolvedConfig, "model" | "maxTokens" | "permissionMode" | "maxTurns">;
+  config: Pick<ResolvedConfig, "model" | "maxTokens" | "permissionMode" | "maxTurns" | "smallFastModel">;
   /** Settings `env` for the commands the session's tools run. */
   claude?: { env: Record<string, string> };
   redact(text: string): string;
   provider(): Promise<Provider>;
-  /** How the session's web tools reach the web; absent = WebFetch and WebSearch fail. */
-  web?: WebAccess | undefined;
 }
 
 /** Opening options of a top-level session (print mode and the interactive session share them). */
@@ -269,7 +267,7 @@ async function buildMainSession(
       ? {}
       : { extraEnv: app.claude.env }),
     rules: o.rules ?? NO_RULES,
-    web: app.web,
+    web: webAccessOf(app),
     emit: o.emit,
     ...(o.context === undefined ? {} : { context: o.context.blocks }),
     ...(o.context?.beforeToolCall === undefined ? {} : { beforeToolCall: o.context.beforeToolCall }),

@@ -14,6 +14,15 @@ export interface WebRun {
   provider(): Promise<Provider>;
 }
 
+const byRun = new WeakMap<WebRun, WebAccess>();
+
+/** The run's one WebAccess (one page cache for every session and child of the run). */
+export function webAccessOf(run: WebRun): WebAccess {
+  let access = byRun.get(run);
+  if (access === undefined) byRun.set(run, access = lazyWebAccess(() => run));
+  return access;
+}
+
 /** A WebAccess whose module loads on its first call; the run is read then. */
 export function lazyWebAccess(runOf: () => WebRun): WebAccess {
   let access: Promise<WebAccess> | undefined;
