@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { z } from "zod";
-import { compileInputSchema } from "./input_check.ts";
+import { builtInInput, compileInputSchema } from "./input_check.ts";
 import { INPUT_SCHEMAS } from "./input_schemas.gen.ts";
 import { BUILT_IN_INPUTS } from "./input_zod.ts";
 import { coreTools } from "./registry.ts";
@@ -83,6 +83,14 @@ const tools: AnyTool[] = [
     stop: () => Promise.reject(new Error("unused")),
   }),
   skillTool({ names: () => [], load: () => Promise.reject(new Error("unused")) }),
+  // Monitor is built by lib/run/monitor.ts (above this layer) with the same builtInInput.
+  {
+    name: "Monitor",
+    description: "",
+    kind: "execute",
+    ...builtInInput("Monitor"),
+    run: () => Promise.reject(new Error("unused")),
+  },
 ];
 
 const issuesOf = (
