@@ -10,6 +10,7 @@ import { type Io, redactedIo } from "./io.ts";
 import { parseOrUsage, RUN_OPTIONS } from "./args.ts";
 import { expandVariadic } from "./claude_flags.ts";
 import { appFlagsOf, outputFormatOf, rulesFromFlags } from "./print_flags.ts";
+import type { OutputFormat } from "./print_render.ts";
 import { printTrustWarning } from "./trust_warning.ts";
 import { interruptController, type PrintSink, printSink } from "./print_turn.ts";
 import { readStdin } from "../sys/signals.ts";
@@ -17,7 +18,8 @@ import { mcpFlagsOf, startMcp } from "./mcp_wiring.ts";
 import { SubagentRuntime } from "../run/subagents.ts";
 import type { SubagentEnv } from "../run/subagent_env.ts";
 import type { RuntimeEvent } from "../protocol/events.ts";
-import { VERDICT_AGENTS, verdictFailure } from "../verification/verdict.ts";
+import { VERDICT_AGENTS } from "../verification/verdict.ts";
+import { directRunOutcome } from "../executor/run_outcome.ts";
 import { openSession } from "../session/open.ts";
 import { ChildUsage, type DirectRunOutcome, runDirect } from "../admin/direct_run.ts";
 import { newAgentId } from "../sys/ids.ts";
@@ -76,11 +78,16 @@ function finishRun(
   outcome: DirectRunOutcome,
 ): "completed" | "failed" | "cancelled" {
   const audited = VERDICT_AGENTS.includes(run.agent);
-  const unmet = audited && outcome.status === "completed" ? verdictFailure(outcome.verdict) : undefined;
-  const error = outcome.error === undefined
-    ? unmet
-    : { code: outcome.errorCode ?? "subagent_failed", message: outcome.error };
-  const status = unmet === undefined ? outcome.status : "failed";
+  const failure = outcome.error === undefined ? undefined : {
+    message: outcome.error,
+    ...(outcome.errorCode === undefined ? {} : { lost: { code: outcome.errorCode, message: outcome.error } }),
+  };
+  const { status, error } = directRunOutcome({
+    status: outcome.status,
+    audited,
+    ...(failure === undefined ? {} : { failure }),
+    ...(outcome.verdict === undefined ? {} : { verdict: outcome.verdict }),
+  });
   sink.finish({
     sessionId: run.sessionId,
     status,
@@ -125,6 +132,18 @@ function directLauncher(
     });
 }
 
+/** Where the run's events go: its output format, redacted (secrets split over deltas too). */
+function runSink(io: Io, app: App, format: OutputFormat): PrintSink {
+  const timer = app.ports.clock.timer.bind(app.ports.clock);
+  return printSink(io, {
+    format,
+    mainSessionId: () => undefined,
+    cwd: app.workspace,
+    timer,
+    secrets: app.secrets,
+  });
+}
+
 export async function runAgentCommand(argv: string[], ports: Ports, io: Io): Promise<number> {
   const { values, positionals } = parseRunArgs(argv);
   if (values.help === true) {
@@ -145,12 +164,7 @@ export async function runAgentCommand(argv: string[], ports: Ports, io: Io): Pro
     model: app.config.model,
     redact: app.redact,
   });
-  const sink: PrintSink = printSink(io, {
-    format,
-    mainSessionId: () => undefined,
-    cwd: app.workspace,
-    timer: ports.clock.timer.bind(ports.clock),
-  });
+  const sink = runSink(io, app, format);
   // A detached copy (`--background`) runs the child as a background run of its ad-hoc parent, so
   // `blade tasks cancel` reaches it, and waits for it before exiting.
   const id = detachedId === undefined ? newAgentId(ports.ids) : validateSessionId(detachedId);

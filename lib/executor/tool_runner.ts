@@ -1,8 +1,9 @@
 // Owns running a model answer's tool calls for one session: durable identity before execution
 // (each call's `prepare()` may rewrite its input and add parts persisted with the call), then each
-// call validated (zod), gated (the permission gate, then the `beforeToolCall` hook) and run —
-// concurrent tools (Task) at once, the others one after another in call order. A tool never
-// crashes the loop: every failure becomes an error result the model sees.
+// call validated (zod), gated (the permission gate, then the `beforeToolCall` hook point, whose
+// rewritten input is validated and gated again), run, and its result passed to the `afterToolCall`
+// hook point (hooks.ts) — concurrent tools (Task) at once, the others one after another in call
+// order. A tool never crashes the loop: every failure becomes an error result the model sees.
 
 import { loadBashParser } from "../shell/bash_parser.ts";
 import type { Message, ToolCallBlock } from "../protocol/messages.ts";
@@ -17,64 +18,59 @@ import type {
   ToolResult,
 } from "../tools/tool.ts";
 import { decide, type GateDecision, searchRefusal } from "../permissions/gate.ts";
+import { type ReadScope, readScope } from "../permissions/read_scope.ts";
 import { pathArgument, type RuleSet, type ToolRule } from "../protocol/tool_rule.ts";
 import type { PermissionMode } from "../protocol/permission_mode.ts";
 import { canonicalPath, resolveToolPath } from "../tools/paths.ts";
 import { describeError } from "../errors.ts";
 import { canonicalToolName } from "../protocol/tool_names.ts";
 import type { WebAccess } from "../protocol/web.ts";
+import { HookPoints, hookPoints, type LoopHooks, type ToolCallRequest } from "./hooks.ts";
 
-/** A call that passed validation and the permission gate, about to run. */
-export interface ToolCallRequest {
-  tool: AnyTool;
-  call: ToolCallBlock;
-  /** The input as the tool's schema parsed it. */
-  input: unknown;
-  ctx: ToolContext;
-}
+export type { ToolCallRequest } from "./hooks.ts";
 
-/** A further gate after the permission gate: deny beats allow, and the denial text is the result. */
-export type BeforeToolCall = (request: ToolCallRequest) => GateDecision | Promise<GateDecision>;
+/** The `beforeToolCall` hook point (hooks.ts) as a type of its own. */
+export type BeforeToolCall = NonNullable<LoopHooks["beforeToolCall"]>;
 
 /** Where a session's tools act and under which permissions (the loop and its builder share it). */
 export interface ToolPolicy {
   workspaceRoot: string;
   /** The run's `--add-dir` folders (canonical), handed to every tool call. */
-  additionalDirs?: readonly string[];
+  additionalDirs?: readonly string[] | undefined;
   storageRoot: string;
   /** The git worktree the session is isolated in (handed to every tool call). */
-  worktree?: ActiveWorktree;
+  worktree?: ActiveWorktree | undefined;
   /** Environment and shell of the session's commands. */
-  commands?: CommandSetup;
+  commands?: CommandSetup | undefined;
   trusted: boolean;
   mode: PermissionMode;
   /** Settings `env`: added to the environment of the commands tools run. */
-  extraEnv?: Record<string, string>;
+  extraEnv?: Record<string, string> | undefined;
   /**
    * Allow, ask and deny rules of the session (the run's flags and settings; for a child also the
    * disallowedTools of its agent and of every agent above it).
    */
   rules: RuleSet;
   /** The `tools` rules of the agent and every agent above it, one layer each (permissions/gate.ts). */
-  limits?: readonly (readonly ToolRule[])[];
+  limits?: readonly (readonly ToolRule[])[] | undefined;
   /** How the session's web tools reach the web (ToolContext.web). */
   web?: WebAccess | undefined;
 }
 
-export interface ToolRunnerOptions extends ToolPolicy {
+/** The tools of one session and where they act; its `beforeToolCall`/`afterToolCall` hook points (hooks.ts). */
+export interface ToolRunnerOptions extends ToolPolicy, Pick<LoopHooks, "beforeToolCall" | "afterToolCall"> {
   ports: Ports;
   /** The session's tools; a promise while the tool modules still load (a Worker child). */
   tools: readonly AnyTool[] | PromiseLike<readonly AnyTool[]>;
   /** Tools that can change between model requests (MCP servers), looked up after `tools`. */
-  live?: LiveTools;
+  live?: LiveTools | undefined;
   sessionId: string;
   emit: RuntimeEventSink;
-  beforeToolCall?: BeforeToolCall;
   /**
    * Asks a person about a call the gate refused as askable (the interactive session,
    * executor/approval_step.ts); without it the refusal stands (print mode, background children).
    */
-  ask?: AskApproval;
+  ask?: AskApproval | undefined;
 }
 
 export type AskApproval = (
@@ -93,12 +89,14 @@ export interface PreparedCalls {
 
 export class ToolRunner {
   #o: ToolRunnerOptions;
+  #hooks: HookPoints;
   #loaded: readonly AnyTool[] | undefined;
   /** The files this session read (ToolContext.readFiles). */
   #read = new Map<string, number | null>();
 
   constructor(options: ToolRunnerOptions) {
     this.#o = options;
+    this.#hooks = new HookPoints(hookPoints(options), { emit: options.emit, sessionId: options.sessionId });
   }
 
   /** Changes the permission mode for the next calls (the interactive /permissions). */
@@ -230,23 +228,50 @@ export class ToolRunner {
       );
       return error(`Invalid tool input for ${call.name}: ${issues}`);
     }
-    const gate = await this.#gate({ tool, call, input: parsed.data, ctx });
+    const request: ToolCallRequest = { tool, call, input: parsed.data, ctx };
+    const gate = await this.#gate(request);
     if (!gate.allow) {
       return {
         ...error(gate.message, true),
         ...(gate.allowWith === undefined ? {} : { allowWith: gate.allowWith }),
       };
     }
+    const rewritten = gate.input === undefined ? undefined : await this.#rewrite(request, gate.input);
+    if (rewritten !== undefined && !rewritten.allow) return error(rewritten.message, true);
+    const input = rewritten === undefined ? parsed.data : rewritten.input;
     if (ctx.signal.aborted) return error("Interrupted before the tool ran.");
+    let result: ToolResult;
     try {
-      const result = await tool.run(
-        parsed.data,
+      // A read-only command allowed without a rule runs read-only (the OS sandbox's read-only profile).
+      result = await tool.run(
+        input,
         gate.readOnlyCommand === true ? { ...ctx, readOnlyCommands: true } : ctx,
       );
-      return { result, denied: result.denied === true };
     } catch (e) {
       return error(`Tool ${call.name} failed unexpectedly: ${describeError(e)}`);
     }
+    if (this.#o.afterToolCall !== undefined) result = await this.#hooks.after({ ...request, input }, result);
+    return { result, denied: result.denied === true };
+  }
+
+  /**
+   * An input a `beforeToolCall` hook rewrote: validated by the tool's schema and passed through the
+   * permission gate again (no hook, no person asked), so a rewrite gets nowhere the original could not.
+   */
+  async #rewrite(
+    request: ToolCallRequest,
+    input: Record<string, unknown>,
+  ): Promise<{ allow: true; input: unknown } | { allow: false; message: string }> {
+    const { tool, call, ctx } = request;
+    const parsed = tool.schema.safeParse(input);
+    if (!parsed.success) {
+      return { allow: false, message: `A hook rewrote the input of ${call.name} into an invalid one.` };
+    }
+    const path = await this.#rulePath(tool.name, input, ctx);
+    const decision = await this.#permission({ tool, call: { ...call, input } }, path);
+    if (!decision.allow) return decision;
+    // The call stays as the model made it (persisted, and in the conversation); the tool runs this.
+    return { allow: true, input: parsed.data };
   }
 
   /** The real path a path rule is matched against (undefined when the tool has no path or it cannot be resolved). */
@@ -263,15 +288,59 @@ export class ToolRunner {
     return await canonicalPath(ctx.ports.fs, resolveToolPath(ctx, path)).catch(() => undefined);
   }
 
-  /** The permission gate (trust, mode, the run's rules, the agent's limits), then the session's own hook. */
-  async #gate(request: ToolCallRequest): Promise<GateDecision> {
+  #reads: Promise<ReadScope> | undefined;
+
+  /** Where this session reads without asking, and what it never reads (home resolved once). */
+  #readScope(): Promise<ReadScope> {
+    const o = this.#o;
+    return this.#reads ??= (async () => {
+      const home = o.ports.env.home();
+      const real = home === undefined ? undefined : await canonicalPath(o.ports.fs, home).catch(() => home);
+      return readScope({
+        workspaceRoot: o.workspaceRoot,
+        storageRoot: o.storageRoot,
+        ...(o.additionalDirs === undefined ? {} : { additionalDirs: o.additionalDirs }),
+        ...(real === undefined ? {} : { home: real }),
+      });
+    })();
+  }
+
+  /**
+   * The permission gate (trust, mode, the run's rules, the agent's limits; a person when askable), then
+   * the `beforeToolCall` hook point, which can only refuse or rewrite the input.
+   */
+  async #gate(request: ToolCallRequest): Promise<GateDecision & { input?: Record<string, unknown> }> {
     const o = this.#o;
     const { tool, call, ctx } = request;
     const path = await this.#rulePath(tool.name, call.input, ctx);
+    const decision = await this.#permission(request, path);
+    if (!decision.allow && decision.askable && o.ask !== undefined) {
+      const asked = await o.ask(call, { path, reason: decision.message }, ctx.signal);
+      if (!asked.allowed) return { allow: false, askable: false, message: asked.message };
+      // Whoever approved this very command approved what it does, the network included
+      // (docs/reference/permissions.md "The OS sandbox"); ctx is this call's own.
+      ctx.commandNetwork = true;
+    } else if (!decision.allow) return decision;
+    // A read-only command allowed without a rule keeps that mark (it runs read-only) past the hook.
+    const readOnly = decision.allow && decision.readOnlyCommand === true;
+    if (o.beforeToolCall === undefined) return readOnly ? decision : { allow: true };
+    const answer = await this.#hooks.before(request);
+    if (!answer.allow) return { allow: false, askable: answer.askable ?? false, message: answer.message };
+    return readOnly ? { ...answer, readOnlyCommand: true } : answer;
+  }
+
+  /** The permission gate's decision on a call (trust, mode, the run's rules, the agent's limits). */
+  async #permission(
+    request: { tool: AnyTool; call: ToolCallBlock },
+    path: string | undefined,
+  ): Promise<GateDecision> {
+    const o = this.#o;
+    const { tool, call } = request;
     const home = o.ports.env.home();
     // Bash rules are matched on a bash parse (shell/command_line.ts), loaded on the first command.
     if (typeof call.input.command === "string") await loadBashParser();
-    const decision = decide({
+    return decide({
+      reads: await this.#readScope(),
       name: tool.name,
       kind: tool.kind,
       input: call.input,
@@ -283,26 +352,7 @@ export class ToolRunner {
       scope: { workspaceRoot: o.workspaceRoot, ...(home === undefined ? {} : { home }) },
       ...(o.additionalDirs === undefined ? {} : { additionalDirs: o.additionalDirs }),
       ...(tool.readOnly === true ? { readOnly: true } : {}),
+      storageRoot: o.storageRoot,
     });
-    if (!decision.allow && decision.askable && o.ask !== undefined) {
-      const asked = await o.ask(call, { path, reason: decision.message }, ctx.signal);
-      if (!asked.allowed) return { allow: false, askable: false, message: asked.message };
-      // Whoever approved this very command approved what it does, the network included
-      // (docs/reference/permissions.md "The OS sandbox"); ctx is this call's own.
-      ctx.commandNetwork = true;
-    } else if (!decision.allow) return decision;
-    // A read-only command allowed without a rule keeps that mark (it runs read-only) past the hook.
-    const readOnly = decision.allow && decision.readOnlyCommand === true;
-    if (o.beforeToolCall === undefined) return readOnly ? decision : { allow: true };
-    try {
-      const hook = await o.beforeToolCall(request);
-      return hook.allow && readOnly ? { ...hook, readOnlyCommand: true } : hook;
-    } catch (e) {
-      return {
-        allow: false,
-        askable: false,
-        message: `${call.name} was refused: the permission check failed (${describeError(e)}).`,
-      };
-    }
   }
 }

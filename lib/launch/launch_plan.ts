@@ -104,10 +104,14 @@ const refuse = (refusal: string): LaunchPlan => ({ ok: false, refusal });
  */
 export function snapshotOf(
   definition: AgentDefinition,
-  parent: Pick<LaunchParent, "mode" | "rules">,
-  choice: { isolation: "none" | "worktree"; model: string },
+  o: {
+    parent: Pick<LaunchParent, "mode" | "rules">;
+    isolation: "none" | "worktree";
+    /** The model child_model.ts chose. */
+    model: string;
+  },
 ): ConfigSnapshot {
-  const { isolation, model } = choice;
+  const { parent, isolation, model } = o;
   // The capability ceiling: never wider than the parent's effective mode.
   const permissionMode = capMode(definition.permissionMode, parent.mode).mode;
   return {
@@ -182,43 +186,44 @@ function depthRefusal(parent: LaunchParent): string | undefined {
     : undefined;
 }
 
+/** What a launch is decided against: the agents, the parent, the time, and a resumed source. */
+export interface LaunchContext {
+  registry: RegistryView;
+  parent: LaunchParent;
+  /** The caller's clock reading (the plan itself is pure). */
+  now: number;
+  /** The looked-up source of a `resume_from` call. */
+  resume?: ResumeLookup | undefined;
+}
+
 /**
  * The sidecar record and the child's spec for a launch, or why the call is refused. A call with
  * `resume_from` needs `resume` (the looked-up source): it is decided by planResume and runs with the
  * source's frozen snapshot, messages, workspace, isolation and lineage.
  */
-export function planLaunch(
-  input: TaskRequest,
-  registry: RegistryView,
-  parent: LaunchParent,
-  now: number,
-  resume?: ResumeLookup,
-): LaunchPlan {
+export function planLaunch(input: TaskRequest, context: LaunchContext): LaunchPlan {
+  const { registry, parent, now, resume } = context;
   const from = resumeSourceOf(input);
-  if (from !== undefined) return planResumedLaunch(input, from, parent, now, resume);
+  if (from !== undefined) return planResumedLaunch(input, { from, parent, now, lookup: resume });
   const admitted = admit(input, registry, parent);
   if ("refusal" in admitted) return refuse(admitted.refusal);
   const { type, definition, isolation } = admitted;
   const id = input.subagent_session_id;
   const chosen = modelFor(input, definition, parent);
   if ("refusal" in chosen) return refuse(chosen.refusal);
-  const config = snapshotOf(definition, parent, { isolation, model: chosen.model });
-  const record = runningRecord(
-    {
-      id,
-      subagentType: type,
-      description: input.description,
-      prompt: input.prompt,
-      messages: [],
-      background: input.run_in_background === true || definition.background,
-      lineage: { rootAgentId: id, resumeDepth: 0 },
-      configSnapshot: config,
-      workspaceRoot: parent.workspaceRoot,
-      isolation,
-    },
-    parent,
-    now,
-  );
+  const config = snapshotOf(definition, { parent, isolation, model: chosen.model });
+  const record = runningRecord({
+    id,
+    subagentType: type,
+    description: input.description,
+    prompt: input.prompt,
+    messages: [],
+    background: input.run_in_background === true || definition.background,
+    lineage: { rootAgentId: id, resumeDepth: 0 },
+    configSnapshot: config,
+    workspaceRoot: parent.workspaceRoot,
+    isolation,
+  }, { parent, now });
 
   return {
     ok: true,
@@ -230,22 +235,16 @@ export function planLaunch(
 
 function planResumedLaunch(
   input: TaskRequest,
-  from: string,
-  parent: LaunchParent,
-  now: number,
-  lookup: ResumeLookup | undefined,
+  o: { from: string; parent: LaunchParent; now: number; lookup: ResumeLookup | undefined },
 ): LaunchPlan {
+  const { from, parent, now, lookup } = o;
   if (lookup === undefined) return refuse(`Cannot resume "${from}": the source run could not be looked up.`);
-  const decision = planResume(
-    {
-      sourceId: from,
-      newId: input.subagent_session_id,
-      ...(input.subagent_type === undefined ? {} : { explicitType: input.subagent_type }),
-      visibleTo: { parentSessionId: parent.sessionId, projectPath: parent.projectPath },
-    },
-    lookup.source,
-    lookup.newIdTaken,
-  );
+  const decision = planResume({
+    sourceId: from,
+    newId: input.subagent_session_id,
+    ...(input.subagent_type === undefined ? {} : { explicitType: input.subagent_type }),
+    visibleTo: { parentSessionId: parent.sessionId, projectPath: parent.projectPath },
+  }, { source: lookup.source, newIdTaken: lookup.newIdTaken });
   if (!decision.ok) return refuse(decision.message);
   const frozen = decision.plan.config.model;
   const asked = input.model === undefined ? undefined : resolveModel(input.model, parent.aliases);
@@ -265,7 +264,11 @@ function planResumedLaunch(
     );
   }
   // The worktree lease is checked against git and taken over by the isolation layer (run/isolation.ts).
-  const record = resumedRecord(input, { ...plan, config: resumedConfig(plan.config, parent) }, parent, now);
+  const record = resumedRecord(input, {
+    plan: { ...plan, config: resumedConfig(plan.config, parent) },
+    parent,
+    now,
+  });
   return {
     ok: true,
     record,
@@ -318,8 +321,8 @@ export function warmSpec(
     subagentType: type,
     description: "",
     prompt: "",
-    // The model is not part of the permission set: the definition's own stands in.
-    config: snapshotOf(definition, parent, { isolation, model: parent.model }),
+    // The model is not part of the permission set: the parent's stands in.
+    config: snapshotOf(definition, { parent, isolation, model: parent.model }),
     parentSessionId: parent.sessionId,
     parentProjectPath: parent.projectPath,
     workspaceRoot: parent.workspaceRoot,

@@ -112,7 +112,7 @@ export function childHost(o: ChildHostInput): ChildHost {
       }
       // The child's final tool list decides, not what the Worker asks for.
       const granted = childTools(spec, tools()).map((t) => t.name);
-      if (call.method === "web") return webCall(env, granted, call, signal);
+      if (call.method === "web") return webCall(env, { granted, call, signal });
       return env.mcp === undefined
         ? Promise.reject(new Error("no MCP servers in this run"))
         : env.mcp.call(spec.id, granted, call.name, call.input, signal);
@@ -129,10 +129,9 @@ export function childHost(o: ChildHostInput): ChildHost {
  */
 function webCall(
   env: SubagentEnv,
-  granted: readonly string[],
-  call: Extract<DelegationCall, { method: "web" }>,
-  signal: AbortSignal,
+  o: { granted: readonly string[]; call: Extract<DelegationCall, { method: "web" }>; signal: AbortSignal },
 ): Promise<unknown> {
+  const { granted, call, signal } = o;
   const tool = call.kind === "fetch" ? "WebFetch" : "WebSearch";
   if (!granted.includes(tool)) return Promise.reject(new Error(`${tool} is not one of this child's tools`));
   if (env.web === undefined) return Promise.reject(new Error(`${tool} is not available in this run`));

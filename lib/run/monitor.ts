@@ -45,11 +45,14 @@ export function monitorTool(shells: ShellTasks, owner: SidecarOwner, clock: Pick
       const events = eventBatcher(clock, (lines) => {
         if (count >= MONITOR_MAX_EVENTS) return;
         count++;
-        shells.notify(owner, `shell:event:${id}:${count}`, monitorEventNotice(id, input.description, lines));
+        shells.notify(owner, {
+          inboxId: `shell:event:${id}:${count}`,
+          text: monitorEventNotice(id, { description: input.description, lines }),
+        });
         if (count === MONITOR_MAX_EVENTS) {
           flooded = true;
           void shells.stop(id);
-          shells.notify(owner, `shell:end:${id}`, end("flooded", null));
+          shells.notify(owner, { inboxId: `shell:end:${id}`, text: end("flooded", null) });
         }
       });
       let count = 0;
@@ -74,11 +77,10 @@ export function monitorTool(shells: ShellTasks, owner: SidecarOwner, clock: Pick
         onEnd: ({ exitCode, timedOutAfterMs }) => {
           events.flush();
           if (flooded) return;
-          shells.notify(
-            owner,
-            `shell:end:${id}`,
-            end(timedOutAfterMs === undefined ? "exited" : "expired", exitCode),
-          );
+          shells.notify(owner, {
+            inboxId: `shell:end:${id}`,
+            text: end(timedOutAfterMs === undefined ? "exited" : "expired", exitCode),
+          });
         },
       });
       return Promise.resolve({

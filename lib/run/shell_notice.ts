@@ -46,7 +46,8 @@ export function shellEndNotice(end: ShellEnd): string {
 }
 
 /** One Monitor event: the lines its command printed together (within 200 ms). */
-export function monitorEventNotice(id: string, description: string, lines: string): string {
+export function monitorEventNotice(id: string, event: { description: string; lines: string }): string {
+  const { description, lines } = event;
   return notification([["task-id", id], ["summary", `Monitor event: "${description}"`], ["event", lines]]);
 }
 

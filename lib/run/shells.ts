@@ -150,14 +150,16 @@ export class ShellTasks {
       else {
         this.notify(
           options.owner,
-          `shell:end:${id}`,
-          shellEndNotice({
-            id,
-            ...(options.callId === undefined ? {} : { callId: options.callId }),
-            label: options.label ?? command,
-            status: shell.status === "completed" ? "completed" : "failed",
-            ...end,
-          }),
+          {
+            inboxId: `shell:end:${id}`,
+            text: shellEndNotice({
+              id,
+              ...(options.callId === undefined ? {} : { callId: options.callId }),
+              label: options.label ?? command,
+              status: shell.status === "completed" ? "completed" : "failed",
+              ...end,
+            }),
+          },
         );
       }
       this.#wake(options.owner);
@@ -167,10 +169,10 @@ export class ShellTasks {
   }
 
   /** Queues a notice for `owner`'s session (a hidden message; its inbox id starts with `shell:`). */
-  notify(owner: SidecarOwner, inboxId: string, text: string): void {
+  notify(owner: SidecarOwner, notice: Notice): void {
     const key = ownerKey(owner);
     const queue = this.#notices.get(key) ?? [];
-    queue.push({ inboxId, text });
+    queue.push(notice);
     this.#notices.set(key, queue);
     this.#wake(owner);
   }

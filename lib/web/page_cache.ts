@@ -31,7 +31,8 @@ export class PageCache {
     return entry.page;
   }
 
-  put(url: string, page: CachedPage, now: number): void {
+  put(url: string, entry: { page: CachedPage; now: number }): void {
+    const { page, now } = entry;
     this.#drop(url);
     if (page.text.length > PAGE_CACHE_MAX_CHARS) return;
     this.#entries.set(url, { page, at: now });
