@@ -29,7 +29,7 @@ Usage:
 - The pattern is matched against paths relative to path (default: the workspace root).
 - Returns absolute file paths sorted by modification time, newest first, at most ${GLOB_MAX_RESULTS}.
 - .git and node_modules are skipped unless the pattern names them.
-- Use this tool to find files by name. For searching file contents use Grep. For open-ended searches that need several rounds, delegate to an agent with the Task tool.`;
+- Use this tool to find files by name. For searching file contents use Grep. For open-ended searches that need several rounds, delegate to an agent with the Agent tool.`;
 
 /** An absolute pattern becomes (literal folder prefix, relative rest). */
 function splitAbsolute(pattern: string): { base: string; rest: string } {

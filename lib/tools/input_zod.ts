@@ -62,6 +62,48 @@ export const grepInput = z.object({
   ),
 });
 
+export const notebookEditInput = z.object({
+  notebook_path: z.string().min(1).describe(
+    "The path of the Jupyter notebook (.ipynb) to edit (absolute, or relative to the workspace root)",
+  ),
+  cell_id: z.string().optional().describe(
+    'The id of the cell to change, as Read shows it (<cell id="…">). With edit_mode insert the new cell goes after it, or first when it is left out.',
+  ),
+  new_source: z.string().describe("The new source of the cell"),
+  cell_type: z.enum(["code", "markdown"]).optional().describe(
+    "The cell's type (code or markdown): default the cell's own; required with edit_mode insert",
+  ),
+  edit_mode: z.enum(["replace", "insert", "delete"]).optional().describe(
+    "replace (the default), insert or delete",
+  ),
+});
+
+export const webFetchInput = z.object({
+  url: z.string().min(1).describe("The URL to fetch (http or https; http is upgraded to https)"),
+  prompt: z.string().min(1).describe("What to find out from the page: the request answered over its content"),
+  offset: z.number().int().min(0).optional().describe(
+    "Where to start reading a page too long for one call, in characters: the value the previous result gave",
+  ),
+});
+
+export const webSearchInput = z.object({
+  query: z.string().min(2).describe("The search query"),
+  allowed_domains: z.array(z.string()).optional().describe("Only include results from these domains"),
+  blocked_domains: z.array(z.string()).optional().describe("Never include results from these domains"),
+});
+
+export const monitorInput = z.object({
+  description: z.string().min(1).describe(
+    "Short description of what you are monitoring (it is in every notice).",
+  ),
+  timeout_ms: z.number().int().min(1000).max(3_600_000).optional().describe(
+    "Stop the monitor after this many milliseconds (default 300000; above 600000 counts as 600000). You are notified at expiry and can re-arm.",
+  ),
+  command: z.string().optional().describe(
+    "Shell command or script. Each stdout line is an event; its exit ends the watch.",
+  ),
+});
+
 export const bashInput = z.object({
   command: z.string().min(1).describe("The command to execute"),
   // Capped at run time by BASH_MAX_TIMEOUT_MS (default 10 minutes).
@@ -76,7 +118,7 @@ export const bashInput = z.object({
   ),
 });
 
-export const taskInput = z.object({
+export const agentInput = z.object({
   subagent_type: z.string().min(1).optional().describe(
     "The type of agent to run (one of the available agent types). Required unless resuming.",
   ),
@@ -89,6 +131,10 @@ export const taskInput = z.object({
   ),
   isolation: z.enum(["none", "worktree"]).optional().describe(
     "worktree: the agent works in its own git worktree (changes are kept on a branch).",
+  ),
+  model: z.string().min(1).optional().describe(
+    'The model the agent runs on: "sonnet", "opus", "haiku", a model id, or "inherit" (this session\'s model). ' +
+      "Omit it to use the agent definition's model. Never more than this session may use.",
   ),
   resume_from: z.string().optional().describe("Continue a finished agent run: its agent id."),
   resume: z.string().optional().describe("Alias of resume_from."),
@@ -107,7 +153,8 @@ export const taskOutputInput = z.object({
 });
 
 export const taskStopInput = z.object({
-  task_id: z.string().min(1).describe("The agent id (or background shell id) to stop."),
+  task_id: z.string().min(1).optional().describe("The agent id (or background shell id) to stop."),
+  shell_id: z.string().min(1).optional().describe("Deprecated: use task_id (KillShell's name for it)."),
 });
 
 export const skillInput = z.object({
@@ -123,7 +170,11 @@ export type EditInput = z.infer<typeof editInput>;
 export type GlobInput = z.infer<typeof globInput>;
 export type GrepInput = z.infer<typeof grepInput>;
 export type BashInput = z.infer<typeof bashInput>;
-export type TaskInput = z.infer<typeof taskInput>;
+export type NotebookEditInput = z.infer<typeof notebookEditInput>;
+export type MonitorInput = z.infer<typeof monitorInput>;
+export type WebFetchInput = z.infer<typeof webFetchInput>;
+export type WebSearchInput = z.infer<typeof webSearchInput>;
+export type TaskInput = z.infer<typeof agentInput>;
 export type TaskOutputToolInput = z.infer<typeof taskOutputInput>;
 export type TaskStopToolInput = z.infer<typeof taskStopInput>;
 export type SkillInput = z.infer<typeof skillInput>;
@@ -136,8 +187,12 @@ export const BUILT_IN_INPUTS: readonly (readonly [string, z.ZodType])[] = [
   ["Glob", globInput],
   ["Grep", grepInput],
   ["Bash", bashInput],
-  ["Task", taskInput],
+  ["NotebookEdit", notebookEditInput],
+  ["WebFetch", webFetchInput],
+  ["WebSearch", webSearchInput],
+  ["Agent", agentInput],
   ["TaskOutput", taskOutputInput],
   ["TaskStop", taskStopInput],
+  ["Monitor", monitorInput],
   ["Skill", skillInput],
 ];
