@@ -5,11 +5,15 @@
 
 import type { Fs } from "../sys/fs.ts";
 import type { StorageLayout } from "../config/storage.ts";
-import type { SidecarRecord } from "../store/schema.ts";
+import type { RunSummary } from "../store/run_summary.ts";
 import { leasePath } from "../session/lease.ts";
+import { isNotFound } from "../sys/errors.ts";
 
 /** Every file of run `record` that exists, in the folders its parent's and its own workspace use. */
-export async function runFiles(layout: StorageLayout, record: SidecarRecord): Promise<string[]> {
+export async function runFiles(
+  layout: StorageLayout,
+  record: Pick<RunSummary, "id" | "parentProjectPath" | "workspaceRoot">,
+): Promise<string[]> {
   const projects = [...new Set([record.parentProjectPath, record.workspaceRoot])];
   const out: string[] = [];
   for (const project of projects) {
@@ -29,15 +33,14 @@ export async function runFiles(layout: StorageLayout, record: SidecarRecord): Pr
 export async function removeRunFiles(
   fs: Fs,
   layout: StorageLayout,
-  record: SidecarRecord,
+  record: Pick<RunSummary, "id" | "parentProjectPath" | "workspaceRoot">,
 ): Promise<string[]> {
   const failed: string[] = [];
   for (const path of await runFiles(layout, record)) {
-    if (await fs.lstat(path) === null) continue;
     try {
       await fs.remove(path);
     } catch (e) {
-      failed.push(`${path}: ${e instanceof Error ? e.message : String(e)}`);
+      if (!isNotFound(e)) failed.push(`${path}: ${e instanceof Error ? e.message : String(e)}`);
     }
   }
   return failed;
