@@ -8,7 +8,7 @@
 // the Fs port; does not walk or read what it filters.
 
 import ignore, { type Ignore } from "ignore";
-import { basename, dirname, join, relative } from "../../path.ts";
+import { basename, dirname, join } from "../../path.ts";
 import type { Fs } from "../../sys/fs.ts";
 import { expandBraces } from "../../protocol/glob_pattern.ts";
 import { GrepRefusal } from "./grep_query.ts";
@@ -131,18 +131,20 @@ export class IgnoreRules {
     const levels = await this.#levelsFor(dir);
     for (const kind of ["rg", "ig", "git"] as const) {
       for (const level of levels) {
-        const r = level[kind]?.test(relative(level.dir, path) + suffix);
-        if (r?.ignored === true) return true;
-        if (r?.unignored === true) return false;
+        const rules = level[kind];
+        if (rules === undefined) continue;
+        const r = rules.test(below(level.dir, path) + suffix);
+        if (r.ignored) return true;
+        if (r.unignored) return false;
       }
     }
     if (this.#exclude === undefined || this.#repoRoot === undefined) return false;
-    return this.#exclude.test(relative(this.#repoRoot, path) + suffix).ignored;
+    return this.#exclude.test(below(this.#repoRoot, path) + suffix).ignored;
   }
 
   /** Whether the walk skips `path` (a file, or a folder when `isDir`), found in folder `dir`. */
   async verdict(path: string, dir: string, isDir: boolean): Promise<Verdict> {
-    const rel = relative(this.#root, path);
+    const rel = below(this.#root, path);
     const o = this.#overrides;
     if (o !== undefined) {
       const m = o.matcher.test(isDir ? `${rel}/` : rel);
@@ -154,4 +156,9 @@ export class IgnoreRules {
     if (!isDir && this.#type !== undefined && !this.#type.test(basename(path)).ignored) return "skip";
     return "keep";
   }
+}
+
+/** `path` relative to `dir`, one of its ancestors (a slice: the walk only asks about paths below). */
+function below(dir: string, path: string): string {
+  return dir.endsWith("/") ? path.slice(dir.length) : path.slice(dir.length + 1);
 }
