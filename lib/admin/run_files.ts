@@ -29,18 +29,35 @@ export async function runFiles(
   return out;
 }
 
-/** Removes the files of a removed run; returns what could not be removed (missing files are fine). */
+/**
+ * Removes the files of removed runs; returns what could not be removed (missing files are fine). Each
+ * folder those files would be in is listed once, and only names found there are removed: cleaning
+ * thousands of runs costs a listing per folder, not a failed remove per file that was never made.
+ */
 export async function removeRunFiles(
   fs: Fs,
   layout: StorageLayout,
-  record: Pick<RunSummary, "id" | "parentProjectPath" | "workspaceRoot">,
+  records: readonly Pick<RunSummary, "id" | "parentProjectPath" | "workspaceRoot">[],
 ): Promise<string[]> {
   const failed: string[] = [];
-  for (const path of await runFiles(layout, record)) {
-    try {
-      await fs.remove(path);
-    } catch (e) {
-      if (!isNotFound(e)) failed.push(`${path}: ${e instanceof Error ? e.message : String(e)}`);
+  const folders = new Map<string, Promise<Set<string>>>();
+  const present = (dir: string) => {
+    let names = folders.get(dir);
+    if (names === undefined) {
+      names = fs.readDir(dir).then((es) => new Set(es.map((e) => e.name)), () => new Set<string>());
+      folders.set(dir, names);
+    }
+    return names;
+  };
+  for (const record of records) {
+    for (const path of await runFiles(layout, record)) {
+      const slash = path.lastIndexOf("/");
+      if (!(await present(path.slice(0, slash))).has(path.slice(slash + 1))) continue;
+      try {
+        await fs.remove(path);
+      } catch (e) {
+        if (!isNotFound(e)) failed.push(`${path}: ${e instanceof Error ? e.message : String(e)}`);
+      }
     }
   }
   return failed;

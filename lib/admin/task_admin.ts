@@ -114,15 +114,14 @@ export class TaskAdmin {
    */
   async clean(
     olderThanMs: number,
-    removeFiles?: (run: RunSummary) => Promise<string[]>,
+    removeFiles?: (runs: readonly RunSummary[]) => Promise<string[]>,
   ): Promise<{ removed: number; failed: string[] }> {
     // The store decides each run on its state at the moment of removal (a run resumed or changed since
     // it was listed stays).
     const removed = await this.#o.store.cleanExpired((r) => this.#visible(r), olderThanMs, {
       now: this.#o.clock.now(),
     });
-    const failed: string[] = [];
-    if (removeFiles !== undefined) { for (const r of removed) failed.push(...await removeFiles(r)); }
+    const failed = removeFiles === undefined ? [] : await removeFiles(removed);
     return { removed: removed.length, failed };
   }
 

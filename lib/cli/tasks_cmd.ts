@@ -224,7 +224,7 @@ async function tasksClean({ admin, values, io, ports, app, json }: TasksRun): Pr
   reportProblems(io, (await admin.listWithProblems()).problems);
   const { removed, failed } = await admin.clean(
     parseAge(olderThan),
-    (record) => removeRunFiles(ports.fs, app.layout, record),
+    (runs) => removeRunFiles(ports.fs, app.layout, runs),
   );
   for (const f of failed) io.err(terminalSafe(`blade: warning: could not remove ${f}\n`));
   const pruned = values.worktrees === true
