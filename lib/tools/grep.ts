@@ -99,15 +99,17 @@ async function queryOf(ctx: ToolContext, input: GrepInput): Promise<GrepQuery | 
   };
 }
 
-/** The findings the session's read rules allow, and a skip for each path they refuse. */
-function allowed(ctx: ToolContext, found: GrepFindings, skips: WalkSkip[]): FileFinding[] {
+/** The findings the session's read rules allow, and a skip for each unreadable path and each they refuse. */
+function allowed(ctx: ToolContext, found: GrepFindings): { files: FileFinding[]; skips: WalkSkip[] } {
+  const skips: WalkSkip[] = found.unreadable.map((u) => ({ kind: "unreadable", ...u }));
   const refusal = ctx.pathRefusal;
-  if (refusal === undefined) return found.files;
-  return found.files.filter((f) => {
+  if (refusal === undefined) return { files: found.files, skips };
+  const files = found.files.filter((f) => {
     const reason = refusal("Grep", f.path);
     if (reason !== undefined) skips.push({ kind: "refused", reason });
     return reason === undefined;
   });
+  return { files, skips };
 }
 
 /** The Grep tool searching with `options.ripgrep`'s rg, or its built-in search when there is none. */
@@ -137,8 +139,7 @@ async function runGrep(input: GrepInput, ctx: ToolContext, engine: { rg: string 
   if (ctx.signal.aborted) return fail("Grep was interrupted.");
   const rootFailure = found.unreadable.find((u) => u.path === query.root);
   if (rootFailure !== undefined) return fail(`Cannot read ${query.root}: ${rootFailure.reason}.`);
-  const skips: WalkSkip[] = found.unreadable.map((u) => ({ kind: "unreadable", ...u }));
-  const files = allowed(ctx, found, skips);
+  const { files, skips } = allowed(ctx, found);
   if (query.mode === "files_with_matches") {
     for (const f of files as (FileFinding & { mtime?: number })[]) {
       f.mtime = (await ctx.ports.fs.stat(f.path).catch(() => null))?.mtimeMs ?? 0;

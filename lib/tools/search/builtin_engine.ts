@@ -47,7 +47,8 @@ function lineOf(starts: readonly number[], at: number): number {
   return lo + 1;
 }
 
-function lineText(text: string, starts: readonly number[], line: number): string {
+function lineText(text: string, at: { starts: readonly number[]; line: number }): string {
+  const { starts, line } = at;
   const from = starts[line - 1]!;
   const end = line < starts.length ? starts[line]! - 1 : text.length - (text.endsWith("\n") ? 1 : 0);
   const raw = text.slice(from, end);
@@ -95,7 +96,7 @@ function contentLines(text: string, matched: readonly number[], query: GrepQuery
     const from = Math.max(1, line - query.before, shownUpTo + 1);
     const to = Math.min(starts.length, line + query.after);
     for (let l = from; l <= to; l++) {
-      out.push({ line: l, match: hits.has(l), text: lineText(text, starts, l) });
+      out.push({ line: l, match: hits.has(l), text: lineText(text, { starts, line: l }) });
     }
     shownUpTo = Math.max(shownUpTo, to);
   }
@@ -104,12 +105,11 @@ function contentLines(text: string, matched: readonly number[], query: GrepQuery
 
 /** One file's finding, or null (no match, binary, too large, gone). */
 function searchText(
-  path: string,
-  text: string,
-  m: Matcher,
-  query: GrepQuery,
-  explicit: boolean,
+  file: { path: string; text: string },
+  o: { matcher: Matcher; query: GrepQuery; explicit: boolean },
 ): FileFinding | null {
+  const { path, text } = file;
+  const { matcher: m, query, explicit } = o;
   const nul = text.indexOf("\0");
   if (nul >= 0 && !explicit) return null; // rg quits a binary file it found
   // A file given by name is searched with its NUL bytes as line ends, and said to be binary.
@@ -174,7 +174,7 @@ export async function builtinGrep(fs: Fs, query: GrepQuery): Promise<GrepFinding
       const info = await fs.stat(path);
       if (info === null || !info.isFile || info.size > GREP_MAX_FILE_BYTES) return;
       const text = new TextDecoder().decode(await fs.readBytes(path));
-      const found = searchText(path, text, matcher, query, explicit);
+      const found = searchText({ path, text }, { matcher, query, explicit });
       if (found !== null) findings.files.push(found);
     } catch (e) {
       failed(path, e);
@@ -200,8 +200,8 @@ export async function builtinGrep(fs: Fs, query: GrepQuery): Promise<GrepFinding
       if (entry.isSymlink || VCS_DIRS.includes(entry.name)) continue;
       const path = join(dir, entry.name);
       if (entry.isDirectory) {
-        if (await rules.verdict(path, dir, true) === "keep") pool.add(visit(path));
-      } else if (entry.isFile && await rules.verdict(path, dir, false) === "keep") {
+        if (await rules.verdict(path, { dir, isDir: true }) === "keep") pool.add(visit(path));
+      } else if (entry.isFile && await rules.verdict(path, { dir, isDir: false }) === "keep") {
         pool.add(() => read(path, false));
       }
     }

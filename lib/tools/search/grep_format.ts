@@ -36,9 +36,10 @@ function byPath(a: { path: string }, b: { path: string }): number {
 /** `items` after `offset`, at most `limit` (0 = all); the limit when it cut something. */
 function paginate<T>(
   items: readonly T[],
-  limit: number | undefined,
-  offset = 0,
+  o: { limit?: number | undefined; offset?: number | undefined },
 ): { items: T[]; applied?: number } {
+  const { limit } = o;
+  const offset = o.offset ?? 0;
   if (limit === 0) return { items: items.slice(offset) };
   const n = limit ?? GREP_DEFAULT_HEAD_LIMIT;
   const out = items.slice(offset, offset + n);
@@ -52,7 +53,7 @@ function pagination(applied: number | undefined, offset: number | undefined): st
   return parts.join(", ");
 }
 
-const plural = (n: number, one: string, many = `${one}s`) => (n === 1 ? one : many);
+const plural = (n: number, one: string) => (n === 1 ? one : `${one}s`);
 
 /** The lines content mode shows for one file, with its path (or none when the root is that file). */
 function fileLines(f: FileFinding, o: FormatOptions): string[] {
@@ -83,7 +84,7 @@ function contentText(files: FileFinding[], o: FormatOptions): string {
     if (o.contextBreaks && lines.length > 0) lines.push("--");
     lines.push(...own);
   }
-  const { items, applied } = paginate(lines, o.headLimit, o.offset);
+  const { items, applied } = paginate(lines, { limit: o.headLimit, offset: o.offset });
   const pag = pagination(applied, o.offset);
   const body = items.length > 0
     ? items.join("\n")
@@ -95,7 +96,7 @@ function contentText(files: FileFinding[], o: FormatOptions): string {
 
 function countText(files: FileFinding[], o: FormatOptions): string {
   const entries = [...files].sort(byPath).map((f) => `${shownPath(o.base, f.path)}:${f.count}`);
-  const { items, applied } = paginate(entries, o.headLimit, o.offset);
+  const { items, applied } = paginate(entries, { limit: o.headLimit, offset: o.offset });
   const pag = pagination(applied, o.offset);
   const total = files.reduce((n, f) => n + f.count, 0);
   const body = items.length > 0
@@ -110,7 +111,7 @@ function countText(files: FileFinding[], o: FormatOptions): string {
 
 function filesText(files: (FileFinding & { mtime: number })[], o: FormatOptions): string {
   const sorted = [...files].sort((a, b) => b.mtime - a.mtime || byPath(a, b));
-  const { items, applied } = paginate(sorted, o.headLimit, o.offset);
+  const { items, applied } = paginate(sorted, { limit: o.headLimit, offset: o.offset });
   const pag = pagination(applied, o.offset);
   if (items.length === 0) {
     return (o.offset ?? 0) > 0 && files.length > 0

@@ -126,7 +126,8 @@ export class IgnoreRules {
   }
 
   /** What the ignore files say: ignored, or not (a `!` rule that re-includes it ends the look too). */
-  async #ignored(path: string, dir: string, isDir: boolean): Promise<boolean> {
+  async #ignored(path: string, at: { dir: string; isDir: boolean }): Promise<boolean> {
+    const { dir, isDir } = at;
     const suffix = isDir ? "/" : "";
     const levels = await this.#levelsFor(dir);
     for (const kind of ["rg", "ig", "git"] as const) {
@@ -143,7 +144,8 @@ export class IgnoreRules {
   }
 
   /** Whether the walk skips `path` (a file, or a folder when `isDir`), found in folder `dir`. */
-  async verdict(path: string, dir: string, isDir: boolean): Promise<Verdict> {
+  async verdict(path: string, at: { dir: string; isDir: boolean }): Promise<Verdict> {
+    const { dir, isDir } = at;
     const rel = below(this.#root, path);
     const o = this.#overrides;
     if (o !== undefined) {
@@ -152,7 +154,7 @@ export class IgnoreRules {
       if (m.unignored) return "skip"; // a `!glob` named it
       if (o.whitelist && !isDir) return "skip";
     }
-    if (await this.#ignored(path, dir, isDir)) return "skip";
+    if (await this.#ignored(path, { dir, isDir })) return "skip";
     if (!isDir && this.#type !== undefined && !this.#type.test(basename(path)).ignored) return "skip";
     return "keep";
   }

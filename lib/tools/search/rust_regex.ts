@@ -212,7 +212,7 @@ class Translator {
       const named = /^P?<([A-Za-z_][A-Za-z0-9_]*)>/.exec(rest);
       if (named !== null) {
         this.#i += 1 + named[0].length;
-        return this.#body(flags, depth, `(?<${named[1]}>`);
+        return this.#body(`(?<${named[1]}>`, { flags, depth });
       }
       const flagged = /^([imsxuU-]*)(:|\))/.exec(rest);
       if (flagged === null) throw this.#error("unrecognized flag");
@@ -228,12 +228,13 @@ class Translator {
         Object.assign(flags, next); // applies to the rest of the enclosing group
         return null;
       }
-      return this.#body(next, depth, "(?:");
+      return this.#body("(?:", { flags: next, depth });
     }
-    return this.#body(flags, depth, "(");
+    return this.#body("(", { flags, depth });
   }
 
-  #body(flags: Flags, depth: number, open: string): { source: string } {
+  #body(open: string, at: { flags: Flags; depth: number }): { source: string } {
+    const { flags, depth } = at;
     if (depth === 0) this.#endRun();
     const inner = this.#sequence({ ...flags }, depth + 1);
     this.#i++; // the ")"
