@@ -81,7 +81,6 @@ Deno.test("benchOptions: --help is usage (exit 0); a bad option, runs or group i
       "sandbox",
       "memory",
       "tasks",
-      "tasks",
       "search",
     ],
     profile: false,
