@@ -855,6 +855,16 @@ const SETTINGS: Record<string, Check> = {
     });
     assert.match(run.result().result, /extra notes/);
   },
+  "`availableModels`": async () => {
+    const run = await probe(json("Delegate"), {
+      files: { ".claude/settings.json": '{"availableModels":["sonnet"]}' },
+      env: { CLAUDE_CODE_SUBAGENT_MODEL: "haiku" },
+      answers: delegating(),
+    });
+    ok(run);
+    assert.match(run.toolResults(1)[0]!.content, /not in the availableModels setting \(sonnet\)/);
+    assert.ok(!run.requests.some((r) => JSON.stringify(r.body).includes("CHILD TASK: list")), "no child ran");
+  },
   "`hooks`, `statusLine`, other keys": async () => {
     const run = await sent(["--debug"], {
       files: {
@@ -919,6 +929,32 @@ const VARIABLES: Record<string, Check> = {
       "claude-haiku-5-5",
       "claude-sonnet-5-5",
     ]);
+  },
+  "`ANTHROPIC_SMALL_FAST_MODEL`": async () => {
+    await using page = Deno.serve(
+      { hostname: "127.0.0.1", port: 0, onListen: () => {} },
+      () =>
+        new Response("<html><body><p>The fact is 42.</p></body></html>", {
+          headers: { "content-type": "text/html" },
+        }),
+    );
+    const url = `http://127.0.0.1:${page.addr.port}/fact`;
+    const fetchIt = { name: "WebFetch", input: { url, prompt: "What is the fact?" } };
+    const models = async (env: Record<string, string>) => {
+      const run = await probe(json("Fetch", "--allowed-tools", "WebFetch(domain:127.0.0.1)"), {
+        env,
+        answers: (request, i) =>
+          JSON.stringify(request.body).includes("The fact is 42.") && i > 0 &&
+            (request.body as unknown as Json).messages.length === 1
+            ? fakeTurn({ text: "It is 42." })
+            : calling([fetchIt])(request, i),
+      });
+      ok(run);
+      return run.requests.map((r) => (r.body as unknown as Json).model);
+    };
+    assert.deepEqual(await models({}), ["claude-sonnet-5-5", "claude-haiku-5-5", "claude-sonnet-5-5"]);
+    const small = await models({ ANTHROPIC_SMALL_FAST_MODEL: "my-small" });
+    assert.deepEqual(small, ["claude-sonnet-5-5", "my-small", "claude-sonnet-5-5"]);
   },
   "`CLAUDE_CODE_EFFORT_LEVEL`": async () => {
     assert.deepEqual(
