@@ -8,6 +8,7 @@ import assert from "node:assert/strict";
 import { fakeTurn, startFakeAnthropicServer } from "../lib/testing/fake_anthropic_server.ts";
 import { bladeSandbox } from "./support/blade.ts";
 import { toolResultCount } from "./support/claude_context_cases.ts";
+import { osSandbox } from "../lib/sys/os_sandbox.ts";
 
 type Body = {
   model: string;
@@ -223,4 +224,31 @@ Deno.test("memory: `blade run` gives its child the folder's memory as a Task chi
     userTexts(server.requests[0]!.body as unknown as Body)[0]!,
     /^<system-reminder>\nCodebase[\s\S]*RUN-CHILD-MEMORY/,
   );
+});
+
+Deno.test({
+  name:
+    "commands: a !`command` runs in the session's OS sandbox (it writes the workspace, never a protected path)",
+  ignore: (await osSandbox()) !== "bwrap",
+  async fn() {
+    await using box = await bladeSandbox();
+    // yolo: the gate lets both writes through; only the sandbox keeps .git/hooks read-only.
+    await box.write(".git/hooks/keep", "");
+    await box.write(
+      ".claude/commands/probe.md",
+      "Result: !`(echo x > made.txt) && echo workspace-ok; (echo x > .git/hooks/pre-commit) 2>/dev/null && echo hooks-written || echo hooks-refused`\n",
+    );
+    await using server = startFakeAnthropicServer({ handler: () => fakeTurn({ text: "ok" }) });
+    const env = {
+      ANTHROPIC_BASE_URL: server.url,
+      ANTHROPIC_API_KEY: "sk-ant-test",
+      BLADE_TRUST_WORKSPACE: "1",
+    };
+    const run = await box.run(["-p", "/probe", "--permission-mode", "yolo"], { env });
+    assert.equal(run.code, 0, run.stderr);
+    const body = userTexts(server.requests[0]!.body as unknown as Body).at(-1)!;
+    assert.match(body, /workspace-ok\nhooks-refused/);
+    await Deno.stat(`${box.workspace}/made.txt`);
+    await assert.rejects(Deno.stat(`${box.workspace}/.git/hooks/pre-commit`));
+  },
 });

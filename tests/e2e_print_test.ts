@@ -237,13 +237,15 @@ Deno.test("print: 500 on every attempt gives up with exit 1, is_error and a clea
   const message =
     "Anthropic API returned 500 Internal Server Error after 5 attempts: api_error: database on fire";
   const hint = "The API had a server error: run again; if it persists, check the provider's status page.";
-  assert.deepEqual([result.is_error, result.subtype, result.error], [true, "error_during_execution", {
-    code: "provider_error",
-    message,
-    hint,
-  }]);
-  // As Claude Code: the error text is the result, and the API's status is reported.
-  assert.deepEqual([result.result, result.api_error_status], [message, 500]);
+  // As Claude Code ends a run the API refused (tests/fixtures/claude/api_error): subtype success with
+  // is_error, terminal_reason api_error, the API's own error as the result; Blade's error object beside.
+  assert.deepEqual([result.is_error, result.subtype, result.terminal_reason, result.error], [
+    true,
+    "success",
+    "api_error",
+    { code: "provider_error", message, hint },
+  ]);
+  assert.deepEqual([result.result, result.api_error_status], ["API Error: 500 database on fire", 500]);
 
   server.push(...Array.from({ length: 5 }, failure));
   const text = await ask(sandbox, ["-p", "Hello again"], { server });

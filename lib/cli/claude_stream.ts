@@ -12,6 +12,7 @@ import type { ContentBlock } from "../protocol/messages.ts";
 import { VERSION } from "../version.ts";
 import { claudeModeName, parsePermissionMode } from "../protocol/permission_mode.ts";
 import { TaskLines } from "./claude_task_lines.ts";
+import { isDelegationTool } from "../protocol/tool_names.ts";
 
 export interface ClaudeStreamOptions {
   cwd: string;
@@ -175,7 +176,7 @@ export class ClaudeStream {
       case "assistant_message":
         return [...this.#endPartial(event, scope), ...this.#assistant(event, scope)];
       case "tool_started":
-        if (event.name === "Task") this.#prompts.set(event.callId, event.input.prompt);
+        if (isDelegationTool(event.name)) this.#prompts.set(event.callId, event.input.prompt);
         return [];
       case "tool_completed":
         return [...this.#denied(event, depth), {

@@ -60,6 +60,13 @@ export interface ResolvedConfig {
   };
   /** CLAUDE_CODE_SUBAGENT_MODEL: the model every subagent runs on (its definition's model is ignored). */
   subagentModel: string | undefined;
+  /** Settings `availableModels`: the models a subagent may be given (lib/manager/child_model.ts). */
+  availableModels?: readonly string[];
+  /**
+   * The small, fast model WebFetch answers with: ANTHROPIC_SMALL_FAST_MODEL, else haiku with the
+   * Anthropic provider, else the session's model (another provider has no haiku).
+   */
+  smallFastModel: string;
   /**
    * MAX_THINKING_TOKENS (or `--max-thinking-tokens`): the thinking budget of models that think on a
    * budget (0 = no thinking where the model allows it); undefined = the model's default.
@@ -180,9 +187,9 @@ export function resolveConfig(
     user: Settings;
     project: Settings;
     /** Claude Code's settings files (below Blade's own). */
-    claude?: { model?: string; defaultMode?: string };
+    claude?: { model?: string; defaultMode?: string; availableModels?: string[] };
     /** `--settings` (above the files, below flags and variables). */
-    settingsFlag?: { model?: string; defaultMode?: string };
+    settingsFlag?: { model?: string; defaultMode?: string; availableModels?: string[] };
   },
   options: { env: Env; flags: ConfigFlags },
 ): ResolvedConfig {
@@ -227,14 +234,11 @@ export function resolveConfig(
     streamIdleTimeoutMs: merged.streamIdleTimeoutMs,
     subagentStallTimeoutMs: merged.subagentStallTimeoutMs ?? 600_000,
     maxTokens: positiveInt(env, "CLAUDE_CODE_MAX_OUTPUT_TOKENS") ?? merged.maxTokens ?? 0,
-    effort: effortOf(flags.effort, env),
-    betas: (flags.betas ?? []).flatMap((b) => b.split(",")).map((b) => b.trim()).filter((b) => b !== ""),
-    thinking: {
-      ...(flags.thinking?.mode === undefined ? {} : { mode: flags.thinking.mode }),
-      ...(flags.thinking?.display === undefined ? {} : { display: flags.thinking.display }),
-    },
+    ...modelOptionsOf(flags, env),
     subagentModel: envValue(env, "CLAUDE_CODE_SUBAGENT_MODEL"),
-    thinkingBudget: flags.thinking?.budget ?? positiveInt(env, "MAX_THINKING_TOKENS"),
+    smallFastModel: envValue(env, "ANTHROPIC_SMALL_FAST_MODEL") ??
+      (provider === "anthropic" ? resolveModel("haiku", aliases) : model),
+    ...availableModelsOf(layers),
     maxRetries: positiveInt(env, "CLAUDE_CODE_MAX_RETRIES"),
     structuredOutputAttempts: positiveInt(env, "MAX_STRUCTURED_OUTPUT_RETRIES") || 5,
     anthropic: {
@@ -256,6 +260,31 @@ export function resolveConfig(
     requireSandbox: flags.requireSandbox === true || layers.user.sandbox?.required === true ||
       layers.project.sandbox?.required === true || sandboxRequired(env.get("BLADE_REQUIRE_SANDBOX")),
   };
+}
+
+/** The request options Claude Code's flags and variables set: effort, betas, thinking and its budget. */
+function modelOptionsOf(
+  flags: ConfigFlags,
+  env: Env,
+): Pick<ResolvedConfig, "effort" | "betas" | "thinking" | "thinkingBudget"> {
+  return {
+    effort: effortOf(flags.effort, env),
+    betas: (flags.betas ?? []).flatMap((b) => b.split(",")).map((b) => b.trim()).filter((b) => b !== ""),
+    thinking: {
+      ...(flags.thinking?.mode === undefined ? {} : { mode: flags.thinking.mode }),
+      ...(flags.thinking?.display === undefined ? {} : { display: flags.thinking.display }),
+    },
+    thinkingBudget: flags.thinking?.budget ?? positiveInt(env, "MAX_THINKING_TOKENS"),
+  };
+}
+
+/** Blade's settings, then `--settings`, then Claude Code's files: the first that names a list. */
+function availableModelsOf(
+  layers: Parameters<typeof resolveConfig>[0],
+): { availableModels?: readonly string[] } {
+  const list = layers.project.availableModels ?? layers.user.availableModels ??
+    layers.settingsFlag?.availableModels ?? layers.claude?.availableModels;
+  return list === undefined ? {} : { availableModels: list };
 }
 
 /** ANTHROPIC_DEFAULT_{SONNET,OPUS,HAIKU,FABLE}_MODEL: what the aliases stand for. */

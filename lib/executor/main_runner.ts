@@ -30,6 +30,8 @@ import type { SessionContext } from "./session_context.ts";
 import { expandPrompt, userBlocks } from "./prompt_expansion.ts";
 import type { BeforeToolCall } from "./tool_runner.ts";
 import { type LoopHooks, mergeHooks } from "./hooks.ts";
+import { webAccessOf } from "../web/lazy_web_access.ts";
+import { AGENT_TOOL } from "../protocol/tool_names.ts";
 
 export type { RecoveryOutcome, SessionRecovery, SessionSubagents } from "./session_ports.ts";
 
@@ -110,7 +112,7 @@ export interface MainSessionDeps {
   trust: { trusted: boolean };
   /** Whether tools may write the workspace and run commands (default: `trust.trusted`; lib/app.ts). */
   workspaceGrant?: boolean;
-  config: Pick<ResolvedConfig, "model" | "maxTokens" | "permissionMode" | "maxTurns">;
+  config: Pick<ResolvedConfig, "model" | "maxTokens" | "permissionMode" | "maxTurns" | "smallFastModel">;
   /** Settings `env` for the commands the session's tools run. */
   claude?: { env: Record<string, string> };
   redact(text: string): string;
@@ -261,6 +263,7 @@ async function buildMainSession(
       ? undefined
       : app.claude.env,
     rules: o.rules ?? NO_RULES,
+    web: webAccessOf(app),
     emit: o.emit,
     context: o.context?.blocks,
     // Every check runs (the context's narrowing, the session's own, hooks); any refuses: deny wins.
@@ -271,7 +274,7 @@ async function buildMainSession(
       o.structured === undefined ? undefined : structuredOutputHooks(o.structured),
     ),
     prompt: {
-      agents: tools.some((t) => t.name === "Task") ? extra.agentsText : undefined,
+      agents: tools.some((t) => t.name === AGENT_TOOL) ? extra.agentsText : undefined,
       override: o.systemPrompt,
       append: o.appendSystemPrompt === undefined ? [] : [o.appendSystemPrompt],
       ...(o.context?.style === undefined ? {} : { style: o.context.style }),

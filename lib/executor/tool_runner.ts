@@ -23,14 +23,9 @@ import { pathArgument, type RuleSet, type ToolRule } from "../protocol/tool_rule
 import type { PermissionMode } from "../protocol/permission_mode.ts";
 import { canonicalPath, resolveToolPath } from "../tools/paths.ts";
 import { describeError } from "../errors.ts";
+import { canonicalToolName } from "../protocol/tool_names.ts";
+import type { WebAccess } from "../protocol/web.ts";
 import { HookPoints, hookPoints, type LoopHooks, type ToolCallRequest } from "./hooks.ts";
-import { classifyCommand } from "../verification/commands.ts";
-
-/** Whether a Bash call's command only reads (permission mode `auto` runs those without asking). */
-function readOnlyCommand(input: Record<string, unknown>, workspaceRoot: string): boolean {
-  const command = typeof input["command"] === "string" ? input["command"] : "";
-  return input["run_in_background"] !== true && classifyCommand(command, workspaceRoot).kind === "read-only";
-}
 
 export type { ToolCallRequest } from "./hooks.ts";
 
@@ -58,6 +53,8 @@ export interface ToolPolicy {
   rules: RuleSet;
   /** The `tools` rules of the agent and every agent above it, one layer each (permissions/gate.ts). */
   limits?: readonly (readonly ToolRule[])[] | undefined;
+  /** How the session's web tools reach the web (ToolContext.web). */
+  web?: WebAccess | undefined;
 }
 
 /** The tools of one session and where they act; its `beforeToolCall`/`afterToolCall` hook points (hooks.ts). */
@@ -101,6 +98,8 @@ export class ToolRunner {
   #o: ToolRunnerOptions;
   #hooks: HookPoints;
   #loaded: readonly AnyTool[] | undefined;
+  /** The files this session read (ToolContext.readFiles). */
+  #read = new Map<string, number | null>();
 
   constructor(options: ToolRunnerOptions) {
     this.#o = options;
@@ -121,7 +120,9 @@ export class ToolRunner {
   byName(name: string): AnyTool | undefined {
     const tools = this.#loaded ?? (Array.isArray(this.#o.tools) ? this.#o.tools : undefined);
     const live = this.#o.live;
-    return tools?.find((t) => t.name === name) ?? live?.tools().find((t) => t.name === name) ??
+    // A call may use a tool's older name (`Task` for Agent, `KillShell` for TaskStop).
+    const own = canonicalToolName(name);
+    return tools?.find((t) => t.name === own) ?? live?.tools().find((t) => t.name === name) ??
       live?.gone?.(name);
   }
 
@@ -175,6 +176,8 @@ export class ToolRunner {
       callId,
       signal,
       emit: o.emit,
+      readFiles: this.#read,
+      web: o.web,
       pathRefusal: (tool, path) => searchRefusal(o.rules, tool, path, scope),
     };
   }
@@ -193,7 +196,7 @@ export class ToolRunner {
   async #runOne(call: ToolCallBlock, ctx: ToolContext): Promise<ToolResult> {
     const { emit, sessionId } = this.#o;
     emit({ type: "tool_started", sessionId, callId: call.id, name: call.name, input: call.input });
-    const { result, denied } = await this.#execute(call, ctx);
+    const { result, denied, allowWith } = await this.#execute(call, ctx);
     emit({
       type: "tool_completed",
       sessionId,
@@ -202,12 +205,19 @@ export class ToolRunner {
       isError: result.isError,
       content: result.content,
       ...(denied ? { denied: true } : {}),
+      ...(allowWith === undefined ? {} : { allowWith }),
     });
     return result;
   }
 
-  /** Runs one call; `denied` marks a refusal by a gate (print mode lists them). */
-  async #execute(call: ToolCallBlock, ctx: ToolContext): Promise<{ result: ToolResult; denied: boolean }> {
+  /**
+   * Runs one call; `denied` marks a refusal by a gate or the tool (print mode lists them), with the
+   * allow rule that would approve it when the gate knows one.
+   */
+  async #execute(
+    call: ToolCallBlock,
+    ctx: ToolContext,
+  ): Promise<{ result: ToolResult; denied: boolean; allowWith?: string }> {
     const error = (content: string, denied = false) => ({ result: { content, isError: true }, denied });
     const tool = this.byName(call.name);
     if (tool === undefined) {
@@ -227,7 +237,12 @@ export class ToolRunner {
     }
     const request: ToolCallRequest = { tool, call, input: parsed.data, ctx };
     const gate = await this.#gate(request);
-    if (!gate.allow) return error(gate.message, true);
+    if (!gate.allow) {
+      return {
+        ...error(gate.message, true),
+        ...(gate.allowWith === undefined ? {} : { allowWith: gate.allowWith }),
+      };
+    }
     const rewritten = gate.input === undefined
       ? undefined
       : gate.checked === true
@@ -238,7 +253,11 @@ export class ToolRunner {
     if (ctx.signal.aborted) return error("Interrupted before the tool ran.");
     let result: ToolResult;
     try {
-      result = await tool.run(input, ctx);
+      // A read-only command allowed without a rule runs read-only (the OS sandbox's read-only profile).
+      result = await tool.run(
+        input,
+        gate.readOnlyCommand === true ? { ...ctx, readOnlyCommands: true } : ctx,
+      );
     } catch (e) {
       return error(`Tool ${call.name} failed unexpectedly: ${describeError(e)}`);
     }
@@ -350,13 +369,18 @@ export class ToolRunner {
         request = { ...request, input: approved };
       }
     } else if (!decision.allow) return decision;
-    const mine = approved === undefined
-      ? { allow: true as const }
-      : { allow: true as const, input: approved, checked: true };
+    // A read-only command allowed without a rule keeps that mark (it runs read-only) past the hook.
+    const readOnly = decision.allow && decision.readOnlyCommand === true;
+    const mine: GateOutcome = approved !== undefined
+      ? { allow: true, input: approved, checked: true }
+      : readOnly
+      ? decision
+      : { allow: true };
     if (o.beforeToolCall === undefined) return mine;
     const answer = await this.#hooks.before(request);
     if (!answer.allow) return { allow: false, askable: answer.askable ?? false, message: answer.message };
-    return answer.input === undefined ? mine : answer;
+    if (answer.input === undefined) return mine;
+    return readOnly ? { ...answer, readOnlyCommand: true } : answer;
   }
 
   /**
@@ -408,11 +432,9 @@ export class ToolRunner {
       rules: o.rules,
       ...(o.limits === undefined ? {} : { limits: o.limits }),
       scope: { workspaceRoot: o.workspaceRoot, ...(home === undefined ? {} : { home }) },
+      ...(o.additionalDirs === undefined ? {} : { additionalDirs: o.additionalDirs }),
       ...(tool.readOnly === true ? { readOnly: true } : {}),
       storageRoot: o.storageRoot,
-      ...(tool.name === "Bash" && o.mode === "auto"
-        ? { commandReadOnly: readOnlyCommand(call.input, o.workspaceRoot) }
-        : {}),
     });
   }
 }

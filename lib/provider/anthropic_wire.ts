@@ -24,7 +24,10 @@ export interface AnthropicRequestBody {
   max_tokens: number;
   system?: string;
   messages: AnthropicMessage[];
-  tools?: { name: string; description: string; input_schema: Record<string, unknown> }[];
+  tools?: (
+    | { name: string; description: string; input_schema: Record<string, unknown> }
+    | WebSearchWireTool
+  )[];
   thinking?:
     | { type: "enabled"; budget_tokens: number; display?: string }
     | { type: "adaptive"; display?: string }
@@ -92,6 +95,15 @@ function modelFields(request: ModelRequest, o: AnthropicModelOptions): Partial<A
   };
 }
 
+/** Anthropic's server-side web search tool, as the Messages API takes it. */
+export interface WebSearchWireTool {
+  type: "web_search_20250305";
+  name: "web_search";
+  allowed_domains?: string[];
+  blocked_domains?: string[];
+  max_uses: number;
+}
+
 export function anthropicRequestBody(
   request: ModelRequest,
   options: AnthropicModelOptions = {},
@@ -116,6 +128,16 @@ export function anthropicRequestBody(
       description: t.description,
       input_schema: t.inputSchema,
     }));
+  }
+  const search = request.webSearch;
+  if (search !== undefined) {
+    body.tools = [...body.tools ?? [], {
+      type: "web_search_20250305",
+      name: "web_search",
+      ...(search.allowedDomains === undefined ? {} : { allowed_domains: search.allowedDomains }),
+      ...(search.blockedDomains === undefined ? {} : { blocked_domains: search.blockedDomains }),
+      max_uses: search.maxUses,
+    }];
   }
   return body;
 }
