@@ -217,6 +217,18 @@ export class ClaudeStream {
           work_lost: event.workLost,
           ...this.#system(),
         }];
+      case "prompt_blocked":
+        // Claude Code's line for a prompt a UserPromptSubmit hook blocked (tests/fixtures/claude/hooks_prompt_block).
+        return [{
+          type: "system",
+          subtype: "informational",
+          content: event.message,
+          level: "warning",
+          prevent_continuation: true,
+          prompt_submit_outcome: { kind: "blocked_by_hook", prompt_kept: false, reason: event.reason },
+          uuid: this.#o.uuid(),
+          session_id: this.#sessionId,
+        }];
       case "subagent_event": {
         const inner: Scope = this.#children.get(event.agentId) ?? { parentToolUseId: null };
         return [

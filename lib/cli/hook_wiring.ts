@@ -56,11 +56,43 @@ export function runHookEngine(
   });
 }
 
+/**
+ * What a CLI run's hooks keep across its turns (an Agent SDK session runs many, each continuing the
+ * session): SessionStart fires for its first turn only, and SessionEnd once, when the run ends.
+ */
+export class HookLifetime {
+  #started = false;
+  #end: ((reason: string) => Promise<void>) | undefined;
+
+  /** The session's hooks were built (its SessionStart fires now, never again); `end` fires SessionEnd. */
+  began(end: (reason: string) => Promise<void>): boolean {
+    const first = !this.#started;
+    this.#started = true;
+    this.#end = end;
+    return first;
+  }
+
+  /** Fires SessionEnd with `reason` for the last session, once (nothing when no session began). */
+  async end(reason: string): Promise<void> {
+    const end = this.#end;
+    this.#end = undefined;
+    await end?.(reason);
+  }
+}
+
 /** The top-level session's hook points for `engine`, made once its id is known (main_runner.ts). */
 export function mainSessionHooks(
   app: App,
-  o: { engine: HookEngine; io: Io; signal: AbortSignal; mode?: (() => string) | undefined },
+  o: {
+    engine: HookEngine;
+    io: Io;
+    signal: AbortSignal;
+    mode?: (() => string) | undefined;
+    /** The run's hook lifetime (SessionStart once, SessionEnd at the end); default: this session's own. */
+    life?: HookLifetime | undefined;
+  },
 ): (session: { sessionId: string; transcriptPath: string }) => LoopHooks {
+  const life = o.life ?? new HookLifetime();
   return ({ sessionId, transcriptPath }) => {
     // Events without a tool call run in the session's own sandbox, as its commands do.
     const own: ToolContext = {
@@ -76,7 +108,9 @@ export function mainSessionHooks(
       signal: o.signal,
       emit: () => {},
     };
-    return sessionHooks(o.engine, {
+    let end: (reason: string) => Promise<void> = () => Promise.resolve();
+    const first = life.began((reason) => end(reason));
+    const set = sessionHooks(o.engine, {
       sessionId,
       transcriptPath,
       cwd: app.workspace,
@@ -84,7 +118,11 @@ export function mainSessionHooks(
       runner: (ctx) => hookCommandRunner(ctx ?? own, { projectDir: app.workspace, redact: app.redact }),
       warn: (line) => o.io.err(`blade: warning: ${terminalSafe(app.redact(line))}\n`),
       tell: (line) => o.io.err(`${terminalSafe(app.redact(line))}\n`),
+      // SessionEnd runs after the run's own signal ended it (an interrupted run still ends).
       signal: o.signal,
+      started: !first,
     });
+    end = set.end;
+    return set.loop;
   };
 }

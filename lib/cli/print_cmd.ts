@@ -28,6 +28,7 @@ import { profileMark } from "../sys/profile.ts";
 import { appendWriter } from "../sys/append_file.ts";
 import { usageError } from "../errors.ts";
 import { runTurn, type SessionChoice, type TurnFlags } from "./print_turn.ts";
+import { HookLifetime } from "./hook_wiring.ts";
 import { contextSinks, sessionContextOf } from "./context_wiring.ts";
 
 export async function runPrint(values: Values, positionals: string[], ports: Ports, io: Io): Promise<number> {
@@ -72,7 +73,9 @@ export async function runPrint(values: Values, positionals: string[], ports: Por
   // An untrusted folder: what the command line grants applies; settings grant nothing more.
   const granted = await grantedRun(app, values, io);
   app = granted.app;
-  const turn: TurnFlags = { ...flags, rules: granted.rules };
+  // SessionStart fires for the run's first turn, SessionEnd once the run has printed its result.
+  const hookLife = new HookLifetime();
+  const turn: TurnFlags = { ...flags, rules: granted.rules, hookLife };
   // Memory and skills are read while MCP and the session start (the first turn awaits them).
   sessionContextOf(app, contextSinks(app, io)).catch(() => {});
   // The first turn opens (or resumes, or forks) the session; later stream-json turns continue it.
@@ -105,6 +108,7 @@ export async function runPrint(values: Values, positionals: string[], ports: Por
       await nameSession(app, { values, sessionId: done.sessionId });
       code = done.code;
     } finally {
+      await hookLife.end("other");
       await mcp?.close();
     }
   }

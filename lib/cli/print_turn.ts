@@ -22,7 +22,7 @@ import type { McpHub } from "../mcp/hub.ts";
 import type { PromptFlags } from "./print_inputs.ts";
 import type { Approver } from "../protocol/approval.ts";
 import type { HookCallbacks } from "../protocol/hook_callbacks.ts";
-import { mainSessionHooks, runHookEngine } from "./hook_wiring.ts";
+import { type HookLifetime, mainSessionHooks, runHookEngine } from "./hook_wiring.ts";
 import type { StructuredOutput, StructuredOutputState } from "../tools/structured_output.ts";
 import { contextSinks, sessionContextOf } from "./context_wiring.ts";
 import { turnOutcome } from "../executor/run_outcome.ts";
@@ -202,6 +202,8 @@ export interface TurnFlags {
   sdkHooks?: HookCallbacks;
   /** The permission mode the hooks' input names (an SDK session changes it between turns). */
   hookMode?: () => string;
+  /** The run's hook lifetime across its turns: SessionStart once, SessionEnd when the run ends. */
+  hookLife?: HookLifetime;
   /**
    * A run all of whose requested work was refused fails (`blade -p "prompt"`); an SDK session's turn
    * reports its refusals in `permission_denials` and goes on.
@@ -276,7 +278,7 @@ export async function runTurn(
       ...(context === undefined ? {} : { context }),
       hooks: engine === undefined
         ? undefined
-        : mainSessionHooks(app, { engine, io, signal: interrupt.signal, mode: f.hookMode }),
+        : mainSessionHooks(app, { engine, io, signal: interrupt.signal, mode: f.hookMode, life: f.hookLife }),
     });
     // A continued session whose transcript had a torn or bad line: the rest was kept; say so.
     for (const d of run.transcriptDiagnostics) {
@@ -385,7 +387,7 @@ function turnSummary(
     sessionId: run.sessionId,
     status: outcome.status,
     // With --json-schema the result is the accepted object's JSON text, as in Claude Code.
-    result: shape?.status === "accepted" ? JSON.stringify(shape.value) : r.finalText,
+    result: shape?.status === "accepted" ? JSON.stringify(shape.value) : r.blocked?.message ?? r.finalText,
     // Claude Code counts the turn it refused: `--max-turns 1` reports num_turns 2, and 5 rejected
     // StructuredOutput attempts report 6 (tests/fixtures/claude/max_turns, structured_retries).
     // An accepted StructuredOutput ends the run at it and counts one more, as Claude Code counts it.

@@ -70,6 +70,8 @@ export async function runSdkSession(d: SdkSessionDeps): Promise<number> {
       if (code !== 0) break;
     }
   } finally {
+    // The session ends with the input (Claude Code's reason `other`), then its servers stop.
+    await d.turn.hookLife?.end("other");
     await session.close();
   }
   return code;

@@ -72,6 +72,22 @@ export interface StepEnd {
   final: boolean;
 }
 
+/** A prompt the user submitted, before its turn opens (Claude Code's UserPromptSubmit hooks). */
+export interface UserPrompt {
+  sessionId: string;
+  /** The prompt as the user typed it. */
+  text: string;
+}
+
+/**
+ * `onUserPrompt`'s answer: `block` drops the prompt (it is never sent nor written; `message` is what
+ * the user is shown, `reason` the hook's own words), or `messages` (hidden) join the turn after it.
+ */
+export interface UserPromptAnswer {
+  block?: { message: string; reason: string };
+  messages?: Message[];
+}
+
 export interface SessionStart {
   sessionId: string;
   agentType: string;
@@ -86,6 +102,10 @@ export interface SessionStart {
  * - `onSessionStart`: once per loop, before its first turn's opening batch is written. Messages it
  *   returns open that turn before its input, written in the same durable batch (mark them `hidden`
  *   to keep them out of the visible conversation). Merge: all hooks' messages, in hook order.
+ * - `onUserPrompt`: each turn that opens with a user's prompt (`TurnInput.prompt`), after
+ *   `onSessionStart`, before anything of the turn is written: see UserPromptAnswer. A blocked prompt
+ *   opens no turn (the session's start messages wait for the next one). Merge: in hook order, the
+ *   first block wins and later hooks are not asked; messages accumulate.
  * - `beforePermission`: each validated call, before the permission gate (Claude Code's PreToolUse runs
  *   there): see BeforePermissionResult. Deny beats allow: its `allow` only skips a question. Merge:
  *   deny beats ask beats allow, the first rewrite wins (later hooks see it). A throw refuses the call.
@@ -111,6 +131,9 @@ export interface SessionStart {
 export interface LoopHooks {
   onSessionStart?:
     | ((session: SessionStart) => { messages?: Message[] } | void | Promise<{ messages?: Message[] } | void>)
+    | undefined;
+  onUserPrompt?:
+    | ((prompt: UserPrompt) => UserPromptAnswer | Promise<UserPromptAnswer>)
     | undefined;
   beforePermission?:
     | ((request: ToolCallRequest) => BeforePermissionResult | Promise<BeforePermissionResult>)
@@ -141,6 +164,7 @@ export type StopAnswer = RunError | typeof STOP_COMPLETED;
 
 const POINTS = [
   "onSessionStart",
+  "onUserPrompt",
   "beforePermission",
   "beforeToolCall",
   "afterToolCall",
@@ -173,6 +197,8 @@ export function mergeHooks(...hooks: readonly (LoopHooks | undefined)[]): LoopHo
       return { messages };
     };
   }
+  const prompts = having("onUserPrompt");
+  if (prompts.length > 0) merged.onUserPrompt = mergedPrompt(prompts);
   const permissions = having("beforePermission");
   if (permissions.length > 0) merged.beforePermission = mergedPermission(permissions);
   const befores = having("beforeToolCall");
@@ -237,6 +263,19 @@ export function mergeHooks(...hooks: readonly (LoopHooks | undefined)[]): LoopHo
   return merged;
 }
 
+/** `onUserPrompt` of several hooks: in order, the first block wins (later ones are not asked). */
+function mergedPrompt(list: readonly LoopHooks[]): NonNullable<LoopHooks["onUserPrompt"]> {
+  return async (prompt) => {
+    const messages: Message[] = [];
+    for (const h of list) {
+      const answer = await h.onUserPrompt!(prompt);
+      if (answer.block !== undefined) return { block: answer.block };
+      messages.push(...answer.messages ?? []);
+    }
+    return { messages };
+  };
+}
+
 const RANK = { none: -1, allow: 0, ask: 1, deny: 2 } as const;
 
 /** `beforePermission` of several hooks: deny beats ask beats allow; the first rewrite wins. */
@@ -293,6 +332,15 @@ export class HookPoints {
     } catch (e) {
       this.#warn("onSessionStart", e);
       return [];
+    }
+  }
+
+  async userPrompt(prompt: UserPrompt): Promise<UserPromptAnswer> {
+    try {
+      return (await this.hooks.onUserPrompt?.(prompt)) ?? {};
+    } catch (e) {
+      this.#warn("onUserPrompt", e);
+      return {};
     }
   }
 

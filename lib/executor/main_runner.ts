@@ -139,8 +139,12 @@ export interface MainSession extends AsyncDisposable {
   readonly diagnostics: TranscriptDiagnostic[];
   /** What recovery of a continued session could not do (reported, never fatal). */
   readonly recoveryWarnings: string[];
-  /** The next turn's input for `prompt`; the first one also acknowledges receipts a crash left behind. */
-  input(prompt: string | readonly string[]): TurnInput;
+  /**
+   * The next turn's input for `prompt` (its blocks, when a custom command expanded it); `typed` is the
+   * prompt as the user typed it (default: `prompt` itself), which UserPromptSubmit hooks see. The first
+   * one also acknowledges receipts a crash left behind.
+   */
+  input(prompt: string | readonly string[], typed?: string): TurnInput;
   close(): Promise<void>;
 }
 
@@ -350,13 +354,15 @@ function sessionHandle(
     resumed: opened.resumed,
     diagnostics: opened.diagnostics,
     recoveryWarnings: s.recoveryWarnings,
-    input(prompt) {
+    input(prompt, typed) {
       const acknowledge = unacked;
       const first = prelude;
       unacked = [];
       prelude = undefined;
+      const text = typed ?? (typeof prompt === "string" ? prompt : undefined);
       return {
         messages: [typeof prompt === "string" ? userText(prompt) : userBlocks(prompt)],
+        ...(text === undefined ? {} : { prompt: text }),
         acknowledge,
         ...(first === undefined ? {} : { prelude: first }),
       };
@@ -375,11 +381,16 @@ export async function runMainSession(app: MainSessionDeps, o: MainRunOptions): P
   const { loop, pending } = session;
   if (expansion?.model !== undefined) loop.configure({ model: expansion.model });
   profileMark("session ready");
-  const settled = await runUntilSettled(loop, session.input(expansion?.blocks ?? o.prompt), pending, {
-    signal: o.signal,
-    sleep: (ms, signal) => app.ports.clock.sleep(ms, signal),
-    ...(o.backgroundWaitMs === undefined ? {} : { waitLimitMs: o.backgroundWaitMs }),
-  });
+  const settled = await runUntilSettled(
+    loop,
+    session.input(expansion?.blocks ?? o.prompt, o.prompt),
+    pending,
+    {
+      signal: o.signal,
+      sleep: (ms, signal) => app.ports.clock.sleep(ms, signal),
+      ...(o.backgroundWaitMs === undefined ? {} : { waitLimitMs: o.backgroundWaitMs }),
+    },
+  );
   const interrupted = o.signal.aborted && pending !== undefined ? await pending.cancelAll("interrupted") : [];
   profileMark("settled");
   return {

@@ -1,6 +1,6 @@
 // Owns what one hook's answer means (docs/guides/hooks.md "Outputs"), as Claude Code 2.1.332 reads it
-// (tests/fixtures/claude/hooks_events): a command's exit code and output — 0 succeeds (its stdout, when
-// a JSON object, is a structured answer; else UserPromptSubmit and SessionStart add it as context), 2
+// (tests/fixtures/claude/hooks_*): a command's exit code and output — 0 succeeds (its stdout, when a
+// JSON object, is a structured answer; else UserPromptSubmit and SessionStart add it as context), 2
 // blocks with its stderr, any other code is a non-blocking error — or an Agent SDK callback's JSON
 // object. Structured answers: `decision: "block"` with `reason`, `continue: false` with `stopReason`,
 // `suppressOutput`, `systemMessage`, and `hookSpecificOutput` (`permissionDecision` allow|deny|ask,
@@ -18,15 +18,22 @@ export type PermissionDecision = "allow" | "deny" | "ask";
 
 /** What one hook (or several, merged) asked for. Every field optional: `{}` is "no opinion". */
 export interface HookVerdict {
-  /** Blocks: the tool call (PreToolUse), the prompt (UserPromptSubmit), the stop (Stop: continue). */
+  /**
+   * Blocks: the tool call (PreToolUse), the prompt (UserPromptSubmit), the stop (Stop: continue). The
+   * text names the hook (`[command]: stderr`) as Claude Code's messages do.
+   */
   block?: string;
+  /** The block's own reason (stderr, or JSON `reason`), without the hook's name. */
+  blockReason?: string;
   /** PreToolUse's permission decision and its reason. */
   permission?: PermissionDecision;
   permissionReason?: string;
   /** PreToolUse: the input the call runs with instead. */
   updatedInput?: Record<string, unknown>;
-  /** Text added for the model (additionalContext; plain stdout of UserPromptSubmit/SessionStart). */
+  /** Text added for the model (`additionalContext`). */
   context?: string[];
+  /** Plain stdout of UserPromptSubmit and SessionStart on exit 0, added for the model too. */
+  output?: string[];
   /** `continue: false`: the session stops after this step; the reason is for the user. */
   stop?: string;
   /** Said to the user (`systemMessage`). */
@@ -52,7 +59,8 @@ export function verdictOf(event: HookEvent, end: HookEnd, o: { label: string }):
   if ("answer" in end) return structured(event, end.answer);
   if (end.timedOut === true) return { error: `${o.label} timed out` };
   if (end.code === 2) {
-    return { block: `[${o.label}]: ${end.stderr === "" ? "No stderr output" : end.stderr}` };
+    const said = end.stderr === "" ? "No stderr output" : end.stderr;
+    return { block: `[${o.label}]: ${said}`, blockReason: said.trim() };
   }
   if (end.code !== 0) {
     const said = end.stderr.trim() === "" ? "" : `: ${end.stderr.trim()}`;
@@ -67,7 +75,7 @@ export function verdictOf(event: HookEvent, end: HookEnd, o: { label: string }):
       // Not JSON after all: plain output.
     }
   }
-  return STDOUT_CONTEXT.has(event) && out !== "" ? { context: [out] } : {};
+  return STDOUT_CONTEXT.has(event) && out !== "" ? { output: [out] } : {};
 }
 
 /** A structured (JSON) answer. */
@@ -75,7 +83,10 @@ function structured(event: HookEvent, json: Record<string, unknown>): HookVerdic
   const v: HookVerdict = {};
   const specific = isRecord(json.hookSpecificOutput) ? json.hookSpecificOutput : {};
   const reason = text(json.reason);
-  if (json.decision === "block") v.block = reason ?? `A ${event} hook blocked it.`;
+  if (json.decision === "block") {
+    v.block = reason ?? `A ${event} hook blocked it.`;
+    v.blockReason = v.block;
+  }
   // Claude Code's older PreToolUse answers: `approve` allows, `block` (above) denies.
   if (event === "PreToolUse" && json.decision === "approve") v.permission = "allow";
   if (event === "PreToolUse") {
@@ -88,6 +99,7 @@ function structured(event: HookEvent, json: Record<string, unknown>): HookVerdic
       v.permission = "deny";
       v.permissionReason = v.block;
       delete v.block;
+      delete v.blockReason;
     }
   }
   const extra = text(specific.additionalContext);
@@ -107,13 +119,16 @@ const RANK: Record<PermissionDecision, number> = { allow: 0, ask: 1, deny: 2 };
 export function mergeVerdicts(verdicts: readonly HookVerdict[]): HookVerdict {
   const out: HookVerdict = {};
   const blocks: string[] = [];
+  const reasons: string[] = [];
   const errors: string[] = [];
   const messages: string[] = [];
   for (const v of verdicts) {
     if (v.block !== undefined) blocks.push(v.block);
+    if (v.blockReason !== undefined) reasons.push(v.blockReason);
     if (v.error !== undefined) errors.push(v.error);
     if (v.message !== undefined) messages.push(v.message);
     if (v.context !== undefined) (out.context ??= []).push(...v.context);
+    if (v.output !== undefined) (out.output ??= []).push(...v.output);
     if (
       v.permission !== undefined &&
       (out.permission === undefined || RANK[v.permission] > RANK[out.permission])
@@ -126,6 +141,7 @@ export function mergeVerdicts(verdicts: readonly HookVerdict[]): HookVerdict {
     if (v.stop !== undefined && out.stop === undefined) out.stop = v.stop;
   }
   if (blocks.length > 0) out.block = blocks.join("\n");
+  if (reasons.length > 0) out.blockReason = reasons.join("\n");
   if (errors.length > 0) out.error = errors.join("\n");
   if (messages.length > 0) out.message = messages.join("\n");
   return out;

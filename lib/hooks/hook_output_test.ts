@@ -8,13 +8,22 @@ const json = (o: unknown) => run(0, JSON.stringify(o) + "\n");
 Deno.test("verdictOf: exit codes and JSON answers as Claude Code 2.1.332 reads them", () => {
   const cases: [HookEvent, HookEnd, HookVerdict][] = [
     ["PreToolUse", run(0), {}],
-    ["PreToolUse", run(2, "", "No forbidden commands\n"), { block: "[h]: No forbidden commands\n" }],
-    ["PreToolUse", run(2), { block: "[h]: No stderr output" }],
+    [
+      "PreToolUse",
+      run(2, "", "No forbidden commands\n"),
+      { block: "[h]: No forbidden commands\n", blockReason: "No forbidden commands" },
+    ],
+    ["PreToolUse", run(2), { block: "[h]: No stderr output", blockReason: "No stderr output" }],
     ["PreToolUse", run(3, "", " broken \n"), { error: "h exited with code 3: broken" }],
     ["PreToolUse", { code: 143, stdout: "", stderr: "", timedOut: true }, { error: "h timed out" }],
     ["PreToolUse", { failed: "no sandbox" }, { error: "h failed: no sandbox" }],
-    ["UserPromptSubmit", run(0, "plain context\n"), { context: ["plain context"] }],
-    ["SessionStart", run(0, "plain\n"), { context: ["plain"] }],
+    ["UserPromptSubmit", run(0, "plain context\n"), { output: ["plain context"] }],
+    ["SessionStart", run(0, "plain\n"), { output: ["plain"] }],
+    [
+      "UserPromptSubmit",
+      json({ decision: "block", reason: "No passwords here" }),
+      { block: "No passwords here", blockReason: "No passwords here" },
+    ],
     ["PostToolUse", run(0, "plain\n"), {}],
     ["PreToolUse", run(0, "{not json"), {}],
     [
@@ -35,7 +44,10 @@ Deno.test("verdictOf: exit codes and JSON answers as Claude Code 2.1.332 reads t
       json({ hookSpecificOutput: { updatedInput: { command: "ls" } } }),
       { updatedInput: { command: "ls" } },
     ],
-    ["Stop", json({ decision: "block", reason: "keep going" }), { block: "keep going" }],
+    ["Stop", json({ decision: "block", reason: "keep going" }), {
+      block: "keep going",
+      blockReason: "keep going",
+    }],
     ["Stop", json({ continue: false, stopReason: "enough" }), { stop: "enough" }],
     ["Stop", json({ continue: false }), { stop: "" }],
     ["PostToolUse", json({ hookSpecificOutput: { additionalContext: "ctx" } }), { context: ["ctx"] }],
@@ -58,7 +70,10 @@ Deno.test("mergeVerdicts: deny beats ask beats allow; blocks and context add up;
     { permission: "deny", permissionReason: "d", updatedInput: { n: 1 } },
   );
   assert.deepEqual(
-    mergeVerdicts([{ block: "x", context: ["c1"] }, { block: "y", context: ["c2"], error: "e" }]),
-    { block: "x\ny", context: ["c1", "c2"], error: "e" },
+    mergeVerdicts([
+      { block: "[a]: x", blockReason: "x", context: ["c1"], output: ["o1"] },
+      { block: "y", blockReason: "y", context: ["c2"], error: "e" },
+    ]),
+    { block: "[a]: x\ny", blockReason: "x\ny", context: ["c1", "c2"], output: ["o1"], error: "e" },
   );
 });

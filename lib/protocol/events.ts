@@ -177,6 +177,8 @@ export type RuntimeEvent =
       commits?: number;
     };
   }
+  /** A UserPromptSubmit hook blocked the user's prompt (docs/guides/hooks.md): nothing of it was sent. */
+  | { type: "prompt_blocked"; sessionId: string; message: string; reason: string }
   | RuntimeWarning;
 
 /**
