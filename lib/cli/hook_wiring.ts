@@ -90,6 +90,8 @@ export function mainSessionHooks(
     mode?: (() => string) | undefined;
     /** The run's hook lifetime (SessionStart once, SessionEnd at the end); default: this session's own. */
     life?: HookLifetime | undefined;
+    /** SessionStart's `source` instead of `startup` / `resume` (the interactive `/clear`: `clear`). */
+    source?: string | undefined;
   },
 ): (session: { sessionId: string; transcriptPath: string }) => LoopHooks {
   const life = o.life ?? new HookLifetime();
@@ -121,6 +123,7 @@ export function mainSessionHooks(
       // SessionEnd runs after the run's own signal ended it (an interrupted run still ends).
       signal: o.signal,
       started: !first,
+      source: o.source,
     });
     end = set.end;
     return set.loop;

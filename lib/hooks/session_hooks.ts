@@ -32,6 +32,8 @@ export interface HookSession {
   signal: AbortSignal;
   /** SessionStart already fired for this session in this run (an Agent SDK session's later turns). */
   started?: boolean | undefined;
+  /** SessionStart's `source` instead of `startup` / `resume` (a session opened by `/clear`: `clear`). */
+  source?: string | undefined;
 }
 
 /** A session's hooks: the loop's hook points, and SessionEnd for when the session ends. */
@@ -81,7 +83,7 @@ export function sessionHooks(engine: HookEngine, session: HookSession): SessionH
 
   if (engine.has("SessionStart") && session.started !== true) {
     hooks.onSessionStart = async (start) => {
-      const source = start.resumed ? "resume" : "startup";
+      const source = session.source ?? (start.resumed ? "resume" : "startup");
       const v = await fire("SessionStart", { source }, { match: source });
       const texts = [
         ...outputTexts(`SessionStart:${source} hook success`, v),

@@ -15,6 +15,9 @@ import type { SessionView } from "./view.ts";
 import type { SessionContext } from "../../executor/session_context.ts";
 import { sessionContextOf } from "../context_wiring.ts";
 import { terminalSafe } from "../sanitize.ts";
+import type { Io } from "../io.ts";
+import { claudeModeName } from "../../protocol/permission_mode.ts";
+import { HookLifetime, mainSessionHooks, runHookEngine } from "../hook_wiring.ts";
 
 /** What the flags decide for every session this REPL opens (/clear and /resume open new ones). */
 export interface SessionFlags {
@@ -29,6 +32,20 @@ export interface OpenSession {
   subagents: Runtime;
   /** Memory, skills and custom commands (cli/context_wiring.ts); undefined with --bare. */
   context: SessionContext | undefined;
+  /** The session's hooks across its reopenings (SessionStart once, SessionEnd when it is left). */
+  hooks: HookLifetime;
+  /** Ends what the session's hooks run (after SessionEnd). */
+  stopHooks: () => void;
+}
+
+/** How the session was opened, for its SessionStart hooks (`startup`, `resume`, `clear`). */
+export interface OpenWhich {
+  resume?: string;
+  continueLatest?: boolean;
+  /** SessionStart's `source` instead of `startup` / `resume` (`/clear`: `clear`). */
+  source?: string;
+  /** The hooks' lifetime of the session reopened (/trust): its SessionStart does not fire again. */
+  hooks?: HookLifetime;
 }
 
 /** Opens (or resumes) a session and prints its header; the runtime is closed again if it fails. */
@@ -37,7 +54,7 @@ export async function openReplSession(
   flags: SessionFlags,
   view: SessionView,
   approve: Approver,
-  which: { resume?: string; continueLatest?: boolean },
+  which: OpenWhich,
 ): Promise<OpenSession> {
   // A secret split over text deltas is not shown piece by piece either (redact_deltas.ts).
   const deltas = deltaRedaction(app.secrets);
@@ -54,9 +71,20 @@ export async function openReplSession(
     approve,
     ...(mcp === undefined ? {} : { mcp }),
   });
+  // Hooks run with the session (docs/guides/hooks.md); what they say goes to the log, never to stderr.
+  const io = viewIo(view);
+  const engine = runHookEngine(app, { io });
+  const life = which.hooks ?? new HookLifetime();
+  const stop = new AbortController();
+  let opened: MainSession | undefined;
+  const mode = () => claudeModeName(opened?.loop.mode ?? app.config.permissionMode);
   const session = await openMainSession(app, {
     ...flags.prompts,
-    ...which,
+    ...(which.resume === undefined ? {} : { resume: which.resume }),
+    ...(which.continueLatest === undefined ? {} : { continueLatest: which.continueLatest }),
+    hooks: engine === undefined
+      ? undefined
+      : mainSessionHooks(app, { engine, io, signal: stop.signal, mode, life, source: which.source }),
     approve,
     rules: flags.rules.rules,
     emit,
@@ -68,8 +96,17 @@ export async function openReplSession(
     await subagents.close();
     throw e;
   });
+  opened = session;
   showHeader(app, view, session);
-  return { session, subagents, context };
+  return { session, subagents, context, hooks: life, stopHooks: () => stop.abort() };
+}
+
+/** What hook wiring prints (problems, `systemMessage`, `--debug` timing), as notices in the log. */
+function viewIo(view: SessionView): Io {
+  const say = (text: string) => {
+    for (const line of text.trimEnd().split("\n")) view.notice(line.replace(/^blade: (warning: )?/, ""));
+  };
+  return { out: say, err: say, color: false, tty: false };
 }
 
 function showHeader(app: App, view: SessionView, session: MainSession): void {
@@ -90,10 +127,18 @@ function showHeader(app: App, view: SessionView, session: MainSession): void {
 }
 
 /**
- * Ends a session's background work: children are cancelled, shells stopped, Workers ended. Returns
- * the ids of what was still running (children, then shells).
+ * Ends a session's background work: children are cancelled, shells stopped, Workers ended; with an
+ * `end` reason (Claude Code's: `prompt_input_exit`, `clear`, `other`) its SessionEnd hooks run first
+ * (a session closed to be reopened at once, /trust, has none). Returns the ids of what was still
+ * running (children, then shells).
  */
-export async function closeReplSession(open: OpenSession, workspace: string): Promise<string[]> {
+export async function closeReplSession(
+  open: OpenSession,
+  o: { workspace: string; end?: string },
+): Promise<string[]> {
+  if (o.end !== undefined) await open.hooks.end(o.end);
+  open.stopHooks();
+  const workspace = o.workspace;
   const owner = { parentSessionId: open.session.sessionId, parentProjectPath: workspace };
   const shells = (open.subagents.session()?.env.shells.list(owner) ?? [])
     .filter((s) => s.status === "running").map((s) => s.id);
