@@ -34,6 +34,7 @@ import { allInOrder } from "./sys/concurrency.ts";
 import { canonicalWorkspace } from "./config/workspace.ts";
 import { claudeUserDir } from "./config/claude_dir.ts";
 import type { ChildContext } from "./executor/child_context.ts";
+import type { RunHooks } from "./hooks/run_hooks.ts";
 import { type ApiKeyHelper, apiKeyHelperOf } from "./provider/api_key_helper.ts";
 
 export interface AppFlags extends ConfigFlags {
@@ -79,6 +80,8 @@ export interface RuntimeOptions {
   onlyTools?: readonly string[];
   /** The run's memory and skills, as subagents get them. */
   childContext?: ChildContext;
+  /** The run's hooks for its children (lib/hooks/run_hooks.ts); absent: none configured. */
+  hooks?: RunHooks | undefined;
 }
 
 export interface App {
@@ -228,6 +231,7 @@ function runtimeOf(app: App, emit: RuntimeEventSink, options: RuntimeOptions): R
     ...(options.childContext === undefined ? {} : { childContext: options.childContext }),
     mcp: () => childMcp(app, options),
     web: webAccessOf(app),
+    hooks: options.hooks,
   });
 }
 

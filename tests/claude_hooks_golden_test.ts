@@ -116,7 +116,7 @@ function withoutIds(line: Json): Json {
   return rest;
 }
 
-async function compare(name: string): Promise<void> {
+async function compare(name: string, env: Record<string, string> = {}): Promise<void> {
   const c = HOOK_CASES.find((x) => x.name === name)!;
   const want = await recorded(name);
   await using box = await bladeSandbox();
@@ -126,7 +126,7 @@ async function compare(name: string): Promise<void> {
   await using server = startFakeAnthropicServer({ handler });
   const run = await box.run(
     ["-p", c.prompt, "--output-format", "stream-json", "--verbose", "--trust-workspace"],
-    { env: { ANTHROPIC_BASE_URL: server.url, ANTHROPIC_API_KEY: "sk-ant-fake" } },
+    { env: { ANTHROPIC_BASE_URL: server.url, ANTHROPIC_API_KEY: "sk-ant-fake", ...env } },
   );
   const norm = (v: unknown) => JSON.parse(JSON.stringify(v).replaceAll("/WS", ws));
   const context = `${name}: ${run.stderr}`;
@@ -207,7 +207,12 @@ for (
     "hooks_prompt_json_block",
     "hooks_session_start_plain",
     "hooks_events",
+    "hooks_subagent",
   ]
 ) {
   Deno.test(`hooks golden: ${name} as Claude Code 2.1.332`, () => compare(name));
 }
+
+// A child in this thread (no Worker) fires the same hooks the same way.
+Deno.test("hooks golden: hooks_subagent with the child in the main thread", () =>
+  compare("hooks_subagent", { BLADE_CHILD_SANDBOX: "none" }));

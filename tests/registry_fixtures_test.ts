@@ -113,11 +113,12 @@ const CASES: Record<string, Expected> = {
       description: "Carries fields Blade does not use",
       systemPrompt: "Extra fields.",
       mcpServers: ["github"],
+      hooks: { Stop: [] },
     })],
     diagnostics: [
-      ...["effort", "hooks", "memory"].map((field, i) => ({
+      ...["effort", "memory"].map((field, i) => ({
         file: "<dir>/extras.md",
-        line: [4, 5, 8][i] as number,
+        line: [4, 8][i] as number,
         severity: "info" as const,
         field,
         message: `"${field}" is a Claude Code field Blade does not support yet; ignored`,
@@ -137,7 +138,7 @@ const CASES: Record<string, Expected> = {
         field: "temperature",
         message: 'Unknown field "temperature"; ignored',
         hint:
-          "Known fields: name, description, tools, disallowedTools, model, permissionMode, maxTurns, isolation, background, color, skills, mcpServers",
+          "Known fields: name, description, tools, disallowedTools, model, permissionMode, maxTurns, isolation, background, color, skills, mcpServers, hooks",
       },
     ],
   },

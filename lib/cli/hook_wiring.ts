@@ -10,10 +10,11 @@ import type { HookCallbacks } from "../protocol/hook_callbacks.ts";
 import { claudeModeName } from "../protocol/permission_mode.ts";
 import type { LoopHooks } from "../executor/hooks.ts";
 import type { ToolContext } from "../tools/tool.ts";
-import { type HookEntry, hooksOf } from "../hooks/hook_config.ts";
+import { type HookEntry, hooksOf } from "../protocol/hook_config.ts";
 import { HookEngine, type HookRun } from "../hooks/hook_engine.ts";
 import { hookCommandRunner } from "../hooks/hook_command.ts";
 import { sessionHooks } from "../hooks/session_hooks.ts";
+import { RunHooks } from "../hooks/run_hooks.ts";
 import { terminalSafe } from "./sanitize.ts";
 
 /** The hooks of the run's settings files and `--settings` (none with `--bare`), and their problems. */
@@ -57,6 +58,19 @@ export function runHookEngine(
 }
 
 /**
+ * The hooks of the run's subagents (lib/hooks/run_hooks.ts) for the runtime: the same engine, their
+ * commands in each child's sandbox, their problems and messages said as the session's are.
+ */
+export function runHooksOf(app: App, o: { engine: HookEngine; io: Io }): RunHooks {
+  return new RunHooks(o.engine, {
+    cwd: app.workspace,
+    runner: (ctx) => hookCommandRunner(ctx, { projectDir: app.workspace, redact: app.redact }),
+    warn: (line) => o.io.err(`blade: warning: ${terminalSafe(app.redact(line))}\n`),
+    tell: (line) => o.io.err(`${terminalSafe(app.redact(line))}\n`),
+  });
+}
+
+/**
  * What a CLI run's hooks keep across its turns (an Agent SDK session runs many, each continuing the
  * session): SessionStart fires for its first turn only, and SessionEnd once, when the run ends.
  */
@@ -92,10 +106,13 @@ export function mainSessionHooks(
     life?: HookLifetime | undefined;
     /** SessionStart's `source` instead of `startup` / `resume` (the interactive `/clear`: `clear`). */
     source?: string | undefined;
+    /** The subagents' hooks: told the session's id and transcript (their inputs name them). */
+    run?: RunHooks | undefined;
   },
 ): (session: { sessionId: string; transcriptPath: string }) => LoopHooks {
   const life = o.life ?? new HookLifetime();
   return ({ sessionId, transcriptPath }) => {
+    o.run?.bind({ sessionId, transcriptPath });
     // Events without a tool call run in the session's own sandbox, as its commands do.
     const own: ToolContext = {
       ports: app.ports,

@@ -22,7 +22,7 @@ import type { McpHub } from "../mcp/hub.ts";
 import type { PromptFlags } from "./print_inputs.ts";
 import type { Approver } from "../protocol/approval.ts";
 import type { HookCallbacks } from "../protocol/hook_callbacks.ts";
-import { type HookLifetime, mainSessionHooks, runHookEngine } from "./hook_wiring.ts";
+import { type HookLifetime, mainSessionHooks, runHookEngine, runHooksOf } from "./hook_wiring.ts";
 import type { StructuredOutput, StructuredOutputState } from "../tools/structured_output.ts";
 import { contextSinks, sessionContextOf } from "./context_wiring.ts";
 import { turnOutcome } from "../executor/run_outcome.ts";
@@ -241,15 +241,17 @@ export async function runTurn(
     interrupt.abort();
   });
   const context = await sessionContextOf(app, contextSinks(app, io));
+  const engine = runHookEngine(app, { io, callbacks: f.sdkHooks });
+  const runHooks = engine === undefined ? undefined : runHooksOf(app, { engine, io });
   // Background commands the model started, idle child Workers and agents' MCP servers do not outlive the run.
   await using runtime = app.runtime(sink.emit, {
+    hooks: runHooks,
     ...(context?.child === undefined ? {} : { childContext: context.child }),
     rules: f.rules.texts,
     ...(f.approve === undefined ? {} : { approve: f.approve }),
     ...(mcp === undefined ? {} : { mcp }),
     ...(f.onlyTools === undefined ? {} : { onlyTools: f.onlyTools }),
   });
-  const engine = runHookEngine(app, { io, callbacks: f.sdkHooks });
   // Each turn returns its own object (loaded only with --json-schema: it brings zod).
   const structured = await structuredOutputOf(f.jsonSchema, app.config.structuredOutputAttempts);
   try {
@@ -276,9 +278,14 @@ export async function runTurn(
       ...(structured === undefined ? {} : { structured: structuredHooks(structured) }),
       ...(f.approve === undefined ? {} : { approve: f.approve }),
       ...(context === undefined ? {} : { context }),
-      hooks: engine === undefined
-        ? undefined
-        : mainSessionHooks(app, { engine, io, signal: interrupt.signal, mode: f.hookMode, life: f.hookLife }),
+      hooks: engine === undefined ? undefined : mainSessionHooks(app, {
+        engine,
+        io,
+        signal: interrupt.signal,
+        mode: f.hookMode,
+        life: f.hookLife,
+        run: runHooks,
+      }),
     });
     // A continued session whose transcript had a torn or bad line: the rest was kept; say so.
     for (const d of run.transcriptDiagnostics) {

@@ -50,7 +50,7 @@ export interface ClaudeSettings {
   apiKeyHelper?: string;
   /** `permissions.additionalDirectories`: folders added as `--add-dir` adds them. */
   additionalDirectories: string[];
-  /** The `hooks` objects of the layers, each with where it came from (lib/hooks/hook_config.ts reads them). */
+  /** The `hooks` objects of the layers, each with where it came from (lib/protocol/hook_config.ts reads them). */
   hooks: HookLayer[];
   /** `path: key` of every key Blade ignored (a warning on stderr). */
   ignored: string[];

@@ -8,7 +8,12 @@
 
 import type { HookCallbacks } from "../protocol/hook_callbacks.ts";
 import type { Clock } from "../sys/clock.ts";
-import { DEFAULT_HOOK_TIMEOUT_S, type HookEntry, type HookEvent, matcherMatches } from "./hook_config.ts";
+import {
+  DEFAULT_HOOK_TIMEOUT_S,
+  type HookEntry,
+  type HookEvent,
+  matcherMatches,
+} from "../protocol/hook_config.ts";
 import { type HookEnd, type HookVerdict, mergeVerdicts, verdictOf } from "./hook_output.ts";
 
 /** Starts one command hook with its JSON input on stdin (in the session's sandbox: hook_command.ts). */
@@ -49,6 +54,8 @@ export interface HookEngineOptions {
 export interface FireOptions {
   /** What the matcher is matched against: the tool name, SessionStart's source, …; undefined: all. */
   match?: string | undefined;
+  /** The run's name for observers (default `Event:match`, or `Event`). */
+  name?: string | undefined;
   toolUseId?: string | undefined;
   signal: AbortSignal;
   /** Runs command hooks (in the sandbox of the session whose event this is). */
@@ -102,7 +109,7 @@ export class HookEngine {
       h.event === event && (o.match === undefined || matcherMatches(h.matcher, o.match))
     );
     if (matching.length === 0) return {};
-    const name = o.match === undefined ? event : `${event}:${o.match}`;
+    const name = o.name ?? (o.match === undefined ? event : `${event}:${o.match}`);
     const stdin = JSON.stringify(input);
     const verdicts = await Promise.all(
       matching.map((hook) => this.#one(hook, { name, input, stdin, fire: o })),

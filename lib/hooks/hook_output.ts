@@ -6,7 +6,7 @@
 // `suppressOutput`, `systemMessage`, and `hookSpecificOutput` (`permissionDecision` allow|deny|ask,
 // `permissionDecisionReason`, `updatedInput`, `additionalContext`). Pure; table-tested.
 
-import type { HookEvent } from "./hook_config.ts";
+import type { HookEvent } from "../protocol/hook_config.ts";
 
 /** How one hook ended: a command's exit, or an SDK callback's JSON answer, or a failure to run. */
 export type HookEnd =

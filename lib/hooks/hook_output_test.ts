@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { type HookEnd, type HookVerdict, mergeVerdicts, verdictOf } from "./hook_output.ts";
-import type { HookEvent } from "./hook_config.ts";
+import type { HookEvent } from "../protocol/hook_config.ts";
 
 const run = (code: number, stdout = "", stderr = ""): HookEnd => ({ code, stdout, stderr });
 const json = (o: unknown) => run(0, JSON.stringify(o) + "\n");

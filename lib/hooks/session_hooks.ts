@@ -1,28 +1,37 @@
 // Owns what the hook events of one session do to it (docs/guides/hooks.md "What runs when"), as the
 // loop's hook points (executor/hooks.ts): SessionStart before the first turn (its context opens it),
 // UserPromptSubmit before each prompt's turn (block it, or add context after it), PreToolUse before
-// the permission gate (`beforePermission`: deny, allow an askable refusal, ask,
-// rewrite), PostToolUse after each call (context and blocks annotate the result), Stop when the model
-// ends a turn (a block sends its reason back: one more step), and `continue: false` ending the run
-// after the step. The texts the model sees are Claude Code's (tests/fixtures/claude/hooks_events).
-// Hooks run in the sandbox of the call (tool events) or of the session (the others): `run`.
+// the permission gate (`beforePermission`: deny, allow an askable refusal, ask, rewrite), PostToolUse
+// after each call (context and blocks annotate the result), Stop when the model ends a turn (a block
+// sends its reason back: one more step) — a subagent's SubagentStop instead, with its id, type,
+// transcript and last message —, `continue: false` ending the run after the step, and SessionEnd.
+// The texts the model sees are Claude Code's (tests/fixtures/claude/hooks_*). Hooks run in the
+// sandbox of the call (tool events) or of the session (the others): `runner`. A Worker child's loop
+// asks through child_hooks.ts; `answer` answers it here, in the main thread.
 
-import type { LoopHooks, ToolCallRequest } from "../executor/hooks.ts";
+import type {
+  AfterToolCallResult,
+  BeforePermissionResult,
+  LoopHooks,
+  ToolCallRequest,
+} from "../executor/hooks.ts";
 import { STOP_COMPLETED } from "../executor/hooks.ts";
-import { userText } from "../protocol/messages.ts";
+import { type Message, userText } from "../protocol/messages.ts";
 import type { ToolContext } from "../tools/tool.ts";
 import type { HookCommandRunner, HookEngine } from "./hook_engine.ts";
-import type { HookEvent } from "./hook_config.ts";
+import type { HookEvent } from "../protocol/hook_config.ts";
 import type { HookVerdict } from "./hook_output.ts";
+import type { ChildHookAnswer, ChildHookCall, ChildHookPoint } from "./child_hooks.ts";
 
 /** The session a set of hooks serves (the fields of Claude Code's hook input). */
 export interface HookSession {
+  /** The top-level session's id and transcript (a subagent's hooks name its root session, as Claude Code's). */
   sessionId: string;
   transcriptPath: string;
   cwd: string;
   permissionMode: () => string;
-  /** A subagent's id and type (`agent_id`, `agent_type` in its hooks' input). */
-  agent?: { id: string; type: string } | undefined;
+  /** A subagent's id, type and own transcript (`agent_id`, `agent_type`, `agent_transcript_path`). */
+  agent?: { id: string; type: string; transcriptPath: string } | undefined;
   /** Command hooks of tool events run in the call's sandbox; the others in this context's. */
   runner: (ctx?: ToolContext) => HookCommandRunner;
   /** A non-blocking hook problem (a crash, a timeout, another exit code): reported, never fatal. */
@@ -36,9 +45,13 @@ export interface HookSession {
   source?: string | undefined;
 }
 
-/** A session's hooks: the loop's hook points, and SessionEnd for when the session ends. */
+/** A session's hooks: the loop's hook points, SessionEnd, and the answers to a Worker child's loop. */
 export interface SessionHookSet {
   loop: LoopHooks;
+  /** The points a Worker child's loop must ask about (the tool and turn-end points set in `loop`). */
+  points: ChildHookPoint[];
+  /** Answers one hook point a Worker child's loop asked about; `ctx` is the child's, for that call. */
+  answer(call: ChildHookCall, ctx: ToolContext): Promise<ChildHookAnswer>;
   /** Fires SessionEnd with `reason` (Claude Code's: `clear`, `logout`, `prompt_input_exit`, `other`). */
   end(reason: string): Promise<void>;
 }
@@ -46,70 +59,59 @@ export interface SessionHookSet {
 /** Events whose input has no `permission_mode` (as Claude Code sends them). */
 const WITHOUT_MODE: ReadonlySet<HookEvent> = new Set(["SessionStart", "SessionEnd", "SubagentStart"]);
 
-/** The hooks of `session`; points of events no hook listens to are left out (free). */
-export function sessionHooks(engine: HookEngine, session: HookSession): SessionHookSet {
-  const hooks: LoopHooks = {};
-  let stopAsked: string | undefined;
-  let stopBlockedTurn = -1;
-  const base = (event: HookEvent) => ({
+/** The session's fields of every hook input (Claude Code 2.1.332's: tests/fixtures/claude/hooks_*). */
+export function hookInputBase(session: HookSession, event: HookEvent): Record<string, unknown> {
+  return {
     session_id: session.sessionId,
     transcript_path: session.transcriptPath,
     cwd: session.cwd,
-    // Claude Code 2.1.332 leaves the mode out of a session's start and end (tests/fixtures/claude/hooks_events).
     ...(WITHOUT_MODE.has(event) ? {} : { permission_mode: session.permissionMode() }),
     ...(session.agent === undefined ? {} : { agent_id: session.agent.id, agent_type: session.agent.type }),
     hook_event_name: event,
-  });
-  const settle = (event: HookEvent, v: HookVerdict): HookVerdict => {
-    if (v.error !== undefined) session.warn(`${event} hook error: ${v.error}`);
-    if (v.message !== undefined) session.tell?.(v.message);
-    // UserPromptSubmit's `continue: false` blocks that prompt (onUserPrompt), not the session.
-    if (v.stop !== undefined && stopAsked === undefined && event !== "UserPromptSubmit") {
-      stopAsked = v.stop;
-      session.tell?.(v.stop === "" ? `A ${event} hook stopped the session.` : v.stop);
-    }
-    return v;
   };
-  const fire: Fire = async (event, input, o) =>
-    settle(
-      event,
-      await engine.fire(event, { ...base(event), ...input }, {
-        match: o.match,
-        toolUseId: o.toolUseId,
-        signal: o.signal ?? o.ctx?.signal ?? session.signal,
-        run: session.runner(o.ctx),
-      }),
-    );
+}
 
-  if (engine.has("SessionStart") && session.started !== true) {
-    hooks.onSessionStart = async (start) => {
-      const source = session.source ?? (start.resumed ? "resume" : "startup");
-      const v = await fire("SessionStart", { source }, { match: source });
-      const texts = [
-        ...outputTexts(`SessionStart:${source} hook success`, v),
-        ...contextTexts("SessionStart hook additional context", v),
-      ];
-      return { messages: texts.map((t) => userText(t, true)) };
-    };
+/** The hooks of `session`; points of events no hook listens to are left out (free). */
+export function sessionHooks(engine: HookEngine, session: HookSession): SessionHookSet {
+  const state: StopState = { asked: undefined };
+  const fire = firer(engine, session, state);
+  const child = session.agent !== undefined;
+  const hooks: LoopHooks = {};
+  if (engine.has("SessionStart") && session.started !== true && !child) {
+    hooks.onSessionStart = sessionStart(fire, session);
   }
-  if (engine.has("UserPromptSubmit")) hooks.onUserPrompt = userPromptSubmit(fire);
-  if (engine.has("PreToolUse")) hooks.beforePermission = preToolUse(fire);
-  if (engine.has("PostToolUse")) hooks.afterToolCall = postToolUse(fire);
-  if (engine.has("Stop")) {
-    hooks.onTurnEnd = async (end) => {
-      const text = end.answer.content.flatMap((b) => b.type === "text" ? [b.text] : []).join("\n");
-      const v = await fire("Stop", {
-        stop_hook_active: stopBlockedTurn === end.turn,
-        last_assistant_message: text,
-      }, {});
-      if (v.block === undefined || stopAsked !== undefined) return undefined;
-      stopBlockedTurn = end.turn;
-      return { continueWith: hookFeedback(`Stop hook feedback:\n${v.block}`) };
-    };
-  }
-  hooks.shouldStop = () => stopAsked === undefined ? undefined : STOP_COMPLETED;
+  if (engine.has("UserPromptSubmit") && !child) hooks.onUserPrompt = userPromptSubmit(fire);
+  const before = engine.has("PreToolUse") ? preToolUse(fire) : undefined;
+  const after = engine.has("PostToolUse") ? postToolUse(fire) : undefined;
+  const stopEvent = child ? "SubagentStop" : "Stop";
+  const turnEnd = engine.has(stopEvent) ? stopHook(fire, { session, state }) : undefined;
+  if (before !== undefined) hooks.beforePermission = before;
+  if (after !== undefined) hooks.afterToolCall = after;
+  if (turnEnd !== undefined) hooks.onTurnEnd = turnEnd;
+  hooks.shouldStop = () => state.asked === undefined ? undefined : STOP_COMPLETED;
+  const points: ChildHookPoint[] = [
+    ...before === undefined ? [] : ["beforePermission" as const],
+    ...after === undefined ? [] : ["afterToolCall" as const],
+    ...turnEnd === undefined ? [] : ["onTurnEnd" as const],
+  ];
   return {
     loop: hooks,
+    points,
+    answer: async (call, ctx) => {
+      const answer: ChildHookAnswer = {};
+      if (call.point === "beforePermission" && before !== undefined) {
+        answer.permission = await before({ call: toolCall(call.call), input: call.input, ctx });
+      } else if (call.point === "afterToolCall" && after !== undefined) {
+        const result = await after({ call: toolCall(call.call), input: call.input, ctx }, call.result);
+        if (result !== undefined) answer.after = result;
+      } else if (call.point === "onTurnEnd" && turnEnd !== undefined) {
+        const text = (await turnEnd({ sessionId: session.sessionId, turn: call.turn, answer: call.answer }))
+          ?.continueWith;
+        if (text !== undefined) answer.continueWith = text;
+      }
+      if (state.asked !== undefined) answer.stop = true;
+      return answer;
+    },
     end: async (reason) => {
       // It runs after the session's own signal may have ended it (an interrupted run still ends): its
       // own timeout bounds it.
@@ -119,12 +121,90 @@ export function sessionHooks(engine: HookEngine, session: HookSession): SessionH
   };
 }
 
+/** Whether a hook said `continue: false` (and with which reason). */
+interface StopState {
+  asked: string | undefined;
+}
+
+/** Fires one event of `session` with its fields added; problems and messages said, a stop noted. */
+function firer(engine: HookEngine, session: HookSession, state: StopState): Fire {
+  const settle = (event: HookEvent, v: HookVerdict): HookVerdict => {
+    if (v.error !== undefined) session.warn(`${event} hook error: ${v.error}`);
+    if (v.message !== undefined) session.tell?.(v.message);
+    // UserPromptSubmit's `continue: false` blocks that prompt (onUserPrompt), not the session.
+    if (v.stop !== undefined && state.asked === undefined && event !== "UserPromptSubmit") {
+      state.asked = v.stop;
+      session.tell?.(v.stop === "" ? `A ${event} hook stopped the session.` : v.stop);
+    }
+    return v;
+  };
+  return async (event, input, o) =>
+    settle(
+      event,
+      await engine.fire(event, { ...hookInputBase(session, event), ...input }, {
+        match: o.match,
+        name: o.name,
+        toolUseId: o.toolUseId,
+        signal: o.signal ?? o.ctx?.signal ?? session.signal,
+        run: session.runner(o.ctx),
+      }),
+    );
+}
+
+function toolCall(call: { id: string; name: string; input: Record<string, unknown> }) {
+  return { type: "tool_call" as const, id: call.id, name: call.name, input: call.input };
+}
+
+/** SessionStart before the session's first turn: its output and context open that turn. */
+function sessionStart(fire: Fire, session: HookSession): NonNullable<LoopHooks["onSessionStart"]> {
+  return async (start) => {
+    const source = session.source ?? (start.resumed ? "resume" : "startup");
+    const v = await fire("SessionStart", { source }, { match: source });
+    const texts = [
+      ...outputTexts(`SessionStart:${source} hook success`, v),
+      ...contextTexts("SessionStart hook additional context", v),
+    ];
+    return { messages: texts.map((t) => userText(t, true)) };
+  };
+}
+
+/**
+ * Stop (a subagent's SubagentStop, matched by its type, with its transcript) when the model ends a
+ * turn: a block sends Claude Code's feedback back, once per turn end (`stop_hook_active` on the next).
+ */
+function stopHook(
+  fire: Fire,
+  o: { session: HookSession; state: StopState },
+): (
+  end: { sessionId: string; turn: number; answer: Message },
+) => Promise<{ continueWith: string } | undefined> {
+  let blockedTurn = -1;
+  const agent = o.session.agent;
+  return async (end) => {
+    const text = end.answer.content.flatMap((b) => b.type === "text" ? [b.text] : []).join("\n");
+    const active = blockedTurn === end.turn;
+    const v = agent === undefined
+      ? await fire("Stop", { stop_hook_active: active, last_assistant_message: text }, {})
+      : await fire("SubagentStop", {
+        stop_hook_active: active,
+        agent_transcript_path: agent.transcriptPath,
+        last_assistant_message: text,
+      }, { match: agent.type, name: "SubagentStop" });
+    if (v.block === undefined || o.state.asked !== undefined) return undefined;
+    blockedTurn = end.turn;
+    return { continueWith: hookFeedback(`Stop hook feedback:\n${v.block}`) };
+  };
+}
+
 /** Fires one event with the session's fields added; its problems and messages already said. */
 type Fire = (
   event: HookEvent,
   input: Record<string, unknown>,
-  o: { match?: string; toolUseId?: string; ctx?: ToolContext; signal?: AbortSignal },
+  o: { match?: string; name?: string; toolUseId?: string; ctx?: ToolContext; signal?: AbortSignal },
 ) => Promise<HookVerdict>;
+
+/** A call as the tool hooks need it (the loop's ToolCallRequest; a Worker child's call rebuilt). */
+type HookedRequest = Pick<ToolCallRequest, "call" | "input" | "ctx">;
 
 /** UserPromptSubmit before the prompt's turn: a block (or `continue: false`) drops it; context follows it. */
 function userPromptSubmit(fire: Fire): NonNullable<LoopHooks["onUserPrompt"]> {
@@ -163,8 +243,8 @@ const FEEDBACK_PREAMBLE = "The text below is the output of a hook that the user,
   "or approval from the user.";
 
 /** PreToolUse before the permission gate: a block or deny refuses, allow/ask/updatedInput go to the gate. */
-function preToolUse(fire: Fire): NonNullable<LoopHooks["beforePermission"]> {
-  return async ({ call, input, ctx }: ToolCallRequest) => {
+function preToolUse(fire: Fire): (request: HookedRequest) => Promise<BeforePermissionResult> {
+  return async ({ call, input, ctx }) => {
     const v = await fire("PreToolUse", {
       tool_name: call.name,
       tool_input: isRecord(input) ? input : call.input,
@@ -180,7 +260,12 @@ function preToolUse(fire: Fire): NonNullable<LoopHooks["beforePermission"]> {
 }
 
 /** PostToolUse after each call: a block's reason and added context annotate the result. */
-function postToolUse(fire: Fire): NonNullable<LoopHooks["afterToolCall"]> {
+function postToolUse(
+  fire: Fire,
+): (
+  request: HookedRequest,
+  result: { content: string; isError: boolean },
+) => Promise<AfterToolCallResult | undefined> {
   return async ({ call, input, ctx }, result) => {
     const v = await fire("PostToolUse", {
       tool_name: call.name,

@@ -13,7 +13,7 @@ import type { PermissionMode } from "../protocol/permission_mode.ts";
 import type { RuleTexts } from "../permissions/run_rules.ts";
 import { capMode, childRulesOf } from "../permissions/ceiling.ts";
 import type { AgentDefinition } from "../registry/schema.ts";
-import type { ConfigSnapshot, SidecarRecord } from "../store/schema.ts";
+import type { AgentHooks, ConfigSnapshot, SidecarRecord } from "../store/schema.ts";
 import type { ActiveWorktree } from "../tools/tool.ts";
 import type { TaskRequest, WarmCall } from "../tools/task.ts";
 import type { ChildSpec } from "../executor/child.ts";
@@ -55,6 +55,8 @@ export interface ParentInfo {
    * for a top-level session, whose rules are the run's.
    */
   rules?: RuleTexts;
+  /** The agent hooks the delegating session fires (a child's: its snapshot's); absent at the top. */
+  agentHooks?: readonly AgentHooks[];
 }
 
 /** The parent session plus the run-wide policy a launch is decided under. */
@@ -108,7 +110,7 @@ const refuse = (refusal: string): LaunchPlan => ({ ok: false, refusal });
 export function snapshotOf(
   definition: AgentDefinition,
   o: {
-    parent: Pick<LaunchParent, "mode" | "rules">;
+    parent: Pick<LaunchParent, "mode" | "rules" | "agentHooks">;
     isolation: "none" | "worktree";
     /** The model child_model.ts chose. */
     model: string;
@@ -132,7 +134,20 @@ export function snapshotOf(
     source: definition.source,
     // The capability ceiling of rules: the parent's, narrowed by this definition, frozen for resume.
     rules: childRulesOf(parent.rules, definition),
+    ...agentHooksOf(definition, parent.agentHooks),
   };
+}
+
+/** The hooks a child of `definition` fires besides the run's: its parent's agent hooks, then its own. */
+function agentHooksOf(
+  definition: AgentDefinition,
+  above: readonly AgentHooks[] | undefined,
+): { hooks?: AgentHooks[] } {
+  const own = definition.hooks === undefined || Object.keys(definition.hooks).length === 0
+    ? []
+    : [{ agent: definition.name, where: definition.path, hooks: structuredClone(definition.hooks) }];
+  const all = [...structuredClone(above ?? []), ...own];
+  return all.length === 0 ? {} : { hooks: all };
 }
 
 /** The model a fresh child of `definition` runs on, or why the call may not have it. */

@@ -9,7 +9,13 @@ import { type Frontmatter, splitFrontmatter } from "./frontmatter.ts";
 import { readLenientFrontmatter } from "./lenient.ts";
 import { isReservedAgentName, strictNameProblem } from "./names.ts";
 import { readSimpleFrontmatter } from "./simple_yaml.ts";
-import { AGENT_FIELDS, type AgentDefinition, agentDefinitionSchema, type AgentSource } from "./schema.ts";
+import {
+  AGENT_FIELDS,
+  type AgentDefinition,
+  agentDefinitionSchema,
+  agentHookProblems,
+  type AgentSource,
+} from "./schema.ts";
 
 export interface ParseAgentOptions {
   /** Shown in diagnostics and recorded in the definition. */
@@ -26,7 +32,6 @@ export interface ParseAgentResult {
 /** Real Claude Code fields Blade accepts but does not act on yet: info, not warning. */
 export const IGNORED_CLAUDE_FIELDS: readonly string[] = [
   "effort",
-  "hooks",
   "memory",
   "initialPrompt",
   "omitClaudeMd",
@@ -35,7 +40,7 @@ export const IGNORED_CLAUDE_FIELDS: readonly string[] = [
 ];
 
 /** Fields whose bad value skips the file: ignoring them would change what the agent may do. */
-const FATAL_FIELDS = new Set(["name", "description", "tools", "disallowedTools", "isolation"]);
+const FATAL_FIELDS = new Set(["name", "description", "tools", "disallowedTools", "isolation", "hooks"]);
 
 const FIELD_HINTS: Readonly<Record<string, string>> = {
   name: "Add `name: <agent-name>` to the frontmatter, e.g. `name: code-reviewer`",
@@ -51,6 +56,8 @@ const FIELD_HINTS: Readonly<Record<string, string>> = {
   background: "Use `background: true` or `background: false`",
   color: "Use a color name, e.g. `color: blue`",
   skills: "Write `skills: skill-a, skill-b` or a YAML list",
+  hooks:
+    "Write Claude Code's hooks map: `hooks:` then `PreToolUse:` with a list of `- matcher: Bash` entries, each with `hooks: [{type: command, command: ./check.sh}]`",
 };
 
 interface Fields {
@@ -338,6 +345,9 @@ function addAdvice(
         hint: "Write the agent's instructions below the closing `---` line",
       }),
     );
+  }
+  for (const event of agentHookProblems(definition.hooks).unknownEvents) {
+    diagnostics.push(diagnostic("warning", file, event, { line: lines["hooks"], field: "hooks" }));
   }
   for (const note of toolRuleNotes(definition)) {
     diagnostics.push(

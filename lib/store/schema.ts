@@ -61,6 +61,12 @@ export type SidecarStats = {
   durationMs: number;
 };
 
+/**
+ * One agent's own `hooks` (its file's frontmatter, Claude Code's format: lib/protocol/hook_config.ts),
+ * with the agent's name and where it was defined.
+ */
+export type AgentHooks = { agent: string; where: string; hooks: Record<string, unknown> };
+
 export type ConfigSnapshot = {
   name: string;
   description: string;
@@ -84,6 +90,12 @@ export type ConfigSnapshot = {
    * them. Absent in records written before they were frozen.
    */
   rules?: { allow: string[]; deny: string[]; ask: string[]; limits?: string[][] };
+  /**
+   * The agent hooks its runs fire besides the run's settings hooks (docs/guides/hooks.md): every agent
+   * above it and its own, frozen at launch so a resume keeps them (a child never has fewer than its
+   * parent). Absent: none.
+   */
+  hooks?: AgentHooks[];
 };
 
 /** The worktree lease of an isolated child (docs/reference/worktrees.md). Paths are canonical. */
@@ -213,6 +225,7 @@ const configSnapshotCheck = object({
   isolation,
   source: text,
   rules: optional(object({ allow: texts, deny: texts, ask: texts, limits: optional(array(texts)) })),
+  hooks: optional(array(object({ agent: text, where: text, hooks: record() }))),
 });
 
 const worktreeCheck = object({

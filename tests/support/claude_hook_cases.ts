@@ -171,7 +171,7 @@ You check things.
           name: "Task",
           input: {
             description: "Check it",
-            prompt: "Check it.",
+            prompt: "Check it carefully.",
             subagent_type: "checker",
             run_in_background: false,
           },

@@ -17,7 +17,7 @@ import { sessionContextOf } from "../context_wiring.ts";
 import { terminalSafe } from "../sanitize.ts";
 import type { Io } from "../io.ts";
 import { claudeModeName } from "../../protocol/permission_mode.ts";
-import { HookLifetime, mainSessionHooks, runHookEngine } from "../hook_wiring.ts";
+import { HookLifetime, mainSessionHooks, runHookEngine, runHooksOf } from "../hook_wiring.ts";
 
 /** What the flags decide for every session this REPL opens (/clear and /resume open new ones). */
 export interface SessionFlags {
@@ -65,26 +65,35 @@ export async function openReplSession(
   const context = await sessionContextOf(app, {
     warn: (line) => view.print(`warning: ${terminalSafe(line)}`),
   });
+  // Hooks run with the session (docs/guides/hooks.md); what they say goes to the log, never to stderr.
+  const io = viewIo(view);
+  const engine = runHookEngine(app, { io });
+  const runHooks = engine === undefined ? undefined : runHooksOf(app, { engine, io });
   const subagents = app.runtime(emit, {
+    hooks: runHooks,
     ...(context?.child === undefined ? {} : { childContext: context.child }),
     rules: flags.rules.texts,
     approve,
     ...(mcp === undefined ? {} : { mcp }),
   });
-  // Hooks run with the session (docs/guides/hooks.md); what they say goes to the log, never to stderr.
-  const io = viewIo(view);
-  const engine = runHookEngine(app, { io });
   const life = which.hooks ?? new HookLifetime();
   const stop = new AbortController();
-  let opened: MainSession | undefined;
-  const mode = () => claudeModeName(opened?.loop.mode ?? app.config.permissionMode);
+  // The hooks' permission_mode is the session's current one (/permissions changes it).
+  const opened: { session?: MainSession } = {};
+  const mode = () => claudeModeName(opened.session?.loop.mode ?? app.config.permissionMode);
   const session = await openMainSession(app, {
     ...flags.prompts,
     ...(which.resume === undefined ? {} : { resume: which.resume }),
     ...(which.continueLatest === undefined ? {} : { continueLatest: which.continueLatest }),
-    hooks: engine === undefined
-      ? undefined
-      : mainSessionHooks(app, { engine, io, signal: stop.signal, mode, life, source: which.source }),
+    hooks: engine === undefined ? undefined : mainSessionHooks(app, {
+      engine,
+      io,
+      signal: stop.signal,
+      mode,
+      life,
+      source: which.source,
+      run: runHooks,
+    }),
     approve,
     rules: flags.rules.rules,
     emit,
@@ -96,7 +105,7 @@ export async function openReplSession(
     await subagents.close();
     throw e;
   });
-  opened = session;
+  opened.session = session;
   showHeader(app, view, session);
   return { session, subagents, context, hooks: life, stopHooks: () => stop.abort() };
 }

@@ -1,5 +1,6 @@
-// Owns Claude Code's hook configuration format (docs/guides/hooks.md): the `hooks` object of a
-// settings file, `--settings`, or an agent file's frontmatter — `{Event: [{matcher, hooks: [{type:
+// Owns Claude Code's hook configuration format (docs/guides/hooks.md), vocabulary every layer may read
+// (the agent registry checks an agent file's with it): the `hooks` object of a settings file,
+// `--settings`, or an agent file's frontmatter — `{Event: [{matcher, hooks: [{type:
 // "command", command, timeout}]}]}` — read into a flat list of hooks, each saying where it came from.
 // Malformed entries are left out and named (a problem list), never an error: a broken hook file must
 // not stop a session, and the user is told. Pure.
@@ -46,7 +47,11 @@ function isRecord(v: unknown): v is Record<string, unknown> {
   return typeof v === "object" && v !== null && !Array.isArray(v);
 }
 
-/** The hooks of one `hooks` object; `where` names its file in problems. */
+/**
+ * The hooks of one `hooks` object; `where` names its file in problems. An agent file's (`source:
+ * "agent"`) `Stop` hooks are its run's `SubagentStop` hooks, as Claude Code 2.1.332 runs them
+ * (tests/fixtures/claude/hooks_subagent).
+ */
 export function hooksOf(
   json: unknown,
   o: { source: HookSource; where: string },
@@ -89,7 +94,7 @@ export function hooksOf(
         }
         const timeout = typeof hook.timeout === "number" && hook.timeout > 0 ? hook.timeout : undefined;
         hooks.push({
-          event: event as HookEvent,
+          event: o.source === "agent" && event === "Stop" ? "SubagentStop" : event as HookEvent,
           matcher,
           run: { command: hook.command },
           timeoutSeconds: timeout,

@@ -38,6 +38,15 @@ Deno.test("hooksOf: Claude Code's format into hooks with their source; broken en
   assert.equal(hooksOf([], { source: "user", where: "u" }).problems.length, 1);
 });
 
+Deno.test("hooksOf: an agent file's Stop hooks are its run's SubagentStop hooks", () => {
+  const read = hooksOf({
+    Stop: [{ hooks: [{ type: "command", command: "stop.sh" }] }],
+    PreToolUse: [{ matcher: "Bash", hooks: [{ type: "command", command: "pre.sh" }] }],
+  }, { source: "agent", where: ".claude/agents/checker.md" });
+  assert.deepEqual(read.hooks.map((h) => h.event), ["SubagentStop", "PreToolUse"]);
+  assert.deepEqual(read.problems, []);
+});
+
 Deno.test("matcherMatches: names, A|B, mcp__server__tool, regular expressions, all", () => {
   const cases: [string | undefined, string, boolean][] = [
     [undefined, "Bash", true],
