@@ -179,7 +179,10 @@ export class Runtime implements AsyncDisposable {
             env.background.rememberCall({ agentId: ref.agentId, callId: ref.callId, owner: runtime.owner });
           }
         }
-        return tolerantTrim(env.background.pendingFor(runtime.owner, delivered), d.emit, parent.sessionId);
+        return tolerantTrim(env.background.pendingFor(runtime.owner, delivered), {
+          emit: d.emit,
+          sessionId: parent.sessionId,
+        });
       },
     };
   }
