@@ -103,15 +103,15 @@ export interface ChildDeps {
   maxTokens: number;
   platform: string;
   /** Removes secrets from transcript lines. */
-  redact?: (text: string) => string;
+  redact?: ((text: string) => string) | undefined;
   /** A foreground child of an interactive session asks the person (through its parent); others refuse. */
-  approve?: Approver;
+  approve?: Approver | undefined;
   /**
    * The hook points of a child's loop, built for its spec where the child runs (this thread, or its
    * Worker: child/child_worker.ts), so they see the spec, not the parent's objects. A child that must
    * return an object adds StructuredOutput's retries (structured_hooks.ts) after them.
    */
-  hooks?: (spec: ChildSpec) => LoopHooks | undefined;
+  hooks?: ((spec: ChildSpec) => LoopHooks | undefined) | undefined;
 }
 
 /**
