@@ -67,7 +67,6 @@ export const PARAMS_RULES: readonly ParamsAllow[] = [
   { path: "lib/protocol/tool_rule.ts", function: "firstMatch" },
   { path: "lib/protocol/tool_rule.ts", function: "ruleMatches" },
   { path: "lib/provider/key_fetch.ts", function: "keyedFetch.send" },
-  { path: "lib/recovery/recovery_plan.ts", function: "planOrphan" },
   { path: "lib/registry/agents_flag.ts", function: "requiredText" },
   { path: "lib/registry/agents_flag.ts", function: "toolNames" },
   { path: "lib/registry/diagnostic.ts", function: "diagnostic" },
