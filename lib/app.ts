@@ -173,6 +173,9 @@ export async function createApp(ports: Ports, flags: AppFlags, options: AppOptio
     trusted: trust.trusted,
     options,
   });
+  // The sandbox requirement reaches every command launcher (tools/command_launch.ts) as
+  // BLADE_REQUIRE_SANDBOX, Worker children's through their tool environment (bashLimitEnv).
+  if (config.requireSandbox) ports = requiringSandbox(ports);
   const secrets = secretsOf(config);
   let redactAll = redactor(secrets);
   const redact = (text: string) => redactAll(text);
@@ -387,4 +390,11 @@ async function resolveProviderConfig(
       return never;
     }
   }
+}
+
+/** `ports` whose environment says BLADE_REQUIRE_SANDBOX=1 (--require-sandbox, `sandbox.required`). */
+function requiringSandbox(ports: Ports): Ports {
+  const real = ports.env;
+  const env = { ...real, get: (name: string) => name === "BLADE_REQUIRE_SANDBOX" ? "1" : real.get(name) };
+  return { ...ports, env };
 }
