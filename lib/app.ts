@@ -34,6 +34,7 @@ import type { Approver } from "./protocol/approval.ts";
 import type { RuleTexts } from "./permissions/run_rules.ts";
 import type { SidecarStore } from "./store/store.ts";
 import { FileSidecarStore } from "./store/file_store.ts";
+import { migrateOnOpen } from "./store/project_migration.ts";
 import { loadRegistry } from "./registry/mod.ts";
 import type { RegistrySnapshot } from "./registry/snapshot.ts";
 import { type ChildRunner, InThreadRunner, WorkerRunner } from "./child/child_runner.ts";
@@ -154,13 +155,20 @@ async function settingsOf(
   return { config, claude, additionalDirs };
 }
 
-export async function createApp(ports: Ports, flags: AppFlags, options: AppOptions = {}): Promise<App> {
-  const root = resolveStorageRoot(ports.env);
+/** The storage root and the workspace; older Blade's project folders get one-to-one names (once per root). */
+async function openStorage(ports: Ports, flags: AppFlags, options: AppOptions) {
   const [storageRoot, workspace] = await allInOrder([
-    openStorageRoot(ports.fs, root, options.storage ?? "write"),
+    openStorageRoot(ports.fs, resolveStorageRoot(ports.env), options.storage ?? "write"),
     canonicalWorkspace(ports),
   ]);
   const layout = storageLayout(storageRoot);
+  const note = flags.debug === true || ports.env.get("BLADE_DEBUG") === "1" ? options.debugSink : undefined;
+  await migrateOnOpen(ports.fs, layout, { access: options.storage ?? "write", note });
+  return { layout, workspace };
+}
+
+export async function createApp(ports: Ports, flags: AppFlags, options: AppOptions = {}): Promise<App> {
+  const { layout, workspace } = await openStorage(ports, flags, options);
   const trust = decideTrust(
     await readTrust(ports.fs, layout.trustFile),
     workspace,

@@ -5,6 +5,7 @@
 // live session fails fast).
 
 import assert from "node:assert/strict";
+import { projectFolderName } from "../lib/config/storage.ts";
 import { bladeSandbox, parseJsonResult } from "./support/blade.ts";
 import {
   killGroup,
@@ -209,7 +210,7 @@ Deno.test("resume refuses a running source, and a source whose restart recovery 
   assert.equal((await transcripts(sandbox)).get(`${session}.jsonl`), parentBefore);
   await killGroup(blade);
   // The child's history is lost (its transcript removed): recovery fails, and resume is refused.
-  await Deno.remove(`${sandbox.storage}/projects/${sandbox.workspace.replace(/[/\\]/g, "-")}/agent-s0.jsonl`);
+  await Deno.remove(`${sandbox.storage}/projects/${projectFolderName(sandbox.workspace)}/agent-s0.jsonl`);
   const recover = await sandbox.run(["tasks", "recover", "--json"]);
   assert.equal(recover.code, 0, recover.stderr);
   assert.deepEqual(JSON.parse(recover.stdout).recovered, [{

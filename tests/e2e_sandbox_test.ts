@@ -49,6 +49,14 @@ async function outsideFile(text: string): Promise<AsyncDisposable & { path: stri
   return { path, [Symbol.asyncDispose]: () => Deno.remove(dir, { recursive: true }) };
 }
 
+/**
+ * A rule approving reads of `file`'s folder, so the permission gate lets the call through and the
+ * child's Deno grant is what refuses it (docs/guides/permissions.md "Reads outside the workspace").
+ */
+function allowOutside(file: string): string[] {
+  return ["--allowed-tools", `Read(/${file.slice(0, file.lastIndexOf("/"))})`];
+}
+
 /** Runs the reader child (outside read, then in-workspace read) and returns its record and results. */
 async function readOutsideAndInside(sandbox: BladeSandbox, outside: string, env?: Record<string, string>) {
   await sandbox.write("inside.txt", "inside text\n");
@@ -67,7 +75,10 @@ async function readOutsideAndInside(sandbox: BladeSandbox, outside: string, env?
         ],
       }],
     },
-  }, { flags: ["--agents", JSON.stringify(READER)], ...(env === undefined ? {} : { env }) });
+  }, {
+    flags: ["--agents", JSON.stringify(READER), ...allowOutside(outside)],
+    ...(env === undefined ? {} : { env }),
+  });
   assert.equal(run.code, 0, run.stderr);
   const [record, ...others] = await readSidecars(sandbox.storage);
   assert.ok(record !== undefined);
@@ -245,7 +256,7 @@ Deno.test("sandbox: a child's Read through a workspace symlink pointing outside 
         ],
       }],
     },
-  }, { flags: ["--agents", JSON.stringify(READER)] });
+  }, { flags: ["--agents", JSON.stringify(READER), ...allowOutside(outside.path)] });
   assert.equal(run.code, 0, run.stderr);
   const [record] = await readSidecars(sandbox.storage);
   const [read, grep] = toolResultsIn(await transcriptEvents(transcriptPath(sandbox, record!.id)));

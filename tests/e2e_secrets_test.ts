@@ -117,3 +117,40 @@ Deno.test("settings env reaches a child's Bash as the main session's; keys and B
   const main = await transcriptEvents(transcriptPath(sandbox, String(parseJsonResult(run).session_id)));
   assert.match(JSON.stringify(main), /probe=\[from-settings\]/);
 });
+
+/** Every stream_event text delta of a stream-json run, joined per message. */
+function joinedDeltas(stdout: string): string {
+  return stdout.trim().split("\n").map((l) => JSON.parse(l) as Record<string, unknown>)
+    .filter((l) => l.type === "stream_event")
+    .map((l) => {
+      const delta = (l.event as { delta?: { type?: string; text?: string } }).delta;
+      return delta?.type === "text_delta" ? delta.text ?? "" : "";
+    }).join("");
+}
+
+for (
+  const [name, key] of [
+    ["a key streamed in 40 small deltas", "sk-ant-api03-split-0123456789abcdefSECRET"],
+    ['a key with " and \\ (JSON-escaped in every line)', 'sk-ant-q"uo\\te-SECRET-0c9d8e7f'],
+  ] as const
+) {
+  Deno.test(`secrets: ${name} is in no --include-partial-messages line, joined or not, nor in storage`, async () => {
+    await using sandbox = await bladeSandbox();
+    const run = await runScripted(sandbox, {
+      agents: { main: [{ turns: [{ text: `The key is ${key} (do not share).`, chunks: 40 }] }] },
+    }, {
+      flags: ["--output-format", "stream-json", "--verbose", "--include-partial-messages"],
+      env: { ANTHROPIC_API_KEY: key },
+    });
+    assert.equal(run.code, 0, run.stderr);
+    const escaped = JSON.stringify(key).slice(1, -1);
+    for (const form of [key, escaped]) {
+      assert.ok(!run.stdout.includes(form), `stdout holds ${form}`);
+      assert.ok(!joinedDeltas(run.stdout).includes(key), "the joined deltas give the key back");
+      for (const file of await listFiles(sandbox.storage)) {
+        assert.ok(!(await Deno.readTextFile(file)).includes(form), `${file} holds ${form}`);
+      }
+    }
+    assert.equal(joinedDeltas(run.stdout), "The key is [REDACTED] (do not share).");
+  });
+}

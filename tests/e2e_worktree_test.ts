@@ -6,6 +6,7 @@
 // exit 1), and goal-verification passes on the verdict-line compatibility path.
 
 import assert from "node:assert/strict";
+import { projectFolderName } from "../lib/config/storage.ts";
 import type { SidecarRecord } from "../lib/store/schema.ts";
 import { type BladeSandbox, bladeSandbox, parseJsonResult, readSidecars } from "./support/blade.ts";
 
@@ -161,7 +162,7 @@ Deno.test("a coding child in a worktree edits and tests; the parent's checkout i
 
   // The parent's Task result names the preserved worktree.
   const transcript = await Deno.readTextFile(
-    `${sandbox.storage}/projects/${sandbox.workspace.replace(/[/\\]/g, "-")}/${
+    `${sandbox.storage}/projects/${projectFolderName(sandbox.workspace)}/${
       String(parseJsonResult(result)["session_id"])
     }.jsonl`,
   );

@@ -8,6 +8,7 @@
 // Big inputs (10 MB bodies, 1 GB sparse sidecars) are generated at test time, never committed.
 
 import assert from "node:assert/strict";
+import { projectFolderName } from "../lib/config/storage.ts";
 import { runCli } from "../lib/cli/main.ts";
 import { captureIo } from "../lib/cli/io.ts";
 import { fakeEnv } from "../lib/testing/fakes.ts";
@@ -66,7 +67,7 @@ const STACK = /^\s+at .+:\d+:\d+\)?$|internal error|Uncaught|this is a bug in Bl
 const CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/;
 
 function escapeProject(ws: string): string {
-  return ws.replace(/[/\\]/g, "-").replace(/:/g, "_");
+  return projectFolderName(ws);
 }
 
 interface World {

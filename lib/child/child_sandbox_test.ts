@@ -4,6 +4,7 @@
 // Real Workers, real files and the scripted provider; where a test shows a refusal, Deno refuses,
 // not Blade's tool filter (the child keeps the tool; only its grant lacks the access).
 
+import { projectFolderName } from "../config/storage.ts";
 import assert from "node:assert/strict";
 import {
   ChildWorkerPool,
@@ -30,7 +31,7 @@ const BROKEN_CHILD = new URL("../testing/broken_child.ts", import.meta.url);
 const WS = "/home/dev/project";
 const STORAGE = "/home/dev/.blade";
 const AGENTS_DIR = "/home/dev/.claude/agents";
-const TRANSCRIPT_DIR = `${STORAGE}/projects/-home-dev-project`;
+const TRANSCRIPT_DIR = `${STORAGE}/projects/${projectFolderName("/home/dev/project")}`;
 const STORAGE_DATA = [`${STORAGE}/agents/sessions`, `${STORAGE}/projects`, `${STORAGE}/worktrees`];
 const SCRIPTED: ProviderConfig = {
   kind: "scripted",

@@ -331,6 +331,7 @@ export function textRenderer(
       if (summary.status !== "completed") {
         const message = terminalSafe(summary.error?.message ?? "the run did not complete");
         io.err(`blade: ${message}\n`);
+        if (summary.error?.hint !== undefined) io.err(`  hint: ${terminalSafe(summary.error.hint)}\n`);
         // As `claude -p`: a script capturing stdout (`out=$(blade -p …)`) gets the message too.
         if (!io.tty) io.out(`Error: ${message}\n`);
       }

@@ -6,7 +6,9 @@ import { type Ids, realIds } from "../sys/ids.ts";
 import type { App } from "../app.ts";
 import type { RuntimeEvent, RuntimeWarning } from "../protocol/events.ts";
 import { onInterrupt } from "../sys/signals.ts";
+import { providerErrorHint } from "../provider/error_hint.ts";
 import { type Io, redactedIo } from "./io.ts";
+import { deltaRedaction } from "./redact_deltas.ts";
 import { bladeEventLine, type OutputFormat, type PrintSummary, textRenderer } from "./print_render.ts";
 import { RunLedger } from "./run_ledger.ts";
 import { jsonTerminalSafe, terminalSafe } from "./sanitize.ts";
@@ -80,6 +82,8 @@ export interface PrintSinkOptions {
   /** `--max-budget-usd`: called once when the run's cost passes it. */
   budgetUsd?: number;
   onBudgetExceeded?: () => void;
+  /** The run's secrets: text deltas are redacted on their joined text (redact_deltas.ts). */
+  secrets?: () => readonly string[];
 }
 
 /**
@@ -107,6 +111,24 @@ export function printSink(io: Io, o: PrintSinkOptions): PrintSink {
   const ids = o.ids ?? realIds();
   let budgetHit = false;
   let lost: RuntimeWarning | undefined;
+  const deltas = o.secrets === undefined ? undefined : deltaRedaction(o.secrets);
+  const show = (event: RuntimeEvent) => {
+    ledger.add(event);
+    if (event.type === "runtime_warning") {
+      if (event.workLost) lost ??= event;
+      // stdout keeps its one JSON object (json) or its stream (stream-json carries it as a line).
+      if (o.format === "text" || o.format === "json") {
+        io.err(`blade: warning: ${terminalSafe(event.message)}\n`);
+      }
+    }
+    if (o.budgetUsd !== undefined && !budgetHit && ledger.totalCostUSD > o.budgetUsd) {
+      budgetHit = true;
+      o.onBudgetExceeded?.();
+    }
+    if (o.format === "stream-json") { for (const json of stream.onEvent(event)) line(json); }
+    else if (o.format === "blade-events") line(bladeEventLine(event));
+    else if (o.format === "text") text.onEvent(event);
+  };
   return {
     ledger,
     lostWork: () => lost,
@@ -115,23 +137,11 @@ export function printSink(io: Io, o: PrintSinkOptions): PrintSink {
       if (o.format === "stream-json") line(stream.userLine(text));
     },
     emit(event) {
-      ledger.add(event);
-      if (event.type === "runtime_warning") {
-        if (event.workLost) lost ??= event;
-        // stdout keeps its one JSON object (json) or its stream (stream-json carries it as a line).
-        if (o.format === "text" || o.format === "json") {
-          io.err(`blade: warning: ${terminalSafe(event.message)}\n`);
-        }
-      }
-      if (o.budgetUsd !== undefined && !budgetHit && ledger.totalCostUSD > o.budgetUsd) {
-        budgetHit = true;
-        o.onBudgetExceeded?.();
-      }
-      if (o.format === "stream-json") { for (const json of stream.onEvent(event)) line(json); }
-      else if (o.format === "blade-events") line(bladeEventLine(event));
-      else if (o.format === "text") text.onEvent(event);
+      if (deltas === undefined) show(event);
+      else for (const e of deltas.map(event)) show(e);
     },
     finish(summary) {
+      for (const e of deltas?.flush() ?? []) show(e);
       if (o.format === "text") text.finish(summary);
       else {
         const result = claudeResult(summary, ledger, ids.uuid());
@@ -268,6 +278,7 @@ function turnSink(
     apiKeySource: apiKeySourceOf(app),
     additionalDirectories: [...app.additionalDirs],
     ...(f.budgetUsd === undefined ? {} : { budgetUsd: f.budgetUsd, onBudgetExceeded }),
+    secrets: app.secrets,
   });
 }
 
@@ -285,6 +296,16 @@ async function structuredOutputOf(schema: Record<string, unknown> | undefined, a
       schema,
       maxRetries: attempts - 1,
     });
+}
+
+/** A model API failure's hint (what to do), for the summary's error. */
+function failureHint(app: App, error: NonNullable<MainRunResult["result"]["error"]>): { hint?: string } {
+  if (error.providerError === undefined) return {};
+  const hint = providerErrorHint(error.providerError, {
+    provider: app.config.provider,
+    model: app.config.model,
+  });
+  return hint === undefined ? {} : { hint };
 }
 
 /** The turn's result object: its outcome (decided in lib/executor/run_outcome.ts) with the run's figures. */
@@ -307,9 +328,11 @@ function turnSummary(
     ...(shape === undefined ? {} : { structured: shape }),
   });
   // Messages can quote the model or a child: a key that reached them is never printed.
-  const error = outcome.error === undefined
-    ? undefined
-    : { code: outcome.error.code, message: app.redact(outcome.error.message) };
+  const error = outcome.error === undefined ? undefined : {
+    code: outcome.error.code,
+    message: app.redact(outcome.error.message),
+    ...(outcome.error.code === "provider_error" && r.error !== undefined ? failureHint(app, r.error) : {}),
+  };
   return {
     sessionId: run.sessionId,
     status: outcome.status,

@@ -10,6 +10,7 @@ import { type Io, redactedIo } from "./io.ts";
 import { parseOrUsage, RUN_OPTIONS } from "./args.ts";
 import { expandVariadic } from "./claude_flags.ts";
 import { appFlagsOf, outputFormatOf, rulesFromFlags } from "./print_flags.ts";
+import type { OutputFormat } from "./print_render.ts";
 import { printTrustWarning } from "./trust_warning.ts";
 import { interruptController, type PrintSink, printSink } from "./print_turn.ts";
 import { readStdin } from "../sys/signals.ts";
@@ -131,6 +132,18 @@ function directLauncher(
     });
 }
 
+/** Where the run's events go: its output format, redacted (secrets split over deltas too). */
+function runSink(io: Io, app: App, format: OutputFormat): PrintSink {
+  const timer = app.ports.clock.timer.bind(app.ports.clock);
+  return printSink(io, {
+    format,
+    mainSessionId: () => undefined,
+    cwd: app.workspace,
+    timer,
+    secrets: app.secrets,
+  });
+}
+
 export async function runAgentCommand(argv: string[], ports: Ports, io: Io): Promise<number> {
   const { values, positionals } = parseRunArgs(argv);
   if (values.help === true) {
@@ -151,12 +164,7 @@ export async function runAgentCommand(argv: string[], ports: Ports, io: Io): Pro
     model: app.config.model,
     redact: app.redact,
   });
-  const sink: PrintSink = printSink(io, {
-    format,
-    mainSessionId: () => undefined,
-    cwd: app.workspace,
-    timer: ports.clock.timer.bind(ports.clock),
-  });
+  const sink = runSink(io, app, format);
   // A detached copy (`--background`) runs the child as a background run of its ad-hoc parent, so
   // `blade tasks cancel` reaches it, and waits for it before exiting.
   const id = detachedId === undefined ? newAgentId(ports.ids) : validateSessionId(detachedId);

@@ -53,7 +53,12 @@ export async function runTasksResume(argv: string[], ports: Ports, io: Io): Prom
   }
   const app = await createApp(ports, appFlagsOf(values), { debugSink: (l) => io.err(`[debug] ${l}\n`) });
   io = redactedIo(io, app.redact);
-  const sink = printSink(io, { format, mainSessionId: () => undefined, cwd: app.workspace });
+  const sink = printSink(io, {
+    format,
+    mainSessionId: () => undefined,
+    cwd: app.workspace,
+    secrets: app.secrets,
+  });
   await using run = app.runtime(sink.emit, { rules: rulesFromFlags(values, io, app).texts });
   const env = await run.env();
   {

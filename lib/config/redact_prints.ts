@@ -8,6 +8,8 @@
 // 64 bits of hash for a key of hundreds (a secret of a dozen random characters or fewer could be
 // searched for: those are the weak case). No I/O.
 
+import { allForms } from "./redact.ts";
+
 export interface SecretPrints {
   /** Two random odd bases. */
   bases: number[];
@@ -16,19 +18,19 @@ export interface SecretPrints {
 
 const MASK = "[REDACTED]";
 
-/** The prints of `secrets` (empty ones and repeats skipped), with fresh random bases. */
+/**
+ * The prints of every form of `secrets` (as written, JSON-escaped, URL-encoded: redact.ts allForms, in
+ * its order), with fresh random bases.
+ */
 export function secretPrints(
   secrets: readonly string[],
   random: (n: number) => number[] = randomWords,
 ): SecretPrints {
   const bases = random(2).map((r) => (r | 1) >>> 0);
-  const seen = new Set<string>();
-  const prints: SecretPrints["prints"] = [];
-  for (const secret of secrets) {
-    if (secret === "" || seen.has(secret)) continue;
-    seen.add(secret);
-    prints.push({ length: secret.length, hashes: bases.map((b) => hashOf(secret, b)) });
-  }
+  const prints = allForms(secrets).map((form) => ({
+    length: form.length,
+    hashes: bases.map((b) => hashOf(form, b)),
+  }));
   return { bases, prints };
 }
 

@@ -4,10 +4,13 @@
 import { isAbsolute, resolve } from "../path.ts";
 import type { Env } from "../sys/env.ts";
 import { BladeError } from "../errors.ts";
+import { sha256Hex } from "./sha256.ts";
 
 export interface StorageLayout {
   root: string;
   sessionsDir: string;
+  /** `projects/`: one folder per project (projectDir). */
+  projectsDir: string;
   trustFile: string;
   configFile: string;
   userAgentsDir: string;
@@ -23,6 +26,19 @@ export interface StorageLayout {
 /** `/a/b:c\d` → `-a-b_c-d` (docs/reference/sessions.md: escape `/` and `\` as `-`, `:` as `_`). */
 export function escapeProjectPath(path: string): string {
   return path.replace(/[/\\]/g, "-").replace(/:/g, "_");
+}
+
+/** The escaped path keeps at most this many characters (its end) in a folder name. */
+const NAME_TAIL = 120;
+
+/**
+ * The folder of a project under `projects/`: its escaped path (the last 120 characters of it) and the
+ * first 16 hex digits of the SHA-256 of the path, so two paths never share a folder (`/x/a/b` and
+ * `/x/a-b` escape alike) and a deep path still makes a legal file name. Folders of the escaped path
+ * alone (older Blade) are moved by store/project_migration.ts.
+ */
+export function projectFolderName(projectPath: string): string {
+  return `${escapeProjectPath(projectPath).slice(-NAME_TAIL)}-${sha256Hex(projectPath).slice(0, 16)}`;
 }
 
 /**
@@ -48,10 +64,11 @@ function stripTrailingSlash(p: string): string {
 }
 
 export function storageLayout(root: string): StorageLayout {
-  const projectDir = (projectPath: string) => `${root}/projects/${escapeProjectPath(projectPath)}`;
+  const projectDir = (projectPath: string) => `${root}/projects/${projectFolderName(projectPath)}`;
   return {
     root,
     sessionsDir: `${root}/agents/sessions`,
+    projectsDir: `${root}/projects`,
     trustFile: `${root}/trust.json`,
     configFile: `${root}/config.json`,
     userAgentsDir: `${root}/agents`,

@@ -66,8 +66,10 @@ export interface LoopJournal {
   turnCompleted(
     end: { summary: TurnSummary; acknowledge: readonly string[]; answer?: JournalMessage },
   ): Promise<void>;
-  /** The aborted end: `turn_aborted` with its cause. */
-  turnAborted(end: { turn: number; cause: TurnAbortCause; reason?: string }): Promise<void>;
+  /** The aborted end: messages said at the end (a cancelled turn's marker), then `turn_aborted` with its cause. */
+  turnAborted(
+    end: { turn: number; cause: TurnAbortCause; reason?: string; said?: readonly JournalMessage[] },
+  ): Promise<void>;
 }
 
 /** The journal over a session's transcript: one append per step. */
@@ -98,7 +100,7 @@ export function transcriptJournal(transcript: TranscriptWriter, ids: Ids): LoopJ
       await transcript.append([...said, ...turnCompletedEvents(end.summary, end.acknowledge)]);
     },
     async turnAborted(end) {
-      await transcript.append([turnAbortedEvent(end.turn, end.cause, end.reason)]);
+      await transcript.append([...events(end.said ?? []), turnAbortedEvent(end.turn, end.cause, end.reason)]);
     },
   };
 }

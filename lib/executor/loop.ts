@@ -9,6 +9,7 @@
 import {
   addUsage,
   emptyUsage,
+  INTERRUPTED_BY_USER,
   type Message,
   textOf,
   type ToolCallBlock,
@@ -347,11 +348,15 @@ export class AgentLoop {
     } else {
       const reason = error?.type === "max_turns_exceeded" ? "max_turns_exceeded" : error?.message;
       const abortCause = cause ?? "failed";
+      // A cancelled turn says so (Claude Code's marker), so it is never answered with the next prompt.
+      const marker = abortCause === "cancelled" ? [userText(INTERRUPTED_BY_USER)] : [];
       await this.#journal.turnAborted({
         turn,
         cause: abortCause,
         ...(reason === undefined ? {} : { reason }),
+        said: marker.map((message) => ({ message })),
       });
+      this.messages.push(...marker);
       o.emit({
         type: "turn_aborted",
         sessionId: o.meta.sessionId,

@@ -44,6 +44,8 @@ export function isRunFailureCode(value: unknown): value is RunFailureCode {
 export interface RunFailure {
   code: RunFailureCode;
   message: string;
+  /** What to do about it (a model API failure's hint, lib/provider/error_hint.ts), when there is advice. */
+  hint?: string;
 }
 
 /** How a run ended: completed, or failed / cancelled with why. */

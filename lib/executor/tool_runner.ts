@@ -18,6 +18,7 @@ import type {
   ToolResult,
 } from "../tools/tool.ts";
 import { decide, type GateDecision, searchRefusal } from "../permissions/gate.ts";
+import { type ReadScope, readScope } from "../permissions/read_scope.ts";
 import { pathArgument, type RuleSet, type ToolRule } from "../protocol/tool_rule.ts";
 import type { PermissionMode } from "../protocol/permission_mode.ts";
 import { canonicalPath, resolveToolPath } from "../tools/paths.ts";
@@ -261,6 +262,23 @@ export class ToolRunner {
     return await canonicalPath(ctx.ports.fs, resolveToolPath(ctx, path)).catch(() => undefined);
   }
 
+  #reads: Promise<ReadScope> | undefined;
+
+  /** Where this session reads without asking, and what it never reads (home resolved once). */
+  #readScope(): Promise<ReadScope> {
+    const o = this.#o;
+    return this.#reads ??= (async () => {
+      const home = o.ports.env.home();
+      const real = home === undefined ? undefined : await canonicalPath(o.ports.fs, home).catch(() => home);
+      return readScope({
+        workspaceRoot: o.workspaceRoot,
+        storageRoot: o.storageRoot,
+        ...(o.additionalDirs === undefined ? {} : { additionalDirs: o.additionalDirs }),
+        ...(real === undefined ? {} : { home: real }),
+      });
+    })();
+  }
+
   /**
    * The permission gate (trust, mode, the run's rules, the agent's limits; a person when askable), then
    * the `beforeToolCall` hook point, which can only refuse or rewrite the input.
@@ -295,6 +313,7 @@ export class ToolRunner {
     // Bash rules are matched on a bash parse (shell/command_line.ts), loaded on the first command.
     if (typeof call.input.command === "string") await loadBashParser();
     return decide({
+      reads: await this.#readScope(),
       name: tool.name,
       kind: tool.kind,
       input: call.input,
@@ -305,6 +324,7 @@ export class ToolRunner {
       ...(o.limits === undefined ? {} : { limits: o.limits }),
       scope: { workspaceRoot: o.workspaceRoot, ...(home === undefined ? {} : { home }) },
       ...(tool.readOnly === true ? { readOnly: true } : {}),
+      storageRoot: o.storageRoot,
     });
   }
 }

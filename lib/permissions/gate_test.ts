@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import { decide, type GateInput } from "./gate.ts";
+import { readScope } from "./read_scope.ts";
 import { PERMISSION_MODES, type PermissionMode } from "../protocol/permission_mode.ts";
 import { parseRuleList, type RuleSet } from "../protocol/tool_rule.ts";
 import type { ToolKind } from "../protocol/tool_kind.ts";
@@ -160,4 +161,103 @@ Deno.test("limits: every layer (the agent's and each ancestor's) must approve; a
     "Edit(docs/**) names Write",
   );
   assert.equal(call("Task", { subagent_type: "general-purpose" }), true);
+});
+
+Deno.test("protected paths: only an allow rule that names the path approves it (not a bare Write, not Edit(**))", () => {
+  const write = (path: string, ...allow: string[]) =>
+    gate({
+      mode: "default",
+      kind: "write",
+      name: "Write",
+      path,
+      input: { file_path: path },
+      rules: { allow: rules(...allow), deny: [], ask: [] },
+    });
+  for (
+    const p of [
+      "/ws/.git/config",
+      "/ws/.claude/settings.json",
+      "/ws/.claude/settings.local.json",
+      "/ws/.mcp.json",
+    ]
+  ) {
+    assert.equal(write(p, "Write"), false, `bare Write: ${p}`);
+    assert.equal(write(p, "Edit"), false, `bare Edit: ${p}`);
+    assert.equal(write(p, "Edit(**)"), false, `Edit(**): ${p}`);
+    assert.equal(write(p, "Write(*)"), false, `Write(*): ${p}`);
+  }
+  assert.equal(write("/ws/.mcp.json", "Write(.mcp.json)"), true);
+  assert.equal(write("/ws/.claude/settings.json", "Edit(.claude/settings.json)"), true);
+  assert.equal(
+    write("/ws/.claude/settings.json", "Edit(.claude/agents/**)"),
+    false,
+    "names .claude, not this file",
+  );
+  assert.equal(write("/ws/src/a.ts", "Write"), true);
+});
+
+Deno.test("protected Bash: a rule naming .git approves only a command it matches itself", () => {
+  const run = (command: string, ...allow: string[]) =>
+    gate({
+      mode: "default",
+      kind: "execute",
+      name: "Bash",
+      input: { command },
+      rules: { allow: rules(...allow), deny: [], ask: [] },
+    });
+  // The unrelated rule's text contains `.git`; before, that was enough to approve the copy into .git/hooks.
+  assert.equal(run("cp hook .git/hooks/pre-commit", "Bash(cp:*)", "Bash(cat .gitignore)"), false);
+  assert.equal(run("cp hook .git/hooks/pre-commit", "Bash(cp hook .git/hooks/pre-commit)"), true);
+  assert.equal(run("cp hook .git/hooks/pre-commit", "Bash(cp:*)", "Bash(cp * .git/hooks/*)"), true);
+});
+
+Deno.test("reads: free inside the roots; elsewhere approval or a rule; credential folders and storage only by a naming rule", () => {
+  const reads = readScope({
+    workspaceRoot: "/ws",
+    additionalDirs: ["/extra"],
+    storageRoot: "/home/u/.blade",
+    home: "/home/u",
+  });
+  const read = (path: string, mode: PermissionMode, ...allow: string[]) =>
+    decide({
+      name: "Read",
+      kind: "read",
+      input: { file_path: path },
+      path,
+      trusted: false,
+      mode,
+      rules: { allow: rules(...allow), deny: [], ask: [] },
+      scope: { workspaceRoot: "/ws", home: "/home/u" },
+      reads,
+    });
+  const table: [string, PermissionMode, string[], "allow" | "ask" | "deny"][] = [
+    ["/ws/src/a.ts", "default", [], "allow"],
+    ["/extra/notes.md", "plan", [], "allow"],
+    ["/home/u/.blade/worktrees/repo-abc/agent+x/a.ts", "default", [], "allow"],
+    ["/etc/passwd", "default", [], "ask"],
+    ["/etc/passwd", "plan", [], "ask"],
+    ["/etc/passwd", "yolo", [], "allow"],
+    ["/etc/passwd", "default", ["Read"], "allow"],
+    ["/etc/passwd", "default", ["Read(//etc/**)"], "allow"],
+    ["/home/u/.ssh/id_rsa", "default", [], "deny"],
+    ["/home/u/.ssh/id_rsa", "yolo", [], "deny"],
+    ["/home/u/.ssh/id_rsa", "default", ["Read"], "deny"],
+    ["/home/u/.ssh/id_rsa", "default", ["Read(~/.ssh/id_rsa)"], "allow"],
+    ["/home/u/.aws/credentials", "yolo", [], "deny"],
+    ["/home/u/.gnupg/private-keys-v1.d/x.key", "yolo", [], "deny"],
+    ["/home/u/.config/gh/hosts.yml", "yolo", [], "deny"],
+    ["/home/u/.config/other/x", "yolo", [], "allow"],
+    ["/home/u/.blade/trust.json", "yolo", [], "deny"],
+    ["/home/u/.blade/projects/-other-0123456789abcdef/s.jsonl", "yolo", ["Read"], "deny"],
+  ];
+  for (const [path, mode, allow, want] of table) {
+    const d = read(path, mode, ...allow);
+    const got = d.allow ? "allow" : d.askable ? "ask" : "deny";
+    assert.equal(got, want, `${path} ${mode} [${allow}]: ${d.allow ? "" : d.message}`);
+  }
+  const ssh = read("/home/u/.ssh/id_rsa", "default");
+  assert.match(
+    !ssh.allow ? ssh.message : "",
+    /Read on \/home\/u\/\.ssh\/id_rsa is refused: \/home\/u\/\.ssh holds credentials .* "Read\(\/\/home\/u\/\.ssh\/id_rsa\)"/,
+  );
 });

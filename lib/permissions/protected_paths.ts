@@ -1,6 +1,6 @@
 // Owns the folders whose contents change what later runs do (docs/guides/permissions.md "Protected
-// paths"): `.blade/` and `.claude/` (agent definitions and settings the next session loads) and `.git/`
-// (hooks and config that git, which Blade runs, executes). Writing them needs permission mode yolo or
+// paths"): `.blade/` and `.claude/` (agent definitions and settings the next session loads), `.git/`
+// (hooks and config that git, which Blade runs, executes) and `.mcp.json` (servers the next session starts). Writing them needs permission mode yolo or
 // an explicit allow rule; the gate asks this module. A Bash command is read through the rule grammar
 // (protocol/tool_rule.ts bashForms): one whose redirections or arguments name such a path, or that
 // changes git's configuration, is protected the same way. Blade's storage root is protected by the
@@ -14,9 +14,10 @@ const PROTECTED: Readonly<Record<string, string>> = {
   ".blade": "it is inside .blade/, whose agent definitions and settings later sessions load",
   ".claude": "it is inside .claude/, whose agent definitions and settings later sessions load",
   ".git": "it is inside .git/, whose hooks and config git runs (and Blade runs git)",
+  ".mcp.json": "it is .mcp.json, whose MCP servers later sessions start",
 };
 
-/** The protected folder name `path` lies in (`.git`, `.claude`, `.blade`), or undefined. */
+/** The protected folder name `path` lies in (`.git`, `.claude`, `.blade`) or is (`.mcp.json`), or undefined. */
 export function protectedFolderOf(path: string, workspaceRoot: string): string | undefined {
   const rel = relative(workspaceRoot, path);
   const parts = rel.startsWith("..") ? path.split(sep) : rel.split(sep);

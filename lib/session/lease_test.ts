@@ -48,7 +48,7 @@ Deno.test("a lease file is 0600 under .locks/<sha256(id)>.lock with PID and iden
   try {
     const process = new FakeProcess({ pid: 4242 });
     const path = await leasePath(layout, "/proj", "session-1");
-    assert.match(path, /\/projects\/-proj\/\.locks\/[0-9a-f]{64}\.lock$/);
+    assert.match(path, /\/projects\/-proj-[0-9a-f]{16}\/\.locks\/[0-9a-f]{64}\.lock$/);
     {
       await using lease = await acquireLease({ fs, process, clock, layout }, {
         projectPath: "/proj",

@@ -48,8 +48,29 @@ export interface WriteAtomicOptions {
   tempDir?: string;
 }
 
+/** What readRegularFile found: a regular file's first bytes, or what else the path is. */
+export type RegularRead =
+  | {
+    kind: "file";
+    /** At most `maxBytes` bytes from the start. */
+    bytes: Uint8Array;
+    /** The file holds more than `maxBytes` bytes. */
+    truncated: boolean;
+  }
+  | {
+    kind: "not_regular";
+    /** What the path is, for messages: "a FIFO (named pipe)", "a character device", … */
+    what: string;
+  };
+
 export interface Fs {
   readText(path: string): Promise<string>;
+  /**
+   * The first `maxBytes` bytes of a regular file (symlinks followed), never blocking on anything else:
+   * a FIFO, a device, a socket or a folder is reported as such without being read, and an open that
+   * does not return at once (the path became a FIFO after it was checked) gives up after 2 s.
+   */
+  readRegularFile(path: string, options: { maxBytes: number }): Promise<RegularRead>;
   /** The file's text, or null when it does not exist (any other failure is thrown). */
   readTextIfExists(path: string): Promise<string | null>;
   readBytes(path: string): Promise<Uint8Array>;
@@ -247,6 +268,7 @@ export function realFs(): Fs {
         }
       }),
     readBytes: (p) => at(p, () => Deno.readFile(p)),
+    readRegularFile: (p, o) => at(p, () => readRegularFile(p, o.maxBytes)),
     writeText: (p, t, o) =>
       at(p, () => Deno.writeTextFile(p, t, o?.mode === undefined ? {} : { mode: o.mode })),
     writeAtomic: (p, t, o) => at(p, () => writeAtomic(p, t, o)),
@@ -282,6 +304,57 @@ export function realFs(): Fs {
     withLockedFile,
     withLockedDir,
   };
+}
+
+/** How long an open of a path that was a regular file may take before it counts as blocked. */
+const OPEN_TIMEOUT_MS = 2000;
+
+function kindOf(info: Deno.FileInfo): string {
+  if (info.isDirectory) return "a directory";
+  if (info.isFifo === true) return "a FIFO (named pipe)";
+  if (info.isCharDevice === true) return "a character device";
+  if (info.isBlockDevice === true) return "a block device";
+  if (info.isSocket === true) return "a socket";
+  return "not a regular file";
+}
+
+async function readRegularFile(path: string, maxBytes: number): Promise<RegularRead> {
+  const before = Deno.statSync(path);
+  if (!before.isFile) return { kind: "not_regular", what: kindOf(before) };
+  // Deno cannot open with O_NONBLOCK: an open that blocks (a FIFO swapped in since the stat) is
+  // abandoned; its file, if it ever opens, is closed then.
+  const opening = Deno.open(path, { read: true });
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const blocked = new Promise<"blocked">((
+    resolve,
+  ) => (timer = setTimeout(() => resolve("blocked"), OPEN_TIMEOUT_MS)));
+  const opened = await Promise.race([opening, blocked]).finally(() => clearTimeout(timer));
+  if (opened === "blocked") {
+    opening.then((f) => f.close(), () => {});
+    return { kind: "not_regular", what: "a file that cannot be opened without waiting (a FIFO?)" };
+  }
+  using file = opened;
+  const info = await file.stat();
+  if (!info.isFile) return { kind: "not_regular", what: kindOf(info) };
+  // Read up to one byte past the cap: a size of 0 (files in /proc) or a file still growing is read to its end.
+  const buffer = new Uint8Array(Math.min(maxBytes + 1, Math.max(info.size + 1, 64 * 1024)));
+  const chunks: Uint8Array[] = [];
+  let total = 0;
+  while (total <= maxBytes) {
+    const n = await file.read(buffer);
+    if (n === null) break;
+    chunks.push(buffer.slice(0, n));
+    total += n;
+  }
+  const bytes = new Uint8Array(Math.min(total, maxBytes));
+  let at = 0;
+  for (const c of chunks) {
+    const part = c.subarray(0, Math.min(c.length, bytes.length - at));
+    bytes.set(part, at);
+    at += part.length;
+    if (at === bytes.length) break;
+  }
+  return { kind: "file", bytes, truncated: total > maxBytes };
 }
 
 function statOrNull(path: string, stat: (path: string) => Deno.FileInfo): FileInfo | null {

@@ -50,3 +50,33 @@ Deno.test("stageAtomic with tempDir: the temp file is made there (the folder mad
     await Deno.remove(dir, { recursive: true });
   }
 });
+
+Deno.test("readRegularFile: a regular file's first maxBytes; a folder or a device named, not read", async () => {
+  const fs = realFs();
+  const dir = await Deno.makeTempDir({ prefix: "blade-regular-" });
+  try {
+    await Deno.writeTextFile(`${dir}/a.txt`, "0123456789");
+    assert.deepEqual(await fs.readRegularFile(`${dir}/a.txt`, { maxBytes: 4 }), {
+      kind: "file",
+      bytes: new TextEncoder().encode("0123"),
+      truncated: true,
+    });
+    assert.deepEqual(await fs.readRegularFile(`${dir}/a.txt`, { maxBytes: 10 }), {
+      kind: "file",
+      bytes: new TextEncoder().encode("0123456789"),
+      truncated: false,
+    });
+    assert.deepEqual(await fs.readRegularFile(dir, { maxBytes: 10 }), {
+      kind: "not_regular",
+      what: "a directory",
+    });
+    if (Deno.build.os === "linux") {
+      assert.deepEqual(await fs.readRegularFile("/dev/null", { maxBytes: 10 }), {
+        kind: "not_regular",
+        what: "a character device",
+      });
+    }
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});

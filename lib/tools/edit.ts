@@ -8,6 +8,7 @@ import { denied, fail, ok, type Tool } from "./tool.ts";
 import { ensureParent, writeChecked } from "./write.ts";
 import { builtInInput } from "./input_check.ts";
 import type { EditInput } from "./input_zod.ts";
+import { READ_MAX_BYTES } from "./read.ts";
 
 export type { EditInput };
 
@@ -59,7 +60,15 @@ export const editTool: Tool<EditInput> = {
       const info = await fs.stat(path);
       if (info?.isDirectory) return fail(`Cannot edit ${path}: it is a directory.`);
       if (info === null && input.old_string !== "") return fail(`File does not exist: ${path}.`);
-      const bytes = info === null ? new Uint8Array() : await fs.readBytes(path);
+      // Only a regular file (a FIFO would block the session, a device never end), and one Read can show.
+      const read = info === null
+        ? { kind: "file" as const, bytes: new Uint8Array(), truncated: false }
+        : await fs.readRegularFile(path, { maxBytes: READ_MAX_BYTES });
+      if (read.kind === "not_regular") {
+        return fail(`Cannot edit ${path}: it is ${read.what}, not a regular file.`);
+      }
+      if (read.truncated) return fail(`Cannot edit ${path}: it is larger than ${READ_MAX_BYTES} bytes.`);
+      const bytes = read.bytes;
       if (looksBinary(bytes)) return fail(`Cannot edit ${path}: it is a binary file.`);
       const text = decodeText(bytes);
       let oldString = input.old_string;

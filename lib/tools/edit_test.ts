@@ -108,3 +108,16 @@ Deno.test("Edit refuses escapes and untrusted workspaces", async () => {
   assert.equal(await Deno.readTextFile(join(box.outside, "t.txt")), "target\n");
   assert.equal(await Deno.readTextFile(join(box.workspace, "own.txt")), "mine\n");
 });
+
+Deno.test("Edit refuses a FIFO without blocking on it", async () => {
+  if (Deno.build.os === "windows") return;
+  await using box = await sandbox();
+  const fifo = join(box.workspace, "pipe");
+  const made = await new Deno.Command("mkfifo", { args: [fifo], stderr: "null" }).output().catch(() => null);
+  if (made?.success !== true) return;
+  const result = await runTool(editTool, { file_path: "pipe", old_string: "a", new_string: "b" }, box.ctx());
+  assert.deepEqual(result, {
+    content: `Cannot edit ${fifo}: it is a FIFO (named pipe), not a regular file.`,
+    isError: true,
+  });
+});

@@ -1,5 +1,6 @@
 // Owns the Read tool: a text file's lines, numbered like `cat -n`. Reads may go outside the
-// workspace (as in Claude Code); directories and binary files are refused with a hint.
+// workspace when the permission gate lets them (permissions/read_scope.ts, as in Claude Code); directories, binary files and anything but a regular file (a FIFO, a
+// device, a socket: followed symlinks included) are refused with a hint, and at most READ_MAX_BYTES are read.
 
 import { describeError } from "../errors.ts";
 import { notAccessible, resolveReadPath } from "./paths.ts";
@@ -12,15 +13,19 @@ import type { ReadInput } from "./input_zod.ts";
 export type { ReadInput };
 export { READ_DEFAULT_LIMIT };
 export const READ_MAX_LINE_CHARS = 2000;
+/** Read reads at most this many bytes of a file (16 MiB). */
+export const READ_MAX_BYTES = 16 * 1024 * 1024;
 
 const DESCRIPTION = `Reads a file from the local filesystem.
 
 Usage:
-- file_path may be absolute or relative to the workspace root. You can read files outside the workspace.
+- file_path may be absolute or relative to the workspace root. Files outside the workspace need the user's approval (or an allow rule).
 - By default it reads up to ${READ_DEFAULT_LIMIT} lines from the start of the file. For long files, pass offset (the line number to start from) and limit (how many lines) to read a part.
 - Lines longer than ${READ_MAX_LINE_CHARS} characters are truncated.
 - Output is numbered like \`cat -n\`: each line is prefixed by its line number and a tab. The prefix is not part of the file: never include it in Edit's old_string.
-- Only text files can be read; binary files are refused. Directories are refused: use Glob to list files, or Bash \`ls\`.
+- Only regular text files can be read, up to the first ${
+  READ_MAX_BYTES / 1024 / 1024
+} MiB; binary files, devices and pipes are refused. Directories are refused: use Glob to list files, or Bash \`ls\`.
 - It is fine to read several files at once by making several Read calls in one response.`;
 
 export const readTool: Tool<ReadInput> = {
@@ -45,16 +50,28 @@ export const readTool: Tool<ReadInput> = {
         `${path} is a directory, not a file. Use Glob (e.g. pattern "*" with path "${path}") to list its files.`,
       );
     }
-    let bytes: Uint8Array;
+    let read;
     try {
-      bytes = await fs.readBytes(path);
+      // Only a regular file, never more than READ_MAX_BYTES of it: a FIFO would block, a device never end.
+      read = await fs.readRegularFile(path, { maxBytes: READ_MAX_BYTES });
     } catch (e) {
       return fail(notAccessible(e, path) ?? `Cannot read ${path}: ${describeError(e)}`);
     }
+    if (read.kind === "not_regular") {
+      return fail(`${path} is ${read.what}, not a regular file; Read only reads regular files.`);
+    }
+    const bytes = read.bytes;
     if (looksBinary(bytes)) {
       return fail(`${path} is a binary file (${bytes.length} bytes); Read only shows text files.`);
     }
     const lines = splitLines(decodeText(bytes).replace(/^\uFEFF/, ""));
+    if (read.truncated) {
+      // The last line may be cut: it is not shown as if it were whole.
+      lines.pop();
+      lines.push(
+        `(Read stops after the first ${READ_MAX_BYTES} bytes of ${path}. Use Grep, or Bash (tail, sed -n), for the rest.)`,
+      );
+    }
     const meta = { path, totalLines: lines.length };
     if (lines.length === 0) return ok(`(The file ${path} exists but is empty.)`, meta);
     const start = Math.max(1, input.offset ?? 1);

@@ -70,3 +70,36 @@ Deno.test("Read may read outside the workspace, also through a symlink", async (
   const viaLink = await runTool(readTool, { file_path: "link/secret.txt" }, box.ctx({ trusted: false }));
   assert.equal(viaLink.content, "     1\toutside");
 });
+
+async function mkfifo(path: string): Promise<boolean> {
+  const out = await new Deno.Command("mkfifo", { args: [path], stderr: "null" }).output().catch(() => null);
+  return out?.success === true;
+}
+
+Deno.test("Read refuses a symlink to /dev/zero and a FIFO at once, without reading or blocking", async (t) => {
+  if (Deno.build.os === "windows") return;
+  await using box = await sandbox();
+  await Deno.symlink("/dev/zero", join(box.workspace, "zero.txt"));
+  const zero = await runTool(readTool, { file_path: "zero.txt" }, box.ctx());
+  assert.deepEqual(zero, {
+    content: "/dev/zero is a character device, not a regular file; Read only reads regular files.",
+    isError: true,
+  });
+  if (!(await mkfifo(join(box.workspace, "pipe")))) return void t.step("mkfifo unavailable", () => {});
+  await Deno.symlink(join(box.workspace, "pipe"), join(box.workspace, "pipe-link"));
+  for (const name of ["pipe", "pipe-link"]) {
+    const fifo = await runTool(readTool, { file_path: name }, box.ctx());
+    assert.equal(fifo.isError, true);
+    assert.equal(
+      fifo.content,
+      `${
+        join(box.workspace, "pipe")
+      } is a FIFO (named pipe), not a regular file; Read only reads regular files.`,
+    );
+  }
+});
+
+Deno.test("Read reads at most 16 MiB of a file (a literal: the documented cap)", async () => {
+  const { READ_MAX_BYTES } = await import("./read.ts");
+  assert.equal(READ_MAX_BYTES, 16 * 1024 * 1024);
+});

@@ -7,6 +7,7 @@
 // then recovers the rest with one turn-closing event per transcript, and a third pass changes no byte.
 
 import assert from "node:assert/strict";
+import { projectFolderName } from "../../lib/config/storage.ts";
 import { type BladeSandbox, bladeSandbox } from "../support/blade.ts";
 import { FileSidecarStore } from "../../lib/store/file_store.ts";
 import { decodeSidecar } from "../../lib/store/codec.ts";
@@ -105,7 +106,7 @@ async function killAndRecover(point: KillPoint) {
   // The next pass recovers the rest; each transcript's turn is closed once.
   const next = await sandbox.run(["tasks", "recover", "--json"]);
   assert.equal(next.code, 0, `${point.name}: ${next.stdout}\n${next.stderr}`);
-  const dir = `${sandbox.storage}/projects/${sandbox.workspace.replace(/[/\\]/g, "-").replace(/:/g, "_")}`;
+  const dir = `${sandbox.storage}/projects/${projectFolderName(sandbox.workspace)}`;
   for (const id of old.keys()) {
     const decoded = decodeSidecar(
       await Deno.readTextFile(`${sandbox.storage}/agents/sessions/${id}.json`),

@@ -4,6 +4,7 @@
 // left behind (transcripts, sidecars). Does not start model servers (lib/testing/ does).
 
 import type { SidecarRecord } from "../../lib/store/schema.ts";
+import { projectFolderName } from "../../lib/config/storage.ts";
 import type { TranscriptEvent } from "../../lib/protocol/events.ts";
 import { parseTranscript } from "../../lib/session/transcript.ts";
 import { streamLines } from "../../lib/sys/signals.ts";
@@ -241,10 +242,9 @@ export async function bladeSandbox(): Promise<BladeSandbox> {
   };
 }
 
-/** `$BLADE_STORAGE_ROOT/projects/<workspace with / as ->/<sessionId>.jsonl` (docs/reference/sessions.md). */
+/** `$BLADE_STORAGE_ROOT/projects/<project folder>/<sessionId>.jsonl` (docs/reference/sessions.md). */
 export function transcriptPath(where: { storage: string; workspace: string }, sessionId: string): string {
-  const escaped = where.workspace.replace(/[/\\]/g, "-").replace(/:/g, "_");
-  return `${where.storage}/projects/${escaped}/${sessionId}.jsonl`;
+  return `${where.storage}/projects/${projectFolderName(where.workspace)}/${sessionId}.jsonl`;
 }
 
 export function sidecarPath(storage: string, agentId: string): string {

@@ -3,6 +3,7 @@
 // (parseable or torn), completion receipts in the parent's transcript. Used by tests/e2e_crash_test.ts.
 
 import type { SidecarRecord } from "../../lib/store/schema.ts";
+import { projectFolderName } from "../../lib/config/storage.ts";
 import { SidecarRecordSchema } from "../../lib/store/schema.ts";
 import { parseTranscript } from "../../lib/session/transcript.ts";
 import type { BladeProcess, BladeSandbox } from "./blade.ts";
@@ -26,7 +27,7 @@ export async function killGroup(blade: BladeProcess): Promise<void> {
 }
 
 export function projectDir(sandbox: BladeSandbox): string {
-  return `${sandbox.storage}/projects/${sandbox.workspace.replace(/[/\\]/g, "-").replace(/:/g, "_")}`;
+  return `${sandbox.storage}/projects/${projectFolderName(sandbox.workspace)}`;
 }
 
 /** Every transcript of the workspace: file name → text. */

@@ -3,6 +3,7 @@
 
 import type { App } from "../../app.ts";
 import type { Approver } from "../../protocol/approval.ts";
+import { deltaRedaction } from "../redact_deltas.ts";
 import type { RuntimeEvent } from "../../protocol/events.ts";
 import { type MainSession, openMainSession } from "../../executor/main_runner.ts";
 import type { RunRules } from "../../permissions/run_rules.ts";
@@ -33,7 +34,11 @@ export async function openReplSession(
   approve: Approver,
   which: { resume?: string; continueLatest?: boolean },
 ): Promise<OpenSession> {
-  const emit = (e: RuntimeEvent) => view.onEvent(e);
+  // A secret split over text deltas is not shown piece by piece either (redact_deltas.ts).
+  const deltas = deltaRedaction(app.secrets);
+  const emit = (e: RuntimeEvent) => {
+    for (const shown of deltas.map(e)) view.onEvent(shown);
+  };
   const mcp = flags.mcp;
   const subagents = app.runtime(emit, {
     rules: flags.rules.texts,
