@@ -12,7 +12,7 @@ import type { ContentBlock } from "../protocol/messages.ts";
 import { VERSION } from "../version.ts";
 import { claudeModeName, parsePermissionMode } from "../protocol/permission_mode.ts";
 import { TaskLines } from "./claude_task_lines.ts";
-import { isDelegationTool } from "../protocol/tool_names.ts";
+import { AGENT_TOOL, isDelegationTool } from "../protocol/tool_names.ts";
 
 export interface ClaudeStreamOptions {
   cwd: string;
@@ -261,7 +261,8 @@ export class ClaudeStream {
       subtype: "init",
       cwd: o.cwd,
       session_id: event.sessionId,
-      tools: event.tools ?? [],
+      // Claude Code's init names the delegation tool `Task` (the Agent SDK's name) though the model sees `Agent`.
+      tools: (event.tools ?? []).map((t) => t === AGENT_TOOL ? "Task" : t),
       mcp_servers: event.mcpServers ?? [],
       model: event.model,
       // Claude Code's names (acceptEdits, bypassPermissions): what the Agent SDK's types say.

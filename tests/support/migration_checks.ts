@@ -74,9 +74,11 @@ const write = { name: "Write", input: { file_path: "made.txt", content: "made\n"
 const bash = (command: string) => ({ name: "Bash", input: { command } });
 const read = (file_path: string) => ({ name: "Read", input: { file_path } });
 
-/** The run's project folder under its storage root (transcripts, session names). */
+/** The run's project folder under its storage root (transcripts, session names); `.layout` is the store's. */
 function projectDir(run: ProbeRun): string {
-  return `${run.storage}/projects/${[...Deno.readDirSync(`${run.storage}/projects`)][0]!.name}`;
+  const folders = [...Deno.readDirSync(`${run.storage}/projects`)].filter((e) => !e.name.startsWith("."));
+  assert.equal(folders.length, 1, folders.map((e) => e.name).join());
+  return `${run.storage}/projects/${folders[0]!.name}`;
 }
 
 async function exists(path: string): Promise<boolean> {
@@ -863,7 +865,10 @@ const SETTINGS: Record<string, Check> = {
     });
     ok(run);
     assert.match(run.toolResults(1)[0]!.content, /not in the availableModels setting \(sonnet\)/);
-    assert.ok(!run.requests.some((r) => JSON.stringify(r.body).includes("CHILD TASK: list")), "no child ran");
+    // A child's request opens with its task (the parent's later requests carry it in the Agent call).
+    const opens = (r: ProbeRun["requests"][number]) =>
+      JSON.stringify(r.body.messages[0]).includes("CHILD TASK");
+    assert.ok(!run.requests.some(opens), "no child ran");
   },
   "`hooks`, `statusLine`, other keys": async () => {
     const run = await sent(["--debug"], {
