@@ -111,6 +111,23 @@ function eventOrder(inputs: readonly { input: Json }[]): string[] {
   return out;
 }
 
+/**
+ * The `hook_started` / `hook_response` lines in order, ids left out; within a run of lines of one hook
+ * name (hooks of one event run in parallel: they end in any order) sorted.
+ */
+function hookLines(lines: readonly Json[]): string[][] {
+  const runs: { name: unknown; lines: string[] }[] = [];
+  for (const l of lines) {
+    if (l.subtype !== "hook_started" && l.subtype !== "hook_response") continue;
+    const shown = l.subtype === "hook_started"
+      ? [l.subtype, l.hook_name, l.hook_event]
+      : [l.subtype, l.hook_name, l.hook_event, l.output, l.stdout, l.stderr, l.exit_code, l.outcome];
+    if (runs.at(-1)?.name !== l.hook_name) runs.push({ name: l.hook_name, lines: [] });
+    runs.at(-1)!.lines.push(JSON.stringify(shown));
+  }
+  return runs.map((r) => r.lines.sort());
+}
+
 function withoutIds(line: Json): Json {
   const { uuid: _u, session_id: _s, ...rest } = line;
   return rest;
@@ -125,7 +142,15 @@ async function compare(name: string, env: Record<string, string> = {}): Promise<
   const { handler, answered } = caseHandler(c);
   await using server = startFakeAnthropicServer({ handler });
   const run = await box.run(
-    ["-p", c.prompt, "--output-format", "stream-json", "--verbose", "--trust-workspace"],
+    [
+      "-p",
+      c.prompt,
+      "--output-format",
+      "stream-json",
+      "--verbose",
+      "--include-hook-events",
+      "--trust-workspace",
+    ],
     { env: { ANTHROPIC_BASE_URL: server.url, ANTHROPIC_API_KEY: "sk-ant-fake", ...env } },
   );
   const norm = (v: unknown) => JSON.parse(JSON.stringify(v).replaceAll("/WS", ws));
@@ -146,6 +171,15 @@ async function compare(name: string, env: Record<string, string> = {}): Promise<
   // Claude Code's informational lines (a blocked prompt).
   const informational = (lines: Json[]) => lines.filter((l) => l.subtype === "informational").map(withoutIds);
   assert.deepEqual(informational(stream), norm(informational(want.stream)), `${name}: informational lines`);
+
+  // The hook lines of `--include-hook-events`.
+  assert.deepEqual(hookLines(stream), hookLines(norm(want.stream)), `${name}: hook lines`);
+  for (const r of stream.filter((l) => l.subtype === "hook_response")) {
+    assert.ok(
+      stream.some((l) => l.subtype === "hook_started" && l.hook_id === r.hook_id),
+      `${name}: started ${r.hook_id}`,
+    );
+  }
 
   // The hooks that ran: which, in which order, with which input.
   const got = await hookInputs(ws);

@@ -19,6 +19,8 @@ export interface ClaudeStreamOptions {
   /** `--add-dir` folders. */
   additionalDirectories?: string[];
   includePartialMessages: boolean;
+  /** `--include-hook-events`: each hook's `system/hook_started` and `system/hook_response` lines. */
+  includeHookEvents?: boolean;
   /** Where the API key came from, as Claude Code names it (`ANTHROPIC_API_KEY`, `none`, …). */
   apiKeySource: string;
   uuid: () => string;
@@ -217,6 +219,8 @@ export class ClaudeStream {
           work_lost: event.workLost,
           ...this.#system(),
         }];
+      case "hook_run":
+        return this.#o.includeHookEvents === true ? [this.#hookLine(event)] : [];
       case "prompt_blocked":
         // Claude Code's line for a prompt a UserPromptSubmit hook blocked (tests/fixtures/claude/hooks_prompt_block).
         return [{
@@ -239,6 +243,34 @@ export class ClaudeStream {
       default:
         return [];
     }
+  }
+
+  /** Claude Code's hook line (tests/fixtures/claude/hooks_events/stream.jsonl): output is stdout then stderr. */
+  #hookLine(event: Event<"hook_run">): Line {
+    const ids = { hook_id: event.hookId, hook_name: event.name, hook_event: event.event };
+    if (event.phase === "started") {
+      return {
+        type: "system",
+        subtype: "hook_started",
+        ...ids,
+        uuid: this.#o.uuid(),
+        session_id: this.#sessionId,
+      };
+    }
+    const stdout = event.stdout ?? "";
+    const stderr = event.stderr ?? "";
+    return {
+      type: "system",
+      subtype: "hook_response",
+      ...ids,
+      output: stdout + stderr,
+      stdout,
+      stderr,
+      exit_code: event.exitCode ?? null,
+      outcome: event.outcome ?? "error",
+      uuid: this.#o.uuid(),
+      session_id: this.#sessionId,
+    };
   }
 
   /** Claude Code's `system/permission_denied` line before the refused call's result (top-level calls). */

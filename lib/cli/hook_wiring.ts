@@ -9,6 +9,7 @@ import type { Io } from "./io.ts";
 import type { HookCallbacks } from "../protocol/hook_callbacks.ts";
 import { claudeModeName } from "../protocol/permission_mode.ts";
 import type { LoopHooks } from "../executor/hooks.ts";
+import type { HookRunEvent } from "../protocol/events.ts";
 import type { ToolContext } from "../tools/tool.ts";
 import { type HookEntry, hooksOf } from "../protocol/hook_config.ts";
 import { HookEngine, type HookRun } from "../hooks/hook_engine.ts";
@@ -92,6 +93,20 @@ export class HookLifetime {
     this.#end = undefined;
     await end?.(reason);
   }
+}
+
+/** A hook's run as a runtime event of the session `sessionId` serves. */
+export function hookRunEvent(run: HookRun, sessionId: string): HookRunEvent {
+  const base = { type: "hook_run" as const, sessionId, hookId: run.id, name: run.name, event: run.event };
+  if (run.phase === "started") return { ...base, phase: "started" };
+  return {
+    ...base,
+    phase: "ended",
+    stdout: run.stdout,
+    stderr: run.stderr,
+    ...(run.exitCode === undefined ? {} : { exitCode: run.exitCode }),
+    outcome: run.outcome,
+  };
 }
 
 /** The top-level session's hook points for `engine`, made once its id is known (main_runner.ts). */

@@ -53,6 +53,7 @@ export async function runPrint(values: Values, positionals: string[], ports: Por
     onlyTools: onlyToolsOf(values),
     backgroundWaitMs,
     includePartialMessages: values["include-partial-messages"] === true,
+    includeHookEvents: values["include-hook-events"] === true,
     replayUserMessages: values["replay-user-messages"] === true,
     verbose: values.verbose === true,
   };

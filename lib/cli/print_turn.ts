@@ -22,7 +22,14 @@ import type { McpHub } from "../mcp/hub.ts";
 import type { PromptFlags } from "./print_inputs.ts";
 import type { Approver } from "../protocol/approval.ts";
 import type { HookCallbacks } from "../protocol/hook_callbacks.ts";
-import { type HookLifetime, mainSessionHooks, runHookEngine, runHooksOf } from "./hook_wiring.ts";
+import {
+  type HookLifetime,
+  hookRunEvent,
+  mainSessionHooks,
+  runHookEngine,
+  runHooksOf,
+} from "./hook_wiring.ts";
+import type { HookRun } from "../hooks/hook_engine.ts";
 import type { StructuredOutput, StructuredOutputState } from "../tools/structured_output.ts";
 import { contextSinks, sessionContextOf } from "./context_wiring.ts";
 import { turnOutcome } from "../executor/run_outcome.ts";
@@ -80,6 +87,8 @@ export interface PrintSinkOptions {
   timer?: Clock["timer"];
   cwd: string;
   includePartialMessages?: boolean;
+  /** `--include-hook-events`: stream-json shows each hook's start and end. */
+  includeHookEvents?: boolean;
   apiKeySource?: string;
   additionalDirectories?: string[];
   /** `--max-budget-usd`: called once when the run's cost passes it. */
@@ -108,6 +117,7 @@ export function printSink(io: Io, o: PrintSinkOptions): PrintSink {
   const stream = claudeStream({
     cwd: o.cwd,
     includePartialMessages: o.includePartialMessages === true,
+    includeHookEvents: o.includeHookEvents === true,
     apiKeySource: o.apiKeySource ?? "none",
     uuid: () => ids.uuid(),
     now: o.now ?? realClock().now,
@@ -191,6 +201,8 @@ export interface TurnFlags {
   rules: RunRules;
   backgroundWaitMs: number | undefined;
   includePartialMessages: boolean;
+  /** `--include-hook-events`: stream-json shows each hook's start and end. */
+  includeHookEvents?: boolean;
   replayUserMessages: boolean;
   /** `--verbose`: with `--output-format json`, the whole message list (a JSON array) instead of the result. */
   verbose?: boolean;
@@ -241,7 +253,12 @@ export async function runTurn(
     interrupt.abort();
   });
   const context = await sessionContextOf(app, contextSinks(app, io));
-  const engine = runHookEngine(app, { io, callbacks: f.sdkHooks });
+  // Each hook's run is an event (stream-json shows it with --include-hook-events), until the result is out.
+  let printing = true;
+  const observe = (run: HookRun) => {
+    if (printing) sink.emit(hookRunEvent(run, sessionId ?? ""));
+  };
+  const engine = runHookEngine(app, { io, callbacks: f.sdkHooks, observe });
   const runHooks = engine === undefined ? undefined : runHooksOf(app, { engine, io });
   // Background commands the model started, idle child Workers and agents' MCP servers do not outlive the run.
   await using runtime = app.runtime(sink.emit, {
@@ -295,6 +312,7 @@ export async function runTurn(
     const r = run.result;
     const summary = turnSummary(app, run, sink, { f, overBudget, shape: structured?.state });
     sink.finish(summary);
+    printing = false;
     if (overBudget) return { code: 1, sessionId: run.sessionId };
     if (interrupt.interrupted() || r.status === "cancelled") return { code: 130, sessionId: run.sessionId };
     return { code: summary.status === "completed" ? 0 : 1, sessionId: run.sessionId };
@@ -323,6 +341,7 @@ function turnSink(
     timer: ports.clock.timer.bind(ports.clock),
     cwd: app.workspace,
     includePartialMessages: f.includePartialMessages,
+    includeHookEvents: f.includeHookEvents === true,
     apiKeySource: apiKeySourceOf(app),
     additionalDirectories: [...app.additionalDirs],
     verbose: f.verbose === true,

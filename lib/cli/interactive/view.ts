@@ -259,6 +259,8 @@ export class SessionView {
         return;
       case "turn_started":
       case "turn_completed":
+      // A hook's run is shown by `--debug` (its timing line), not in the log.
+      case "hook_run":
         return;
       default: {
         const never: never = event;
