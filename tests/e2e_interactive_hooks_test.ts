@@ -98,3 +98,66 @@ Deno.test("interactive hooks: SessionStart, a blocked and a passed prompt, a ref
     ["SessionEnd", "prompt_input_exit"],
   ]);
 });
+
+Deno.test("interactive hooks: Notification when a call needs the person's approval and when the session sits idle, as Claude Code 2.1.332", async () => {
+  await using box = await bladeSandbox();
+  const log = `${box.root}/notifications.log`;
+  const script = await box.write("notif.sh", `input=$(cat)\nprintf '%s\\n' "$input" >> '${log}'\n`);
+  await box.write(
+    ".claude/settings.json",
+    JSON.stringify({
+      hooks: { Notification: [{ hooks: [{ type: "command", command: `bash ${script}` }] }] },
+    }),
+  );
+  await using server = startFakeAnthropicServer([
+    fakeTurn({ toolCalls: [{ name: "Bash", input: { command: "touch made.txt", description: "make" } }] }),
+    fakeTurn({ text: "Done." }),
+  ]);
+  await using term = await BladeTerminal.start(["--trust-workspace"], {
+    cwd: box.workspace,
+    env: {
+      ...box.env,
+      NO_COLOR: "1",
+      ANTHROPIC_BASE_URL: server.url,
+      ANTHROPIC_API_KEY: "test-key",
+      // Claude Code's 6 seconds and minute (pinned in lib/cli/interactive/repl_session_test.ts), shortened.
+      BLADE_PERMISSION_NOTIFICATION_MS: "300",
+      BLADE_IDLE_NOTIFICATION_MS: "1500",
+    },
+  });
+  await term.waitFor("/help for commands");
+  await term.type("Make the file.");
+  await term.press("Enter");
+  await term.waitFor("Allow Bash to run:");
+  // The question waits unanswered until the hook heard of it.
+  for (
+    let i = 0;
+    i < 100 && !(await Deno.readTextFile(log).catch(() => "")).includes("permission_prompt");
+    i++
+  ) {
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  await term.press("Enter");
+  await term.waitFor("Done.");
+  const read = async () =>
+    (await Deno.readTextFile(log).catch(() => "")).trim().split("\n").filter((l) => l !== "");
+  for (let i = 0; i < 100 && (await read()).length < 2; i++) await new Promise((r) => setTimeout(r, 100));
+  await Deno.stat(`${box.workspace}/made.txt`);
+  const got = (await read()).map((l) => JSON.parse(l));
+  const want = (await Deno.readTextFile(
+    new URL("./fixtures/claude/hooks_notification/hook_inputs.jsonl", import.meta.url),
+  ))
+    .trim().split("\n").map((l) => JSON.parse(l).input);
+  assert.equal(got.length, want.length);
+  got.forEach((g, i) => {
+    const w = want[i];
+    // Claude Code's fields (its prompt_id Blade has not), its types, its messages with Blade's name.
+    assert.deepEqual(Object.keys(g).sort(), Object.keys(w).filter((k) => k !== "prompt_id").sort());
+    assert.equal(g.notification_type, w.notification_type);
+    assert.equal(g.message, w.message.replace(/^Claude /, "Blade "));
+    assert.equal(g.cwd, box.workspace);
+  });
+  await term.type("/exit");
+  await term.press("Enter");
+  assert.equal(await term.exitCode(), 0);
+});

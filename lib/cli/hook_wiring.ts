@@ -14,7 +14,7 @@ import type { ToolContext } from "../tools/tool.ts";
 import { type HookEntry, hooksOf } from "../protocol/hook_config.ts";
 import { HookEngine, type HookRun } from "../hooks/hook_engine.ts";
 import { hookCommandRunner } from "../hooks/hook_command.ts";
-import { sessionHooks } from "../hooks/session_hooks.ts";
+import { sessionHooks, type SessionHookSet } from "../hooks/session_hooks.ts";
 import { RunHooks } from "../hooks/run_hooks.ts";
 import { terminalSafe } from "./sanitize.ts";
 
@@ -77,21 +77,26 @@ export function runHooksOf(app: App, o: { engine: HookEngine; io: Io }): RunHook
  */
 export class HookLifetime {
   #started = false;
-  #end: ((reason: string) => Promise<void>) | undefined;
+  #set: Pick<SessionHookSet, "end" | "notify"> | undefined;
 
-  /** The session's hooks were built (its SessionStart fires now, never again); `end` fires SessionEnd. */
-  began(end: (reason: string) => Promise<void>): boolean {
+  /** The session's hooks were built (its SessionStart fires now, never again); `set` ends and notifies. */
+  began(set: Pick<SessionHookSet, "end" | "notify">): boolean {
     const first = !this.#started;
     this.#started = true;
-    this.#end = end;
+    this.#set = set;
     return first;
   }
 
   /** Fires SessionEnd with `reason` for the last session, once (nothing when no session began). */
   async end(reason: string): Promise<void> {
-    const end = this.#end;
-    this.#end = undefined;
-    await end?.(reason);
+    const set = this.#set;
+    this.#set = undefined;
+    await set?.end(reason);
+  }
+
+  /** Fires Notification for the session (the interactive session's questions and idle prompt). */
+  async notify(message: string, type: string): Promise<void> {
+    await this.#set?.notify(message, type);
   }
 }
 
@@ -142,8 +147,11 @@ export function mainSessionHooks(
       signal: o.signal,
       emit: () => {},
     };
-    let end: (reason: string) => Promise<void> = () => Promise.resolve();
-    const first = life.began((reason) => end(reason));
+    const built: { set?: SessionHookSet } = {};
+    const first = life.began({
+      end: (reason) => built.set?.end(reason) ?? Promise.resolve(),
+      notify: (message, type) => built.set?.notify(message, type) ?? Promise.resolve(),
+    });
     const set = sessionHooks(o.engine, {
       sessionId,
       transcriptPath,
@@ -157,7 +165,7 @@ export function mainSessionHooks(
       started: !first,
       source: o.source,
     });
-    end = set.end;
+    built.set = set;
     return set.loop;
   };
 }

@@ -253,16 +253,10 @@ export async function runTurn(
     interrupt.abort();
   });
   const context = await sessionContextOf(app, contextSinks(app, io));
-  // Each hook's run is an event (stream-json shows it with --include-hook-events), until the result is out.
-  let printing = true;
-  const observe = (run: HookRun) => {
-    if (printing) sink.emit(hookRunEvent(run, sessionId ?? ""));
-  };
-  const engine = runHookEngine(app, { io, callbacks: f.sdkHooks, observe });
-  const runHooks = engine === undefined ? undefined : runHooksOf(app, { engine, io });
+  const hooks = turnHooks(app, { io, f, sink, sessionId: () => sessionId, signal: interrupt.signal });
   // Background commands the model started, idle child Workers and agents' MCP servers do not outlive the run.
   await using runtime = app.runtime(sink.emit, {
-    hooks: runHooks,
+    hooks: hooks.run,
     ...(context?.child === undefined ? {} : { childContext: context.child }),
     rules: f.rules.texts,
     ...(f.approve === undefined ? {} : { approve: f.approve }),
@@ -295,14 +289,7 @@ export async function runTurn(
       ...(structured === undefined ? {} : { structured: structuredHooks(structured) }),
       ...(f.approve === undefined ? {} : { approve: f.approve }),
       ...(context === undefined ? {} : { context }),
-      hooks: engine === undefined ? undefined : mainSessionHooks(app, {
-        engine,
-        io,
-        signal: interrupt.signal,
-        mode: f.hookMode,
-        life: f.hookLife,
-        run: runHooks,
-      }),
+      hooks: hooks.session,
     });
     // A continued session whose transcript had a torn or bad line: the rest was kept; say so.
     for (const d of run.transcriptDiagnostics) {
@@ -312,7 +299,7 @@ export async function runTurn(
     const r = run.result;
     const summary = turnSummary(app, run, sink, { f, overBudget, shape: structured?.state });
     sink.finish(summary);
-    printing = false;
+    hooks.printed();
     if (overBudget) return { code: 1, sessionId: run.sessionId };
     if (interrupt.interrupted() || r.status === "cancelled") return { code: 130, sessionId: run.sessionId };
     return { code: summary.status === "completed" ? 0 : 1, sessionId: run.sessionId };
@@ -322,6 +309,30 @@ export async function runTurn(
   } finally {
     interrupt.dispose();
   }
+}
+
+/**
+ * The turn's hooks (lib/hooks/; none when nothing is configured): the session's and its subagents'.
+ * Each hook's run is an event (stream-json shows it with --include-hook-events) until `printed()`.
+ */
+function turnHooks(
+  app: App,
+  o: { io: Io; f: TurnFlags; sink: PrintSink; sessionId: () => string | undefined; signal: AbortSignal },
+) {
+  let printing = true;
+  const observe = (run: HookRun) => {
+    if (printing) o.sink.emit(hookRunEvent(run, o.sessionId() ?? ""));
+  };
+  const engine = runHookEngine(app, { io: o.io, callbacks: o.f.sdkHooks, observe });
+  const printed = () => void (printing = false);
+  if (engine === undefined) return { run: undefined, session: undefined, printed };
+  const run = runHooksOf(app, { engine, io: o.io });
+  const { hookMode: mode, hookLife: life } = o.f;
+  return {
+    run,
+    session: mainSessionHooks(app, { engine, io: o.io, signal: o.signal, mode, life, run }),
+    printed,
+  };
 }
 
 /** The print sink of one turn; `onBudgetExceeded` is called once when --max-budget-usd is passed. */

@@ -54,10 +54,17 @@ export interface SessionHookSet {
   answer(call: ChildHookCall, ctx: ToolContext): Promise<ChildHookAnswer>;
   /** Fires SessionEnd with `reason` (Claude Code's: `clear`, `logout`, `prompt_input_exit`, `other`). */
   end(reason: string): Promise<void>;
+  /** Fires Notification (Claude Code's types: `permission_prompt`, `idle_prompt`), matched by its type. */
+  notify(message: string, type: string): Promise<void>;
 }
 
 /** Events whose input has no `permission_mode` (as Claude Code sends them). */
-const WITHOUT_MODE: ReadonlySet<HookEvent> = new Set(["SessionStart", "SessionEnd", "SubagentStart"]);
+const WITHOUT_MODE: ReadonlySet<HookEvent> = new Set([
+  "SessionStart",
+  "SessionEnd",
+  "SubagentStart",
+  "Notification",
+]);
 
 /** The session's fields of every hook input (Claude Code 2.1.332's: tests/fixtures/claude/hooks_*). */
 export function hookInputBase(session: HookSession, event: HookEvent): Record<string, unknown> {
@@ -117,6 +124,11 @@ export function sessionHooks(engine: HookEngine, session: HookSession): SessionH
       // own timeout bounds it.
       const signal = new AbortController().signal;
       if (engine.has("SessionEnd")) await fire("SessionEnd", { reason }, { match: reason, signal });
+    },
+    notify: async (message, type) => {
+      if (engine.has("Notification")) {
+        await fire("Notification", { message, notification_type: type }, { match: type });
+      }
     },
   };
 }

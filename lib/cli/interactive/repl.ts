@@ -26,6 +26,8 @@ import { mcpFlagsOf, startMcp } from "../mcp_wiring.ts";
 import { makeTheme, type Theme } from "./theme.ts";
 import {
   closeReplSession,
+  IDLE_PROMPT,
+  notificationDelays,
   openReplSession,
   type OpenSession,
   type OpenWhich,
@@ -134,6 +136,12 @@ class Repl {
       hintFor: (e) =>
         providerErrorHint(e, { provider: app.config.provider, model: this.#open!.session.loop.model }),
       input: (prompt, signal) => this.#commandInput.input(prompt, signal),
+      // Notification hooks' idle prompt (repl_session.ts notificationDelays).
+      idle: {
+        afterMs: notificationDelays((name) => app.ports.env.get(name)).idleMs,
+        timer: app.ports.clock.timer.bind(app.ports.clock),
+        notify: () => void this.#open?.hooks.notify(IDLE_PROMPT, "idle_prompt"),
+      },
     });
     this.done = new Promise((resolve) => (this.#closed = resolve));
     view.onChange = () => this.#tui.requestRender();

@@ -69,15 +69,28 @@ export async function openReplSession(
   const io = viewIo(view);
   const engine = runHookEngine(app, { io });
   const runHooks = engine === undefined ? undefined : runHooksOf(app, { engine, io });
+  const life = which.hooks ?? new HookLifetime();
+  const stop = new AbortController();
+  // A question left unanswered a while is a Notification moment (Claude Code's `permission_prompt`).
+  const { permissionMs } = notificationDelays((name) => app.ports.env.get(name));
+  const ask: Approver = async (request, signal) => {
+    const cancel = app.ports.clock.timer(
+      permissionMs,
+      () => void life.notify(PERMISSION_PROMPT, "permission_prompt"),
+    );
+    try {
+      return await approve(request, signal);
+    } finally {
+      cancel();
+    }
+  };
   const subagents = app.runtime(emit, {
     hooks: runHooks,
     ...(context?.child === undefined ? {} : { childContext: context.child }),
     rules: flags.rules.texts,
-    approve,
+    approve: ask,
     ...(mcp === undefined ? {} : { mcp }),
   });
-  const life = which.hooks ?? new HookLifetime();
-  const stop = new AbortController();
   // The hooks' permission_mode is the session's current one (/permissions changes it).
   const opened: { session?: MainSession } = {};
   const mode = () => claudeModeName(opened.session?.loop.mode ?? app.config.permissionMode);
@@ -94,7 +107,7 @@ export async function openReplSession(
       source: which.source,
       run: runHooks,
     }),
-    approve,
+    approve: ask,
     rules: flags.rules.rules,
     emit,
     subagents: (id) => subagents.subagentsFor(id),
@@ -108,6 +121,29 @@ export async function openReplSession(
   opened.session = session;
   showHeader(app, view, session);
   return { session, subagents, context, hooks: life, stopHooks: () => stop.abort() };
+}
+
+/** Notification hooks' messages (Claude Code 2.1.332's, tests/fixtures/claude/hooks_notification, with Blade's name). */
+export const PERMISSION_PROMPT = "Blade needs your permission";
+export const IDLE_PROMPT = "Blade is waiting for your input";
+
+/**
+ * When Notification hooks hear of the session (Claude Code 2.1.332's delays, recorded with
+ * tests/fixtures/claude/hooks_notification): a question unanswered for 6 seconds, the prompt idle for
+ * a minute after a prompt's turn. BLADE_PERMISSION_NOTIFICATION_MS and BLADE_IDLE_NOTIFICATION_MS
+ * set them (milliseconds; tests shorten them).
+ */
+export function notificationDelays(
+  env: (name: string) => string | undefined,
+): { permissionMs: number; idleMs: number } {
+  const ms = (name: string, otherwise: number) => {
+    const n = Number(env(name));
+    return env(name) !== undefined && Number.isInteger(n) && n > 0 ? n : otherwise;
+  };
+  return {
+    permissionMs: ms("BLADE_PERMISSION_NOTIFICATION_MS", 6_000),
+    idleMs: ms("BLADE_IDLE_NOTIFICATION_MS", 60_000),
+  };
 }
 
 /** What hook wiring prints (problems, `systemMessage`, `--debug` timing), as notices in the log. */
