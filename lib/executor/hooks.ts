@@ -44,11 +44,17 @@ export interface BeforePermissionResult {
   input?: Record<string, unknown> | undefined;
 }
 
-/** `afterToolCall`'s answer: `replace` the result's content (and error flag), `annotate` it with text. */
+/**
+ * `afterToolCall`'s answer: `replace` the result's content (and error flag), `annotate` it with text,
+ * or add `context`: text sent to the model after the results, the result itself unchanged (Claude
+ * Code's PostToolUse additionalContext).
+ */
 export interface AfterToolCallResult {
   replace?: { content: string; isError?: boolean };
   /** Appended to the result's content after a blank line (several annotations in hook order). */
   annotate?: string;
+  /** Texts after the step's results (ToolResult.context), in hook order. */
+  context?: string[];
 }
 
 /** What the model is sent in one request. */
@@ -218,15 +224,21 @@ export function mergeHooks(...hooks: readonly (LoopHooks | undefined)[]): LoopHo
     merged.afterToolCall = async (request, result) => {
       let current = result;
       const notes: string[] = [];
+      const context: string[] = [];
       for (const h of afters) {
         const answer = await h.afterToolCall!(request, current);
         if (answer?.replace !== undefined) current = replaced(current, answer.replace);
         if (answer?.annotate !== undefined) notes.push(answer.annotate);
+        context.push(...answer?.context ?? []);
       }
       const replace = current === result
         ? {}
         : { replace: { content: current.content, isError: current.isError } };
-      return notes.length === 0 ? replace : { ...replace, annotate: notes.join("\n\n") };
+      return {
+        ...replace,
+        ...(notes.length === 0 ? {} : { annotate: notes.join("\n\n") }),
+        ...(context.length === 0 ? {} : { context }),
+      };
     };
   }
   const transforms = having("transformContext");
@@ -303,7 +315,10 @@ function replaced(result: ToolResult, replace: { content: string; isError?: bool
 /** `result` with an `afterToolCall` answer applied. */
 export function applyAfterToolCall(result: ToolResult, answer: AfterToolCallResult | void): ToolResult {
   if (answer === undefined) return result;
-  const next = answer.replace === undefined ? result : replaced(result, answer.replace);
+  const replacedOrNot = answer.replace === undefined ? result : replaced(result, answer.replace);
+  const next = answer.context === undefined || answer.context.length === 0
+    ? replacedOrNot
+    : { ...replacedOrNot, context: [...replacedOrNot.context ?? [], ...answer.context] };
   if (answer.annotate === undefined || answer.annotate === "") return next;
   return {
     ...next,

@@ -48,8 +48,9 @@ Deno.test("mergeHooks: afterToolCall replacements chain and annotations accumula
   const seen: string[] = [];
   const merged = mergeHooks(
     { afterToolCall: (_r, res) => (seen.push(res.content), { replace: { content: "first" } }) },
-    { afterToolCall: (_r, res) => (seen.push(res.content), { annotate: "note one" }) },
+    { afterToolCall: (_r, res) => (seen.push(res.content), { annotate: "note one", context: ["ctx one"] }) },
     { afterToolCall: () => undefined },
+    { afterToolCall: () => ({ context: ["ctx two"] }) },
     { afterToolCall: () => ({ annotate: "note two", replace: { content: "failed", isError: true } }) },
   );
   const answer = await merged.afterToolCall!(request, result);
@@ -57,11 +58,14 @@ Deno.test("mergeHooks: afterToolCall replacements chain and annotations accumula
   assert.deepEqual(answer, {
     replace: { content: "failed", isError: true },
     annotate: "note one\n\nnote two",
+    context: ["ctx one", "ctx two"],
   });
+  // Context goes after the step's results (ToolResult.context), the result's content without it.
   assert.deepEqual(applyAfterToolCall(result, answer), {
     content: "failed\n\nnote one\n\nnote two",
     isError: true,
     metadata: { bytes: 1 },
+    context: ["ctx one", "ctx two"],
   });
   assert.equal(applyAfterToolCall(result, undefined), result, "no opinion leaves the result as it is");
 });

@@ -66,6 +66,11 @@ export function isChildHookAnswer(value: unknown): value is ChildHookAnswer {
   const a = value.after;
   if (a !== undefined) {
     if (!isRecord(a) || !optionalText(a.annotate)) return false;
+    if (
+      a.context !== undefined && (!Array.isArray(a.context) || a.context.some((c) => typeof c !== "string"))
+    ) {
+      return false;
+    }
     if (a.replace !== undefined && (!isRecord(a.replace) || typeof a.replace.content !== "string")) {
       return false;
     }

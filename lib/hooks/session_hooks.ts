@@ -285,11 +285,13 @@ function postToolUse(
       tool_response: { content: result.content, is_error: result.isError },
       tool_use_id: call.id,
     }, { match: call.name, toolUseId: call.id, ctx });
-    const notes = [
-      ...v.block === undefined ? [] : [`PostToolUse:${call.name} hook error: ${v.block}`],
-      ...contextTexts(`PostToolUse:${call.name} hook additional context`, v),
-    ];
-    return notes.length === 0 ? undefined : { annotate: notes.join("\n") };
+    // Claude Code's texts (tests/fixtures/claude/hooks_events): a block's reason with the result, the
+    // added context after the step's results, the result itself unchanged.
+    const context = contextTexts(`PostToolUse:${call.name} hook additional context`, v);
+    const answer: AfterToolCallResult = {};
+    if (v.block !== undefined) answer.annotate = `PostToolUse:${call.name} hook error: ${v.block}`;
+    if (context.length > 0) answer.context = context;
+    return answer.annotate === undefined && answer.context === undefined ? undefined : answer;
   };
 }
 

@@ -110,6 +110,25 @@ export const SDK_CASES: SdkCase[] = [
       }),
   },
   {
+    name: "hooks_stop_post",
+    about:
+      "PostToolUse and Stop hook callbacks: the call's context reaches the model, a Stop block forces one more answer",
+    handler: () =>
+      onTurn((body) => {
+        const all = everything(body);
+        if (all.includes("Say DONE in capitals.")) return fakeTurn({ text: "DONE" });
+        // Any tool result so far (the hook's context may follow it in the same message).
+        if (!all.includes('"tool_result"')) {
+          return fakeTurn({
+            toolCalls: [{ name: "Bash", input: { command: "echo made", description: "make" } }],
+          });
+        }
+        return fakeTurn({
+          text: all.includes("Remember to say DONE.") ? "done, context seen" : "done, no context",
+        });
+      }),
+  },
+  {
     name: "can_use_tool",
     about: "canUseTool: a deny's message is the tool result, an allow's updatedInput is what runs",
     handler: () =>
