@@ -19,6 +19,7 @@
 //   memory     -p start-up with a 20 KB CLAUDE.md, 30 commands and 10 skills vs none (scripts/bench_memory.ts)
 //   tasks      `blade tasks list` and `tasks clean` with 5,000 finished runs (scripts/bench_tasks.ts)
 //   search     Grep (rg path, built-in) and Glob against rg on a generated 15,000-file tree (scripts/bench_search.ts)
+//   hooks      a PreToolUse command hook per tool call, none configured, and -p with 20 calls (scripts/bench_hooks.ts)
 //
 //   deno task bench [--profile] [--runs N] [--only e2e,startup,...] [--out FILE]
 // --profile adds the per-phase timeline of one delegation (scripts/bench_profile.ts). BLADE_BENCH_RUNS
@@ -57,6 +58,7 @@ const GROUPS = [
   "memory",
   "tasks",
   "search",
+  "hooks",
 ] as const;
 
 function processRow(group: string, name: string, runs: readonly ProcessRun[], note?: string): BenchRow {
@@ -178,22 +180,8 @@ async function groupRows(
         }, `${f.agents} agents, ${f.diagnostics} diagnostics`)
       );
     }
-    case "store": {
-      const { benchStore } = await import("./bench_store.ts");
-      const s = await benchStore();
-      const one = (name: string, v: number) =>
-        figureRow(
-          "store",
-          name,
-          "writes/s",
-          { median: v, min: v, max: v, n: s.rounds },
-          `${s.recordBytes} B records`,
-        );
-      return [
-        one("sidecar writes, sequential", s.sequentialWritesPerSec),
-        one(`sidecar writes, ${s.concurrency} concurrent`, s.concurrentWritesPerSec),
-      ];
-    }
+    case "store":
+      return await storeRows();
     case "recovery":
       return await recoveryRows(runs);
     case "memory":
@@ -220,7 +208,27 @@ async function groupRows(
       const { tasksRows } = await import("./bench_tasks.ts");
       return await tasksRows(blade, { dir, workspace, runs }, processRow);
     }
+    case "hooks":
+      return await (await import("./bench_hooks.ts")).hooksRows(blade, runs);
   }
+}
+
+/** Sidecar writes per second (scripts/bench_store.ts). */
+async function storeRows(): Promise<BenchRow[]> {
+  const { benchStore } = await import("./bench_store.ts");
+  const s = await benchStore();
+  const one = (name: string, v: number) =>
+    figureRow(
+      "store",
+      name,
+      "writes/s",
+      { median: v, min: v, max: v, n: s.rounds },
+      `${s.recordBytes} B records`,
+    );
+  return [
+    one("sidecar writes, sequential", s.sequentialWritesPerSec),
+    one(`sidecar writes, ${s.concurrency} concurrent`, s.concurrentWritesPerSec),
+  ];
 }
 
 /** The OS sandbox's cost per Bash command (scripts/bench_command_sandbox.ts); none without bubblewrap. */
