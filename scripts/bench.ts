@@ -42,7 +42,16 @@ export interface BenchRow {
   note?: string;
 }
 
-const GROUPS = ["e2e", "startup", "background", "registry", "store", "recovery", "worktree"] as const;
+const GROUPS = [
+  "e2e",
+  "startup",
+  "background",
+  "registry",
+  "store",
+  "recovery",
+  "worktree",
+  "sandbox",
+] as const;
 
 function processRow(group: string, name: string, runs: readonly ProcessRun[], note?: string): BenchRow {
   const s = stats(runs.map((r) => r.wallMs));
@@ -193,7 +202,24 @@ async function groupRows(
         }, `bare git ${w.bareGitMs.toFixed(0)} ms, ${w.files} file creates ${w.filesFloorMs.toFixed(0)} ms`),
       ];
     }
+    case "sandbox":
+      return await sandboxRows(runs);
   }
+}
+
+/** The OS sandbox's cost per Bash command (scripts/bench_command_sandbox.ts); none without bubblewrap. */
+async function sandboxRows(runs: number): Promise<BenchRow[]> {
+  const { benchSandbox } = await import("./bench_command_sandbox.ts");
+  const s = await benchSandbox({ runs });
+  if (s === undefined) return [];
+  return [
+    figureRow("sandbox", "Bash command in bubblewrap (bash -c true)", "ms", {
+      median: s.sandboxedMs,
+      min: s.minSandboxedMs,
+      max: s.maxSandboxedMs,
+      n: s.commands,
+    }, `unsandboxed ${s.plainMs.toFixed(1)} ms: +${(s.sandboxedMs - s.plainMs).toFixed(1)} ms per command`),
+  ];
 }
 
 const num = (v: number | undefined, digits = 0) =>

@@ -2,13 +2,17 @@
 // `kill(-pgid)` inside a Worker, so the child reports each group its Bash starts and the main thread
 // kills it. Proven through the real CLI and the scripted provider with `ps` by process group: after a
 // Bash timeout, TaskStop, `blade tasks cancel` of a detached run and Ctrl-C, nothing the child started
-// is left running (and the detached process has exited).
+// is left running (and the detached process has exited). The commands run without the OS sandbox
+// (BLADE_SANDBOX=0): this is the rule-only fallback's process-group kill; the sandbox's PID-namespace
+// kill is tests/e2e_sandbox_kill_test.ts's and lib/tools/bash_test.ts's.
 
 import assert from "node:assert/strict";
 import { bladeSandbox, readSidecars, runScripted } from "./support/blade.ts";
 import { assertGroupGone, groupMembers, SHELL_FLAGS } from "./support/groups.ts";
 
 const FLAGS = SHELL_FLAGS;
+/** The fallback (no OS sandbox): `$$` is then a real PID, the group leader's. */
+const ENV = { BLADE_SANDBOX: "0" };
 /** `$$` of `sh -c` is the group leader setsid made: its pid is the process group. */
 const SLEEP = "echo $$ > pgid.txt; sleep 30; echo never";
 
@@ -31,14 +35,15 @@ Deno.test("child kills: a Worker child's Bash timeout kills its whole process gr
         }],
       }],
     },
-  }, { flags: FLAGS });
+  }, { flags: FLAGS, env: ENV });
   assert.equal(run.code, 0, run.stderr);
   assert.ok(Date.now() - started < 15_000, `took ${Date.now() - started} ms`);
   const pgid = (await Deno.readTextFile(`${sandbox.workspace}/pgid.txt`)).trim();
   await assertGroupGone(pgid);
   const [record] = await readSidecars(sandbox.storage);
   const message = JSON.stringify(record?.result);
-  assert.match(message, /timed out after 1000 ms; it and every process it started were killed/);
+  assert.match(message, /timed out after 1000 ms; it and every process of its process group were killed/);
+  assert.match(message, /this command ran without an OS sandbox: BLADE_SANDBOX=0 turned it off/);
 });
 
 Deno.test("child kills: TaskStop of a running Worker child leaves no process of it", async () => {
@@ -74,7 +79,7 @@ Deno.test("child kills: TaskStop of a running Worker child leaves no process of 
       }],
       shell: [{ turns: [{ tool_calls: [{ name: "Bash", input: { command: SLEEP } }] }, { text: "slept" }] }],
     },
-  }, { flags: FLAGS });
+  }, { flags: FLAGS, env: ENV });
   assert.equal(run.code, 0, run.stderr);
   const pgid = (await Deno.readTextFile(`${sandbox.workspace}/pgid.txt`)).trim();
   await assertGroupGone(pgid);
@@ -126,11 +131,11 @@ Deno.test("child kills: blade tasks cancel of a detached run leaves no process o
     "--output-format",
     "json",
     ...FLAGS,
-  ]);
+  ], { env: ENV });
   assert.equal(started.code, 0, started.stderr);
   const { agent_id: id, pid } = JSON.parse(started.stdout) as { agent_id: string; pid: number };
   const pgid = await pgidOf(sandbox.workspace, () => running(pid));
-  const cancel = await sandbox.run(["tasks", "cancel", id]);
+  const cancel = await sandbox.run(["tasks", "cancel", id], { env: ENV });
   assert.equal(cancel.code, 0, cancel.stderr);
   await assertGroupGone(pgid);
   for (let i = 0; i < 400 && await running(pid); i++) await new Promise((r) => setTimeout(r, 25));
@@ -167,7 +172,7 @@ Deno.test("child kills: Ctrl-C (SIGINT to blade) during a child's Bash leaves no
     "--output-format",
     "json",
     ...FLAGS,
-  ]);
+  ], { env: ENV });
   let exited = false;
   const result = blade.result.finally(() => (exited = true));
   const pgid = await pgidOf(sandbox.workspace, () => !exited);

@@ -430,9 +430,12 @@ Deno.test("print: the API key never reaches any file under the storage root", as
   await using sandbox = await bladeSandbox();
   const secret = "sk-ant-e2e-SECRET-7f3a9c0d1e2b";
   await using server = startFakeAnthropicServer([
-    fakeTurn({ toolCalls: [{ name: "Bash", input: { command: 'echo "key=$ANTHROPIC_API_KEY"' } }] }),
+    fakeTurn({ toolCalls: [{ name: "Bash", input: { command: "cat key.txt" } }] }),
     fakeTurn({ text: `The key is ${secret}.` }),
   ]);
+  // Commands get no provider key from the environment (docs/reference/permissions.md), so the
+  // command reads it from a file, as a model could from a careless `.env`.
+  await Deno.writeTextFile(`${sandbox.workspace}/key.txt`, `key=${secret}`);
   const run = await sandbox.run(
     ["-p", "Print the key", "--provider", "anthropic", "--permission-mode", "yolo", "--trust-workspace"],
     { env: anthropicEnv(server, secret) },

@@ -1,8 +1,13 @@
 // `blade run --background`: a detached copy runs the agent and outlives the command; the run is
 // followed with `blade tasks output --wait` and stopped with `blade tasks cancel` from other processes.
 
+import { assertNoProcessWith, sleepMarker } from "../lib/testing/marked_processes.ts";
 import assert from "node:assert/strict";
 import { type BladeSandbox, bladeSandbox, parseJsonResult, sidecarPath, waitFor } from "./support/blade.ts";
+import { osSandbox } from "../lib/sys/os_sandbox.ts";
+
+/** The kill tests need the OS sandbox (its PID namespace); without bubblewrap they are skipped. */
+const SANDBOXED = (await osSandbox()) !== undefined;
 
 function script(delayMs: number): string {
   return `agents:
@@ -83,41 +88,38 @@ Deno.test("run --background can be cancelled from another process: STOPPED, and 
   });
 });
 
-Deno.test("a background Bash command the model started does not outlive the print-mode run", async () => {
-  await using sandbox = await bladeSandbox();
-  await sandbox.write(
-    "shell.yaml",
-    `agents:
-  main:
-    - turns:
-        - tool_calls:
-            - name: Bash
-              input: { command: "echo $$ > shell.pid; exec sleep 300", run_in_background: true }
-        - text: "Started the server."
-          delay_ms: 500
-`,
-  );
-  const run = await sandbox.run([
-    "-p",
-    "start the long command",
-    "--provider",
-    "scripted",
-    "--script",
-    "shell.yaml",
-    "--trust-workspace",
-    "--permission-mode",
-    "yolo",
-  ]);
-  assert.equal(run.code, 0, run.stderr);
-  assert.match(run.stdout, /Started the server\./);
-  const pid = Number((await Deno.readTextFile(`${sandbox.workspace}/shell.pid`)).trim());
-  assert.ok(pid > 0);
-  await waitFor("the background command is gone", () => {
-    try {
-      Deno.kill(pid, "SIGCONT");
-      return false;
-    } catch {
-      return true;
-    }
-  });
+Deno.test({
+  name: "a background Bash command the model started (setsid included) does not outlive the print-mode run",
+  ignore: !SANDBOXED,
+  async fn() {
+    await using sandbox = await bladeSandbox();
+    // A `sleep` with a unique argument: found with `ps` from outside the sandbox's PID namespace.
+    const marker = sleepMarker();
+    await sandbox.write(
+      "shell.yaml",
+      `agents:
+    main:
+      - turns:
+          - tool_calls:
+              - name: Bash
+                input: { command: "setsid sleep ${marker} & exec sleep ${marker}", run_in_background: true }
+          - text: "Started the server."
+            delay_ms: 500
+  `,
+    );
+    const run = await sandbox.run([
+      "-p",
+      "start the long command",
+      "--provider",
+      "scripted",
+      "--script",
+      "shell.yaml",
+      "--trust-workspace",
+      "--permission-mode",
+      "yolo",
+    ]);
+    assert.equal(run.code, 0, run.stderr);
+    assert.match(run.stdout, /Started the server\./);
+    await assertNoProcessWith(marker);
+  },
 });

@@ -192,7 +192,7 @@ Deno.test("permissionsForChild: Bash runs a shell only when trusted and not in p
   const plan = permissionsForChild(childOptions(fixed, { tools: bash, mode: "plan", trusted: true }));
   assert.deepEqual(
     trusted.run,
-    ["setsid", "bash", "sh"],
+    ["setsid", "bwrap", "sandbox-exec", "bash", "sh"],
     "the control: a trusted yolo child may run its shell",
   );
   assert.equal(untrusted.run, false);

@@ -26,6 +26,7 @@ export const RUN_OPTIONS = {
   resume: { type: "string", short: "r" },
   agents: { type: "string" },
   "trust-workspace": { type: "boolean" },
+  "require-sandbox": { type: "boolean" },
   "background-wait": { type: "string" },
   background: { type: "boolean" },
   debug: { type: "boolean" },

@@ -60,6 +60,7 @@ Options for the interactive session, -p and run:
   --mcp-config <file|json>    MCP servers ({"mcpServers": …}) for this run (repeatable)
   --strict-mcp-config         use only the --mcp-config servers (not .mcp.json or settings)
   --trust-workspace           trust this folder for this run only
+  --require-sandbox           refuse commands where no OS sandbox can run (instead of one warning)
   --background-wait <sec>     how long print mode waits for background subagents (default: no limit)
   --agent <name>              run the main session as that agent (its prompt, tools, model)
   --json-schema <schema>      answer as one object matching this JSON Schema (inline or file): structured_output

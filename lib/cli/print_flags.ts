@@ -54,6 +54,7 @@ export function appFlagsOf(values: Values): AppFlags {
     ...(values["add-dir"] === undefined ? {} : { addDirs: values["add-dir"] }),
     ...(values.bare === true ? { bare: true } : {}),
     ...(values["output-style"] === undefined ? {} : { outputStyle: values["output-style"] }),
+    ...(values["require-sandbox"] === true ? { requireSandbox: true } : {}),
   };
 }
 

@@ -34,10 +34,18 @@ export function bashLimits(env: EnvReader): BashLimits {
   };
 }
 
-/** The Bash limit variables set in `env`, as given: what a Worker child's tools read instead of its own. */
+/** Whether BLADE_REQUIRE_SANDBOX's value (set by --require-sandbox or `sandbox.required`) asks for a refusal. */
+export function sandboxRequired(value: string | undefined): boolean {
+  return value !== undefined && value !== "" && value !== "0" && value !== "false";
+}
+
+/** Blade's variables for the commands' OS sandbox (docs/reference/permissions.md "The OS sandbox"). */
+export const SANDBOX_ENV = ["BLADE_SANDBOX", "BLADE_REQUIRE_SANDBOX"] as const;
+
+/** The Bash limit and sandbox variables set in `env`, as given: what a Worker child's tools read instead of its own. */
 export function bashLimitEnv(env: EnvReader): Record<string, string> {
   const out: Record<string, string> = {};
-  for (const name of BASH_LIMIT_ENV) {
+  for (const name of [...BASH_LIMIT_ENV, ...SANDBOX_ENV]) {
     const value = env.get(name);
     if (value !== undefined) out[name] = value;
   }

@@ -8,6 +8,7 @@ import { readJsonFile } from "./json_file.ts";
 import { BladeError } from "../errors.ts";
 import { parsePermissionMode, type PermissionMode } from "../protocol/permission_mode.ts";
 import type { Settings } from "./settings_schema.ts";
+import { sandboxRequired } from "./bash_limits.ts";
 
 export type ProviderName = "anthropic" | "openai" | "scripted";
 
@@ -55,6 +56,11 @@ export interface ResolvedConfig {
   structuredOutputAttempts: number;
   openai: { apiKey: string | undefined; baseUrl: string };
   debug: boolean;
+  /**
+   * Commands are refused where no OS sandbox can run (--require-sandbox, the `sandbox.required`
+   * setting or BLADE_REQUIRE_SANDBOX=1), instead of running rule-only with one warning.
+   */
+  requireSandbox: boolean;
 }
 
 export interface ConfigFlags {
@@ -64,6 +70,8 @@ export interface ConfigFlags {
   permissionMode?: string;
   maxTurns?: number;
   debug?: boolean;
+  /** `--require-sandbox`: commands are refused where no OS sandbox can run. */
+  requireSandbox?: boolean;
 }
 
 export async function readSettingsFile(fs: Fs, path: string): Promise<Settings> {
@@ -197,6 +205,9 @@ export function resolveConfig(
       baseUrl: env.get("OPENAI_BASE_URL") ?? "https://api.openai.com/v1",
     },
     debug: flags.debug === true || env.get("BLADE_DEBUG") === "1",
+    // Any layer may require it; none may lift another's requirement.
+    requireSandbox: flags.requireSandbox === true || layers.user.sandbox?.required === true ||
+      layers.project.sandbox?.required === true || sandboxRequired(env.get("BLADE_REQUIRE_SANDBOX")),
   };
 }
 

@@ -22,6 +22,8 @@ export const settingsSchema = z.object({
   // Claude Code's keys, read the same way as in .claude/settings.json (claude_settings.ts).
   permissions: z.unknown().optional(),
   env: z.unknown().optional(),
+  /** The commands' OS sandbox (docs/reference/permissions.md): `required` refuses commands where none can run. */
+  sandbox: z.object({ required: z.boolean().optional() }).strict().optional(),
 }).strict();
 
 export type Settings = z.infer<typeof settingsSchema>;

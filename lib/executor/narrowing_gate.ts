@@ -7,6 +7,7 @@ import { narrowedRefusal, type Narrowing } from "../permissions/narrowing.ts";
 import { pathArgument } from "../protocol/tool_rule.ts";
 import { canonicalPath, resolveToolPath } from "../tools/paths.ts";
 import type { BeforeToolCall } from "./tool_runner.ts";
+import { loadBashParser } from "../shell/bash_parser.ts";
 
 export class NarrowingGate {
   #active: Narrowing[] = [];
@@ -27,6 +28,8 @@ export class NarrowingGate {
 
   readonly check: BeforeToolCall = async ({ tool, call, ctx }) => {
     if (this.#active.length === 0) return { allow: true };
+    // Bash rules are matched on the command's bash parse (shell/command_line.ts).
+    if (typeof call.input.command === "string") await loadBashParser();
     const argument = pathArgument(tool.name);
     const given = argument === undefined ? undefined : call.input[argument];
     const path = typeof given === "string" && given !== ""

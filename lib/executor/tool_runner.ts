@@ -157,6 +157,10 @@ export class ToolRunner {
       ...(o.commands?.shell === undefined ? {} : { shell: o.commands.shell }),
       trusted: o.trusted,
       mode: o.mode,
+      // All or nothing (docs/reference/permissions.md "The OS sandbox"): the network is granted to the
+      // commands of a session that may run any command unasked.
+      commandNetwork: o.mode === "yolo" ||
+        o.rules.allow.some((r) => r.tool === "Bash" && r.specifier === undefined),
       callId,
       signal,
       emit: o.emit,
@@ -276,6 +280,9 @@ export class ToolRunner {
     if (!decision.allow && decision.askable && o.ask !== undefined) {
       const asked = await o.ask(call, { path, reason: decision.message }, ctx.signal);
       if (!asked.allowed) return { allow: false, askable: false, message: asked.message };
+      // Whoever approved this very command approved what it does, the network included
+      // (docs/reference/permissions.md "The OS sandbox"); ctx is this call's own.
+      ctx.commandNetwork = true;
     } else if (!decision.allow) return decision;
     if (o.beforeToolCall === undefined) return { allow: true };
     try {

@@ -28,6 +28,29 @@ export function minimalCommandEnv(env: Env): Record<string, string> {
 /** Prefixes of variables no child command inherits: provider settings and Blade's own variables. */
 export const WITHHELD_ENV_PREFIXES: readonly string[] = ["ANTHROPIC_", "OPENAI_", "BLADE_"];
 
+/** Variables holding a provider's credentials or endpoint that Blade reads but no command gets. */
+export const PROVIDER_ENV_NAMES: readonly string[] = [
+  "BLADE_API_KEY",
+  "CLAUDE_CODE_OAUTH_TOKEN",
+  "AWS_BEARER_TOKEN_BEDROCK",
+];
+
+/**
+ * The top-level session's command environment: Blade's own minus provider keys and URLs
+ * (`ANTHROPIC_*`, `OPENAI_*` and the names above); the user's settings `env`, added afterwards, may
+ * pass one back explicitly.
+ */
+export function withoutProviderKeys(all: Record<string, string>): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [name, value] of Object.entries(all)) {
+    if (name.startsWith("ANTHROPIC_") || name.startsWith("OPENAI_") || PROVIDER_ENV_NAMES.includes(name)) {
+      continue;
+    }
+    out[name] = value;
+  }
+  return out;
+}
+
 /**
  * The environment of a child's commands: Blade's own minus provider keys and URLs, Blade's own
  * variables, and any variable whose value holds a configured secret (an MCP token, a key under
@@ -40,7 +63,7 @@ export function childCommandEnv(
   const out: Record<string, string> = {};
   const real = secrets.filter((s) => s.length >= 8);
   for (const [name, value] of Object.entries(all)) {
-    if (WITHHELD_ENV_PREFIXES.some((p) => name.startsWith(p))) continue;
+    if (WITHHELD_ENV_PREFIXES.some((p) => name.startsWith(p)) || PROVIDER_ENV_NAMES.includes(name)) continue;
     if (real.some((s) => value.includes(s))) continue;
     out[name] = value;
   }

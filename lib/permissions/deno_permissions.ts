@@ -90,10 +90,11 @@ export const STORAGE_WRITE_DIRS: readonly string[] = ["agents/sessions", "projec
 
 /**
  * What the Bash tool hands to Deno.Command: `setsid` (POSIX, its own process group, lib/sys/process.ts)
- * which then execs bash or sh; bash or sh directly elsewhere. Deno cannot scope what a shell runs, so
+ * which then execs the OS sandbox (`bwrap`, `sandbox-exec`: permissions/command_sandbox.ts) and in it
+ * bash or sh; bash or sh directly elsewhere. Deno cannot scope what a shell runs, so
  * a Bash grant is in effect "run anything"; the point is that every other child gets no run at all.
  */
-export const DEFAULT_SHELL_PROGRAMS: readonly string[] = ["setsid", "bash", "sh"];
+export const DEFAULT_SHELL_PROGRAMS: readonly string[] = ["setsid", "bwrap", "sandbox-exec", "bash", "sh"];
 
 /**
  * Variables packages read that Blade ignores (read as unset) rather than grants: the `yaml` package's

@@ -17,7 +17,7 @@ const ST = "/home/u/.blade";
 const PROJ = `${ST}/projects/-ws`;
 const STORAGE_WRITES = [`${ST}/agents/sessions`, `${ST}/projects`, `${ST}/worktrees`];
 const READ_ONLY = ["Read", "Glob", "Grep"];
-const SHELL = ["setsid", "bash", "sh"];
+const SHELL = ["setsid", "bwrap", "sandbox-exec", "bash", "sh"];
 const ALL_TOOLS = ["Read", "Write", "Edit", "Glob", "Grep", "Bash", "Task", "TaskOutput", "TaskStop"];
 
 const BASE: ChildPermissionInput = {
@@ -287,7 +287,7 @@ const FLAG_CASES: { name: string; set: DenoPermissionSet; ignoreEnv?: string[]; 
       `--allow-write=/ws,${STORAGE_WRITES.join(",")}`,
       "--allow-net=127.0.0.1:8080",
       "--allow-env=ANTHROPIC_API_KEY",
-      "--allow-run=setsid,bash,sh",
+      "--allow-run=setsid,bwrap,sandbox-exec,bash,sh",
       "--deny-import",
       `--ignore-env=${IGNORED_ENV.join(",")}`,
     ],

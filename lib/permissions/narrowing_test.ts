@@ -10,7 +10,7 @@ const call = (tool: string, input: Record<string, unknown> = {}, path?: string) 
 });
 
 Deno.test("narrowedRefusal: every active list must allow the call; lists only narrow", async () => {
-  // Bash rules match on a real parse; the tool runner loads the parser before any gate sees a command.
+  // Bash rules read the command's bash parse; the tool runner loads it before any gate.
   await loadBashParser();
   const review = narrowingOf("/review", ["Read", "Bash(git diff:*)", "Edit(src/**)"]);
   const skill = narrowingOf("the skill s", ["Read", "Bash"]);

@@ -6,7 +6,8 @@ import type { Ports } from "../sys/mod.ts";
 import type { SidecarOwner } from "../store/store.ts";
 import { isOwnedBy } from "../store/record_ops.ts";
 import { endsWithin } from "./ends_within.ts";
-import type { AnyTool, ToolContext, ToolResult } from "../tools/tool.ts";
+import { type AnyTool, denied, type ToolContext, type ToolResult } from "../tools/tool.ts";
+import { commandLaunch } from "../tools/command_launch.ts";
 
 export const SHELL_TAIL_CHARS = 30_000;
 
@@ -46,7 +47,11 @@ export class ShellTasks {
     }));
   }
 
-  start(command: string, options: { cwd: string; owner: SidecarOwner }): string {
+  /** Starts `command` under bash, inside `sandbox` (the OS sandbox's argv up to the command) when given. */
+  start(
+    command: string,
+    options: { cwd: string; owner: SidecarOwner; env?: Record<string, string>; sandbox?: readonly string[] },
+  ): string {
     const id = `shell-${this.#ports.ids.random21()}`;
     const controller = new AbortController();
     const shell: Shell = {
@@ -68,8 +73,10 @@ export class ShellTasks {
         shell.tail = shell.tail.slice(-SHELL_TAIL_CHARS);
       }
     };
-    shell.done = this.#ports.process.run("bash", ["-c", command], {
+    const [program, ...args] = [...options.sandbox ?? [], "bash", "-c", command];
+    shell.done = this.#ports.process.run(program!, args, {
       cwd: options.cwd,
+      ...(options.env === undefined ? {} : { env: options.env, clearEnv: true }),
       newProcessGroup: true,
       signal: controller.signal,
       maxOutputBytes: 1,
@@ -147,10 +154,18 @@ export class ShellTasks {
 export function backgroundCapableBash(bash: AnyTool, shells: ShellTasks, owner: SidecarOwner): AnyTool {
   return {
     ...bash,
-    run(input: Record<string, unknown>, ctx: ToolContext): Promise<ToolResult> {
+    async run(input: Record<string, unknown>, ctx: ToolContext): Promise<ToolResult> {
       if (input.run_in_background !== true) return bash.run(input, ctx);
-      const id = shells.start(String(input.command), { cwd: ctx.workspaceRoot, owner });
-      return Promise.resolve({
+      // The same sandbox and environment as a foreground command (tools/command_launch.ts).
+      const launch = await commandLaunch(ctx, ctx.workspaceRoot);
+      if ("refusal" in launch) return denied(launch.refusal);
+      const id = shells.start(String(input.command), {
+        cwd: ctx.workspaceRoot,
+        owner,
+        env: launch.env,
+        sandbox: launch.sandbox,
+      });
+      return {
         content: JSON.stringify({
           task_id: id,
           status: "running",
@@ -158,7 +173,7 @@ export function backgroundCapableBash(bash: AnyTool, shells: ShellTasks, owner: 
         }),
         isError: false,
         metadata: { taskId: id, background: true },
-      });
+      };
     },
   };
 }

@@ -1,4 +1,5 @@
 import assert from "node:assert/strict";
+import { assertNoProcessWith, processesWith, sleepMarker } from "../testing/marked_processes.ts";
 import { runTool } from "../testing/tool_harness.ts";
 import type { AnyTool, ToolResult } from "../tools/tool.ts";
 import { resultWindow, TaskControl } from "./task_control.ts";
@@ -12,6 +13,10 @@ import {
   Gate,
   WORKER,
 } from "../testing/background_harness.ts";
+import { osSandbox } from "../sys/os_sandbox.ts";
+
+/** The kill tests need the OS sandbox (its PID namespace); without bubblewrap they are skipped. */
+const SANDBOXED = (await osSandbox()) !== undefined;
 
 function taskInput(id: string, prompt = "Count the things in the folder.") {
   return {
@@ -267,38 +272,28 @@ Deno.test("background Bash: returns a shell id; TaskOutput gives the output tail
   });
 });
 
-/** Processes of group `pgid` that are not zombies. */
-async function liveGroupMembers(pgid: number): Promise<number[]> {
-  const out = await new Deno.Command("ps", { args: ["-e", "-o", "pid=,pgid=,stat="], stdout: "piped" })
-    .output();
-  return new TextDecoder().decode(out.stdout).split("\n").flatMap((line) => {
-    const [pid, group, stat] = line.trim().split(/\s+/);
-    return Number(group) === pgid && stat !== undefined && !stat.startsWith("Z") ? [Number(pid)] : [];
-  });
-}
-
-Deno.test("background Bash: TaskStop kills the command's whole process group", async () => {
-  await using h = await backgroundHarness({ reply: () => ({}) });
-  const bash = h.runtime().coreTools().find((t) => t.name === "Bash")!;
-  const { output, stop } = toolsOf(h);
-  const started = json(
-    await runTool(bash, {
-      command: 'echo "pgid=$(ps -o pgid= -p $$ | tr -d " ")"; sleep 30 & sleep 30 & wait',
-      run_in_background: true,
-    }, h.ctx()),
-  );
-  const id = String(started.task_id);
-  let pgid = 0;
-  await eventually("the command and its two sleeps in one process group", async () => {
-    const read = json(await runTool(output, { task_id: id, block: false }, h.ctx()));
-    pgid = Number(/pgid=(\d+)/.exec(String(read.output))?.[1] ?? 0);
-    return pgid > 0 && (await liveGroupMembers(pgid)).length >= 3;
-  });
-
-  const stopped = await runTool(stop, { task_id: id }, h.ctx());
-  assert.match(stopped.content, /Stopped background command/);
-  await eventually("the process group to be gone", async () => (await liveGroupMembers(pgid)).length === 0);
-  const after = json(await runTool(output, { task_id: id, block: false }, h.ctx()));
-  assert.equal(after.status, "cancelled");
-  assert.equal(after.retrieval_status, "success");
+Deno.test({
+  name: "background Bash: TaskStop kills everything the command started, setsid, nohup and double forks too",
+  ignore: !SANDBOXED,
+  async fn() {
+    await using h = await backgroundHarness({ reply: () => ({}) });
+    const bash = h.runtime().coreTools().find((t) => t.name === "Bash")!;
+    const { stop } = toolsOf(h);
+    const marker = sleepMarker();
+    const started = json(
+      await runTool(bash, {
+        command: `sleep ${marker} & setsid sleep ${marker} & nohup sleep ${marker} >/dev/null 2>&1 & ` +
+          `(sleep ${marker} &) ; wait`,
+        run_in_background: true,
+      }, h.ctx()),
+    );
+    const id = String(started.task_id);
+    await eventually("the four sleeps running", async () => (await processesWith(marker)).length >= 4);
+    const stopped = await runTool(stop, { task_id: id }, h.ctx());
+    assert.match(stopped.content, /Stopped background command/);
+    await assertNoProcessWith(marker);
+    const after = json(await runTool(toolsOf(h).output, { task_id: id, block: false }, h.ctx()));
+    assert.equal(after.status, "cancelled");
+    assert.equal(after.retrieval_status, "success");
+  },
 });

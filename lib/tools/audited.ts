@@ -47,7 +47,7 @@ export function auditedTool(tool: AnyTool, policy: AuditPolicy): AnyTool {
                 }" is refused: ${verdict.reason}`,
             );
           }
-          return tool.run(input, { ...ctx, commandEnv: policy.commandEnv });
+          return tool.run(input, { ...ctx, commandEnv: policy.commandEnv, readOnlyCommands: true });
         },
       };
     default: {

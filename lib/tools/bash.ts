@@ -1,6 +1,8 @@
-// Owns the Bash tool: one shell command in the workspace root through the Process port, in its own
-// process group so a timeout or an abort kills everything it started. Refused in untrusted
-// workspaces. Does not keep a shell between calls and does not run commands in the background yet.
+// Owns the Bash tool: one shell command in the workspace root through the Process port, in the OS
+// sandbox of the session (command_launch.ts) and its own process group, so a timeout or an abort kills
+// everything it started (through the sandbox's PID namespace: setsid, nohup and double forks too).
+// Refused in untrusted workspaces. Does not keep a shell between calls; background commands are
+// run/shells.ts's.
 
 import { join } from "../path.ts";
 import { describeError } from "../errors.ts";
@@ -9,6 +11,7 @@ import type { Ports } from "../sys/mod.ts";
 import { untrustedExecution } from "./paths.ts";
 import { worktreeCwdRefusal } from "./worktree_guard.ts";
 import { loadBashParser } from "../shell/bash_parser.ts";
+import { commandLaunch } from "./command_launch.ts";
 import { capHeadTail } from "./text.ts";
 import { denied, fail, ok, type Tool } from "./tool.ts";
 import {
@@ -96,24 +99,26 @@ export const bashTool: Tool<BashInput> = {
     const limits = bashLimits(ctx.ports.env);
     const timeoutMs = Math.min(input.timeout ?? limits.defaultTimeoutMs, limits.maxTimeoutMs);
     const shell = ctx.shell ?? await findShell(ctx.ports);
+    const launch = await commandLaunch(ctx, ctx.workspaceRoot);
+    if ("refusal" in launch) return denied(launch.refusal);
+    const [program, ...args] = [...launch.sandbox, shell, "-c", input.command];
     let result;
     try {
-      result = await ctx.ports.process.run(shell, ["-c", input.command], {
+      result = await ctx.ports.process.run(program!, args, {
         cwd: ctx.workspaceRoot,
         timeoutMs,
         signal: ctx.signal,
         newProcessGroup: true,
         maxOutputBytes: COLLECT_LIMIT_BYTES,
-        ...(ctx.commandEnv === undefined
-          ? ctx.extraEnv === undefined ? {} : { env: ctx.extraEnv }
-          : { env: ctx.commandEnv, clearEnv: true }),
+        env: launch.env,
+        clearEnv: true,
       });
     } catch (e) {
       return fail(`Could not run the command with ${shell} in ${ctx.workspaceRoot}: ${describeError(e)}`);
     }
 
     const capped = capHeadTail(combine(result.stdout, result.stderr), limits.maxOutputChars);
-    let output = capped.text;
+    let output = launch.warning === undefined ? capped.text : `${capped.text}\n${launch.warning}`.trimStart();
     if (result.truncated) {
       output += `\n(Output beyond ${COLLECT_LIMIT_BYTES} bytes per stream was not collected.)`;
     }
@@ -127,7 +132,9 @@ export const bashTool: Tool<BashInput> = {
     };
     const body = output === "" ? "" : `\n${output}`;
     const killed = result.killFailure === undefined
-      ? "it and every process it started were killed"
+      ? launch.sandbox.length > 0
+        ? "it and every process it started were killed"
+        : "it and every process of its process group were killed (one that left the group may still run)"
       : `the command was killed, but ${result.killFailure}; processes it started may still run`;
     if (result.timedOut) return fail(`Command timed out after ${timeoutMs} ms; ${killed}.${body}`, meta);
     if (result.aborted) return fail(`Command was interrupted; ${killed}.${body}`, meta);

@@ -1,35 +1,25 @@
 import assert from "node:assert/strict";
+import { assertNoProcessWith, processesWith, sleepMarker } from "../testing/marked_processes.ts";
 import { join } from "node:path";
 import { bashTool, findShell } from "./bash.ts";
 import { realFs } from "../sys/fs.ts";
 import { fakeEnv } from "../testing/fakes.ts";
 import { BASH_MAX_OUTPUT_CHARS, bashLimits } from "../config/bash_limits.ts";
 import { runTool, sandbox } from "../testing/tool_harness.ts";
+import { osSandbox } from "../sys/os_sandbox.ts";
+
+/** The kill tests need the OS sandbox (its PID namespace); without bubblewrap they are skipped. */
+const SANDBOXED = (await osSandbox()) !== undefined;
 
 /**
- * A command that starts a long-sleeping grandchild detached from the output pipes (so the tool
- * returns as soon as the shell dies), records its PID, and waits.
+ * A command that starts long-sleeping grandchildren detached from the output pipes (so the tool
+ * returns as soon as the shell dies) — one plain, one in its own session (setsid), one nohup'd and
+ * one double-forked — and waits. They carry `marker` so the test finds them from outside the
+ * sandbox's PID namespace.
  */
-function sleepingGrandchild(pidFile: string): string {
-  return `sleep 300 >/dev/null 2>&1 & echo $! > '${pidFile}'; echo started; wait`;
-}
-
-/** Whether `pid` is a live (non-zombie) process, asked of `ps`: reading /proc needs --allow-all. */
-async function alive(pid: number): Promise<boolean> {
-  const out = await new Deno.Command("ps", { args: ["-o", "stat=", "-p", String(pid)], stdout: "piped" })
-    .output();
-  const state = new TextDecoder().decode(out.stdout).trim();
-  return state !== "" && !state.startsWith("Z");
-}
-
-/** The grandchild must die with its group; SIGKILL lands asynchronously, so allow it a moment. */
-async function assertDead(pidFile: string): Promise<void> {
-  const pid = Number((await Deno.readTextFile(pidFile)).trim());
-  assert.ok(pid > 0);
-  for (let i = 0; i < 100 && await alive(pid); i++) await new Promise((r) => setTimeout(r, 20));
-  const survived = await alive(pid);
-  if (survived) Deno.kill(pid, "SIGKILL");
-  assert.equal(survived, false, `grandchild ${pid} survived`);
+function sleepingGrandchild(marker: string): string {
+  return `sleep ${marker} >/dev/null 2>&1 & setsid sleep ${marker} >/dev/null 2>&1 & ` +
+    `nohup sleep ${marker} >/dev/null 2>&1 & (sleep ${marker} >/dev/null 2>&1 &); echo started; wait`;
 }
 
 Deno.test("Bash runs in the workspace root and returns stdout then stderr", async () => {
@@ -63,48 +53,55 @@ Deno.test("Bash reports a non-zero exit as an error with the output", async () =
   assert.equal(result.metadata?.["exitCode"], 3);
 });
 
-Deno.test("Bash timeout kills the whole process group", async () => {
-  await using box = await sandbox();
-  const pidFile = join(box.dir, "pid");
-  const result = await runTool(bashTool, { command: sleepingGrandchild(pidFile), timeout: 300 }, box.ctx());
-  assert.equal(result.isError, true);
-  assert.equal(
-    result.content,
-    "Command timed out after 300 ms; it and every process it started were killed.\nstarted",
-  );
-  assert.equal(result.metadata?.["timedOut"], true);
-  await assertDead(pidFile);
+Deno.test({
+  name:
+    "Bash timeout kills everything the command started (sandbox PID namespace: setsid, nohup, double fork)",
+  ignore: !SANDBOXED,
+  async fn() {
+    await using box = await sandbox();
+    const marker = sleepMarker();
+    const result = await runTool(bashTool, { command: sleepingGrandchild(marker), timeout: 1000 }, box.ctx());
+    assert.equal(result.isError, true);
+    assert.equal(
+      result.content,
+      "Command timed out after 1000 ms; it and every process it started were killed.\nstarted",
+    );
+    assert.equal(result.metadata?.["timedOut"], true);
+    await assertNoProcessWith(marker);
+  },
 });
 
-Deno.test("Bash abort via ctx.signal kills the whole process group", async () => {
-  await using box = await sandbox();
-  const pidFile = join(box.dir, "pid");
-  const controller = new AbortController();
-  const started = (async () => {
-    // Abort once the grandchild is known to be running.
-    while ((await Deno.readTextFile(pidFile).catch(() => "")).trim() === "") {
-      await new Promise((r) => setTimeout(r, 20));
-    }
-    controller.abort();
-  })();
-  const result = await runTool(
-    bashTool,
-    { command: sleepingGrandchild(pidFile) },
-    box.ctx({ signal: controller.signal }),
-  );
-  await started;
-  assert.equal(result.isError, true);
-  assert.match(result.content, /^Command was interrupted; it and every process it started were killed\./);
-  assert.equal(result.metadata?.["interrupted"], true);
-  await assertDead(pidFile);
+Deno.test({
+  name: "Bash abort via ctx.signal kills everything the command started (setsid, nohup, double fork too)",
+  ignore: !SANDBOXED,
+  async fn() {
+    await using box = await sandbox();
+    const marker = sleepMarker();
+    const controller = new AbortController();
+    const started = (async () => {
+      // Abort once the grandchildren are known to be running.
+      while ((await processesWith(marker)).length < 4) await new Promise((r) => setTimeout(r, 20));
+      controller.abort();
+    })();
+    const result = await runTool(
+      bashTool,
+      { command: sleepingGrandchild(marker) },
+      box.ctx({ signal: controller.signal }),
+    );
+    await started;
+    assert.equal(result.isError, true);
+    assert.match(result.content, /^Command was interrupted; it and every process it started were killed\./);
+    assert.equal(result.metadata?.["interrupted"], true);
+    await assertNoProcessWith(marker);
 
-  const before = await runTool(
-    bashTool,
-    { command: `touch '${join(box.dir, "ran")}'` },
-    box.ctx({ signal: AbortSignal.abort() }),
-  );
-  assert.deepEqual([before.isError, before.content], [true, "Command was interrupted before it started."]);
-  assert.equal(await Deno.stat(join(box.dir, "ran")).catch(() => null), null);
+    const before = await runTool(
+      bashTool,
+      { command: `touch '${join(box.dir, "ran")}'` },
+      box.ctx({ signal: AbortSignal.abort() }),
+    );
+    assert.deepEqual([before.isError, before.content], [true, "Command was interrupted before it started."]);
+    assert.equal(await Deno.stat(join(box.dir, "ran")).catch(() => null), null);
+  },
 });
 
 Deno.test("Bash caps output keeping head and tail", async () => {

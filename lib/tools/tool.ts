@@ -37,6 +37,10 @@ export interface ToolContext {
   commandEnv?: Record<string, string>;
   /** Variables added to the inherited environment of commands (settings `env`); not Blade's own. */
   extraEnv?: Record<string, string>;
+  /** The session's commands may reach the network from their sandbox (yolo, or a rule allowing all of Bash). */
+  commandNetwork?: boolean;
+  /** The session's commands may write nothing (a read-only auditor), whatever its mode. */
+  readOnlyCommands?: boolean;
   /**
    * The shell Bash runs commands with, resolved by the main thread (a child in a Worker can neither
    * read PATH nor stat /bin/bash); absent = found from PATH.
