@@ -184,3 +184,9 @@ export const relative: (from: string, to: string) => string = win?.relative ?? p
 export const dirname: (path: string) => string = win?.dirname ?? posixDirname;
 /** The last segment (node:path's basename without its suffix argument). */
 export const basename: (path: string) => string = win === undefined ? posixBasename : (p) => win.basename(p);
+
+/** Whether `path` is `root` or lies below it, comparing whole components. Both absolute and normalised. */
+export function isInside(path: string, root: string): boolean {
+  const rel = relative(root, path);
+  return rel === "" || (rel !== ".." && !rel.startsWith(`..${sep}`) && !isAbsolute(rel));
+}

@@ -127,18 +127,12 @@ async function timeResume(historyLength: number, runs = 5): Promise<number> {
       const id = `agent-resumed-${i}`;
       const started = performance.now();
       const lookup = { source: await cold.load("agent-source"), newIdTaken: (await cold.load(id)) !== null };
-      const plan = planLaunch(
-        {
-          resume_from: "agent-source",
-          description: "go on",
-          prompt: "Continue the work.",
-          subagent_session_id: id,
-        },
-        registry,
-        parent,
-        ports.clock.now(),
-        lookup,
-      );
+      const plan = planLaunch({
+        resume_from: "agent-source",
+        description: "go on",
+        prompt: "Continue the work.",
+        subagent_session_id: id,
+      }, { registry, parent, now: ports.clock.now(), resume: lookup });
       if (!plan.ok) throw new Error(plan.refusal);
       await cold.create(plan.record);
       times.push(performance.now() - started);

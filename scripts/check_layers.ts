@@ -1,19 +1,15 @@
-// Owns the structural gate (`deno task layers`, part of `deno task ok`): reads every module of `lib/`
-// plus `main.ts` and fails on
+// Owns the graph half of the structural gate (`deno task layers`, part of `deno task ok`; the per-file
+// half is the `deno lint` plugin scripts/layer_lint.ts, which `deno task layers` runs first). Reads every
+// module of `lib/` plus `main.ts` and fails on
 //   - an import cycle between files, or between folders of lib/ (static, type-only and dynamic imports
 //     all count: a lazy import is still a dependency);
-//   - an import that breaks the layer order written in ARCHITECTURE.md (the fenced `layers` block: each
-//     line may import only from lines below it; names on one line are peers and do not import each other);
-//   - `Deno.*` outside lib/sys/ (type-only uses such as `Deno.ChildProcess` in a type position excepted);
-//   - `console` outside lib/cli/;
-//   - a lib/ module (tests included) importing from tests/, or main.ts reaching lib/testing/ (for these
-//     two, a module named by `new URL("./x.ts", import.meta.url)` — a Worker entry, a subprocess
-//     script — counts as a dependency too).
-// Permanent exceptions (entry points, test support) and the allowlist of known violations live in
-// scripts/layer_rules.ts, each with a reason; an allowlist entry that matches nothing is itself an error,
-// so the list only shrinks. Scanning is lexical (comments and string contents are masked first, by
-// scripts/mask_source.ts), which is
-// exact for the import forms and `Deno.` member accesses this codebase writes.
+//   - main.ts reaching lib/testing/, even lazily or through a module named by
+//     `new URL("./x.ts", import.meta.url)` (a Worker entry, a subprocess script).
+// It also parses ARCHITECTURE.md's fenced `layers` block and names a module's unit for the plugin.
+// Known graph violations may be listed in scripts/layer_rules.ts with a reason; an entry that matches
+// nothing is itself an error, so the list only shrinks. Imports are read lexically (comments and string
+// contents masked first, by scripts/mask_source.ts), which is exact for the import forms; every rule
+// about what a module uses (Deno.*, timers, time, randomness, node:fs, console) reads Deno's parse.
 
 import { readdir, readFile } from "node:fs/promises";
 import { dirname, join, normalize, relative } from "node:path";
@@ -21,7 +17,8 @@ import { maskSource } from "./mask_source.ts";
 
 export { maskSource };
 
-export type Rule = "file-cycle" | "folder-cycle" | "layer" | "deno" | "console" | "tests-import" | "testing";
+/** The graph rules (here) and the per-file rules (scripts/layer_lint.ts). */
+export type Rule = "file-cycle" | "folder-cycle" | "testing" | "layer" | "io" | "console" | "tests-import";
 
 /** One finding; `key` is what an allowlist entry names. */
 export interface Violation {
@@ -38,7 +35,10 @@ export interface AllowEntry {
 }
 
 export interface LayerRules {
-  /** Files (or folder prefixes ending in `/`) where `Deno.*` is part of the job, each with a reason. */
+  /**
+   * Files (or folder prefixes ending in `/`) besides lib/sys/ where `Deno.*`, time, timers and the other
+   * `io` uses are part of the job (scripts/layer_lint.ts), each with a reason.
+   */
   denoExceptions: readonly { path: string; reason: string }[];
   /** Known violations, each with a TODO naming the issue that removes it. */
   allow: readonly AllowEntry[];
@@ -50,8 +50,6 @@ export interface Module {
   imports: { target: string; line: number }[];
   /** Modules named by `new URL("./x.ts", import.meta.url)`: Worker entries and subprocess scripts. */
   moduleUrls: { target: string; line: number }[];
-  denoUses: { member: string; line: number; typeOnly: boolean }[];
-  consoleLines: number[];
 }
 
 export interface CheckResult {
@@ -73,7 +71,7 @@ const IMPORT_FORMS = [
   /(?<![.\w$])import\s*\(\s*"§(\d+)"\s*\)/g, // import("x")
 ];
 
-/** Reads one module's imports (relative only, resolved against the root), Deno.* uses and console uses. */
+/** Reads one module's imports (relative only, resolved against the root) and the module URLs it names. */
 export function scanModule(path: string, source: string): Module {
   const { code, strings } = maskSource(source);
   const imports: Module["imports"] = [];
@@ -96,22 +94,7 @@ export function scanModule(path: string, source: string): Module {
       line: lineOf(code, m.index),
     });
   }
-  const denoUses: Module["denoUses"] = [];
-  for (
-    const m of code.matchAll(/(?<![.\w$])Deno\s*\.\s*([A-Za-z_$][\w$]*)(?:\s*\.\s*([A-Za-z_$][\w$]*))?/g)
-  ) {
-    const first = m[1]!;
-    const member = m[2] && first === "errors" ? `Deno.${first}.${m[2]}` : `Deno.${first}`;
-    const before = code.slice(Math.max(0, m.index - 12), m.index);
-    const after = code.slice(m.index + m[0].length).trimStart();
-    // `Deno.ChildProcess` as an annotation is a type; `new Deno.Command(…)` or `x instanceof Deno.X` is not.
-    const typeOnly = /^[A-Z]/.test(first) && !/\b(new|instanceof)\s*$/.test(before) &&
-      !after.startsWith("(") &&
-      !after.startsWith(".");
-    denoUses.push({ member, line: lineOf(code, m.index), typeOnly });
-  }
-  const consoleLines = [...code.matchAll(/(?<![.\w$])console\s*\./g)].map((m) => lineOf(code, m.index));
-  return { path, imports, moduleUrls, denoUses, consoleLines };
+  return { path, imports, moduleUrls };
 }
 
 /** Reads the fenced ```layers block of ARCHITECTURE.md: lines top (highest) to bottom (lowest). */
@@ -168,18 +151,12 @@ export function cycles(graph: Map<string, Set<string>>): string[][] {
 }
 
 /** Every finding over a set of scanned modules, before the allowlist is applied. */
-export function findViolations(modules: Module[], order: string[][], rules: LayerRules): Violation[] {
-  const rank = new Map<string, number>();
-  order.forEach((names, i) => names.forEach((n) => rank.set(n, order.length - i)));
-  return dedupe([
-    ...graphViolations(modules, rank),
-    ...moduleViolations(modules, rules),
-    ...testingViolations(modules),
-  ]);
+export function findViolations(modules: Module[]): Violation[] {
+  return dedupe([...graphViolations(modules), ...testingViolations(modules)]);
 }
 
-/** Layer order, units missing from it, and cycles between files and folders of the product code. */
-function graphViolations(modules: Module[], rank: Map<string, number>): Violation[] {
+/** Cycles between files and folders of the product code. */
+function graphViolations(modules: Module[]): Violation[] {
   const out: Violation[] = [];
   const known = new Set(modules.map((m) => m.path));
 
@@ -191,7 +168,7 @@ function graphViolations(modules: Module[], rank: Map<string, number>): Violatio
     const edges = new Set<string>();
     fileGraph.set(m.path, edges);
     const from = unitOf(m.path);
-    for (const { target, line } of m.imports) {
+    for (const { target } of m.imports) {
       if (!known.has(target)) continue;
       edges.add(target);
       const to = unitOf(target);
@@ -202,28 +179,6 @@ function graphViolations(modules: Module[], rank: Map<string, number>): Violatio
         if (!folderGraph.has(from)) folderGraph.set(from, new Set());
         folderGraph.get(from)!.add(to);
       }
-      const rf = rank.get(from);
-      const rt = rank.get(to);
-      if (rf === undefined || rt === undefined) continue; // reported once per unit below
-      if (rt >= rf) {
-        out.push({
-          rule: "layer",
-          key: `${m.path} -> ${target}`,
-          message: `${m.path}:${line} imports ${target}, but ${to} is ${
-            rt === rf ? "a peer of" : "above"
-          } ${from} in the layer order (ARCHITECTURE.md)`,
-        });
-      }
-    }
-  }
-  const units = new Set(product.map((m) => unitOf(m.path)).filter((u): u is string => u !== null));
-  for (const u of [...units].sort()) {
-    if (!rank.has(u)) {
-      out.push({
-        rule: "layer",
-        key: `unit ${u}`,
-        message: `${u} is not in the layer order: add it to the \`\`\`layers block of ARCHITECTURE.md`,
-      });
     }
   }
   for (const scc of cycles(fileGraph)) {
@@ -239,50 +194,6 @@ function graphViolations(modules: Module[], rank: Map<string, number>): Violatio
       key: scc.join(" "),
       message: `import cycle between folders: ${scc.map((f) => `lib/${f}/`).join(", ")}`,
     });
-  }
-  return out;
-}
-
-/** Per module: lib/ importing tests/, `Deno.*` outside lib/sys/, `console` outside lib/cli/. */
-function moduleViolations(modules: Module[], rules: LayerRules): Violation[] {
-  const out: Violation[] = [];
-  for (const m of modules) {
-    if (m.path.startsWith("lib/")) {
-      for (const { target, line } of [...m.imports, ...m.moduleUrls]) {
-        if (target.startsWith("tests/")) {
-          out.push({
-            rule: "tests-import",
-            key: `${m.path} -> ${target}`,
-            message:
-              `${m.path}:${line} imports ${target}: lib/ never imports from tests/ (move it to lib/testing/)`,
-          });
-        }
-      }
-    }
-    if (isTest(m.path) || m.path.startsWith("lib/sys/")) continue;
-    const excepted = rules.denoExceptions.some((e) =>
-      e.path.endsWith("/") ? m.path.startsWith(e.path) : m.path === e.path
-    );
-    if (!excepted) {
-      for (const use of m.denoUses) {
-        if (use.typeOnly) continue;
-        out.push({
-          rule: "deno",
-          key: `${m.path}: ${use.member}`,
-          message:
-            `${m.path}:${use.line} uses ${use.member}: only lib/sys/ touches Deno.* (add a port there)`,
-        });
-      }
-    }
-    if (!m.path.startsWith("lib/cli/") && !m.path.startsWith("lib/testing/")) {
-      for (const line of m.consoleLines) {
-        out.push({
-          rule: "console",
-          key: `${m.path}: console`,
-          message: `${m.path}:${line} uses console: only lib/cli/ prints (return the text or emit an event)`,
-        });
-      }
-    }
   }
   return out;
 }
@@ -345,7 +256,6 @@ async function listModules(root: string, dir: string): Promise<string[]> {
 
 /** Checks the tree at `root` (a checkout: ARCHITECTURE.md, main.ts, lib/). */
 export async function checkLayers(root: string, rules: LayerRules): Promise<CheckResult> {
-  const order = parseLayerOrder(await readFile(join(root, "ARCHITECTURE.md"), "utf8"));
   const paths = [...await listModules(root, "lib")];
   try {
     await readFile(join(root, "main.ts"));
@@ -354,7 +264,9 @@ export async function checkLayers(root: string, rules: LayerRules): Promise<Chec
   const modules = await Promise.all(
     paths.sort().map(async (p) => scanModule(p, await readFile(join(root, p), "utf8"))),
   );
-  const { violations, stale } = applyAllowlist(findViolations(modules, order, rules), rules.allow);
+  const graphRules = new Set<Rule>(["file-cycle", "folder-cycle", "testing"]);
+  const allow = rules.allow.filter((a) => graphRules.has(a.rule));
+  const { violations, stale } = applyAllowlist(findViolations(modules), allow);
   return { violations, stale, modules: modules.length };
 }
 

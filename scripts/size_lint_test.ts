@@ -73,3 +73,13 @@ Deno.test("every entry of the real allowlist names an existing file and gives a 
     assert.ok(entry.reason.trim().length > 10, `${entry.path} ${entry.function ?? ""}: give a reason`);
   }
 });
+
+Deno.test("only lines of code count: comments and blank lines are free", () => {
+  const documented = `/**\n${" * Why.\n".repeat(MAX_FUNCTION_LINES)} */\n` +
+    `function documented() {\n${"  // a note\n\n  x(); /* and a block */\n".repeat(20)}}\n`;
+  assert.deepEqual(lint("lib/a.ts", documented), []);
+  const file = "// The module's story.\n".repeat(MAX_FILE_LINES) + "x();\n".repeat(MAX_FILE_LINES - 1) +
+    "x(); // the last line of code\n";
+  assert.deepEqual(lint("lib/a.ts", file), []);
+  assert.deepEqual(lint("lib/a.ts", file + "/* a comment */ x();\n"), ["lib/a.ts is 401 lines (limit 400)"]);
+});

@@ -1,5 +1,6 @@
-// Owns what scripts/size_lint.ts tolerates: files over 400 lines and functions over 80 lines outside
-// tests, each with the reason it stays whole (or a TODO naming the issue that splits it). The rule fails
+// Owns what scripts/size_lint.ts tolerates: files over 400 lines of code and functions over 80 outside
+// tests (comments and blank lines do not count), each with the reason it stays whole (or a TODO naming
+// the issue that splits it). The rule fails
 // on an entry that matches nothing, so this list only shrinks: split the function, delete its line.
 
 /** One tolerated size: a whole file (no `function`) or one function, named as the rule prints it. */
@@ -20,5 +21,10 @@ export const SIZE_RULES: readonly SizeAllow[] = [
     function: "storeConformance",
     reason:
       "a list of Deno.test registrations sharing one harness factory (test code by nature); each clause is a few lines",
+  },
+  {
+    path: "lib/cli/interactive/repl.ts",
+    reason:
+      "the interactive session's one class: keys, prompts, slash commands and leaving share its state (the editor, the open session, the turn in flight); its helpers (turns, approvals, questions, view) are already apart",
   },
 ];

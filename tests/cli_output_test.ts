@@ -52,6 +52,7 @@ Deno.test("cli output: error messages say what, where and what to do", async (t)
     ["-p", "hi", "--provider", "scripted"],
     ["agents", "list", "--agents", "{not json"],
     ["frobnicate"],
+    ["tsaks", "list"],
     ["tasks", "output", "agent-doesnotexist000000000"],
     ["tasks", "output", "../escape"],
     ["run"],

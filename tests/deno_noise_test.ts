@@ -58,3 +58,62 @@ Deno.test("deno task -q demo and deno task -q blade: offline, nothing of Deno's 
     await Deno.remove(home, { recursive: true });
   }
 });
+
+/** What this machine needs to reach the npm registry (a proxy, its certificate authority), if set. */
+function registryAccess(): Record<string, string> {
+  const names = [
+    "SSL_CERT_FILE",
+    "SSL_CERT_DIR",
+    "DENO_CERT",
+    "NODE_EXTRA_CA_CERTS",
+    "NPM_CONFIG_REGISTRY",
+    "HTTPS_PROXY",
+    "HTTP_PROXY",
+    "NO_PROXY",
+    "https_proxy",
+    "http_proxy",
+    "no_proxy",
+  ];
+  return Object.fromEntries(names.flatMap((n) => {
+    const v = Deno.env.get(n);
+    return v === undefined ? [] : [[n, v]];
+  }));
+}
+
+Deno.test("first run: npm ci of the pinned toolchain and deno task -q demo with an empty Deno cache print nothing but Blade's own output", async () => {
+  const home = await Deno.makeTempDir({ prefix: "blade-first-run-" });
+  try {
+    // The toolchain's install: npm 11 names every package whose install script is not covered by
+    // allowScripts; .tools/package.json denies deno's (not needed: the binary ships in the package).
+    const tools = JSON.parse(await Deno.readTextFile(`${ROOT}/.tools/package.json`)) as {
+      allowScripts?: Record<string, boolean>;
+      dependencies: Record<string, string>;
+    };
+    for (const name of Object.keys(tools.dependencies)) {
+      assert.equal(typeof tools.allowScripts?.[name], "boolean", `allowScripts covers ${name}`);
+    }
+    // A fresh Deno cache: the packages in deno.lock are downloaded, silently.
+    const r = await new Deno.Command(Deno.execPath(), {
+      args: ["task", "-q", "demo"],
+      cwd: ROOT,
+      env: {
+        PATH: Deno.env.get("PATH") ?? "/usr/bin:/bin",
+        DENO_DIR: `${home}/deno`,
+        HOME: home,
+        BLADE_STORAGE_ROOT: `${home}/.blade`,
+        TMPDIR: home,
+        NO_COLOR: "1",
+        ...registryAccess(),
+      },
+      clearEnv: true,
+      stdout: "piped",
+      stderr: "piped",
+    }).output();
+    const stderr = new TextDecoder().decode(r.stderr);
+    assert.equal(r.code, 0, stderr);
+    assert.equal(stderr, "", "a first run prints no Download lines, no build-script warning");
+    assert.match(new TextDecoder().decode(r.stdout), /completed in/);
+  } finally {
+    await Deno.remove(home, { recursive: true });
+  }
+});

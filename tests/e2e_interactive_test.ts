@@ -3,7 +3,7 @@
 // and the scripted provider. Screens are compared with snapshots after ids and timings are replaced.
 
 import assert from "node:assert/strict";
-import { bladeSandbox, readSidecars, runBlade, transcriptPath } from "./support/blade.ts";
+import { bladeSandbox, parseJsonResult, readSidecars, runBlade, transcriptPath } from "./support/blade.ts";
 import { BladeTerminal, stableScreen } from "./support/terminal.ts";
 import {
   fakeHang,
@@ -60,8 +60,10 @@ function anthropicTerminal(
   sandbox: { workspace: string; env: Record<string, string> },
   server: { url: string },
   args: string[] = [],
+  size: { columns?: number } = {},
 ): Promise<BladeTerminal> {
   return BladeTerminal.start(args, {
+    ...size,
     cwd: sandbox.workspace,
     env: { ...sandbox.env, NO_COLOR: "1", ANTHROPIC_BASE_URL: server.url, ANTHROPIC_API_KEY: "test-key" },
   });
@@ -147,6 +149,52 @@ Deno.test("interactive: a delegating prompt shows the child's live status line, 
   assert.equal(types.filter((x) => x === "turn_completed").length, 1);
 });
 
+Deno.test("interactive: a finished child's tool calls show with Ctrl-O, and /tasks transcript reads what it did", async () => {
+  await using sandbox = await bladeSandbox();
+  await sandbox.write("src/greet.ts", 'console.log("hello");\n');
+  const script = await sandbox.write(
+    "script.yaml",
+    [
+      "agents:",
+      "  main:",
+      "    - turns:",
+      "        - tool_calls:",
+      "            - name: Task",
+      "              input: { subagent_type: Explore, description: find the greeting, prompt: Find where the greeting is printed. }",
+      "        - text: It is in src/greet.ts.",
+      "  Explore:",
+      "    - turns:",
+      '        - tool_calls: [{ name: Glob, input: { pattern: "src/*.ts" } }]',
+      "        - text: src/greet.ts prints it.",
+      "",
+    ].join("\n"),
+  );
+  await using term = await BladeTerminal.start(["--provider", "scripted", "--script", script], {
+    cwd: sandbox.workspace,
+    env: { ...sandbox.env, NO_COLOR: "1" },
+  });
+  await term.waitFor("/help for commands");
+  await term.type("where is the greeting?");
+  await term.press("Enter");
+  await term.waitFor("It is in src/greet.ts.");
+  await term.waitFor(/↳ Explore completed: find the greeting .*· 1 tool call \(Ctrl-O\)/);
+  await term.waitFor((s) => !s.includes("Working…"), { visibleOnly: true });
+  await term.press("C-o");
+  await term.waitFor(
+    /↳ Explore completed: find the greeting .*· 1 tool call · .*\n +Glob\(src\/\*\.ts\) ✓ · 1 line/,
+  );
+  const [record] = await readSidecars(sandbox.storage);
+  await term.type(`/tasks transcript ${record!.id}`);
+  await term.press("Enter");
+  const shown = await term.waitFor((s) => s.replace(/\n/g, "").includes(`${record!.id}.jsonl`));
+  assert.match(
+    shown,
+    /OK agent-\S+ \(Explore\): find the greeting\n.*\n› Find where the greeting is printed\.\n✓ Glob\(src\/\*\.ts\) · 1 line\nsrc\/greet\.ts prints it\.\n +\(turn 1 completed: 1 tool calls\)/,
+  );
+  await term.press("C-d");
+  assert.equal(await term.exitCode(), 0);
+});
+
 Deno.test("interactive: a background child's notice arrives while the prompt is idle and starts a turn", async () => {
   await using sandbox = await bladeSandbox();
   const child = gate();
@@ -206,7 +254,7 @@ Deno.test("interactive: a background child's notice arrives while the prompt is 
   );
 });
 
-Deno.test("interactive: Ctrl-C mid-turn cancels it (turn_aborted cancelled) and the prompt comes back", async () => {
+Deno.test("interactive: Ctrl-C mid-turn cancels it (turn_aborted cancelled, [Request interrupted by user]) and its prompt comes back with the queued one", async () => {
   await using sandbox = await bladeSandbox();
   await using server = startFakeAnthropicServer({
     // The first request never answers (until the server closes); the next one does.
@@ -221,20 +269,29 @@ Deno.test("interactive: Ctrl-C mid-turn cancels it (turn_aborted cancelled) and 
   // next prompt's request the server's first, the one that hangs (a race on a loaded machine).
   for (let i = 0; i < 600 && server.requests.length === 0; i++) await new Promise((r) => setTimeout(r, 50));
   assert.equal(server.requests.length, 1, "the first request reached the server");
-  // A prompt typed during the turn queues; interrupting the turn puts it back in the editor, unsent.
+  // A prompt typed during the turn queues (below the turn, not in the log); interrupting the turn
+  // puts the interrupted prompt and the queued one back in the editor, unsent.
   await term.type("a queued prompt");
   await term.press("Enter");
   await term.waitFor("(queued) a queued prompt");
   await term.press("C-c");
   await term.waitFor("Interrupted: the turn was cancelled.");
-  await term.waitFor((s) => !s.includes("Working…") && editorLines(s).join("") === "a queued prompt", {
-    visibleOnly: true,
-  });
+  const back = await term.waitFor(
+    (s) => !s.includes("Working…") && editorLines(s).join("|") === "hang please|a queued prompt",
+    { visibleOnly: true },
+  );
+  assert.doesNotMatch(back, /\(queued\)/, "the queued line went with the queue");
   await term.press("C-c"); // clears it
   await term.waitFor((s) => editorLines(s).length === 0, { visibleOnly: true });
   await term.type("are you there? (my key is test-key)");
   await term.press("Enter");
   await term.waitFor("Still here.");
+  // The model sees the first prompt as interrupted, not as part of the next one.
+  assert.deepEqual(textsOf(server.requests[1]!.body, "user"), [
+    "hang please",
+    "[Request interrupted by user]",
+    "are you there? (my key is test-key)",
+  ]);
   await term.waitFor((s) => !s.includes("Working…"), { visibleOnly: true });
   await term.press("C-c");
   await term.waitFor("Press Ctrl-C again to exit");
@@ -249,6 +306,87 @@ Deno.test("interactive: Ctrl-C mid-turn cancels it (turn_aborted cancelled) and 
   const [project] = [...Deno.readDirSync(`${sandbox.storage}/projects`)].filter((e) => e.isDirectory);
   const history = await Deno.readTextFile(`${sandbox.storage}/projects/${project!.name}/prompt-history.json`);
   assert.match(history, /are you there\? \(my key is \[REDACTED\]\)/);
+});
+
+Deno.test("interactive: a prompt typed while an answer streams waits below it and never splits the answer", async () => {
+  await using sandbox = await bladeSandbox();
+  const rest = gate();
+  await using server = startFakeAnthropicServer({
+    handler: (_request, index) =>
+      index === 0
+        ? fakeTurn({
+          text: "First half of the answer. Second half of the answer.",
+          chunks: 2,
+          // message_start, ping, content_block_start, the first delta: then a pause until the test opens it.
+          stallAfterEvents: 4,
+          resumeWhen: rest.wait,
+        })
+        : fakeTurn({ text: "The next answer." }),
+  });
+  await using term = await anthropicTerminal(sandbox, server);
+  await term.waitFor("/help for commands");
+  await term.type("first question");
+  await term.press("Enter");
+  await term.waitFor("First half of the");
+  await term.type("next question");
+  await term.press("Enter");
+  await term.waitFor("(queued) next question");
+  rest.open();
+  await term.waitFor("The next answer.");
+  await term.waitFor((s) => !s.includes("Working…"), { visibleOnly: true });
+  const log = await term.history();
+  assert.match(
+    log,
+    /First half of the answer\. Second half of the answer\.\n\n› next question\n\nThe next answer\./,
+  );
+  assert.doesNotMatch(log, /\(queued\)/, "the queued line is gone once its turn started");
+  assert.deepEqual(server.requests.map((r) => textsOf(r.body, "user").at(-1)), [
+    "first question",
+    "next question",
+  ]);
+});
+
+Deno.test("interactive: an untrusted folder refuses writes without asking and says how to trust; /trust trusts it and the session goes on with it", async () => {
+  await using sandbox = await bladeSandbox();
+  const write = { name: "Write", input: { file_path: "note.txt", content: "written" } };
+  await using server = startFakeAnthropicServer({
+    handler: (request) =>
+      request.body.messages.at(-1)?.content.some((b) => b.type === "tool_result")
+        ? fakeTurn({ text: "Done trying." })
+        : fakeTurn({ toolCalls: [write] }),
+  });
+  await using term = await anthropicTerminal(sandbox, server, [], { columns: 60 });
+  const header = await term.waitFor("/help for commands");
+  assert.match(
+    header.replace(/\n/g, " "),
+    /not trusted — Bash and writes are refused; \/trust trusts this folder/,
+  );
+  await term.type("write a note");
+  await term.press("Enter");
+  await term.waitFor("Done trying.");
+  await term.waitFor((s) => !s.includes("Working…"), { visibleOnly: true });
+  const refused = await term.history();
+  assert.doesNotMatch(refused, /Allow Write/, "a call the workspace refuses is never asked");
+  // The whole refusal, wrapped at 60 columns: what was refused, why, and the ways to trust.
+  const flat = refused.replace(/\n\s*/g, " ");
+  assert.match(
+    flat,
+    /Write is refused: this workspace is not trusted\. Run `blade trust` in it \(\/trust in the interactive session, or pass --trust-workspace\) first\./,
+  );
+  await assert.rejects(Deno.stat(`${sandbox.workspace}/note.txt`));
+
+  await term.type("/trust");
+  await term.press("Enter");
+  await term.waitFor(/Trusted /);
+  await term.waitFor((s) => (s.match(/\(trusted\)/g) ?? []).length === 1);
+  await term.type("write it now");
+  await term.press("Enter");
+  await term.waitFor("Allow Write to write");
+  await term.press("Enter");
+  await term.waitFor("✓ Write(note.txt)");
+  assert.equal(await Deno.readTextFile(`${sandbox.workspace}/note.txt`), "written");
+  const trust = JSON.parse(await Deno.readTextFile(`${sandbox.storage}/trust.json`));
+  assert.match(JSON.stringify(trust), new RegExp(sandbox.workspace.replaceAll("/", "\\/")));
 });
 
 Deno.test("interactive: /agents, history that survives a restart (0600), and a multi-line prompt (trailing \\, Shift+Enter)", async (t) => {
@@ -374,6 +512,45 @@ Deno.test("interactive: approvals — deny, then allow always (asked once), and 
   );
   assert.match(results[1]!, /the user refused Bash/);
   assert.match(results[2]!, /hello/);
+});
+
+Deno.test("interactive: an Edit's approval shows its diff; 'save the rule for this project' writes .claude/settings.local.json, which a later run honours", async () => {
+  await using sandbox = await bladeSandbox();
+  await sandbox.write("notes.txt", "one\ntwo\nthree\n");
+  const edit = { name: "Edit", input: { file_path: "notes.txt", old_string: "two", new_string: "TWO" } };
+  await using server = startFakeAnthropicServer({
+    handler: (request) =>
+      request.body.messages.at(-1)?.content.some((b) => b.type === "tool_result")
+        ? fakeTurn({ text: "Edited." })
+        : fakeTurn({ toolCalls: [edit] }),
+  });
+  await using term = await anthropicTerminal(sandbox, server, ["--trust-workspace"]);
+  await term.waitFor("/help for commands");
+  await term.type("edit the notes");
+  await term.press("Enter");
+  const asked = await term.waitFor("No (tell the agent it was refused)");
+  assert.match(
+    asked,
+    /Allow Edit to write:\n.*notes\.txt\n +@@ -1,3 \+1,3 @@\n +one\n +- two\n +\+ TWO\n +three\n/,
+  );
+  const rule = `Edit(/${await Deno.realPath(`${sandbox.workspace}/notes.txt`)})`;
+  assert.match(
+    asked,
+    new RegExp(`Yes, and save the rule ${rule.replace(/[().]/g, "\\$&")} for this project`),
+  );
+  await term.press("Down", "Down", "Enter");
+  await term.waitFor("Edited.");
+  assert.equal(await Deno.readTextFile(`${sandbox.workspace}/notes.txt`), "one\nTWO\nthree\n");
+  const settings = JSON.parse(await Deno.readTextFile(`${sandbox.workspace}/.claude/settings.local.json`));
+  assert.deepEqual(settings, { permissions: { allow: [rule] } });
+  await term.press("C-d");
+  assert.equal(await term.exitCode(), 0);
+  // A later print-mode run in this (trusted) folder may edit that file without a question.
+  const again = await sandbox.run(["-p", "edit it again", "--trust-workspace", "--output-format", "json"], {
+    env: { ANTHROPIC_BASE_URL: server.url, ANTHROPIC_API_KEY: "test-key" },
+  });
+  assert.equal(again.code, 0, again.stderr);
+  assert.deepEqual(parseJsonResult(again)["permission_denials"], []);
 });
 
 Deno.test("interactive: an MCP tool without an allow rule is asked (allow once, then deny), also a Worker child's call", async (t) => {
@@ -503,6 +680,26 @@ Deno.test("interactive: guided /agents create writes the file and reloads; Tab c
   await term.waitFor((s) => editorLines(s).join("") === "/agents show code-reviewer", { visibleOnly: true });
   await term.press("Enter");
   await term.waitFor("Reviews diffs for bugs");
+  // Empty answers take the defaults: every tool, a generic prompt, the user folder.
+  await term.type("/agents create");
+  await term.press("Enter");
+  const second = (question: string) => (s: string) =>
+    s.split("\n").filter((l) => l.startsWith(`? ${question}`)).length === 2;
+  for (
+    const [question, answer] of [["Name", "helper"], ["When should the parent use it", "Helps with chores"]]
+  ) {
+    await term.waitFor(second(question!));
+    await term.type(answer!);
+    await term.press("Enter");
+  }
+  for (const question of ["Tools", "Its system prompt", "Where"]) {
+    await term.waitFor(second(question));
+    await term.press("Enter");
+  }
+  await term.waitFor(/Reloaded: 8 agents/);
+  const defaults = await Deno.readTextFile(`${sandbox.storage}/agents/helper.md`);
+  assert.match(defaults, /name: helper/);
+  assert.doesNotMatch(defaults, /^tools:/m, "every tool: no tools line");
   await term.press("C-d");
   assert.equal(await term.exitCode(), 0);
 });
@@ -782,6 +979,10 @@ for (const [key, name] of [["C-c", "Ctrl-C"], ["Escape", "Esc"]] as const) {
     await term.waitFor((s) => !/Working…|wait forever · \d+s/.test(s), { visibleOnly: true });
     const [record] = await readSidecars(sandbox.storage);
     assert.equal(record?.status, "cancelled");
+    // The interrupted prompt is back in the editor; Ctrl-C clears it, then Ctrl-D leaves.
+    await term.waitFor((s) => editorLines(s).join("") === "delegate and wait", { visibleOnly: true });
+    await term.press("C-c");
+    await term.waitFor((s) => editorLines(s).length === 0, { visibleOnly: true });
     await term.press("C-d");
     assert.equal(await term.exitCode(), 0);
     const log = await events(transcriptPath(sandbox, sessionIdOn(await term.history())));

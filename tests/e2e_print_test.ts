@@ -236,9 +236,11 @@ Deno.test("print: 500 on every attempt gives up with exit 1, is_error and a clea
   const result = parseJsonResult(json);
   const message =
     "Anthropic API returned 500 Internal Server Error after 5 attempts: api_error: database on fire";
+  const hint = "The API had a server error: run again; if it persists, check the provider's status page.";
   assert.deepEqual([result.is_error, result.subtype, result.error], [true, "error_during_execution", {
     code: "provider_error",
     message,
+    hint,
   }]);
   // As Claude Code: the error text is the result, and the API's status is reported.
   assert.deepEqual([result.result, result.api_error_status], [message, 500]);
@@ -251,7 +253,8 @@ Deno.test("print: 500 on every attempt gives up with exit 1, is_error and a clea
   assertNoStack(text.stderr);
   assert.equal(
     text.stderr,
-    "blade: Anthropic API returned 500 Internal Server Error after 5 attempts: api_error: database on fire\n",
+    "blade: Anthropic API returned 500 Internal Server Error after 5 attempts: api_error: database on fire\n" +
+      `  hint: ${hint}\n`,
   );
 });
 
@@ -284,6 +287,7 @@ Deno.test("print: a stream cut mid-message fails with exit 1 and an aborted turn
   assert.deepEqual([result.is_error, result.error], [true, {
     code: "provider_error",
     message: "Anthropic API stream ended before message_stop",
+    hint: "The answer's stream was cut off: run again; --debug logs the requests.",
   }]);
   const events = await transcriptEvents(
     transcriptPath(sandbox, String(result.session_id)),
@@ -311,7 +315,7 @@ Deno.test("print: an untrusted workspace refuses Bash and writes; trusted with a
   assert.match(bash.content, /`blade trust`/);
   const [write] = lastToolResults(server, 2);
   assert.equal(write?.is_error, true);
-  assert.match(write.content, /^Cannot write .*new\.txt: the workspace .* is not trusted/);
+  assert.match(write.content, /^Permission denied: Write is refused: this workspace is not trusted/);
   assert.match(write.content, /`blade trust`/);
   assert.equal(await exists(`${sandbox.workspace}/made-by-bash`), false);
   assert.equal(await exists(`${sandbox.workspace}/new.txt`), false);

@@ -339,7 +339,7 @@ Deno.test("proof: an escalating agent's effective grant (capability ceiling) get
         tools: ["Read", "Task"],
       }]
     ) {
-      const plan = planLaunch(input, registry, parent, 0);
+      const plan = planLaunch(input, { registry, parent, now: 0 });
       assert.ok(plan.ok);
       const permissions = permissionsFor(layout, {
         mode: plan.spec.config.permissionMode,

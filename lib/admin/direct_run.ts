@@ -7,6 +7,7 @@
 // marked `workLost`) fails. Does not parse flags, build the runtime or print
 // (lib/cli/run_cmd.ts does).
 
+import { lostWorkFailure, type RunFailureCode } from "../executor/run_outcome.ts";
 import type { Ids } from "../sys/ids.ts";
 import type { RuntimeEvent, RuntimeWarning } from "../protocol/events.ts";
 import { addUsage, emptyUsage, type Usage, userText } from "../protocol/messages.ts";
@@ -70,7 +71,7 @@ export interface DirectRunOutcome {
   /** Why it failed, when it did. */
   error?: string;
   /** The stable code of that failure: the lost-work warning's code, else absent (the child failed). */
-  errorCode?: string;
+  errorCode?: RunFailureCode;
   toolCalls: number;
   durationMs: number;
   usage: Usage;
@@ -132,7 +133,7 @@ export async function runDirect(deps: DirectRunDeps, req: DirectRunRequest): Pro
     ? { error: record?.result.error ?? result.content }
     : lost === undefined
     ? {}
-    : { error: lost.message, errorCode: lost.code };
+    : { error: lost.message, errorCode: lostWorkFailure(lost).code };
   return {
     status: result.isError
       ? (req.interrupted() ? "cancelled" : "failed")

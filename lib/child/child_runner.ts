@@ -14,7 +14,13 @@ import type { ProviderConfig } from "../provider/factory.ts";
 import type { AnyTool } from "../tools/tool.ts";
 import { toolSpecs } from "../tools/registry.ts";
 import { StructuredOutput } from "../tools/structured_output.ts";
-import { type ChildOutcome, type ChildSpec, childTools, runChild } from "../executor/child.ts";
+import {
+  type ChildDeps,
+  type ChildOutcome,
+  type ChildSpec,
+  childTools,
+  runChild,
+} from "../executor/child.ts";
 import type { DelegationCall } from "./child_protocol.ts";
 import { ChildWorkerPool, type WorkerChildOptions } from "./child_sandbox.ts";
 import type { McpToolShape } from "../mcp/tool_adapter.ts";
@@ -51,6 +57,8 @@ export interface InThreadDeps {
   maxTokens: number;
   /** Removes secrets from transcript lines. */
   redact?: (text: string) => string;
+  /** The hook points of each child's loop (ChildDeps.hooks), built in this thread for its spec. */
+  hooks?: ChildDeps["hooks"];
 }
 
 export class InThreadRunner implements ChildRunner {
@@ -70,6 +78,7 @@ export class InThreadRunner implements ChildRunner {
         maxTokens: d.maxTokens,
         platform: d.ports.env.platform(),
         ...(d.redact === undefined ? {} : { redact: d.redact }),
+        ...(d.hooks === undefined ? {} : { hooks: d.hooks }),
         emit: host.emit,
         toolsFor: () => host.tools(),
         ...(host.approve === undefined ? {} : { approve: host.approve }),

@@ -291,11 +291,11 @@ export class ChildWorkerPool {
       this.#release(permissions, entry);
       return failed(o.spec, "The run was cancelled before it started.", true);
     }
-    let graceTimer: ReturnType<typeof setTimeout> | undefined;
+    let stopGrace: (() => void) | undefined;
     const onAbort = () => {
       void box.request({ kind: "cancel", runId, reason: "cancelled" }).catch(() => {});
       // A run that ignores its cancellation past the grace period takes its Worker down with it.
-      graceTimer = setTimeout(() => void box.cancel("cancel grace expired"), CANCEL_GRACE_MS);
+      stopGrace = this.#clock.timer(CANCEL_GRACE_MS, () => void box.cancel("cancel grace expired"));
     };
     signal.addEventListener("abort", onAbort, { once: true });
     try {
@@ -307,7 +307,7 @@ export class ChildWorkerPool {
       if (signal.aborted) return failed(o.spec, "The run was cancelled.", true);
       return failed(o.spec, `The child's sandbox failed: ${describeError(e)}`, false);
     } finally {
-      if (graceTimer !== undefined) clearTimeout(graceTimer);
+      stopGrace?.();
       signal.removeEventListener("abort", onAbort);
       entry.fetches.endRun(runId);
       entry.runs.delete(runId);

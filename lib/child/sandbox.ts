@@ -151,10 +151,11 @@ class SandboxChannel<Req, Res, Ev> implements Sandbox<Req, Res> {
     if (grace > 0 && this.#state === "ready" && this.#pending.size > 0) {
       this.#drained ??= Promise.withResolvers<void>();
       this.#transport?.send({ t: "abort", reason });
-      let timer: ReturnType<typeof setTimeout> | undefined;
-      const expired = new Promise<void>((resolve) => (timer = setTimeout(resolve, grace)));
+      // The Worker keeps the process alive meanwhile; the watchdog only ends the wait.
+      let stop = () => {};
+      const expired = new Promise<void>((resolve) => (stop = watchdog(grace, resolve)));
       await Promise.race([this.#drained.promise, expired, this.exited]);
-      clearTimeout(timer);
+      stop();
     }
     this.#end({ state: "cancelled", reason }, this.#error("sandbox_cancelled", `was cancelled (${reason})`));
     return await this.exited;

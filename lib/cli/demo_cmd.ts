@@ -68,7 +68,8 @@ export async function runDemo(argv: string[], ports: Ports, io: Io): Promise<num
         render.onEvent(e);
       },
       signal: interrupt.signal,
-      extraTools: (id) => runtime.extraTools(id),
+      subagents: (id) => runtime.subagentsFor(id),
+      recovery: runtime.recovery,
     }).finally(() => {
       interrupt.dispose();
       return runtime.close();

@@ -10,6 +10,10 @@ import type { Io } from "./io.ts";
 import { reportError } from "./report_error.ts";
 import { profileMark } from "../sys/profile.ts";
 import { expandVariadic } from "./claude_flags.ts";
+import { nearestWord } from "./did_you_mean.ts";
+
+/** The subcommands (`help` is not offered for a typo: "hello there" is a prompt). */
+const SUBCOMMANDS = ["agents", "tasks", "mcp", "trust", "run", "demo", "memory", "context"] as const;
 
 export const MAIN_HELP = `Blade ${VERSION} — a command-line coding agent with durable subagents
 
@@ -90,6 +94,60 @@ Settings: ~/.blade/config.json, .blade/settings.json, and Claude Code's ~/.claud
 /** `blade memory` and its alias `blade context` (cli/memory_cmd.ts). */
 const MEMORY = ["memory", "context"];
 
+/**
+ * A first word that is a few letters off a subcommand ("blade tsaks list") is a usage error naming
+ * it, not a prompt for the model: a prompt of bare words never starts with a near-command by chance
+ * often enough to be worth a paid request (quote it to send it: `blade "tsaks list"`).
+ */
+function mistypedSubcommand(first: string | undefined): void {
+  if (first === undefined || !/^[A-Za-z][A-Za-z-]*$/.test(first)) return;
+  const near = nearestWord(first, SUBCOMMANDS);
+  if (near === undefined) return;
+  throw usageError(
+    `Unknown command "${first}". Did you mean "${near}"?`,
+    `Run \`blade ${near} --help\`. To send the words as a prompt, quote them: blade "${first} …".`,
+  );
+}
+
+/** `blade <subcommand> …`: its exit code, or undefined when the first word names none (a prompt, flags). */
+async function runSubcommand(argv: string[], o: { ports: Ports; io: Io }): Promise<number | undefined> {
+  const { ports, io } = o;
+  const first = argv[0];
+  switch (first) {
+    case "agents": {
+      const { runAgents } = await import("./agents_cmd.ts");
+      return await runAgents(argv.slice(1), ports, io);
+    }
+    case "tasks": {
+      const { runTasks } = await import("./tasks_cmd.ts");
+      return await runTasks(argv.slice(1), ports, io);
+    }
+    case "mcp": {
+      const { runMcp } = await import("./mcp_cmd.ts");
+      return await runMcp(argv.slice(1), ports, io);
+    }
+    case "trust": {
+      const { runTrust } = await import("./trust_cmd.ts");
+      return await runTrust(argv.slice(1), ports, io);
+    }
+    case "run": {
+      const { runAgentCommand } = await import("./run_cmd.ts");
+      return await runAgentCommand(argv.slice(1), ports, io);
+    }
+    case "demo": {
+      const { runDemo } = await import("./demo_cmd.ts");
+      return await runDemo(argv.slice(1), ports, io);
+    }
+    case "help":
+      io.out(MAIN_HELP);
+      return 0;
+  }
+  if (MEMORY.includes(first ?? "")) {
+    return await (await import("./memory_cmd.ts")).runMemory(argv, ports, io);
+  }
+  return undefined;
+}
+
 export async function runCli(argv: string[], ports: Ports, io: Io): Promise<number> {
   const formatFlag = argv.find((a, i) =>
     argv[i - 1] === "--output-format" || a.startsWith("--output-format=")
@@ -103,38 +161,9 @@ export async function runCli(argv: string[], ports: Ports, io: Io): Promise<numb
     : "text";
   try {
     const first = argv[0];
-    switch (first) {
-      case "agents": {
-        const { runAgents } = await import("./agents_cmd.ts");
-        return await runAgents(argv.slice(1), ports, io);
-      }
-      case "tasks": {
-        const { runTasks } = await import("./tasks_cmd.ts");
-        return await runTasks(argv.slice(1), ports, io);
-      }
-      case "mcp": {
-        const { runMcp } = await import("./mcp_cmd.ts");
-        return await runMcp(argv.slice(1), ports, io);
-      }
-      case "trust": {
-        const { runTrust } = await import("./trust_cmd.ts");
-        return await runTrust(argv.slice(1), ports, io);
-      }
-      case "run": {
-        const { runAgentCommand } = await import("./run_cmd.ts");
-        return await runAgentCommand(argv.slice(1), ports, io);
-      }
-      case "demo": {
-        const { runDemo } = await import("./demo_cmd.ts");
-        return await runDemo(argv.slice(1), ports, io);
-      }
-      case "help":
-        io.out(MAIN_HELP);
-        return 0;
-    }
-    if (MEMORY.includes(first ?? "")) {
-      return await (await import("./memory_cmd.ts")).runMemory(argv, ports, io);
-    }
+    const ran = await runSubcommand(argv, { ports, io });
+    if (ran !== undefined) return ran;
+    mistypedSubcommand(first);
     const { values, positionals } = parseOrUsage(
       () =>
         parseArgs({ args: expandVariadic(argv), options: RUN_OPTIONS, allowPositionals: true, strict: true }),
@@ -167,6 +196,6 @@ export async function runCli(argv: string[], ports: Ports, io: Io): Promise<numb
     profileMark("print command loaded");
     return await runPrint(values, positionals, ports, io);
   } catch (e) {
-    return reportError(io, e, { format: errorFormat, echoToStdout: !management });
+    return reportError(io, e, { format: errorFormat, echoToStdout: !management, ids: ports.ids });
   }
 }

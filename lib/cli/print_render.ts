@@ -6,6 +6,7 @@
 
 import type { RuntimeEvent } from "../protocol/events.ts";
 import type { Usage } from "../protocol/messages.ts";
+import type { RunFailure } from "../executor/run_outcome.ts";
 import type { Clock } from "../sys/clock.ts";
 import type { Io } from "./io.ts";
 import { terminalSafe } from "./sanitize.ts";
@@ -16,7 +17,8 @@ export interface PrintSummary {
   sessionId: string;
   status: "completed" | "failed" | "cancelled";
   result: string;
-  error?: { code: string; message: string; hint?: string };
+  /** Why the run failed (lib/executor/run_outcome.ts decides it). */
+  error?: RunFailure;
   /** The HTTP status of the model API failure that ended the run, if one did. */
   apiErrorStatus?: number;
   /** `--json-schema`: the validated structured output. */
@@ -329,6 +331,7 @@ export function textRenderer(
       if (summary.status !== "completed") {
         const message = terminalSafe(summary.error?.message ?? "the run did not complete");
         io.err(`blade: ${message}\n`);
+        if (summary.error?.hint !== undefined) io.err(`  hint: ${terminalSafe(summary.error.hint)}\n`);
         // As `claude -p`: a script capturing stdout (`out=$(blade -p …)`) gets the message too.
         if (!io.tty) io.out(`Error: ${message}\n`);
       }

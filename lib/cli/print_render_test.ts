@@ -231,7 +231,7 @@ for (const [name, input, want] of HOSTILE) {
       sessionId: "main",
       status: "failed",
       result: input,
-      error: { code: "x", message: input },
+      error: { code: "subagent_failed", message: input },
       numTurns: 1,
       toolCalls: 1,
       usage: { inputTokens: 0, outputTokens: 0 },

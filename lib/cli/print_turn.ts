@@ -1,10 +1,12 @@
 // One print-mode turn: where its events go (the print sink), Ctrl-C wiring, running the main session
 // once and printing its result object. Used by `blade -p`, `blade run` and `blade tasks resume`.
 
-import type { Clock } from "../sys/clock.ts";
+import { type Clock, realClock } from "../sys/clock.ts";
+import { type Ids, realIds } from "../sys/ids.ts";
 import type { App } from "../app.ts";
 import type { RuntimeEvent, RuntimeWarning } from "../protocol/events.ts";
 import { onInterrupt } from "../sys/signals.ts";
+import { providerErrorHint } from "../provider/error_hint.ts";
 import { type Io, redactedIo } from "./io.ts";
 import { deltaRedaction } from "./redact_deltas.ts";
 import { bladeEventLine, type OutputFormat, type PrintSummary, textRenderer } from "./print_render.ts";
@@ -20,6 +22,7 @@ import type { PromptFlags } from "./print_inputs.ts";
 import type { Approver } from "../protocol/approval.ts";
 import type { StructuredOutput, StructuredOutputState } from "../tools/structured_output.ts";
 import { contextSinks, sessionContextOf } from "./context_wiring.ts";
+import { turnOutcome } from "../executor/run_outcome.ts";
 
 /**
  * Wires Ctrl-C to an AbortController; the second Ctrl-C is left to the default handler. `external`
@@ -67,7 +70,9 @@ export interface PrintSink {
 export interface PrintSinkOptions {
   format: OutputFormat;
   mainSessionId: () => string | undefined;
+  /** The run's clock and ids (default: the real ones, lib/sys/). */
   now?: () => number;
+  ids?: Pick<Ids, "uuid">;
   /** Redraws the text renderer's status lines while children run. */
   timer?: Clock["timer"];
   cwd: string;
@@ -99,10 +104,11 @@ export function printSink(io: Io, o: PrintSinkOptions): PrintSink {
     cwd: o.cwd,
     includePartialMessages: o.includePartialMessages === true,
     apiKeySource: o.apiKeySource ?? "none",
-    uuid: () => crypto.randomUUID(),
-    now: o.now ?? (() => Date.now()),
+    uuid: () => ids.uuid(),
+    now: o.now ?? realClock().now,
     ...(o.additionalDirectories === undefined ? {} : { additionalDirectories: o.additionalDirectories }),
   });
+  const ids = o.ids ?? realIds();
   let budgetHit = false;
   let lost: RuntimeWarning | undefined;
   const deltas = o.secrets === undefined ? undefined : deltaRedaction(o.secrets);
@@ -138,7 +144,7 @@ export function printSink(io: Io, o: PrintSinkOptions): PrintSink {
       for (const e of deltas?.flush() ?? []) show(e);
       if (o.format === "text") text.finish(summary);
       else {
-        const result = claudeResult(summary, ledger, crypto.randomUUID());
+        const result = claudeResult(summary, ledger, ids.uuid());
         // stream-json results also carry the usage since the previous result (one result per run here).
         if (o.format === "stream-json") result.model_usage_since_last_result = result.modelUsage;
         line(JSON.stringify(result));
@@ -225,7 +231,8 @@ export async function runTurn(
         sink.emit(e);
       },
       signal: interrupt.signal,
-      extraTools: (id) => runtime.extraTools(id),
+      subagents: (id) => runtime.subagentsFor(id),
+      recovery: runtime.recovery,
       ...(f.backgroundWaitMs === undefined ? {} : { backgroundWaitMs: f.backgroundWaitMs }),
       ...(mcp === undefined ? {} : { mcp }),
       ...(structured === undefined ? {} : { structured: structuredHooks(structured) }),
@@ -264,6 +271,7 @@ function turnSink(
     format: f.format,
     mainSessionId: sessionId,
     now: () => ports.clock.now(),
+    ids: ports.ids,
     timer: ports.clock.timer.bind(ports.clock),
     cwd: app.workspace,
     includePartialMessages: f.includePartialMessages,
@@ -290,7 +298,17 @@ async function structuredOutputOf(schema: Record<string, unknown> | undefined, a
     });
 }
 
-/** The turn's result object: a stopped budget, dropped children or lost work turn success into failure. */
+/** A model API failure's hint (what to do), for the summary's error. */
+function failureHint(app: App, error: NonNullable<MainRunResult["result"]["error"]>): { hint?: string } {
+  if (error.providerError === undefined) return {};
+  const hint = providerErrorHint(error.providerError, {
+    provider: app.config.provider,
+    model: app.config.model,
+  });
+  return hint === undefined ? {} : { hint };
+}
+
+/** The turn's result object: its outcome (decided in lib/executor/run_outcome.ts) with the run's figures. */
 function turnSummary(
   app: App,
   run: MainRunResult,
@@ -300,52 +318,24 @@ function turnSummary(
   shape: StructuredOutputState | undefined,
 ): PrintSummary {
   const r = run.result;
-  // A run that dropped a child's work never reports success (docs/reference/background.md).
-  const dropped = run.abandoned.length > 0 && r.status === "completed";
-  // Ctrl-C while print mode waited for children: the run was interrupted (never an expired wait).
-  const stopped = !dropped && run.interrupted.length > 0 && r.status === "completed";
-  const lost = r.status === "completed" ? sink.lostWork() : undefined;
-  const misshapen = r.status === "completed" && shape !== undefined && shape.status !== "accepted";
-  const error = overBudget
-    ? {
-      code: "max_budget_exceeded",
-      message: `Stopped: the run cost $${
-        sink.ledger.totalCostUSD.toFixed(4)
-      }, over --max-budget-usd ${budgetUsd}.`,
-    }
-    : dropped
-    ? {
-      code: "background_wait_expired",
-      message: `Stopped waiting for background subagents; cancelled: ${run.abandoned.join(", ")}.`,
-    }
-    : stopped
-    ? {
-      code: "cancelled",
-      message: `Interrupted while waiting for background subagents; cancelled: ${
-        run.interrupted.join(", ")
-      }.`,
-    }
-    : lost !== undefined
-    ? { code: lost.code, message: app.redact(lost.message) }
-    : misshapen
-    ? {
-      code: "structured_output_invalid",
-      message: app.redact(
-        `No structured output: ${
-          shape.status === "rejected" ? shape.reason : "StructuredOutput was not called with a valid object"
-        }.`,
-      ),
-    }
-    : r.error === undefined
-    ? undefined
-    : { code: r.error.type, message: app.redact(r.error.message) };
+  const lostWork = sink.lostWork();
+  const outcome = turnOutcome({
+    result: r,
+    abandoned: run.abandoned,
+    interrupted: run.interrupted,
+    ...(lostWork === undefined ? {} : { lostWork }),
+    ...(overBudget ? { overBudget: { costUsd: sink.ledger.totalCostUSD, limitUsd: budgetUsd } } : {}),
+    ...(shape === undefined ? {} : { structured: shape }),
+  });
+  // Messages can quote the model or a child: a key that reached them is never printed.
+  const error = outcome.error === undefined ? undefined : {
+    code: outcome.error.code,
+    message: app.redact(outcome.error.message),
+    ...(outcome.error.code === "provider_error" && r.error !== undefined ? failureHint(app, r.error) : {}),
+  };
   return {
     sessionId: run.sessionId,
-    status: stopped
-      ? "cancelled"
-      : overBudget || dropped || lost !== undefined || misshapen
-      ? "failed"
-      : r.status,
+    status: outcome.status,
     result: r.finalText,
     // Claude Code counts the turn it refused: `--max-turns 1` reports num_turns 2, and 5 rejected
     // StructuredOutput attempts report 6 (tests/fixtures/claude/max_turns, structured_retries).

@@ -12,7 +12,8 @@ import { StreamRedactor } from "../config/redact.ts";
 type TextDelta = Extract<RuntimeEvent, { type: "text_delta" }>;
 
 /** A delta event carrying `text`: the inner event of a wrapped one is replaced. */
-function withText(event: RuntimeEvent, delta: TextDelta, text: string): RuntimeEvent {
+function withText(event: RuntimeEvent, o: { delta: TextDelta; text: string }): RuntimeEvent {
+  const { delta, text } = o;
   const inner: TextDelta = { ...delta, text };
   return event.type === "subagent_event" ? { ...event, event: inner } : inner;
 }
@@ -25,7 +26,7 @@ export function deltaRedaction(secrets: () => readonly string[]) {
     if (s === undefined) return [];
     streams.delete(key);
     const rest = s.redactor.flush();
-    return rest === "" ? [] : [withText(s.event, s.delta, rest)];
+    return rest === "" ? [] : [withText(s.event, { delta: s.delta, text: rest })];
   };
   return {
     map(event: RuntimeEvent): RuntimeEvent[] {
@@ -36,7 +37,7 @@ export function deltaRedaction(secrets: () => readonly string[]) {
       const s = streams.get(key) ?? { redactor: new StreamRedactor(secrets), event, delta: inner };
       streams.set(key, { ...s, event, delta: inner });
       const text = s.redactor.push(inner.text);
-      return text === "" ? [] : [withText(event, inner, text)];
+      return text === "" ? [] : [withText(event, { delta: inner, text })];
     },
     /** Everything still held (the run ends). */
     flush(): RuntimeEvent[] {

@@ -7,6 +7,7 @@
 // with `--json` (management commands) it is `{"type":"error",…}`. In text mode the message also goes
 // to stdout (print mode, `echoToStdout`) when stdout is not a terminal, as `claude -p` does. Returns the exit code.
 
+import { type Ids, realIds } from "../sys/ids.ts";
 import { BladeError } from "../errors.ts";
 import type { Io } from "./io.ts";
 import { claudeFailureResult } from "./claude_result.ts";
@@ -38,7 +39,7 @@ export type ErrorFormat = "text" | "json" | "result";
 export function reportError(
   io: Io,
   thrown: unknown,
-  options: { format?: ErrorFormat; echoToStdout?: boolean } = {},
+  options: { format?: ErrorFormat; echoToStdout?: boolean; ids?: Pick<Ids, "uuid"> } = {},
 ): number {
   const known = userError(thrown);
   if (known !== undefined) {
@@ -46,7 +47,9 @@ export function reportError(
     if (options.format === "result") {
       const sessionId = thrown instanceof FailedDuringSession ? thrown.sessionId : null;
       io.out(
-        jsonTerminalSafe(JSON.stringify(claudeFailureResult(error, crypto.randomUUID(), sessionId))) + "\n",
+        jsonTerminalSafe(
+          JSON.stringify(claudeFailureResult(error, (options.ids ?? realIds()).uuid(), sessionId)),
+        ) + "\n",
       );
     } else if (options.format === "json") {
       io.out(

@@ -18,7 +18,8 @@ import { mcpFlagsOf, startMcp } from "./mcp_wiring.ts";
 import { SubagentRuntime } from "../run/subagents.ts";
 import type { SubagentEnv } from "../run/subagent_env.ts";
 import type { RuntimeEvent } from "../protocol/events.ts";
-import { VERDICT_AGENTS, verdictFailure } from "../verification/verdict.ts";
+import { VERDICT_AGENTS } from "../verification/verdict.ts";
+import { directRunOutcome } from "../executor/run_outcome.ts";
 import { openSession } from "../session/open.ts";
 import { ChildUsage, type DirectRunOutcome, runDirect } from "../admin/direct_run.ts";
 import { newAgentId } from "../sys/ids.ts";
@@ -77,11 +78,16 @@ function finishRun(
   outcome: DirectRunOutcome,
 ): "completed" | "failed" | "cancelled" {
   const audited = VERDICT_AGENTS.includes(run.agent);
-  const unmet = audited && outcome.status === "completed" ? verdictFailure(outcome.verdict) : undefined;
-  const error = outcome.error === undefined
-    ? unmet
-    : { code: outcome.errorCode ?? "subagent_failed", message: outcome.error };
-  const status = unmet === undefined ? outcome.status : "failed";
+  const failure = outcome.error === undefined ? undefined : {
+    message: outcome.error,
+    ...(outcome.errorCode === undefined ? {} : { lost: { code: outcome.errorCode, message: outcome.error } }),
+  };
+  const { status, error } = directRunOutcome({
+    status: outcome.status,
+    audited,
+    ...(failure === undefined ? {} : { failure }),
+    ...(outcome.verdict === undefined ? {} : { verdict: outcome.verdict }),
+  });
   sink.finish({
     sessionId: run.sessionId,
     status,

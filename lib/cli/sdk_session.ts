@@ -350,7 +350,7 @@ class SdkSession {
       subtype: "status",
       status: null,
       permissionMode: claudeModeName(this.#mode ?? this.#d.app.config.permissionMode),
-      uuid: crypto.randomUUID(),
+      uuid: this.#d.app.ports.ids.uuid(),
       session_id: this.#sessionId ?? "",
     });
   }

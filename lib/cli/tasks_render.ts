@@ -39,17 +39,25 @@ export function statusCounts(statuses: readonly SidecarRecord["status"][], noun 
   return parts.length === 0 ? total : `${total}: ${parts.join(", ")}`;
 }
 
-/** One line per run: label, id, type, age, description, `[bg]`, and the resume lineage. */
+/**
+ * A header, then one line per run: status, id, type, when it started (`5m ago`: an age, never the run's
+ * duration), description, `[bg]`, and the resume lineage.
+ */
 export function renderTaskList(records: readonly SidecarRecord[], now: number): string {
   if (records.length === 0) return "No subagent runs in this folder yet.\n";
-  return records.map((r) => {
+  const idWidth = Math.max(2, ...records.map((r) => r.id.length));
+  const typeWidth = Math.max(4, ...records.map((r) => r.subagentType.length));
+  const head = `${"STATUS".padEnd(8)} ${"ID".padEnd(idWidth)}  ${"TYPE".padEnd(typeWidth)}  ${
+    "STARTED".padStart(8)
+  }  DESCRIPTION\n`;
+  return head + records.map((r) => {
     const lineage = r.resumedFrom === undefined ? "" : `  ← ${r.resumedFrom} (depth ${r.resumeDepth})`;
     const label = r.status === "running" && r.queuedAt !== undefined ? "QUEUED" : LABELS[r.status];
     const kept = r.worktree?.state === "kept"
       ? `         worktree kept: ${r.worktree.worktreeRoot} (branch ${r.worktree.branch})\n`
       : "";
-    return `${label.padEnd(8)} ${r.id}  ${r.subagentType.padEnd(16)} ${
-      formatAge(now - r.createdAt).padStart(4)
+    return `${label.padEnd(8)} ${r.id.padEnd(idWidth)}  ${r.subagentType.padEnd(typeWidth)}  ${
+      `${formatAge(now - r.createdAt)} ago`.padStart(8)
     }  ${r.description}${r.background ? "  [bg]" : ""}${lineage}\n${kept}`;
   }).join("");
 }

@@ -4,6 +4,7 @@
 // the new run's id and result; exit 0/1 by the new run's outcome. `--background` starts a detached copy
 // (like `blade run --background`) and returns once the new run is recorded.
 
+import { resumeOutcome } from "../executor/run_outcome.ts";
 import { parseArgs } from "./parse_args.ts";
 import type { Ports } from "../sys/mod.ts";
 import { BladeError, usageError } from "../errors.ts";
@@ -181,10 +182,10 @@ function reportResumed(
   },
 ): void {
   const { source, id, record } = r;
-  const ok = record?.status === "completed";
+  const { status, error } = resumeOutcome({ record, refusal: r.content, interrupted: r.interrupted });
   sink.finish({
     sessionId: source.parentSessionId,
-    status: ok ? "completed" : r.interrupted ? "cancelled" : "failed",
+    status,
     result: record?.result.message ?? "",
     agentId: id,
     numTurns: 0,
@@ -192,16 +193,14 @@ function reportResumed(
     usage: { inputTokens: record?.stats.tokens ?? 0, outputTokens: 0 },
     durationMs: record?.stats.durationMs ?? 0,
     subagents: sink.subagents,
-    ...(record === undefined ? { error: { code: "resume_refused", message: r.content } } : {
+    ...(record === undefined ? {} : {
       lineage: {
         resumed_from: record.resumedFrom ?? null,
         root_agent_id: record.rootAgentId,
         resume_depth: record.resumeDepth,
       },
     }),
-    ...(ok || record === undefined
-      ? {}
-      : { error: { code: "subagent_failed", message: record.result.error ?? r.content } }),
+    ...(error === undefined ? {} : { error }),
   });
   if (format === "text" && record !== undefined) {
     io.out(

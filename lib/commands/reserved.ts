@@ -9,6 +9,7 @@ export const BUILT_IN_SLASH_NAMES: readonly string[] = [
   "permissions",
   "model",
   "status",
+  "trust",
   "clear",
   "resume",
   "exit",

@@ -1,11 +1,11 @@
 // Owns the step between the permission gate and a tool call in an interactive session: when the gate
 // refuses a call a person may approve (`askable`), the loop's Approver is asked with the exact command
-// or path, and the answer is written to the session's transcript (`approval_decided`) before the call
-// runs or is refused. Without an Approver (print mode, background children) the refusal stands.
+// or path, and the answer is made durable by the session's journal (`approval_decided` in its
+// transcript) before the call runs or is refused. Without an Approver (print mode, background children) the refusal stands.
 
 import type { ApprovalAnswer, Approver } from "../protocol/approval.ts";
 import type { ToolCallBlock } from "../protocol/messages.ts";
-import type { TranscriptWriter } from "../session/transcript.ts";
+import type { LoopJournal } from "./journal.ts";
 import type { AskApproval } from "./tool_runner.ts";
 
 /** The exact thing approved: a Bash command, the real path of a write, else the tool's name. */
@@ -18,19 +18,19 @@ export function approvalSubject(call: ToolCallBlock, path: string | undefined): 
 
 export interface ApprovalContext {
   approve: Approver;
-  transcript: TranscriptWriter;
+  journal: LoopJournal;
   sessionId: string;
   agentType: string;
 }
 
-/** The tool runner's `ask` for one session: asks through `approve`, recording in its transcript. */
+/** The tool runner's `ask` for one session: asks through `approve`, recording in its journal. */
 export function approvalAsker(
   approve: Approver,
-  o: { transcript: TranscriptWriter; meta: { sessionId: string; agentType: string } },
+  o: { journal: LoopJournal; meta: { sessionId: string; agentType: string } },
 ): AskApproval {
   const context = {
     approve,
-    transcript: o.transcript,
+    journal: o.journal,
     sessionId: o.meta.sessionId,
     agentType: o.meta.agentType,
   };
@@ -62,10 +62,7 @@ export async function askApproval(
   } catch {
     answer = "deny";
   }
-  await o.transcript.append([{
-    type: "approval_decided",
-    data: { callId: call.id, tool: call.name, subject, answer },
-  }]);
+  await o.journal.approval({ callId: call.id, tool: call.name, subject, answer });
   if (answer !== "deny") return { allowed: true };
   return {
     allowed: false,

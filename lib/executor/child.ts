@@ -21,6 +21,8 @@ import type {
 import { TranscriptWriter } from "../session/transcript.ts";
 import { resolveChildTools } from "../registry/child_tools.ts";
 import { sessionLoop } from "./session_loop.ts";
+import { type LoopHooks, mergeHooks } from "./hooks.ts";
+import { structuredRetries } from "./structured_hooks.ts";
 import type { RuleSet, ToolRule } from "../protocol/tool_rule.ts";
 import { isMcpToolName } from "../protocol/mcp_names.ts";
 import { limitsOf, rulesOf, type RuleTexts } from "../permissions/run_rules.ts";
@@ -104,6 +106,12 @@ export interface ChildDeps {
   redact?: (text: string) => string;
   /** A foreground child of an interactive session asks the person (through its parent); others refuse. */
   approve?: Approver;
+  /**
+   * The hook points of a child's loop, built for its spec where the child runs (this thread, or its
+   * Worker: child/child_worker.ts), so they see the spec, not the parent's objects. A child that must
+   * return an object adds StructuredOutput's retries (structured_hooks.ts) after them.
+   */
+  hooks?: (spec: ChildSpec) => LoopHooks | undefined;
 }
 
 /**
@@ -240,7 +248,7 @@ export async function runChild(deps: ChildDeps, spec: ChildSpec, signal: AbortSi
       provider: deps.provider,
       transcript,
       tools,
-      ...(spec.toolSpecs === undefined ? {} : { specs: spec.toolSpecs }),
+      specs: spec.toolSpecs,
       sessionId: spec.id,
       agentType: spec.subagentType,
       depth: spec.depth,
@@ -254,12 +262,12 @@ export async function runChild(deps: ChildDeps, spec: ChildSpec, signal: AbortSi
       ...childRules(spec),
       emit: deps.emit,
       prompt: { append: [spec.config.systemPrompt] },
-      ...(spec.config.maxTurns === null ? {} : { maxTurns: spec.config.maxTurns }),
-      ...(deps.approve === undefined ? {} : { approve: deps.approve }),
-      ...(spec.worktree === undefined ? {} : { worktree: spec.worktree }),
-      ...(spec.commands === undefined ? {} : { commands: spec.commands }),
-      ...(spec.additionalDirs === undefined ? {} : { additionalDirs: spec.additionalDirs }),
-      ...(structured === undefined ? {} : { followUp: () => structured.followUp() }),
+      maxTurns: spec.config.maxTurns ?? undefined,
+      approve: deps.approve,
+      worktree: spec.worktree,
+      commands: spec.commands,
+      additionalDirs: spec.additionalDirs,
+      ...mergeHooks(deps.hooks?.(spec), structured === undefined ? undefined : structuredRetries(structured)),
     }, { messages: spec.initialMessages ?? [], turns: 0 });
     // session_created goes in the same durable batch as the first turn (one fsync fewer per child).
     const run = await loop.run({

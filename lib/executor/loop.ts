@@ -1,12 +1,15 @@
-// Owns the agent loop of one session (docs/reference/sessions.md): a turn sends the conversation to the provider
-// (model_turn.ts), persists the answer and its tool calls (with durable ids) before running them,
-// runs the tools (tool_runner.ts: validation, permission gate, `beforeToolCall`), and repeats until
-// the model stops, fails, is cancelled or reaches maxTurns. Every state change is written to the
-// transcript (events built by session/events.ts) before it is reported. Never prints.
+// Owns the agent loop of one session (docs/reference/sessions.md) as control flow: a turn sends the
+// conversation to the provider (model_turn.ts), makes the answer and its tool calls (with durable ids)
+// durable before running them, runs the tools (tool_runner.ts: validation, permission gate, hooks),
+// and repeats until the model stops, fails, is cancelled or reaches maxTurns. What may change a step
+// is asked of the hook points (hooks.ts: onSessionStart, beforeToolCall, afterToolCall,
+// transformContext, onTurnEnd, shouldStop); every step is made durable by the journal (journal.ts)
+// before it is reported. No I/O of its own; never prints.
 
 import {
   addUsage,
   emptyUsage,
+  INTERRUPTED_BY_USER,
   type Message,
   textOf,
   type ToolCallBlock,
@@ -15,59 +18,22 @@ import {
   type Usage,
   userText,
 } from "../protocol/messages.ts";
-import type { Provider, RequestMeta } from "../protocol/provider.ts";
-import type { RuntimeEventSink, TranscriptPart, TurnAbortCause } from "../protocol/events.ts";
-import type { TranscriptWriter } from "../session/transcript.ts";
-import { deliveryEvents, messageEvents, turnAbortedEvent, turnCompletedEvents } from "../session/events.ts";
-import type { Ports } from "../sys/mod.ts";
-import type { AnyTool, LiveTools, ToolResult } from "../tools/tool.ts";
+import type { TranscriptPart, TurnAbortCause } from "../protocol/events.ts";
+import type { ToolResult } from "../tools/tool.ts";
 import type { PermissionMode } from "../protocol/permission_mode.ts";
-import type { Delivery, PendingWork } from "../protocol/delivery.ts";
+import type { Delivery } from "../protocol/delivery.ts";
 import { type ModelAnswer, modelTurn } from "./model_turn.ts";
-import { type BeforeToolCall, type ToolPolicy, ToolRunner } from "./tool_runner.ts";
-import type { Approver } from "../protocol/approval.ts";
+import { ToolRunner } from "./tool_runner.ts";
 import { approvalAsker } from "./approval_step.ts";
 import type { RunError, RunResult, RunStatus, TurnInput } from "./run_result.ts";
 import { TurnOpening } from "./turn_opening.ts";
-import { type RequestContext, resultContext, withContext } from "./request_context.ts";
+import { HookPoints, hookPoints } from "./hooks.ts";
+import type { LoopOptions } from "./loop_options.ts";
+import { type JournalMessage, type LoopJournal, transcriptJournal } from "./journal.ts";
+import { resultContext, withContext } from "./request_context.ts";
 
 export type { RunError, RunResult, RunStatus, TurnInput } from "./run_result.ts";
-
-/** A session's loop: its model, transcript, tools and the policy they run under (ToolPolicy). */
-export interface LoopOptions extends ToolPolicy, RequestContext {
-  ports: Ports;
-  provider: Provider;
-  transcript: TranscriptWriter;
-  /**
-   * The session's tools. A promise lets a child start its first model request while the tool
-   * modules (and zod) still load; `specs` must then describe them.
-   */
-  tools: readonly AnyTool[] | PromiseLike<readonly AnyTool[]>;
-  /** The tools as the model sees them, when already known (saves converting the schemas again). */
-  specs?: ToolSpec[];
-  /** Tools that can change between model requests (MCP servers); offered after `tools`. */
-  live?: LiveTools;
-  system: string;
-  model: string;
-  maxTokens: number;
-  meta: RequestMeta;
-  emit: RuntimeEventSink;
-  /** Model requests allowed in one run before it ends with `max_turns_exceeded`. */
-  maxTurns?: number;
-  /** This session's background children: notices arriving mid-turn are delivered before the next request. */
-  pending?: PendingWork;
-  /**
-   * Asked when the model answers without tool calls: a message to send back instead of ending the run
-   * (the corrective retries of StructuredOutput), or undefined to end it.
-   */
-  followUp?: () => string | undefined;
-  /** Asked after each answer and its tool results: why StructuredOutput's attempts ran out (ends the run). */
-  exhausted?: () => string | undefined;
-  /** A gate after the permission gate (deny beats allow), for checks the session adds. */
-  beforeToolCall?: BeforeToolCall;
-  /** Who approves a call the gate would refuse but a person may allow (the interactive session). */
-  approve?: Approver;
-}
+export type { LoopOptions } from "./loop_options.ts";
 
 /** What one `run()` accumulates until it ends. */
 interface TurnState {
@@ -90,8 +56,13 @@ interface TurnState {
 export class AgentLoop {
   readonly messages: Message[];
   #o: LoopOptions;
+  #journal: LoopJournal;
+  #hooks: HookPoints;
   #tools: ToolRunner;
   #turn: number;
+  /** The session's first turn in this loop is still to come (onSessionStart is asked before it). */
+  #starting = true;
+  #resumed: boolean;
   #specs: ToolSpec[] | undefined;
   #liveSpecs: ToolSpec[] = [];
   #liveSeen = -1;
@@ -101,24 +72,20 @@ export class AgentLoop {
     this.#o = options;
     this.messages = [...history.messages];
     this.#turn = history.turns;
-    this.#tools = new ToolRunner({
-      ports: options.ports,
-      tools: options.tools,
-      ...(options.live === undefined ? {} : { live: options.live }),
-      sessionId: options.meta.sessionId,
-      workspaceRoot: options.workspaceRoot,
-      ...(options.additionalDirs === undefined ? {} : { additionalDirs: options.additionalDirs }),
-      storageRoot: options.storageRoot,
-      ...(options.worktree === undefined ? {} : { worktree: options.worktree }),
-      ...(options.commands === undefined ? {} : { commands: options.commands }),
-      trusted: options.trusted,
-      mode: options.mode,
-      ...(options.extraEnv === undefined ? {} : { extraEnv: options.extraEnv }),
-      rules: options.rules,
-      ...(options.limits === undefined ? {} : { limits: options.limits }),
+    this.#resumed = history.turns > 0 || history.messages.length > 0;
+    this.#journal = options.journal ?? transcriptJournal(options.transcript, options.ports.ids);
+    this.#hooks = new HookPoints(hookPoints(options), {
       emit: options.emit,
-      ...(options.beforeToolCall === undefined ? {} : { beforeToolCall: options.beforeToolCall }),
-      ...(options.approve === undefined ? {} : { ask: approvalAsker(options.approve, options) }),
+      sessionId: options.meta.sessionId,
+    });
+    const journal = this.#journal;
+    // The policy, tools, ports, sink and tool hook points pass through as they are.
+    this.#tools = new ToolRunner({
+      ...options,
+      sessionId: options.meta.sessionId,
+      ask: options.approve === undefined
+        ? undefined
+        : approvalAsker(options.approve, { journal, meta: options.meta }),
     });
   }
 
@@ -147,6 +114,10 @@ export class AgentLoop {
   /** One user turn, as the lifecycle in ARCHITECTURE.md: open, ask, persist, run tools, repeat. */
   async run(input: TurnInput, signal: AbortSignal): Promise<RunResult> {
     const o = this.#o;
+    if (this.#starting) {
+      this.#starting = false;
+      if (o.onSessionStart !== undefined) input = await this.#sessionStart(input);
+    }
     // The first request goes out while the opening batch is written (turn_opening.ts).
     const { state, opening } = this.#open(input);
     while (true) {
@@ -174,8 +145,9 @@ export class AgentLoop {
       }
       // Durable identity before execution: prepare each call, persist the message with its parts.
       const prepared = await this.#tools.prepare(answer.message, signal);
-      // A final answer may still be sent back once more (StructuredOutput's corrective retries).
-      const again = prepared.calls.length > 0 ? undefined : o.followUp?.();
+      // A final answer may still be sent back once more (onTurnEnd: StructuredOutput's corrective retries).
+      const ending = prepared.calls.length > 0 ? undefined : this.#turnEnd(state, answer.message);
+      const again = ending === undefined ? undefined : await ending;
       const correction = again === undefined ? undefined : userText(again, true);
       const final = correction === undefined && prepared.calls.length === 0;
       const announce = () =>
@@ -190,19 +162,19 @@ export class AgentLoop {
         });
       // The final answer and the turn's end: one durable batch (one fsync fewer), announced after it.
       const answered = { message: answer.message, parts: prepared.parts, announce };
-      if (final && o.exhausted?.() === undefined) {
+      if (final && this.#shouldStop(state, true) === undefined) {
         return await this.#finish(state, "completed", undefined, answered);
       }
       await this.#persist(answer.message, { parts: prepared.parts, final }, correction);
       announce();
-      if (final) return await (this.#exhaustedRun(state) ?? this.#finish(state, "completed"));
+      if (final) return await (this.#stopped(state, true) ?? this.#finish(state, "completed"));
       if (correction !== undefined) continue;
 
       state.toolCalls += prepared.calls.length;
       await this.#persistResults(state, prepared.calls, await prepared.run());
       if (signal.aborted) return await this.#cancelled(state);
-      const exhausted = this.#exhaustedRun(state);
-      if (exhausted !== undefined) return await exhausted;
+      const stopped = this.#stopped(state, false);
+      if (stopped !== undefined) return await stopped;
       // Delivery `current_turn`: notices that arrived while this turn runs join it before the next request.
       await this.#deliver(state, (await o.pending?.takeDeliveries()) ?? []);
     }
@@ -215,7 +187,6 @@ export class AgentLoop {
    */
   #open(input: TurnInput): { state: TurnState; opening: TurnOpening } {
     const o = this.#o;
-    const { ids } = o.ports;
     const deliveries = input.deliveries ?? [];
     const state: TurnState = {
       turn: ++this.#turn,
@@ -227,18 +198,37 @@ export class AgentLoop {
       acknowledge: [...(input.acknowledge ?? []), ...deliveries.map((d) => d.inboxId)],
       firstOfRun: this.messages.length,
     };
-    const opening = new TurnOpening((onWritten) =>
-      o.transcript.append([
-        ...(input.prelude ?? []),
-        { type: "turn_started", data: { turn: state.turn } },
-        // Notices first: they happened before the input that opens this turn.
-        ...deliveryEvents(ids, deliveries),
-        ...input.messages.flatMap((m) => messageEvents(ids, m)),
-      ], { onWritten })
-    );
+    const step = { turn: state.turn, prelude: input.prelude ?? [], deliveries, messages: input.messages };
+    const opening = new TurnOpening((onWritten) => this.#journal.openTurn(step, onWritten));
     this.messages.push(...deliveries.map((d) => d.message), ...input.messages);
     opening.after(() => o.emit({ type: "turn_started", sessionId: o.meta.sessionId, turn: state.turn }));
     return { state, opening };
+  }
+
+  /** onSessionStart, once, before the first turn: the messages it returns open that turn. */
+  async #sessionStart(input: TurnInput): Promise<TurnInput> {
+    const { sessionId, agentType, depth } = this.#o.meta;
+    const session = { sessionId, agentType, depth, resumed: this.#resumed };
+    const added = await this.#hooks.sessionStart(session);
+    return added.length === 0 ? input : { ...input, messages: [...added, ...input.messages] };
+  }
+
+  /** onTurnEnd: the model answered without tool calls; a text to send back instead of ending. */
+  #turnEnd(state: TurnState, answer: Message): Promise<string | undefined> | undefined {
+    if (this.#o.onTurnEnd === undefined) return undefined;
+    return this.#hooks.turnEnd({ sessionId: this.#o.meta.sessionId, turn: state.turn, answer });
+  }
+
+  /** shouldStop after a step: the error that ends the run, else undefined. */
+  #shouldStop(state: TurnState, final: boolean): RunError | undefined {
+    if (this.#o.shouldStop === undefined) return undefined;
+    return this.#hooks.stop({ sessionId: this.#o.meta.sessionId, turn: state.turn, final });
+  }
+
+  /** The run's failed end when a shouldStop hook ends it (StructuredOutput's attempts ran out), else undefined. */
+  #stopped(state: TurnState, final: boolean): Promise<RunResult> | undefined {
+    const error = this.#shouldStop(state, final);
+    return error === undefined ? undefined : this.#finish(state, "failed", error);
   }
 
   /**
@@ -265,6 +255,12 @@ export class AgentLoop {
     }
     // The request goes out once the batch's bytes are written: its fsyncs then run alongside.
     if (opening.state === "writing") await opening.handed;
+    // What this request sends: the session's context in front (request_context.ts), then as
+    // transformContext leaves it (the conversation itself is kept whole).
+    const request = { system: o.system, messages: withContext(this.messages, o.context) };
+    const { system, messages } = o.transformContext === undefined
+      ? request
+      : await this.#hooks.context(request, signal);
     const answer = await modelTurn({
       provider: o.provider,
       emit: opening.hold(o.emit),
@@ -272,8 +268,8 @@ export class AgentLoop {
       onToolCall: (call) => opening.after(() => this.#tools.warm(call)),
     }, {
       model: o.model,
-      system: o.system,
-      messages: withContext(this.messages, o.context),
+      system,
+      messages,
       tools: this.#liveSpecs.length === 0 ? this.#specs : [...this.#specs, ...this.#liveSpecs],
       maxTokens: o.maxTokens,
       meta: o.meta,
@@ -282,17 +278,15 @@ export class AgentLoop {
     return answer;
   }
 
-  /** Persists one message (and a correction sent back with it, in the same batch), then keeps them. */
+  /** Makes one message durable (and a correction sent back with it, in the same batch), then keeps them. */
   async #persist(
     message: Message,
     extra: { parts?: TranscriptPart[]; final?: boolean } = {},
     correction?: Message,
   ): Promise<void> {
-    const { ids } = this.#o.ports;
-    await this.#o.transcript.append([
-      ...messageEvents(ids, message, extra),
-      ...(correction === undefined ? [] : messageEvents(ids, correction)),
-    ]);
+    const list: JournalMessage[] = [{ message, extra }];
+    if (correction !== undefined) list.push({ message: correction });
+    await this.#journal.messages(list);
     this.messages.push(message, ...(correction === undefined ? [] : [correction]));
   }
 
@@ -310,7 +304,7 @@ export class AgentLoop {
 
   async #deliver(state: TurnState, late: Delivery[]): Promise<void> {
     if (late.length === 0) return;
-    await this.#o.transcript.append(deliveryEvents(this.#o.ports.ids, late));
+    await this.#journal.deliveries(late);
     for (const d of late) {
       this.messages.push(d.message);
       state.acknowledge.push(d.inboxId);
@@ -327,13 +321,6 @@ export class AgentLoop {
     );
   }
 
-  /** The run's failed end when StructuredOutput ran out of attempts, else undefined. */
-  #exhaustedRun(state: TurnState): Promise<RunResult> | undefined {
-    const message = this.#o.exhausted?.();
-    const error = { type: "structured_output_retries_exhausted" as const, message: message ?? "" };
-    return message === undefined ? undefined : this.#finish(state, "failed", error);
-  }
-
   /** Writes the turn's end (`turn_completed` + acknowledgements + a final `answer`, or `turn_aborted`). */
   async #finish(
     state: TurnState,
@@ -347,14 +334,11 @@ export class AgentLoop {
     const durationMs = o.ports.clock.now() - state.started;
     const turns = this.#modelRequests - state.startRequests;
     if (status === "completed") {
+      const summary = { turn, turns, toolCalls: state.toolCalls, durationMs, usage };
       const said = answer === undefined
-        ? []
-        : messageEvents(o.ports.ids, answer.message, { parts: answer.parts, final: true });
-      const end = turnCompletedEvents(
-        { turn, turns, toolCalls: state.toolCalls, durationMs, usage },
-        acknowledge,
-      );
-      await o.transcript.append([...said, ...end]);
+        ? {}
+        : { answer: { message: answer.message, extra: { parts: answer.parts, final: true } } };
+      await this.#journal.turnCompleted({ summary, acknowledge, ...said });
       if (answer !== undefined) {
         this.messages.push(answer.message);
         answer.announce();
@@ -364,7 +348,15 @@ export class AgentLoop {
     } else {
       const reason = error?.type === "max_turns_exceeded" ? "max_turns_exceeded" : error?.message;
       const abortCause = cause ?? "failed";
-      await o.transcript.append([turnAbortedEvent(turn, abortCause, reason)]);
+      // A cancelled turn says so (Claude Code's marker), so it is never answered with the next prompt.
+      const marker = abortCause === "cancelled" ? [userText(INTERRUPTED_BY_USER)] : [];
+      await this.#journal.turnAborted({
+        turn,
+        cause: abortCause,
+        ...(reason === undefined ? {} : { reason }),
+        said: marker.map((message) => ({ message })),
+      });
+      this.messages.push(...marker);
       o.emit({
         type: "turn_aborted",
         sessionId: o.meta.sessionId,

@@ -8,7 +8,7 @@ import type { Ports } from "../sys/mod.ts";
 import type { Provider } from "../protocol/provider.ts";
 import type { StorageLayout } from "../config/storage.ts";
 import type { ResolvedConfig } from "../config/config.ts";
-import type { RuntimeEventSink, SubtaskRefPart } from "../protocol/events.ts";
+import type { RuntimeEventSink } from "../protocol/events.ts";
 import { userText } from "../protocol/messages.ts";
 import type { AgentLoop, RunResult, TurnInput } from "./loop.ts";
 import { sessionLoop } from "./session_loop.ts";
@@ -18,35 +18,18 @@ import { toolNameMatches } from "../protocol/mcp_names.ts";
 import type { McpHub } from "../mcp/hub.ts";
 import type { AnyTool } from "../tools/tool.ts";
 import { coreTools, mergeTools, toolSpecs } from "../tools/registry.ts";
-import { readTranscript, type TranscriptDiagnostic, type TranscriptWriter } from "../session/transcript.ts";
+import { readTranscript, type TranscriptDiagnostic } from "../session/transcript.ts";
 import { rebuildHistory } from "../session/history.ts";
 import { acquireLease, type SessionLease } from "../session/lease.ts";
 import { runUntilSettled, type SettledRun } from "./settle.ts";
+import { structuredOutputHooks } from "./structured_hooks.ts";
 import type { PendingWork } from "../protocol/delivery.ts";
 import type { Approver } from "../protocol/approval.ts";
+import type { SessionRecovery, SessionSubagents } from "./session_ports.ts";
 import type { SessionContext } from "./session_context.ts";
 import { expandPrompt, userBlocks } from "./prompt_expansion.ts";
 
-/** What the subagent layer adds to a top-level session. */
-export interface SessionExtras {
-  tools: AnyTool[];
-  agentsText?: string;
-  /** The subagent types this session can delegate to (shown in stream-json's system/init). */
-  agentNames?: string[];
-  /**
-   * This session's background work. `delivered` holds inbox ids whose receipts the transcript has;
-   * `subtasks` are the transcript's subtask refs (background calls made before a restart).
-   */
-  pending?: (delivered: Set<string>, subtasks: readonly SubtaskRefPart[]) => PendingWork;
-  /**
-   * A continued session after a crash: reconcile its children's orphans and adopt finished results of
-   * its Task calls left without results. `changed` = the transcript was written (rebuild the history).
-   */
-  recover?: (session: { sessionId: string; transcript: TranscriptWriter }) => Promise<{
-    changed: boolean;
-    warnings: string[];
-  }>;
-}
+export type { RecoveryOutcome, SessionRecovery, SessionSubagents } from "./session_ports.ts";
 
 export interface MainRunOptions {
   prompt: string;
@@ -66,8 +49,10 @@ export interface MainRunOptions {
   mcp?: McpHub;
   emit: RuntimeEventSink;
   signal: AbortSignal;
-  /** Extra tools (the subagent tools) built for this session; same-named tools replace core ones. */
-  extraTools?: (sessionId: string) => Promise<SessionExtras>;
+  /** The session's subagent layer (its tools replace same-named core ones; session_ports.ts). */
+  subagents?: (sessionId: string) => Promise<SessionSubagents>;
+  /** Crash recovery of a continued session, before its first model request (session_ports.ts). */
+  recovery?: SessionRecovery;
   /** Print mode `--background-wait`: how long to wait for background children; undefined = no limit. */
   backgroundWaitMs?: number;
   /** The interactive session's approvals (print mode has none: unapproved calls are refused). */
@@ -224,13 +209,13 @@ async function buildMainSession(
 ): Promise<MainSession> {
   const { ports, config } = app;
   // The provider's module loads while the subagent layer reads the registry (both wait on files).
-  const [provider, extra]: [Provider, SessionExtras] = await Promise.all([
+  const [provider, extra]: [Provider, SessionSubagents] = await Promise.all([
     app.provider(),
-    o.extraTools === undefined ? { tools: [] } : o.extraTools(opened.sessionId),
+    o.subagents === undefined ? { tools: [] } : o.subagents(opened.sessionId),
   ]);
   // A fresh session's lease finishes in the background (its id is known to nobody else yet); close()
   // waits for it, so a failure to take it is still reported.
-  const { history, recoveryWarnings } = await recoverHistory(app, extra, opened);
+  const { history, recoveryWarnings } = await recoverHistory(app, o.recovery, opened);
   const tools = sessionTools(o, extra);
   const denied = deniedWhole(o.rules ?? NO_RULES);
   const live = o.mcp === undefined
@@ -249,7 +234,7 @@ async function buildMainSession(
     // Converted here (this module has the registry already): the loop's own lazy import of it would
     // cost the first request a module load.
     specs: toolSpecs(tools),
-    ...(live === undefined ? {} : { live }),
+    live,
     sessionId: opened.sessionId,
     agentType: "main",
     depth: 0,
@@ -257,22 +242,20 @@ async function buildMainSession(
     maxTokens: config.maxTokens,
     platform: ports.env.platform(),
     workspaceRoot: app.workspace,
-    ...(app.additionalDirs.length === 0 ? {} : { additionalDirs: app.additionalDirs }),
+    additionalDirs: app.additionalDirs.length === 0 ? undefined : app.additionalDirs,
     storageRoot: app.layout.root,
     trusted: app.trust.trusted,
     mode: config.permissionMode,
-    ...(app.claude === undefined || Object.keys(app.claude.env).length === 0
-      ? {}
-      : { extraEnv: app.claude.env }),
+    extraEnv: app.claude === undefined || Object.keys(app.claude.env).length === 0
+      ? undefined
+      : app.claude.env,
     rules: o.rules ?? NO_RULES,
     emit: o.emit,
-    ...(o.context === undefined ? {} : { context: o.context.blocks }),
-    ...(o.context?.beforeToolCall === undefined ? {} : { beforeToolCall: o.context.beforeToolCall }),
+    context: o.context?.blocks,
+    beforeToolCall: o.context?.beforeToolCall,
     prompt: {
-      ...(extra.agentsText === undefined || !tools.some((t) => t.name === "Task")
-        ? {}
-        : { agents: extra.agentsText }),
-      ...(o.systemPrompt === undefined ? {} : { override: o.systemPrompt }),
+      agents: tools.some((t) => t.name === "Task") ? extra.agentsText : undefined,
+      override: o.systemPrompt,
       append: o.appendSystemPrompt === undefined ? [] : [o.appendSystemPrompt],
       ...(o.context?.style === undefined ? {} : { style: o.context.style }),
     },
@@ -284,12 +267,10 @@ async function buildMainSession(
         ? {}
         : { mcpServers: o.mcp.status().map((s) => ({ name: s.name, status: s.status })) }),
     },
-    ...(config.maxTurns === undefined ? {} : { maxTurns: config.maxTurns }),
-    ...(pending === undefined ? {} : { pending }),
-    ...(o.approve === undefined ? {} : { approve: o.approve }),
-    ...(o.structured === undefined
-      ? {}
-      : { followUp: o.structured.followUp, exhausted: o.structured.exhausted }),
+    maxTurns: config.maxTurns,
+    pending,
+    approve: o.approve,
+    ...(o.structured === undefined ? {} : structuredOutputHooks(o.structured)),
   }, { messages: history.messages, turns: history.turns });
   return sessionHandle(opened, history, { loop, pending, recoveryWarnings, lease });
 }
@@ -300,13 +281,13 @@ type SessionHistory = OpenedSession["history"];
 /** A continued session's history after recovery (rebuilt from the transcript when recovery changed it). */
 async function recoverHistory(
   app: MainSessionDeps,
-  extra: SessionExtras,
+  recovery: SessionRecovery | undefined,
   opened: OpenedSession,
 ): Promise<{ history: SessionHistory; recoveryWarnings: string[] }> {
   const recoveryWarnings: string[] = [];
   let history = opened.history;
-  if (opened.resumed && extra.recover !== undefined) {
-    const recovered = await extra.recover({ sessionId: opened.sessionId, transcript: opened.transcript });
+  if (opened.resumed && recovery !== undefined) {
+    const recovered = await recovery.recover({ sessionId: opened.sessionId, transcript: opened.transcript });
     recoveryWarnings.push(...recovered.warnings);
     if (recovered.changed) {
       history = rebuildHistory((await readTranscript(app.ports.fs, opened.transcript.path))?.events ?? []);
@@ -316,7 +297,7 @@ async function recoverHistory(
 }
 
 /** The session's tools: core and extra tools (rules and --tools applied), then StructuredOutput. */
-function sessionTools(o: MainSessionOptions, extra: SessionExtras) {
+function sessionTools(o: MainSessionOptions, extra: SessionSubagents) {
   // The subagent layer's tools replace core tools of the same name (Bash with background support).
   const added = [...o.context?.tools ?? []];
   const all = filterTools(mergeTools(coreTools(), extra.tools, added), o.rules ?? NO_RULES);

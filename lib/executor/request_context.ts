@@ -8,7 +8,7 @@ import type { ToolResult } from "../tools/tool.ts";
 /** The loop's option (LoopOptions extends it). */
 export interface RequestContext {
   /** Text opening the first user message of each request, never persisted (memory, the skills listing). */
-  context?: readonly string[];
+  context?: readonly string[] | undefined;
 }
 
 /** `messages` with `context` as text blocks opening the first user message (a copy; unchanged when none). */

@@ -3,47 +3,30 @@
 // offered, the agent's own prompt or the --system-prompt flags), and the AgentLoop over the
 // session's transcript, tools and rules. Announces the session (`session_started`).
 
-import type { Ports } from "../sys/mod.ts";
-import type { Provider } from "../protocol/provider.ts";
-import type { RuntimeEventSink } from "../protocol/events.ts";
-import type { Message, ToolSpec } from "../protocol/messages.ts";
-import type { TranscriptWriter } from "../session/transcript.ts";
+import type { Message } from "../protocol/messages.ts";
 import { buildSystemPrompt, type SystemPromptOptions } from "../session/system_prompt.ts";
-import type { AnyTool, LiveTools } from "../tools/tool.ts";
-import { AgentLoop } from "./loop.ts";
-import type { PendingWork } from "../protocol/delivery.ts";
-import type { BeforeToolCall, ToolPolicy } from "./tool_runner.ts";
-import type { Approver } from "../protocol/approval.ts";
+import { AgentLoop, type LoopOptions } from "./loop.ts";
 
-export interface SessionLoopOptions extends ToolPolicy {
-  ports: Ports;
-  provider: Provider;
-  transcript: TranscriptWriter;
-  /** A promise while the tool modules still load (a Worker child); `specs` then describe them. */
-  tools: readonly AnyTool[] | PromiseLike<readonly AnyTool[]>;
-  specs?: ToolSpec[];
-  /** Tools that can change between model requests (MCP servers). */
-  live?: LiveTools;
+/**
+ * One session's loop: the loop's own options (LoopOptions, passed through as they are) but its system
+ * prompt and request meta, which are built here from the prompt parts and the session's identity.
+ */
+export interface SessionLoopOptions extends Omit<LoopOptions, "system" | "meta"> {
   sessionId: string;
   /** `main` for the top-level session, else the child's agent type. */
   agentType: string;
   depth: number;
-  model: string;
-  maxTokens: number;
   platform: string;
-  emit: RuntimeEventSink;
   prompt: {
     /** The agent list, when the session is offered the Task tool. */
-    agents?: string;
+    agents?: string | undefined;
     /** Replaces the base prompt (--system-prompt). */
-    override?: string;
+    override?: string | undefined;
     /** Appended: the agent's own prompt, or --append-system-prompt. */
     append: readonly string[];
     /** The output style (the main session's only). */
     style?: SystemPromptOptions["style"];
   };
-  /** Memory and the skills listing, opening the first user message of every request (LoopOptions.context). */
-  context?: readonly string[];
   /** Top-level sessions announce the tool names, subagent types and permission mode they start with. */
   announce?: {
     tools: string[];
@@ -51,15 +34,6 @@ export interface SessionLoopOptions extends ToolPolicy {
     permissionMode: string;
     mcpServers?: { name: string; status: string }[];
   };
-  maxTurns?: number;
-  pending?: PendingWork;
-  /** See LoopOptions.followUp (StructuredOutput's corrective retries). */
-  followUp?: () => string | undefined;
-  /** See LoopOptions.exhausted (StructuredOutput's attempts ran out). */
-  exhausted?: () => string | undefined;
-  beforeToolCall?: BeforeToolCall;
-  /** The interactive session's approvals (LoopOptions.approve). */
-  approve?: Approver;
 }
 
 export function sessionLoop(
@@ -89,33 +63,8 @@ export function sessionLoop(
     ...o.announce,
   });
   return new AgentLoop({
-    ports: o.ports,
-    provider: o.provider,
-    transcript: o.transcript,
-    tools: o.tools,
-    ...(o.specs === undefined ? {} : { specs: o.specs }),
-    ...(o.live === undefined ? {} : { live: o.live }),
+    ...o,
     system,
-    ...(o.context === undefined ? {} : { context: o.context }),
-    model: o.model,
-    maxTokens: o.maxTokens,
     meta: { sessionId: o.sessionId, agentType: o.agentType, depth: o.depth },
-    trusted: o.trusted,
-    mode: o.mode,
-    ...(o.extraEnv === undefined ? {} : { extraEnv: o.extraEnv }),
-    rules: o.rules,
-    ...(o.limits === undefined ? {} : { limits: o.limits }),
-    workspaceRoot: o.workspaceRoot,
-    ...(o.additionalDirs === undefined ? {} : { additionalDirs: o.additionalDirs }),
-    storageRoot: o.storageRoot,
-    emit: o.emit,
-    ...(o.maxTurns === undefined ? {} : { maxTurns: o.maxTurns }),
-    ...(o.pending === undefined ? {} : { pending: o.pending }),
-    ...(o.followUp === undefined ? {} : { followUp: o.followUp }),
-    ...(o.exhausted === undefined ? {} : { exhausted: o.exhausted }),
-    ...(o.beforeToolCall === undefined ? {} : { beforeToolCall: o.beforeToolCall }),
-    ...(o.approve === undefined ? {} : { approve: o.approve }),
-    ...(o.worktree === undefined ? {} : { worktree: o.worktree }),
-    ...(o.commands === undefined ? {} : { commands: o.commands }),
   }, history);
 }

@@ -1,8 +1,9 @@
 // Owns running a model answer's tool calls for one session: durable identity before execution
 // (each call's `prepare()` may rewrite its input and add parts persisted with the call), then each
-// call validated (zod), gated (the permission gate, then the `beforeToolCall` hook) and run —
-// concurrent tools (Task) at once, the others one after another in call order. A tool never
-// crashes the loop: every failure becomes an error result the model sees.
+// call validated (zod), gated (the permission gate, then the `beforeToolCall` hook point, whose
+// rewritten input is validated and gated again), run, and its result passed to the `afterToolCall`
+// hook point (hooks.ts) — concurrent tools (Task) at once, the others one after another in call
+// order. A tool never crashes the loop: every failure becomes an error result the model sees.
 
 import { loadBashParser } from "../shell/bash_parser.ts";
 import type { Message, ToolCallBlock } from "../protocol/messages.ts";
@@ -22,56 +23,50 @@ import { pathArgument, type RuleSet, type ToolRule } from "../protocol/tool_rule
 import type { PermissionMode } from "../protocol/permission_mode.ts";
 import { canonicalPath, resolveToolPath } from "../tools/paths.ts";
 import { describeError } from "../errors.ts";
+import { HookPoints, hookPoints, type LoopHooks, type ToolCallRequest } from "./hooks.ts";
 
-/** A call that passed validation and the permission gate, about to run. */
-export interface ToolCallRequest {
-  tool: AnyTool;
-  call: ToolCallBlock;
-  /** The input as the tool's schema parsed it. */
-  input: unknown;
-  ctx: ToolContext;
-}
+export type { ToolCallRequest } from "./hooks.ts";
 
-/** A further gate after the permission gate: deny beats allow, and the denial text is the result. */
-export type BeforeToolCall = (request: ToolCallRequest) => GateDecision | Promise<GateDecision>;
+/** The `beforeToolCall` hook point (hooks.ts) as a type of its own. */
+export type BeforeToolCall = NonNullable<LoopHooks["beforeToolCall"]>;
 
 /** Where a session's tools act and under which permissions (the loop and its builder share it). */
 export interface ToolPolicy {
   workspaceRoot: string;
   /** The run's `--add-dir` folders (canonical), handed to every tool call. */
-  additionalDirs?: readonly string[];
+  additionalDirs?: readonly string[] | undefined;
   storageRoot: string;
   /** The git worktree the session is isolated in (handed to every tool call). */
-  worktree?: ActiveWorktree;
+  worktree?: ActiveWorktree | undefined;
   /** Environment and shell of the session's commands. */
-  commands?: CommandSetup;
+  commands?: CommandSetup | undefined;
   trusted: boolean;
   mode: PermissionMode;
   /** Settings `env`: added to the environment of the commands tools run. */
-  extraEnv?: Record<string, string>;
+  extraEnv?: Record<string, string> | undefined;
   /**
    * Allow, ask and deny rules of the session (the run's flags and settings; for a child also the
    * disallowedTools of its agent and of every agent above it).
    */
   rules: RuleSet;
   /** The `tools` rules of the agent and every agent above it, one layer each (permissions/gate.ts). */
-  limits?: readonly (readonly ToolRule[])[];
+  limits?: readonly (readonly ToolRule[])[] | undefined;
 }
 
-export interface ToolRunnerOptions extends ToolPolicy {
+/** The tools of one session and where they act; its `beforeToolCall`/`afterToolCall` hook points (hooks.ts). */
+export interface ToolRunnerOptions extends ToolPolicy, Pick<LoopHooks, "beforeToolCall" | "afterToolCall"> {
   ports: Ports;
   /** The session's tools; a promise while the tool modules still load (a Worker child). */
   tools: readonly AnyTool[] | PromiseLike<readonly AnyTool[]>;
   /** Tools that can change between model requests (MCP servers), looked up after `tools`. */
-  live?: LiveTools;
+  live?: LiveTools | undefined;
   sessionId: string;
   emit: RuntimeEventSink;
-  beforeToolCall?: BeforeToolCall;
   /**
    * Asks a person about a call the gate refused as askable (the interactive session,
    * executor/approval_step.ts); without it the refusal stands (print mode, background children).
    */
-  ask?: AskApproval;
+  ask?: AskApproval | undefined;
 }
 
 export type AskApproval = (
@@ -90,10 +85,12 @@ export interface PreparedCalls {
 
 export class ToolRunner {
   #o: ToolRunnerOptions;
+  #hooks: HookPoints;
   #loaded: readonly AnyTool[] | undefined;
 
   constructor(options: ToolRunnerOptions) {
     this.#o = options;
+    this.#hooks = new HookPoints(hookPoints(options), { emit: options.emit, sessionId: options.sessionId });
   }
 
   /** Changes the permission mode for the next calls (the interactive /permissions). */
@@ -214,15 +211,41 @@ export class ToolRunner {
       );
       return error(`Invalid tool input for ${call.name}: ${issues}`);
     }
-    const gate = await this.#gate({ tool, call, input: parsed.data, ctx });
+    const request: ToolCallRequest = { tool, call, input: parsed.data, ctx };
+    const gate = await this.#gate(request);
     if (!gate.allow) return error(gate.message, true);
+    const rewritten = gate.input === undefined ? undefined : await this.#rewrite(request, gate.input);
+    if (rewritten !== undefined && !rewritten.allow) return error(rewritten.message, true);
+    const input = rewritten === undefined ? parsed.data : rewritten.input;
     if (ctx.signal.aborted) return error("Interrupted before the tool ran.");
+    let result: ToolResult;
     try {
-      const result = await tool.run(parsed.data, ctx);
-      return { result, denied: result.denied === true };
+      result = await tool.run(input, ctx);
     } catch (e) {
       return error(`Tool ${call.name} failed unexpectedly: ${describeError(e)}`);
     }
+    if (this.#o.afterToolCall !== undefined) result = await this.#hooks.after({ ...request, input }, result);
+    return { result, denied: result.denied === true };
+  }
+
+  /**
+   * An input a `beforeToolCall` hook rewrote: validated by the tool's schema and passed through the
+   * permission gate again (no hook, no person asked), so a rewrite gets nowhere the original could not.
+   */
+  async #rewrite(
+    request: ToolCallRequest,
+    input: Record<string, unknown>,
+  ): Promise<{ allow: true; input: unknown } | { allow: false; message: string }> {
+    const { tool, call, ctx } = request;
+    const parsed = tool.schema.safeParse(input);
+    if (!parsed.success) {
+      return { allow: false, message: `A hook rewrote the input of ${call.name} into an invalid one.` };
+    }
+    const path = await this.#rulePath(tool.name, input, ctx);
+    const decision = await this.#permission({ tool, call: { ...call, input } }, path);
+    if (!decision.allow) return decision;
+    // The call stays as the model made it (persisted, and in the conversation); the tool runs this.
+    return { allow: true, input: parsed.data };
   }
 
   /** The real path a path rule is matched against (undefined when the tool has no path or it cannot be resolved). */
@@ -256,15 +279,40 @@ export class ToolRunner {
     })();
   }
 
-  /** The permission gate (trust, mode, the run's rules, the agent's limits), then the session's own hook. */
-  async #gate(request: ToolCallRequest): Promise<GateDecision> {
+  /**
+   * The permission gate (trust, mode, the run's rules, the agent's limits; a person when askable), then
+   * the `beforeToolCall` hook point, which can only refuse or rewrite the input.
+   */
+  async #gate(request: ToolCallRequest): Promise<GateDecision & { input?: Record<string, unknown> }> {
     const o = this.#o;
     const { tool, call, ctx } = request;
     const path = await this.#rulePath(tool.name, call.input, ctx);
+    const decision = await this.#permission(request, path);
+    if (!decision.allow && decision.askable && o.ask !== undefined) {
+      const asked = await o.ask(call, { path, reason: decision.message }, ctx.signal);
+      if (!asked.allowed) return { allow: false, askable: false, message: asked.message };
+      // Whoever approved this very command approved what it does, the network included
+      // (docs/reference/permissions.md "The OS sandbox"); ctx is this call's own.
+      ctx.commandNetwork = true;
+    } else if (!decision.allow) return decision;
+    if (o.beforeToolCall === undefined) return { allow: true };
+    const answer = await this.#hooks.before(request);
+    return answer.allow
+      ? answer
+      : { allow: false, askable: answer.askable ?? false, message: answer.message };
+  }
+
+  /** The permission gate's decision on a call (trust, mode, the run's rules, the agent's limits). */
+  async #permission(
+    request: { tool: AnyTool; call: ToolCallBlock },
+    path: string | undefined,
+  ): Promise<GateDecision> {
+    const o = this.#o;
+    const { tool, call } = request;
     const home = o.ports.env.home();
     // Bash rules are matched on a bash parse (shell/command_line.ts), loaded on the first command.
     if (typeof call.input.command === "string") await loadBashParser();
-    const decision = decide({
+    return decide({
       reads: await this.#readScope(),
       name: tool.name,
       kind: tool.kind,
@@ -276,23 +324,7 @@ export class ToolRunner {
       ...(o.limits === undefined ? {} : { limits: o.limits }),
       scope: { workspaceRoot: o.workspaceRoot, ...(home === undefined ? {} : { home }) },
       ...(tool.readOnly === true ? { readOnly: true } : {}),
+      storageRoot: o.storageRoot,
     });
-    if (!decision.allow && decision.askable && o.ask !== undefined) {
-      const asked = await o.ask(call, { path, reason: decision.message }, ctx.signal);
-      if (!asked.allowed) return { allow: false, askable: false, message: asked.message };
-      // Whoever approved this very command approved what it does, the network included
-      // (docs/reference/permissions.md "The OS sandbox"); ctx is this call's own.
-      ctx.commandNetwork = true;
-    } else if (!decision.allow) return decision;
-    if (o.beforeToolCall === undefined) return { allow: true };
-    try {
-      return await o.beforeToolCall(request);
-    } catch (e) {
-      return {
-        allow: false,
-        askable: false,
-        message: `${call.name} was refused: the permission check failed (${describeError(e)}).`,
-      };
-    }
   }
 }

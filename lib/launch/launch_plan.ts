@@ -98,9 +98,12 @@ const refuse = (refusal: string): LaunchPlan => ({ ok: false, refusal });
 /** Freezes the definition into the snapshot the child runs with (model/mode `inherit` → parent's). */
 export function snapshotOf(
   definition: AgentDefinition,
-  parent: Pick<LaunchParent, "model" | "mode" | "aliases" | "subagentModel" | "rules">,
-  isolation: "none" | "worktree",
+  o: {
+    parent: Pick<LaunchParent, "model" | "mode" | "aliases" | "subagentModel" | "rules">;
+    isolation: "none" | "worktree";
+  },
 ): ConfigSnapshot {
+  const { parent, isolation } = o;
   const model = parent.subagentModel !== undefined
     ? resolveModel(parent.subagentModel, parent.aliases)
     : definition.model === "inherit"
@@ -164,41 +167,42 @@ function depthRefusal(parent: LaunchParent): string | undefined {
     : undefined;
 }
 
+/** What a launch is decided against: the agents, the parent, the time, and a resumed source. */
+export interface LaunchContext {
+  registry: RegistryView;
+  parent: LaunchParent;
+  /** The caller's clock reading (the plan itself is pure). */
+  now: number;
+  /** The looked-up source of a `resume_from` call. */
+  resume?: ResumeLookup | undefined;
+}
+
 /**
  * The sidecar record and the child's spec for a launch, or why the call is refused. A call with
  * `resume_from` needs `resume` (the looked-up source): it is decided by planResume and runs with the
  * source's frozen snapshot, messages, workspace, isolation and lineage.
  */
-export function planLaunch(
-  input: TaskRequest,
-  registry: RegistryView,
-  parent: LaunchParent,
-  now: number,
-  resume?: ResumeLookup,
-): LaunchPlan {
+export function planLaunch(input: TaskRequest, context: LaunchContext): LaunchPlan {
+  const { registry, parent, now, resume } = context;
   const from = resumeSourceOf(input);
-  if (from !== undefined) return planResumedLaunch(input, from, parent, now, resume);
+  if (from !== undefined) return planResumedLaunch(input, { from, parent, now, lookup: resume });
   const admitted = admit(input, registry, parent);
   if ("refusal" in admitted) return refuse(admitted.refusal);
   const { type, definition, isolation } = admitted;
   const id = input.subagent_session_id;
-  const config = snapshotOf(definition, parent, isolation);
-  const record = runningRecord(
-    {
-      id,
-      subagentType: type,
-      description: input.description,
-      prompt: input.prompt,
-      messages: [],
-      background: input.run_in_background === true || definition.background,
-      lineage: { rootAgentId: id, resumeDepth: 0 },
-      configSnapshot: config,
-      workspaceRoot: parent.workspaceRoot,
-      isolation,
-    },
-    parent,
-    now,
-  );
+  const config = snapshotOf(definition, { parent, isolation });
+  const record = runningRecord({
+    id,
+    subagentType: type,
+    description: input.description,
+    prompt: input.prompt,
+    messages: [],
+    background: input.run_in_background === true || definition.background,
+    lineage: { rootAgentId: id, resumeDepth: 0 },
+    configSnapshot: config,
+    workspaceRoot: parent.workspaceRoot,
+    isolation,
+  }, { parent, now });
 
   return {
     ok: true,
@@ -210,22 +214,16 @@ export function planLaunch(
 
 function planResumedLaunch(
   input: TaskRequest,
-  from: string,
-  parent: LaunchParent,
-  now: number,
-  lookup: ResumeLookup | undefined,
+  o: { from: string; parent: LaunchParent; now: number; lookup: ResumeLookup | undefined },
 ): LaunchPlan {
+  const { from, parent, now, lookup } = o;
   if (lookup === undefined) return refuse(`Cannot resume "${from}": the source run could not be looked up.`);
-  const decision = planResume(
-    {
-      sourceId: from,
-      newId: input.subagent_session_id,
-      ...(input.subagent_type === undefined ? {} : { explicitType: input.subagent_type }),
-      visibleTo: { parentSessionId: parent.sessionId, projectPath: parent.projectPath },
-    },
-    lookup.source,
-    lookup.newIdTaken,
-  );
+  const decision = planResume({
+    sourceId: from,
+    newId: input.subagent_session_id,
+    ...(input.subagent_type === undefined ? {} : { explicitType: input.subagent_type }),
+    visibleTo: { parentSessionId: parent.sessionId, projectPath: parent.projectPath },
+  }, { source: lookup.source, newIdTaken: lookup.newIdTaken });
   if (!decision.ok) return refuse(decision.message);
   const deep = depthRefusal(parent);
   if (deep !== undefined) return refuse(deep);
@@ -237,7 +235,11 @@ function planResumedLaunch(
     );
   }
   // The worktree lease is checked against git and taken over by the isolation layer (run/isolation.ts).
-  const record = resumedRecord(input, { ...plan, config: resumedConfig(plan.config, parent) }, parent, now);
+  const record = resumedRecord(input, {
+    plan: { ...plan, config: resumedConfig(plan.config, parent) },
+    parent,
+    now,
+  });
   return {
     ok: true,
     record,
@@ -290,7 +292,7 @@ export function warmSpec(
     subagentType: type,
     description: "",
     prompt: "",
-    config: snapshotOf(definition, parent, isolation),
+    config: snapshotOf(definition, { parent, isolation }),
     parentSessionId: parent.sessionId,
     parentProjectPath: parent.projectPath,
     workspaceRoot: parent.workspaceRoot,

@@ -83,14 +83,18 @@ const refusals: [string, Partial<TaskRequest>, Partial<LaunchParent>, RegExp][] 
 
 for (const [name, fields, parentFields, pattern] of refusals) {
   Deno.test(`planLaunch refuses: ${name}`, () => {
-    const plan = planLaunch(request(fields), registry, { ...parent, ...parentFields }, NOW);
+    const plan = planLaunch(request(fields), { registry, parent: { ...parent, ...parentFields }, now: NOW });
     assert.equal(plan.ok, false);
     if (!plan.ok) assert.match(plan.refusal, pattern);
   });
 }
 
 Deno.test("planLaunch refuses an unknown type in an empty registry with 'none'", () => {
-  const plan = planLaunch(request({ subagent_type: "x" }), new RegistrySnapshot("/work", []), parent, NOW);
+  const plan = planLaunch(request({ subagent_type: "x" }), {
+    registry: new RegistrySnapshot("/work", []),
+    parent,
+    now: NOW,
+  });
   assert.deepEqual(plan, { ok: false, refusal: 'Unknown agent type "x". Available agent types: none.' });
 });
 
@@ -101,7 +105,7 @@ const snapshots: [string, Partial<TaskRequest>, Record<string, unknown>][] = [
 
 for (const [name, fields, expected] of snapshots) {
   Deno.test(`planLaunch freezes the config snapshot: ${name}`, () => {
-    const plan = planLaunch(request(fields), registry, parent, NOW);
+    const plan = planLaunch(request(fields), { registry, parent, now: NOW });
     assert.ok(plan.ok);
     for (const [key, value] of Object.entries(expected)) {
       assert.deepEqual((plan.record.configSnapshot as Record<string, unknown>)[key], value, key);
@@ -111,7 +115,11 @@ for (const [name, fields, expected] of snapshots) {
 }
 
 Deno.test("planLaunch builds a valid running v2 record owned by the parent's process", () => {
-  const plan = planLaunch(request({}), registry, { ...parent, process: { pid: 7, identity: null } }, NOW);
+  const plan = planLaunch(request({}), {
+    registry,
+    parent: { ...parent, process: { pid: 7, identity: null } },
+    now: NOW,
+  });
   assert.ok(plan.ok);
   const r = plan.record;
   assert.ok(SidecarRecordSchema.safeParse(r).success);
@@ -129,8 +137,8 @@ Deno.test("planLaunch builds a valid running v2 record owned by the parent's pro
 });
 
 Deno.test("planLaunch: background comes from the call or the definition", () => {
-  const byCall = planLaunch(request({ run_in_background: true }), registry, parent, NOW);
-  const byDefinition = planLaunch(request({ subagent_type: "pinned" }), registry, parent, NOW);
+  const byCall = planLaunch(request({ run_in_background: true }), { registry, parent, now: NOW });
+  const byDefinition = planLaunch(request({ subagent_type: "pinned" }), { registry, parent, now: NOW });
   assert.ok(byCall.ok && byDefinition.ok);
   assert.equal(byCall.record.background, true);
   assert.equal(byDefinition.record.background, true);
@@ -138,7 +146,7 @@ Deno.test("planLaunch: background comes from the call or the definition", () => 
 
 Deno.test("planLaunch: the spec carries depth, lineage, trust and the run's rules", () => {
   const rules = { allow: ["Bash(git *)"], deny: ["Bash(rm:*)"], ask: [] };
-  const plan = planLaunch(request({}), registry, { ...parent, depth: 1, rules }, NOW);
+  const plan = planLaunch(request({}), { registry, parent: { ...parent, depth: 1, rules }, now: NOW });
   assert.ok(plan.ok);
   assert.equal(plan.spec.depth, 2);
   assert.deepEqual(plan.spec.lineage, { rootAgentId: ID, resumeDepth: 0 });
@@ -146,7 +154,7 @@ Deno.test("planLaunch: the spec carries depth, lineage, trust and the run's rule
   // The run's rules, as the child's effective rules, frozen into its record for resume.
   assert.deepEqual(plan.spec.rules, { ...rules, limits: [] });
   assert.deepEqual(plan.record.configSnapshot.rules, plan.spec.rules);
-  const none = planLaunch(request({}), registry, parent, NOW);
+  const none = planLaunch(request({}), { registry, parent, now: NOW });
   assert.ok(none.ok);
   assert.deepEqual(none.spec.rules, { allow: [], deny: [], ask: [], limits: [] });
 });
@@ -188,7 +196,7 @@ Deno.test("warmSpec: what decides the child's grant is the launch's; an isolated
       registry,
       p,
     );
-    const plan = planLaunch(input, registry, p, NOW);
+    const plan = planLaunch(input, { registry, parent: p, now: NOW });
     assert.ok(plan.ok && warm !== undefined, name);
     assert.deepEqual(grantOf(warm), grantOf(plan.spec), name);
   }
@@ -213,7 +221,7 @@ Deno.test("runningRef: a running ref for a known type, nothing for an unknown on
 
 Deno.test("planLaunch resumes with the source's frozen config, messages, workspace and lineage", () => {
   // The source ran as "worker" with tools [Read]; the registry's definition has changed since.
-  const source = planLaunch(request({ subagent_session_id: "agent-src" }), registry, parent, NOW);
+  const source = planLaunch(request({ subagent_session_id: "agent-src" }), { registry, parent, now: NOW });
   assert.ok(source.ok);
   const stored = {
     ...source.record,
@@ -226,13 +234,12 @@ Deno.test("planLaunch resumes with the source's frozen config, messages, workspa
   };
   const changed = new RegistrySnapshot("/work", [agent({ name: "worker", tools: ["Bash"], model: "fast" })]);
   const child = { ...parent, sessionId: parent.sessionId };
-  const plan = planLaunch(
-    request({ subagent_type: undefined, resume_from: "agent-src" }),
-    changed,
-    child,
-    NOW + 1,
-    { source: { record: stored, legacy: false }, newIdTaken: false },
-  );
+  const plan = planLaunch(request({ subagent_type: undefined, resume_from: "agent-src" }), {
+    registry: changed,
+    parent: child,
+    now: NOW + 1,
+    resume: { source: { record: stored, legacy: false }, newIdTaken: false },
+  });
   assert.ok(plan.ok);
   assert.deepEqual(plan.record.configSnapshot, stored.configSnapshot);
   assert.equal(plan.record.subagentType, "worker");
@@ -249,9 +256,14 @@ Deno.test("planLaunch resumes with the source's frozen config, messages, workspa
   const resumeCall = request({ subagent_type: undefined, resume_from: "agent-src" });
   assert.deepEqual(runningRef(resumeCall, changed, stored)?.lineage, plan.spec.lineage);
   assert.equal(runningRef({ ...resumeCall, subagent_type: "pinned" }, changed, stored), undefined);
-  const wrong = planLaunch({ ...resumeCall, subagent_type: "pinned" }, changed, child, NOW, {
-    source: { record: stored, legacy: false },
-    newIdTaken: false,
+  const wrong = planLaunch({ ...resumeCall, subagent_type: "pinned" }, {
+    registry: changed,
+    parent: child,
+    now: NOW,
+    resume: {
+      source: { record: stored, legacy: false },
+      newIdTaken: false,
+    },
   });
   assert.deepEqual(wrong, {
     ok: false,
@@ -260,8 +272,8 @@ Deno.test("planLaunch resumes with the source's frozen config, messages, workspa
 });
 
 Deno.test("planLaunch: isolation comes from the call or the definition; inWorktree moves the child there", () => {
-  const byCall = planLaunch(request({ isolation: "worktree" }), registry, parent, NOW);
-  const byDefinition = planLaunch(request({ subagent_type: "isolated" }), registry, parent, NOW);
+  const byCall = planLaunch(request({ isolation: "worktree" }), { registry, parent, now: NOW });
+  const byDefinition = planLaunch(request({ subagent_type: "isolated" }), { registry, parent, now: NOW });
   assert.ok(byCall.ok && byDefinition.ok);
   assert.equal(byCall.record.isolation, "worktree");
   assert.equal(byDefinition.record.isolation, "worktree");
@@ -278,7 +290,7 @@ Deno.test("planLaunch: isolation comes from the call or the definition; inWorktr
 });
 
 Deno.test("planLaunch: a verification agent is a read-only auditor that returns a verdict", () => {
-  const plan = planLaunch(request({ subagent_type: "verification" }), registry, parent, NOW);
+  const plan = planLaunch(request({ subagent_type: "verification" }), { registry, parent, now: NOW });
   assert.ok(plan.ok);
   assert.deepEqual(plan.spec.audit, { commandEnv: parent.auditEnv });
   assert.deepEqual(plan.spec.structuredOutput, {
@@ -286,7 +298,7 @@ Deno.test("planLaunch: a verification agent is a read-only auditor that returns 
     maxRetries: 2,
     purpose: "your verdict",
   });
-  const worker = planLaunch(request({}), registry, parent, NOW);
+  const worker = planLaunch(request({}), { registry, parent, now: NOW });
   assert.ok(worker.ok);
   assert.equal(worker.spec.audit, undefined);
   assert.equal(worker.spec.structuredOutput, undefined);
@@ -296,12 +308,11 @@ Deno.test("planLaunch: the capability ceiling caps the mode and the tools, and s
   const escalating = new RegistrySnapshot("/work", [
     agent({ name: "escalator", permissionMode: "bypassPermissions", tools: ["Read", "Write", "Bash"] }),
   ]);
-  const plan = planLaunch(
-    request({ subagent_type: "escalator" }),
-    escalating,
-    { ...parent, mode: "plan", tools: ["Read", "Grep", "Task"] },
-    NOW,
-  );
+  const plan = planLaunch(request({ subagent_type: "escalator" }), {
+    registry: escalating,
+    parent: { ...parent, mode: "plan", tools: ["Read", "Grep", "Task"] },
+    now: NOW,
+  });
   assert.ok(plan.ok);
   assert.equal(plan.record.configSnapshot.permissionMode, "plan");
   assert.deepEqual(plan.spec.toolCeiling, ["Read", "Grep", "Task"]);
@@ -310,12 +321,11 @@ Deno.test("planLaunch: the capability ceiling caps the mode and the tools, and s
     "tools Write, Bash not granted: the parent does not have them",
   ]);
   // A top-level parent: Blade's tools minus those the run's deny rules remove whole.
-  const top = planLaunch(
-    request({}),
+  const top = planLaunch(request({}), {
     registry,
-    { ...parent, rules: { allow: [], deny: ["Bash"], ask: [] } },
-    NOW,
-  );
+    parent: { ...parent, rules: { allow: [], deny: ["Bash"], ask: [] } },
+    now: NOW,
+  });
   assert.ok(top.ok);
   assert.equal(top.spec.toolCeiling?.includes("Bash"), false);
   assert.equal(top.spec.toolCeiling?.includes("Write"), true);
@@ -328,7 +338,11 @@ Deno.test("planLaunch: a resumed child keeps its frozen rules, narrowed again by
     ...parent,
     rules: { allow: [], deny: ["Bash(touch:*)"], ask: [], limits: [["Bash(git status:*)", "Task"]] },
   };
-  const source = planLaunch(request({ subagent_session_id: "agent-src" }), registry, below, NOW);
+  const source = planLaunch(request({ subagent_session_id: "agent-src" }), {
+    registry,
+    parent: below,
+    now: NOW,
+  });
   assert.ok(source.ok);
   assert.deepEqual(source.record.configSnapshot.rules, { ...below.rules, limits: below.rules.limits });
   const stored = {
@@ -337,16 +351,15 @@ Deno.test("planLaunch: a resumed child keeps its frozen rules, narrowed again by
     result: { success: true, message: "done" },
   };
   // Resumed by the top-level session, which has none of those limits: the record still does.
-  const resumed = planLaunch(
-    request({ subagent_type: undefined, resume_from: "agent-src" }),
+  const resumed = planLaunch(request({ subagent_type: undefined, resume_from: "agent-src" }), {
     registry,
-    {
+    parent: {
       ...parent,
       rules: { allow: ["Bash"], deny: ["Bash(rm:*)"], ask: [] },
     },
-    NOW + 1,
-    { source: { record: stored, legacy: false }, newIdTaken: false },
-  );
+    now: NOW + 1,
+    resume: { source: { record: stored, legacy: false }, newIdTaken: false },
+  });
   assert.ok(resumed.ok);
   const want = {
     allow: ["Bash"],
@@ -362,16 +375,15 @@ Deno.test("planLaunch: a resumed child keeps its frozen rules, narrowed again by
     configSnapshot: { ...stored.configSnapshot, disallowedTools: ["Bash(curl:*)"] },
   };
   delete (legacy.configSnapshot as { rules?: unknown }).rules;
-  const old = planLaunch(
-    request({ subagent_type: undefined, resume_from: "agent-src" }),
+  const old = planLaunch(request({ subagent_type: undefined, resume_from: "agent-src" }), {
     registry,
     parent,
-    NOW,
-    {
+    now: NOW,
+    resume: {
       source: { record: legacy, legacy: false },
       newIdTaken: false,
     },
-  );
+  });
   assert.ok(old.ok);
   assert.deepEqual(old.spec.rules, { allow: [], deny: ["Bash(curl:*)"], ask: [], limits: [] });
 });

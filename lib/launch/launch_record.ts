@@ -23,30 +23,25 @@ export interface RecordOwner {
 /** The new run's record: the source's frozen config, messages, workspace, isolation; lineage from it. */
 export function resumedRecord(
   input: Pick<TaskRequest, "subagent_session_id" | "description" | "prompt" | "run_in_background">,
-  plan: ResumePlan,
-  parent: RecordOwner,
-  now: number,
+  o: { plan: ResumePlan; parent: RecordOwner; now: number },
 ): SidecarRecord {
-  return runningRecord(
-    {
-      id: input.subagent_session_id,
-      subagentType: plan.subagentType,
-      description: input.description,
-      prompt: input.prompt,
-      messages: plan.messages,
-      background: input.run_in_background === true,
-      lineage: plan.lineage,
-      configSnapshot: plan.config,
-      workspaceRoot: plan.workspaceRoot,
-      isolation: plan.isolation,
-      ...(plan.providerAdmissionOwnerId === undefined
-        ? {}
-        : { providerAdmissionOwnerId: plan.providerAdmissionOwnerId }),
-      ...(plan.worktree === undefined ? {} : { worktree: plan.worktree }),
-    },
-    parent,
-    now,
-  );
+  const { plan, parent, now } = o;
+  return runningRecord({
+    id: input.subagent_session_id,
+    subagentType: plan.subagentType,
+    description: input.description,
+    prompt: input.prompt,
+    messages: plan.messages,
+    background: input.run_in_background === true,
+    lineage: plan.lineage,
+    configSnapshot: plan.config,
+    workspaceRoot: plan.workspaceRoot,
+    isolation: plan.isolation,
+    ...(plan.providerAdmissionOwnerId === undefined
+      ? {}
+      : { providerAdmissionOwnerId: plan.providerAdmissionOwnerId }),
+    ...(plan.worktree === undefined ? {} : { worktree: plan.worktree }),
+  }, { parent, now });
 }
 
 /** What differs between a fresh and a resumed run's first record; the rest is the same for both. */
@@ -67,11 +62,8 @@ type RunFields =
   & { lineage: Lineage };
 
 /** A run's first record: running, owned by `parent`'s session and process, no result yet. */
-export function runningRecord(
-  f: RunFields,
-  parent: RecordOwner,
-  now: number,
-): SidecarRecord {
+export function runningRecord(f: RunFields, o: { parent: RecordOwner; now: number }): SidecarRecord {
+  const { parent, now } = o;
   const { lineage, ...fields } = f;
   return {
     schemaVersion: 2,

@@ -58,9 +58,9 @@ export type ResumeDecision =
  */
 export function planResume(
   req: ResumeRequest,
-  source: LoadResult | null,
-  newIdTaken: boolean,
+  found: { source: LoadResult | null; newIdTaken: boolean },
 ): ResumeDecision {
+  const { source, newIdTaken } = found;
   const id = req.sourceId;
   const no = (code: ResumeRejection, message: string): ResumeDecision => ({ ok: false, code, message });
   if (req.newId === id) {

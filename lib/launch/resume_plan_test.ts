@@ -28,7 +28,7 @@ Deno.test("planResume: lineage, frozen config, messages and isolation come from 
     resumeDepth: 1,
     providerAdmissionOwnerId: "adm-1",
   });
-  const d = planResume(req(), { record: root, legacy: false }, false);
+  const d = planResume(req(), { source: { record: root, legacy: false }, newIdTaken: false });
   assert.ok(d.ok);
   assert.deepEqual(d.plan.lineage, { rootAgentId: "agent-root", resumedFrom: "agent-src", resumeDepth: 2 });
   assert.deepEqual(d.plan.config, root.configSnapshot);
@@ -38,13 +38,20 @@ Deno.test("planResume: lineage, frozen config, messages and isolation come from 
   assert.equal(d.plan.providerAdmissionOwnerId, "adm-1");
   assert.deepEqual(d.plan.restoreIsolation, { kind: "none" });
   const wt = fullSidecarFixture("agent-src").worktree!;
-  const w = planResume(req(), done({ isolation: "worktree", worktree: wt }), false);
+  const w = planResume(req(), { source: done({ isolation: "worktree", worktree: wt }), newIdTaken: false });
   assert.ok(w.ok);
   assert.deepEqual(w.plan.restoreIsolation, { kind: "worktree", lease: wt });
 });
 
 Deno.test("planResume: every rejection says which, with the id", () => {
-  const cases: [string, ResumeRequest, Parameters<typeof planResume>[1], boolean, string, RegExp][] = [
+  const cases: [
+    string,
+    ResumeRequest,
+    Parameters<typeof planResume>[1]["source"],
+    boolean,
+    string,
+    RegExp,
+  ][] = [
     ["unknown", req(), null, false, "not_found", /"agent-src": session not found in this workspace/],
     [
       "other folder",
@@ -109,23 +116,25 @@ Deno.test("planResume: every rejection says which, with the id", () => {
     ["id exists", req(), done(), true, "id_exists", /new id "agent-new" already exists/],
   ];
   for (const [name, r, source, taken, code, message] of cases) {
-    const d = planResume(r, source, taken);
+    const d = planResume(r, { source, newIdTaken: taken });
     assert.ok(!d.ok, name);
     assert.equal(d.code, code, name);
     assert.match(d.message, message, name);
   }
   // The CLI sees every run of its folder; the same type named explicitly is fine; interrupted runs resume.
-  assert.ok(planResume(req({ visibleTo: { projectPath: WHO.projectPath } }), done(), false).ok);
-  assert.ok(planResume(req({ explicitType: "general-purpose" }), done(), false).ok);
   assert.ok(
-    planResume(
-      req(),
-      done({
+    planResume(req({ visibleTo: { projectPath: WHO.projectPath } }), { source: done(), newIdTaken: false })
+      .ok,
+  );
+  assert.ok(planResume(req({ explicitType: "general-purpose" }), { source: done(), newIdTaken: false }).ok);
+  assert.ok(
+    planResume(req(), {
+      source: done({
         status: "failed",
         result: { success: false, message: "" },
         restartRecovery: { outcome: "interrupted", recoveredAt: 1 },
       }),
-      false,
-    ).ok,
+      newIdTaken: false,
+    }).ok,
   );
 });

@@ -19,6 +19,7 @@ import {
 } from "../protocol/tool_rule.ts";
 import { protectedCommandTarget, protectedFolderOf, protectedPathReason } from "./protected_paths.ts";
 import { readRefusal, type ReadScope } from "./read_scope.ts";
+import { isInside } from "../path.ts";
 
 export interface GateInput {
   name: string;
@@ -38,6 +39,8 @@ export interface GateInput {
   scope: RuleScope;
   /** An external (MCP) tool its server marks read-only. */
   readOnly?: boolean;
+  /** Blade's storage root: the one place tools may write in an untrusted workspace (tools/paths.ts). */
+  storageRoot?: string;
   /** Where reads need no approval and what they never reach (read_scope.ts); absent: reads anywhere. */
   reads?: ReadScope;
 }
@@ -73,13 +76,18 @@ export function decide(g: GateInput): GateDecision {
   }
   if (g.kind === "read" || g.kind === "delegate") {
     if (verdict.verdict === "ask") return askRule(subject, verdict.rule, verdict.why);
-    const outside = readOutside(g, target, verdict.verdict === "allow");
+    const outside = readOutside(g, { target, allowed: verdict.verdict === "allow" });
     if (outside !== undefined) return outside;
     return { allow: true };
   }
-  if (g.kind === "execute" && !g.trusted) {
+  // Nothing is asked that the tool would refuse anyway: an untrusted workspace takes no writes either
+  // (only Blade's storage, tools/paths.ts), whatever the mode or the rules.
+  const storageWrite = g.kind === "write" && g.path !== undefined && g.storageRoot !== undefined &&
+    isInside(g.path, g.storageRoot);
+  if ((g.kind === "execute" || (g.kind === "write" && !storageWrite)) && !g.trusted) {
     return deny(
-      `${g.name} is refused: this workspace is not trusted. Run \`blade trust\` in it (or pass --trust-workspace) first.`,
+      `${g.name} is refused: this workspace is not trusted. Run \`blade trust\` in it (/trust in the interactive ` +
+        `session, or pass --trust-workspace) first.`,
       false,
     );
   }
@@ -96,7 +104,10 @@ export function decide(g: GateInput): GateDecision {
     const folder = protectedFolderOf(g.path, g.scope.workspaceRoot);
     const reason = protectedPathReason(g.path, g.scope.workspaceRoot);
     // Only an allow rule that names the protected path approves it: not a bare `Write`, not `Edit(**)`.
-    if (reason !== undefined && !g.rules.allow.some((r) => namesPath(r, folder!, target, g.scope))) {
+    if (
+      reason !== undefined &&
+      !g.rules.allow.some((r) => namesPath(r, { folder: folder!, target, scope: g.scope }))
+    ) {
       return deny(
         `${g.name} may not write ${g.path}: ${reason}. Such writes need permission mode yolo or an ` +
           `explicit allow rule such as --allowed-tools "Edit(${
@@ -164,7 +175,11 @@ function protectedCommand(g: GateInput): GateDecision | undefined {
 }
 
 /** A read outside the session's roots: approval, or a rule naming it for credential folders (read_scope.ts). */
-function readOutside(g: GateInput, target: RuleTarget, allowed: boolean): GateDecision | undefined {
+function readOutside(
+  g: GateInput,
+  o: { target: RuleTarget; allowed: boolean },
+): GateDecision | undefined {
+  const { target, allowed } = o;
   if (g.kind !== "read" || g.path === undefined || g.reads === undefined) return undefined;
   const named = g.rules.allow.some((r) =>
     r.specifier !== undefined && ruleCovers(r, g.name) && ruleMatches(r, target, g.scope, "allow")
@@ -174,7 +189,8 @@ function readOutside(g: GateInput, target: RuleTarget, allowed: boolean): GateDe
 }
 
 /** Whether allow rule `r` approves `target` with a specifier that names the protected `folder`. */
-function namesPath(r: ToolRule, folder: string, target: RuleTarget, scope: RuleScope): boolean {
+function namesPath(r: ToolRule, o: { folder: string; target: RuleTarget; scope: RuleScope }): boolean {
+  const { folder, target, scope } = o;
   return r.specifier !== undefined && r.specifier.includes(folder) && ruleCovers(r, target.tool) &&
     ruleMatches(r, target, scope, "allow");
 }

@@ -198,6 +198,8 @@ export type RuntimeWarningCode =
   | "background_run_crashed"
   /** Delivered notices could not be removed from the inbox; the transcript's receipts keep them from repeating. */
   | "inbox_trim_failed"
+  /** A hook of the agent loop threw (its contract says it must not); the loop went on as if it had no opinion. */
+  | "hook_failed"
   /** A running record's display-only state (activity time, queued mark) could not be written. */
   | "status_write_failed"
   /** An agent's own (inline) MCP server could not be started: that child runs without its tools. */

@@ -83,6 +83,9 @@ export function totalTokens(u: Usage): number {
   return u.inputTokens + u.outputTokens + (u.cacheReadInputTokens ?? 0) + (u.cacheCreationInputTokens ?? 0);
 }
 
+/** What a cancelled turn leaves in the conversation (Claude Code's words, so models trained on it know them). */
+export const INTERRUPTED_BY_USER = "[Request interrupted by user]";
+
 export function userText(text: string, hidden = false): Message {
   return hidden ? { role: "user", content: [{ type: "text", text }], hidden } : {
     role: "user",

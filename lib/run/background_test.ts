@@ -328,14 +328,21 @@ Deno.test("exactly once: a foreground Task call never gets a completion receipt"
 });
 
 Deno.test("exactly once: a delivered and acknowledged notice is never delivered again across three restarts", async () => {
+  // The child ends once the parent has its Task result, so its notice opens the next turn (not this one).
+  const parentAnswered = new Gate();
   await using h = await backgroundHarness({
-    reply: (req): Reply => {
-      if (req.meta.agentType === WORKER) return { text: "CHILD-RESULT-7" };
+    reply: async (req, signal): Promise<Reply> => {
+      if (req.meta.agentType === WORKER) {
+        await parentAnswered.wait(signal);
+        return { text: "CHILD-RESULT-7" };
+      }
       if (turnIndex(req) === 0) {
         return { toolCalls: [bgTask(undefined, "Count the things in the background.")] };
       }
       if (lastMessage(req)?.hidden === true) return { text: "Noted the completion." };
-      return hasToolResult(req) ? { text: "Waiting for the worker." } : { text: "Nothing new." };
+      if (!hasToolResult(req)) return { text: "Nothing new." };
+      parentAnswered.open();
+      return { text: "Waiting for the worker." };
     },
   });
   const p = await h.parent();
@@ -459,7 +466,7 @@ Deno.test("exactly once: a delivery written but not acknowledged (crash) is not 
     resume: p.sessionId,
     emit: () => {},
     signal: new AbortController().signal,
-    extraTools: (sessionId) => {
+    subagents: (sessionId) => {
       const rt = new SubagentRuntime(env, {
         sessionId,
         projectPath: h.workspace,
@@ -561,12 +568,14 @@ Deno.test({
     };
     const base = await createApp(ports, {});
     const app: App = { ...base, provider: () => Promise.resolve(h.model) };
+    const runtime = app.runtime(() => {});
     const run = await runMainSession(app, {
       prompt: "Carry on please",
       resume: p.sessionId,
       emit: () => {},
       signal: new AbortController().signal,
-      extraTools: (id) => app.runtime(() => {}).extraTools(id),
+      subagents: (id) => runtime.subagentsFor(id),
+      recovery: runtime.recovery,
     });
     assert.equal(run.result.finalText, "Resumed with the result.");
     assert.deepEqual(deliveredIn(await p.events()), [completionInboxId(childId)]);

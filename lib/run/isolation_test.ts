@@ -49,7 +49,7 @@ Deno.test("isolate: a resumed child works in its source's kept worktree; a switc
   await using repo = await gitRepo();
   const deps = repo.deps();
   const parent = parentIn(repo.root);
-  const fresh = planLaunch(call({ subagent_type: "coder" }), registry, parent, 1);
+  const fresh = planLaunch(call({ subagent_type: "coder" }), { registry, parent, now: 1 });
   assert.ok(fresh.ok);
   const isolated = await isolate(deps, fresh, repo.root);
   assert.ok(!("refusal" in isolated));
@@ -71,7 +71,7 @@ Deno.test("isolate: a resumed child works in its source's kept worktree; a switc
   };
   const resumeCall = call({ resume_from: "agent-first", subagent_session_id: "agent-second" });
   const lookup = { source: { record: source, legacy: false }, newIdTaken: false };
-  const resumed = planLaunch(resumeCall, registry, parent, 2, lookup);
+  const resumed = planLaunch(resumeCall, { registry, parent, now: 2, resume: lookup });
   assert.ok(resumed.ok, resumed.ok ? "" : resumed.refusal);
   const restored = await isolate(deps, resumed, repo.root);
   assert.ok(!("refusal" in restored), "refusal" in restored ? restored.refusal : "");
@@ -95,7 +95,11 @@ Deno.test("isolate: a resumed child works in its source's kept worktree; a switc
 Deno.test("isolate: a folder outside git is refused with the reason and nothing is made", async () => {
   await using repo = await gitRepo();
   await Deno.remove(join(repo.root, ".git"), { recursive: true });
-  const plan = planLaunch(call({ subagent_type: "coder" }), registry, parentIn(repo.root), 1);
+  const plan = planLaunch(call({ subagent_type: "coder" }), {
+    registry,
+    parent: parentIn(repo.root),
+    now: 1,
+  });
   assert.ok(plan.ok);
   const out = await isolate(repo.deps(), plan, repo.root);
   assert.ok("refusal" in out);

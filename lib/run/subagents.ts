@@ -152,7 +152,12 @@ export class SubagentRuntime implements SubagentLauncher {
     const from = resumeSourceOf(input);
     const lookup = from === undefined ? undefined : await this.#resumeLookup(from, id);
     if (lookup !== undefined && "error" in lookup) return launchRefused(lookup.error, id);
-    const planned = planLaunch(input, env.registry, parent, env.ports.clock.now(), lookup);
+    const planned = planLaunch(input, {
+      registry: env.registry,
+      parent,
+      now: env.ports.clock.now(),
+      resume: lookup,
+    });
     if (!planned.ok) return launchRefused(planned.refusal, id);
     const worktrees = worktreeDeps(env.ports, env.layout);
     const plan = await isolate(worktrees, planned, this.#parent.workspaceRoot);

@@ -14,7 +14,7 @@ import type { SidecarStore } from "../store/store.ts";
 import { Heartbeat } from "../store/heartbeat.ts";
 import { coreTools } from "../tools/registry.ts";
 import { rulesOf, type RuleTexts, sessionToolNames } from "../permissions/run_rules.ts";
-import type { SessionExtras } from "../executor/main_runner.ts";
+import type { RecoveryOutcome, SessionRecovery, SessionSubagents } from "../executor/session_ports.ts";
 import type { TranscriptWriter } from "../session/transcript.ts";
 import { ownIdentity } from "../session/lease.ts";
 import type { ParentInfo, RegistryView } from "../launch/launch_plan.ts";
@@ -152,8 +152,8 @@ export class Runtime implements AsyncDisposable {
     };
   }
 
-  /** The subagent tools, agent list, background work and recovery of the top-level session `sessionId`. */
-  async extraTools(sessionId: string): Promise<SessionExtras> {
+  /** The subagent tools, agent list and background work of the top-level session `sessionId`. */
+  async subagentsFor(sessionId: string): Promise<SessionSubagents> {
     const d = this.#deps;
     const env = await this.env();
     const parent: ParentInfo = {
@@ -181,11 +181,13 @@ export class Runtime implements AsyncDisposable {
         }
         return tolerantTrim(env.background.pendingFor(runtime.owner, delivered), d.emit, parent.sessionId);
       },
-      recover: (session) => this.#recover(session),
     };
   }
 
-  async #recover(session: { sessionId: string; transcript: TranscriptWriter }) {
+  /** Crash recovery of a continued top-level session of this folder (lib/recovery/restart.ts). */
+  readonly recovery: SessionRecovery = { recover: (session) => this.#recover(session) };
+
+  async #recover(session: { sessionId: string; transcript: TranscriptWriter }): Promise<RecoveryOutcome> {
     const d = this.#deps;
     const r = await recoverSession(
       { ports: d.ports, store: this.store, layout: d.layout, redact: d.redact },
@@ -197,7 +199,7 @@ export class Runtime implements AsyncDisposable {
     };
   }
 
-  /** What `extraTools` built for the last top-level session (undefined before it ran). */
+  /** What `subagentsFor` built for the last top-level session (undefined before it ran). */
   session(): SessionRuntime | undefined {
     return this.#session;
   }

@@ -58,8 +58,31 @@ export async function recentSessions(ports: Ports, dir: string): Promise<{ id: s
   return found.sort((a, b) => b.mtimeMs - a.mtimeMs);
 }
 
+/**
+ * A transcript this size or larger holds more than a `session_created` line (a few hundred bytes),
+ * so it is not read to tell whether the session is empty.
+ */
+const EMPTY_SESSION_MAX_BYTES = 16 * 1024;
+
+/**
+ * The most recent session of the folder that holds a conversation. A session opened and left without
+ * a prompt, or left by a start that crashed before its first turn, holds only its `session_created`
+ * (or nothing): `--continue` passes over it, as Claude Code does.
+ */
 async function latestSessionId(ports: Ports, dir: string): Promise<string | undefined> {
-  return (await recentSessions(ports, dir))[0]?.id;
+  for (const { id } of await recentSessions(ports, dir)) {
+    if (!(await isEmptySession(ports, `${dir}/${id}.jsonl`))) return id;
+  }
+  return undefined;
+}
+
+async function isEmptySession(ports: Ports, path: string): Promise<boolean> {
+  const info = await ports.fs.lstat(path);
+  if (info === null || !info.isFile) return false; // not ours to judge: continuing it says why
+  if (info.size >= EMPTY_SESSION_MAX_BYTES) return false;
+  const read = await readTranscript(ports.fs, path).catch(() => null);
+  if (read === null || read.diagnostics.length > 0) return false;
+  return !read.events.some((e) => e.type === "turn_started");
 }
 
 export async function openSession(ports: Ports, o: OpenSessionOptions): Promise<OpenedSession> {

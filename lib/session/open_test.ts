@@ -84,6 +84,28 @@ Deno.test("--resume and --continue reopen a session of this folder and rebuild i
   });
 });
 
+Deno.test("--continue passes over newer sessions without a turn: opened and left, or a start that crashed", async () => {
+  await withStorage(async (ports, layout) => {
+    const used = await openSession(ports, { layout, workspace: WORKSPACE, model: "m1" });
+    await used.transcript.append([{ type: "turn_started", data: { turn: 1 } }]);
+    const left = await openSession(ports, { layout, workspace: WORKSPACE, model: "m1" });
+    const crashed = layout.transcriptPath(WORKSPACE, "session-crashedstart000000000");
+    await Deno.writeTextFile(crashed, "");
+    // Newest first: the crashed start, then the session left without a prompt, then the used one.
+    await Deno.utime(layout.transcriptPath(WORKSPACE, used.sessionId), 1_000, 1_000);
+    await Deno.utime(layout.transcriptPath(WORKSPACE, left.sessionId), 2_000, 2_000);
+    await Deno.utime(crashed, 3_000, 3_000);
+    const latest = await openSession(ports, {
+      layout,
+      workspace: WORKSPACE,
+      model: "m1",
+      continueLatest: true,
+    });
+    assert.equal(latest.sessionId, used.sessionId);
+    assert.equal(latest.history.openTurn, 1);
+  });
+});
+
 Deno.test("a session of another folder, an unknown id, or nothing to continue are clear errors", async () => {
   await withStorage(async (ports, layout) => {
     await assert.rejects(

@@ -40,7 +40,9 @@ export async function migrateProjectFolders(fs: Fs, layout: StorageLayout): Prom
   await fs.withLockedDir(dir, async () => {
     if ((await fs.lstat(marker)) !== null) return; // another process finished it meanwhile
     for (const entry of await fs.readDir(dir)) {
-      if (entry.isDirectory && !entry.name.startsWith(".")) await migrateFolder(fs, dir, entry.name, report);
+      if (entry.isDirectory && !entry.name.startsWith(".")) {
+        await migrateFolder(fs, { dir, name: entry.name, report });
+      }
     }
     await fs.syncDir(dir);
     await fs.writeAtomic(marker, JSON.stringify(LAYOUT) + "\n");
@@ -67,7 +69,11 @@ function sessionOf(name: string): string | undefined {
   return dot > 0 ? name.slice(0, dot) : undefined;
 }
 
-async function migrateFolder(fs: Fs, dir: string, name: string, report: MigrationReport): Promise<void> {
+async function migrateFolder(
+  fs: Fs,
+  o: { dir: string; name: string; report: MigrationReport },
+): Promise<void> {
+  const { dir, name, report } = o;
   const folder = `${dir}/${name}`;
   const files = (await fs.readDir(folder)).filter((e) => e.isFile && !e.name.startsWith("."));
   const owners = new Map<string, string>(); // session id → project path

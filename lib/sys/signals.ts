@@ -1,29 +1,41 @@
-// Owns OS signal subscriptions (Ctrl-C) and reading stdin (all of it, or line by line as it arrives).
+// Owns OS signal subscriptions (Ctrl-C, kill, a closed terminal) and reading stdin (all of it, or line by line as it arrives).
 import { decodeChunks } from "./process.ts";
 
+/**
+ * Print mode's signals: SIGINT, SIGTERM and SIGHUP (the terminal was closed) all stop the run, which
+ * then ends as an interrupted one: its turn and children written as cancelled, process groups killed.
+ * Without a listener, SIGHUP would end the process at once and leave its children's commands running.
+ */
 export function onInterrupt(handler: () => void): () => void {
-  if (Deno.build.os === "windows") {
-    Deno.addSignalListener("SIGINT", handler);
-    return () => Deno.removeSignalListener("SIGINT", handler);
-  }
-  Deno.addSignalListener("SIGINT", handler);
-  Deno.addSignalListener("SIGTERM", handler);
+  const signals: Deno.Signal[] = Deno.build.os === "windows" ? ["SIGINT"] : ["SIGINT", "SIGTERM", "SIGHUP"];
+  for (const s of signals) Deno.addSignalListener(s, handler);
   return () => {
-    Deno.removeSignalListener("SIGINT", handler);
-    Deno.removeSignalListener("SIGTERM", handler);
+    for (const s of signals) Deno.removeSignalListener(s, handler);
   };
 }
 
 /**
  * The interactive session's signals: SIGINT (a `kill -INT`; Ctrl-C itself arrives as a key) calls
- * `interrupt`, SIGTERM calls `leave` (Windows has no SIGTERM listener).
+ * `interrupt`; SIGTERM and SIGHUP (the terminal was closed) call `leave` with the signal's name
+ * (Windows has neither listener).
  */
-export function onSessionSignals(interrupt: () => void, leave: () => void): () => void {
+export function onSessionSignals(
+  interrupt: () => void,
+  leave: (signal: "SIGTERM" | "SIGHUP") => void,
+): () => void {
+  const term = () => leave("SIGTERM");
+  const hup = () => leave("SIGHUP");
   Deno.addSignalListener("SIGINT", interrupt);
-  if (Deno.build.os !== "windows") Deno.addSignalListener("SIGTERM", leave);
+  if (Deno.build.os !== "windows") {
+    Deno.addSignalListener("SIGTERM", term);
+    Deno.addSignalListener("SIGHUP", hup);
+  }
   return () => {
     Deno.removeSignalListener("SIGINT", interrupt);
-    if (Deno.build.os !== "windows") Deno.removeSignalListener("SIGTERM", leave);
+    if (Deno.build.os !== "windows") {
+      Deno.removeSignalListener("SIGTERM", term);
+      Deno.removeSignalListener("SIGHUP", hup);
+    }
   };
 }
 

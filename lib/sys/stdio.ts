@@ -1,8 +1,13 @@
 // Owns the process's standard output and error as byte sinks for the CLI's Io (lib/cli/io.ts): every
-// byte is written, and a stream whose reader went away (`blade -p … | head`) drops further output
-// instead of failing the run.
+// byte is written, and a stream whose reader went away (`blade -p … | head`, or a terminal that was
+// closed) drops further output instead of failing the run.
 
 import { isBrokenPipe } from "./errors.ts";
+
+/** The reader is gone: a closed pipe, or a closed terminal (EIO). Output is dropped from then on. */
+function readerGone(e: unknown): boolean {
+  return isBrokenPipe(e) || (e instanceof Error && (e as { code?: unknown }).code === "EIO");
+}
 
 const encoder = new TextEncoder();
 
@@ -19,7 +24,7 @@ function pipeSafe(fd: { writeSync(p: Uint8Array): number }): (text: string) => v
     try {
       writeAll(fd, text);
     } catch (e) {
-      if (!isBrokenPipe(e)) throw e;
+      if (!readerGone(e)) throw e;
       broken = true;
     }
   };

@@ -34,6 +34,8 @@ export interface FakeTurn {
   cutAfterEvents?: number;
   /** Send this many SSE events, then go silent until the client leaves or the server closes. */
   stallAfterEvents?: number;
+  /** With stallAfterEvents: once this settles, send the rest of the events (a pause mid-answer). */
+  resumeWhen?: Promise<void>;
   /** After the content, send the API's mid-stream error event instead of finishing. */
   streamError?: { type: string; message: string };
   /** Wait this long before sending the response headers. */
@@ -297,6 +299,7 @@ function sseResponse(
   options: {
     cutAfterEvents?: number;
     stallAfterEvents?: number;
+    resumeWhen?: Promise<void>;
     headers?: Record<string, string>;
     gone: AbortSignal;
   },
@@ -319,6 +322,15 @@ function sseResponse(
       };
       if (gone.aborted) stop();
       else gone.addEventListener("abort", stop, { once: true });
+      void options.resumeWhen?.then(() => {
+        if (gone.aborted) return;
+        try {
+          for (const frame of frames.slice(limit)) controller.enqueue(encoder.encode(encodeFrame(frame)));
+        } catch {
+          return; // the client left meanwhile
+        }
+        stop();
+      });
     },
     cancel() {
       gone.removeEventListener("abort", stop);

@@ -3,14 +3,10 @@
 // the path rules (paths.ts) and the worktree guard (worktree_guard.ts). Reads the file system only
 // through the Fs port.
 
-import { basename, dirname, isAbsolute, join, relative, resolve, sep } from "../path.ts";
+import { basename, dirname, join, resolve } from "../path.ts";
 import type { Fs } from "../sys/fs.ts";
 
-/** Whether `path` is `root` or lies below it. Both must be absolute and normalised. */
-export function isInside(path: string, root: string): boolean {
-  const rel = relative(root, path);
-  return rel === "" || (rel !== ".." && !rel.startsWith(`..${sep}`) && !isAbsolute(rel));
-}
+export { isInside } from "../path.ts";
 
 /**
  * The real path of `path`, which need not exist: the nearest existing ancestor is resolved and the

@@ -84,7 +84,7 @@ export function verdictExitCode(verdict: { verdict: VerdictValue } | undefined):
 /** Why a finished verification run does not pass: the error of its result, or undefined on pass. */
 export function verdictFailure(
   verdict: { verdict: VerdictValue; summary?: string } | undefined,
-): { code: string; message: string } | undefined {
+): { code: "no_verdict" | "verdict_fail" | "verdict_partial"; message: string } | undefined {
   if (verdict === undefined) {
     return {
       code: "no_verdict",
@@ -98,7 +98,7 @@ export function verdictFailure(
     ? ""
     : `: ${(verdict.summary ?? "").replace(/\s+/g, " ").slice(0, 300)}`;
   return {
-    code: `verdict_${verdict.verdict}`,
+    code: verdict.verdict === "fail" ? "verdict_fail" : "verdict_partial",
     message: `Verification verdict ${verdict.verdict.toUpperCase()}${summary}`,
   };
 }

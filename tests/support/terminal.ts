@@ -97,8 +97,8 @@ export class BladeTerminal implements AsyncDisposable {
     return await Deno.readFile(this.#recording);
   }
 
-  /** Sends `signal` to Blade itself (the pane's shell's child), as `kill` from another terminal would. */
-  async kill(signal: Deno.Signal): Promise<void> {
+  /** Blade's PID (the pane's shell's child). */
+  async pid(): Promise<number> {
     const shell = (await tmux(this.#socket, ["list-panes", "-F", "#{pane_pid}"])).trim();
     // pgrep rather than /proc/<pid>/task/<pid>/children, which Deno grants only with --allow-all.
     const found = await new Deno.Command("pgrep", { args: ["-P", shell], stdout: "piped" }).output();
@@ -106,7 +106,22 @@ export class BladeTerminal implements AsyncDisposable {
     if (!Number.isInteger(pid) || pid <= 0) {
       throw new Error(`Blade is not running in the pane (shell ${shell})`);
     }
-    Deno.kill(pid, signal);
+    return pid;
+  }
+
+  /** Sends `signal` to Blade itself (the pane's shell's child), as `kill` from another terminal would. */
+  async kill(signal: Deno.Signal): Promise<void> {
+    Deno.kill(await this.pid(), signal);
+  }
+
+  /**
+   * Closes the terminal, as closing its window does: tmux goes away with the pane, and the kernel
+   * sends SIGHUP to the pane's foreground process group (Blade and its shell). The screen cannot be
+   * read afterwards.
+   */
+  async hangUp(): Promise<void> {
+    this.#closed = true;
+    await tmux(this.#socket, ["kill-server"]);
   }
 
   /** Types text literally (no key names). */
@@ -198,9 +213,8 @@ export class BladeTerminal implements AsyncDisposable {
   }
 
   async [Symbol.asyncDispose](): Promise<void> {
-    if (this.#closed) return;
+    if (!this.#closed) await tmux(this.#socket, ["kill-server"]).catch(() => {});
     this.#closed = true;
-    await tmux(this.#socket, ["kill-server"]).catch(() => {});
     for (const file of [this.#exitFile, `${this.#exitFile}.go`, `${this.#exitFile}.out`]) {
       await Deno.remove(file).catch(() => {});
     }

@@ -11,6 +11,7 @@ import type { Theme } from "./theme.ts";
 import { writtenOut } from "../sanitize.ts";
 import type { SessionView } from "./view.ts";
 import { clean } from "./summary.ts";
+import { changePreview } from "./change_preview.ts";
 
 /** Where the question is shown: the REPL swaps its editor for the choice list and back. */
 export interface ApprovalHost {
@@ -18,7 +19,24 @@ export interface ApprovalHost {
   theme: Theme;
   /** Shows `component` in place of the editor (focused); undefined puts the editor back. */
   swapInput(component: Component | undefined): void;
+  /** A file's text now (for a Write or Edit preview): undefined text when absent, large or unreadable. */
+  readText?(path: string): Promise<{ text?: string; exists: boolean }>;
+  /**
+   * The rule an approval may be saved as, and where it can go: the project's local settings only in a
+   * trusted folder. Undefined when the call cannot be saved as a rule.
+   */
+  saving?(request: ApprovalRequest): { rule: string; places: SavePlace[] } | undefined;
+  /** Saves `rule` in `place`'s settings file; returns the file's path. */
+  saveRule?(rule: string, place: SavePlace): Promise<string>;
 }
+
+/** Where an approval's rule is saved: `.claude/settings.local.json`, or the user's `settings.json`. */
+export type SavePlace = "project" | "user";
+
+const PLACE_LABEL: Record<SavePlace, string> = {
+  project: "for this project (.claude/settings.local.json)",
+  user: "for me in every folder (~/.claude/settings.json)",
+};
 
 /** What "always" remembers: the same tool with the same command or path. */
 export function approvalKey(request: Pick<ApprovalRequest, "tool" | "subject">): string {
@@ -101,20 +119,24 @@ export class Approvals {
         t.warn("  ⚠ It contains control or invisible characters, written out above as \\xNN or \\uNNNN."),
       );
     }
+    await this.#preview(request);
     const what = alwaysCovers(request.tool, request.subject);
-    const list = new SelectList(
-      [
-        { value: "allow_once", label: "Yes, once" },
-        { value: "allow_always", label: `Yes, and allow this ${what} for the rest of the session` },
-        { value: "deny", label: "No (tell the agent it was refused)" },
-      ],
-      3,
-      t.select,
-    );
+    const saving = this.#host.saving?.(request);
+    const items = [
+      { value: "allow_once", label: "Yes, once" },
+      { value: "allow_always", label: `Yes, and allow this ${what} for the rest of the session` },
+      ...(saving?.places ?? []).map((place) => ({
+        value: `save:${place}`,
+        label: `Yes, and save the rule ${saving!.rule} ${PLACE_LABEL[place]}`,
+      })),
+      { value: "deny", label: "No (tell the agent it was refused)" },
+    ];
+    const list = new SelectList(items, items.length, t.select);
     const guarded = typedTextGuard(
       list,
       () => view.print(t.dim("  Typed text is not an answer: choose with ↑/↓ and Enter (Esc: No).")),
     );
+    let chosen = "";
     const answer = await new Promise<ApprovalAnswer>((resolve) => {
       const done = (a: ApprovalAnswer) => {
         this.#open = undefined;
@@ -124,7 +146,10 @@ export class Approvals {
       };
       const onAbort = () => done("deny");
       signal.addEventListener("abort", onAbort, { once: true });
-      list.onSelect = (item) => done(item.value as ApprovalAnswer);
+      list.onSelect = (item) => {
+        chosen = item.value;
+        done(item.value.startsWith("save:") ? "allow_always" : item.value as ApprovalAnswer);
+      };
       list.onCancel = () => done("deny");
       this.#open = done;
       this.#host.swapInput(guarded);
@@ -136,7 +161,32 @@ export class Approvals {
       ? t.ok("allowed for this session")
       : t.error("denied");
     view.print(`  → ${said}`);
+    if (chosen.startsWith("save:") && saving !== undefined) {
+      await this.#save(saving.rule, chosen.slice(5) as SavePlace);
+    }
     return answer;
+  }
+
+  /** A Write or Edit question shows the change: the new file's lines, or a diff. */
+  async #preview(request: ApprovalRequest): Promise<void> {
+    if ((request.tool !== "Write" && request.tool !== "Edit") || this.#host.readText === undefined) return;
+    const { text, exists } = await this.#host.readText(request.subject);
+    const lines = changePreview(
+      { tool: request.tool, input: request.input, current: text, exists },
+      this.#host.theme,
+    );
+    if (lines.length > 0) this.#host.view.print(lines.map((l) => `    ${l}`).join("\n"), { wrap: false });
+  }
+
+  /** Saves the approved call's rule; a file that cannot take it is reported, the call still allowed. */
+  async #save(rule: string, place: SavePlace): Promise<void> {
+    const { view, theme: t } = this.#host;
+    try {
+      const path = await this.#host.saveRule!(rule, place);
+      view.print(t.dim(`  saved ${rule} in ${clean(path)}`));
+    } catch (e) {
+      view.error(`The rule ${rule} was not saved: ${e instanceof Error ? e.message : String(e)}`);
+    }
   }
 }
 

@@ -7,12 +7,16 @@
 
 import { type Component, Editor, matchesKey, ProcessTerminal, TUI } from "@mariozechner/pi-tui";
 import type { Approver } from "../../protocol/approval.ts";
-import { Approvals } from "./approvals.ts";
+import { Approvals, type SavePlace } from "./approvals.ts";
+import { savedRuleFor } from "./saved_rule.ts";
+import { saveAllowRule } from "../../config/save_allow_rule.ts";
+import { claudeUserDir } from "../../config/claude_dir.ts";
 import type { Ports } from "../../sys/mod.ts";
 import { usageError } from "../../errors.ts";
 import { type App, createApp } from "../../app.ts";
 import { PERMISSION_MODES } from "../../protocol/permission_mode.ts";
 import { onSessionSignals } from "../../sys/signals.ts";
+import { ignoreTerminalGone } from "../../sys/terminal_gone.ts";
 import type { Io } from "../io.ts";
 import { reportError } from "../report_error.ts";
 import { appFlagsOf, rulesFromFlags } from "../print_flags.ts";
@@ -24,23 +28,28 @@ import { SessionView } from "./view.ts";
 import { clean } from "./summary.ts";
 import { PromptHistory } from "./prompt_history.ts";
 import { Turns } from "./turns.ts";
+import { providerErrorHint } from "../../provider/error_hint.ts";
 import { Questions } from "./questions.ts";
 import { parseSlash, slashAutocomplete } from "./slash.ts";
 import { runSlash, type SlashContext } from "./slash_commands.ts";
+import { runTrust } from "../trust_cmd.ts";
+import type { McpHub } from "../../mcp/hub.ts";
 
 // deno-lint-ignore no-explicit-any
 type Values = Record<string, any>;
 
-/** The exit code after SIGTERM (128 + 15, as a shell reports a process ended by it). */
-const EXIT_TERMINATED = 143;
+/** The exit code after SIGTERM or SIGHUP (128 + the signal's number, as a shell reports it). */
+const EXIT_CODE = { SIGTERM: 143, SIGHUP: 129 } as const;
 
 /** Two Ctrl-C at an empty prompt within this window leave the session. */
 const DOUBLE_CTRL_C_MS = 3000;
 
 class Repl {
-  readonly #app: App;
+  #app: App;
   readonly #values: Values;
-  readonly #flags: SessionFlags;
+  #flags: SessionFlags;
+  /** A new App and MCP hub for this folder, read again (after /trust). */
+  readonly #reload: () => Promise<{ app: App; mcp: McpHub | undefined }>;
   readonly #theme: Theme;
   readonly view: SessionView;
   readonly #tui: TUI;
@@ -58,7 +67,18 @@ class Repl {
   #closed: () => void = () => {};
   readonly done: Promise<void>;
 
-  constructor(app: App, values: Values, flags: SessionFlags, theme: Theme, view: SessionView) {
+  constructor(
+    app: App,
+    values: Values,
+    flags: SessionFlags,
+    options: {
+      theme: Theme;
+      view: SessionView;
+      reload: () => Promise<{ app: App; mcp: McpHub | undefined }>;
+    },
+  ) {
+    const { theme, view } = options;
+    this.#reload = options.reload;
     this.#app = app;
     this.#values = values;
     this.#flags = flags;
@@ -70,9 +90,40 @@ class Repl {
       redact: (text) => app.redact(text),
     });
     const host = { view, theme, swapInput: (c: Component | undefined) => this.#swapInput(c) };
-    this.#approvals = new Approvals(host);
+    this.#approvals = new Approvals({
+      ...host,
+      readText: (path) => previewText(this.#app, path),
+      saving: (request) => {
+        const a = this.#app;
+        const home = a.ports.env.home();
+        const rule = savedRuleFor(request, {
+          workspaceRoot: a.workspace,
+          ...(home === undefined ? {} : { home }),
+        });
+        if (rule === undefined) return undefined;
+        const places: SavePlace[] = [
+          ...(a.trust.trusted ? ["project" as const] : []),
+          ...(claudeUserDir(a.ports.env) === undefined ? [] : ["user" as const]),
+        ];
+        return places.length === 0 ? undefined : { rule, places };
+      },
+      saveRule: async (rule, place) => {
+        const a = this.#app;
+        const path = place === "project"
+          ? `${a.workspace}/.claude/settings.local.json`
+          : `${claudeUserDir(a.ports.env)}/settings.json`;
+        await saveAllowRule(a.ports.fs, { path, rule });
+        return path;
+      },
+    });
     this.#questions = new Questions(host);
-    this.#turns = new Turns({ view, session: () => this.#open!.session, report: (e) => this.#report(e) });
+    this.#turns = new Turns({
+      view,
+      session: () => this.#open!.session,
+      report: (e) => this.#report(e),
+      hintFor: (e) =>
+        providerErrorHint(e, { provider: app.config.provider, model: this.#open!.session.loop.model }),
+    });
     this.done = new Promise((resolve) => (this.#closed = resolve));
     view.onChange = () => this.#tui.requestRender();
   }
@@ -99,12 +150,12 @@ class Repl {
       ...(this.#values.continue === true ? { continueLatest: true } : {}),
     });
     tui.start();
-    const ticker = setInterval(() => {
+    const stopTicker = this.#app.ports.clock.timer(250, () => {
       if (!this.view.busy && this.view.runningChildren().length === 0) return;
       this.view.tick();
       tui.requestRender();
-    }, 250);
-    this.done.then(() => clearInterval(ticker));
+    }, { repeat: true });
+    this.done.then(stopTicker);
     if (initialPrompt !== undefined && initialPrompt.trim() !== "") await this.#submit(initialPrompt);
     void this.#turns.run();
   }
@@ -147,6 +198,10 @@ class Repl {
       this.#ctrlC();
       return { consume: true };
     }
+    if (matchesKey(data, "ctrl+o")) {
+      this.view.toggleExpanded();
+      return { consume: true };
+    }
     if (matchesKey(data, "ctrl+d") && this.#editor.getText() === "") {
       if (this.#questions.waitingForLine) this.#questions.cancel();
       else void this.close();
@@ -165,7 +220,11 @@ class Repl {
     return undefined;
   }
 
-  /** Interrupts the turn; prompts queued behind it go back into the editor (or are named), unsent. */
+  /**
+   * Interrupts the turn: its prompt and those queued behind it go back into the editor for editing
+   * (or are named, when the editor holds something else), unsent; the conversation records the
+   * interruption (`[Request interrupted by user]`), so the next prompt is not answered together with it.
+   */
   #interrupt(): void {
     const unsent = this.#turns.interrupt();
     if (unsent.length === 0) return;
@@ -199,19 +258,35 @@ class Repl {
     else void this.close();
   }
 
-  /** Set once SIGTERM asked the session to leave (the exit code says so). */
-  terminated = false;
+  /** The signal that asked the session to leave, if one did (the exit code says so). */
+  terminatedBy: "SIGTERM" | "SIGHUP" | undefined;
 
-  /** SIGTERM: leaves as /exit does (the running turn is interrupted and written first). */
-  terminate(): void {
-    this.terminated = true;
+  /**
+   * SIGTERM or SIGHUP: leaves as /exit does (the running turn is interrupted and written first,
+   * background children cancelled, commands' process groups killed). After SIGHUP the terminal is
+   * gone: nothing more is drawn on it.
+   */
+  terminate(signal: "SIGTERM" | "SIGHUP"): void {
+    this.terminatedBy ??= signal;
+    if (signal === "SIGHUP" && !this.#hungUp) {
+      this.#hungUp = true;
+      ignoreTerminalGone();
+    }
     void this.close();
+  }
+
+  /** The terminal was closed (SIGHUP): writing to it would fail. */
+  #hungUp = false;
+
+  get hungUp(): boolean {
+    return this.#hungUp;
   }
 
   async #submit(raw: string): Promise<void> {
     const text = raw.trim();
-    if (text === "") return;
+    // A question's empty answer takes its default (e.g. /agents create's "every tool").
     if (this.#questions.waitingForLine) return this.#questions.answer(text);
+    if (text === "") return;
     this.#editor.addToHistory(text);
     await this.#history.add(text).catch((e) =>
       this.view.error(`Could not save the prompt history: ${e instanceof Error ? e.message : String(e)}`)
@@ -226,7 +301,6 @@ class Repl {
       }
       return;
     }
-    if (this.#turns.busy) this.view.print(this.#theme.dim(`(queued) ${clean(text)}`));
     this.#turns.enqueue(text);
   }
 
@@ -268,8 +342,41 @@ class Repl {
       ask: (q) => this.#questions.ask(q),
       choose: (title, items) => this.#questions.choose(title, items),
       switchSession: (resume) => this.#switch(resume),
+      trust: () => this.#trust(),
       exit: () => void this.close(),
     };
+  }
+
+  /**
+   * /trust: records the folder as trusted (what `blade trust` does), then reads the folder again and
+   * continues this session with it: project settings and agents, `.mcp.json` servers and project memory
+   * apply from the next prompt, and so do writes and Bash. Refused while work runs, since the session
+   * is reopened.
+   */
+  async #trust(): Promise<void> {
+    const app = this.#app;
+    if (app.trust.trusted) return this.view.output(`${app.workspace} is trusted already.`);
+    const open = this.#open!;
+    const owner = { parentSessionId: open.session.sessionId, parentProjectPath: app.workspace };
+    const busy = this.#turns.running ||
+      (open.session.pending?.running() ?? []).length > 0 ||
+      (open.subagents.session()?.env.shells.list(owner) ?? []).some((s) => s.status === "running");
+    if (busy) {
+      throw usageError(
+        "A turn, a background subagent or a background command is running.",
+        "Wait for it to finish (or stop it: /tasks stop <id>), then /trust again.",
+      );
+    }
+    await runTrust([app.workspace], app.ports, this.#slashContext().io);
+    const { app: next, mcp } = await this.#reload();
+    const oldMcp = this.#flags.mcp;
+    await this.#reopen(open.session.sessionId, { app: next, mcp });
+    await oldMcp?.close();
+  }
+
+  /** The MCP servers of the sessions this REPL opens (replaced by /trust). */
+  get mcp(): McpHub | undefined {
+    return this.#flags.mcp;
   }
 
   async #switch(resume: string | undefined): Promise<void> {
@@ -290,7 +397,17 @@ class Repl {
     }
     this.#approvals.reset();
     this.#open = next;
-    // The mode and model chosen in this REPL carry over to the next session.
+    this.#carryOver(old, next);
+    this.view.print(
+      this.#theme.dim(
+        `Left ${old.session.sessionId}; resume it with blade --resume ${old.session.sessionId}`,
+      ),
+    );
+    this.#turns.wake();
+  }
+
+  /** The mode and model chosen in this REPL carry over to the next session. */
+  #carryOver(old: OpenSession, next: OpenSession): void {
     const { mode, model } = old.session.loop;
     if (mode !== next.session.loop.mode || model !== next.session.loop.model) {
       this.view.print(this.#theme.dim(`Kept from the last session: model ${model} · mode ${mode}`));
@@ -301,11 +418,32 @@ class Repl {
       parent.mode = mode;
       parent.model = model;
     }
-    this.view.print(
-      this.#theme.dim(
-        `Left ${old.session.sessionId}; resume it with blade --resume ${old.session.sessionId}`,
-      ),
-    );
+  }
+
+  /**
+   * Closes the open session and continues it with `using` (the folder read again): its lease is
+   * given back first, since the same session is opened again. When that fails, the session goes on
+   * as it was and the failure is reported.
+   */
+  async #reopen(id: string, using: { app: App; mcp: McpHub | undefined }): Promise<void> {
+    const old = this.#open!;
+    await closeReplSession(old, this.#app.workspace);
+    const before = { app: this.#app, flags: this.#flags };
+    this.#app = using.app;
+    this.#flags = { ...this.#flags, mcp: using.mcp };
+    let next: OpenSession;
+    try {
+      next = await this.#openSession({ resume: id });
+    } catch (e) {
+      this.#app = before.app;
+      this.#flags = before.flags;
+      this.#open = await this.#openSession({ resume: id });
+      await using.mcp?.close();
+      throw e;
+    }
+    this.#approvals.reset();
+    this.#open = next;
+    this.#carryOver(old, next);
     this.#turns.wake();
   }
 
@@ -320,11 +458,15 @@ class Repl {
       const open = this.#open;
       // The last frame is what stays on the terminal: the log, without the editor and live area.
       this.#approvals.cancel();
-      this.#tui.removeChild(this.#input ?? this.#editor);
-      this.#tui.removeChild(this.view.status);
-      this.#tui.requestRender();
-      await new Promise((r) => setTimeout(r, 50));
-      this.#tui.stop();
+      if (!this.#hungUp) {
+        this.#tui.removeChild(this.#input ?? this.#editor);
+        this.#tui.removeChild(this.view.status);
+        this.#tui.requestRender();
+        await this.#app.ports.clock.sleep(50);
+        try {
+          this.#tui.stop();
+        } catch { /* the terminal went away meanwhile: the session is still closed below */ }
+      }
       try {
         if (open !== undefined) this.cancelled = await closeReplSession(open, this.#app.workspace);
       } catch (e) {
@@ -337,6 +479,18 @@ class Repl {
 
   /** Why closing the session failed (a durable write, the lease), if it did. */
   closeError: unknown;
+}
+
+/** Files larger than this are not read for an approval's diff. */
+const PREVIEW_MAX_BYTES = 1024 * 1024;
+
+/** A file's text for an approval's preview (its size bounded), and whether it exists. */
+async function previewText(app: App, path: string): Promise<{ text?: string; exists: boolean }> {
+  const info = await app.ports.fs.stat(path).catch(() => null);
+  if (info === null || info === undefined) return { exists: false };
+  if (!info.isFile || info.size > PREVIEW_MAX_BYTES) return { exists: true };
+  const text = await app.ports.fs.readTextIfExists(path).catch(() => null);
+  return text === null ? { exists: true } : { text, exists: true };
 }
 
 export async function runInteractive(
@@ -364,8 +518,17 @@ export async function runInteractive(
   // Before the screen is taken over: problems with MCP servers are warnings on stderr.
   const mcp = await startMcp(app, mcpFlagsOf(values), io);
   const flags: SessionFlags = { prompts, rules, mcp };
-  const repl = new Repl(app, values, flags, theme, view);
-  const disposeSignals = onSessionSignals(() => repl.signal(), () => repl.terminate());
+  const reload = async () => {
+    const next = await createApp(ports, appFlagsOf(values), {
+      debugSink: (l) => view.print(theme.dim(`[debug] ${clean(l)}`), { wrap: true }),
+    });
+    // Warnings of the folder's MCP servers land in the session's log now that it is on screen.
+    const sink = (t: string) => view.stderr(t);
+    const mcp = await startMcp(next, mcpFlagsOf(values), { out: sink, err: sink, color: false, tty: false });
+    return { app: next, mcp };
+  };
+  const repl = new Repl(app, values, flags, { theme, view, reload });
+  const disposeSignals = onSessionSignals(() => repl.signal(), (signal) => repl.terminate(signal));
   try {
     await repl.start(positionals.length === 0 ? undefined : positionals.join(" "));
     await repl.done;
@@ -374,11 +537,14 @@ export async function runInteractive(
     throw e;
   } finally {
     disposeSignals();
-    await mcp?.close();
+    await repl.mcp?.close();
   }
+  const exitCode = repl.terminatedBy === undefined ? 0 : EXIT_CODE[repl.terminatedBy];
+  // After SIGHUP there is no terminal to tell: the session is saved all the same.
+  if (repl.hungUp) return repl.closeError === undefined ? exitCode : 1;
   if (repl.closeError !== undefined) throw repl.closeError;
   const id = repl.sessionId;
   if (repl.cancelled.length > 0) io.out(`Cancelled background tasks: ${repl.cancelled.join(", ")}\n`);
   io.out(`\nSession ${id} saved.\nResume it with: blade --resume ${id}\n`);
-  return repl.terminated ? EXIT_TERMINATED : 0;
+  return exitCode;
 }

@@ -51,7 +51,8 @@ export async function openReplSession(
     approve,
     rules: flags.rules.rules,
     emit,
-    extraTools: (id) => subagents.extraTools(id),
+    subagents: (id) => subagents.subagentsFor(id),
+    recovery: subagents.recovery,
     ...(mcp === undefined ? {} : { mcp }),
   }).catch(async (e) => {
     await subagents.close();

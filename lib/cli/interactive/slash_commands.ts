@@ -21,6 +21,10 @@ import type { SubagentRuntime } from "../../run/subagents.ts";
 import { type SubagentEnv, taskControlDeps } from "../../run/subagent_env.ts";
 import type { ParentInfo } from "../../launch/launch_plan.ts";
 import { recentSessions } from "../../session/open.ts";
+import { readTranscript } from "../../session/transcript.ts";
+import { validateSessionId } from "../../protocol/ids.ts";
+import { transcriptLines } from "./transcript_view.ts";
+import { makeTheme } from "./theme.ts";
 import { SLASH_COMMANDS, type SlashLine } from "./slash.ts";
 import type { SessionView } from "./view.ts";
 
@@ -43,11 +47,14 @@ export interface SlashContext {
   >;
   /** Starts a fresh session (`undefined`) or continues `resume` in place of the current one. */
   switchSession(resume: string | undefined): Promise<void>;
+  /** Trusts this folder (`blade trust`) and continues the session with its project configuration. */
+  trust(): Promise<void>;
   exit(): void;
 }
 
 const KEYS = `Keys: Enter sends · Shift+Enter or a trailing \\ adds a line · ↑/↓ history
       Tab completes · Ctrl-C or Esc interrupts a turn
+      Ctrl-O shows or hides finished subagents' tool calls
       Ctrl-C twice or Ctrl-D at an empty prompt leaves`;
 
 /** Heads longer than this put their description on the next line, so it never wraps on a terminal. */
@@ -128,6 +135,30 @@ function toolContext(ctx: SlashContext, signal: AbortSignal): ToolContext {
   };
 }
 
+/**
+ * /tasks transcript <id>: what a subagent run of this folder did, read from its transcript (its prompt,
+ * its text, each tool call with its result in a few words), and where the file is.
+ */
+async function childTranscript(ctx: SlashContext, id: string): Promise<void> {
+  const { app } = ctx;
+  const loaded = await app.store().load(validateSessionId(id));
+  const record = loaded !== null && "record" in loaded ? loaded.record : undefined;
+  if (record === undefined || record.parentProjectPath !== app.workspace) {
+    throw usageError(`Unknown task ID: ${id}`, "/tasks lists the runs of this session.");
+  }
+  const path = app.layout.transcriptPath(app.workspace, record.id);
+  const read = await readTranscript(app.ports.fs, path);
+  const lines = read === null ? ["(no transcript yet)"] : transcriptLines(read.events, makeTheme(false));
+  ctx.view.output(
+    [
+      `${statusLabel(record.status)} ${record.id} (${record.subagentType}): ${record.description}`,
+      ...lines,
+      `Transcript: ${path}`,
+    ]
+      .join("\n"),
+  );
+}
+
 async function tasks(ctx: SlashContext, line: SlashLine): Promise<void> {
   const [sub = "list", id, ...more] = line.words;
   const built = ctx.subagents();
@@ -146,6 +177,10 @@ async function tasks(ctx: SlashContext, line: SlashLine): Promise<void> {
         );
       }
       return;
+    }
+    case "transcript": {
+      if (id === undefined || more.length > 0) throw usageError("Usage: /tasks transcript <id>");
+      return await childTranscript(ctx, id);
     }
     case "output":
     case "stop": {
@@ -274,6 +309,8 @@ export async function runSlash(ctx: SlashContext, line: SlashLine): Promise<void
       ctx.setModel(model);
       return ctx.view.output(`Model is now ${model} for this session.`);
     }
+    case "trust":
+      return await ctx.trust();
     case "clear":
       return await ctx.switchSession(undefined);
     case "resume": {

@@ -25,12 +25,23 @@ describe("parseSlash", () => {
 
 describe("completeSlash", () => {
   const cases: [string, string[] | undefined][] = [
-    ["/", ["/help", "/agents", "/tasks", "/permissions", "/model", "/status", "/clear", "/resume", "/exit"]],
+    ["/", [
+      "/help",
+      "/agents",
+      "/tasks",
+      "/permissions",
+      "/model",
+      "/status",
+      "/trust",
+      "/clear",
+      "/resume",
+      "/exit",
+    ]],
     ["/ta", ["/tasks"]],
     ["/tasks", undefined],
     ["/permissions autoEdit", undefined],
     ["/agents show Explore", undefined],
-    ["/tasks ", ["list", "output", "stop", "resume", "clean"]],
+    ["/tasks ", ["list", "output", "transcript", "stop", "resume", "clean"]],
     ["/tasks s", ["stop"]],
     ["/agents show ", ["Explore", "code-reviewer"]],
     ["/agents show co", ["code-reviewer"]],

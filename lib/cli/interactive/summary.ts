@@ -13,7 +13,8 @@ export function clean(text: string): string {
 /** A tool result as a few words: `42 lines`, `exit 1`, or its first line. */
 export function resultSummary(name: string, content: string, isError: boolean): string {
   const text = content.trim();
-  if (isError) return firstLine(clean(text), 120);
+  // A refusal's reason and remedy are shown whole (the line wraps), up to a long paragraph.
+  if (isError) return firstLine(clean(text), 600);
   const started = backgroundStart(text);
   if (started !== undefined) return `running in the background · ${started}`;
   if (name === "Read" || name === "Grep" || name === "Glob") {

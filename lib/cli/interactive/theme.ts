@@ -3,6 +3,7 @@
 // already made terminal-safe (lib/cli/sanitize.ts); they never see raw model output.
 
 import type { EditorTheme, MarkdownTheme, SelectListTheme } from "@mariozechner/pi-tui";
+import { fenceRule } from "./answer_markdown.ts";
 
 type Style = (text: string) => string;
 
@@ -56,7 +57,7 @@ export function makeTheme(color: boolean): Theme {
       linkUrl: dim,
       code: accent,
       codeBlock: id,
-      codeBlockBorder: dim,
+      codeBlockBorder: fenceRule(dim),
       quote: italic,
       quoteBorder: dim,
       hr: dim,

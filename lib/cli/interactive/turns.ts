@@ -9,6 +9,7 @@ import { deliverReady } from "../../executor/settle.ts";
 import type { Delivery } from "../../protocol/delivery.ts";
 import type { TranscriptPart } from "../../protocol/events.ts";
 import type { SessionView } from "./view.ts";
+import type { ProviderError } from "../../protocol/provider.ts";
 
 export interface TurnsOptions {
   view: SessionView;
@@ -16,12 +17,16 @@ export interface TurnsOptions {
   session: () => MainSession;
   /** Shows an unexpected failure of a turn (a bug or an environment problem). */
   report: (error: unknown) => void;
+  /** What to do about a model API failure that ended a turn (shown under the failure's line). */
+  hintFor?: (error: ProviderError) => string | undefined;
 }
 
 export class Turns {
   #o: TurnsOptions;
   #queue: string[] = [];
   #running: AbortController | undefined;
+  /** The prompt of the running turn (undefined while a notice's turn runs). */
+  #prompt: string | undefined;
   #idle: AbortController | undefined;
   #stopped = false;
   #ended: Promise<void> = Promise.resolve();
@@ -43,13 +48,26 @@ export class Turns {
   /** Sends a prompt: now when idle, after the running turn otherwise. */
   enqueue(prompt: string): void {
     this.#queue.push(prompt);
+    this.#showQueue();
     this.#idle?.abort();
   }
 
-  /** Cancels the running turn (and its foreground children); returns the queued prompts, now unsent. */
+  /** The prompts still waiting (the view lists them below the running turn). */
+  #showQueue(): void {
+    this.#o.view.setQueued(this.#queue);
+  }
+
+  /**
+   * Cancels the running turn (and its foreground children). Returns the prompt of the turn it cancels
+   * (none for a notice's turn) and the queued prompts, now unsent: they go back into the editor.
+   */
   interrupt(): string[] {
-    const unsent = this.#queue;
+    const unsent = [
+      ...(this.#running === undefined || this.#prompt === undefined ? [] : [this.#prompt]),
+      ...this.#queue,
+    ];
     this.#queue = [];
+    this.#showQueue();
     this.#running?.abort(new Error("interrupted"));
     return unsent;
   }
@@ -73,8 +91,11 @@ export class Turns {
       const session = this.#o.session();
       const prompt = this.#queue.shift();
       if (prompt !== undefined) {
+        this.#showQueue();
         this.#o.view.prompt(prompt);
+        this.#prompt = prompt;
         await this.#turn((signal) => session.loop.run(session.input(prompt), signal));
+        this.#prompt = undefined;
         continue;
       }
       const pending = session.pending;
@@ -119,7 +140,10 @@ export class Turns {
     if (options.quietUntilStarted !== true) view.turnStarted();
     const unsub = options.quietUntilStarted === true ? this.#startOnFirstEvent() : () => {};
     try {
-      await run(controller.signal);
+      const result = await run(controller.signal);
+      const failure = result?.status === "failed" ? result.error?.providerError : undefined;
+      const hint = failure === undefined ? undefined : this.#o.hintFor?.(failure);
+      if (hint !== undefined) view.hint(hint);
     } catch (e) {
       this.#o.report(e);
     } finally {

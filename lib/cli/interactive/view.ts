@@ -7,7 +7,7 @@
 
 import {
   type Component,
-  Markdown,
+  type Markdown,
   truncateToWidth,
   visibleWidth,
   wrapTextWithAnsi,
@@ -17,6 +17,8 @@ import { type Message, textOf } from "../../protocol/messages.ts";
 import { firstLine, toolLabel } from "../print_render.ts";
 import { clean, resultSummary } from "./summary.ts";
 import type { Theme } from "./theme.ts";
+import { AnswerMarkdown } from "./answer_markdown.ts";
+import { type ChildBlock, seconds, SubagentsView } from "./subagents_view.ts";
 
 interface AnswerBlock {
   kind: "answer";
@@ -24,20 +26,9 @@ interface AnswerBlock {
   text: string;
 }
 
-type Block = AnswerBlock | { kind: "lines"; lines: string[]; wrap: boolean };
-
-interface LiveChild {
-  info: SubagentInfo;
-  started: number;
-  tool: string | undefined;
-}
+type Block = AnswerBlock | ChildBlock | { kind: "lines"; lines: string[]; wrap: boolean };
 
 const SPINNER = ["⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"];
-
-function seconds(ms: number): string {
-  const s = Math.max(0, Math.floor(ms / 1000));
-  return s < 60 ? `${s}s` : `${Math.floor(s / 60)}m${String(s % 60).padStart(2, "0")}s`;
-}
 
 export interface SessionHeader {
   version: string;
@@ -57,12 +48,14 @@ export class SessionView {
   #now: () => number;
   #blocks: Block[] = [];
   #answer: AnswerBlock | undefined;
-  #children = new Map<string, LiveChild>();
+  #children: SubagentsView;
   #tools = new Map<string, { label: string; index: number }>();
   /** Task calls whose child's outcome line is shown: their result needs no line of its own. */
   #toldByChild = new Set<string>();
   #mainId: string | undefined;
   #turnStarted: number | undefined;
+  /** Prompts typed during a turn, waiting for it to end (shown in the live area, below the answer). */
+  #queued: readonly string[] = [];
   #frame = 0;
   /** Called after every change that needs a redraw. */
   onChange: () => void = () => {};
@@ -70,6 +63,7 @@ export class SessionView {
   constructor(theme: Theme, now: () => number) {
     this.#theme = theme;
     this.#now = now;
+    this.#children = new SubagentsView(theme, now);
   }
 
   /** The scrolling log. */
@@ -92,7 +86,23 @@ export class SessionView {
 
   /** Running children shown in the live area (for /status). */
   runningChildren(): SubagentInfo[] {
-    return [...this.#children.values()].map((c) => c.info);
+    return this.#children.running();
+  }
+
+  /**
+   * The prompts waiting for the running turn: listed in the live area, so a prompt typed while an
+   * answer streams never splits that answer in the log (it is shown there once its turn starts).
+   */
+  setQueued(prompts: readonly string[]): void {
+    this.#queued = [...prompts];
+    this.onChange();
+  }
+
+  /** Ctrl-O: shows (or hides again) each finished subagent's tool calls below its outcome line. */
+  toggleExpanded(): boolean {
+    const expanded = this.#children.toggleExpanded();
+    this.onChange();
+    return expanded;
   }
 
   /** Advances the spinner; elapsed times are read from the clock at render. */
@@ -130,7 +140,9 @@ export class SessionView {
    */
   header(h: SessionHeader): void {
     const t = this.#theme;
-    const trust = h.trusted ? "trusted" : t.warn("not trusted — Bash and writes are refused");
+    const trust = h.trusted
+      ? "trusted"
+      : t.warn("not trusted — Bash and writes are refused; /trust trusts this folder");
     this.print(
       `${t.bold(`Blade ${h.version}`)} ${t.dim("·")} ${clean(h.model)} ${t.dim("·")} mode ${h.mode}`,
     );
@@ -149,7 +161,7 @@ export class SessionView {
   /** An earlier answer (a continued session's conversation), as terminal Markdown. */
   answer(text: string): void {
     this.#endAnswer();
-    const md = new Markdown(clean(text).trim(), 0, 0, this.#theme.markdown);
+    const md = new AnswerMarkdown(clean(text).trim(), this.#theme.markdown, this.#theme);
     this.#blocks.push({ kind: "answer", md, text });
     this.onChange();
   }
@@ -162,12 +174,17 @@ export class SessionView {
     this.print(this.#theme.error(`✗ ${clean(text)}`));
   }
 
+  /** What to do about the failure just shown: a dimmed `hint:` line below it, wrapped. */
+  hint(text: string): void {
+    this.print(this.#theme.dim(`  hint: ${clean(text)}`), { wrap: true });
+  }
+
   /** What a command or a failure writes on stderr: `blade: <message>` as an error, its hint dimmed below. */
   stderr(text: string): void {
     const body = text.replace(/^blade: /, "").trimEnd();
     const hint = /^\s*hint: ([\s\S]*)$/.exec(body);
     if (hint === null) this.error(body);
-    else this.print(this.#theme.dim(`  hint: ${clean(hint[1]!)}`));
+    else this.hint(hint[1]!);
   }
 
   turnStarted(): void {
@@ -209,20 +226,11 @@ export class SessionView {
         this.#toolCompleted(event);
         return;
       case "subagent_spawned":
-        this.#children.set(event.subagent.session_id, {
-          info: event.subagent,
-          started: this.#now(),
-          tool: undefined,
-        });
+        this.#children.spawned(event);
         return;
-      case "subagent_event": {
-        const inner = event.event;
-        const child = this.#children.get(event.agentId);
-        if (child === undefined) return;
-        if (inner.type === "tool_started") child.tool = clean(toolLabel(inner.name, inner.input));
-        if (inner.type === "tool_completed") child.tool = undefined;
+      case "subagent_event":
+        this.#children.childEvent(event);
         return;
-      }
       case "subagent_completed":
         this.#subagentCompleted(event);
         return;
@@ -255,7 +263,7 @@ export class SessionView {
     const t = this.#theme;
     if (!this.#isMain(event.sessionId)) return;
     if (this.#answer === undefined) {
-      const block: AnswerBlock = { kind: "answer", md: new Markdown("", 0, 0, t.markdown), text: "" };
+      const block: AnswerBlock = { kind: "answer", md: new AnswerMarkdown("", t.markdown, t), text: "" };
       this.#blocks.push(block);
       this.#answer = block;
     }
@@ -286,7 +294,8 @@ export class SessionView {
     const line = event.isError
       ? `${t.error("✗")} ${label} ${t.dim("·")} ${t.error(summary)}`
       : `${t.ok("✓")} ${label} ${t.dim(`· ${summary}`)}`;
-    const block: Block = { kind: "lines", lines: [line], wrap: false };
+    // A refusal says why and what to do: wrapped, never cut at the window's width.
+    const block: Block = { kind: "lines", lines: [line], wrap: event.isError };
     // In place while nothing came after it; else (an approval question) the outcome goes below.
     if (known !== undefined && known.index === this.#blocks.length - 1) this.#blocks[known.index] = block;
     else {
@@ -295,24 +304,11 @@ export class SessionView {
     }
   }
 
-  /** Shows a finished child: its type, outcome, duration and first line of summary. */
+  /** Shows a finished child: its outcome line (and its tool calls, when expanded). */
   #subagentCompleted(event: Extract<RuntimeEvent, { type: "subagent_completed" }>): void {
-    const t = this.#theme;
-    const child = this.#children.get(event.subagent.session_id);
-    this.#children.delete(event.subagent.session_id);
     if (!event.subagent.background) this.#toldByChild.add(event.callId);
     this.#endAnswer();
-    const took = child === undefined ? "" : ` ${t.dim(`(${seconds(this.#now() - child.started)})`)}`;
-    const mark = event.state === "completed" ? t.ok("↳") : t.error("↳");
-    const s = event.subagent;
-    const bg = s.background ? " [bg]" : "";
-    const head = `${mark} ${clean(s.subagent_type)}${bg} ${event.state}: ${clean(s.description)}`;
-    const summary = firstLine(clean(event.summary), 160);
-    this.#blocks.push({
-      kind: "lines",
-      lines: [`${head}${took}${summary === "" ? "" : t.dim(` · ${summary}`)}`],
-      wrap: false,
-    });
+    this.#blocks.push(this.#children.completed(event));
   }
 
   /** Shows why a main-session turn stopped early. */
@@ -345,6 +341,10 @@ export class SessionView {
         if (text.length > 0) out.push("", ...text);
         continue;
       }
+      if (b.kind === "child") {
+        out.push(...this.#children.lines(b).map((line) => this.#fit(line, width)));
+        continue;
+      }
       for (const line of b.lines) {
         if (b.wrap) out.push(...(line === "" ? [""] : wrapTextWithAnsi(line, width)));
         else out.push(this.#fit(line, width));
@@ -357,20 +357,15 @@ export class SessionView {
     const t = this.#theme;
     const now = this.#now();
     const lines: string[] = [];
-    for (const c of this.#children.values()) {
-      const parts = [
-        `${clean(c.info.subagent_type)}${c.info.background ? " [bg]" : ""}`,
-        clean(c.info.description),
-        seconds(now - c.started),
-        c.tool ?? "thinking",
-      ];
-      lines.push(this.#fit(t.dim(`  ${SPINNER[this.#frame]} ${parts.join(" · ")}`), width));
-    }
+    for (const line of this.#children.statusLines(SPINNER[this.#frame]!)) lines.push(this.#fit(line, width));
     if (this.#turnStarted !== undefined) {
       const elapsed = seconds(now - this.#turnStarted);
       lines.push(
         this.#fit(t.accent(`${SPINNER[this.#frame]} Working… ${elapsed} · Ctrl-C to interrupt`), width),
       );
+    }
+    for (const prompt of this.#queued) {
+      lines.push(this.#fit(t.dim(`  (queued) ${firstLine(clean(prompt), 200)}`), width));
     }
     return lines.length === 0 ? [] : ["", ...lines];
   }

@@ -121,6 +121,14 @@ Deno.test("SessionView renders a delegation: Markdown answer, a live child line,
   view.turnEnded();
   assert.deepEqual(view.status.render(60), [], "the live area is empty once everything ended");
   await t.assertSnapshot(trimmed(view.log.render(60)), { serializer: (s) => s });
+  // Ctrl-O: the finished child's own tool calls below its outcome line, and back.
+  view.toggleExpanded();
+  const expanded = view.log.render(100).map((l) => l.trimEnd());
+  const at = expanded.findIndex((l) => l.startsWith("↳ Explore completed"));
+  assert.match(expanded[at]!, /· 1 tool call · It is in lib/);
+  assert.equal(expanded[at + 1], "    Grep(load) · (no result)");
+  view.toggleExpanded();
+  assert.match(view.log.render(100).find((l) => l.startsWith("↳"))!, /· 1 tool call \(Ctrl-O\) · It is in/);
 });
 
 describe("SessionView", () => {
