@@ -91,6 +91,20 @@ export function decide(g: GateInput): GateDecision {
       false,
     );
   }
+  if (
+    g.kind === "external" && g.readOnly !== true && !g.trusted && verdict.verdict !== "allow" &&
+    g.mode === "yolo"
+  ) {
+    // An MCP tool may change anything, the untrusted workspace included: no mode (a settings
+    // `defaultMode: bypassPermissions` least of all) runs it there; an allow rule naming it, or the
+    // person's approval, does (the other modes ask below).
+    return deny(
+      `${g.name} (an MCP tool its server does not mark read-only) is refused: this workspace is not trusted, ` +
+        `so no permission mode runs it. Allow it by name (--allowed-tools "${g.name}") or trust the workspace ` +
+        `(\`blade trust\`, --trust-workspace).`,
+      false,
+    );
+  }
   if (g.kind === "external" && g.mode === "plan" && g.readOnly !== true) {
     // Plan mode is default mode restricted to read-only tools: never wider than default.
     return deny(`${g.name} is not available in plan mode: its MCP server does not mark it read-only.`, false);
