@@ -45,6 +45,7 @@ import { toolNameMatches } from "./protocol/mcp_names.ts";
 import { allInOrder } from "./sys/concurrency.ts";
 import { canonicalAddDirs, canonicalWorkspace } from "./config/workspace.ts";
 import { claudeUserDir } from "./config/claude_dir.ts";
+import type { ChildContext } from "./executor/child_context.ts";
 import { type ApiKeyHelper, apiKeyHelperOf } from "./provider/api_key_helper.ts";
 
 export interface AppFlags extends ConfigFlags {
@@ -78,6 +79,8 @@ export interface RuntimeOptions {
   mcp?: McpHub;
   /** `--tools`: the top-level session's only tools, and so its children's ceiling. */
   onlyTools?: readonly string[];
+  /** The run's memory and skills, as subagents get them. */
+  childContext?: ChildContext;
 }
 
 export interface App {
@@ -251,6 +254,7 @@ function runtimeOf(app: App, emit: RuntimeEventSink, options: RuntimeOptions): R
     ...(options.rules === undefined ? {} : { rules: options.rules }),
     ...(options.approve === undefined ? {} : { approve: options.approve }),
     ...(options.onlyTools === undefined ? {} : { onlyTools: options.onlyTools }),
+    ...(options.childContext === undefined ? {} : { childContext: options.childContext }),
     mcp: () => childMcp(app, options),
   });
 }

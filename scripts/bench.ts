@@ -16,6 +16,7 @@
 //   store      sidecar writes per second with full fsync (scripts/bench_store.ts)
 //   recovery   reconciling 1,000 orphans, resume cost by history length (scripts/bench_recovery.ts)
 //   worktree   prepare + finish of an isolated child (scripts/bench_worktree.ts)
+//   memory     -p start-up with a 20 KB CLAUDE.md, 30 commands and 10 skills vs none (scripts/bench_memory.ts)
 //
 //   deno task bench [--profile] [--runs N] [--only e2e,startup,...] [--out FILE]
 // --profile adds the per-phase timeline of one delegation (scripts/bench_profile.ts). BLADE_BENCH_RUNS
@@ -51,6 +52,7 @@ const GROUPS = [
   "recovery",
   "worktree",
   "sandbox",
+  "memory",
 ] as const;
 
 function processRow(group: string, name: string, runs: readonly ProcessRun[], note?: string): BenchRow {
@@ -190,6 +192,8 @@ async function groupRows(
     }
     case "recovery":
       return await recoveryRows(runs);
+    case "memory":
+      return await (await import("./bench_memory.ts")).memoryRows(blade, runs);
     case "worktree": {
       const { benchWorktree } = await import("./bench_worktree.ts");
       const w = await benchWorktree({ runs: Math.min(runs, 5) });

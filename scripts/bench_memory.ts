@@ -118,6 +118,61 @@ export async function benchMemory(o: { runs?: number; blade?: string[] } = {}): 
   }
 }
 
+/** A row of the bench table (scripts/bench.ts's BenchRow, which this module does not import: no cycle). */
+interface BenchRow {
+  group: string;
+  name: string;
+  unit: string;
+  median: number;
+  min: number;
+  max: number;
+  n: number;
+  peakRssMiB?: number;
+  cpuMs?: number;
+  note?: string;
+}
+
+/** The bench table's rows: the in-process load, then both start-ups with the difference in the note. */
+export async function memoryRows(blade: string[], runs: number): Promise<BenchRow[]> {
+  const f = await benchMemory({ runs, blade });
+  const process = (name: string, r: ProcessRun[], note?: string): BenchRow => ({
+    group: "memory",
+    name,
+    unit: "ms",
+    ...stats(r.map((x) => x.wallMs)),
+    peakRssMiB: median(r.map((x) => x.peakRssMiB)),
+    cpuMs: median(r.map((x) => x.cpuMs)),
+    ...(note === undefined ? {} : { note }),
+  });
+  const diff = (a: number, b: number) => `${a - b >= 0 ? "+" : ""}${(a - b).toFixed(1)}`;
+  const wall = (r: ProcessRun[]) => median(r.map((x) => x.wallMs));
+  const cpu = (r: ProcessRun[]) => median(r.map((x) => x.cpuMs));
+  return [
+    {
+      group: "memory",
+      name: "load 20 KB CLAUDE.md + 10 skills' listing (in-process)",
+      unit: "ms",
+      ...f.loadMs,
+      note: "what a session reads before its first request; commands are read only for a / prompt",
+    },
+    process(
+      "-p start-up, no memory, commands or skills",
+      f.empty,
+      `first request at ${median(f.firstRequestEmpty).toFixed(0)} ms`,
+    ),
+    process(
+      "-p start-up, 20 KB CLAUDE.md + 30 commands + 10 skills",
+      f.full,
+      `first request at ${median(f.firstRequestFull).toFixed(0)} ms; vs none: ${
+        diff(wall(f.full), wall(f.empty))
+      } ms wall, ` +
+        `${diff(cpu(f.full), cpu(f.empty))} ms CPU, ${
+          diff(median(f.firstRequestFull), median(f.firstRequestEmpty))
+        } ms to the first request`,
+    ),
+  ];
+}
+
 if (import.meta.main) {
   const { values } = parseArgs({ args: Deno.args, options: { runs: { type: "string" } } });
   const f = await benchMemory(values.runs === undefined ? {} : { runs: Number(values.runs) });

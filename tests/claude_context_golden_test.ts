@@ -103,7 +103,8 @@ function memoryEntries(req: Req): string[] | undefined {
     ? undefined
     : texts(first).find((t) => t.startsWith("<system-reminder>\nCodebase"));
   if (block === undefined) return undefined;
-  const body = block.slice("<system-reminder>\n".length, -"\n</system-reminder>".length);
+  // Claude Code ends a subagent's block with one more line end.
+  const body = block.trimEnd().slice("<system-reminder>\n".length, -"\n</system-reminder>".length);
   return body.slice(body.indexOf("\n\n") + 2).split(/\n\n(?=Contents of \/)/);
 }
 
@@ -240,4 +241,28 @@ Deno.test("output styles: the outputStyle setting picks a project style; its sec
   const unknown = await blade(c, {}, { flags: ["--output-style", "Nope"], stderr: (t) => (stderr = t) });
   assert.doesNotMatch(unknown[0]!.system!, /# Output Style/);
   assert.match(stderr, /warning: output style "Nope" is not built in \(Explanatory, Learning\) nor found in/);
+});
+
+Deno.test("subagents: general-purpose gets the memory, Explore none; an agent's skills: load after its task", async () => {
+  const c = caseNamed("subagent_context");
+  const [theirs, ours] = [await golden(c.name), await blade(c)];
+  const of = (reqs: Req[], type: string) =>
+    reqs.find((r) => texts(r.messages[0]!).some((t) => t.startsWith(`SUBAGENT-TASK for ${type}.`)))!;
+  for (const type of ["general-purpose", "Explore", "deployer"]) {
+    const [cc, b] = [of(theirs, type), of(ours, type)];
+    assert.ok(cc !== undefined && b !== undefined, type);
+    assert.deepEqual(memoryEntries(b), memoryEntries(cc), type);
+    // Each is told about the run's skills.
+    const listed = (r: Req) =>
+      r.messages.flatMap(texts).some((t) => t.includes("\n- deploy: Deploy the app to an environment\n"));
+    assert.ok(listed(cc) && listed(b), type);
+  }
+  assert.equal(memoryEntries(of(ours, "Explore")), undefined);
+  // After the task: the skill's command header and its instructions (no arguments), as Claude Code sends them.
+  const afterTask = (r: Req) => {
+    const t = texts(r.messages[0]!).map((x) => x.replace(/\n$/, ""));
+    return t.slice(t.findIndex((x) => x.startsWith("SUBAGENT-TASK")) + 1);
+  };
+  assert.deepEqual(afterTask(of(ours, "deployer")), afterTask(of(theirs, "deployer")));
+  assert.deepEqual(of(ours, "deployer").tools.sort(), ["Read", "Skill"]);
 });

@@ -24,7 +24,7 @@ function shown(sandbox: BladeSandbox, r: BladeResult): string {
     text.replaceAll(sandbox.root, "<root>")
       .replace(/agent-[A-Za-z0-9_-]{21}/g, "agent-<id>")
       .replace(/session-[A-Za-z0-9_-]{21}/g, "session-<id>")
-      .replace(/ +\d+[smhd] {2}/g, " <age>  ");
+      .replace(/ +\d+[smhd] ago {2}/g, " <age> ago  ");
   return `exit ${r.code}\n--- stdout\n${clean(r.stdout)}--- stderr\n${clean(r.stderr)}`;
 }
 

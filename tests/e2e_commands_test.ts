@@ -8,6 +8,7 @@ import assert from "node:assert/strict";
 import { fakeTurn, startFakeAnthropicServer } from "../lib/testing/fake_anthropic_server.ts";
 import { bladeSandbox } from "./support/blade.ts";
 import { toolResultCount } from "./support/claude_context_cases.ts";
+import { osSandbox } from "../lib/sys/os_sandbox.ts";
 
 type Body = {
   model: string;
@@ -184,4 +185,67 @@ Deno.test("skills: a loaded skill narrows the rest of the turn; Skill(name) deny
   const denied = await box.run(["-p", "go", "--disallowed-tools", "Skill(safe)"], { env });
   assert.equal(denied.code, 0, denied.stderr);
   assert.match(lastResults(server.requests[1]!.body as unknown as Body)[0]!, /deny rule Skill\(safe\)/);
+});
+
+Deno.test("commands: a stream-json user message naming a command is expanded like a -p prompt", async () => {
+  await using box = await bladeSandbox();
+  await box.write(".claude/commands/greet.md", "Greet $ARGUMENTS politely.\n");
+  await using server = startFakeAnthropicServer({ handler: () => fakeTurn({ text: "Hello." }) });
+  const line = (text: string) =>
+    JSON.stringify({ type: "user", message: { role: "user", content: [{ type: "text", text }] } }) + "\n";
+  const run = await box.run(["-p", "--input-format", "stream-json", "--output-format", "stream-json"], {
+    env: { ANTHROPIC_BASE_URL: server.url, ANTHROPIC_API_KEY: "sk-ant-test", BLADE_TRUST_WORKSPACE: "1" },
+    stdin: line("/greet Ada") + line("plain words"),
+  });
+  assert.equal(run.code, 0, run.stderr);
+  const [first, second] = server.requests.map((r) => userTexts(r.body as unknown as Body));
+  assert.deepEqual(first, [
+    "<command-message>greet</command-message>\n<command-name>/greet</command-name>\n<command-args>Ada</command-args>\n",
+    "Greet Ada politely.\n",
+  ]);
+  assert.equal(second!.at(-1), "plain words");
+});
+
+Deno.test("memory: `blade run` gives its child the folder's memory as a Task child gets it", async () => {
+  await using box = await bladeSandbox();
+  await box.write("CLAUDE.md", "RUN-CHILD-MEMORY\n");
+  await using server = startFakeAnthropicServer({ handler: () => fakeTurn({ text: "done" }) });
+  const env = {
+    ANTHROPIC_BASE_URL: server.url,
+    ANTHROPIC_API_KEY: "sk-ant-test",
+    BLADE_TRUST_WORKSPACE: "1",
+  };
+  const run = await box.run(["run", "general-purpose", "say done, then stop"], { env });
+  assert.equal(run.code, 0, run.stderr);
+  assert.match(
+    userTexts(server.requests[0]!.body as unknown as Body)[0]!,
+    /^<system-reminder>\nCodebase[\s\S]*RUN-CHILD-MEMORY/,
+  );
+});
+
+Deno.test({
+  name:
+    "commands: a !`command` runs in the session's OS sandbox (it writes the workspace, never a protected path)",
+  ignore: (await osSandbox()) !== "bwrap",
+  async fn() {
+    await using box = await bladeSandbox();
+    // yolo: the gate lets both writes through; only the sandbox keeps .git/hooks read-only.
+    await box.write(".git/hooks/keep", "");
+    await box.write(
+      ".claude/commands/probe.md",
+      "Result: !`(echo x > made.txt) && echo workspace-ok; (echo x > .git/hooks/pre-commit) 2>/dev/null && echo hooks-written || echo hooks-refused`\n",
+    );
+    await using server = startFakeAnthropicServer({ handler: () => fakeTurn({ text: "ok" }) });
+    const env = {
+      ANTHROPIC_BASE_URL: server.url,
+      ANTHROPIC_API_KEY: "sk-ant-test",
+      BLADE_TRUST_WORKSPACE: "1",
+    };
+    const run = await box.run(["-p", "/probe", "--permission-mode", "yolo"], { env });
+    assert.equal(run.code, 0, run.stderr);
+    const body = userTexts(server.requests[0]!.body as unknown as Body).at(-1)!;
+    assert.match(body, /workspace-ok\nhooks-refused/);
+    await Deno.stat(`${box.workspace}/made.txt`);
+    await assert.rejects(Deno.stat(`${box.workspace}/.git/hooks/pre-commit`));
+  },
 });

@@ -106,13 +106,22 @@ function streamKinds(): Set<string> {
 
 Deno.test("migration guide: every 'same' row holds for Blade", async () => {
   const table = await rows();
+  const memoryGuide = await Deno.readTextFile(new URL("../docs/guides/memory.md", import.meta.url));
   assert.ok(table.length > 60, `the table has its rows (${table.length})`);
   const result = sampleResult();
   const kinds = streamKinds();
   const settings = claudeSettingsOf({
     model: "m",
     env: { A: "1" },
-    permissions: { allow: ["Read"], deny: ["Bash"], ask: ["Edit"], defaultMode: "plan" },
+    outputStyle: "Explanatory",
+    apiKeyHelper: "print-key",
+    permissions: {
+      allow: ["Read"],
+      deny: ["Bash"],
+      ask: ["Edit"],
+      defaultMode: "plan",
+      additionalDirectories: ["../x"],
+    },
   }, "x");
   for (const row of table) {
     assert.ok(["same", "different", "not yet"].includes(row.status), `status of ${row.names}: ${row.status}`);
@@ -136,12 +145,19 @@ Deno.test("migration guide: every 'same' row holds for Blade", async () => {
           assert.deepEqual(settings.ignored, [], "the sample uses honoured keys only");
           const [top, sub] = name.split(".");
           const honoured = top === "permissions"
-            ? ["allow", "deny", "ask", "defaultMode"].includes(sub!)
-            : ["model", "env"].includes(top!);
+            ? ["allow", "deny", "ask", "defaultMode", "additionalDirectories"].includes(sub!)
+            : ["model", "env", "outputStyle", "apiKeyHelper"].includes(top!);
           assert.ok(honoured, `${where}: the settings reader does not honour it`);
           break;
         }
         case "exit":
+          break;
+        case "context":
+          // Project memory, commands, skills, styles: their guide says what loads and how.
+          assert.ok(
+            memoryGuide.includes(name.replace(/^`|`$/g, "")),
+            `${where}: not in docs/guides/memory.md`,
+          );
           break;
         default:
           assert.fail(`unknown kind ${row.kind}`);

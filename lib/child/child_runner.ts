@@ -23,6 +23,7 @@ import {
 } from "../executor/child.ts";
 import type { DelegationCall } from "./child_protocol.ts";
 import { ChildWorkerPool, type WorkerChildOptions } from "./child_sandbox.ts";
+import { childSkillTools } from "../executor/child_context.ts";
 import type { McpToolShape } from "../mcp/tool_adapter.ts";
 
 /** What the launcher provides for one child run. */
@@ -146,7 +147,8 @@ export class WorkerRunner implements ChildRunner {
     const extras = spec.structuredOutput === undefined
       ? []
       : [new StructuredOutput(spec.structuredOutput).tool()];
-    const tools = childTools(spec, host.tools(), extras);
+    // The Skill tool's spec travels too; the Worker's own instance reads the skills under its grant.
+    const tools = childTools(spec, [...host.tools(), ...childSkillTools(spec.context)], extras);
     const names = tools.map((t) => t.name);
     const mcpTools = (host.mcp ?? []).filter((t) => names.includes(t.bladeName));
     return {

@@ -9,6 +9,7 @@ import { BladeError } from "../errors.ts";
 import { resolve } from "../path.ts";
 import type { PromptExpansion, SessionContext, ToolCaller } from "../executor/session_context.ts";
 import { NarrowingGate } from "../executor/narrowing_gate.ts";
+import type { ChildContext } from "../executor/child_context.ts";
 import { narrowingOf } from "../permissions/narrowing.ts";
 import { resolveModel } from "../config/config.ts";
 import { claudeUserDir, managedDir } from "../config/claude_dir.ts";
@@ -82,6 +83,12 @@ export function contextSinks(app: App, io: Io): ContextSinks {
   return { ...(app.config.debug ? { debug: line("[debug] ") } : {}), warn: line("blade: warning: ") };
 }
 
+/** The runtime option giving subagents the run's memory and skills (a direct `blade run` child too). */
+export async function childContextOf(app: App, io: Io): Promise<{ childContext?: ChildContext }> {
+  const child = (await sessionContextOf(app, contextSinks(app, io)))?.child;
+  return child === undefined ? {} : { childContext: child };
+}
+
 const loaded = new WeakMap<App, Promise<SessionContext | undefined>>();
 
 /** The run's session context, read on first use; undefined with --bare. */
@@ -103,8 +110,14 @@ async function buildContext(app: App, sinks: ContextSinks): Promise<SessionConte
   const nested = app.trust.trusted ? new NestedMemory(memory.reader, app.workspace) : undefined;
   const gate = new NarrowingGate();
   const catalog = skillCatalog(app, skills.value, gate);
+  const [reminder, listing] = [memoryReminder(memory.value), skillsReminder(skills.value)];
   return {
-    blocks: [memoryReminder(memory.value), skillsReminder(skills.value)].filter((b) => b !== undefined),
+    blocks: [reminder, listing].filter((b) => b !== undefined),
+    child: {
+      ...(reminder === undefined ? {} : { memory: reminder }),
+      ...(listing === undefined ? {} : { listing }),
+      skills: skills.value,
+    },
     tools: catalog.names().length === 0 ? [] : [skillTool(catalog)],
     ...(nested === undefined ? {} : { wrap: (tool) => withNestedMemory(tool, nested) }),
     beforeToolCall: gate.check,

@@ -21,6 +21,7 @@ import {
 } from "./print_flags.ts";
 import { profileMark } from "../sys/profile.ts";
 import { runTurn, type SessionChoice, type TurnFlags } from "./print_turn.ts";
+import { contextSinks, sessionContextOf } from "./context_wiring.ts";
 
 export async function runPrint(values: Values, positionals: string[], ports: Ports, io: Io): Promise<number> {
   const format = outputFormatOf(values);
@@ -44,6 +45,8 @@ export async function runPrint(values: Values, positionals: string[], ports: Por
   profileMark("config + trust");
   if (values.agent !== undefined) app = await asAgent(app, values, ports, flags, debugSink);
   const turn: TurnFlags = { ...flags, rules: rulesFromFlags(values, io, app) };
+  // Memory and skills are read while MCP and the session start (the first turn awaits them).
+  sessionContextOf(app, contextSinks(app, io)).catch(() => {});
   await printTrustWarning(ports, io, {
     trusted: app.trust.trusted,
     workspace: app.workspace,

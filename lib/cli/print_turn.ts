@@ -204,8 +204,10 @@ export async function runTurn(
     overBudget = true;
     interrupt.abort();
   });
+  const context = await sessionContextOf(app, contextSinks(app, io));
   // Background commands the model started, idle child Workers and agents' MCP servers do not outlive the run.
   await using runtime = app.runtime(sink.emit, {
+    ...(context?.child === undefined ? {} : { childContext: context.child }),
     rules: f.rules.texts,
     ...(f.approve === undefined ? {} : { approve: f.approve }),
     ...(mcp === undefined ? {} : { mcp }),
@@ -213,7 +215,6 @@ export async function runTurn(
   });
   // Each turn returns its own object (loaded only with --json-schema: it brings zod).
   const structured = await structuredOutputOf(f.jsonSchema, app.config.structuredOutputAttempts);
-  const context = await sessionContextOf(app, contextSinks(app, io));
   try {
     const run = await runMainSession(app, {
       prompt,

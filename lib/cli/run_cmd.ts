@@ -27,6 +27,7 @@ import { validateSessionId } from "../protocol/ids.ts";
 import { selfCommand } from "../sys/self.ts";
 import { resolveStorageRoot, storageLayout } from "../config/storage.ts";
 import { bladeProcessPermissions, toDenoFlags } from "../permissions/deno_permissions.ts";
+import { childContextOf } from "./context_wiring.ts";
 
 const HELP = `Usage: blade run <agent> "prompt" [options]
 
@@ -183,7 +184,7 @@ export async function runAgentCommand(argv: string[], ports: Ports, io: Io): Pro
   await using run = app.runtime((event) => {
     usage.observe(event);
     sink.emit(event);
-  }, { rules: rules.texts, ...(mcp === undefined ? {} : { mcp }) });
+  }, { rules: rules.texts, ...(mcp === undefined ? {} : { mcp }), ...await childContextOf(app, io) });
   const env = await run.env();
   env.registry.require(agent);
   const callId = `run_${ports.ids.random21()}`;

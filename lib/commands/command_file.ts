@@ -8,6 +8,7 @@ import { join } from "../path.ts";
 import { splitFrontmatter } from "../registry/frontmatter.ts";
 import { readSimpleFrontmatter } from "../registry/simple_yaml.ts";
 import { readLenientFrontmatter } from "../registry/lenient.ts";
+import { folderEntries } from "../memory/folder_entries.ts";
 
 export type CommandSource = "project" | "user";
 
@@ -131,7 +132,7 @@ export async function listCommands(fs: Fs, dirs: readonly CommandDir[]): Promise
 }
 
 async function markdownNames(fs: Fs, dir: string, prefix: string[]): Promise<[string, string][]> {
-  const entries = await fs.readDir(dir).catch(() => []);
+  const entries = await folderEntries(fs, dir);
   const out: [string, string][] = [];
   for (const e of entries) {
     const path = join(dir, e.name);

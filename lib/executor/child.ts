@@ -29,6 +29,8 @@ import { limitsOf, rulesOf, type RuleTexts } from "../permissions/run_rules.ts";
 import { childRulesOf } from "../permissions/ceiling.ts";
 import { describeError } from "../errors.ts";
 import { storageWriteFailed } from "../store/storage_root.ts";
+import { childBlocks, type ChildContext, childSkillTools, preloadedSkills } from "./child_context.ts";
+import { NarrowingGate } from "./narrowing_gate.ts";
 
 /** What a child needs to run: plain data, safe to send to a Worker or another process. */
 export interface ChildSpec {
@@ -67,6 +69,8 @@ export interface ChildSpec {
   audit?: AuditPolicy;
   /** The child returns one object matching this schema through StructuredOutput (a verdict). */
   structuredOutput?: StructuredOutputOptions;
+  /** Its run's memory and skills, as this agent gets them (child_context.ts). */
+  context?: ChildContext;
 }
 
 export interface ChildStats {
@@ -178,14 +182,14 @@ function childTranscript(deps: ChildDeps, spec: ChildSpec): TranscriptWriter {
 /** The child's tool table; lazy on purpose: a Worker child's tools start loading only when first awaited (see child_worker.ts). */
 function lazyChildTools(
   deps: ChildDeps,
-  spec: ChildSpec,
-  extras: readonly AnyTool[],
+  o: { spec: ChildSpec; extras: readonly AnyTool[]; skills: readonly AnyTool[] },
 ): readonly AnyTool[] | PromiseLike<readonly AnyTool[]> {
+  const { spec, extras, skills } = o;
   const available = deps.toolsFor(spec);
-  if (Array.isArray(available)) return childTools(spec, available, extras);
+  if (Array.isArray(available)) return childTools(spec, [...available, ...skills], extras);
   return {
     then: (ok, error) =>
-      Promise.resolve(available).then((all) => childTools(spec, all, extras)).then(ok, error),
+      Promise.resolve(available).then((all) => childTools(spec, [...all, ...skills], extras)).then(ok, error),
   };
 }
 
@@ -242,7 +246,15 @@ export async function runChild(deps: ChildDeps, spec: ChildSpec, signal: AbortSi
   try {
     const transcript = childTranscript(deps, spec);
     const structured = await structuredOutputOf(spec);
-    const tools = lazyChildTools(deps, spec, structured === undefined ? [] : [structured.tool()]);
+    // A loaded skill's allowed-tools narrow the rest of the child's turn, as in a top-level session.
+    const gate = new NarrowingGate();
+    const skills = childSkillTools(spec.context, ports.fs, gate);
+    const tools = lazyChildTools(deps, {
+      spec,
+      extras: structured === undefined ? [] : [structured.tool()],
+      skills,
+    });
+    const blocks = childBlocks(spec.context);
     const loop = sessionLoop({
       ports,
       provider: deps.provider,
@@ -267,11 +279,16 @@ export async function runChild(deps: ChildDeps, spec: ChildSpec, signal: AbortSi
       worktree: spec.worktree,
       commands: spec.commands,
       additionalDirs: spec.additionalDirs,
-      ...mergeHooks(deps.hooks?.(spec), structured === undefined ? undefined : structuredRetries(structured)),
+      ...(blocks.length === 0 ? {} : { context: blocks }),
+      ...mergeHooks(
+        deps.hooks?.(spec),
+        { beforeToolCall: gate.check },
+        structured === undefined ? undefined : structuredRetries(structured),
+      ),
     }, { messages: spec.initialMessages ?? [], turns: 0 });
     // session_created goes in the same durable batch as the first turn (one fsync fewer per child).
     const run = await loop.run({
-      messages: [userText(spec.prompt)],
+      messages: [await firstMessage(spec, ports)],
       prelude: [{
         type: "session_created",
         data: {
@@ -292,4 +309,13 @@ export async function runChild(deps: ChildDeps, spec: ChildSpec, signal: AbortSi
     if (storage !== undefined) return failed(`${storage.message} ${storage.hint}`, storage.code);
     return failed(`The child run stopped unexpectedly: ${describeError(e)}`, "internal");
   }
+}
+
+/** The task, then (on a fresh run) the definition's `skills:` as Claude Code loads them. */
+async function firstMessage(spec: ChildSpec, ports: ChildDeps["ports"]): Promise<Message> {
+  const skills = spec.initialMessages === undefined
+    ? await preloadedSkills(spec.config.skills ?? [], spec.context, ports.fs)
+    : [];
+  if (skills.length === 0) return userText(spec.prompt);
+  return { role: "user", content: [spec.prompt, ...skills].map((text) => ({ type: "text", text })) };
 }

@@ -6,6 +6,7 @@
 
 import type { AnyTool, ToolResult } from "../tools/tool.ts";
 import type { BeforeToolCall } from "./tool_runner.ts";
+import type { ChildContext } from "./child_context.ts";
 
 /** Runs one tool call through the session's permission gate and tools, outside the conversation. */
 export type ToolCaller = (
@@ -34,6 +35,8 @@ export interface SessionContext {
   expand?: (prompt: string, call: ToolCaller, signal: AbortSignal) => Promise<PromptExpansion | undefined>;
   /** A further check of every call: the allowed-tools of the turn's command or of a loaded skill. */
   beforeToolCall?: BeforeToolCall;
+  /** What subagents get of it (their runtime takes it: executor/child_context.ts). */
+  child?: ChildContext;
   /** The output style of the session (lib/styles), applied by the system prompt. */
   style?: { name: string; body: string; keepCodingInstructions: boolean };
 }

@@ -20,6 +20,7 @@ import { auditOf, ceilingOf, resumedCeiling, resumedConfig } from "./launch_ceil
 import type { LoadResult } from "../store/codec.ts";
 import { planResume, type RestoreIsolation } from "./resume_plan.ts";
 import { lineageOf, type OwnProcess, resumedRecord, runningRecord } from "./launch_record.ts";
+import { type ChildContext, childContextFor } from "../executor/child_context.ts";
 
 export interface RegistryView {
   get(name: string): AgentDefinition | undefined;
@@ -70,6 +71,8 @@ export interface LaunchParent extends ParentInfo {
   commands?: CommandSetup;
   /** The run's `--add-dir` folders (canonical). */
   additionalDirs?: readonly string[];
+  /** The run's memory and skills (what each agent gets of them: executor/child_context.ts). */
+  context?: ChildContext;
 }
 
 export type LaunchPlan =
@@ -268,7 +271,13 @@ function specOf(record: SidecarRecord, parent: LaunchParent): ChildSpec {
     ...(parent.commands === undefined ? {} : { commands: parent.commands }),
     ...(parent.additionalDirs === undefined ? {} : { additionalDirs: [...parent.additionalDirs] }),
     ...auditOf(record.configSnapshot.name, parent.auditEnv),
+    ...contextOf(record.configSnapshot.name, parent.context),
   };
+}
+
+function contextOf(agent: string, context: ChildContext | undefined): { context?: ChildContext } {
+  const mine = childContextFor(agent, context);
+  return mine === undefined ? {} : { context: mine };
 }
 
 /**

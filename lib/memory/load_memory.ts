@@ -10,6 +10,7 @@ import { dirname, isAbsolute, join, resolve, sep } from "../path.ts";
 import { splitFrontmatter } from "../registry/frontmatter.ts";
 import type { MemoryDiagnostic, MemoryFile, MemoryKind } from "./memory_file.ts";
 import { importsOf } from "./memory_imports.ts";
+import { folderEntries } from "./folder_entries.ts";
 
 /** Files in a chain of imports, the importing file counted: Claude Code follows four `@` hops. */
 export const MAX_IMPORT_LEVELS = 5;
@@ -181,7 +182,7 @@ export class MemoryReader {
   }
 
   async #markdownBelow(dir: string, depth = 0): Promise<string[]> {
-    const entries = await this.#fs.readDir(dir).catch(() => []);
+    const entries = await folderEntries(this.#fs, dir);
     const out: string[] = [];
     for (const e of entries.sort((a, b) => a.name < b.name ? -1 : a.name > b.name ? 1 : 0)) {
       const path = join(dir, e.name);

@@ -23,6 +23,7 @@ import { minimalCommandEnv } from "../permissions/child_env.ts";
 import type { OwnProcess } from "../launch/launch_record.ts";
 
 /** Shared by every session of one root run. */
+import type { ChildContext } from "../executor/child_context.ts";
 export interface SubagentEnv {
   ports: Ports;
   layout: StorageLayout;
@@ -35,6 +36,8 @@ export interface SubagentEnv {
   trusted: boolean;
   /** The run's `--add-dir` folders: every child's grant extends to them (not an isolated child's writes). */
   additionalDirs?: readonly string[];
+  /** The run's memory and skills, as subagents get them (executor/child_context.ts). */
+  childContext?: ChildContext;
   maxDepth: number;
   /** Limits children running at once per root session; beyond it they queue. */
   slots: Semaphore;
@@ -86,5 +89,6 @@ export function launchParentOf(env: SubagentEnv, parent: ParentInfo): Omit<Launc
     auditEnv: minimalCommandEnv(env.ports.env),
     ...(env.commands === undefined ? {} : { commands: env.commands }),
     ...(env.additionalDirs === undefined ? {} : { additionalDirs: env.additionalDirs }),
+    ...(env.childContext === undefined ? {} : { context: env.childContext }),
   };
 }

@@ -29,6 +29,7 @@ import type { SubagentEnv } from "../run/subagent_env.ts";
 import { recoverSession } from "../recovery/restart.ts";
 import { tolerantTrim } from "../run/sidecar_lifecycle.ts";
 
+import type { ChildContext } from "../executor/child_context.ts";
 export interface RuntimeDeps {
   ports: Ports;
   layout: StorageLayout;
@@ -37,6 +38,8 @@ export interface RuntimeDeps {
   workspace: string;
   /** The run's canonical `--add-dir` folders (every child's grant includes them). */
   additionalDirs?: readonly string[];
+  /** The run's memory and skills, as subagents get them (executor/child_context.ts). */
+  childContext?: ChildContext;
   trusted: boolean;
   config: {
     model: string;
@@ -137,6 +140,7 @@ export class Runtime implements AsyncDisposable {
       ...(d.additionalDirs === undefined || d.additionalDirs.length === 0
         ? {}
         : { additionalDirs: d.additionalDirs }),
+      ...(d.childContext === undefined ? {} : { childContext: d.childContext }),
       maxDepth: d.config.maxSubagentDepth,
       slots: this.slots,
       coreTools,

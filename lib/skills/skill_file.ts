@@ -9,6 +9,7 @@ import { splitFrontmatter } from "../registry/frontmatter.ts";
 import { readSimpleFrontmatter } from "../registry/simple_yaml.ts";
 import { readLenientFrontmatter } from "../registry/lenient.ts";
 import { bodyAfterFrontmatter, toolList } from "../commands/command_file.ts";
+import { folderEntries } from "../memory/folder_entries.ts";
 
 export type SkillSource = "user" | "project";
 
@@ -53,7 +54,7 @@ export async function listSkills(
   const byName = new Map<string, SkillFile>();
   const diagnostics: SkillDiagnostic[] = [];
   for (const { source, dir } of dirs) {
-    const entries = (await fs.readDir(dir).catch(() => [])).filter((e) => e.isDirectory || e.isSymlink)
+    const entries = (await folderEntries(fs, dir)).filter((e) => e.isDirectory || e.isSymlink)
       .sort((a, b) => a.name < b.name ? -1 : a.name > b.name ? 1 : 0);
     const files = await Promise.all(
       entries.slice(0, MAX_SKILLS_PER_FOLDER).map(async (e) => {

@@ -9,6 +9,7 @@ import { basename, join } from "../path.ts";
 import { splitFrontmatter } from "../registry/frontmatter.ts";
 import { readSimpleFrontmatter } from "../registry/simple_yaml.ts";
 import { readLenientFrontmatter } from "../registry/lenient.ts";
+import { folderEntries } from "../memory/folder_entries.ts";
 
 export interface OutputStyle {
   name: string;
@@ -66,9 +67,7 @@ export async function findOutputStyle(
   const wanted = name.trim().toLowerCase();
   if (wanted === "" || wanted === "default") return undefined;
   for (const dir of dirs) {
-    const entries = (await fs.readDir(dir).catch(() => [])).filter((e) =>
-      !e.isDirectory && e.name.endsWith(".md")
-    )
+    const entries = (await folderEntries(fs, dir)).filter((e) => !e.isDirectory && e.name.endsWith(".md"))
       .sort((a, b) => a.name < b.name ? -1 : a.name > b.name ? 1 : 0);
     for (const e of entries) {
       const path = join(dir, e.name);

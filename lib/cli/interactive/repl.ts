@@ -30,7 +30,8 @@ import { PromptHistory } from "./prompt_history.ts";
 import { Turns } from "./turns.ts";
 import { providerErrorHint } from "../../provider/error_hint.ts";
 import { Questions } from "./questions.ts";
-import { parseSlash, slashAutocomplete } from "./slash.ts";
+import { parseSlash, SLASH_COMMANDS, slashAutocomplete } from "./slash.ts";
+import { CommandInput } from "./command_input.ts";
 import { runSlash, type SlashContext } from "./slash_commands.ts";
 import { runTrust } from "../trust_cmd.ts";
 import type { McpHub } from "../../mcp/hub.ts";
@@ -55,6 +56,7 @@ class Repl {
   readonly #tui: TUI;
   readonly #editor: Editor;
   readonly #history: PromptHistory;
+  readonly #commandInput: CommandInput;
   readonly #approvals: Approvals;
   /** What sits where the editor normally is (the approval choices), if anything. */
   #input: Component | undefined;
@@ -117,12 +119,14 @@ class Repl {
       },
     });
     this.#questions = new Questions(host);
+    this.#commandInput = new CommandInput({ app, rules: flags.rules.rules, open: () => this.#open, view });
     this.#turns = new Turns({
       view,
       session: () => this.#open!.session,
       report: (e) => this.#report(e),
       hintFor: (e) =>
         providerErrorHint(e, { provider: app.config.provider, model: this.#open!.session.loop.model }),
+      input: (prompt, signal) => this.#commandInput.input(prompt, signal),
     });
     this.done = new Promise((resolve) => (this.#closed = resolve));
     view.onChange = () => this.#tui.requestRender();
@@ -137,7 +141,9 @@ class Repl {
     const editor = this.#editor;
     for (const prompt of await this.#history.load()) editor.addToHistory(prompt);
     editor.setAutocompleteProvider(
-      slashAutocomplete(() => this.#open?.subagents.session()?.env.registry.names() ?? [], PERMISSION_MODES),
+      slashAutocomplete(() => this.#open?.subagents.session()?.env.registry.names() ?? [], PERMISSION_MODES, {
+        commands: () => this.#commandInput.commands,
+      }),
     );
     editor.onSubmit = (text) => void this.#submit(text);
     tui.addChild(this.view.log);
@@ -149,6 +155,7 @@ class Repl {
       ...(this.#values.resume === undefined ? {} : { resume: this.#values.resume }),
       ...(this.#values.continue === true ? { continueLatest: true } : {}),
     });
+    await this.#commandInput.load();
     tui.start();
     const stopTicker = this.#app.ports.clock.timer(250, () => {
       if (!this.view.busy && this.view.runningChildren().length === 0) return;
@@ -292,7 +299,8 @@ class Repl {
       this.view.error(`Could not save the prompt history: ${e instanceof Error ? e.message : String(e)}`)
     );
     const slash = parseSlash(text);
-    if (slash !== undefined) {
+    // A custom command (.claude/commands) is a prompt: the turn expands it.
+    if (slash !== undefined && SLASH_COMMANDS.some((c) => c.name === slash.name || slash.name === "quit")) {
       this.view.prompt(text);
       try {
         await runSlash(this.#slashContext(), slash);
@@ -339,6 +347,7 @@ class Repl {
         if (parent !== undefined) parent.model = model;
       },
       subagents: () => this.#open?.subagents.session(),
+      customCommands: () => this.#commandInput.commands,
       ask: (q) => this.#questions.ask(q),
       choose: (title, items) => this.#questions.choose(title, items),
       switchSession: (resume) => this.#switch(resume),

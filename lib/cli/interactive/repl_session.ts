@@ -12,6 +12,9 @@ import type { PromptFlags } from "../print_inputs.ts";
 import type { Runtime } from "../../runtime/runtime.ts";
 import type { McpHub } from "../../mcp/hub.ts";
 import type { SessionView } from "./view.ts";
+import type { SessionContext } from "../../executor/session_context.ts";
+import { sessionContextOf } from "../context_wiring.ts";
+import { terminalSafe } from "../sanitize.ts";
 
 /** What the flags decide for every session this REPL opens (/clear and /resume open new ones). */
 export interface SessionFlags {
@@ -24,6 +27,8 @@ export interface SessionFlags {
 export interface OpenSession {
   session: MainSession;
   subagents: Runtime;
+  /** Memory, skills and custom commands (cli/context_wiring.ts); undefined with --bare. */
+  context: SessionContext | undefined;
 }
 
 /** Opens (or resumes) a session and prints its header; the runtime is closed again if it fails. */
@@ -40,7 +45,11 @@ export async function openReplSession(
     for (const shown of deltas.map(e)) view.onEvent(shown);
   };
   const mcp = flags.mcp;
+  const context = await sessionContextOf(app, {
+    warn: (line) => view.print(`warning: ${terminalSafe(line)}`),
+  });
   const subagents = app.runtime(emit, {
+    ...(context?.child === undefined ? {} : { childContext: context.child }),
     rules: flags.rules.texts,
     approve,
     ...(mcp === undefined ? {} : { mcp }),
@@ -54,12 +63,13 @@ export async function openReplSession(
     subagents: (id) => subagents.subagentsFor(id),
     recovery: subagents.recovery,
     ...(mcp === undefined ? {} : { mcp }),
+    ...(context === undefined ? {} : { context }),
   }).catch(async (e) => {
     await subagents.close();
     throw e;
   });
   showHeader(app, view, session);
-  return { session, subagents };
+  return { session, subagents, context };
 }
 
 function showHeader(app: App, view: SessionView, session: MainSession): void {

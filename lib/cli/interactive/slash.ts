@@ -30,6 +30,7 @@ export const SLASH_COMMANDS: readonly SlashSpec[] = [
   { name: "model", args: "[name]", description: "show or change the model" },
   { name: "status", args: "", description: "session id, model, mode, trust, running children" },
   { name: "trust", args: "", description: "trust this folder; load its settings, agents, MCP" },
+  { name: "memory", args: "", description: "memory files (CLAUDE.md), skills and custom commands" },
   { name: "clear", args: "", description: "start a new session (the old one stays on disk)" },
   { name: "resume", args: "[id]", description: "continue an earlier session of this folder" },
   { name: "exit", args: "", description: "leave (the session is saved; Ctrl-D works too)" },
@@ -57,9 +58,13 @@ const AGENT_ARGUMENT: Readonly<Record<string, readonly string[]>> = { agents: ["
 /** Completions for the text before the cursor on a one-line input; undefined when none apply. */
 export function completeSlash(
   before: string,
-  agentNames: readonly string[],
-  modes: readonly string[],
+  o: {
+    agentNames: readonly string[];
+    modes: readonly string[];
+    custom?: readonly { name: string; description?: string; argumentHint?: string }[];
+  },
 ): AutocompleteSuggestions | undefined {
+  const { agentNames, modes, custom = [] } = o;
   if (!before.startsWith("/")) return undefined;
   const words = before.slice(1).split(/\s+/);
   const prefix = words.at(-1) ?? "";
@@ -69,9 +74,15 @@ export function completeSlash(
   if (words.length === 1) {
     // The command word's prefix keeps its slash: Enter on such a suggestion completes and runs it.
     // A word already typed in full offers nothing, so Enter sends the line.
-    if (SLASH_COMMANDS.some((c) => c.name === prefix)) return undefined;
+    if (SLASH_COMMANDS.some((c) => c.name === prefix) || custom.some((c) => c.name === prefix)) {
+      return undefined;
+    }
     items = SLASH_COMMANDS.filter((c) => c.name.startsWith(prefix)).map((c) =>
       item(`/${c.name}`, `${c.args === "" ? "" : `${c.args} — `}${c.description}`)
+    );
+    // Custom commands (.claude/commands) after Blade's own.
+    items.push(
+      ...custom.filter((c) => c.name.startsWith(prefix)).map((c) => item(`/${c.name}`, customHelp(c))),
     );
     return items.length === 0 ? undefined : { items, prefix: `/${prefix}` };
   } else {
@@ -91,16 +102,28 @@ export function completeSlash(
   return items.length === 0 ? undefined : { items, prefix };
 }
 
-/** The editor's Tab completion: slash commands, their sub-commands, agent names and modes. */
+/** A custom command's one-line help: its argument hint and description (file text, made plain). */
+export function customHelp(c: { description?: string; argumentHint?: string }): string {
+  const text = `${c.argumentHint === undefined ? "" : `${c.argumentHint} — `}${
+    c.description ?? "custom command"
+  }`;
+  // deno-lint-ignore no-control-regex
+  return text.replace(/[\u0000-\u001f\u007f]/g, " ");
+}
+
+/** The editor's Tab completion: slash commands (Blade's, then custom ones), sub-commands, agent names, modes. */
 export function slashAutocomplete(
   agentNames: () => readonly string[],
   modes: readonly string[],
+  o: { commands?: () => readonly { name: string; description?: string; argumentHint?: string }[] } = {},
 ): AutocompleteProvider {
   return {
     getSuggestions: (lines, cursorLine, cursorCol) => {
       if (cursorLine !== 0 || lines.length !== 1) return Promise.resolve(null);
       const before = (lines[0] ?? "").slice(0, cursorCol);
-      return Promise.resolve(completeSlash(before, agentNames(), modes) ?? null);
+      return Promise.resolve(
+        completeSlash(before, { agentNames: agentNames(), modes, custom: o.commands?.() ?? [] }) ?? null,
+      );
     },
     applyCompletion: (lines, cursorLine, cursorCol, item, prefix) => {
       const line = lines[cursorLine] ?? "";

@@ -25,7 +25,10 @@ import { readTranscript } from "../../session/transcript.ts";
 import { validateSessionId } from "../../protocol/ids.ts";
 import { transcriptLines } from "./transcript_view.ts";
 import { makeTheme } from "./theme.ts";
-import { SLASH_COMMANDS, type SlashLine } from "./slash.ts";
+import { customHelp, SLASH_COMMANDS, type SlashLine } from "./slash.ts";
+import type { CustomCommand } from "./command_input.ts";
+import { contextReportOf } from "../context_wiring.ts";
+import { contextText } from "../memory_render.ts";
 import type { SessionView } from "./view.ts";
 
 export interface SlashContext {
@@ -39,6 +42,8 @@ export interface SlashContext {
   setMode(mode: PermissionMode): void;
   setModel(model: string): void;
   subagents(): { env: SubagentEnv; parent: ParentInfo; runtime: SubagentRuntime } | undefined;
+  /** This folder's custom commands (.claude/commands), for /help. */
+  customCommands?: () => readonly CustomCommand[];
   /** Asks one question in the editor; undefined when the person cancels (Esc, Ctrl-C). */
   ask(question: string): Promise<string | undefined>;
   /** Lets the person pick one item; undefined when cancelled (Esc, Ctrl-C). */
@@ -60,14 +65,20 @@ const KEYS = `Keys: Enter sends · Shift+Enter or a trailing \\ adds a line · �
 /** Heads longer than this put their description on the next line, so it never wraps on a terminal. */
 const HELP_COLUMN = 24;
 
-export function helpText(): string {
-  const rows = SLASH_COMMANDS.map((c) => {
-    const head = `/${c.name}${c.args === "" ? "" : ` ${c.args}`}`;
-    return head.length <= HELP_COLUMN
-      ? `  ${head.padEnd(HELP_COLUMN)}  ${c.description}`
-      : `  ${head}\n  ${"".padEnd(HELP_COLUMN)}  ${c.description}`;
-  });
-  return `Commands:\n${rows.join("\n")}\n\n${KEYS}\n`;
+export function helpText(custom: readonly CustomCommand[] = []): string {
+  const row = (head: string, description: string) =>
+    head.length <= HELP_COLUMN
+      ? `  ${head.padEnd(HELP_COLUMN)}  ${description}`
+      : `  ${head}\n  ${"".padEnd(HELP_COLUMN)}  ${description}`;
+  const rows = SLASH_COMMANDS.map((c) =>
+    row(`/${c.name}${c.args === "" ? "" : ` ${c.args}`}`, c.description)
+  );
+  const own = custom.length === 0
+    ? ""
+    : `\nCustom commands (.claude/commands):\n${
+      custom.map((c) => row(`/${c.name}`, customHelp(c))).join("\n")
+    }\n`;
+  return `Commands:\n${rows.join("\n")}\n${own}\n${KEYS}\n`;
 }
 
 function agentsDeps(ctx: SlashContext) {
@@ -277,7 +288,9 @@ function status(ctx: SlashContext): void {
 export async function runSlash(ctx: SlashContext, line: SlashLine): Promise<void> {
   switch (line.name) {
     case "help":
-      return ctx.view.print(helpText());
+      return ctx.view.print(helpText(ctx.customCommands?.() ?? []));
+    case "memory":
+      return ctx.view.output(contextText(await contextReportOf(ctx.app)));
     case "agents":
       return await agents(ctx, line);
     case "tasks":

@@ -5,7 +5,8 @@ import { helpText } from "./slash_commands.ts";
 
 const AGENTS = ["Explore", "code-reviewer"];
 const MODES = ["default", "autoEdit", "yolo", "plan"];
-const values = (before: string) => completeSlash(before, AGENTS, MODES)?.items.map((i) => i.value);
+const values = (before: string) =>
+  completeSlash(before, { agentNames: AGENTS, modes: MODES })?.items.map((i) => i.value);
 
 describe("parseSlash", () => {
   const cases: [string, ReturnType<typeof parseSlash>][] = [
@@ -33,6 +34,7 @@ describe("completeSlash", () => {
       "/model",
       "/status",
       "/trust",
+      "/memory",
       "/clear",
       "/resume",
       "/exit",
@@ -70,5 +72,25 @@ describe("helpText", () => {
     for (const c of SLASH_COMMANDS) assert.ok(text.includes(`/${c.name}`), c.name);
     const wide = text.split("\n").filter((l) => [...l].length > 80);
     assert.deepEqual(wide, []);
+  });
+});
+
+describe("custom commands", () => {
+  const custom = [{ name: "review", description: "Review a file", argumentHint: "<file>" }, {
+    name: "re:do",
+  }];
+  it("complete after Blade's own, with their hint and description", () => {
+    const got = completeSlash("/re", { agentNames: AGENTS, modes: MODES, custom });
+    assert.deepEqual(got?.items.map((i) => [i.value, i.description]), [
+      ["/resume", "[id] — continue an earlier session of this folder"],
+      ["/review", "<file> — Review a file"],
+      ["/re:do", "custom command"],
+    ]);
+    assert.equal(completeSlash("/review", { agentNames: AGENTS, modes: MODES, custom }), undefined);
+  });
+  it("are listed by /help under their own heading, file text made plain", () => {
+    const text = helpText([...custom, { name: "x", description: "bad\u001b[2Jtext" }]);
+    assert.match(text, /Custom commands \(\.claude\/commands\):\n {2}\/review {19}<file> — Review a file\n/);
+    assert.ok(!text.includes("\u001b"));
   });
 });

@@ -4,7 +4,7 @@
 // interrupted (its signal aborts the loop and its foreground children). Does not read keys or draw.
 
 import type { MainSession } from "../../executor/main_runner.ts";
-import type { RunResult } from "../../executor/loop.ts";
+import type { RunResult, TurnInput } from "../../executor/loop.ts";
 import { deliverReady } from "../../executor/settle.ts";
 import type { Delivery } from "../../protocol/delivery.ts";
 import type { TranscriptPart } from "../../protocol/events.ts";
@@ -19,6 +19,8 @@ export interface TurnsOptions {
   report: (error: unknown) => void;
   /** What to do about a model API failure that ended a turn (shown under the failure's line). */
   hintFor?: (error: ProviderError) => string | undefined;
+  /** A prompt as the turn sends it (a custom command expanded); default: as typed. */
+  input?: (prompt: string, signal: AbortSignal) => Promise<TurnInput>;
 }
 
 export class Turns {
@@ -94,7 +96,8 @@ export class Turns {
         this.#showQueue();
         this.#o.view.prompt(prompt);
         this.#prompt = prompt;
-        await this.#turn((signal) => session.loop.run(session.input(prompt), signal));
+        const input = this.#o.input ?? ((p: string) => Promise.resolve(session.input(p)));
+        await this.#turn(async (signal) => session.loop.run(await input(prompt, signal), signal));
         this.#prompt = undefined;
         continue;
       }
