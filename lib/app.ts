@@ -6,7 +6,7 @@
 
 import type { Ports } from "./sys/mod.ts";
 import type { Provider } from "./protocol/provider.ts";
-import { type ProviderConfig, providerFromConfig } from "./provider/factory.ts";
+import { type ProviderConfig, providerFromConfig, withStallTimeout } from "./provider/factory.ts";
 import { BladeError } from "./errors.ts";
 import {
   type ConfigFlags,
@@ -30,6 +30,7 @@ import {
   settingsFlagLayer,
 } from "./config/claude_settings.ts";
 import type { RuntimeEventSink } from "./protocol/events.ts";
+import { webAccessOf } from "./web/lazy_web_access.ts";
 import type { Approver } from "./protocol/approval.ts";
 import type { RuleTexts } from "./permissions/run_rules.ts";
 import type { SidecarStore } from "./store/store.ts";
@@ -256,6 +257,7 @@ function runtimeOf(app: App, emit: RuntimeEventSink, options: RuntimeOptions): R
     ...(options.onlyTools === undefined ? {} : { onlyTools: options.onlyTools }),
     ...(options.childContext === undefined ? {} : { childContext: options.childContext }),
     mcp: () => childMcp(app, options),
+    web: webAccessOf(app),
   });
 }
 
@@ -292,11 +294,6 @@ async function registryOf(app: App): Promise<RegistrySnapshot> {
     ...(app.flags.agentsJson === undefined ? {} : { agentsJson: app.flags.agentsJson }),
   });
   return snapshot;
-}
-
-/** A child whose model stream makes no progress for this long fails with a stall error. */
-function withStallTimeout(config: ProviderConfig, stallMs: number): ProviderConfig {
-  return config.kind === "scripted" ? config : { ...config, streamIdleTimeoutMs: stallMs };
 }
 
 /** Children run in Workers under their own Deno permissions unless BLADE_CHILD_SANDBOX=none. */

@@ -132,7 +132,7 @@ Deno.test("ceiling e2e: a read-only agent with Task cannot get Write or Bash by 
   assert.ok(grandchild !== undefined);
   const events = await transcriptEvents(transcriptPath(sandbox, grandchild.id));
   const [write, bash] = toolResults(events);
-  assert.match(write!.content, /Unknown tool "Write". Available tools: Read, Glob, Grep, Task/);
+  assert.match(write!.content, /Unknown tool "Write". Available tools: Read, Glob, Grep, Agent/);
   assert.match(bash!.content, /Unknown tool "Bash"/);
   await assertNothingHappened(sandbox);
 });

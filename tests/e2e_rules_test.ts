@@ -164,3 +164,50 @@ Deno.test("rules e2e: a prefix rule does not approve a Bash command that writes 
   assert.equal(results[2]!.isError, false, results[2]!.content);
   assert.equal(await exists(`${sandbox.workspace}/copy.sh`), true);
 });
+
+Deno.test("rules e2e: text mode says each refusal on stderr with the rule that allows it; json lists them", async () => {
+  await using sandbox = await bladeSandbox();
+  const script = {
+    agents: {
+      main: [{
+        turns: [
+          {
+            tool_calls: [bash("git push origin main"), {
+              name: "Write",
+              input: { file_path: "out.txt", content: "x" },
+            }],
+          },
+          { text: "done" },
+        ],
+      }],
+    },
+  };
+  const path = `${sandbox.root}/refusals.json`;
+  await Deno.writeTextFile(path, JSON.stringify(script));
+  const base = ["-p", "Do the work", "--provider", "scripted", "--script", path, "--trust-workspace"];
+  const text = await sandbox.run(base);
+  assert.equal(text.stdout, "done\n");
+  assert.deepEqual(text.stderr.split("\n").filter((l) => l.startsWith("blade: denied")), [
+    'blade: denied Bash: Bash needs approval in permission mode "default", and ' +
+    'print mode cannot ask. Allow it with --allowed-tools "Bash(git push origin main)".',
+    `blade: denied Write: Write needs approval in permission mode "default", and print mode cannot ask. ` +
+    'Allow it with --allowed-tools "Edit(/out.txt)".',
+  ]);
+  const json = await sandbox.run([...base, "--output-format", "json"]);
+  assert.equal(json.stderr.includes("blade: denied"), false);
+  const denials = parseJsonResult(json).permission_denials as { tool_name: string }[];
+  assert.deepEqual(denials.map((d) => d.tool_name), ["Bash", "Write"]);
+  // The suggested rules do allow the calls.
+  const allowed = await sandbox.run([
+    ...base,
+    "--allowed-tools",
+    "Bash(git push origin main)",
+    "Edit(/out.txt)",
+  ]);
+  assert.equal(
+    allowed.stderr.split("\n").filter((l) => l.startsWith("blade: denied Write")).length,
+    0,
+    allowed.stderr,
+  );
+  assert.equal(await Deno.readTextFile(`${sandbox.workspace}/out.txt`), "x");
+});

@@ -1,7 +1,7 @@
 // `blade run --background`: a detached copy runs the agent and outlives the command; the run is
 // followed with `blade tasks output --wait` and stopped with `blade tasks cancel` from other processes.
 
-import { assertNoProcessWith, sleepMarker } from "../lib/testing/marked_processes.ts";
+import { assertNoProcessWith, sleepMarker, waitForProcessWith } from "../lib/testing/marked_processes.ts";
 import assert from "node:assert/strict";
 import { type BladeSandbox, bladeSandbox, parseJsonResult, sidecarPath, waitFor } from "./support/blade.ts";
 import { osSandbox } from "../lib/sys/os_sandbox.ts";
@@ -117,9 +117,50 @@ Deno.test({
       "--trust-workspace",
       "--permission-mode",
       "yolo",
+      // Print mode waits for background commands as for background children: this ends the wait.
+      "--background-wait",
+      "1",
     ]);
-    assert.equal(run.code, 0, run.stderr);
+    assert.equal(run.code, 1, run.stderr);
     assert.match(run.stdout, /Started the server\./);
+    await assertNoProcessWith(marker);
+  },
+});
+
+Deno.test({
+  name:
+    "a background Bash command dies with a Blade process that is SIGKILLed (the sandbox dies with its parent)",
+  ignore: !SANDBOXED,
+  async fn() {
+    await using sandbox = await bladeSandbox();
+    const marker = sleepMarker();
+    await sandbox.write(
+      "shell.yaml",
+      `agents:
+  main:
+    - turns:
+        - tool_calls:
+            - name: Bash
+              input: { command: "setsid sleep ${marker} & exec sleep ${marker}", run_in_background: true }
+        - text: "Started."
+`,
+    );
+    const blade = await sandbox.spawn([
+      "-p",
+      "start it",
+      "--provider",
+      "scripted",
+      "--script",
+      "shell.yaml",
+      "--trust-workspace",
+      "--permission-mode",
+      "yolo",
+    ]);
+    // The run waits for its background command: the kill lands on a live run with the command running.
+    await waitForProcessWith(marker);
+    blade.kill("SIGKILL");
+    const result = await blade.result;
+    assert.equal(result.code, 137, result.stderr);
     await assertNoProcessWith(marker);
   },
 });

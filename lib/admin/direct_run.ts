@@ -17,6 +17,7 @@ import type { TranscriptWriter } from "../session/transcript.ts";
 import type { ToolResult } from "../tools/tool.ts";
 import { messageEvents } from "../session/events.ts";
 import type { TaskRequest } from "../tools/task.ts";
+import { AGENT_TOOL } from "../protocol/tool_names.ts";
 
 /** Sums the model usage of one child from the runtime events its parent's sink receives. */
 export class ChildUsage {
@@ -99,7 +100,7 @@ export async function runDirect(deps: DirectRunDeps, req: DirectRunRequest): Pro
     ...messageEvents(deps.ids, userText(`blade run ${req.agent}`)),
     ...messageEvents(deps.ids, {
       role: "assistant",
-      content: [{ type: "tool_call", id: callId, name: "Task", input }],
+      content: [{ type: "tool_call", id: callId, name: AGENT_TOOL, input }],
     }),
   ]);
   let result = await deps.launch(input);

@@ -7,6 +7,7 @@ import type { RuntimeEvent } from "../protocol/events.ts";
 import { taskInput } from "../tools/task.ts";
 import type { ChildWorkerEvent, DelegationCall } from "./child_protocol.ts";
 import {
+  array,
   boolean,
   byField,
   type Check,
@@ -61,6 +62,26 @@ const callCheck = byField("method", {
   spawned: object({ method: method("spawned"), pgid }),
   kill: object({ method: method("kill"), pgid }),
   mcp: object({ method: method("mcp"), name: string({ min: 1 }), input: record() }),
+  web: byField("kind", {
+    fetch: object({
+      method: method("web"),
+      kind: oneOf(["fetch"]),
+      input: object({
+        url: string({ min: 1, max: 10_000 }),
+        prompt: string({ min: 1 }),
+        offset: optional(number({ int: true, min: 0 })),
+      }),
+    }),
+    search: object({
+      method: method("web"),
+      kind: oneOf(["search"]),
+      input: object({
+        query: string({ min: 2, max: 10_000 }),
+        allowedDomains: optional(array(string())),
+        blockedDomains: optional(array(string())),
+      }),
+    }),
+  }),
 });
 
 const eventCheck = byField("kind", {

@@ -14,6 +14,7 @@ import type { ApprovalRequest } from "../protocol/approval.ts";
 import type { McpToolShape } from "../mcp/tool_adapter.ts";
 import type { McpCallResult } from "../mcp/client.ts";
 import type { TaskOutputInput } from "../tools/task_control.ts";
+import type { WebFetchRequest, WebSearchRequest } from "../protocol/web.ts";
 
 export interface ChildRunRequest {
   kind: "run";
@@ -72,7 +73,10 @@ export type DelegationCall =
   | { method: "spawned"; pgid: number }
   | { method: "kill"; pgid: number }
   /** An MCP tool call: the main thread checks the name against the child's tools and calls the server. */
-  | { method: "mcp"; name: string; input: Record<string, unknown> };
+  | { method: "mcp"; name: string; input: Record<string, unknown> }
+  /** WebFetch or WebSearch: the Worker has no network; the main thread checks the child's tools and runs it. */
+  | { method: "web"; kind: "fetch"; input: WebFetchRequest }
+  | { method: "web"; kind: "search"; input: WebSearchRequest };
 
 /**
  * A model request of one run's provider (child/proxy_fetch.ts). The main thread sends it only to

@@ -25,6 +25,7 @@ import type { DelegationCall } from "./child_protocol.ts";
 import { ChildWorkerPool, type WorkerChildOptions } from "./child_sandbox.ts";
 import { childSkillTools } from "../executor/child_context.ts";
 import type { McpToolShape } from "../mcp/tool_adapter.ts";
+import type { WebAccess } from "../protocol/web.ts";
 
 /** What the launcher provides for one child run. */
 export interface ChildHost {
@@ -40,6 +41,8 @@ export interface ChildHost {
   approve?: Approver;
   /** The MCP tools among tools(): a Worker child gets proxies for those it keeps. */
   mcp?: McpToolShape[];
+  /** The run's web access, for a child in this thread (a Worker child asks through `answer`). */
+  web?: WebAccess | undefined;
 }
 
 export interface ChildRunner {
@@ -83,6 +86,7 @@ export class InThreadRunner implements ChildRunner {
         emit: host.emit,
         toolsFor: () => host.tools(),
         ...(host.approve === undefined ? {} : { approve: host.approve }),
+        web: host.web,
       },
       spec,
       signal,

@@ -122,6 +122,11 @@ async function runOne(
         redact: printRedactor(request.secretPrints),
         emit: (event) => ctx.emit({ kind: "event", runId: request.runId, event }),
         toolsFor: () => lazyTools,
+        // No network here: WebFetch and WebSearch are run by the main thread, for a child whose tools hold them.
+        web: {
+          fetch: (input) => call({ method: "web", kind: "fetch", input }, isToolResult),
+          search: (input) => call({ method: "web", kind: "search", input }, isToolResult),
+        },
         ...(request.approvals === true
           ? {
             approve: (req: ApprovalRequest) => call({ method: "approve", request: req }, isApprovalAnswer),

@@ -9,6 +9,7 @@ import type { RuntimeEvent, SubagentInfo } from "../protocol/events.ts";
 import type { ContentBlock } from "../protocol/messages.ts";
 import { VERSION } from "../version.ts";
 import { claudeModeName, parsePermissionMode } from "../protocol/permission_mode.ts";
+import { isDelegationTool } from "../protocol/tool_names.ts";
 
 export interface ClaudeStreamOptions {
   cwd: string;
@@ -140,7 +141,7 @@ export class ClaudeStream {
       case "assistant_message":
         return [...this.#endPartial(event, scope), ...this.#assistant(event, scope)];
       case "tool_started":
-        if (event.name === "Task") this.#prompts.set(event.callId, event.input.prompt);
+        if (isDelegationTool(event.name)) this.#prompts.set(event.callId, event.input.prompt);
         return [];
       case "tool_completed":
         return [{

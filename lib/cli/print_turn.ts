@@ -125,6 +125,11 @@ export function printSink(io: Io, o: PrintSinkOptions): PrintSink {
       budgetHit = true;
       o.onBudgetExceeded?.();
     }
+    // Text mode says each refusal on stderr with the rule that would allow it (json keeps permission_denials).
+    if (o.format === "text") {
+      const refusal = refusalLine(event);
+      if (refusal !== undefined) io.err(refusal);
+    }
     if (o.format === "stream-json") { for (const json of stream.onEvent(event)) line(json); }
     else if (o.format === "blade-events") line(bladeEventLine(event));
     else if (o.format === "text") text.onEvent(event);
@@ -352,4 +357,21 @@ function turnSummary(
     ...(error === undefined ? {} : { error }),
     ...(r.error?.providerError?.status === undefined ? {} : { apiErrorStatus: r.error.providerError.status }),
   };
+}
+
+/**
+ * The stderr line of a call the permission gate (or the tool) refused, at any depth: the refusal's
+ * first sentence and, when one would, the rule that allows it. Undefined for any other event.
+ */
+export function refusalLine(event: RuntimeEvent, nested = false): string | undefined {
+  if (event.type === "subagent_event") return refusalLine(event.event, true);
+  if (event.type !== "tool_completed" || event.denied !== true) return undefined;
+  const text = event.content.replace(/^Permission denied:\s*/, "").replace(/\s+/g, " ").trim();
+  const first = /^.*?[.!?](?=\s|$)/.exec(text)?.[0] ?? text;
+  const reason = first.length > 300 ? `${first.slice(0, 299)}…` : first;
+  const allow = event.allowWith === undefined
+    ? ""
+    : ` Allow it with --allowed-tools ${JSON.stringify(event.allowWith)}.`;
+  const who = nested ? " (in a subagent)" : "";
+  return `blade: denied ${event.name}${who}: ${terminalSafe(reason)}${terminalSafe(allow)}\n`;
 }

@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import type { Io } from "./io.ts";
-import { printSink } from "./print_turn.ts";
+import { printSink, refusalLine } from "./print_turn.ts";
+import type { RuntimeEvent } from "../protocol/events.ts";
 import type { OutputFormat } from "./print_render.ts";
 
 /** Any control character a terminal could act on (newline kept). */
@@ -57,4 +58,44 @@ Deno.test("text on a terminal: the answer and the warning on stderr keep the tex
   hostileRun(s.sink);
   assert.equal(s.out(), "ab\n");
   assert.equal(s.err(), "blade: warning: ab\n");
+});
+
+Deno.test("refusalLine: one stderr line per refused call, with the rule that would allow it", () => {
+  const done = (over: Record<string, unknown>) =>
+    ({
+      type: "tool_completed",
+      sessionId: "s",
+      callId: "c",
+      name: "Bash",
+      isError: true,
+      content:
+        'Permission denied: Bash command "git push" needs approval in permission mode "default", and ' +
+        'print mode cannot ask. Re-run with --permission-mode yolo (Claude Code: bypassPermissions) or --allowed-tools "Bash".',
+      denied: true,
+      allowWith: "Bash(git push)",
+      ...over,
+    }) as RuntimeEvent;
+  assert.equal(
+    refusalLine(done({})),
+    'blade: denied Bash: Bash command "git push" needs approval in permission mode "default", and print mode ' +
+      'cannot ask. Allow it with --allowed-tools "Bash(git push)".\n',
+  );
+  assert.equal(
+    refusalLine({
+      type: "subagent_event",
+      parentSessionId: "s",
+      agentId: "a",
+      event: done({
+        allowWith: undefined,
+        content: 'Permission denied: Bash command "rm -rf x" matches the deny rule Bash(rm:*).',
+      }),
+    }),
+    'blade: denied Bash (in a subagent): Bash command "rm -rf x" matches the deny rule Bash(rm:*).\n',
+  );
+  assert.equal(refusalLine(done({ denied: undefined })), undefined);
+  // Model-controlled text never reaches the terminal raw.
+  assert.equal(
+    refusalLine(done({ content: "Permission denied: \u001b[31mred\u001b[0m." }))!.includes("\u001b"),
+    false,
+  );
 });

@@ -2,7 +2,7 @@
 // `~/.claude/settings.json`, the project's `.claude/settings.json` and `.claude/settings.local.json`
 // (project files only in a trusted folder — except `permissions.deny`, which always applies), and a
 // `--settings <file|json>` layer for one run. Honoured keys: permissions.allow|deny|ask,
-// permissions.defaultMode, permissions.additionalDirectories, model, env, outputStyle, apiKeyHelper,
+// permissions.defaultMode, permissions.additionalDirectories, model, availableModels, env, outputStyle, apiKeyHelper,
 // disabledMcpjsonServers (kept from untrusted files too: it only turns servers off). Unknown keys are ignored (named in a debug note), never an error;
 // a file that is not JSON is. Blade's own settings win where both speak (config.ts).
 
@@ -17,6 +17,8 @@ export interface ClaudeSettings {
   ask: string[];
   defaultMode?: string;
   model?: string;
+  /** The models a subagent may be given (lib/manager/child_model.ts); the last layer naming it wins. */
+  availableModels?: string[];
   /** Variables for the commands the session runs (not Blade's own process). */
   env: Record<string, string>;
   /** `.mcp.json` servers the user turned off in Claude Code (lib/mcp/sources.ts leaves them out). */
@@ -46,6 +48,7 @@ export function emptyClaudeSettings(): ClaudeSettings {
 const HONOURED = new Set([
   "permissions",
   "model",
+  "availableModels",
   "env",
   "disabledMcpjsonServers",
   "outputStyle",
@@ -76,6 +79,9 @@ export function claudeSettingsOf(json: unknown, where: string): ClaudeSettings {
   if (typeof o.model === "string" && o.model !== "") out.model = o.model;
   if (typeof o.outputStyle === "string" && o.outputStyle !== "") out.outputStyle = o.outputStyle;
   if (typeof o.apiKeyHelper === "string" && o.apiKeyHelper.trim() !== "") out.apiKeyHelper = o.apiKeyHelper;
+  const models = o.availableModels;
+  if (Array.isArray(models) && models.every((m) => typeof m === "string")) out.availableModels = models;
+  else if (models !== undefined) out.ignored.push(`${where}: availableModels (not a list of model names)`);
   if (typeof o.env === "object" && o.env !== null) {
     for (const [k, v] of Object.entries(o.env as Record<string, unknown>)) {
       if (typeof v === "string" || typeof v === "number" || typeof v === "boolean") out.env[k] = String(v);
@@ -120,6 +126,7 @@ export function mergeClaudeSettings(layers: readonly ClaudeSettings[]): ClaudeSe
     if (l.outputStyle !== undefined) out.outputStyle = l.outputStyle;
     if (l.apiKeyHelper !== undefined) out.apiKeyHelper = l.apiKeyHelper;
     out.additionalDirectories.push(...l.additionalDirectories);
+    if (l.availableModels !== undefined) out.availableModels = l.availableModels;
     Object.assign(out.env, l.env);
     out.disabledMcpjsonServers.push(...l.disabledMcpjsonServers);
     out.ignored.push(...l.ignored);

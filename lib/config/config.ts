@@ -48,6 +48,13 @@ export interface ResolvedConfig {
   };
   /** CLAUDE_CODE_SUBAGENT_MODEL: the model every subagent runs on (its definition's model is ignored). */
   subagentModel: string | undefined;
+  /** Settings `availableModels`: the models a subagent may be given (lib/manager/child_model.ts). */
+  availableModels?: readonly string[];
+  /**
+   * The small, fast model WebFetch answers with: ANTHROPIC_SMALL_FAST_MODEL, else haiku with the
+   * Anthropic provider, else the session's model (another provider has no haiku).
+   */
+  smallFastModel: string;
   /** MAX_THINKING_TOKENS: extended thinking with this budget; undefined = no thinking. */
   thinkingBudget: number | undefined;
   /** CLAUDE_CODE_MAX_RETRIES: retries of a failed model request (default 4). */
@@ -141,9 +148,9 @@ export function resolveConfig(
     user: Settings;
     project: Settings;
     /** Claude Code's settings files (below Blade's own). */
-    claude?: { model?: string; defaultMode?: string };
+    claude?: { model?: string; defaultMode?: string; availableModels?: string[] };
     /** `--settings` (above the files, below flags and variables). */
-    settingsFlag?: { model?: string; defaultMode?: string };
+    settingsFlag?: { model?: string; defaultMode?: string; availableModels?: string[] };
   },
   options: { env: Env; flags: ConfigFlags },
 ): ResolvedConfig {
@@ -187,6 +194,9 @@ export function resolveConfig(
     subagentStallTimeoutMs: merged.subagentStallTimeoutMs ?? 600_000,
     maxTokens: positiveInt(env, "CLAUDE_CODE_MAX_OUTPUT_TOKENS") ?? merged.maxTokens ?? 8192,
     subagentModel: envValue(env, "CLAUDE_CODE_SUBAGENT_MODEL"),
+    smallFastModel: envValue(env, "ANTHROPIC_SMALL_FAST_MODEL") ??
+      (provider === "anthropic" ? resolveModel("haiku", aliases) : model),
+    ...availableModelsOf(layers),
     thinkingBudget: positiveInt(env, "MAX_THINKING_TOKENS") || undefined,
     maxRetries: positiveInt(env, "CLAUDE_CODE_MAX_RETRIES"),
     structuredOutputAttempts: positiveInt(env, "MAX_STRUCTURED_OUTPUT_RETRIES") || 5,
@@ -209,6 +219,15 @@ export function resolveConfig(
     requireSandbox: flags.requireSandbox === true || layers.user.sandbox?.required === true ||
       layers.project.sandbox?.required === true || sandboxRequired(env.get("BLADE_REQUIRE_SANDBOX")),
   };
+}
+
+/** Blade's settings, then `--settings`, then Claude Code's files: the first that names a list. */
+function availableModelsOf(
+  layers: Parameters<typeof resolveConfig>[0],
+): { availableModels?: readonly string[] } {
+  const list = layers.project.availableModels ?? layers.user.availableModels ??
+    layers.settingsFlag?.availableModels ?? layers.claude?.availableModels;
+  return list === undefined ? {} : { availableModels: list };
 }
 
 /** ANTHROPIC_DEFAULT_{SONNET,OPUS,HAIKU}_MODEL: what the aliases sonnet, opus and haiku stand for. */

@@ -9,6 +9,8 @@ export const settingsSchema = z.object({
   provider: z.enum(["anthropic", "openai", "scripted"]).optional(),
   script: z.string().min(1).optional(),
   models: z.record(z.string(), z.string().min(1)).optional(),
+  /** The models a subagent may be given (aliases or ids; lib/manager/child_model.ts), as in Claude Code. */
+  availableModels: z.array(z.string().min(1)).optional(),
   permissionMode: z.string().optional(),
   maxTurns: z.number().int().min(1).max(1000).optional(),
   maxSubagentDepth: z.number().int().min(0).max(10).optional(),

@@ -29,6 +29,7 @@ import { limitsOf, rulesOf, type RuleTexts } from "../permissions/run_rules.ts";
 import { childRulesOf } from "../permissions/ceiling.ts";
 import { describeError } from "../errors.ts";
 import { storageWriteFailed } from "../store/storage_root.ts";
+import type { WebAccess } from "../protocol/web.ts";
 import { childBlocks, type ChildContext, childSkillTools, preloadedSkills } from "./child_context.ts";
 import { NarrowingGate } from "./narrowing_gate.ts";
 
@@ -110,6 +111,8 @@ export interface ChildDeps {
   redact?: (text: string) => string;
   /** A foreground child of an interactive session asks the person (through its parent); others refuse. */
   approve?: Approver;
+  /** How the child's web tools reach the web: the main thread's, or in a Worker a proxy to it. */
+  web?: WebAccess | undefined;
   /**
    * The hook points of a child's loop, built for its spec where the child runs (this thread, or its
    * Worker: child/child_worker.ts), so they see the spec, not the parent's objects. A child that must
@@ -272,6 +275,7 @@ export async function runChild(deps: ChildDeps, spec: ChildSpec, signal: AbortSi
       trusted: spec.trusted,
       mode: spec.config.permissionMode,
       ...childRules(spec),
+      web: deps.web,
       emit: deps.emit,
       prompt: { append: [spec.config.systemPrompt] },
       maxTurns: spec.config.maxTurns ?? undefined,

@@ -336,3 +336,44 @@ Deno.test("AgentLoop: a tool hears of its call from the arguments' first fields,
     assert.equal((await running).status, "cancelled");
   });
 });
+
+Deno.test("AgentLoop: a call may use a tool's older name (Task, KillShell); rules see the tool it names", async () => {
+  const ran: string[] = [];
+  const recorder = (name: string) => ({
+    ...coreTools()[0]!,
+    name,
+    kind: "delegate" as const,
+    run: (input: Record<string, unknown>) => {
+      ran.push(`${name} ${JSON.stringify(input)}`);
+      return Promise.resolve({ content: `${name} ran`, isError: false });
+    },
+  });
+  const script = `
+agents:
+  main:
+    - turns:
+        - tool_calls:
+            - name: Task
+              input: { file_path: "a" }
+            - name: KillShell
+              input: { file_path: "b" }
+        - text: "Done."
+`;
+  await withWorld(async (w) => {
+    const tools = [recorder("Agent"), recorder("TaskStop")];
+    const run = await w.loop(script, { tools }).run(
+      { messages: [userText("Go")] },
+      new AbortController().signal,
+    );
+    assert.deepEqual(ran, ['Agent {"file_path":"a"}', 'TaskStop {"file_path":"b"}']);
+    assert.deepEqual(run.toolResults.map((r) => r.result.content), ["Agent ran", "TaskStop ran"]);
+    // The transcript keeps the name the model used.
+    const calls = (await readTranscript(w.ports.fs, w.transcriptPath))!.events.flatMap((e) =>
+      e.type === "part_created" && e.data.part.type === "tool_call" ? [e.data.part.name] : []
+    );
+    assert.deepEqual(calls, ["Task", "KillShell"]);
+    const denied = await w.loop(script, { tools, rules: rulesOf({ allow: [], deny: ["Agent"], ask: [] }) })
+      .run({ messages: [userText("Go")] }, new AbortController().signal);
+    assert.match(denied.toolResults[0]!.result.content, /matches the deny rule Agent/);
+  });
+});

@@ -28,6 +28,8 @@ import type { Approver } from "../protocol/approval.ts";
 import type { SessionRecovery, SessionSubagents } from "./session_ports.ts";
 import type { SessionContext } from "./session_context.ts";
 import { expandPrompt, userBlocks } from "./prompt_expansion.ts";
+import { webAccessOf } from "../web/lazy_web_access.ts";
+import { AGENT_TOOL } from "../protocol/tool_names.ts";
 
 export type { RecoveryOutcome, SessionRecovery, SessionSubagents } from "./session_ports.ts";
 
@@ -99,7 +101,7 @@ export interface MainSessionDeps {
   /** Canonical `--add-dir` folders. */
   additionalDirs: readonly string[];
   trust: { trusted: boolean };
-  config: Pick<ResolvedConfig, "model" | "maxTokens" | "permissionMode" | "maxTurns">;
+  config: Pick<ResolvedConfig, "model" | "maxTokens" | "permissionMode" | "maxTurns" | "smallFastModel">;
   /** Settings `env` for the commands the session's tools run. */
   claude?: { env: Record<string, string> };
   redact(text: string): string;
@@ -250,11 +252,12 @@ async function buildMainSession(
       ? undefined
       : app.claude.env,
     rules: o.rules ?? NO_RULES,
+    web: webAccessOf(app),
     emit: o.emit,
     context: o.context?.blocks,
     beforeToolCall: o.context?.beforeToolCall,
     prompt: {
-      agents: tools.some((t) => t.name === "Task") ? extra.agentsText : undefined,
+      agents: tools.some((t) => t.name === AGENT_TOOL) ? extra.agentsText : undefined,
       override: o.systemPrompt,
       append: o.appendSystemPrompt === undefined ? [] : [o.appendSystemPrompt],
       ...(o.context?.style === undefined ? {} : { style: o.context.style }),

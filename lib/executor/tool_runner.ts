@@ -23,6 +23,8 @@ import { pathArgument, type RuleSet, type ToolRule } from "../protocol/tool_rule
 import type { PermissionMode } from "../protocol/permission_mode.ts";
 import { canonicalPath, resolveToolPath } from "../tools/paths.ts";
 import { describeError } from "../errors.ts";
+import { canonicalToolName } from "../protocol/tool_names.ts";
+import type { WebAccess } from "../protocol/web.ts";
 import { HookPoints, hookPoints, type LoopHooks, type ToolCallRequest } from "./hooks.ts";
 
 export type { ToolCallRequest } from "./hooks.ts";
@@ -51,6 +53,8 @@ export interface ToolPolicy {
   rules: RuleSet;
   /** The `tools` rules of the agent and every agent above it, one layer each (permissions/gate.ts). */
   limits?: readonly (readonly ToolRule[])[] | undefined;
+  /** How the session's web tools reach the web (ToolContext.web). */
+  web?: WebAccess | undefined;
 }
 
 /** The tools of one session and where they act; its `beforeToolCall`/`afterToolCall` hook points (hooks.ts). */
@@ -87,6 +91,8 @@ export class ToolRunner {
   #o: ToolRunnerOptions;
   #hooks: HookPoints;
   #loaded: readonly AnyTool[] | undefined;
+  /** The files this session read (ToolContext.readFiles). */
+  #read = new Map<string, number | null>();
 
   constructor(options: ToolRunnerOptions) {
     this.#o = options;
@@ -107,7 +113,9 @@ export class ToolRunner {
   byName(name: string): AnyTool | undefined {
     const tools = this.#loaded ?? (Array.isArray(this.#o.tools) ? this.#o.tools : undefined);
     const live = this.#o.live;
-    return tools?.find((t) => t.name === name) ?? live?.tools().find((t) => t.name === name) ??
+    // A call may use a tool's older name (`Task` for Agent, `KillShell` for TaskStop).
+    const own = canonicalToolName(name);
+    return tools?.find((t) => t.name === own) ?? live?.tools().find((t) => t.name === name) ??
       live?.gone?.(name);
   }
 
@@ -161,6 +169,8 @@ export class ToolRunner {
       callId,
       signal,
       emit: o.emit,
+      readFiles: this.#read,
+      web: o.web,
       pathRefusal: (tool, path) => searchRefusal(o.rules, tool, path, scope),
     };
   }
@@ -179,7 +189,7 @@ export class ToolRunner {
   async #runOne(call: ToolCallBlock, ctx: ToolContext): Promise<ToolResult> {
     const { emit, sessionId } = this.#o;
     emit({ type: "tool_started", sessionId, callId: call.id, name: call.name, input: call.input });
-    const { result, denied } = await this.#execute(call, ctx);
+    const { result, denied, allowWith } = await this.#execute(call, ctx);
     emit({
       type: "tool_completed",
       sessionId,
@@ -188,12 +198,19 @@ export class ToolRunner {
       isError: result.isError,
       content: result.content,
       ...(denied ? { denied: true } : {}),
+      ...(allowWith === undefined ? {} : { allowWith }),
     });
     return result;
   }
 
-  /** Runs one call; `denied` marks a refusal by a gate (print mode lists them). */
-  async #execute(call: ToolCallBlock, ctx: ToolContext): Promise<{ result: ToolResult; denied: boolean }> {
+  /**
+   * Runs one call; `denied` marks a refusal by a gate or the tool (print mode lists them), with the
+   * allow rule that would approve it when the gate knows one.
+   */
+  async #execute(
+    call: ToolCallBlock,
+    ctx: ToolContext,
+  ): Promise<{ result: ToolResult; denied: boolean; allowWith?: string }> {
     const error = (content: string, denied = false) => ({ result: { content, isError: true }, denied });
     const tool = this.byName(call.name);
     if (tool === undefined) {
@@ -213,14 +230,23 @@ export class ToolRunner {
     }
     const request: ToolCallRequest = { tool, call, input: parsed.data, ctx };
     const gate = await this.#gate(request);
-    if (!gate.allow) return error(gate.message, true);
+    if (!gate.allow) {
+      return {
+        ...error(gate.message, true),
+        ...(gate.allowWith === undefined ? {} : { allowWith: gate.allowWith }),
+      };
+    }
     const rewritten = gate.input === undefined ? undefined : await this.#rewrite(request, gate.input);
     if (rewritten !== undefined && !rewritten.allow) return error(rewritten.message, true);
     const input = rewritten === undefined ? parsed.data : rewritten.input;
     if (ctx.signal.aborted) return error("Interrupted before the tool ran.");
     let result: ToolResult;
     try {
-      result = await tool.run(input, ctx);
+      // A read-only command allowed without a rule runs read-only (the OS sandbox's read-only profile).
+      result = await tool.run(
+        input,
+        gate.readOnlyCommand === true ? { ...ctx, readOnlyCommands: true } : ctx,
+      );
     } catch (e) {
       return error(`Tool ${call.name} failed unexpectedly: ${describeError(e)}`);
     }
@@ -295,11 +321,12 @@ export class ToolRunner {
       // (docs/reference/permissions.md "The OS sandbox"); ctx is this call's own.
       ctx.commandNetwork = true;
     } else if (!decision.allow) return decision;
-    if (o.beforeToolCall === undefined) return { allow: true };
+    // A read-only command allowed without a rule keeps that mark (it runs read-only) past the hook.
+    const readOnly = decision.allow && decision.readOnlyCommand === true;
+    if (o.beforeToolCall === undefined) return readOnly ? decision : { allow: true };
     const answer = await this.#hooks.before(request);
-    return answer.allow
-      ? answer
-      : { allow: false, askable: answer.askable ?? false, message: answer.message };
+    if (!answer.allow) return { allow: false, askable: answer.askable ?? false, message: answer.message };
+    return readOnly ? { ...answer, readOnlyCommand: true } : answer;
   }
 
   /** The permission gate's decision on a call (trust, mode, the run's rules, the agent's limits). */
@@ -323,6 +350,7 @@ export class ToolRunner {
       rules: o.rules,
       ...(o.limits === undefined ? {} : { limits: o.limits }),
       scope: { workspaceRoot: o.workspaceRoot, ...(home === undefined ? {} : { home }) },
+      ...(o.additionalDirs === undefined ? {} : { additionalDirs: o.additionalDirs }),
       ...(tool.readOnly === true ? { readOnly: true } : {}),
       storageRoot: o.storageRoot,
     });

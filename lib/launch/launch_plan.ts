@@ -7,6 +7,7 @@
 
 import type { CommandSetup } from "../tools/tool.ts";
 import type { SubtaskRefPart } from "../protocol/events.ts";
+import { chooseChildModel } from "./child_model.ts";
 import { resolveModel } from "../config/config.ts";
 import type { PermissionMode } from "../protocol/permission_mode.ts";
 import type { RuleTexts } from "../permissions/run_rules.ts";
@@ -62,8 +63,10 @@ export interface LaunchParent extends ParentInfo {
   maxDepth: number;
   /** Alias table for agent `model` fields. */
   aliases: Record<string, string>;
-  /** CLAUDE_CODE_SUBAGENT_MODEL: every child's model, whatever its definition says. */
+  /** CLAUDE_CODE_SUBAGENT_MODEL: every child's model, whatever its definition says (a call's `model` wins). */
   subagentModel?: string;
+  /** Settings `availableModels`: the models a child may be given (child_model.ts); absent = any. */
+  availableModels?: readonly string[];
   process: OwnProcess;
   /** The environment of a read-only auditor's commands (permissions/child_env.ts); absent = empty. */
   auditEnv?: Record<string, string>;
@@ -98,20 +101,20 @@ export function resumeSourceOf(input: Pick<TaskRequest, "resume_from" | "resume"
 
 const refuse = (refusal: string): LaunchPlan => ({ ok: false, refusal });
 
-/** Freezes the definition into the snapshot the child runs with (model/mode `inherit` → parent's). */
+/**
+ * Freezes the definition into the snapshot the child runs with (model/mode `inherit` → parent's);
+ * `model` is the one child_model.ts chose.
+ */
 export function snapshotOf(
   definition: AgentDefinition,
   o: {
-    parent: Pick<LaunchParent, "model" | "mode" | "aliases" | "subagentModel" | "rules">;
+    parent: Pick<LaunchParent, "mode" | "rules">;
     isolation: "none" | "worktree";
+    /** The model child_model.ts chose. */
+    model: string;
   },
 ): ConfigSnapshot {
-  const { parent, isolation } = o;
-  const model = parent.subagentModel !== undefined
-    ? resolveModel(parent.subagentModel, parent.aliases)
-    : definition.model === "inherit"
-    ? parent.model
-    : resolveModel(definition.model, parent.aliases);
+  const { parent, isolation, model } = o;
   // The capability ceiling: never wider than the parent's effective mode.
   const permissionMode = capMode(definition.permissionMode, parent.mode).mode;
   return {
@@ -130,6 +133,22 @@ export function snapshotOf(
     // The capability ceiling of rules: the parent's, narrowed by this definition, frozen for resume.
     rules: childRulesOf(parent.rules, definition),
   };
+}
+
+/** The model a fresh child of `definition` runs on, or why the call may not have it. */
+function modelFor(
+  input: TaskRequest,
+  definition: AgentDefinition,
+  parent: LaunchParent,
+): { model: string } | { refusal: string } {
+  return chooseChildModel({
+    ...(input.model === undefined ? {} : { requested: input.model }),
+    definition: definition.model,
+    parentModel: parent.model,
+    aliases: parent.aliases,
+    ...(parent.subagentModel === undefined ? {} : { subagentModel: parent.subagentModel }),
+    ...(parent.availableModels === undefined ? {} : { availableModels: parent.availableModels }),
+  });
 }
 
 /** Validates the call against the registry and the parent's limits; the definition when allowed. */
@@ -193,7 +212,9 @@ export function planLaunch(input: TaskRequest, context: LaunchContext): LaunchPl
   if ("refusal" in admitted) return refuse(admitted.refusal);
   const { type, definition, isolation } = admitted;
   const id = input.subagent_session_id;
-  const config = snapshotOf(definition, { parent, isolation });
+  const chosen = modelFor(input, definition, parent);
+  if ("refusal" in chosen) return refuse(chosen.refusal);
+  const config = snapshotOf(definition, { parent, isolation, model: chosen.model });
   const record = runningRecord({
     id,
     subagentType: type,
@@ -228,6 +249,14 @@ function planResumedLaunch(
     visibleTo: { parentSessionId: parent.sessionId, projectPath: parent.projectPath },
   }, { source: lookup.source, newIdTaken: lookup.newIdTaken });
   if (!decision.ok) return refuse(decision.message);
+  const frozen = decision.plan.config.model;
+  const asked = input.model === undefined ? undefined : resolveModel(input.model, parent.aliases);
+  if (asked !== undefined && input.model !== "inherit" && asked !== frozen) {
+    return refuse(
+      `Cannot resume "${from}" on ${asked}: a resumed run keeps the model it started with (${frozen}). ` +
+        `Leave out model, or start a fresh agent on the other model.`,
+    );
+  }
   const deep = depthRefusal(parent);
   if (deep !== undefined) return refuse(deep);
   const plan = decision.plan;
@@ -301,7 +330,8 @@ export function warmSpec(
     subagentType: type,
     description: "",
     prompt: "",
-    config: snapshotOf(definition, { parent, isolation }),
+    // The model is not part of the permission set: the parent's stands in.
+    config: snapshotOf(definition, { parent, isolation, model: parent.model }),
     parentSessionId: parent.sessionId,
     parentProjectPath: parent.projectPath,
     workspaceRoot: parent.workspaceRoot,

@@ -79,6 +79,12 @@ const refusals: [string, Partial<TaskRequest>, Partial<LaunchParent>, RegExp][] 
     /^Cannot isolate worker .*not trusted/,
   ],
   ["worktree by definition, untrusted", { subagent_type: "isolated" }, { trusted: false }, /not trusted/],
+  [
+    "a model outside availableModels",
+    { model: "fast" },
+    { availableModels: ["haiku"] },
+    /^Cannot run the agent on fast-model-1 \(the call's model "fast"\): it is not in the availableModels/,
+  ],
 ];
 
 for (const [name, fields, parentFields, pattern] of refusals) {
@@ -101,6 +107,10 @@ Deno.test("planLaunch refuses an unknown type in an empty registry with 'none'",
 const snapshots: [string, Partial<TaskRequest>, Record<string, unknown>][] = [
   ["inherit", {}, { model: "parent-model", permissionMode: "autoEdit", maxTurns: null, tools: ["Read"] }],
   ["pinned", { subagent_type: "pinned" }, { model: "fast-model-1", permissionMode: "plan", maxTurns: 3 }],
+  ["the call's model", { model: "fast" }, { model: "fast-model-1" }],
+  ["the call's model over a pinned one", { subagent_type: "pinned", model: "inherit" }, {
+    model: "parent-model",
+  }],
 ];
 
 for (const [name, fields, expected] of snapshots) {
@@ -269,6 +279,37 @@ Deno.test("planLaunch resumes with the source's frozen config, messages, workspa
     ok: false,
     refusal: 'Cannot resume "agent-src" with subagent_type "pinned": source agent used "worker".',
   });
+  // A resume keeps its frozen model: the same model (or inherit) may be named, another is refused.
+  const lookup = { source: { record: stored, legacy: false }, newIdTaken: false };
+  assert.ok(
+    planLaunch({ ...resumeCall, model: "parent-model" }, {
+      registry: changed,
+      parent: child,
+      now: NOW,
+      resume: lookup,
+    }).ok,
+  );
+  assert.ok(
+    planLaunch({ ...resumeCall, model: "inherit" }, {
+      registry: changed,
+      parent: child,
+      now: NOW,
+      resume: lookup,
+    }).ok,
+  );
+  assert.deepEqual(
+    planLaunch({ ...resumeCall, model: "fast" }, {
+      registry: changed,
+      parent: child,
+      now: NOW,
+      resume: lookup,
+    }),
+    {
+      ok: false,
+      refusal: 'Cannot resume "agent-src" on fast-model-1: a resumed run keeps the model it started with ' +
+        "(parent-model). Leave out model, or start a fresh agent on the other model.",
+    },
+  );
 });
 
 Deno.test("planLaunch: isolation comes from the call or the definition; inWorktree moves the child there", () => {

@@ -79,7 +79,7 @@ export interface ChildPermissionInput {
 }
 
 /** Tools that change files or run programs; a child with none of them is read-only. */
-export const WRITE_TOOLS: readonly string[] = ["Write", "Edit", "Bash"];
+export const WRITE_TOOLS: readonly string[] = ["Write", "Edit", "NotebookEdit", "Bash"];
 
 /**
  * Folders of the storage root a child may write (sidecars, transcripts and inboxes, worktrees). The

@@ -20,6 +20,9 @@ import {
 import { protectedCommandTarget, protectedFolderOf, protectedPathReason } from "./protected_paths.ts";
 import { readRefusal, type ReadScope } from "./read_scope.ts";
 import { isInside } from "../path.ts";
+import { allowingRule } from "./allowing_rule.ts";
+import { isReadOnlyCommand } from "./read_only_commands.ts";
+import { plainCommandWords } from "../shell/command_line.ts";
 
 export interface GateInput {
   name: string;
@@ -37,6 +40,8 @@ export interface GateInput {
    */
   limits?: readonly (readonly ToolRule[])[];
   scope: RuleScope;
+  /** The run's `--add-dir` folders: read-only commands may name them as they name the workspace. */
+  additionalDirs?: readonly string[];
   /** An external (MCP) tool its server marks read-only. */
   readOnly?: boolean;
   /** Blade's storage root: the one place tools may write in an untrusted workspace (tools/paths.ts). */
@@ -45,11 +50,17 @@ export interface GateInput {
   reads?: ReadScope;
 }
 
-export type GateDecision = { allow: true } | {
+export type GateDecision = {
+  allow: true;
+  /** A read-only command allowed without a rule (read_only_commands.ts): it runs in the read-only sandbox profile. */
+  readOnlyCommand?: true;
+} | {
   allow: false;
   message: string;
   /** True when an interactive session could ask the user instead of refusing. */
   askable: boolean;
+  /** The allow rule that would approve this call (allowing_rule.ts), when one would. */
+  allowWith?: string;
 };
 
 export function decide(g: GateInput): GateDecision {
@@ -97,7 +108,11 @@ export function decide(g: GateInput): GateDecision {
     // Plan mode is default mode restricted to read-only tools: never wider than default.
     return deny(`${g.name} is not available in plan mode: its MCP server does not mark it read-only.`, false);
   }
-  if (g.mode === "plan" && g.kind !== "external") {
+  // Read-only commands need no rule in any mode (a deny or ask rule still decides first).
+  if (g.name === "Bash" && verdict.verdict === "none" && g.mode !== "yolo" && readOnlyCall(g)) {
+    return { allow: true, readOnlyCommand: true };
+  }
+  if (g.mode === "plan" && g.kind !== "external" && g.kind !== "network") {
     return deny(`${g.name} is not available in plan mode (read-only).`, false);
   }
   if (verdict.verdict === "ask") return askRule(subject, verdict.rule, verdict.why);
@@ -110,12 +125,15 @@ export function decide(g: GateInput): GateDecision {
       reason !== undefined &&
       !g.rules.allow.some((r) => namesPath(r, { folder: folder!, target, scope: g.scope }))
     ) {
-      return deny(
-        `${g.name} may not write ${g.path}: ${reason}. Such writes need permission mode yolo or an ` +
-          `explicit allow rule such as --allowed-tools "Edit(${
-            relativeHint(g.path, g.scope.workspaceRoot)
-          })".`,
-        true,
+      return withRule(
+        deny(
+          `${g.name} may not write ${g.path}: ${reason}. Such writes need permission mode yolo or an ` +
+            `explicit allow rule such as --allowed-tools "Edit(${
+              relativeHint(g.path, g.scope.workspaceRoot)
+            })".`,
+          true,
+        ),
+        g,
       );
     }
   }
@@ -128,7 +146,36 @@ export function decide(g: GateInput): GateDecision {
   const why = verdict.verdict === "none" && verdict.why !== undefined && verdict.why !== ""
     ? ` The allow rules do not approve it: ${verdict.why}.`
     : "";
-  return deny(`${unapproved(g)}${why}`, g.mode !== "dontAsk");
+  return withRule(deny(`${unapproved(g)}${why}`, g.mode !== "dontAsk"), g);
+}
+
+/**
+ * Whether a Bash call is exactly one command of the read-only list, as the real bash parse reads it
+ * (the caller loaded the parser; without it, nothing is read-only), in the foreground.
+ */
+function readOnlyCall(g: GateInput): boolean {
+  if (typeof g.input.command !== "string" || g.input.run_in_background === true) return false;
+  let words: string[] | undefined;
+  try {
+    words = plainCommandWords(g.input.command);
+  } catch {
+    return false;
+  }
+  return words !== undefined && isReadOnlyCommand(words, {
+    workspaceRoot: g.scope.workspaceRoot,
+    ...(g.additionalDirs === undefined ? {} : { additionalDirs: g.additionalDirs }),
+  });
+}
+
+/** The refusal with the rule that would approve the call (print mode names it on stderr). */
+function withRule(d: GateDecision, g: GateInput): GateDecision {
+  const rule = allowingRule({
+    name: g.name,
+    input: g.input,
+    ...(g.path === undefined ? {} : { path: g.path }),
+    workspaceRoot: g.scope.workspaceRoot,
+  });
+  return d.allow || rule === undefined ? d : { ...d, allowWith: rule };
 }
 
 /**
@@ -215,6 +262,14 @@ function namesPath(r: ToolRule, o: { folder: string; target: RuleTarget; scope: 
 }
 
 function unapproved(g: GateInput): string {
+  if (g.kind === "network") {
+    const rule = allowingRule({ name: g.name, input: g.input, workspaceRoot: g.scope.workspaceRoot }) ??
+      g.name;
+    const how = g.mode === "dontAsk"
+      ? `is not pre-approved by an allow rule, and permission mode "dontAsk" refuses everything else`
+      : `needs approval in permission mode "${g.mode}", and print mode cannot ask`;
+    return `${describeCall(g)} ${how}. Re-run with --allowed-tools "${rule}" (or permission mode yolo).`;
+  }
   if (g.kind === "external") {
     return `${g.name} (an MCP tool) needs approval in permission mode "${g.mode}", and print mode cannot ask. ` +
       `Re-run with --allowed-tools "${g.name}" (or "${serverRule(g.name)}" for every tool of its server).`;
@@ -242,6 +297,12 @@ function describeCall(g: GateInput): string {
   if (typeof g.input.command === "string") return `${g.name} command ${JSON.stringify(g.input.command)}`;
   if (g.path !== undefined) return `${g.name} on ${g.path}`;
   if (typeof g.input.subagent_type === "string") return `${g.name} of agent type "${g.input.subagent_type}"`;
+  if (g.name === "WebFetch" && typeof g.input.url === "string") {
+    return `${g.name} of ${JSON.stringify(g.input.url.slice(0, 500))}`;
+  }
+  if (g.name === "WebSearch" && typeof g.input.query === "string") {
+    return `${g.name} for ${JSON.stringify(g.input.query.slice(0, 500))}`;
+  }
   return g.name;
 }
 

@@ -83,7 +83,7 @@ describe("permission gate for MCP tools (kind external)", () => {
     const bash = decide({
       name: "Bash",
       kind: "execute",
-      input: { command: "ls" },
+      input: { command: "npm test" },
       trusted: true,
       mode: "default",
       rules: { allow: parseRuleList(["Bash*"]).rules, deny: [], ask: [] },

@@ -37,7 +37,7 @@ Deno.test("every mode against every kind of tool, without rules", () => {
     assert.equal(gate({ mode, kind: "read", name: "Read", path: "/ws/a" }), read, `${mode} read`);
     assert.equal(gate({ mode, kind: "write", name: "Write", path: "/ws/a" }), write, `${mode} write`);
     assert.equal(
-      gate({ mode, kind: "execute", name: "Bash", input: { command: "ls" } }),
+      gate({ mode, kind: "execute", name: "Bash", input: { command: "npm test" } }),
       execute,
       `${mode} bash`,
     );
@@ -161,6 +161,143 @@ Deno.test("limits: every layer (the agent's and each ancestor's) must approve; a
     "Edit(docs/**) names Write",
   );
   assert.equal(call("Task", { subagent_type: "general-purpose" }), true);
+});
+
+Deno.test("web tools: a rule or yolo in every mode, plan included, trusted or not; deny by domain wins", () => {
+  const fetchOf = (url: string) => ({
+    kind: "network" as const,
+    name: "WebFetch",
+    input: { url, prompt: "p" },
+  });
+  const allow: RuleSet = {
+    allow: rules("WebFetch(domain:docs.example.com)", "WebSearch"),
+    deny: [],
+    ask: [],
+  };
+  for (const mode of PERMISSION_MODES) {
+    assert.equal(
+      gate({ mode, ...fetchOf("https://docs.example.com/a") }),
+      mode === "yolo",
+      `${mode} no rule`,
+    );
+    for (const trusted of [true, false]) {
+      assert.equal(
+        gate({ mode, trusted, rules: allow, ...fetchOf("https://docs.example.com/a") }),
+        true,
+        mode,
+      );
+      assert.equal(
+        gate({ mode, trusted, rules: allow, kind: "network", name: "WebSearch", input: { query: "q" } }),
+        true,
+      );
+    }
+    assert.equal(gate({ mode, rules: allow, ...fetchOf("https://example.com/a") }), mode === "yolo", mode);
+  }
+  const deny: RuleSet = { allow: rules("WebFetch"), deny: rules("WebFetch(domain:*.evil.example)"), ask: [] };
+  assert.equal(gate({ mode: "yolo", rules: deny, ...fetchOf("https://a.evil.example/") }), false);
+  assert.equal(gate({ mode: "yolo", rules: deny, ...fetchOf("https://evil.example/") }), true);
+  // A URL the rules cannot read: an allow rule approves nothing, a deny rule refuses it.
+  assert.equal(gate({ rules: allow, ...fetchOf("not a url") }), false);
+  assert.equal(
+    gate({
+      mode: "yolo",
+      rules: { allow: [], deny: rules("WebFetch(domain:x.example)"), ask: [] },
+      ...fetchOf("::"),
+    }),
+    false,
+  );
+});
+
+Deno.test("web tools: the refusal names the rule that would allow the call", () => {
+  const d = decide({
+    name: "WebFetch",
+    kind: "network",
+    input: { url: "https://Docs.Example.com:8443/page", prompt: "p" },
+    trusted: true,
+    mode: "default",
+    rules: { allow: [], deny: [], ask: [] },
+    scope,
+  });
+  assert.deepEqual(d, {
+    allow: false,
+    askable: true,
+    allowWith: "WebFetch(domain:docs.example.com)",
+    message:
+      'Permission denied: WebFetch of "https://Docs.Example.com:8443/page" needs approval in permission ' +
+      'mode "default", and print mode cannot ask. Re-run with --allowed-tools "WebFetch(domain:docs.example.com)" ' +
+      "(or permission mode yolo).",
+  });
+  const search = decide({
+    name: "WebSearch",
+    kind: "network",
+    input: { query: "deno" },
+    trusted: true,
+    mode: "dontAsk",
+    rules: { allow: [], deny: [], ask: [] },
+    scope,
+  });
+  assert.equal(search.allow, false);
+  assert.match(
+    (search as { message: string }).message,
+    /permission mode "dontAsk" refuses everything else\. Re-run with --allowed-tools "WebSearch"/,
+  );
+});
+
+Deno.test("read-only commands need no rule in default, plan, dontAsk and autoEdit; deny and ask rules still win", async () => {
+  await loadBashParser();
+  const bash = (command: string, over: Partial<GateInput> = {}) =>
+    decide({
+      name: "Bash",
+      kind: "execute",
+      input: { command },
+      trusted: true,
+      mode: "default",
+      rules: { allow: [], deny: [], ask: [] },
+      scope,
+      ...over,
+    });
+  for (const mode of ["default", "plan", "dontAsk", "autoEdit"] as const) {
+    for (const command of ["ls", "git status", "git diff --staged", "cat notes.txt", "pwd"]) {
+      assert.deepEqual(
+        bash(command, { mode }),
+        { allow: true, readOnlyCommand: true },
+        `${mode}: ${command}`,
+      );
+    }
+    // Not exactly one plain read-only command: a rule is needed as before.
+    for (
+      const command of [
+        "ls > out.txt",
+        "touch x",
+        "ls | wc -l",
+        "echo $HOME",
+        "ls; rm -rf x",
+        "cat /etc/passwd",
+      ]
+    ) {
+      assert.equal(bash(command, { mode }).allow, false, `${mode}: ${command}`);
+    }
+  }
+  // In yolo everything runs anyway (not marked read-only); untrusted stays refused.
+  assert.deepEqual(bash("ls", { mode: "yolo" }), { allow: true });
+  assert.equal(bash("ls", { trusted: false }).allow, false);
+  assert.equal(bash("ls", { input: { command: "ls", run_in_background: true } }).allow, false);
+  const rules = (deny: string[], ask: string[] = []) => ({
+    allow: [],
+    deny: parseRuleList(deny).rules,
+    ask: parseRuleList(ask).rules,
+  });
+  assert.match(
+    (bash("git diff", { rules: rules(["Bash(git diff:*)"]) }) as { message: string }).message,
+    /deny rule/,
+  );
+  assert.match(
+    (bash("cat a", { rules: rules([], ["Bash(cat:*)"]) }) as { message: string }).message,
+    /ask rule/,
+  );
+  // --add-dir folders count as the workspace.
+  assert.equal(bash("cat /extra/a.txt").allow, false);
+  assert.equal(bash("cat /extra/a.txt", { additionalDirs: ["/extra"] }).allow, true);
 });
 
 Deno.test("protected paths: only an allow rule that names the path approves it (not a bare Write, not Edit(**))", () => {

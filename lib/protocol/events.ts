@@ -142,6 +142,8 @@ export type RuntimeEvent =
     content: string;
     /** The permission gate refused the call (it never ran). */
     denied?: boolean;
+    /** With `denied`: the allow rule that would approve the call, when one would. */
+    allowWith?: string;
   }
   | { type: "turn_completed"; sessionId: string; turn: number; usage: Usage }
   | { type: "turn_aborted"; sessionId: string; turn: number; cause: TurnAbortCause; reason?: string }

@@ -14,7 +14,33 @@ export interface ModelRequest {
   maxTokens: number;
   /** Who is asking. Real providers ignore it; the scripted provider keys its replies on it. */
   meta: RequestMeta;
+  /**
+   * Anthropic's server-side web search for this request (WebSearch, lib/web/web_search.ts): the API
+   * searches and answers in one response. Only the Anthropic provider offers it.
+   */
+  webSearch?: WebSearchTool;
 }
+
+/** The server-side web search tool of one request. */
+export interface WebSearchTool {
+  allowedDomains?: string[];
+  blockedDomains?: string[];
+  /** Searches the model may make in this response. */
+  maxUses: number;
+}
+
+/** One search result of a server-side web search. */
+export interface SearchHit {
+  title: string;
+  url: string;
+  pageAge?: string;
+}
+
+/** A server-side web search answer, in the order the API sent its parts: searches and text. */
+export type SearchPart =
+  | { type: "search"; query: string; hits: SearchHit[] }
+  | { type: "search_error"; query: string; errorCode: string }
+  | { type: "text"; text: string };
 
 export interface RequestMeta {
   sessionId: string;
@@ -56,7 +82,14 @@ export type ProviderEvent =
    */
   | { type: "tool_call_started"; id: string; name: string; fields: Record<string, string> }
   | { type: "retry"; attempt: number; delayMs: number; reason: string }
-  | { type: "done"; message: Message; stopReason: StopReason; usage: Usage }
+  | {
+    type: "done";
+    message: Message;
+    stopReason: StopReason;
+    usage: Usage;
+    /** With `webSearch`: the answer's searches and text, in order (the message has its text only). */
+    search?: SearchPart[];
+  }
   | { type: "error"; error: ProviderError; stopReason: "error" | "aborted"; usage: Usage };
 
 export interface StreamOptions {

@@ -11,6 +11,10 @@ import { compileGlob } from "./glob_pattern.ts";
 import { bashAllowed, bashHit } from "./bash_rule.ts";
 export { type BashForm, bashForms, commandMatches } from "./bash_rule.ts";
 import { isMcpToolName, toolNameMatches } from "./mcp_names.ts";
+import { AGENT_TOOL, canonicalToolName } from "./tool_names.ts";
+import { domainMatches, urlHost } from "./url_host.ts";
+
+export { domainMatches, urlHost };
 
 /** One rule: the tool (aliases resolved) and the text inside `Tool(…)`, when given. */
 export interface ToolRule {
@@ -20,35 +24,21 @@ export interface ToolRule {
   specifier?: string;
 }
 
-/** Blade's tools, as rules name them. */
-export const BLADE_TOOL_NAMES: readonly string[] = [
-  "Read",
-  "Write",
-  "Edit",
-  "Glob",
-  "Grep",
-  "Bash",
-  "Task",
-  "TaskOutput",
-  "TaskStop",
-  "Skill",
-];
-
-/** Claude Code names for Blade tools. */
-export const TOOL_ALIASES: Readonly<Record<string, string>> = { Agent: "Task" };
+export { BLADE_TOOL_NAMES, TOOL_ALIASES } from "./tool_names.ts";
 
 /** Tools whose specifier is a path (gitignore-style pattern), and the argument holding it. */
 const PATH_ARGUMENT: Readonly<Record<string, string>> = {
   Read: "file_path",
   Write: "file_path",
   Edit: "file_path",
+  NotebookEdit: "notebook_path",
   Glob: "path",
   Grep: "path",
 };
 
 /** A rule for `Edit` covers every tool that edits files; `Read` every tool that reads them. */
 const RULE_COVERS: Readonly<Record<string, readonly string[]>> = {
-  Edit: ["Edit", "Write"],
+  Edit: ["Edit", "Write", "NotebookEdit"],
   Read: ["Read", "Glob", "Grep"],
 };
 
@@ -61,13 +51,13 @@ export function parseToolRule(text: string): ToolRule | { error: string } {
   const open = t.indexOf("(");
   if (open < 0) {
     if (!NAME.test(t)) return { error: `"${t}" is not a tool name (expected Tool or Tool(specifier))` };
-    return { text: t, tool: TOOL_ALIASES[t] ?? t };
+    return { text: t, tool: canonicalToolName(t) };
   }
   const name = t.slice(0, open).trim();
   if (!t.endsWith(")") || !NAME.test(name)) {
     return { error: `"${t}" is not a rule (expected Tool or Tool(specifier), e.g. Bash(npm test:*))` };
   }
-  const tool = TOOL_ALIASES[name] ?? name;
+  const tool = canonicalToolName(name);
   const specifier = t.slice(open + 1, -1).trim();
   // `Bash(*)` and `Bash()` mean the whole tool, as in Claude Code.
   if (specifier === "" || specifier === "*") return { text: t, tool };
@@ -171,8 +161,14 @@ export function ruleMatches(rule: ToolRule, target: RuleTarget, scope: RuleScope
     const spec = rule.specifier.trim();
     return spec.endsWith(":*") ? name.startsWith(spec.slice(0, -2)) : name === spec;
   }
-  if (target.tool === "Task") {
-    // `Task(Explore, Plan)`: any of the listed agent types.
+  if (target.tool === "WebFetch") {
+    // `WebFetch(domain:example.com)`: that host; `domain:*.example.com`: its subdomains.
+    const host = urlHost(target.input.url);
+    if (host === undefined || !rule.specifier.startsWith("domain:")) return kind !== "allow";
+    return domainMatches(rule.specifier.slice("domain:".length), host);
+  }
+  if (target.tool === AGENT_TOOL) {
+    // `Agent(Explore, Plan)` (or `Task(…)`): any of the listed agent types.
     return rule.specifier.split(",").map((t) => t.trim()).includes(String(target.input.subagent_type));
   }
   return kind !== "allow";

@@ -233,15 +233,19 @@ Deno.test("an Edit rule covers Write; a Read rule covers Grep and Glob; a path r
   assert.equal(call("Write", { file_path: "x" }), "none"); // …and an allow rule approves nothing
 });
 
-Deno.test("Task(type) matches the agent type; Agent is Task", () => {
+Deno.test("Agent(type) matches the agent type; Task is Agent and KillShell is TaskStop", () => {
   const set: RuleSet = { allow: [], deny: rules("Agent(general-purpose)"), ask: [] };
   assert.equal(
-    checkRules(set, { tool: "Task", input: { subagent_type: "general-purpose" } }, scope).verdict,
+    checkRules(set, { tool: "Agent", input: { subagent_type: "general-purpose" } }, scope).verdict,
     "deny",
   );
-  assert.equal(checkRules(set, { tool: "Task", input: { subagent_type: "Explore" } }, scope).verdict, "none");
+  assert.equal(
+    checkRules(set, { tool: "Agent", input: { subagent_type: "Explore" } }, scope).verdict,
+    "none",
+  );
   const two: RuleSet = { allow: [], deny: rules("Task(Explore, Plan)"), ask: [] };
-  assert.equal(checkRules(two, { tool: "Task", input: { subagent_type: "Plan" } }, scope).verdict, "deny");
+  assert.equal(checkRules(two, { tool: "Agent", input: { subagent_type: "Plan" } }, scope).verdict, "deny");
+  assert.deepEqual(parseToolRule("KillShell"), { text: "KillShell", tool: "TaskStop" });
 });
 
 Deno.test("rule lists: commas and spaces outside parentheses; bad entries are reported", () => {
@@ -252,9 +256,9 @@ Deno.test("rule lists: commas and spaces outside parentheses; bad entries are re
   ]);
   assert.deepEqual(splitRuleList("Task(Explore, Plan), Read, Read"), ["Task(Explore, Plan)", "Read"]);
   assert.deepEqual(parseToolRule("Bash(*)"), { text: "Bash(*)", tool: "Bash" });
-  assert.deepEqual(parseToolRule(" Agent(Explore) "), {
-    text: "Agent(Explore)",
-    tool: "Task",
+  assert.deepEqual(parseToolRule(" Task(Explore) "), {
+    text: "Task(Explore)",
+    tool: "Agent",
     specifier: "Explore",
   });
   const bad = parseRuleList(["Bash(npm", "9lives"]);
@@ -287,4 +291,34 @@ Deno.test("every refusal of a Bash rule says which command hit it, or why Blade 
     verdict: "none",
     why: "find . -exec touch x ; runs another command through -exec, which Bash(find:*) does not name",
   });
+});
+
+Deno.test("WebFetch(domain:…): that host, or with *. its subdomains; ports and case do not matter", () => {
+  const cases: [string, string, boolean][] = [
+    ["domain:example.com", "https://example.com/a", true],
+    ["domain:example.com", "http://EXAMPLE.com:8080/a", true],
+    ["domain:example.com", "https://example.com./a", true],
+    ["domain:example.com", "https://docs.example.com/a", false],
+    ["domain:example.com", "https://example.com.evil.org/a", false],
+    ["domain:*.example.com", "https://docs.example.com/a", true],
+    ["domain:*.example.com", "https://a.b.example.com/a", true],
+    ["domain:*.example.com", "https://example.com/a", false],
+    ["domain:*.example.com", "https://badexample.com/a", false],
+    ["example.com", "https://example.com/a", false],
+    ["domain:127.0.0.1", "http://127.0.0.1:9/x", true],
+  ];
+  for (const [spec, url, match] of cases) {
+    const set: RuleSet = { allow: rules(`WebFetch(${spec})`), deny: [], ask: [] };
+    assert.equal(
+      checkRules(set, { tool: "WebFetch", input: { url } }, scope).verdict,
+      match ? "allow" : "none",
+      `${spec} ${url}`,
+    );
+  }
+  // A deny rule it cannot read (not a URL, not a domain: specifier) refuses.
+  const deny: RuleSet = { allow: [], deny: rules("WebFetch(example.com)"), ask: [] };
+  assert.equal(
+    checkRules(deny, { tool: "WebFetch", input: { url: "https://x.org/" } }, scope).verdict,
+    "deny",
+  );
 });

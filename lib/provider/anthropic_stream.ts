@@ -3,7 +3,7 @@
 // Does not own HTTP, timeouts or retries.
 
 import { type ContentBlock, emptyUsage, type ToolCallBlock, type Usage } from "../protocol/messages.ts";
-import type { ProviderErrorKind, StopReason } from "../protocol/provider.ts";
+import type { ProviderErrorKind, SearchHit, SearchPart, StopReason } from "../protocol/provider.ts";
 import type { AttemptEvent, AttemptFailure } from "./retry.ts";
 import type { SseEvent } from "./sse.ts";
 import { hintFor, parseToolArguments, toolCallBlock } from "./tool_arguments.ts";
@@ -23,6 +23,9 @@ type Block =
     hinted: number;
   }
   | { type: "thinking"; thinking: string; signature: string }
+  /** A server-side web search call (its query arrives as input JSON) and its results. */
+  | { type: "server_search"; id: string; json: string; input: unknown }
+  | { type: "search_result"; toolUseId: string; content: unknown }
   | { type: "other" };
 
 type Json = Record<string, unknown>;
@@ -107,7 +110,17 @@ export class AnthropicStream {
       this.#blocks.set(index, { type: "thinking", thinking, signature });
       return [];
     }
-    this.#blocks.set(index, { type: "other" }); // redacted thinking, server tools: not ours to show
+    if (block["type"] === "server_tool_use" && block["name"] === "web_search") {
+      const id = typeof block["id"] === "string" ? block["id"] : "";
+      this.#blocks.set(index, { type: "server_search", id, json: "", input: block["input"] });
+      return [];
+    }
+    if (block["type"] === "web_search_tool_result") {
+      const toolUseId = typeof block["tool_use_id"] === "string" ? block["tool_use_id"] : "";
+      this.#blocks.set(index, { type: "search_result", toolUseId, content: block["content"] });
+      return [];
+    }
+    this.#blocks.set(index, { type: "other" }); // redacted thinking, other server tools: not ours to show
     return [];
   }
 
@@ -124,6 +137,10 @@ export class AnthropicStream {
       if (delta["type"] === "signature_delta" && typeof delta["signature"] === "string") {
         block.signature += delta["signature"];
       }
+      return [];
+    }
+    if (block?.type === "server_search" && delta["type"] === "input_json_delta") {
+      if (typeof delta["partial_json"] === "string") block.json += delta["partial_json"];
       return [];
     }
     if (block?.type === "tool" && delta["type"] === "input_json_delta") {
@@ -157,13 +174,35 @@ export class AnthropicStream {
     }
     this.#finished = true;
     const hasCalls = content.some((b) => b.type === "tool_call");
+    const search = this.#searchParts();
     events.push({
       type: "done",
       message: { role: "assistant", content },
       stopReason: stopReasonOf(this.#stopReason, hasCalls),
       usage: this.usage,
+      ...(search === undefined ? {} : { search }),
     });
     return events;
+  }
+
+  /** A web search answer's searches and text in order; undefined when the answer made no search. */
+  #searchParts(): SearchPart[] | undefined {
+    const blocks = [...this.#blocks.entries()].sort(([a], [b]) => a - b).map(([, b]) => b);
+    if (!blocks.some((b) => b.type === "search_result")) return undefined;
+    const queries = new Map<string, string>();
+    for (const b of blocks) if (b.type === "server_search") queries.set(b.id, searchQuery(b));
+    const parts: SearchPart[] = [];
+    for (const b of blocks) {
+      if (b.type === "text" && b.text !== "") parts.push({ type: "text", text: b.text });
+      if (b.type !== "search_result") continue;
+      const query = queries.get(b.toolUseId) ?? "";
+      if (Array.isArray(b.content)) parts.push({ type: "search", query, hits: b.content.flatMap(searchHit) });
+      else {
+        const code = record(b.content)["error_code"];
+        parts.push({ type: "search_error", query, errorCode: typeof code === "string" ? code : "unknown" });
+      }
+    }
+    return parts;
   }
 
   #addUsage(usage: Json): void {
@@ -181,6 +220,27 @@ export class AnthropicStream {
   #failed(failure: AttemptFailure): AttemptEvent {
     return { type: "attempt_failed", failure, usage: this.usage };
   }
+}
+
+function searchQuery(block: Extract<Block, { type: "server_search" }>): string {
+  let input = block.input;
+  try {
+    if (block.json !== "") input = JSON.parse(block.json);
+  } catch {
+    return "";
+  }
+  const query = record(input)["query"];
+  return typeof query === "string" ? query : "";
+}
+
+function searchHit(item: unknown): SearchHit[] {
+  const r = record(item);
+  if (typeof r["url"] !== "string") return [];
+  return [{
+    title: typeof r["title"] === "string" ? r["title"] : r["url"],
+    url: r["url"],
+    ...(typeof r["page_age"] === "string" ? { pageAge: r["page_age"] } : {}),
+  }];
 }
 
 function finishToolCall(block: Extract<Block, { type: "tool" }>): ToolCallBlock {

@@ -21,9 +21,21 @@ export interface AnthropicRequestBody {
   max_tokens: number;
   system?: string;
   messages: AnthropicMessage[];
-  tools?: { name: string; description: string; input_schema: Record<string, unknown> }[];
+  tools?: (
+    | { name: string; description: string; input_schema: Record<string, unknown> }
+    | WebSearchWireTool
+  )[];
   thinking?: { type: "enabled"; budget_tokens: number };
   stream: true;
+}
+
+/** Anthropic's server-side web search tool, as the Messages API takes it. */
+export interface WebSearchWireTool {
+  type: "web_search_20250305";
+  name: "web_search";
+  allowed_domains?: string[];
+  blocked_domains?: string[];
+  max_uses: number;
 }
 
 export function anthropicRequestBody(
@@ -54,6 +66,16 @@ export function anthropicRequestBody(
       description: t.description,
       input_schema: t.inputSchema,
     }));
+  }
+  const search = request.webSearch;
+  if (search !== undefined) {
+    body.tools = [...body.tools ?? [], {
+      type: "web_search_20250305",
+      name: "web_search",
+      ...(search.allowedDomains === undefined ? {} : { allowed_domains: search.allowedDomains }),
+      ...(search.blockedDomains === undefined ? {} : { blocked_domains: search.blockedDomains }),
+      max_uses: search.maxUses,
+    }];
   }
   return body;
 }

@@ -104,6 +104,11 @@ export async function providerEndpoint(config: ProviderConfig): Promise<HttpEndp
  * The config without what authenticates it (API key, auth token, custom headers): what a child
  * Worker gets. Its requests go through the main thread, which adds them (child/child_fetch.ts).
  */
+/** A child whose model stream makes no progress for `stallMs` fails with a stall error (the scripted provider never stalls). */
+export function withStallTimeout(config: ProviderConfig, stallMs: number): ProviderConfig {
+  return config.kind === "scripted" ? config : { ...config, streamIdleTimeoutMs: stallMs };
+}
+
 export function withoutCredentials(config: ProviderConfig): ProviderConfig {
   if (config.kind === "scripted") return config;
   if (config.kind === "openai") {

@@ -13,6 +13,7 @@ import type { SidecarOwner } from "../store/store.ts";
 import { isOwnedBy } from "../store/record_ops.ts";
 import { canonicalResult, recordNotes } from "../run/result.ts";
 import { lineageOf } from "../launch/launch_record.ts";
+import { isDelegationTool } from "../protocol/tool_names.ts";
 
 /** A tool call of the transcript that has no result yet. */
 export interface OrphanCall {
@@ -73,7 +74,7 @@ export function adoptionRefusal(
   record: SidecarRecord | null,
   owner: SidecarOwner,
 ): string | null {
-  if (call.name !== "Task") return "not a Task call";
+  if (!isDelegationTool(call.name)) return "not an Agent call";
   const input = call.input;
   const id = input.subagent_session_id;
   if (typeof id !== "string") return "the call has no child id";
@@ -110,7 +111,7 @@ export function planAdoption(
   if (open === undefined) return undefined;
   const plan: AdoptionPlan = { turn: open.turn, adopted: [], refused: [] };
   for (const call of open.calls) {
-    if (call.name !== "Task") continue;
+    if (!isDelegationTool(call.name)) continue;
     const id = call.input.subagent_session_id;
     const record = typeof id === "string" ? records.get(id) ?? null : null;
     const refusal = adoptionRefusal(call, record, owner);

@@ -70,7 +70,7 @@ Deno.test("adoptionRefusal: every field must match; never background or cancelle
       status: "failed",
       result: { success: false, message: "", error: "boom" },
     }, null],
-    ["tool name", call(INPUT, "Bash"), DONE, /not a Task call/],
+    ["tool name", call(INPUT, "Bash"), DONE, /not an Agent call/],
     ["no record", call(), null, /no usable sidecar/],
     ["child id", call({ ...INPUT, subagent_session_id: "agent-2" }), DONE, /is agent-1, not agent-2/],
     ["owner", call(), { ...DONE, parentSessionId: "session-other" }, /another session or folder/],

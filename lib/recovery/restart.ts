@@ -21,6 +21,7 @@ import {
 import { rebuildHistory } from "../session/history.ts";
 import { completionInboxId } from "../run/notice.ts";
 import { describeError } from "../errors.ts";
+import { isDelegationTool } from "../protocol/tool_names.ts";
 
 export interface RestartResult {
   report: RecoveryReport;
@@ -74,7 +75,7 @@ export async function recoverSession(
   const records = new Map<string, SidecarRecord | null>();
   for (const call of open.calls) {
     const id = call.input.subagent_session_id;
-    if (call.name !== "Task" || typeof id !== "string") continue;
+    if (!isDelegationTool(call.name) || typeof id !== "string") continue;
     const loaded = await store.load(id).catch(() => null);
     records.set(id, loaded !== null && "record" in loaded ? loaded.record : null);
   }

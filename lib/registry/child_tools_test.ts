@@ -8,7 +8,7 @@ const ALL = [
   "Glob",
   "Grep",
   "Bash",
-  "Task",
+  "Agent",
   "TaskOutput",
   "TaskStop",
   "EnterWorktree",
@@ -16,7 +16,7 @@ const ALL = [
 
 Deno.test("absent tools inherit everything except the always-denied tools", () => {
   assert.deepEqual(resolveChildTools({ tools: null, disallowedTools: [] }, ALL), {
-    allowed: ["Read", "Write", "Edit", "Glob", "Grep", "Bash", "Task", "TaskOutput", "TaskStop"],
+    allowed: ["Read", "Write", "Edit", "Glob", "Grep", "Bash", "Agent", "TaskOutput", "TaskStop"],
     denied: ["EnterWorktree", "ExitWorktree", "TeamCreate"],
     limits: [],
     denyRules: [],
@@ -42,18 +42,18 @@ Deno.test("deny beats allow, including the always-denied tools", () => {
   });
 });
 
-Deno.test("Claude Code's Agent is Blade's Task; a rule in tools grants its tool limited to the rule", () => {
+Deno.test("Task is Agent's older name; a rule in tools grants its tool limited to the rule", () => {
   const r = resolveChildTools({
-    tools: ["Agent(Explore)", "Bash(git:*)", "Read"],
+    tools: ["Task(Explore)", "Bash(git:*)", "Read"],
     disallowedTools: ["Write(*.md)"],
   }, ALL);
-  assert.deepEqual(r.allowed, ["Read", "Bash", "Task"]);
-  assert.deepEqual(r.limits.map((l) => l.text), ["Agent(Explore)", "Bash(git:*)"]);
+  assert.deepEqual(r.allowed, ["Read", "Bash", "Agent"]);
+  assert.deepEqual(r.limits.map((l) => l.text), ["Task(Explore)", "Bash(git:*)"]);
   // a deny rule with a specifier refuses matching calls; the tool stays
   assert.deepEqual(r.denyRules.map((l) => l.text), ["Write(*.md)"]);
   assert.ok(r.allowed.includes("Read") && !r.denied.includes("Write"));
   assert.equal(
-    resolveChildTools({ tools: null, disallowedTools: ["Agent"] }, ALL).allowed.includes("Task"),
+    resolveChildTools({ tools: null, disallowedTools: ["Task"] }, ALL).allowed.includes("Agent"),
     false,
   );
   // a tool named whole as well as with a rule is not limited
@@ -64,13 +64,13 @@ Deno.test("Claude Code's Agent is Blade's Task; a rule in tools grants its tool 
 });
 
 Deno.test("entries that are not rules or name no Blade tool get warnings", () => {
-  const notes = toolRuleNotes({ tools: ["Read", "WebFetch", "Bash(npm"], disallowedTools: ["Bsah"] });
+  const notes = toolRuleNotes({ tools: ["Read", "CronCreate", "Bash(npm"], disallowedTools: ["Bsah"] });
   assert.deepEqual(notes.map((n) => [n.field, n.entry]), [
-    ["tools", "WebFetch"],
+    ["tools", "CronCreate"],
     ["tools", "Bash(npm"],
     ["disallowedTools", "Bsah"],
   ]);
-  assert.match(notes[0]!.message, /Blade has no tool named WebFetch/);
+  assert.match(notes[0]!.message, /Blade has no tool named CronCreate/);
 });
 
 Deno.test("MCP entries: whole-server names and `mcp__s__*` allow or deny that server's tools only", () => {

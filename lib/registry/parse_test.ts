@@ -213,10 +213,10 @@ Deno.test("reserved names are refused for every source except built-in", async (
 });
 
 Deno.test("tool rules load as rules; entries naming no Blade tool are reported", async () => {
-  const result = await parse(file("tools: Read, Bash(git:*), WebFetch\ndisallowedTools: Bash(rm:*)\n"));
-  assert.deepEqual(result.definition?.tools, ["Read", "Bash(git:*)", "WebFetch"]);
+  const result = await parse(file("tools: Read, Bash(git:*), CronCreate\ndisallowedTools: Bash(rm:*)\n"));
+  assert.deepEqual(result.definition?.tools, ["Read", "Bash(git:*)", "CronCreate"]);
   assert.deepEqual(result.diagnostics.map((d) => d.message), [
-    '"WebFetch": Blade has no tool named WebFetch; the entry has no effect',
+    '"CronCreate": Blade has no tool named CronCreate; the entry has no effect',
   ]);
 });
 

@@ -107,15 +107,35 @@ export function childHost(o: ChildHostInput): ChildHost {
     answer: (call) => {
       if (call.method === "spawned") return groups.started(call.pgid);
       if (call.method === "kill") return groups.kill(call.pgid);
-      if (call.method !== "mcp") return answer(nested, call, ctxFor, approve, signal);
+      if (call.method !== "mcp" && call.method !== "web") {
+        return answer(nested, call, ctxFor, approve, signal);
+      }
       // The child's final tool list decides, not what the Worker asks for.
       const granted = childTools(spec, tools()).map((t) => t.name);
+      if (call.method === "web") return webCall(env, { granted, call, signal });
       return env.mcp === undefined
         ? Promise.reject(new Error("no MCP servers in this run"))
         : env.mcp.call(spec.id, granted, call.name, call.input, signal);
     },
     ...(approve === undefined ? {} : { approve }),
+    web: env.web,
   };
+}
+
+/**
+ * A Worker child's WebFetch or WebSearch, run by the main thread's WebAccess: only when the child's
+ * own tools hold that tool (its permission gate already passed the call in the Worker). The Worker
+ * itself has no network grant (docs/reference/permissions.md).
+ */
+function webCall(
+  env: SubagentEnv,
+  o: { granted: readonly string[]; call: Extract<DelegationCall, { method: "web" }>; signal: AbortSignal },
+): Promise<unknown> {
+  const { granted, call, signal } = o;
+  const tool = call.kind === "fetch" ? "WebFetch" : "WebSearch";
+  if (!granted.includes(tool)) return Promise.reject(new Error(`${tool} is not one of this child's tools`));
+  if (env.web === undefined) return Promise.reject(new Error(`${tool} is not available in this run`));
+  return call.kind === "fetch" ? env.web.fetch(call.input, signal) : env.web.search(call.input, signal);
 }
 
 /** Answers a delegation call the child makes from its Worker, as its own session would. */
@@ -139,6 +159,7 @@ function answer(
     case "approve":
       return approve === undefined ? Promise.resolve("deny") : approve(call.request, signal);
     case "mcp":
+    case "web":
     case "spawned":
     case "kill":
       return Promise.reject(new Error(`${call.method} calls are answered by the child's host`));

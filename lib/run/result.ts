@@ -34,7 +34,7 @@ export function canonicalResult(
   } else if (outcome.cancelled) parts.push(`Subagent execution failed: the agent was cancelled.`);
   else parts.push(`Subagent execution failed: ${outcome.error ?? "unknown error"}`);
   parts.push(...notes);
-  parts.push(`agentId: ${agentId} (to continue this agent, call Task with resume_from: "${agentId}")`);
+  parts.push(`agentId: ${agentId} (to continue this agent, call Agent with resume_from: "${agentId}")`);
   if (lineage?.resumedFrom !== undefined) {
     parts.push(
       `resumed_from: ${lineage.resumedFrom}, root_agent_id: ${lineage.rootAgentId}, resume_depth: ${lineage.resumeDepth}`,

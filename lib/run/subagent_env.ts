@@ -21,6 +21,7 @@ import type { TaskControlDeps } from "./task_control.ts";
 import type { LaunchParent, ParentInfo, RegistryView } from "../launch/launch_plan.ts";
 import { minimalCommandEnv } from "../permissions/child_env.ts";
 import type { OwnProcess } from "../launch/launch_record.ts";
+import type { WebAccess } from "../protocol/web.ts";
 
 /** Shared by every session of one root run. */
 import type { ChildContext } from "../executor/child_context.ts";
@@ -33,6 +34,8 @@ export interface SubagentEnv {
   aliases: Record<string, string>;
   /** CLAUDE_CODE_SUBAGENT_MODEL (see LaunchParent.subagentModel). */
   subagentModel?: string;
+  /** Settings `availableModels` (see LaunchParent.availableModels). */
+  availableModels?: readonly string[];
   trusted: boolean;
   /** The run's `--add-dir` folders: every child's grant extends to them (not an isolated child's writes). */
   additionalDirs?: readonly string[];
@@ -61,6 +64,8 @@ export interface SubagentEnv {
   approve?: Approver;
   /** The run's MCP servers as children see them (absent when none is configured). */
   mcp?: ChildMcp;
+  /** The run's web access (WebFetch, WebSearch), run in this thread for every child. */
+  web?: WebAccess | undefined;
   /** The PID and identity of this process, recorded in each sidecar (read once per runtime). */
   ownProcess: () => Promise<OwnProcess>;
 }
@@ -85,6 +90,7 @@ export function launchParentOf(env: SubagentEnv, parent: ParentInfo): Omit<Launc
     maxDepth: env.maxDepth,
     aliases: env.aliases,
     ...(env.subagentModel === undefined ? {} : { subagentModel: env.subagentModel }),
+    ...(env.availableModels === undefined ? {} : { availableModels: env.availableModels }),
     ...(rules === undefined ? {} : { rules }),
     auditEnv: minimalCommandEnv(env.ports.env),
     ...(env.commands === undefined ? {} : { commands: env.commands }),

@@ -21,6 +21,7 @@ import { taskOutputTool, taskStopTool } from "../tools/task_control.ts";
 import { TaskControl } from "./task_control.ts";
 import type { LentSlot } from "./semaphore.ts";
 import { backgroundCapableBash } from "./shells.ts";
+import { monitorTool } from "./monitor.ts";
 import { subagentCompleted, subagentInfo } from "./projections.ts";
 import { childHost, nestedParent } from "./child_host.ts";
 import { launchParentOf, type SubagentEnv, taskControlDeps } from "./subagent_env.ts";
@@ -63,7 +64,12 @@ export class SubagentRuntime implements SubagentLauncher {
   /** The tools this session gets for delegation. */
   tools(): AnyTool[] {
     const control = this.control();
-    return [taskTool(this), taskOutputTool(control), taskStopTool(control)];
+    return [
+      taskTool(this),
+      taskOutputTool(control),
+      taskStopTool(control),
+      monitorTool(this.#env.shells, this.owner, this.#env.ports.clock),
+    ];
   }
 
   /** TaskOutput and TaskStop for this session's runs (a blocking TaskOutput lends the slot back). */

@@ -238,20 +238,26 @@ Deno.test("resultWindow: a cut that would split a surrogate pair starts the next
   assert.equal(resultWindow(message, next).result, "😀" + tail);
 });
 
+/** The id a background Bash start names (its text is Claude Code's: "Command running in background with ID: …"). */
+function shellOf(result: { content: string; metadata?: Record<string, unknown> }): { task_id: string } {
+  const id = /^Command running in background with ID: (shell-[\w-]+)\./.exec(result.content)?.[1];
+  assert.ok(id !== undefined && id === result.metadata?.taskId, result.content);
+  return { task_id: id };
+}
+
 Deno.test("background Bash: returns a shell id; TaskOutput gives the output tail and exit code", async () => {
   await using h = await backgroundHarness({ reply: () => ({}) });
   const rt = h.runtime();
   const bash = rt.coreTools().find((t) => t.name === "Bash")!;
   const { output } = toolsOf(h);
 
-  const started = json(
+  const started = shellOf(
     await runTool(bash, {
       command: "echo out-line; echo err-line >&2; exit 3",
       run_in_background: true,
     }, h.ctx()),
   );
   assert.match(String(started.task_id), /^shell-/);
-  assert.equal(started.status, "running");
   const done = json(await runTool(output, { task_id: started.task_id, timeout: 10_000 }, h.ctx()));
   assert.equal(done.task_type, "local_bash");
   assert.equal(done.retrieval_status, "success");
@@ -260,7 +266,7 @@ Deno.test("background Bash: returns a shell id; TaskOutput gives the output tail
   assert.match(String(done.output), /out-line/);
   assert.match(String(done.output), /err-line/);
 
-  const ok = json(await runTool(bash, { command: "printf fine", run_in_background: true }, h.ctx()));
+  const ok = shellOf(await runTool(bash, { command: "printf fine", run_in_background: true }, h.ctx()));
   const okDone = json(await runTool(output, { task_id: ok.task_id, timeout: 10_000 }, h.ctx()));
   assert.deepEqual([okDone.status, okDone.exit_code, okDone.output], ["completed", 0, "fine"]);
 
@@ -280,7 +286,7 @@ Deno.test({
     const bash = h.runtime().coreTools().find((t) => t.name === "Bash")!;
     const { stop } = toolsOf(h);
     const marker = sleepMarker();
-    const started = json(
+    const started = shellOf(
       await runTool(bash, {
         command: `sleep ${marker} & setsid sleep ${marker} & nohup sleep ${marker} >/dev/null 2>&1 & ` +
           `(sleep ${marker} &) ; wait`,

@@ -23,11 +23,12 @@ import type { ChildRunner } from "../child/child_runner.ts";
 import type { ChildMcp } from "../run/child_mcp.ts";
 import { BackgroundRuns } from "../run/background.ts";
 import { Semaphore } from "../run/semaphore.ts";
-import { ShellTasks } from "../run/shells.ts";
+import { ShellTasks, withShells } from "../run/shells.ts";
 import { SubagentRuntime } from "../run/subagents.ts";
 import type { SubagentEnv } from "../run/subagent_env.ts";
 import { recoverSession } from "../recovery/restart.ts";
 import { tolerantTrim } from "../run/sidecar_lifecycle.ts";
+import type { WebAccess } from "../protocol/web.ts";
 
 import type { ChildContext } from "../executor/child_context.ts";
 export interface RuntimeDeps {
@@ -49,6 +50,8 @@ export interface RuntimeDeps {
     maxConcurrentSubagents: number;
     /** CLAUDE_CODE_SUBAGENT_MODEL. */
     subagentModel?: string | undefined;
+    /** Settings `availableModels` (manager/child_model.ts). */
+    availableModels?: readonly string[] | undefined;
   };
   redact: (text: string) => string;
   /** The run's secrets (provider keys, MCP tokens): kept out of children's commands. */
@@ -70,6 +73,8 @@ export interface RuntimeDeps {
   approve?: Approver;
   /** How children reach the run's MCP servers (built with the environment). */
   mcp: () => ChildMcp;
+  /** How children's web tools reach the web (run in this thread for every child). */
+  web?: WebAccess | undefined;
 }
 
 /** What the runtime built for one top-level session (the interactive session reads and steers it). */
@@ -136,6 +141,7 @@ export class Runtime implements AsyncDisposable {
       registry,
       aliases: d.config.aliases,
       ...(d.config.subagentModel === undefined ? {} : { subagentModel: d.config.subagentModel }),
+      ...(d.config.availableModels === undefined ? {} : { availableModels: d.config.availableModels }),
       trusted: d.trusted,
       ...(d.additionalDirs === undefined || d.additionalDirs.length === 0
         ? {}
@@ -153,6 +159,7 @@ export class Runtime implements AsyncDisposable {
       ...(d.rules === undefined ? {} : { rules: d.rules }),
       ...(d.approve === undefined ? {} : { approve: d.approve }),
       mcp: this.#mcp = d.mcp(),
+      web: d.web,
     };
   }
 
@@ -183,7 +190,13 @@ export class Runtime implements AsyncDisposable {
             env.background.rememberCall({ agentId: ref.agentId, callId: ref.callId, owner: runtime.owner });
           }
         }
-        return tolerantTrim(env.background.pendingFor(runtime.owner, delivered), d.emit, parent.sessionId);
+        const children = tolerantTrim(
+          env.background.pendingFor(runtime.owner, delivered),
+          d.emit,
+          parent.sessionId,
+        );
+        // Background commands and monitors are waited for and told about like background children.
+        return withShells(children, env.shells.pendingFor(runtime.owner));
       },
     };
   }

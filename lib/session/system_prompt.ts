@@ -40,9 +40,9 @@ export function buildSystemPrompt(o: SystemPromptOptions): string {
     ...(o.agents === undefined ? [] : [
       "",
       "# Subagents",
-      "Use the Task tool to delegate a self-contained piece of work to a subagent. Give it a short",
+      "Use the Agent tool to delegate a self-contained piece of work to a subagent. Give it a short",
       "description (3-100 characters) and a complete prompt: it does not see this conversation. Several",
-      "Task calls in one response run at the same time. With run_in_background you get a completion",
+      "Agent calls in one response run at the same time. With run_in_background you get a completion",
       "notice later; do not poll for it.",
       "",
       o.agents,

@@ -120,6 +120,72 @@ export function anthropicFrames(
   return frames;
 }
 
+/** One result of a fake server-side web search, as the API sends it. */
+export interface FakeSearchResult {
+  title: string;
+  url: string;
+  page_age?: string | null;
+}
+
+/**
+ * A streamed answer with Anthropic's server-side web search: a `server_tool_use` block (its query as
+ * input JSON), a `web_search_tool_result` block (the results, or `errorCode`), then `text`.
+ */
+export function fakeWebSearch(o: {
+  query: string;
+  results?: FakeSearchResult[];
+  errorCode?: string;
+  text: string;
+}): FakeResponse {
+  const content = o.errorCode !== undefined
+    ? { type: "web_search_tool_result_error", error_code: o.errorCode }
+    : (o.results ?? []).map((r, i) => ({
+      type: "web_search_result",
+      encrypted_content: `EnC${i}`,
+      page_age: null,
+      ...r,
+    }));
+  return {
+    kind: "sse",
+    events: [
+      frame("message_start", {
+        message: {
+          id: "msg_search",
+          type: "message",
+          role: "assistant",
+          model: "claude-fake",
+          content: [],
+          stop_reason: null,
+          stop_sequence: null,
+          usage: { input_tokens: 10, output_tokens: 1 },
+        },
+      }),
+      frame("content_block_start", {
+        index: 0,
+        content_block: { type: "server_tool_use", id: "srvtoolu_01", name: "web_search", input: {} },
+      }),
+      frame("content_block_delta", {
+        index: 0,
+        delta: { type: "input_json_delta", partial_json: JSON.stringify({ query: o.query }) },
+      }),
+      frame("content_block_stop", { index: 0 }),
+      frame("content_block_start", {
+        index: 1,
+        content_block: { type: "web_search_tool_result", tool_use_id: "srvtoolu_01", content },
+      }),
+      frame("content_block_stop", { index: 1 }),
+      frame("content_block_start", { index: 2, content_block: { type: "text", text: "" } }),
+      frame("content_block_delta", { index: 2, delta: { type: "text_delta", text: o.text } }),
+      frame("content_block_stop", { index: 2 }),
+      frame("message_delta", {
+        delta: { stop_reason: "end_turn", stop_sequence: null },
+        usage: { output_tokens: 20, server_tool_use: { web_search_requests: 1 } },
+      }),
+      frame("message_stop", {}),
+    ],
+  };
+}
+
 function frame(type: string, fields: Record<string, unknown>): SseFrame {
   return { event: type, data: { type, ...fields } };
 }

@@ -24,6 +24,7 @@ export function auditedTool(tool: AnyTool, policy: AuditPolicy): AnyTool {
     case "delegate":
       return tool;
     case "write":
+    case "network":
       return { ...tool, run: () => Promise.resolve(refuse("is not available to a read-only auditor")) };
     case "external":
       return tool.readOnly === true

@@ -2,14 +2,15 @@
 // JSON Schema (input_schemas.gen.ts, converted from the zod schemas of input_zod.ts at build time) into
 // the checks of lib/protocol/check.ts, so a session and a child Worker do not load and evaluate zod
 // to offer or run the built-in tools (docs/reference/performance.md). It reads the subset of JSON
-// Schema those conversions use (an object of string, integer, number, boolean and string-enum
-// properties with their bounds) and refuses any other keyword when it is built, so a richer zod
+// Schema those conversions use (an object of string, integer, number, boolean, string-enum and
+// list-of-string properties with their bounds) and refuses any other keyword when it is built, so a richer zod
 // schema cannot be checked less strictly than zod would. Results have zod's shape: unknown keys are
 // dropped, issues name the path and say what was expected (input_check_test.ts compares both with zod
 // over a table of inputs).
 
 import { INPUT_SCHEMAS } from "./input_schemas.gen.ts";
 import {
+  array,
   boolean,
   type Check,
   number,
@@ -43,6 +44,7 @@ const PROPERTY_KEYWORDS = new Set([
   "minimum",
   "maximum",
   "enum",
+  "items",
 ]);
 const OBJECT_KEYWORDS = new Set(["type", "properties", "required", "description"]);
 
@@ -100,6 +102,11 @@ function compileProperty(p: Json, messages: Record<string, string>): Check {
       });
     case "boolean":
       return boolean();
+    case "array": {
+      const items = (p.items ?? {}) as Json;
+      refuseUnknown(items, PROPERTY_KEYWORDS, "a list's items");
+      return array(compileProperty(items, {}));
+    }
     default:
       throw new Error(`input schema: unsupported property type ${JSON.stringify(p.type)}`);
   }

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { z } from "zod";
-import { compileInputSchema } from "./input_check.ts";
+import { builtInInput, compileInputSchema } from "./input_check.ts";
 import { INPUT_SCHEMAS } from "./input_schemas.gen.ts";
 import { BUILT_IN_INPUTS } from "./input_zod.ts";
 import { coreTools } from "./registry.ts";
@@ -46,6 +46,7 @@ function validValue(p: Json): unknown {
   if (Array.isArray(p.enum)) return p.enum[0];
   if (p.type === "string") return "a".repeat((p.minLength as number | undefined) ?? 1);
   if (p.type === "integer" || p.type === "number") return (p.minimum as number | undefined) ?? 1;
+  if (p.type === "array") return [];
   return true;
 }
 
@@ -82,6 +83,14 @@ const tools: AnyTool[] = [
     stop: () => Promise.reject(new Error("unused")),
   }),
   skillTool({ names: () => [], load: () => Promise.reject(new Error("unused")) }),
+  // Monitor is built by lib/run/monitor.ts (above this layer) with the same builtInInput.
+  {
+    name: "Monitor",
+    description: "",
+    kind: "execute",
+    ...builtInInput("Monitor"),
+    run: () => Promise.reject(new Error("unused")),
+  },
 ];
 
 const issuesOf = (
@@ -118,8 +127,8 @@ Deno.test("built-in tools' compiled input checks give zod's result (data, or the
   assert.ok(compared > 500, `only ${compared} cases`);
 });
 
-Deno.test("Task's prompt limit keeps its own message", () => {
-  const task = tools.find((t) => t.name === "Task")!;
+Deno.test("Agent's prompt limit keeps its own message", () => {
+  const task = tools.find((t) => t.name === "Agent")!;
   const r = task.schema.safeParse({ description: "abc", prompt: "p".repeat(200_001) });
   assert.equal(r.success, false);
   assert.match(issuesOf(r)![0]!.message, /put long material in a file/);
@@ -135,8 +144,12 @@ Deno.test("compileInputSchema refuses a keyword it does not check (a schema is n
     { type: "object", properties: {}, additionalProperties: false },
     /unsupported keyword "additionalProperties"/,
   );
-  refuse({ type: "object", properties: { a: { type: "array" } } }, /unsupported property type "array"/);
+  refuse({ type: "object", properties: { a: { type: "object" } } }, /unsupported property type "object"/);
+  refuse(
+    { type: "object", properties: { a: { type: "array", items: { type: "string", pattern: "x" } } } },
+    /a list's items: unsupported keyword "pattern"/,
+  );
   refuse({ type: "string" }, /type must be "object"/);
   // What a richer zod schema converts to is refused too.
-  refuse(z.toJSONSchema(z.object({ a: z.array(z.string()) })) as Json, /unsupported keyword/);
+  refuse(z.toJSONSchema(z.object({ a: z.array(z.string().regex(/x/)) })) as Json, /unsupported keyword/);
 });

@@ -81,29 +81,23 @@ export const INPUT_SCHEMAS: Readonly<Record<string, Record<string, unknown>>> = 
       "pattern": {
         "type": "string",
         "minLength": 1,
-        "description": "The regular expression to search for in file contents",
+        "description":
+          "The regular expression to search for in file contents (ripgrep's syntax: Rust regular expressions)",
       },
       "path": {
         "description": "File or folder to search in (default: the workspace root)",
         "type": "string",
       },
       "glob": {
-        "description": 'Glob that file paths must match, e.g. "*.js" or "src/**/*.{ts,tsx}"',
+        "description":
+          'Glob that file paths must match, e.g. "*.js" or "*.{ts,tsx}" (rg --glob; several separated by spaces or commas)',
         "type": "string",
       },
       "output_mode": {
         "description":
-          'Output mode: "content" (matching lines), "files_with_matches" (file paths, the default) or "count" (matches per file)',
+          'Output mode: "content" (matching lines), "files_with_matches" (file paths, the default) or "count" (matching lines per file)',
         "type": "string",
         "enum": ["content", "files_with_matches", "count"],
-      },
-      "-i": { "description": "Case-insensitive search", "type": "boolean" },
-      "-n": { "description": "Show line numbers (content mode only; default true)", "type": "boolean" },
-      "-A": {
-        "description": "Lines to show after each match (content mode only)",
-        "type": "integer",
-        "minimum": 0,
-        "maximum": 9007199254740991,
       },
       "-B": {
         "description": "Lines to show before each match (content mode only)",
@@ -111,17 +105,50 @@ export const INPUT_SCHEMAS: Readonly<Record<string, Record<string, unknown>>> = 
         "minimum": 0,
         "maximum": 9007199254740991,
       },
+      "-A": {
+        "description": "Lines to show after each match (content mode only)",
+        "type": "integer",
+        "minimum": 0,
+        "maximum": 9007199254740991,
+      },
       "-C": {
+        "description": "Alias for context.",
+        "type": "integer",
+        "minimum": 0,
+        "maximum": 9007199254740991,
+      },
+      "context": {
         "description": "Lines to show before and after each match (content mode only)",
         "type": "integer",
         "minimum": 0,
         "maximum": 9007199254740991,
       },
+      "-n": { "description": "Show line numbers (content mode only; default true)", "type": "boolean" },
+      "-i": { "description": "Case-insensitive search", "type": "boolean" },
+      "-o": {
+        "description": "Print only the matched parts of each matching line, one a line (content mode only)",
+        "type": "boolean",
+      },
+      "type": {
+        "description": "File type to search (rg --type), e.g. js, py, rust, go, java",
+        "type": "string",
+      },
       "head_limit": {
-        "description": "Keep only the first N lines (content) or entries (files_with_matches, count)",
+        "description":
+          "Keep only the first N lines (content) or entries (files_with_matches, count); default 250, 0 for no limit",
         "type": "integer",
-        "minimum": 1,
+        "minimum": 0,
         "maximum": 9007199254740991,
+      },
+      "offset": {
+        "description": "Skip the first N lines or entries before head_limit",
+        "type": "integer",
+        "minimum": 0,
+        "maximum": 9007199254740991,
+      },
+      "multiline": {
+        "description": "Patterns may span lines and . matches newlines (rg -U --multiline-dotall)",
+        "type": "boolean",
       },
     },
     "required": ["pattern"],
@@ -149,7 +176,76 @@ export const INPUT_SCHEMAS: Readonly<Record<string, Record<string, unknown>>> = 
     },
     "required": ["command"],
   },
-  "Task": {
+  "NotebookEdit": {
+    "type": "object",
+    "properties": {
+      "notebook_path": {
+        "type": "string",
+        "minLength": 1,
+        "description":
+          "The path of the Jupyter notebook (.ipynb) to edit (absolute, or relative to the workspace root)",
+      },
+      "cell_id": {
+        "description":
+          'The id of the cell to change, as Read shows it (<cell id="…">). With edit_mode insert the new cell goes after it, or first when it is left out.',
+        "type": "string",
+      },
+      "new_source": { "type": "string", "description": "The new source of the cell" },
+      "cell_type": {
+        "description":
+          "The cell's type (code or markdown): default the cell's own; required with edit_mode insert",
+        "type": "string",
+        "enum": ["code", "markdown"],
+      },
+      "edit_mode": {
+        "description": "replace (the default), insert or delete",
+        "type": "string",
+        "enum": ["replace", "insert", "delete"],
+      },
+    },
+    "required": ["notebook_path", "new_source"],
+  },
+  "WebFetch": {
+    "type": "object",
+    "properties": {
+      "url": {
+        "type": "string",
+        "minLength": 1,
+        "description": "The URL to fetch (http or https; http is upgraded to https)",
+      },
+      "prompt": {
+        "type": "string",
+        "minLength": 1,
+        "description": "What to find out from the page: the request answered over its content",
+      },
+      "offset": {
+        "description":
+          "Where to start reading a page too long for one call, in characters: the value the previous result gave",
+        "type": "integer",
+        "minimum": 0,
+        "maximum": 9007199254740991,
+      },
+    },
+    "required": ["url", "prompt"],
+  },
+  "WebSearch": {
+    "type": "object",
+    "properties": {
+      "query": { "type": "string", "minLength": 2, "description": "The search query" },
+      "allowed_domains": {
+        "description": "Only include results from these domains",
+        "type": "array",
+        "items": { "type": "string" },
+      },
+      "blocked_domains": {
+        "description": "Never include results from these domains",
+        "type": "array",
+        "items": { "type": "string" },
+      },
+    },
+    "required": ["query"],
+  },
+  "Agent": {
     "type": "object",
     "properties": {
       "subagent_type": {
@@ -179,6 +275,12 @@ export const INPUT_SCHEMAS: Readonly<Record<string, Record<string, unknown>>> = 
         "description": "worktree: the agent works in its own git worktree (changes are kept on a branch).",
         "type": "string",
         "enum": ["none", "worktree"],
+      },
+      "model": {
+        "description":
+          'The model the agent runs on: "sonnet", "opus", "haiku", a model id, or "inherit" (this session\'s model). Omit it to use the agent definition\'s model. Never more than this session may use.',
+        "type": "string",
+        "minLength": 1,
       },
       "resume_from": { "description": "Continue a finished agent run: its agent id.", "type": "string" },
       "resume": { "description": "Alias of resume_from.", "type": "string" },
@@ -215,12 +317,38 @@ export const INPUT_SCHEMAS: Readonly<Record<string, Record<string, unknown>>> = 
     "type": "object",
     "properties": {
       "task_id": {
+        "description": "The agent id (or background shell id) to stop.",
         "type": "string",
         "minLength": 1,
-        "description": "The agent id (or background shell id) to stop.",
+      },
+      "shell_id": {
+        "description": "Deprecated: use task_id (KillShell's name for it).",
+        "type": "string",
+        "minLength": 1,
       },
     },
-    "required": ["task_id"],
+  },
+  "Monitor": {
+    "type": "object",
+    "properties": {
+      "description": {
+        "type": "string",
+        "minLength": 1,
+        "description": "Short description of what you are monitoring (it is in every notice).",
+      },
+      "timeout_ms": {
+        "description":
+          "Stop the monitor after this many milliseconds (default 300000; above 600000 counts as 600000). You are notified at expiry and can re-arm.",
+        "type": "integer",
+        "minimum": 1000,
+        "maximum": 3600000,
+      },
+      "command": {
+        "description": "Shell command or script. Each stdout line is an event; its exit ends the watch.",
+        "type": "string",
+      },
+    },
+    "required": ["description"],
   },
   "Skill": {
     "type": "object",

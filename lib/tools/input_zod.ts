@@ -6,7 +6,12 @@
 
 import { z } from "zod";
 import { BASH_DEFAULT_TIMEOUT_MS, BASH_MAX_TIMEOUT_MS } from "../config/bash_limits.ts";
-import { MAX_TASK_PROMPT, READ_DEFAULT_LIMIT, TASK_PROMPT_TOO_LONG } from "./input_limits.ts";
+import {
+  GREP_DEFAULT_HEAD_LIMIT,
+  MAX_TASK_PROMPT,
+  READ_DEFAULT_LIMIT,
+  TASK_PROMPT_TOO_LONG,
+} from "./input_limits.ts";
 
 export const readInput = z.object({
   file_path: z.string().min(1).describe(
@@ -44,21 +49,76 @@ export const globInput = z.object({
 });
 
 export const grepInput = z.object({
-  pattern: z.string().min(1).describe("The regular expression to search for in file contents"),
-  path: z.string().optional().describe("File or folder to search in (default: the workspace root)"),
-  glob: z.string().optional().describe('Glob that file paths must match, e.g. "*.js" or "src/**/*.{ts,tsx}"'),
-  output_mode: z.enum(["content", "files_with_matches", "count"]).optional().describe(
-    'Output mode: "content" (matching lines), "files_with_matches" (file paths, the default) or "count" (matches per file)',
+  pattern: z.string().min(1).describe(
+    "The regular expression to search for in file contents (ripgrep's syntax: Rust regular expressions)",
   ),
-  "-i": z.boolean().optional().describe("Case-insensitive search"),
-  "-n": z.boolean().optional().describe("Show line numbers (content mode only; default true)"),
-  "-A": z.number().int().min(0).optional().describe("Lines to show after each match (content mode only)"),
+  path: z.string().optional().describe("File or folder to search in (default: the workspace root)"),
+  glob: z.string().optional().describe(
+    'Glob that file paths must match, e.g. "*.js" or "*.{ts,tsx}" (rg --glob; several separated by spaces or commas)',
+  ),
+  output_mode: z.enum(["content", "files_with_matches", "count"]).optional().describe(
+    'Output mode: "content" (matching lines), "files_with_matches" (file paths, the default) or "count" (matching lines per file)',
+  ),
   "-B": z.number().int().min(0).optional().describe("Lines to show before each match (content mode only)"),
-  "-C": z.number().int().min(0).optional().describe(
+  "-A": z.number().int().min(0).optional().describe("Lines to show after each match (content mode only)"),
+  "-C": z.number().int().min(0).optional().describe("Alias for context."),
+  context: z.number().int().min(0).optional().describe(
     "Lines to show before and after each match (content mode only)",
   ),
-  head_limit: z.number().int().min(1).optional().describe(
-    "Keep only the first N lines (content) or entries (files_with_matches, count)",
+  "-n": z.boolean().optional().describe("Show line numbers (content mode only; default true)"),
+  "-i": z.boolean().optional().describe("Case-insensitive search"),
+  "-o": z.boolean().optional().describe(
+    "Print only the matched parts of each matching line, one a line (content mode only)",
+  ),
+  type: z.string().optional().describe("File type to search (rg --type), e.g. js, py, rust, go, java"),
+  head_limit: z.number().int().min(0).optional().describe(
+    `Keep only the first N lines (content) or entries (files_with_matches, count); default ${GREP_DEFAULT_HEAD_LIMIT}, 0 for no limit`,
+  ),
+  offset: z.number().int().min(0).optional().describe("Skip the first N lines or entries before head_limit"),
+  multiline: z.boolean().optional().describe(
+    "Patterns may span lines and . matches newlines (rg -U --multiline-dotall)",
+  ),
+});
+
+export const notebookEditInput = z.object({
+  notebook_path: z.string().min(1).describe(
+    "The path of the Jupyter notebook (.ipynb) to edit (absolute, or relative to the workspace root)",
+  ),
+  cell_id: z.string().optional().describe(
+    'The id of the cell to change, as Read shows it (<cell id="…">). With edit_mode insert the new cell goes after it, or first when it is left out.',
+  ),
+  new_source: z.string().describe("The new source of the cell"),
+  cell_type: z.enum(["code", "markdown"]).optional().describe(
+    "The cell's type (code or markdown): default the cell's own; required with edit_mode insert",
+  ),
+  edit_mode: z.enum(["replace", "insert", "delete"]).optional().describe(
+    "replace (the default), insert or delete",
+  ),
+});
+
+export const webFetchInput = z.object({
+  url: z.string().min(1).describe("The URL to fetch (http or https; http is upgraded to https)"),
+  prompt: z.string().min(1).describe("What to find out from the page: the request answered over its content"),
+  offset: z.number().int().min(0).optional().describe(
+    "Where to start reading a page too long for one call, in characters: the value the previous result gave",
+  ),
+});
+
+export const webSearchInput = z.object({
+  query: z.string().min(2).describe("The search query"),
+  allowed_domains: z.array(z.string()).optional().describe("Only include results from these domains"),
+  blocked_domains: z.array(z.string()).optional().describe("Never include results from these domains"),
+});
+
+export const monitorInput = z.object({
+  description: z.string().min(1).describe(
+    "Short description of what you are monitoring (it is in every notice).",
+  ),
+  timeout_ms: z.number().int().min(1000).max(3_600_000).optional().describe(
+    "Stop the monitor after this many milliseconds (default 300000; above 600000 counts as 600000). You are notified at expiry and can re-arm.",
+  ),
+  command: z.string().optional().describe(
+    "Shell command or script. Each stdout line is an event; its exit ends the watch.",
   ),
 });
 
@@ -76,7 +136,7 @@ export const bashInput = z.object({
   ),
 });
 
-export const taskInput = z.object({
+export const agentInput = z.object({
   subagent_type: z.string().min(1).optional().describe(
     "The type of agent to run (one of the available agent types). Required unless resuming.",
   ),
@@ -89,6 +149,10 @@ export const taskInput = z.object({
   ),
   isolation: z.enum(["none", "worktree"]).optional().describe(
     "worktree: the agent works in its own git worktree (changes are kept on a branch).",
+  ),
+  model: z.string().min(1).optional().describe(
+    'The model the agent runs on: "sonnet", "opus", "haiku", a model id, or "inherit" (this session\'s model). ' +
+      "Omit it to use the agent definition's model. Never more than this session may use.",
   ),
   resume_from: z.string().optional().describe("Continue a finished agent run: its agent id."),
   resume: z.string().optional().describe("Alias of resume_from."),
@@ -107,7 +171,8 @@ export const taskOutputInput = z.object({
 });
 
 export const taskStopInput = z.object({
-  task_id: z.string().min(1).describe("The agent id (or background shell id) to stop."),
+  task_id: z.string().min(1).optional().describe("The agent id (or background shell id) to stop."),
+  shell_id: z.string().min(1).optional().describe("Deprecated: use task_id (KillShell's name for it)."),
 });
 
 export const skillInput = z.object({
@@ -123,7 +188,11 @@ export type EditInput = z.infer<typeof editInput>;
 export type GlobInput = z.infer<typeof globInput>;
 export type GrepInput = z.infer<typeof grepInput>;
 export type BashInput = z.infer<typeof bashInput>;
-export type TaskInput = z.infer<typeof taskInput>;
+export type NotebookEditInput = z.infer<typeof notebookEditInput>;
+export type MonitorInput = z.infer<typeof monitorInput>;
+export type WebFetchInput = z.infer<typeof webFetchInput>;
+export type WebSearchInput = z.infer<typeof webSearchInput>;
+export type TaskInput = z.infer<typeof agentInput>;
 export type TaskOutputToolInput = z.infer<typeof taskOutputInput>;
 export type TaskStopToolInput = z.infer<typeof taskStopInput>;
 export type SkillInput = z.infer<typeof skillInput>;
@@ -136,8 +205,12 @@ export const BUILT_IN_INPUTS: readonly (readonly [string, z.ZodType])[] = [
   ["Glob", globInput],
   ["Grep", grepInput],
   ["Bash", bashInput],
-  ["Task", taskInput],
+  ["NotebookEdit", notebookEditInput],
+  ["WebFetch", webFetchInput],
+  ["WebSearch", webSearchInput],
+  ["Agent", agentInput],
   ["TaskOutput", taskOutputInput],
   ["TaskStop", taskStopInput],
+  ["Monitor", monitorInput],
   ["Skill", skillInput],
 ];

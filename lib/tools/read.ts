@@ -7,6 +7,7 @@ import { notAccessible, resolveReadPath } from "./paths.ts";
 import { cutLine, decodeText, looksBinary, numberLine, splitLines } from "./text.ts";
 import { fail, ok, type Tool } from "./tool.ts";
 import { builtInInput } from "./input_check.ts";
+import { isNotebookPath, notebookForRead } from "./notebook.ts";
 import { READ_DEFAULT_LIMIT } from "./input_limits.ts";
 import type { ReadInput } from "./input_zod.ts";
 
@@ -23,6 +24,7 @@ Usage:
 - By default it reads up to ${READ_DEFAULT_LIMIT} lines from the start of the file. For long files, pass offset (the line number to start from) and limit (how many lines) to read a part.
 - Lines longer than ${READ_MAX_LINE_CHARS} characters are truncated.
 - Output is numbered like \`cat -n\`: each line is prefixed by its line number and a tab. The prefix is not part of the file: never include it in Edit's old_string.
+- Jupyter notebooks (.ipynb) are shown as their cells with their outputs, each cell as <cell id="…">…</cell id="…">.
 - Only regular text files can be read, up to the first ${
   READ_MAX_BYTES / 1024 / 1024
 } MiB; binary files, devices and pipes are refused. Directories are refused: use Glob to list files, or Bash \`ls\`.
@@ -64,6 +66,10 @@ export const readTool: Tool<ReadInput> = {
     if (looksBinary(bytes)) {
       return fail(`${path} is a binary file (${bytes.length} bytes); Read only shows text files.`);
     }
+    // NotebookEdit changes only what the session has read (notebook_edit.ts).
+    ctx.readFiles?.set(path, info.mtimeMs);
+    const notebook = isNotebookPath(path) ? notebookForRead(decodeText(bytes)) : undefined;
+    if (notebook !== undefined) return ok(notebook, { path, notebook: true });
     const lines = splitLines(decodeText(bytes).replace(/^\uFEFF/, ""));
     if (read.truncated) {
       // The last line may be cut: it is not shown as if it were whole.

@@ -9,10 +9,23 @@ import { grepTool } from "./grep.ts";
 import { readTool } from "./read.ts";
 import type { AnyTool } from "./tool.ts";
 import { writeTool } from "./write.ts";
+import { notebookEditTool } from "./notebook_edit.ts";
+import { webFetchTool } from "./web_fetch.ts";
+import { webSearchTool } from "./web_search.ts";
 
-/** The six core tools, in a stable order (the order the model sees them). */
+/** The core tools, in a stable order (the order the model sees them). */
 export function coreTools(): AnyTool[] {
-  return [readTool, writeTool, editTool, globTool, grepTool, bashTool];
+  return [
+    readTool,
+    writeTool,
+    editTool,
+    globTool,
+    grepTool,
+    bashTool,
+    notebookEditTool,
+    webFetchTool,
+    webSearchTool,
+  ];
 }
 
 /** The JSON Schema of a tool's input (a copy: a caller may change it without changing the tool's). */

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { coreTools, toolSpecs } from "./registry.ts";
 
-Deno.test("coreTools lists the six tools in a stable order with their kinds", () => {
+Deno.test("coreTools lists the core tools in a stable order with their kinds", () => {
   assert.deepEqual(coreTools().map((t) => [t.name, t.kind]), [
     ["Read", "read"],
     ["Write", "write"],
@@ -9,6 +9,9 @@ Deno.test("coreTools lists the six tools in a stable order with their kinds", ()
     ["Glob", "read"],
     ["Grep", "read"],
     ["Bash", "execute"],
+    ["NotebookEdit", "write"],
+    ["WebFetch", "network"],
+    ["WebSearch", "network"],
   ]);
 });
 
@@ -32,11 +35,16 @@ Deno.test("toolSpecs gives JSON Schema objects without $schema, every field desc
     "path",
     "glob",
     "output_mode",
-    "-i",
-    "-n",
-    "-A",
     "-B",
+    "-A",
     "-C",
+    "context",
+    "-n",
+    "-i",
+    "-o",
+    "type",
     "head_limit",
+    "offset",
+    "multiline",
   ]);
 });

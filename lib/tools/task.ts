@@ -3,6 +3,7 @@
 // the call) and the hand-off to a SubagentLauncher. Running children is the job of lib/run/ (subagents.ts).
 
 import type { SubtaskRefPart } from "../protocol/events.ts";
+import { AGENT_TOOL } from "../protocol/tool_names.ts";
 import { newAgentId } from "../sys/ids.ts";
 import { type AnyTool, type PreparedCall, type ToolContext, type ToolResult } from "./tool.ts";
 import { builtInInput } from "./input_check.ts";
@@ -36,20 +37,20 @@ export interface WarmCall {
 const DESCRIPTION = `Launch a subagent to handle a self-contained task on its own.
 
 Each agent type has its own instructions and tools (listed in the system prompt). The agent starts
-fresh: write a complete prompt with everything it needs, and say what it should return. Several Task
+fresh: write a complete prompt with everything it needs, and say what it should return. Several Agent
 calls in one response run at the same time. The result is the agent's final answer and its agent id;
-to continue that agent later, call Task again with resume_from set to the id.
+to continue that agent later, call Agent again with resume_from set to the id.
 
 With run_in_background: true the call returns at once with the agent id; a completion notice is
 delivered to you automatically when the agent finishes — do not poll for it. Use TaskOutput only when
 you need the full result text, and TaskStop to cancel.`;
 
 /** The Task input's check, with the prompt limit's own message (as its zod schema in input_zod.ts). */
-export const taskInput = builtInInput<TaskInput>("Task", { prompt: { maxLength: TASK_PROMPT_TOO_LONG } });
+export const taskInput = builtInInput<TaskInput>(AGENT_TOOL, { prompt: { maxLength: TASK_PROMPT_TOO_LONG } });
 
 export function taskTool(launcher: SubagentLauncher): AnyTool {
   return {
-    name: "Task",
+    name: AGENT_TOOL,
     description: DESCRIPTION,
     kind: "delegate",
     concurrent: true,

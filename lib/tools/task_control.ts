@@ -1,7 +1,7 @@
 // Owns the TaskOutput and TaskStop tools' model-facing contracts (docs/reference/task-tool.md). Looking tasks up, waiting
 // and cancelling is lib/run/task_control.ts's job behind TaskControlPort.
 
-import type { AnyTool, ToolContext, ToolResult } from "./tool.ts";
+import { type AnyTool, fail, type ToolContext, type ToolResult } from "./tool.ts";
 import { builtInInput } from "./input_check.ts";
 import type { TaskOutputToolInput, TaskStopToolInput } from "./input_zod.ts";
 
@@ -50,7 +50,10 @@ export function taskStopTool(port: TaskControlPort): AnyTool {
     kind: "delegate",
     ...builtInInput<TaskStopToolInput>("TaskStop"),
     run(input: TaskStopToolInput, ctx: ToolContext) {
-      return port.stop(input.task_id, ctx);
+      // KillShell (TaskStop's older name) calls it shell_id.
+      const id = input.task_id ?? input.shell_id;
+      if (id === undefined) return Promise.resolve(fail("task_id is required: the id of the task to stop."));
+      return port.stop(id, ctx);
     },
   };
 }

@@ -6,6 +6,7 @@ import type { Ports } from "../sys/mod.ts";
 import type { PermissionMode } from "../protocol/permission_mode.ts";
 import type { ToolKind } from "../protocol/tool_kind.ts";
 import type { InputSchema } from "./input_check.ts";
+import type { WebAccess } from "../protocol/web.ts";
 
 /** The git worktree a session is isolated in (docs/guides/isolation.md); all paths canonical. */
 export interface ActiveWorktree {
@@ -39,13 +40,23 @@ export interface ToolContext {
   extraEnv?: Record<string, string>;
   /** The session's commands may reach the network from their sandbox (yolo, or a rule allowing all of Bash). */
   commandNetwork?: boolean;
-  /** The session's commands may write nothing (a read-only auditor), whatever its mode. */
+  /**
+   * The command may write nothing, whatever the session's mode: a read-only auditor's, or a read-only
+   * command allowed without a rule (docs/reference/tools.md); in the OS sandbox it gets the read-only profile.
+   */
   readOnlyCommands?: boolean;
   /**
    * The shell Bash runs commands with, resolved by the main thread (a child in a Worker can neither
    * read PATH nor stat /bin/bash); absent = found from PATH.
    */
   shell?: string;
+  /** How the session reaches the web (WebFetch, WebSearch); absent = it cannot. */
+  web?: WebAccess | undefined;
+  /**
+   * The files this session has read (real path → modification time when read, null when unknown):
+   * NotebookEdit changes only a notebook read since it last changed (docs/reference/tools.md).
+   */
+  readFiles?: Map<string, number | null>;
   /**
    * Why `tool` may not read or list the real path `path` that a search (Grep, Glob) met below the
    * path it was approved for: a deny or ask rule such as `Read(./secrets/**)`; undefined = allowed.

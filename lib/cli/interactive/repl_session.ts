@@ -100,5 +100,6 @@ export async function closeReplSession(open: OpenSession, workspace: string): Pr
   const cancelled = (await open.session.pending?.cancelAll("the interactive session ended")) ?? [];
   await open.subagents.close();
   await open.session.close(); // releases the lease: the session may be resumed elsewhere now
-  return [...cancelled, ...shells];
+  // The session's pending work holds its shells too (run/shells.ts withShells): each id once.
+  return [...new Set([...cancelled, ...shells])];
 }

@@ -24,8 +24,13 @@ export function resultSummary(name: string, content: string, isError: boolean): 
   return text === "" ? "done" : firstLine(clean(text), 120);
 }
 
-/** The id in a background start's result (`{"task_id": …, "status": "running", …}`), if it is one. */
+/**
+ * The id in a background start's result, if it is one: a background command's (`Command running in
+ * background with ID: shell-…`, Claude Code's words) or an agent's (`{"task_id": …, "status": "running"}`).
+ */
 function backgroundStart(text: string): string | undefined {
+  const command = /^Command running in background with ID: (shell-[\w-]+)\./.exec(text)?.[1];
+  if (command !== undefined) return command;
   if (!text.startsWith("{")) return undefined;
   try {
     const value = JSON.parse(text) as { task_id?: unknown; status?: unknown };

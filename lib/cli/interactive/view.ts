@@ -17,6 +17,7 @@ import { type Message, textOf } from "../../protocol/messages.ts";
 import { firstLine, toolLabel } from "../print_render.ts";
 import { clean, resultSummary } from "./summary.ts";
 import type { Theme } from "./theme.ts";
+import { isDelegationTool } from "../../protocol/tool_names.ts";
 import { AnswerMarkdown } from "./answer_markdown.ts";
 import { type ChildBlock, seconds, SubagentsView } from "./subagents_view.ts";
 
@@ -271,10 +272,10 @@ export class SessionView {
     this.#answer.md.setText(clean(this.#answer.text).trim());
   }
 
-  /** Shows a main-session tool call as pending (Task calls show as their child instead). */
+  /** Shows a main-session tool call as pending (Agent calls show as their child instead). */
   #toolStarted(event: Extract<RuntimeEvent, { type: "tool_started" }>): void {
     const t = this.#theme;
-    if (!this.#isMain(event.sessionId) || event.name === "Task") return;
+    if (!this.#isMain(event.sessionId) || isDelegationTool(event.name)) return;
     this.#endAnswer();
     const label = clean(toolLabel(event.name, event.input));
     this.#blocks.push({ kind: "lines", lines: [`${t.dim("○")} ${label}`], wrap: false });
@@ -289,7 +290,7 @@ export class SessionView {
     const known = this.#tools.get(event.callId);
     this.#tools.delete(event.callId);
     // The child's own lines tell its story (a failed or cancelled one included).
-    if (event.name === "Task" && (!event.isError || this.#toldByChild.delete(event.callId))) return;
+    if (isDelegationTool(event.name) && (!event.isError || this.#toldByChild.delete(event.callId))) return;
     const label = known?.label ?? clean(toolLabel(event.name, {}));
     const line = event.isError
       ? `${t.error("✗")} ${label} ${t.dim("·")} ${t.error(summary)}`

@@ -1,0 +1,239 @@
+// Owns the NATS JetStream sidecar store (docs/guides/remote.md): the store port of lib/store/store.ts
+// over one KV bucket, each record its encoded text under its id's key. Every read-modify-write is a
+// compare-and-set on the entry's revision, retried from the fresh value when another writer won, so
+// two processes on two machines never lose each other's changes. Records are decoded and validated
+// like the file store's (fail closed); record logic is lib/store/record_ops.ts, shared with every store.
+
+import { BladeError } from "../errors.ts";
+import { validateSessionId } from "../protocol/ids.ts";
+import type { Clock } from "../sys/clock.ts";
+import { decodeSidecar, encodeSidecar, type LoadResult, type SidecarDiagnostic } from "../store/codec.ts";
+import { KeyedLock } from "../store/keyed_lock.ts";
+import {
+  alreadyExists,
+  applyChange,
+  applyGroupChange,
+  byRecentActivity,
+  checkGroupIds,
+  completeRecord,
+  isExpired,
+  isOwnedBy,
+  notFound,
+  unusable,
+} from "../store/record_ops.ts";
+import type { SidecarRecord } from "../store/schema.ts";
+import type {
+  GroupChange,
+  GroupOutcome,
+  RunListing,
+  SidecarChange,
+  SidecarCompletion,
+  SidecarListing,
+  SidecarOwner,
+  SidecarStore,
+} from "../store/store.ts";
+import { type RunSummary, summarize } from "../store/run_summary.ts";
+import { CasConflict, isTransient, type KvBucket } from "./nats_link.ts";
+import { idOfKey, keyOfId } from "./nats_keys.ts";
+
+/** How many times one update re-reads and retries after losing a compare-and-set. */
+export const CAS_ATTEMPTS = 64;
+
+export interface NatsSidecarStoreOptions {
+  clock: Clock;
+}
+
+export class NatsSidecarStore implements SidecarStore {
+  #bucket: KvBucket;
+  #clock: Clock;
+  /** Writers in this process take turns per record, so CAS retries are left to other processes. */
+  #locks = new KeyedLock();
+
+  constructor(bucket: KvBucket, options: NatsSidecarStoreOptions) {
+    this.#bucket = bucket;
+    this.#clock = options.clock;
+  }
+
+  async create(record: SidecarRecord): Promise<void> {
+    const key = keyOfId(validateSessionId(record.id));
+    const text = encodeSidecar(record);
+    for (let attempt = 0; attempt < CAS_ATTEMPTS; attempt++) {
+      try {
+        await this.#bucket.create(key, text);
+        return;
+      } catch (error) {
+        if (error instanceof CasConflict) throw alreadyExists(record.id);
+        if (!isTransient(error)) throw error;
+        // The create may have landed before the answer was lost: ours if the stored text is ours.
+        const stored = await this.#bucket.get(key);
+        if (stored !== null) {
+          if (stored.text === text) return;
+          throw alreadyExists(record.id);
+        }
+      }
+    }
+    throw conflict(record.id);
+  }
+
+  async save(record: SidecarRecord): Promise<void> {
+    const key = keyOfId(validateSessionId(record.id));
+    const text = encodeSidecar(record);
+    await this.#locks.run(key, () => this.#bucket.put(key, text));
+  }
+
+  async load(id: string): Promise<LoadResult | null> {
+    const entry = await this.#bucket.get(keyOfId(validateSessionId(id)));
+    return entry === null ? null : decodeSidecar(entry.text, id);
+  }
+
+  async update(id: string, change: SidecarChange): Promise<SidecarRecord> {
+    return await this.#mutate(id, (record) => applyChange(record, change, { now: this.#clock.now() }));
+  }
+
+  async updateMany(changes: readonly GroupChange[]): Promise<GroupOutcome[]> {
+    checkGroupIds(changes);
+    // Each record is its own compare-and-set: it ends as it was or as changed, never torn.
+    return await Promise.all(changes.map(async ({ id, change }) => {
+      try {
+        let written = false;
+        const record = await this.#mutate(id, (current) => {
+          const next = applyGroupChange(current, change, { now: this.#clock.now() });
+          written = next !== null;
+          return next;
+        });
+        return { record, written };
+      } catch (error) {
+        return { error };
+      }
+    }));
+  }
+
+  async markCompleted(id: string, completion: SidecarCompletion): Promise<SidecarRecord> {
+    return await this.#mutate(id, (record) => completeRecord(record, completion, { now: this.#clock.now() }));
+  }
+
+  async list(owner: SidecarOwner): Promise<SidecarRecord[]> {
+    return (await this.listAll()).records.filter((r) => isOwnedBy(r, owner));
+  }
+
+  async listRunning(): Promise<SidecarListing> {
+    const all = await this.listAll();
+    return { records: all.records.filter((r) => r.status === "running"), diagnostics: all.diagnostics };
+  }
+
+  async listAll(): Promise<SidecarListing> {
+    const keys = (await this.#bucket.keys()).sort();
+    const records: SidecarRecord[] = [];
+    const diagnostics: SidecarDiagnostic[] = [];
+    const loaded = await Promise.all(keys.map(async (key) => {
+      const id = idOfKey(key);
+      if (id === null) return { key, result: null };
+      const entry = await this.#bucket.get(key);
+      return { key, result: entry === null ? null : decodeSidecar(entry.text, id) };
+    }));
+    for (const { key, result } of loaded) {
+      if (idOfKey(key) === null) {
+        const message = `Sidecar key ${JSON.stringify(key)} is not a valid session id`;
+        diagnostics.push({ id: key, code: "invalid_file_name", message });
+      } else if (result !== null) {
+        if ("record" in result) records.push(result.record);
+        else diagnostics.push(result.diagnostic);
+      }
+    }
+    records.sort(byRecentActivity);
+    return { records, diagnostics };
+  }
+
+  async remove(id: string): Promise<boolean> {
+    const key = keyOfId(validateSessionId(id));
+    return await this.#locks.run(key, async () => {
+      for (let attempt = 0; attempt < CAS_ATTEMPTS; attempt++) {
+        const entry = await this.#bucket.get(key);
+        if (entry === null) return false;
+        try {
+          await this.#bucket.remove(key, entry.revision);
+          return true;
+        } catch (error) {
+          if (!(error instanceof CasConflict) && !isTransient(error)) throw error;
+          // A lost answer to a delete that landed: the next read finds nothing (and says false).
+        }
+      }
+      throw conflict(id);
+    });
+  }
+
+  /** The run summaries: this store reads every record (a KV read is cheap; no separate index yet). */
+  async listSummaries(): Promise<RunListing> {
+    const { records, diagnostics } = await this.listAll();
+    return { runs: records.map(summarize), diagnostics };
+  }
+
+  async cleanExpired(
+    select: (run: RunSummary) => boolean,
+    olderThanMs: number,
+    options: { now?: number } = {},
+  ): Promise<RunSummary[]> {
+    const now = options.now ?? this.#clock.now();
+    const removed: RunSummary[] = [];
+    for (const run of (await this.listSummaries()).runs) {
+      if (!isExpired(run, olderThanMs, { now }) || !select(run)) continue;
+      const key = keyOfId(run.id);
+      // Removed only as it was read: a record another process touched since is left alone.
+      const gone = await this.#locks.run(key, async () => {
+        const entry = await this.#bucket.get(key);
+        if (entry === null) return false;
+        const current = decodeSidecar(entry.text, run.id);
+        if (!("record" in current) || !isExpired(summarize(current.record), olderThanMs, { now })) {
+          return false;
+        }
+        try {
+          await this.#bucket.remove(key, entry.revision);
+          return true;
+        } catch (error) {
+          if (error instanceof CasConflict) return false;
+          throw error;
+        }
+      });
+      if (gone) removed.push(run);
+    }
+    return removed;
+  }
+
+  /** Reads, changes and writes back with a CAS on the revision read, until no one else wrote between. */
+  #mutate(id: string, next: (record: SidecarRecord) => SidecarRecord | null): Promise<SidecarRecord> {
+    const key = keyOfId(validateSessionId(id));
+    return this.#locks.run(key, async () => {
+      for (let attempt = 0; attempt < CAS_ATTEMPTS; attempt++) {
+        const entry = await this.#bucket.get(key);
+        if (entry === null) throw notFound(id);
+        const current = decodeSidecar(entry.text, id);
+        if ("diagnostic" in current) throw unusable(current.diagnostic);
+        const record = next(current.record);
+        if (record === null) return current.record;
+        const text = encodeSidecar(record);
+        try {
+          await this.#bucket.update(key, text, entry.revision);
+          return structuredClone(record);
+        } catch (error) {
+          if (error instanceof CasConflict) continue;
+          if (!isTransient(error)) throw error;
+          // The answer was lost (a node died, a leader is being elected), the write may have landed:
+          // it did when the stored text is ours at a later revision. Applying it again would double it.
+          const stored = await this.#bucket.get(key);
+          if (stored !== null && stored.revision > entry.revision && stored.text === text) {
+            return structuredClone(record);
+          }
+        }
+      }
+      throw conflict(id);
+    });
+  }
+}
+
+function conflict(id: string): BladeError {
+  return new BladeError(
+    "store_conflict",
+    `Sidecar "${id}" kept changing under the update (${CAS_ATTEMPTS} attempts lost to other writers)`,
+    { hint: "Run again; if it repeats, two processes are writing the same run (see `blade tasks list`)." },
+  );
+}

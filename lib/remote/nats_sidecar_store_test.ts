@@ -1,0 +1,87 @@
+// The store conformance suite (lib/testing/store_conformance.ts, unchanged) against the NATS store on
+// a real nats-server: one JetStream node, then a 3-node cluster with R3 buckets; and one node of the
+// cluster SIGKILLed while records are being updated, which must lose and double nothing.
+
+import assert from "node:assert/strict";
+import { storeConformance } from "../testing/store_conformance.ts";
+import { FakeClock } from "../testing/fakes.ts";
+import { findNatsServer, type NatsCluster, startNats } from "../testing/nats_server.ts";
+import { sidecarFixture } from "../testing/sidecar_fixtures.ts";
+import { connectNats } from "./nats_link.ts";
+import { keyOfId } from "./nats_keys.ts";
+import { NatsSidecarStore } from "./nats_sidecar_store.ts";
+import { parseStoreUrl } from "./store_url.ts";
+import type { SidecarRecord } from "../store/schema.ts";
+
+const binary = await findNatsServer();
+
+if (binary === null) {
+  Deno.test({
+    name: "NATS store: skipped — nats-server is not installed (apt-get install -y nats-server)",
+    ignore: true,
+    fn() {},
+  });
+} else {
+  const dir = await Deno.makeTempDir({ prefix: "blade-nats-store-" });
+  const single = await startNats(binary, { size: 1, dir: `${dir}/single` });
+  const cluster = await startNats(binary, { size: 3, dir: `${dir}/cluster` });
+  let buckets = 0;
+
+  const suite = (name: string, nats: NatsCluster, replicas: number) =>
+    storeConformance(name, async (clock) => {
+      const link = await connectNats(parseStoreUrl(nats.url));
+      const bucket = await link.bucket(`conformance_${++buckets}`, { replicas });
+      return {
+        store: new NatsSidecarStore(bucket, { clock }),
+        writeRaw: async (id: string, text: string) => void await bucket.put(keyOfId(id), text),
+        [Symbol.asyncDispose]: () => link.close(),
+      };
+    });
+  suite("NatsSidecarStore (one node)", single, 1);
+  suite("NatsSidecarStore (3-node cluster, R3)", cluster, 3);
+
+  Deno.test("NatsSidecarStore: a cluster node SIGKILLed mid-run loses and doubles no update", async () => {
+    const seed = Number(Deno.env.get("SEED") ?? Date.now() % 1000);
+    // deno-lint-ignore no-console
+    console.log(`seed ${seed} (SEED=${seed} repeats this run)`);
+    await using link = await connectNats(parseStoreUrl(cluster.url));
+    const store = new NatsSidecarStore(await link.bucket("kill_node", { replicas: 3 }), {
+      clock: new FakeClock(1),
+    });
+    const ids = Array.from({ length: 10 }, (_, i) => `agent-k${i}`);
+    for (const id of ids) await store.save(sidecarFixture(id));
+    const bump = (r: SidecarRecord) => ({ ...r, stats: { ...r.stats, toolCalls: r.stats.toolCalls + 1 } });
+    const rounds = 20;
+    let succeeded = 0;
+    const victim = cluster.nodes[seed % 3]!;
+    const writers = ids.map(async (id) => {
+      for (let round = 0; round < rounds; round++) {
+        await store.update(id, bump);
+        succeeded++;
+      }
+    });
+    // The kill lands while updates are in flight: after a quarter of them succeeded.
+    while (succeeded < (ids.length * rounds) / 4) await new Promise((r) => setTimeout(r, 5));
+    const atKill = succeeded;
+    await victim.kill();
+    await Promise.all(writers);
+    assert.ok(atKill < ids.length * rounds, "the kill hit a live run");
+    const counts = await Promise.all(ids.map(async (id) => {
+      const loaded = await store.load(id);
+      assert.ok(loaded !== null && "record" in loaded);
+      return loaded.record.stats.toolCalls;
+    }));
+    const lost = counts.reduce((n, c) => n + Math.max(0, rounds - c), 0);
+    const duplicated = counts.reduce((n, c) => n + Math.max(0, c - rounds), 0);
+    // deno-lint-ignore no-console
+    console.log(`killed ${victim.name} after ${atKill} updates: lost ${lost}, duplicated ${duplicated}`);
+    assert.deepEqual({ lost, duplicated }, { lost: 0, duplicated: 0 });
+    await victim.restart();
+  });
+
+  Deno.test("NATS store: stop the test servers", async () => {
+    await single[Symbol.asyncDispose]();
+    await cluster[Symbol.asyncDispose]();
+    await Deno.remove(dir, { recursive: true });
+  });
+}
