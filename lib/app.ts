@@ -296,6 +296,9 @@ async function registryOf(app: App): Promise<RegistrySnapshot> {
   return snapshot;
 }
 
+/** The shortest stall limit of a session's requests (docs/reference/limits.md). */
+const SESSION_STALL_MS = 600_000;
+
 /** Children run in Workers under their own Deno permissions unless BLADE_CHILD_SANDBOX=none. */
 async function childRunner(app: App): Promise<ChildRunner> {
   const { ports, config, layout } = app;
@@ -334,6 +337,9 @@ async function resolveProviderConfig(
     ...(config.maxRetries === undefined ? {} : { maxRetries: config.maxRetries }),
     ...(config.requestTimeoutMs === undefined ? {} : { requestTimeoutMs: config.requestTimeoutMs }),
     ...(config.streamIdleTimeoutMs === undefined ? {} : { streamIdleTimeoutMs: config.streamIdleTimeoutMs }),
+    // The stall limit: one answer's whole wait, retries included (provider/retry.ts), at least the
+    // request timeout (API_TIMEOUT_MS) and 10 minutes.
+    stallTimeoutMs: Math.max(config.requestTimeoutMs ?? 0, SESSION_STALL_MS),
   };
   switch (config.provider) {
     case "anthropic": {
