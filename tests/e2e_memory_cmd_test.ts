@@ -5,6 +5,7 @@
 
 import assert from "node:assert/strict";
 import { bladeSandbox } from "./support/blade.ts";
+import { fakeTurn, startFakeAnthropicServer } from "../lib/testing/fake_anthropic_server.ts";
 
 Deno.test("blade memory: every loaded file with its kind, origin and tokens; untrusted and --bare load no project file", async () => {
   await using box = await bladeSandbox();
@@ -51,4 +52,61 @@ Deno.test("blade memory: every loaded file with its kind, origin and tokens; unt
   const bare = await box.run(["memory", "--bare", "--trust-workspace"]);
   assert.equal(bare.code, 0, bare.stderr);
   assert.match(bare.stdout, /--bare: no memory, commands or skills are loaded from files\./);
+});
+
+Deno.test("memory: a managed CLAUDE.md (BLADE_MANAGED_DIR) is listed first and reaches the model first, before the user's", async () => {
+  await using box = await bladeSandbox();
+  const managed = `${box.root}/managed`;
+  await Deno.mkdir(managed, { recursive: true });
+  await Deno.writeTextFile(`${managed}/CLAUDE.md`, "MANAGED-POLICY\n");
+  await Deno.mkdir(`${box.home}/.claude`, { recursive: true });
+  await Deno.writeTextFile(`${box.home}/.claude/CLAUDE.md`, "USER-MEMORY\n");
+  await box.write("CLAUDE.md", "PROJECT-MEMORY\n");
+  const env = { BLADE_MANAGED_DIR: managed, BLADE_TRUST_WORKSPACE: "1" };
+  const listed = await box.run(["memory"], { env });
+  assert.equal(listed.code, 0, listed.stderr);
+  const kinds = listed.stdout.split("\n").flatMap((l) => /^\s+[\d,]+ tokens\s+(\S+)/.exec(l)?.slice(1) ?? []);
+  assert.deepEqual(kinds, ["managed", "user", "project"], listed.stdout);
+  await using server = startFakeAnthropicServer({ handler: () => fakeTurn({ text: "ok" }) });
+  const run = await box.run(["-p", "hi"], {
+    env: { ...env, ANTHROPIC_BASE_URL: server.url, ANTHROPIC_API_KEY: "sk-ant-test" },
+  });
+  assert.equal(run.code, 0, run.stderr);
+  const sent = JSON.stringify((server.requests[0]!.body as { messages: unknown[] }).messages[0]);
+  const at = ["MANAGED-POLICY", "USER-MEMORY", "PROJECT-MEMORY"].map((m) => sent.indexOf(m));
+  assert.ok(at.every((i) => i > 0) && at[0]! < at[1]! && at[1]! < at[2]!, sent);
+});
+
+Deno.test("memory: a verification agent gets no memory block; a general-purpose child does", async () => {
+  await using box = await bladeSandbox();
+  await box.write("CLAUDE.md", "PROJECT-MEMORY\n");
+  await using server = startFakeAnthropicServer({
+    handler: (req) => {
+      const sent = JSON.stringify(req.body);
+      if (sent.includes("AUDIT-TASK") || sent.includes("HELP-TASK")) return fakeTurn({ text: "done" });
+      if (sent.includes('"tool_result"')) return fakeTurn({ text: "finished" });
+      return fakeTurn({
+        toolCalls: [
+          {
+            name: "Task",
+            input: { subagent_type: "verification", description: "Audit", prompt: "AUDIT-TASK" },
+          },
+          {
+            name: "Task",
+            input: { subagent_type: "general-purpose", description: "Help", prompt: "HELP-TASK" },
+          },
+        ],
+      });
+    },
+  });
+  await box.run(["-p", "go"], {
+    env: { ANTHROPIC_BASE_URL: server.url, ANTHROPIC_API_KEY: "sk-ant-test", BLADE_TRUST_WORKSPACE: "1" },
+  });
+  const firstOf = (marker: string) => {
+    const r = server.requests.find((r) => JSON.stringify(r.body).includes(marker));
+    assert.ok(r !== undefined, marker);
+    return JSON.stringify((r.body as { messages: unknown[] }).messages[0]);
+  };
+  assert.doesNotMatch(firstOf("AUDIT-TASK"), /PROJECT-MEMORY/);
+  assert.match(firstOf("HELP-TASK"), /PROJECT-MEMORY/);
 });
