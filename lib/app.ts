@@ -8,27 +8,13 @@ import type { Ports } from "./sys/mod.ts";
 import type { Provider } from "./protocol/provider.ts";
 import { type ProviderConfig, providerFromConfig, withStallTimeout } from "./provider/factory.ts";
 import { BladeError } from "./errors.ts";
-import {
-  type ConfigFlags,
-  readSettingsFile,
-  redactor,
-  resolveConfig,
-  type ResolvedConfig,
-  resolveModel,
-  secretsOf,
-  type Settings,
-} from "./config/config.ts";
+import { type ConfigFlags, redactor, type ResolvedConfig, resolveModel, secretsOf } from "./config/config.ts";
+import { runSettings } from "./config/run_settings.ts";
 import { resolveStorageRoot, type StorageLayout } from "./config/storage.ts";
 import { bashLimitEnv } from "./config/bash_limits.ts";
 import { openLayout, type StorageAccess } from "./store/storage_root.ts";
 import { decideTrust, readTrust, type TrustDecision } from "./permissions/trust.ts";
-import {
-  type ClaudeSettings,
-  claudeSettingsOf,
-  mergeClaudeSettings,
-  readClaudeSettings,
-  settingsFlagLayer,
-} from "./config/claude_settings.ts";
+import type { ClaudeSettings, SettingSource } from "./config/claude_settings.ts";
 import type { RuntimeEventSink } from "./protocol/events.ts";
 import { webAccessOf } from "./web/lazy_web_access.ts";
 import type { Approver } from "./protocol/approval.ts";
@@ -44,7 +30,7 @@ import { ChildMcp } from "./run/child_mcp.ts";
 import { parseRuleList, wholeToolsDenied } from "./protocol/tool_rule.ts";
 import { toolNameMatches } from "./protocol/mcp_names.ts";
 import { allInOrder } from "./sys/concurrency.ts";
-import { canonicalAddDirs, canonicalWorkspace } from "./config/workspace.ts";
+import { canonicalWorkspace } from "./config/workspace.ts";
 import { claudeUserDir } from "./config/claude_dir.ts";
 import type { ChildContext } from "./executor/child_context.ts";
 import { type ApiKeyHelper, apiKeyHelperOf } from "./provider/api_key_helper.ts";
@@ -60,8 +46,16 @@ export interface AppFlags extends ConfigFlags {
   addDirs?: readonly string[];
   /** `--bare`: no memory, commands, skills, output styles or MCP servers from files. */
   bare?: boolean;
+  /** `--disable-slash-commands`: no skills and no custom slash commands. */
+  disableSlashCommands?: boolean;
   /** `--output-style`: the main session's output style (over the `outputStyle` setting). */
   outputStyle?: string;
+  /**
+   * `--setting-sources`: which settings files are read — `user` (~/.claude/settings.json, Blade's
+   * config.json), `project` (.claude/settings.json, .blade/settings.json), `local`
+   * (.claude/settings.local.json); default all.
+   */
+  settingSources?: ReadonlySet<SettingSource>;
 }
 
 export interface AppOptions {
@@ -92,6 +86,12 @@ export interface App {
   /** Canonical `--add-dir` folders: the tools' and children's grant extends to them. */
   additionalDirs: readonly string[];
   trust: TrustDecision;
+  /**
+   * Whether the run's tools may write the workspace and run commands (the gate still decides each
+   * call): Workspace Trust, or in print mode an explicit grant on the command line
+   * (permissions/command_line_grant.ts). What the repository supplies loads by `trust` only.
+   */
+  workspaceGrant: boolean;
   config: ResolvedConfig;
   flags: AppFlags;
   /** Claude Code style settings of the run (permissions rules, env for commands); Blade's layers included. */
@@ -115,49 +115,6 @@ export interface App {
   runtime(emit: RuntimeEventSink, options?: RuntimeOptions): Runtime;
 }
 
-/**
- * The run's configuration and Claude Code settings: Blade's user settings, the project's (only when
- * trusted), Claude Code's settings files, then Blade's (which win), then --settings for this run.
- */
-async function settingsOf(
-  ports: Ports,
-  flags: AppFlags,
-  where: { layout: StorageLayout; workspace: string; trusted: boolean; options: AppOptions },
-) {
-  const { layout, workspace, trusted } = where;
-  const flagDirs = await canonicalAddDirs(ports, flags.addDirs ?? []);
-  // Read together; a broken file is reported as if they were read in this order.
-  const [user, project, claudeFiles, settingsFlag] = await allInOrder([
-    readSettingsFile(ports.fs, layout.configFile),
-    trusted ? readSettingsFile(ports.fs, `${workspace}/.blade/settings.json`) : Promise.resolve<Settings>({}),
-    readClaudeSettings(ports.fs, { userDir: claudeUserDir(ports.env), workspace, trusted }),
-    flags.settings === undefined
-      ? Promise.resolve(undefined)
-      : settingsFlagLayer(ports.fs, flags.settings, ports.env.cwd()),
-  ]);
-  const claude = mergeClaudeSettings([
-    claudeFiles,
-    claudeSettingsOf({ permissions: user.permissions, env: user.env }, layout.configFile),
-    claudeSettingsOf({ permissions: project.permissions, env: project.env }, ".blade/settings.json"),
-    ...(settingsFlag === undefined ? [] : [settingsFlag]),
-  ]);
-  for (const key of claude.ignored) where.options.debugSink?.(`settings: ignored unknown key ${key}`);
-  const config = resolveConfig({
-    user,
-    project,
-    claude: claudeFiles,
-    ...(settingsFlag === undefined ? {} : { settingsFlag }),
-  }, { env: ports.env, flags });
-  // Settings `permissions.additionalDirectories` work as --add-dir does (project files only when trusted).
-  const additionalDirs = await canonicalAddDirs(ports, claude.additionalDirectories, {
-    after: flagDirs,
-    skip: (dir, why) => {
-      if (config.debug) where.options.debugSink?.(`settings: additionalDirectories: ${dir} ${why}; left out`);
-    },
-  });
-  return { config, claude, additionalDirs };
-}
-
 export async function createApp(ports: Ports, flags: AppFlags, options: AppOptions = {}): Promise<App> {
   const note = flags.debug === true || ports.env.get("BLADE_DEBUG") === "1" ? options.debugSink : undefined;
   const [layout, workspace] = await allInOrder([
@@ -170,11 +127,11 @@ export async function createApp(ports: Ports, flags: AppFlags, options: AppOptio
     // BLADE_TRUST_WORKSPACE=1: the CI way to say --trust-workspace.
     flags.trustWorkspace === true || ports.env.get("BLADE_TRUST_WORKSPACE") === "1",
   );
-  const { config, claude, additionalDirs } = await settingsOf(ports, flags, {
+  const { config, claude, additionalDirs } = await runSettings(ports, flags, {
     layout,
     workspace,
     trusted: trust.trusted,
-    options,
+    ...(options.debugSink === undefined ? {} : { debugSink: options.debugSink }),
   });
   // The sandbox requirement reaches every command launcher (tools/command_launch.ts) as
   // BLADE_REQUIRE_SANDBOX, Worker children's through their tool environment (bashLimitEnv).
@@ -199,6 +156,7 @@ export async function createApp(ports: Ports, flags: AppFlags, options: AppOptio
     workspace,
     additionalDirs,
     trust,
+    workspaceGrant: trust.trusted,
     config,
     flags,
     claude,
@@ -244,7 +202,7 @@ function runtimeOf(app: App, emit: RuntimeEventSink, options: RuntimeOptions): R
     store: app.store(),
     workspace: app.workspace,
     additionalDirs: app.additionalDirs,
-    trusted: app.trust.trusted,
+    trusted: app.workspaceGrant,
     config: app.config,
     redact: app.redact,
     secrets: () => app.secrets(),
@@ -359,6 +317,12 @@ async function resolveProviderConfig(
         ...(authToken === undefined ? {} : { authToken }),
         ...(Object.keys(headers).length === 0 ? {} : { headers }),
         ...(config.thinkingBudget === undefined ? {} : { thinkingBudget: config.thinkingBudget }),
+        model: {
+          ...(config.effort === undefined ? {} : { effort: config.effort }),
+          ...(config.thinking.mode === undefined ? {} : { thinking: config.thinking.mode }),
+          ...(config.thinking.display === undefined ? {} : { thinkingDisplay: config.thinking.display }),
+        },
+        ...(config.betas.length === 0 ? {} : { betas: [...config.betas] }),
         ...http,
       };
     }

@@ -71,7 +71,8 @@ Deno.test("commands: allowed-tools narrow the turn (Write refused, Read allowed)
   // In default print mode the command's Bash(echo:*) approves nothing: the run's gate still refuses.
   server.requests.length = 0;
   const plain = await box.run(["-p", "/review a.txt", "--output-format", "json"], { env });
-  assert.equal(plain.code, 0, plain.stderr);
+  // Every change the run asked for (Write, Bash) was refused: it does not succeed (exit 1).
+  assert.equal(plain.code, 1, plain.stderr);
   assert.match(lastResults(server.requests.at(-1)!.body as unknown as Body)[2]!, /Bash/);
   assert.doesNotMatch(lastResults(server.requests.at(-1)!.body as unknown as Body)[2]!, /^hi/);
 });
@@ -174,7 +175,8 @@ Deno.test("skills: a loaded skill narrows the rest of the turn; Skill(name) deny
     BLADE_TRUST_WORKSPACE: "1",
   };
   const run = await box.run(["-p", "go", "--permission-mode", "yolo"], { env });
-  assert.equal(run.code, 0, run.stderr);
+  // Its one change (Bash) was refused by the skill's narrowing: the run does not succeed.
+  assert.equal(run.code, 1, run.stderr);
   const results = lastResults(server.requests.at(-1)!.body as unknown as Body);
   assert.match(results[0]!, /text/);
   assert.equal(
@@ -183,7 +185,8 @@ Deno.test("skills: a loaded skill narrows the rest of the turn; Skill(name) deny
   );
   server.requests.length = 0;
   const denied = await box.run(["-p", "go", "--disallowed-tools", "Skill(safe)"], { env });
-  assert.equal(denied.code, 0, denied.stderr);
+  // Its one change (Bash, default mode) was refused too: the run does not succeed.
+  assert.equal(denied.code, 1, denied.stderr);
   assert.match(lastResults(server.requests[1]!.body as unknown as Body)[0]!, /deny rule Skill\(safe\)/);
 });
 

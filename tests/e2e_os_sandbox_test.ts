@@ -201,20 +201,23 @@ Deno.test("OS sandbox: without one, a command runs rule-only with one warning pe
     "second",
     "the warning comes once, with the first command",
   );
+  // The refusal reaches the model (its tool result, on the stream), and a run whose one command was
+  // refused did none of its work: it fails (permission_denied).
+  const stream = ["--output-format", "stream-json", "--verbose"];
   const required = await runScripted(sandbox, probeScript("echo ran"), {
-    flags: [...flags, "--require-sandbox"],
+    flags: [...flags, "--require-sandbox", ...stream],
     env,
   });
+  assert.equal(required.code, 1, required.stderr);
   assert.match(
-    String(parseJsonResult(required).result),
+    required.stdout,
     /Permission denied: commands must run in an OS sandbox \(--require-sandbox or the sandbox\.required setting\), and BLADE_SANDBOX=0 turned it off/,
   );
+  assert.match(required.stdout, /"code":"permission_denied"/);
   await Deno.writeTextFile(`${sandbox.storage}/config.json`, JSON.stringify({ sandbox: { required: true } }));
-  const setting = await runScripted(sandbox, probeScript("echo ran"), { flags, env });
-  assert.match(
-    String(parseJsonResult(setting).result),
-    /Permission denied: commands must run in an OS sandbox/,
-  );
+  const setting = await runScripted(sandbox, probeScript("echo ran"), { flags: [...flags, ...stream], env });
+  assert.equal(setting.code, 1, setting.stderr);
+  assert.match(setting.stdout, /Permission denied: commands must run in an OS sandbox/);
 });
 
 Deno.test({
