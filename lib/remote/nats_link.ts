@@ -24,8 +24,8 @@ export interface KvBucket {
   update(key: string, text: string, revision: number): Promise<number>;
   /** Deletes the value at `revision`; throws `CasConflict` when it changed since. */
   remove(key: string, revision: number): Promise<void>;
-  /** Every key with a live value. */
-  keys(): Promise<string[]>;
+  /** Every key with a live value, or those matching `filter` (NATS subject wildcards: `*`, `>`). */
+  keys(filter?: string): Promise<string[]>;
 }
 
 /** A compare-and-set lost: someone else wrote the key since it was read. */
@@ -153,11 +153,11 @@ export async function connectNats(url: NatsStoreUrl, options: NatsLinkOptions = 
         put: (key, text) => retried(() => kv.put(key, text)),
         update: (key, text, revision) => cas(key, () => kv.update(key, text, revision)),
         remove: (key, revision) => cas(key, () => kv.delete(key, { previousSeq: revision })),
-        keys: () =>
+        keys: (filter = ">") =>
           retried(async () => {
             // The listing rides an ordered consumer, which restarts (and may repeat keys) on a cluster.
             const found = new Set<string>();
-            for await (const key of await kv.keys()) found.add(key);
+            for await (const key of await kv.keys(filter)) found.add(key);
             return [...found];
           }),
       };
