@@ -36,6 +36,8 @@ import type { RuleTexts } from "./permissions/run_rules.ts";
 import type { SidecarStore } from "./store/store.ts";
 import { FileSidecarStore } from "./store/file_store.ts";
 import { migrateOnOpen } from "./store/project_migration.ts";
+import { LazyNatsStore } from "./remote/lazy_nats_store.ts";
+import { parseStoreUrl } from "./remote/store_url.ts";
 import { loadRegistry } from "./registry/mod.ts";
 import type { RegistrySnapshot } from "./registry/snapshot.ts";
 import { type ChildRunner, InThreadRunner, WorkerRunner } from "./child/child_runner.ts";
@@ -108,8 +110,10 @@ export interface App {
   provider(): Promise<Provider>;
   /** The provider as plain data (what a child's Worker builds its own provider from). */
   providerConfig(): Promise<ProviderConfig>;
-  /** The sidecar store of this storage root. */
+  /** The sidecar store: this storage root's files, or the shared NATS store `--store` names. */
   store(): SidecarStore;
+  /** Closes what the App opened (the shared store's connection), so the process can exit. */
+  close(): Promise<void>;
   /** The agent definitions this workspace sees (built-in, user, project when trusted, --agents). */
   registry(): Promise<RegistrySnapshot>;
   /** The subagent runtime of one run; dispose it (`await using`) when the run is over. */
@@ -202,6 +206,9 @@ export async function createApp(ports: Ports, flags: AppFlags, options: AppOptio
     () => (providerConfig ??= resolveProviderConfig(ports, config, { workspace, keyHelper: key?.helper })
       .then((c) => fallbackModel === undefined ? c : { ...c, fallbackModel }));
   let store: SidecarStore | undefined;
+  // Parsed now, so a bad URL is a usage error before anything runs; connected on the first store call.
+  const storeUrl = config.store === undefined ? undefined : parseStoreUrl(config.store);
+  let shared: LazyNatsStore | undefined;
   const app: App = {
     ports,
     layout,
@@ -229,12 +236,17 @@ export async function createApp(ports: Ports, flags: AppFlags, options: AppOptio
       ));
     },
     providerConfig: getProviderConfig,
-    store: () => (store ??= new FileSidecarStore({
-      fs: ports.fs,
-      clock: ports.clock,
-      storageRoot: layout.root,
-      redact,
-    })),
+    store: () =>
+      store ??= storeUrl === undefined
+        ? new FileSidecarStore({ fs: ports.fs, clock: ports.clock, storageRoot: layout.root, redact })
+        : (shared = new LazyNatsStore(storeUrl, {
+          fs: ports.fs,
+          clock: ports.clock,
+          credsFile: config.storeCreds,
+          redact,
+          name: `blade ${ports.env.hostname()}`.trim(),
+        })),
+    close: async () => await shared?.close(),
     // Methods, not closures: an App with a replaced provider (tests) builds its runtime with it.
     registry() {
       return registryOf(this);

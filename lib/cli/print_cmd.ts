@@ -72,6 +72,7 @@ export async function runPrint(values: Values, positionals: string[], ports: Por
     }
   } finally {
     await mcp?.close();
+    await app.close();
   }
   profileMark("result printed");
   return code;

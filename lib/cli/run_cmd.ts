@@ -158,6 +158,8 @@ export async function runAgentCommand(argv: string[], ports: Ports, io: Io): Pro
   const detachedId = values["agent-id"];
   const format = outputFormatOf(values);
   const app = await createApp(ports, appFlagsOf(values), { debugSink: (l) => io.err(`[debug] ${l}\n`) });
+  // Disposed after everything below (the shared store's connection outlives the run's last write).
+  await using _app = { [Symbol.asyncDispose]: () => app.close() };
   io = redactedIo(io, app.redact);
   const parent = await openSession(ports, {
     layout: app.layout,
