@@ -8,7 +8,7 @@ import type { Ports } from "../sys/mod.ts";
 import type { SidecarOwner, SidecarStore } from "../store/store.ts";
 import type { StorageLayout } from "../config/storage.ts";
 import type { Delivery, PendingWork } from "../protocol/delivery.ts";
-import { Inbox } from "../session/inbox.ts";
+import { Inbox, type SessionInbox } from "../session/inbox.ts";
 import { subtaskRef } from "./projections.ts";
 import { isOwnedBy } from "../store/record_ops.ts";
 import { endsWithin } from "./ends_within.ts";
@@ -58,7 +58,7 @@ export class BackgroundRuns {
     this.#layout = deps.layout;
   }
 
-  inboxFor(owner: SidecarOwner): Inbox {
+  inboxFor(owner: SidecarOwner): SessionInbox {
     return new Inbox({
       fs: this.#ports.fs,
       clock: this.#ports.clock,
