@@ -8,6 +8,7 @@ import { preservedLine } from "../worktree/view.ts";
 import type { RecoveryReport } from "../recovery/recovery.ts";
 import type { CancelOutcome } from "../admin/task_admin.ts";
 import type { SidecarRecord } from "../store/schema.ts";
+import type { RunSummary } from "../store/run_summary.ts";
 
 const LABELS: Record<SidecarRecord["status"], string> = {
   running: "RUNNING",
@@ -44,7 +45,7 @@ export function statusCounts(statuses: readonly SidecarRecord["status"][], noun 
  * duration), description, `[bg]`, and the resume lineage.
  */
 export function renderTaskList(
-  records: readonly SidecarRecord[],
+  records: readonly RunSummary[],
   now: number,
   options: { machine?: string } = {},
 ): string {
@@ -54,7 +55,7 @@ export function renderTaskList(
   // A MACHINE column once any run was written by another machine (a shared store, --store).
   const elsewhere = records.some((r) => r.machine !== undefined && r.machine !== options.machine);
   const machineWidth = elsewhere ? Math.max(7, ...records.map((r) => r.machine?.length ?? 1)) : 0;
-  const machine = (r: SidecarRecord) => elsewhere ? `${(r.machine ?? "-").padEnd(machineWidth)}  ` : "";
+  const machine = (r: RunSummary) => elsewhere ? `${(r.machine ?? "-").padEnd(machineWidth)}  ` : "";
   const head = `${"STATUS".padEnd(8)} ${"ID".padEnd(idWidth)}  ${"TYPE".padEnd(typeWidth)}  ${
     elsewhere ? `${"MACHINE".padEnd(machineWidth)}  ` : ""
   }${"STARTED".padStart(8)}  DESCRIPTION\n`;
@@ -68,6 +69,11 @@ export function renderTaskList(
       `${formatAge(now - r.createdAt)} ago`.padStart(8)
     }  ${r.description}${r.background ? "  [bg]" : ""}${lineage}\n${kept}`;
   }).join("");
+}
+
+/** The line under a listing cut to its newest runs: how many are shown and how to see the rest. */
+export function renderMore(shown: number, total: number): string {
+  return `(the ${shown} most recently active of ${total} runs; --limit <n> shows more, --limit 0 all)\n`;
 }
 
 /** A heading line, then the final answer, the error, or "(still running)". */

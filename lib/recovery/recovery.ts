@@ -137,7 +137,7 @@ export async function reconcile(
   options: { listing?: Awaited<ReturnType<SidecarStore["listAll"]>> } = {},
 ): Promise<RecoveryReport> {
   const { ports, store } = deps;
-  const listing = options.listing ?? await store.listAll();
+  const listing = options.listing ?? await store.listRunning();
   const report: RecoveryReport = {
     recovered: [],
     skipped: [],

@@ -11,6 +11,8 @@ import type { SidecarRecord } from "../store/schema.ts";
 import type {
   GroupChange,
   GroupOutcome,
+  RunListing,
+  RunSummary,
   SidecarChange,
   SidecarCompletion,
   SidecarListing,
@@ -141,11 +143,14 @@ export class LazyNatsStore implements SidecarStore, AsyncDisposable {
   async remove(id: string): Promise<boolean> {
     return await (await this.#store()).remove(id);
   }
-  async cleanupExpired(
-    owner: SidecarOwner,
+  async listSummaries(): Promise<RunListing> {
+    return await (await this.#store()).listSummaries();
+  }
+  async cleanExpired(
+    select: (run: RunSummary) => boolean,
     olderThanMs: number,
     options?: { now?: number },
-  ): Promise<number> {
-    return await (await this.#store()).cleanupExpired(owner, olderThanMs, options);
+  ): Promise<RunSummary[]> {
+    return await (await this.#store()).cleanExpired(select, olderThanMs, options);
   }
 }

@@ -80,7 +80,11 @@ export function byRecentActivity(a: SidecarRecord, b: SidecarRecord): number {
 }
 
 /** A terminal record inactive for more than `olderThanMs` at `now`. */
-export function isExpired(record: SidecarRecord, olderThanMs: number, at: { now: number }): boolean {
+export function isExpired(
+  record: Pick<SidecarRecord, "status" | "lastActiveAt">,
+  olderThanMs: number,
+  at: { now: number },
+): boolean {
   return record.status !== "running" && at.now - record.lastActiveAt > olderThanMs;
 }
 
