@@ -19,6 +19,8 @@
 //   memory     -p start-up with a 20 KB CLAUDE.md, 30 commands and 10 skills vs none (scripts/bench_memory.ts)
 //   tasks      `blade tasks list` and `tasks clean` with 5,000 finished runs (scripts/bench_tasks.ts)
 //   search     Grep (rg path, built-in) and Glob against rg on a generated 15,000-file tree (scripts/bench_search.ts)
+//   remote     NATS store operation latency (sidecar update, inbox append) vs the file store, one node
+//              and a 3-node R3 cluster (scripts/bench_remote.ts; no rows without nats-server)
 //
 //   deno task bench [--profile] [--runs N] [--only e2e,startup,...] [--out FILE]
 // --profile adds the per-phase timeline of one delegation (scripts/bench_profile.ts). BLADE_BENCH_RUNS
@@ -57,6 +59,7 @@ const GROUPS = [
   "memory",
   "tasks",
   "search",
+  "remote",
 ] as const;
 
 function processRow(group: string, name: string, runs: readonly ProcessRun[], note?: string): BenchRow {
@@ -216,6 +219,10 @@ async function groupRows(
       const { searchRows } = await import("./bench_search.ts");
       return await searchRows(runs, ctx.log, figureRow);
     }
+    case "remote":
+      return (await (await import("./bench_remote.ts")).benchRemote()).map((r) =>
+        figureRow("remote", r.name, r.unit, r.stats)
+      );
     case "tasks": {
       const { tasksRows } = await import("./bench_tasks.ts");
       return await tasksRows(blade, { dir, workspace, runs }, processRow);
