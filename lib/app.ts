@@ -36,8 +36,7 @@ import type { RuleTexts } from "./permissions/run_rules.ts";
 import type { SidecarStore } from "./store/store.ts";
 import { FileSidecarStore } from "./store/file_store.ts";
 import { migrateOnOpen } from "./store/project_migration.ts";
-import { LazyNatsStore } from "./remote/lazy_nats_store.ts";
-import { parseStoreUrl } from "./remote/store_url.ts";
+import type { LazyNatsStore } from "./remote/lazy_nats_store.ts";
 import { loadRegistry } from "./registry/mod.ts";
 import type { RegistrySnapshot } from "./registry/snapshot.ts";
 import { type ChildRunner, InThreadRunner, WorkerRunner } from "./child/child_runner.ts";
@@ -205,10 +204,14 @@ export async function createApp(ports: Ports, flags: AppFlags, options: AppOptio
   const getProviderConfig =
     () => (providerConfig ??= resolveProviderConfig(ports, config, { workspace, keyHelper: key?.helper })
       .then((c) => fallbackModel === undefined ? c : { ...c, fallbackModel }));
-  let store: SidecarStore | undefined;
-  // Parsed now, so a bad URL is a usage error before anything runs; connected on the first store call.
-  const storeUrl = config.store === undefined ? undefined : parseStoreUrl(config.store);
-  let shared: LazyNatsStore | undefined;
+  // The shared store is parsed now, so a bad URL is a usage error before anything runs, and connects
+  // on its first call; lib/remote/ is imported only when --store names one (the default path never).
+  const shared = config.store === undefined ? undefined : await sharedStore(ports, {
+    url: config.store,
+    credsFile: config.storeCreds,
+    redact,
+  });
+  let store: SidecarStore | undefined = shared;
   const app: App = {
     ports,
     layout,
@@ -237,15 +240,7 @@ export async function createApp(ports: Ports, flags: AppFlags, options: AppOptio
     },
     providerConfig: getProviderConfig,
     store: () =>
-      store ??= storeUrl === undefined
-        ? new FileSidecarStore({ fs: ports.fs, clock: ports.clock, storageRoot: layout.root, redact })
-        : (shared = new LazyNatsStore(storeUrl, {
-          fs: ports.fs,
-          clock: ports.clock,
-          credsFile: config.storeCreds,
-          redact,
-          name: `blade ${ports.env.hostname()}`.trim(),
-        })),
+      store ??= new FileSidecarStore({ fs: ports.fs, clock: ports.clock, storageRoot: layout.root, redact }),
     close: async () => await shared?.close(),
     // Methods, not closures: an App with a replaced provider (tests) builds its runtime with it.
     registry() {
@@ -256,6 +251,24 @@ export async function createApp(ports: Ports, flags: AppFlags, options: AppOptio
     },
   };
   return app;
+}
+
+/** The NATS store `--store` names (docs/guides/remote.md), not yet connected. */
+async function sharedStore(
+  ports: Ports,
+  o: { url: string; credsFile: string | undefined; redact: (text: string) => string },
+): Promise<LazyNatsStore> {
+  const [{ parseStoreUrl }, { LazyNatsStore }] = await Promise.all([
+    import("./remote/store_url.ts"),
+    import("./remote/lazy_nats_store.ts"),
+  ]);
+  return new LazyNatsStore(parseStoreUrl(o.url), {
+    fs: ports.fs,
+    clock: ports.clock,
+    credsFile: o.credsFile,
+    redact: o.redact,
+    name: `blade ${ports.env.hostname()}`.trim(),
+  });
 }
 
 function runtimeOf(app: App, emit: RuntimeEventSink, options: RuntimeOptions): Runtime {

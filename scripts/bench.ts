@@ -146,6 +146,24 @@ async function recoveryRows(runs: number): Promise<BenchRow[]> {
   ];
 }
 
+/** The file store's write throughput (scripts/bench_store.ts). */
+async function storeRows(): Promise<BenchRow[]> {
+  const { benchStore } = await import("./bench_store.ts");
+  const s = await benchStore();
+  const one = (name: string, v: number) =>
+    figureRow(
+      "store",
+      name,
+      "writes/s",
+      { median: v, min: v, max: v, n: s.rounds },
+      `${s.recordBytes} B records`,
+    );
+  return [
+    one("sidecar writes, sequential", s.sequentialWritesPerSec),
+    one(`sidecar writes, ${s.concurrency} concurrent`, s.concurrentWritesPerSec),
+  ];
+}
+
 async function groupRows(
   group: (typeof GROUPS)[number],
   ctx: { blade: string[]; dir: string; workspace: string; runs: number; log: (s: string) => void },
@@ -181,22 +199,8 @@ async function groupRows(
         }, `${f.agents} agents, ${f.diagnostics} diagnostics`)
       );
     }
-    case "store": {
-      const { benchStore } = await import("./bench_store.ts");
-      const s = await benchStore();
-      const one = (name: string, v: number) =>
-        figureRow(
-          "store",
-          name,
-          "writes/s",
-          { median: v, min: v, max: v, n: s.rounds },
-          `${s.recordBytes} B records`,
-        );
-      return [
-        one("sidecar writes, sequential", s.sequentialWritesPerSec),
-        one(`sidecar writes, ${s.concurrency} concurrent`, s.concurrentWritesPerSec),
-      ];
-    }
+    case "store":
+      return await storeRows();
     case "recovery":
       return await recoveryRows(runs);
     case "memory":
