@@ -10,9 +10,9 @@ import { type ProviderConfig, providerFromConfig, withStallTimeout } from "./pro
 import { BladeError } from "./errors.ts";
 import { type ConfigFlags, redactor, type ResolvedConfig, resolveModel, secretsOf } from "./config/config.ts";
 import { runSettings } from "./config/run_settings.ts";
-import { resolveStorageRoot, type StorageLayout, storageLayout } from "./config/storage.ts";
+import { resolveStorageRoot, type StorageLayout } from "./config/storage.ts";
 import { bashLimitEnv } from "./config/bash_limits.ts";
-import { openStorageRoot, type StorageAccess } from "./store/storage_root.ts";
+import { openLayout, type StorageAccess } from "./store/storage_root.ts";
 import { decideTrust, readTrust, type TrustDecision } from "./permissions/trust.ts";
 import type { ClaudeSettings, SettingSource } from "./config/claude_settings.ts";
 import type { RuntimeEventSink } from "./protocol/events.ts";
@@ -21,7 +21,7 @@ import type { Approver } from "./protocol/approval.ts";
 import type { RuleTexts } from "./permissions/run_rules.ts";
 import type { SidecarStore } from "./store/store.ts";
 import { FileSidecarStore } from "./store/file_store.ts";
-import { migrateOnOpen } from "./store/project_migration.ts";
+import type { LazyNatsStore } from "./remote/lazy_nats_store.ts";
 import { loadRegistry } from "./registry/mod.ts";
 import type { RegistrySnapshot } from "./registry/snapshot.ts";
 import { type ChildRunner, InThreadRunner, WorkerRunner } from "./child/child_runner.ts";
@@ -113,28 +113,22 @@ export interface App {
   provider(): Promise<Provider>;
   /** The provider as plain data (what a child's Worker builds its own provider from). */
   providerConfig(): Promise<ProviderConfig>;
-  /** The sidecar store of this storage root. */
+  /** The sidecar store: this storage root's files, or the shared NATS store `--store` names. */
   store(): SidecarStore;
+  /** Closes what the App opened (the shared store's connection), so the process can exit. */
+  close(): Promise<void>;
   /** The agent definitions this workspace sees (built-in, user, project when trusted, --agents). */
   registry(): Promise<RegistrySnapshot>;
   /** The subagent runtime of one run; dispose it (`await using`) when the run is over. */
   runtime(emit: RuntimeEventSink, options?: RuntimeOptions): Runtime;
 }
 
-/** The storage root and the workspace; older Blade's project folders get one-to-one names (once per root). */
-async function openStorage(ports: Ports, flags: AppFlags, options: AppOptions) {
-  const [storageRoot, workspace] = await allInOrder([
-    openStorageRoot(ports.fs, resolveStorageRoot(ports.env), options.storage ?? "write"),
+export async function createApp(ports: Ports, flags: AppFlags, options: AppOptions = {}): Promise<App> {
+  const note = flags.debug === true || ports.env.get("BLADE_DEBUG") === "1" ? options.debugSink : undefined;
+  const [layout, workspace] = await allInOrder([
+    openLayout(ports.fs, resolveStorageRoot(ports.env), { access: options.storage ?? "write", note }),
     canonicalWorkspace(ports),
   ]);
-  const layout = storageLayout(storageRoot);
-  const note = flags.debug === true || ports.env.get("BLADE_DEBUG") === "1" ? options.debugSink : undefined;
-  await migrateOnOpen(ports.fs, layout, { access: options.storage ?? "write", note });
-  return { layout, workspace };
-}
-
-export async function createApp(ports: Ports, flags: AppFlags, options: AppOptions = {}): Promise<App> {
-  const { layout, workspace } = await openStorage(ports, flags, options);
   const trust = decideTrust(
     await readTrust(ports.fs, layout.trustFile),
     workspace,
@@ -164,7 +158,14 @@ export async function createApp(ports: Ports, flags: AppFlags, options: AppOptio
   const getProviderConfig =
     () => (providerConfig ??= resolveProviderConfig(ports, config, { workspace, keyHelper: key?.helper })
       .then((c) => fallbackModel === undefined ? c : { ...c, fallbackModel }));
-  let store: SidecarStore | undefined;
+  // The shared store is parsed now, so a bad URL is a usage error before anything runs, and connects
+  // on its first call; lib/remote/ is imported only when --store names one (the default path never).
+  const shared = config.store === undefined ? undefined : await sharedStore(ports, {
+    url: config.store,
+    credsFile: config.storeCreds,
+    redact,
+  });
+  let store: SidecarStore | undefined = shared;
   const app: App = {
     ports,
     layout,
@@ -193,12 +194,9 @@ export async function createApp(ports: Ports, flags: AppFlags, options: AppOptio
       ));
     },
     providerConfig: getProviderConfig,
-    store: () => (store ??= new FileSidecarStore({
-      fs: ports.fs,
-      clock: ports.clock,
-      storageRoot: layout.root,
-      redact,
-    })),
+    store: () =>
+      store ??= new FileSidecarStore({ fs: ports.fs, clock: ports.clock, storageRoot: layout.root, redact }),
+    close: async () => await shared?.close(),
     // Methods, not closures: an App with a replaced provider (tests) builds its runtime with it.
     registry() {
       return registryOf(this);
@@ -208,6 +206,24 @@ export async function createApp(ports: Ports, flags: AppFlags, options: AppOptio
     },
   };
   return app;
+}
+
+/** The NATS store `--store` names (docs/guides/remote.md), not yet connected. */
+async function sharedStore(
+  ports: Ports,
+  o: { url: string; credsFile: string | undefined; redact: (text: string) => string },
+): Promise<LazyNatsStore> {
+  const [{ parseStoreUrl }, { LazyNatsStore }] = await Promise.all([
+    import("./remote/store_url.ts"),
+    import("./remote/lazy_nats_store.ts"),
+  ]);
+  return new LazyNatsStore(parseStoreUrl(o.url), {
+    fs: ports.fs,
+    clock: ports.clock,
+    credsFile: o.credsFile,
+    redact: o.redact,
+    name: `blade ${ports.env.hostname()}`.trim(),
+  });
 }
 
 function runtimeOf(app: App, emit: RuntimeEventSink, options: RuntimeOptions): Runtime {
@@ -270,6 +286,9 @@ async function registryOf(app: App): Promise<RegistrySnapshot> {
   return snapshot;
 }
 
+/** The shortest stall limit of a session's requests (docs/reference/limits.md). */
+const SESSION_STALL_MS = 600_000;
+
 /** Children run in Workers under their own Deno permissions unless BLADE_CHILD_SANDBOX=none. */
 async function childRunner(app: App): Promise<ChildRunner> {
   const { ports, config, layout } = app;
@@ -308,6 +327,9 @@ async function resolveProviderConfig(
     ...(config.maxRetries === undefined ? {} : { maxRetries: config.maxRetries }),
     ...(config.requestTimeoutMs === undefined ? {} : { requestTimeoutMs: config.requestTimeoutMs }),
     ...(config.streamIdleTimeoutMs === undefined ? {} : { streamIdleTimeoutMs: config.streamIdleTimeoutMs }),
+    // The stall limit: one answer's whole wait, retries included (provider/retry.ts), at least the
+    // request timeout (API_TIMEOUT_MS) and 10 minutes.
+    stallTimeoutMs: Math.max(config.requestTimeoutMs ?? 0, SESSION_STALL_MS),
   };
   switch (config.provider) {
     case "anthropic": {

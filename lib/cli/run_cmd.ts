@@ -161,6 +161,8 @@ export async function runAgentCommand(argv: string[], ports: Ports, io: Io): Pro
     debugSink: (l) => io.err(`[debug] ${l}\n`),
     warnSink: onceWarnings(io),
   });
+  // Disposed after everything below (the shared store's connection outlives the run's last write).
+  await using _app = { [Symbol.asyncDispose]: () => created.close() };
   io = redactedIo(io, created.redact);
   // An untrusted folder (a CI checkout): what the command line grants applies; settings grant nothing more.
   const { app, rules } = await grantedRun(created, values, io);

@@ -55,6 +55,8 @@ export async function runTasksResume(argv: string[], ports: Ports, io: Io): Prom
   }
   const sinks = { debugSink: (l: string) => io.err(`[debug] ${l}\n`), warnSink: onceWarnings(io) };
   const app = await createApp(ports, appFlagsOf(values), sinks);
+  // Disposed after the runtime (the shared store's connection outlives the run's last write).
+  await using _app = { [Symbol.asyncDispose]: () => app.close() };
   io = redactedIo(io, app.redact);
   const sink = printSink(io, {
     format,

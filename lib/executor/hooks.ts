@@ -220,27 +220,7 @@ export function mergeHooks(...hooks: readonly (LoopHooks | undefined)[]): LoopHo
     };
   }
   const afters = having("afterToolCall");
-  if (afters.length > 0) {
-    merged.afterToolCall = async (request, result) => {
-      let current = result;
-      const notes: string[] = [];
-      const context: string[] = [];
-      for (const h of afters) {
-        const answer = await h.afterToolCall!(request, current);
-        if (answer?.replace !== undefined) current = replaced(current, answer.replace);
-        if (answer?.annotate !== undefined) notes.push(answer.annotate);
-        context.push(...answer?.context ?? []);
-      }
-      const replace = current === result
-        ? {}
-        : { replace: { content: current.content, isError: current.isError } };
-      return {
-        ...replace,
-        ...(notes.length === 0 ? {} : { annotate: notes.join("\n\n") }),
-        ...(context.length === 0 ? {} : { context }),
-      };
-    };
-  }
+  if (afters.length > 0) merged.afterToolCall = mergedAfter(afters);
   const transforms = having("transformContext");
   if (transforms.length > 0) {
     merged.transformContext = async (context, signal) => {
@@ -273,6 +253,29 @@ export function mergeHooks(...hooks: readonly (LoopHooks | undefined)[]): LoopHo
     };
   }
   return merged;
+}
+
+/** `afterToolCall` of several hooks: each sees the result as the previous left it; notes and context add up. */
+function mergedAfter(list: readonly LoopHooks[]): NonNullable<LoopHooks["afterToolCall"]> {
+  return async (request, result) => {
+    let current = result;
+    const notes: string[] = [];
+    const context: string[] = [];
+    for (const h of list) {
+      const answer = await h.afterToolCall!(request, current);
+      if (answer?.replace !== undefined) current = replaced(current, answer.replace);
+      if (answer?.annotate !== undefined) notes.push(answer.annotate);
+      context.push(...answer?.context ?? []);
+    }
+    const replace = current === result
+      ? {}
+      : { replace: { content: current.content, isError: current.isError } };
+    return {
+      ...replace,
+      ...(notes.length === 0 ? {} : { annotate: notes.join("\n\n") }),
+      ...(context.length === 0 ? {} : { context }),
+    };
+  };
 }
 
 /** `onUserPrompt` of several hooks: in order, the first block wins (later ones are not asked). */
