@@ -902,7 +902,10 @@ const SETTINGS: Record<string, Check> = {
     const run = await probe(json("Run it", "--allowed-tools", "Bash"), {
       files: {
         ".claude/settings.json": JSON.stringify({
-          hooks: { PreToolUse: [{ matcher: "Bash", hooks: [{ type: "command", command: HOOK }] }] },
+          hooks: {
+            PreToolUse: [{ matcher: "Bash", hooks: [{ type: "command", command: HOOK }] }],
+            UserPromptSubmit: [{ hooks: [{ type: "command", command: "echo house rules" }] }],
+          },
         }),
       },
       answers: calling([bash("echo x > made.txt"), bash("echo fine")]),
@@ -911,6 +914,9 @@ const SETTINGS: Record<string, Check> = {
     assert.equal(run.toolResults(1)[0]!.content, `PreToolUse:Bash hook error: [${HOOK}]: Not that\n`);
     assert.equal(run.toolResults(2)[1]!.content, "fine");
     assert.equal(await exists(`${run.ws}/made.txt`), false);
+    // The prompt hook's plain stdout reaches the model in Claude Code's words (every event: the goldens
+    // of tests/claude_hooks_golden_test.ts).
+    assert.match(run.said(0), /UserPromptSubmit hook success: house rules/);
     assert.deepEqual(
       run.result().permission_denials.map((d: { tool_input: { command: string } }) => d.tool_input.command),
       ["echo x > made.txt"],
