@@ -17,6 +17,7 @@ import { apiErrorOf, refusedWork } from "./turn_failures.ts";
 import { FailedDuringSession } from "./report_error.ts";
 import { claudeStream } from "./claude_stream.ts";
 import { type MainRunResult, runMainSession } from "../executor/main_runner.ts";
+import type { ModelOptions } from "../executor/loop_options.ts";
 import type { RunRules } from "../permissions/run_rules.ts";
 import type { McpHub } from "../mcp/hub.ts";
 import type { PromptFlags } from "./print_inputs.ts";
@@ -204,6 +205,10 @@ export interface TurnFlags {
    * reports its refusals in `permission_denials` and goes on.
    */
   refusedWorkFails?: boolean;
+  /** The Agent SDK's setMaxThinkingTokens: the thinking budget of this turn's requests (0 = off). */
+  thinkingBudget?: number;
+  /** … and its display (`summarized`, `highlights`). */
+  thinkingDisplay?: string;
 }
 
 export interface SessionChoice {
@@ -271,6 +276,7 @@ export async function runTurn(
       ...(f.approve === undefined ? {} : { approve: f.approve }),
       ...(context === undefined ? {} : { context }),
       ...(f.beforeToolCall === undefined ? {} : { beforeToolCall: f.beforeToolCall }),
+      modelOptions: thinkingOf(f),
     });
     // A continued session whose transcript had a torn or bad line: the rest was kept; say so.
     for (const d of run.transcriptDiagnostics) {
@@ -289,6 +295,14 @@ export async function runTurn(
   } finally {
     interrupt.dispose();
   }
+}
+
+/** The turn's own thinking (the Agent SDK's setMaxThinkingTokens), only the fields it sets. */
+function thinkingOf(f: TurnFlags): ModelOptions {
+  return {
+    ...(f.thinkingBudget === undefined ? {} : { thinkingBudget: f.thinkingBudget }),
+    ...(f.thinkingDisplay === undefined ? {} : { thinkingDisplay: f.thinkingDisplay }),
+  };
 }
 
 /** The print sink of one turn; `onBudgetExceeded` is called once when --max-budget-usd is passed. */

@@ -11,6 +11,7 @@ import type { ResolvedConfig } from "../config/config.ts";
 import type { RuntimeEventSink } from "../protocol/events.ts";
 import { userText } from "../protocol/messages.ts";
 import type { AgentLoop, RunResult, TurnInput } from "./loop.ts";
+import type { ModelOptions } from "./loop_options.ts";
 import { sessionLoop } from "./session_loop.ts";
 import { openSession } from "../session/open.ts";
 import { NO_RULES, type RuleSet, wholeToolsDenied } from "../protocol/tool_rule.ts";
@@ -67,6 +68,8 @@ export interface MainRunOptions {
   beforeToolCall?: BeforeToolCall;
   /** `--json-schema`: the StructuredOutput tool (kept whatever `--tools` says) and the loop's hooks for it. */
   structured?: StructuredState & { tool: AnyTool };
+  /** The session's own model options (the Agent SDK's setMaxThinkingTokens). */
+  modelOptions?: ModelOptions;
 }
 
 export interface MainRunResult {
@@ -248,6 +251,7 @@ async function buildMainSession(
     depth: 0,
     model: config.model,
     maxTokens: config.maxTokens,
+    modelOptions: o.modelOptions,
     platform: ports.env.platform(),
     workspaceRoot: app.workspace,
     additionalDirs: app.additionalDirs.length === 0 ? undefined : app.additionalDirs,
