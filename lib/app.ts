@@ -10,9 +10,9 @@ import { type ProviderConfig, providerFromConfig, withStallTimeout } from "./pro
 import { BladeError } from "./errors.ts";
 import { type ConfigFlags, redactor, type ResolvedConfig, resolveModel, secretsOf } from "./config/config.ts";
 import { runSettings } from "./config/run_settings.ts";
-import { resolveStorageRoot, type StorageLayout, storageLayout } from "./config/storage.ts";
+import { resolveStorageRoot, type StorageLayout } from "./config/storage.ts";
 import { bashLimitEnv } from "./config/bash_limits.ts";
-import { openStorageRoot, type StorageAccess } from "./store/storage_root.ts";
+import { openLayout, type StorageAccess } from "./store/storage_root.ts";
 import { decideTrust, readTrust, type TrustDecision } from "./permissions/trust.ts";
 import type { ClaudeSettings, SettingSource } from "./config/claude_settings.ts";
 import type { RuntimeEventSink } from "./protocol/events.ts";
@@ -21,7 +21,6 @@ import type { Approver } from "./protocol/approval.ts";
 import type { RuleTexts } from "./permissions/run_rules.ts";
 import type { SidecarStore } from "./store/store.ts";
 import { FileSidecarStore } from "./store/file_store.ts";
-import { migrateOnOpen } from "./store/project_migration.ts";
 import { loadRegistry } from "./registry/mod.ts";
 import type { RegistrySnapshot } from "./registry/snapshot.ts";
 import { type ChildRunner, InThreadRunner, WorkerRunner } from "./child/child_runner.ts";
@@ -116,20 +115,12 @@ export interface App {
   runtime(emit: RuntimeEventSink, options?: RuntimeOptions): Runtime;
 }
 
-/** The storage root and the workspace; older Blade's project folders get one-to-one names (once per root). */
-async function openStorage(ports: Ports, flags: AppFlags, options: AppOptions) {
-  const [storageRoot, workspace] = await allInOrder([
-    openStorageRoot(ports.fs, resolveStorageRoot(ports.env), options.storage ?? "write"),
+export async function createApp(ports: Ports, flags: AppFlags, options: AppOptions = {}): Promise<App> {
+  const note = flags.debug === true || ports.env.get("BLADE_DEBUG") === "1" ? options.debugSink : undefined;
+  const [layout, workspace] = await allInOrder([
+    openLayout(ports.fs, resolveStorageRoot(ports.env), { access: options.storage ?? "write", note }),
     canonicalWorkspace(ports),
   ]);
-  const layout = storageLayout(storageRoot);
-  const note = flags.debug === true || ports.env.get("BLADE_DEBUG") === "1" ? options.debugSink : undefined;
-  await migrateOnOpen(ports.fs, layout, { access: options.storage ?? "write", note });
-  return { layout, workspace };
-}
-
-export async function createApp(ports: Ports, flags: AppFlags, options: AppOptions = {}): Promise<App> {
-  const { layout, workspace } = await openStorage(ports, flags, options);
   const trust = decideTrust(
     await readTrust(ports.fs, layout.trustFile),
     workspace,
@@ -263,6 +254,9 @@ async function registryOf(app: App): Promise<RegistrySnapshot> {
   return snapshot;
 }
 
+/** The shortest stall limit of a session's requests (docs/reference/limits.md). */
+const SESSION_STALL_MS = 600_000;
+
 /** Children run in Workers under their own Deno permissions unless BLADE_CHILD_SANDBOX=none. */
 async function childRunner(app: App): Promise<ChildRunner> {
   const { ports, config, layout } = app;
@@ -301,6 +295,9 @@ async function resolveProviderConfig(
     ...(config.maxRetries === undefined ? {} : { maxRetries: config.maxRetries }),
     ...(config.requestTimeoutMs === undefined ? {} : { requestTimeoutMs: config.requestTimeoutMs }),
     ...(config.streamIdleTimeoutMs === undefined ? {} : { streamIdleTimeoutMs: config.streamIdleTimeoutMs }),
+    // The stall limit: one answer's whole wait, retries included (provider/retry.ts), at least the
+    // request timeout (API_TIMEOUT_MS) and 10 minutes.
+    stallTimeoutMs: Math.max(config.requestTimeoutMs ?? 0, SESSION_STALL_MS),
   };
   switch (config.provider) {
     case "anthropic": {

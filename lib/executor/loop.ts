@@ -86,6 +86,11 @@ export class AgentLoop {
       ask: options.approve === undefined
         ? undefined
         : approvalAsker(options.approve, { journal, meta: options.meta }),
+      // A child this session starts gets no more model requests than it has left (launch_plan.ts).
+      turnsLeft: () => {
+        const max = this.#o.maxTurns;
+        return max === undefined ? undefined : Math.max(0, max - this.#modelRequests);
+      },
     });
   }
 

@@ -71,6 +71,8 @@ export interface ToolRunnerOptions extends ToolPolicy, Pick<LoopHooks, "beforeTo
    * executor/approval_step.ts); without it the refusal stands (print mode, background children).
    */
   ask?: AskApproval | undefined;
+  /** Model requests the session may still make, read when a call starts (ToolContext.turnsLeft). */
+  turnsLeft?: (() => number | undefined) | undefined;
 }
 
 export type AskApproval = (
@@ -156,6 +158,7 @@ export class ToolRunner {
     const o = this.#o;
     const home = o.ports.env.home();
     const scope = { workspaceRoot: o.workspaceRoot, ...(home === undefined ? {} : { home }) };
+    const turnsLeft = o.turnsLeft?.();
     return {
       ports: o.ports,
       sessionId: o.sessionId,
@@ -178,6 +181,7 @@ export class ToolRunner {
       readFiles: this.#read,
       web: o.web,
       pathRefusal: (tool, path) => searchRefusal(o.rules, tool, path, scope),
+      ...(turnsLeft === undefined ? {} : { turnsLeft }),
     };
   }
 

@@ -62,6 +62,11 @@ export interface ToolContext {
    * path it was approved for: a deny or ask rule such as `Read(./secrets/**)`; undefined = allowed.
    */
   pathRefusal?: (tool: string, path: string) => string | undefined;
+  /**
+   * Model requests the session may still make (its `--max-turns` or agent `maxTurns` less those made);
+   * a child it starts gets no more. Absent = no limit.
+   */
+  turnsLeft?: number;
 }
 
 /** How a session's commands run: their whole environment and the shell program (both optional). */
