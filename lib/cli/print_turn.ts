@@ -17,6 +17,7 @@ import { apiErrorOf, refusedWork } from "./turn_failures.ts";
 import { FailedDuringSession } from "./report_error.ts";
 import { claudeStream } from "./claude_stream.ts";
 import { type MainRunResult, runMainSession } from "../executor/main_runner.ts";
+import type { ModelOptions } from "../executor/loop_options.ts";
 import type { RunRules } from "../permissions/run_rules.ts";
 import type { McpHub } from "../mcp/hub.ts";
 import type { PromptFlags } from "./print_inputs.ts";
@@ -221,6 +222,10 @@ export interface TurnFlags {
    * reports its refusals in `permission_denials` and goes on.
    */
   refusedWorkFails?: boolean;
+  /** The Agent SDK's setMaxThinkingTokens: the thinking budget of this turn's requests (0 = off). */
+  thinkingBudget?: number;
+  /** … and its display (`summarized`, `highlights`). */
+  thinkingDisplay?: string;
 }
 
 export interface SessionChoice {
@@ -290,6 +295,7 @@ export async function runTurn(
       ...(f.approve === undefined ? {} : { approve: f.approve }),
       ...(context === undefined ? {} : { context }),
       hooks: hooks.session,
+      modelOptions: thinkingOf(f),
     });
     // A continued session whose transcript had a torn or bad line: the rest was kept; say so.
     for (const d of run.transcriptDiagnostics) {
@@ -332,6 +338,14 @@ function turnHooks(
     run,
     session: mainSessionHooks(app, { engine, io: o.io, signal: o.signal, mode, life, run }),
     printed,
+  };
+}
+
+/** The turn's own thinking (the Agent SDK's setMaxThinkingTokens), only the fields it sets. */
+function thinkingOf(f: TurnFlags): ModelOptions {
+  return {
+    ...(f.thinkingBudget === undefined ? {} : { thinkingBudget: f.thinkingBudget }),
+    ...(f.thinkingDisplay === undefined ? {} : { thinkingDisplay: f.thinkingDisplay }),
   };
 }
 

@@ -23,6 +23,7 @@ export const ANSWERED_SUBTYPES = [
   "interrupt",
   "set_permission_mode",
   "set_model",
+  "set_max_thinking_tokens",
   "mcp_status",
   "mcp_message",
   "cancel_async_message",
@@ -47,6 +48,15 @@ export type ControlAction =
   | { kind: "interrupt"; cancelQueued: boolean }
   | { kind: "set_mode"; mode: PermissionMode }
   | { kind: "set_model"; model: string }
+  /**
+   * The thinking of the next turns: a budget (0 = off where the model allows; undefined = the launch's)
+   * and the display — kept, back to the launch's (`default`), or the SDK's choice.
+   */
+  | {
+    kind: "set_thinking";
+    budget: number | undefined;
+    display: "keep" | "default" | "summarized" | "highlights";
+  }
   | { kind: "drop_queued"; uuid: string }
   /** The SDK's session options: applied before the first turn. */
   | { kind: "initialize"; options: InitializeOptions }
@@ -137,6 +147,8 @@ export function decideControl(
       return setMode(id, request.mode, state);
     case "set_model":
       return setModel(id, request.model, state);
+    case "set_max_thinking_tokens":
+      return setThinking(id, request);
     case "mcp_status":
       return {
         response: success(id, {
@@ -326,6 +338,42 @@ function setModel(id: string, raw: unknown, state: ControlState): Decision {
   }
   const model = resolveModel(raw, state.aliases);
   return { response: success(id, { model }), action: { kind: "set_model", model } };
+}
+
+const DISPLAYS = ["summarized", "omitted", "highlights"];
+
+/**
+ * The SDK's setMaxThinkingTokens(tokens, display), as Claude Code 2.1.332 takes it
+ * (tests/fixtures/sdk/max_thinking_tokens.json): an integer budget or null (the launch's); a display
+ * left out keeps the current one, null or `omitted` goes back to the launch's.
+ */
+function setThinking(id: string, request: Record<string, unknown>): Decision {
+  const tokens = request.max_thinking_tokens;
+  const display = request.thinking_display;
+  const tokensOk = tokens === undefined || tokens === null || Number.isSafeInteger(tokens);
+  const displayOk = display === undefined || display === null || DISPLAYS.includes(display as string);
+  if (!tokensOk || !displayOk) {
+    return {
+      response: error(
+        id,
+        "invalid_request",
+        'set_max_thinking_tokens: max_thinking_tokens must be an integer or null and thinking_display must be "summarized", "omitted", "highlights", or null',
+      ),
+      action: NONE,
+    };
+  }
+  return {
+    response: success(id),
+    action: {
+      kind: "set_thinking",
+      budget: typeof tokens === "number" ? tokens : undefined,
+      display: display === undefined
+        ? "keep"
+        : display === "summarized" || display === "highlights"
+        ? display
+        : "default",
+    },
+  };
 }
 
 export interface InitializeInfo {

@@ -198,6 +198,38 @@ const ROWS: Row[] = [
     action: { kind: "none" },
   },
   {
+    name: "set_max_thinking_tokens sets a budget and keeps the display when none is given",
+    request: { subtype: "set_max_thinking_tokens", max_thinking_tokens: 3000 },
+    ok: {},
+    action: { kind: "set_thinking", budget: 3000, display: "keep" },
+  },
+  {
+    name: "set_max_thinking_tokens 0 with a display (0 turns thinking off where the model allows)",
+    request: { subtype: "set_max_thinking_tokens", max_thinking_tokens: 0, thinking_display: "summarized" },
+    ok: {},
+    action: { kind: "set_thinking", budget: 0, display: "summarized" },
+  },
+  {
+    name: "set_max_thinking_tokens null, display omitted: both back to the launch's",
+    request: { subtype: "set_max_thinking_tokens", max_thinking_tokens: null, thinking_display: "omitted" },
+    ok: {},
+    action: { kind: "set_thinking", budget: undefined, display: "default" },
+  },
+  {
+    name: "set_max_thinking_tokens refuses a budget that is not an integer",
+    request: { subtype: "set_max_thinking_tokens", max_thinking_tokens: "abc" },
+    error: /max_thinking_tokens must be an integer or null/,
+    code: "invalid_request",
+    action: { kind: "none" },
+  },
+  {
+    name: "set_max_thinking_tokens refuses an unknown display",
+    request: { subtype: "set_max_thinking_tokens", max_thinking_tokens: 10, thinking_display: "loud" },
+    error: /thinking_display must be "summarized", "omitted", "highlights", or null/,
+    code: "invalid_request",
+    action: { kind: "none" },
+  },
+  {
     name: "mcp_status lists the run's servers",
     request: { subtype: "mcp_status" },
     ok: { mcpServers: [{ name: "docs", status: "connected", tools: [{ name: "mcp__docs__search" }] }] },

@@ -99,6 +99,8 @@ class SdkSession {
   #init: InitializeOptions = {};
   #mode: PermissionMode | undefined;
   #model: string | undefined;
+  /** setMaxThinkingTokens: the budget and display of the next turns (unset: the launch's). */
+  #thinking: { budget?: number; display?: string } = {};
   #sessionId: string | undefined;
   /** Blade's own requests to the SDK (can_use_tool, hook_callback, mcp_message). */
   readonly #outbox: SdkOutbox;
@@ -209,6 +211,8 @@ class SdkSession {
         sdkHooks: this.hooks,
         hookMode: () => claudeModeName(this.#mode ?? this.#d.app.config.permissionMode),
       }),
+      ...(this.#thinking.budget === undefined ? {} : { thinkingBudget: this.#thinking.budget }),
+      ...(this.#thinking.display === undefined ? {} : { thinkingDisplay: this.#thinking.display }),
     };
   }
 
@@ -314,6 +318,14 @@ class SdkSession {
       case "set_model":
         this.#model = action.model;
         return response;
+      case "set_thinking": {
+        const display = action.display === "keep" ? this.#thinking.display : action.display;
+        this.#thinking = {
+          ...(action.budget === undefined ? {} : { budget: action.budget }),
+          ...(display === undefined || display === "default" ? {} : { display }),
+        };
+        return response;
+      }
       case "drop_queued": {
         const i = this.#queue.findIndex((t) => t.uuid === action.uuid);
         if (i >= 0) this.#queue.splice(i, 1);

@@ -27,6 +27,12 @@ export const MODEL_CASES: ModelCase[] = [
   { name: "effort_max_haiku", flags: ["--model", "haiku", "--effort", "max"] },
   { name: "effort_env", flags: ["--model", "sonnet"], env: { CLAUDE_CODE_EFFORT_LEVEL: "xhigh" } },
   { name: "thinking_budget", flags: ["--model", "claude-sonnet-4-5"], env: { MAX_THINKING_TOKENS: "5000" } },
+  // The API's least budget is 1024: Claude Code raises a smaller one to it.
+  {
+    name: "thinking_budget_small",
+    flags: ["--model", "claude-sonnet-4-5"],
+    env: { MAX_THINKING_TOKENS: "500" },
+  },
   { name: "thinking_off", flags: ["--model", "claude-sonnet-4-5"], env: { MAX_THINKING_TOKENS: "0" } },
   { name: "thinking_off_custom", flags: ["--model", "my-gateway-model"], env: { MAX_THINKING_TOKENS: "0" } },
   { name: "thinking_not_off_opus", flags: ["--model", "opus"], env: { MAX_THINKING_TOKENS: "0" } },
@@ -37,6 +43,19 @@ export const MODEL_CASES: ModelCase[] = [
     env: { CLAUDE_CODE_MAX_OUTPUT_TOKENS: "200000" },
   },
   { name: "thinking_display", flags: ["--model", "opus", "--thinking-display=summarized"] },
+  // Messages printed (json or stream-json with --verbose): Claude Code asks for thinking `updates`.
+  { name: "thinking_display_verbose", flags: ["--model", "opus", "--verbose"] },
+  {
+    name: "thinking_display_verbose_omitted",
+    flags: ["--model", "opus", "--verbose", "--thinking-display=omitted"],
+  },
+  {
+    name: "thinking_display_verbose_highlights",
+    flags: ["--model", "opus", "--verbose", "--thinking-display=highlights"],
+  },
+  { name: "thinking_off_opus_4_6", flags: ["--model", "claude-opus-4-6"], env: { MAX_THINKING_TOKENS: "0" } },
+  { name: "thinking_disabled_opus_4_6", flags: ["--model", "claude-opus-4-6", "--thinking", "disabled"] },
+  { name: "thinking_disabled_opus", flags: ["--model", "opus", "--thinking", "disabled"] },
 ];
 
 /** The fields of a request body the comparison covers. */

@@ -184,4 +184,17 @@ export const SDK_CASES: SdkCase[] = [
         });
       }),
   },
+  {
+    name: "max_thinking_tokens",
+    about:
+      "setMaxThinkingTokens() sets the thinking of the next turns: a budget, off, a display, back to the default",
+    // The answer is the request's thinking and max_tokens: what the program compares.
+    handler: () =>
+      onTurn((body) => {
+        const t = (body.thinking ?? {}) as { type?: string; budget_tokens?: number; display?: string };
+        return fakeTurn({
+          text: `${t.type ?? "none"} ${t.budget_tokens ?? "-"} ${t.display ?? "-"} ${body.max_tokens}`,
+        });
+      }),
+  },
 ];
