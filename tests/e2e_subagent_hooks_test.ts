@@ -150,3 +150,47 @@ Deno.test({
   const results = textsOf(child.request.body.messages ?? []).filter((b) => b.type === "tool_result");
   assert.match(results[0]!.text ?? "", /PreToolUse:Read hook error: .*child-wrote: could not write/);
 });
+
+Deno.test("subagent hooks: `blade run <agent>` fires the settings' and the agent's hooks for its child, named after its ad-hoc parent", async () => {
+  await using box = await bladeSandbox();
+  const log = `${box.root}/hooks.log`;
+  const logging = (name: string, then = "") =>
+    box.write(`${name}.sh`, `input=$(cat)\nprintf '%s\\n' "$input" >> '${log}'\n${then}\n`);
+  const policy = await logging(
+    "policy",
+    `if grep -q forbidden <<<"$input"; then echo "Policy says no" >&2; exit 2; fi`,
+  );
+  const after = await logging("after");
+  await box.write(
+    ".claude/settings.json",
+    JSON.stringify({
+      permissions: { allow: ["Bash"] },
+      hooks: { PreToolUse: [{ matcher: "Bash", hooks: [{ type: "command", command: `bash ${policy}` }] }] },
+    }),
+  );
+  await box.write(
+    ".claude/agents/worker.md",
+    `---\nname: worker\ndescription: Works.\ntools: Bash\nhooks:\n  PostToolUse:\n    - hooks:\n        - type: command\n          command: bash ${after}\n---\nYou work.\n`,
+  );
+  await using server = startFakeAnthropicServer([
+    fakeTurn({
+      toolCalls: [{ name: "Bash", input: { command: "echo forbidden > made.txt", description: "a" } }],
+    }),
+    fakeTurn({ toolCalls: [{ name: "Bash", input: { command: "echo fine", description: "b" } }] }),
+    fakeTurn({ text: "worked" }),
+  ]);
+  const run = await box.run(["run", "worker", "Do the work now.", "--trust-workspace"], {
+    env: ENV(server.url),
+  });
+  assert.equal(run.code, 0, run.stderr + run.stdout);
+  await assert.rejects(Deno.stat(`${box.workspace}/made.txt`));
+  const inputs = (await Deno.readTextFile(log)).trim().split("\n").map((l) => JSON.parse(l));
+  assert.deepEqual(inputs.map((i) => [i.hook_event_name, i.tool_input.command, i.agent_type]), [
+    ["PreToolUse", "echo forbidden > made.txt", "worker"],
+    ["PreToolUse", "echo fine", "worker"],
+    ["PostToolUse", "echo fine", "worker"],
+  ]);
+  assert.match(inputs[0].session_id, /^session-/);
+  assert.ok(inputs.every((i) => i.session_id === inputs[0].session_id && i.agent_id.startsWith("agent-")));
+  assert.ok((inputs[0].transcript_path as string).endsWith(`${inputs[0].session_id}.jsonl`));
+});
