@@ -25,7 +25,6 @@ export interface ParseAgentResult {
 
 /** Real Claude Code fields Blade accepts but does not act on yet: info, not warning. */
 export const IGNORED_CLAUDE_FIELDS: readonly string[] = [
-  "effort",
   "hooks",
   "memory",
   "initialPrompt",
@@ -50,6 +49,7 @@ const FIELD_HINTS: Readonly<Record<string, string>> = {
   isolation: "Use `isolation: worktree` to run in a git worktree, or `isolation: none`",
   background: "Use `background: true` or `background: false`",
   color: "Use a color name, e.g. `color: blue`",
+  effort: "Use low, medium, high, xhigh or max; leave it out for the run's effort",
   skills: "Write `skills: skill-a, skill-b` or a YAML list",
 };
 
