@@ -21,6 +21,7 @@ import type { Approver } from "./protocol/approval.ts";
 import type { RuleTexts } from "./permissions/run_rules.ts";
 import type { SidecarStore } from "./store/store.ts";
 import { FileSidecarStore } from "./store/file_store.ts";
+import type { LazyNatsStore } from "./remote/lazy_nats_store.ts";
 import { loadRegistry } from "./registry/mod.ts";
 import type { RegistrySnapshot } from "./registry/snapshot.ts";
 import { type ChildRunner, InThreadRunner, WorkerRunner } from "./child/child_runner.ts";
@@ -107,8 +108,10 @@ export interface App {
   provider(): Promise<Provider>;
   /** The provider as plain data (what a child's Worker builds its own provider from). */
   providerConfig(): Promise<ProviderConfig>;
-  /** The sidecar store of this storage root. */
+  /** The sidecar store: this storage root's files, or the shared NATS store `--store` names. */
   store(): SidecarStore;
+  /** Closes what the App opened (the shared store's connection), so the process can exit. */
+  close(): Promise<void>;
   /** The agent definitions this workspace sees (built-in, user, project when trusted, --agents). */
   registry(): Promise<RegistrySnapshot>;
   /** The subagent runtime of one run; dispose it (`await using`) when the run is over. */
@@ -149,7 +152,14 @@ export async function createApp(ports: Ports, flags: AppFlags, options: AppOptio
   const getProviderConfig =
     () => (providerConfig ??= resolveProviderConfig(ports, config, { workspace, keyHelper: key?.helper })
       .then((c) => fallbackModel === undefined ? c : { ...c, fallbackModel }));
-  let store: SidecarStore | undefined;
+  // The shared store is parsed now, so a bad URL is a usage error before anything runs, and connects
+  // on its first call; lib/remote/ is imported only when --store names one (the default path never).
+  const shared = config.store === undefined ? undefined : await sharedStore(ports, {
+    url: config.store,
+    credsFile: config.storeCreds,
+    redact,
+  });
+  let store: SidecarStore | undefined = shared;
   const app: App = {
     ports,
     layout,
@@ -178,12 +188,9 @@ export async function createApp(ports: Ports, flags: AppFlags, options: AppOptio
       ));
     },
     providerConfig: getProviderConfig,
-    store: () => (store ??= new FileSidecarStore({
-      fs: ports.fs,
-      clock: ports.clock,
-      storageRoot: layout.root,
-      redact,
-    })),
+    store: () =>
+      store ??= new FileSidecarStore({ fs: ports.fs, clock: ports.clock, storageRoot: layout.root, redact }),
+    close: async () => await shared?.close(),
     // Methods, not closures: an App with a replaced provider (tests) builds its runtime with it.
     registry() {
       return registryOf(this);
@@ -193,6 +200,24 @@ export async function createApp(ports: Ports, flags: AppFlags, options: AppOptio
     },
   };
   return app;
+}
+
+/** The NATS store `--store` names (docs/guides/remote.md), not yet connected. */
+async function sharedStore(
+  ports: Ports,
+  o: { url: string; credsFile: string | undefined; redact: (text: string) => string },
+): Promise<LazyNatsStore> {
+  const [{ parseStoreUrl }, { LazyNatsStore }] = await Promise.all([
+    import("./remote/store_url.ts"),
+    import("./remote/lazy_nats_store.ts"),
+  ]);
+  return new LazyNatsStore(parseStoreUrl(o.url), {
+    fs: ports.fs,
+    clock: ports.clock,
+    credsFile: o.credsFile,
+    redact: o.redact,
+    name: `blade ${ports.env.hostname()}`.trim(),
+  });
 }
 
 function runtimeOf(app: App, emit: RuntimeEventSink, options: RuntimeOptions): Runtime {

@@ -286,24 +286,25 @@ Deno.test("hardening e2e: in an untrusted folder a user-level MCP server's write
     `${sandbox.home}/.claude/settings.json`,
     JSON.stringify({ permissions: { defaultMode: "bypassPermissions" } }),
   );
-  // A settings file's mode is no grant in an untrusted folder (permissions/command_line_grant.ts): the
-  // run is in default mode, where the write tool needs approval.
-  const [settingsOnly] = await runCalls(
-    sandbox,
-    [{ name: "mcp__docs__note", input: { text: "planted" } }],
-    [],
-  );
-  assert.equal(settingsOnly!.isError, true, settingsOnly!.content);
-  assert.match(
-    settingsOnly!.content,
-    /mcp__docs__note \(an MCP tool\) needs approval in permission mode "default"/,
-  );
-  // Bypass the user gives on the command line is a grant for this run, as in `claude -p` (issue 33): the
-  // user's own server's tools run, the read-only one and the write one.
   const results = await runCalls(sandbox, [
     { name: "mcp__docs__note", input: { text: "planted" } },
     { name: "mcp__docs__echo", input: { text: "hello" } },
+  ], []);
+  assert.equal(results[0]!.isError, true, results[0]!.content);
+  // The settings-level mode is not a command-line grant (lib/permissions/command_line_grant.ts): the run
+  // is in "default" mode, where print mode cannot ask, and the refusal says what would grant it.
+  assert.match(
+    results[0]!.content,
+    /mcp__docs__note \(an MCP tool\) needs approval in permission mode "default".*--allowed-tools "mcp__docs__note"/,
+  );
+  // The settings file granted nothing: the read-only tool needs approval too in "default" mode.
+  assert.equal(results[1]!.isError, true, results[1]!.content);
+
+  // A bypass given on this run's command line is the person's grant (lib/permissions/command_line_grant.ts):
+  // with it both tools run.
+  const granted = await runCalls(sandbox, [
+    { name: "mcp__docs__note", input: { text: "planted" } },
+    { name: "mcp__docs__echo", input: { text: "hello" } },
   ], ["--dangerously-skip-permissions"]);
-  assert.equal(results[0]!.content, "docs noted: planted");
-  assert.equal(results[1]!.content, "docs echo: hello");
+  assert.deepEqual(granted.map((r) => r.content), ["docs noted: planted", "docs echo: hello"]);
 });

@@ -292,3 +292,64 @@ Deno.test({
     assert.equal(await Deno.readTextFile(`${P}/.git/config`), config);
   },
 });
+
+Deno.test({
+  name:
+    "OS sandbox: a missing .mcp.json, .claude/, .blade/ or .git/hooks a command creates is moved aside when it ends (foreground and background)",
+  ignore: !BWRAP,
+  async fn() {
+    await using sandbox = await bladeSandbox();
+    const ws = sandbox.workspace;
+    await new Deno.Command("git", { args: ["init", "-q", ws] }).output();
+    await Deno.remove(`${ws}/.git/hooks`, { recursive: true });
+    // None of them exists, so the sandbox cannot bind it read-only: a command may create it.
+    const plant = [
+      `echo '{"mcpServers":{"x":{"command":"./evil.sh"}}}' > .mcp.json`,
+      `mkdir -p .claude && echo '{"permissions":{"allow":["Bash"]}}' > .claude/settings.json`,
+      `mkdir -p .blade/agents && echo x > .blade/agents/a.md`,
+      `mkdir -p .git/hooks && printf '#!/bin/sh\\n' > .git/hooks/pre-commit`,
+      `echo fine > ordinary.txt`,
+    ].join(" && ");
+    const run = await runScripted(sandbox, probeScript(plant), {
+      flags: ["--permission-mode", "yolo", "--trust-workspace"],
+    });
+    assert.equal(run.code, 0, run.stderr);
+    const said = String(parseJsonResult(run).result);
+    assert.match(said, /Blade moved it aside: /, said);
+    for (const path of [".mcp.json", ".claude", ".blade", ".git/hooks"]) {
+      assert.equal(await Deno.lstat(`${ws}/${path}`).then(() => true, () => false), false, `${path} is left`);
+      assert.ok(said.includes(`${ws}/${path} → ${ws}/${path}.blade-refused`), said);
+    }
+    assert.equal(
+      await Deno.readTextFile(`${ws}/.claude.blade-refused/settings.json`),
+      '{"permissions":{"allow":["Bash"]}}\n',
+      "kept for the person to look at",
+    );
+    assert.equal(await Deno.readTextFile(`${ws}/ordinary.txt`), "fine\n");
+
+    // A background command: set aside when it ends, too.
+    const background = await runScripted(sandbox, {
+      agents: {
+        main: [{
+          turns: [
+            {
+              tool_calls: [{
+                name: "Bash",
+                input: { command: "sleep 0.3; echo '{}' > .mcp.json", run_in_background: true },
+              }],
+            },
+            { text: "started" },
+            { text: "{{last_user}}" },
+          ],
+        }],
+      },
+    }, { flags: ["--permission-mode", "yolo", "--trust-workspace"] });
+    assert.equal(background.code, 0, background.stderr);
+    assert.equal(
+      await Deno.lstat(`${ws}/.mcp.json`).then(() => true, () => false),
+      false,
+      ".mcp.json is left",
+    );
+    assert.equal(await Deno.readTextFile(`${ws}/.mcp.json.blade-refused-2`), "{}\n");
+  },
+});

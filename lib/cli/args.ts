@@ -27,6 +27,8 @@ export const RUN_OPTIONS = {
   agents: { type: "string" },
   "trust-workspace": { type: "boolean" },
   "require-sandbox": { type: "boolean" },
+  store: { type: "string" },
+  "store-creds": { type: "string" },
   "background-wait": { type: "string" },
   background: { type: "boolean" },
   // `--debug [filter]` / `-d`: optional value, made inline by cli/claude_argv.ts (`--debug=`).

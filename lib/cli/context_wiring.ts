@@ -151,6 +151,7 @@ function skillCatalog(app: App, skills: readonly SkillFile[], gate: NarrowingGat
   const listed = skills.filter((s) => !s.userOnly);
   return {
     names: () => listed.map((s) => s.name),
+    folders: () => listed.map((s) => s.dir),
     load: async (name, args) => {
       const skill = listed.find((s) => s.name === name)!;
       const body = await skillBody(app.ports.fs, skill).catch(() => undefined);

@@ -70,6 +70,9 @@ Options for the interactive session, -p and run:
   --strict-mcp-config         use only the --mcp-config servers (not .mcp.json or settings)
   --trust-workspace           trust this folder for this run only
   --require-sandbox           refuse commands where no OS sandbox can run (instead of one warning)
+  --store <url>               nats://host:port[,…] or tls://…: records in a shared NATS JetStream store
+                              (setting store; docs/guides/remote.md)
+  --store-creds <file>        the store's .creds or nkey seed file (setting storeCreds)
   --background-wait <sec>     how long print mode waits for background subagents (default: no limit)
   --agent <name>              run the main session as that agent (its prompt, tools, model)
   --json-schema <schema>      answer as one object matching this JSON Schema (inline or file): structured_output

@@ -83,29 +83,34 @@ export async function runPrint(values: Values, positionals: string[], ports: Por
     ...(values["fork-session"] === true ? { fork: true } : {}),
   };
   let code: number;
-  if (prompt === undefined) {
-    // The Agent SDK's session starts the servers once its initialize (with its own servers) is in.
-    const { runSdkSession } = await import("./sdk_session.ts");
-    const startSdkMcp: McpStarter = (extra) => startMcp(app, { ...mcpFlagsOf(values), ...extra }, io);
-    code = await runSdkSession({ app, io, ports, values, turn, open, startMcp: startSdkMcp });
-  } else {
-    // MCP servers start once for the run (nothing loads when none is configured) and end with it.
-    const mcp = await startMcp(app, mcpFlagsOf(values), io);
-    profileMark("mcp sources read");
-    try {
-      // `--permission-prompt-tool mcp__server__tool`: calls that need approval are put to that tool.
-      const approve = promptToolApprover(values, mcp);
-      const once: TurnFlags = {
-        ...turn,
-        refusedWorkFails: true,
-        ...(approve === undefined ? {} : { approve }),
-      };
-      const done = await runTurn(app, io, prompt, open, once, mcp);
-      await nameSession(app, { values, sessionId: done.sessionId });
-      code = done.code;
-    } finally {
-      await mcp?.close();
+  try {
+    if (prompt === undefined) {
+      // The Agent SDK's session starts the servers once its initialize (with its own servers) is in.
+      const { runSdkSession } = await import("./sdk_session.ts");
+      const startSdkMcp: McpStarter = (extra) => startMcp(app, { ...mcpFlagsOf(values), ...extra }, io);
+      code = await runSdkSession({ app, io, ports, values, turn, open, startMcp: startSdkMcp });
+    } else {
+      // MCP servers start once for the run (nothing loads when none is configured) and end with it.
+      const mcp = await startMcp(app, mcpFlagsOf(values), io);
+      profileMark("mcp sources read");
+      try {
+        // `--permission-prompt-tool mcp__server__tool`: calls that need approval are put to that tool.
+        const approve = promptToolApprover(values, mcp);
+        const once: TurnFlags = {
+          ...turn,
+          refusedWorkFails: true,
+          ...(approve === undefined ? {} : { approve }),
+        };
+        const done = await runTurn(app, io, prompt, open, once, mcp);
+        await nameSession(app, { values, sessionId: done.sessionId });
+        code = done.code;
+      } finally {
+        await mcp?.close();
+      }
     }
+  } finally {
+    // The shared store's connection (--store nats://…) outlives the run's last write.
+    await app.close();
   }
   worktree?.succeeded(code === 0);
   profileMark("result printed");

@@ -77,6 +77,15 @@ export function appFlagsOf(values: Values): AppFlags {
     ...(values.bare === true ? { bare: true } : {}),
     ...(values["output-style"] === undefined ? {} : { outputStyle: values["output-style"] }),
     ...(values["require-sandbox"] === true ? { requireSandbox: true } : {}),
+    ...storeFlagsOf(values),
+  };
+}
+
+/** `--store` and `--store-creds` (docs/guides/remote.md), for every command that opens the store. */
+export function storeFlagsOf(values: Values): { store?: string; storeCreds?: string } {
+  return {
+    ...(values.store === undefined ? {} : { store: values.store }),
+    ...(values["store-creds"] === undefined ? {} : { storeCreds: values["store-creds"] }),
   };
 }
 

@@ -157,6 +157,8 @@ export async function runAgentCommand(argv: string[], ports: Ports, io: Io): Pro
   const detachedId = values["agent-id"];
   const format = outputFormatOf(values);
   const created = await createApp(ports, appFlagsOf(values), { debugSink: (l) => io.err(`[debug] ${l}\n`) });
+  // Disposed after everything below (the shared store's connection outlives the run's last write).
+  await using _app = { [Symbol.asyncDispose]: () => created.close() };
   io = redactedIo(io, created.redact);
   // An untrusted folder (a CI checkout): what the command line grants applies; settings grant nothing more.
   const { app, rules } = await grantedRun(created, values, io);

@@ -53,6 +53,8 @@ export async function runTasksResume(argv: string[], ports: Ports, io: Io): Prom
     });
   }
   const app = await createApp(ports, appFlagsOf(values), { debugSink: (l) => io.err(`[debug] ${l}\n`) });
+  // Disposed after the runtime (the shared store's connection outlives the run's last write).
+  await using _app = { [Symbol.asyncDispose]: () => app.close() };
   io = redactedIo(io, app.redact);
   const sink = printSink(io, {
     format,

@@ -83,6 +83,10 @@ export interface ResolvedConfig {
    * setting or BLADE_REQUIRE_SANDBOX=1), instead of running rule-only with one warning.
    */
   requireSandbox: boolean;
+  /** `--store`, else the user setting `store`: the shared store's URL; undefined = the file store. */
+  store: string | undefined;
+  /** `--store-creds`, else the user setting `storeCreds`: the `.creds` or nkey seed file for the store. */
+  storeCreds: string | undefined;
 }
 
 export interface ThinkingChoice {
@@ -107,6 +111,10 @@ export interface ConfigFlags {
   debug?: boolean;
   /** `--require-sandbox`: commands are refused where no OS sandbox can run. */
   requireSandbox?: boolean;
+  /** `--store nats://…`: the shared store (docs/guides/remote.md). */
+  store?: string;
+  /** `--store-creds <file>`: its `.creds` or nkey seed file. */
+  storeCreds?: string;
 }
 
 export async function readSettingsFile(fs: Fs, path: string): Promise<Settings> {
@@ -259,6 +267,9 @@ export function resolveConfig(
     // Any layer may require it; none may lift another's requirement.
     requireSandbox: flags.requireSandbox === true || layers.user.sandbox?.required === true ||
       layers.project.sandbox?.required === true || sandboxRequired(env.get("BLADE_REQUIRE_SANDBOX")),
+    // The user's own settings only: a project file must not send the records elsewhere.
+    store: flags.store ?? layers.user.store,
+    storeCreds: flags.storeCreds ?? layers.user.storeCreds,
   };
 }
 

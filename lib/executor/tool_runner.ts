@@ -22,6 +22,7 @@ import { type ReadScope, readScope } from "../permissions/read_scope.ts";
 import { pathArgument, type RuleSet, type ToolRule } from "../protocol/tool_rule.ts";
 import type { PermissionMode } from "../protocol/permission_mode.ts";
 import { canonicalPath, resolveToolPath } from "../tools/paths.ts";
+import { basename } from "../path.ts";
 import { describeError } from "../errors.ts";
 import { canonicalToolName } from "../protocol/tool_names.ts";
 import type { WebAccess } from "../protocol/web.ts";
@@ -304,19 +305,32 @@ export class ToolRunner {
 
   #reads: Promise<ReadScope> | undefined;
 
-  /** Where this session reads without asking, and what it never reads (home resolved once). */
+  /**
+   * Where this session reads without asking, and what it never reads (home resolved once): the
+   * workspace, `--add-dir` folders and the folders its tools send the model to (the listed skills').
+   */
   #readScope(): Promise<ReadScope> {
     const o = this.#o;
     return this.#reads ??= (async () => {
       const home = o.ports.env.home();
       const real = home === undefined ? undefined : await canonicalPath(o.ports.fs, home).catch(() => home);
+      const toolDirs = await this.#toolDirs();
       return readScope({
         workspaceRoot: o.workspaceRoot,
         storageRoot: o.storageRoot,
-        ...(o.additionalDirs === undefined ? {} : { additionalDirs: o.additionalDirs }),
+        additionalDirs: [...o.additionalDirs ?? [], ...toolDirs],
         ...(real === undefined ? {} : { home: real }),
       });
     })();
+  }
+
+  /** The tools' readable folders, canonical; one a symlink renames (`skills/x` → `/elsewhere/y`) is left out. */
+  async #toolDirs(): Promise<string[]> {
+    const dirs = (await this.tools()).flatMap((t) => t.readableDirs ?? []);
+    const real = await Promise.all(
+      dirs.map((d) => canonicalPath(this.#o.ports.fs, d).catch(() => undefined)),
+    );
+    return real.filter((r, i): r is string => r !== undefined && basename(r) === basename(dirs[i]!));
   }
 
   /**

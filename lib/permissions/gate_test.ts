@@ -357,6 +357,22 @@ Deno.test("protected paths: only an allow rule that names the path approves it (
     "names .claude, not this file",
   );
   assert.equal(write("/ws/src/a.ts", "Write"), true);
+  // NotebookEdit writes as Write does (issue 32 item 4): a bare rule approves no protected path.
+  const notebook = (path: string, ...allow: string[]) =>
+    gate({
+      mode: "default",
+      kind: "write",
+      name: "NotebookEdit",
+      path,
+      input: { notebook_path: path },
+      rules: { allow: rules(...allow), deny: [], ask: [] },
+    });
+  for (const p of ["/ws/.claude/x.ipynb", "/ws/.git/hooks/x.ipynb", "/ws/.blade/x.ipynb"]) {
+    assert.equal(notebook(p, "NotebookEdit"), false, `bare NotebookEdit: ${p}`);
+    assert.equal(notebook(p, "Edit"), false, `bare Edit: ${p}`);
+  }
+  assert.equal(notebook("/ws/.claude/x.ipynb", "NotebookEdit(.claude/x.ipynb)"), true);
+  assert.equal(notebook("/ws/nb/a.ipynb", "NotebookEdit"), true);
 });
 
 Deno.test("protected Bash: a rule naming .git approves only a command it matches itself", () => {
