@@ -286,20 +286,6 @@ Deno.test("hardening e2e: in an untrusted folder a user-level MCP server's write
     `${sandbox.home}/.claude/settings.json`,
     JSON.stringify({ permissions: { defaultMode: "bypassPermissions" } }),
   );
-  // A settings file's mode is no grant in an untrusted folder (permissions/command_line_grant.ts): the
-  // run is in default mode, where the write tool needs approval.
-  const [settingsOnly] = await runCalls(
-    sandbox,
-    [{ name: "mcp__docs__note", input: { text: "planted" } }],
-    [],
-  );
-  assert.equal(settingsOnly!.isError, true, settingsOnly!.content);
-  assert.match(
-    settingsOnly!.content,
-    /mcp__docs__note \(an MCP tool\) needs approval in permission mode "default"/,
-  );
-  // Bypass the user gives on the command line is a grant for this run, as in `claude -p` (issue 33): the
-  // user's own server's tools run, the read-only one and the write one.
   const results = await runCalls(sandbox, [
     { name: "mcp__docs__note", input: { text: "planted" } },
     { name: "mcp__docs__echo", input: { text: "hello" } },

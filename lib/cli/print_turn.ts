@@ -17,6 +17,7 @@ import { apiErrorOf, refusedWork } from "./turn_failures.ts";
 import { FailedDuringSession } from "./report_error.ts";
 import { claudeStream } from "./claude_stream.ts";
 import { type MainRunResult, runMainSession } from "../executor/main_runner.ts";
+import type { Runtime } from "../runtime/runtime.ts";
 import type { ModelOptions } from "../executor/loop_options.ts";
 import type { RunRules } from "../permissions/run_rules.ts";
 import type { McpHub } from "../mcp/hub.ts";
@@ -226,6 +227,8 @@ export interface TurnFlags {
   thinkingBudget?: number;
   /** … and its display (`summarized`, `highlights`). */
   thinkingDisplay?: string;
+  /** Told the turn's runtime while it runs, then undefined (the Agent SDK's stopTask reaches its tasks). */
+  onRuntime?: (runtime: Runtime | undefined) => void;
 }
 
 export interface SessionChoice {
@@ -270,6 +273,7 @@ export async function runTurn(
   });
   // Each turn returns its own object (loaded only with --json-schema: it brings zod).
   const structured = await structuredOutputOf(f.jsonSchema, app.config.structuredOutputAttempts);
+  f.onRuntime?.(runtime);
   try {
     const run = await runMainSession(app, {
       prompt,
@@ -313,6 +317,7 @@ export async function runTurn(
     // Past session_started the result object names the session, so a script can --resume it.
     throw sessionId === undefined ? e : new FailedDuringSession(sessionId, e);
   } finally {
+    f.onRuntime?.(undefined);
     interrupt.dispose();
   }
 }

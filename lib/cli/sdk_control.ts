@@ -27,6 +27,7 @@ export const ANSWERED_SUBTYPES = [
   "mcp_status",
   "mcp_message",
   "cancel_async_message",
+  "stop_task",
   "end_session",
 ] as const;
 
@@ -58,6 +59,8 @@ export type ControlAction =
     display: "keep" | "default" | "summarized" | "highlights";
   }
   | { kind: "drop_queued"; uuid: string }
+  /** Stop a background task of the session (an agent or a command), as TaskStop does. */
+  | { kind: "stop_task"; taskId: string }
   /** The SDK's session options: applied before the first turn. */
   | { kind: "initialize"; options: InitializeOptions }
   /** An initialize Blade cannot honour: the session ends with this error (its turns would run unguarded). */
@@ -174,20 +177,13 @@ export function decideControl(
     }
     case "end_session":
       return { response: success(id), action: { kind: "end" } };
-    case "cancel_async_message": {
-      const uuid = request.message_uuid;
-      if (typeof uuid !== "string") {
-        return {
-          response: error(id, "invalid_request", "cancel_async_message needs message_uuid."),
-          action: NONE,
-        };
-      }
-      const queued = state.queued.includes(uuid);
-      return {
-        response: success(id, { cancelled: queued }),
-        action: queued ? { kind: "drop_queued", uuid } : NONE,
-      };
-    }
+    case "stop_task":
+      // As Claude Code: an id no task of the session has is no error (nothing to stop).
+      return typeof request.task_id === "string" && request.task_id !== ""
+        ? { response: success(id), action: { kind: "stop_task", taskId: request.task_id } }
+        : { response: error(id, "invalid_request", "stop_task needs task_id."), action: NONE };
+    case "cancel_async_message":
+      return cancelQueued(id, request.message_uuid, state);
     default:
       return {
         response: error(
@@ -199,6 +195,21 @@ export function decideControl(
         action: NONE,
       };
   }
+}
+
+/** cancel_async_message: drops a queued user message by its uuid (one already started stays). */
+function cancelQueued(id: string, uuid: unknown, state: ControlState): Decision {
+  if (typeof uuid !== "string") {
+    return {
+      response: error(id, "invalid_request", "cancel_async_message needs message_uuid."),
+      action: NONE,
+    };
+  }
+  const queued = state.queued.includes(uuid);
+  return {
+    response: success(id, { cancelled: queued }),
+    action: queued ? { kind: "drop_queued", uuid } : NONE,
+  };
 }
 
 /** A value from the request, quoted for a message (cut, one line). */

@@ -230,6 +230,19 @@ const ROWS: Row[] = [
     action: { kind: "none" },
   },
   {
+    name: "stop_task stops the session's task of that id (an unknown one is no error, as in Claude Code)",
+    request: { subtype: "stop_task", task_id: "agent-x" },
+    ok: {},
+    action: { kind: "stop_task", taskId: "agent-x" },
+  },
+  {
+    name: "stop_task without a task_id is refused",
+    request: { subtype: "stop_task" },
+    error: /stop_task needs task_id/,
+    code: "invalid_request",
+    action: { kind: "none" },
+  },
+  {
     name: "mcp_status lists the run's servers",
     request: { subtype: "mcp_status" },
     ok: { mcpServers: [{ name: "docs", status: "connected", tools: [{ name: "mcp__docs__search" }] }] },

@@ -31,7 +31,6 @@ export interface ParseAgentResult {
 
 /** Real Claude Code fields Blade accepts but does not act on yet: info, not warning. */
 export const IGNORED_CLAUDE_FIELDS: readonly string[] = [
-  "effort",
   "memory",
   "initialPrompt",
   "omitClaudeMd",
@@ -55,6 +54,7 @@ const FIELD_HINTS: Readonly<Record<string, string>> = {
   isolation: "Use `isolation: worktree` to run in a git worktree, or `isolation: none`",
   background: "Use `background: true` or `background: false`",
   color: "Use a color name, e.g. `color: blue`",
+  effort: "Use low, medium, high, xhigh or max; leave it out for the run's effort",
   skills: "Write `skills: skill-a, skill-b` or a YAML list",
   hooks:
     "Write Claude Code's hooks map: `hooks:` then `PreToolUse:` with a list of `- matcher: Bash` entries, each with `hooks: [{type: command, command: ./check.sh}]`",

@@ -66,3 +66,71 @@ export const MODEL_FIELDS = [
   "context_management",
   "output_config",
 ] as const;
+
+/**
+ * The child cases of tests/models_golden_test.ts: a session that delegates once (Agent with `call`) to a
+ * child of `agent` (a user-level agent file with `frontmatter`), recorded by the same script
+ * (tests/fixtures/claude/models/children.json): what the child's request carries.
+ */
+export interface ChildModelCase {
+  name: string;
+  flags: string[];
+  /** The Agent call's input besides description and prompt. */
+  call: Record<string, unknown>;
+  /** The frontmatter lines of `~/.claude/agents/helper.md` (name and description added). */
+  frontmatter?: string;
+}
+
+export const CHILD_MODEL_CASES: ChildModelCase[] = [
+  {
+    name: "agent_effort",
+    flags: ["--model", "opus"],
+    call: { subagent_type: "helper" },
+    frontmatter: "effort: low",
+  },
+  {
+    name: "call_effort",
+    flags: ["--model", "opus"],
+    call: { subagent_type: "general-purpose", effort: "high" },
+  },
+  {
+    name: "call_effort_over_agent",
+    flags: ["--model", "opus"],
+    call: { subagent_type: "helper", effort: "xhigh" },
+    frontmatter: "effort: low",
+  },
+  {
+    name: "run_effort",
+    flags: ["--model", "opus", "--effort", "low"],
+    call: { subagent_type: "general-purpose" },
+  },
+  {
+    name: "agent_effort_budget_model",
+    flags: ["--model", "opus"],
+    call: { subagent_type: "helper" },
+    frontmatter: "effort: max\nmodel: claude-sonnet-4-5",
+  },
+];
+
+/** The user-level agent file of a child case. */
+export function childAgentFile(c: ChildModelCase): string {
+  return `---\nname: helper\ndescription: Helps with one task\n${c.frontmatter ?? ""}\n---\n\nYou help.\n`;
+}
+
+/** The request's text, for telling the child's requests (its prompt opens them) from the parent's. */
+export const CHILD_PROMPT = "CHILD TASK: answer in one word.";
+
+/** The model's answers of a child case: the parent delegates once, the child answers, the parent ends. */
+export function delegateOnce(c: ChildModelCase): (body: Record<string, unknown>) => Record<string, unknown> {
+  return (body) => {
+    const messages = (body.messages ?? []) as unknown[];
+    if (JSON.stringify(messages[0] ?? "").includes("CHILD TASK")) return { text: "Done." };
+    if (JSON.stringify(messages).includes("tool_result")) return { text: "All done." };
+    return {
+      toolCalls: [{
+        name: "Agent",
+        input: { description: "One task", prompt: CHILD_PROMPT, run_in_background: false, ...c.call },
+      }],
+    };
+  };
+}
