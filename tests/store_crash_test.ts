@@ -7,6 +7,7 @@ import { FileSidecarStore } from "../lib/store/file_store.ts";
 import { realClock } from "../lib/sys/clock.ts";
 import { realFs } from "../lib/sys/fs.ts";
 import { crashRecord } from "./support/sidecar_writer.ts";
+import { SOURCES_ONLY } from "./support/blade.ts";
 
 const KILLS = 200;
 const LANES = 4;
@@ -76,7 +77,7 @@ async function checkLane(root: string, lane: Lane, base: number): Promise<void> 
   }
 }
 
-Deno.test("SIGKILL at random moments never leaves a torn or foreign sidecar", async () => {
+Deno.test("SIGKILL at random moments never leaves a torn or foreign sidecar", SOURCES_ONLY, async () => {
   const root = await Deno.makeTempDir({ prefix: "blade-crash-" });
   try {
     const lanes: Lane[] = Array.from({ length: LANES }, (_, l) => ({

@@ -3,6 +3,7 @@
 // imported lazily, only for frontmatter the fast path declines (docs/reference/performance.md: keep start-up light).
 // Does not read files or apply precedence (load.ts does).
 
+import { importNpm } from "../npm_module.ts";
 import { toolRuleNotes } from "./child_tools.ts";
 import { type Diagnostic, diagnostic } from "./diagnostic.ts";
 import { type Frontmatter, splitFrontmatter } from "./frontmatter.ts";
@@ -150,7 +151,12 @@ async function readFields(
   file: string,
   diagnostics: Diagnostic[],
 ): Promise<Fields | undefined> {
-  const { isMap, isScalar, LineCounter, parseDocument } = await import("yaml");
+  const { isMap, isScalar, LineCounter, parseDocument } = await importNpm("yaml", () => import("yaml"), [
+    "isMap",
+    "isScalar",
+    "LineCounter",
+    "parseDocument",
+  ]);
   const counter = new LineCounter();
   const doc = parseDocument(frontmatter.text, { lineCounter: counter, prettyErrors: false });
   const firstError = doc.errors[0];
