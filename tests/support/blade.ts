@@ -174,6 +174,8 @@ const NO_FILE_OVERRIDE = [
 
 export interface BladeResult {
   code: number;
+  /** The signal that ended Blade (e.g. SIGKILL from a kill test), or null when it exited by itself. */
+  signal: Deno.Signal | null;
   stdout: string;
   stderr: string;
 }
@@ -252,7 +254,7 @@ export async function spawnBlade(args: string[], options: RunBladeOptions): Prom
   const result = (async (): Promise<BladeResult> => {
     try {
       const status = await child.status;
-      return { code: status.code, stdout: await stdout, stderr: await stderr };
+      return { code: status.code, signal: status.signal, stdout: await stdout, stderr: await stderr };
     } finally {
       options.signal?.removeEventListener("abort", onAbort);
       for (const path of made) await Deno.remove(path, { recursive: true }).catch(() => {});
