@@ -234,15 +234,15 @@ Deno.test("kill (c): background children are reconciled and each notice reaches 
 
 /**
  * One kill at a seeded random moment of a delegation run (fg + bg), then a restart; the figures of it.
- * The killed run's parent ends with a long last turn, so Blade is always alive when the kill lands
- * (killGroup checks that the kill is what ended it) and the session existed before it.
+ * The parent's answer after the children takes two minutes, so Blade is always alive when the kill
+ * lands (killGroup checks that the kill is what ended it), whether the children are still running or
+ * have ended and the background one's notice waits in the inbox.
  */
 async function killOnce(n: number, delayMs: number) {
   await using sandbox = await bladeSandbox();
   const script = await writeScript(sandbox, "loop", {
     agents: {
       main: [{
-        repeat_last: true,
         turns: [
           {
             tool_calls: [
@@ -250,8 +250,7 @@ async function killOnce(n: number, delayMs: number) {
               task(`agent-bg-${n}`, "bg child", "Background: answer.", true),
             ],
           },
-          { text: "main waits", delay_ms: 30 },
-          { text: "main lingers", delay_ms: 120_000 },
+          { text: "main waits", delay_ms: 120_000 },
         ],
       }],
       "general-purpose": [{

@@ -174,8 +174,6 @@ const NO_FILE_OVERRIDE = [
 
 export interface BladeResult {
   code: number;
-  /** The signal that ended Blade (e.g. SIGKILL from a kill test), or null when it exited by itself. */
-  signal: Deno.Signal | null;
   stdout: string;
   stderr: string;
 }
@@ -186,6 +184,8 @@ export interface BladeProcess {
   kill(signal: Deno.Signal): void;
   /** Resolves when Blade exits, with everything it printed. */
   result: Promise<BladeResult>;
+  /** Resolves when Blade exits: the signal that ended it (SIGKILL from a kill test), or null. */
+  signal: Promise<Deno.Signal | null>;
   /** With `stdin: "open"`: writes to Blade's standard input. */
   write(text: string): Promise<void>;
   /** With `stdin: "open"`: closes Blade's standard input (EOF). */
@@ -254,7 +254,7 @@ export async function spawnBlade(args: string[], options: RunBladeOptions): Prom
   const result = (async (): Promise<BladeResult> => {
     try {
       const status = await child.status;
-      return { code: status.code, signal: status.signal, stdout: await stdout, stderr: await stderr };
+      return { code: status.code, stdout: await stdout, stderr: await stderr };
     } finally {
       options.signal?.removeEventListener("abort", onAbort);
       for (const path of made) await Deno.remove(path, { recursive: true }).catch(() => {});
@@ -264,6 +264,7 @@ export async function spawnBlade(args: string[], options: RunBladeOptions): Prom
     pid: child.pid,
     kill: (signal) => child.kill(signal),
     result,
+    signal: child.status.then((s) => s.signal),
     write: async (text) => await writer?.write(new TextEncoder().encode(text)),
     closeStdin: async () => await writer?.close(),
     nextLine: async (accept) => {

@@ -50,7 +50,7 @@ export async function killGroup(blade: BladeProcess): Promise<void> {
     Deno.kill(-blade.pid, "SIGKILL");
   } catch { /* already gone: the check below says so */ }
   const result = await blade.result;
-  if (result.signal !== "SIGKILL") {
+  if (await blade.signal !== "SIGKILL") {
     throw new Error(
       `the kill did not hit a live Blade: it had exited with code ${result.code}\n${result.stdout}\n${result.stderr}`,
     );
