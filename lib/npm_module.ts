@@ -15,15 +15,16 @@ const HINT =
 
 /**
  * Imports the npm package `name` with `load` (written `() => import("<name>")`, so the bundler sees the
- * specifier) and returns the named exports `names`, each checked to be present.
+ * specifier) and returns the named `exports` the caller uses, each checked to be present.
  *
- *   const { parseDocument } = await importNpm("yaml", () => import("yaml"), ["parseDocument"]);
+ *   const { parseDocument } = await importNpm("yaml", () => import("yaml"), { exports: ["parseDocument"] });
  */
 export async function importNpm<M, K extends keyof M & string>(
   name: string,
   load: () => Promise<M>,
-  names: readonly K[],
+  options: { exports: readonly K[] },
 ): Promise<Pick<M, K>> {
+  const names = options.exports;
   let loaded: unknown;
   try {
     loaded = await load();

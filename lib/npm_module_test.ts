@@ -7,7 +7,7 @@ const parseDocument = () => ({});
 type Yaml = { LineCounter: typeof LineCounter; parseDocument: typeof parseDocument };
 
 Deno.test("importNpm returns the named exports of an ES module namespace", async () => {
-  const yaml = await importNpm("yaml", () => import("yaml"), ["LineCounter", "parseDocument"]);
+  const yaml = await importNpm("yaml", () => import("yaml"), { exports: ["LineCounter", "parseDocument"] });
   assert.equal(typeof new yaml.LineCounter().addNewLine, "function");
   assert.equal(yaml.parseDocument("a: 1").toJS().a, 1);
 });
@@ -16,7 +16,9 @@ Deno.test("importNpm reads the named exports from a CommonJS default export when
   // The shape esbuild's code-split output gives `import("yaml")`: `export default require_dist()`.
   // TypeScript, like the caller, believes the named exports are there.
   const namespace = { default: { LineCounter, parseDocument } } as unknown as Yaml;
-  const found = await importNpm("yaml", () => Promise.resolve(namespace), ["LineCounter", "parseDocument"]);
+  const found = await importNpm("yaml", () => Promise.resolve(namespace), {
+    exports: ["LineCounter", "parseDocument"],
+  });
   assert.equal(found.LineCounter, LineCounter);
   assert.equal(found.parseDocument, parseDocument);
 });
@@ -40,7 +42,7 @@ Deno.test("importNpm fails with a BladeError naming the package and the missing 
   ];
   for (const c of cases) {
     await assert.rejects(
-      importNpm("yaml", c.load as () => Promise<Yaml>, ["LineCounter", "parseDocument"]),
+      importNpm("yaml", c.load as () => Promise<Yaml>, { exports: ["LineCounter", "parseDocument"] }),
       (e: unknown) =>
         e instanceof BladeError && e.code === "npm_module_unusable" && e.exitCode === 1 &&
         c.message.test(e.message) && e.hint?.includes("deno task bundle --dev") === true,

@@ -1,7 +1,7 @@
 // Owns the lazy-npm-import rule (a `deno lint` plugin named in deno.json, so `deno lint`, `deno task ok`,
 // CI and the editor all apply it): in product code (lib/, main.ts, launch.ts; not tests, not
 // lib/testing/), a dynamic `import("<npm package>")` must be the loader of an importNpm call,
-// `importNpm("yaml", () => import("yaml"), [...names])` (lib/npm_module.ts), which checks the named
+// `importNpm("yaml", () => import("yaml"), { exports: [...names] })` (lib/npm_module.ts), which checks the named
 // exports and fails with a BladeError naming the package. A bare `await import("yaml")` is how the dev
 // bundle crashed with "r is not a constructor" on ordinary agent files: esbuild's code-split output
 // hands a CommonJS package back with only a default export. Relative and `node:` imports are left alone.
@@ -48,9 +48,9 @@ export function npmImportPlugin(root = ROOT): Deno.lint.Plugin {
               ctx.report({
                 node,
                 message: `import("${source.value}") of an npm package outside ${HELPER}`,
-                hint: `write \`await ${HELPER}("${source.value}", () => import("${source.value}"), [<the ` +
-                  `exports you use>])\` (lib/npm_module.ts): a bundle may hand a package back without its ` +
-                  `named exports`,
+                hint: `write \`await ${HELPER}("${source.value}", () => import("${source.value}"), ` +
+                  `{ exports: [<the names you use>] })\` (lib/npm_module.ts): a bundle may hand a package ` +
+                  `back without its named exports`,
               });
             },
           };

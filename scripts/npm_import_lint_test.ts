@@ -23,7 +23,7 @@ Deno.test("a bare dynamic import of an npm package in product code is reported",
 
 Deno.test("importNpm's loader, relative and node: imports pass; tests and test support are left alone", () => {
   const source = [
-    `const { parseDocument } = await importNpm("yaml", () => import("yaml"), ["parseDocument"]);`,
+    `const { parseDocument } = await importNpm("yaml", () => import("yaml"), { exports: ["parseDocument"] });`,
     `const { run } = await import("./print_cmd.ts");`,
     `const path = await import("node:path");`,
   ].join("\n");
@@ -36,8 +36,8 @@ Deno.test("importNpm's loader, relative and node: imports pass; tests and test s
 Deno.test("a loader that is not importNpm's second argument, or does more than import, is reported", () => {
   const source = [
     `await other("yaml", () => import("yaml"), []);`,
-    `await importNpm("yaml", () => import("yaml").then((m) => m), []);`,
-    `await importNpm(() => import("yaml"), "yaml", []);`,
+    `await importNpm("yaml", () => import("yaml").then((m) => m), { exports: [] });`,
+    `await importNpm(() => import("yaml"), "yaml", { exports: [] });`,
   ].join("\n");
   assert.equal(lint("lib/a.ts", source).length, 3);
 });

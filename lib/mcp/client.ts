@@ -156,7 +156,7 @@ export class McpConnection {
         const { StdioClientTransport } = await importNpm(
           "@modelcontextprotocol/sdk/client/stdio.js",
           () => import("@modelcontextprotocol/sdk/client/stdio.js"),
-          ["StdioClientTransport"],
+          { exports: ["StdioClientTransport"] },
         );
         const transport = new StdioClientTransport({
           command: t.command,
@@ -178,7 +178,7 @@ export class McpConnection {
         const { StreamableHTTPClientTransport } = await importNpm(
           "@modelcontextprotocol/sdk/client/streamableHttp.js",
           () => import("@modelcontextprotocol/sdk/client/streamableHttp.js"),
-          ["StreamableHTTPClientTransport"],
+          { exports: ["StreamableHTTPClientTransport"] },
         );
         return new StreamableHTTPClientTransport(new URL(t.url), { requestInit: { headers: t.headers } });
       }
@@ -186,7 +186,7 @@ export class McpConnection {
         const { SSEClientTransport } = await importNpm(
           "@modelcontextprotocol/sdk/client/sse.js",
           () => import("@modelcontextprotocol/sdk/client/sse.js"),
-          ["SSEClientTransport"],
+          { exports: ["SSEClientTransport"] },
         );
         return new SSEClientTransport(new URL(t.url), { requestInit: { headers: t.headers } });
       }

@@ -151,12 +151,14 @@ async function readFields(
   file: string,
   diagnostics: Diagnostic[],
 ): Promise<Fields | undefined> {
-  const { isMap, isScalar, LineCounter, parseDocument } = await importNpm("yaml", () => import("yaml"), [
-    "isMap",
-    "isScalar",
-    "LineCounter",
-    "parseDocument",
-  ]);
+  const { isMap, isScalar, LineCounter, parseDocument } = await importNpm("yaml", () => import("yaml"), {
+    exports: [
+      "isMap",
+      "isScalar",
+      "LineCounter",
+      "parseDocument",
+    ],
+  });
   const counter = new LineCounter();
   const doc = parseDocument(frontmatter.text, { lineCounter: counter, prettyErrors: false });
   const firstError = doc.errors[0];

@@ -55,7 +55,7 @@ export function bashParserLoaded(): boolean {
 
 async function load(): Promise<void> {
   const [{ Parser, Language }, grammar] = await Promise.all([
-    importNpm("web-tree-sitter", () => import("web-tree-sitter"), ["Parser", "Language"]),
+    importNpm("web-tree-sitter", () => import("web-tree-sitter"), { exports: ["Parser", "Language"] }),
     import("./bash_grammar.gen.ts"),
   ]);
   await Parser.init({ wasmBinary: decodeBase64(grammar.TREE_SITTER_RUNTIME) });

@@ -32,7 +32,7 @@ export type StructuredOutputState =
  * the tool is offered.
  */
 export async function jsonSchemaValidator(schema: Record<string, unknown>): Promise<z.ZodType> {
-  const { z } = await importNpm("zod", () => import("zod"), ["z"]);
+  const { z } = await importNpm("zod", () => import("zod"), { exports: ["z"] });
   try {
     return z.fromJSONSchema(schema as Parameters<typeof z.fromJSONSchema>[0]);
   } catch (e) {
