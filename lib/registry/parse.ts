@@ -145,20 +145,17 @@ function nameProblem(name: string): { fatal: boolean; message: string } | undefi
   };
 }
 
+/** The yaml package's parts frontmatter reading uses, loaded on first need (lib/npm_module.ts checks them). */
+const yamlParts = () =>
+  importNpm("yaml", () => import("yaml"), { exports: ["isMap", "isScalar", "LineCounter", "parseDocument"] });
+
 /** YAML first; on a syntax error, the lenient `key: value` reading with a warning; else an error. */
 async function readFields(
   frontmatter: Frontmatter,
   file: string,
   diagnostics: Diagnostic[],
 ): Promise<Fields | undefined> {
-  const { isMap, isScalar, LineCounter, parseDocument } = await importNpm("yaml", () => import("yaml"), {
-    exports: [
-      "isMap",
-      "isScalar",
-      "LineCounter",
-      "parseDocument",
-    ],
-  });
+  const { isMap, isScalar, LineCounter, parseDocument } = await yamlParts();
   const counter = new LineCounter();
   const doc = parseDocument(frontmatter.text, { lineCounter: counter, prettyErrors: false });
   const firstError = doc.errors[0];
