@@ -4,6 +4,7 @@
 // only `NatsLink` and `KvBucket`; the client's own types never leave this file.
 
 import { BladeError } from "../errors.ts";
+import { importNpm } from "../npm_module.ts";
 import type { NatsStoreUrl } from "./store_url.ts";
 
 /** One stored value as the store sees it: its text and the revision a CAS must name. */
@@ -95,8 +96,10 @@ async function retried<T>(call: () => Promise<T>): Promise<T> {
 /** Connects to the servers of `url`; BladeError `store_unavailable` when none answers. */
 export async function connectNats(url: NatsStoreUrl, options: NatsLinkOptions = {}): Promise<NatsLink> {
   const [{ connect, credsAuthenticator, nkeyAuthenticator }, { Kvm }] = await Promise.all([
-    import("@nats-io/transport-node"),
-    import("@nats-io/kv"),
+    importNpm("@nats-io/transport-node", () => import("@nats-io/transport-node"), {
+      exports: ["connect", "credsAuthenticator", "nkeyAuthenticator"],
+    }),
+    importNpm("@nats-io/kv", () => import("@nats-io/kv"), { exports: ["Kvm"] }),
   ]);
   const encoder = new TextEncoder();
   const authenticator = options.credsText !== undefined
