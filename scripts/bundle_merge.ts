@@ -1,8 +1,8 @@
-// Owns one rewrite of the main thread's code-split dev build (scripts/bundle.ts,
+// Owns one rewrite of the main thread's code-split build (scripts/bundle_split.ts,
 // docs/reference/performance.md): merging the chunks of the start-up path. Deno reads, looks up in its
 // code cache and instantiates every module on its own, and a code-split build spreads `blade -p`'s
 // path over ~35 chunks. Each group — the static closure of main.js, then what the print command's
-// chunk adds to it, then what each lazy chunk every print-mode session loads adds (bundle.ts's
+// chunk adds to it, then what each lazy chunk every print-mode session loads adds (bundle_split.ts's
 // START_GROUPS) — becomes one module: the group's entry file holds all its code (a `deno bundle` of
 // its chunks, every other chunk external), and each other chunk of the group becomes a stub that
 // re-exports its names from that file, so a chunk that still imports it (a lazy command, a provider)

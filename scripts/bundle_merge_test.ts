@@ -4,7 +4,7 @@
 
 import assert from "node:assert/strict";
 import { exportsOf, mergeStartGroups, pointAtGroups } from "./bundle_merge.ts";
-import { runDenoBundle } from "./bundle.ts";
+import { runDenoBundle } from "./bundle_split.ts";
 
 const EXPORTS: [string, [string, string][] | undefined][] = [
   ["var a=1;export{a as x,b};", [["x", "a"], ["b", "b"]]],

@@ -5,7 +5,7 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { LOCK_PATH, STAMP_PATH } from "../lib/sys/dev_bundle.ts";
-import { START_GROUPS } from "../scripts/bundle.ts";
+import { START_GROUPS } from "../scripts/bundle_split.ts";
 import { commandSetup, SOURCES_ONLY } from "./support/blade.ts";
 
 const ROOT = decodeURIComponent(new URL("..", import.meta.url).pathname);

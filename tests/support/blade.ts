@@ -11,7 +11,7 @@ import { projectFolderName } from "../../lib/config/storage.ts";
 import type { TranscriptEvent } from "../../lib/protocol/events.ts";
 import { parseTranscript } from "../../lib/session/transcript.ts";
 import { streamLines } from "../../lib/sys/signals.ts";
-import { freshDevBundle, sourceState } from "../../lib/sys/dev_bundle.ts";
+import { freshDevBundle, isFresh, sourceState } from "../../lib/sys/dev_bundle.ts";
 
 /** The checkout the tests run from. */
 export const ROOT = decodeURIComponent(new URL("../..", import.meta.url).pathname).replace(/\/$/, "");
@@ -98,8 +98,8 @@ async function artefactCommand(
       }
       return { argv: [deno, "run", ...flags, "--config", CONFIG, LAUNCH], env: {} };
     case "release": {
-      const built = await Deno.stat(`${ROOT}/dist/blade.js`).then((i) => i.mtime?.getTime() ?? 0, () => 0);
-      if (built < sourceState(ROOT).newest) {
+      const stamp = await Deno.readTextFile(`${ROOT}/dist/build.json`).then(JSON.parse, () => undefined);
+      if (!isFresh(stamp, sourceState(ROOT), Deno.version.deno)) {
         throw new Error(
           `${ARTEFACT_VAR}=release: dist/ is missing or older than the sources; run \`deno task bundle\``,
         );
