@@ -7,7 +7,9 @@
 //
 //   e2e        the floor (a bare Deno program making the same streaming requests with fetch), blade -p
 //              single turn, foreground delegation (child in a Worker and in-process), background
-//              delegation, Claude Code's delegation (when installed; else a skip line): wall, RSS,
+//              delegation — through `deno task blade`, and the single turn and both delegations through
+//              the release bundle (dist/blade) and the compiled binary (where `deno compile` works; else
+//              a skipped row) — Claude Code's delegation (when installed; else a skip line): wall, RSS,
 //              ratios to the floor and to Claude Code, the delegation overhead (parent's request →
 //              the child's first request), fsyncs per delegation (strace)
 //   start-up   every command with nothing to do (scripts/bench_e2e.ts STARTUP_COMMANDS)
@@ -25,7 +27,14 @@
 
 import { parseArgs } from "node:util";
 import { bladeCommand, median, type ProcessRun, ROOT, type Stats, stats } from "./bench_common.ts";
-import { contenders, countFsyncs, findClaude, runContenders, runStartup } from "./bench_e2e.ts";
+import {
+  contenders,
+  countFsyncs,
+  findClaude,
+  type OtherBuild,
+  runContenders,
+  runStartup,
+} from "./bench_e2e.ts";
 
 export interface BenchRow {
   group: string;
@@ -88,7 +97,8 @@ async function e2eRows(
   if (claude === undefined) {
     log("Claude Code: skipped (not found at /tmp/cc/node_modules/.bin/claude; set BLADE_BENCH_CLAUDE)");
   }
-  const list = await contenders(blade, dir, claude);
+  const { others, skipped } = await otherBuilds(dir, log);
+  const list = await contenders(blade, dir, { claude, others });
   const results = await runContenders(list, workspace, runs);
   const rows = new Map<string, BenchRow>();
   for (const c of list) {
@@ -115,7 +125,45 @@ async function e2eRows(
     const vsClaude = row.name.includes("delegation") && row !== cc ? ratio(row, cc) : undefined;
     if (vsClaude !== undefined) row.vsClaude = vsClaude;
   }
-  return [...rows.values()];
+  return [...rows.values(), ...skipped];
+}
+
+/**
+ * The builds measured beside `deno task blade`: the release bundle (built into the bench's folder, as
+ * `deno task bundle` builds dist/) and the compiled binary where `deno compile` works here; where it
+ * does not, a row saying so.
+ */
+async function otherBuilds(
+  dir: string,
+  log: (s: string) => void,
+): Promise<{ others: OtherBuild[]; skipped: BenchRow[] }> {
+  const { buildBundle } = await import("./bundle.ts");
+  const deno = { BLADE_DENO: Deno.execPath() };
+  const release = await buildBundle({ outDir: `${dir}/release` });
+  // The same build without the rewrites for speed: what they buy (performance.md, "Do the rewrites earn their keep?").
+  const plain = await buildBundle({ outDir: `${dir}/plain`, rewrites: false });
+  const others: OtherBuild[] = [
+    { label: "release bundle (dist/blade)", argv: [release.launcher], env: deno },
+    { label: "bundle without rewrites", argv: [plain.launcher], env: deno },
+  ];
+  const { buildRelease, probeCompile, TARGETS } = await import("./release.ts");
+  const host = TARGETS.find((t) => t.triple === Deno.build.target);
+  if (host !== undefined && await probeCompile()) {
+    const built = await buildRelease({ targets: [host.triple], outDir: `${dir}/compiled`, check: false });
+    others.push({ label: "compiled binary", argv: [built.artifacts[0]!.path], env: {} });
+    return { others, skipped: [] };
+  }
+  const why = host === undefined
+    ? `no release target for ${Deno.build.target}`
+    : "deno compile cannot run here: it could not download Deno's runtime (denort) for this platform";
+  log(`compiled binary: skipped (${why})`);
+  const nan = { median: NaN, min: NaN, max: NaN, n: 0 };
+  return {
+    others,
+    skipped: [
+      figureRow("e2e", "compiled binary: single turn, delegation fg, bg", "ms", nan, `skipped: ${why}`),
+    ],
+  };
 }
 
 async function recoveryRows(runs: number): Promise<BenchRow[]> {
