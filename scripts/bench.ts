@@ -19,6 +19,8 @@
 //   recovery   reconciling 1,000 orphans, resume cost by history length (scripts/bench_recovery.ts)
 //   worktree   prepare + finish of an isolated child (scripts/bench_worktree.ts)
 //   memory     -p start-up with a 20 KB CLAUDE.md, 30 commands and 10 skills vs none (scripts/bench_memory.ts)
+//   tasks      `blade tasks list` and `tasks clean` with 5,000 finished runs (scripts/bench_tasks.ts)
+//   search     Grep (rg path, built-in) and Glob against rg on a generated 15,000-file tree (scripts/bench_search.ts)
 //
 //   deno task bench [--profile] [--runs N] [--only e2e,startup,...] [--out FILE]
 // --profile adds the per-phase timeline of one delegation (scripts/bench_profile.ts). BLADE_BENCH_RUNS
@@ -62,6 +64,8 @@ const GROUPS = [
   "worktree",
   "sandbox",
   "memory",
+  "tasks",
+  "search",
 ] as const;
 
 function processRow(group: string, name: string, runs: readonly ProcessRun[], note?: string): BenchRow {
@@ -256,6 +260,14 @@ async function groupRows(
     }
     case "sandbox":
       return await sandboxRows(runs);
+    case "search": {
+      const { searchRows } = await import("./bench_search.ts");
+      return await searchRows(runs, ctx.log, figureRow);
+    }
+    case "tasks": {
+      const { tasksRows } = await import("./bench_tasks.ts");
+      return await tasksRows(blade, { dir, workspace, runs }, processRow);
+    }
   }
 }
 

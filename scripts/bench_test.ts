@@ -70,7 +70,19 @@ Deno.test("benchOptions: --help is usage (exit 0); a bad option, runs or group i
   const env = (name: string) => (name === "BLADE_BENCH_RUNS" ? "3" : undefined);
   assert.deepEqual(benchOptions([], env), {
     runs: 3,
-    only: ["e2e", "startup", "background", "registry", "store", "recovery", "worktree", "sandbox", "memory"],
+    only: [
+      "e2e",
+      "startup",
+      "background",
+      "registry",
+      "store",
+      "recovery",
+      "worktree",
+      "sandbox",
+      "memory",
+      "tasks",
+      "search",
+    ],
     profile: false,
   });
   assert.deepEqual(

@@ -5,11 +5,15 @@
 
 import type { Fs } from "../sys/fs.ts";
 import type { StorageLayout } from "../config/storage.ts";
-import type { SidecarRecord } from "../store/schema.ts";
+import type { RunSummary } from "../store/run_summary.ts";
 import { leasePath } from "../session/lease.ts";
+import { isNotFound } from "../sys/errors.ts";
 
 /** Every file of run `record` that exists, in the folders its parent's and its own workspace use. */
-export async function runFiles(layout: StorageLayout, record: SidecarRecord): Promise<string[]> {
+export async function runFiles(
+  layout: StorageLayout,
+  record: Pick<RunSummary, "id" | "parentProjectPath" | "workspaceRoot">,
+): Promise<string[]> {
   const projects = [...new Set([record.parentProjectPath, record.workspaceRoot])];
   const out: string[] = [];
   for (const project of projects) {
@@ -25,19 +29,35 @@ export async function runFiles(layout: StorageLayout, record: SidecarRecord): Pr
   return out;
 }
 
-/** Removes the files of a removed run; returns what could not be removed (missing files are fine). */
+/**
+ * Removes the files of removed runs; returns what could not be removed (missing files are fine). Each
+ * folder those files would be in is listed once, and only names found there are removed: cleaning
+ * thousands of runs costs a listing per folder, not a failed remove per file that was never made.
+ */
 export async function removeRunFiles(
   fs: Fs,
   layout: StorageLayout,
-  record: SidecarRecord,
+  records: readonly Pick<RunSummary, "id" | "parentProjectPath" | "workspaceRoot">[],
 ): Promise<string[]> {
   const failed: string[] = [];
-  for (const path of await runFiles(layout, record)) {
-    if (await fs.lstat(path) === null) continue;
-    try {
-      await fs.remove(path);
-    } catch (e) {
-      failed.push(`${path}: ${e instanceof Error ? e.message : String(e)}`);
+  const folders = new Map<string, Promise<Set<string>>>();
+  const present = (dir: string) => {
+    let names = folders.get(dir);
+    if (names === undefined) {
+      names = fs.readDir(dir).then((es) => new Set(es.map((e) => e.name)), () => new Set<string>());
+      folders.set(dir, names);
+    }
+    return names;
+  };
+  for (const record of records) {
+    for (const path of await runFiles(layout, record)) {
+      const slash = path.lastIndexOf("/");
+      if (!(await present(path.slice(0, slash))).has(path.slice(slash + 1))) continue;
+      try {
+        await fs.remove(path);
+      } catch (e) {
+        if (!isNotFound(e)) failed.push(`${path}: ${e instanceof Error ? e.message : String(e)}`);
+      }
     }
   }
   return failed;

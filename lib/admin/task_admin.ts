@@ -1,5 +1,5 @@
 // Owns what `blade tasks …` decides about child runs from outside any session: which runs a folder
-// sees (its own, or every owner with `all`), looking one up, waiting for runs owned by another process,
+// sees (its own, or every owner with `all`; from the store's run summaries, never every record), looking one up, waiting for runs owned by another process,
 // cancelling (the first terminal state wins; the owning process notices and stops the run), and cleaning
 // expired finished runs per owner, and recording worktrees pruned by `tasks clean --worktrees` in the
 // runs that kept them. TaskControl (task_control.ts) is the in-session counterpart for the
@@ -10,9 +10,8 @@ import { validateSessionId } from "../protocol/ids.ts";
 import type { Clock } from "../sys/clock.ts";
 import type { Process } from "../sys/process.ts";
 import type { SidecarRecord, SidecarStatus } from "../store/schema.ts";
-import type { SidecarDiagnostic, SidecarOwner, SidecarStore } from "../store/store.ts";
+import type { RunSummary, SidecarDiagnostic, SidecarStore } from "../store/store.ts";
 import { pollWhileRunning } from "../run/ends_within.ts";
-import { isExpired } from "../store/record_ops.ts";
 
 export interface TaskAdminOptions {
   store: SidecarStore;
@@ -39,22 +38,28 @@ export class TaskAdmin {
     this.#o = options;
   }
 
-  #visible(r: SidecarRecord): boolean {
+  #visible(r: RunSummary): boolean {
     return this.#o.all === true || r.parentProjectPath === this.#o.workspace;
   }
 
-  /** The visible runs, most recently active first. */
-  async list(): Promise<SidecarRecord[]> {
-    return (await this.listWithProblems()).records;
+  /** The visible runs' summaries, most recently active first. */
+  async list(): Promise<RunSummary[]> {
+    return (await this.listWithProblems()).runs;
   }
 
   /**
-   * The visible runs and every stored record that could not be used (corrupt, foreign id, too large,
-   * not a regular file). An unusable record's owner cannot be known, so each is reported.
+   * The visible runs' summaries and every stored record that could not be used (corrupt, foreign id,
+   * too large, not a regular file). An unusable record's owner cannot be known, so each is reported.
    */
-  async listWithProblems(): Promise<{ records: SidecarRecord[]; problems: SidecarDiagnostic[] }> {
-    const { records, diagnostics } = await this.#o.store.listAll();
-    return { records: records.filter((r) => this.#visible(r)), problems: diagnostics };
+  async listWithProblems(): Promise<{ runs: RunSummary[]; problems: SidecarDiagnostic[] }> {
+    const { runs, diagnostics } = await this.#o.store.listSummaries();
+    return { runs: runs.filter((r) => this.#visible(r)), problems: diagnostics };
+  }
+
+  /** The full records of `runs` (a page of a listing), in their order; one gone meanwhile is left out. */
+  async records(runs: readonly RunSummary[]): Promise<SidecarRecord[]> {
+    const loaded = await Promise.all(runs.map((r) => this.#o.store.load(r.id)));
+    return loaded.flatMap((l) => (l !== null && "record" in l ? [l.record] : []));
   }
 
   /**
@@ -104,35 +109,20 @@ export class TaskAdmin {
   }
 
   /**
-   * Removes the finished runs older than `olderThanMs` of every visible owner, with the files each
-   * leaves behind (`removeFiles`: transcript, inbox, locks); how many went and what could not be removed.
+   * Removes the visible finished runs older than `olderThanMs`, with the files each leaves behind
+   * (`removeFiles`: transcript, inbox, locks); how many went and what could not be removed.
    */
   async clean(
     olderThanMs: number,
-    removeFiles?: (record: SidecarRecord) => Promise<string[]>,
+    removeFiles?: (runs: readonly RunSummary[]) => Promise<string[]>,
   ): Promise<{ removed: number; failed: string[] }> {
-    const visible = await this.list();
-    const now = this.#o.clock.now();
-    const expired = visible.filter((r) => isExpired(r, olderThanMs, { now }));
-    const owners = new Map<string, SidecarOwner>();
-    for (const r of visible) {
-      owners.set(`${r.parentSessionId}\0${r.parentProjectPath}`, {
-        parentSessionId: r.parentSessionId,
-        parentProjectPath: r.parentProjectPath,
-      });
-    }
-    let removed = 0;
-    for (const owner of owners.values()) {
-      removed += await this.#o.store.cleanupExpired(owner, olderThanMs, { now });
-    }
-    const failed: string[] = [];
-    // Only the runs whose sidecar is now gone (the store re-checks each under its lock).
-    for (const r of expired) {
-      if (removeFiles !== undefined && await this.#o.store.load(r.id) === null) {
-        failed.push(...await removeFiles(r));
-      }
-    }
-    return { removed, failed };
+    // The store decides each run on its state at the moment of removal (a run resumed or changed since
+    // it was listed stays).
+    const removed = await this.#o.store.cleanExpired((r) => this.#visible(r), olderThanMs, {
+      now: this.#o.clock.now(),
+    });
+    const failed = removeFiles === undefined ? [] : await removeFiles(removed);
+    return { removed: removed.length, failed };
   }
 
   /**
@@ -145,8 +135,8 @@ export class TaskAdmin {
     const updated: string[] = [];
     const failed: string[] = [];
     if (gone.size === 0) return { updated, failed };
-    const { records } = await this.#o.store.listAll();
-    for (const r of records) {
+    const { runs } = await this.#o.store.listSummaries();
+    for (const r of runs) {
       const w = r.worktree;
       if (w === undefined || w.state !== "kept" || !gone.has(w.worktreeRoot)) continue;
       try {

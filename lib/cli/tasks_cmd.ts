@@ -22,6 +22,7 @@ import {
   cancelJson,
   renderCancel,
   renderClean,
+  renderMore,
   renderPrune,
   renderRecovery,
   renderTaskList,
@@ -30,12 +31,17 @@ import {
   statusCounts,
 } from "./tasks_render.ts";
 
+/** Runs `blade tasks list` shows unless told otherwise (docs/reference/cli.md). */
+export const LIST_LIMIT = 20;
+
 const TASKS_HELP = `Usage: blade tasks <command> [options]
 
 Subagent runs started from this folder (each run's durable record, its sidecar).
 
-  list [--json] [--all] [--session <id>]   runs of this folder (--all: every folder; --session:
-                                   started by that session), newest first, with a count by status
+  list [--limit <n>] [--all] [--session <id>] [--json]
+                                   the ${LIST_LIMIT} most recently active runs of this folder (--limit: how
+                                   many, 0 for all; --all: every run of every folder; --session:
+                                   started by that session), with a count by status
   output <id> [--json] [--wait] [--timeout <sec>]   a run's status and final result
   wait <id>… [--timeout <sec>] [--json]
                                    wait until the runs end; exit 0 only if all completed
@@ -65,6 +71,7 @@ function parseTasksArgs(argv: string[]) {
         "older-than": { type: "string" },
         worktrees: { type: "boolean" },
         session: { type: "string" },
+        limit: { type: "string" },
         help: { type: "boolean", short: "h" },
       },
       allowPositionals: true,
@@ -106,8 +113,11 @@ export async function runTasks(argv: string[], ports: Ports, io: Io): Promise<nu
     else io.out(terminalSafe(renderRecovery(report)));
     return report.problems.some((p) => p.message.startsWith("recovery failed")) ? 1 : 0;
   }
-  // Runs of this folder left "running" by a dead process are reconciled before anyone looks at them.
-  const implicit = await reconcile(recoveryDeps, (r) => r.parentProjectPath === app.workspace);
+  // Runs of this folder left "running" by a dead process are reconciled before anyone looks at them
+  // (only the records that may be running are read: the store's running index).
+  const implicit = await reconcile(recoveryDeps, (r) => r.parentProjectPath === app.workspace, {
+    listing: await store.listRunning(),
+  });
   for (const p of implicit.problems) {
     if (p.message.startsWith("recovery failed")) io.err(`blade: warning: ${p.id}: ${p.message}\n`);
   }
@@ -158,15 +168,31 @@ function reportProblems(io: Io, problems: readonly SidecarDiagnostic[]): void {
   }
 }
 
+/** `--limit`'s value: how many runs to show (undefined: no limit). */
+function listLimit(values: TasksValues): number | undefined {
+  if (values.limit === undefined) return values.all === true || values.json === true ? undefined : LIST_LIMIT;
+  if (!/^\d+$/.test(values.limit)) {
+    throw usageError(
+      `--limit takes a whole number of runs, got "${values.limit}".`,
+      "Use --limit 0 to list every run.",
+    );
+  }
+  const n = Number(values.limit);
+  return n === 0 ? undefined : n;
+}
+
 async function tasksList({ admin, values, io, ports, json }: TasksRun): Promise<number> {
   const session = values.session;
-  const { records, problems } = await admin.listWithProblems();
+  const limit = listLimit(values);
+  const { runs, problems } = await admin.listWithProblems();
   reportProblems(io, problems);
-  const mine = records.filter((r) => session === undefined || r.parentSessionId === session);
-  if (values.json === true) json(mine.map(publicProjection));
+  const mine = runs.filter((r) => session === undefined || r.parentSessionId === session);
+  const shown = limit === undefined ? mine : mine.slice(0, limit);
+  if (values.json === true) json((await admin.records(shown)).map(publicProjection));
   else if (mine.length === 0 && session !== undefined) io.out("No subagent runs in this session yet.\n");
   else {
-    io.out(terminalSafe(renderTaskList(mine, ports.clock.now())));
+    io.out(terminalSafe(renderTaskList(shown, ports.clock.now())));
+    if (shown.length < mine.length) io.out(renderMore(shown.length, mine.length));
     if (mine.length > 0) io.out(statusCounts(mine.map((r) => r.status)) + "\n");
   }
   return 0;
@@ -200,7 +226,7 @@ async function tasksClean({ admin, values, io, ports, app, json }: TasksRun): Pr
   reportProblems(io, (await admin.listWithProblems()).problems);
   const { removed, failed } = await admin.clean(
     parseAge(olderThan),
-    (record) => removeRunFiles(ports.fs, app.layout, record),
+    (runs) => removeRunFiles(ports.fs, app.layout, runs),
   );
   for (const f of failed) io.err(terminalSafe(`blade: warning: could not remove ${f}\n`));
   const pruned = values.worktrees === true

@@ -9,6 +9,7 @@ import type { RecoveryReport } from "../recovery/recovery.ts";
 import { PIDLESS_ORPHAN_AFTER_MS } from "../recovery/recovery_plan.ts";
 import type { CancelOutcome } from "../admin/task_admin.ts";
 import type { SidecarRecord } from "../store/schema.ts";
+import type { RunSummary } from "../store/run_summary.ts";
 
 const LABELS: Record<SidecarRecord["status"], string> = {
   running: "RUNNING",
@@ -44,7 +45,7 @@ export function statusCounts(statuses: readonly SidecarRecord["status"][], noun 
  * A header, then one line per run: status, id, type, when it started (`5m ago`: an age, never the run's
  * duration), description, `[bg]`, and the resume lineage.
  */
-export function renderTaskList(records: readonly SidecarRecord[], now: number): string {
+export function renderTaskList(records: readonly RunSummary[], now: number): string {
   if (records.length === 0) return "No subagent runs in this folder yet.\n";
   const idWidth = Math.max(2, ...records.map((r) => r.id.length));
   const typeWidth = Math.max(4, ...records.map((r) => r.subagentType.length));
@@ -61,6 +62,11 @@ export function renderTaskList(records: readonly SidecarRecord[], now: number): 
       `${formatAge(now - r.createdAt)} ago`.padStart(8)
     }  ${r.description}${r.background ? "  [bg]" : ""}${lineage}\n${kept}`;
   }).join("");
+}
+
+/** The line under a listing cut to its newest runs: how many are shown and how to see the rest. */
+export function renderMore(shown: number, total: number): string {
+  return `(the ${shown} most recently active of ${total} runs; --limit <n> shows more, --limit 0 all)\n`;
 }
 
 /** A heading line, then the final answer, the error, or "(still running)". */

@@ -25,12 +25,14 @@ import type { SidecarRecord } from "../store/schema.ts";
 import type {
   GroupChange,
   GroupOutcome,
+  RunListing,
   SidecarChange,
   SidecarCompletion,
   SidecarListing,
   SidecarOwner,
   SidecarStore,
 } from "../store/store.ts";
+import { type RunSummary, summarize } from "../store/run_summary.ts";
 import { CasConflict, isTransient, type KvBucket } from "./nats_link.ts";
 import { idOfKey, keyOfId } from "./nats_keys.ts";
 
@@ -160,30 +162,39 @@ export class NatsSidecarStore implements SidecarStore {
     });
   }
 
-  async cleanupExpired(
-    owner: SidecarOwner,
+  /** The run summaries: this store reads every record (a KV read is cheap; no separate index yet). */
+  async listSummaries(): Promise<RunListing> {
+    const { records, diagnostics } = await this.listAll();
+    return { runs: records.map(summarize), diagnostics };
+  }
+
+  async cleanExpired(
+    select: (run: RunSummary) => boolean,
     olderThanMs: number,
     options: { now?: number } = {},
-  ): Promise<number> {
+  ): Promise<RunSummary[]> {
     const now = options.now ?? this.#clock.now();
-    let removed = 0;
-    for (const record of await this.list(owner)) {
-      if (!isExpired(record, olderThanMs, { now })) continue;
-      const key = keyOfId(record.id);
+    const removed: RunSummary[] = [];
+    for (const run of (await this.listSummaries()).runs) {
+      if (!isExpired(run, olderThanMs, { now }) || !select(run)) continue;
+      const key = keyOfId(run.id);
       // Removed only as it was read: a record another process touched since is left alone.
-      removed += await this.#locks.run(key, async () => {
+      const gone = await this.#locks.run(key, async () => {
         const entry = await this.#bucket.get(key);
-        if (entry === null) return 0;
-        const current = decodeSidecar(entry.text, record.id);
-        if (!("record" in current) || !isExpired(current.record, olderThanMs, { now })) return 0;
+        if (entry === null) return false;
+        const current = decodeSidecar(entry.text, run.id);
+        if (!("record" in current) || !isExpired(summarize(current.record), olderThanMs, { now })) {
+          return false;
+        }
         try {
           await this.#bucket.remove(key, entry.revision);
-          return 1;
+          return true;
         } catch (error) {
-          if (error instanceof CasConflict) return 0;
+          if (error instanceof CasConflict) return false;
           throw error;
         }
       });
+      if (gone) removed.push(run);
     }
     return removed;
   }

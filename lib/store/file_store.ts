@@ -10,7 +10,7 @@
 import type { Clock } from "../sys/clock.ts";
 import type { FileInfo, Fs } from "../sys/fs.ts";
 import { decodeSidecar, encodeSidecar, type LoadResult, type SidecarDiagnostic } from "./codec.ts";
-import { isValidSessionId, validateSessionId } from "../protocol/ids.ts";
+import { validateSessionId } from "../protocol/ids.ts";
 import { KeyedLock } from "./keyed_lock.ts";
 import { LruCache } from "./lru_cache.ts";
 import {
@@ -29,9 +29,12 @@ import type { SidecarRecord } from "./schema.ts";
 import { forEachBounded } from "../sys/concurrency.ts";
 import { commitInGroups, type StagedRecord, stagingDir } from "./group_commit.ts";
 import { RunningIndex } from "./running_index.ts";
+import { folderNames, RunIndex } from "./run_index.ts";
+import type { RunSummary } from "./run_summary.ts";
 import type {
   GroupChange,
   GroupOutcome,
+  RunListing,
   SidecarChange,
   SidecarCompletion,
   SidecarListing,
@@ -88,6 +91,7 @@ export class FileSidecarStore implements SidecarStore {
   #parentsReady = false;
   #redact: ((text: string) => string) | undefined;
   #running: RunningIndex;
+  #runs: RunIndex;
 
   constructor(options: FileSidecarStoreOptions) {
     this.#redact = options.redact;
@@ -96,6 +100,13 @@ export class FileSidecarStore implements SidecarStore {
     this.#storageRoot = options.storageRoot.replace(/[\\/]+$/, "") || "/";
     this.sessionsDir = `${this.#storageRoot}/agents/sessions`;
     this.#running = new RunningIndex(this.#fs, this.sessionsDir, FILE_MODE);
+    this.#runs = new RunIndex({
+      fs: this.#fs,
+      dir: this.sessionsDir,
+      mode: FILE_MODE,
+      load: (id) => this.load(id),
+      exclusive: (fn) => this.#fs.withLockedDir(this.sessionsDir, fn),
+    });
     this.#cache = new LruCache(options.cacheLimit ?? SIDECAR_CACHE_LIMIT, {
       pinned: (entry) => entry.record.status === "running",
     });
@@ -120,14 +131,28 @@ export class FileSidecarStore implements SidecarStore {
     const text = encodeSidecar(record);
     await this.#locks.run(record.id, async () => {
       if (await this.#fs.lstat(path) !== null) throw alreadyExists(record.id);
-      await this.#write(record, text);
+      await this.#committed(record, () => this.#write(record, text));
     });
   }
 
   async save(record: SidecarRecord): Promise<void> {
     this.pathOf(record.id);
     const text = encodeSidecar(record);
-    await this.#locks.run(record.id, () => this.#write(record, text));
+    await this.#locks.run(record.id, () => this.#committed(record, () => this.#write(record, text)));
+  }
+
+  /**
+   * Runs a write outside #mutate: a running record's as it is; a finished one's with the folder held
+   * shared, as #mutate holds it, so its index marker and its commit are never split by a fold.
+   */
+  async #committed(record: SidecarRecord, write: () => Promise<unknown>): Promise<void> {
+    if (record.status === "running") {
+      await write();
+      return;
+    }
+    await this.#ensureParents();
+    await this.#fs.ensureDir(this.sessionsDir, DIR_MODE);
+    await this.#fs.withLockedDir(this.sessionsDir, write, { shared: true });
   }
 
   async load(id: string): Promise<LoadResult | null> {
@@ -212,6 +237,7 @@ export class FileSidecarStore implements SidecarStore {
     const { record, text } = this.#redacted(next, encodeSidecar(next));
     await this.#ensureParents();
     if (record.status === "running") await this.#running.mark(id, DIR_MODE);
+    else await this.#runs.markChanged(id);
     const path = this.pathOf(id);
     // In `.~staging` (a file made in a folder of thousands costs several times more), not fsynced:
     // commitInGroups fsyncs the group's files together, then renames them here. `exclusive` made the folder.
@@ -235,22 +261,11 @@ export class FileSidecarStore implements SidecarStore {
     const records: SidecarRecord[] = [];
     const diagnostics: SidecarDiagnostic[] = [];
     if (await this.#fs.stat(this.sessionsDir) === null) return { records, diagnostics };
-    const ids: string[] = [];
-    for (const entry of await this.#fs.readDir(this.sessionsDir)) {
-      // Dot files (atomic-write temp files among them) and other extensions are never records.
-      if (entry.name.startsWith(".") || !entry.name.endsWith(".json")) continue;
-      const id = entry.name.slice(0, -".json".length);
-      if (isValidSessionId(id)) ids.push(id);
-      else {
-        diagnostics.push({
-          id,
-          code: "invalid_file_name",
-          message: `Sidecar file ${JSON.stringify(entry.name)} does not have a valid session id as its name`,
-          file: `${this.sessionsDir}/${entry.name}`,
-        });
-      }
-    }
-    ids.sort();
+    const { ids, badNames } = folderNames(
+      this.sessionsDir,
+      (await this.#fs.readDir(this.sessionsDir)).map((e) => e.name),
+    );
+    diagnostics.push(...badNames);
     await forEachBounded(ids.length, LIST_CONCURRENCY, async (k) => {
       const result = await this.load(ids[k]!);
       if (result === null) return;
@@ -267,49 +282,38 @@ export class FileSidecarStore implements SidecarStore {
    * only the records with a running marker are read (running_index.ts); a marker whose record ended
    * is removed. A folder not indexed yet is listed whole, once, and indexed.
    */
-  async listRunning(): Promise<SidecarListing> {
-    if (await this.#fs.stat(this.sessionsDir) === null) return { records: [], diagnostics: [] };
-    const names = (await this.#fs.readDir(this.sessionsDir)).map((e) => e.name);
-    const marked = this.#running.markedIn(names);
-    if (marked === null) {
-      const all = await this.listAll();
-      const records = all.records.filter((r) => r.status === "running");
-      await this.#running.index(records.map((r) => r.id));
-      return { records, diagnostics: all.diagnostics };
-    }
-    const records: SidecarRecord[] = [];
-    const diagnostics: SidecarDiagnostic[] = [];
-    await forEachBounded(marked.length, LIST_CONCURRENCY, async (k) => {
-      const id = marked[k]!;
-      const result = await this.load(id);
-      if (result !== null && "diagnostic" in result) diagnostics.push(result.diagnostic);
-      else if (result !== null && result.record.status === "running") records.push(result.record);
-      else await this.#running.unmark(id); // ended or gone: a stale marker
+  listRunning(): Promise<SidecarListing> {
+    return this.#running.list({ load: (id) => this.load(id), listAll: () => this.listAll() });
+  }
+
+  async remove(id: string): Promise<boolean> {
+    const path = this.pathOf(id);
+    return await this.#locks.run(id, async () => {
+      if (await this.#fs.lstat(path) === null) return false;
+      this.#cache.delete(id);
+      await this.#fs.remove(path);
+      await this.#running.unmark(id);
+      await this.#runs.forget(id);
+      return true;
     });
-    records.sort(byRecentActivity);
-    diagnostics.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
-    return { records, diagnostics };
   }
 
-  remove(id: string): Promise<boolean> {
-    return this.#removeIf(id);
+  /** The run index's listing (run_index.ts): the index file, the folder's names and the records it cannot vouch for. */
+  listSummaries(): Promise<RunListing> {
+    return this.#runs.list();
   }
 
-  async cleanupExpired(
-    owner: SidecarOwner,
+  async cleanExpired(
+    select: (run: RunSummary) => boolean,
     olderThanMs: number,
     options: { now?: number } = {},
-  ): Promise<number> {
+  ): Promise<RunSummary[]> {
     const now = options.now ?? this.#clock.now();
-    let removed = 0;
-    for (const record of await this.list(owner)) {
-      if (!isExpired(record, olderThanMs, { now })) continue;
-      // Checked again under the id's lock: the record may have changed since it was listed.
-      const still = (current: LoadResult | null) =>
-        current !== null && "record" in current && isOwnedBy(current.record, owner) &&
-        isExpired(current.record, olderThanMs, { now });
-      if (await this.#removeIf(record.id, still)) removed++;
-    }
+    if (await this.#fs.stat(this.sessionsDir) === null) return [];
+    const removed = await this.#runs.removeWhere((run) =>
+      select(run) && isExpired(run, olderThanMs, { now })
+    );
+    for (const run of removed) this.#cache.delete(run.id);
     return removed;
   }
 
@@ -331,8 +335,10 @@ export class FileSidecarStore implements SidecarStore {
     const path = `${this.sessionsDir}/${record.id}.json`;
     await this.#ensureParents();
     this.#cache.delete(record.id);
-    // Its marker before the record says running (running_index.ts); gone once it says it ended.
+    // Its marker before the record says running (running_index.ts); gone once it says it ended. A
+    // finished record's index marker before its commit (run_index.ts; the folder is held shared).
     if (record.status === "running") await this.#running.mark(record.id, DIR_MODE);
+    else await this.#runs.markChanged(record.id);
     // writeAtomic re-creates the folder when it was deleted and re-asserts its mode every time.
     await this.#fs.writeAtomic(path, text, { mode: FILE_MODE, dirMode: DIR_MODE });
     if (record.status !== "running") await this.#running.unmark(record.id);
@@ -374,18 +380,6 @@ export class FileSidecarStore implements SidecarStore {
   /** The cross-process lock file of a record (a dot file: never listed as a record; removed when released). */
   #lockPath(id: string): string {
     return `${this.sessionsDir}/.${id}.lock`;
-  }
-
-  async #removeIf(id: string, predicate?: (current: LoadResult | null) => boolean): Promise<boolean> {
-    const path = this.pathOf(id);
-    return await this.#locks.run(id, async () => {
-      if (await this.#fs.lstat(path) === null) return false;
-      if (predicate !== undefined && !predicate(await this.load(id))) return false;
-      this.#cache.delete(id);
-      await this.#fs.remove(path);
-      await this.#running.unmark(id);
-      return true;
-    });
   }
 
   #diagnostic(id: string, code: SidecarDiagnostic["code"], why: string): LoadResult {

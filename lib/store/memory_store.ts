@@ -18,9 +18,12 @@ import {
   unusable,
 } from "./record_ops.ts";
 import type { SidecarRecord } from "./schema.ts";
+import { summarize } from "./run_summary.ts";
 import type {
   GroupChange,
   GroupOutcome,
+  RunListing,
+  RunSummary,
   SidecarChange,
   SidecarCompletion,
   SidecarListing,
@@ -124,15 +127,21 @@ export class MemorySidecarStore implements SidecarStore {
     return Promise.try(() => this.#texts.delete(validateSessionId(id)));
   }
 
-  async cleanupExpired(
-    owner: SidecarOwner,
+  async listSummaries(): Promise<RunListing> {
+    const { records, diagnostics } = await this.listAll();
+    return { runs: records.map(summarize), diagnostics };
+  }
+
+  async cleanExpired(
+    select: (run: RunSummary) => boolean,
     olderThanMs: number,
     options: { now?: number } = {},
-  ): Promise<number> {
+  ): Promise<RunSummary[]> {
     const now = options.now ?? this.#clock.now();
-    const expired = (await this.list(owner)).filter((r) => isExpired(r, olderThanMs, { now }));
-    for (const record of expired) this.#texts.delete(record.id);
-    return expired.length;
+    const { runs } = await this.listSummaries();
+    const expired = runs.filter((r) => isExpired(r, olderThanMs, { now }) && select(r));
+    for (const run of expired) this.#texts.delete(run.id);
+    return expired;
   }
 
   #load(id: string): LoadResult | null {

@@ -10,6 +10,14 @@
 
 import type { Fs } from "../sys/fs.ts";
 import { isValidSessionId } from "../protocol/ids.ts";
+import { forEachBounded } from "../sys/concurrency.ts";
+import type { LoadResult, SidecarDiagnostic } from "./codec.ts";
+import { byRecentActivity } from "./record_ops.ts";
+import type { SidecarRecord } from "./schema.ts";
+import type { SidecarListing } from "./store.ts";
+
+/** Marked records read at once. */
+const LOAD_CONCURRENCY = 16;
 
 const SUFFIX = ".running";
 /** The folder is indexed (a name no record, lock or temp file can have: `~` is never in an id). */
@@ -68,5 +76,37 @@ export class RunningIndex {
       for (const id of runningIds) await this.mark(id, 0o700);
       await this.#fs.writeText(`${this.#dir}/${INDEXED}`, "", { mode: this.#mode });
     } catch { /* listed whole next time */ }
+  }
+
+  /**
+   * The records that may be running (SidecarStore.listRunning): the folder is listed once and only
+   * the records with a marker are read; a marker whose record ended is removed. A folder not indexed
+   * yet is listed whole (`listAll`), once, and indexed.
+   */
+  async list(store: {
+    load(id: string): Promise<LoadResult | null>;
+    listAll(): Promise<SidecarListing>;
+  }): Promise<SidecarListing> {
+    if (await this.#fs.stat(this.#dir) === null) return { records: [], diagnostics: [] };
+    const names = (await this.#fs.readDir(this.#dir)).map((e) => e.name);
+    const marked = this.markedIn(names);
+    if (marked === null) {
+      const all = await store.listAll();
+      const records = all.records.filter((r) => r.status === "running");
+      await this.index(records.map((r) => r.id));
+      return { records, diagnostics: all.diagnostics };
+    }
+    const records: SidecarRecord[] = [];
+    const diagnostics: SidecarDiagnostic[] = [];
+    await forEachBounded(marked.length, LOAD_CONCURRENCY, async (k) => {
+      const id = marked[k]!;
+      const result = await store.load(id);
+      if (result !== null && "diagnostic" in result) diagnostics.push(result.diagnostic);
+      else if (result !== null && result.record.status === "running") records.push(result.record);
+      else await this.unmark(id); // ended or gone: a stale marker
+    });
+    records.sort(byRecentActivity);
+    diagnostics.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+    return { records, diagnostics };
   }
 }

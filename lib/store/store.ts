@@ -4,6 +4,7 @@
 
 import type { LoadResult, SidecarDiagnostic } from "./codec.ts";
 import type { SidecarRecord, SidecarResult, TerminalStatus } from "./schema.ts";
+import type { RunSummary } from "./run_summary.ts";
 
 export type { LoadResult, SidecarDiagnostic, SidecarDiagnosticCode } from "./codec.ts";
 export { publicProjection } from "./projection.ts";
@@ -39,6 +40,15 @@ export interface SidecarCompletion {
 
 export interface SidecarListing {
   records: SidecarRecord[];
+  diagnostics: SidecarDiagnostic[];
+}
+
+export type { RunSummary } from "./run_summary.ts";
+
+/** Every usable record's summary and a diagnostic for each unusable record. */
+export interface RunListing {
+  /** Most recently active first. */
+  runs: RunSummary[];
   diagnostics: SidecarDiagnostic[];
 }
 
@@ -85,8 +95,18 @@ export interface SidecarStore {
   /** Removes the stored data of `id` (valid or not); false when there was none. */
   remove(id: string): Promise<boolean>;
   /**
-   * Removes the owner's terminal records inactive for more than `olderThanMs` (now defaults to the
-   * store clock). Returns how many were removed.
+   * Every usable record's summary (most recently active first) and a diagnostic for each unusable
+   * one: what listings need, without reading every record the store keeps (the file store keeps a run
+   * index, run_index.ts; the records it reads are the running ones and those changed since).
    */
-  cleanupExpired(owner: SidecarOwner, olderThanMs: number, options?: { now?: number }): Promise<number>;
+  listSummaries(): Promise<RunListing>;
+  /**
+   * Removes the terminal records inactive for more than `olderThanMs` (now defaults to the store
+   * clock) that `select` picks, each decided on its current state. Returns their summaries.
+   */
+  cleanExpired(
+    select: (run: RunSummary) => boolean,
+    olderThanMs: number,
+    options?: { now?: number },
+  ): Promise<RunSummary[]>;
 }

@@ -5,6 +5,8 @@ import type {
   GroupChange,
   GroupOutcome,
   LoadResult,
+  RunListing,
+  RunSummary,
   SidecarChange,
   SidecarCompletion,
   SidecarListing,
@@ -70,7 +72,14 @@ export class CountingStore implements SidecarStore {
   remove(id: string): Promise<boolean> {
     return this.#inner.remove(id);
   }
-  cleanupExpired(owner: SidecarOwner, olderThanMs: number, options?: { now?: number }): Promise<number> {
-    return this.#inner.cleanupExpired(owner, olderThanMs, options);
+  listSummaries(): Promise<RunListing> {
+    return this.#inner.listSummaries();
+  }
+  cleanExpired(
+    select: (run: RunSummary) => boolean,
+    olderThanMs: number,
+    options?: { now?: number },
+  ): Promise<RunSummary[]> {
+    return this.#inner.cleanExpired(select, olderThanMs, options);
   }
 }

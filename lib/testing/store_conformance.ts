@@ -7,6 +7,8 @@ import assert from "node:assert/strict";
 import { BladeError } from "../errors.ts";
 import type { SidecarRecord } from "../store/schema.ts";
 import { publicProjection, type SidecarOwner, type SidecarStore } from "../store/store.ts";
+import { isOwnedBy } from "../store/record_ops.ts";
+import { summarize } from "../store/run_summary.ts";
 import { FakeClock } from "./fakes.ts";
 import { FIXTURE_OWNER, FIXTURE_TIME, fullSidecarFixture, sidecarFixture } from "./sidecar_fixtures.ts";
 
@@ -317,7 +319,9 @@ export function storeConformance(name: string, factory: StoreFactory): void {
     assert.deepEqual(await store.list(otherPath), [a]);
     assert.deepEqual(await store.list(otherSession), [b]);
     assert.deepEqual(await store.list({ parentSessionId: "session-x", parentProjectPath: "/x" }), []);
-    assert.equal(await store.cleanupExpired(FIXTURE_OWNER, 0, { now: FIXTURE_TIME + DAY }), 1);
+    const mineOnly = (r: SidecarOwner) => isOwnedBy(r, FIXTURE_OWNER);
+    const cleaned = await store.cleanExpired(mineOnly, 0, { now: FIXTURE_TIME + DAY });
+    assert.deepEqual(cleaned.map((r) => r.id), ["agent-mine"]);
     assert.deepEqual((await store.listAll()).records.map((r) => r.id).sort(), ["agent-a", "agent-b"]);
   });
 
@@ -589,7 +593,7 @@ export function storeConformance(name: string, factory: StoreFactory): void {
     assert.equal(loaded.record.lastActiveAt, sidecarFixture("agent-twice").lastActiveAt);
   });
 
-  test("cleanupExpired removes only the owner's old terminal records", async ({ store }, clock) => {
+  test("cleanExpired removes only the selected old terminal records", async ({ store }, clock) => {
     const now = clock.now();
     const old = now - 8 * DAY;
     const other: SidecarOwner = { ...FIXTURE_OWNER, parentSessionId: "session-other" };
@@ -603,11 +607,63 @@ export function storeConformance(name: string, factory: StoreFactory): void {
       sidecarFixture("agent-foreign", { ...other, status: "completed", lastActiveAt: old }),
     ];
     for (const r of records) await store.save(r);
-    assert.equal(await store.cleanupExpired(FIXTURE_OWNER, 7 * DAY), 3);
+    const mine = (r: SidecarOwner) => isOwnedBy(r, FIXTURE_OWNER);
+    const ids = async (o: { now?: number } = {}) =>
+      (await store.cleanExpired(mine, 7 * DAY, o)).map((r) => r.id).sort();
+    assert.deepEqual(await ids(), ["agent-old-cancelled", "agent-old-completed", "agent-old-failed"]);
     const left = (await store.listAll()).records.map((r) => r.id).sort();
     assert.deepEqual(left, ["agent-edge", "agent-foreign", "agent-fresh", "agent-old-running"]);
-    assert.equal(await store.cleanupExpired(FIXTURE_OWNER, 7 * DAY, { now: now + DAY }), 1);
-    assert.equal(await store.cleanupExpired(FIXTURE_OWNER, 7 * DAY, { now: now + DAY }), 0);
+    assert.deepEqual((await store.listSummaries()).runs.map((r) => r.id).sort(), left);
+    assert.deepEqual(await ids({ now: now + DAY }), ["agent-edge"]);
+    assert.deepEqual(await ids({ now: now + DAY }), []);
+  });
+
+  test(
+    "listSummaries agrees with listAll through creates, updates, completions and removals",
+    async ({ store }, clock) => {
+      const same = async () => {
+        const all = await store.listAll();
+        assert.deepEqual(await store.listSummaries(), {
+          runs: all.records.map(summarize),
+          diagnostics: all.diagnostics,
+        });
+      };
+      await same();
+      await store.create(sidecarFixture("agent-r1", { status: "running" }));
+      await store.save(sidecarFixture("agent-c1", { status: "completed", lastActiveAt: FIXTURE_TIME + 5 }));
+      await same();
+      clock.advance(1000);
+      await store.update("agent-r1", {});
+      await store.markCompleted("agent-r1", {
+        status: "failed",
+        result: { success: false, message: "", error: "boom" },
+        completedAt: clock.now(),
+      });
+      await same();
+      await store.update("agent-c1", { description: "Renamed after it ended" });
+      await store.save(sidecarFixture("agent-r2", { status: "running", queuedAt: FIXTURE_TIME }));
+      await same();
+      clock.advance(1000);
+      await store.updateMany([
+        { id: "agent-r2", change: (r) => ({ ...r, status: "completed", completedAt: clock.now() }) },
+        { id: "agent-c1", change: () => null },
+      ]);
+      await store.remove("agent-r1");
+      await same();
+      const listed = await store.listSummaries();
+      assert.deepEqual(listed.runs.map((r) => [r.id, r.status, r.description]), [
+        ["agent-r2", "completed", "Survey the code"],
+        ["agent-c1", "completed", "Renamed after it ended"],
+      ]);
+    },
+  );
+
+  test("listSummaries reports an unusable record and lists the rest", async ({ store, writeRaw }) => {
+    await store.save(sidecarFixture("agent-good", { status: "completed" }));
+    await writeRaw("agent-bad", "{ not json");
+    const listed = await store.listSummaries();
+    assert.deepEqual(listed.runs.map((r) => r.id), ["agent-good"]);
+    assert.deepEqual(listed.diagnostics.map((d) => [d.id, d.code]), [["agent-bad", "invalid_json"]]);
   });
 }
 

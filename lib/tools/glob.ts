@@ -1,4 +1,5 @@
-// Owns the Glob tool: files matching a glob pattern, newest first, capped. Matching lives in
+// Owns the Glob tool: files matching a glob pattern, newest first, capped, within a time limit. It never
+// opens a file: the walk lists folders and stats what matches (a FIFO or device is never a match). Matching lives in
 // protocol/glob_pattern.ts and the walk in walk.ts; reads may search outside the workspace.
 
 import { isAbsolute, join } from "../path.ts";
@@ -21,6 +22,8 @@ import type { GlobInput } from "./input_zod.ts";
 export type { GlobInput };
 
 export const GLOB_MAX_RESULTS = 1000;
+/** A Glob stops here and answers with what it found, saying so. */
+export const GLOB_TIME_LIMIT_MS = 20_000;
 
 const DESCRIPTION = `Fast file pattern matching that works with any codebase size.
 
@@ -62,6 +65,10 @@ export const globTool: Tool<GlobInput> = {
     if (!info.isDirectory) return fail(`${base} is not a directory; Glob's path must be a folder.`);
 
     const matcher = compileGlob(pattern);
+    // Glob over `/` must end: at the time limit it answers with what it found, saying so.
+    const deadline = ctx.ports.clock.now() + GLOB_TIME_LIMIT_MS;
+    let timedOut = false;
+    const stop = () => (timedOut ||= ctx.ports.clock.now() >= deadline);
     const found: { path: string; mtime: number }[] = [];
     const skips: WalkSkip[] = [];
     try {
@@ -69,6 +76,7 @@ export const globTool: Tool<GlobInput> = {
         skipDirs: skippedNoiseDirs(pattern),
         enterDir: (rel) => matcher.mayContain(rel),
         signal: ctx.signal,
+        stop,
         ...searchBounds(ctx, "Glob", (s) => {
           // Only what the pattern would have listed is worth a note.
           if (s.kind !== "link" || matcher.matches(s.rel)) skips.push(s);
@@ -92,7 +100,15 @@ export const globTool: Tool<GlobInput> = {
     const rootFailure = unreadableRoot(skips, base);
     if (rootFailure !== undefined) return fail(rootFailure);
     const skipped = skippedNote(skips);
-    if (found.length === 0) return ok(`No files found${skipped}`, { count: 0 });
+    const late = timedOut
+      ? `The search stopped at its time limit (${
+        GLOB_TIME_LIMIT_MS / 1000
+      } s) before it finished, so these ` +
+        "results are incomplete: more files may match. Search a more specific path or pattern.\n\n"
+      : "";
+    if (found.length === 0) {
+      return ok(`${late}No files found${skipped}`, { count: 0, ...(timedOut ? { timedOut } : {}) });
+    }
 
     found.sort((a, b) => b.mtime - a.mtime || (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
     const shown = found.slice(0, GLOB_MAX_RESULTS).map((f) => f.path);
@@ -100,6 +116,10 @@ export const globTool: Tool<GlobInput> = {
       ? `\n(Results are truncated: showing the ${GLOB_MAX_RESULTS} newest of ${found.length} files. ` +
         `Use a more specific path or pattern.)`
       : "";
-    return ok(shown.join("\n") + note + skipped, { count: found.length, truncated: note !== "" });
+    return ok(late + shown.join("\n") + note + skipped, {
+      count: found.length,
+      truncated: note !== "",
+      ...(timedOut ? { timedOut } : {}),
+    });
   },
 };

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { dirname, join } from "node:path";
-import { GLOB_MAX_RESULTS, globTool } from "./glob.ts";
+import { GLOB_MAX_RESULTS, GLOB_TIME_LIMIT_MS, globTool } from "./glob.ts";
 import { runTool, sandbox } from "../testing/tool_harness.ts";
 import { runRules } from "../permissions/run_rules.ts";
 import { searchRefusal } from "../permissions/gate.ts";
@@ -144,4 +144,34 @@ Deno.test("Glob names a link it cannot resolve (a symlink loop) instead of leavi
     true,
     `Cannot read ${loop}: Too many levels of symbolic links (ELOOP).`,
   ]);
+});
+
+Deno.test("Glob stops at its time limit and says its answer is incomplete", async () => {
+  await using box = await sandbox();
+  for (let i = 0; i < 20; i++) {
+    await Deno.mkdir(join(box.workspace, `d${i}`));
+    await Deno.writeTextFile(join(box.workspace, `d${i}`, "f.txt"), "x");
+  }
+  let reads = 0;
+  const ctx = box.ctx();
+  const late = { ...ctx.ports.clock, now: () => 1_000_000 + (reads++ < 3 ? 0 : GLOB_TIME_LIMIT_MS + 1) };
+  const result = await runTool(globTool, { pattern: "**/*.txt" }, {
+    ...ctx,
+    ports: { ...ctx.ports, clock: late },
+  });
+  assert.match(result.content, /^The search stopped at its time limit \(20 s\) before it finished/);
+  assert.equal(result.metadata?.["timedOut"], true);
+  assert.ok((result.metadata?.["count"] as number) < 20);
+  assert.equal(GLOB_TIME_LIMIT_MS, 20_000);
+});
+
+Deno.test("Glob never lists a FIFO, a socket or a device, nor a link to one", async () => {
+  await using box = await sandbox();
+  await new Deno.Command("mkfifo", { args: [join(box.workspace, "pipe.txt")] }).output();
+  await Deno.symlink("/dev/zero", join(box.workspace, "zero.txt"));
+  await Deno.writeTextFile(join(box.workspace, "real.txt"), "x");
+  const result = await runTool(globTool, { pattern: "*.txt" }, box.ctx());
+  assert.equal(result.content.split("\n")[0], join(box.workspace, "real.txt"));
+  assert.ok(!result.content.includes("pipe.txt"), result.content);
+  assert.equal(result.metadata?.["count"], 1);
 });

@@ -1,221 +1,169 @@
-// Owns the Grep tool: a regular-expression search over file contents, in TypeScript (JS RegExp)
-// so Blade never depends on ripgrep being installed. Skips binary files, .git and node_modules;
-// caps its output. Reads may search outside the workspace.
+// Owns the Grep tool (docs/reference/search.md, "Grep"): Claude Code's Grep — ripgrep's regular
+// expressions, .gitignore/.ignore, hidden files searched, binary files skipped, the three output modes,
+// head_limit/offset, multiline, type and glob filters. It runs ripgrep when one is found
+// (lib/sys/ripgrep.ts; search/rg_engine.ts), else its built-in search (search/builtin_engine.ts), which
+// answers the same (tests/grep_conformance_test.ts checks both against rg). Either stops at
+// GREP_TIME_LIMIT_MS with what it found, opens only regular files, and is checked against the session's
+// read rules (a refused path is left out and said). Reads may search outside the workspace.
 
-import { basename } from "../path.ts";
 import { describeError } from "../errors.ts";
-import { compileGlob } from "../protocol/glob_pattern.ts";
+import { findRipgrep } from "../sys/ripgrep.ts";
 import { resolveReadPath, statOrRefusal } from "./paths.ts";
-import { capHead, cutLine, decodeText, looksBinary, plural, splitLines } from "./text.ts";
+import { capHead } from "./text.ts";
 import { fail, ok, type Tool, type ToolContext } from "./tool.ts";
-import {
-  searchBounds,
-  skippedNoiseDirs,
-  skippedNote,
-  unreadable,
-  unreadableRoot,
-  walkFiles,
-  type WalkSkip,
-} from "./walk.ts";
+import { skippedNote, type WalkSkip } from "./walk.ts";
 import { builtInInput } from "./input_check.ts";
 import type { GrepInput } from "./input_zod.ts";
+import {
+  type FileFinding,
+  GREP_TIME_LIMIT_MS,
+  type GrepFindings,
+  type GrepQuery,
+  GrepRefusal,
+  splitGlobs,
+} from "./search/grep_query.ts";
+import { grepText } from "./search/grep_format.ts";
 
 export type { GrepInput };
 
 export const GREP_MAX_OUTPUT_CHARS = 30_000;
-/** Files larger than this are skipped (generated data, logs). */
-export const GREP_MAX_FILE_BYTES = 20 * 1024 * 1024;
-const MAX_LINE_CHARS = 500;
 
-const DESCRIPTION = `A powerful content search tool built on JavaScript regular expressions.
+const DESCRIPTION = `A powerful search tool built on ripgrep.
 
 Usage:
-- ALWAYS use Grep for content search. Never run \`grep\` or \`rg\` through Bash.
-- pattern is a JavaScript regular expression (e.g. "log.*Error", "function\\s+\\w+"). Escape literal braces and parentheses (use "interface\\{\\}" to find "interface{}").
-- path is a file or folder to search (default: the workspace root). Filter files with glob (e.g. "*.js", "**/*.{ts,tsx}"); a glob without "/" matches file names at any depth.
-- output_mode: "files_with_matches" (default) lists matching files, newest first; "content" shows matching lines as path:line:text (-n, default on) with optional context (-A, -B, -C); "count" shows matching lines per file.
-- head_limit keeps only the first N lines or entries. Binary files, .git and node_modules are skipped (name them in glob or path to search them). Output is capped at ${GREP_MAX_OUTPUT_CHARS} characters.
-- Patterns match one line at a time.`;
+- ALWAYS use Grep for search tasks. NEVER invoke \`grep\` or \`rg\` as a Bash command.
+- Supports full regex syntax (e.g., "log.*Error", "function\\s+\\w+"); the syntax is ripgrep's (not grep's): literal braces need escaping (use \`interface\\{\\}\` to find \`interface{}\` in Go code).
+- Filter files with glob (e.g., "*.js", "**/*.tsx") or type (e.g., "js", "py", "rust"). Files ignored by .gitignore or .ignore are skipped; hidden files are searched; binary files are skipped.
+- Output modes: "content" shows matching lines as path:line:text (-n, default on; context with -A, -B, -C), "files_with_matches" shows only file paths, newest first (default), "count" shows match counts per file.
+- head_limit keeps the first N lines or entries (default 250; 0 for all), after offset.
+- Patterns match within single lines by default. For patterns that span lines, like \`struct \\{[\\s\\S]*?field\`, use multiline: true.
+- Use the Task tool for open-ended searches that need several rounds.`;
 
-interface FileHits {
-  path: string;
-  lines: string[];
-  /** 0-based indexes of matching lines. */
-  hits: number[];
-  /** When the file last changed (files_with_matches lists newest first). */
-  mtime: number;
+const TIME_NOTE = `The search stopped at its time limit (${
+  GREP_TIME_LIMIT_MS / 1000
+} s) before it finished, so these results are incomplete: more matches may exist. Search a more specific path or pattern.`;
+
+export interface GrepEngineOptions {
+  /** The ripgrep to run (lib/sys/ripgrep.ts), or undefined for the built-in search. */
+  ripgrep: () => string | undefined;
 }
 
-/**
- * The files to search, as (shown path, real path to read): one explicit file, or a walk of a folder
- * filtered by `glob`; what the walk skipped goes to `skips`.
- */
-async function* candidates(
+/** The findings of `query` from ripgrep when it can run here, else from the built-in search. */
+async function findings(
   ctx: ToolContext,
-  root: string,
-  input: GrepInput,
-  skips: WalkSkip[],
-): AsyncGenerator<{ path: string; real: string }> {
-  const info = await ctx.ports.fs.stat(root);
-  if (info?.isFile) {
-    yield { path: root, real: root };
-    return;
+  query: GrepQuery,
+  engine: { rg: string | undefined },
+): Promise<GrepFindings> {
+  if (engine.rg !== undefined) {
+    const { ripgrepGrep } = await import("./search/rg_engine.ts");
+    try {
+      return await ripgrepGrep(ctx.ports.process, engine.rg, query);
+    } catch (e) {
+      if (e instanceof GrepRefusal) throw e;
+      engine.rg = undefined; // it cannot be started here (a Worker without a run grant): built-in from now on
+    }
   }
-  const filter = input.glob === undefined ? undefined : compileGlob(input.glob);
-  const byName = input.glob !== undefined && !input.glob.includes("/");
-  const wanted = (rel: string) => filter === undefined || filter.matches(byName ? basename(rel) : rel);
-  const walk = walkFiles(ctx.ports.fs, root, {
-    skipDirs: skippedNoiseDirs(input.glob),
+  const { builtinGrep } = await import("./search/builtin_engine.ts");
+  return await builtinGrep(ctx.ports.fs, query);
+}
+
+/** The query of a call: the root resolved and checked, the rest from the input with Claude Code's defaults. */
+async function queryOf(ctx: ToolContext, input: GrepInput): Promise<GrepQuery | { refused: string }> {
+  const root = input.path === undefined || input.path === ""
+    ? ctx.workspaceRoot
+    : await resolveReadPath(ctx, input.path);
+  const stat = await statOrRefusal(ctx.ports.fs, root);
+  if ("refused" in stat) return stat;
+  if (stat.info === null) return { refused: `Path does not exist: ${root}.` };
+  if (!stat.info.isFile && !stat.info.isDirectory) {
+    return { refused: `${root} is not a regular file or a folder; Grep searches only those.` };
+  }
+  const content = input.output_mode === "content";
+  const context = input.context ?? input["-C"];
+  const clock = ctx.ports.clock;
+  return {
+    pattern: input.pattern,
+    root,
+    rootIsFile: stat.info.isFile,
+    mode: input.output_mode ?? "files_with_matches",
+    ignoreCase: input["-i"] === true,
+    multiline: input.multiline === true,
+    onlyMatching: content && input["-o"] === true,
+    before: content ? (context ?? input["-B"] ?? 0) : 0,
+    after: content ? (context ?? input["-A"] ?? 0) : 0,
+    globs: splitGlobs(input.glob),
+    ...(input.type === undefined || input.type === "" ? {} : { type: input.type }),
+    deadline: clock.now() + GREP_TIME_LIMIT_MS,
+    now: () => clock.now(),
     signal: ctx.signal,
-    ...searchBounds(ctx, "Grep", (s) => {
-      if (s.kind !== "link" || wanted(s.rel)) skips.push(s);
-    }),
+  };
+}
+
+/** The findings the session's read rules allow, and a skip for each unreadable path and each they refuse. */
+function allowed(ctx: ToolContext, found: GrepFindings): { files: FileFinding[]; skips: WalkSkip[] } {
+  const skips: WalkSkip[] = found.unreadable.map((u) => ({ kind: "unreadable", ...u }));
+  const refusal = ctx.pathRefusal;
+  if (refusal === undefined) return { files: found.files, skips };
+  const files = found.files.filter((f) => {
+    const reason = refusal("Grep", f.path);
+    if (reason !== undefined) skips.push({ kind: "refused", reason });
+    return reason === undefined;
   });
-  for await (const file of walk) {
-    if (wanted(file.rel)) yield file;
-  }
+  return { files, skips };
 }
 
-/** One file's hits, or null (no hits, not a text file, gone); a file it cannot read goes to `skips`. */
-async function search(
-  ctx: ToolContext,
-  { path, real }: { path: string; real: string },
-  regex: RegExp,
-  skips: WalkSkip[],
-): Promise<FileHits | null> {
-  let info;
-  let bytes;
+/** The Grep tool searching with `options.ripgrep`'s rg, or its built-in search when there is none. */
+export function makeGrepTool(options: GrepEngineOptions): Tool<GrepInput> {
+  let engine: { rg: string | undefined } | undefined;
+  return {
+    name: "Grep",
+    description: DESCRIPTION,
+    kind: "read",
+    ...builtInInput<GrepInput>("Grep"),
+    run: async (input, ctx) => await runGrep(input, ctx, engine ??= { rg: options.ripgrep() }),
+  };
+}
+
+export const grepTool: Tool<GrepInput> = makeGrepTool({ ripgrep: findRipgrep });
+
+async function runGrep(input: GrepInput, ctx: ToolContext, engine: { rg: string | undefined }) {
+  const query = await queryOf(ctx, input);
+  if ("refused" in query) return fail(query.refused);
+  let found: GrepFindings;
   try {
-    info = await ctx.ports.fs.stat(real);
-    if (info === null || !info.isFile || info.size > GREP_MAX_FILE_BYTES) return null;
-    bytes = await ctx.ports.fs.readBytes(real);
+    found = await findings(ctx, query, engine);
   } catch (e) {
-    const skipped = unreadable(real, e); // a file removed since the walk listed it is just gone
-    if (skipped !== undefined) skips.push(skipped);
-    return null;
+    if (e instanceof GrepRefusal) return fail(`Invalid search: ${e.message}`);
+    return fail(`Grep failed in ${query.root}: ${describeError(e)}`);
   }
-  if (looksBinary(bytes)) return null;
-  const lines = splitLines(decodeText(bytes));
-  const hits: number[] = [];
-  for (let i = 0; i < lines.length; i++) if (regex.test(lines[i]!)) hits.push(i);
-  return hits.length === 0 ? null : { path, lines, hits, mtime: info.mtimeMs ?? 0 };
-}
-
-/** rg-style content lines: `path:12:text` for matches, `path-13-text` for context, `--` between groups. */
-function contentLines(
-  file: FileHits,
-  options: { before: number; after: number; numbers: boolean },
-): string[] {
-  const out: string[] = [];
-  let shownUpTo = -1;
-  const hitSet = new Set(file.hits);
-  for (const hit of file.hits) {
-    const from = Math.max(0, hit - options.before, shownUpTo + 1);
-    const to = Math.min(file.lines.length - 1, hit + options.after);
-    if (from > to) continue;
-    const withContext = options.before > 0 || options.after > 0;
-    if (withContext && shownUpTo >= 0 && from > shownUpTo + 1) out.push("--");
-    for (let i = from; i <= to; i++) {
-      const sep = hitSet.has(i) ? ":" : "-";
-      const number = options.numbers ? `${i + 1}${sep}` : "";
-      out.push(`${file.path}${sep}${number}${cutLine(file.lines[i]!, MAX_LINE_CHARS)}`);
+  if (ctx.signal.aborted) return fail("Grep was interrupted.");
+  const rootFailure = found.unreadable.find((u) => u.path === query.root);
+  if (rootFailure !== undefined) return fail(`Cannot read ${query.root}: ${rootFailure.reason}.`);
+  const { files, skips } = allowed(ctx, found);
+  if (query.mode === "files_with_matches") {
+    for (const f of files as (FileFinding & { mtime?: number })[]) {
+      f.mtime = (await ctx.ports.fs.stat(f.path).catch(() => null))?.mtimeMs ?? 0;
     }
-    shownUpTo = to;
   }
-  return out;
+  const text = grepText(files, {
+    mode: query.mode,
+    base: ctx.workspaceRoot,
+    rootIsFile: query.rootIsFile,
+    lineNumbers: input["-n"] ?? true,
+    contextBreaks: query.before > 0 || query.after > 0,
+    ...(input.head_limit === undefined ? {} : { headLimit: input.head_limit }),
+    ...(input.offset === undefined ? {} : { offset: input.offset }),
+  });
+  const capped = capHead(
+    text,
+    GREP_MAX_OUTPUT_CHARS,
+    `(Output truncated at ${GREP_MAX_OUTPUT_CHARS} characters. Narrow the search with path, glob, type or head_limit.)`,
+  );
+  const matches = files.reduce((n, f) => n + f.count, 0);
+  return ok((found.timedOut ? `${TIME_NOTE}\n\n` : "") + capped.text + skippedNote(skips), {
+    files: files.length,
+    matches,
+    truncated: capped.truncated,
+    ...(found.timedOut ? { timedOut: true } : {}),
+  });
 }
-
-type GrepEntry = { text: string; path: string; mtime: number; count: number };
-
-/** The result text for one output mode (files newest first; at most `limit` files for count and files). */
-function grepText(mode: string, entries: GrepEntry[], limit: number, matches: number): string {
-  if (mode === "content") return entries.map((e) => e.text).join("\n");
-  if (mode === "count") {
-    const shown = entries.slice(0, limit);
-    return `${shown.map((e) => e.text).join("\n")}\n\nFound ${plural(matches, "matching line")} across ${
-      plural(entries.length, "file")
-    }.`;
-  }
-  entries.sort((a, b) => b.mtime - a.mtime || (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
-  const shown = entries.slice(0, limit);
-  return `Found ${plural(entries.length, "file")}\n${shown.map((e) => e.text).join("\n")}`;
-}
-
-export const grepTool: Tool<GrepInput> = {
-  name: "Grep",
-  description: DESCRIPTION,
-  kind: "read",
-  ...builtInInput<GrepInput>("Grep"),
-  async run(input, ctx) {
-    let regex: RegExp;
-    try {
-      regex = new RegExp(input.pattern, input["-i"] === true ? "i" : "");
-    } catch (e) {
-      return fail(`Invalid regular expression ${JSON.stringify(input.pattern)}: ${describeError(e)}`);
-    }
-    const root = input.path === undefined || input.path === ""
-      ? ctx.workspaceRoot
-      : await resolveReadPath(ctx, input.path);
-    const stat = await statOrRefusal(ctx.ports.fs, root);
-    if ("refused" in stat) return fail(stat.refused);
-    if (stat.info === null) return fail(`Path does not exist: ${root}.`);
-
-    const mode = input.output_mode ?? "files_with_matches";
-    const limit = input.head_limit ?? Number.POSITIVE_INFINITY;
-    const context = input["-C"] ?? 0;
-    const shape = {
-      before: input["-B"] ?? context,
-      after: input["-A"] ?? context,
-      numbers: input["-n"] ?? true,
-    };
-    const entries: GrepEntry[] = [];
-    let lineBudget = limit;
-    let chars = 0;
-    const skips: WalkSkip[] = [];
-    try {
-      for await (const candidate of candidates(ctx, root, input, skips)) {
-        const file = await search(ctx, candidate, regex, skips);
-        if (file === null) continue;
-        const path = candidate.path;
-        if (mode === "content") {
-          const lines = contentLines(file, shape).slice(0, lineBudget);
-          lineBudget -= lines.length;
-          const text = lines.join("\n");
-          chars += text.length;
-          entries.push({ text, path, mtime: 0, count: file.hits.length });
-          // Stop early once the output is certainly full.
-          if (lineBudget <= 0 || chars > GREP_MAX_OUTPUT_CHARS * 2) break;
-        } else {
-          const mtime = mode === "files_with_matches" ? file.mtime : 0;
-          entries.push({
-            text: mode === "count" ? `${path}:${file.hits.length}` : path,
-            path,
-            mtime,
-            count: file.hits.length,
-          });
-        }
-      }
-    } catch (e) {
-      return fail(`Grep failed in ${root}: ${describeError(e)}`);
-    }
-    if (ctx.signal.aborted) return fail("Grep was interrupted.");
-    const rootFailure = unreadableRoot(skips, root);
-    if (rootFailure !== undefined) return fail(rootFailure);
-    const skipped = skippedNote(skips);
-    if (entries.length === 0) {
-      return ok((mode === "files_with_matches" ? "No files found" : "No matches found") + skipped, {
-        files: 0,
-        matches: 0,
-      });
-    }
-
-    const matches = entries.reduce((n, e) => n + e.count, 0);
-    const meta = { files: entries.length, matches };
-    const capped = capHead(
-      grepText(mode, entries, limit, matches),
-      GREP_MAX_OUTPUT_CHARS,
-      `(Output truncated at ${GREP_MAX_OUTPUT_CHARS} characters. Narrow the search with path, glob or head_limit.)`,
-    );
-    return ok(capped.text + skipped, { ...meta, truncated: capped.truncated });
-  },
-};

@@ -8,3 +8,6 @@ export const READ_DEFAULT_LIMIT = 2000;
 export const MAX_TASK_PROMPT = 200_000;
 export const TASK_PROMPT_TOO_LONG =
   `must be at most ${MAX_TASK_PROMPT} characters: put long material in a file and name its path`;
+
+/** Lines or entries Grep returns when no head_limit is given (Claude Code's default; 0 = no limit). */
+export const GREP_DEFAULT_HEAD_LIMIT = 250;

@@ -81,29 +81,23 @@ export const INPUT_SCHEMAS: Readonly<Record<string, Record<string, unknown>>> = 
       "pattern": {
         "type": "string",
         "minLength": 1,
-        "description": "The regular expression to search for in file contents",
+        "description":
+          "The regular expression to search for in file contents (ripgrep's syntax: Rust regular expressions)",
       },
       "path": {
         "description": "File or folder to search in (default: the workspace root)",
         "type": "string",
       },
       "glob": {
-        "description": 'Glob that file paths must match, e.g. "*.js" or "src/**/*.{ts,tsx}"',
+        "description":
+          'Glob that file paths must match, e.g. "*.js" or "*.{ts,tsx}" (rg --glob; several separated by spaces or commas)',
         "type": "string",
       },
       "output_mode": {
         "description":
-          'Output mode: "content" (matching lines), "files_with_matches" (file paths, the default) or "count" (matches per file)',
+          'Output mode: "content" (matching lines), "files_with_matches" (file paths, the default) or "count" (matching lines per file)',
         "type": "string",
         "enum": ["content", "files_with_matches", "count"],
-      },
-      "-i": { "description": "Case-insensitive search", "type": "boolean" },
-      "-n": { "description": "Show line numbers (content mode only; default true)", "type": "boolean" },
-      "-A": {
-        "description": "Lines to show after each match (content mode only)",
-        "type": "integer",
-        "minimum": 0,
-        "maximum": 9007199254740991,
       },
       "-B": {
         "description": "Lines to show before each match (content mode only)",
@@ -111,17 +105,50 @@ export const INPUT_SCHEMAS: Readonly<Record<string, Record<string, unknown>>> = 
         "minimum": 0,
         "maximum": 9007199254740991,
       },
+      "-A": {
+        "description": "Lines to show after each match (content mode only)",
+        "type": "integer",
+        "minimum": 0,
+        "maximum": 9007199254740991,
+      },
       "-C": {
+        "description": "Alias for context.",
+        "type": "integer",
+        "minimum": 0,
+        "maximum": 9007199254740991,
+      },
+      "context": {
         "description": "Lines to show before and after each match (content mode only)",
         "type": "integer",
         "minimum": 0,
         "maximum": 9007199254740991,
       },
+      "-n": { "description": "Show line numbers (content mode only; default true)", "type": "boolean" },
+      "-i": { "description": "Case-insensitive search", "type": "boolean" },
+      "-o": {
+        "description": "Print only the matched parts of each matching line, one a line (content mode only)",
+        "type": "boolean",
+      },
+      "type": {
+        "description": "File type to search (rg --type), e.g. js, py, rust, go, java",
+        "type": "string",
+      },
       "head_limit": {
-        "description": "Keep only the first N lines (content) or entries (files_with_matches, count)",
+        "description":
+          "Keep only the first N lines (content) or entries (files_with_matches, count); default 250, 0 for no limit",
         "type": "integer",
-        "minimum": 1,
+        "minimum": 0,
         "maximum": 9007199254740991,
+      },
+      "offset": {
+        "description": "Skip the first N lines or entries before head_limit",
+        "type": "integer",
+        "minimum": 0,
+        "maximum": 9007199254740991,
+      },
+      "multiline": {
+        "description": "Patterns may span lines and . matches newlines (rg -U --multiline-dotall)",
+        "type": "boolean",
       },
     },
     "required": ["pattern"],

@@ -6,7 +6,12 @@
 
 import { z } from "zod";
 import { BASH_DEFAULT_TIMEOUT_MS, BASH_MAX_TIMEOUT_MS } from "../config/bash_limits.ts";
-import { MAX_TASK_PROMPT, READ_DEFAULT_LIMIT, TASK_PROMPT_TOO_LONG } from "./input_limits.ts";
+import {
+  GREP_DEFAULT_HEAD_LIMIT,
+  MAX_TASK_PROMPT,
+  READ_DEFAULT_LIMIT,
+  TASK_PROMPT_TOO_LONG,
+} from "./input_limits.ts";
 
 export const readInput = z.object({
   file_path: z.string().min(1).describe(
@@ -44,21 +49,34 @@ export const globInput = z.object({
 });
 
 export const grepInput = z.object({
-  pattern: z.string().min(1).describe("The regular expression to search for in file contents"),
-  path: z.string().optional().describe("File or folder to search in (default: the workspace root)"),
-  glob: z.string().optional().describe('Glob that file paths must match, e.g. "*.js" or "src/**/*.{ts,tsx}"'),
-  output_mode: z.enum(["content", "files_with_matches", "count"]).optional().describe(
-    'Output mode: "content" (matching lines), "files_with_matches" (file paths, the default) or "count" (matches per file)',
+  pattern: z.string().min(1).describe(
+    "The regular expression to search for in file contents (ripgrep's syntax: Rust regular expressions)",
   ),
-  "-i": z.boolean().optional().describe("Case-insensitive search"),
-  "-n": z.boolean().optional().describe("Show line numbers (content mode only; default true)"),
-  "-A": z.number().int().min(0).optional().describe("Lines to show after each match (content mode only)"),
+  path: z.string().optional().describe("File or folder to search in (default: the workspace root)"),
+  glob: z.string().optional().describe(
+    'Glob that file paths must match, e.g. "*.js" or "*.{ts,tsx}" (rg --glob; several separated by spaces or commas)',
+  ),
+  output_mode: z.enum(["content", "files_with_matches", "count"]).optional().describe(
+    'Output mode: "content" (matching lines), "files_with_matches" (file paths, the default) or "count" (matching lines per file)',
+  ),
   "-B": z.number().int().min(0).optional().describe("Lines to show before each match (content mode only)"),
-  "-C": z.number().int().min(0).optional().describe(
+  "-A": z.number().int().min(0).optional().describe("Lines to show after each match (content mode only)"),
+  "-C": z.number().int().min(0).optional().describe("Alias for context."),
+  context: z.number().int().min(0).optional().describe(
     "Lines to show before and after each match (content mode only)",
   ),
-  head_limit: z.number().int().min(1).optional().describe(
-    "Keep only the first N lines (content) or entries (files_with_matches, count)",
+  "-n": z.boolean().optional().describe("Show line numbers (content mode only; default true)"),
+  "-i": z.boolean().optional().describe("Case-insensitive search"),
+  "-o": z.boolean().optional().describe(
+    "Print only the matched parts of each matching line, one a line (content mode only)",
+  ),
+  type: z.string().optional().describe("File type to search (rg --type), e.g. js, py, rust, go, java"),
+  head_limit: z.number().int().min(0).optional().describe(
+    `Keep only the first N lines (content) or entries (files_with_matches, count); default ${GREP_DEFAULT_HEAD_LIMIT}, 0 for no limit`,
+  ),
+  offset: z.number().int().min(0).optional().describe("Skip the first N lines or entries before head_limit"),
+  multiline: z.boolean().optional().describe(
+    "Patterns may span lines and . matches newlines (rg -U --multiline-dotall)",
   ),
 });
 

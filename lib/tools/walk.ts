@@ -26,6 +26,8 @@ export interface WalkOptions {
   /** Called with each folder's relative path; false prunes it. */
   enterDir?: (rel: string) => boolean;
   signal?: AbortSignal;
+  /** Checked before each folder: true stops the walk (a search's time limit). */
+  stop?: () => boolean;
   /**
    * Real folders a symlinked file may lead into (besides `root` itself); a link whose target lies
    * outside all of them is skipped and reported. `root` must be a real path.
@@ -92,7 +94,7 @@ export async function* walkFiles(
   };
   const stack: string[] = [""];
   while (stack.length > 0) {
-    if (options.signal?.aborted) return;
+    if (options.signal?.aborted || options.stop?.() === true) return;
     const relDir = stack.pop()!;
     const dir = relDir === "" ? root : join(root, relDir);
     let entries;

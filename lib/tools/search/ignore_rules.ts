@@ -1,0 +1,166 @@
+// Owns which paths a search below a folder skips, as ripgrep decides it (docs/reference/search.md,
+// "Grep"): the `--glob` overrides first (the last glob a path matches wins; with any glob that is not a
+// `!` exclusion, a file none matches is skipped), then the ignore files — `.rgignore`, `.ignore`, and
+// `.gitignore` inside a git repository, in that order of precedence, each the closest to the path first
+// (the search root's parent folders' included), then the repository's `.git/info/exclude` — then the
+// `--type` filter. Hidden files are searched (rg --hidden). Matching is the `ignore` package's
+// (gitignore's rules; braces expanded first, as rg's globs allow them). Reads ignore files through
+// the Fs port; does not walk or read what it filters.
+
+import ignore, { type Ignore } from "ignore";
+import { basename, dirname, join } from "../../path.ts";
+import type { Fs } from "../../sys/fs.ts";
+import { expandBraces } from "../../protocol/glob_pattern.ts";
+import { GrepRefusal } from "./grep_query.ts";
+import { RG_TYPE_LIST } from "./file_types.gen.ts";
+
+/** The ignore files one folder holds (absent ones undefined). */
+interface Level {
+  /** The folder's real path. */
+  dir: string;
+  rg: Ignore | undefined;
+  ig: Ignore | undefined;
+  git: Ignore | undefined;
+}
+
+export type Verdict = "skip" | "keep";
+
+function parseTypes(): Map<string, string[]> {
+  const out = new Map<string, string[]>();
+  for (const line of RG_TYPE_LIST.trim().split("\n")) {
+    const colon = line.indexOf(":");
+    out.set(line.slice(0, colon), line.slice(colon + 1).split(",").map((g) => g.trim()));
+  }
+  return out;
+}
+
+let types: Map<string, string[]> | undefined;
+
+/** The matcher of a `--type` (its globs match file names), or a refusal naming rg's reason. */
+export function typeMatcher(type: string): Ignore {
+  types ??= parseTypes();
+  const globs = types.get(type);
+  if (globs === undefined) throw new GrepRefusal(`unrecognized file type: ${type}`);
+  return ignore().add(globs.flatMap(expandBraces));
+}
+
+/** The `--glob` overrides as one matcher: a match means "search it", a `!` match "skip it". */
+function overrides(globs: readonly string[]): { matcher: Ignore; whitelist: boolean } | undefined {
+  if (globs.length === 0) return undefined;
+  const rules: string[] = [];
+  let whitelist = false;
+  for (const g of globs) {
+    const negated = g.startsWith("!");
+    if (!negated) whitelist = true;
+    for (const e of expandBraces(negated ? g.slice(1) : g)) rules.push(negated ? `!${e}` : e);
+  }
+  return { matcher: ignore({ allowRelativePaths: true }).add(rules), whitelist };
+}
+
+async function readRules(fs: Fs, path: string): Promise<Ignore | undefined> {
+  const text = await fs.readTextIfExists(path).catch(() => null);
+  return text === null ? undefined : ignore({ allowRelativePaths: true }).add(text);
+}
+
+export class IgnoreRules {
+  #fs: Fs;
+  #root: string;
+  #repoRoot: string | undefined;
+  #overrides: ReturnType<typeof overrides>;
+  #type: Ignore | undefined;
+  #exclude: Ignore | undefined;
+  #levels = new Map<string, Promise<Level>>();
+  #chains = new Map<string, Promise<Level[]>>();
+
+  private constructor(fs: Fs, root: string, options: { globs: readonly string[]; type?: string }) {
+    this.#fs = fs;
+    this.#root = root;
+    this.#overrides = overrides(options.globs);
+    this.#type = options.type === undefined ? undefined : typeMatcher(options.type);
+  }
+
+  /** The rules of a search of `root` (a real folder path): its repository found, its parents' files read. */
+  static async open(
+    fs: Fs,
+    root: string,
+    options: { globs: readonly string[]; type?: string },
+  ): Promise<IgnoreRules> {
+    const rules = new IgnoreRules(fs, root, options);
+    for (let dir = root;; dir = dirname(dir)) {
+      if (await fs.lstat(join(dir, ".git")).catch(() => null) !== null) {
+        rules.#repoRoot = dir;
+        rules.#exclude = await readRules(fs, join(dir, ".git", "info", "exclude"));
+        break;
+      }
+      if (dirname(dir) === dir) break;
+    }
+    return rules;
+  }
+
+  #level(dir: string): Promise<Level> {
+    let level = this.#levels.get(dir);
+    if (level === undefined) {
+      const inRepo = this.#repoRoot !== undefined && (dir + "/").startsWith(this.#repoRoot + "/") ||
+        dir === this.#repoRoot;
+      level = (async () => ({
+        dir,
+        rg: await readRules(this.#fs, join(dir, ".rgignore")),
+        ig: await readRules(this.#fs, join(dir, ".ignore")),
+        git: inRepo ? await readRules(this.#fs, join(dir, ".gitignore")) : undefined,
+      }))();
+      this.#levels.set(dir, level);
+    }
+    return level;
+  }
+
+  /** The folders whose ignore files apply to a path in `dir`, closest first (the root's parents included). */
+  #levelsFor(dir: string): Promise<Level[]> {
+    let chain = this.#chains.get(dir);
+    if (chain === undefined) {
+      const parent = dirname(dir);
+      chain =
+        (async () => [await this.#level(dir), ...(parent === dir ? [] : await this.#levelsFor(parent))])();
+      this.#chains.set(dir, chain);
+    }
+    return chain;
+  }
+
+  /** What the ignore files say: ignored, or not (a `!` rule that re-includes it ends the look too). */
+  async #ignored(path: string, at: { dir: string; isDir: boolean }): Promise<boolean> {
+    const { dir, isDir } = at;
+    const suffix = isDir ? "/" : "";
+    const levels = await this.#levelsFor(dir);
+    for (const kind of ["rg", "ig", "git"] as const) {
+      for (const level of levels) {
+        const rules = level[kind];
+        if (rules === undefined) continue;
+        const r = rules.test(below(level.dir, path) + suffix);
+        if (r.ignored) return true;
+        if (r.unignored) return false;
+      }
+    }
+    if (this.#exclude === undefined || this.#repoRoot === undefined) return false;
+    return this.#exclude.test(below(this.#repoRoot, path) + suffix).ignored;
+  }
+
+  /** Whether the walk skips `path` (a file, or a folder when `isDir`), found in folder `dir`. */
+  async verdict(path: string, at: { dir: string; isDir: boolean }): Promise<Verdict> {
+    const { dir, isDir } = at;
+    const rel = below(this.#root, path);
+    const o = this.#overrides;
+    if (o !== undefined) {
+      const m = o.matcher.test(isDir ? `${rel}/` : rel);
+      if (m.ignored) return "keep"; // a glob named it
+      if (m.unignored) return "skip"; // a `!glob` named it
+      if (o.whitelist && !isDir) return "skip";
+    }
+    if (await this.#ignored(path, { dir, isDir })) return "skip";
+    if (!isDir && this.#type !== undefined && !this.#type.test(basename(path)).ignored) return "skip";
+    return "keep";
+  }
+}
+
+/** `path` relative to `dir`, one of its ancestors (a slice: the walk only asks about paths below). */
+function below(dir: string, path: string): string {
+  return dir.endsWith("/") ? path.slice(dir.length) : path.slice(dir.length + 1);
+}
