@@ -21,6 +21,8 @@
 //   memory     -p start-up with a 20 KB CLAUDE.md, 30 commands and 10 skills vs none (scripts/bench_memory.ts)
 //   tasks      `blade tasks list` and `tasks clean` with 5,000 finished runs (scripts/bench_tasks.ts)
 //   search     Grep (rg path, built-in) and Glob against rg on a generated 15,000-file tree (scripts/bench_search.ts)
+//   rewrites   the bundle with all its rewrites for speed, without each in turn, without any: -p single
+//              turn and delegation fg, each against all (scripts/bench_rewrites.ts)
 //
 //   deno task bench [--profile] [--runs N] [--only e2e,startup,...] [--out FILE]
 // --profile adds the per-phase timeline of one delegation (scripts/bench_profile.ts). BLADE_BENCH_RUNS
@@ -29,14 +31,7 @@
 
 import { parseArgs } from "node:util";
 import { bladeCommand, median, type ProcessRun, ROOT, type Stats, stats } from "./bench_common.ts";
-import {
-  contenders,
-  countFsyncs,
-  findClaude,
-  type OtherBuild,
-  runContenders,
-  runStartup,
-} from "./bench_e2e.ts";
+import { contenders, countFsyncs, findClaude, otherBuilds, runContenders, runStartup } from "./bench_e2e.ts";
 
 export interface BenchRow {
   group: string;
@@ -66,9 +61,15 @@ const GROUPS = [
   "memory",
   "tasks",
   "search",
+  "rewrites",
 ] as const;
 
-function processRow(group: string, name: string, runs: readonly ProcessRun[], note?: string): BenchRow {
+export function processRow(
+  group: string,
+  name: string,
+  runs: readonly ProcessRun[],
+  note?: string,
+): BenchRow {
   const s = stats(runs.map((r) => r.wallMs));
   return {
     group,
@@ -101,7 +102,14 @@ async function e2eRows(
   if (claude === undefined) {
     log("Claude Code: skipped (not found at /tmp/cc/node_modules/.bin/claude; set BLADE_BENCH_CLAUDE)");
   }
-  const { others, skipped } = await otherBuilds(dir, log);
+  const { others, compileSkipped } = await otherBuilds(dir);
+  const skipped: BenchRow[] = [];
+  if (compileSkipped !== undefined) {
+    log(`compiled binary: skipped (${compileSkipped})`);
+    const nan = { median: NaN, min: NaN, max: NaN, n: 0 };
+    const name = "compiled binary: single turn, delegation fg, bg";
+    skipped.push(figureRow("e2e", name, "ms", nan, `skipped: ${compileSkipped}`));
+  }
   const list = await contenders(blade, dir, { claude, others });
   const results = await runContenders(list, workspace, runs);
   const rows = new Map<string, BenchRow>();
@@ -130,44 +138,6 @@ async function e2eRows(
     if (vsClaude !== undefined) row.vsClaude = vsClaude;
   }
   return [...rows.values(), ...skipped];
-}
-
-/**
- * The builds measured beside `deno task blade`: the release bundle (built into the bench's folder, as
- * `deno task bundle` builds dist/) and the compiled binary where `deno compile` works here; where it
- * does not, a row saying so.
- */
-async function otherBuilds(
-  dir: string,
-  log: (s: string) => void,
-): Promise<{ others: OtherBuild[]; skipped: BenchRow[] }> {
-  const { buildBundle } = await import("./bundle.ts");
-  const deno = { BLADE_DENO: Deno.execPath() };
-  const release = await buildBundle({ outDir: `${dir}/release` });
-  // The same build without the rewrites for speed: what they buy (performance.md, "Do the rewrites earn their keep?").
-  const plain = await buildBundle({ outDir: `${dir}/plain`, rewrites: false });
-  const others: OtherBuild[] = [
-    { label: "release bundle (dist/blade)", argv: [release.launcher], env: deno },
-    { label: "bundle without rewrites", argv: [plain.launcher], env: deno },
-  ];
-  const { buildRelease, probeCompile, TARGETS } = await import("./release.ts");
-  const host = TARGETS.find((t) => t.triple === Deno.build.target);
-  if (host !== undefined && await probeCompile()) {
-    const built = await buildRelease({ targets: [host.triple], outDir: `${dir}/compiled`, check: false });
-    others.push({ label: "compiled binary", argv: [built.artifacts[0]!.path], env: {} });
-    return { others, skipped: [] };
-  }
-  const why = host === undefined
-    ? `no release target for ${Deno.build.target}`
-    : "deno compile cannot run here: it could not download Deno's runtime (denort) for this platform";
-  log(`compiled binary: skipped (${why})`);
-  const nan = { median: NaN, min: NaN, max: NaN, n: 0 };
-  return {
-    others,
-    skipped: [
-      figureRow("e2e", "compiled binary: single turn, delegation fg, bg", "ms", nan, `skipped: ${why}`),
-    ],
-  };
 }
 
 async function recoveryRows(runs: number): Promise<BenchRow[]> {
@@ -246,29 +216,36 @@ async function groupRows(
       return await recoveryRows(runs);
     case "memory":
       return await (await import("./bench_memory.ts")).memoryRows(blade, runs);
-    case "worktree": {
-      const { benchWorktree } = await import("./bench_worktree.ts");
-      const w = await benchWorktree({ runs: Math.min(runs, 5) });
-      return [
-        figureRow("worktree", `prepare + finish, ${w.files} files`, "ms", {
-          median: w.totalMs,
-          min: w.minTotalMs,
-          max: w.maxTotalMs,
-          n: w.runs,
-        }, `bare git ${w.bareGitMs.toFixed(0)} ms, ${w.files} file creates ${w.filesFloorMs.toFixed(0)} ms`),
-      ];
-    }
+    case "worktree":
+      return await worktreeRows(runs);
     case "sandbox":
       return await sandboxRows(runs);
-    case "search": {
-      const { searchRows } = await import("./bench_search.ts");
-      return await searchRows(runs, ctx.log, figureRow);
-    }
+    case "rewrites":
+      return await (await import("./bench_rewrites.ts")).rewriteRows(`${dir}/rewrites`, {
+        ...ctx,
+        processRow,
+      });
+    case "search":
+      return await (await import("./bench_search.ts")).searchRows(runs, ctx.log, figureRow);
     case "tasks": {
       const { tasksRows } = await import("./bench_tasks.ts");
       return await tasksRows(blade, { dir, workspace, runs }, processRow);
     }
   }
+}
+
+/** Preparing and finishing an isolated child's worktree (scripts/bench_worktree.ts). */
+async function worktreeRows(runs: number): Promise<BenchRow[]> {
+  const { benchWorktree } = await import("./bench_worktree.ts");
+  const w = await benchWorktree({ runs: Math.min(runs, 5) });
+  return [
+    figureRow("worktree", `prepare + finish, ${w.files} files`, "ms", {
+      median: w.totalMs,
+      min: w.minTotalMs,
+      max: w.maxTotalMs,
+      n: w.runs,
+    }, `bare git ${w.bareGitMs.toFixed(0)} ms, ${w.files} file creates ${w.filesFloorMs.toFixed(0)} ms`),
+  ];
 }
 
 /** The OS sandbox's cost per Bash command (scripts/bench_command_sandbox.ts); none without bubblewrap. */

@@ -56,6 +56,32 @@ export interface OtherBuild {
   env: Record<string, string>;
 }
 
+/**
+ * The builds measured beside `deno task blade`: the release bundle (built into `dir`, as `deno task
+ * bundle` builds dist/) and the compiled binary where `deno compile` works here; where it does not,
+ * why (the bench prints a row saying so).
+ */
+export async function otherBuilds(dir: string): Promise<{ others: OtherBuild[]; compileSkipped?: string }> {
+  const { buildBundle } = await import("./bundle.ts");
+  const release = await buildBundle({ outDir: `${dir}/release` });
+  const others: OtherBuild[] = [
+    { label: "release bundle (dist/blade)", argv: [release.launcher], env: { BLADE_DENO: Deno.execPath() } },
+  ];
+  const { buildRelease, probeCompile, TARGETS } = await import("./release.ts");
+  const host = TARGETS.find((t) => t.triple === Deno.build.target);
+  if (host === undefined) return { others, compileSkipped: `no release target for ${Deno.build.target}` };
+  if (!await probeCompile()) {
+    return {
+      others,
+      compileSkipped:
+        "deno compile cannot run here: it could not download Deno's runtime (denort) for this platform",
+    };
+  }
+  const built = await buildRelease({ targets: [host.triple], outDir: `${dir}/compiled`, check: false });
+  others.push({ label: "compiled binary", argv: [built.artifacts[0]!.path], env: {} });
+  return { others };
+}
+
 export interface ContenderOptions {
   /** Claude Code's binary (findClaude), when installed. */
   claude?: string | undefined;
@@ -140,7 +166,7 @@ export async function contenders(
 }
 
 /** An other build's rows: `-p` single turn and the two Worker delegations, each in its own storage. */
-function otherBuildContenders(
+export function otherBuildContenders(
   o: OtherBuild,
   envFor: (storageName: string) => (url: string) => Record<string, string>,
 ): Contender[] {

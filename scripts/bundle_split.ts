@@ -92,13 +92,18 @@ function shapeChanged(pass: string, why: string): BladeError {
   });
 }
 
+/** The rewrites for speed, in the order they run (each can be left out to measure what it buys). */
+export const REWRITES = ["require", "merge", "eager"] as const;
+export type Rewrite = (typeof REWRITES)[number];
+
 export interface SplitOptions {
   /**
-   * False: esbuild's code-split output with only what it needs to run (lazy imports deferred, the
-   * Worker's URL pointed at its build), none of the rewrites for speed — what `deno task bench` measures
-   * the rewrites against (docs/reference/performance.md, "Do the rewrites earn their keep?").
+   * Rewrites for speed to leave out (default none): `require` isolation, the start-up chunk `merge`,
+   * `eager` compile. All of them (REWRITES) leaves esbuild's code-split output with only what it needs
+   * to run (lazy imports deferred, the Worker's URL pointed at its build). For `deno task bench --only
+   * rewrites` (docs/reference/performance.md, "Do the rewrites earn their keep?").
    */
-  rewrites?: boolean;
+  without?: readonly Rewrite[];
 }
 
 /** Builds the code-split bundle of the checkout at `root` into `outDir` (which should not exist yet). */
@@ -107,6 +112,7 @@ export async function buildSplit(
   outDir: string,
   options: SplitOptions = {},
 ): Promise<SplitBuild> {
+  const applies = (r: Rewrite) => !(options.without ?? []).includes(r);
   const mainDir = join(outDir, MAIN_DIR);
   const workerDir = join(outDir, WORKER_DIR);
   await denoBundleSplit(root, [ENTRY], mainDir);
@@ -119,27 +125,11 @@ export async function buildSplit(
   const deferred = await deferMainThreadImports(mainDir);
   if (deferred === 0) throw shapeChanged("lazy-import rewrite", 'no import("./chunk.js") in main\'s build');
   const entry = `${MAIN_DIR}/${splitOutputs([ENTRY]).get(ENTRY)}`;
-  const workerEntry = [...splitOutputs(WORKER_ENTRIES).values()][0]!;
-  const requireUsers = { main: 0, worker: 0 };
-  if (options.rewrites === false) {
-    return { entry, deferred, workerUrls, requireUsers, merged: [], eager: { main: 0, worker: 0 } };
-  }
-  for (const [build, dir] of [["main", mainDir], ["worker", workerDir]] as const) {
-    const moved = await isolateRequireIn(dir);
-    // The point of the rewrite: what every start loads does not load node:module. (A build without
-    // CommonJS packages has no shim to move: the Worker's, today.)
-    const files = await readBuildFiles(dir);
-    const entryFile = join(dir, build === "main" ? entry.slice(MAIN_DIR.length + 1) : workerEntry);
-    const stray = staticClosure(files, entryFile).filter((file) => STATIC_NODE_MODULE.test(files.get(file)!));
-    if (stray.length > 0) {
-      const names = stray.map((file) => relative(dir, file)).join(", ");
-      throw shapeChanged(
-        "require isolation",
-        `${names}, loaded by every start of ${build}'s build, import node:module`,
-      );
-    }
-    requireUsers[build] = moved.users.length;
-  }
+  const workerEntries = [...splitOutputs(WORKER_ENTRIES).values()];
+  const requireUsers = {
+    main: applies("require") ? await isolateRequireChecked(mainDir, ["main.js"]) : 0,
+    worker: applies("require") ? await isolateRequireChecked(workerDir, workerEntries) : 0,
+  };
   // main.js's chunks, the print command's, then those of the lazy modules every `blade -p` session
   // loads while it is built: one module each (scripts/bundle_merge.ts).
   const names = [...Deno.readDirSync(mainDir)].map((e) => e.name);
@@ -148,23 +138,46 @@ export async function buildSplit(
     if (found.length !== 1) throw shapeChanged("chunk merge", `${found.length} chunks match ${group}`);
     return found[0]!;
   });
-  const merged = await mergeStartGroups(mainDir, ["main.js", ...groups], runDenoBundle);
-  if (merged.length === 0) throw shapeChanged("chunk merge", "a start-up chunk's exports have another shape");
+  const merged = applies("merge")
+    ? await mergeStartGroups(mainDir, ["main.js", ...groups], runDenoBundle)
+    : [];
+  if (applies("merge") && merged.length === 0) {
+    throw shapeChanged("chunk merge", "a start-up chunk's exports have another shape");
+  }
   // Last, once no step re-bundles (esbuild would drop the parentheses): the start-up chunks'
   // functions compiled with their module, so the code cache holds them (scripts/bundle_eager.ts).
-  const eagerMain = await eagerDir(mainDir, ["main.js", ...groups]);
-  const eagerWorker = await eagerDir(workerDir, [
-    ...splitOutputs(WORKER_ENTRIES).values(),
-    ...WORKER_START_GROUPS,
-  ]);
-  const eager = {
-    main: eagerMain.wrapped + eagerMain.hoisted,
-    worker: eagerWorker.wrapped + eagerWorker.hoisted,
-  };
-  if (eager.main === 0 || eager.worker === 0) {
-    throw shapeChanged("eager-compile rewrite", "no function rewritten");
-  }
+  const eager = applies("eager")
+    ? {
+      main: await eagerChecked(mainDir, ["main.js", ...groups]),
+      worker: await eagerChecked(workerDir, [...workerEntries, ...WORKER_START_GROUPS]),
+    }
+    : { main: 0, worker: 0 };
   return { entry, deferred, workerUrls, requireUsers, merged, eager };
+}
+
+/**
+ * bundle_require.ts over one build; fails unless nothing every start loads (the static closure of the
+ * `entries`) imports node:module any more, the point of the rewrite. A build without CommonJS packages
+ * has no shim to move (the Worker's, today). Returns how many chunks now make their own `require`.
+ */
+async function isolateRequireChecked(dir: string, entries: readonly string[]): Promise<number> {
+  const moved = await isolateRequireIn(dir);
+  const files = await readBuildFiles(dir);
+  const loaded = new Set(entries.flatMap((entry) => staticClosure(files, join(dir, entry))));
+  const stray = [...loaded].filter((file) => STATIC_NODE_MODULE.test(files.get(file)!));
+  if (stray.length > 0) {
+    const names = stray.map((file) => relative(dir, file)).join(", ");
+    throw shapeChanged("require isolation", `${names}, loaded by every start, import node:module`);
+  }
+  return moved.users.length;
+}
+
+/** bundle_eager.ts over `targets` of one build; fails when it rewrote no function. Returns how many. */
+async function eagerChecked(dir: string, targets: readonly (string | RegExp)[]): Promise<number> {
+  const result = await eagerDir(dir, targets);
+  const count = result.wrapped + result.hoisted;
+  if (count === 0) throw shapeChanged("eager-compile rewrite", `no function rewritten in ${dir}`);
+  return count;
 }
 
 async function denoBundleSplit(root: string, entries: readonly string[], outDir: string): Promise<void> {
