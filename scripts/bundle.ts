@@ -71,8 +71,7 @@ export async function buildBundle(options: BundleOptions = {}): Promise<BundleRe
   const state = sourceState(ROOT);
   progress(`bundle main.ts and its child Worker → ${dir}`);
   const build = await buildSplit(ROOT, dir, options);
-  // main.js does not run itself (a merged start-up group is not the bundler's entry any more): as
-  // launch.ts does for `deno task blade`, the entry imports it and calls main().
+  // As launch.ts does for `deno task blade`, the launchers' module imports main.js and calls main().
   const script = join(dir, ENTRY_FILE);
   await Deno.writeTextFile(
     script,

@@ -2,8 +2,8 @@
 // "The bundle"): a code-split, minified `deno bundle` of main.ts in <out>/main/ and of the child Worker
 // entry in <out>/worker/, then the rewrites of esbuild's output that make it start fast — lazy imports
 // kept lazy (deferMainThreadImports), the `require` shim moved into the CommonJS chunks
-// (bundle_require.ts), the start-up chunks merged (bundle_merge.ts) and their functions compiled with
-// their module (bundle_eager.ts). Each rewrite must find the output in the shape it was written for:
+// (bundle_require.ts) and the start-up chunks' functions compiled with their module (bundle_eager.ts).
+// Each rewrite must find the output in the shape it was written for:
 // when one finds nothing to do, the build fails (BladeError bundle_failed) instead of shipping a
 // slower build in silence; scripts/bundle_split_test.ts runs them over the real sources.
 // Does not write launchers, stamps or locks (bundle.ts does).
@@ -12,7 +12,6 @@ import { dirname, join, relative } from "node:path";
 import { BladeError } from "../lib/errors.ts";
 import { stripAnsi } from "./script_cli.ts";
 import { isolateRequireIn, readBuildFiles } from "./bundle_require.ts";
-import { mergeStartGroups } from "./bundle_merge.ts";
 import { eagerDir } from "./bundle_eager.ts";
 import { CONFIG_FILE, ENTRY, WORKER_ENTRIES } from "./release_inputs.ts";
 
@@ -21,9 +20,10 @@ export const MAIN_DIR = "main";
 export const WORKER_DIR = "worker";
 
 /**
- * The chunks merged after main.js's, in order (esbuild names a lazy module's chunk after its file):
- * the print command, and the lazy modules every print-mode session loads as it is built — the
- * default provider (lib/provider/anthropic.ts) and the agent registry's loader (lib/registry/load.ts).
+ * The lazy chunks every `blade -p` session loads besides main.js's (esbuild names a lazy module's chunk
+ * after its file): the print command, and the lazy modules every print-mode session loads as it is
+ * built — the default provider (lib/provider/anthropic.ts) and the agent registry's loader
+ * (lib/registry/load.ts). With main.js, their static closures are compiled eagerly.
  */
 export const START_GROUPS: readonly RegExp[] = [
   /^print_cmd-\w+\.js$/,
@@ -44,14 +44,14 @@ export interface SplitBuild {
   workerUrls: number;
   /** Chunks that now make their own `require`, per build. */
   requireUsers: { main: number; worker: number };
-  /** The start-up groups merged (entry chunk → chunks merged into it). */
-  merged: { entry: string; merged: string[] }[];
+  /** The start-up chunks (main.js and one per START_GROUPS pattern). */
+  startUp: string[];
   /** Functions made eager, per build. */
   eager: { main: number; worker: number };
 }
 
 /** `deno bundle --quiet --platform deno <args>` in `root`; its stderr becomes the error when it fails. */
-export async function runDenoBundle(root: string, args: readonly string[], what: string): Promise<void> {
+async function runDenoBundle(root: string, args: readonly string[], what: string): Promise<void> {
   const result = await new Deno.Command(Deno.execPath(), {
     args: ["bundle", "--quiet", "--platform", "deno", ...args],
     cwd: root,
@@ -93,13 +93,12 @@ function shapeChanged(pass: string, why: string): BladeError {
 }
 
 /** The rewrites for speed, in the order they run (each can be left out to measure what it buys). */
-export const REWRITES = ["require", "merge", "eager"] as const;
+export const REWRITES = ["require", "eager"] as const;
 export type Rewrite = (typeof REWRITES)[number];
 
 export interface SplitOptions {
   /**
-   * Rewrites for speed to leave out (default none): `require` isolation, the start-up chunk `merge`,
-   * `eager` compile. All of them (REWRITES) leaves esbuild's code-split output with only what it needs
+   * Rewrites for speed to leave out (default none): `require` isolation, `eager` compile. All of them (REWRITES) leaves esbuild's code-split output with only what it needs
    * to run (lazy imports deferred, the Worker's URL pointed at its build). For `deno task bench --only
    * rewrites` (docs/reference/performance.md, "Do the rewrites earn their keep?").
    */
@@ -130,29 +129,23 @@ export async function buildSplit(
     main: applies("require") ? await isolateRequireChecked(mainDir, ["main.js"]) : 0,
     worker: applies("require") ? await isolateRequireChecked(workerDir, workerEntries) : 0,
   };
-  // main.js's chunks, the print command's, then those of the lazy modules every `blade -p` session
-  // loads while it is built: one module each (scripts/bundle_merge.ts).
   const names = [...Deno.readDirSync(mainDir)].map((e) => e.name);
   const groups = START_GROUPS.map((group) => {
     const found = names.filter((n) => group.test(n));
-    if (found.length !== 1) throw shapeChanged("chunk merge", `${found.length} chunks match ${group}`);
+    if (found.length !== 1) {
+      throw shapeChanged("eager-compile rewrite", `${found.length} chunks match ${group}`);
+    }
     return found[0]!;
   });
-  const merged = applies("merge")
-    ? await mergeStartGroups(mainDir, ["main.js", ...groups], runDenoBundle)
-    : [];
-  if (applies("merge") && merged.length === 0) {
-    throw shapeChanged("chunk merge", "a start-up chunk's exports have another shape");
-  }
-  // Last, once no step re-bundles (esbuild would drop the parentheses): the start-up chunks'
-  // functions compiled with their module, so the code cache holds them (scripts/bundle_eager.ts).
+  // The start-up chunks' functions (their static closures') compiled with their module, so the code
+  // cache holds them (scripts/bundle_eager.ts).
   const eager = applies("eager")
     ? {
       main: await eagerChecked(mainDir, ["main.js", ...groups]),
       worker: await eagerChecked(workerDir, [...workerEntries, ...WORKER_START_GROUPS]),
     }
     : { main: 0, worker: 0 };
-  return { entry, deferred, workerUrls, requireUsers, merged, eager };
+  return { entry, deferred, workerUrls, requireUsers, startUp: ["main.js", ...groups], eager };
 }
 
 /**

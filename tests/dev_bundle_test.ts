@@ -5,7 +5,6 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { LOCK_PATH, STAMP_PATH } from "../lib/sys/dev_bundle.ts";
-import { START_GROUPS } from "../scripts/bundle_split.ts";
 import { commandSetup, SOURCES_ONLY } from "./support/blade.ts";
 
 const ROOT = decodeURIComponent(new URL("..", import.meta.url).pathname);
@@ -94,13 +93,6 @@ Deno.test(
         stderr: "piped",
       }).output();
       assert.ok(build.success, new TextDecoder().decode(build.stderr));
-      // Each start-up group's chunk is there (a renamed module would silently leave its group unmerged).
-      const stamp = JSON.parse(await Deno.readTextFile(join(root, STAMP_PATH))) as { entry: string };
-      const chunks = [...Deno.readDirSync(join(root, "dist/dev", stamp.entry, ".."))].map((e) => e.name);
-      for (const group of START_GROUPS) {
-        assert.equal(chunks.filter((c) => group.test(c)).length, 1, `${group}`);
-      }
-
       const fresh = await launch(root, ws, denoDir, flags);
       assert.equal(fresh.code, 0, fresh.stderr);
       assert.equal(fresh.ran, "dev bundle");

@@ -38,7 +38,6 @@ const TOP_FILES = [
   "deno.lock",
   "scripts/bundle.ts",
   "scripts/bundle_split.ts",
-  "scripts/bundle_merge.ts",
   "scripts/bundle_require.ts",
   "scripts/bundle_eager.ts",
   "scripts/release_inputs.ts",
