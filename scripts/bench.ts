@@ -21,6 +21,8 @@
 //   memory     -p start-up with a 20 KB CLAUDE.md, 30 commands and 10 skills vs none (scripts/bench_memory.ts)
 //   tasks      `blade tasks list` and `tasks clean` with 5,000 finished runs (scripts/bench_tasks.ts)
 //   search     Grep (rg path, built-in) and Glob against rg on a generated 15,000-file tree (scripts/bench_search.ts)
+//   remote     NATS store operation latency (sidecar update, inbox append) vs the file store, one node
+//              and a 3-node R3 cluster (scripts/bench_remote.ts; no rows without nats-server)
 //   rewrites   the bundle with all its rewrites for speed, without each in turn, without any: -p single
 //              turn and delegation fg, each against all (scripts/bench_rewrites.ts)
 //
@@ -61,10 +63,11 @@ const GROUPS = [
   "memory",
   "tasks",
   "search",
+  "remote",
   "rewrites",
 ] as const;
 
-export function processRow(
+function processRow(
   group: string,
   name: string,
   runs: readonly ProcessRun[],
@@ -161,6 +164,24 @@ async function recoveryRows(runs: number): Promise<BenchRow[]> {
   ];
 }
 
+/** The file store's write throughput (scripts/bench_store.ts). */
+async function storeRows(): Promise<BenchRow[]> {
+  const { benchStore } = await import("./bench_store.ts");
+  const s = await benchStore();
+  const one = (name: string, v: number) =>
+    figureRow(
+      "store",
+      name,
+      "writes/s",
+      { median: v, min: v, max: v, n: s.rounds },
+      `${s.recordBytes} B records`,
+    );
+  return [
+    one("sidecar writes, sequential", s.sequentialWritesPerSec),
+    one(`sidecar writes, ${s.concurrency} concurrent`, s.concurrentWritesPerSec),
+  ];
+}
+
 async function groupRows(
   group: (typeof GROUPS)[number],
   ctx: { blade: string[]; dir: string; workspace: string; runs: number; log: (s: string) => void },
@@ -196,22 +217,8 @@ async function groupRows(
         }, `${f.agents} agents, ${f.diagnostics} diagnostics`)
       );
     }
-    case "store": {
-      const { benchStore } = await import("./bench_store.ts");
-      const s = await benchStore();
-      const one = (name: string, v: number) =>
-        figureRow(
-          "store",
-          name,
-          "writes/s",
-          { median: v, min: v, max: v, n: s.rounds },
-          `${s.recordBytes} B records`,
-        );
-      return [
-        one("sidecar writes, sequential", s.sequentialWritesPerSec),
-        one(`sidecar writes, ${s.concurrency} concurrent`, s.concurrentWritesPerSec),
-      ];
-    }
+    case "store":
+      return await storeRows();
     case "recovery":
       return await recoveryRows(runs);
     case "memory":
@@ -227,6 +234,10 @@ async function groupRows(
       });
     case "search":
       return await (await import("./bench_search.ts")).searchRows(runs, ctx.log, figureRow);
+    case "remote":
+      return (await (await import("./bench_remote.ts")).benchRemote()).map((r) =>
+        figureRow("remote", r.name, r.unit, r.stats)
+      );
     case "tasks": {
       const { tasksRows } = await import("./bench_tasks.ts");
       return await tasksRows(blade, { dir, workspace, runs }, processRow);

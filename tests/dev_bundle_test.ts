@@ -4,7 +4,7 @@
 
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { LOCK_PATH, STAMP_PATH } from "../lib/sys/dev_bundle.ts";
+import { LOCK_PATH } from "../lib/sys/dev_bundle.ts";
 import { commandSetup, SOURCES_ONLY } from "./support/blade.ts";
 
 const ROOT = decodeURIComponent(new URL("..", import.meta.url).pathname);

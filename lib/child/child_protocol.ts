@@ -65,7 +65,7 @@ export type TaskOutputRequest = TaskOutputInput;
 /** A delegation call a Worker child makes; the main thread starts or reads the grandchild. */
 export type DelegationCall =
   | { method: "plan"; input: TaskRequest }
-  | { method: "launch"; input: TaskRequest; callId: string }
+  | { method: "launch"; input: TaskRequest; callId: string; turnsLeft?: number }
   | { method: "output"; input: TaskOutputRequest }
   | { method: "stop"; taskId: string }
   | { method: "approve"; request: ApprovalRequest }

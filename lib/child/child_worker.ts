@@ -206,7 +206,13 @@ async function loadTools(call: Call, delegation: boolean, mcp: readonly McpToolS
     taskTool({
       agentTypes: () => [],
       plan: (input) => call({ method: "plan", input }, isPlannedRef),
-      launch: (input, tctx) => call({ method: "launch", input, callId: tctx.callId }, isToolResult),
+      launch: (input, tctx) =>
+        call({
+          method: "launch",
+          input,
+          callId: tctx.callId,
+          ...(tctx.turnsLeft === undefined ? {} : { turnsLeft: tctx.turnsLeft }),
+        }, isToolResult),
     }),
     taskOutputTool(control),
     taskStopTool(control),

@@ -56,6 +56,11 @@ export interface ParentInfo {
    * for a top-level session, whose rules are the run's.
    */
   rules?: RuleTexts;
+  /**
+   * Model requests the delegating session may still make (`--max-turns`, or its own `maxTurns` as a
+   * child): a child gets no more than that, whatever its definition says. Absent = no limit.
+   */
+  turnsLeft?: number | undefined;
 }
 
 /** The parent session plus the run-wide policy a launch is decided under. */
@@ -109,7 +114,7 @@ const refuse = (refusal: string): LaunchPlan => ({ ok: false, refusal });
 export function snapshotOf(
   definition: AgentDefinition,
   o: {
-    parent: Pick<LaunchParent, "mode" | "rules">;
+    parent: Pick<LaunchParent, "mode" | "rules" | "turnsLeft">;
     isolation: "none" | "worktree";
     /** The model child_model.ts chose. */
     model: string;
@@ -126,7 +131,7 @@ export function snapshotOf(
     disallowedTools: [...definition.disallowedTools],
     model,
     permissionMode,
-    maxTurns: definition.maxTurns,
+    maxTurns: cappedTurns(definition.maxTurns, parent.turnsLeft),
     skills: [...definition.skills],
     ...(definition.mcpServers === undefined ? {} : { mcpServers: structuredClone(definition.mcpServers) }),
     isolation,
@@ -152,6 +157,20 @@ function modelFor(
   });
 }
 
+/** An agent's `maxTurns` within what its parent has left: never above it (null = no limit). */
+export function cappedTurns(own: number | null, left: number | undefined): number | null {
+  if (left === undefined) return own;
+  return own === null ? left : Math.min(own, left);
+}
+
+/** Why no child may start: its parent has no model requests left (a child could make none). */
+function turnsRefusal(parent: Pick<ParentInfo, "turnsLeft">): string | undefined {
+  return parent.turnsLeft !== undefined && parent.turnsLeft < 1
+    ? "Cannot start a subagent: this session has used all its turns (--max-turns, or its agent's maxTurns), " +
+      "and a subagent may make no more model requests than its parent has left."
+    : undefined;
+}
+
 /** Validates the call against the registry and the parent's limits; the definition when allowed. */
 function admit(
   input: TaskRequest,
@@ -169,7 +188,7 @@ function admit(
   if (definition === undefined) {
     return { refusal: `Unknown agent type "${type}". Available agent types: ${names.join(", ") || "none"}.` };
   }
-  const deep = depthRefusal(parent);
+  const deep = depthRefusal(parent) ?? turnsRefusal(parent);
   if (deep !== undefined) return { refusal: deep };
   const isolation = input.isolation ?? definition.isolation;
   if (isolation === "worktree" && !parent.trusted) {
@@ -258,7 +277,7 @@ function planResumedLaunch(
         `Leave out model, or start a fresh agent on the other model.`,
     );
   }
-  const deep = depthRefusal(parent);
+  const deep = depthRefusal(parent) ?? turnsRefusal(parent);
   if (deep !== undefined) return refuse(deep);
   const plan = decision.plan;
   if (plan.isolation === "worktree" && !parent.trusted) {
@@ -269,7 +288,13 @@ function planResumedLaunch(
   }
   // The worktree lease is checked against git and taken over by the isolation layer (run/isolation.ts).
   const record = resumedRecord(input, {
-    plan: { ...plan, config: resumedConfig(plan.config, parent) },
+    plan: {
+      ...plan,
+      config: {
+        ...resumedConfig(plan.config, parent),
+        maxTurns: cappedTurns(plan.config.maxTurns, parent.turnsLeft),
+      },
+    },
     parent,
     now,
   });

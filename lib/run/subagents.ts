@@ -154,7 +154,11 @@ export class SubagentRuntime implements SubagentLauncher {
     const env = this.#env;
     const id = input.subagent_session_id;
     profileMark("Task launch");
-    const parent = { ...launchParentOf(this.#env, this.#parent), process: await env.ownProcess() };
+    const parent = {
+      ...launchParentOf(this.#env, this.#parent),
+      process: await env.ownProcess(),
+      turnsLeft: ctx.turnsLeft,
+    };
     const from = resumeSourceOf(input);
     const lookup = from === undefined ? undefined : await this.#resumeLookup(from, id);
     if (lookup !== undefined && "error" in lookup) return launchRefused(lookup.error, id);
