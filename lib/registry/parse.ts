@@ -3,6 +3,7 @@
 // imported lazily, only for frontmatter the fast path declines (docs/reference/performance.md: keep start-up light).
 // Does not read files or apply precedence (load.ts does).
 
+import { importNpm } from "../npm_module.ts";
 import { toolRuleNotes } from "./child_tools.ts";
 import { type Diagnostic, diagnostic } from "./diagnostic.ts";
 import { type Frontmatter, splitFrontmatter } from "./frontmatter.ts";
@@ -151,13 +152,17 @@ function nameProblem(name: string): { fatal: boolean; message: string } | undefi
   };
 }
 
+/** The yaml package's parts frontmatter reading uses, loaded on first need (lib/npm_module.ts checks them). */
+const yamlParts = () =>
+  importNpm("yaml", () => import("yaml"), { exports: ["isMap", "isScalar", "LineCounter", "parseDocument"] });
+
 /** YAML first; on a syntax error, the lenient `key: value` reading with a warning; else an error. */
 async function readFields(
   frontmatter: Frontmatter,
   file: string,
   diagnostics: Diagnostic[],
 ): Promise<Fields | undefined> {
-  const { isMap, isScalar, LineCounter, parseDocument } = await import("yaml");
+  const { isMap, isScalar, LineCounter, parseDocument } = await yamlParts();
   const counter = new LineCounter();
   const doc = parseDocument(frontmatter.text, { lineCounter: counter, prettyErrors: false });
   const firstError = doc.errors[0];
