@@ -1,8 +1,8 @@
 // End-to-end: ordinary Claude Code agent files whose frontmatter is not trivial YAML — an unquoted `:`
-// in the description (what Claude Code's agent generator writes), `>` and `|` blocks, `hooks: {}`, an
-// `mcpServers:` map — load in every build of Blade with the same diagnostics: `agents validate`,
-// `agents list`, `blade -p` delegating to one of them, and the interactive first screen. Through the
-// dev bundle these once crashed every command with "TypeError: r is not a constructor" (the lazily
+// in the description (what Claude Code's agent generator writes), `>` and `|` blocks, `hooks: {}` and a
+// nested `memory:` value, an `mcpServers:` map — load in every build of Blade with the same diagnostics:
+// `agents validate`, `agents list`, `blade -p` delegating to one of them, and the interactive first
+// screen. Through the dev bundle these once crashed every command with "TypeError: r is not a constructor" (the lazily
 // imported yaml package came back without its named exports; lib/npm_module.ts). Like every test of
 // tests/, it runs in each leg of .ci/run: from the sources, the dev bundle and the release bundle.
 
@@ -42,6 +42,8 @@ You read.
 name: hooked
 description: Runs with hooks
 hooks: {}
+memory:
+  scope: project
 ---
 You are hooked.
 `,
@@ -64,9 +66,9 @@ const REVIEWER_DESCRIPTION =
 const EXPECTED_DIAGNOSTICS = [
   {
     file: "hooked.md",
-    line: 4,
+    line: 5,
     severity: "info",
-    message: `"hooks" is a Claude Code field Blade does not support yet; ignored`,
+    message: `"memory" is a Claude Code field Blade does not support yet; ignored`,
   },
   {
     file: "reviewer.md",
