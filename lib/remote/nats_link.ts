@@ -52,6 +52,10 @@ export interface MessageStream {
   }>;
   /** Every message on `subject`, oldest first. */
   read(subject: string): Promise<StreamMessage[]>;
+  /** The last message on `subject`, or null when it has none. */
+  last(subject: string): Promise<StreamMessage | null>;
+  /** The largest message the servers take, in bytes (their max_payload). */
+  readonly maxPayload: number;
   /** Deletes one message; false when it was gone already. */
   remove(seq: number): Promise<boolean>;
 }
@@ -92,6 +96,9 @@ export interface NatsLink extends AsyncDisposable {
   stream(name: string, options: StreamOptions): Promise<MessageStream>;
   close(): Promise<void>;
 }
+
+/** nats-server's default max_payload (1 MiB), when the server did not say. */
+const DEFAULT_MAX_PAYLOAD = 1024 * 1024;
 
 /** JetStream's "wrong last sequence" API error: the CAS lost. */
 const WRONG_LAST_SEQUENCE = 10071;
@@ -167,7 +174,11 @@ export async function connectNats(url: NatsStoreUrl, options: NatsLinkOptions = 
   return {
     bucket: (name, bucketOptions) => openBucket(kvm, name, bucketOptions),
     stream: (name, streamOptions) =>
-      openStream({ js: jetstream(nc), jsm: jetstreamManager(nc) }, name, streamOptions),
+      openStream(
+        { js: jetstream(nc), jsm: jetstreamManager(nc), maxPayload: nc.info?.max_payload },
+        name,
+        streamOptions,
+      ),
     close,
     [Symbol.asyncDispose]: close,
   };
@@ -212,7 +223,7 @@ async function openBucket(kvm: Kvm, name: string, bucketOptions: BucketOptions):
 
 /** The stream view of stream `name`, created with `options` when absent. */
 async function openStream(
-  client: { js: JetStreamClient; jsm: Promise<JetStreamManager> },
+  client: { js: JetStreamClient; jsm: Promise<JetStreamManager>; maxPayload: number | undefined },
   name: string,
   streamOptions: StreamOptions,
 ): Promise<MessageStream> {
@@ -244,6 +255,12 @@ async function openStream(
         throw error;
       }
     },
+    maxPayload: client.maxPayload ?? DEFAULT_MAX_PAYLOAD,
+    last: (subject) =>
+      retried(async () => {
+        const m = await jsm.streams.getMessage(name, { last_by_subj: subject });
+        return m === null ? null : { seq: m.seq, subject: m.subject, text: decoder.decode(m.data) };
+      }),
     read: (subject) =>
       retried(async () => {
         const out: StreamMessage[] = [];

@@ -15,7 +15,7 @@ import { Heartbeat } from "../store/heartbeat.ts";
 import { coreTools } from "../tools/registry.ts";
 import { rulesOf, type RuleTexts, sessionToolNames } from "../permissions/run_rules.ts";
 import type { RecoveryOutcome, SessionRecovery, SessionSubagents } from "../executor/session_ports.ts";
-import type { TranscriptWriter } from "../session/transcript.ts";
+import type { TranscriptLog } from "../session/transcript.ts";
 import { ownIdentity } from "../session/lease.ts";
 import type { ParentInfo, RegistryView } from "../launch/launch_plan.ts";
 import type { OwnProcess } from "../launch/launch_record.ts";
@@ -209,7 +209,7 @@ export class Runtime implements AsyncDisposable {
   /** Crash recovery of a continued top-level session of this folder (lib/recovery/restart.ts). */
   readonly recovery: SessionRecovery = { recover: (session) => this.#recover(session) };
 
-  async #recover(session: { sessionId: string; transcript: TranscriptWriter }): Promise<RecoveryOutcome> {
+  async #recover(session: { sessionId: string; transcript: TranscriptLog }): Promise<RecoveryOutcome> {
     const d = this.#deps;
     const r = await recoverSession(
       { ports: d.ports, store: this.store, layout: d.layout, redact: d.redact },
