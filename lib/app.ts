@@ -37,10 +37,11 @@ import type { SidecarStore } from "./store/store.ts";
 import { FileSidecarStore } from "./store/file_store.ts";
 import { migrateOnOpen } from "./store/project_migration.ts";
 import type { LazyNatsStore } from "./remote/lazy_nats_store.ts";
+import type { RemotePlacement } from "./run/remote_child.ts";
 import { loadRegistry } from "./registry/mod.ts";
 import type { RegistrySnapshot } from "./registry/snapshot.ts";
 import { type ChildRunner, InThreadRunner, WorkerRunner } from "./child/child_runner.ts";
-import { Runtime } from "./runtime/runtime.ts";
+import { Runtime, type RuntimeDeps } from "./runtime/runtime.ts";
 import type { McpHub } from "./mcp/hub.ts";
 import { ChildMcp } from "./run/child_mcp.ts";
 import { parseRuleList, wholeToolsDenied } from "./protocol/tool_rule.ts";
@@ -64,6 +65,8 @@ export interface AppFlags extends ConfigFlags {
   bare?: boolean;
   /** `--output-style`: the main session's output style (over the `outputStyle` setting). */
   outputStyle?: string;
+  /** `--remote-children`: background children go to workers (docs/guides/remote.md). */
+  remoteChildren?: boolean;
 }
 
 export interface AppOptions {
@@ -111,6 +114,10 @@ export interface App {
   providerConfig(): Promise<ProviderConfig>;
   /** The sidecar store: this storage root's files, or the shared NATS store `--store` names. */
   store(): SidecarStore;
+  /** The shared NATS store `--store` names (its inboxes, leases, queue, bundles); absent: files only. */
+  shared?: LazyNatsStore;
+  /** Where remote children go: with a shared store only. */
+  placement?: RemotePlacement;
   /** Closes what the App opened (the shared store's connection), so the process can exit. */
   close(): Promise<void>;
   /** The agent definitions this workspace sees (built-in, user, project when trusted, --agents). */
@@ -212,6 +219,9 @@ export async function createApp(ports: Ports, flags: AppFlags, options: AppOptio
     redact,
   });
   let store: SidecarStore | undefined = shared;
+  const placement = shared === undefined
+    ? undefined
+    : new (await import("./worker/placement.ts")).NatsPlacement(shared, ports);
   const app: App = {
     ports,
     layout,
@@ -241,6 +251,8 @@ export async function createApp(ports: Ports, flags: AppFlags, options: AppOptio
     providerConfig: getProviderConfig,
     store: () =>
       store ??= new FileSidecarStore({ fs: ports.fs, clock: ports.clock, storageRoot: layout.root, redact }),
+    ...(shared === undefined ? {} : { shared }),
+    ...(placement === undefined ? {} : { placement }),
     close: async () => await shared?.close(),
     // Methods, not closures: an App with a replaced provider (tests) builds its runtime with it.
     registry() {
@@ -292,7 +304,18 @@ function runtimeOf(app: App, emit: RuntimeEventSink, options: RuntimeOptions): R
     ...(options.childContext === undefined ? {} : { childContext: options.childContext }),
     mcp: () => childMcp(app, options),
     web: webAccessOf(app),
+    ...sharedOf(app),
   });
+}
+
+/** The shared store's side of the runtime: remote children and inboxes (none without `--store`). */
+function sharedOf(app: App): Pick<RuntimeDeps, "shared" | "remoteChildren"> {
+  const { shared, placement } = app;
+  if (shared === undefined || placement === undefined) return {};
+  return {
+    shared: { remote: placement, inboxes: (owner) => shared.inboxOf(owner.parentSessionId) },
+    remoteChildren: app.flags.remoteChildren === true,
+  };
 }
 
 /** How children reach MCP servers: the run's hub, plus agents' inline servers started on first use. */

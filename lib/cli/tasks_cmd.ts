@@ -13,7 +13,7 @@ import { type App, createApp } from "../app.ts";
 import type { Io } from "./io.ts";
 import { parseAge, parseOrUsage } from "./args.ts";
 import { publicProjection } from "../store/projection.ts";
-import type { SidecarDiagnostic } from "../store/store.ts";
+import type { SidecarDiagnostic, SidecarOwner } from "../store/store.ts";
 import { TaskAdmin } from "../admin/task_admin.ts";
 import { removeRunFiles } from "../admin/run_files.ts";
 import { reconcile } from "../recovery/recovery.ts";
@@ -121,7 +121,14 @@ async function tasksCommand(
 ): Promise<number> {
   const { ports, io, values, command, ids } = o;
   const store = app.store();
-  const recoveryDeps = { ports, store, layout: app.layout, redact: app.redact };
+  const shared = app.shared;
+  const recoveryDeps = {
+    ports,
+    store,
+    layout: app.layout,
+    redact: app.redact,
+    ...(shared === undefined ? {} : { inboxes: (o: SidecarOwner) => shared.inboxOf(o.parentSessionId) }),
+  };
   if (command === "recover") {
     const report = await reconcile(recoveryDeps, () => true);
     if (values.json === true) io.out(JSON.stringify(report, null, 2) + "\n");

@@ -75,7 +75,8 @@ export const agentDefinitionSchema = z.object({
     )
     .nullable()
     .default(null),
-  isolation: z.enum(["none", "worktree"], { error: 'must be "none" or "worktree"' }).default("none"),
+  isolation: z.enum(["none", "worktree", "remote"], { error: 'must be "none", "worktree" or "remote"' })
+    .default("none"),
   /** true = always run in the background. */
   background: z
     .union([z.boolean(), z.enum(["true", "false"]).transform((v) => v === "true")], {

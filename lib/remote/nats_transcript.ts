@@ -78,6 +78,15 @@ export class NatsTranscript implements TranscriptLog {
     });
   }
 
+  /** Deletes the whole transcript (a run started again from the beginning); this log starts over. */
+  discard(): Promise<void> {
+    return this.#queued(async () => {
+      await this.#stream.purge(this.subject);
+      this.#tail = undefined;
+      this.#lastSeq = 0;
+    });
+  }
+
   async read(): Promise<TranscriptRead | null> {
     const messages = await this.#stream.read(this.subject);
     if (messages.length === 0) return null;

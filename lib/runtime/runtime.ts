@@ -29,6 +29,9 @@ import type { SubagentEnv } from "../run/subagent_env.ts";
 import { recoverSession } from "../recovery/restart.ts";
 import { tolerantTrim } from "../run/sidecar_lifecycle.ts";
 import type { WebAccess } from "../protocol/web.ts";
+import type { SidecarOwner } from "../store/store.ts";
+import type { SessionInbox } from "../session/inbox.ts";
+import type { RemotePlacement } from "../run/remote_child.ts";
 
 import type { ChildContext } from "../executor/child_context.ts";
 export interface RuntimeDeps {
@@ -75,6 +78,10 @@ export interface RuntimeDeps {
   mcp: () => ChildMcp;
   /** How children's web tools reach the web (run in this thread for every child). */
   web?: WebAccess | undefined;
+  /** The shared store's side (docs/guides/remote.md): where remote children go, sessions' inboxes. */
+  shared?: { remote: RemotePlacement; inboxes: (owner: SidecarOwner) => SessionInbox };
+  /** `--remote-children`: background children go to workers unless their agent says otherwise. */
+  remoteChildren?: boolean;
 }
 
 /** What the runtime built for one top-level session (the interactive session reads and steers it). */
@@ -113,7 +120,12 @@ export class Runtime implements AsyncDisposable {
     const { ports, layout, store } = deps;
     this.store = store;
     this.slots = new Semaphore(deps.config.maxConcurrentSubagents);
-    this.background = new BackgroundRuns({ ports, store, layout });
+    this.background = new BackgroundRuns({
+      ports,
+      store,
+      layout,
+      ...(deps.shared === undefined ? {} : { inboxes: deps.shared.inboxes }),
+    });
     this.heartbeat = new Heartbeat(store, { clock: ports.clock });
     this.shells = new ShellTasks(ports);
     this.#ownProcess = ownProcessOf(ports);
@@ -165,6 +177,8 @@ export class Runtime implements AsyncDisposable {
       ...(d.approve === undefined ? {} : { approve: d.approve }),
       mcp: this.#mcp = d.mcp(),
       web: d.web,
+      ...(d.shared === undefined ? {} : { remote: d.shared.remote }),
+      ...(d.remoteChildren === true ? { remoteChildren: true } : {}),
     };
   }
 
@@ -212,7 +226,13 @@ export class Runtime implements AsyncDisposable {
   async #recover(session: { sessionId: string; transcript: TranscriptLog }): Promise<RecoveryOutcome> {
     const d = this.#deps;
     const r = await recoverSession(
-      { ports: d.ports, store: this.store, layout: d.layout, redact: d.redact },
+      {
+        ports: d.ports,
+        store: this.store,
+        layout: d.layout,
+        redact: d.redact,
+        ...(d.shared === undefined ? {} : { inboxes: d.shared.inboxes }),
+      },
       { sessionId: session.sessionId, projectPath: d.workspace, transcript: session.transcript },
     );
     return {
