@@ -10,7 +10,8 @@ import type { ChildSpec } from "../executor/child.ts";
 import type { RemotePlacement } from "../run/remote_child.ts";
 import type { LazyNatsStore } from "../remote/lazy_nats_store.ts";
 import { processGit } from "../worktree/git.ts";
-import { takeSnapshot } from "./snapshot.ts";
+import { BladeError } from "../errors.ts";
+import { fetchResult, takeSnapshot } from "./snapshot.ts";
 import { jobOf } from "./job.ts";
 
 /** Where a child's snapshot bundle is kept in the bundle store. */
@@ -55,5 +56,36 @@ export class NatsPlacement implements RemotePlacement {
     } finally {
       await fs.remove(scratch, { recursive: true }).catch(() => {});
     }
+  }
+}
+
+/**
+ * `blade tasks output <id> --fetch`: brings a remote run's result branch from the bundle store into
+ * the repository `workspace` is in (snapshot.ts fetchResult: never over other commits).
+ */
+export async function fetchRemoteBranch(
+  shared: LazyNatsStore,
+  o: { ports: Ports; workspace: string; record: SidecarRecord },
+): Promise<{ branch: string; commit: string }> {
+  const { fs, process, env } = o.ports;
+  const branch = o.record.remote?.branch;
+  const bundle = branch === undefined ? null : await (await shared.bundles()).get(resultObject(o.record.id));
+  if (branch === undefined || bundle === null) {
+    throw new BladeError("task_not_found", `The result of ${o.record.id} is not in the shared store`, {
+      hint: "Its worker had not uploaded it (the run did not end on a worker), or it was removed.",
+    });
+  }
+  const scratch = await fs.makeTempDir("blade-fetch-");
+  try {
+    const file = `${scratch}/result.bundle`;
+    await fs.writeBytes(file, bundle, { mode: 0o600 });
+    const { commit } = await fetchResult(processGit(process, env), {
+      workspace: o.workspace,
+      bundleFile: file,
+      branch,
+    });
+    return { branch, commit };
+  } finally {
+    await fs.remove(scratch, { recursive: true }).catch(() => {});
   }
 }

