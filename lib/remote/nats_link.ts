@@ -117,7 +117,10 @@ export interface JobQueue {
 export interface QueueOptions {
   subject: string;
   replicas: number;
-  /** How long a taken job may go without `working()` or `ack()` before it is delivered again. */
+  /**
+   * How long a taken job may go without `working()` or `ack()` before it is delivered again; set when
+   * the first taker of the queue (on any machine) makes its consumer.
+   */
   ackWaitMs: number;
 }
 
@@ -309,18 +312,23 @@ async function openQueue(
       num_replicas: options.replicas,
     });
   }
-  try {
-    await jsm.consumers.info(name, QUEUE_CONSUMER);
-  } catch {
-    await jsm.consumers.add(name, {
-      durable_name: QUEUE_CONSUMER,
-      ack_policy: client.ack,
-      ack_wait: options.ackWaitMs * 1_000_000,
-      max_deliver: -1,
-      num_replicas: options.replicas,
-    });
-  }
-  const consumer = await js.consumers.get(name, QUEUE_CONSUMER);
+  // The consumer is made by the first taker (a publisher never needs it): its ack wait is that taker's.
+  let consumer: ReturnType<typeof js.consumers.get> | undefined;
+  const taking = () =>
+    consumer ??= (async () => {
+      try {
+        await jsm.consumers.info(name, QUEUE_CONSUMER);
+      } catch {
+        await jsm.consumers.add(name, {
+          durable_name: QUEUE_CONSUMER,
+          ack_policy: client.ack,
+          ack_wait: options.ackWaitMs * 1_000_000,
+          max_deliver: -1,
+          num_replicas: options.replicas,
+        });
+      }
+      return await js.consumers.get(name, QUEUE_CONSUMER);
+    })();
   const decoder = new TextDecoder();
   return {
     async publish(text, msgId) {
@@ -328,7 +336,7 @@ async function openQueue(
       return { duplicate: ack.duplicate };
     },
     async next(waitMs) {
-      const m = await consumer.next({ expires: Math.max(waitMs, 1000) });
+      const m = await (await taking()).next({ expires: Math.max(waitMs, 1000) });
       if (m === null) return null;
       return {
         text: decoder.decode(m.data),
