@@ -178,3 +178,173 @@ ${remoteCalls(1)}
     for (const w of fleet.workers) await w.stop();
   });
 }
+
+/** A small seeded generator (mulberry32), so a failing run can be repeated with SEED=<n>. */
+function seeded(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/** Children that think before answering (`Slow`) or read a file first and then think (`Tool`). */
+function mixedScript(n: number): string {
+  const calls = Array.from({ length: n }, (_, i) =>
+    `            - name: Task
+              input: { subagent_type: Explore, description: "Remote ${i}", prompt: "${
+      i % 2 ? "Tool" : "Slow"
+    } job ${i}.", isolation: remote }`)
+    .join("\n");
+  return `agents:
+  main:
+    - repeat_last: true
+      turns:
+        - tool_calls:
+${calls}
+        - text: "started"
+        - text: "noted"
+  Explore:
+    - match: "Slow job"
+      turns:
+        - text: "slow answer"
+          delay_ms: 1500
+    - match: "Tool job"
+      turns:
+        - tool_calls:
+            - name: Read
+              input: { file_path: "notes.txt" }
+        - text: "answer after a tool"
+          delay_ms: 1500
+`;
+}
+
+/** The counts the issue asks for: every child ended, noticed once, never run to its end twice. */
+function outcomeCounts(
+  o: { records: SidecarRecord[]; notices: Map<string, number>; expected: number; logs: string },
+) {
+  const ends = new Map<string, number>();
+  for (const m of o.logs.matchAll(/job (agent-\S+): (ran|reconciled)\b/g)) {
+    ends.set(m[1]!, (ends.get(m[1]!) ?? 0) + 1);
+  }
+  return {
+    lost: o.expected -
+      o.records.filter((r) => r.status !== "running" && o.notices.has(completionInboxId(r.id))).length,
+    duplicated: [...o.notices.values()].filter((n) => n > 1).length,
+    runTwice: [...ends.values()].filter((n) => n > 1).length,
+    stranded: o.records.filter((r) => r.status === "running").length,
+  };
+}
+
+if (binary !== null) {
+  Deno.test("e2e remote: one NATS node SIGKILLed mid-run loses nothing (R3)", async () => {
+    const seed = Number(Deno.env.get("SEED") ?? String(Date.now() % 100_000));
+    const random = seeded(seed);
+    // deno-lint-ignore no-console -- printed first, so a failing run can be repeated with SEED=<n>
+    console.log(`seed ${seed} (SEED=${seed} repeats this run)`);
+    const children = 16;
+    await using fleet = await startFleet(binary, {
+      nodes: 3,
+      workers: 2,
+      workerFlags: [...FAST_LEASE, "--concurrency", "3"],
+      script: mixedScript(children),
+    });
+    const parent = await spawnBlade(
+      ["-p", "Go", ...fleet.script, ...fleet.store, "--trust-workspace", "--output-format", "json"],
+      { cwd: fleet.workspace, env: parentEnv(fleet) },
+    );
+    await until("children running", async () => {
+      const running = (await fleet.records()).filter((r) => r.status === "running" && r.remote?.worker);
+      return running.length >= 2 ? running : undefined;
+    });
+    const victim = fleet.nats.nodes[Math.floor(random() * 3)]!;
+    await victim.kill();
+    const result = await parent.result;
+    assert.equal(result.code, 0, result.stderr);
+    const sessionId = (JSON.parse(result.stdout) as { session_id: string }).session_id;
+    const records = await fleet.records();
+    const logs = (await Promise.all(fleet.workers.map((w) => w.stop()))).join("\n");
+    const counts = outcomeCounts({
+      records,
+      notices: await noticeCounts(fleet, sessionId),
+      expected: children,
+      logs,
+    });
+    // deno-lint-ignore no-console -- the counts the issue asks to report, and the seed to repeat it
+    console.log(`seed ${seed}: killed node ${victim.name} mid-run: ${JSON.stringify(counts)}`);
+    assert.deepEqual(counts, { lost: 0, duplicated: 0, runTwice: 0, stranded: 0 });
+    assert.equal(records.length, children);
+  });
+
+  Deno.test("e2e remote: 20 seeded SIGKILLs of workers mid-run; every run recovered elsewhere, once", async () => {
+    const seed = Number(Deno.env.get("SEED") ?? String(Date.now() % 100_000));
+    const random = seeded(seed);
+    // deno-lint-ignore no-console -- printed first, so a failing run can be repeated with SEED=<n>
+    console.log(`seed ${seed} (SEED=${seed} repeats this run)`);
+    const children = 60;
+    const kills = 20;
+    await using fleet = await startFleet(binary, {
+      nodes: 1,
+      workers: 3,
+      workerFlags: [...FAST_LEASE, "--concurrency", "2"],
+      script: mixedScript(children),
+    });
+    const parent = await spawnBlade(
+      ["-p", "Go", ...fleet.script, ...fleet.store, "--trust-workspace", "--output-format", "json"],
+      { cwd: fleet.workspace, env: parentEnv(fleet) },
+    );
+    const logs: string[] = [];
+    let hitLive = 0;
+    for (let k = 0; k < kills; k++) {
+      const running = await until("a run on a live worker", async () => {
+        const live = (await fleet.records()).filter((r) => r.status === "running" && workerOf(fleet, r));
+        return live.length > 0 ? live : undefined;
+      });
+      const target = running[Math.floor(random() * running.length)]!;
+      await sleep(Math.floor(random() * 300));
+      // Proven live: the record still says this worker runs it, right before the kill.
+      const now = (await fleet.records()).find((r) => r.id === target.id);
+      const worker = now === undefined ? undefined : workerOf(fleet, now);
+      if (now?.status !== "running" || worker === undefined) {
+        k--;
+        continue;
+      }
+      worker.process.kill("SIGKILL");
+      logs.push((await worker.process.result).stderr);
+      hitLive++;
+      await fleet.startWorker(worker.index);
+    }
+    const result = await parent.result;
+    assert.equal(result.code, 0, result.stderr);
+    const sessionId = (JSON.parse(result.stdout) as { session_id: string }).session_id;
+    const records = await fleet.records();
+    logs.push(...await Promise.all(fleet.workers.map((w) => w.stop())));
+    const counts = outcomeCounts({
+      records,
+      notices: await noticeCounts(fleet, sessionId),
+      expected: children,
+      logs: logs.join("\n"),
+    });
+    const rerun = records.filter((r) => (r.remote?.attempts ?? 0) > 1).length;
+    const recovered = records.filter((r) => r.restartRecovery !== undefined).length;
+    const untouched = records.filter((r) => r.remote?.attempts === 1 && r.restartRecovery === undefined);
+    // deno-lint-ignore no-console -- the counts the issue asks to report, and the seed to repeat it
+    console.log(
+      `seed ${seed}: ${hitLive} SIGKILLs of workers, each during a live run; ${rerun} runs started again, ` +
+        `${recovered} recovered by the plan: ${JSON.stringify(counts)}`,
+    );
+    assert.equal(hitLive, kills);
+    assert.deepEqual(counts, { lost: 0, duplicated: 0, runTwice: 0, stranded: 0 });
+    // A run no kill touched ends as it would without any: completed by its one worker.
+    assert.ok(untouched.length > 0 && untouched.every((r) => r.status === "completed"));
+    // A run recovered by the plan had started a tool, or was started again once already; one that had
+    // done nothing was started again instead.
+    for (const r of records.filter((r) => r.restartRecovery !== undefined)) {
+      assert.ok(r.prompt.startsWith("Tool job") || (r.remote?.attempts ?? 0) >= 2, `${r.id}: ${r.prompt}`);
+    }
+    assert.equal(records.length, children);
+  });
+}

@@ -98,9 +98,12 @@ if (binary === null) {
       const read = r.messages.flatMap((m) => m.content).find((c) => c.type === "tool_result");
       assert.ok(read?.type === "tool_result" && read.content.includes("uncommitted line"), r.id);
       assert.match(r.remote?.worker ?? "", /\/\d+$/);
+      // Ended by the worker that ran it, not recovered by another one.
+      assert.equal(r.restartRecovery, undefined, r.id);
     }
     const workersUsed = new Set(records.map((r) => r.remote!.worker));
     assert.ok(workersUsed.size >= 2, `jobs spread over the workers: ${[...workersUsed].join(", ")}`);
-    for (const w of fleet.workers) await w.stop();
+    const logs = (await Promise.all(fleet.workers.map((w) => w.stop()))).join("\n");
+    assert.doesNotMatch(logs, /commit_failed|left for redelivery|lease_lost/);
   });
 }

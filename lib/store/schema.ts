@@ -128,6 +128,8 @@ export type RemoteRun = {
   worker?: string;
   /** The branch the child's work is on, `blade/<agentId>`, once the worker uploaded it. */
   branch?: string;
+  /** That branch's commit (the base commit itself when the child left nothing: no bundle then). */
+  head?: string;
   /** Commits on that branch after the snapshot. */
   commits?: number;
   /** How many times a worker started it (a run redelivered after its worker died starts again once). */
@@ -268,6 +270,7 @@ const remoteCheck = object({
   subdir: text,
   worker: optional(nonEmpty),
   branch: optional(nonEmpty),
+  head: optional(commitId),
   commits: optional(count),
   attempts: optional(count),
 });

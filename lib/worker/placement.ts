@@ -68,7 +68,13 @@ export async function fetchRemoteBranch(
   o: { ports: Ports; workspace: string; record: SidecarRecord },
 ): Promise<{ branch: string; commit: string }> {
   const { fs, process, env } = o.ports;
-  const branch = o.record.remote?.branch;
+  const remote = o.record.remote;
+  const branch = remote?.branch;
+  const git = processGit(process, env);
+  if (branch !== undefined && remote?.head !== undefined && remote.head === remote.baseCommit) {
+    // The child left nothing: its branch is the parent's own base commit (no bundle was made).
+    return { branch, ...await fetchResult(git, { workspace: o.workspace, branch, head: remote.head }) };
+  }
   const bundle = branch === undefined ? null : await (await shared.bundles()).get(resultObject(o.record.id));
   if (branch === undefined || bundle === null) {
     throw new BladeError("task_not_found", `The result of ${o.record.id} is not in the shared store`, {
@@ -79,7 +85,7 @@ export async function fetchRemoteBranch(
   try {
     const file = `${scratch}/result.bundle`;
     await fs.writeBytes(file, bundle, { mode: 0o600 });
-    const { commit } = await fetchResult(processGit(process, env), {
+    const { commit } = await fetchResult(git, {
       workspace: o.workspace,
       bundleFile: file,
       branch,

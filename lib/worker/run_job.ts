@@ -14,6 +14,7 @@ import type { StorageLayout } from "../config/storage.ts";
 import type { SidecarRecord } from "../store/schema.ts";
 import type { TranscriptRead } from "../session/transcript.ts";
 import { minimalCommandEnv } from "../permissions/child_env.ts";
+import { HEARTBEAT_INTERVAL_MS } from "../store/heartbeat.ts";
 import { planOrphan } from "../recovery/recovery_plan.ts";
 import type { SubagentEnv } from "../run/subagent_env.ts";
 import { finishChild, lifecycleOf } from "../run/child_run.ts";
@@ -282,6 +283,30 @@ type Running = Held & {
   dir: string;
 };
 
+/**
+ * The run's activity time, written at most once a second while it runs (through the fenced store), and
+ * never once it ended: a beat still in flight then changes nothing (it writes only a running record,
+ * and only before `end`), so nothing of this worker's lands on the record after its end is committed.
+ */
+function activityBeat(ctx: WorkerContext, id: string): { soon(): void; end(): void } {
+  const { clock } = ctx.ports;
+  let last = clock.now();
+  let ended = false;
+  return {
+    soon() {
+      if (ended || clock.now() - last < HEARTBEAT_INTERVAL_MS) return;
+      last = clock.now();
+      void ctx.env.store.update(id, (r) => {
+        if (ended || r.status !== "running") throw new Error("the run ended");
+        return r;
+      }).catch(() => {});
+    },
+    end() {
+      ended = true;
+    },
+  };
+}
+
 /** The child's run, then its end made durable in order: branch, record, notice, acknowledgement. */
 async function runHere(ctx: WorkerContext, h: Running): Promise<JobEnd> {
   const { ports, env } = ctx;
@@ -300,20 +325,21 @@ async function runHere(ctx: WorkerContext, h: Running): Promise<JobEnd> {
       if (l !== null && "record" in l && l.record.status !== "running") stop.abort(new Error("cancelled"));
     }, () => {});
   }, { repeat: true });
+  const beat = activityBeat(ctx, id);
   let outcome: ChildOutcome;
   try {
     outcome = await runTakenChild(env, {
       spec: h.spec,
       signal: stop.signal,
       onActivity: () => {
-        void env.heartbeat.beat(id).catch(() => {});
+        beat.soon();
         mirror.soon();
       },
     });
     await mirror.sync();
   } finally {
     watch();
-    env.heartbeat.forget(id);
+    beat.end();
   }
   if (!h.lease.held()) {
     ctx.log(`job ${id}: its lease was lost mid-run; nothing committed (the job goes to another worker)`);
@@ -331,15 +357,18 @@ async function commitEnd(
   const placed = h.record.remote!;
   const branch = resultBranch(id);
   const file = `${h.dir}/result.bundle`;
-  const { commits } = await bundleResult(processGit(ports.process, ports.env), {
+  const { head, commits, bundled } = await bundleResult(processGit(ports.process, ports.env), {
     dir: `${h.dir}/repo`,
     branch,
     baseCommit: placed.baseCommit,
     snapshotCommit: placed.snapshotCommit,
     bundleFile: file,
   });
-  await (await ctx.shared.bundles()).put(resultObject(id), await ports.fs.readBytes(file));
-  const running = await env.store.update(id, (r) => ({ ...r, remote: { ...r.remote!, branch, commits } }));
+  if (bundled) await (await ctx.shared.bundles()).put(resultObject(id), await ports.fs.readBytes(file));
+  const running = await env.store.update(
+    id,
+    (r) => ({ ...r, remote: { ...r.remote!, branch, head, commits } }),
+  );
   const done = await finishChild(env, h.spec.parentSessionId, running, {
     outcome: h.outcome,
     aborted: h.aborted,

@@ -119,70 +119,53 @@ export async function checkoutSnapshot(
 
 /**
  * Commits what the child left uncommitted on `branch` in `dir`, and bundles the branch's commits after
- * `baseCommit` into `bundleFile`; returns how many commits follow `snapshotCommit`.
+ * `baseCommit` into `bundleFile` — none when the branch is still at `baseCommit` (nothing to carry:
+ * the parent has that commit). Returns the branch's commit and how many commits follow `snapshotCommit`.
  */
 export async function bundleResult(
   git: Git,
   o: { dir: string; branch: string; baseCommit: string; snapshotCommit: string; bundleFile: string },
-): Promise<{ commits: number }> {
+): Promise<{ head: string; commits: number; bundled: boolean }> {
   const at = (what: string) => ({ cwd: o.dir, what });
   await ok(git, { ...at("Adding the child's changes"), args: ["add", "-A", "--", "."] });
   const staged = await git.run(o.dir, ["diff", "--cached", "--quiet"]);
   if (!staged.ok) {
+    const message = `Blade: the work of ${o.branch.slice("blade/".length)}`;
     await ok(git, {
       ...at("Committing the child's changes"),
-      args: [
-        ...IDENTITY,
-        "commit",
-        "-q",
-        "--no-verify",
-        "-m",
-        `Blade: the work of ${o.branch.slice("blade/".length)}`,
-      ],
+      args: [...IDENTITY, "commit", "-q", "--no-verify", "-m", message],
     });
   }
   const count = await ok(git, {
     ...at("Counting the child's commits"),
-    args: [
-      "rev-list",
-      "--count",
-      `${o.snapshotCommit}..${o.branch}`,
-    ],
+    args: ["rev-list", "--count", `${o.snapshotCommit}..${o.branch}`],
   });
+  const commits = Number(count);
+  const head = await ok(git, {
+    ...at("Reading the result branch"),
+    args: ["rev-parse", `refs/heads/${o.branch}`],
+  });
+  if (head === o.baseCommit) return { head, commits, bundled: false };
   await ok(git, {
     ...at("Bundling the result"),
-    args: [
-      "bundle",
-      "create",
-      "-q",
-      o.bundleFile,
-      o.branch,
-      `^${o.baseCommit}`,
-    ],
+    args: ["bundle", "create", "-q", o.bundleFile, o.branch, `^${o.baseCommit}`],
   });
-  return { commits: Number(count) };
+  return { head, commits, bundled: true };
 }
 
 /**
- * Brings `branch` from `bundleFile` into the repository `workspace` is in, as `branch` (never over a
- * branch of that name that holds other commits: that is an error saying so).
+ * Brings `branch` into the repository `workspace` is in: from `bundleFile`, or — the child left
+ * nothing — at `head`, a commit the repository has. Never over a branch of that name that holds
+ * other commits (that is an error saying so).
  */
 export async function fetchResult(
   git: Git,
-  o: { workspace: string; bundleFile: string; branch: string },
+  o: { workspace: string; bundleFile?: string; branch: string; head?: string },
 ): Promise<{ commit: string }> {
   const at = (what: string) => ({ cwd: o.workspace, what });
-  const heads = await ok(git, {
-    ...at("Reading the result bundle"),
-    args: ["bundle", "unbundle", o.bundleFile],
-  });
-  const line = heads.split("\n").find((l) => l.endsWith(` refs/heads/${o.branch}`));
-  if (line === undefined) {
-    throw new BladeError("worktree_git_failed", `The result bundle holds no branch ${o.branch}`, {
-      hint: "The worker uploaded something else; run the child again.",
-    });
-  }
-  const commit = line.split(" ")[0]!;
+  const commit = o.bundleFile === undefined
+    ? o.head!
+    : await unbundled(git, { ...o, bundleFile: o.bundleFile });
   const existing = await git.run(o.workspace, ["rev-parse", "--verify", "-q", `refs/heads/${o.branch}`]);
   if (existing.ok && existing.stdout.trim() !== commit) {
     const ancestor = await git.run(o.workspace, [
@@ -202,4 +185,23 @@ export async function fetchResult(
     args: ["update-ref", `refs/heads/${o.branch}`, commit],
   });
   return { commit };
+}
+
+/** Reads `bundleFile` into the repository; the commit it holds for `branch`. */
+async function unbundled(
+  git: Git,
+  o: { workspace: string; bundleFile: string; branch: string },
+): Promise<string> {
+  const heads = await ok(git, {
+    cwd: o.workspace,
+    what: "Reading the result bundle",
+    args: ["bundle", "unbundle", o.bundleFile],
+  });
+  const line = heads.split("\n").find((l) => l.endsWith(` refs/heads/${o.branch}`));
+  if (line === undefined) {
+    throw new BladeError("worktree_git_failed", `The result bundle holds no branch ${o.branch}`, {
+      hint: "The worker uploaded something else; run the child again.",
+    });
+  }
+  return line.split(" ")[0]!;
 }
