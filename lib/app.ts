@@ -8,34 +8,19 @@ import type { Ports } from "./sys/mod.ts";
 import type { Provider } from "./protocol/provider.ts";
 import { type ProviderConfig, providerFromConfig, withStallTimeout } from "./provider/factory.ts";
 import { BladeError } from "./errors.ts";
-import {
-  type ConfigFlags,
-  readSettingsFile,
-  redactor,
-  resolveConfig,
-  type ResolvedConfig,
-  resolveModel,
-  secretsOf,
-  type Settings,
-} from "./config/config.ts";
-import { resolveStorageRoot, type StorageLayout, storageLayout } from "./config/storage.ts";
+import { type ConfigFlags, redactor, type ResolvedConfig, resolveModel, secretsOf } from "./config/config.ts";
+import { runSettings } from "./config/run_settings.ts";
+import { resolveStorageRoot, type StorageLayout } from "./config/storage.ts";
 import { bashLimitEnv } from "./config/bash_limits.ts";
-import { openStorageRoot, type StorageAccess } from "./store/storage_root.ts";
+import { openLayout, type StorageAccess } from "./store/storage_root.ts";
 import { decideTrust, readTrust, type TrustDecision } from "./permissions/trust.ts";
-import {
-  type ClaudeSettings,
-  claudeSettingsOf,
-  mergeClaudeSettings,
-  readClaudeSettings,
-  settingsFlagLayer,
-} from "./config/claude_settings.ts";
+import type { ClaudeSettings, SettingSource } from "./config/claude_settings.ts";
 import type { RuntimeEventSink } from "./protocol/events.ts";
 import { webAccessOf } from "./web/lazy_web_access.ts";
 import type { Approver } from "./protocol/approval.ts";
 import type { RuleTexts } from "./permissions/run_rules.ts";
 import type { SidecarStore } from "./store/store.ts";
 import { FileSidecarStore } from "./store/file_store.ts";
-import { migrateOnOpen } from "./store/project_migration.ts";
 import type { LazyNatsStore } from "./remote/lazy_nats_store.ts";
 import type { RemotePlacement } from "./run/remote_child.ts";
 import { loadRegistry } from "./registry/mod.ts";
@@ -47,7 +32,7 @@ import { ChildMcp } from "./run/child_mcp.ts";
 import { parseRuleList, wholeToolsDenied } from "./protocol/tool_rule.ts";
 import { toolNameMatches } from "./protocol/mcp_names.ts";
 import { allInOrder } from "./sys/concurrency.ts";
-import { canonicalAddDirs, canonicalWorkspace } from "./config/workspace.ts";
+import { canonicalWorkspace } from "./config/workspace.ts";
 import { claudeUserDir } from "./config/claude_dir.ts";
 import type { ChildContext } from "./executor/child_context.ts";
 import { type ApiKeyHelper, apiKeyHelperOf } from "./provider/api_key_helper.ts";
@@ -63,10 +48,18 @@ export interface AppFlags extends ConfigFlags {
   addDirs?: readonly string[];
   /** `--bare`: no memory, commands, skills, output styles or MCP servers from files. */
   bare?: boolean;
+  /** `--disable-slash-commands`: no skills and no custom slash commands. */
+  disableSlashCommands?: boolean;
   /** `--output-style`: the main session's output style (over the `outputStyle` setting). */
   outputStyle?: string;
   /** `--remote-children`: background children go to workers (docs/guides/remote.md). */
   remoteChildren?: boolean;
+  /**
+   * `--setting-sources`: which settings files are read — `user` (~/.claude/settings.json, Blade's
+   * config.json), `project` (.claude/settings.json, .blade/settings.json), `local`
+   * (.claude/settings.local.json); default all.
+   */
+  settingSources?: ReadonlySet<SettingSource>;
 }
 
 export interface AppOptions {
@@ -97,6 +90,12 @@ export interface App {
   /** Canonical `--add-dir` folders: the tools' and children's grant extends to them. */
   additionalDirs: readonly string[];
   trust: TrustDecision;
+  /**
+   * Whether the run's tools may write the workspace and run commands (the gate still decides each
+   * call): Workspace Trust, or in print mode an explicit grant on the command line
+   * (permissions/command_line_grant.ts). What the repository supplies loads by `trust` only.
+   */
+  workspaceGrant: boolean;
   config: ResolvedConfig;
   flags: AppFlags;
   /** Claude Code style settings of the run (permissions rules, env for commands); Blade's layers included. */
@@ -126,74 +125,23 @@ export interface App {
   runtime(emit: RuntimeEventSink, options?: RuntimeOptions): Runtime;
 }
 
-/**
- * The run's configuration and Claude Code settings: Blade's user settings, the project's (only when
- * trusted), Claude Code's settings files, then Blade's (which win), then --settings for this run.
- */
-async function settingsOf(
-  ports: Ports,
-  flags: AppFlags,
-  where: { layout: StorageLayout; workspace: string; trusted: boolean; options: AppOptions },
-) {
-  const { layout, workspace, trusted } = where;
-  const flagDirs = await canonicalAddDirs(ports, flags.addDirs ?? []);
-  // Read together; a broken file is reported as if they were read in this order.
-  const [user, project, claudeFiles, settingsFlag] = await allInOrder([
-    readSettingsFile(ports.fs, layout.configFile),
-    trusted ? readSettingsFile(ports.fs, `${workspace}/.blade/settings.json`) : Promise.resolve<Settings>({}),
-    readClaudeSettings(ports.fs, { userDir: claudeUserDir(ports.env), workspace, trusted }),
-    flags.settings === undefined
-      ? Promise.resolve(undefined)
-      : settingsFlagLayer(ports.fs, flags.settings, ports.env.cwd()),
-  ]);
-  const claude = mergeClaudeSettings([
-    claudeFiles,
-    claudeSettingsOf({ permissions: user.permissions, env: user.env }, layout.configFile),
-    claudeSettingsOf({ permissions: project.permissions, env: project.env }, ".blade/settings.json"),
-    ...(settingsFlag === undefined ? [] : [settingsFlag]),
-  ]);
-  for (const key of claude.ignored) where.options.debugSink?.(`settings: ignored unknown key ${key}`);
-  const config = resolveConfig({
-    user,
-    project,
-    claude: claudeFiles,
-    ...(settingsFlag === undefined ? {} : { settingsFlag }),
-  }, { env: ports.env, flags });
-  // Settings `permissions.additionalDirectories` work as --add-dir does (project files only when trusted).
-  const additionalDirs = await canonicalAddDirs(ports, claude.additionalDirectories, {
-    after: flagDirs,
-    skip: (dir, why) => {
-      if (config.debug) where.options.debugSink?.(`settings: additionalDirectories: ${dir} ${why}; left out`);
-    },
-  });
-  return { config, claude, additionalDirs };
-}
-
-/** The storage root and the workspace; older Blade's project folders get one-to-one names (once per root). */
-async function openStorage(ports: Ports, flags: AppFlags, options: AppOptions) {
-  const [storageRoot, workspace] = await allInOrder([
-    openStorageRoot(ports.fs, resolveStorageRoot(ports.env), options.storage ?? "write"),
+export async function createApp(ports: Ports, flags: AppFlags, options: AppOptions = {}): Promise<App> {
+  const note = flags.debug === true || ports.env.get("BLADE_DEBUG") === "1" ? options.debugSink : undefined;
+  const [layout, workspace] = await allInOrder([
+    openLayout(ports.fs, resolveStorageRoot(ports.env), { access: options.storage ?? "write", note }),
     canonicalWorkspace(ports),
   ]);
-  const layout = storageLayout(storageRoot);
-  const note = flags.debug === true || ports.env.get("BLADE_DEBUG") === "1" ? options.debugSink : undefined;
-  await migrateOnOpen(ports.fs, layout, { access: options.storage ?? "write", note });
-  return { layout, workspace };
-}
-
-export async function createApp(ports: Ports, flags: AppFlags, options: AppOptions = {}): Promise<App> {
-  const { layout, workspace } = await openStorage(ports, flags, options);
   const trust = decideTrust(
     await readTrust(ports.fs, layout.trustFile),
     workspace,
     // BLADE_TRUST_WORKSPACE=1: the CI way to say --trust-workspace.
     flags.trustWorkspace === true || ports.env.get("BLADE_TRUST_WORKSPACE") === "1",
   );
-  const { config, claude, additionalDirs } = await settingsOf(ports, flags, {
+  const { config, claude, additionalDirs } = await runSettings(ports, flags, {
     layout,
     workspace,
     trusted: trust.trusted,
-    options,
+    ...(options.debugSink === undefined ? {} : { debugSink: options.debugSink }),
   });
   // The sandbox requirement reaches every command launcher (tools/command_launch.ts) as
   // BLADE_REQUIRE_SANDBOX, Worker children's through their tool environment (bashLimitEnv).
@@ -228,6 +176,7 @@ export async function createApp(ports: Ports, flags: AppFlags, options: AppOptio
     workspace,
     additionalDirs,
     trust,
+    workspaceGrant: trust.trusted,
     config,
     flags,
     claude,
@@ -290,7 +239,7 @@ function runtimeOf(app: App, emit: RuntimeEventSink, options: RuntimeOptions): R
     store: app.store(),
     workspace: app.workspace,
     additionalDirs: app.additionalDirs,
-    trusted: app.trust.trusted,
+    trusted: app.workspaceGrant,
     config: app.config,
     redact: app.redact,
     secrets: () => app.secrets(),
@@ -353,6 +302,9 @@ async function registryOf(app: App): Promise<RegistrySnapshot> {
   return snapshot;
 }
 
+/** The shortest stall limit of a session's requests (docs/reference/limits.md). */
+const SESSION_STALL_MS = 600_000;
+
 /** Children run in Workers under their own Deno permissions unless BLADE_CHILD_SANDBOX=none. */
 async function childRunner(app: App): Promise<ChildRunner> {
   const { ports, config, layout } = app;
@@ -391,6 +343,9 @@ async function resolveProviderConfig(
     ...(config.maxRetries === undefined ? {} : { maxRetries: config.maxRetries }),
     ...(config.requestTimeoutMs === undefined ? {} : { requestTimeoutMs: config.requestTimeoutMs }),
     ...(config.streamIdleTimeoutMs === undefined ? {} : { streamIdleTimeoutMs: config.streamIdleTimeoutMs }),
+    // The stall limit: one answer's whole wait, retries included (provider/retry.ts), at least the
+    // request timeout (API_TIMEOUT_MS) and 10 minutes.
+    stallTimeoutMs: Math.max(config.requestTimeoutMs ?? 0, SESSION_STALL_MS),
   };
   switch (config.provider) {
     case "anthropic": {
@@ -410,6 +365,12 @@ async function resolveProviderConfig(
         ...(authToken === undefined ? {} : { authToken }),
         ...(Object.keys(headers).length === 0 ? {} : { headers }),
         ...(config.thinkingBudget === undefined ? {} : { thinkingBudget: config.thinkingBudget }),
+        model: {
+          ...(config.effort === undefined ? {} : { effort: config.effort }),
+          ...(config.thinking.mode === undefined ? {} : { thinking: config.thinking.mode }),
+          ...(config.thinking.display === undefined ? {} : { thinkingDisplay: config.thinking.display }),
+        },
+        ...(config.betas.length === 0 ? {} : { betas: [...config.betas] }),
         ...http,
       };
     }

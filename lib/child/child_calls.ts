@@ -41,7 +41,12 @@ const method = (name: string) => oneOf([name]);
 const pgid = number({ int: true, min: 2 });
 const callCheck = byField("method", {
   plan: object({ method: method("plan"), input: taskRequest }),
-  launch: object({ method: method("launch"), input: taskRequest, callId: string() }),
+  launch: object({
+    method: method("launch"),
+    input: taskRequest,
+    callId: string(),
+    turnsLeft: optional(number({ int: true, min: 0 })),
+  }),
   output: object({
     method: method("output"),
     input: object({ taskId: string(), block: boolean(), timeoutMs: number({ int: true, min: 0 }) }),

@@ -57,15 +57,22 @@ void Promise.all([import("../provider/anthropic.ts"), import("../provider/openai
 
 /** A request that is not a run: a cancel or a reply to a call. */
 function control(request: Exclude<ChildWorkerRequest, ChildRunRequest>): null {
-  if (request.kind === "cancel") {
-    runs.get(request.runId)?.abort(new Error(request.reason));
-  } else {
-    const waiter = pending.get(request.id);
-    pending.delete(request.id);
-    if (request.ok) waiter?.resolve(request.value);
-    else waiter?.reject(new Error(request.message));
+  switch (request.kind) {
+    case "cancel":
+      runs.get(request.runId)?.abort(new Error(request.reason));
+      return null;
+    case "reply": {
+      const waiter = pending.get(request.id);
+      pending.delete(request.id);
+      if (request.ok) waiter?.resolve(request.value);
+      else waiter?.reject(new Error(request.message));
+      return null;
+    }
+    default: {
+      const unknown: never = request;
+      return unknown;
+    }
   }
-  return null;
 }
 
 /** One child run, from its request to its outcome. */
@@ -199,7 +206,13 @@ async function loadTools(call: Call, delegation: boolean, mcp: readonly McpToolS
     taskTool({
       agentTypes: () => [],
       plan: (input) => call({ method: "plan", input }, isPlannedRef),
-      launch: (input, tctx) => call({ method: "launch", input, callId: tctx.callId }, isToolResult),
+      launch: (input, tctx) =>
+        call({
+          method: "launch",
+          input,
+          callId: tctx.callId,
+          ...(tctx.turnsLeft === undefined ? {} : { turnsLeft: tctx.turnsLeft }),
+        }, isToolResult),
     }),
     taskOutputTool(control),
     taskStopTool(control),

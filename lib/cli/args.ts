@@ -32,7 +32,8 @@ export const RUN_OPTIONS = {
   "remote-children": { type: "boolean" },
   "background-wait": { type: "string" },
   background: { type: "boolean" },
-  debug: { type: "boolean" },
+  // `--debug [filter]` / `-d`: optional value, made inline by cli/claude_argv.ts (`--debug=`).
+  debug: { type: "string", short: "d" },
   help: { type: "boolean", short: "h" },
   version: { type: "boolean", short: "v" },
   ...CLAUDE_OPTIONS,

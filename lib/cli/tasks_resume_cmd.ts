@@ -11,6 +11,7 @@ import { BladeError, usageError } from "../errors.ts";
 import { type App, createApp } from "../app.ts";
 import { type Io, redactedIo } from "./io.ts";
 import { parseOrUsage, RUN_OPTIONS } from "./args.ts";
+import { claudeArgv } from "./claude_argv.ts";
 import { appFlagsOf, outputFormatOf, rulesFromFlags } from "./print_flags.ts";
 import { interruptController, type PrintSink, printSink } from "./print_turn.ts";
 import type { OutputFormat } from "./print_render.ts";
@@ -122,7 +123,7 @@ export async function runTasksResume(argv: string[], ports: Ports, io: Io): Prom
 async function resumeArgs(argv: string[], ports: Ports) {
   const { values, positionals } = parseOrUsage(() =>
     parseArgs({
-      args: argv,
+      args: claudeArgv(argv),
       options: { ...RUN_OPTIONS, json: { type: "boolean" }, "agent-id": { type: "string" } },
       allowPositionals: true,
       strict: true,

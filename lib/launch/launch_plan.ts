@@ -20,7 +20,8 @@ import type { ChildSpec } from "../executor/child.ts";
 import { auditOf, ceilingOf, resumedCeiling, resumedConfig } from "./launch_ceiling.ts";
 import type { LoadResult } from "../store/codec.ts";
 import { planResume, type RestoreIsolation } from "./resume_plan.ts";
-import { lineageOf, type OwnProcess, resumedRecord, runningRecord } from "./launch_record.ts";
+import { type OwnProcess, resumedRecord, runningRecord } from "./launch_record.ts";
+import { lineageOf } from "../store/record_ops.ts";
 import { type ChildContext, childContextFor } from "../executor/child_context.ts";
 
 export interface RegistryView {
@@ -55,6 +56,11 @@ export interface ParentInfo {
    * for a top-level session, whose rules are the run's.
    */
   rules?: RuleTexts;
+  /**
+   * Model requests the delegating session may still make (`--max-turns`, or its own `maxTurns` as a
+   * child): a child gets no more than that, whatever its definition says. Absent = no limit.
+   */
+  turnsLeft?: number | undefined;
 }
 
 /** The parent session plus the run-wide policy a launch is decided under. */
@@ -112,7 +118,7 @@ const refuse = (refusal: string): LaunchPlan => ({ ok: false, refusal });
 export function snapshotOf(
   definition: AgentDefinition,
   o: {
-    parent: Pick<LaunchParent, "mode" | "rules">;
+    parent: Pick<LaunchParent, "mode" | "rules" | "turnsLeft">;
     isolation: Isolation;
     /** The model child_model.ts chose. */
     model: string;
@@ -129,7 +135,7 @@ export function snapshotOf(
     disallowedTools: [...definition.disallowedTools],
     model,
     permissionMode,
-    maxTurns: definition.maxTurns,
+    maxTurns: cappedTurns(definition.maxTurns, parent.turnsLeft),
     skills: [...definition.skills],
     ...(definition.mcpServers === undefined ? {} : { mcpServers: structuredClone(definition.mcpServers) }),
     isolation,
@@ -155,6 +161,20 @@ function modelFor(
   });
 }
 
+/** An agent's `maxTurns` within what its parent has left: never above it (null = no limit). */
+export function cappedTurns(own: number | null, left: number | undefined): number | null {
+  if (left === undefined) return own;
+  return own === null ? left : Math.min(own, left);
+}
+
+/** Why no child may start: its parent has no model requests left (a child could make none). */
+function turnsRefusal(parent: Pick<ParentInfo, "turnsLeft">): string | undefined {
+  return parent.turnsLeft !== undefined && parent.turnsLeft < 1
+    ? "Cannot start a subagent: this session has used all its turns (--max-turns, or its agent's maxTurns), " +
+      "and a subagent may make no more model requests than its parent has left."
+    : undefined;
+}
+
 /** Validates the call against the registry and the parent's limits; the definition when allowed. */
 function admit(
   input: TaskRequest,
@@ -172,7 +192,7 @@ function admit(
   if (definition === undefined) {
     return { refusal: `Unknown agent type "${type}". Available agent types: ${names.join(", ") || "none"}.` };
   }
-  const deep = depthRefusal(parent);
+  const deep = depthRefusal(parent) ?? turnsRefusal(parent);
   if (deep !== undefined) return { refusal: deep };
   const isolation = isolationOf(input, definition, parent);
   if (isolation === "remote") {
@@ -292,7 +312,7 @@ function planResumedLaunch(
         `Leave out model, or start a fresh agent on the other model.`,
     );
   }
-  const deep = depthRefusal(parent);
+  const deep = depthRefusal(parent) ?? turnsRefusal(parent);
   if (deep !== undefined) return refuse(deep);
   const plan = decision.plan;
   if (plan.isolation === "remote") {
@@ -307,7 +327,13 @@ function planResumedLaunch(
   }
   // The worktree lease is checked against git and taken over by the isolation layer (run/isolation.ts).
   const record = resumedRecord(input, {
-    plan: { ...plan, config: resumedConfig(plan.config, parent) },
+    plan: {
+      ...plan,
+      config: {
+        ...resumedConfig(plan.config, parent),
+        maxTurns: cappedTurns(plan.config.maxTurns, parent.turnsLeft),
+      },
+    },
     parent,
     now,
   });

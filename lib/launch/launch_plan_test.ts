@@ -4,7 +4,7 @@
 import assert from "node:assert/strict";
 import { agentDefinitionSchema } from "../registry/schema.ts";
 import { RegistrySnapshot } from "../registry/snapshot.ts";
-import { type LaunchParent, planLaunch, runningRef, warmSpec } from "./launch_plan.ts";
+import { cappedTurns, type LaunchParent, planLaunch, runningRef, warmSpec } from "./launch_plan.ts";
 import { inWorktree } from "../run/isolation.ts";
 import { fullSidecarFixture } from "../testing/sidecar_fixtures.ts";
 import { VERDICT_JSON_SCHEMA } from "../verification/verdict.ts";
@@ -427,4 +427,15 @@ Deno.test("planLaunch: a resumed child keeps its frozen rules, narrowed again by
   });
   assert.ok(old.ok);
   assert.deepEqual(old.spec.rules, { allow: [], deny: ["Bash(curl:*)"], ask: [], limits: [] });
+});
+
+Deno.test("cappedTurns: an agent's maxTurns never exceeds what its parent has left", () => {
+  const table: [own: number | null, left: number | undefined, expected: number | null][] = [
+    [null, undefined, null], // no limit anywhere
+    [20, undefined, 20], // the agent's own limit
+    [null, 7, 7], // --max-turns of the parent
+    [20, 7, 7], // the smaller wins
+    [3, 7, 3],
+  ];
+  for (const [own, left, expected] of table) assert.equal(cappedTurns(own, left), expected, `${own} ${left}`);
 });

@@ -85,7 +85,9 @@ export function childHost(o: ChildHostInput): ChildHost {
     ? undefined
     : (request, s) => ask({ ...request, sessionId: spec.id, agentType: spec.subagentType }, s);
   const delegation = spec.depth < env.maxDepth;
-  const ctxFor = (callId: string): ToolContext => ({
+  // What a Worker child says it has left counts only below its own cap (it cannot claim more).
+  const cap = spec.config.maxTurns ?? undefined;
+  const ctxFor = (callId: string, claimed?: number): ToolContext => ({
     ports: env.ports,
     sessionId: spec.id,
     workspaceRoot: spec.workspaceRoot,
@@ -95,6 +97,7 @@ export function childHost(o: ChildHostInput): ChildHost {
     callId,
     signal,
     emit,
+    ...turnsOf(claimed, cap),
   });
   const mcp = mcpToolsFor(env, spec);
   const groups = childGroups(env.ports.process, signal, (group) => recordGroup(env.store, spec.id, group));
@@ -138,11 +141,17 @@ function webCall(
   return call.kind === "fetch" ? env.web.fetch(call.input, signal) : env.web.search(call.input, signal);
 }
 
+/** The turns a Worker child has left as its ToolContext says them: its claim, never above its cap. */
+function turnsOf(claimed: number | undefined, cap: number | undefined): { turnsLeft?: number } {
+  const left = claimed === undefined ? cap : Math.min(claimed, cap ?? claimed);
+  return left === undefined ? {} : { turnsLeft: left };
+}
+
 /** Answers a delegation call the child makes from its Worker, as its own session would. */
 function answer(
   nested: NestedSession,
   call: DelegationCall,
-  ctxFor: (callId: string) => ToolContext,
+  ctxFor: (callId: string, claimed?: number) => ToolContext,
   approve: Approver | undefined,
   signal: AbortSignal,
 ): Promise<unknown> {
@@ -151,7 +160,7 @@ function answer(
     case "plan":
       return nested.plan(call.input);
     case "launch":
-      return nested.launch(call.input, ctxFor(call.callId));
+      return nested.launch(call.input, ctxFor(call.callId, call.turnsLeft));
     case "output":
       return control.output(call.input, ctxFor(""));
     case "stop":
