@@ -223,10 +223,14 @@ async function groupRows(
       const { searchRows } = await import("./bench_search.ts");
       return await searchRows(runs, ctx.log, figureRow);
     }
-    case "remote":
-      return (await (await import("./bench_remote.ts")).benchRemote()).map((r) =>
-        figureRow("remote", r.name, r.unit, r.stats)
-      );
+    case "remote": {
+      const { benchRemoteChildren } = await import("./bench_remote_children.ts");
+      const all = [
+        ...await (await import("./bench_remote.ts")).benchRemote(),
+        ...await benchRemoteChildren({ runs }),
+      ];
+      return all.map((r) => figureRow("remote", r.name, r.unit, r.stats));
+    }
     case "tasks": {
       const { tasksRows } = await import("./bench_tasks.ts");
       return await tasksRows(blade, { dir, workspace, runs }, processRow);

@@ -183,6 +183,16 @@ async function retried<T>(call: () => Promise<T>): Promise<T> {
   }
 }
 
+/**
+ * A CommonJS package's exports (the `@nats-io/*` packages are CommonJS): Deno names them on the module
+ * namespace, but a bundle (the dev bundle, `deno task bundle`) leaves them on `default` only.
+ */
+export function commonJs<T extends object>(namespace: T): T {
+  const fallback = (namespace as { default?: unknown }).default;
+  const named = Object.keys(namespace).some((k) => k !== "default" && k !== "__esModule");
+  return named || typeof fallback !== "object" || fallback === null ? namespace : fallback as T;
+}
+
 /** Connects to the servers of `url`; BladeError `store_unavailable` when none answers. */
 export async function connectNats(url: NatsStoreUrl, options: NatsLinkOptions = {}): Promise<NatsLink> {
   const [
@@ -191,10 +201,10 @@ export async function connectNats(url: NatsStoreUrl, options: NatsLinkOptions = 
     { jetstream, jetstreamManager, AckPolicy, RetentionPolicy },
     { Objm },
   ] = await Promise.all([
-    import("@nats-io/transport-node"),
-    import("@nats-io/kv"),
-    import("@nats-io/jetstream"),
-    import("@nats-io/obj"),
+    import("@nats-io/transport-node").then(commonJs),
+    import("@nats-io/kv").then(commonJs),
+    import("@nats-io/jetstream").then(commonJs),
+    import("@nats-io/obj").then(commonJs),
   ]);
   const encoder = new TextEncoder();
   const authenticator = options.credsText !== undefined
