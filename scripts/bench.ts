@@ -19,8 +19,10 @@
 //   memory     -p start-up with a 20 KB CLAUDE.md, 30 commands and 10 skills vs none (scripts/bench_memory.ts)
 //   tasks      `blade tasks list` and `tasks clean` with 5,000 finished runs (scripts/bench_tasks.ts)
 //   search     Grep (rg path, built-in) and Glob against rg on a generated 15,000-file tree (scripts/bench_search.ts)
-//   remote     NATS store operation latency (sidecar update, inbox append) vs the file store, one node
-//              and a 3-node R3 cluster (scripts/bench_remote.ts; no rows without nats-server)
+//   remote     NATS store operation latency (sidecar update, inbox append, transcript append) vs the file
+//              store, one node and a 3-node R3 cluster (scripts/bench_remote.ts); remote children per
+//              second with 1-3 workers and a remote child's added latency (scripts/bench_remote_children.ts);
+//              no rows without nats-server
 //
 //   deno task bench [--profile] [--runs N] [--only e2e,startup,...] [--out FILE]
 // --profile adds the per-phase timeline of one delegation (scripts/bench_profile.ts). BLADE_BENCH_RUNS
