@@ -7,7 +7,8 @@
 
 import assert from "node:assert/strict";
 import { findNatsServer } from "../lib/testing/nats_server.ts";
-import { runBlade, transcriptEvents, transcriptPath } from "./support/blade.ts";
+import { runBlade, spawnBlade, transcriptEvents, transcriptPath } from "./support/blade.ts";
+import type { WorkerStatus } from "../lib/worker/worker_status.ts";
 import { startFleet } from "./support/remote_fleet.ts";
 import { completionInboxId } from "../lib/run/notice.ts";
 import type { SidecarRecord } from "../lib/store/schema.ts";
@@ -105,5 +106,94 @@ if (binary === null) {
     assert.ok(workersUsed.size >= 2, `jobs spread over the workers: ${[...workersUsed].join(", ")}`);
     const logs = (await Promise.all(fleet.workers.map((w) => w.stop()))).join("\n");
     assert.doesNotMatch(logs, /commit_failed|left for redelivery|lease_lost/);
+  });
+}
+
+if (binary !== null) {
+  Deno.test("e2e remote: worker status shows the job and its lease; the branch comes back with --fetch; a job above the worker's maximum is refused", async () => {
+    await using fleet = await startFleet(binary, {
+      nodes: 1,
+      workers: 1,
+      script: `agents:
+  main:
+    - repeat_last: true
+      turns:
+        - tool_calls:
+            - name: Task
+              input: { subagent_type: general-purpose, description: "Write remotely", prompt: "Write result.txt.", isolation: remote }
+        - text: "started"
+        - text: "noted"
+  general-purpose:
+    - turns:
+        - tool_calls:
+            - name: Write
+              input: { file_path: "result.txt", content: "written on the worker\\n" }
+        - text: "wrote it"
+          delay_ms: 2500
+`,
+    });
+    const env = { HOME: `${fleet.root}/parent-home`, BLADE_STORAGE_ROOT: `${fleet.root}/parent-storage` };
+    const parentArgs = [
+      "-p",
+      "Go",
+      ...fleet.script,
+      ...fleet.store,
+      "--trust-workspace",
+      "--output-format",
+      "json",
+    ];
+    const parent = await spawnBlade([...parentArgs, "--permission-mode", "acceptEdits"], {
+      cwd: fleet.workspace,
+      env,
+    });
+    const worker = fleet.workers[0]!;
+    // While the child runs: the worker holds its job and the job's lease.
+    let status: WorkerStatus | undefined;
+    for (let i = 0; i < 150 && status?.workers[0]?.jobs.length !== 1; i++) {
+      await new Promise((r) => setTimeout(r, 100));
+      const shown = await runBlade(["worker", "status", "--json", ...fleet.store], { cwd: fleet.root, env });
+      assert.equal(shown.code, 0, shown.stderr);
+      status = JSON.parse(shown.stdout) as WorkerStatus;
+    }
+    const [entry] = status!.workers;
+    assert.equal(entry?.pid, worker.process.pid);
+    assert.equal(entry?.stale, false);
+    const [lease] = entry!.leases;
+    assert.equal(lease?.holder?.pid, worker.process.pid);
+    assert.ok(lease!.holder!.expiresAt > Date.now());
+    const result = await parent.result;
+    assert.equal(result.code, 0, result.stderr);
+    const [done] = await fleet.records();
+    assert.equal(done?.status, "completed");
+    assert.equal(done?.remote?.commits, 1);
+
+    // The child's file is on its branch, brought here by --fetch; the work tree is untouched.
+    const fetched = await runBlade(["tasks", "output", done!.id, "--fetch", ...fleet.store], {
+      cwd: fleet.workspace,
+      env,
+    });
+    assert.equal(fetched.code, 0, fetched.stderr);
+    assert.match(fetched.stderr, new RegExp(`Fetched blade/${done!.id} at [0-9a-f]{12}`));
+    const show = await new Deno.Command("git", {
+      args: ["show", `blade/${done!.id}:result.txt`],
+      cwd: fleet.workspace,
+    })
+      .output();
+    assert.equal(new TextDecoder().decode(show.stdout), "written on the worker\n");
+    await assert.rejects(Deno.stat(`${fleet.workspace}/result.txt`), Deno.errors.NotFound);
+
+    // bypassPermissions is wider than the worker's maximum (acceptEdits): refused, and said so.
+    const wide = await runBlade([...parentArgs, "--permission-mode", "bypassPermissions"], {
+      cwd: fleet.workspace,
+      env,
+    });
+    assert.equal(wide.code, 0, wide.stderr);
+    const refused = (await fleet.records()).find((r) => r.id !== done!.id);
+    assert.equal(refused?.status, "failed");
+    assert.match(
+      refused?.result.error ?? "",
+      /^Refused by the worker .+\/\d+: its permission mode yolo is wider than this worker's maximum autoEdit\.$/,
+    );
+    await worker.stop();
   });
 }
