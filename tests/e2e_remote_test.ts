@@ -197,3 +197,66 @@ if (binary !== null) {
     await worker.stop();
   });
 }
+
+if (binary !== null) {
+  Deno.test("e2e remote: TaskStop stops a remote child on its worker; resume_from runs it remotely again", async () => {
+    const id = '{{match:"agent_id":"(agent-[A-Za-z0-9_-]+)"}}';
+    await using fleet = await startFleet(binary, {
+      nodes: 1,
+      workers: 1,
+      script: `agents:
+  main:
+    - repeat_last: true
+      turns:
+        - tool_calls:
+            - name: Task
+              input: { subagent_type: Explore, description: "Long job", prompt: "Long job: think hard.", isolation: remote }
+        - delay_ms: 2500
+          tool_calls:
+            - name: TaskStop
+              input: { task_id: '${id}' }
+        - tool_calls:
+            - name: Task
+              input: { subagent_type: Explore, description: "Again", prompt: "Resume job: finish it.", resume_from: '${id}' }
+        - text: "noted"
+  Explore:
+    - match: "Long job"
+      turns:
+        - text: "answered"
+          delay_ms: 5000
+`,
+    });
+    const env = { HOME: `${fleet.root}/parent-home`, BLADE_STORAGE_ROOT: `${fleet.root}/parent-storage` };
+    const run = await runBlade(
+      ["-p", "Go", ...fleet.script, ...fleet.store, "--trust-workspace", "--output-format", "json"],
+      { cwd: fleet.workspace, env },
+    );
+    assert.equal(run.code, 0, run.stderr);
+    const records = await fleet.records();
+    const stopped = records.find((r) => r.resumedFrom === undefined);
+    const resumed = records.find((r) => r.resumedFrom !== undefined);
+    assert.equal(stopped?.status, "cancelled");
+    assert.equal(stopped?.result.error, "Stopped with TaskStop.");
+    assert.match(stopped?.remote?.worker ?? "", /\/\d+$/, "the worker had started it when it was stopped");
+    assert.equal(resumed?.resumedFrom, stopped?.id);
+    assert.equal(resumed?.isolation, "remote");
+    assert.equal(resumed?.status, "completed");
+    // The resumed run carries the stopped run's history (its first message is the source's prompt).
+    assert.equal(resumed?.result.message, "answered");
+    assert.match(JSON.stringify(resumed?.messages[0]), /Long job: think hard/);
+    assert.match(resumed?.remote?.worker ?? "", /\/\d+$/);
+    // Each run's notice reached the parent once.
+    const sessionId = (JSON.parse(run.stdout) as { session_id: string }).session_id;
+    const notices = await deliveredNotices({
+      storage: env.BLADE_STORAGE_ROOT,
+      workspace: fleet.workspace,
+      sessionId,
+    });
+    assert.deepEqual(
+      [notices.get(completionInboxId(stopped!.id)), notices.get(completionInboxId(resumed!.id))],
+      [1, 1],
+    );
+    const log = await fleet.workers[0]!.stop();
+    assert.doesNotMatch(log, /commit_failed|lease_lost/);
+  });
+}

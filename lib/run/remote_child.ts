@@ -19,8 +19,9 @@ export interface RemotePlacement {
   /**
    * Takes the snapshot of the child's workspace (its repository's HEAD and uncommitted changes),
    * records it in the child's record, and publishes the child's job; throws (saying why) when it cannot.
+   * False when the run ended meanwhile (stopped before it was queued): no job was published.
    */
-  submit(record: SidecarRecord, spec: ChildSpec): Promise<void>;
+  submit(record: SidecarRecord, spec: ChildSpec): Promise<boolean>;
 }
 
 /** How often the parent reads a remote child's record while it runs. */
@@ -39,8 +40,9 @@ export async function runRemoteChild(
 ): Promise<SidecarRecord> {
   const { store, clock } = deps;
   const { record, owner, signal } = o;
+  let queued: boolean;
   try {
-    await deps.remote.submit(record, o.spec);
+    queued = await deps.remote.submit(record, o.spec);
   } catch (e) {
     const failed = await store.markCompleted(record.id, {
       status: "failed",
@@ -72,7 +74,9 @@ export async function runRemoteChild(
       completedAt: clock.now(),
     });
   }
-  await awaitNotice(deps, now, owner);
+  // No worker started it (stopped before it was queued or taken): none will deliver its notice now.
+  if (!queued || now.remote?.worker === undefined) await deliverNotice(deps, now, owner);
+  else await awaitNotice(deps, now, owner);
   return now;
 }
 

@@ -33,7 +33,7 @@ export class NatsPlacement implements RemotePlacement {
     this.#ports = ports;
   }
 
-  async submit(record: SidecarRecord, spec: ChildSpec): Promise<void> {
+  async submit(record: SidecarRecord, spec: ChildSpec): Promise<boolean> {
     const { fs, process, env } = this.#ports;
     const scratch = await fs.makeTempDir("blade-snapshot-");
     try {
@@ -51,8 +51,9 @@ export class NatsPlacement implements RemotePlacement {
         record.id,
         (r) => r.status === "running" ? { ...r, remote } : r,
       );
-      if (placed.status !== "running") return; // stopped meanwhile: nothing to queue
+      if (placed.status !== "running") return false; // stopped meanwhile: nothing to queue
       await (await this.#shared.jobs()).publish(JSON.stringify(jobOf(spec)), record.id);
+      return true;
     } finally {
       await fs.remove(scratch, { recursive: true }).catch(() => {});
     }
