@@ -368,6 +368,7 @@ async function resolveProviderConfig(
         ...(authToken === undefined ? {} : { authToken }),
         ...(Object.keys(headers).length === 0 ? {} : { headers }),
         ...(config.thinkingBudget === undefined ? {} : { thinkingBudget: config.thinkingBudget }),
+        ...(config.promptCacheOff.length === 0 ? {} : { cacheOff: config.promptCacheOff }),
         ...http,
       };
     }

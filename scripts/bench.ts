@@ -19,6 +19,8 @@
 //   memory     -p start-up with a 20 KB CLAUDE.md, 30 commands and 10 skills vs none (scripts/bench_memory.ts)
 //   tasks      `blade tasks list` and `tasks clean` with 5,000 finished runs (scripts/bench_tasks.ts)
 //   search     Grep (rg path, built-in) and Glob against rg on a generated 15,000-file tree (scripts/bench_search.ts)
+//   caching    billed input tokens of a 20-request session with and without prompt caching, Blade and
+//              Claude Code, on a model of the prompt cache (scripts/bench_caching.ts)
 //
 //   deno task bench [--profile] [--runs N] [--only e2e,startup,...] [--out FILE]
 // --profile adds the per-phase timeline of one delegation (scripts/bench_profile.ts). BLADE_BENCH_RUNS
@@ -57,6 +59,7 @@ const GROUPS = [
   "memory",
   "tasks",
   "search",
+  "caching",
 ] as const;
 
 function processRow(group: string, name: string, runs: readonly ProcessRun[], note?: string): BenchRow {
@@ -155,18 +158,8 @@ async function groupRows(
       const startup = await runStartup(blade, workspace, `${dir}/storage-startup`, runs);
       return [...startup].map(([args, r]) => processRow("startup", `blade ${args}`, r));
     }
-    case "background": {
-      const { benchBackground } = await import("./bench_background.ts");
-      const bg = await benchBackground(blade, workspace, `${dir}/storage-bg50`, Math.min(runs, 5));
-      return [
-        processRow(
-          "background",
-          "50 background children → all notices",
-          bg.runs,
-          `${bg.writesPerChild.toFixed(1)} sidecar writes per child`,
-        ),
-      ];
-    }
+    case "background":
+      return await backgroundRows(blade, { dir, workspace, runs });
     case "registry": {
       const { benchRegistry } = await import("./bench_registry.ts");
       return (await benchRegistry()).map((f) =>
@@ -220,7 +213,26 @@ async function groupRows(
       const { tasksRows } = await import("./bench_tasks.ts");
       return await tasksRows(blade, { dir, workspace, runs }, processRow);
     }
+    case "caching":
+      return await (await import("./bench_caching.ts")).cachingRows(blade, figureRow);
   }
+}
+
+/** 50 background children of one run (scripts/bench_background.ts). */
+async function backgroundRows(
+  blade: string[],
+  o: { dir: string; workspace: string; runs: number },
+): Promise<BenchRow[]> {
+  const { benchBackground } = await import("./bench_background.ts");
+  const bg = await benchBackground(blade, o.workspace, `${o.dir}/storage-bg50`, Math.min(o.runs, 5));
+  return [
+    processRow(
+      "background",
+      "50 background children → all notices",
+      bg.runs,
+      `${bg.writesPerChild.toFixed(1)} sidecar writes per child`,
+    ),
+  ];
 }
 
 /** The OS sandbox's cost per Bash command (scripts/bench_command_sandbox.ts); none without bubblewrap. */

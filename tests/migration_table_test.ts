@@ -107,6 +107,7 @@ function streamKinds(): Set<string> {
 Deno.test("migration guide: every 'same' row holds for Blade", async () => {
   const table = await rows();
   const memoryGuide = await Deno.readTextFile(new URL("../docs/guides/memory.md", import.meta.url));
+  const limits = await Deno.readTextFile(new URL("../docs/reference/limits.md", import.meta.url));
   assert.ok(table.length > 60, `the table has its rows (${table.length})`);
   const result = sampleResult();
   const kinds = streamKinds();
@@ -151,6 +152,13 @@ Deno.test("migration guide: every 'same' row holds for Blade", async () => {
           break;
         }
         case "exit":
+          break;
+        case "feature":
+          // Long-session behaviour (compaction, prompt caching): its section in docs/reference/limits.md.
+          assert.ok(
+            new RegExp(`^## ${name}$`, "im").test(limits),
+            `${where}: no section in docs/reference/limits.md`,
+          );
           break;
         case "context":
           // Project memory, commands, skills, styles: their guide says what loads and how.

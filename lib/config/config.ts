@@ -57,6 +57,11 @@ export interface ResolvedConfig {
   smallFastModel: string;
   /** MAX_THINKING_TOKENS: extended thinking with this budget; undefined = no thinking. */
   thinkingBudget: number | undefined;
+  /**
+   * Prompt caching switched off (lib/provider/prompt_cache.ts): `"*"` for DISABLE_PROMPT_CACHING, a
+   * family for DISABLE_PROMPT_CACHING_HAIKU / _SONNET / _OPUS. Empty: every model caches.
+   */
+  promptCacheOff: string[];
   /** CLAUDE_CODE_MAX_RETRIES: retries of a failed model request (default 4). */
   maxRetries: number | undefined;
   /** MAX_STRUCTURED_OUTPUT_RETRIES: StructuredOutput attempts of a `--json-schema` run (default 5, as Claude Code). */
@@ -198,6 +203,7 @@ export function resolveConfig(
       (provider === "anthropic" ? resolveModel("haiku", aliases) : model),
     ...availableModelsOf(layers),
     thinkingBudget: positiveInt(env, "MAX_THINKING_TOKENS") || undefined,
+    promptCacheOff: promptCacheOff(env),
     maxRetries: positiveInt(env, "CLAUDE_CODE_MAX_RETRIES"),
     structuredOutputAttempts: positiveInt(env, "MAX_STRUCTURED_OUTPUT_RETRIES") || 5,
     anthropic: {
@@ -219,6 +225,13 @@ export function resolveConfig(
     requireSandbox: flags.requireSandbox === true || layers.user.sandbox?.required === true ||
       layers.project.sandbox?.required === true || sandboxRequired(env.get("BLADE_REQUIRE_SANDBOX")),
   };
+}
+
+/** Claude Code's switches: DISABLE_PROMPT_CACHING (every model) and DISABLE_PROMPT_CACHING_<FAMILY>. */
+function promptCacheOff(env: Env): string[] {
+  const on = (name: string) => /^(1|true|yes|on)$/i.test(env.get(name)?.trim() ?? "");
+  if (on("DISABLE_PROMPT_CACHING")) return ["*"];
+  return ["haiku", "sonnet", "opus"].filter((family) => on(`DISABLE_PROMPT_CACHING_${family.toUpperCase()}`));
 }
 
 /** Blade's settings, then `--settings`, then Claude Code's files: the first that names a list. */

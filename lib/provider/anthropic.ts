@@ -18,6 +18,8 @@ export interface AnthropicProviderOptions extends HttpProviderOptions {
   headers?: Record<string, string>;
   /** Extended thinking: `thinking: {type: "enabled", budget_tokens}` on every request. */
   thinkingBudget?: number;
+  /** What prompt caching is switched off for: `"*"` or model families (prompt_cache.ts). */
+  cacheOff?: readonly string[];
 }
 
 export const ANTHROPIC_VERSION = "2023-06-01";
@@ -49,7 +51,7 @@ export function anthropicProvider(options: AnthropicProviderOptions): Provider {
     name: "anthropic",
     label: "Anthropic API",
     ...anthropicEndpoint(options),
-    body: (request) => anthropicRequestBody(request, { thinkingBudget: options.thinkingBudget }),
+    body: (request) => anthropicRequestBody(request, options),
     folder: () => new AnthropicStream(),
   }, options);
 }

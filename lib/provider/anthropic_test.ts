@@ -53,8 +53,13 @@ Deno.test("anthropic: streams text and sends the Messages API request", async ()
   assert.deepEqual(request?.body, {
     model: "test-model",
     max_tokens: 1024,
-    system: "You are terse.",
-    messages: [{ role: "user", content: [{ type: "text", text: "Say hello" }] }],
+    // Prompt caching as Claude Code places it (prompt_cache.ts): the system prompt's last two blocks
+    // (here its only one) and the conversation's last block.
+    system: [{ type: "text", text: "You are terse.", cache_control: { type: "ephemeral" } }],
+    messages: [{
+      role: "user",
+      content: [{ type: "text", text: "Say hello", cache_control: { type: "ephemeral" } }],
+    }],
     stream: true,
   });
 });
@@ -111,7 +116,11 @@ Deno.test("anthropic: tool use round trip, with merged roles and tool results fi
       role: "user",
       content: [
         { type: "tool_result", tool_use_id: "toolu_0", content: "no such dir", is_error: true },
-        { type: "text", text: "<background-subagent-completion>{}</background-subagent-completion>" },
+        {
+          type: "text",
+          text: "<background-subagent-completion>{}</background-subagent-completion>",
+          cache_control: { type: "ephemeral" },
+        },
       ],
     },
   ]);

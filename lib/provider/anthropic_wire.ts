@@ -4,12 +4,39 @@
 import type { ContentBlock } from "../protocol/messages.ts";
 import type { ModelRequest } from "../protocol/provider.ts";
 import { mergeForWire } from "./wire_messages.ts";
+import {
+  type CacheControl,
+  cachesPrompt,
+  EPHEMERAL,
+  messageBreakpoint,
+  systemBlocks,
+  systemBreakpoint,
+} from "./prompt_cache.ts";
 
 export type AnthropicBlock =
-  | { type: "text"; text: string }
-  | { type: "tool_use"; id: string; name: string; input: Record<string, unknown> }
-  | { type: "tool_result"; tool_use_id: string; content: string; is_error: boolean }
+  | { type: "text"; text: string; cache_control?: CacheControl }
+  | {
+    type: "tool_use";
+    id: string;
+    name: string;
+    input: Record<string, unknown>;
+    cache_control?: CacheControl;
+  }
+  | {
+    type: "tool_result";
+    tool_use_id: string;
+    content: string;
+    is_error: boolean;
+    cache_control?: CacheControl;
+  }
   | { type: "thinking"; thinking: string; signature: string };
+
+/** One text block of the system prompt. */
+export interface AnthropicSystemBlock {
+  type: "text";
+  text: string;
+  cache_control?: CacheControl;
+}
 
 export interface AnthropicMessage {
   role: "user" | "assistant";
@@ -19,7 +46,8 @@ export interface AnthropicMessage {
 export interface AnthropicRequestBody {
   model: string;
   max_tokens: number;
-  system?: string;
+  /** Text blocks (prompt_cache.ts `systemBlocks`); absent when the prompt is empty. */
+  system?: AnthropicSystemBlock[];
   messages: AnthropicMessage[];
   tools?: (
     | { name: string; description: string; input_schema: Record<string, unknown> }
@@ -38,9 +66,18 @@ export interface WebSearchWireTool {
   max_uses: number;
 }
 
+export interface AnthropicBodyOptions {
+  thinkingBudget?: number | undefined;
+  /**
+   * What prompt caching is switched off for (prompt_cache.ts `cachesPrompt`): `"*"` or model families.
+   * Default: on for every model.
+   */
+  cacheOff?: readonly string[] | undefined;
+}
+
 export function anthropicRequestBody(
   request: ModelRequest,
-  options: { thinkingBudget?: number | undefined } = {},
+  options: AnthropicBodyOptions = {},
 ): AnthropicRequestBody {
   const budget = options.thinkingBudget;
   const body: AnthropicRequestBody = {
@@ -59,7 +96,17 @@ export function anthropicRequestBody(
     stream: true,
   };
   if (budget !== undefined) body.thinking = { type: "enabled", budget_tokens: budget };
-  if (request.system !== "") body.system = request.system;
+  const cache = request.promptCache !== false && cachesPrompt(request.model, options.cacheOff ?? []);
+  const system = systemBlocks(request.system);
+  if (system.length > 0) {
+    body.system = system.map((text, i) =>
+      cache && systemBreakpoint(i, system.length) ? { type: "text", text, cache_control: EPHEMERAL } : {
+        type: "text",
+        text,
+      }
+    );
+  }
+  if (cache) markConversationTail(body.messages);
   if (request.tools.length > 0) {
     body.tools = request.tools.map((t) => ({
       name: t.name,
@@ -78,6 +125,15 @@ export function anthropicRequestBody(
     }];
   }
   return body;
+}
+
+/** The breakpoint on the conversation's tail: the last block of the last message that can carry one. */
+function markConversationTail(messages: AnthropicMessage[]): void {
+  const last = messages.at(-1);
+  if (last === undefined) return;
+  const at = messageBreakpoint(last.content);
+  const block = last.content[at];
+  if (block !== undefined && block.type !== "thinking") block.cache_control = EPHEMERAL;
 }
 
 function resultsFirst(content: ContentBlock[]): ContentBlock[] {

@@ -32,6 +32,8 @@ type BaseProviderConfig =
     headers?: Record<string, string>;
     /** Extended thinking budget (MAX_THINKING_TOKENS). */
     thinkingBudget?: number;
+    /** Prompt caching switched off: `"*"` or model families (DISABLE_PROMPT_CACHING*, prompt_cache.ts). */
+    cacheOff?: string[];
   } & HttpSettings)
   | ({ kind: "openai"; apiKey?: string } & HttpSettings)
   | { kind: "scripted"; script: Script };
