@@ -6,11 +6,18 @@
 // subagent, on every request. The texts differ (each CLI has its own prompts); the placement does not.
 
 import assert from "node:assert/strict";
-import { startFakeAnthropicServer } from "../lib/testing/fake_anthropic_server.ts";
+import {
+  fakeTurn,
+  startFakeAnthropicServer,
+  withoutBreakpoints,
+} from "../lib/testing/fake_anthropic_server.ts";
+import type { AnthropicRequestBody } from "../lib/provider/anthropic_wire.ts";
 import { billedInput, type CacheUsage, promptCacheSim } from "../lib/testing/prompt_cache_sim.ts";
 import {
   breakpointPlacement,
   CACHING_CASES,
+  DELEGATED,
+  fromChild,
   type RequestShape,
   requestShape,
 } from "./support/claude_caching_cases.ts";
@@ -27,6 +34,10 @@ async function golden(name: string): Promise<RequestShape[]> {
 }
 
 async function blade(name: string, env: Record<string, string> = {}): Promise<RequestShape[]> {
+  return (await bladeBodies(name, env)).map(requestShape);
+}
+
+async function bladeBodies(name: string, env: Record<string, string> = {}): Promise<AnthropicRequestBody[]> {
   const c = CACHING_CASES.find((c) => c.name === name)!;
   const workspace = await Deno.realPath(await Deno.makeTempDir({ prefix: "blade-cache-" }));
   try {
@@ -37,10 +48,22 @@ async function blade(name: string, env: Record<string, string> = {}): Promise<Re
       env: { ANTHROPIC_BASE_URL: server.url, ANTHROPIC_API_KEY: "sk-ant-fake-key", ...env },
     });
     assert.equal(run.code, 0, run.stderr);
-    return server.requests.filter((r) => r.path === "/v1/messages").map((r) => requestShape(r.body));
+    return server.requests.filter((r) => r.path === "/v1/messages").map((r) => r.body);
   } finally {
     await Deno.remove(workspace, { recursive: true });
   }
+}
+
+/** What a later request must repeat of an earlier one for the cache to hit: tools, system, messages. */
+function assertPrefix(earlier: AnthropicRequestBody, later: AnthropicRequestBody, what: string): void {
+  assert.deepEqual(later.tools, earlier.tools, `${what}: the same tools, in the same order`);
+  assert.deepEqual(later.system, earlier.system, `${what}: the same system blocks`);
+  const before = withoutBreakpoints(earlier.messages);
+  assert.deepEqual(
+    withoutBreakpoints(later.messages).slice(0, before.length),
+    before,
+    `${what}: messages appended to`,
+  );
 }
 
 for (const name of ["main", "subagent"]) {
@@ -128,4 +151,39 @@ Deno.test("caching: a 20-request session reports the cache's reads and writes in
     billedInput(cached.sum) < billedInput(plain.sum) * 0.3,
     `${billedInput(cached.sum)} vs ${billedInput(plain.sum)}`,
   );
+});
+
+Deno.test("caching: each request repeats the previous one's prefix; children of one agent type share theirs", async () => {
+  const bodies = await bladeBodies("main");
+  for (let i = 1; i < bodies.length; i++) assertPrefix(bodies[i - 1]!, bodies[i]!, `request ${i}`);
+  // Two children of one agent type, started in one response: the same tools and system prompt.
+  const workspace = await Deno.realPath(await Deno.makeTempDir({ prefix: "blade-cache2-" }));
+  try {
+    await using server = startFakeAnthropicServer({
+      handler: (req) => {
+        if (fromChild(req.body)) return fakeTurn({ text: "Read." });
+        if (req.body.messages.length > 1) return fakeTurn({ text: "Both done." });
+        const call = (n: number) => ({
+          name: "Task",
+          input: {
+            subagent_type: "general-purpose",
+            description: `Part ${n}`,
+            prompt: `${DELEGATED} (${n})`,
+          },
+        });
+        return fakeTurn({ toolCalls: [call(1), call(2)] });
+      },
+    });
+    const run = await runBlade(["-p", "Two children.", "--output-format", "json"], {
+      cwd: workspace,
+      env: { ANTHROPIC_BASE_URL: server.url, ANTHROPIC_API_KEY: "sk-ant-fake-key" },
+    });
+    assert.equal(run.code, 0, run.stderr);
+    const children = server.requests.map((r) => r.body).filter(fromChild);
+    assert.equal(children.length, 2);
+    assert.deepEqual(children[1]!.tools, children[0]!.tools);
+    assert.deepEqual(children[1]!.system, children[0]!.system);
+  } finally {
+    await Deno.remove(workspace, { recursive: true });
+  }
 });
