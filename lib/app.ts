@@ -317,6 +317,7 @@ async function childRunner(app: App): Promise<ChildRunner> {
       provider: await app.provider(),
       layout,
       maxTokens: config.maxTokens,
+      compaction: config.compaction,
       redact: app.redact,
     });
   }
@@ -327,6 +328,7 @@ async function childRunner(app: App): Promise<ChildRunner> {
     clock: ports.clock,
     provider: withStallTimeout(await app.providerConfig(), config.subagentStallTimeoutMs),
     maxTokens: config.maxTokens,
+    compaction: config.compaction,
     platform: ports.env.platform(),
     secrets: app.secrets(),
     extraReadDirs: claudeDir === undefined ? [] : [`${claudeDir}/agents`, `${claudeDir}/skills`],

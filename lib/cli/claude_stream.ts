@@ -184,6 +184,20 @@ export class ClaudeStream {
         const inner: Scope = this.#children.get(event.agentId) ?? { parentToolUseId: null };
         return this.#lines(event.event, inner, depth + 1);
       }
+      case "compacted":
+        // Claude Code's boundary line; a subagent's carries its scope.
+        return [{
+          type: "system",
+          subtype: "compact_boundary",
+          compact_metadata: {
+            trigger: event.trigger,
+            pre_tokens: event.preTokens,
+            post_tokens: event.postTokens,
+            duration_ms: event.durationMs,
+          },
+          ...(depth === 0 ? {} : { parent_tool_use_id: scope.parentToolUseId }),
+          ...this.#system(),
+        }];
       default:
         return [];
     }

@@ -7,7 +7,7 @@
 // journal's (journal.ts). Settings hooks, Stop hooks, StructuredOutput and compaction plug in here.
 
 import type { Message, ToolCallBlock } from "../protocol/messages.ts";
-import type { RuntimeEventSink } from "../protocol/events.ts";
+import type { CompactTrigger, RuntimeEventSink } from "../protocol/events.ts";
 import type { AnyTool, ToolContext, ToolResult } from "../tools/tool.ts";
 import { describeError } from "../errors.ts";
 import type { RunError } from "./run_result.ts";
@@ -58,6 +58,14 @@ export interface StepEnd {
   final: boolean;
 }
 
+/** A compaction is about to ask for its summary (Claude Code's PreCompact). */
+export interface CompactionStart {
+  sessionId: string;
+  trigger: CompactTrigger;
+  /** The user's own instructions (`/compact <instructions>`). */
+  instructions?: string;
+}
+
 export interface SessionStart {
   sessionId: string;
   agentType: string;
@@ -88,6 +96,10 @@ export interface SessionStart {
  * - `shouldStop`: after each step (an answer and its tool results, or a final answer): a RunError ends
  *   the run as failed with it (StructuredOutput's exhausted attempts). May be asked more than once
  *   per step, so it answers from its state without changing it. Merge: the first error wins.
+ * - `beforeCompact`: before a compaction's summary request (compactor.ts; Claude Code's PreCompact
+ *   hook event, wired by the settings hooks). `instructions` it returns are added to the summary's
+ *   instructions after the user's own; it cannot stop the compaction. Merge: the texts join, in hook
+ *   order, separated by a blank line.
  */
 export interface LoopHooks {
   onSessionStart?:
@@ -109,6 +121,11 @@ export interface LoopHooks {
     | ((end: TurnEnd) => { continueWith?: string } | void | Promise<{ continueWith?: string } | void>)
     | undefined;
   shouldStop?: ((step: StepEnd) => RunError | undefined) | undefined;
+  beforeCompact?:
+    | ((
+      start: CompactionStart,
+    ) => { instructions?: string } | void | Promise<{ instructions?: string } | void>)
+    | undefined;
 }
 
 const POINTS = [
@@ -118,6 +135,7 @@ const POINTS = [
   "transformContext",
   "onTurnEnd",
   "shouldStop",
+  "beforeCompact",
 ] as const;
 
 /** The hook points set in `o` (a wider options object, such as LoopOptions), and nothing else. */
@@ -183,12 +201,15 @@ export function mergeHooks(...hooks: readonly (LoopHooks | undefined)[]): LoopHo
   const ends = having("onTurnEnd");
   if (ends.length > 0) {
     merged.onTurnEnd = async (end) => {
-      const texts: string[] = [];
-      for (const h of ends) {
-        const text = ((await h.onTurnEnd!(end)) || {}).continueWith;
-        if (text !== undefined) texts.push(text);
-      }
-      return texts.length === 0 ? {} : { continueWith: texts.join("\n\n") };
+      const text = await joined(ends, async (h) => ((await h.onTurnEnd!(end)) || {}).continueWith);
+      return text === undefined ? {} : { continueWith: text };
+    };
+  }
+  const compacts = having("beforeCompact");
+  if (compacts.length > 0) {
+    merged.beforeCompact = async (start) => {
+      const text = await joined(compacts, async (h) => ((await h.beforeCompact!(start)) || {}).instructions);
+      return text === undefined ? {} : { instructions: text };
     };
   }
   const stops = having("shouldStop");
@@ -202,6 +223,19 @@ export function mergeHooks(...hooks: readonly (LoopHooks | undefined)[]): LoopHo
     };
   }
   return merged;
+}
+
+/** Every hook's text in hook order, joined by a blank line; undefined when none has one. */
+async function joined(
+  hooks: readonly LoopHooks[],
+  ask: (hook: LoopHooks) => Promise<string | undefined>,
+): Promise<string | undefined> {
+  const texts: string[] = [];
+  for (const h of hooks) {
+    const text = await ask(h);
+    if (text !== undefined) texts.push(text);
+  }
+  return texts.length === 0 ? undefined : texts.join("\n\n");
 }
 
 function replaced(result: ToolResult, replace: { content: string; isError?: boolean }): ToolResult {
@@ -257,6 +291,16 @@ export class HookPoints {
       return ((await this.hooks.onTurnEnd?.(end)) || {}).continueWith;
     } catch (e) {
       this.#warn("onTurnEnd", e);
+      return undefined;
+    }
+  }
+
+  /** `beforeCompact`: instructions hooks add to a compaction's summary, or undefined. */
+  async compact(start: CompactionStart): Promise<string | undefined> {
+    try {
+      return ((await this.hooks.beforeCompact?.(start)) || {}).instructions;
+    } catch (e) {
+      this.#warn("beforeCompact", e);
       return undefined;
     }
   }

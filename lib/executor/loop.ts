@@ -31,6 +31,9 @@ import { HookPoints, hookPoints } from "./hooks.ts";
 import type { LoopOptions } from "./loop_options.ts";
 import { type JournalMessage, type LoopJournal, transcriptJournal } from "./journal.ts";
 import { resultContext, withContext } from "./request_context.ts";
+import { promptTooLong } from "./compaction_policy.ts";
+import type { CompactionOutcome } from "./compactor.ts";
+import { ContextCompaction } from "./context_compaction.ts";
 
 export type { RunError, RunResult, RunStatus, TurnInput } from "./run_result.ts";
 export type { LoopOptions } from "./loop_options.ts";
@@ -47,6 +50,8 @@ interface TurnState {
   acknowledge: string[];
   /** Index in `messages` of this run's first message (its final text is looked for from there). */
   firstOfRun: number;
+  /** A "prompt is too long" answer was met by a compaction since the last answer (once per request). */
+  compactedForTooLong: boolean;
 }
 
 /**
@@ -67,6 +72,7 @@ export class AgentLoop {
   #liveSpecs: ToolSpec[] = [];
   #liveSeen = -1;
   #modelRequests = 0;
+  #context: ContextCompaction;
 
   constructor(options: LoopOptions, history: { messages: Message[]; turns: number }) {
     this.#o = options;
@@ -79,6 +85,13 @@ export class AgentLoop {
       sessionId: options.meta.sessionId,
     });
     const journal = this.#journal;
+    this.#context = new ContextCompaction({
+      options: () => this.#o,
+      messages: this.messages,
+      journal,
+      hooks: this.#hooks,
+      tools: () => this.#toolSpecs(),
+    });
     // The policy, tools, ports, sink and tool hook points pass through as they are.
     this.#tools = new ToolRunner({
       ...options,
@@ -135,6 +148,10 @@ export class AgentLoop {
           message: `Reached the maximum number of turns (${o.maxTurns}) before the agent finished.`,
         });
       }
+      if (await this.#context.due()) {
+        await opening.durable;
+        await this.#compact(state, signal);
+      }
       this.#modelRequests++;
       const asked = o.ports.clock.now();
       const answer = await this.#ask(signal, opening);
@@ -142,12 +159,23 @@ export class AgentLoop {
       state.usage = addUsage(state.usage, answer.usage);
       if (answer.kind === "error") {
         if (answer.error.kind === "aborted" || signal.aborted) return await this.#cancelled(state);
+        // "Prompt is too long": compact once and ask again (the failed request is not a turn).
+        if (promptTooLong(answer.error) && this.#context.enabled && !state.compactedForTooLong) {
+          state.compactedForTooLong = true;
+          await opening.durable;
+          if ((await this.#compact(state, signal)).ok) {
+            this.#modelRequests--;
+            continue;
+          }
+        }
         return await this.#finish(state, "failed", {
           type: "provider_error",
           message: answer.error.message,
           providerError: answer.error,
         });
       }
+      state.compactedForTooLong = false;
+      this.#context.answered(answer.usage);
       // Durable identity before execution: prepare each call, persist the message with its parts.
       const prepared = await this.#tools.prepare(answer.message, signal);
       // A final answer may still be sent back once more (onTurnEnd: StructuredOutput's corrective retries).
@@ -202,6 +230,7 @@ export class AgentLoop {
       toolResults: [],
       acknowledge: [...(input.acknowledge ?? []), ...deliveries.map((d) => d.inboxId)],
       firstOfRun: this.messages.length,
+      compactedForTooLong: false,
     };
     const step = { turn: state.turn, prelude: input.prelude ?? [], deliveries, messages: input.messages };
     const opening = new TurnOpening((onWritten) => this.#journal.openTurn(step, onWritten));
@@ -243,21 +272,7 @@ export class AgentLoop {
    */
   async #ask(signal: AbortSignal, opening: TurnOpening): Promise<ModelAnswer> {
     const o = this.#o;
-    if (this.#specs === undefined) {
-      if (o.specs !== undefined) this.#specs = o.specs;
-      else {
-        const { toolSpecs } = await import("../tools/registry.ts");
-        this.#specs = toolSpecs(await this.#tools.tools());
-      }
-    }
-    // MCP servers' tools: asked again whenever a server's list changed (or a server went away).
-    const live = o.live;
-    if (live !== undefined && live.version() !== this.#liveSeen) {
-      this.#liveSeen = live.version();
-      const { toolSpecs } = await import("../tools/registry.ts");
-      const own = new Set(this.#specs.map((s) => s.name));
-      this.#liveSpecs = toolSpecs(live.tools().filter((t) => !own.has(t.name)));
-    }
+    const tools = await this.#toolSpecs();
     // The request goes out once the batch's bytes are written: its fsyncs then run alongside.
     if (opening.state === "writing") await opening.handed;
     // What this request sends: the session's context in front (request_context.ts), then as
@@ -275,12 +290,50 @@ export class AgentLoop {
       model: o.model,
       system,
       messages,
-      tools: this.#liveSpecs.length === 0 ? this.#specs : [...this.#specs, ...this.#liveSpecs],
+      tools,
       maxTokens: o.maxTokens,
       meta: o.meta,
     }, opening.signal(signal));
     await opening.durable;
     return answer;
+  }
+
+  /** The tools as the model sees them: the session's own, then MCP servers' (asked again when a list changed). */
+  async #toolSpecs(): Promise<ToolSpec[]> {
+    const o = this.#o;
+    if (this.#specs === undefined) {
+      if (o.specs !== undefined) this.#specs = o.specs;
+      else {
+        const { toolSpecs } = await import("../tools/registry.ts");
+        this.#specs = toolSpecs(await this.#tools.tools());
+      }
+    }
+    const live = o.live;
+    if (live !== undefined && live.version() !== this.#liveSeen) {
+      this.#liveSeen = live.version();
+      const { toolSpecs } = await import("../tools/registry.ts");
+      const own = new Set(this.#specs.map((s) => s.name));
+      this.#liveSpecs = toolSpecs(live.tools().filter((t) => !own.has(t.name)));
+    }
+    return this.#liveSpecs.length === 0 ? this.#specs : [...this.#specs, ...this.#liveSpecs];
+  }
+
+  /**
+   * `/compact [instructions]`: compacts the conversation now, between turns. Its boundary is durable
+   * when this resolves; `ok: false` says why nothing changed.
+   */
+  compact(signal: AbortSignal, o: { instructions?: string } = {}): Promise<CompactionOutcome> {
+    return this.#context.run({ trigger: "manual", preTokens: this.#context.tokens(), ...o }, { signal });
+  }
+
+  /** A compaction within a turn: the run's own messages that were kept still count as this run's. */
+  #compact(state: TurnState, signal: AbortSignal): Promise<CompactionOutcome> {
+    return this.#context.run({ trigger: "auto", preTokens: this.#context.tokens() }, {
+      signal,
+      onReplaced: (before) => {
+        state.firstOfRun = Math.max(0, this.messages.length - (before - state.firstOfRun));
+      },
+    });
   }
 
   /** Makes one message durable (and a correction sent back with it, in the same batch), then keeps them. */

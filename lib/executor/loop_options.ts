@@ -13,6 +13,7 @@ import type { ToolPolicy } from "./tool_runner.ts";
 import type { LoopHooks } from "./hooks.ts";
 import type { LoopJournal } from "./journal.ts";
 import type { RequestContext } from "./request_context.ts";
+import type { CompactionSettings } from "./compaction_policy.ts";
 
 /**
  * A session's loop: its model, transcript, tools, the policy they run under (ToolPolicy) and its hook
@@ -44,4 +45,6 @@ export interface LoopOptions extends ToolPolicy, LoopHooks, RequestContext {
   pending?: PendingWork | undefined;
   /** Who approves a call the gate would refuse but a person may allow (the interactive session). */
   approve?: Approver | undefined;
+  /** When and whether the conversation is compacted (compaction_policy.ts); absent: never. */
+  compaction?: CompactionSettings | undefined;
 }

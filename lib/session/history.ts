@@ -18,6 +18,8 @@ export interface History {
   lastTerminal: "turn_completed" | "turn_aborted" | undefined;
   /** The open turn's number when its final assistant message carries a finalization receipt. */
   finalizedOpenTurn: number | undefined;
+  /** The transcript holds a compaction boundary: `messages` start from its summary, whole on their own. */
+  compacted: boolean;
 }
 
 export function rebuildHistory(events: readonly TranscriptEvent[]): History {
@@ -31,6 +33,7 @@ export function rebuildHistory(events: readonly TranscriptEvent[]): History {
   let turns = 0;
   let lastTerminal: History["lastTerminal"];
   let finalized: number | undefined;
+  let compacted = false;
   for (const e of events) {
     switch (e.type) {
       case "session_created":
@@ -75,6 +78,12 @@ export function rebuildHistory(events: readonly TranscriptEvent[]): History {
         break;
       case "approval_decided":
         break; // a record for people; the conversation is unchanged
+      case "compact_boundary":
+        // The conversation so far is replaced by the boundary's; later parts still find their messages.
+        messages.length = 0;
+        messages.push(...e.data.messages.map(copyMessage));
+        compacted = true;
+        break;
       default: {
         const never: never = e;
         void never;
@@ -91,7 +100,14 @@ export function rebuildHistory(events: readonly TranscriptEvent[]): History {
     turns,
     lastTerminal,
     finalizedOpenTurn: openTurn === undefined ? undefined : finalized,
+    compacted,
   };
+}
+
+function copyMessage(m: Message): Message {
+  const copy: Message = { role: m.role, content: [...m.content] };
+  if (m.hidden === true) copy.hidden = true;
+  return copy;
 }
 
 /**
