@@ -76,6 +76,17 @@ function streamKinds(): Set<string> {
     { type: "tool_completed", sessionId: "s", callId: "c", name: "Task", isError: false, content: "x" },
     { type: "subagent_spawned", parentSessionId: "s", callId: "c", subagent: child },
     {
+      type: "compacted",
+      sessionId: "s",
+      trigger: "auto",
+      preTokens: 10,
+      postTokens: 5,
+      durationMs: 1,
+      kept: 0,
+      model: "m",
+      usage: { inputTokens: 1, outputTokens: 1 },
+    },
+    {
       type: "subagent_event",
       parentSessionId: "s",
       agentId: "agent-1",
