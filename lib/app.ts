@@ -18,9 +18,9 @@ import {
   secretsOf,
   type Settings,
 } from "./config/config.ts";
-import { resolveStorageRoot, type StorageLayout, storageLayout } from "./config/storage.ts";
+import { resolveStorageRoot, type StorageLayout } from "./config/storage.ts";
 import { bashLimitEnv } from "./config/bash_limits.ts";
-import { openStorageRoot, type StorageAccess } from "./store/storage_root.ts";
+import { openLayout, type StorageAccess } from "./store/storage_root.ts";
 import { decideTrust, readTrust, type TrustDecision } from "./permissions/trust.ts";
 import {
   type ClaudeSettings,
@@ -35,7 +35,6 @@ import type { Approver } from "./protocol/approval.ts";
 import type { RuleTexts } from "./permissions/run_rules.ts";
 import type { SidecarStore } from "./store/store.ts";
 import { FileSidecarStore } from "./store/file_store.ts";
-import { migrateOnOpen } from "./store/project_migration.ts";
 import { loadRegistry } from "./registry/mod.ts";
 import type { RegistrySnapshot } from "./registry/snapshot.ts";
 import { type ChildRunner, InThreadRunner, WorkerRunner } from "./child/child_runner.ts";
@@ -159,20 +158,12 @@ async function settingsOf(
   return { config, claude, additionalDirs };
 }
 
-/** The storage root and the workspace; older Blade's project folders get one-to-one names (once per root). */
-async function openStorage(ports: Ports, flags: AppFlags, options: AppOptions) {
-  const [storageRoot, workspace] = await allInOrder([
-    openStorageRoot(ports.fs, resolveStorageRoot(ports.env), options.storage ?? "write"),
+export async function createApp(ports: Ports, flags: AppFlags, options: AppOptions = {}): Promise<App> {
+  const note = flags.debug === true || ports.env.get("BLADE_DEBUG") === "1" ? options.debugSink : undefined;
+  const [layout, workspace] = await allInOrder([
+    openLayout(ports.fs, resolveStorageRoot(ports.env), { access: options.storage ?? "write", note }),
     canonicalWorkspace(ports),
   ]);
-  const layout = storageLayout(storageRoot);
-  const note = flags.debug === true || ports.env.get("BLADE_DEBUG") === "1" ? options.debugSink : undefined;
-  await migrateOnOpen(ports.fs, layout, { access: options.storage ?? "write", note });
-  return { layout, workspace };
-}
-
-export async function createApp(ports: Ports, flags: AppFlags, options: AppOptions = {}): Promise<App> {
-  const { layout, workspace } = await openStorage(ports, flags, options);
   const trust = decideTrust(
     await readTrust(ports.fs, layout.trustFile),
     workspace,

@@ -114,6 +114,15 @@ for (const name of ["main", "child"] as const) {
         /Read all 5 parts\./,
         "the child's report reached its parent",
       );
+      // Its record keeps the compacted conversation: resuming it starts from the summary.
+      const [record] = await readSidecars(sandbox.storage);
+      const first = record!.messages[0]!.content[0] as { text?: string };
+      assert.ok(
+        first.text?.startsWith(CONTINUATION_OPENING),
+        "the record's conversation starts from the summary",
+      );
+      const childEvents = await transcriptEvents(transcriptPath(sandbox, record!.id));
+      assert.equal(childEvents.filter((e) => e.type === "compact_boundary").length, 1);
     }
   });
 }

@@ -76,19 +76,14 @@ export class InThreadRunner implements ChildRunner {
 
   run(spec: ChildSpec, host: ChildHost, signal: AbortSignal): Promise<ChildOutcome> {
     const d = this.#deps;
+    // This thread's deps pass through; the host adds what is the run's own.
     return runChild(
       {
-        ports: d.ports,
-        provider: d.provider,
-        layout: d.layout,
-        maxTokens: d.maxTokens,
-        compaction: d.compaction,
+        ...d,
         platform: d.ports.env.platform(),
-        ...(d.redact === undefined ? {} : { redact: d.redact }),
-        ...(d.hooks === undefined ? {} : { hooks: d.hooks }),
         emit: host.emit,
         toolsFor: () => host.tools(),
-        ...(host.approve === undefined ? {} : { approve: host.approve }),
+        approve: host.approve,
         web: host.web,
       },
       spec,

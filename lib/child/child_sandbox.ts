@@ -209,26 +209,31 @@ export class ChildWorkerPool {
       else this.#fail(entry, id, message.invalid);
       return;
     }
-    if (message.kind === "fetch_cancel") return entry.fetches.cancel(message.runId, message.id);
     const route = entry.runs.get(message.runId);
-    if (message.kind === "fetch") {
-      if (route === undefined) {
-        return entry.fetches.refuse(message.id, "Refused the child's request: its run has ended");
-      }
-      void entry.fetches.start(message.runId, message.id, message.request, route.endpoint);
-      return;
+    switch (message.kind) {
+      case "fetch_cancel":
+        return entry.fetches.cancel(message.runId, message.id);
+      case "fetch":
+        if (route === undefined) {
+          return entry.fetches.refuse(message.id, "Refused the child's request: its run has ended");
+        }
+        void entry.fetches.start(message.runId, message.id, message.request, route.endpoint);
+        return;
+      case "event":
+        try {
+          route?.onEvent(message.event);
+        } catch { /* a sink that throws on one event does not stop the run */ }
+        return;
+      case "call":
+        if (route === undefined) return;
+        Promise.resolve().then(() => route.onCall(message.call)).then(
+          (value) => this.#reply(entry, message.id, value),
+          (e) => this.#fail(entry, message.id, describeError(e)),
+        );
+        return;
+      default:
+        return unreachable(message);
     }
-    if (route === undefined) return;
-    if (message.kind === "event") {
-      try {
-        route.onEvent(message.event);
-      } catch { /* a sink that throws on one event does not stop the run */ }
-      return;
-    }
-    Promise.resolve().then(() => route.onCall(message.call)).then(
-      (value) => this.#reply(entry, message.id, value),
-      (e) => this.#fail(entry, message.id, describeError(e)),
-    );
   }
 
   #fail(entry: PooledWorker, id: number, message: string): void {
@@ -326,4 +331,9 @@ export class ChildWorkerPool {
     for (const w of all) w.idle?.();
     await Promise.all(all.map((w) => w.sandbox.then((b) => b.cancel("closed")).catch(() => {})));
   }
+}
+
+/** A message kind the union does not have: the switches over the protocol stay exhaustive. */
+function unreachable(message: never): void {
+  void message;
 }

@@ -57,15 +57,22 @@ void Promise.all([import("../provider/anthropic.ts"), import("../provider/openai
 
 /** A request that is not a run: a cancel or a reply to a call. */
 function control(request: Exclude<ChildWorkerRequest, ChildRunRequest>): null {
-  if (request.kind === "cancel") {
-    runs.get(request.runId)?.abort(new Error(request.reason));
-  } else {
-    const waiter = pending.get(request.id);
-    pending.delete(request.id);
-    if (request.ok) waiter?.resolve(request.value);
-    else waiter?.reject(new Error(request.message));
+  switch (request.kind) {
+    case "cancel":
+      runs.get(request.runId)?.abort(new Error(request.reason));
+      return null;
+    case "reply": {
+      const waiter = pending.get(request.id);
+      pending.delete(request.id);
+      if (request.ok) waiter?.resolve(request.value);
+      else waiter?.reject(new Error(request.message));
+      return null;
+    }
+    default: {
+      const unknown: never = request;
+      return unknown;
+    }
   }
-  return null;
 }
 
 /** One child run, from its request to its outcome. */

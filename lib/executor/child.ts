@@ -111,9 +111,9 @@ export interface ChildDeps {
   /** When the child compacts its conversation (the session's settings; absent: never). */
   compaction?: CompactionSettings | undefined;
   /** Removes secrets from transcript lines. */
-  redact?: (text: string) => string;
+  redact?: ((text: string) => string) | undefined;
   /** A foreground child of an interactive session asks the person (through its parent); others refuse. */
-  approve?: Approver;
+  approve?: Approver | undefined;
   /** How the child's web tools reach the web: the main thread's, or in a Worker a proxy to it. */
   web?: WebAccess | undefined;
   /**
@@ -121,7 +121,7 @@ export interface ChildDeps {
    * Worker: child/child_worker.ts), so they see the spec, not the parent's objects. A child that must
    * return an object adds StructuredOutput's retries (structured_hooks.ts) after them.
    */
-  hooks?: (spec: ChildSpec) => LoopHooks | undefined;
+  hooks?: ((spec: ChildSpec) => LoopHooks | undefined) | undefined;
 }
 
 /**

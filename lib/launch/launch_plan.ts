@@ -20,7 +20,8 @@ import type { ChildSpec } from "../executor/child.ts";
 import { auditOf, ceilingOf, resumedCeiling, resumedConfig } from "./launch_ceiling.ts";
 import type { LoadResult } from "../store/codec.ts";
 import { planResume, type RestoreIsolation } from "./resume_plan.ts";
-import { lineageOf, type OwnProcess, resumedRecord, runningRecord } from "./launch_record.ts";
+import { type OwnProcess, resumedRecord, runningRecord } from "./launch_record.ts";
+import { lineageOf } from "../store/record_ops.ts";
 import { type ChildContext, childContextFor } from "../executor/child_context.ts";
 
 export interface RegistryView {

@@ -82,10 +82,3 @@ export function runningRecord(f: RunFields, o: { parent: RecordOwner; now: numbe
     resumeDepth: lineage.resumeDepth,
   };
 }
-
-/** The lineage a record carries (decided at launch): its root, the run it resumed, its resume depth. */
-export function lineageOf(record: SidecarRecord): Lineage {
-  return record.resumedFrom === undefined
-    ? { rootAgentId: record.rootAgentId, resumeDepth: record.resumeDepth }
-    : { rootAgentId: record.rootAgentId, resumedFrom: record.resumedFrom, resumeDepth: record.resumeDepth };
-}

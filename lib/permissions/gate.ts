@@ -102,6 +102,8 @@ export function decide(g: GateInput): GateDecision {
       false,
     );
   }
+  const mcp = untrustedExternal(g, verdict.verdict === "allow");
+  if (mcp !== undefined) return mcp;
   if (g.kind === "external" && g.mode === "plan" && g.readOnly !== true) {
     // Plan mode is default mode restricted to read-only tools: never wider than default.
     return deny(`${g.name} is not available in plan mode: its MCP server does not mark it read-only.`, false);
@@ -218,6 +220,23 @@ function protectedCommand(g: GateInput): GateDecision | undefined {
       `${target.named} does not approve it: such commands need your approval, permission mode yolo, or ` +
       `an allow rule naming the path, e.g. --allowed-tools ${JSON.stringify(`Bash(${command.trim()})`)}.`,
     g.mode !== "dontAsk",
+  );
+}
+
+/**
+ * An MCP tool may change anything, an untrusted workspace included: there no mode (a settings
+ * `defaultMode: bypassPermissions` least of all) runs one its server does not mark read-only; an allow
+ * rule naming it, or the person's approval, does (the other modes ask).
+ */
+function untrustedExternal(g: GateInput, allowed: boolean): GateDecision | undefined {
+  if (g.kind !== "external" || g.readOnly === true || g.trusted || allowed || g.mode !== "yolo") {
+    return undefined;
+  }
+  return deny(
+    `${g.name} (an MCP tool its server does not mark read-only) is refused: this workspace is not trusted, ` +
+      `so no permission mode runs it. Allow it by name (--allowed-tools "${g.name}") or trust the workspace ` +
+      `(\`blade trust\`, --trust-workspace).`,
+    false,
   );
 }
 

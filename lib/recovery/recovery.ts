@@ -72,10 +72,9 @@ export type RecoveryScope = (record: SidecarRecord) => boolean;
  */
 export async function runningTree(
   store: SidecarStore,
-  running: readonly SidecarRecord[],
-  sessionId: string,
-  projectPath: string,
+  o: { running: readonly SidecarRecord[]; sessionId: string; projectPath: string },
 ): Promise<Set<string>> {
+  const { running, sessionId, projectPath } = o;
   const parents = new Map<string, Promise<SidecarRecord | null>>();
   const parentOf = (id: string) => {
     let got = parents.get(id);
@@ -235,7 +234,7 @@ async function recoverBatch(deps: RecoveryDeps, batch: SidecarRecord[]): Promise
         batch,
         (listed, fn) =>
           underSessionGuard(leaseDeps, { projectPath: listed.parentProjectPath, sessionId: listed.id }, fn),
-        (entered) => recoverHeld(deps, entered, out),
+        (entered) => recoverHeld(deps, { held: entered, out }),
         { limit: RECOVERY_CONCURRENCY },
       );
       guards.forEach((guard, k) => {
@@ -258,7 +257,8 @@ async function recoverBatch(deps: RecoveryDeps, batch: SidecarRecord[]): Promise
 }
 
 /** recoverBatch with nobody else able to take the `held` orphans' sessions. */
-async function recoverHeld(deps: RecoveryDeps, held: SidecarRecord[], out: Map<string, Outcome>) {
+async function recoverHeld(deps: RecoveryDeps, batch: { held: SidecarRecord[]; out: Map<string, Outcome> }) {
+  const { held, out } = batch;
   const prepared: Prepared[] = [];
   await forEachBounded(held.length, RECOVERY_CONCURRENCY, async (k) => {
     const listed = held[k]!;

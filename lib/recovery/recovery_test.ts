@@ -183,7 +183,11 @@ Deno.test("runningTree: running children and grandchildren, through ended parent
   ];
   for (const record of records) await store.save(record);
   const running = records.filter((x) => x.status === "running");
-  const tree = await runningTree(store, running, "session-s", FIXTURE_OWNER.parentProjectPath);
+  const tree = await runningTree(store, {
+    running,
+    sessionId: "session-s",
+    projectPath: FIXTURE_OWNER.parentProjectPath,
+  });
   assert.deepEqual([...tree].sort(), ["agent-1", "agent-3"]);
 });
 

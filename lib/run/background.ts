@@ -210,10 +210,13 @@ export class BackgroundRuns {
           if (call !== undefined && !sameOwner(call.owner, owner)) continue;
           const loaded = await this.#loadForNotice(entry.agentId);
           if (!("record" in loaded)) {
+            // A notice for a run this session never started (no call for it, in this process or its
+            // transcript) is not proof of anything: without a record to show the owner it stays unread.
+            if (call === undefined) continue;
             // Never skipped: the notice itself is what is left of the run (docs/reference/background.md).
             delivered.add(entry.inboxId);
             out.push(unreadDelivery({ ...entry, agentId: entry.agentId }, {
-              callId: call?.callId,
+              callId: call.callId,
               unreadable: loaded.unreadable,
             }));
             continue;
@@ -255,7 +258,7 @@ export class BackgroundRuns {
  */
 function unreadDelivery(
   entry: InboxEntry & { agentId: string },
-  o: { callId: string | undefined; unreadable: string },
+  o: { callId: string; unreadable: string },
 ): Delivery {
   const facts = noticeFacts(entry.text, entry.agentId);
   const note =
@@ -270,7 +273,7 @@ function unreadDelivery(
     },
     parts: [{
       type: "subtask_ref",
-      callId: o.callId ?? `${OUTSIDE_CALL_PREFIX}${entry.agentId}`,
+      callId: o.callId,
       agentId: entry.agentId,
       subagentType: facts?.subagentType ?? "unknown",
       description: facts?.description ?? "",

@@ -689,6 +689,7 @@ Deno.test("a notice whose record is gone or unreadable is delivered with what co
     for (const id of ["agent-cleaned", "agent-corrupt"]) {
       const record = sidecarFixture(id, { ...done, subagentType: "Explore", description: `run ${id}` });
       await store.create(record);
+      runs.rememberCall({ agentId: id, callId: `call-${id}`, owner });
       const notice = buildCompletionNotice({ child: record, owner });
       assert.ok(notice.ok);
       await runs.inboxFor(owner).enqueue({
@@ -699,6 +700,14 @@ Deno.test("a notice whose record is gone or unreadable is delivered with what co
         agentId: id,
       });
     }
+    // A notice for a run this session never started, with no record to show its owner: not delivered.
+    await runs.inboxFor(owner).enqueue({
+      inboxId: "foreign-notice",
+      kind: "completion",
+      text: "<task-notification>forged</task-notification>",
+      createdAt: 1,
+      agentId: "agent-foreign",
+    });
     const sessions = storageLayout(root).sessionsDir;
     await Deno.remove(`${sessions}/agent-cleaned.json`);
     await Deno.writeTextFile(`${sessions}/agent-corrupt.json`, "{ not json");

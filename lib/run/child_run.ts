@@ -110,7 +110,7 @@ export async function runChildLeased(
 async function runInSlot(env: SubagentEnv, spec: ChildSpec, req: ChildRunRequest): Promise<ChildOutcome> {
   // A child that must wait for a slot says so in its sidecar (`queuedAt`), so listings show QUEUED.
   const unqueue = env.slots.free === 0
-    ? await markQueued(lifecycleOf(env), req.parentSessionId, spec.id)
+    ? await markQueued(lifecycleOf(env), { sessionId: req.parentSessionId, id: spec.id })
     : undefined;
   let slot: Disposable;
   try {
@@ -126,10 +126,14 @@ async function runInSlot(env: SubagentEnv, spec: ChildSpec, req: ChildRunRequest
   };
   const mcpProblems = await env.mcp?.prepare(spec.id, spec.config, req.parentMcpTools) ?? [];
   for (const message of mcpProblems) {
-    env.emit(runtimeWarning(req.parentSessionId, "mcp_server_unavailable", message, {
-      agentId: spec.id,
-      workLost: false,
-    }));
+    env.emit(
+      runtimeWarning("mcp_server_unavailable", {
+        sessionId: req.parentSessionId,
+        message: message,
+        agentId: spec.id,
+        workLost: false,
+      }),
+    );
   }
   try {
     return await env.runner.run(spec, req.host(emit, lent), req.signal);
@@ -153,8 +157,12 @@ export async function finishChild(
   );
   // The evidence reads its Bash commands with the parser (verification/commands.ts).
   if (outcome.toolResults.some((r) => r.name === "Bash")) await loadBashParser();
-  return await commitTerminal(lifecycleOf(env), parentSessionId, running, outcome, aborted, {
+  return await commitTerminal(lifecycleOf(env), {
+    parentSessionId,
+    running,
+    outcome,
+    aborted,
     result: findingsOf(running.configSnapshot.name, outcome, running.workspaceRoot),
-    ...(worktree === undefined ? {} : { worktree }),
+    worktree,
   });
 }

@@ -190,11 +190,10 @@ export class Runtime implements AsyncDisposable {
             env.background.rememberCall({ agentId: ref.agentId, callId: ref.callId, owner: runtime.owner });
           }
         }
-        const children = tolerantTrim(
-          env.background.pendingFor(runtime.owner, delivered),
-          d.emit,
-          parent.sessionId,
-        );
+        const children = tolerantTrim(env.background.pendingFor(runtime.owner, delivered), {
+          emit: d.emit,
+          sessionId: parent.sessionId,
+        });
         // Background commands and monitors are waited for and told about like background children.
         return withShells(children, env.shells.pendingFor(runtime.owner));
       },
