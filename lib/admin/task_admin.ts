@@ -10,7 +10,7 @@ import { validateSessionId } from "../protocol/ids.ts";
 import type { Clock } from "../sys/clock.ts";
 import type { Process } from "../sys/process.ts";
 import type { SidecarRecord, SidecarStatus } from "../store/schema.ts";
-import type { RunSummary, SidecarDiagnostic, SidecarStore } from "../store/store.ts";
+import { type RunSummary, type SidecarDiagnostic, type SidecarStore, wholeRecord } from "../store/store.ts";
 import { pollWhileRunning } from "../run/ends_within.ts";
 
 export interface TaskAdminOptions {
@@ -76,6 +76,11 @@ export class TaskAdmin {
       });
     }
     return loaded.record;
+  }
+
+  /** `record` whole: what it spilled (a large result, error or conversation) read back (store/spill.ts). */
+  whole(record: SidecarRecord): Promise<SidecarRecord> {
+    return wholeRecord(this.#o.store, record);
   }
 
   /**

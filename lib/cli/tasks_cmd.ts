@@ -198,7 +198,9 @@ async function tasksList({ admin, values, io, ports, json }: TasksRun): Promise<
 
 async function tasksOutput({ admin, values, io, ids, timeoutMs, json }: TasksRun): Promise<number> {
   if (ids.length !== 1) throw usageError("blade tasks output takes one task id.");
-  const record = values.wait === true ? await admin.wait(ids[0]!, timeoutMs) : await admin.find(ids[0]!);
+  const found = values.wait === true ? await admin.wait(ids[0]!, timeoutMs) : await admin.find(ids[0]!);
+  // The whole result: what the record spilled (a result of many MB) is read back.
+  const record = await admin.whole(found);
   if (values.json === true) json(publicProjection(record));
   else io.out(terminalSafe(renderTaskOutput(record)));
   return 0;
