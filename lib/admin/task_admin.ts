@@ -12,6 +12,7 @@ import type { Process } from "../sys/process.ts";
 import type { SidecarRecord, SidecarStatus } from "../store/schema.ts";
 import { type RunSummary, type SidecarDiagnostic, type SidecarStore, wholeRecord } from "../store/store.ts";
 import { pollWhileRunning } from "../run/ends_within.ts";
+import type { HeldBy } from "./run_holds.ts";
 
 export interface TaskAdminOptions {
   store: SidecarStore;
@@ -119,13 +120,23 @@ export class TaskAdmin {
    */
   async clean(
     olderThanMs: number,
-    removeFiles?: (runs: readonly RunSummary[]) => Promise<string[]>,
+    o: {
+      removeFiles?: (runs: readonly RunSummary[]) => Promise<string[]>;
+      /** What keeps runs although they are old enough (run_holds.ts: a pending notice, a running parent). */
+      held?: (runs: readonly RunSummary[]) => Promise<HeldBy>;
+    } = {},
   ): Promise<{ removed: number; failed: string[] }> {
+    const { removeFiles } = o;
+    const held = o.held === undefined ? () => undefined : await o.held(await this.list());
     // The store decides each run on its state at the moment of removal (a run resumed or changed since
     // it was listed stays).
-    const removed = await this.#o.store.cleanExpired((r) => this.#visible(r), olderThanMs, {
-      now: this.#o.clock.now(),
-    });
+    const removed = await this.#o.store.cleanExpired(
+      (r) => this.#visible(r) && held(r) === undefined,
+      olderThanMs,
+      {
+        now: this.#o.clock.now(),
+      },
+    );
     const failed = removeFiles === undefined ? [] : await removeFiles(removed);
     return { removed: removed.length, failed };
   }

@@ -16,6 +16,7 @@ import { publicProjection } from "../store/projection.ts";
 import type { SidecarDiagnostic } from "../store/store.ts";
 import { TaskAdmin } from "../admin/task_admin.ts";
 import { removeRunFiles } from "../admin/run_files.ts";
+import { heldRuns } from "../admin/run_holds.ts";
 import { reconcile } from "../recovery/recovery.ts";
 import { runTasksResume } from "./tasks_resume_cmd.ts";
 import {
@@ -224,10 +225,12 @@ async function tasksClean({ admin, values, io, ports, app, json }: TasksRun): Pr
   const olderThan = values["older-than"] ?? "7d";
   // Corrupt records are never removed by clean: say which ones stay.
   reportProblems(io, (await admin.listWithProblems()).problems);
-  const { removed, failed } = await admin.clean(
-    parseAge(olderThan),
-    (runs) => removeRunFiles(ports.fs, app.layout, runs),
-  );
+  const { removed, failed } = await admin.clean(parseAge(olderThan), {
+    removeFiles: (runs) => removeRunFiles(ports.fs, app.layout, runs),
+    // A run whose notice waits in its parent's inbox, or whose parent runs now, stays.
+    held: (runs) =>
+      heldRuns({ fs: ports.fs, clock: ports.clock, process: ports.process, layout: app.layout }, runs),
+  });
   for (const f of failed) io.err(terminalSafe(`blade: warning: could not remove ${f}\n`));
   const pruned = values.worktrees === true
     ? await pruneStaleWorktrees(
