@@ -21,6 +21,8 @@
 //   search     Grep (rg path, built-in) and Glob against rg on a generated 15,000-file tree (scripts/bench_search.ts)
 //   caching    billed input tokens of a 20-request session with and without prompt caching, Blade and
 //              Claude Code, on a model of the prompt cache (scripts/bench_caching.ts)
+//   remote     NATS store operation latency (sidecar update, inbox append) vs the file store, one node
+//              and a 3-node R3 cluster (scripts/bench_remote.ts; no rows without nats-server)
 //
 //   deno task bench [--profile] [--runs N] [--only e2e,startup,...] [--out FILE]
 // --profile adds the per-phase timeline of one delegation (scripts/bench_profile.ts). BLADE_BENCH_RUNS
@@ -60,6 +62,7 @@ const GROUPS = [
   "tasks",
   "search",
   "caching",
+  "remote",
 ] as const;
 
 function processRow(group: string, name: string, runs: readonly ProcessRun[], note?: string): BenchRow {
@@ -146,6 +149,24 @@ async function recoveryRows(runs: number): Promise<BenchRow[]> {
   ];
 }
 
+/** The file store's write throughput (scripts/bench_store.ts). */
+async function storeRows(): Promise<BenchRow[]> {
+  const { benchStore } = await import("./bench_store.ts");
+  const s = await benchStore();
+  const one = (name: string, v: number) =>
+    figureRow(
+      "store",
+      name,
+      "writes/s",
+      { median: v, min: v, max: v, n: s.rounds },
+      `${s.recordBytes} B records`,
+    );
+  return [
+    one("sidecar writes, sequential", s.sequentialWritesPerSec),
+    one(`sidecar writes, ${s.concurrency} concurrent`, s.concurrentWritesPerSec),
+  ];
+}
+
 async function groupRows(
   group: (typeof GROUPS)[number],
   ctx: { blade: string[]; dir: string; workspace: string; runs: number; log: (s: string) => void },
@@ -171,22 +192,8 @@ async function groupRows(
         }, `${f.agents} agents, ${f.diagnostics} diagnostics`)
       );
     }
-    case "store": {
-      const { benchStore } = await import("./bench_store.ts");
-      const s = await benchStore();
-      const one = (name: string, v: number) =>
-        figureRow(
-          "store",
-          name,
-          "writes/s",
-          { median: v, min: v, max: v, n: s.rounds },
-          `${s.recordBytes} B records`,
-        );
-      return [
-        one("sidecar writes, sequential", s.sequentialWritesPerSec),
-        one(`sidecar writes, ${s.concurrency} concurrent`, s.concurrentWritesPerSec),
-      ];
-    }
+    case "store":
+      return await storeRows();
     case "recovery":
       return await recoveryRows(runs);
     case "memory":
@@ -209,6 +216,10 @@ async function groupRows(
       const { searchRows } = await import("./bench_search.ts");
       return await searchRows(runs, ctx.log, figureRow);
     }
+    case "remote":
+      return (await (await import("./bench_remote.ts")).benchRemote()).map((r) =>
+        figureRow("remote", r.name, r.unit, r.stats)
+      );
     case "tasks": {
       const { tasksRows } = await import("./bench_tasks.ts");
       return await tasksRows(blade, { dir, workspace, runs }, processRow);

@@ -83,6 +83,7 @@ Deno.test("benchOptions: --help is usage (exit 0); a bad option, runs or group i
       "tasks",
       "search",
       "caching",
+      "remote",
     ],
     profile: false,
   });

@@ -1,6 +1,6 @@
 // Compaction end to end (docs/reference/limits.md, "Compaction"), against the fake server of
 // tests/support/claude_compaction_cases.ts: reactive ("prompt is too long") and automatic (near a
-// 30,000-token window, CLAUDE_CODE_AUTO_COMPACT_WINDOW) compaction in the session and in a Worker child,
+// 42,000-token window, CLAUDE_CODE_AUTO_COMPACT_WINDOW) compaction in the session and in a Worker child,
 // compared with Claude Code 2.1.332's (tests/fixtures/claude/compaction/, re-record with
 // scripts/record_claude_compaction.ts); `/compact` in `-p` and in stream-json input; the transcript's
 // boundary and a continued session starting from it; DISABLE_COMPACT.
@@ -128,7 +128,8 @@ for (const name of ["main", "child"] as const) {
 }
 
 Deno.test("compaction: automatic near the window (session and Worker child), the boundary durable, a continued session starts from it", async () => {
-  const window = { CLAUDE_CODE_AUTO_COMPACT_WINDOW: "30000" };
+  // Threshold: 42,000 − 20,000 (the answer's room, capped) − 13,000 = 9,000 tokens.
+  const window = { CLAUDE_CODE_AUTO_COMPACT_WINDOW: "42000" };
   for (const child of [false, true]) {
     await using sandbox = await bladeSandbox();
     const c: CompactionCase = { trigger: "full", parts: 5, ...(child ? { child: true } : {}) };
@@ -136,8 +137,7 @@ Deno.test("compaction: automatic near the window (session and Worker child), the
     assert.equal(run.code, 0, run.stderr);
     const reading = child ? bodies.filter(fromCompactionChild) : bodies;
     const summary = reading.findIndex(isSummaryRequest);
-    // Compacted before the request that would have followed two results reported at 9,000 tokens
-    // (threshold: 30,000 − 8,192 − 13,000 = 8,808).
+    // Compacted before the request that would have followed two results reported at 9,010 tokens.
     assert.equal(resultsSoFar(reading[summary - 1]!), 2);
     assert.ok(messageText(reading[summary + 1]!.messages[0]).startsWith(CONTINUATION_OPENING));
     assert.equal(lines.filter((l) => l.subtype === "compact_boundary").length, 1);
@@ -162,12 +162,13 @@ Deno.test("compaction: automatic near the window (session and Worker child), the
 });
 
 Deno.test("compaction: CLAUDE_AUTOCOMPACT_PCT_OVERRIDE lowers the threshold; DISABLE_AUTO_COMPACT and DISABLE_COMPACT switch it off", async () => {
-  // 200,000-token window: 9,000 tokens is far below the default threshold but above 4% of it.
+  // A 200,000-token window: 9,010 tokens is far below its threshold (167,000) but above 4% of 180,000.
+  const big = { CLAUDE_CODE_AUTO_COMPACT_WINDOW: "200000" };
   const runs: [Record<string, string>, CompactionCase, number, number][] = [
-    [{ CLAUDE_AUTOCOMPACT_PCT_OVERRIDE: "4" }, { trigger: "full", parts: 4 }, 0, 1],
-    [{}, { trigger: "full", parts: 4 }, 0, 0],
+    [{ ...big, CLAUDE_AUTOCOMPACT_PCT_OVERRIDE: "4" }, { trigger: "full", parts: 4 }, 0, 1],
+    [big, { trigger: "full", parts: 4 }, 0, 0],
     [
-      { CLAUDE_CODE_AUTO_COMPACT_WINDOW: "30000", DISABLE_AUTO_COMPACT: "1" },
+      { CLAUDE_CODE_AUTO_COMPACT_WINDOW: "42000", DISABLE_AUTO_COMPACT: "1" },
       { trigger: "full", parts: 4 },
       0,
       0,

@@ -291,7 +291,20 @@ Deno.test("hardening e2e: in an untrusted folder a user-level MCP server's write
     { name: "mcp__docs__echo", input: { text: "hello" } },
   ], []);
   assert.equal(results[0]!.isError, true, results[0]!.content);
-  assert.match(results[0]!.content, /this workspace is not trusted, so no permission mode runs it/);
-  // A tool its server marks read-only still runs.
-  assert.equal(results[1]!.content, "docs echo: hello");
+  // The settings-level mode is not a command-line grant (lib/permissions/command_line_grant.ts): the run
+  // is in "default" mode, where print mode cannot ask, and the refusal says what would grant it.
+  assert.match(
+    results[0]!.content,
+    /mcp__docs__note \(an MCP tool\) needs approval in permission mode "default".*--allowed-tools "mcp__docs__note"/,
+  );
+  // The settings file granted nothing: the read-only tool needs approval too in "default" mode.
+  assert.equal(results[1]!.isError, true, results[1]!.content);
+
+  // A bypass given on this run's command line is the person's grant (lib/permissions/command_line_grant.ts):
+  // with it both tools run.
+  const granted = await runCalls(sandbox, [
+    { name: "mcp__docs__note", input: { text: "planted" } },
+    { name: "mcp__docs__echo", input: { text: "hello" } },
+  ], ["--dangerously-skip-permissions"]);
+  assert.deepEqual(granted.map((r) => r.content), ["docs noted: planted", "docs echo: hello"]);
 });

@@ -1,7 +1,9 @@
 // Owns `--output-format stream-json`: Claude Code's message stream built from Blade's runtime events —
 // `system/init`, one `assistant` line per content block (Anthropic shape), `user` lines with
-// `tool_result`, subagent messages with `parent_tool_use_id` (and `agent_id`), `system` task events
-// (`task_started`, `task_notification`) carrying Blade's lineage as extra fields, `system/api_retry`,
+// `tool_result` (after `system/permission_denied` for a refused call), subagent messages with
+// `parent_tool_use_id` (and `agent_id`), `system` task events
+// (`task_started`, `task_progress`, `task_updated`, `task_notification`, `background_tasks_changed`)
+// carrying Blade's lineage as extra fields, `system/api_retry`,
 // `stream_event` lines with --include-partial-messages, and the final `result` (claude_result.ts).
 // Thinking blocks appear here (never in text output). Blade's own events: `--output-format blade-events`.
 
@@ -9,7 +11,8 @@ import type { RuntimeEvent, SubagentInfo } from "../protocol/events.ts";
 import type { ContentBlock } from "../protocol/messages.ts";
 import { VERSION } from "../version.ts";
 import { claudeModeName, parsePermissionMode } from "../protocol/permission_mode.ts";
-import { isDelegationTool } from "../protocol/tool_names.ts";
+import { TaskLines } from "./claude_task_lines.ts";
+import { AGENT_TOOL, isDelegationTool } from "../protocol/tool_names.ts";
 
 export interface ClaudeStreamOptions {
   cwd: string;
@@ -32,12 +35,14 @@ export function anthropicBlock(block: ContentBlock): Record<string, unknown> {
       return { type: "tool_use", id: block.id, name: block.name, input: block.input };
     case "thinking":
       return { type: "thinking", thinking: block.thinking, signature: block.signature };
+    case "redacted_thinking":
+      return { type: "redacted_thinking", data: block.data };
     case "tool_result":
       return {
         tool_use_id: block.callId,
         type: "tool_result",
         content: block.content,
-        ...(block.isError ? { is_error: true } : {}),
+        is_error: block.isError,
       };
   }
 }
@@ -75,9 +80,12 @@ export class ClaudeStream {
   #open = new Map<string, { started: boolean }>();
   /** Subagent id → the scope its messages carry (the Task call that started it). */
   #children = new Map<string, Scope>();
+  /** The children's task lines: progress, updates, the background set (claude_task_lines.ts). */
+  #tasks: TaskLines;
 
   constructor(o: ClaudeStreamOptions) {
     this.#o = o;
+    this.#tasks = new TaskLines({ now: o.now, system: () => this.#system() });
   }
 
   /** A user message echoed back (`--replay-user-messages`). */
@@ -88,6 +96,33 @@ export class ClaudeStream {
       parent_tool_use_id: null,
       session_id: this.#sessionId,
       uuid: this.#o.uuid(),
+    });
+  }
+
+  /** Claude Code's `<synthetic>` assistant line: what the CLI itself says (an API error) as the answer. */
+  syntheticLine(e: { text: string; status: number; type?: string; error: string }): string {
+    return JSON.stringify({
+      type: "assistant",
+      message: {
+        id: this.#o.uuid(),
+        type: "message",
+        role: "assistant",
+        model: "<synthetic>",
+        content: [{ type: "text", text: e.text }],
+        stop_reason: "stop_sequence",
+        stop_sequence: "",
+        usage: {
+          input_tokens: 0,
+          output_tokens: 0,
+          cache_creation_input_tokens: 0,
+          cache_read_input_tokens: 0,
+        },
+      },
+      ...this.#base({ parentToolUseId: null }),
+      error: e.error,
+      is_api_error_message: true,
+      api_error_status: e.status,
+      ...(e.type === undefined ? {} : { api_error_type: e.type }),
     });
   }
 
@@ -144,7 +179,7 @@ export class ClaudeStream {
         if (isDelegationTool(event.name)) this.#prompts.set(event.callId, event.input.prompt);
         return [];
       case "tool_completed":
-        return [{
+        return [...this.#denied(event, depth), {
           type: "user",
           message: {
             role: "user",
@@ -167,9 +202,11 @@ export class ClaudeStream {
           ...this.#base(scope),
         }];
       case "subagent_spawned":
-        return [this.#taskStarted(event, scope, depth)];
-      case "subagent_completed":
-        return [this.#taskNotification(event)];
+        return [...this.#tasks.spawned(event.subagent), this.#taskStarted(event, scope, depth)];
+      case "subagent_completed": {
+        const ended = this.#tasks.completed(event.subagent.session_id, event.state);
+        return [ended.updated, this.#taskNotification(event, ended.usage), ...ended.changed];
+      }
       case "runtime_warning":
         return [{
           type: "system",
@@ -182,7 +219,10 @@ export class ClaudeStream {
         }];
       case "subagent_event": {
         const inner: Scope = this.#children.get(event.agentId) ?? { parentToolUseId: null };
-        return this.#lines(event.event, inner, depth + 1);
+        return [
+          ...this.#lines(event.event, inner, depth + 1),
+          ...this.#tasks.progress(event.agentId, { event: event.event, toolUseId: inner.parentToolUseId }),
+        ];
       }
       case "compacted":
         // Claude Code's boundary line; a subagent's carries its scope.
@@ -203,6 +243,19 @@ export class ClaudeStream {
     }
   }
 
+  /** Claude Code's `system/permission_denied` line before the refused call's result (top-level calls). */
+  #denied(event: Event<"tool_completed">, depth: number): Line[] {
+    if (event.denied !== true || depth > 0) return [];
+    return [{
+      type: "system",
+      subtype: "permission_denied",
+      tool_name: event.name,
+      tool_use_id: event.callId,
+      message: event.content,
+      ...this.#system(),
+    }];
+  }
+
   #init(event: Event<"session_started">): Line {
     const o = this.#o;
     return {
@@ -210,7 +263,8 @@ export class ClaudeStream {
       subtype: "init",
       cwd: o.cwd,
       session_id: event.sessionId,
-      tools: event.tools ?? [],
+      // Claude Code's init names the delegation tool `Task` (the Agent SDK's name) though the model sees `Agent`.
+      tools: (event.tools ?? []).map((t) => t === AGENT_TOOL ? "Task" : t),
       mcp_servers: event.mcpServers ?? [],
       model: event.model,
       // Claude Code's names (acceptEdits, bypassPermissions): what the Agent SDK's types say.
@@ -314,7 +368,10 @@ export class ClaudeStream {
     };
   }
 
-  #taskNotification(event: Event<"subagent_completed">): Line {
+  #taskNotification(
+    event: Event<"subagent_completed">,
+    usage: Record<string, number> | undefined,
+  ): Line {
     return {
       type: "system",
       subtype: "task_notification",
@@ -322,6 +379,7 @@ export class ClaudeStream {
       tool_use_id: event.callId,
       status: event.state,
       summary: event.summary,
+      ...(usage === undefined ? {} : { usage }),
       ...(event.verdict === undefined ? {} : { verdict: event.verdict }),
       ...(event.worktree === undefined ? {} : { worktree: event.worktree }),
       ...lineage(event.subagent, event.parentSessionId),

@@ -13,6 +13,7 @@ import { bladeEventLine, type OutputFormat, type PrintSummary, textRenderer } fr
 import { RunLedger } from "./run_ledger.ts";
 import { jsonTerminalSafe, terminalSafe } from "./sanitize.ts";
 import { claudeResult } from "./claude_result.ts";
+import { apiErrorOf, refusedWork } from "./turn_failures.ts";
 import { FailedDuringSession } from "./report_error.ts";
 import { claudeStream } from "./claude_stream.ts";
 import { type MainRunResult, runMainSession } from "../executor/main_runner.ts";
@@ -20,6 +21,7 @@ import type { RunRules } from "../permissions/run_rules.ts";
 import type { McpHub } from "../mcp/hub.ts";
 import type { PromptFlags } from "./print_inputs.ts";
 import type { Approver } from "../protocol/approval.ts";
+import type { BeforeToolCall } from "../executor/tool_runner.ts";
 import type { StructuredOutput, StructuredOutputState } from "../tools/structured_output.ts";
 import { contextSinks, sessionContextOf } from "./context_wiring.ts";
 import { turnOutcome } from "../executor/run_outcome.ts";
@@ -82,6 +84,8 @@ export interface PrintSinkOptions {
   /** `--max-budget-usd`: called once when the run's cost passes it. */
   budgetUsd?: number;
   onBudgetExceeded?: () => void;
+  /** `--output-format json --verbose`: one JSON array of every message line, the result last. */
+  verbose?: boolean;
   /** The run's secrets: text deltas are redacted on their joined text (redact_deltas.ts). */
   secrets?: () => readonly string[];
 }
@@ -111,6 +115,8 @@ export function printSink(io: Io, o: PrintSinkOptions): PrintSink {
   const ids = o.ids ?? realIds();
   let budgetHit = false;
   let lost: RuntimeWarning | undefined;
+  // json --verbose: the stream-json message lines, printed as one array with the result (Claude Code's).
+  const messages: string[] | undefined = o.format === "json" && o.verbose === true ? [] : undefined;
   const deltas = o.secrets === undefined ? undefined : deltaRedaction(o.secrets);
   const show = (event: RuntimeEvent) => {
     ledger.add(event);
@@ -131,6 +137,7 @@ export function printSink(io: Io, o: PrintSinkOptions): PrintSink {
       if (refusal !== undefined) io.err(refusal);
     }
     if (o.format === "stream-json") { for (const json of stream.onEvent(event)) line(json); }
+    else if (messages !== undefined) messages.push(...stream.onEvent(event));
     else if (o.format === "blade-events") line(bladeEventLine(event));
     else if (o.format === "text") text.onEvent(event);
   };
@@ -149,10 +156,20 @@ export function printSink(io: Io, o: PrintSinkOptions): PrintSink {
       for (const e of deltas?.flush() ?? []) show(e);
       if (o.format === "text") text.finish(summary);
       else {
+        // A run the API refused ends with Claude Code's synthetic assistant line saying so.
+        if (summary.apiError !== undefined && o.format !== "blade-events") {
+          const synthetic = stream.syntheticLine(summary.apiError);
+          if (o.format === "stream-json") line(synthetic);
+          else messages?.push(synthetic);
+        }
         const result = claudeResult(summary, ledger, ids.uuid());
         // stream-json results also carry the usage since the previous result (one result per run here).
         if (o.format === "stream-json") result.model_usage_since_last_result = result.modelUsage;
-        line(JSON.stringify(result));
+        line(
+          messages === undefined
+            ? JSON.stringify(result)
+            : `[${[...messages, JSON.stringify(result)].join(",")}]`,
+        );
       }
     },
   };
@@ -174,10 +191,19 @@ export interface TurnFlags {
   backgroundWaitMs: number | undefined;
   includePartialMessages: boolean;
   replayUserMessages: boolean;
+  /** `--verbose`: with `--output-format json`, the whole message list (a JSON array) instead of the result. */
+  verbose?: boolean;
   /** `--json-schema`: the answer must be one object matching it, returned through StructuredOutput. */
   jsonSchema: Record<string, unknown> | undefined;
   /** Who approves a call the gate would refuse (the Agent SDK's canUseTool); without it the refusal stands. */
   approve?: Approver;
+  /** A further check of the top-level session's calls after the gate (the Agent SDK's PreToolUse hooks). */
+  beforeToolCall?: BeforeToolCall;
+  /**
+   * A run all of whose requested work was refused fails (`blade -p "prompt"`); an SDK session's turn
+   * reports its refusals in `permission_denials` and goes on.
+   */
+  refusedWorkFails?: boolean;
 }
 
 export interface SessionChoice {
@@ -244,6 +270,7 @@ export async function runTurn(
       ...(structured === undefined ? {} : { structured: structuredHooks(structured) }),
       ...(f.approve === undefined ? {} : { approve: f.approve }),
       ...(context === undefined ? {} : { context }),
+      ...(f.beforeToolCall === undefined ? {} : { beforeToolCall: f.beforeToolCall }),
     });
     // A continued session whose transcript had a torn or bad line: the rest was kept; say so.
     for (const d of run.transcriptDiagnostics) {
@@ -251,7 +278,7 @@ export async function runTurn(
     }
     for (const w of run.recoveryWarnings) io.err(`blade: warning: ${terminalSafe(w)}\n`);
     const r = run.result;
-    const summary = turnSummary(app, run, sink, f.budgetUsd, overBudget, structured?.state);
+    const summary = turnSummary(app, run, sink, { f, overBudget, shape: structured?.state });
     sink.finish(summary);
     if (overBudget) return { code: 1, sessionId: run.sessionId };
     if (interrupt.interrupted() || r.status === "cancelled") return { code: 130, sessionId: run.sessionId };
@@ -283,14 +310,20 @@ function turnSink(
     includePartialMessages: f.includePartialMessages,
     apiKeySource: apiKeySourceOf(app),
     additionalDirectories: [...app.additionalDirs],
+    verbose: f.verbose === true,
     ...(f.budgetUsd === undefined ? {} : { budgetUsd: f.budgetUsd, onBudgetExceeded }),
     secrets: app.secrets,
   });
 }
 
-/** The loop's hooks of a run's StructuredOutput: its tool, corrective follow-ups, end when exhausted. */
+/** A run's StructuredOutput for the loop: its tool, corrective follow-ups, the end when exhausted or accepted. */
 function structuredHooks(s: StructuredOutput) {
-  return { tool: s.tool(), followUp: () => s.followUp(), exhausted: () => s.exhausted() };
+  return {
+    tool: s.tool(),
+    followUp: () => s.followUp(),
+    exhausted: () => s.exhausted(),
+    accepted: () => s.state.status === "accepted",
+  };
 }
 
 async function structuredOutputOf(schema: Record<string, unknown> | undefined, attempts: number) {
@@ -319,12 +352,13 @@ function turnSummary(
   app: App,
   run: MainRunResult,
   sink: PrintSink,
-  budgetUsd: number | undefined,
-  overBudget: boolean,
-  shape: StructuredOutputState | undefined,
+  o: { f: TurnFlags; overBudget: boolean; shape: StructuredOutputState | undefined },
 ): PrintSummary {
+  const { overBudget, shape } = o;
+  const budgetUsd = o.f.budgetUsd;
   const r = run.result;
   const lostWork = sink.lostWork();
+  const refused = o.f.refusedWorkFails === true ? refusedWork(sink.ledger) : undefined;
   const outcome = turnOutcome({
     result: r,
     abandoned: run.abandoned,
@@ -332,6 +366,8 @@ function turnSummary(
     ...(lostWork === undefined ? {} : { lostWork }),
     ...(overBudget ? { overBudget: { costUsd: sink.ledger.totalCostUSD, limitUsd: budgetUsd } } : {}),
     ...(shape === undefined ? {} : { structured: shape }),
+    // A text prompt all of whose requested work was refused never succeeds (docs/reference/errors.md).
+    ...(refused === undefined ? {} : { refusedWork: refused }),
   });
   // Messages can quote the model or a child: a key that reached them is never printed.
   const error = outcome.error === undefined ? undefined : {
@@ -342,11 +378,14 @@ function turnSummary(
   return {
     sessionId: run.sessionId,
     status: outcome.status,
-    result: r.finalText,
+    // With --json-schema the result is the accepted object's JSON text, as in Claude Code.
+    result: shape?.status === "accepted" ? JSON.stringify(shape.value) : r.finalText,
     // Claude Code counts the turn it refused: `--max-turns 1` reports num_turns 2, and 5 rejected
     // StructuredOutput attempts report 6 (tests/fixtures/claude/max_turns, structured_retries).
+    // An accepted StructuredOutput ends the run at it and counts one more, as Claude Code counts it.
     numTurns: run.modelRequests +
-      (r.error?.type === "max_turns_exceeded" || r.error?.type === "structured_output_retries_exhausted"
+      (r.error?.type === "max_turns_exceeded" || r.error?.type === "structured_output_retries_exhausted" ||
+          shape?.status === "accepted"
         ? 1
         : 0),
     toolCalls: run.totals.toolCalls,
@@ -355,7 +394,7 @@ function turnSummary(
     subagents: sink.subagents,
     ...(shape?.status === "accepted" ? { structuredOutput: shape.value } : {}),
     ...(error === undefined ? {} : { error }),
-    ...(r.error?.providerError?.status === undefined ? {} : { apiErrorStatus: r.error.providerError.status }),
+    ...apiErrorOf(r.error?.providerError, app),
   };
 }
 

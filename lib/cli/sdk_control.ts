@@ -15,6 +15,7 @@ import {
 import { MODE_ORDER } from "../permissions/ceiling.ts";
 import { resolveModel } from "../config/config.ts";
 import { VERSION } from "../version.ts";
+import { type HookCallbackMatcher, hookMatchersOf } from "../protocol/hook_callbacks.ts";
 
 /** The subtypes Blade answers with success (any other gets an error response naming it). */
 export const ANSWERED_SUBTYPES = [
@@ -23,7 +24,9 @@ export const ANSWERED_SUBTYPES = [
   "set_permission_mode",
   "set_model",
   "mcp_status",
+  "mcp_message",
   "cancel_async_message",
+  "end_session",
 ] as const;
 
 export type ControlResponse =
@@ -48,7 +51,11 @@ export type ControlAction =
   /** The SDK's session options: applied before the first turn. */
   | { kind: "initialize"; options: InitializeOptions }
   /** An initialize Blade cannot honour: the session ends with this error (its turns would run unguarded). */
-  | { kind: "fail"; message: string };
+  | { kind: "fail"; message: string }
+  /** A message of an in-process MCP server, sent by the server on its own (a list_changed notification). */
+  | { kind: "mcp_deliver"; server: string; message: unknown }
+  /** The SDK host is closing: no more input is read; the queued turns end the run. */
+  | { kind: "end" };
 
 export interface InitializeOptions {
   /** `systemPrompt` blocks (the SDK sends `[""]` when none was given: an empty base prompt). */
@@ -58,14 +65,27 @@ export interface InitializeOptions {
   agents?: Record<string, unknown>;
   /** `jsonSchema` (the SDK's outputFormat); the `--json-schema` flag wins when both are given. */
   jsonSchema?: Record<string, unknown>;
+  /** `hooks`: the SDK's hook callbacks by event (run through the HookCallbacks port). */
+  hooks?: Map<string, HookCallbackMatcher[]>;
+  /** `sdkMcpServers`: the names of the SDK's in-process MCP servers (reached with mcp_message). */
+  sdkMcpServers?: string[];
+  /** `mcpServers` (the SDK's default delivery, with `--await-initialize`): more MCP servers. */
+  mcpServers?: Record<string, unknown>;
+  /** `plugins` sent with the initialize: not loaded (the answer says `plugins_applied: false`). */
+  plugins?: boolean;
 }
 
 export interface ControlState {
   initialized: boolean;
-  /** The mode now in effect, and the widest a request may set (the launch's flags and settings). */
+  /**
+   * The mode now in effect, and the widest a request may set: the top-level session may widen (the
+   * SDK host's choice; children keep the grant they were started with), up to `auto` — up to
+   * `bypassPermissions` with --allow-dangerously-skip-permissions — and in an untrusted folder not past
+   * what the command line granted (cli/sdk_session.ts).
+   */
   mode: PermissionMode;
   ceiling: PermissionMode;
-  /** How the ceiling was set, for a refusal: `--permission-mode default`. */
+  /** Why nothing wider may be set, for a refusal. */
   ceilingSource: string;
   /** The launch's model (what `set_model` with no model or "default" goes back to) and the aliases. */
   defaultModel: string;
@@ -129,6 +149,19 @@ export function decideControl(
         }),
         action: NONE,
       };
+    case "mcp_message": {
+      const server = request.server_name;
+      if (typeof server !== "string") {
+        return { response: error(id, "invalid_request", "mcp_message needs server_name."), action: NONE };
+      }
+      // The SDK does not wait for this answer; its acknowledgement mirrors Claude Code's.
+      return {
+        response: success(id, { mcp_response: { jsonrpc: "2.0", result: {}, id: 0 } }),
+        action: { kind: "mcp_deliver", server, message: request.message },
+      };
+    }
+    case "end_session":
+      return { response: success(id), action: { kind: "end" } };
     case "cancel_async_message": {
       const uuid = request.message_uuid;
       if (typeof uuid !== "string") {
@@ -163,27 +196,6 @@ function printable(value: string): string {
   return one.length > 80 ? `${one.slice(0, 80)}…` : one;
 }
 
-/** The initialize fields whose callbacks live in the SDK's process: Blade cannot honour them. */
-function unhonoured(request: Record<string, unknown>): string[] {
-  const out: string[] = [];
-  const hooks = request.hooks;
-  if (typeof hooks === "object" && hooks !== null) {
-    const events = Object.entries(hooks).filter(([, m]) => Array.isArray(m) && m.length > 0).map(([e]) => e);
-    if (events.length > 0) out.push(`hooks (${events.map(printable).join(", ")})`);
-  }
-  const servers = request.sdkMcpServers;
-  if (Array.isArray(servers) && servers.length > 0) {
-    out.push(
-      `in-process MCP servers (sdkMcpServers: ${servers.map((s) => printable(String(s))).join(", ")})`,
-    );
-  }
-  for (const field of ["plugins", "mcpServers"]) {
-    const v = request[field];
-    if ((Array.isArray(v) && v.length > 0) || (isRecord(v) && Object.keys(v).length > 0)) out.push(field);
-  }
-  return out;
-}
-
 export function isRecord(v: unknown): v is Record<string, unknown> {
   return typeof v === "object" && v !== null && !Array.isArray(v);
 }
@@ -199,17 +211,14 @@ function initialize(id: string, request: Record<string, unknown>, state: Control
       action: NONE,
     };
   }
-  const missing = unhonoured(request);
-  if (missing.length > 0) {
-    const message =
-      `Blade cannot honour this SDK session: it does not run SDK-side ${missing.join(" or ")}. ` +
-      "Without them the session would run unguarded, so it does not start. Remove those options " +
-      "(an MCP server can be given as a stdio or http server in the SDK's mcpServers option instead).";
-    return { response: error(id, "unsupported_option", message), action: { kind: "fail", message } };
-  }
   const bad = badInitializeField(request);
   if (bad !== undefined) {
     const message = `initialize: ${bad}.`;
+    return { response: error(id, "invalid_request", message), action: { kind: "fail", message } };
+  }
+  const hooks = hookMatchersOf(request.hooks);
+  if (hooks.problems.length > 0) {
+    const message = `initialize: ${hooks.problems.map(printable).join("; ")}.`;
     return { response: error(id, "invalid_request", message), action: { kind: "fail", message } };
   }
   const system = request.systemPrompt;
@@ -221,6 +230,14 @@ function initialize(id: string, request: Record<string, unknown>, state: Control
       : {}),
     ...(isRecord(request.agents) && Object.keys(request.agents).length > 0 ? { agents: request.agents } : {}),
     ...(isRecord(request.jsonSchema) ? { jsonSchema: request.jsonSchema } : {}),
+    ...(hooks.byEvent.size > 0 ? { hooks: hooks.byEvent } : {}),
+    ...(Array.isArray(request.sdkMcpServers) && request.sdkMcpServers.length > 0
+      ? { sdkMcpServers: request.sdkMcpServers as string[] }
+      : {}),
+    ...(isRecord(request.mcpServers) && Object.keys(request.mcpServers).length > 0
+      ? { mcpServers: request.mcpServers }
+      : {}),
+    ...(Array.isArray(request.plugins) && request.plugins.length > 0 ? { plugins: true } : {}),
   };
   // The payload (agents, models, account) is the session's to fill in: it knows the registry.
   return { response: success(id), action: { kind: "initialize", options } };
@@ -242,6 +259,13 @@ function badInitializeField(request: Record<string, unknown>): string | undefine
   if (request.jsonSchema !== undefined && !isRecord(request.jsonSchema)) {
     return "jsonSchema must be an object";
   }
+  const servers = request.sdkMcpServers;
+  if (servers !== undefined && !(Array.isArray(servers) && servers.every((s) => typeof s === "string"))) {
+    return "sdkMcpServers must be a list of server names";
+  }
+  if (request.mcpServers !== undefined && !isRecord(request.mcpServers)) {
+    return "mcpServers must be an object of server definitions";
+  }
   return undefined;
 }
 
@@ -259,8 +283,7 @@ function setMode(id: string, raw: unknown, state: ControlState): Decision {
       response: error(
         id,
         "invalid_mode",
-        `Cannot set permission mode ${JSON.stringify(printable(raw))}: Blade's modes are ${names}` +
-          (raw === "auto" ? " (it has no classifier-approved auto mode)." : "."),
+        `Cannot set permission mode ${JSON.stringify(printable(raw))}: Blade's modes are ${names}.`,
       ),
       action: NONE,
     };
@@ -270,9 +293,8 @@ function setMode(id: string, raw: unknown, state: ControlState): Decision {
       response: error(
         id,
         "above_ceiling",
-        `Cannot set permission mode to ${raw}: the session was started with ${state.ceilingSource}, and a ` +
-          `control request never widens what the launch allows. Start it with --permission-mode ` +
-          `${claudeModeName(mode)}${
+        `Cannot set permission mode to ${raw}: ${state.ceilingSource}. Start the session with ` +
+          `--permission-mode ${claudeModeName(mode)}${
             mode === "yolo" ? " or --allow-dangerously-skip-permissions" : ""
           } instead.`,
       ),

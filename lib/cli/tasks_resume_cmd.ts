@@ -11,6 +11,7 @@ import { BladeError, usageError } from "../errors.ts";
 import { type App, createApp } from "../app.ts";
 import { type Io, redactedIo } from "./io.ts";
 import { parseOrUsage, RUN_OPTIONS } from "./args.ts";
+import { claudeArgv } from "./claude_argv.ts";
 import { appFlagsOf, outputFormatOf, rulesFromFlags } from "./print_flags.ts";
 import { interruptController, type PrintSink, printSink } from "./print_turn.ts";
 import type { OutputFormat } from "./print_render.ts";
@@ -52,6 +53,8 @@ export async function runTasksResume(argv: string[], ports: Ports, io: Io): Prom
     });
   }
   const app = await createApp(ports, appFlagsOf(values), { debugSink: (l) => io.err(`[debug] ${l}\n`) });
+  // Disposed after the runtime (the shared store's connection outlives the run's last write).
+  await using _app = { [Symbol.asyncDispose]: () => app.close() };
   io = redactedIo(io, app.redact);
   const sink = printSink(io, {
     format,
@@ -121,7 +124,7 @@ export async function runTasksResume(argv: string[], ports: Ports, io: Io): Prom
 async function resumeArgs(argv: string[], ports: Ports) {
   const { values, positionals } = parseOrUsage(() =>
     parseArgs({
-      args: argv,
+      args: claudeArgv(argv),
       options: { ...RUN_OPTIONS, json: { type: "boolean" }, "agent-id": { type: "string" } },
       allowPositionals: true,
       strict: true,

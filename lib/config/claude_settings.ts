@@ -11,6 +11,25 @@ import { readJsonFile } from "./json_file.ts";
 import { BladeError } from "../errors.ts";
 import { allInOrder } from "../sys/concurrency.ts";
 
+/** Claude Code's setting sources (`--setting-sources user,project,local`). */
+export type SettingSource = "user" | "project" | "local";
+
+export const SETTING_SOURCES: readonly SettingSource[] = ["user", "project", "local"];
+
+/** `--setting-sources`: a comma-separated list of sources (empty: none); a usage error for another word. */
+export function settingSourcesOf(value: string): Set<SettingSource> {
+  const words = value.split(",").map((w) => w.trim()).filter((w) => w !== "");
+  for (const w of words) {
+    if (!(SETTING_SOURCES as readonly string[]).includes(w)) {
+      throw new BladeError("usage", `Unknown setting source "${w.slice(0, 40)}" in --setting-sources.`, {
+        exitCode: 2,
+        hint: `Use a comma-separated list of ${SETTING_SOURCES.join(", ")} (empty: none).`,
+      });
+    }
+  }
+  return new Set(words as SettingSource[]);
+}
+
 export interface ClaudeSettings {
   allow: string[];
   deny: string[];
@@ -161,14 +180,22 @@ export async function settingsFlagLayer(fs: Fs, value: string, cwd: string): Pro
 /** The Claude Code settings of a run, untrusted project files reduced to their deny rules. */
 export async function readClaudeSettings(
   fs: Fs,
-  o: { userDir: string | undefined; workspace: string; trusted: boolean },
+  o: {
+    userDir: string | undefined;
+    workspace: string;
+    trusted: boolean;
+    /** `--setting-sources`: which files are read (default: all). */
+    sources?: ReadonlySet<SettingSource>;
+  },
 ): Promise<ClaudeSettings> {
   const layers: ClaudeSettings[] = [];
+  const read = (source: SettingSource, path: string) =>
+    o.sources === undefined || o.sources.has(source) ? readFile(fs, path) : Promise.resolve(undefined);
   // Read together; a broken file is reported as if they were read in order.
   const [user, ...projects] = await allInOrder([
-    o.userDir === undefined ? Promise.resolve(undefined) : readFile(fs, `${o.userDir}/settings.json`),
-    readFile(fs, `${o.workspace}/.claude/settings.json`),
-    readFile(fs, `${o.workspace}/.claude/settings.local.json`),
+    o.userDir === undefined ? Promise.resolve(undefined) : read("user", `${o.userDir}/settings.json`),
+    read("project", `${o.workspace}/.claude/settings.json`),
+    read("local", `${o.workspace}/.claude/settings.local.json`),
   ]);
   if (user !== undefined) layers.push(user);
   for (const project of projects) {

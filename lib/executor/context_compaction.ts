@@ -9,6 +9,7 @@ import type { LoopJournal } from "./journal.ts";
 import type { HookPoints } from "./hooks.ts";
 import type { CompactionOutcome, CompactionRequest } from "./compactor.ts";
 import { withContext } from "./request_context.ts";
+import { modelProfile } from "../config/models.ts";
 import {
   autoCompactThreshold,
   compactionDue,
@@ -54,8 +55,14 @@ export class ContextCompaction {
   /** The auto-compaction threshold of the session's model. */
   threshold(): number {
     const o = this.#d.options();
+    // 0 asks for the model's own default (config/models.ts), as the request does.
+    const profile = modelProfile(o.model);
+    const maxOutputTokens = Math.min(
+      o.maxTokens > 0 ? o.maxTokens : profile.defaultMaxTokens,
+      profile.maxTokensCap,
+    );
     return autoCompactThreshold(contextWindow(o.model, o.compaction), {
-      maxOutputTokens: o.maxTokens,
+      maxOutputTokens,
       percent: o.compaction?.percent,
     });
   }

@@ -94,8 +94,10 @@ export interface SessionStart {
  *   (StructuredOutput's corrective retries, Stop hooks that block). Asked once per such answer.
  *   Merge: every hook is asked; the texts join, in hook order, separated by a blank line.
  * - `shouldStop`: after each step (an answer and its tool results, or a final answer): a RunError ends
- *   the run as failed with it (StructuredOutput's exhausted attempts). May be asked more than once
- *   per step, so it answers from its state without changing it. Merge: the first error wins.
+ *   the run as failed with it (StructuredOutput's exhausted attempts), `STOP_COMPLETED` ends it as
+ *   completed (an accepted `--json-schema` object: no further request). May be asked more than once
+ *   per step, so it answers from its state without changing it. Merge: the first error wins, then a
+ *   completed end.
  * - `beforeCompact`: before a compaction's summary request (compactor.ts; Claude Code's PreCompact
  *   hook event, wired by the settings hooks). `instructions` it returns are added to the summary's
  *   instructions after the user's own; it cannot stop the compaction. Merge: the texts join, in hook
@@ -120,13 +122,19 @@ export interface LoopHooks {
   onTurnEnd?:
     | ((end: TurnEnd) => { continueWith?: string } | void | Promise<{ continueWith?: string } | void>)
     | undefined;
-  shouldStop?: ((step: StepEnd) => RunError | undefined) | undefined;
+  shouldStop?: ((step: StepEnd) => StopAnswer | undefined) | undefined;
   beforeCompact?:
     | ((
       start: CompactionStart,
     ) => { instructions?: string } | void | Promise<{ instructions?: string } | void>)
     | undefined;
 }
+
+/** `shouldStop`'s answer that ends the run as completed. */
+export const STOP_COMPLETED = { completed: true } as const;
+
+/** What `shouldStop` may answer: the run fails with an error, or ends completed. */
+export type StopAnswer = RunError | typeof STOP_COMPLETED;
 
 const POINTS = [
   "onSessionStart",
@@ -215,11 +223,13 @@ export function mergeHooks(...hooks: readonly (LoopHooks | undefined)[]): LoopHo
   const stops = having("shouldStop");
   if (stops.length > 0) {
     merged.shouldStop = (step) => {
+      let completed: StopAnswer | undefined;
       for (const h of stops) {
-        const error = h.shouldStop!(step);
-        if (error !== undefined) return error;
+        const answer = h.shouldStop!(step);
+        if (answer === STOP_COMPLETED) completed = answer;
+        else if (answer !== undefined) return answer;
       }
-      return undefined;
+      return completed;
     };
   }
   return merged;
@@ -305,7 +315,7 @@ export class HookPoints {
     }
   }
 
-  stop(step: StepEnd): RunError | undefined {
+  stop(step: StepEnd): StopAnswer | undefined {
     try {
       return this.hooks.shouldStop?.(step);
     } catch (e) {

@@ -27,7 +27,7 @@ import { ToolRunner } from "./tool_runner.ts";
 import { approvalAsker } from "./approval_step.ts";
 import type { RunError, RunResult, RunStatus, TurnInput } from "./run_result.ts";
 import { TurnOpening } from "./turn_opening.ts";
-import { HookPoints, hookPoints } from "./hooks.ts";
+import { HookPoints, hookPoints, type StopAnswer } from "./hooks.ts";
 import type { LoopOptions } from "./loop_options.ts";
 import { type JournalMessage, type LoopJournal, transcriptJournal } from "./journal.ts";
 import { resultContext, withContext } from "./request_context.ts";
@@ -253,16 +253,20 @@ export class AgentLoop {
     return this.#hooks.turnEnd({ sessionId: this.#o.meta.sessionId, turn: state.turn, answer });
   }
 
-  /** shouldStop after a step: the error that ends the run, else undefined. */
-  #shouldStop(state: TurnState, final: boolean): RunError | undefined {
+  /** shouldStop after a step: the error or completed end that ends the run, else undefined. */
+  #shouldStop(state: TurnState, final: boolean): StopAnswer | undefined {
     if (this.#o.shouldStop === undefined) return undefined;
     return this.#hooks.stop({ sessionId: this.#o.meta.sessionId, turn: state.turn, final });
   }
 
-  /** The run's failed end when a shouldStop hook ends it (StructuredOutput's attempts ran out), else undefined. */
+  /**
+   * The run's end when a shouldStop hook ends it: failed (StructuredOutput's attempts ran out) or
+   * completed (its object accepted), else undefined.
+   */
   #stopped(state: TurnState, final: boolean): Promise<RunResult> | undefined {
-    const error = this.#shouldStop(state, final);
-    return error === undefined ? undefined : this.#finish(state, "failed", error);
+    const answer = this.#shouldStop(state, final);
+    if (answer === undefined) return undefined;
+    return "completed" in answer ? this.#finish(state, "completed") : this.#finish(state, "failed", answer);
   }
 
   /**

@@ -22,13 +22,15 @@ import { readTranscript, type TranscriptDiagnostic } from "../session/transcript
 import { rebuildHistory } from "../session/history.ts";
 import { acquireLease, type SessionLease } from "../session/lease.ts";
 import { runUntilSettled, type SettledRun } from "./settle.ts";
-import { structuredOutputHooks } from "./structured_hooks.ts";
+import { structuredOutputHooks, type StructuredState } from "./structured_hooks.ts";
 import type { PendingWork } from "../protocol/delivery.ts";
 import type { Approver } from "../protocol/approval.ts";
 import type { SessionRecovery, SessionSubagents } from "./session_ports.ts";
 import type { SessionContext } from "./session_context.ts";
 import { expandPrompt, userBlocks } from "./prompt_expansion.ts";
 import { compactCommand } from "./compaction_text.ts";
+import type { BeforeToolCall } from "./tool_runner.ts";
+import { mergeHooks } from "./hooks.ts";
 import { webAccessOf } from "../web/lazy_web_access.ts";
 import { AGENT_TOOL } from "../protocol/tool_names.ts";
 
@@ -62,8 +64,10 @@ export interface MainRunOptions {
   approve?: Approver;
   /** Memory, skills and what they change in the session's tools (executor/session_context.ts). */
   context?: SessionContext;
-  /** `--json-schema`: the StructuredOutput tool (kept whatever `--tools` says) and its corrective follow-ups. */
-  structured?: { tool: AnyTool; followUp: () => string | undefined; exhausted: () => string | undefined };
+  /** A further check of each of the session's calls after the permission gate (deny only). */
+  beforeToolCall?: BeforeToolCall;
+  /** `--json-schema`: the StructuredOutput tool (kept whatever `--tools` says) and the loop's hooks for it. */
+  structured?: StructuredState & { tool: AnyTool };
 }
 
 export interface MainRunResult {
@@ -102,6 +106,8 @@ export interface MainSessionDeps {
   /** Canonical `--add-dir` folders. */
   additionalDirs: readonly string[];
   trust: { trusted: boolean };
+  /** Whether tools may write the workspace and run commands (default: `trust.trusted`; lib/app.ts). */
+  workspaceGrant?: boolean;
   config: Pick<
     ResolvedConfig,
     "model" | "maxTokens" | "permissionMode" | "maxTurns" | "smallFastModel" | "compaction"
@@ -250,7 +256,7 @@ async function buildMainSession(
     workspaceRoot: app.workspace,
     additionalDirs: app.additionalDirs.length === 0 ? undefined : app.additionalDirs,
     storageRoot: app.layout.root,
-    trusted: app.trust.trusted,
+    trusted: app.workspaceGrant ?? app.trust.trusted,
     mode: config.permissionMode,
     extraEnv: app.claude === undefined || Object.keys(app.claude.env).length === 0
       ? undefined
@@ -259,7 +265,11 @@ async function buildMainSession(
     web: webAccessOf(app),
     emit: o.emit,
     context: o.context?.blocks,
-    beforeToolCall: o.context?.beforeToolCall,
+    // Both checks run (the context's narrowing, then the session's own); either refuses: deny wins.
+    beforeToolCall: mergeHooks(
+      { beforeToolCall: o.context?.beforeToolCall },
+      { beforeToolCall: o.beforeToolCall },
+    ).beforeToolCall,
     prompt: {
       agents: tools.some((t) => t.name === AGENT_TOOL) ? extra.agentsText : undefined,
       override: o.systemPrompt,

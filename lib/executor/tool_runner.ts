@@ -22,6 +22,7 @@ import { type ReadScope, readScope } from "../permissions/read_scope.ts";
 import { pathArgument, type RuleSet, type ToolRule } from "../protocol/tool_rule.ts";
 import type { PermissionMode } from "../protocol/permission_mode.ts";
 import { canonicalPath, resolveToolPath } from "../tools/paths.ts";
+import { basename } from "../path.ts";
 import { describeError } from "../errors.ts";
 import { canonicalToolName } from "../protocol/tool_names.ts";
 import type { WebAccess } from "../protocol/web.ts";
@@ -79,7 +80,13 @@ export type AskApproval = (
   call: ToolCallBlock,
   gate: { path: string | undefined; reason: string },
   signal: AbortSignal,
-) => Promise<{ allowed: true } | { allowed: false; message: string }>;
+) => Promise<{ allowed: true; updatedInput?: Record<string, unknown> } | { allowed: false; message: string }>;
+
+/**
+ * The gates' answer: refused, or allowed — with `input` when it changed: a hook's rewrite (gated again
+ * before it runs), or the approver's own change, already checked (`checked`).
+ */
+type GateOutcome = GateDecision & { input?: Record<string, unknown>; checked?: boolean };
 
 /** The calls of one answer with their durable identity; `run()` executes them. */
 export interface PreparedCalls {
@@ -240,7 +247,11 @@ export class ToolRunner {
         ...(gate.allowWith === undefined ? {} : { allowWith: gate.allowWith }),
       };
     }
-    const rewritten = gate.input === undefined ? undefined : await this.#rewrite(request, gate.input);
+    const rewritten = gate.input === undefined
+      ? undefined
+      : gate.checked === true
+      ? { allow: true as const, input: gate.input }
+      : await this.#rewrite(request, gate.input);
     if (rewritten !== undefined && !rewritten.allow) return error(rewritten.message, true);
     const input = rewritten === undefined ? parsed.data : rewritten.input;
     if (ctx.signal.aborted) return error("Interrupted before the tool ran.");
@@ -294,43 +305,98 @@ export class ToolRunner {
 
   #reads: Promise<ReadScope> | undefined;
 
-  /** Where this session reads without asking, and what it never reads (home resolved once). */
+  /**
+   * Where this session reads without asking, and what it never reads (home resolved once): the
+   * workspace, `--add-dir` folders and the folders its tools send the model to (the listed skills').
+   */
   #readScope(): Promise<ReadScope> {
     const o = this.#o;
     return this.#reads ??= (async () => {
       const home = o.ports.env.home();
       const real = home === undefined ? undefined : await canonicalPath(o.ports.fs, home).catch(() => home);
+      const toolDirs = await this.#toolDirs();
       return readScope({
         workspaceRoot: o.workspaceRoot,
         storageRoot: o.storageRoot,
-        ...(o.additionalDirs === undefined ? {} : { additionalDirs: o.additionalDirs }),
+        additionalDirs: [...o.additionalDirs ?? [], ...toolDirs],
         ...(real === undefined ? {} : { home: real }),
       });
     })();
   }
 
+  /** The tools' readable folders, canonical; one a symlink renames (`skills/x` → `/elsewhere/y`) is left out. */
+  async #toolDirs(): Promise<string[]> {
+    const dirs = (await this.tools()).flatMap((t) => t.readableDirs ?? []);
+    const real = await Promise.all(
+      dirs.map((d) => canonicalPath(this.#o.ports.fs, d).catch(() => undefined)),
+    );
+    return real.filter((r, i): r is string => r !== undefined && basename(r) === basename(dirs[i]!));
+  }
+
   /**
    * The permission gate (trust, mode, the run's rules, the agent's limits; a person when askable), then
-   * the `beforeToolCall` hook point, which can only refuse or rewrite the input.
+   * the `beforeToolCall` hook point, which can only refuse or rewrite the input. An approver may change
+   * the input (the Agent SDK's `updatedInput`): the changed call is what runs, checked first.
    */
-  async #gate(request: ToolCallRequest): Promise<GateDecision & { input?: Record<string, unknown> }> {
+  async #gate(request: ToolCallRequest): Promise<GateOutcome> {
     const o = this.#o;
     const { tool, call, ctx } = request;
     const path = await this.#rulePath(tool.name, call.input, ctx);
     const decision = await this.#permission(request, path);
+    let approved: Record<string, unknown> | undefined;
     if (!decision.allow && decision.askable && o.ask !== undefined) {
       const asked = await o.ask(call, { path, reason: decision.message }, ctx.signal);
       if (!asked.allowed) return { allow: false, askable: false, message: asked.message };
       // Whoever approved this very command approved what it does, the network included
       // (docs/reference/permissions.md "The OS sandbox"); ctx is this call's own.
       ctx.commandNetwork = true;
+      if (asked.updatedInput !== undefined) {
+        const changed = await this.#changed(request, asked.updatedInput);
+        if (!changed.allow) return changed;
+        approved = changed.input;
+        request = { ...request, input: approved };
+      }
     } else if (!decision.allow) return decision;
     // A read-only command allowed without a rule keeps that mark (it runs read-only) past the hook.
     const readOnly = decision.allow && decision.readOnlyCommand === true;
-    if (o.beforeToolCall === undefined) return readOnly ? decision : { allow: true };
+    const mine: GateOutcome = approved !== undefined
+      ? { allow: true, input: approved, checked: true }
+      : readOnly
+      ? decision
+      : { allow: true };
+    if (o.beforeToolCall === undefined) return mine;
     const answer = await this.#hooks.before(request);
     if (!answer.allow) return { allow: false, askable: answer.askable ?? false, message: answer.message };
+    if (answer.input === undefined) return mine;
     return readOnly ? { ...answer, readOnlyCommand: true } : answer;
+  }
+
+  /**
+   * An input the approver changed: valid for the tool, and not refused by anything no one may approve
+   * (a deny rule, trust, plan mode, an agent's limits): the approver approved this call, not more.
+   */
+  async #changed(
+    request: ToolCallRequest,
+    input: Record<string, unknown>,
+  ): Promise<
+    { allow: true; input: Record<string, unknown> } | { allow: false; askable: false; message: string }
+  > {
+    const { tool, call, ctx } = request;
+    const parsed = tool.schema.safeParse(input);
+    if (!parsed.success) {
+      const issues = parsed.error.issues.map((i) => `${i.path.join(".") || "input"}: ${i.message}`).join(
+        "; ",
+      );
+      return {
+        allow: false,
+        askable: false,
+        message: `Invalid tool input for ${tool.name} (as the approver changed it): ${issues}`,
+      };
+    }
+    const path = await this.#rulePath(tool.name, input, ctx);
+    const decision = await this.#permission({ tool, call: { ...call, input } }, path);
+    if (!decision.allow && !decision.askable) return { ...decision, askable: false };
+    return { allow: true, input: parsed.data as Record<string, unknown> };
   }
 
   /** The permission gate's decision on a call (trust, mode, the run's rules, the agent's limits). */

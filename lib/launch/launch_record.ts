@@ -11,6 +11,8 @@ import type { ResumePlan } from "./resume_plan.ts";
 export interface OwnProcess {
   pid: number;
   identity: ProcessIdentity | null;
+  /** The machine it runs on ("" unknown): a shared store's records from elsewhere are told apart by it. */
+  machine?: string;
 }
 
 /** Who owns a new run: the parent session (owner key) and its process. */
@@ -75,6 +77,7 @@ export function runningRecord(f: RunFields, o: { parent: RecordOwner; now: numbe
     lastActiveAt: now,
     processId: parent.process.pid,
     ...(parent.process.identity === null ? {} : { processIdentity: parent.process.identity }),
+    ...(parent.process.machine ? { machine: parent.process.machine } : {}),
     parentSessionId: parent.sessionId,
     parentProjectPath: parent.projectPath,
     rootAgentId: lineage.rootAgentId,

@@ -36,6 +36,8 @@ export interface McpConnectionOptions {
   onToolsChanged?: () => void;
   /** Lines for `--debug` (the server's stderr, transport errors). */
   debug?: (line: string) => void;
+  /** The transport to an Agent SDK's in-process server (type `sdk`), by its name. */
+  sdkTransport?: (server: string) => Transport;
 }
 
 const STDERR_TAIL = 2000;
@@ -178,6 +180,11 @@ export class McpConnection {
       case "sse": {
         const { SSEClientTransport } = await import("@modelcontextprotocol/sdk/client/sse.js");
         return new SSEClientTransport(new URL(t.url), { requestInit: { headers: t.headers } });
+      }
+      case "sdk": {
+        const transport = this.#o.sdkTransport?.(this.entry.name);
+        if (transport === undefined) throw new Error("no Agent SDK session carries it");
+        return transport;
       }
       default: {
         const never: never = t;

@@ -142,7 +142,7 @@ export function decide(g: GateInput): GateDecision {
     if (refusal !== undefined) return refusal;
   }
   if (g.mode === "yolo" || allowed) return { allow: true };
-  if (g.kind === "write" && g.mode === "autoEdit") return { allow: true };
+  if (g.kind === "write" && (g.mode === "autoEdit" || g.mode === "auto")) return { allow: true };
   const why = verdict.verdict === "none" && verdict.why !== undefined && verdict.why !== ""
     ? ` The allow rules do not approve it: ${verdict.why}.`
     : "";
@@ -269,6 +269,12 @@ function unapproved(g: GateInput): string {
       ? `is not pre-approved by an allow rule, and permission mode "dontAsk" refuses everything else`
       : `needs approval in permission mode "${g.mode}", and print mode cannot ask`;
     return `${describeCall(g)} ${how}. Re-run with --allowed-tools "${rule}" (or permission mode yolo).`;
+  }
+  if (g.mode === "auto") {
+    // Claude Code's auto mode asks its server-side safety classifier here; Blade has none.
+    return `${describeCall(g)} needs auto mode's safety check, which Blade does not have: permission mode ` +
+      `"auto" runs edits and read-only commands only. Re-run with another permission mode or an allow rule ` +
+      `(--allowed-tools "${g.name}").`;
   }
   if (g.kind === "external") {
     return `${g.name} (an MCP tool) needs approval in permission mode "${g.mode}", and print mode cannot ask. ` +

@@ -60,7 +60,16 @@ export interface TranscriptEventData {
   part_created: { messageId: string; partId: string; part: TranscriptPart };
   inbox_acknowledged: { inboxIds: string[] };
   /** A person answered an approval question for one tool call (the interactive session). */
-  approval_decided: { callId: string; tool: string; subject: string; answer: ApprovalAnswer };
+  approval_decided: {
+    callId: string;
+    tool: string;
+    subject: string;
+    answer: ApprovalAnswer;
+    /** The approver's reason, as the model was told it. */
+    message?: string;
+    /** The input the call ran with, as the approver changed it. */
+    updatedInput?: Record<string, unknown>;
+  };
   /**
    * The conversation was compacted (docs/reference/limits.md, "Compaction"): from here on it is
    * `messages` — the summary's message, then the most recent messages kept word for word. One event,

@@ -3,6 +3,8 @@
 
 import type { ContentBlock } from "../protocol/messages.ts";
 import type { ModelRequest } from "../protocol/provider.ts";
+import type { Effort } from "../protocol/effort.ts";
+import { modelProfile } from "../config/models.ts";
 import { mergeForWire } from "./wire_messages.ts";
 import {
   type CacheControl,
@@ -29,7 +31,8 @@ export type AnthropicBlock =
     is_error: boolean;
     cache_control?: CacheControl;
   }
-  | { type: "thinking"; thinking: string; signature: string };
+  | { type: "thinking"; thinking: string; signature: string }
+  | { type: "redacted_thinking"; data: string };
 
 /** One text block of the system prompt. */
 export interface AnthropicSystemBlock {
@@ -53,8 +56,76 @@ export interface AnthropicRequestBody {
     | { name: string; description: string; input_schema: Record<string, unknown> }
     | WebSearchWireTool
   )[];
-  thinking?: { type: "enabled"; budget_tokens: number };
+  thinking?:
+    | { type: "enabled"; budget_tokens: number; display?: string }
+    | { type: "adaptive"; display?: string }
+    | { type: "disabled" };
+  /** Thinking blocks of earlier turns stay in the context (Claude Code's `clear_thinking` with keep all). */
+  context_management?: { edits: { type: string; keep: string }[] };
+  output_config?: { effort: Effort };
+  /** Sent (1) when thinking is turned off on a model that thinks on a budget, as Claude Code does. */
+  temperature?: number;
   stream: true;
+}
+
+/** The run's model options (provider config): what Claude Code's flags and variables set. */
+export interface AnthropicModelOptions {
+  /** MAX_THINKING_TOKENS / `--max-thinking-tokens`: a budget model's budget; 0 = no thinking where allowed. */
+  thinkingBudget?: number | undefined;
+  /** `--thinking disabled` turns thinking off where the model allows it. */
+  thinking?: "adaptive" | "enabled" | "disabled" | undefined;
+  /** `thinking.display` (`omitted` unless the SDK asks for `summarized`). */
+  thinkingDisplay?: string | undefined;
+  /** `--effort`: the session's effort (a request's own `effort`, an agent's, wins). */
+  effort?: Effort | undefined;
+  /**
+   * What prompt caching is switched off for (prompt_cache.ts `cachesPrompt`): `"*"` or model families
+   * (DISABLE_PROMPT_CACHING and its variants). Default: on for every model.
+   */
+  cacheOff?: readonly string[] | undefined;
+}
+
+/** Beta features a body uses, as Claude Code names them in `anthropic-beta`. */
+export function betasOf(body: AnthropicRequestBody): string[] {
+  return [
+    ...(body.thinking !== undefined && body.thinking.type !== "disabled"
+      ? ["interleaved-thinking-2025-05-14"]
+      : []),
+    ...(body.context_management === undefined ? [] : ["context-management-2025-06-27"]),
+    ...(body.output_config === undefined ? [] : ["effort-2025-11-24"]),
+  ];
+}
+
+/**
+ * `max_tokens`, `thinking`, `context_management` and `output_config` of a request, as Claude Code
+ * 2.1.332 sends them for the request's model (tests/fixtures/claude/models/).
+ */
+function modelFields(request: ModelRequest, o: AnthropicModelOptions): Partial<AnthropicRequestBody> {
+  const profile = modelProfile(request.model);
+  const maxTokens = Math.min(
+    request.maxTokens > 0 ? request.maxTokens : profile.defaultMaxTokens,
+    profile.maxTokensCap,
+  );
+  const off = profile.thinkingOff && (o.thinking === "disabled" || o.thinkingBudget === 0);
+  const display = o.thinkingDisplay ?? "omitted";
+  const thinking: AnthropicRequestBody["thinking"] = profile.thinking === "none"
+    ? undefined
+    : off
+    ? (profile.thinking === "budget" ? { type: "disabled" } : undefined)
+    : profile.thinking === "adaptive"
+    ? { type: "adaptive", display }
+    // The budget stays below max_tokens, as the API wants.
+    : { type: "enabled", budget_tokens: Math.min(o.thinkingBudget ?? maxTokens - 1, maxTokens - 1), display };
+  const effort = profile.effort === undefined ? undefined : request.effort ?? o.effort ?? profile.effort;
+  return {
+    max_tokens: maxTokens,
+    ...(thinking === undefined ? {} : { thinking }),
+    ...(thinking === undefined || thinking.type === "disabled"
+      ? {}
+      : { context_management: { edits: [{ type: "clear_thinking_20251015", keep: "all" }] } }),
+    ...(effort === undefined ? {} : { output_config: { effort } }),
+    ...(thinking?.type === "disabled" ? { temperature: 1 } : {}),
+  };
 }
 
 /** Anthropic's server-side web search tool, as the Messages API takes it. */
@@ -66,26 +137,14 @@ export interface WebSearchWireTool {
   max_uses: number;
 }
 
-export interface AnthropicBodyOptions {
-  thinkingBudget?: number | undefined;
-  /**
-   * What prompt caching is switched off for (prompt_cache.ts `cachesPrompt`): `"*"` or model families.
-   * Default: on for every model.
-   */
-  cacheOff?: readonly string[] | undefined;
-}
-
 export function anthropicRequestBody(
   request: ModelRequest,
-  options: AnthropicBodyOptions = {},
+  options: AnthropicModelOptions = {},
 ): AnthropicRequestBody {
-  const budget = options.thinkingBudget;
   const body: AnthropicRequestBody = {
     model: request.model,
-    // The API wants max_tokens above the thinking budget: the answer gets its usual room on top.
-    max_tokens: budget === undefined || budget < request.maxTokens
-      ? request.maxTokens
-      : budget + request.maxTokens,
+    max_tokens: 0,
+    ...modelFields(request, options),
     messages: mergeForWire(request.messages).map((m) => ({
       role: m.role,
       // The API wants a user message's tool results before any text.
@@ -95,7 +154,6 @@ export function anthropicRequestBody(
     })),
     stream: true,
   };
-  if (budget !== undefined) body.thinking = { type: "enabled", budget_tokens: budget };
   const cache = request.promptCache !== false && cachesPrompt(request.model, options.cacheOff ?? []);
   const system = systemBlocks(request.system);
   if (system.length > 0) {
@@ -131,9 +189,10 @@ export function anthropicRequestBody(
 function markConversationTail(messages: AnthropicMessage[]): void {
   const last = messages.at(-1);
   if (last === undefined) return;
-  const at = messageBreakpoint(last.content);
-  const block = last.content[at];
-  if (block !== undefined && block.type !== "thinking") block.cache_control = EPHEMERAL;
+  const block = last.content[messageBreakpoint(last.content)];
+  if (block !== undefined && block.type !== "thinking" && block.type !== "redacted_thinking") {
+    block.cache_control = EPHEMERAL;
+  }
 }
 
 function resultsFirst(content: ContentBlock[]): ContentBlock[] {
@@ -159,5 +218,7 @@ function anthropicBlock(block: ContentBlock): AnthropicBlock {
     case "thinking":
       // Sent back unchanged: the API checks the signature when thinking precedes a tool call.
       return { type: "thinking", thinking: block.thinking, signature: block.signature };
+    case "redacted_thinking":
+      return { type: "redacted_thinking", data: block.data };
   }
 }

@@ -5,6 +5,7 @@ import type { Provider } from "../protocol/provider.ts";
 import type { Clock } from "../sys/clock.ts";
 import type { Script } from "./script_schema.ts";
 import type { HttpEndpoint } from "./http_provider.ts";
+import type { AnthropicModelOptions } from "./anthropic_wire.ts";
 
 interface HttpSettings {
   baseUrl: string;
@@ -30,10 +31,14 @@ type BaseProviderConfig =
     authToken?: string;
     /** Extra headers for every request (ANTHROPIC_CUSTOM_HEADERS). */
     headers?: Record<string, string>;
-    /** Extended thinking budget (MAX_THINKING_TOKENS). */
+    /** Thinking budget (MAX_THINKING_TOKENS) of the models that think on a budget. */
     thinkingBudget?: number;
     /** Prompt caching switched off: `"*"` or model families (DISABLE_PROMPT_CACHING*, prompt_cache.ts). */
     cacheOff?: string[];
+    /** The run's thinking choice and effort (plain data: it travels to Worker children). */
+    model?: AnthropicModelOptions;
+    /** `--betas`. */
+    betas?: string[];
   } & HttpSettings)
   | ({ kind: "openai"; apiKey?: string } & HttpSettings)
   | { kind: "scripted"; script: Script };

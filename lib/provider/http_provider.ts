@@ -45,6 +45,8 @@ export interface HttpProviderSpec extends HttpEndpoint {
   name: string;
   label: string;
   body(request: ModelRequest): unknown;
+  /** Headers that depend on the request's body (Anthropic's `anthropic-beta`). */
+  requestHeaders?(body: unknown): Record<string, string>;
   folder(): EventFolder;
 }
 
@@ -63,7 +65,8 @@ export function httpProvider(spec: HttpProviderSpec, options: HttpProviderOption
     // No wait of this attempt outlasts what is left of the request's stall limit.
     const capped = (ms: number) => Math.max(1, Math.min(ms, o.budget.remainingMs ?? ms));
     yield { type: "request_started", attempt: n };
-    const body = JSON.stringify(spec.body(request));
+    const built = spec.body(request);
+    const body = JSON.stringify(built);
     debug?.(
       `${label}: POST ${shownUrl} model=${request.model} messages=${request.messages.length} ` +
         `tools=${request.tools.length} chars=${body.length} attempt=${n}` +
@@ -74,7 +77,7 @@ export function httpProvider(spec: HttpProviderSpec, options: HttpProviderOption
     const sse = requestSse({
       label,
       url,
-      headers: spec.headers,
+      headers: { ...spec.headers, ...spec.requestHeaders?.(built) },
       body,
       fetch: options.fetch ?? fetch,
       clock,

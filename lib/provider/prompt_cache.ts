@@ -42,11 +42,12 @@ export function systemBreakpoint(index: number, count: number): boolean {
 
 /**
  * Which block of the last message carries the conversation's breakpoint: the last one the API takes a
- * breakpoint on (never a thinking block); -1 when there is none.
+ * breakpoint on (never a thinking or redacted thinking block); -1 when there is none.
  */
 export function messageBreakpoint(blocks: readonly { type: string }[]): number {
   for (let i = blocks.length - 1; i >= 0; i--) {
-    if (blocks[i]!.type !== "thinking") return i;
+    const type = blocks[i]!.type;
+    if (type !== "thinking" && type !== "redacted_thinking") return i;
   }
   return -1;
 }

@@ -63,6 +63,8 @@ export interface AttemptFailure {
   /** The server's own explanation, if any. */
   detail?: string;
   status?: number;
+  /** The API's own error (`{error: {type, message}}`), as the response gave it. */
+  api?: { type?: string; message?: string };
   retryable: boolean;
   retryAfterMs?: number;
 }
@@ -178,6 +180,7 @@ export function providerError(failure: AttemptFailure, attempts: number): Provid
   if (failure.detail !== undefined && failure.detail !== "") message += `: ${failure.detail}`;
   const error: ProviderError = { kind: failure.kind, message, attempts };
   if (failure.status !== undefined) error.status = failure.status;
+  if (failure.api !== undefined) error.api = failure.api;
   return error;
 }
 

@@ -115,11 +115,14 @@ export async function measureLiveness(
     if (got === undefined) answers.set(key, got = ports.process.isAlive(pid, identity));
     return got;
   };
+  const machine = ports.env.hostname();
   for (const r of records) {
     if (r.status !== "running") continue;
     const pid = r.processId;
-    if (pid === undefined) table.set(r.id, "unknown");
-    else if (!(await alive(pid))) table.set(r.id, "dead");
+    // Another machine's PID means nothing here (a shared store): its heartbeat decides (PID-less rule).
+    if (pid === undefined || (r.machine !== undefined && machine !== "" && r.machine !== machine)) {
+      table.set(r.id, "unknown");
+    } else if (!(await alive(pid))) table.set(r.id, "dead");
     else if (r.processIdentity === undefined) table.set(r.id, pid === own ? "alive" : "unknown");
     else table.set(r.id, (await alive(pid, r.processIdentity)) ? "alive" : "reused");
   }

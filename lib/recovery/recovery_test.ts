@@ -145,6 +145,25 @@ Deno.test("reconcile: orphans closed and committed, others left alone, second pa
   }
 });
 
+Deno.test("reconcile: another machine's run (a shared store) is judged by its heartbeat, never by a PID here", async () => {
+  const w = await world();
+  try {
+    // The same dead PID here; on another machine it may be alive. fakeEnv's machine is "test-host".
+    const dead = { processId: DEAD, processIdentity: IDENTITY };
+    await w.store.create(sidecarFixture("agent-there", { messages: [], ...dead, machine: "build-7" }));
+    await w.store.create(sidecarFixture("agent-here", { messages: [], ...dead, machine: "test-host" }));
+    const deps = { ports: w.ports, store: w.store, layout: w.layout };
+    const first = await reconcile(deps, () => true);
+    assert.deepEqual(first.recovered.map((r) => [r.id, r.reason]), [["agent-here", "owner_dead"]]);
+    // Its heartbeat stopped half an hour ago: then it is an orphan, as a PID-less run is.
+    w.clock.advance(PIDLESS_ORPHAN_AFTER_MS + 1);
+    const later = await reconcile(deps, () => true);
+    assert.deepEqual(later.recovered.map((r) => [r.id, r.reason]), [["agent-there", "inactive"]]);
+  } finally {
+    await Deno.remove(w.root, { recursive: true });
+  }
+});
+
 Deno.test("reconcile: an orphan whose lease a live process holds is skipped", async () => {
   const w = await world();
   try {

@@ -134,8 +134,8 @@ Deno.test("--agents error texts", () => {
       'Invalid --agents definition for "rev": "model" must be a non-empty string',
     ],
     [
-      withEntry({ ...ok, permissionMode: "auto" }),
-      'Invalid --agents definition for "rev": "permissionMode" must be one of default, manual, ignore, dontAsk, acceptEdits, autoEdit, bypassPermissions, yolo, plan, inherit',
+      withEntry({ ...ok, permissionMode: "whenever" }),
+      'Invalid --agents definition for "rev": "permissionMode" must be one of default, manual, ignore, dontAsk, acceptEdits, autoEdit, auto, bypassPermissions, yolo, plan, inherit',
     ],
     [
       withEntry({ ...ok, maxTurns: 0 }),

@@ -69,7 +69,7 @@ Deno.test("Claude Code permission mode names map to Blade modes", async () => {
 });
 
 Deno.test("an unknown permission mode is dropped with a warning, so the agent inherits", async () => {
-  const result = await parse(file("permissionMode: auto\n"));
+  const result = await parse(file("permissionMode: whenever\n"));
   assert.equal(result.definition?.permissionMode, "inherit");
   assert.deepEqual(result.diagnostics.map((d) => [d.severity, d.field, d.line]), [[
     "warning",

@@ -8,7 +8,7 @@ import type { Ports } from "../sys/mod.ts";
 import type { SidecarOwner, SidecarStore } from "../store/store.ts";
 import type { StorageLayout } from "../config/storage.ts";
 import type { Delivery, PendingWork } from "../protocol/delivery.ts";
-import { Inbox, type InboxEntry } from "../session/inbox.ts";
+import { Inbox, type InboxEntry, type SessionInbox } from "../session/inbox.ts";
 import type { SidecarRecord } from "../store/schema.ts";
 import { describeError } from "../errors.ts";
 import { noticeFacts } from "./notice.ts";
@@ -61,7 +61,7 @@ export class BackgroundRuns {
     this.#layout = deps.layout;
   }
 
-  inboxFor(owner: SidecarOwner): Inbox {
+  inboxFor(owner: SidecarOwner): SessionInbox {
     return new Inbox({
       fs: this.#ports.fs,
       clock: this.#ports.clock,

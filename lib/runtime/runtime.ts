@@ -87,7 +87,12 @@ export interface SessionRuntime {
 
 /** This process's PID and identity, read once per Process port and shared with the leases. */
 export function ownProcessOf(ports: Ports): () => Promise<OwnProcess> {
-  return () => ownIdentity(ports.process).then((identity) => ({ pid: ports.process.pid(), identity }));
+  return () =>
+    ownIdentity(ports.process).then((identity) => ({
+      pid: ports.process.pid(),
+      identity,
+      machine: ports.env.hostname(),
+    }));
 }
 
 export class Runtime implements AsyncDisposable {

@@ -4,6 +4,9 @@
 import type { ContentBlock, Message } from "../protocol/messages.ts";
 import type { SubtaskRefPart, TranscriptEvent, TranscriptEventData } from "../protocol/events.ts";
 
+/** What redaction puts in place of a secret (config/redact.ts). */
+const REDACTED = "[REDACTED]";
+
 export interface History {
   header: TranscriptEventData["session_created"] | undefined;
   messages: Message[];
@@ -61,18 +64,9 @@ export function rebuildHistory(events: readonly TranscriptEvent[]): History {
         else if (e.data.role === "assistant") finalized = undefined;
         break;
       }
-      case "part_created": {
-        const part = e.data.part;
-        if (part.type === "subtask_ref") {
-          const prev = subtasks.get(part.callId);
-          if (prev === undefined || prev.state === "running" || part.state !== "running") {
-            subtasks.set(part.callId, part);
-          }
-          break;
-        }
-        byId.get(e.data.messageId)?.content.push(part);
+      case "part_created":
+        addPart(e.data.part, { message: byId.get(e.data.messageId), subtasks });
         break;
-      }
       case "inbox_acknowledged":
         for (const id of e.data.inboxIds) acked.add(id);
         break;
@@ -102,6 +96,24 @@ export function rebuildHistory(events: readonly TranscriptEvent[]): History {
     finalizedOpenTurn: openTurn === undefined ? undefined : finalized,
     compacted,
   };
+}
+
+/** A part: a subtask reference (the latest per call, never downgraded to running), else a block of its message. */
+function addPart(
+  part: TranscriptEventData["part_created"]["part"],
+  o: { message: Message | undefined; subtasks: Map<string, SubtaskRefPart> },
+): void {
+  if (part.type === "subtask_ref") {
+    const prev = o.subtasks.get(part.callId);
+    if (prev === undefined || prev.state === "running" || part.state !== "running") {
+      o.subtasks.set(part.callId, part);
+    }
+    return;
+  }
+  // A thinking block whose text lost a secret to the transcript's redaction no longer matches its
+  // signature: it is left out (the API allows earlier turns' thinking to be omitted).
+  if (part.type === "thinking" && part.thinking.includes(REDACTED)) return;
+  o.message?.content.push(part);
 }
 
 function copyMessage(m: Message): Message {

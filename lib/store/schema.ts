@@ -140,6 +140,11 @@ export type SidecarRecord = {
   queuedAt?: number;
   processId?: number;
   processIdentity?: ProcessIdentity;
+  /**
+   * The hostname of the machine whose process owns the run: with a shared store (`--store nats://…`)
+   * a PID means something only there (recovery/recovery.ts), and `blade tasks list` shows it.
+   */
+  machine?: string;
   /** The process groups the run's Bash started while it runs (cleared when it ends). */
   processGroups?: RecordedGroup[];
   restartRecovery?: RestartRecovery;
@@ -250,6 +255,7 @@ const recordCheck: Check = object({
   queuedAt: optional(epochMs),
   processId: optional(number({ int: true, min: 1 })),
   processIdentity: optional(processIdentityCheck),
+  machine: optional(nonEmpty),
   processGroups: optional(array(processGroupCheck)),
   restartRecovery: optional(
     object({ outcome: oneOf(["completed", "interrupted", "failed"]), recoveredAt: epochMs }),

@@ -112,6 +112,11 @@ export interface Tool<I = Record<string, unknown>> {
   /** Calls of a concurrent tool in one model response run at the same time (docs/reference/sessions.md: Task). */
   readonly concurrent?: boolean;
   /**
+   * Folders this tool's results send the model to (a skill's folder, whose files are the skill's to use):
+   * Read, Grep and Glob there run without asking, as in the workspace (executor/tool_runner.ts).
+   */
+  readonly readableDirs?: readonly string[];
+  /**
    * A hint that a call is coming: with the string fields its arguments open with while they still
    * stream (model_turn.ts), then with its whole input. May come several times per call; never fails.
    */

@@ -42,6 +42,15 @@ export function commandSetup(): Promise<{ flags: string[]; denoDir: string }> {
   return (setup ??= (async () => ({ flags: await bladeFlags(), denoDir: await denoDir() }))());
 }
 
+/**
+ * The command line that runs Blade as users do (the `blade` task's flags), for programs that start
+ * Blade themselves, such as the Agent SDK (tests/sdk_test.ts); its environment needs DENO_DIR.
+ */
+export async function bladeCommandLine(): Promise<{ command: string[]; denoDir: string }> {
+  const { flags, denoDir: dir } = await commandSetup();
+  return { command: [Deno.execPath(), "run", ...flags, "--config", CONFIG, MAIN], denoDir: dir };
+}
+
 export interface RunBladeOptions {
   /** The working folder (the workspace). */
   cwd: string;

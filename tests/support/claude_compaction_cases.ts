@@ -3,8 +3,8 @@
 // server answers a summary request (Blade's or Claude Code's) with a summary that says how many parts
 // were read before it, so the session goes on where it stopped; "too long" answers 400 "prompt is too
 // long" once the conversation holds three tool results and no summary (reactive compaction); "full"
-// reports a context of 9,000 tokens from the second result on (auto-compaction with a 30,000-token
-// window). A subagent may do the reading (`child`). Handlers answer by the conversation's state, never
+// reports a context of 9,000 tokens from the second result on (auto-compaction with a 42,000-token
+// window: threshold 9,000). A subagent may do the reading (`child`). Handlers answer by the conversation's state, never
 // by request number, so one script drives both CLIs. Used by scripts/record_claude_compaction.ts and
 // tests/e2e_compaction_test.ts.
 
@@ -66,7 +66,7 @@ export function fromCompactionChild(body: AnthropicRequestBody): boolean {
 }
 
 export interface CompactionCase {
-  /** "too long": 400 prompt is too long at three results; "full": usage near a 30,000-token window. */
+  /** "too long": 400 prompt is too long at three results; "full": usage near a 42,000-token window. */
   trigger: "too long" | "full";
   parts: number;
   /** A subagent does the reading; the session delegates to it and reports its answer. */
