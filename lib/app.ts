@@ -34,6 +34,7 @@ import { allInOrder } from "./sys/concurrency.ts";
 import { canonicalWorkspace } from "./config/workspace.ts";
 import { claudeUserDir } from "./config/claude_dir.ts";
 import type { ChildContext } from "./executor/child_context.ts";
+import type { RunHooks } from "./hooks/run_hooks.ts";
 import { type ApiKeyHelper, apiKeyHelperOf } from "./provider/api_key_helper.ts";
 
 export interface AppFlags extends ConfigFlags {
@@ -62,6 +63,8 @@ export interface AppFlags extends ConfigFlags {
 export interface AppOptions {
   /** Where `--debug` lines go (the CLI passes stderr). Lines are redacted before they arrive. */
   debugSink?: (line: string) => void;
+  /** Where warnings go whatever `--debug` says (a setting Blade does not support): the CLI passes stderr. */
+  warnSink?: (line: string) => void;
   /** `read`: the command only reads storage, so an existing root is used as it is (even read-only). */
   storage?: StorageAccess;
 }
@@ -77,6 +80,8 @@ export interface RuntimeOptions {
   onlyTools?: readonly string[];
   /** The run's memory and skills, as subagents get them. */
   childContext?: ChildContext;
+  /** The run's hooks for its children (lib/hooks/run_hooks.ts); absent: none configured. */
+  hooks?: RunHooks | undefined;
 }
 
 export interface App {
@@ -135,6 +140,7 @@ export async function createApp(ports: Ports, flags: AppFlags, options: AppOptio
     workspace,
     trusted: trust.trusted,
     ...(options.debugSink === undefined ? {} : { debugSink: options.debugSink }),
+    ...(options.warnSink === undefined ? {} : { warnSink: options.warnSink }),
   });
   // The sandbox requirement reaches every command launcher (tools/command_launch.ts) as
   // BLADE_REQUIRE_SANDBOX, Worker children's through their tool environment (bashLimitEnv).
@@ -241,6 +247,7 @@ function runtimeOf(app: App, emit: RuntimeEventSink, options: RuntimeOptions): R
     ...(options.childContext === undefined ? {} : { childContext: options.childContext }),
     mcp: () => childMcp(app, options),
     web: webAccessOf(app),
+    hooks: options.hooks,
   });
 }
 

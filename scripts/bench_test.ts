@@ -84,6 +84,8 @@ Deno.test("benchOptions: --help is usage (exit 0); a bad option, runs or group i
       "search",
       "caching",
       "remote",
+      "hooks",
+      "rewrites",
     ],
     profile: false,
   });

@@ -13,7 +13,7 @@ import { claudeArgv } from "./claude_argv.ts";
 import { nearestWord } from "./did_you_mean.ts";
 
 /** The subcommands (`help` is not offered for a typo: "hello there" is a prompt). */
-const SUBCOMMANDS = ["agents", "tasks", "mcp", "trust", "run", "demo", "memory", "context"] as const;
+const SUBCOMMANDS = ["agents", "tasks", "mcp", "hooks", "trust", "run", "demo", "memory", "context"] as const;
 
 export const MAIN_HELP = `Blade ${VERSION} — a command-line coding agent with durable subagents
 
@@ -25,6 +25,7 @@ Usage:
   blade tasks list|output|wait|cancel|clean   inspect and control subagent runs
   blade trust [path] [--revoke|--status] [--json]   Workspace Trust
   blade mcp list [--json]            MCP servers of this folder: status and tools
+  blade hooks list [--json]          hooks of this folder's runs and where each comes from
   blade memory [--json]              memory files (CLAUDE.md, …), skills and commands a session loads here
   blade demo                         a complete delegation flow against the built-in scripted model
 
@@ -144,6 +145,10 @@ async function runSubcommand(argv: string[], o: { ports: Ports; io: Io }): Promi
     case "mcp": {
       const { runMcp } = await import("./mcp_cmd.ts");
       return await runMcp(argv.slice(1), ports, io);
+    }
+    case "hooks": {
+      const { runHooks } = await import("./hooks_cmd.ts");
+      return await runHooks(argv.slice(1), ports, io);
     }
     case "trust": {
       const { runTrust } = await import("./trust_cmd.ts");

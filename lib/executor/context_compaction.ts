@@ -17,7 +17,9 @@ import {
   contextWindow,
   estimateTokens,
   keptTailStart,
+  promptTooLong,
 } from "./compaction_policy.ts";
+import type { ProviderError } from "../protocol/provider.ts";
 
 export interface ContextCompactionDeps {
   /** The loop's options now (its model may change between turns). */
@@ -30,8 +32,19 @@ export interface ContextCompactionDeps {
   tools: () => Promise<ToolSpec[]>;
 }
 
+/** What a compaction within a turn needs of the turn. */
+export interface TurnCompaction {
+  /** Resolves once the turn's opening batch is durable (a boundary is written after it). */
+  durable: () => Promise<void>;
+  signal: AbortSignal;
+  /** The conversation was replaced; it held `before` messages. */
+  onReplaced: (before: number) => void;
+}
+
 export class ContextCompaction {
   #d: ContextCompactionDeps;
+  /** A "prompt is too long" answer was met by a compaction since the last answer (once per request). */
+  #triedForTooLong = false;
   /** The last answer's usage (how full the context was) and where the messages after it start. */
   #lastUsage: Usage | undefined;
   #usageAt = 0;
@@ -43,13 +56,29 @@ export class ContextCompaction {
 
   /** An answer came back: its usage says how full the context is; it will sit at `messages.length`. */
   answered(usage: Usage): void {
+    this.#triedForTooLong = false;
     this.#lastUsage = usage;
     this.#usageAt = this.#d.messages.length + 1;
   }
 
-  /** Whether a "prompt is too long" answer may be met by a compaction. */
-  get enabled(): boolean {
-    return this.#d.options().compaction?.enabled === true;
+  /** Before a request of a turn: compacts when the context nears the window. */
+  async beforeRequest(turn: TurnCompaction): Promise<void> {
+    if (!(await this.due())) return;
+    await turn.durable();
+    await this.run({ trigger: "auto", preTokens: this.tokens() }, turn);
+  }
+
+  /**
+   * A failed request: when it says the prompt is too long (and compaction is on), compacts once per
+   * request; true when the request may be asked again.
+   */
+  async afterTooLong(error: ProviderError, turn: TurnCompaction): Promise<boolean> {
+    if (!promptTooLong(error) || this.#d.options().compaction?.enabled !== true || this.#triedForTooLong) {
+      return false;
+    }
+    this.#triedForTooLong = true;
+    await turn.durable();
+    return (await this.run({ trigger: "auto", preTokens: this.tokens() }, turn)).ok;
   }
 
   /** The auto-compaction threshold of the session's model. */

@@ -14,7 +14,6 @@ import {
   textOf,
   type ToolCallBlock,
   type ToolResultBlock,
-  type ToolSpec,
   type Usage,
   userText,
 } from "../protocol/messages.ts";
@@ -31,9 +30,9 @@ import { HookPoints, hookPoints, type StopAnswer } from "./hooks.ts";
 import type { LoopOptions } from "./loop_options.ts";
 import { type JournalMessage, type LoopJournal, transcriptJournal } from "./journal.ts";
 import { resultContext, withContext } from "./request_context.ts";
-import { promptTooLong } from "./compaction_policy.ts";
 import type { CompactionOutcome } from "./compactor.ts";
-import { ContextCompaction } from "./context_compaction.ts";
+import { ContextCompaction, type TurnCompaction } from "./context_compaction.ts";
+import { SessionToolSpecs } from "./session_tool_specs.ts";
 
 export type { RunError, RunResult, RunStatus, TurnInput } from "./run_result.ts";
 export type { LoopOptions } from "./loop_options.ts";
@@ -50,8 +49,8 @@ interface TurnState {
   acknowledge: string[];
   /** Index in `messages` of this run's first message (its final text is looked for from there). */
   firstOfRun: number;
-  /** A "prompt is too long" answer was met by a compaction since the last answer (once per request). */
-  compactedForTooLong: boolean;
+  /** A UserPromptSubmit hook blocked the prompt; the turn runs only for the notices it delivers. */
+  blocked?: { message: string; reason: string };
 }
 
 /**
@@ -67,10 +66,17 @@ export class AgentLoop {
   #turn: number;
   /** The session's first turn in this loop is still to come (onSessionStart is asked before it). */
   #starting = true;
+  /**
+   * What opens the next turn that runs: onSessionStart's messages, and a blocked prompt's prelude and
+   * acknowledgements (a blocked prompt opens no turn, so they wait for the next).
+   */
+  #held: { messages: Message[]; prelude: NonNullable<TurnInput["prelude"]>; acknowledge: string[] } = {
+    messages: [],
+    prelude: [],
+    acknowledge: [],
+  };
   #resumed: boolean;
-  #specs: ToolSpec[] | undefined;
-  #liveSpecs: ToolSpec[] = [];
-  #liveSeen = -1;
+  #specs: SessionToolSpecs;
   #modelRequests = 0;
   #context: ContextCompaction;
 
@@ -90,7 +96,7 @@ export class AgentLoop {
       messages: this.messages,
       journal,
       hooks: this.#hooks,
-      tools: () => this.#toolSpecs(),
+      tools: () => this.#specs.list(),
     });
     // The policy, tools, ports, sink and tool hook points pass through as they are.
     this.#tools = new ToolRunner({
@@ -104,6 +110,11 @@ export class AgentLoop {
         const max = this.#o.maxTurns;
         return max === undefined ? undefined : Math.max(0, max - this.#modelRequests);
       },
+    });
+    this.#specs = new SessionToolSpecs({
+      specs: options.specs,
+      tools: () => this.#tools.tools(),
+      live: options.live,
     });
   }
 
@@ -134,10 +145,20 @@ export class AgentLoop {
     const o = this.#o;
     if (this.#starting) {
       this.#starting = false;
-      if (o.onSessionStart !== undefined) input = await this.#sessionStart(input);
+      if (o.onSessionStart !== undefined) this.#held.messages.push(...await this.#sessionStart());
     }
+    const prompted = await this.#userPrompt(input);
+    if ("status" in prompted) return prompted;
+    const held = this.#held;
+    this.#held = { messages: [], prelude: [], acknowledge: [] };
     // The first request goes out while the opening batch is written (turn_opening.ts).
-    const { state, opening } = this.#open(input);
+    const { state, opening } = this.#open({
+      ...prompted.input,
+      messages: [...held.messages, ...prompted.input.messages],
+      prelude: [...held.prelude, ...prompted.input.prelude ?? []],
+      acknowledge: [...held.acknowledge, ...prompted.input.acknowledge ?? []],
+    });
+    if (prompted.blocked !== undefined) state.blocked = prompted.blocked;
     while (true) {
       const outOfTurns = o.maxTurns !== undefined && this.#modelRequests >= o.maxTurns;
       if (signal.aborted || outOfTurns) await opening.durable;
@@ -148,10 +169,7 @@ export class AgentLoop {
           message: `Reached the maximum number of turns (${o.maxTurns}) before the agent finished.`,
         });
       }
-      if (await this.#context.due()) {
-        await opening.durable;
-        await this.#compact(state, signal);
-      }
+      await this.#context.beforeRequest(this.#compacting(state, opening, signal));
       this.#modelRequests++;
       const asked = o.ports.clock.now();
       const answer = await this.#ask(signal, opening);
@@ -160,13 +178,9 @@ export class AgentLoop {
       if (answer.kind === "error") {
         if (answer.error.kind === "aborted" || signal.aborted) return await this.#cancelled(state);
         // "Prompt is too long": compact once and ask again (the failed request is not a turn).
-        if (promptTooLong(answer.error) && this.#context.enabled && !state.compactedForTooLong) {
-          state.compactedForTooLong = true;
-          await opening.durable;
-          if ((await this.#compact(state, signal)).ok) {
-            this.#modelRequests--;
-            continue;
-          }
+        if (await this.#context.afterTooLong(answer.error, this.#compacting(state, opening, signal))) {
+          this.#modelRequests--;
+          continue;
         }
         return await this.#finish(state, "failed", {
           type: "provider_error",
@@ -174,7 +188,6 @@ export class AgentLoop {
           providerError: answer.error,
         });
       }
-      state.compactedForTooLong = false;
       this.#context.answered(answer.usage);
       // Durable identity before execution: prepare each call, persist the message with its parts.
       const prepared = await this.#tools.prepare(answer.message, signal);
@@ -230,7 +243,6 @@ export class AgentLoop {
       toolResults: [],
       acknowledge: [...(input.acknowledge ?? []), ...deliveries.map((d) => d.inboxId)],
       firstOfRun: this.messages.length,
-      compactedForTooLong: false,
     };
     const step = { turn: state.turn, prelude: input.prelude ?? [], deliveries, messages: input.messages };
     const opening = new TurnOpening((onWritten) => this.#journal.openTurn(step, onWritten));
@@ -240,11 +252,51 @@ export class AgentLoop {
   }
 
   /** onSessionStart, once, before the first turn: the messages it returns open that turn. */
-  async #sessionStart(input: TurnInput): Promise<TurnInput> {
+  #sessionStart(): Promise<Message[]> {
     const { sessionId, agentType, depth } = this.#o.meta;
-    const session = { sessionId, agentType, depth, resumed: this.#resumed };
-    const added = await this.#hooks.sessionStart(session);
-    return added.length === 0 ? input : { ...input, messages: [...added, ...input.messages] };
+    return this.#hooks.sessionStart({ sessionId, agentType, depth, resumed: this.#resumed });
+  }
+
+  /**
+   * onUserPrompt for a turn that opens with the user's prompt: its context joins the input, or it is
+   * blocked (the run's result then, or, when the turn delivers notices, the turn runs without it:
+   * notices are taken once).
+   */
+  async #userPrompt(
+    input: TurnInput,
+  ): Promise<RunResult | { input: TurnInput; blocked?: TurnState["blocked"] }> {
+    const o = this.#o;
+    if (input.prompt === undefined || o.onUserPrompt === undefined) return { input };
+    const answer = await this.#hooks.userPrompt({ sessionId: o.meta.sessionId, text: input.prompt });
+    const blocked = answer.block;
+    if (blocked === undefined) {
+      return { input: { ...input, messages: [...input.messages, ...answer.messages ?? []] } };
+    }
+    if ((input.deliveries ?? []).length === 0) return this.#blocked(input, blocked);
+    o.emit({ type: "prompt_blocked", sessionId: o.meta.sessionId, ...blocked });
+    return { input: { ...input, messages: [] }, blocked };
+  }
+
+  /**
+   * A prompt a UserPromptSubmit hook blocked: no turn opens and nothing is written; what would have
+   * opened the turn (the session's start, a prelude, acknowledgements) waits for the next one.
+   */
+  #blocked(input: TurnInput, block: { message: string; reason: string }): RunResult {
+    const o = this.#o;
+    this.#held.prelude.push(...input.prelude ?? []);
+    this.#held.acknowledge.push(...input.acknowledge ?? []);
+    o.emit({ type: "prompt_blocked", sessionId: o.meta.sessionId, ...block });
+    return {
+      status: "completed",
+      messages: this.messages,
+      finalText: block.message,
+      usage: emptyUsage(),
+      toolCalls: 0,
+      modelRequests: 0,
+      durationMs: 0,
+      toolResults: [],
+      blocked: block,
+    };
   }
 
   /** onTurnEnd: the model answered without tool calls; a text to send back instead of ending. */
@@ -276,7 +328,7 @@ export class AgentLoop {
    */
   async #ask(signal: AbortSignal, opening: TurnOpening): Promise<ModelAnswer> {
     const o = this.#o;
-    const tools = await this.#toolSpecs();
+    const tools = await this.#specs.list();
     // The request goes out once the batch's bytes are written: its fsyncs then run alongside.
     if (opening.state === "writing") await opening.handed;
     // What this request sends: the session's context in front (request_context.ts), then as
@@ -296,30 +348,11 @@ export class AgentLoop {
       messages,
       tools,
       maxTokens: o.maxTokens,
+      ...o.modelOptions,
       meta: o.meta,
     }, opening.signal(signal));
     await opening.durable;
     return answer;
-  }
-
-  /** The tools as the model sees them: the session's own, then MCP servers' (asked again when a list changed). */
-  async #toolSpecs(): Promise<ToolSpec[]> {
-    const o = this.#o;
-    if (this.#specs === undefined) {
-      if (o.specs !== undefined) this.#specs = o.specs;
-      else {
-        const { toolSpecs } = await import("../tools/registry.ts");
-        this.#specs = toolSpecs(await this.#tools.tools());
-      }
-    }
-    const live = o.live;
-    if (live !== undefined && live.version() !== this.#liveSeen) {
-      this.#liveSeen = live.version();
-      const { toolSpecs } = await import("../tools/registry.ts");
-      const own = new Set(this.#specs.map((s) => s.name));
-      this.#liveSpecs = toolSpecs(live.tools().filter((t) => !own.has(t.name)));
-    }
-    return this.#liveSpecs.length === 0 ? this.#specs : [...this.#specs, ...this.#liveSpecs];
   }
 
   /**
@@ -330,14 +363,15 @@ export class AgentLoop {
     return this.#context.run({ trigger: "manual", preTokens: this.#context.tokens(), ...o }, { signal });
   }
 
-  /** A compaction within a turn: the run's own messages that were kept still count as this run's. */
-  #compact(state: TurnState, signal: AbortSignal): Promise<CompactionOutcome> {
-    return this.#context.run({ trigger: "auto", preTokens: this.#context.tokens() }, {
+  /** A compaction within a turn: once its opening is durable; the run's kept messages still count as its own. */
+  #compacting(state: TurnState, opening: TurnOpening, signal: AbortSignal): TurnCompaction {
+    return {
+      durable: () => opening.durable,
       signal,
       onReplaced: (before) => {
         state.firstOfRun = Math.max(0, this.messages.length - (before - state.firstOfRun));
       },
-    });
+    };
   }
 
   /** Makes one message durable (and a correction sent back with it, in the same batch), then keeps them. */
@@ -437,6 +471,7 @@ export class AgentLoop {
       durationMs,
       toolResults: state.toolResults,
       ...(error === undefined ? {} : { error }),
+      ...(state.blocked === undefined ? {} : { blocked: state.blocked }),
     };
   }
 }

@@ -29,6 +29,7 @@ import type { SubagentEnv } from "../run/subagent_env.ts";
 import { recoverSession } from "../recovery/restart.ts";
 import { tolerantTrim } from "../run/sidecar_lifecycle.ts";
 import type { WebAccess } from "../protocol/web.ts";
+import type { RunHooks } from "../hooks/run_hooks.ts";
 
 import type { ChildContext } from "../executor/child_context.ts";
 export interface RuntimeDeps {
@@ -75,6 +76,8 @@ export interface RuntimeDeps {
   mcp: () => ChildMcp;
   /** How children's web tools reach the web (run in this thread for every child). */
   web?: WebAccess | undefined;
+  /** The run's hooks for its children (docs/guides/hooks.md); absent: none configured. */
+  hooks?: RunHooks | undefined;
 }
 
 /** What the runtime built for one top-level session (the interactive session reads and steers it). */
@@ -165,6 +168,7 @@ export class Runtime implements AsyncDisposable {
       ...(d.approve === undefined ? {} : { approve: d.approve }),
       mcp: this.#mcp = d.mcp(),
       web: d.web,
+      ...(d.hooks === undefined ? {} : { hooks: d.hooks }),
     };
   }
 
