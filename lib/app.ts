@@ -325,6 +325,7 @@ async function childRunner(app: App): Promise<ChildRunner> {
       provider: await app.provider(),
       layout,
       maxTokens: config.maxTokens,
+      compaction: config.compaction,
       redact: app.redact,
     });
   }
@@ -335,6 +336,7 @@ async function childRunner(app: App): Promise<ChildRunner> {
     clock: ports.clock,
     provider: withStallTimeout(await app.providerConfig(), config.subagentStallTimeoutMs),
     maxTokens: config.maxTokens,
+    compaction: config.compaction,
     platform: ports.env.platform(),
     secrets: app.secrets(),
     extraReadDirs: claudeDir === undefined ? [] : [`${claudeDir}/agents`, `${claudeDir}/skills`],
@@ -376,6 +378,7 @@ async function resolveProviderConfig(
         ...(authToken === undefined ? {} : { authToken }),
         ...(Object.keys(headers).length === 0 ? {} : { headers }),
         ...(config.thinkingBudget === undefined ? {} : { thinkingBudget: config.thinkingBudget }),
+        ...(config.promptCacheOff.length === 0 ? {} : { cacheOff: config.promptCacheOff }),
         model: {
           ...(config.effort === undefined ? {} : { effort: config.effort }),
           ...(config.thinking.mode === undefined ? {} : { thinking: config.thinking.mode }),

@@ -21,6 +21,8 @@
 //   memory     -p start-up with a 20 KB CLAUDE.md, 30 commands and 10 skills vs none (scripts/bench_memory.ts)
 //   tasks      `blade tasks list` and `tasks clean` with 5,000 finished runs (scripts/bench_tasks.ts)
 //   search     Grep (rg path, built-in) and Glob against rg on a generated 15,000-file tree (scripts/bench_search.ts)
+//   caching    billed input tokens of a 20-request session with and without prompt caching, Blade and
+//              Claude Code, on a model of the prompt cache (scripts/bench_caching.ts)
 //   remote     NATS store operation latency (sidecar update, inbox append, transcript append) vs the file
 //              store, one node and a 3-node R3 cluster (scripts/bench_remote.ts); remote children per
 //              second with 1-3 workers and a remote child's added latency (scripts/bench_remote_children.ts);
@@ -66,6 +68,7 @@ const GROUPS = [
   "memory",
   "tasks",
   "search",
+  "caching",
   "remote",
   "hooks",
   "rewrites",
@@ -198,18 +201,8 @@ async function groupRows(
       const startup = await runStartup(blade, workspace, `${dir}/storage-startup`, runs);
       return [...startup].map(([args, r]) => processRow("startup", `blade ${args}`, r));
     }
-    case "background": {
-      const { benchBackground } = await import("./bench_background.ts");
-      const bg = await benchBackground(blade, workspace, `${dir}/storage-bg50`, Math.min(runs, 5));
-      return [
-        processRow(
-          "background",
-          "50 background children → all notices",
-          bg.runs,
-          `${bg.writesPerChild.toFixed(1)} sidecar writes per child`,
-        ),
-      ];
-    }
+    case "background":
+      return await backgroundRows(blade, { dir, workspace, runs });
     case "registry": {
       const { benchRegistry } = await import("./bench_registry.ts");
       return (await benchRegistry()).map((f) =>
@@ -252,9 +245,28 @@ async function groupRows(
       const { tasksRows } = await import("./bench_tasks.ts");
       return await tasksRows(blade, { dir, workspace, runs }, processRow);
     }
+    case "caching":
+      return await (await import("./bench_caching.ts")).cachingRows(blade, figureRow);
     case "hooks":
       return await (await import("./bench_hooks.ts")).hooksRows(blade, runs);
   }
+}
+
+/** 50 background children of one run (scripts/bench_background.ts). */
+async function backgroundRows(
+  blade: string[],
+  o: { dir: string; workspace: string; runs: number },
+): Promise<BenchRow[]> {
+  const { benchBackground } = await import("./bench_background.ts");
+  const bg = await benchBackground(blade, o.workspace, `${o.dir}/storage-bg50`, Math.min(o.runs, 5));
+  return [
+    processRow(
+      "background",
+      "50 background children → all notices",
+      bg.runs,
+      `${bg.writesPerChild.toFixed(1)} sidecar writes per child`,
+    ),
+  ];
 }
 
 /** Preparing and finishing an isolated child's worktree (scripts/bench_worktree.ts). */

@@ -82,6 +82,7 @@ Deno.test("benchOptions: --help is usage (exit 0); a bad option, runs or group i
       "memory",
       "tasks",
       "search",
+      "caching",
       "remote",
       "hooks",
       "rewrites",

@@ -8,6 +8,7 @@ import {
   fakeTurn,
   type RecordedRequest,
   startFakeAnthropicServer,
+  systemText,
 } from "../lib/testing/fake_anthropic_server.ts";
 import type { AnthropicRequestBody } from "../lib/provider/anthropic_wire.ts";
 import { type BladeSandbox, bladeSandbox } from "./support/blade.ts";
@@ -56,7 +57,7 @@ Deno.test("--add-dir: the main session writes in the added folder; without it th
   assert.deepEqual(lines[0].additional_directories, [shared]);
   assert.deepEqual(lines.at(-1).permission_denials, []);
   assert.equal(await Deno.readTextFile(`${shared}/out.txt`), "made\n");
-  const system = String(server.requests.at(-1)!.body.system);
+  const system = systemText(server.requests.at(-1)!.body);
   assert.match(system, new RegExp(`Additional working directories: ${shared}`));
 });
 

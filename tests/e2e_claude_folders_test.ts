@@ -4,7 +4,7 @@
 // does (a project's only when trusted; a missing one is left out).
 
 import assert from "node:assert/strict";
-import { fakeTurn, startFakeAnthropicServer } from "../lib/testing/fake_anthropic_server.ts";
+import { fakeTurn, startFakeAnthropicServer, systemText } from "../lib/testing/fake_anthropic_server.ts";
 import { bladeSandbox } from "./support/blade.ts";
 
 type Body = {
@@ -71,7 +71,7 @@ Deno.test("settings permissions.additionalDirectories add folders like --add-dir
   assert.deepEqual(JSON.parse(trusted.stdout).permission_denials, []);
   assert.equal(await Deno.readTextFile(`${shared}/out.txt`), "made\n");
   assert.match(
-    String(server.requests.at(-1)!.body.system),
+    systemText(server.requests.at(-1)!.body),
     new RegExp(`Additional working directories: ${shared}$`, "m"),
   );
 });

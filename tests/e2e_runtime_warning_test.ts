@@ -11,17 +11,20 @@ import { realClock } from "../lib/sys/clock.ts";
 const SESSION = "5f0c1d2e-3a4b-4c5d-8e6f-7a8b9c0d1e2f";
 
 /** Fills the inbox at `path` with notices of runs its session never started. */
+/**
+ * An inbox with no room for one more notice: one old entry that fills it to its byte limit. (A full
+ * count of 100 notices is back-pressure, not a drop: the child would wait for the parent to take them.)
+ */
 async function fillInbox(path: string): Promise<void> {
   const inbox = new Inbox({ fs: realFs(), clock: realClock(), path });
-  for (let i = 0; i < INBOX_LIMITS.completions; i++) {
-    await inbox.enqueue({
-      inboxId: `old-${i}`,
-      kind: "completion",
-      text: "old",
-      createdAt: 0,
-      agentId: `agent-old${i}`,
-    });
-  }
+  const queued = await inbox.enqueue({
+    inboxId: "old-0",
+    kind: "completion",
+    text: "o".repeat(INBOX_LIMITS.bytes - 300),
+    createdAt: 0,
+    agentId: "agent-old0",
+  });
+  if (!queued.accepted) throw new Error(queued.message);
 }
 
 async function blockedInbox(sandbox: BladeSandbox): Promise<string[]> {
@@ -61,7 +64,7 @@ Deno.test("e2e: a dropped completion notice is a warning on stderr and the run f
   assert.equal(text.code, 1, text.stderr);
   assert.match(
     text.stderr,
-    /blade: warning: The completion notice of agent-\S+ could not be written to its parent's inbox: The inbox already holds 100/,
+    /blade: warning: The completion notice of agent-\S+ could not be written to its parent's inbox: The inbox would grow to \d+ bytes, over its limit/,
   );
   assert.doesNotMatch(text.stderr, /\n\s+at /, "no stack trace for an environment problem");
 

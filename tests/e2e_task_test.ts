@@ -7,7 +7,7 @@ import assert from "node:assert/strict";
 import type { SubtaskRefPart, TranscriptEvent } from "../lib/protocol/events.ts";
 import type { ToolCallBlock, ToolResultBlock } from "../lib/protocol/messages.ts";
 import type { SidecarRecord } from "../lib/store/schema.ts";
-import { fakeTurn, startFakeAnthropicServer } from "../lib/testing/fake_anthropic_server.ts";
+import { fakeTurn, startFakeAnthropicServer, systemText } from "../lib/testing/fake_anthropic_server.ts";
 import {
   bladeSandbox,
   parseJsonResult,
@@ -359,11 +359,18 @@ Deno.test("task: the same delegation against the fake Anthropic server sends the
   ]);
   assert.equal(server.requests.length, 3);
   const [parentFirst, childRequest, parentSecond] = server.requests.map((r) => r.body);
-  assert.match(parentFirst!.system ?? "", /Explore/, "the parent is told which agents exist");
-  assert.doesNotMatch(parentFirst!.system ?? "", /You are a file search specialist/);
-  assert.match(childRequest!.system ?? "", /You are a file search specialist/);
+  assert.match(systemText(parentFirst!), /Explore/, "the parent is told which agents exist");
+  assert.doesNotMatch(systemText(parentFirst!), /You are a file search specialist/);
+  assert.match(systemText(childRequest!), /You are a file search specialist/);
   assert.deepEqual(childRequest!.messages, [
-    { role: "user", content: [{ type: "text", text: "Find where the configuration is loaded." }] },
+    {
+      role: "user",
+      content: [{
+        type: "text",
+        text: "Find where the configuration is loaded.",
+        cache_control: { type: "ephemeral" },
+      }],
+    },
   ]);
   assert.deepEqual(childRequest!.tools?.map((t) => t.name).sort(), ["Glob", "Grep", "Read"]);
   const last = parentSecond!.messages.at(-1)!;

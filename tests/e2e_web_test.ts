@@ -10,6 +10,7 @@ import {
   fakeTurn,
   fakeWebSearch,
   startFakeAnthropicServer,
+  systemText,
 } from "../lib/testing/fake_anthropic_server.ts";
 import { startFakeOpenAiServer } from "../lib/testing/fake_openai_server.ts";
 import type { AnthropicRequestBody } from "../lib/provider/anthropic_wire.ts";
@@ -35,7 +36,7 @@ function site(): { url: string; hits: () => number } & AsyncDisposable {
 }
 
 function systemOf(body: AnthropicRequestBody): string {
-  return typeof body.system === "string" ? body.system : JSON.stringify(body.system ?? "");
+  return systemText(body);
 }
 
 const answers = (body: AnthropicRequestBody) => body.messages.filter((m) => m.role === "assistant").length;

@@ -10,8 +10,9 @@ import { validateSessionId } from "../protocol/ids.ts";
 import type { Clock } from "../sys/clock.ts";
 import type { Process } from "../sys/process.ts";
 import type { SidecarRecord, SidecarStatus } from "../store/schema.ts";
-import type { RunSummary, SidecarDiagnostic, SidecarStore } from "../store/store.ts";
+import { type RunSummary, type SidecarDiagnostic, type SidecarStore, wholeRecord } from "../store/store.ts";
 import { pollWhileRunning } from "../run/ends_within.ts";
+import type { HeldBy } from "./run_holds.ts";
 
 export interface TaskAdminOptions {
   store: SidecarStore;
@@ -78,6 +79,11 @@ export class TaskAdmin {
     return loaded.record;
   }
 
+  /** `record` whole: what it spilled (a large result, error or conversation) read back (store/spill.ts). */
+  whole(record: SidecarRecord): Promise<SidecarRecord> {
+    return wholeRecord(this.#o.store, record);
+  }
+
   /**
    * The run once it has ended, or as it is when `timeoutMs` passes (0 = look once; undefined = wait as
    * long as the run takes). The run belongs to another process, so its record is polled.
@@ -114,13 +120,23 @@ export class TaskAdmin {
    */
   async clean(
     olderThanMs: number,
-    removeFiles?: (runs: readonly RunSummary[]) => Promise<string[]>,
+    o: {
+      removeFiles?: (runs: readonly RunSummary[]) => Promise<string[]>;
+      /** What keeps runs although they are old enough (run_holds.ts: a pending notice, a running parent). */
+      held?: (runs: readonly RunSummary[]) => Promise<HeldBy>;
+    } = {},
   ): Promise<{ removed: number; failed: string[] }> {
+    const { removeFiles } = o;
+    const held = o.held === undefined ? () => undefined : await o.held(await this.list());
     // The store decides each run on its state at the moment of removal (a run resumed or changed since
     // it was listed stays).
-    const removed = await this.#o.store.cleanExpired((r) => this.#visible(r), olderThanMs, {
-      now: this.#o.clock.now(),
-    });
+    const removed = await this.#o.store.cleanExpired(
+      (r) => this.#visible(r) && held(r) === undefined,
+      olderThanMs,
+      {
+        now: this.#o.clock.now(),
+      },
+    );
     const failed = removeFiles === undefined ? [] : await removeFiles(removed);
     return { removed: removed.length, failed };
   }

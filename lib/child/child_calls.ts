@@ -139,6 +139,7 @@ const EVENT_TYPES: ReadonlySet<string> = new Set<RuntimeEvent["type"]>([
   "tool_completed",
   "turn_completed",
   "turn_aborted",
+  "compacted",
   "subagent_spawned",
   "subagent_event",
   "subagent_completed",

@@ -13,6 +13,7 @@ import type { SecretPrints } from "../config/redact_prints.ts";
 import type { TaskRequest } from "../tools/task.ts";
 import type { ToolResult } from "../tools/tool.ts";
 import type { ChildOutcome, ChildSpec } from "../executor/child.ts";
+import type { CompactionSettings } from "../executor/compaction_policy.ts";
 import type { ApprovalRequest } from "../protocol/approval.ts";
 import type { McpToolShape } from "../mcp/tool_adapter.ts";
 import type { McpCallResult } from "../mcp/client.ts";
@@ -28,6 +29,8 @@ export interface ChildRunRequest {
   provider: ProviderConfig;
   storageRoot: string;
   maxTokens: number;
+  /** When the child compacts its conversation (the session's settings). */
+  compaction?: CompactionSettings;
   platform: string;
   /**
    * What to redact from transcript lines: the secrets' prints (config/redact_prints.ts), never the

@@ -25,6 +25,7 @@ import type { DelegationCall } from "./child_protocol.ts";
 import { ChildWorkerPool, type WorkerChildOptions } from "./child_sandbox.ts";
 import { childSkillTools } from "../executor/child_context.ts";
 import type { McpToolShape } from "../mcp/tool_adapter.ts";
+import type { CompactionSettings } from "../executor/compaction_policy.ts";
 import type { WebAccess } from "../protocol/web.ts";
 import { type LoopHooks, mergeHooks } from "../executor/hooks.ts";
 import type { ChildHookPoint } from "../hooks/child_hooks.ts";
@@ -66,6 +67,7 @@ export interface InThreadDeps {
   provider: Provider;
   layout: StorageLayout;
   maxTokens: number;
+  compaction?: CompactionSettings | undefined;
   /** Removes secrets from transcript lines. */
   redact?: (text: string) => string;
   /** The hook points of each child's loop (ChildDeps.hooks), built in this thread for its spec. */
@@ -111,6 +113,7 @@ export interface WorkerDeps {
   /** The provider as plain data: the Worker builds its own. */
   provider: ProviderConfig;
   maxTokens: number;
+  compaction?: CompactionSettings | undefined;
   /** The host's platform, for the child's system prompt. */
   platform: string;
   /** Values the Worker redacts from transcript lines. */
@@ -168,6 +171,7 @@ export class WorkerRunner implements ChildRunner {
       transcriptDir: d.layout.projectDir(spec.parentProjectPath),
       extraReadDirs: d.extraReadDirs,
       maxTokens: d.maxTokens,
+      compaction: d.compaction,
       platform: d.platform,
       secrets: d.secrets,
       delegation: host.delegation,

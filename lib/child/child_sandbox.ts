@@ -12,6 +12,7 @@ import type { Clock } from "../sys/clock.ts";
 import type { McpToolShape } from "../mcp/tool_adapter.ts";
 import type { RuntimeEvent } from "../protocol/events.ts";
 import type { ChildOutcome, ChildSpec } from "../executor/child.ts";
+import type { CompactionSettings } from "../executor/compaction_policy.ts";
 import type { ChildRunRequest, ChildWorkerRequest, DelegationCall } from "./child_protocol.ts";
 import type { ChildHookPoint } from "../hooks/child_hooks.ts";
 import { decodeWorkerMessage } from "./child_calls.ts";
@@ -37,6 +38,8 @@ export interface WorkerChildOptions {
   transcriptDir: string;
   extraReadDirs: string[];
   maxTokens: number;
+  /** When the child compacts its conversation (the session's settings). */
+  compaction?: CompactionSettings | undefined;
   platform: string;
   secrets: string[];
   delegation: boolean;
@@ -90,6 +93,7 @@ export function runRequest(o: WorkerChildOptions, runId: number): ChildRunReques
     provider: withoutCredentials(o.provider),
     storageRoot: o.storageRoot,
     maxTokens: o.maxTokens,
+    ...(o.compaction === undefined ? {} : { compaction: o.compaction }),
     platform: o.platform,
     secretPrints: secretPrints(o.secrets),
     delegation: o.delegation,

@@ -126,6 +126,7 @@ async function runOne(
         provider,
         layout: storageLayout(request.storageRoot),
         maxTokens: request.maxTokens,
+        compaction: request.compaction,
         platform: request.platform,
         redact: printRedactor(request.secretPrints),
         emit: (event) => ctx.emit({ kind: "event", runId: request.runId, event }),

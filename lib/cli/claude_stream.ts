@@ -250,6 +250,8 @@ export class ClaudeStream {
           ...this.#tasks.progress(event.agentId, { event: event.event, toolUseId: inner.parentToolUseId }),
         ];
       }
+      case "compacted":
+        return [this.#compactBoundary(event, depth === 0 ? undefined : scope)];
       default:
         return [];
     }
@@ -294,6 +296,22 @@ export class ClaudeStream {
       message: event.content,
       ...this.#system(),
     }];
+  }
+
+  /** Claude Code's boundary line; a subagent's carries its scope. */
+  #compactBoundary(event: Event<"compacted">, scope: Scope | undefined): Line {
+    return {
+      type: "system",
+      subtype: "compact_boundary",
+      compact_metadata: {
+        trigger: event.trigger,
+        pre_tokens: event.preTokens,
+        post_tokens: event.postTokens,
+        duration_ms: event.durationMs,
+      },
+      ...(scope === undefined ? {} : { parent_tool_use_id: scope.parentToolUseId }),
+      ...this.#system(),
+    };
   }
 
   #init(event: Event<"session_started">): Line {

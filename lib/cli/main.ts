@@ -114,7 +114,10 @@ Environment: ANTHROPIC_API_KEY, ANTHROPIC_BASE_URL, OPENAI_API_KEY, OPENAI_BASE_
   ANTHROPIC_DEFAULT_HAIKU_MODEL, CLAUDE_CODE_SUBAGENT_MODEL, ANTHROPIC_CUSTOM_HEADERS,
   CLAUDE_CODE_MAX_OUTPUT_TOKENS, MAX_THINKING_TOKENS, CLAUDE_CODE_MAX_RETRIES, API_TIMEOUT_MS,
   BASH_DEFAULT_TIMEOUT_MS, BASH_MAX_TIMEOUT_MS, BASH_MAX_OUTPUT_LENGTH, MAX_STRUCTURED_OUTPUT_RETRIES,
-  CLAUDE_CONFIG_DIR (instead of ~/.claude), CLAUDE_CODE_API_KEY_HELPER_TTL_MS (settings apiKeyHelper).
+  CLAUDE_CONFIG_DIR (instead of ~/.claude), CLAUDE_CODE_API_KEY_HELPER_TTL_MS (settings apiKeyHelper),
+  DISABLE_PROMPT_CACHING, DISABLE_PROMPT_CACHING_HAIKU, DISABLE_PROMPT_CACHING_SONNET,
+  DISABLE_PROMPT_CACHING_OPUS (prompt caching), CLAUDE_AUTOCOMPACT_PCT_OVERRIDE,
+  CLAUDE_CODE_AUTO_COMPACT_WINDOW, DISABLE_AUTO_COMPACT, DISABLE_COMPACT (compaction): docs/reference/limits.md.
 Settings: ~/.blade/config.json, .blade/settings.json, and Claude Code's ~/.claude/settings.json,
   .claude/settings.json, .claude/settings.local.json (Blade's win). docs/guides/migrating-from-claude-code.md
 Memory: CLAUDE.md files, .claude/commands, .claude/skills and output styles load as in Claude Code (project

@@ -296,9 +296,21 @@ function renderLive(screen: StatusScreen, event: RuntimeEvent, main: string | un
     case "assistant_message":
       screen.endLine();
       return;
+    case "compacted":
+      if (!ours(event.sessionId)) return;
+      screen.endLine();
+      screen.err(screen.dim(`  (${compactedNote(event)})`) + "\n");
+      return;
     default:
       return;
   }
+}
+
+/** What a compaction did, in one line (text output and the interactive session). */
+export function compactedNote(event: Extract<RuntimeEvent, { type: "compacted" }>): string {
+  const how = event.trigger === "manual" ? "compacted" : "the context was nearly full: compacted";
+  return `${how} the conversation from ~${event.preTokens} to ~${event.postTokens} tokens, ` +
+    `${event.kept} recent message${event.kept === 1 ? "" : "s"} kept`;
 }
 
 /**

@@ -5,6 +5,7 @@
 // something ran, so a run all of whose requested work was refused is not reported as a success.
 
 import type { RuntimeEvent } from "../protocol/events.ts";
+import type { Usage } from "../protocol/messages.ts";
 import { costUSD } from "../config/prices.ts";
 import { countSubagents, emptySubagentStats, type SubagentStats } from "./print_render.ts";
 
@@ -39,6 +40,25 @@ export class RunLedger {
   workRefused = 0;
   #inputs = new Map<string, Record<string, unknown>>();
 
+  #count(model: string, usage: Usage): void {
+    const row = this.modelUsage.get(model) ?? {
+      inputTokens: 0,
+      outputTokens: 0,
+      cacheReadInputTokens: 0,
+      cacheCreationInputTokens: 0,
+      webSearchRequests: 0,
+      costUSD: 0,
+    };
+    row.inputTokens += usage.inputTokens;
+    row.outputTokens += usage.outputTokens;
+    row.cacheReadInputTokens += usage.cacheReadInputTokens ?? 0;
+    row.cacheCreationInputTokens += usage.cacheCreationInputTokens ?? 0;
+    const cost = costUSD(model, usage);
+    if (cost === undefined) this.unpriced.add(model);
+    row.costUSD += cost ?? 0;
+    this.modelUsage.set(model, row);
+  }
+
   /** Feed every event of the run (subagent events included: they are unwrapped here). */
   add(event: RuntimeEvent, depth = 0): void {
     if (depth === 0) countSubagents(this.subagents, event);
@@ -46,28 +66,15 @@ export class RunLedger {
       case "subagent_event":
         this.add(event.event, depth + 1);
         return;
-      case "assistant_message": {
+      case "assistant_message":
         if (depth === 0 && event.stopReason !== undefined) this.stopReason = event.stopReason;
         this.apiMs += event.apiMs ?? 0;
-        if (event.model === undefined || event.usage === undefined) return;
-        const row = this.modelUsage.get(event.model) ?? {
-          inputTokens: 0,
-          outputTokens: 0,
-          cacheReadInputTokens: 0,
-          cacheCreationInputTokens: 0,
-          webSearchRequests: 0,
-          costUSD: 0,
-        };
-        row.inputTokens += event.usage.inputTokens;
-        row.outputTokens += event.usage.outputTokens;
-        row.cacheReadInputTokens += event.usage.cacheReadInputTokens ?? 0;
-        row.cacheCreationInputTokens += event.usage.cacheCreationInputTokens ?? 0;
-        const cost = costUSD(event.model, event.usage);
-        if (cost === undefined) this.unpriced.add(event.model);
-        row.costUSD += cost ?? 0;
-        this.modelUsage.set(event.model, row);
+        if (event.model !== undefined && event.usage !== undefined) this.#count(event.model, event.usage);
         return;
-      }
+      case "compacted":
+        // The summary request costs as an answer does (Claude Code counts it in modelUsage and the cost).
+        this.#count(event.model, event.usage);
+        return;
       case "tool_started":
         this.#inputs.set(event.callId, event.input);
         return;

@@ -16,6 +16,7 @@ import { publicProjection } from "../store/projection.ts";
 import type { SidecarDiagnostic, SidecarOwner } from "../store/store.ts";
 import { TaskAdmin } from "../admin/task_admin.ts";
 import { removeRunFiles } from "../admin/run_files.ts";
+import { heldRuns } from "../admin/run_holds.ts";
 import { reconcile } from "../recovery/recovery.ts";
 import { runTasksResume } from "./tasks_resume_cmd.ts";
 import { storeFlagsOf } from "./print_flags.ts";
@@ -229,7 +230,9 @@ async function tasksOutput(
   { admin, values, io, ids, timeoutMs, json, app, ports }: TasksRun,
 ): Promise<number> {
   if (ids.length !== 1) throw usageError("blade tasks output takes one task id.");
-  const record = values.wait === true ? await admin.wait(ids[0]!, timeoutMs) : await admin.find(ids[0]!);
+  const found = values.wait === true ? await admin.wait(ids[0]!, timeoutMs) : await admin.find(ids[0]!);
+  // The whole result: what the record spilled (a result of many MB) is read back.
+  const record = await admin.whole(found);
   if (values.json === true) json(publicProjection(record));
   else io.out(terminalSafe(renderTaskOutput(record)));
   if (values.fetch !== true) return 0;
@@ -264,10 +267,12 @@ async function tasksClean({ admin, values, io, ports, app, json }: TasksRun): Pr
   const olderThan = values["older-than"] ?? "7d";
   // Corrupt records are never removed by clean: say which ones stay.
   reportProblems(io, (await admin.listWithProblems()).problems);
-  const { removed, failed } = await admin.clean(
-    parseAge(olderThan),
-    (runs) => removeRunFiles(ports.fs, app.layout, runs),
-  );
+  const { removed, failed } = await admin.clean(parseAge(olderThan), {
+    removeFiles: (runs) => removeRunFiles(ports.fs, app.layout, runs),
+    // A run whose notice waits in its parent's inbox, or whose parent runs now, stays.
+    held: (runs) =>
+      heldRuns({ fs: ports.fs, clock: ports.clock, process: ports.process, layout: app.layout }, runs),
+  });
   for (const f of failed) io.err(terminalSafe(`blade: warning: could not remove ${f}\n`));
   const pruned = values.worktrees === true
     ? await pruneStaleWorktrees(

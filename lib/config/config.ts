@@ -72,6 +72,16 @@ export interface ResolvedConfig {
    * budget (0 = no thinking where the model allows it); undefined = the model's default.
    */
   thinkingBudget: number | undefined;
+  /**
+   * Prompt caching switched off (lib/provider/prompt_cache.ts): `"*"` for DISABLE_PROMPT_CACHING, a
+   * family for DISABLE_PROMPT_CACHING_HAIKU / _SONNET / _OPUS. Empty: every model caches.
+   */
+  promptCacheOff: string[];
+  /**
+   * When sessions and children compact their conversation (docs/reference/limits.md, "Compaction"):
+   * DISABLE_COMPACT, DISABLE_AUTO_COMPACT, CLAUDE_AUTOCOMPACT_PCT_OVERRIDE, CLAUDE_CODE_AUTO_COMPACT_WINDOW.
+   */
+  compaction: { auto: boolean; enabled: boolean; window?: number; percent?: number };
   /** CLAUDE_CODE_MAX_RETRIES: retries of a failed model request (default 4). */
   maxRetries: number | undefined;
   /** MAX_STRUCTURED_OUTPUT_RETRIES: StructuredOutput attempts of a `--json-schema` run (default 5, as Claude Code). */
@@ -247,6 +257,8 @@ export function resolveConfig(
     smallFastModel: envValue(env, "ANTHROPIC_SMALL_FAST_MODEL") ??
       (provider === "anthropic" ? resolveModel("haiku", aliases) : model),
     ...availableModelsOf(layers),
+    promptCacheOff: promptCacheOff(env),
+    compaction: compactionOf(env),
     maxRetries: positiveInt(env, "CLAUDE_CODE_MAX_RETRIES"),
     structuredOutputAttempts: positiveInt(env, "MAX_STRUCTURED_OUTPUT_RETRIES") || 5,
     anthropic: {
@@ -287,6 +299,37 @@ function modelOptionsOf(
     },
     thinkingBudget: flags.thinking?.budget ?? positiveInt(env, "MAX_THINKING_TOKENS"),
   };
+}
+
+/** Claude Code's compaction variables (docs/reference/limits.md, "Compaction"). */
+function compactionOf(env: Env): ResolvedConfig["compaction"] {
+  const on = (name: string) => /^(1|true|yes|on)$/i.test(env.get(name)?.trim() ?? "");
+  const enabled = !on("DISABLE_COMPACT");
+  const out: ResolvedConfig["compaction"] = { enabled, auto: enabled && !on("DISABLE_AUTO_COMPACT") };
+  const window = positiveInt(env, "CLAUDE_CODE_AUTO_COMPACT_WINDOW");
+  if (window !== undefined && window > 0) out.window = window;
+  const pct = env.get("CLAUDE_AUTOCOMPACT_PCT_OVERRIDE")?.trim();
+  if (pct !== undefined && pct !== "") {
+    const n = Number(pct);
+    if (!(n > 0 && n <= 100)) {
+      throw new BladeError(
+        "config_invalid",
+        `CLAUDE_AUTOCOMPACT_PCT_OVERRIDE must be a percentage (1-100), got "${pct}".`,
+        {
+          hint: "Unset it, or give the share of the context window at which to compact, e.g. 70.",
+        },
+      );
+    }
+    out.percent = n;
+  }
+  return out;
+}
+
+/** Claude Code's switches: DISABLE_PROMPT_CACHING (every model) and DISABLE_PROMPT_CACHING_<FAMILY>. */
+function promptCacheOff(env: Env): string[] {
+  const on = (name: string) => /^(1|true|yes|on)$/i.test(env.get(name)?.trim() ?? "");
+  if (on("DISABLE_PROMPT_CACHING")) return ["*"];
+  return ["haiku", "sonnet", "opus"].filter((family) => on(`DISABLE_PROMPT_CACHING_${family.toUpperCase()}`));
 }
 
 /** Blade's settings, then `--settings`, then Claude Code's files: the first that names a list. */

@@ -106,3 +106,18 @@ Deno.test("readSettingsFile: missing is empty; bad JSON or an unknown field name
     await Deno.remove(dir, { recursive: true });
   }
 });
+
+Deno.test("prompt caching: Claude Code's DISABLE_PROMPT_CACHING switches, the global one first", () => {
+  const off = (vars: Record<string, string>) =>
+    resolveConfig(NO_LAYERS, { env: env(vars), flags: {} }).promptCacheOff;
+  const table: [Record<string, string>, string[]][] = [
+    [{}, []],
+    [{ DISABLE_PROMPT_CACHING: "1" }, ["*"]],
+    [{ DISABLE_PROMPT_CACHING: "true", DISABLE_PROMPT_CACHING_HAIKU: "1" }, ["*"]],
+    [{ DISABLE_PROMPT_CACHING: "0" }, []],
+    [{ DISABLE_PROMPT_CACHING: "" }, []],
+    [{ DISABLE_PROMPT_CACHING_HAIKU: "1", DISABLE_PROMPT_CACHING_OPUS: "yes" }, ["haiku", "opus"]],
+    [{ DISABLE_PROMPT_CACHING_SONNET: "ON" }, ["sonnet"]],
+  ];
+  for (const [vars, want] of table) assert.deepEqual(off(vars), want, JSON.stringify(vars));
+});

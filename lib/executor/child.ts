@@ -32,6 +32,7 @@ import { storageWriteFailed } from "../store/storage_root.ts";
 import type { WebAccess } from "../protocol/web.ts";
 import { childBlocks, type ChildContext, childSkillTools, preloadedSkills } from "./child_context.ts";
 import { NarrowingGate } from "./narrowing_gate.ts";
+import type { CompactionSettings } from "./compaction_policy.ts";
 
 /** What a child needs to run: plain data, safe to send to a Worker or another process. */
 export interface ChildSpec {
@@ -109,6 +110,8 @@ export interface ChildDeps {
   emit: RuntimeEventSink;
   maxTokens: number;
   platform: string;
+  /** When the child compacts its conversation (the session's settings; absent: never). */
+  compaction?: CompactionSettings | undefined;
   /** Removes secrets from transcript lines. */
   redact?: ((text: string) => string) | undefined;
   /** A foreground child of an interactive session asks the person (through its parent); others refuse. */
@@ -282,6 +285,7 @@ export async function runChild(deps: ChildDeps, spec: ChildSpec, signal: AbortSi
       emit: deps.emit,
       prompt: { append: [spec.config.systemPrompt] },
       maxTurns: spec.config.maxTurns ?? undefined,
+      compaction: deps.compaction,
       approve: deps.approve,
       worktree: spec.worktree,
       commands: spec.commands,

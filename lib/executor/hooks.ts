@@ -7,7 +7,7 @@
 // journal's (journal.ts). Settings hooks, Stop hooks, StructuredOutput and compaction plug in here.
 
 import type { Message, ToolCallBlock } from "../protocol/messages.ts";
-import type { RuntimeEventSink } from "../protocol/events.ts";
+import type { CompactTrigger, RuntimeEventSink } from "../protocol/events.ts";
 import type { AnyTool, ToolContext, ToolResult } from "../tools/tool.ts";
 import { describeError } from "../errors.ts";
 import type { RunError } from "./run_result.ts";
@@ -94,6 +94,14 @@ export interface UserPromptAnswer {
   messages?: Message[];
 }
 
+/** A compaction is about to ask for its summary (Claude Code's PreCompact). */
+export interface CompactionStart {
+  sessionId: string;
+  trigger: CompactTrigger;
+  /** The user's own instructions (`/compact <instructions>`). */
+  instructions?: string;
+}
+
 export interface SessionStart {
   sessionId: string;
   agentType: string;
@@ -133,6 +141,10 @@ export interface SessionStart {
  *   completed (an accepted `--json-schema` object: no further request). May be asked more than once
  *   per step, so it answers from its state without changing it. Merge: the first error wins, then a
  *   completed end.
+ * - `beforeCompact`: before a compaction's summary request (compactor.ts; Claude Code's PreCompact
+ *   hook event, for the settings hooks to wire). `instructions` it returns are added to the summary's
+ *   instructions after the user's own; it cannot stop the compaction. Merge: the texts join, in hook
+ *   order, separated by a blank line.
  */
 export interface LoopHooks {
   onSessionStart?:
@@ -160,6 +172,11 @@ export interface LoopHooks {
     | ((end: TurnEnd) => { continueWith?: string } | void | Promise<{ continueWith?: string } | void>)
     | undefined;
   shouldStop?: ((step: StepEnd) => StopAnswer | undefined) | undefined;
+  beforeCompact?:
+    | ((
+      start: CompactionStart,
+    ) => { instructions?: string } | void | Promise<{ instructions?: string } | void>)
+    | undefined;
 }
 
 /** `shouldStop`'s answer that ends the run as completed. */
@@ -177,6 +194,7 @@ const POINTS = [
   "transformContext",
   "onTurnEnd",
   "shouldStop",
+  "beforeCompact",
 ] as const;
 
 /** The hook points set in `o` (a wider options object, such as LoopOptions), and nothing else. */
@@ -240,6 +258,8 @@ export function mergeHooks(...hooks: readonly (LoopHooks | undefined)[]): LoopHo
       return texts.length === 0 ? {} : { continueWith: texts.join("\n\n") };
     };
   }
+  const compacts = having("beforeCompact");
+  if (compacts.length > 0) merged.beforeCompact = mergedCompact(compacts);
   const stops = having("shouldStop");
   if (stops.length > 0) {
     merged.shouldStop = (step) => {
@@ -253,6 +273,18 @@ export function mergeHooks(...hooks: readonly (LoopHooks | undefined)[]): LoopHo
     };
   }
   return merged;
+}
+
+/** `beforeCompact` of several hooks: every hook is asked; the instructions join, in hook order. */
+function mergedCompact(list: readonly LoopHooks[]): NonNullable<LoopHooks["beforeCompact"]> {
+  return async (start) => {
+    const texts: string[] = [];
+    for (const h of list) {
+      const text = ((await h.beforeCompact!(start)) || {}).instructions;
+      if (text !== undefined && text !== "") texts.push(text);
+    }
+    return texts.length === 0 ? {} : { instructions: texts.join("\n\n") };
+  };
 }
 
 /** `afterToolCall` of several hooks: each sees the result as the previous left it; notes and context add up. */
@@ -376,6 +408,16 @@ export class HookPoints {
       return ((await this.hooks.onTurnEnd?.(end)) || {}).continueWith;
     } catch (e) {
       this.#warn("onTurnEnd", e);
+      return undefined;
+    }
+  }
+
+  /** `beforeCompact`: instructions hooks add to a compaction's summary, or undefined. */
+  async compact(start: CompactionStart): Promise<string | undefined> {
+    try {
+      return ((await this.hooks.beforeCompact?.(start)) || {}).instructions;
+    } catch (e) {
+      this.#warn("beforeCompact", e);
       return undefined;
     }
   }

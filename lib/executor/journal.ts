@@ -8,7 +8,7 @@
 
 import type { Ids } from "../sys/ids.ts";
 import type { Message, Usage } from "../protocol/messages.ts";
-import type { NewTranscriptEvent, TurnAbortCause } from "../protocol/events.ts";
+import type { CompactTrigger, NewTranscriptEvent, TurnAbortCause } from "../protocol/events.ts";
 import type { Delivery } from "../protocol/delivery.ts";
 import type { ApprovalAnswer } from "../protocol/approval.ts";
 import type { TranscriptLog } from "../session/transcript.ts";
@@ -56,6 +56,14 @@ export interface ApprovalRecord {
   updatedInput?: Record<string, unknown>;
 }
 
+/** A compaction's boundary: the conversation from here on. */
+export interface CompactionRecord {
+  trigger: CompactTrigger;
+  preTokens: number;
+  /** The new conversation: the summary's message and the kept tail. */
+  messages: readonly Message[];
+}
+
 /** Where the loop's steps become durable. Every method resolves once its batch is durable, or rejects. */
 export interface LoopJournal {
   /** The turn's opening batch; `onWritten` once its bytes are handed to the file system (fsyncs may still run). */
@@ -66,6 +74,8 @@ export interface LoopJournal {
   deliveries(late: readonly Delivery[]): Promise<void>;
   /** A person's answer to an askable refusal, before the call runs or is refused. */
   approval(record: ApprovalRecord): Promise<void>;
+  /** A compaction boundary, before the compacted conversation is used (one event: old or new, never a mix). */
+  compacted(record: CompactionRecord): Promise<void>;
   /** The completed end: the final answer (when it was not written before), `turn_completed`, acknowledgements. */
   turnCompleted(
     end: { summary: TurnSummary; acknowledge: readonly string[]; answer?: JournalMessage },
@@ -98,6 +108,13 @@ export function transcriptJournal(transcript: TranscriptLog, ids: Ids): LoopJour
     },
     async approval(record) {
       await transcript.append([{ type: "approval_decided", data: { ...record } }]);
+    },
+    async compacted(record) {
+      const { trigger, preTokens } = record;
+      await transcript.append([{
+        type: "compact_boundary",
+        data: { trigger, preTokens, messages: [...record.messages] },
+      }]);
     },
     async turnCompleted(end) {
       const said = end.answer === undefined ? [] : events([end.answer]);

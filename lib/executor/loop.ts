@@ -14,7 +14,6 @@ import {
   textOf,
   type ToolCallBlock,
   type ToolResultBlock,
-  type ToolSpec,
   type Usage,
   userText,
 } from "../protocol/messages.ts";
@@ -31,6 +30,9 @@ import { HookPoints, hookPoints, type StopAnswer } from "./hooks.ts";
 import type { LoopOptions } from "./loop_options.ts";
 import { type JournalMessage, type LoopJournal, transcriptJournal } from "./journal.ts";
 import { resultContext, withContext } from "./request_context.ts";
+import type { CompactionOutcome } from "./compactor.ts";
+import { ContextCompaction, type TurnCompaction } from "./context_compaction.ts";
+import { SessionToolSpecs } from "./session_tool_specs.ts";
 
 export type { RunError, RunResult, RunStatus, TurnInput } from "./run_result.ts";
 export type { LoopOptions } from "./loop_options.ts";
@@ -74,10 +76,9 @@ export class AgentLoop {
     acknowledge: [],
   };
   #resumed: boolean;
-  #specs: ToolSpec[] | undefined;
-  #liveSpecs: ToolSpec[] = [];
-  #liveSeen = -1;
+  #specs: SessionToolSpecs;
   #modelRequests = 0;
+  #context: ContextCompaction;
 
   constructor(options: LoopOptions, history: { messages: Message[]; turns: number }) {
     this.#o = options;
@@ -90,6 +91,13 @@ export class AgentLoop {
       sessionId: options.meta.sessionId,
     });
     const journal = this.#journal;
+    this.#context = new ContextCompaction({
+      options: () => this.#o,
+      messages: this.messages,
+      journal,
+      hooks: this.#hooks,
+      tools: () => this.#specs.list(),
+    });
     // The policy, tools, ports, sink and tool hook points pass through as they are.
     this.#tools = new ToolRunner({
       ...options,
@@ -102,6 +110,11 @@ export class AgentLoop {
         const max = this.#o.maxTurns;
         return max === undefined ? undefined : Math.max(0, max - this.#modelRequests);
       },
+    });
+    this.#specs = new SessionToolSpecs({
+      specs: options.specs,
+      tools: () => this.#tools.tools(),
+      live: options.live,
     });
   }
 
@@ -156,6 +169,7 @@ export class AgentLoop {
           message: `Reached the maximum number of turns (${o.maxTurns}) before the agent finished.`,
         });
       }
+      await this.#context.beforeRequest(this.#compacting(state, opening, signal));
       this.#modelRequests++;
       const asked = o.ports.clock.now();
       const answer = await this.#ask(signal, opening);
@@ -163,12 +177,18 @@ export class AgentLoop {
       state.usage = addUsage(state.usage, answer.usage);
       if (answer.kind === "error") {
         if (answer.error.kind === "aborted" || signal.aborted) return await this.#cancelled(state);
+        // "Prompt is too long": compact once and ask again (the failed request is not a turn).
+        if (await this.#context.afterTooLong(answer.error, this.#compacting(state, opening, signal))) {
+          this.#modelRequests--;
+          continue;
+        }
         return await this.#finish(state, "failed", {
           type: "provider_error",
           message: answer.error.message,
           providerError: answer.error,
         });
       }
+      this.#context.answered(answer.usage);
       // Durable identity before execution: prepare each call, persist the message with its parts.
       const prepared = await this.#tools.prepare(answer.message, signal);
       // A final answer may still be sent back once more (onTurnEnd: StructuredOutput's corrective retries).
@@ -308,21 +328,7 @@ export class AgentLoop {
    */
   async #ask(signal: AbortSignal, opening: TurnOpening): Promise<ModelAnswer> {
     const o = this.#o;
-    if (this.#specs === undefined) {
-      if (o.specs !== undefined) this.#specs = o.specs;
-      else {
-        const { toolSpecs } = await import("../tools/registry.ts");
-        this.#specs = toolSpecs(await this.#tools.tools());
-      }
-    }
-    // MCP servers' tools: asked again whenever a server's list changed (or a server went away).
-    const live = o.live;
-    if (live !== undefined && live.version() !== this.#liveSeen) {
-      this.#liveSeen = live.version();
-      const { toolSpecs } = await import("../tools/registry.ts");
-      const own = new Set(this.#specs.map((s) => s.name));
-      this.#liveSpecs = toolSpecs(live.tools().filter((t) => !own.has(t.name)));
-    }
+    const tools = await this.#specs.list();
     // The request goes out once the batch's bytes are written: its fsyncs then run alongside.
     if (opening.state === "writing") await opening.handed;
     // What this request sends: the session's context in front (request_context.ts), then as
@@ -340,13 +346,32 @@ export class AgentLoop {
       model: o.model,
       system,
       messages,
-      tools: this.#liveSpecs.length === 0 ? this.#specs : [...this.#specs, ...this.#liveSpecs],
+      tools,
       maxTokens: o.maxTokens,
       ...o.modelOptions,
       meta: o.meta,
     }, opening.signal(signal));
     await opening.durable;
     return answer;
+  }
+
+  /**
+   * `/compact [instructions]`: compacts the conversation now, between turns. Its boundary is durable
+   * when this resolves; `ok: false` says why nothing changed.
+   */
+  compact(signal: AbortSignal, o: { instructions?: string } = {}): Promise<CompactionOutcome> {
+    return this.#context.run({ trigger: "manual", preTokens: this.#context.tokens(), ...o }, { signal });
+  }
+
+  /** A compaction within a turn: once its opening is durable; the run's kept messages still count as its own. */
+  #compacting(state: TurnState, opening: TurnOpening, signal: AbortSignal): TurnCompaction {
+    return {
+      durable: () => opening.durable,
+      signal,
+      onReplaced: (before) => {
+        state.firstOfRun = Math.max(0, this.messages.length - (before - state.firstOfRun));
+      },
+    };
   }
 
   /** Makes one message durable (and a correction sent back with it, in the same batch), then keeps them. */

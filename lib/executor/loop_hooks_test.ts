@@ -300,6 +300,7 @@ Deno.test("the journal makes each step durable before the loop reports it", asyn
         real.messages(list).then(() => void log.push(`durable:messages:${list[0]!.message.role}`)),
       deliveries: (late) => real.deliveries(late).then(() => void log.push("durable:deliveries")),
       approval: (record) => real.approval(record).then(() => void log.push("durable:approval")),
+      compacted: (record) => real.compacted(record).then(() => void log.push("durable:compacted")),
       turnCompleted: (end) => real.turnCompleted(end).then(() => void log.push("durable:turnCompleted")),
       turnAborted: (end) => real.turnAborted(end).then(() => void log.push("durable:turnAborted")),
     };

@@ -13,6 +13,7 @@ import type { ToolPolicy } from "./tool_runner.ts";
 import type { LoopHooks } from "./hooks.ts";
 import type { LoopJournal } from "./journal.ts";
 import type { RequestContext } from "./request_context.ts";
+import type { CompactionSettings } from "./compaction_policy.ts";
 
 /** The request options a session may set for itself (unset: the run's, else the model's). */
 export type ModelOptions = Pick<ModelRequest, "effort" | "thinkingBudget" | "thinkingDisplay">;
@@ -49,4 +50,6 @@ export interface LoopOptions extends ToolPolicy, LoopHooks, RequestContext {
   pending?: PendingWork | undefined;
   /** Who approves a call the gate would refuse but a person may allow (the interactive session). */
   approve?: Approver | undefined;
+  /** When and whether the conversation is compacted (compaction_policy.ts); absent: never. */
+  compaction?: CompactionSettings | undefined;
 }

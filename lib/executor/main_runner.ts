@@ -9,7 +9,7 @@ import type { Provider } from "../protocol/provider.ts";
 import type { StorageLayout } from "../config/storage.ts";
 import type { ResolvedConfig } from "../config/config.ts";
 import type { RuntimeEventSink } from "../protocol/events.ts";
-import { userText } from "../protocol/messages.ts";
+import { emptyUsage, userText } from "../protocol/messages.ts";
 import type { AgentLoop, RunResult, TurnInput } from "./loop.ts";
 import type { ModelOptions } from "./loop_options.ts";
 import { sessionLoop } from "./session_loop.ts";
@@ -29,6 +29,7 @@ import type { Approver } from "../protocol/approval.ts";
 import type { SessionRecovery, SessionSubagents } from "./session_ports.ts";
 import type { SessionContext } from "./session_context.ts";
 import { expandPrompt, userBlocks } from "./prompt_expansion.ts";
+import { compactCommand } from "./compaction_text.ts";
 import type { BeforeToolCall } from "./tool_runner.ts";
 import { type LoopHooks, mergeHooks } from "./hooks.ts";
 import { webAccessOf } from "../web/lazy_web_access.ts";
@@ -115,7 +116,10 @@ export interface MainSessionDeps {
   trust: { trusted: boolean };
   /** Whether tools may write the workspace and run commands (default: `trust.trusted`; lib/app.ts). */
   workspaceGrant?: boolean;
-  config: Pick<ResolvedConfig, "model" | "maxTokens" | "permissionMode" | "maxTurns" | "smallFastModel">;
+  config: Pick<
+    ResolvedConfig,
+    "model" | "maxTokens" | "permissionMode" | "maxTurns" | "smallFastModel" | "compaction"
+  >;
   /** Settings `env` for the commands the session's tools run. */
   claude?: { env: Record<string, string> };
   redact(text: string): string;
@@ -296,6 +300,7 @@ async function buildMainSession(
         : { mcpServers: o.mcp.status().map((s) => ({ name: s.name, status: s.status })) }),
     },
     maxTurns: config.maxTurns,
+    compaction: config.compaction,
     pending,
     approve: o.approve,
   }, { messages: history.messages, turns: history.turns });
@@ -377,6 +382,9 @@ function sessionHandle(
 
 export async function runMainSession(app: MainSessionDeps, o: MainRunOptions): Promise<MainRunResult> {
   const started = app.ports.clock.now();
+  // `/compact [instructions]` compacts the session's conversation instead of running a turn.
+  const manual = compactCommand(o.prompt);
+  if (manual !== undefined) return await compactSession(app, { ...o, started, ...manual });
   // Print mode's first turn follows at once: session_created goes in its batch (one fsync fewer).
   // A custom command is expanded before the session opens: one that cannot run leaves no session behind.
   const expansion = await expandPrompt(app, o, o.prompt, o.signal);
@@ -405,5 +413,46 @@ export async function runMainSession(app: MainSessionDeps, o: MainRunOptions): P
     interrupted,
     modelRequests: loop.modelRequests,
     totals: { ...settled.totals, durationMs: app.ports.clock.now() - started },
+  };
+}
+
+/** `-p "/compact [instructions]"`: the session's conversation compacted, no turn (as Claude Code: no answer, 0 turns). */
+async function compactSession(
+  app: MainSessionDeps,
+  o: MainRunOptions & { started: number; instructions?: string },
+): Promise<MainRunResult> {
+  await using session = await openMainSession(app, o);
+  const { loop } = session;
+  const done = await loop.compact(
+    o.signal,
+    o.instructions === undefined ? {} : { instructions: o.instructions },
+  );
+  const durationMs = app.ports.clock.now() - o.started;
+  const result: RunResult = {
+    status: done.ok ? "completed" : o.signal.aborted ? "cancelled" : "failed",
+    messages: loop.messages,
+    finalText: "",
+    usage: emptyUsage(),
+    toolCalls: 0,
+    modelRequests: 0,
+    durationMs,
+    toolResults: [],
+  };
+  if (!done.ok) {
+    result.error = o.signal.aborted ? { type: "cancelled", message: "The run was cancelled." } : {
+      type: "compaction_failed",
+      message: `Could not compact the conversation: ${done.reason}.`,
+      ...(done.error === undefined ? {} : { providerError: done.error }),
+    };
+  }
+  return {
+    sessionId: session.sessionId,
+    result,
+    transcriptDiagnostics: session.diagnostics,
+    recoveryWarnings: session.recoveryWarnings,
+    abandoned: [],
+    interrupted: [],
+    modelRequests: 0,
+    totals: { toolCalls: 0, usage: emptyUsage(), durationMs },
   };
 }

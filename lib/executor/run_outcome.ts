@@ -17,6 +17,8 @@ export const RUN_FAILURE_CODES = [
   "provider_error",
   "cancelled",
   "structured_output_retries_exhausted",
+  // `/compact` could not summarise the conversation (nothing to summarise, or the summary request failed).
+  "compaction_failed",
   // A print-mode turn that the loop completed, failed by what happened around it.
   "max_budget_exceeded",
   "background_wait_expired",

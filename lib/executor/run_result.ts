@@ -10,7 +10,12 @@ import type { ToolResult } from "../tools/tool.ts";
 export type RunStatus = "completed" | "failed" | "cancelled";
 
 export interface RunError {
-  type: "max_turns_exceeded" | "provider_error" | "cancelled" | "structured_output_retries_exhausted";
+  type:
+    | "max_turns_exceeded"
+    | "provider_error"
+    | "cancelled"
+    | "structured_output_retries_exhausted"
+    | "compaction_failed";
   message: string;
   providerError?: ProviderError;
 }

@@ -70,7 +70,21 @@ export interface TranscriptEventData {
     /** The input the call ran with, as the approver changed it. */
     updatedInput?: Record<string, unknown>;
   };
+  /**
+   * The conversation was compacted (docs/reference/limits.md, "Compaction"): from here on it is
+   * `messages` — the summary's message, then the most recent messages kept word for word. One event,
+   * so a crash leaves the history before it or after it, never a mix.
+   */
+  compact_boundary: {
+    trigger: CompactTrigger;
+    /** Context tokens before the compaction. */
+    preTokens: number;
+    messages: Message[];
+  };
 }
+
+/** Why a conversation was compacted: near its window or on "prompt is too long" (auto), or asked (manual). */
+export type CompactTrigger = "auto" | "manual";
 
 export type TranscriptEventType = keyof TranscriptEventData;
 
@@ -83,6 +97,7 @@ export const TRANSCRIPT_EVENT_TYPES: readonly TranscriptEventType[] = [
   "part_created",
   "inbox_acknowledged",
   "approval_decided",
+  "compact_boundary",
 ];
 
 export interface TranscriptEnvelope<T extends TranscriptEventType = TranscriptEventType> {
@@ -155,6 +170,20 @@ export type RuntimeEvent =
     allowWith?: string;
   }
   | { type: "turn_completed"; sessionId: string; turn: number; usage: Usage }
+  | {
+    type: "compacted";
+    sessionId: string;
+    trigger: CompactTrigger;
+    /** Context tokens before and (estimated) after. */
+    preTokens: number;
+    postTokens: number;
+    durationMs: number;
+    /** Messages kept word for word after the summary. */
+    kept: number;
+    /** The summary request's model and usage (counted in the run's cost like an answer's). */
+    model: string;
+    usage: Usage;
+  }
   | { type: "turn_aborted"; sessionId: string; turn: number; cause: TurnAbortCause; reason?: string }
   | { type: "subagent_spawned"; parentSessionId: string; callId: string; subagent: SubagentInfo }
   | { type: "subagent_event"; parentSessionId: string; agentId: string; event: RuntimeEvent }

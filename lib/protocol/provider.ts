@@ -33,6 +33,12 @@ export interface ModelRequest {
    * searches and answers in one response. Only the Anthropic provider offers it.
    */
   webSearch?: WebSearchTool;
+  /**
+   * `false` for a one-shot side request (WebSearch's search, WebFetch's answer): nothing of it is sent
+   * again, and a prompt-cache write costs more than plain input, so it carries no breakpoint (as in
+   * Claude Code). Default: the provider caches (Anthropic: lib/provider/prompt_cache.ts).
+   */
+  promptCache?: false;
 }
 
 /** The server-side web search tool of one request. */

@@ -18,6 +18,8 @@ export interface AnthropicProviderOptions extends HttpProviderOptions {
   headers?: Record<string, string>;
   /** MAX_THINKING_TOKENS: the budget of models that think on a budget (0 = off where allowed). */
   thinkingBudget?: number;
+  /** What prompt caching is switched off for: `"*"` or model families (prompt_cache.ts). */
+  cacheOff?: readonly string[];
   /** The run's thinking choice and effort (Claude Code's flags; anthropic_wire.ts). */
   model?: AnthropicModelOptions;
   /** `--betas`: more `anthropic-beta` names for every request. */
@@ -54,7 +56,11 @@ export function anthropicProvider(options: AnthropicProviderOptions): Provider {
     label: "Anthropic API",
     ...anthropicEndpoint(options),
     body: (request) =>
-      anthropicRequestBody(request, { ...options.model, thinkingBudget: options.thinkingBudget }),
+      anthropicRequestBody(request, {
+        ...options.model,
+        thinkingBudget: options.thinkingBudget,
+        cacheOff: options.cacheOff,
+      }),
     // The beta features the body uses, as Claude Code sends them, and --betas.
     requestHeaders: (body) => {
       const betas = [

@@ -61,8 +61,13 @@ Deno.test("anthropic: streams text and sends the Messages API request", async ()
     thinking: { type: "adaptive", display: "omitted" },
     context_management: { edits: [{ type: "clear_thinking_20251015", keep: "all" }] },
     output_config: { effort: "high" },
-    system: "You are terse.",
-    messages: [{ role: "user", content: [{ type: "text", text: "Say hello" }] }],
+    // Prompt caching as Claude Code places it (prompt_cache.ts): the system prompt's last two blocks
+    // (here its only one) and the conversation's last block.
+    system: [{ type: "text", text: "You are terse.", cache_control: { type: "ephemeral" } }],
+    messages: [{
+      role: "user",
+      content: [{ type: "text", text: "Say hello", cache_control: { type: "ephemeral" } }],
+    }],
     stream: true,
   });
 });
@@ -119,7 +124,11 @@ Deno.test("anthropic: tool use round trip, with merged roles and tool results fi
       role: "user",
       content: [
         { type: "tool_result", tool_use_id: "toolu_0", content: "no such dir", is_error: true },
-        { type: "text", text: "<background-subagent-completion>{}</background-subagent-completion>" },
+        {
+          type: "text",
+          text: "<background-subagent-completion>{}</background-subagent-completion>",
+          cache_control: { type: "ephemeral" },
+        },
       ],
     },
   ]);

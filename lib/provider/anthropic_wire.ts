@@ -6,13 +6,40 @@ import type { ModelRequest } from "../protocol/provider.ts";
 import type { Effort } from "../protocol/effort.ts";
 import { modelProfile } from "../config/models.ts";
 import { mergeForWire } from "./wire_messages.ts";
+import {
+  type CacheControl,
+  cachesPrompt,
+  EPHEMERAL,
+  messageBreakpoint,
+  systemBlocks,
+  systemBreakpoint,
+} from "./prompt_cache.ts";
 
 export type AnthropicBlock =
-  | { type: "text"; text: string }
-  | { type: "tool_use"; id: string; name: string; input: Record<string, unknown> }
-  | { type: "tool_result"; tool_use_id: string; content: string; is_error: boolean }
+  | { type: "text"; text: string; cache_control?: CacheControl }
+  | {
+    type: "tool_use";
+    id: string;
+    name: string;
+    input: Record<string, unknown>;
+    cache_control?: CacheControl;
+  }
+  | {
+    type: "tool_result";
+    tool_use_id: string;
+    content: string;
+    is_error: boolean;
+    cache_control?: CacheControl;
+  }
   | { type: "thinking"; thinking: string; signature: string }
   | { type: "redacted_thinking"; data: string };
+
+/** One text block of the system prompt. */
+export interface AnthropicSystemBlock {
+  type: "text";
+  text: string;
+  cache_control?: CacheControl;
+}
 
 export interface AnthropicMessage {
   role: "user" | "assistant";
@@ -22,7 +49,8 @@ export interface AnthropicMessage {
 export interface AnthropicRequestBody {
   model: string;
   max_tokens: number;
-  system?: string;
+  /** Text blocks (prompt_cache.ts `systemBlocks`); absent when the prompt is empty. */
+  system?: AnthropicSystemBlock[];
   messages: AnthropicMessage[];
   tools?: (
     | { name: string; description: string; input_schema: Record<string, unknown> }
@@ -50,6 +78,11 @@ export interface AnthropicModelOptions {
   thinkingDisplay?: string | undefined;
   /** `--effort`: the session's effort (a request's own `effort`, an agent's, wins). */
   effort?: Effort | undefined;
+  /**
+   * What prompt caching is switched off for (prompt_cache.ts `cachesPrompt`): `"*"` or model families
+   * (DISABLE_PROMPT_CACHING and its variants). Default: on for every model.
+   */
+  cacheOff?: readonly string[] | undefined;
 }
 
 /** Beta features a body uses, as Claude Code names them in `anthropic-beta`. */
@@ -135,7 +168,17 @@ export function anthropicRequestBody(
     })),
     stream: true,
   };
-  if (request.system !== "") body.system = request.system;
+  const cache = request.promptCache !== false && cachesPrompt(request.model, options.cacheOff ?? []);
+  const system = systemBlocks(request.system);
+  if (system.length > 0) {
+    body.system = system.map((text, i) =>
+      cache && systemBreakpoint(i, system.length) ? { type: "text", text, cache_control: EPHEMERAL } : {
+        type: "text",
+        text,
+      }
+    );
+  }
+  if (cache) markConversationTail(body.messages);
   if (request.tools.length > 0) {
     body.tools = request.tools.map((t) => ({
       name: t.name,
@@ -154,6 +197,16 @@ export function anthropicRequestBody(
     }];
   }
   return body;
+}
+
+/** The breakpoint on the conversation's tail: the last block of the last message that can carry one. */
+function markConversationTail(messages: AnthropicMessage[]): void {
+  const last = messages.at(-1);
+  if (last === undefined) return;
+  const block = last.content[messageBreakpoint(last.content)];
+  if (block !== undefined && block.type !== "thinking" && block.type !== "redacted_thinking") {
+    block.cache_control = EPHEMERAL;
+  }
 }
 
 function resultsFirst(content: ContentBlock[]): ContentBlock[] {

@@ -33,6 +33,8 @@ type BaseProviderConfig =
     headers?: Record<string, string>;
     /** Thinking budget (MAX_THINKING_TOKENS) of the models that think on a budget. */
     thinkingBudget?: number;
+    /** Prompt caching switched off: `"*"` or model families (DISABLE_PROMPT_CACHING*, prompt_cache.ts). */
+    cacheOff?: string[];
     /** The run's thinking choice and effort (plain data: it travels to Worker children). */
     model?: AnthropicModelOptions;
     /** `--betas`. */

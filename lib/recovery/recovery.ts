@@ -10,7 +10,7 @@
 
 import type { Ports } from "../sys/mod.ts";
 import type { StorageLayout } from "../config/storage.ts";
-import type { SidecarOwner, SidecarStore } from "../store/store.ts";
+import { type SidecarOwner, type SidecarStore, wholeRecord } from "../store/store.ts";
 import type { SidecarRecord, WorktreeLease } from "../store/schema.ts";
 import { type WorktreeView, worktreeView } from "../worktree/view.ts";
 import { settleWorktree, worktreeDeps } from "../run/isolation.ts";
@@ -315,10 +315,11 @@ async function prepareOrphan(
   if (loaded === null || !("record" in loaded)) {
     return { skipped: "its sidecar disappeared or became unusable" };
   }
-  const record = loaded.record;
-  if (record.status !== "running" || record.processId !== listed.processId) {
+  if (loaded.record.status !== "running" || loaded.record.processId !== listed.processId) {
     return { skipped: "it changed since it was listed" };
   }
+  // The plan merges the record's conversation with the transcript's: what the record spilled is read back.
+  const record = await wholeRecord(store, loaded.record);
   const groups = await killLeftoverGroups(ports, record);
   const path = layout.transcriptPath(record.parentProjectPath, record.id);
   const got = await readTranscriptAndEnd(ports.fs, path);

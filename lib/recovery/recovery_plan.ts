@@ -136,7 +136,7 @@ export function planOrphan(
     lastTerminal = closeTurn.type === "turn_completed" ? "turn_completed" : "turn_aborted";
   }
   const finalText = ownFinalText(history.messages);
-  const messages = mergeByOverlap(record.messages, history.messages);
+  const messages = mergeByOverlap(record.messages, history.messages, { compacted: history.compacted });
   if (lastTerminal === "turn_completed" && finalText !== undefined) {
     return finalize(record, {
       closeTurn,

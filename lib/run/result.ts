@@ -10,6 +10,7 @@ import type { ToolResult } from "../tools/tool.ts";
 import { preservedLine, worktreeView } from "../worktree/view.ts";
 import { subtaskRef } from "./projections.ts";
 import { lineageOf } from "../store/record_ops.ts";
+import { capText, RESULT_CAP, TRUNCATION_MARKER } from "./notice.ts";
 
 /** The notes a finished record adds to its Task result: `Worktree preserved at …` when one was kept. */
 export function recordNotes(record: Pick<SidecarRecord, "worktree">): string[] {
@@ -29,7 +30,7 @@ export function canonicalResult(
     parts.push(
       outcome.message.trim() === ""
         ? "(The agent finished without a final message.)"
-        : outcome.message.trim(),
+        : cappedAnswer(agentId, outcome.message.trim()),
     );
   } else if (outcome.cancelled) parts.push(`Subagent execution failed: the agent was cancelled.`);
   else parts.push(`Subagent execution failed: ${outcome.error ?? "unknown error"}`);
@@ -41,6 +42,18 @@ export function canonicalResult(
     );
   }
   return parts.join("\n\n");
+}
+
+/**
+ * A child's answer as its parent gets it: at most RESULT_CAP characters, as a background notice's, then
+ * where the rest is (TaskOutput reads the whole, a window at a time).
+ */
+function cappedAnswer(agentId: string, text: string): string {
+  const capped = capText(text, RESULT_CAP);
+  if (!capped.truncated) return text;
+  const next = capped.text.length - TRUNCATION_MARKER.length;
+  return `${capped.text}\n(The answer has ${text.length} characters; call TaskOutput with task_id "${agentId}" ` +
+    `and offset ${next} for the rest.)`;
 }
 
 /** At most 500 characters describing the outcome, for metadata, listings and events. */

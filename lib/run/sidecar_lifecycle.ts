@@ -145,7 +145,19 @@ export function launchFailed(
   return text;
 }
 
-/** Puts the completion notice into the owner's durable inbox and wakes the owner. */
+/**
+ * How long a finished child waits for room in its parent's full inbox (INBOX_LIMITS: 100 pending
+ * completions) before its notice counts as dropped. Its record is committed already; only the notice waits.
+ */
+export const NOTICE_WAIT_MS = 600_000;
+/** The longest pause between two tries while it waits. */
+const NOTICE_RETRY_MAX_MS = 1_000;
+
+/**
+ * Puts the completion notice into the owner's durable inbox and wakes the owner. A full inbox is
+ * back-pressure, not a drop: the child (its record already terminal) waits, waking the owner so it takes
+ * its notices, and tries again until there is room or NOTICE_WAIT_MS has passed.
+ */
 export async function deliverNotice(
   deps: LifecycleDeps,
   record: SidecarRecord,
@@ -168,14 +180,32 @@ export async function deliverNotice(
         }),
       );
     try {
-      const queued = await deps.background.inboxFor(owner).enqueue({
-        inboxId: notice.inboxId,
-        kind: "completion",
-        text: notice.text,
-        createdAt: deps.clock.now(),
-        agentId: record.id,
-      });
-      if (!queued.accepted) dropped(queued.message);
+      const enqueue = () =>
+        deps.background.inboxFor(owner).enqueue({
+          inboxId: notice.inboxId,
+          kind: "completion",
+          text: notice.text,
+          createdAt: deps.clock.now(),
+          agentId: record.id,
+        });
+      const deadline = deps.clock.now() + NOTICE_WAIT_MS;
+      let queued = await enqueue();
+      for (
+        let pause = 20;
+        !queued.accepted && queued.reason === "queue_full" && deps.clock.now() < deadline;
+      ) {
+        deps.background.notify(owner);
+        await deps.clock.sleep(Math.min(pause, Math.max(1, deadline - deps.clock.now())));
+        pause = Math.min(pause * 2, NOTICE_RETRY_MAX_MS);
+        queued = await enqueue();
+      }
+      if (!queued.accepted) {
+        dropped(
+          queued.reason === "queue_full"
+            ? `${queued.message}, still after ${NOTICE_WAIT_MS / 1000} s`
+            : queued.message,
+        );
+      }
     } catch (e) {
       const why = failureOf(e);
       dropped(why.text, why.cause, why.hint);

@@ -7,6 +7,7 @@ import type { RuntimeEvent, RuntimeWarning } from "../protocol/events.ts";
 import { runTool } from "../testing/tool_harness.ts";
 import { backgroundHarness, WORKER } from "../testing/background_harness.ts";
 import { completionInboxId } from "./notice.ts";
+import { realClock } from "../sys/clock.ts";
 
 const PROMPT = "Count the things in the folder.";
 
@@ -135,4 +136,37 @@ Deno.test("a background run that throws outside the child is reported with its s
   assert.equal(w?.workLost, true);
   assert.match(w!.message, /stopped unexpectedly: renderer bug/);
   assert.match(w!.detail ?? "", /TypeError: renderer bug\n\s+at /, "a bug keeps its stack");
+});
+
+Deno.test("a full inbox is back-pressure: the finished child waits, then its notice is queued once there is room", async () => {
+  const id = "agent-waits";
+  await using h = await backgroundHarness({ reply: () => ({ text: "counted 5 things" }) });
+  const owner = { parentSessionId: "session-parent", parentProjectPath: h.workspace };
+  const inbox = h.env.background.inboxFor(owner);
+  // 100 notices the parent has not taken yet (INBOX_LIMITS.completions).
+  for (let i = 0; i < 100; i++) {
+    const queued = await inbox.enqueue({
+      inboxId: `waiting-${i}`,
+      kind: "completion",
+      text: "earlier",
+      createdAt: 0,
+      agentId: `agent-earlier${i}`,
+    });
+    assert.equal(queued.accepted, true);
+  }
+  const [taskTool] = h.runtime().tools();
+  await runTool(taskTool!, task(id, true), h.ctx({ callId: "call_wait" }));
+  // Its record is terminal and committed; its notice waits (the run is not over until it is queued).
+  const clock = realClock();
+  for (let i = 0; (await h.sidecar(id)).status === "running" && i < 500; i++) await clock.sleep(10);
+  assert.equal((await h.sidecar(id)).status, "completed");
+  await clock.sleep(200);
+  assert.equal(h.env.background.isRunning(id), true, "still waiting for room");
+  assert.equal((await inbox.pending()).length, 100);
+  // The parent takes ten notices: the child's goes in, once, and nothing was dropped.
+  await inbox.remove(Array.from({ length: 10 }, (_, i) => `waiting-${i}`));
+  assert.equal(await h.env.background.wait(id, 10_000), true);
+  const pending = await inbox.pending();
+  assert.equal(pending.filter((e) => e.inboxId === completionInboxId(id)).length, 1);
+  assert.deepEqual(warnings(h.events), []);
 });

@@ -15,7 +15,7 @@ import { type SubagentLauncher, type TaskRequest, taskTool, type WarmCall } from
 import type { ChildOutcome, ChildSpec } from "../executor/child.ts";
 import type { ChildHost } from "../child/child_runner.ts";
 import { abandon, isolate, worktreeDeps } from "./isolation.ts";
-import type { SidecarOwner } from "../store/store.ts";
+import { type SidecarOwner, wholeRecord } from "../store/store.ts";
 import { deliverNotice, launchFailed, reportCrash, statusWriteFailed } from "./sidecar_lifecycle.ts";
 import { taskOutputTool, taskStopTool } from "../tools/task_control.ts";
 import { TaskControl } from "./task_control.ts";
@@ -145,7 +145,12 @@ export class SubagentRuntime implements SubagentLauncher {
       }
     };
     try {
-      return { source: await load(from), newIdTaken: (await load(newId)) !== null };
+      const source = await load(from);
+      // A resume continues the whole conversation: what the source's record spilled is read back.
+      const whole = source !== null && "record" in source
+        ? { ...source, record: await wholeRecord(store, source.record) }
+        : source;
+      return { source: whole, newIdTaken: (await load(newId)) !== null };
     } catch (e) {
       return { error: `Cannot resume "${from}": its record could not be read (${describeError(e)}).` };
     }

@@ -3,7 +3,7 @@
 // cancelled. Returns the child's final answer and metadata, never its raw transcript.
 
 import type { Clock } from "../sys/clock.ts";
-import type { SidecarOwner, SidecarStore } from "../store/store.ts";
+import { type SidecarOwner, type SidecarStore, wholeRecord } from "../store/store.ts";
 import { worktreeView } from "../worktree/view.ts";
 import type { SidecarRecord } from "../store/schema.ts";
 import type { ToolContext, ToolResult } from "../tools/tool.ts";
@@ -77,7 +77,9 @@ export class TaskControl implements TaskControlPort {
       retrieval = "not_ready";
     }
     const offset = Number.isSafeInteger(input.offset) && input.offset! > 0 ? input.offset! : 0;
-    return { content: JSON.stringify(this.#payload(record, retrieval, offset), null, 2), isError: false };
+    // The result window reads the whole result: what the record spilled is read back (store/spill.ts).
+    const whole = record.status === "running" ? record : await wholeRecord(this.#env.store, record);
+    return { content: JSON.stringify(this.#payload(whole, retrieval, offset), null, 2), isError: false };
   }
 
   #payload(r: SidecarRecord, retrieval: string, offset: number): Record<string, unknown> {

@@ -21,6 +21,8 @@ export interface History {
   lastTerminal: "turn_completed" | "turn_aborted" | undefined;
   /** The open turn's number when its final assistant message carries a finalization receipt. */
   finalizedOpenTurn: number | undefined;
+  /** The transcript holds a compaction boundary: `messages` start from its summary, whole on their own. */
+  compacted: boolean;
 }
 
 export function rebuildHistory(events: readonly TranscriptEvent[]): History {
@@ -34,6 +36,7 @@ export function rebuildHistory(events: readonly TranscriptEvent[]): History {
   let turns = 0;
   let lastTerminal: History["lastTerminal"];
   let finalized: number | undefined;
+  let compacted = false;
   for (const e of events) {
     switch (e.type) {
       case "session_created":
@@ -61,26 +64,20 @@ export function rebuildHistory(events: readonly TranscriptEvent[]): History {
         else if (e.data.role === "assistant") finalized = undefined;
         break;
       }
-      case "part_created": {
-        const part = e.data.part;
-        if (part.type === "subtask_ref") {
-          const prev = subtasks.get(part.callId);
-          if (prev === undefined || prev.state === "running" || part.state !== "running") {
-            subtasks.set(part.callId, part);
-          }
-          break;
-        }
-        // A thinking block whose text lost a secret to the transcript's redaction no longer matches its
-        // signature: it is left out (the API allows earlier turns' thinking to be omitted).
-        if (part.type === "thinking" && part.thinking.includes(REDACTED)) break;
-        byId.get(e.data.messageId)?.content.push(part);
+      case "part_created":
+        addPart(e.data.part, { message: byId.get(e.data.messageId), subtasks });
         break;
-      }
       case "inbox_acknowledged":
         for (const id of e.data.inboxIds) acked.add(id);
         break;
       case "approval_decided":
         break; // a record for people; the conversation is unchanged
+      case "compact_boundary":
+        // The conversation so far is replaced by the boundary's; later parts still find their messages.
+        messages.length = 0;
+        messages.push(...e.data.messages.map(copyMessage));
+        compacted = true;
+        break;
       default: {
         const never: never = e;
         void never;
@@ -97,7 +94,32 @@ export function rebuildHistory(events: readonly TranscriptEvent[]): History {
     turns,
     lastTerminal,
     finalizedOpenTurn: openTurn === undefined ? undefined : finalized,
+    compacted,
   };
+}
+
+/** A part: a subtask reference (the latest per call, never downgraded to running), else a block of its message. */
+function addPart(
+  part: TranscriptEventData["part_created"]["part"],
+  o: { message: Message | undefined; subtasks: Map<string, SubtaskRefPart> },
+): void {
+  if (part.type === "subtask_ref") {
+    const prev = o.subtasks.get(part.callId);
+    if (prev === undefined || prev.state === "running" || part.state !== "running") {
+      o.subtasks.set(part.callId, part);
+    }
+    return;
+  }
+  // A thinking block whose text lost a secret to the transcript's redaction no longer matches its
+  // signature: it is left out (the API allows earlier turns' thinking to be omitted).
+  if (part.type === "thinking" && part.thinking.includes(REDACTED)) return;
+  o.message?.content.push(part);
+}
+
+function copyMessage(m: Message): Message {
+  const copy: Message = { role: m.role, content: [...m.content] };
+  if (m.hidden === true) copy.hidden = true;
+  return copy;
 }
 
 /**

@@ -22,8 +22,17 @@ export function overlapLength(a: readonly Message[], b: readonly Message[]): num
   return 0;
 }
 
-/** `sidecar` followed by the part of `transcript` that is not already its tail. */
-export function mergeByOverlap(sidecar: readonly Message[], transcript: readonly Message[]): Message[] {
+/**
+ * `sidecar` followed by the part of `transcript` that is not already its tail. A compacted transcript
+ * (`compacted`: it holds a compaction boundary) is whole on its own: its summary covers what the
+ * sidecar was given, so it is the conversation.
+ */
+export function mergeByOverlap(
+  sidecar: readonly Message[],
+  transcript: readonly Message[],
+  o: { compacted?: boolean } = {},
+): Message[] {
+  if (o.compacted === true) return [...transcript];
   // The transcript may be wholly inside the sidecar's tail (a finished run saved everything).
   const k = overlapLength(sidecar, transcript);
   return [...sidecar, ...transcript.slice(k)];

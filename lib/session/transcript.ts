@@ -185,6 +185,8 @@ export interface TranscriptLog {
   readonly projectPath: string;
   /** The last seq this log wrote or saw. */
   readonly lastSeq: number;
+  /** The file it is kept in, for the model to read (after a compaction); none in a shared store's stream. */
+  readonly path?: string | undefined;
   append(events: NewTranscriptEvent[], options?: TranscriptAppendOptions): Promise<TranscriptEvent[]>;
   /** The transcript as kept now (tolerantly parsed); null when there is none. */
   read(): Promise<TranscriptRead | null>;

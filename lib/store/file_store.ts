@@ -31,6 +31,7 @@ import { commitInGroups, type StagedRecord, stagingDir } from "./group_commit.ts
 import { RunningIndex } from "./running_index.ts";
 import { folderNames, RunIndex } from "./run_index.ts";
 import type { RunSummary } from "./run_summary.ts";
+import { planSpill, spillDir, spillOf, withSpilled } from "./spill.ts";
 import type {
   GroupChange,
   GroupOutcome,
@@ -128,17 +129,53 @@ export class FileSidecarStore implements SidecarStore {
 
   async create(record: SidecarRecord): Promise<void> {
     const path = this.pathOf(record.id);
-    const text = encodeSidecar(record);
+    encodeSidecar(record);
     await this.#locks.run(record.id, async () => {
       if (await this.#fs.lstat(path) !== null) throw alreadyExists(record.id);
-      await this.#committed(record, () => this.#write(record, text));
+      await this.#committed(record, () => this.#write(record));
     });
   }
 
   async save(record: SidecarRecord): Promise<void> {
     this.pathOf(record.id);
-    const text = encodeSidecar(record);
-    await this.#locks.run(record.id, () => this.#committed(record, () => this.#write(record, text)));
+    encodeSidecar(record);
+    await this.#locks.run(record.id, () => this.#committed(record, () => this.#write(record)));
+  }
+
+  /** The record with its spilled values read back from `<id>.spill/` (spill.ts). */
+  readSpilled(record: SidecarRecord): Promise<SidecarRecord> {
+    const dir = spillDir(this.sessionsDir, validateSessionId(record.id));
+    return withSpilled(record, (_id, file) => this.#fs.readText(`${dir}/${file}`));
+  }
+
+  /**
+   * Writes the files `record` spills (each atomically, fsynced) and returns the record as stored: a
+   * record never names a file that is not there yet. Secrets are redacted from the files too.
+   */
+  async #spill(record: SidecarRecord): Promise<SidecarRecord> {
+    const plan = await planSpill(record);
+    const dir = spillDir(this.sessionsDir, record.id);
+    for (const file of plan.files) {
+      const text = this.#redact === undefined ? file.text : this.#redact(file.text);
+      await this.#fs.writeAtomic(`${dir}/${file.name}`, text, { mode: FILE_MODE, dirMode: DIR_MODE });
+    }
+    return plan.record;
+  }
+
+  /** Removes the spilled files `record` no longer names (a rewrite's leftovers); best effort. */
+  async #pruneSpill(record: SidecarRecord): Promise<void> {
+    const dir = spillDir(this.sessionsDir, record.id);
+    const named = new Set(Object.values(spillOf(record) ?? {}).map((r) => r.file));
+    let entries: { name: string }[];
+    try {
+      entries = await this.#fs.readDir(dir);
+    } catch {
+      return;
+    }
+    for (const e of entries) {
+      if (!named.has(e.name)) await this.#fs.remove(`${dir}/${e.name}`).catch(() => {});
+    }
+    if (named.size === 0) await this.#fs.remove(dir).catch(() => {});
   }
 
   /**
@@ -232,8 +269,9 @@ export class FileSidecarStore implements SidecarStore {
     const current = await this.load(id);
     if (current === null) throw notFound(id);
     if ("diagnostic" in current) throw unusable(current.diagnostic);
-    const next = applyGroupChange(current.record, change, { now: this.#clock.now() });
-    if (next === null) return { outcome: { record: current.record, written: false } };
+    const changed = applyGroupChange(current.record, change, { now: this.#clock.now() });
+    if (changed === null) return { outcome: { record: current.record, written: false } };
+    const next = await this.#spill(changed);
     const { record, text } = this.#redacted(next, encodeSidecar(next));
     await this.#ensureParents();
     if (record.status === "running") await this.#running.mark(id, DIR_MODE);
@@ -292,6 +330,7 @@ export class FileSidecarStore implements SidecarStore {
       if (await this.#fs.lstat(path) === null) return false;
       this.#cache.delete(id);
       await this.#fs.remove(path);
+      await this.#fs.remove(spillDir(this.sessionsDir, id), { recursive: true }).catch(() => {});
       await this.#running.unmark(id);
       await this.#runs.forget(id);
       return true;
@@ -330,8 +369,9 @@ export class FileSidecarStore implements SidecarStore {
     this.#parentsReady = true;
   }
 
-  async #write(given: SidecarRecord, encoded: string): Promise<SidecarRecord> {
-    const { record, text } = this.#redacted(given, encoded);
+  async #write(whole: SidecarRecord): Promise<SidecarRecord> {
+    const spilled = await this.#spill(whole);
+    const { record, text } = this.#redacted(spilled, encodeSidecar(spilled));
     const path = `${this.sessionsDir}/${record.id}.json`;
     await this.#ensureParents();
     this.#cache.delete(record.id);
@@ -342,6 +382,7 @@ export class FileSidecarStore implements SidecarStore {
     // writeAtomic re-creates the folder when it was deleted and re-asserts its mode every time.
     await this.#fs.writeAtomic(path, text, { mode: FILE_MODE, dirMode: DIR_MODE });
     if (record.status !== "running") await this.#running.unmark(record.id);
+    if (spillOf(record) !== undefined || spillOf(whole) !== undefined) await this.#pruneSpill(record);
     const info = await this.#fs.lstat(path);
     if (info !== null && info.isFile) {
       this.#cache.set(record.id, { record: structuredClone(record), legacy: false, ...stamp(info) });
@@ -365,7 +406,7 @@ export class FileSidecarStore implements SidecarStore {
         if ("diagnostic" in current) throw unusable(current.diagnostic);
         const record = next(current.record);
         if (record === null) return current.record;
-        return structuredClone(await this.#write(record, encodeSidecar(record)));
+        return structuredClone(await this.#write(record));
       };
       // The record's lock against other changes of it; the folder locked shared so that no group
       // commit (updateMany: the folder locked exclusively, no record lock) is under way meanwhile.

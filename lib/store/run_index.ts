@@ -44,12 +44,25 @@ interface FolderNames {
   changed: Set<string>;
   running: Set<string>;
   badNames: SidecarDiagnostic[];
+  /** Records with a folder of spilled values (`<id>.spill`, spill.ts). */
+  spilled: Set<string>;
 }
 
 /** The folder's names sorted out (dot files other than markers, and other extensions, are never records). */
 export function folderNames(dir: string, names: readonly string[]): FolderNames {
-  const out: FolderNames = { ids: [], changed: new Set(), running: new Set(), badNames: [] };
+  const out: FolderNames = {
+    ids: [],
+    changed: new Set(),
+    running: new Set(),
+    badNames: [],
+    spilled: new Set(),
+  };
   for (const name of names) {
+    if (name.endsWith(".spill")) {
+      const id = name.slice(0, -".spill".length);
+      if (isValidSessionId(id)) out.spilled.add(id);
+      continue;
+    }
     if (name.startsWith(".")) {
       const marker = name.endsWith(CHANGED) ? out.changed : name.endsWith(RUNNING) ? out.running : undefined;
       const id = name.slice(1, name.lastIndexOf("."));
@@ -138,6 +151,10 @@ export class RunIndex {
         await this.#io.fs.remove(`${this.#io.dir}/${run.id}.json`).catch((e) => {
           if (!isNotFound(e)) throw e;
         });
+        // Its spilled values go with it (spill.ts); only a folder the listing found is removed.
+        if (names?.spilled.has(run.id) === true) {
+          await this.#io.fs.remove(`${this.#io.dir}/${run.id}.spill`, { recursive: true }).catch(() => {});
+        }
         index.delete(run.id);
         removed.push(run);
       }

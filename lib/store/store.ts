@@ -109,4 +109,14 @@ export interface SidecarStore {
     olderThanMs: number,
     options?: { now?: number },
   ): Promise<RunSummary[]>;
+  /**
+   * The record with what it spilled read back (spill.ts): the whole result, error and conversation.
+   * A store that never spills (its records have no `spill`) need not offer it.
+   */
+  readSpilled?(record: SidecarRecord): Promise<SidecarRecord>;
+}
+
+/** `record` whole: its spilled values read back by the store that holds it, when it spilled any. */
+export async function wholeRecord(store: SidecarStore, record: SidecarRecord): Promise<SidecarRecord> {
+  return store.readSpilled === undefined ? record : await store.readSpilled(record);
 }

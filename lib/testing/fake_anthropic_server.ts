@@ -189,3 +189,22 @@ export function fakeWebSearch(o: {
 function frame(type: string, fields: Record<string, unknown>): SseFrame {
   return { event: type, data: { type, ...fields } };
 }
+
+/** The system prompt a request sent, its text blocks joined as Blade splits them (a blank line). */
+export function systemText(body: Pick<AnthropicRequestBody, "system">): string {
+  return (body.system ?? []).map((b) => b.text).join("\n\n");
+}
+
+/** A request's messages without their prompt-cache breakpoints: the conversation as sent. */
+export function withoutBreakpoints(
+  messages: AnthropicRequestBody["messages"],
+): AnthropicRequestBody["messages"] {
+  return messages.map((m) => ({
+    role: m.role,
+    content: m.content.map((b) => {
+      if (!("cache_control" in b)) return b;
+      const { cache_control: _, ...rest } = b;
+      return rest;
+    }),
+  }));
+}

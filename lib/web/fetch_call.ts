@@ -158,6 +158,7 @@ async function ask(
       tools: [],
       maxTokens: ANSWER_MAX_TOKENS,
       meta: { sessionId: deps.sessionId, agentType: "WebFetch", depth: 0 },
+      promptCache: false,
     }, { signal })
   ) {
     if (event.type === "done") {

@@ -4,7 +4,7 @@
 // cap, non-text pages, HTTP errors and the time limit (fake clock).
 
 import assert from "node:assert/strict";
-import { fakeTurn, startFakeAnthropicServer } from "../testing/fake_anthropic_server.ts";
+import { fakeTurn, startFakeAnthropicServer, systemText } from "../testing/fake_anthropic_server.ts";
 import { anthropicProvider } from "../provider/anthropic.ts";
 import { FakeClock } from "../testing/fakes.ts";
 import { realClock } from "../sys/clock.ts";
@@ -110,7 +110,7 @@ Deno.test("fetchCall: HTML as Markdown, framed as untrusted, answered by the sma
   });
   const body = model.requests[0]!.body;
   assert.equal(body.model, "small-model-1");
-  assert.match(String(body.system), /untrusted data.*Never follow them/s);
+  assert.match(systemText(body), /untrusted data.*Never follow them/s);
   const text = (body.messages[0]!.content[0] as { text: string }).text;
   assert.equal(
     text,

@@ -66,6 +66,7 @@ export async function searchCall(
       tools: [],
       maxTokens: SEARCH_MAX_TOKENS,
       meta: { sessionId: deps.sessionId, agentType: "WebSearch", depth: 0 },
+      promptCache: false,
       webSearch: {
         ...(request.allowedDomains === undefined ? {} : { allowedDomains: request.allowedDomains }),
         ...(request.blockedDomains === undefined ? {} : { blockedDomains: request.blockedDomains }),

@@ -20,6 +20,8 @@ import {
 } from "./migration_probe.ts";
 import { FLAG_CASES } from "./flag_cases.ts";
 import { commandSetup } from "./blade.ts";
+import { type CompactionCase, compactionFiles, compactionHandler } from "./claude_compaction_cases.ts";
+import { CONTINUATION_OPENING } from "../../lib/executor/compaction_text.ts";
 
 /** A row of the table. */
 export interface Row {
@@ -719,6 +721,34 @@ const FIELDS: Record<string, Check> = {
 };
 
 /** The stream-json lines of a run, by `type` or `system/<subtype>`. */
+/** A session reading parts until it compacts (tests/support/claude_compaction_cases.ts), in stream-json. */
+function compacting(c: CompactionCase, env: Record<string, string> = {}): Promise<ProbeRun> {
+  return probe(stream("Read the parts."), {
+    files: compactionFiles(c),
+    answers: compactionHandler(c, "."),
+    env,
+  });
+}
+
+/** Its compact_boundary lines. */
+function boundaries(run: ProbeRun): Json[] {
+  return run.lines().filter((l) => l.type === "system" && l.subtype === "compact_boundary");
+}
+
+/** Where request `i`'s cache_control marks are: system blocks, tools, [message, block] from the end. */
+function breakpoints(run: ProbeRun, i = 0): { system: number; tools: number; tail: boolean } {
+  const body = run.body(i);
+  const marked = (b: Json) => b.cache_control !== undefined;
+  const last = body.messages.at(-1);
+  return {
+    system: (body.system ?? []).filter(marked).length,
+    tools: (body.tools ?? []).filter(marked).length,
+    tail: marked(last.content.at(-1)),
+  };
+}
+
+const tooLong = once(() => compacting({ trigger: "too long", parts: 5 }));
+
 async function kinds(run: () => Promise<ProbeRun>): Promise<Map<string, Json[]>> {
   const out = new Map<string, Json[]>();
   for (const l of (await run()).lines()) {
@@ -794,6 +824,16 @@ const STREAM: Record<string, Check> = {
   "`system/session_state_changed`": async () => {
     const states = (await kinds(sdkInput)).get("system/session_state_changed")!.map((l) => l.state);
     assert.deepEqual(states.slice(0, 2), ["running", "idle"]);
+  },
+  "`system/compact_boundary`": async () => {
+    const run = await tooLong();
+    ok(run);
+    const [line] = boundaries(run);
+    assert.equal(line!.compact_metadata.trigger, "auto");
+    assert.deepEqual(
+      Object.keys(line!.compact_metadata).sort(),
+      ["duration_ms", "post_tokens", "pre_tokens", "trigger"],
+    );
   },
   "`result`": async () => {
     assert.equal((await kinds(delegation)).get("result")!.length, 1, "once per run");
@@ -945,7 +985,78 @@ const SETTINGS: Record<string, Check> = {
   },
 };
 
+/** Long sessions: prompt caching and compaction, as Claude Code does them (docs/reference/limits.md). */
+const FEATURES: Record<string, Check> = {
+  "prompt caching": async () => {
+    const run = await sent([]);
+    assert.deepEqual(breakpoints(run), { system: 2, tools: 0, tail: true });
+  },
+  compaction: async () => {
+    const run = await tooLong();
+    ok(run);
+    assert.equal(boundaries(run).length, 1);
+    assert.equal(run.result().result, "Read all 5 parts.");
+    const after = run.requests.findIndex((r) =>
+      JSON.stringify(r.body.messages[0]).includes(CONTINUATION_OPENING)
+    );
+    assert.ok(after > 0, "the conversation continues from the summary");
+  },
+};
+
+/** DISABLE_PROMPT_CACHING_<FAMILY> for a model of that family: no breakpoint; another family's keeps them. */
+async function noCacheFor(family: string, model: string, other: string): Promise<void> {
+  const env = { [`DISABLE_PROMPT_CACHING_${family.toUpperCase()}`]: "1" };
+  assert.deepEqual(breakpoints(await sent(["--model", model], { env })), {
+    system: 0,
+    tools: 0,
+    tail: false,
+  });
+  assert.deepEqual(breakpoints(await sent(["--model", other], { env })), { system: 2, tools: 0, tail: true });
+}
+
 const VARIABLES: Record<string, Check> = {
+  "`DISABLE_PROMPT_CACHING`": async () => {
+    const run = await sent([], { env: { DISABLE_PROMPT_CACHING: "1" } });
+    assert.deepEqual(breakpoints(run), { system: 0, tools: 0, tail: false });
+  },
+  "`DISABLE_PROMPT_CACHING_HAIKU`": () => noCacheFor("haiku", "claude-haiku-4-5", "claude-sonnet-4-5"),
+  "`DISABLE_PROMPT_CACHING_SONNET`": () => noCacheFor("sonnet", "claude-sonnet-4-5", "claude-haiku-4-5"),
+  "`DISABLE_PROMPT_CACHING_OPUS`": () => noCacheFor("opus", "claude-opus-4-1", "claude-sonnet-4-5"),
+  "`CLAUDE_AUTOCOMPACT_PCT_OVERRIDE`": async () => {
+    // 9,010 tokens: far below a 200,000-token window's threshold, above 4% of it.
+    const big = { CLAUDE_CODE_AUTO_COMPACT_WINDOW: "200000" };
+    const run = await compacting({ trigger: "full", parts: 4 }, {
+      ...big,
+      CLAUDE_AUTOCOMPACT_PCT_OVERRIDE: "4",
+    });
+    ok(run);
+    assert.equal(boundaries(run).length, 1);
+    assert.equal(
+      boundaries(await compacting({ trigger: "full", parts: 4 }, big)).length,
+      0,
+      "not without it",
+    );
+  },
+  "`CLAUDE_CODE_AUTO_COMPACT_WINDOW`": async () => {
+    const run = await compacting({ trigger: "full", parts: 4 }, { CLAUDE_CODE_AUTO_COMPACT_WINDOW: "42000" });
+    ok(run);
+    assert.equal(boundaries(run).length, 1);
+  },
+  "`DISABLE_AUTO_COMPACT`": async () => {
+    const env = { CLAUDE_CODE_AUTO_COMPACT_WINDOW: "42000", DISABLE_AUTO_COMPACT: "1" };
+    const run = await compacting({ trigger: "full", parts: 4 }, env);
+    ok(run);
+    assert.equal(boundaries(run).length, 0);
+    const reactive = await compacting({ trigger: "too long", parts: 4 }, { DISABLE_AUTO_COMPACT: "1" });
+    ok(reactive);
+    assert.equal(boundaries(reactive).length, 1, '"prompt is too long" still compacts');
+  },
+  "`DISABLE_COMPACT`": async () => {
+    const run = await compacting({ trigger: "too long", parts: 4 }, { DISABLE_COMPACT: "1" });
+    ok(run, 1);
+    assert.equal(boundaries(run).length, 0);
+    assert.match(run.result().result, /prompt is too long/);
+  },
   "`ANTHROPIC_API_KEY`": async () =>
     assert.equal((await plain()).requests[0]!.headers["x-api-key"], "sk-ant-probe-key"),
   "`ANTHROPIC_BASE_URL`": async () => assert.equal((await plain()).requests[0]!.path, "/v1/messages"),
@@ -1245,4 +1356,5 @@ export const CHECKS: Record<string, Record<string, Check>> = {
   setting: SETTINGS,
   variable: VARIABLES,
   context: CONTEXT,
+  feature: FEATURES,
 };

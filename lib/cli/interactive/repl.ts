@@ -367,8 +367,24 @@ class Repl {
       choose: (title, items) => this.#questions.choose(title, items),
       switchSession: (resume) => this.#switch(resume),
       trust: () => this.#trust(),
+      compact: (instructions) => this.#compact(instructions),
       exit: () => void this.close(),
     };
+  }
+
+  /** /compact: summarises the conversation between turns (its line comes from the `compacted` event). */
+  async #compact(instructions: string): Promise<void> {
+    if (this.#turns.running) {
+      throw usageError(
+        "A turn is running.",
+        "Wait for it to finish (or interrupt it with Esc), then /compact again.",
+      );
+    }
+    const done = await this.#open!.session.loop.compact(
+      new AbortController().signal,
+      instructions === "" ? {} : { instructions },
+    );
+    if (!done.ok) this.view.stderr(`Could not compact the conversation: ${done.reason}.`);
   }
 
   /**

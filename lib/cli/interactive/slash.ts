@@ -31,6 +31,7 @@ export const SLASH_COMMANDS: readonly SlashSpec[] = [
   { name: "status", args: "", description: "session id, model, mode, trust, running children" },
   { name: "trust", args: "", description: "trust this folder; load its settings, agents, MCP" },
   { name: "memory", args: "", description: "memory files (CLAUDE.md), skills and custom commands" },
+  { name: "compact", args: "[instructions]", description: "summarise the conversation to free its context" },
   { name: "clear", args: "", description: "start a new session (the old one stays on disk)" },
   { name: "resume", args: "[id]", description: "continue an earlier session of this folder" },
   { name: "exit", args: "", description: "leave (the session is saved; Ctrl-D works too)" },

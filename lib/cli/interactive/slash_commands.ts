@@ -56,6 +56,8 @@ export interface SlashContext {
   switchSession(resume: string | undefined): Promise<void>;
   /** Trusts this folder (`blade trust`) and continues the session with its project configuration. */
   trust(): Promise<void>;
+  /** Compacts the session's conversation, focused by `instructions` when given. */
+  compact(instructions: string): Promise<void>;
   exit(): void;
 }
 
@@ -326,6 +328,8 @@ export async function runSlash(ctx: SlashContext, line: SlashLine): Promise<void
     }
     case "trust":
       return await ctx.trust();
+    case "compact":
+      return await ctx.compact(line.rest);
     case "clear":
       return await ctx.switchSession(undefined);
     case "resume": {

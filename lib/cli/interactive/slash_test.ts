@@ -35,6 +35,7 @@ describe("completeSlash", () => {
       "/status",
       "/trust",
       "/memory",
+      "/compact",
       "/clear",
       "/resume",
       "/exit",

@@ -14,7 +14,7 @@ import {
 } from "@mariozechner/pi-tui";
 import type { RuntimeEvent, SubagentInfo } from "../../protocol/events.ts";
 import { type Message, textOf } from "../../protocol/messages.ts";
-import { firstLine, toolLabel } from "../print_render.ts";
+import { compactedNote, firstLine, toolLabel } from "../print_render.ts";
 import { clean, resultSummary } from "./summary.ts";
 import type { Theme } from "./theme.ts";
 import { isDelegationTool } from "../../protocol/tool_names.ts";
@@ -248,6 +248,10 @@ export class SessionView {
         return;
       case "runtime_warning":
         this.#blocks.push({ kind: "lines", lines: [t.warn(`⚠ ${clean(event.message)}`)], wrap: true });
+        return;
+      case "compacted":
+        if (!this.#isMain(event.sessionId)) return;
+        this.#blocks.push({ kind: "lines", lines: [t.dim(`  (${compactedNote(event)})`)], wrap: true });
         return;
       case "prompt_blocked":
         // Hook output is data: shown after `clean`, one line per line it has.
