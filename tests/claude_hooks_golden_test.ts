@@ -4,13 +4,15 @@
 // scripts/record_claude_hooks.ts) is compared with what Blade does: the hooks that ran, in which
 // order, with which input fields and values; the hook texts the model was sent and in which request
 // they first appeared; the result object (text, turns, exit code, permission_denials); and the
-// stream-json `system` lines a blocked prompt prints.
+// stream-json `system` lines a blocked prompt prints; each PostToolUse's `tool_response` field for field
+// (Bash, Read, Write, Edit); what the model sees of a command that printed nothing.
 
 import assert from "node:assert/strict";
 import { startFakeAnthropicServer } from "../lib/testing/fake_anthropic_server.ts";
 import type { AnthropicRequestBody } from "../lib/provider/anthropic_wire.ts";
 import type { RecordedRequest } from "../lib/testing/fake_model_server.ts";
 import { bladeSandbox } from "./support/blade.ts";
+import { BASH_NO_OUTPUT } from "../lib/tools/bash.ts";
 import {
   caseHandler,
   HOOK_CASES,
@@ -64,15 +66,16 @@ const SAME_VALUE = [
   "agent_type",
 ];
 
-/** Input fields Blade fills in its own way (ids, paths, a tool's response), present when Claude Code's are. */
-const SAME_KIND = [
-  "session_id",
-  "transcript_path",
-  "tool_use_id",
-  "tool_response",
-  "agent_id",
-  "agent_transcript_path",
-];
+/** Input fields Blade fills in its own way (ids, paths), present when Claude Code's are. */
+const SAME_KIND = ["session_id", "transcript_path", "tool_use_id", "agent_id", "agent_transcript_path"];
+
+/** Fields of a `tool_response` that measure time: present in both, their values free. */
+const TIMINGS = new Set(["durationMs"]);
+
+function withoutTimings(response: unknown): unknown {
+  if (typeof response !== "object" || response === null) return response;
+  return Object.fromEntries(Object.entries(response).filter(([k]) => !TIMINGS.has(k)));
+}
 
 /** Claude Code fields Blade does not have (no such state in Blade): never required. */
 const CLAUDE_ONLY = new Set(["prompt_id", "effort", "background_tasks", "session_crons", "duration_ms"]);
@@ -86,6 +89,8 @@ function hookTexts(blocks: readonly { role: string; type: string; text?: string 
   for (const b of blocks) {
     const text = b.text ?? "";
     if (b.type === "tool_result" && text.includes("hook error")) out.push(text);
+    // What a command that printed nothing says (the case hooks_tool_response records it).
+    else if (b.type === "tool_result" && text === BASH_NO_OUTPUT) out.push(text);
     else if (text.startsWith("<system-reminder>\nThe text below is the output of a hook")) out.push(text);
     else {
       for (const paragraph of text.split("\n\n")) {
@@ -139,7 +144,7 @@ async function compare(name: string, env: Record<string, string> = {}): Promise<
   await using box = await bladeSandbox();
   const ws = box.workspace;
   await writeCase(c, ws);
-  const { handler, answered } = caseHandler(c);
+  const { handler, answered } = caseHandler(c, { ws });
   await using server = startFakeAnthropicServer({ handler });
   const run = await box.run(
     [
@@ -208,6 +213,14 @@ async function compare(name: string, env: Record<string, string> = {}): Promise<
         `${name}: ${w.hook} ${k} in ${JSON.stringify(input)}`,
       );
     }
+    // A PostToolUse's `tool_response`: Claude Code's object for the tool, field for field.
+    if ("tool_response" in expected) {
+      assert.deepEqual(
+        withoutTimings(input.tool_response),
+        withoutTimings(expected.tool_response),
+        `${name}: ${w.hook} tool_response of ${JSON.stringify(expected.tool_input)}`,
+      );
+    }
     const extra = Object.keys(input).filter((k) => !(k in expected));
     assert.deepEqual(extra, [], `${name}: ${w.hook} fields Claude Code does not send`);
     const missing = Object.keys(expected).filter((k) => !(k in input) && !CLAUDE_ONLY.has(k));
@@ -242,6 +255,7 @@ for (
     "hooks_session_start_plain",
     "hooks_events",
     "hooks_subagent",
+    "hooks_tool_response",
   ]
 ) {
   Deno.test(`hooks golden: ${name} as Claude Code 2.1.332`, () => compare(name));

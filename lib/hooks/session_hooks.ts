@@ -259,7 +259,7 @@ function preToolUse(fire: Fire): (request: HookedRequest) => Promise<BeforePermi
   return async ({ call, input, ctx }) => {
     const v = await fire("PreToolUse", {
       tool_name: call.name,
-      tool_input: isRecord(input) ? input : call.input,
+      tool_input: hookToolInput(call.name, isRecord(input) ? input : call.input),
       tool_use_id: call.id,
     }, { match: call.name, toolUseId: call.id, ctx });
     const label = `PreToolUse:${call.name} hook error`;
@@ -276,13 +276,14 @@ function postToolUse(
   fire: Fire,
 ): (
   request: HookedRequest,
-  result: { content: string; isError: boolean },
+  result: { content: string; isError: boolean; response?: Record<string, unknown> },
 ) => Promise<AfterToolCallResult | undefined> {
   return async ({ call, input, ctx }, result) => {
     const v = await fire("PostToolUse", {
       tool_name: call.name,
-      tool_input: isRecord(input) ? input : call.input,
-      tool_response: { content: result.content, is_error: result.isError },
+      tool_input: hookToolInput(call.name, isRecord(input) ? input : call.input),
+      // A built-in tool's object as Claude Code builds it (tools/hook_response.ts), else the result.
+      tool_response: result.response ?? { content: result.content, is_error: result.isError },
       tool_use_id: call.id,
     }, { match: call.name, toolUseId: call.id, ctx });
     // Claude Code's texts (tests/fixtures/claude/hooks_events): a block's reason with the result, the
@@ -293,6 +294,21 @@ function postToolUse(
     if (context.length > 0) answer.context = context;
     return answer.annotate === undefined && answer.context === undefined ? undefined : answer;
   };
+}
+
+/**
+ * Defaults Claude Code's schemas fill in before its hooks read a call's input (Edit's `replace_all`,
+ * tests/fixtures/claude/hooks_tool_response); Blade's schemas leave them out.
+ */
+const INPUT_DEFAULTS: Record<string, Record<string, unknown>> = { Edit: { replace_all: false } };
+
+/** A call's input as Claude Code's hooks read it: the tool's defaults filled in. */
+function hookToolInput(tool: string, input: Record<string, unknown>): Record<string, unknown> {
+  const defaults = INPUT_DEFAULTS[tool];
+  if (defaults === undefined) return input;
+  const filled = { ...input };
+  for (const [key, value] of Object.entries(defaults)) if (!(key in filled)) filled[key] = value;
+  return filled;
 }
 
 function contextTexts(prefix: string, v: HookVerdict): string[] {
