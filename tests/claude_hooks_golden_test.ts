@@ -4,7 +4,7 @@
 // scripts/record_claude_hooks.ts) is compared with what Blade does: the hooks that ran, in which
 // order, with which input fields and values; the hook texts the model was sent and in which request
 // they first appeared; the result object (text, turns, exit code, permission_denials); and the
-// stream-json `system` lines a blocked prompt prints; each PostToolUse's `tool_response` field for field
+// stream-json `system` lines a blocked prompt prints; the hook lines printed before `system/init`; each PostToolUse's `tool_response` field for field
 // (Bash, Read, Write, Edit); what the model sees of a command that printed nothing.
 
 import assert from "node:assert/strict";
@@ -177,8 +177,19 @@ async function compare(name: string, env: Record<string, string> = {}): Promise<
   const informational = (lines: Json[]) => lines.filter((l) => l.subtype === "informational").map(withoutIds);
   assert.deepEqual(informational(stream), norm(informational(want.stream)), `${name}: informational lines`);
 
-  // The hook lines of `--include-hook-events`.
+  // The hook lines of `--include-hook-events`, and which of them come before `system/init`.
   assert.deepEqual(hookLines(stream), hookLines(norm(want.stream)), `${name}: hook lines`);
+  const beforeInit = (lines: Json[]) => lines.slice(0, lines.findIndex((l) => l.subtype === "init"));
+  assert.deepEqual(
+    hookLines(beforeInit(stream)),
+    hookLines(beforeInit(norm(want.stream))),
+    `${name}: hook lines before system/init`,
+  );
+  assert.deepEqual(
+    beforeInit(stream).filter((l) => !String(l.subtype).startsWith("hook_")),
+    [],
+    `${name}: only hook lines before system/init`,
+  );
   for (const r of stream.filter((l) => l.subtype === "hook_response")) {
     assert.ok(
       stream.some((l) => l.subtype === "hook_started" && l.hook_id === r.hook_id),

@@ -84,6 +84,8 @@ export class ClaudeStream {
   #children = new Map<string, Scope>();
   /** The children's task lines: progress, updates, the background set (claude_task_lines.ts). */
   #tasks: TaskLines;
+  /** `system/init`, held while the session's SessionStart and UserPromptSubmit hooks run (heldInit). */
+  #heldInit: Line | undefined;
 
   constructor(o: ClaudeStreamOptions) {
     this.#o = o;
@@ -131,7 +133,21 @@ export class ClaudeStream {
   /** The stream-json lines (JSON text, no newline) for one event. */
   onEvent(event: RuntimeEvent): string[] {
     this.#track(event);
-    return this.#lines(event, { parentToolUseId: null }, 0).map((l) => JSON.stringify(l));
+    const lines = this.#lines(event, { parentToolUseId: null }, 0);
+    const opening = event.type === "hook_run" &&
+      (event.event === "SessionStart" || event.event === "UserPromptSubmit");
+    const held = opening || lines.length === 0 ? [] : this.flush();
+    return [...held, ...lines.map((l) => JSON.stringify(l))];
+  }
+
+  /**
+   * A held `system/init` line, if any (printed before anything but the opening hooks' lines; the caller
+   * flushes before the result).
+   */
+  flush(): string[] {
+    const init = this.#heldInit;
+    this.#heldInit = undefined;
+    return init === undefined ? [] : [JSON.stringify(init)];
   }
 
   #track(event: RuntimeEvent): void {
@@ -172,6 +188,12 @@ export class ClaudeStream {
       case "session_started":
         if (depth > 0) return [];
         this.#sessionId = event.sessionId;
+        // With hook lines, Claude Code prints the SessionStart and UserPromptSubmit hooks' lines before
+        // `system/init` (tests/fixtures/claude/hooks_events): init waits for the first other line.
+        if (this.#o.includeHookEvents === true) {
+          this.#heldInit = this.#init(event);
+          return [];
+        }
         return [this.#init(event)];
       case "text_delta":
         return this.#o.includePartialMessages ? this.#delta(event, scope) : [];

@@ -157,7 +157,10 @@ export function printSink(io: Io, o: PrintSinkOptions): PrintSink {
     lostWork: () => lost,
     subagents: ledger.subagents,
     replayUser(text) {
-      if (o.format === "stream-json") line(stream.userLine(text));
+      if (o.format === "stream-json") {
+        for (const json of stream.flush()) line(json);
+        line(stream.userLine(text));
+      }
     },
     emit(event) {
       if (deltas === undefined) show(event);
@@ -167,6 +170,11 @@ export function printSink(io: Io, o: PrintSinkOptions): PrintSink {
       for (const e of deltas?.flush() ?? []) show(e);
       if (o.format === "text") text.finish(summary);
       else {
+        // A held system/init (claude_stream.ts) is never lost, whatever ended the run.
+        for (const json of stream.flush()) {
+          if (o.format === "stream-json") line(json);
+          else messages?.push(json);
+        }
         // A run the API refused ends with Claude Code's synthetic assistant line saying so.
         if (summary.apiError !== undefined && o.format !== "blade-events") {
           const synthetic = stream.syntheticLine(summary.apiError);
