@@ -133,12 +133,43 @@ function hookLines(lines: readonly Json[]): string[][] {
   return runs.map((r) => r.lines.sort());
 }
 
+/**
+ * The top-level lines in order as kinds (`type/subtype`, a notification's key, a user line's first
+ * block type), hooks of one event (which run in parallel) sorted within their run.
+ */
+function lineKinds(lines: readonly Json[]): string[] {
+  const out: string[] = [];
+  let run: string[] = [];
+  let runName: unknown;
+  const end = () => {
+    out.push(...run.sort());
+    run = [];
+  };
+  for (const l of lines) {
+    if (l.parent_tool_use_id !== undefined && l.parent_tool_use_id !== null) continue;
+    const content = (l.message as { content?: { type: string }[] } | undefined)?.content;
+    const kind = [l.type, l.subtype ?? "", l.key ?? "", l.type === "user" ? content?.[0]?.type : ""].join(
+      "/",
+    );
+    const hook = String(l.subtype).startsWith("hook_") ? l.hook_name : undefined;
+    if (hook === undefined || hook !== runName) end();
+    runName = hook;
+    run.push(kind);
+  }
+  end();
+  return out;
+}
+
 function withoutIds(line: Json): Json {
   const { uuid: _u, session_id: _s, ...rest } = line;
   return rest;
 }
 
-async function compare(name: string, env: Record<string, string> = {}): Promise<void> {
+async function compare(
+  name: string,
+  o: { env?: Record<string, string>; sequence?: boolean } = {},
+): Promise<void> {
+  const env = o.env ?? {};
   const c = HOOK_CASES.find((x) => x.name === name)!;
   const want = await recorded(name);
   await using box = await bladeSandbox();
@@ -176,6 +207,17 @@ async function compare(name: string, env: Record<string, string> = {}): Promise<
   // Claude Code's informational lines (a blocked prompt).
   const informational = (lines: Json[]) => lines.filter((l) => l.subtype === "informational").map(withoutIds);
   assert.deepEqual(informational(stream), norm(informational(want.stream)), `${name}: informational lines`);
+
+  // The whole top-level stream in Claude Code's order: hook lines around the answers, a Stop hook's
+  // feedback line and `stop-hook-error` notification, no permission_denied line for a hook's refusal.
+  if (o.sequence !== false) {
+    assert.deepEqual(lineKinds(stream), lineKinds(want.stream), `${name}: the stream's lines in order`);
+  }
+
+  // A Stop hook's feedback as Claude Code's synthetic user line shows it.
+  const synthetic = (lines: Json[]) =>
+    lines.filter((l) => l.type === "user" && l.isSynthetic === true).map((l) => l.message);
+  assert.deepEqual(synthetic(stream), norm(synthetic(want.stream)), `${name}: synthetic user lines`);
 
   // The hook lines of `--include-hook-events`, and which of them come before `system/init`.
   assert.deepEqual(hookLines(stream), hookLines(norm(want.stream)), `${name}: hook lines`);
@@ -274,4 +316,4 @@ for (
 
 // A child in this thread (no Worker) fires the same hooks the same way.
 Deno.test("hooks golden: hooks_subagent with the child in the main thread", () =>
-  compare("hooks_subagent", { BLADE_CHILD_SANDBOX: "none" }));
+  compare("hooks_subagent", { env: { BLADE_CHILD_SANDBOX: "none" } }));

@@ -84,8 +84,10 @@ export class ClaudeStream {
   #children = new Map<string, Scope>();
   /** The children's task lines: progress, updates, the background set (claude_task_lines.ts). */
   #tasks: TaskLines;
-  /** `system/init`, held while the session's SessionStart and UserPromptSubmit hooks run (heldInit). */
+  /** `system/init`, held while the session's SessionStart and UserPromptSubmit hooks run (onEvent). */
   #heldInit: Line | undefined;
+  /** The top-level Stop hooks' lines, held until the answer they judged is printed (onEvent). */
+  #afterAnswer: string[] = [];
 
   constructor(o: ClaudeStreamOptions) {
     this.#o = o;
@@ -130,21 +132,34 @@ export class ClaudeStream {
     });
   }
 
-  /** The stream-json lines (JSON text, no newline) for one event. */
+  /**
+   * The stream-json lines (JSON text, no newline) for one event, in Claude Code's order
+   * (tests/fixtures/claude/hooks_events): the SessionStart and UserPromptSubmit hooks' lines before
+   * `system/init`; the top-level Stop hooks' lines (and a block's feedback) after the answer they judged,
+   * which Blade announces only once it is durable, after those hooks ran.
+   */
   onEvent(event: RuntimeEvent): string[] {
     this.#track(event);
-    const lines = this.#lines(event, { parentToolUseId: null }, 0);
-    const opening = event.type === "hook_run" &&
-      (event.event === "SessionStart" || event.event === "UserPromptSubmit");
-    const held = opening || lines.length === 0 ? [] : this.flush();
-    return [...held, ...lines.map((l) => JSON.stringify(l))];
+    const lines = this.#lines(event, { parentToolUseId: null }, 0).map((l) => JSON.stringify(l));
+    if (lines.length === 0) return [];
+    const hookOf = event.type === "hook_run" ? event.event : undefined;
+    if (hookOf === "SessionStart" || hookOf === "UserPromptSubmit") return lines;
+    const out = this.#takeInit();
+    if (hookOf === "Stop" || event.type === "stop_hook_feedback") {
+      this.#afterAnswer.push(...lines);
+      return out;
+    }
+    out.push(...lines);
+    if (event.type === "assistant_message") out.push(...this.#afterAnswer.splice(0));
+    return out;
   }
 
-  /**
-   * A held `system/init` line, if any (printed before anything but the opening hooks' lines; the caller
-   * flushes before the result).
-   */
+  /** The lines still held (a `system/init`, Stop hooks' lines): the caller prints them before the result. */
   flush(): string[] {
+    return [...this.#takeInit(), ...this.#afterAnswer.splice(0)];
+  }
+
+  #takeInit(): string[] {
     const init = this.#heldInit;
     this.#heldInit = undefined;
     return init === undefined ? [] : [JSON.stringify(init)];
@@ -243,6 +258,8 @@ export class ClaudeStream {
         }];
       case "hook_run":
         return this.#o.includeHookEvents === true ? [this.#hookLine(event)] : [];
+      case "stop_hook_feedback":
+        return depth > 0 ? [] : this.#stopFeedback(event);
       case "prompt_blocked":
         // Claude Code's line for a prompt a UserPromptSubmit hook blocked (tests/fixtures/claude/hooks_prompt_block).
         return [{
@@ -265,6 +282,26 @@ export class ClaudeStream {
       default:
         return [];
     }
+  }
+
+  /**
+   * A Stop hook's block: Claude Code's synthetic user line with the feedback, then its
+   * `stop-hook-error` notification (tests/fixtures/claude/hooks_events/stream.jsonl).
+   */
+  #stopFeedback(event: Event<"stop_hook_feedback">): Line[] {
+    return [{
+      type: "user",
+      message: { role: "user", content: [{ type: "text", text: event.text }] },
+      ...this.#base({ parentToolUseId: null }),
+      isSynthetic: true,
+    }, {
+      type: "system",
+      subtype: "notification",
+      key: "stop-hook-error",
+      text: "stop hook problem · ctrl+o to see",
+      priority: "immediate",
+      ...this.#system(),
+    }];
   }
 
   /** Claude Code's hook line (tests/fixtures/claude/hooks_events/stream.jsonl): output is stdout then stderr. */
@@ -295,9 +332,12 @@ export class ClaudeStream {
     };
   }
 
-  /** Claude Code's `system/permission_denied` line before the refused call's result (top-level calls). */
+  /**
+   * Claude Code's `system/permission_denied` line before the refused call's result (top-level calls;
+   * not for a hook's refusal, tests/fixtures/claude/hooks_events).
+   */
   #denied(event: Event<"tool_completed">, depth: number): Line[] {
-    if (event.denied !== true || depth > 0) return [];
+    if (event.denied !== true || event.byHook === true || depth > 0) return [];
     return [{
       type: "system",
       subtype: "permission_denied",

@@ -128,6 +128,8 @@ export function mainSessionHooks(
     source?: string | undefined;
     /** The subagents' hooks: told the session's id and transcript (their inputs name them). */
     run?: RunHooks | undefined;
+    /** A Stop hook blocked the session's end: its feedback (print mode's stream-json shows it). */
+    feedback?: ((text: string) => void) | undefined;
   },
 ): (session: { sessionId: string; transcriptPath: string }) => LoopHooks {
   const life = o.life ?? new HookLifetime();
@@ -160,6 +162,7 @@ export function mainSessionHooks(
       runner: (ctx) => hookCommandRunner(ctx ?? own, { projectDir: app.workspace, redact: app.redact }),
       warn: (line) => o.io.err(`blade: warning: ${terminalSafe(app.redact(line))}\n`),
       tell: (line) => o.io.err(`${terminalSafe(app.redact(line))}\n`),
+      feedback: o.feedback,
       // SessionEnd runs after the run's own signal ended it (an interrupted run still ends).
       signal: o.signal,
       started: !first,

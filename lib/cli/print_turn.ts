@@ -338,7 +338,17 @@ function turnHooks(
   const { hookMode: mode, hookLife: life } = o.f;
   return {
     run,
-    session: mainSessionHooks(app, { engine, io: o.io, signal: o.signal, mode, life, run }),
+    session: mainSessionHooks(app, {
+      engine,
+      io: o.io,
+      signal: o.signal,
+      mode,
+      life,
+      run,
+      feedback: (text) => {
+        if (printing) o.sink.emit({ type: "stop_hook_feedback", sessionId: o.sessionId() ?? "", text });
+      },
+    }),
     printed,
   };
 }

@@ -87,7 +87,8 @@ export type AskApproval = (
  * The gates' answer: refused, or allowed — with `input` when it changed: a hook's rewrite (gated again
  * before it runs), or the approver's own change, already checked (`checked`).
  */
-type GateOutcome = GateDecision & { input?: Record<string, unknown>; checked?: boolean };
+/** The gate's answer; `byHook`: a PreToolUse hook (beforePermission) refused the call. */
+type GateOutcome = GateDecision & { input?: Record<string, unknown>; checked?: boolean; byHook?: boolean };
 
 /** The calls of one answer with their durable identity; `run()` executes them. */
 export interface PreparedCalls {
@@ -201,7 +202,7 @@ export class ToolRunner {
   async #runOne(call: ToolCallBlock, ctx: ToolContext): Promise<ToolResult> {
     const { emit, sessionId } = this.#o;
     emit({ type: "tool_started", sessionId, callId: call.id, name: call.name, input: call.input });
-    const { result, denied, allowWith } = await this.#execute(call, ctx);
+    const { result, denied, allowWith, byHook } = await this.#execute(call, ctx);
     emit({
       type: "tool_completed",
       sessionId,
@@ -211,6 +212,7 @@ export class ToolRunner {
       content: result.content,
       ...(denied ? { denied: true } : {}),
       ...(allowWith === undefined ? {} : { allowWith }),
+      ...(byHook === true ? { byHook } : {}),
     });
     return result;
   }
@@ -222,7 +224,7 @@ export class ToolRunner {
   async #execute(
     call: ToolCallBlock,
     ctx: ToolContext,
-  ): Promise<{ result: ToolResult; denied: boolean; allowWith?: string }> {
+  ): Promise<{ result: ToolResult; denied: boolean; allowWith?: string; byHook?: boolean }> {
     const error = (content: string, denied = false) => ({ result: { content, isError: true }, denied });
     const tool = this.byName(call.name);
     if (tool === undefined) {
@@ -246,6 +248,7 @@ export class ToolRunner {
       return {
         ...error(gate.message, true),
         ...(gate.allowWith === undefined ? {} : { allowWith: gate.allowWith }),
+        ...(gate.byHook === true ? { byHook: true } : {}),
       };
     }
     const rewritten = gate.input === undefined
@@ -343,7 +346,12 @@ export class ToolRunner {
     const o = this.#o;
     const pre = o.beforePermission === undefined ? {} : await this.#hooks.beforePermission(request);
     if (pre.decision === "deny") {
-      return { allow: false, askable: false, message: pre.reason ?? `A hook refused ${request.call.name}.` };
+      return {
+        allow: false,
+        askable: false,
+        message: pre.reason ?? `A hook refused ${request.call.name}.`,
+        byHook: true,
+      };
     }
     let hooked: Record<string, unknown> | undefined;
     if (pre.input !== undefined) {

@@ -38,6 +38,8 @@ export interface HookSession {
   warn: (line: string) => void;
   /** Said to the user (`systemMessage`, `stopReason`). */
   tell?: ((line: string) => void) | undefined;
+  /** A Stop hook blocked the top-level session's end: its feedback, unframed (stream-json's user line). */
+  feedback?: ((text: string) => void) | undefined;
   signal: AbortSignal;
   /** SessionStart already fired for this session in this run (an Agent SDK session's later turns). */
   started?: boolean | undefined;
@@ -204,7 +206,9 @@ function stopHook(
       }, { match: agent.type, name: "SubagentStop" });
     if (v.block === undefined || o.state.asked !== undefined) return undefined;
     blockedTurn = end.turn;
-    return { continueWith: hookFeedback(`Stop hook feedback:\n${v.block}`) };
+    const feedback = `Stop hook feedback:\n${v.block}`;
+    if (agent === undefined) o.session.feedback?.(feedback);
+    return { continueWith: hookFeedback(feedback) };
   };
 }
 
