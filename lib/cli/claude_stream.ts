@@ -12,6 +12,7 @@ import type { ContentBlock } from "../protocol/messages.ts";
 import { VERSION } from "../version.ts";
 import { claudeModeName, parsePermissionMode } from "../protocol/permission_mode.ts";
 import { TaskLines } from "./claude_task_lines.ts";
+import { hookLine, promptBlockedLine, stopFeedbackLines } from "./claude_hook_lines.ts";
 import { AGENT_TOOL, isDelegationTool } from "../protocol/tool_names.ts";
 
 export interface ClaudeStreamOptions {
@@ -257,21 +258,13 @@ export class ClaudeStream {
           ...this.#system(),
         }];
       case "hook_run":
-        return this.#o.includeHookEvents === true ? [this.#hookLine(event)] : [];
+        return this.#o.includeHookEvents === true ? [hookLine(event, this.#system())] : [];
       case "stop_hook_feedback":
-        return depth > 0 ? [] : this.#stopFeedback(event);
+        return depth > 0
+          ? []
+          : stopFeedbackLines(event, { base: this.#base({ parentToolUseId: null }), system: this.#system() });
       case "prompt_blocked":
-        // Claude Code's line for a prompt a UserPromptSubmit hook blocked (tests/fixtures/claude/hooks_prompt_block).
-        return [{
-          type: "system",
-          subtype: "informational",
-          content: event.message,
-          level: "warning",
-          prevent_continuation: true,
-          prompt_submit_outcome: { kind: "blocked_by_hook", prompt_kept: false, reason: event.reason },
-          uuid: this.#o.uuid(),
-          session_id: this.#sessionId,
-        }];
+        return [promptBlockedLine(event, this.#system())];
       case "subagent_event": {
         const inner: Scope = this.#children.get(event.agentId) ?? { parentToolUseId: null };
         return [
@@ -282,54 +275,6 @@ export class ClaudeStream {
       default:
         return [];
     }
-  }
-
-  /**
-   * A Stop hook's block: Claude Code's synthetic user line with the feedback, then its
-   * `stop-hook-error` notification (tests/fixtures/claude/hooks_events/stream.jsonl).
-   */
-  #stopFeedback(event: Event<"stop_hook_feedback">): Line[] {
-    return [{
-      type: "user",
-      message: { role: "user", content: [{ type: "text", text: event.text }] },
-      ...this.#base({ parentToolUseId: null }),
-      isSynthetic: true,
-    }, {
-      type: "system",
-      subtype: "notification",
-      key: "stop-hook-error",
-      text: "stop hook problem · ctrl+o to see",
-      priority: "immediate",
-      ...this.#system(),
-    }];
-  }
-
-  /** Claude Code's hook line (tests/fixtures/claude/hooks_events/stream.jsonl): output is stdout then stderr. */
-  #hookLine(event: Event<"hook_run">): Line {
-    const ids = { hook_id: event.hookId, hook_name: event.name, hook_event: event.event };
-    if (event.phase === "started") {
-      return {
-        type: "system",
-        subtype: "hook_started",
-        ...ids,
-        uuid: this.#o.uuid(),
-        session_id: this.#sessionId,
-      };
-    }
-    const stdout = event.stdout ?? "";
-    const stderr = event.stderr ?? "";
-    return {
-      type: "system",
-      subtype: "hook_response",
-      ...ids,
-      output: stdout + stderr,
-      stdout,
-      stderr,
-      exit_code: event.exitCode ?? null,
-      outcome: event.outcome ?? "error",
-      uuid: this.#o.uuid(),
-      session_id: this.#sessionId,
-    };
   }
 
   /**

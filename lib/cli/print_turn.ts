@@ -129,6 +129,11 @@ export function printSink(io: Io, o: PrintSinkOptions): PrintSink {
   // json --verbose: the stream-json message lines, printed as one array with the result (Claude Code's).
   const messages: string[] | undefined = o.format === "json" && o.verbose === true ? [] : undefined;
   const deltas = o.secrets === undefined ? undefined : deltaRedaction(o.secrets);
+  // stream-json prints its lines; json --verbose keeps them for the array.
+  const put = (lines: string[]) => {
+    if (o.format === "stream-json") { for (const json of lines) line(json); }
+    else messages?.push(...lines);
+  };
   const show = (event: RuntimeEvent) => {
     ledger.add(event);
     if (event.type === "runtime_warning") {
@@ -147,8 +152,7 @@ export function printSink(io: Io, o: PrintSinkOptions): PrintSink {
       const refusal = refusalLine(event);
       if (refusal !== undefined) io.err(refusal);
     }
-    if (o.format === "stream-json") { for (const json of stream.onEvent(event)) line(json); }
-    else if (messages !== undefined) messages.push(...stream.onEvent(event));
+    if (o.format === "stream-json" || messages !== undefined) put(stream.onEvent(event));
     else if (o.format === "blade-events") line(bladeEventLine(event));
     else if (o.format === "text") text.onEvent(event);
   };
@@ -157,10 +161,7 @@ export function printSink(io: Io, o: PrintSinkOptions): PrintSink {
     lostWork: () => lost,
     subagents: ledger.subagents,
     replayUser(text) {
-      if (o.format === "stream-json") {
-        for (const json of stream.flush()) line(json);
-        line(stream.userLine(text));
-      }
+      if (o.format === "stream-json") put([...stream.flush(), stream.userLine(text)]);
     },
     emit(event) {
       if (deltas === undefined) show(event);
@@ -170,11 +171,8 @@ export function printSink(io: Io, o: PrintSinkOptions): PrintSink {
       for (const e of deltas?.flush() ?? []) show(e);
       if (o.format === "text") text.finish(summary);
       else {
-        // A held system/init (claude_stream.ts) is never lost, whatever ended the run.
-        for (const json of stream.flush()) {
-          if (o.format === "stream-json") line(json);
-          else messages?.push(json);
-        }
+        put(stream.flush()); // lines claude_stream.ts holds are never lost, whatever ended the run
+
         // A run the API refused ends with Claude Code's synthetic assistant line saying so.
         if (summary.apiError !== undefined && o.format !== "blade-events") {
           const synthetic = stream.syntheticLine(summary.apiError);
