@@ -84,6 +84,7 @@ Deno.test("benchOptions: --help is usage (exit 0); a bad option, runs or group i
       "search",
       "remote",
       "hooks",
+      "rewrites",
     ],
     profile: false,
   });

@@ -35,7 +35,7 @@ export function anthropicBlock(block: ContentBlock): Record<string, unknown> {
     case "text":
       return { type: "text", text: block.text };
     case "tool_call":
-      return { type: "tool_use", id: block.id, name: block.name, input: block.input };
+      return { type: "tool_use", id: block.id, name: block.name, input: modelInput(block) };
     case "thinking":
       return { type: "thinking", thinking: block.thinking, signature: block.signature };
     case "redacted_thinking":
@@ -48,6 +48,16 @@ export function anthropicBlock(block: ContentBlock): Record<string, unknown> {
         is_error: block.isError,
       };
   }
+}
+
+/** A call's input as the model wrote it: without the agent id Blade assigns an Agent call before it runs. */
+function modelInput(block: Extract<ContentBlock, { type: "tool_call" }>): unknown {
+  const input = block.input;
+  if (!isDelegationTool(block.name) || typeof input !== "object" || input === null || Array.isArray(input)) {
+    return input;
+  }
+  const { subagent_session_id: _, ...rest } = input as Record<string, unknown>;
+  return rest;
 }
 
 interface Scope {
@@ -414,7 +424,8 @@ export class ClaudeStream {
       subtype: "task_notification",
       task_id: event.subagent.session_id,
       tool_use_id: event.callId,
-      status: event.state,
+      // The Agent SDK's names: a stopped task is `stopped` (Blade's record: cancelled).
+      status: event.state === "cancelled" ? "stopped" : event.state,
       summary: event.summary,
       ...(usage === undefined ? {} : { usage }),
       ...(event.verdict === undefined ? {} : { verdict: event.verdict }),

@@ -17,6 +17,8 @@ import { apiErrorOf, refusedWork } from "./turn_failures.ts";
 import { FailedDuringSession } from "./report_error.ts";
 import { claudeStream } from "./claude_stream.ts";
 import { type MainRunResult, runMainSession } from "../executor/main_runner.ts";
+import type { Runtime } from "../runtime/runtime.ts";
+import type { ModelOptions } from "../executor/loop_options.ts";
 import type { RunRules } from "../permissions/run_rules.ts";
 import type { McpHub } from "../mcp/hub.ts";
 import type { PromptFlags } from "./print_inputs.ts";
@@ -227,6 +229,12 @@ export interface TurnFlags {
    * reports its refusals in `permission_denials` and goes on.
    */
   refusedWorkFails?: boolean;
+  /** The Agent SDK's setMaxThinkingTokens: the thinking budget of this turn's requests (0 = off). */
+  thinkingBudget?: number;
+  /** … and its display (`summarized`, `highlights`). */
+  thinkingDisplay?: string;
+  /** Told the turn's runtime while it runs, then undefined (the Agent SDK's stopTask reaches its tasks). */
+  onRuntime?: (runtime: Runtime | undefined) => void;
 }
 
 export interface SessionChoice {
@@ -271,6 +279,7 @@ export async function runTurn(
   });
   // Each turn returns its own object (loaded only with --json-schema: it brings zod).
   const structured = await structuredOutputOf(f.jsonSchema, app.config.structuredOutputAttempts);
+  f.onRuntime?.(runtime);
   try {
     const run = await runMainSession(app, {
       prompt,
@@ -296,6 +305,7 @@ export async function runTurn(
       ...(f.approve === undefined ? {} : { approve: f.approve }),
       ...(context === undefined ? {} : { context }),
       hooks: hooks.session,
+      modelOptions: thinkingOf(f),
     });
     // A continued session whose transcript had a torn or bad line: the rest was kept; say so.
     for (const d of run.transcriptDiagnostics) {
@@ -313,6 +323,7 @@ export async function runTurn(
     // Past session_started the result object names the session, so a script can --resume it.
     throw sessionId === undefined ? e : new FailedDuringSession(sessionId, e);
   } finally {
+    f.onRuntime?.(undefined);
     interrupt.dispose();
   }
 }
@@ -348,6 +359,14 @@ function turnHooks(
       },
     }),
     printed,
+  };
+}
+
+/** The turn's own thinking (the Agent SDK's setMaxThinkingTokens), only the fields it sets. */
+function thinkingOf(f: TurnFlags): ModelOptions {
+  return {
+    ...(f.thinkingBudget === undefined ? {} : { thinkingBudget: f.thinkingBudget }),
+    ...(f.thinkingDisplay === undefined ? {} : { thinkingDisplay: f.thinkingDisplay }),
   };
 }
 

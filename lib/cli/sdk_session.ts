@@ -14,7 +14,7 @@ import type { Approver } from "../protocol/approval.ts";
 import type { HookCallbacks } from "../protocol/hook_callbacks.ts";
 import { hookCallbacks, type McpStarter, SdkOutbox, SdkServers } from "./sdk_outbox.ts";
 import { type Io, redactedIo } from "./io.ts";
-import { jsonTerminalSafe } from "./sanitize.ts";
+import { jsonTerminalSafe, terminalSafe } from "./sanitize.ts";
 import { jsonSchemaOf, type StreamJsonInput, streamJsonInput } from "./print_inputs.ts";
 import { runTurn, type SessionChoice, type TurnFlags } from "./print_turn.ts";
 import { promptToolApprover } from "./permission_prompt_tool.ts";
@@ -30,6 +30,8 @@ import {
 } from "./sdk_control.ts";
 import { initializeAnswer, sessionApp } from "./sdk_initialize.ts";
 import { sdkModeCeiling } from "./sdk_ceiling.ts";
+import { stopSessionTask } from "./sdk_task_stop.ts";
+import type { Runtime } from "../runtime/runtime.ts";
 
 export interface SdkSessionDeps {
   app: App;
@@ -99,6 +101,10 @@ class SdkSession {
   #init: InitializeOptions = {};
   #mode: PermissionMode | undefined;
   #model: string | undefined;
+  /** The running turn's runtime (stopTask reaches its background tasks through it). */
+  #runtime: Runtime | undefined;
+  /** setMaxThinkingTokens: the budget and display of the next turns (unset: the launch's). */
+  #thinking: { budget?: number; display?: string } = {};
   #sessionId: string | undefined;
   /** Blade's own requests to the SDK (can_use_tool, hook_callback, mcp_message). */
   readonly #outbox: SdkOutbox;
@@ -209,6 +215,9 @@ class SdkSession {
         sdkHooks: this.hooks,
         hookMode: () => claudeModeName(this.#mode ?? this.#d.app.config.permissionMode),
       }),
+      ...(this.#thinking.budget === undefined ? {} : { thinkingBudget: this.#thinking.budget }),
+      ...(this.#thinking.display === undefined ? {} : { thinkingDisplay: this.#thinking.display }),
+      onRuntime: (runtime) => (this.#runtime = runtime),
     };
   }
 
@@ -314,6 +323,14 @@ class SdkSession {
       case "set_model":
         this.#model = action.model;
         return response;
+      case "set_thinking": {
+        const display = action.display === "keep" ? this.#thinking.display : action.display;
+        this.#thinking = {
+          ...(action.budget === undefined ? {} : { budget: action.budget }),
+          ...(display === undefined || display === "default" ? {} : { display }),
+        };
+        return response;
+      }
       case "drop_queued": {
         const i = this.#queue.findIndex((t) => t.uuid === action.uuid);
         if (i >= 0) this.#queue.splice(i, 1);
@@ -322,6 +339,15 @@ class SdkSession {
       case "mcp_deliver":
         this.#servers.deliver(action.server, action.message);
         return response;
+      case "stop_task": {
+        const { app } = this.#d;
+        const what = await stopSessionTask(app, action.taskId, {
+          runtime: this.#runtime,
+          mode: this.#mode ?? app.config.permissionMode,
+        });
+        if (app.config.debug) this.#d.io.err(`blade: debug: ${terminalSafe(what)}\n`);
+        return response;
+      }
       case "end":
         // The host is closing: nothing more is read; the turns already queued still run.
         this.#ended = true;

@@ -271,6 +271,7 @@ export async function runChild(deps: ChildDeps, spec: ChildSpec, signal: AbortSi
       depth: spec.depth,
       model: spec.config.model,
       maxTokens: deps.maxTokens,
+      modelOptions: spec.config.effort === undefined ? undefined : { effort: spec.config.effort },
       platform: deps.platform,
       workspaceRoot: spec.workspaceRoot,
       storageRoot: deps.layout.root,

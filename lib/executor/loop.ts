@@ -342,6 +342,7 @@ export class AgentLoop {
       messages,
       tools: this.#liveSpecs.length === 0 ? this.#specs : [...this.#specs, ...this.#liveSpecs],
       maxTokens: o.maxTokens,
+      ...o.modelOptions,
       meta: o.meta,
     }, opening.signal(signal));
     await opening.durable;

@@ -11,6 +11,7 @@ import type { ResolvedConfig } from "../config/config.ts";
 import type { RuntimeEventSink } from "../protocol/events.ts";
 import { userText } from "../protocol/messages.ts";
 import type { AgentLoop, RunResult, TurnInput } from "./loop.ts";
+import type { ModelOptions } from "./loop_options.ts";
 import { sessionLoop } from "./session_loop.ts";
 import { openSession } from "../session/open.ts";
 import { NO_RULES, type RuleSet, wholeToolsDenied } from "../protocol/tool_rule.ts";
@@ -72,6 +73,8 @@ export interface MainRunOptions {
   hooks?: ((session: { sessionId: string; transcriptPath: string }) => LoopHooks | undefined) | undefined;
   /** `--json-schema`: the StructuredOutput tool (kept whatever `--tools` says) and the loop's hooks for it. */
   structured?: StructuredState & { tool: AnyTool };
+  /** The session's own model options (the Agent SDK's setMaxThinkingTokens). */
+  modelOptions?: ModelOptions;
 }
 
 export interface MainRunResult {
@@ -257,6 +260,7 @@ async function buildMainSession(
     depth: 0,
     model: config.model,
     maxTokens: config.maxTokens,
+    modelOptions: o.modelOptions,
     platform: ports.env.platform(),
     workspaceRoot: app.workspace,
     additionalDirs: app.additionalDirs.length === 0 ? undefined : app.additionalDirs,

@@ -1,9 +1,11 @@
 // Owns running a model answer's tool calls for one session: durable identity before execution
 // (each call's `prepare()` may rewrite its input and add parts persisted with the call), then each
-// call validated (zod), gated (the permission gate, then the `beforeToolCall` hook point, whose
-// rewritten input is validated and gated again), run, and its result passed to the `afterToolCall`
-// hook point (hooks.ts) — concurrent tools (Task) at once, the others one after another in call
-// order. A tool never crashes the loop: every failure becomes an error result the model sees.
+// call validated by its tool's `schema` (a built-in tool's validator compiled from its generated JSON
+// Schema, lib/tools/input_check.ts; an MCP tool's or StructuredOutput's any-object check, the rest
+// checked by the server or the tool), gated (the permission gate, then the `beforeToolCall` hook point,
+// whose rewritten input is validated and gated again), run, and its result passed to the
+// `afterToolCall` hook point (hooks.ts) — concurrent tools (Task) at once, the others one after another
+// in call order. A tool never crashes the loop: every failure becomes an error result the model sees.
 
 import { loadBashParser } from "../shell/bash_parser.ts";
 import type { Message, ToolCallBlock } from "../protocol/messages.ts";

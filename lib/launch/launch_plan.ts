@@ -10,6 +10,7 @@ import type { SubtaskRefPart } from "../protocol/events.ts";
 import { chooseChildModel } from "./child_model.ts";
 import { resolveModel } from "../config/config.ts";
 import type { PermissionMode } from "../protocol/permission_mode.ts";
+import type { Effort } from "../protocol/effort.ts";
 import type { RuleTexts } from "../permissions/run_rules.ts";
 import { capMode, childRulesOf } from "../permissions/ceiling.ts";
 import type { AgentDefinition } from "../registry/schema.ts";
@@ -120,9 +121,12 @@ export function snapshotOf(
     isolation: "none" | "worktree";
     /** The model child_model.ts chose. */
     model: string;
+    /** The Agent call's `effort` (it wins over the definition's). */
+    effort?: Effort | undefined;
   },
 ): ConfigSnapshot {
   const { parent, isolation, model } = o;
+  const effort = o.effort ?? definition.effort;
   // The capability ceiling: never wider than the parent's effective mode.
   const permissionMode = capMode(definition.permissionMode, parent.mode).mode;
   return {
@@ -132,6 +136,7 @@ export function snapshotOf(
     tools: definition.tools === null ? null : [...definition.tools],
     disallowedTools: [...definition.disallowedTools],
     model,
+    ...(effort === undefined ? {} : { effort }),
     permissionMode,
     maxTurns: cappedTurns(definition.maxTurns, parent.turnsLeft),
     skills: [...definition.skills],
@@ -249,7 +254,7 @@ export function planLaunch(input: TaskRequest, context: LaunchContext): LaunchPl
   const id = input.subagent_session_id;
   const chosen = modelFor(input, definition, parent);
   if ("refusal" in chosen) return refuse(chosen.refusal);
-  const config = snapshotOf(definition, { parent, isolation, model: chosen.model });
+  const config = snapshotOf(definition, { parent, isolation, model: chosen.model, effort: input.effort });
   const record = runningRecord({
     id,
     subagentType: type,

@@ -286,3 +286,17 @@ Deno.test("hooks: Claude Code's map is kept for the agent's runs; a malformed en
     "hooks.PermissionRequest is not an event Blade fires",
   ]]);
 });
+
+Deno.test("effort: a level is the agent's effort; anything else is a warning and the run's effort stands", async () => {
+  const high = await parse(file("effort: high\n"));
+  assert.deepEqual(high.definition, definition({ effort: "high" }));
+  assert.deepEqual(high.diagnostics, []);
+  for (const bad of ["loud", "7"]) {
+    const result = await parse(file(`effort: ${bad}\n`));
+    assert.deepEqual(result.definition, definition({}));
+    assert.deepEqual(result.diagnostics.map((d) => `${d.line} ${d.severity} ${d.message} (${d.hint})`), [
+      '4 warning Invalid "effort": must be one of low, medium, high, xhigh, max; field ignored ' +
+      "(Use low, medium, high, xhigh or max; leave it out for the run's effort)",
+    ]);
+  }
+});

@@ -10,6 +10,7 @@ import {
 } from "../protocol/permission_mode.ts";
 import { MAX_AGENT_NAME_LENGTH, splitNameList } from "./names.ts";
 import { hooksOf } from "../protocol/hook_config.ts";
+import { EFFORTS } from "../protocol/effort.ts";
 
 /** Where a definition came from, in precedence order (later wins by name). */
 export const AGENT_SOURCES = ["builtin", "user-claude", "project-claude", "user", "project", "flag"] as const;
@@ -77,6 +78,8 @@ export const agentDefinitionSchema = z.object({
     .nullable()
     .default(null),
   isolation: z.enum(["none", "worktree"], { error: 'must be "none" or "worktree"' }).default("none"),
+  /** How hard the agent's model works (its requests' `output_config.effort`); absent = the run's. */
+  effort: z.enum(EFFORTS, { error: `must be one of ${EFFORTS.join(", ")}` }).optional(),
   /** true = always run in the background. */
   background: z
     .union([z.boolean(), z.enum(["true", "false"]).transform((v) => v === "true")], {

@@ -5,6 +5,7 @@
 // `MessageStream`; the client's own types never leave this file.
 
 import { BladeError } from "../errors.ts";
+import { importNpm } from "../npm_module.ts";
 import type { NatsStoreUrl } from "./store_url.ts";
 // Types only (erased): the client's code is imported on first connect, in connectNats.
 import type { Kvm } from "@nats-io/kv";
@@ -132,9 +133,13 @@ async function retried<T>(call: () => Promise<T>): Promise<T> {
 export async function connectNats(url: NatsStoreUrl, options: NatsLinkOptions = {}): Promise<NatsLink> {
   const [{ connect, credsAuthenticator, nkeyAuthenticator }, { Kvm }, { jetstream, jetstreamManager }] =
     await Promise.all([
-      import("@nats-io/transport-node"),
-      import("@nats-io/kv"),
-      import("@nats-io/jetstream"),
+      importNpm("@nats-io/transport-node", () => import("@nats-io/transport-node"), {
+        exports: ["connect", "credsAuthenticator", "nkeyAuthenticator"],
+      }),
+      importNpm("@nats-io/kv", () => import("@nats-io/kv"), { exports: ["Kvm"] }),
+      importNpm("@nats-io/jetstream", () => import("@nats-io/jetstream"), {
+        exports: ["jetstream", "jetstreamManager"],
+      }),
     ]);
   const encoder = new TextEncoder();
   const authenticator = options.credsText !== undefined

@@ -6,6 +6,7 @@
 import type { Message } from "../protocol/messages.ts";
 import type { ProcessIdentity } from "../sys/process.ts";
 import { PERMISSION_MODES, type PermissionMode } from "../protocol/permission_mode.ts";
+import { type Effort, EFFORTS } from "../protocol/effort.ts";
 import { SESSION_ID_PATTERN } from "../protocol/ids.ts";
 import {
   array,
@@ -75,6 +76,8 @@ export type ConfigSnapshot = {
   tools: string[] | null;
   disallowedTools: string[];
   model: string;
+  /** The child's effort (the Agent call's, else its agent's); absent = the run's. */
+  effort?: Effort;
   permissionMode: PermissionMode;
   /** null = the runtime's default limit. */
   maxTurns: number | null;
@@ -223,6 +226,7 @@ const configSnapshotCheck = object({
   tools: nullable(texts),
   disallowedTools: texts,
   model: text,
+  effort: optional(oneOf(EFFORTS)),
   permissionMode: oneOf(PERMISSION_MODES),
   maxTurns: nullable(number({ int: true, min: 1 })),
   skills: texts,

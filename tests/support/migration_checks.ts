@@ -1216,6 +1216,18 @@ const CONTEXT: Record<string, Check> = {
     const child = run.requests.findIndex((r) => JSON.stringify(r.body).includes("CHILD TASK"));
     assert.match(run.said(child), /Say hello warmly\./);
   },
+  "agent `effort:`, Agent's `effort`": async () => {
+    const agent = "---\nname: general-purpose\ndescription: Does things\neffort: low\n---\nYou do things.";
+    const childEffort = (run: ProbeRun) =>
+      run.body(run.requests.findIndex((r) => JSON.stringify(r.body.messages[0]).includes("CHILD TASK")))
+        .output_config?.effort;
+    const fromFile = await probe(json("Delegate", "--model", "opus"), {
+      files: { ".claude/agents/general-purpose.md": agent },
+      answers: delegating(),
+    });
+    ok(fromFile);
+    assert.deepEqual([fromFile.body(0).output_config.effort, childEffort(fromFile)], ["medium", "low"]);
+  },
   "`.claude/output-styles/`": async () => {
     const files = {
       ".claude/output-styles/pirate.md": "---\nname: Pirate\ndescription: Arr\n---\nTalk like a pirate.",
