@@ -24,14 +24,7 @@ import type { McpHub } from "../mcp/hub.ts";
 import type { PromptFlags } from "./print_inputs.ts";
 import type { Approver } from "../protocol/approval.ts";
 import type { HookCallbacks } from "../protocol/hook_callbacks.ts";
-import {
-  type HookLifetime,
-  hookRunEvent,
-  mainSessionHooks,
-  runHookEngine,
-  runHooksOf,
-} from "./hook_wiring.ts";
-import type { HookRun } from "../hooks/hook_engine.ts";
+import { type HookLifetime, printHooks } from "./hook_wiring.ts";
 import type { StructuredOutput, StructuredOutputState } from "../tools/structured_output.ts";
 import { contextSinks, sessionContextOf } from "./context_wiring.ts";
 import { turnOutcome } from "../executor/run_outcome.ts";
@@ -267,7 +260,13 @@ export async function runTurn(
     interrupt.abort();
   });
   const context = await sessionContextOf(app, contextSinks(app, io));
-  const hooks = turnHooks(app, { io, f, sink, sessionId: () => sessionId, signal: interrupt.signal });
+  const hooks = printHooks(app, {
+    io,
+    f,
+    emit: sink.emit,
+    sessionId: () => sessionId,
+    signal: interrupt.signal,
+  });
   // Background commands the model started, idle child Workers and agents' MCP servers do not outlive the run.
   await using runtime = app.runtime(sink.emit, {
     hooks: hooks.run,
@@ -326,40 +325,6 @@ export async function runTurn(
     f.onRuntime?.(undefined);
     interrupt.dispose();
   }
-}
-
-/**
- * The turn's hooks (lib/hooks/; none when nothing is configured): the session's and its subagents'.
- * Each hook's run is an event (stream-json shows it with --include-hook-events) until `printed()`.
- */
-function turnHooks(
-  app: App,
-  o: { io: Io; f: TurnFlags; sink: PrintSink; sessionId: () => string | undefined; signal: AbortSignal },
-) {
-  let printing = true;
-  const observe = (run: HookRun) => {
-    if (printing) o.sink.emit(hookRunEvent(run, o.sessionId() ?? ""));
-  };
-  const engine = runHookEngine(app, { io: o.io, callbacks: o.f.sdkHooks, observe });
-  const printed = () => void (printing = false);
-  if (engine === undefined) return { run: undefined, session: undefined, printed };
-  const run = runHooksOf(app, { engine, io: o.io });
-  const { hookMode: mode, hookLife: life } = o.f;
-  return {
-    run,
-    session: mainSessionHooks(app, {
-      engine,
-      io: o.io,
-      signal: o.signal,
-      mode,
-      life,
-      run,
-      feedback: (text) => {
-        if (printing) o.sink.emit({ type: "stop_hook_feedback", sessionId: o.sessionId() ?? "", text });
-      },
-    }),
-    printed,
-  };
 }
 
 /** The turn's own thinking (the Agent SDK's setMaxThinkingTokens), only the fields it sets. */

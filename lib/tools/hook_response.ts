@@ -4,6 +4,8 @@
 // (tests/fixtures/claude/hooks_tool_response); Glob and Grep follow the Agent SDK's published output
 // types (GlobOutput, GrepOutput), as Claude Code 2.1.332 offers neither tool to record.
 
+import { importNpm } from "../npm_module.ts";
+
 /** One hunk of a unified diff, as Claude Code's `structuredPatch` lists it (3 lines of context). */
 export interface PatchHunk {
   oldStart: number;
@@ -15,7 +17,7 @@ export interface PatchHunk {
 
 /** The hunks turning `before` into `after` (the `diff` package, loaded only when a hook needs it). */
 export async function patchHunks(before: string, after: string): Promise<PatchHunk[]> {
-  const { structuredPatch } = await import("diff");
+  const { structuredPatch } = await importNpm("diff", () => import("diff"), { exports: ["structuredPatch"] });
   return structuredPatch("", "", before, after, "", "", { context: 3 }).hunks.map((h) => ({
     oldStart: h.oldStart,
     oldLines: h.oldLines,
