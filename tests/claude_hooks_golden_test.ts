@@ -64,6 +64,8 @@ const SAME_VALUE = [
   "stop_hook_active",
   "last_assistant_message",
   "agent_type",
+  "error",
+  "is_interrupt",
 ];
 
 /** Input fields Blade fills in its own way (ids, paths), present when Claude Code's are. */
@@ -89,8 +91,6 @@ function hookTexts(blocks: readonly { role: string; type: string; text?: string 
   for (const b of blocks) {
     const text = b.text ?? "";
     if (b.type === "tool_result" && text.includes("hook error")) out.push(text);
-    // What a command that printed nothing says (the case hooks_tool_response records it).
-    else if (b.type === "tool_result" && text === BASH_NO_OUTPUT) out.push(text);
     else if (text.startsWith("<system-reminder>\nThe text below is the output of a hook")) out.push(text);
     else {
       for (const paragraph of text.split("\n\n")) {
@@ -289,6 +289,14 @@ async function compare(
     parent: want.requests.filter((r) => !r.child),
     child: want.requests.filter((r) => r.child),
   };
+  // What the model is told of a command that printed nothing, request by request.
+  const quiet = (last: readonly { type: string; text?: string }[]) =>
+    last.filter((b) => b.type === "tool_result" && b.text === BASH_NO_OUTPUT).length;
+  assert.deepEqual(
+    blade.parent.map((r) => quiet(textsOf((r.body.messages ?? []).slice(-1)))),
+    claude.parent.map((r) => quiet(r.last)),
+    `${name}: "${BASH_NO_OUTPUT}" results`,
+  );
   for (const side of ["parent", "child"] as const) {
     assert.equal(blade[side].length, claude[side].length, `${name}: ${side} model requests`);
     claude[side].forEach((r, i) => {

@@ -91,7 +91,7 @@ export function sessionHooks(engine: HookEngine, session: HookSession): SessionH
   }
   if (engine.has("UserPromptSubmit") && !child) hooks.onUserPrompt = userPromptSubmit(fire);
   const before = engine.has("PreToolUse") ? preToolUse(fire) : undefined;
-  const after = engine.has("PostToolUse") ? postToolUse(fire) : undefined;
+  const after = engine.has("PostToolUse") || engine.has("PostToolUseFailure") ? postToolUse(fire) : undefined;
   const stopEvent = child ? "SubagentStop" : "Stop";
   const turnEnd = engine.has(stopEvent) ? stopHook(fire, { session, state }) : undefined;
   if (before !== undefined) hooks.beforePermission = before;
@@ -275,14 +275,33 @@ function preToolUse(fire: Fire): (request: HookedRequest) => Promise<BeforePermi
   };
 }
 
-/** PostToolUse after each call: a block's reason and added context annotate the result. */
+/**
+ * PostToolUse after each call that succeeded: a block's reason and added context annotate the result.
+ * A call that ran and failed fires PostToolUseFailure instead, with its error text (as Claude Code
+ * 2.1.332 does: tests/fixtures/claude/hooks_tool_response); that answer is not used.
+ */
 function postToolUse(
   fire: Fire,
 ): (
   request: HookedRequest,
-  result: { content: string; isError: boolean; response?: Record<string, unknown> },
+  result: {
+    content: string;
+    isError: boolean;
+    response?: Record<string, unknown>;
+    metadata?: Record<string, unknown>;
+  },
 ) => Promise<AfterToolCallResult | undefined> {
   return async ({ call, input, ctx }, result) => {
+    if (result.isError) {
+      await fire("PostToolUseFailure", {
+        tool_name: call.name,
+        tool_input: hookToolInput(call.name, isRecord(input) ? input : call.input),
+        tool_use_id: call.id,
+        error: result.content,
+        is_interrupt: result.metadata?.interrupted === true,
+      }, { match: call.name, toolUseId: call.id, ctx });
+      return undefined;
+    }
     const v = await fire("PostToolUse", {
       tool_name: call.name,
       tool_input: hookToolInput(call.name, isRecord(input) ? input : call.input),

@@ -151,7 +151,7 @@ export const bashTool: Tool<BashInput> = {
     }
     return {
       ...ok(output === "" ? BASH_NO_OUTPUT : output, meta),
-      response: bashResponse(output.trimEnd(), { interrupted: false }),
+      response: bashResponse(output.trimEnd(), { command: input.command, interrupted: false }),
     };
   },
 };

@@ -27,9 +27,49 @@ export async function patchHunks(before: string, after: string): Promise<PatchHu
   }));
 }
 
-/** Bash: the output (both streams, as the model sees them, in `stdout`), whether it was interrupted. */
-export function bashResponse(output: string, o: { interrupted: boolean }): Record<string, unknown> {
-  return { stdout: output, stderr: "", interrupted: o.interrupted, isImage: false, noOutputExpected: false };
+/** Commands Claude Code 2.1.332 expects to print nothing when they succeed (`noOutputExpected`). */
+const SILENT_COMMANDS: ReadonlySet<string> = new Set([
+  "mv",
+  "cp",
+  "rm",
+  "mkdir",
+  "rmdir",
+  "chmod",
+  "chown",
+  "chgrp",
+  "touch",
+  "ln",
+  "cd",
+  "export",
+  "unset",
+  "wait",
+]);
+
+/**
+ * Whether `command` is expected to print nothing: each of its commands (split at `&&`, `||`, `;`, `|`
+ * and line ends) starts with a silent one, and it has one. A split inside quotes only makes it false.
+ */
+export function silentCommand(command: string): boolean {
+  const words = command.split(/&&|\|\||;|\||\n/).map((part) => part.trim().split(/\s+/, 1)[0] ?? "")
+    .filter((w) => w !== "");
+  return words.length > 0 && words.every((w) => SILENT_COMMANDS.has(w));
+}
+
+/**
+ * Bash: the output (both streams, as the model sees them, in `stdout`), whether it was interrupted,
+ * whether the command is one expected to print nothing.
+ */
+export function bashResponse(
+  output: string,
+  o: { command: string; interrupted: boolean },
+): Record<string, unknown> {
+  return {
+    stdout: output,
+    stderr: "",
+    interrupted: o.interrupted,
+    isImage: false,
+    noOutputExpected: silentCommand(o.command),
+  };
 }
 
 /**

@@ -197,8 +197,12 @@ You check things.
     // offers no Glob or Grep tool to record: lib/tools/hook_response.ts says where their shapes come from.)
     name: "hooks_tool_response",
     prompt: "Use the tools.",
-    scripts: { post: "true" },
-    hooks: { PostToolUse: [{ hooks: [command("post")] }] },
+    scripts: { pre: "true", post: "true", failed: "true" },
+    hooks: {
+      PreToolUse: [{ hooks: [command("pre")] }],
+      PostToolUse: [{ hooks: [command("post")] }],
+      PostToolUseFailure: [{ hooks: [command("failed")] }],
+    },
     allow: ["Bash", "Read", "Write", "Edit"],
     turns: [
       fakeTurn({
@@ -228,6 +232,11 @@ You check things.
         }],
       }),
       fakeTurn({ toolCalls: [{ name: "Bash", input: { command: "true", description: "quiet" } }] }),
+      fakeTurn({ toolCalls: [{ name: "Bash", input: { command: "mkdir -p made", description: "dir" } }] }),
+      fakeTurn({ toolCalls: [{ name: "Bash", input: { command: "mv made moved", description: "move" } }] }),
+      fakeTurn({
+        toolCalls: [{ name: "Bash", input: { command: "echo partial; exit 3", description: "fails" } }],
+      }),
       fakeTurn({ text: "Used them." }),
     ],
   },
