@@ -277,8 +277,8 @@ function preToolUse(fire: Fire): (request: HookedRequest) => Promise<BeforePermi
 
 /**
  * PostToolUse after each call that succeeded: a block's reason and added context annotate the result.
- * A call that ran and failed fires PostToolUseFailure instead, with its error text (as Claude Code
- * 2.1.332 does: tests/fixtures/claude/hooks_tool_response); that answer is not used.
+ * A call that ran and failed fires PostToolUseFailure instead, with its error text; its added context
+ * follows the results the same way (as Claude Code 2.1.332 does: tests/fixtures/claude/hooks_tool_response).
  */
 function postToolUse(
   fire: Fire,
@@ -293,14 +293,15 @@ function postToolUse(
 ) => Promise<AfterToolCallResult | undefined> {
   return async ({ call, input, ctx }, result) => {
     if (result.isError) {
-      await fire("PostToolUseFailure", {
+      const failed = await fire("PostToolUseFailure", {
         tool_name: call.name,
         tool_input: hookToolInput(call.name, isRecord(input) ? input : call.input),
         tool_use_id: call.id,
         error: result.content,
         is_interrupt: result.metadata?.interrupted === true,
       }, { match: call.name, toolUseId: call.id, ctx });
-      return undefined;
+      const context = contextTexts(`PostToolUseFailure:${call.name} hook additional context`, failed);
+      return context.length === 0 ? undefined : { context };
     }
     const v = await fire("PostToolUse", {
       tool_name: call.name,

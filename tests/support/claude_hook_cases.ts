@@ -197,7 +197,16 @@ You check things.
     // offers no Glob or Grep tool to record: lib/tools/hook_response.ts says where their shapes come from.)
     name: "hooks_tool_response",
     prompt: "Use the tools.",
-    scripts: { pre: "true", post: "true", failed: "true" },
+    scripts: {
+      pre: "true",
+      post: "true",
+      failed: answer({
+        hookSpecificOutput: {
+          hookEventName: "PostToolUseFailure",
+          additionalContext: "failure context here",
+        },
+      }),
+    },
     hooks: {
       PreToolUse: [{ hooks: [command("pre")] }],
       PostToolUse: [{ hooks: [command("post")] }],
