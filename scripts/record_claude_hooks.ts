@@ -34,7 +34,7 @@ async function record(claude: string, c: HookCase): Promise<Record<string, strin
     `${home}/.claude.json`,
     JSON.stringify({ projects: { [ws]: { hasTrustDialogAccepted: true } } }),
   );
-  const { handler, answered: main } = caseHandler(c);
+  const { handler, answered: main } = caseHandler(c, { ws });
   await using server = startFakeAnthropicServer({ handler });
   try {
     const out = await new Deno.Command(claude, {

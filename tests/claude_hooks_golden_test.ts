@@ -4,13 +4,15 @@
 // scripts/record_claude_hooks.ts) is compared with what Blade does: the hooks that ran, in which
 // order, with which input fields and values; the hook texts the model was sent and in which request
 // they first appeared; the result object (text, turns, exit code, permission_denials); and the
-// stream-json `system` lines a blocked prompt prints.
+// stream-json `system` lines a blocked prompt prints; the hook lines printed before `system/init`; each PostToolUse's `tool_response` field for field
+// (Bash, Read, Write, Edit); what the model sees of a command that printed nothing.
 
 import assert from "node:assert/strict";
 import { startFakeAnthropicServer } from "../lib/testing/fake_anthropic_server.ts";
 import type { AnthropicRequestBody } from "../lib/provider/anthropic_wire.ts";
 import type { RecordedRequest } from "../lib/testing/fake_model_server.ts";
 import { bladeSandbox } from "./support/blade.ts";
+import { BASH_NO_OUTPUT } from "../lib/tools/bash.ts";
 import {
   caseHandler,
   HOOK_CASES,
@@ -62,17 +64,20 @@ const SAME_VALUE = [
   "stop_hook_active",
   "last_assistant_message",
   "agent_type",
+  "error",
+  "is_interrupt",
 ];
 
-/** Input fields Blade fills in its own way (ids, paths, a tool's response), present when Claude Code's are. */
-const SAME_KIND = [
-  "session_id",
-  "transcript_path",
-  "tool_use_id",
-  "tool_response",
-  "agent_id",
-  "agent_transcript_path",
-];
+/** Input fields Blade fills in its own way (ids, paths), present when Claude Code's are. */
+const SAME_KIND = ["session_id", "transcript_path", "tool_use_id", "agent_id", "agent_transcript_path"];
+
+/** Fields of a `tool_response` that measure time: present in both, their values free. */
+const TIMINGS = new Set(["durationMs"]);
+
+function withoutTimings(response: unknown): unknown {
+  if (typeof response !== "object" || response === null) return response;
+  return Object.fromEntries(Object.entries(response).filter(([k]) => !TIMINGS.has(k)));
+}
 
 /** Claude Code fields Blade does not have (no such state in Blade): never required. */
 const CLAUDE_ONLY = new Set(["prompt_id", "effort", "background_tasks", "session_crons", "duration_ms"]);
@@ -128,18 +133,49 @@ function hookLines(lines: readonly Json[]): string[][] {
   return runs.map((r) => r.lines.sort());
 }
 
+/**
+ * The top-level lines in order as kinds (`type/subtype`, a notification's key, a user line's first
+ * block type), hooks of one event (which run in parallel) sorted within their run.
+ */
+function lineKinds(lines: readonly Json[]): string[] {
+  const out: string[] = [];
+  let run: string[] = [];
+  let runName: unknown;
+  const end = () => {
+    out.push(...run.sort());
+    run = [];
+  };
+  for (const l of lines) {
+    if (l.parent_tool_use_id !== undefined && l.parent_tool_use_id !== null) continue;
+    const content = (l.message as { content?: { type: string }[] } | undefined)?.content;
+    const kind = [l.type, l.subtype ?? "", l.key ?? "", l.type === "user" ? content?.[0]?.type : ""].join(
+      "/",
+    );
+    const hook = String(l.subtype).startsWith("hook_") ? l.hook_name : undefined;
+    if (hook === undefined || hook !== runName) end();
+    runName = hook;
+    run.push(kind);
+  }
+  end();
+  return out;
+}
+
 function withoutIds(line: Json): Json {
   const { uuid: _u, session_id: _s, ...rest } = line;
   return rest;
 }
 
-async function compare(name: string, env: Record<string, string> = {}): Promise<void> {
+async function compare(
+  name: string,
+  o: { env?: Record<string, string>; sequence?: boolean } = {},
+): Promise<void> {
+  const env = o.env ?? {};
   const c = HOOK_CASES.find((x) => x.name === name)!;
   const want = await recorded(name);
   await using box = await bladeSandbox();
   const ws = box.workspace;
   await writeCase(c, ws);
-  const { handler, answered } = caseHandler(c);
+  const { handler, answered } = caseHandler(c, { ws });
   await using server = startFakeAnthropicServer({ handler });
   const run = await box.run(
     [
@@ -172,8 +208,30 @@ async function compare(name: string, env: Record<string, string> = {}): Promise<
   const informational = (lines: Json[]) => lines.filter((l) => l.subtype === "informational").map(withoutIds);
   assert.deepEqual(informational(stream), norm(informational(want.stream)), `${name}: informational lines`);
 
-  // The hook lines of `--include-hook-events`.
+  // The whole top-level stream in Claude Code's order: hook lines around the answers, a Stop hook's
+  // feedback line and `stop-hook-error` notification, no permission_denied line for a hook's refusal.
+  if (o.sequence !== false) {
+    assert.deepEqual(lineKinds(stream), lineKinds(want.stream), `${name}: the stream's lines in order`);
+  }
+
+  // A Stop hook's feedback as Claude Code's synthetic user line shows it.
+  const synthetic = (lines: Json[]) =>
+    lines.filter((l) => l.type === "user" && l.isSynthetic === true).map((l) => l.message);
+  assert.deepEqual(synthetic(stream), norm(synthetic(want.stream)), `${name}: synthetic user lines`);
+
+  // The hook lines of `--include-hook-events`, and which of them come before `system/init`.
   assert.deepEqual(hookLines(stream), hookLines(norm(want.stream)), `${name}: hook lines`);
+  const beforeInit = (lines: Json[]) => lines.slice(0, lines.findIndex((l) => l.subtype === "init"));
+  assert.deepEqual(
+    hookLines(beforeInit(stream)),
+    hookLines(beforeInit(norm(want.stream))),
+    `${name}: hook lines before system/init`,
+  );
+  assert.deepEqual(
+    beforeInit(stream).filter((l) => !String(l.subtype).startsWith("hook_")),
+    [],
+    `${name}: only hook lines before system/init`,
+  );
   for (const r of stream.filter((l) => l.subtype === "hook_response")) {
     assert.ok(
       stream.some((l) => l.subtype === "hook_started" && l.hook_id === r.hook_id),
@@ -208,6 +266,14 @@ async function compare(name: string, env: Record<string, string> = {}): Promise<
         `${name}: ${w.hook} ${k} in ${JSON.stringify(input)}`,
       );
     }
+    // A PostToolUse's `tool_response`: Claude Code's object for the tool, field for field.
+    if ("tool_response" in expected) {
+      assert.deepEqual(
+        withoutTimings(input.tool_response),
+        withoutTimings(expected.tool_response),
+        `${name}: ${w.hook} tool_response of ${JSON.stringify(expected.tool_input)}`,
+      );
+    }
     const extra = Object.keys(input).filter((k) => !(k in expected));
     assert.deepEqual(extra, [], `${name}: ${w.hook} fields Claude Code does not send`);
     const missing = Object.keys(expected).filter((k) => !(k in input) && !CLAUDE_ONLY.has(k));
@@ -223,6 +289,14 @@ async function compare(name: string, env: Record<string, string> = {}): Promise<
     parent: want.requests.filter((r) => !r.child),
     child: want.requests.filter((r) => r.child),
   };
+  // What the model is told of a command that printed nothing, request by request.
+  const quiet = (last: readonly { type: string; text?: string }[]) =>
+    last.filter((b) => b.type === "tool_result" && b.text === BASH_NO_OUTPUT).length;
+  assert.deepEqual(
+    blade.parent.map((r) => quiet(textsOf((r.body.messages ?? []).slice(-1)))),
+    claude.parent.map((r) => quiet(r.last)),
+    `${name}: "${BASH_NO_OUTPUT}" results`,
+  );
   for (const side of ["parent", "child"] as const) {
     assert.equal(blade[side].length, claude[side].length, `${name}: ${side} model requests`);
     claude[side].forEach((r, i) => {
@@ -242,6 +316,7 @@ for (
     "hooks_session_start_plain",
     "hooks_events",
     "hooks_subagent",
+    "hooks_tool_response",
   ]
 ) {
   Deno.test(`hooks golden: ${name} as Claude Code 2.1.332`, () => compare(name));
@@ -249,4 +324,4 @@ for (
 
 // A child in this thread (no Worker) fires the same hooks the same way.
 Deno.test("hooks golden: hooks_subagent with the child in the main thread", () =>
-  compare("hooks_subagent", { BLADE_CHILD_SANDBOX: "none" }));
+  compare("hooks_subagent", { env: { BLADE_CHILD_SANDBOX: "none" } }));

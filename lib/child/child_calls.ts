@@ -48,7 +48,7 @@ const hookCall = byField("point", {
     point: point("afterToolCall"),
     call: hookedCall,
     input: record(),
-    result: object({ content: string(), isError: boolean() }),
+    result: object({ content: string(), isError: boolean(), response: optional(record()) }),
   }),
   onTurnEnd: object({
     point: point("onTurnEnd"),

@@ -12,6 +12,7 @@ import type { ContentBlock } from "../protocol/messages.ts";
 import { VERSION } from "../version.ts";
 import { claudeModeName, parsePermissionMode } from "../protocol/permission_mode.ts";
 import { TaskLines } from "./claude_task_lines.ts";
+import { hookLine, promptBlockedLine, stopFeedbackLines } from "./claude_hook_lines.ts";
 import { AGENT_TOOL, isDelegationTool } from "../protocol/tool_names.ts";
 
 export interface ClaudeStreamOptions {
@@ -94,6 +95,10 @@ export class ClaudeStream {
   #children = new Map<string, Scope>();
   /** The children's task lines: progress, updates, the background set (claude_task_lines.ts). */
   #tasks: TaskLines;
+  /** `system/init`, held while the session's SessionStart and UserPromptSubmit hooks run (onEvent). */
+  #heldInit: Line | undefined;
+  /** The top-level Stop hooks' lines, held until the answer they judged is printed (onEvent). */
+  #afterAnswer: string[] = [];
 
   constructor(o: ClaudeStreamOptions) {
     this.#o = o;
@@ -138,10 +143,37 @@ export class ClaudeStream {
     });
   }
 
-  /** The stream-json lines (JSON text, no newline) for one event. */
+  /**
+   * The stream-json lines (JSON text, no newline) for one event, in Claude Code's order
+   * (tests/fixtures/claude/hooks_events): the SessionStart and UserPromptSubmit hooks' lines before
+   * `system/init`; the top-level Stop hooks' lines (and a block's feedback) after the answer they judged,
+   * which Blade announces only once it is durable, after those hooks ran.
+   */
   onEvent(event: RuntimeEvent): string[] {
     this.#track(event);
-    return this.#lines(event, { parentToolUseId: null }, 0).map((l) => JSON.stringify(l));
+    const lines = this.#lines(event, { parentToolUseId: null }, 0).map((l) => JSON.stringify(l));
+    if (lines.length === 0) return [];
+    const hookOf = event.type === "hook_run" ? event.event : undefined;
+    if (hookOf === "SessionStart" || hookOf === "UserPromptSubmit") return lines;
+    const out = this.#takeInit();
+    if (hookOf === "Stop" || event.type === "stop_hook_feedback") {
+      this.#afterAnswer.push(...lines);
+      return out;
+    }
+    out.push(...lines);
+    if (event.type === "assistant_message") out.push(...this.#afterAnswer.splice(0));
+    return out;
+  }
+
+  /** The lines still held (a `system/init`, Stop hooks' lines): the caller prints them before the result. */
+  flush(): string[] {
+    return [...this.#takeInit(), ...this.#afterAnswer.splice(0)];
+  }
+
+  #takeInit(): string[] {
+    const init = this.#heldInit;
+    this.#heldInit = undefined;
+    return init === undefined ? [] : [JSON.stringify(init)];
   }
 
   #track(event: RuntimeEvent): void {
@@ -182,6 +214,12 @@ export class ClaudeStream {
       case "session_started":
         if (depth > 0) return [];
         this.#sessionId = event.sessionId;
+        // With hook lines, Claude Code prints the SessionStart and UserPromptSubmit hooks' lines before
+        // `system/init` (tests/fixtures/claude/hooks_events): init waits for the first other line.
+        if (this.#o.includeHookEvents === true) {
+          this.#heldInit = this.#init(event);
+          return [];
+        }
         return [this.#init(event)];
       case "text_delta":
         return this.#o.includePartialMessages ? this.#delta(event, scope) : [];
@@ -230,19 +268,13 @@ export class ClaudeStream {
           ...this.#system(),
         }];
       case "hook_run":
-        return this.#o.includeHookEvents === true ? [this.#hookLine(event)] : [];
+        return this.#o.includeHookEvents === true ? [hookLine(event, this.#system())] : [];
+      case "stop_hook_feedback":
+        return depth > 0
+          ? []
+          : stopFeedbackLines(event, { base: this.#base({ parentToolUseId: null }), system: this.#system() });
       case "prompt_blocked":
-        // Claude Code's line for a prompt a UserPromptSubmit hook blocked (tests/fixtures/claude/hooks_prompt_block).
-        return [{
-          type: "system",
-          subtype: "informational",
-          content: event.message,
-          level: "warning",
-          prevent_continuation: true,
-          prompt_submit_outcome: { kind: "blocked_by_hook", prompt_kept: false, reason: event.reason },
-          uuid: this.#o.uuid(),
-          session_id: this.#sessionId,
-        }];
+        return [promptBlockedLine(event, this.#system())];
       case "subagent_event": {
         const inner: Scope = this.#children.get(event.agentId) ?? { parentToolUseId: null };
         return [
@@ -257,37 +289,12 @@ export class ClaudeStream {
     }
   }
 
-  /** Claude Code's hook line (tests/fixtures/claude/hooks_events/stream.jsonl): output is stdout then stderr. */
-  #hookLine(event: Event<"hook_run">): Line {
-    const ids = { hook_id: event.hookId, hook_name: event.name, hook_event: event.event };
-    if (event.phase === "started") {
-      return {
-        type: "system",
-        subtype: "hook_started",
-        ...ids,
-        uuid: this.#o.uuid(),
-        session_id: this.#sessionId,
-      };
-    }
-    const stdout = event.stdout ?? "";
-    const stderr = event.stderr ?? "";
-    return {
-      type: "system",
-      subtype: "hook_response",
-      ...ids,
-      output: stdout + stderr,
-      stdout,
-      stderr,
-      exit_code: event.exitCode ?? null,
-      outcome: event.outcome ?? "error",
-      uuid: this.#o.uuid(),
-      session_id: this.#sessionId,
-    };
-  }
-
-  /** Claude Code's `system/permission_denied` line before the refused call's result (top-level calls). */
+  /**
+   * Claude Code's `system/permission_denied` line before the refused call's result (top-level calls;
+   * not for a hook's refusal, tests/fixtures/claude/hooks_events).
+   */
   #denied(event: Event<"tool_completed">, depth: number): Line[] {
-    if (event.denied !== true || depth > 0) return [];
+    if (event.denied !== true || event.byHook === true || depth > 0) return [];
     return [{
       type: "system",
       subtype: "permission_denied",

@@ -19,6 +19,7 @@ import { NestedMemory, withNestedMemory } from "../memory/nested_memory.ts";
 import { listSkills, skillBody, skillDirs, type SkillFile } from "../skills/skill_file.ts";
 import { skillInstructions, skillsReminder } from "../skills/skills_context.ts";
 import { type SkillCatalog, skillTool } from "../tools/skill.ts";
+import { BASH_NO_OUTPUT } from "../tools/bash.ts";
 import { type CommandDir, commandDirs, findCommand, listCommands } from "../commands/command_file.ts";
 import {
   expandCommand,
@@ -212,7 +213,7 @@ function effects(app: App, t: SlashTurn): ExpandEffects {
     run: async (command) => {
       const r = await t.call("Bash", { command }, t.signal);
       if (r.isError) return { ok: false, message: r.content };
-      return { ok: true, output: r.content === "(Command completed with no output)" ? "" : r.content };
+      return { ok: true, output: r.content === BASH_NO_OUTPUT ? "" : r.content };
     },
     read: async (ref) => {
       const path = ref.startsWith("~/") && home !== undefined

@@ -9,7 +9,7 @@ import type { Io } from "./io.ts";
 import type { HookCallbacks } from "../protocol/hook_callbacks.ts";
 import { claudeModeName } from "../protocol/permission_mode.ts";
 import type { LoopHooks } from "../executor/hooks.ts";
-import type { HookRunEvent } from "../protocol/events.ts";
+import type { HookRunEvent, RuntimeEvent } from "../protocol/events.ts";
 import type { ToolContext } from "../tools/tool.ts";
 import { type HookEntry, hooksOf } from "../protocol/hook_config.ts";
 import { HookEngine, type HookRun } from "../hooks/hook_engine.ts";
@@ -128,6 +128,8 @@ export function mainSessionHooks(
     source?: string | undefined;
     /** The subagents' hooks: told the session's id and transcript (their inputs name them). */
     run?: RunHooks | undefined;
+    /** A Stop hook blocked the session's end: its feedback (print mode's stream-json shows it). */
+    feedback?: ((text: string) => void) | undefined;
   },
 ): (session: { sessionId: string; transcriptPath: string }) => LoopHooks {
   const life = o.life ?? new HookLifetime();
@@ -160,6 +162,7 @@ export function mainSessionHooks(
       runner: (ctx) => hookCommandRunner(ctx ?? own, { projectDir: app.workspace, redact: app.redact }),
       warn: (line) => o.io.err(`blade: warning: ${terminalSafe(app.redact(line))}\n`),
       tell: (line) => o.io.err(`${terminalSafe(app.redact(line))}\n`),
+      feedback: o.feedback,
       // SessionEnd runs after the run's own signal ended it (an interrupted run still ends).
       signal: o.signal,
       started: !first,
@@ -167,5 +170,38 @@ export function mainSessionHooks(
     });
     built.set = set;
     return set.loop;
+  };
+}
+
+/**
+ * A print-mode turn's hooks (none when nothing is configured): the session's and its subagents'. Each
+ * hook's run, and a Stop hook's feedback, is an event (stream-json shows them) until `printed()`.
+ */
+export function printHooks(
+  app: App,
+  o: {
+    io: Io;
+    /** The turn's SDK callbacks, hook input's permission mode and hook lifetime (print_turn.ts TurnFlags). */
+    f: { sdkHooks?: HookCallbacks | undefined; hookMode?: () => string; hookLife?: HookLifetime };
+    emit: (event: RuntimeEvent) => void;
+    sessionId: () => string | undefined;
+    signal: AbortSignal;
+  },
+) {
+  let printing = true;
+  const emit = (event: RuntimeEvent) => void (printing && o.emit(event));
+  const observe = (run: HookRun) => emit(hookRunEvent(run, o.sessionId() ?? ""));
+  const engine = runHookEngine(app, { io: o.io, callbacks: o.f.sdkHooks, observe });
+  const printed = () => void (printing = false);
+  if (engine === undefined) return { run: undefined, session: undefined, printed };
+  const run = runHooksOf(app, { engine, io: o.io });
+  const feedback = (text: string) =>
+    emit({ type: "stop_hook_feedback", sessionId: o.sessionId() ?? "", text });
+  const { hookMode: mode, hookLife: life } = o.f;
+  const signal = o.signal;
+  return {
+    run,
+    session: mainSessionHooks(app, { engine, io: o.io, signal, mode, life, run, feedback }),
+    printed,
   };
 }

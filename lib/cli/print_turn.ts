@@ -24,14 +24,7 @@ import type { McpHub } from "../mcp/hub.ts";
 import type { PromptFlags } from "./print_inputs.ts";
 import type { Approver } from "../protocol/approval.ts";
 import type { HookCallbacks } from "../protocol/hook_callbacks.ts";
-import {
-  type HookLifetime,
-  hookRunEvent,
-  mainSessionHooks,
-  runHookEngine,
-  runHooksOf,
-} from "./hook_wiring.ts";
-import type { HookRun } from "../hooks/hook_engine.ts";
+import { type HookLifetime, printHooks } from "./hook_wiring.ts";
 import type { StructuredOutput, StructuredOutputState } from "../tools/structured_output.ts";
 import { contextSinks, sessionContextOf } from "./context_wiring.ts";
 import { turnOutcome } from "../executor/run_outcome.ts";
@@ -131,6 +124,11 @@ export function printSink(io: Io, o: PrintSinkOptions): PrintSink {
   // json --verbose: the stream-json message lines, printed as one array with the result (Claude Code's).
   const messages: string[] | undefined = o.format === "json" && o.verbose === true ? [] : undefined;
   const deltas = o.secrets === undefined ? undefined : deltaRedaction(o.secrets);
+  // stream-json prints its lines; json --verbose keeps them for the array.
+  const put = (lines: string[]) => {
+    if (o.format === "stream-json") { for (const json of lines) line(json); }
+    else messages?.push(...lines);
+  };
   const show = (event: RuntimeEvent) => {
     ledger.add(event);
     if (event.type === "runtime_warning") {
@@ -149,8 +147,7 @@ export function printSink(io: Io, o: PrintSinkOptions): PrintSink {
       const refusal = refusalLine(event);
       if (refusal !== undefined) io.err(refusal);
     }
-    if (o.format === "stream-json") { for (const json of stream.onEvent(event)) line(json); }
-    else if (messages !== undefined) messages.push(...stream.onEvent(event));
+    if (o.format === "stream-json" || messages !== undefined) put(stream.onEvent(event));
     else if (o.format === "blade-events") line(bladeEventLine(event));
     else if (o.format === "text") text.onEvent(event);
   };
@@ -159,7 +156,7 @@ export function printSink(io: Io, o: PrintSinkOptions): PrintSink {
     lostWork: () => lost,
     subagents: ledger.subagents,
     replayUser(text) {
-      if (o.format === "stream-json") line(stream.userLine(text));
+      if (o.format === "stream-json") put([...stream.flush(), stream.userLine(text)]);
     },
     emit(event) {
       if (deltas === undefined) show(event);
@@ -169,6 +166,8 @@ export function printSink(io: Io, o: PrintSinkOptions): PrintSink {
       for (const e of deltas?.flush() ?? []) show(e);
       if (o.format === "text") text.finish(summary);
       else {
+        put(stream.flush()); // lines claude_stream.ts holds are never lost, whatever ended the run
+
         // A run the API refused ends with Claude Code's synthetic assistant line saying so.
         if (summary.apiError !== undefined && o.format !== "blade-events") {
           const synthetic = stream.syntheticLine(summary.apiError);
@@ -261,7 +260,13 @@ export async function runTurn(
     interrupt.abort();
   });
   const context = await sessionContextOf(app, contextSinks(app, io));
-  const hooks = turnHooks(app, { io, f, sink, sessionId: () => sessionId, signal: interrupt.signal });
+  const hooks = printHooks(app, {
+    io,
+    f,
+    emit: sink.emit,
+    sessionId: () => sessionId,
+    signal: interrupt.signal,
+  });
   // Background commands the model started, idle child Workers and agents' MCP servers do not outlive the run.
   await using runtime = app.runtime(sink.emit, {
     hooks: hooks.run,
@@ -320,30 +325,6 @@ export async function runTurn(
     f.onRuntime?.(undefined);
     interrupt.dispose();
   }
-}
-
-/**
- * The turn's hooks (lib/hooks/; none when nothing is configured): the session's and its subagents'.
- * Each hook's run is an event (stream-json shows it with --include-hook-events) until `printed()`.
- */
-function turnHooks(
-  app: App,
-  o: { io: Io; f: TurnFlags; sink: PrintSink; sessionId: () => string | undefined; signal: AbortSignal },
-) {
-  let printing = true;
-  const observe = (run: HookRun) => {
-    if (printing) o.sink.emit(hookRunEvent(run, o.sessionId() ?? ""));
-  };
-  const engine = runHookEngine(app, { io: o.io, callbacks: o.f.sdkHooks, observe });
-  const printed = () => void (printing = false);
-  if (engine === undefined) return { run: undefined, session: undefined, printed };
-  const run = runHooksOf(app, { engine, io: o.io });
-  const { hookMode: mode, hookLife: life } = o.f;
-  return {
-    run,
-    session: mainSessionHooks(app, { engine, io: o.io, signal: o.signal, mode, life, run }),
-    printed,
-  };
 }
 
 /** The turn's own thinking (the Agent SDK's setMaxThinkingTokens), only the fields it sets. */

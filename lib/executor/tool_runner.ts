@@ -89,7 +89,8 @@ export type AskApproval = (
  * The gates' answer: refused, or allowed — with `input` when it changed: a hook's rewrite (gated again
  * before it runs), or the approver's own change, already checked (`checked`).
  */
-type GateOutcome = GateDecision & { input?: Record<string, unknown>; checked?: boolean };
+/** The gate's answer; `byHook`: a PreToolUse hook (beforePermission) refused the call. */
+type GateOutcome = GateDecision & { input?: Record<string, unknown>; checked?: boolean; byHook?: boolean };
 
 /** The calls of one answer with their durable identity; `run()` executes them. */
 export interface PreparedCalls {
@@ -203,7 +204,7 @@ export class ToolRunner {
   async #runOne(call: ToolCallBlock, ctx: ToolContext): Promise<ToolResult> {
     const { emit, sessionId } = this.#o;
     emit({ type: "tool_started", sessionId, callId: call.id, name: call.name, input: call.input });
-    const { result, denied, allowWith } = await this.#execute(call, ctx);
+    const { result, denied, allowWith, byHook } = await this.#execute(call, ctx);
     emit({
       type: "tool_completed",
       sessionId,
@@ -213,6 +214,7 @@ export class ToolRunner {
       content: result.content,
       ...(denied ? { denied: true } : {}),
       ...(allowWith === undefined ? {} : { allowWith }),
+      ...(byHook === true ? { byHook } : {}),
     });
     return result;
   }
@@ -224,7 +226,7 @@ export class ToolRunner {
   async #execute(
     call: ToolCallBlock,
     ctx: ToolContext,
-  ): Promise<{ result: ToolResult; denied: boolean; allowWith?: string }> {
+  ): Promise<{ result: ToolResult; denied: boolean; allowWith?: string; byHook?: boolean }> {
     const error = (content: string, denied = false) => ({ result: { content, isError: true }, denied });
     const tool = this.byName(call.name);
     if (tool === undefined) {
@@ -248,6 +250,7 @@ export class ToolRunner {
       return {
         ...error(gate.message, true),
         ...(gate.allowWith === undefined ? {} : { allowWith: gate.allowWith }),
+        ...(gate.byHook === true ? { byHook: true } : {}),
       };
     }
     const rewritten = gate.input === undefined
@@ -345,7 +348,12 @@ export class ToolRunner {
     const o = this.#o;
     const pre = o.beforePermission === undefined ? {} : await this.#hooks.beforePermission(request);
     if (pre.decision === "deny") {
-      return { allow: false, askable: false, message: pre.reason ?? `A hook refused ${request.call.name}.` };
+      return {
+        allow: false,
+        askable: false,
+        message: pre.reason ?? `A hook refused ${request.call.name}.`,
+        byHook: true,
+      };
     }
     let hooked: Record<string, unknown> | undefined;
     if (pre.input !== undefined) {

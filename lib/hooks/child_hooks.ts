@@ -32,7 +32,7 @@ export type ChildHookCall =
     point: "afterToolCall";
     call: HookedCall;
     input: Record<string, unknown>;
-    result: { content: string; isError: boolean };
+    result: { content: string; isError: boolean; response?: Record<string, unknown> };
   }
   | { point: "onTurnEnd"; turn: number; answer: Message };
 
@@ -111,7 +111,9 @@ export function workerHooks(points: readonly ChildHookPoint[], ask: ChildHookAns
       (await asked({
         point: "afterToolCall",
         ...hooked(request),
-        result: { content: result.content, isError: result.isError },
+        result: result.response === undefined
+          ? { content: result.content, isError: result.isError }
+          : { content: result.content, isError: result.isError, response: result.response },
       })).after;
   }
   if (points.includes("onTurnEnd")) {

@@ -38,6 +38,8 @@ export interface HookSession {
   warn: (line: string) => void;
   /** Said to the user (`systemMessage`, `stopReason`). */
   tell?: ((line: string) => void) | undefined;
+  /** A Stop hook blocked the top-level session's end: its feedback, unframed (stream-json's user line). */
+  feedback?: ((text: string) => void) | undefined;
   signal: AbortSignal;
   /** SessionStart already fired for this session in this run (an Agent SDK session's later turns). */
   started?: boolean | undefined;
@@ -89,7 +91,7 @@ export function sessionHooks(engine: HookEngine, session: HookSession): SessionH
   }
   if (engine.has("UserPromptSubmit") && !child) hooks.onUserPrompt = userPromptSubmit(fire);
   const before = engine.has("PreToolUse") ? preToolUse(fire) : undefined;
-  const after = engine.has("PostToolUse") ? postToolUse(fire) : undefined;
+  const after = engine.has("PostToolUse") || engine.has("PostToolUseFailure") ? postToolUse(fire) : undefined;
   const stopEvent = child ? "SubagentStop" : "Stop";
   const turnEnd = engine.has(stopEvent) ? stopHook(fire, { session, state }) : undefined;
   if (before !== undefined) hooks.beforePermission = before;
@@ -204,7 +206,9 @@ function stopHook(
       }, { match: agent.type, name: "SubagentStop" });
     if (v.block === undefined || o.state.asked !== undefined) return undefined;
     blockedTurn = end.turn;
-    return { continueWith: hookFeedback(`Stop hook feedback:\n${v.block}`) };
+    const feedback = `Stop hook feedback:\n${v.block}`;
+    if (agent === undefined) o.session.feedback?.(feedback);
+    return { continueWith: hookFeedback(feedback) };
   };
 }
 
@@ -259,7 +263,7 @@ function preToolUse(fire: Fire): (request: HookedRequest) => Promise<BeforePermi
   return async ({ call, input, ctx }) => {
     const v = await fire("PreToolUse", {
       tool_name: call.name,
-      tool_input: isRecord(input) ? input : call.input,
+      tool_input: hookToolInput(call.name, isRecord(input) ? input : call.input),
       tool_use_id: call.id,
     }, { match: call.name, toolUseId: call.id, ctx });
     const label = `PreToolUse:${call.name} hook error`;
@@ -271,18 +275,39 @@ function preToolUse(fire: Fire): (request: HookedRequest) => Promise<BeforePermi
   };
 }
 
-/** PostToolUse after each call: a block's reason and added context annotate the result. */
+/**
+ * PostToolUse after each call that succeeded: a block's reason and added context annotate the result.
+ * A call that ran and failed fires PostToolUseFailure instead, with its error text; its added context
+ * follows the results the same way (as Claude Code 2.1.332 does: tests/fixtures/claude/hooks_tool_response).
+ */
 function postToolUse(
   fire: Fire,
 ): (
   request: HookedRequest,
-  result: { content: string; isError: boolean },
+  result: {
+    content: string;
+    isError: boolean;
+    response?: Record<string, unknown>;
+    metadata?: Record<string, unknown>;
+  },
 ) => Promise<AfterToolCallResult | undefined> {
   return async ({ call, input, ctx }, result) => {
+    if (result.isError) {
+      const failed = await fire("PostToolUseFailure", {
+        tool_name: call.name,
+        tool_input: hookToolInput(call.name, isRecord(input) ? input : call.input),
+        tool_use_id: call.id,
+        error: result.content,
+        is_interrupt: result.metadata?.interrupted === true,
+      }, { match: call.name, toolUseId: call.id, ctx });
+      const context = contextTexts(`PostToolUseFailure:${call.name} hook additional context`, failed);
+      return context.length === 0 ? undefined : { context };
+    }
     const v = await fire("PostToolUse", {
       tool_name: call.name,
-      tool_input: isRecord(input) ? input : call.input,
-      tool_response: { content: result.content, is_error: result.isError },
+      tool_input: hookToolInput(call.name, isRecord(input) ? input : call.input),
+      // A built-in tool's object as Claude Code builds it (tools/hook_response.ts), else the result.
+      tool_response: result.response ?? { content: result.content, is_error: result.isError },
       tool_use_id: call.id,
     }, { match: call.name, toolUseId: call.id, ctx });
     // Claude Code's texts (tests/fixtures/claude/hooks_events): a block's reason with the result, the
@@ -293,6 +318,21 @@ function postToolUse(
     if (context.length > 0) answer.context = context;
     return answer.annotate === undefined && answer.context === undefined ? undefined : answer;
   };
+}
+
+/**
+ * Defaults Claude Code's schemas fill in before its hooks read a call's input (Edit's `replace_all`,
+ * tests/fixtures/claude/hooks_tool_response); Blade's schemas leave them out.
+ */
+const INPUT_DEFAULTS: Record<string, Record<string, unknown>> = { Edit: { replace_all: false } };
+
+/** A call's input as Claude Code's hooks read it: the tool's defaults filled in. */
+function hookToolInput(tool: string, input: Record<string, unknown>): Record<string, unknown> {
+  const defaults = INPUT_DEFAULTS[tool];
+  if (defaults === undefined) return input;
+  const filled = { ...input };
+  for (const [key, value] of Object.entries(defaults)) if (!(key in filled)) filled[key] = value;
+  return filled;
 }
 
 function contextTexts(prefix: string, v: HookVerdict): string[] {

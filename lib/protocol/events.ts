@@ -168,6 +168,8 @@ export type RuntimeEvent =
     denied?: boolean;
     /** With `denied`: the allow rule that would approve the call, when one would. */
     allowWith?: string;
+    /** With `denied`: a PreToolUse hook refused it (docs/guides/hooks.md), not the permission rules. */
+    byHook?: boolean;
   }
   | { type: "turn_completed"; sessionId: string; turn: number; usage: Usage }
   | {
@@ -208,6 +210,11 @@ export type RuntimeEvent =
   }
   /** A UserPromptSubmit hook blocked the user's prompt (docs/guides/hooks.md): nothing of it was sent. */
   | { type: "prompt_blocked"; sessionId: string; message: string; reason: string }
+  /**
+   * A Stop hook blocked the top-level session's end (docs/guides/hooks.md): `text` is its feedback as
+   * Claude Code shows it (`Stop hook feedback:\n…`); the model gets it framed as a hook's words.
+   */
+  | { type: "stop_hook_feedback"; sessionId: string; text: string }
   | HookRunEvent
   | RuntimeWarning;
 

@@ -9,6 +9,7 @@
 export const HOOK_EVENTS = [
   "PreToolUse",
   "PostToolUse",
+  "PostToolUseFailure",
   "UserPromptSubmit",
   "Stop",
   "SubagentStart",
@@ -22,7 +23,11 @@ export const HOOK_EVENTS = [
 export type HookEvent = typeof HOOK_EVENTS[number];
 
 /** Events whose matcher is matched against a tool name (the others' matchers: `source`, `trigger`…). */
-export const TOOL_EVENTS: ReadonlySet<HookEvent> = new Set(["PreToolUse", "PostToolUse"]);
+export const TOOL_EVENTS: ReadonlySet<HookEvent> = new Set([
+  "PreToolUse",
+  "PostToolUse",
+  "PostToolUseFailure",
+]);
 
 /** Where a hook was configured (`blade hooks list` shows it). */
 export type HookSource = "user" | "project" | "local" | "flag" | "agent" | "sdk";

@@ -15,6 +15,7 @@ import { commandLaunch } from "./command_launch.ts";
 import { setAsideCreated } from "./set_aside_created.ts";
 import { capHeadTail } from "./text.ts";
 import { denied, fail, ok, type Tool } from "./tool.ts";
+import { bashResponse } from "./hook_response.ts";
 import {
   BASH_DEFAULT_TIMEOUT_MS,
   BASH_MAX_OUTPUT_CHARS,
@@ -28,6 +29,9 @@ export type { BashInput };
 
 /** Bytes collected per stream before the rest is dropped (memory guard; the cap above is what the model sees). */
 const COLLECT_LIMIT_BYTES = 8 * 1024 * 1024;
+
+/** What the model sees of a command that printed nothing (Claude Code's words, tests/fixtures/claude/hooks_tool_response). */
+export const BASH_NO_OUTPUT = "(Bash completed with no output)";
 
 const DESCRIPTION = `Executes a bash command and returns its output.
 
@@ -145,6 +149,9 @@ export const bashTool: Tool<BashInput> = {
       const by = result.signal === null ? "" : ` (killed by ${result.signal})`;
       return fail(`Exit code ${result.code}${by}${body}`, meta);
     }
-    return ok(output === "" ? "(Command completed with no output)" : output, meta);
+    return {
+      ...ok(output === "" ? BASH_NO_OUTPUT : output, meta),
+      response: bashResponse(output.trimEnd(), { command: input.command, interrupted: false }),
+    };
   },
 };

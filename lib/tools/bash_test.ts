@@ -40,9 +40,19 @@ Deno.test("Bash runs in the workspace root and returns stdout then stderr", asyn
       truncated: false,
       description: "Show folder",
     },
+    // What PostToolUse hooks read: Claude Code's object (tests/fixtures/claude/hooks_tool_response).
+    response: {
+      stdout: `${box.workspace}\noops`,
+      stderr: "",
+      interrupted: false,
+      isImage: false,
+      noOutputExpected: false,
+    },
   });
   const quiet = await runTool(bashTool, { command: "true" }, box.ctx());
-  assert.equal(quiet.content, "(Command completed with no output)");
+  // Claude Code 2.1.332's words for a command that printed nothing (hooks_tool_response's requests).
+  assert.equal(quiet.content, "(Bash completed with no output)");
+  assert.equal(quiet.response?.stdout, "");
 });
 
 Deno.test("Bash reports a non-zero exit as an error with the output", async () => {

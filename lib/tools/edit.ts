@@ -5,6 +5,7 @@ import { describeError } from "../errors.ts";
 import { notWritable, resolveWritePath } from "./paths.ts";
 import { cutLine, decodeText, looksBinary, numberLine, plural, splitLines } from "./text.ts";
 import { denied, fail, ok, type Tool } from "./tool.ts";
+import { editResponse } from "./hook_response.ts";
 import { ensureParent, writeChecked } from "./write.ts";
 import { builtInInput } from "./input_check.ts";
 import type { EditInput } from "./input_zod.ts";
@@ -108,12 +109,20 @@ export const editTool: Tool<EditInput> = {
         : text.slice(0, at) + newString + text.slice(at + oldString.length);
       if (info === null) await ensureParent(fs, path, area);
       await writeChecked(fs, path, { text: updated, area });
-      return ok(
+      const result = ok(
         `Edited ${path}: replaced ${plural(count, "occurrence")}. The updated section:\n${
           snippet(updated, at, newString)
         }`,
         { path, replacements: count, created: info === null, modifiedFiles: [path] },
       );
+      const response = await editResponse(path, {
+        oldString: input.old_string,
+        newString: input.new_string,
+        original: text,
+        updated,
+        replaceAll: input.replace_all === true,
+      });
+      return { ...result, response };
     } catch (e) {
       return fail(notWritable(e, path, ctx.workspaceRoot) ?? `Cannot edit ${path}: ${describeError(e)}`);
     }

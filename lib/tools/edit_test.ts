@@ -17,6 +17,21 @@ Deno.test("Edit replaces a unique match and shows the updated section", async ()
       "     1\tconst a = 1;\n     2\tconst b = $&20;\n     3\tconst c = 3;",
     isError: false,
     metadata: { path, replacements: 1, created: false, modifiedFiles: [path] },
+    response: {
+      filePath: path,
+      oldString: "b = 2",
+      newString: "b = $&20",
+      originalFile: "const a = 1;\nconst b = 2;\nconst c = 3;\n",
+      structuredPatch: [{
+        oldStart: 1,
+        oldLines: 3,
+        newStart: 1,
+        newLines: 3,
+        lines: [" const a = 1;", "-const b = 2;", "+const b = $&20;", " const c = 3;"],
+      }],
+      userModified: false,
+      replaceAll: false,
+    },
   });
   assert.equal(await Deno.readTextFile(path), "const a = 1;\nconst b = $&20;\nconst c = 3;\n");
 });

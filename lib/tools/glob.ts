@@ -7,6 +7,7 @@ import { describeError } from "../errors.ts";
 import { compileGlob, hasMagic } from "../protocol/glob_pattern.ts";
 import { resolveReadPath, statOrRefusal } from "./paths.ts";
 import { fail, ok, type Tool } from "./tool.ts";
+import { globResponse } from "./hook_response.ts";
 import {
   searchBounds,
   skippedNoiseDirs,
@@ -66,7 +67,8 @@ export const globTool: Tool<GlobInput> = {
 
     const matcher = compileGlob(pattern);
     // Glob over `/` must end: at the time limit it answers with what it found, saying so.
-    const deadline = ctx.ports.clock.now() + GLOB_TIME_LIMIT_MS;
+    const started = ctx.ports.clock.now();
+    const deadline = started + GLOB_TIME_LIMIT_MS;
     let timedOut = false;
     const stop = () => (timedOut ||= ctx.ports.clock.now() >= deadline);
     const found: { path: string; mtime: number }[] = [];
@@ -106,8 +108,12 @@ export const globTool: Tool<GlobInput> = {
       } s) before it finished, so these ` +
         "results are incomplete: more files may match. Search a more specific path or pattern.\n\n"
       : "";
+    const durationMs = ctx.ports.clock.now() - started;
     if (found.length === 0) {
-      return ok(`${late}No files found${skipped}`, { count: 0, ...(timedOut ? { timedOut } : {}) });
+      return {
+        ...ok(`${late}No files found${skipped}`, { count: 0, ...(timedOut ? { timedOut } : {}) }),
+        response: globResponse([], { durationMs, truncated: false, timedOut }),
+      };
     }
 
     found.sort((a, b) => b.mtime - a.mtime || (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
@@ -116,10 +122,11 @@ export const globTool: Tool<GlobInput> = {
       ? `\n(Results are truncated: showing the ${GLOB_MAX_RESULTS} newest of ${found.length} files. ` +
         `Use a more specific path or pattern.)`
       : "";
-    return ok(late + shown.join("\n") + note + skipped, {
+    const result = ok(late + shown.join("\n") + note + skipped, {
       count: found.length,
       truncated: note !== "",
       ...(timedOut ? { timedOut } : {}),
     });
+    return { ...result, response: globResponse(shown, { durationMs, truncated: note !== "", timedOut }) };
   },
 };

@@ -19,14 +19,22 @@ Deno.test("Glob returns absolute paths newest first, ties by path", async () => 
   await touch(box.workspace, "src/deep/mid.ts", 2_000);
   await touch(box.workspace, "src/deep/tie.ts", 2_000);
   await touch(box.workspace, "src/readme.md", 4_000);
-  const result = await runTool(globTool, { pattern: "**/*.ts" }, box.ctx());
+  const { response, ...result } = await runTool(globTool, { pattern: "**/*.ts" }, box.ctx());
+  const listed = ["src/new.ts", "src/deep/mid.ts", "src/deep/tie.ts", "src/old.ts"].map((p) =>
+    join(box.workspace, p)
+  );
   assert.deepEqual(result, {
-    content: ["src/new.ts", "src/deep/mid.ts", "src/deep/tie.ts", "src/old.ts"].map((p) =>
-      join(box.workspace, p)
-    )
-      .join("\n"),
+    content: listed.join("\n"),
     isError: false,
     metadata: { count: 4, truncated: false },
+  });
+  // What PostToolUse hooks read (the Agent SDK's GlobOutput): the same list, its time measured.
+  assert.equal(typeof response?.durationMs, "number");
+  assert.deepEqual({ ...response, durationMs: 0 }, {
+    filenames: listed,
+    durationMs: 0,
+    numFiles: 4,
+    truncated: false,
   });
 });
 
@@ -68,6 +76,8 @@ Deno.test("Glob caps results with a note", async () => {
   assert.equal(lines.filter((l) => l.startsWith("/")).length, GLOB_MAX_RESULTS);
   assert.match(lines.at(-1)!, /Results are truncated: showing the 1000 newest of 1005 files/);
   assert.deepEqual(result.metadata, { count: GLOB_MAX_RESULTS + 5, truncated: true });
+  assert.equal(result.response?.numFiles, GLOB_MAX_RESULTS);
+  assert.equal(result.response?.truncated, true);
 });
 
 Deno.test("Glob errors on a missing or non-folder path", async () => {

@@ -22,7 +22,7 @@ import {
   GrepRefusal,
   splitGlobs,
 } from "./search/grep_query.ts";
-import { grepText } from "./search/grep_format.ts";
+import { grepResponse, grepText } from "./search/grep_format.ts";
 
 export type { GrepInput };
 
@@ -145,7 +145,7 @@ async function runGrep(input: GrepInput, ctx: ToolContext, engine: { rg: string 
       f.mtime = (await ctx.ports.fs.stat(f.path).catch(() => null))?.mtimeMs ?? 0;
     }
   }
-  const text = grepText(files, {
+  const format = {
     mode: query.mode,
     base: ctx.workspaceRoot,
     rootIsFile: query.rootIsFile,
@@ -153,17 +153,21 @@ async function runGrep(input: GrepInput, ctx: ToolContext, engine: { rg: string 
     contextBreaks: query.before > 0 || query.after > 0,
     ...(input.head_limit === undefined ? {} : { headLimit: input.head_limit }),
     ...(input.offset === undefined ? {} : { offset: input.offset }),
-  });
+  };
+  const text = grepText(files, format);
   const capped = capHead(
     text,
     GREP_MAX_OUTPUT_CHARS,
     `(Output truncated at ${GREP_MAX_OUTPUT_CHARS} characters. Narrow the search with path, glob, type or head_limit.)`,
   );
   const matches = files.reduce((n, f) => n + f.count, 0);
-  return ok((found.timedOut ? `${TIME_NOTE}\n\n` : "") + capped.text + skippedNote(skips), {
+  const result = ok((found.timedOut ? `${TIME_NOTE}\n\n` : "") + capped.text + skippedNote(skips), {
     files: files.length,
     matches,
     truncated: capped.truncated,
     ...(found.timedOut ? { timedOut: true } : {}),
   });
+  const response = grepResponse(files, format);
+  if (found.timedOut) response.timedOut = true;
+  return { ...result, response };
 }

@@ -41,6 +41,37 @@ Deno.test("Grep: paths relative to the workspace, newest first, head_limit 250 b
   }
 });
 
+Deno.test("Grep's tool_response for hooks: the page the text shows, as the Agent SDK's GrepOutput", async () => {
+  await using box = await sandbox();
+  await put(box.workspace, "a.txt", "alpha\nbeta\n", 1_000);
+  await put(box.workspace, "b.txt", "gamma\n", 2_000);
+  for (const [name, tool] of ENGINES) {
+    const files = await runTool(tool, { pattern: "a" }, box.ctx());
+    assert.deepEqual(files.response, {
+      mode: "files_with_matches",
+      filenames: ["b.txt", "a.txt"],
+      numFiles: 2,
+    }, name);
+    const content = await runTool(tool, { pattern: "a", output_mode: "content", head_limit: 2 }, box.ctx());
+    assert.deepEqual(content.response, {
+      mode: "content",
+      numFiles: 0,
+      filenames: [],
+      content: "a.txt:1:alpha\na.txt:2:beta",
+      numLines: 2,
+      appliedLimit: 2,
+    }, name);
+    const count = await runTool(tool, { pattern: "a", output_mode: "count" }, box.ctx());
+    assert.deepEqual(count.response, {
+      mode: "count",
+      numFiles: 2,
+      filenames: [],
+      content: "a.txt:2\nb.txt:1",
+      numMatches: 3,
+    }, name);
+  }
+});
+
 Deno.test("Grep opens only regular files: a FIFO or a device given as the path is refused, never read", async () => {
   await using box = await sandbox();
   const fifo = join(box.workspace, "pipe");

@@ -6,6 +6,7 @@ import { describeError } from "../errors.ts";
 import { notAccessible, resolveReadPath } from "./paths.ts";
 import { cutLine, decodeText, looksBinary, numberLine, splitLines } from "./text.ts";
 import { fail, ok, type Tool } from "./tool.ts";
+import { readResponse } from "./hook_response.ts";
 import { builtInInput } from "./input_check.ts";
 import { isNotebookPath, notebookForRead } from "./notebook.ts";
 import { READ_DEFAULT_LIMIT } from "./input_limits.ts";
@@ -70,7 +71,8 @@ export const readTool: Tool<ReadInput> = {
     ctx.readFiles?.set(path, info.mtimeMs);
     const notebook = isNotebookPath(path) ? notebookForRead(decodeText(bytes)) : undefined;
     if (notebook !== undefined) return ok(notebook, { path, notebook: true });
-    const lines = splitLines(decodeText(bytes).replace(/^\uFEFF/, ""));
+    const text = decodeText(bytes).replace(/^\uFEFF/, "");
+    const lines = splitLines(text);
     if (read.truncated) {
       // The last line may be cut: it is not shown as if it were whole.
       lines.pop();
@@ -94,6 +96,9 @@ export const readTool: Tool<ReadInput> = {
         `\n(Showing lines ${start}-${end} of ${lines.length}. Use offset and limit to read other parts.)`,
       );
     }
-    return ok(body.join("\n"), { ...meta, startLine: start, endLine: end });
+    return {
+      ...ok(body.join("\n"), { ...meta, startLine: start, endLine: end }),
+      response: readResponse(path, text, { startLine: start, limit }),
+    };
   },
 };

@@ -11,6 +11,17 @@ Deno.test("Read numbers lines like cat -n and resolves relative paths", async ()
     content: "     1\tone\n     2\ttwo\n     3\tthree",
     isError: false,
     metadata: { path: join(box.workspace, "a.txt"), totalLines: 3, startLine: 1, endLine: 3 },
+    // What PostToolUse hooks read: Claude Code's object (tests/fixtures/claude/hooks_tool_response).
+    response: {
+      type: "text",
+      file: {
+        filePath: join(box.workspace, "a.txt"),
+        content: "one\ntwo\nthree\n",
+        numLines: 4,
+        startLine: 1,
+        totalLines: 4,
+      },
+    },
   });
 });
 

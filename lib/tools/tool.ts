@@ -80,6 +80,11 @@ export interface ToolResult {
   isError: boolean;
   /** Structured data for callers (files touched, exit code, child lineage…); never sent to the model. */
   metadata?: Record<string, unknown>;
+  /**
+   * What PostToolUse hooks read as `tool_response`: Claude Code's object for a built-in tool
+   * (tools/hook_response.ts); absent = the result as the model sees it. Never sent to the model.
+   */
+  response?: Record<string, unknown>;
   /** Extra transcript parts written with the result (e.g. a terminal `subtask_ref`). */
   parts?: TranscriptPart[];
   /** The tool refused the call for a permission reason (untrusted folder, outside the workspace…). */

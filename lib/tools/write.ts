@@ -5,7 +5,9 @@ import { dirname } from "../path.ts";
 import { describeError } from "../errors.ts";
 import type { Fs } from "../sys/fs.ts";
 import { notWritable, resolveWritePath, type WriteArea } from "./paths.ts";
-import { countLines, plural } from "./text.ts";
+import { countLines, decodeText, plural } from "./text.ts";
+import { READ_MAX_BYTES } from "./read.ts";
+import { writeResponse } from "./hook_response.ts";
 import { denied, fail, ok, type Tool } from "./tool.ts";
 import { builtInInput } from "./input_check.ts";
 import type { WriteInput } from "./input_zod.ts";
@@ -54,18 +56,25 @@ export const writeTool: Tool<WriteInput> = {
     try {
       const existing = await fs.stat(path);
       if (existing?.isDirectory) return fail(`Cannot write ${path}: it is a directory.`);
+      // What the file held, for PostToolUse hooks (tool_response's originalFile and diff).
+      const before = existing === null ? null : await fs.readRegularFile(path, { maxBytes: READ_MAX_BYTES });
+      const original = before?.kind === "file" && !before.truncated ? decodeText(before.bytes) : null;
       await ensureParent(fs, path, area);
       await writeChecked(fs, path, { text: input.content, area });
       const bytes = new TextEncoder().encode(input.content).length;
       const lines = countLines(input.content);
       const verb = existing === null ? "Created" : "Overwrote";
-      return ok(`${verb} ${path} (${plural(bytes, "byte")}, ${plural(lines, "line")}).`, {
+      const result = ok(`${verb} ${path} (${plural(bytes, "byte")}, ${plural(lines, "line")}).`, {
         path,
         bytes,
         lines,
         created: existing === null,
         modifiedFiles: [path],
       });
+      return {
+        ...result,
+        response: await writeResponse(path, input.content, { created: existing === null, original }),
+      };
     } catch (e) {
       return fail(notWritable(e, path, ctx.workspaceRoot) ?? `Cannot write ${path}: ${describeError(e)}`);
     }

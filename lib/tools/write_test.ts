@@ -11,6 +11,14 @@ Deno.test("Write creates parent folders and reports bytes and lines", async () =
     content: `Created ${path} (13 bytes, 2 lines).`,
     isError: false,
     metadata: { path, bytes: 13, lines: 2, created: true, modifiedFiles: [path] },
+    response: {
+      type: "create",
+      filePath: path,
+      content: "héllo\nworld\n",
+      structuredPatch: [],
+      originalFile: null,
+      userModified: false,
+    },
   });
   assert.equal(await Deno.readTextFile(path), "héllo\nworld\n");
 });
@@ -22,6 +30,8 @@ Deno.test("Write overwrites an existing file and keeps its mode", async () => {
   await Deno.chmod(path, 0o755);
   const result = await runTool(writeTool, { file_path: path, content: "new" }, box.ctx());
   assert.equal(result.content, `Overwrote ${path} (3 bytes, 1 line).`);
+  assert.equal(result.response?.type, "update");
+  assert.equal(result.response?.originalFile, "old contents\n");
   assert.equal(await Deno.readTextFile(path), "new");
   assert.equal((await Deno.stat(path)).mode! & 0o777, 0o755);
 });

@@ -190,6 +190,65 @@ You check things.
       ],
     },
   },
+  {
+    // PostToolUse's `tool_response` for each built-in file and shell tool (the per-tool object Claude
+    // Code builds from the tool's result, not the text the model sees), and what the model sees of a
+    // command that printed nothing. `$WS` in a call's input is the project folder. (Claude Code 2.1.332
+    // offers no Glob or Grep tool to record: lib/tools/hook_response.ts says where their shapes come from.)
+    name: "hooks_tool_response",
+    prompt: "Use the tools.",
+    scripts: {
+      pre: "true",
+      post: "true",
+      failed: answer({
+        hookSpecificOutput: {
+          hookEventName: "PostToolUseFailure",
+          additionalContext: "failure context here",
+        },
+      }),
+    },
+    hooks: {
+      PreToolUse: [{ hooks: [command("pre")] }],
+      PostToolUse: [{ hooks: [command("post")] }],
+      PostToolUseFailure: [{ hooks: [command("failed")] }],
+    },
+    allow: ["Bash", "Read", "Write", "Edit"],
+    turns: [
+      fakeTurn({
+        toolCalls: [{
+          name: "Write",
+          input: { file_path: "$WS/notes.txt", content: "alpha\nbeta\ngamma\n" },
+        }],
+      }),
+      fakeTurn({ toolCalls: [{ name: "Read", input: { file_path: "$WS/notes.txt" } }] }),
+      fakeTurn({
+        toolCalls: [{
+          name: "Edit",
+          input: { file_path: "$WS/notes.txt", old_string: "beta", new_string: "BETA" },
+        }],
+      }),
+      fakeTurn({
+        toolCalls: [{
+          name: "Write",
+          input: { file_path: "$WS/notes.txt", content: "alpha\nBETA\ndelta\n" },
+        }],
+      }),
+      fakeTurn({ toolCalls: [{ name: "Read", input: { file_path: "$WS/notes.txt", offset: 2, limit: 1 } }] }),
+      fakeTurn({
+        toolCalls: [{
+          name: "Bash",
+          input: { command: "echo out; echo err >&2", description: "both streams" },
+        }],
+      }),
+      fakeTurn({ toolCalls: [{ name: "Bash", input: { command: "true", description: "quiet" } }] }),
+      fakeTurn({ toolCalls: [{ name: "Bash", input: { command: "mkdir -p made", description: "dir" } }] }),
+      fakeTurn({ toolCalls: [{ name: "Bash", input: { command: "mv made moved", description: "move" } }] }),
+      fakeTurn({
+        toolCalls: [{ name: "Bash", input: { command: "echo partial; exit 3", description: "fails" } }],
+      }),
+      fakeTurn({ text: "Used them." }),
+    ],
+  },
 ];
 
 /**
@@ -226,9 +285,9 @@ export async function hookInputs(ws: string): Promise<{ hook: string; input: Rec
  * The fake model server's handler for the case: requests with tools get the scripted turns in order
  * (a subagent's requests, known by `child.marker` in their system prompt, get the child's), side
  * requests an empty answer. The delegation call is named as the request's tools name it (Claude
- * Code's `Task`, Blade's `Agent`). `answered` collects the requests that got a scripted turn.
+ * Code's `Task`, Blade's `Agent`); `$WS` in a call's input is `options.ws`. `answered` collects the requests that got a scripted turn.
  */
-export function caseHandler(c: HookCase): {
+export function caseHandler(c: HookCase, options: { ws?: string } = {}): {
   handler: FakeHandler<AnthropicRequestBody>;
   answered: RecordedRequest<AnthropicRequestBody>[];
 } {
@@ -244,9 +303,17 @@ export function caseHandler(c: HookCase): {
       const turn = (isChild(c, body) ? childQueue : queue).shift() ?? fakeTurn({ text: "Out of script." });
       const delegation = (body.tools ?? []).some((t) => t.name === "Agent") ? "Agent" : "Task";
       if (turn.kind !== "turn" || turn.toolCalls === undefined) return turn;
+      const ws = (input: Record<string, unknown> | undefined) =>
+        options.ws === undefined || input === undefined
+          ? input
+          : JSON.parse(JSON.stringify(input).replaceAll("$WS", options.ws));
       return {
         ...turn,
-        toolCalls: turn.toolCalls.map((call) => call.name === "Task" ? { ...call, name: delegation } : call),
+        toolCalls: turn.toolCalls.map((call) => ({
+          ...call,
+          name: call.name === "Task" ? delegation : call.name,
+          input: ws(call.input),
+        })),
       };
     },
   };

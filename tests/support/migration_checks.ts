@@ -568,6 +568,12 @@ const FLAGS: Record<string, Check> = {
       ["prompt context\n", "prompt context\n", "", 0, "success"],
     );
     assert.equal(hooks[0]!.hook_id, hooks[1]!.hook_id);
+    // Claude Code prints the prompt's hook lines before system/init.
+    assert.deepEqual(run.lines().slice(0, 3).map((l) => l.subtype), [
+      "hook_started",
+      "hook_response",
+      "init",
+    ]);
     const quiet = await probe(stream("Say hi"), { files });
     ok(quiet);
     assert.ok(
@@ -944,6 +950,7 @@ const SETTINGS: Record<string, Check> = {
         ".claude/settings.json": JSON.stringify({
           hooks: {
             PreToolUse: [{ matcher: "Bash", hooks: [{ type: "command", command: HOOK }] }],
+            PostToolUse: [{ hooks: [{ type: "command", command: 'cat > "$CLAUDE_PROJECT_DIR/post.json"' }] }],
             UserPromptSubmit: [{ hooks: [{ type: "command", command: "echo house rules" }] }],
           },
         }),
@@ -954,6 +961,14 @@ const SETTINGS: Record<string, Check> = {
     assert.equal(run.toolResults(1)[0]!.content, `PreToolUse:Bash hook error: [${HOOK}]: Not that\n`);
     assert.equal(run.toolResults(2)[1]!.content, "fine");
     assert.equal(await exists(`${run.ws}/made.txt`), false);
+    // PostToolUse reads Claude Code's per-tool object (tests/fixtures/claude/hooks_tool_response).
+    assert.deepEqual(JSON.parse(await Deno.readTextFile(`${run.ws}/post.json`)).tool_response, {
+      stdout: "fine",
+      stderr: "",
+      interrupted: false,
+      isImage: false,
+      noOutputExpected: false,
+    });
     // The prompt hook's plain stdout reaches the model in Claude Code's words (every event: the goldens
     // of tests/claude_hooks_golden_test.ts).
     assert.match(run.said(0), /UserPromptSubmit hook success: house rules/);

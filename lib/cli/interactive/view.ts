@@ -263,8 +263,10 @@ export class SessionView {
         return;
       case "turn_started":
       case "turn_completed":
-      // A hook's run is shown by `--debug` (its timing line), not in the log.
+      // A hook's run is shown by `--debug` (its timing line), not in the log; a Stop hook's feedback is
+      // print mode's (stream-json) only.
       case "hook_run":
+      case "stop_hook_feedback":
         return;
       default: {
         const never: never = event;

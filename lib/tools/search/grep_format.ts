@@ -76,7 +76,8 @@ function fileLines(f: FileFinding, o: FormatOptions): string[] {
   return out;
 }
 
-function contentText(files: FileFinding[], o: FormatOptions): string {
+/** Content mode's lines of every file, by path. */
+function contentLines(files: FileFinding[], o: FormatOptions): string[] {
   const lines: string[] = [];
   for (const f of [...files].sort(byPath)) {
     const own = fileLines(f, o);
@@ -84,6 +85,16 @@ function contentText(files: FileFinding[], o: FormatOptions): string {
     if (o.contextBreaks && lines.length > 0) lines.push("--");
     lines.push(...own);
   }
+  return lines;
+}
+
+/** Count mode's `path:count` entries, by path. */
+function countEntries(files: FileFinding[], o: FormatOptions): string[] {
+  return [...files].sort(byPath).map((f) => `${shownPath(o.base, f.path)}:${f.count}`);
+}
+
+function contentText(files: FileFinding[], o: FormatOptions): string {
+  const lines = contentLines(files, o);
   const { items, applied } = paginate(lines, { limit: o.headLimit, offset: o.offset });
   const pag = pagination(applied, o.offset);
   const body = items.length > 0
@@ -95,7 +106,7 @@ function contentText(files: FileFinding[], o: FormatOptions): string {
 }
 
 function countText(files: FileFinding[], o: FormatOptions): string {
-  const entries = [...files].sort(byPath).map((f) => `${shownPath(o.base, f.path)}:${f.count}`);
+  const entries = countEntries(files, o);
   const { items, applied } = paginate(entries, { limit: o.headLimit, offset: o.offset });
   const pag = pagination(applied, o.offset);
   const total = files.reduce((n, f) => n + f.count, 0);
@@ -120,6 +131,51 @@ function filesText(files: (FileFinding & { mtime: number })[], o: FormatOptions)
   }
   const head = `Found ${items.length} ${plural(items.length, "file")}${pag === "" ? "" : ` ${pag}`}`;
   return `${head}\n${items.map((f) => shownPath(o.base, f.path)).join("\n")}`;
+}
+
+/**
+ * Claude Code's `tool_response` for a search (the Agent SDK's GrepOutput; tools/hook_response.ts):
+ * the same page of findings the text shows, as data — the files listed (files_with_matches), or the
+ * lines (content) or entries (count) with their number; the limit and offset it applied.
+ */
+export function grepResponse(
+  files: (FileFinding & { mtime?: number })[],
+  o: FormatOptions,
+): Record<string, unknown> {
+  const page = { limit: o.headLimit, offset: o.offset };
+  let response: Record<string, unknown>;
+  let applied: number | undefined;
+  if (o.mode === "content") {
+    const p = paginate(contentLines(files, o), page);
+    applied = p.applied;
+    response = {
+      mode: o.mode,
+      numFiles: 0,
+      filenames: [],
+      content: p.items.join("\n"),
+      numLines: p.items.length,
+    };
+  } else if (o.mode === "count") {
+    const p = paginate(countEntries(files, o), page);
+    applied = p.applied;
+    const numMatches = files.reduce((n, f) => n + f.count, 0);
+    response = {
+      mode: o.mode,
+      numFiles: files.length,
+      filenames: [],
+      content: p.items.join("\n"),
+      numMatches,
+    };
+  } else {
+    const sorted = [...files].sort((a, b) => (b.mtime ?? 0) - (a.mtime ?? 0) || byPath(a, b));
+    const p = paginate(sorted, page);
+    applied = p.applied;
+    const filenames = p.items.map((f) => shownPath(o.base, f.path));
+    response = { mode: o.mode, filenames, numFiles: filenames.length };
+  }
+  if (applied !== undefined) response.appliedLimit = applied;
+  if (o.offset !== undefined && o.offset > 0) response.appliedOffset = o.offset;
+  return response;
 }
 
 /** The result text of a search's findings (`mtime` of each file for files_with_matches). */
