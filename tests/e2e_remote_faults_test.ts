@@ -119,12 +119,14 @@ ${remoteCalls(1)}
     await second.stop();
   });
 
-  Deno.test("e2e remote: the parent killed while its remote child runs, then continued, gets its notice once", async () => {
-    await using fleet = await startFleet(binary, {
-      nodes: 1,
-      workers: 1,
-      workerFlags: FAST_LEASE,
-      script: `agents:
+  for (const when of ["after the child ended", "while the child still runs"] as const) {
+    Deno.test(`e2e remote: the parent killed while its remote child runs, continued ${when}, gets its notice once`, async () => {
+      const stillRunning = when === "while the child still runs";
+      await using fleet = await startFleet(binary, {
+        nodes: 1,
+        workers: 1,
+        workerFlags: FAST_LEASE,
+        script: `agents:
   main:
     - repeat_last: true
       turns:
@@ -135,49 +137,58 @@ ${remoteCalls(1)}
   Explore:
     - turns:
         - text: "finished while the parent was gone"
-          delay_ms: 2500
+          delay_ms: ${stillRunning ? 6000 : 2500}
 `,
+      });
+      const parent = await spawnBlade(
+        ["-p", "Go", ...fleet.script, ...fleet.store, "--trust-workspace", "--output-format", "json"],
+        { cwd: fleet.workspace, env: parentEnv(fleet), processGroup: true },
+      );
+      const running = await until("the child running", async () => {
+        const [r] = await fleet.records();
+        return r?.status === "running" && r.remote?.worker !== undefined ? r : undefined;
+      });
+      parent.kill("SIGKILL");
+      assert.equal((await parent.result).code, 137, "the parent was killed while it waited for its child");
+      if (stillRunning) {
+        const [now] = await fleet.records();
+        assert.equal(now?.status, "running", "the child still runs when its parent is continued");
+      } else {
+        await until("the child ended with its parent gone", async () => {
+          const [r] = await fleet.records();
+          return r?.status === "completed" ? r : undefined;
+        });
+      }
+      // The continued session waits for a child still running, as for its own background work.
+      const continued = await runBlade(
+        [
+          "-p",
+          "Continue",
+          "--continue",
+          ...fleet.script,
+          ...fleet.store,
+          "--trust-workspace",
+          "--output-format",
+          "json",
+        ],
+        { cwd: fleet.workspace, env: parentEnv(fleet) },
+      );
+      assert.equal(continued.code, 0, continued.stderr);
+      const [done] = await fleet.records();
+      assert.equal(done?.status, "completed");
+      const sessionId = (JSON.parse(continued.stdout) as { session_id: string }).session_id;
+      const notices = await noticeCounts(fleet, sessionId);
+      assert.deepEqual([...notices.entries()], [[completionInboxId(running.id), 1]]);
+      // A second continue delivers nothing again.
+      const again = await runBlade(
+        ["-p", "Continue again", "--continue", ...fleet.script, ...fleet.store, "--output-format", "json"],
+        { cwd: fleet.workspace, env: parentEnv(fleet) },
+      );
+      assert.equal(again.code, 0, again.stderr + again.stdout);
+      assert.deepEqual([...(await noticeCounts(fleet, sessionId)).values()], [1]);
+      for (const w of fleet.workers) await w.stop();
     });
-    const parent = await spawnBlade(
-      ["-p", "Go", ...fleet.script, ...fleet.store, "--trust-workspace", "--output-format", "json"],
-      { cwd: fleet.workspace, env: parentEnv(fleet), processGroup: true },
-    );
-    await until("the child running", async () => {
-      const [r] = await fleet.records();
-      return r?.status === "running" && r.remote?.worker !== undefined ? r : undefined;
-    });
-    parent.kill("SIGKILL");
-    assert.equal((await parent.result).code, 137, "the parent was killed while it waited for its child");
-    const done = await until("the child ended with its parent gone", async () => {
-      const [r] = await fleet.records();
-      return r?.status === "completed" ? r : undefined;
-    });
-    const continued = await runBlade(
-      [
-        "-p",
-        "Continue",
-        "--continue",
-        ...fleet.script,
-        ...fleet.store,
-        "--trust-workspace",
-        "--output-format",
-        "json",
-      ],
-      { cwd: fleet.workspace, env: parentEnv(fleet) },
-    );
-    assert.equal(continued.code, 0, continued.stderr);
-    const sessionId = (JSON.parse(continued.stdout) as { session_id: string }).session_id;
-    const notices = await noticeCounts(fleet, sessionId);
-    assert.deepEqual([...notices.entries()], [[completionInboxId(done.id), 1]]);
-    // A second continue delivers nothing again.
-    const again = await runBlade(
-      ["-p", "Continue again", "--continue", ...fleet.script, ...fleet.store, "--output-format", "json"],
-      { cwd: fleet.workspace, env: parentEnv(fleet) },
-    );
-    assert.equal(again.code, 0, again.stderr + again.stdout);
-    assert.deepEqual([...(await noticeCounts(fleet, sessionId)).values()], [1]);
-    for (const w of fleet.workers) await w.stop();
-  });
+  }
 }
 
 /** A small seeded generator (mulberry32), so a failing run can be repeated with SEED=<n>. */
