@@ -35,6 +35,7 @@ import { allInOrder } from "./sys/concurrency.ts";
 import { canonicalWorkspace } from "./config/workspace.ts";
 import { claudeUserDir } from "./config/claude_dir.ts";
 import type { ChildContext } from "./executor/child_context.ts";
+import type { RunHooks } from "./hooks/run_hooks.ts";
 import { type ApiKeyHelper, apiKeyHelperOf } from "./provider/api_key_helper.ts";
 
 export interface AppFlags extends ConfigFlags {
@@ -65,6 +66,8 @@ export interface AppFlags extends ConfigFlags {
 export interface AppOptions {
   /** Where `--debug` lines go (the CLI passes stderr). Lines are redacted before they arrive. */
   debugSink?: (line: string) => void;
+  /** Where warnings go whatever `--debug` says (a setting Blade does not support): the CLI passes stderr. */
+  warnSink?: (line: string) => void;
   /** `read`: the command only reads storage, so an existing root is used as it is (even read-only). */
   storage?: StorageAccess;
 }
@@ -80,6 +83,8 @@ export interface RuntimeOptions {
   onlyTools?: readonly string[];
   /** The run's memory and skills, as subagents get them. */
   childContext?: ChildContext;
+  /** The run's hooks for its children (lib/hooks/run_hooks.ts); absent: none configured. */
+  hooks?: RunHooks | undefined;
 }
 
 export interface App {
@@ -142,6 +147,7 @@ export async function createApp(ports: Ports, flags: AppFlags, options: AppOptio
     workspace,
     trusted: trust.trusted,
     ...(options.debugSink === undefined ? {} : { debugSink: options.debugSink }),
+    ...(options.warnSink === undefined ? {} : { warnSink: options.warnSink }),
   });
   // The sandbox requirement reaches every command launcher (tools/command_launch.ts) as
   // BLADE_REQUIRE_SANDBOX, Worker children's through their tool environment (bashLimitEnv).
@@ -161,15 +167,10 @@ export async function createApp(ports: Ports, flags: AppFlags, options: AppOptio
       .then((c) => fallbackModel === undefined ? c : { ...c, fallbackModel }));
   // The shared store is parsed now, so a bad URL is a usage error before anything runs, and connects
   // on its first call; lib/remote/ is imported only when --store names one (the default path never).
-  const shared = config.store === undefined ? undefined : await sharedStore(ports, {
-    url: config.store,
-    credsFile: config.storeCreds,
-    redact,
-  });
-  let store: SidecarStore | undefined = shared;
-  const placement = shared === undefined
+  const remote = config.store === undefined
     ? undefined
-    : new (await import("./worker/placement.ts")).NatsPlacement(shared, ports);
+    : await sharedStore(ports, { url: config.store, credsFile: config.storeCreds, redact });
+  let store: SidecarStore | undefined = remote?.shared;
   const app: App = {
     ports,
     layout,
@@ -200,9 +201,8 @@ export async function createApp(ports: Ports, flags: AppFlags, options: AppOptio
     providerConfig: getProviderConfig,
     store: () =>
       store ??= new FileSidecarStore({ fs: ports.fs, clock: ports.clock, storageRoot: layout.root, redact }),
-    ...(shared === undefined ? {} : { shared }),
-    ...(placement === undefined ? {} : { placement }),
-    close: async () => await shared?.close(),
+    ...remote,
+    close: async () => await remote?.shared.close(),
     // Methods, not closures: an App with a replaced provider (tests) builds its runtime with it.
     registry() {
       return registryOf(this);
@@ -214,22 +214,24 @@ export async function createApp(ports: Ports, flags: AppFlags, options: AppOptio
   return app;
 }
 
-/** The NATS store `--store` names (docs/guides/remote.md), not yet connected. */
+/** The NATS store `--store` names (docs/guides/remote.md), not yet connected, and its remote children. */
 async function sharedStore(
   ports: Ports,
   o: { url: string; credsFile: string | undefined; redact: (text: string) => string },
-): Promise<LazyNatsStore> {
-  const [{ parseStoreUrl }, { LazyNatsStore }] = await Promise.all([
+): Promise<{ shared: LazyNatsStore; placement: RemotePlacement }> {
+  const [{ parseStoreUrl }, { LazyNatsStore }, { NatsPlacement }] = await Promise.all([
     import("./remote/store_url.ts"),
     import("./remote/lazy_nats_store.ts"),
+    import("./worker/placement.ts"),
   ]);
-  return new LazyNatsStore(parseStoreUrl(o.url), {
+  const shared = new LazyNatsStore(parseStoreUrl(o.url), {
     fs: ports.fs,
     clock: ports.clock,
     credsFile: o.credsFile,
     redact: o.redact,
     name: `blade ${ports.env.hostname()}`.trim(),
   });
+  return { shared, placement: new NatsPlacement(shared, ports) };
 }
 
 function runtimeOf(app: App, emit: RuntimeEventSink, options: RuntimeOptions): Runtime {
@@ -253,6 +255,7 @@ function runtimeOf(app: App, emit: RuntimeEventSink, options: RuntimeOptions): R
     ...(options.childContext === undefined ? {} : { childContext: options.childContext }),
     mcp: () => childMcp(app, options),
     web: webAccessOf(app),
+    hooks: options.hooks,
     ...sharedOf(app),
   });
 }

@@ -7,7 +7,9 @@
 //
 //   e2e        the floor (a bare Deno program making the same streaming requests with fetch), blade -p
 //              single turn, foreground delegation (child in a Worker and in-process), background
-//              delegation, Claude Code's delegation (when installed; else a skip line): wall, RSS,
+//              delegation — through `deno task blade`, and the single turn and both delegations through
+//              the release bundle (dist/blade) and the compiled binary (where `deno compile` works; else
+//              a skipped row) — Claude Code's delegation (when installed; else a skip line): wall, RSS,
 //              ratios to the floor and to Claude Code, the delegation overhead (parent's request →
 //              the child's first request), fsyncs per delegation (strace)
 //   start-up   every command with nothing to do (scripts/bench_e2e.ts STARTUP_COMMANDS)
@@ -23,6 +25,9 @@
 //              store, one node and a 3-node R3 cluster (scripts/bench_remote.ts); remote children per
 //              second with 1-3 workers and a remote child's added latency (scripts/bench_remote_children.ts);
 //              no rows without nats-server
+//   hooks      a PreToolUse command hook per tool call, none configured, and -p with 20 calls (scripts/bench_hooks.ts)
+//   rewrites   the bundle with all its rewrites for speed, without each in turn, without any: -p single
+//              turn and delegation fg, each against all (scripts/bench_rewrites.ts)
 //
 //   deno task bench [--profile] [--runs N] [--only e2e,startup,...] [--out FILE]
 // --profile adds the per-phase timeline of one delegation (scripts/bench_profile.ts). BLADE_BENCH_RUNS
@@ -31,7 +36,7 @@
 
 import { parseArgs } from "node:util";
 import { bladeCommand, median, type ProcessRun, ROOT, type Stats, stats } from "./bench_common.ts";
-import { contenders, countFsyncs, findClaude, runContenders, runStartup } from "./bench_e2e.ts";
+import { contenders, countFsyncs, findClaude, otherBuilds, runContenders, runStartup } from "./bench_e2e.ts";
 
 export interface BenchRow {
   group: string;
@@ -62,9 +67,16 @@ const GROUPS = [
   "tasks",
   "search",
   "remote",
+  "hooks",
+  "rewrites",
 ] as const;
 
-function processRow(group: string, name: string, runs: readonly ProcessRun[], note?: string): BenchRow {
+function processRow(
+  group: string,
+  name: string,
+  runs: readonly ProcessRun[],
+  note?: string,
+): BenchRow {
   const s = stats(runs.map((r) => r.wallMs));
   return {
     group,
@@ -97,7 +109,15 @@ async function e2eRows(
   if (claude === undefined) {
     log("Claude Code: skipped (not found at /tmp/cc/node_modules/.bin/claude; set BLADE_BENCH_CLAUDE)");
   }
-  const list = await contenders(blade, dir, claude);
+  const { others, compileSkipped } = await otherBuilds(dir);
+  const skipped: BenchRow[] = [];
+  if (compileSkipped !== undefined) {
+    log(`compiled binary: skipped (${compileSkipped})`);
+    const nan = { median: NaN, min: NaN, max: NaN, n: 0 };
+    const name = "compiled binary: single turn, delegation fg, bg";
+    skipped.push(figureRow("e2e", name, "ms", nan, `skipped: ${compileSkipped}`));
+  }
+  const list = await contenders(blade, dir, { claude, others });
   const results = await runContenders(list, workspace, runs);
   const rows = new Map<string, BenchRow>();
   for (const c of list) {
@@ -124,7 +144,7 @@ async function e2eRows(
     const vsClaude = row.name.includes("delegation") && row !== cc ? ratio(row, cc) : undefined;
     if (vsClaude !== undefined) row.vsClaude = vsClaude;
   }
-  return [...rows.values()];
+  return [...rows.values(), ...skipped];
 }
 
 async function recoveryRows(runs: number): Promise<BenchRow[]> {
@@ -146,6 +166,16 @@ async function recoveryRows(runs: number): Promise<BenchRow[]> {
     ),
     ...Object.entries(b.resumeByHistory).map(([k, v]) => one(`resume, history of ${k}`, v, "median of 5")),
   ];
+}
+
+/** NATS store operation latency, remote children per second and a remote child's added latency. */
+async function remoteRows(runs: number): Promise<BenchRow[]> {
+  const { benchRemoteChildren } = await import("./bench_remote_children.ts");
+  const all = [
+    ...await (await import("./bench_remote.ts")).benchRemote(),
+    ...await benchRemoteChildren({ runs }),
+  ];
+  return all.map((r) => figureRow("remote", r.name, r.unit, r.stats));
 }
 
 /** The file store's write throughput (scripts/bench_store.ts). */
@@ -207,37 +237,40 @@ async function groupRows(
       return await recoveryRows(runs);
     case "memory":
       return await (await import("./bench_memory.ts")).memoryRows(blade, runs);
-    case "worktree": {
-      const { benchWorktree } = await import("./bench_worktree.ts");
-      const w = await benchWorktree({ runs: Math.min(runs, 5) });
-      return [
-        figureRow("worktree", `prepare + finish, ${w.files} files`, "ms", {
-          median: w.totalMs,
-          min: w.minTotalMs,
-          max: w.maxTotalMs,
-          n: w.runs,
-        }, `bare git ${w.bareGitMs.toFixed(0)} ms, ${w.files} file creates ${w.filesFloorMs.toFixed(0)} ms`),
-      ];
-    }
+    case "worktree":
+      return await worktreeRows(runs);
     case "sandbox":
       return await sandboxRows(runs);
-    case "search": {
-      const { searchRows } = await import("./bench_search.ts");
-      return await searchRows(runs, ctx.log, figureRow);
-    }
-    case "remote": {
-      const { benchRemoteChildren } = await import("./bench_remote_children.ts");
-      const all = [
-        ...await (await import("./bench_remote.ts")).benchRemote(),
-        ...await benchRemoteChildren({ runs }),
-      ];
-      return all.map((r) => figureRow("remote", r.name, r.unit, r.stats));
-    }
+    case "rewrites":
+      return await (await import("./bench_rewrites.ts")).rewriteRows(`${dir}/rewrites`, {
+        ...ctx,
+        processRow,
+      });
+    case "search":
+      return await (await import("./bench_search.ts")).searchRows(runs, ctx.log, figureRow);
+    case "remote":
+      return await remoteRows(runs);
     case "tasks": {
       const { tasksRows } = await import("./bench_tasks.ts");
       return await tasksRows(blade, { dir, workspace, runs }, processRow);
     }
+    case "hooks":
+      return await (await import("./bench_hooks.ts")).hooksRows(blade, runs);
   }
+}
+
+/** Preparing and finishing an isolated child's worktree (scripts/bench_worktree.ts). */
+async function worktreeRows(runs: number): Promise<BenchRow[]> {
+  const { benchWorktree } = await import("./bench_worktree.ts");
+  const w = await benchWorktree({ runs: Math.min(runs, 5) });
+  return [
+    figureRow("worktree", `prepare + finish, ${w.files} files`, "ms", {
+      median: w.totalMs,
+      min: w.minTotalMs,
+      max: w.maxTotalMs,
+      n: w.runs,
+    }, `bare git ${w.bareGitMs.toFixed(0)} ms, ${w.files} file creates ${w.filesFloorMs.toFixed(0)} ms`),
+  ];
 }
 
 /** The OS sandbox's cost per Bash command (scripts/bench_command_sandbox.ts); none without bubblewrap. */

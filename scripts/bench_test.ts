@@ -83,6 +83,8 @@ Deno.test("benchOptions: --help is usage (exit 0); a bad option, runs or group i
       "tasks",
       "search",
       "remote",
+      "hooks",
+      "rewrites",
     ],
     profile: false,
   });

@@ -29,6 +29,7 @@ export const COMMANDS: readonly string[][] = [
   ["worker"],
   ["trust"],
   ["mcp"],
+  ["hooks"],
   ["demo"],
 ];
 

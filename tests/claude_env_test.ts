@@ -42,12 +42,16 @@ const ROWS: Row[] = [
     responses: () => [fakeTurn({ text: "ok" })],
     check: ([r]) => assert.equal(r!.body.model, "claude-haiku-4-5"),
   },
-  ...(["SONNET", "OPUS", "HAIKU"] as const).map((tier): Row => ({
-    variable: `ANTHROPIC_DEFAULT_${tier}_MODEL`,
-    env: { [`ANTHROPIC_DEFAULT_${tier}_MODEL`]: `gateway-${tier.toLowerCase()}` },
-    flags: ["--model", tier.toLowerCase()],
+  ...([
+    ["ANTHROPIC_DEFAULT_SONNET_MODEL", "sonnet"],
+    ["ANTHROPIC_DEFAULT_OPUS_MODEL", "opus"],
+    ["ANTHROPIC_DEFAULT_HAIKU_MODEL", "haiku"],
+  ] as const).map(([variable, alias]): Row => ({
+    variable,
+    env: { [variable]: `gateway-${alias}` },
+    flags: ["--model", alias],
     responses: () => [fakeTurn({ text: "ok" })],
-    check: ([r]) => assert.equal(r!.body.model, `gateway-${tier.toLowerCase()}`),
+    check: ([r]) => assert.equal(r!.body.model, `gateway-${alias}`),
   })),
   {
     variable: "CLAUDE_CODE_SUBAGENT_MODEL",

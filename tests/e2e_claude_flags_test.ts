@@ -16,6 +16,15 @@ const env = (server: FakeAnthropicServer) => ({
   ANTHROPIC_API_KEY: "sk-ant-test",
 });
 
+function lastToolResults(request: FakeAnthropicServer["requests"][number]): string {
+  const messages = (request.body.messages ?? []) as unknown as {
+    content: { type: string; content?: unknown }[];
+  }[];
+  return (messages.at(-1)?.content ?? []).filter((b) => b.type === "tool_result").map((b) =>
+    JSON.stringify(b.content)
+  ).join("\n");
+}
+
 function userTexts(server: FakeAnthropicServer, n: number): string[] {
   const messages = (server.requests[n]!.body.messages ?? []) as unknown as {
     role: string;
@@ -107,6 +116,66 @@ Deno.test("claude flags: every flag claude-code-action and SDK wrappers pass is 
   assert.match(system, /Answer in English\./);
   assert.deepEqual(body.tools.map((t) => t.name).sort(), ["Grep", "Read"]);
   assert.equal(lines.at(-1).session_id, "0b9c4c1e-4a57-4f8e-9d49-6c1f0d2a7e11");
+});
+
+Deno.test("claude flags: --print with --system-prompt and --append-system-prompt sets the system prompt; --disallowedTools takes a tool away, bypassPermissions or not", async () => {
+  await using sandbox = await bladeSandbox();
+  await Deno.writeTextFile(`${sandbox.workspace}/a.txt`, "one\n");
+  await using server = startFakeAnthropicServer([
+    fakeTurn({
+      toolCalls: [{
+        name: "Edit",
+        input: { file_path: `${sandbox.workspace}/a.txt`, old_string: "one", new_string: "two" },
+      }],
+    }),
+    fakeTurn({ text: "Could not edit." }),
+  ]);
+  const run = await sandbox.run([
+    "--print",
+    "change one to two",
+    "--system-prompt",
+    "You are the migration probe.",
+    "--append-system-prompt",
+    "Always answer in French.",
+    "--disallowedTools",
+    "Edit",
+    "--permission-mode",
+    "bypassPermissions",
+    "--trust-workspace",
+    "--output-format",
+    "json",
+  ], { env: env(server) });
+  assert.equal(run.code, 0, run.stderr);
+  assert.equal(JSON.parse(run.stdout).result, "Could not edit.", "--print is -p");
+  const system = JSON.stringify(server.requests[0]!.body.system);
+  assert.match(system, /You are the migration probe\./);
+  assert.match(system, /Always answer in French\./);
+  assert.doesNotMatch(system, /You are Blade/, "--system-prompt replaces Blade's own");
+  assert.equal(await Deno.readTextFile(`${sandbox.workspace}/a.txt`), "one\n", "the denied Edit did not run");
+  const tools = (server.requests[0]!.body as unknown as { tools: { name: string }[] }).tools.map((t) =>
+    t.name
+  );
+  assert.ok(
+    tools.includes("Read") && !tools.includes("Edit"),
+    `--disallowedTools Edit: the model is offered ${tools}`,
+  );
+  assert.match(lastToolResults(server.requests[1]!), /Unknown tool \\"Edit\\"/);
+});
+
+Deno.test("claude flags: --max-turns 1 ends the run after one model turn with error_max_turns", async () => {
+  await using sandbox = await bladeSandbox();
+  await Deno.writeTextFile(`${sandbox.workspace}/notes.txt`, "hello\n");
+  const read = () =>
+    fakeTurn({ toolCalls: [{ name: "Read", input: { file_path: `${sandbox.workspace}/notes.txt` } }] });
+  await using server = startFakeAnthropicServer({ handler: read });
+  const run = await sandbox.run(["-p", "read it forever", "--max-turns", "1", "--output-format", "json"], {
+    env: env(server),
+  });
+  assert.equal(run.code, 1, run.stderr);
+  const result = JSON.parse(run.stdout);
+  // num_turns 2, as Claude Code counts it for --max-turns 1 (tests/fixtures/claude/max_turns/json.json).
+  assert.deepEqual([result.subtype, result.is_error, result.num_turns], ["error_max_turns", true, 2]);
+  assert.equal(server.requests.filter((r) => r.path === "/v1/messages").length, 1);
 });
 
 Deno.test("claude flags: --resume <uuid> --fork-session continues a copy under a new id", async () => {

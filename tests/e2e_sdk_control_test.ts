@@ -197,7 +197,7 @@ Deno.test("agent sdk: a PreToolUse hook callback is asked before the call; its d
     const done = await blade.result;
     assert.equal(done.code, 0, done.stderr);
     const results = JSON.stringify(server.requests[1]!.body.messages.at(-1));
-    assert.match(results, /"content":"No new files\.","is_error":true/);
+    assert.match(results, /"content":"PreToolUse:Bash hook error: No new files\.","is_error":true/);
     await assert.rejects(Deno.stat(`${sandbox.workspace}/hooked.txt`), Deno.errors.NotFound);
   } finally {
     clearTimeout(guard);

@@ -18,6 +18,7 @@ import type { McpToolShape } from "../mcp/tool_adapter.ts";
 import type { McpCallResult } from "../mcp/client.ts";
 import type { TaskOutputInput } from "../tools/task_control.ts";
 import type { WebFetchRequest, WebSearchRequest } from "../protocol/web.ts";
+import type { ChildHookCall, ChildHookPoint } from "../hooks/child_hooks.ts";
 import type { ChildMessage, ParentMessage } from "./sandbox_protocol.ts";
 
 export interface ChildRunRequest {
@@ -43,6 +44,11 @@ export interface ChildRunRequest {
   toolEnv?: Record<string, string>;
   /** A foreground child of an interactive session: unapproved calls are asked through the main thread. */
   approvals?: boolean;
+  /**
+   * The hook points of the child's loop some hook listens to (docs/guides/hooks.md): the Worker asks
+   * the main thread at each (a `hook` call), which runs the hooks. Absent: none.
+   */
+  hookPoints?: ChildHookPoint[];
   /** Write this run's phase marks to stderr (lib/sys/profile.ts; the Worker cannot read BLADE_PROFILE). */
   profile?: boolean;
 }
@@ -80,7 +86,9 @@ export type DelegationCall =
   | { method: "mcp"; name: string; input: Record<string, unknown> }
   /** WebFetch or WebSearch: the Worker has no network; the main thread checks the child's tools and runs it. */
   | { method: "web"; kind: "fetch"; input: WebFetchRequest }
-  | { method: "web"; kind: "search"; input: WebSearchRequest };
+  | { method: "web"; kind: "search"; input: WebSearchRequest }
+  /** A hook point of the child's loop (hooks/child_hooks.ts): the main thread runs the hooks and answers. */
+  | { method: "hook"; call: ChildHookCall };
 
 /**
  * A model request of one run's provider (child/proxy_fetch.ts). The main thread sends it only to

@@ -13,6 +13,7 @@ import type { McpToolShape } from "../mcp/tool_adapter.ts";
 import type { RuntimeEvent } from "../protocol/events.ts";
 import type { ChildOutcome, ChildSpec } from "../executor/child.ts";
 import type { ChildRunRequest, ChildWorkerRequest, DelegationCall } from "./child_protocol.ts";
+import type { ChildHookPoint } from "../hooks/child_hooks.ts";
 import { decodeWorkerMessage } from "./child_calls.ts";
 import { ChildFetches } from "./child_fetch.ts";
 import { childPermissions, type DenoPermissionSet } from "../permissions/deno_permissions.ts";
@@ -41,6 +42,8 @@ export interface WorkerChildOptions {
   delegation: boolean;
   /** Unapproved calls are asked through `onCall` (a foreground child of an interactive session). */
   approvals?: boolean;
+  /** The child's hook points: asked through `onCall` (a `hook` call); the main thread runs the hooks. */
+  hookPoints?: ChildHookPoint[];
   /** The child's MCP tools: proxies in the Worker, calls answered by onCall("mcp"). */
   mcpTools?: McpToolShape[];
   /** The user's home folder, for `~` in paths. */
@@ -91,6 +94,7 @@ export function runRequest(o: WorkerChildOptions, runId: number): ChildRunReques
     secretPrints: secretPrints(o.secrets),
     delegation: o.delegation,
     ...(o.approvals === true ? { approvals: true } : {}),
+    ...(o.hookPoints === undefined ? {} : { hookPoints: o.hookPoints }),
     ...(profileEnabled() ? { profile: true } : {}),
     ...(o.mcpTools === undefined ? {} : { mcpTools: o.mcpTools }),
     ...(o.home === undefined ? {} : { home: o.home }),

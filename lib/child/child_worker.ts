@@ -18,6 +18,7 @@ import type { AnyTool } from "../tools/tool.ts";
 import type { Provider } from "../protocol/provider.ts";
 import { type ChildOutcome, runChild } from "../executor/child.ts";
 import { type ApprovalRequest, isApprovalAnswer } from "../protocol/approval.ts";
+import { isChildHookAnswer, workerHooks } from "../hooks/child_hooks.ts";
 import {
   type ChildRunRequest,
   type ChildWorkerEvent,
@@ -139,6 +140,14 @@ async function runOne(
             approve: (req: ApprovalRequest) => call({ method: "approve", request: req }, isApprovalAnswer),
           }
           : {}),
+        // The child's hooks run in the main thread (a Worker starts no process): each point asks there.
+        ...(request.hookPoints === undefined ? {} : {
+          hooks: () =>
+            workerHooks(
+              request.hookPoints!,
+              (hook) => call({ method: "hook", call: hook }, isChildHookAnswer),
+            ),
+        }),
       },
       request.spec,
       controller.signal,

@@ -94,8 +94,6 @@ export const NOT_YET_HONOURED: Readonly<Record<string, string>> = {
   "permission-prompt-tool":
     "an approval tool is honoured as `stdio` with stream-json input (the Agent SDK's canUseTool) or an MCP tool `mcp__<server>__<tool>`",
   "no-session-persistence": "Blade always saves the session (its transcript is what makes runs durable)",
-  "include-hook-events":
-    "hook events are not in the stream yet; the hooks of the Agent SDK's initialize still run",
   autocompact: "Blade does not compact conversations yet",
   "ax-screen-reader": "print mode has no decorations to remove",
   brief: "there is no SendUserMessage tool; answers arrive as the result",

@@ -19,6 +19,8 @@ export interface ClaudeStreamOptions {
   /** `--add-dir` folders. */
   additionalDirectories?: string[];
   includePartialMessages: boolean;
+  /** `--include-hook-events`: each hook's `system/hook_started` and `system/hook_response` lines. */
+  includeHookEvents?: boolean;
   /** Where the API key came from, as Claude Code names it (`ANTHROPIC_API_KEY`, `none`, …). */
   apiKeySource: string;
   uuid: () => string;
@@ -32,7 +34,7 @@ export function anthropicBlock(block: ContentBlock): Record<string, unknown> {
     case "text":
       return { type: "text", text: block.text };
     case "tool_call":
-      return { type: "tool_use", id: block.id, name: block.name, input: block.input };
+      return { type: "tool_use", id: block.id, name: block.name, input: modelInput(block) };
     case "thinking":
       return { type: "thinking", thinking: block.thinking, signature: block.signature };
     case "redacted_thinking":
@@ -45,6 +47,16 @@ export function anthropicBlock(block: ContentBlock): Record<string, unknown> {
         is_error: block.isError,
       };
   }
+}
+
+/** A call's input as the model wrote it: without the agent id Blade assigns an Agent call before it runs. */
+function modelInput(block: Extract<ContentBlock, { type: "tool_call" }>): unknown {
+  const input = block.input;
+  if (!isDelegationTool(block.name) || typeof input !== "object" || input === null || Array.isArray(input)) {
+    return input;
+  }
+  const { subagent_session_id: _, ...rest } = input as Record<string, unknown>;
+  return rest;
 }
 
 interface Scope {
@@ -217,6 +229,20 @@ export class ClaudeStream {
           work_lost: event.workLost,
           ...this.#system(),
         }];
+      case "hook_run":
+        return this.#o.includeHookEvents === true ? [this.#hookLine(event)] : [];
+      case "prompt_blocked":
+        // Claude Code's line for a prompt a UserPromptSubmit hook blocked (tests/fixtures/claude/hooks_prompt_block).
+        return [{
+          type: "system",
+          subtype: "informational",
+          content: event.message,
+          level: "warning",
+          prevent_continuation: true,
+          prompt_submit_outcome: { kind: "blocked_by_hook", prompt_kept: false, reason: event.reason },
+          uuid: this.#o.uuid(),
+          session_id: this.#sessionId,
+        }];
       case "subagent_event": {
         const inner: Scope = this.#children.get(event.agentId) ?? { parentToolUseId: null };
         return [
@@ -227,6 +253,34 @@ export class ClaudeStream {
       default:
         return [];
     }
+  }
+
+  /** Claude Code's hook line (tests/fixtures/claude/hooks_events/stream.jsonl): output is stdout then stderr. */
+  #hookLine(event: Event<"hook_run">): Line {
+    const ids = { hook_id: event.hookId, hook_name: event.name, hook_event: event.event };
+    if (event.phase === "started") {
+      return {
+        type: "system",
+        subtype: "hook_started",
+        ...ids,
+        uuid: this.#o.uuid(),
+        session_id: this.#sessionId,
+      };
+    }
+    const stdout = event.stdout ?? "";
+    const stderr = event.stderr ?? "";
+    return {
+      type: "system",
+      subtype: "hook_response",
+      ...ids,
+      output: stdout + stderr,
+      stdout,
+      stderr,
+      exit_code: event.exitCode ?? null,
+      outcome: event.outcome ?? "error",
+      uuid: this.#o.uuid(),
+      session_id: this.#sessionId,
+    };
   }
 
   /** Claude Code's `system/permission_denied` line before the refused call's result (top-level calls). */
@@ -363,7 +417,8 @@ export class ClaudeStream {
       subtype: "task_notification",
       task_id: event.subagent.session_id,
       tool_use_id: event.callId,
-      status: event.state,
+      // The Agent SDK's names: a stopped task is `stopped` (Blade's record: cancelled).
+      status: event.state === "cancelled" ? "stopped" : event.state,
       summary: event.summary,
       ...(usage === undefined ? {} : { usage }),
       ...(event.verdict === undefined ? {} : { verdict: event.verdict }),

@@ -40,7 +40,8 @@ export class TaskLines {
       type: "system",
       subtype: "task_updated",
       task_id: id,
-      patch: { status: state, end_time: this.#o.now() },
+      // The Agent SDK's task states: a stopped task is `killed`.
+      patch: { status: state === "cancelled" ? "killed" : state, end_time: this.#o.now() },
       ...this.#o.system(),
     };
     return {

@@ -17,6 +17,7 @@ const SUBCOMMANDS = [
   "agents",
   "tasks",
   "mcp",
+  "hooks",
   "trust",
   "run",
   "demo",
@@ -36,6 +37,7 @@ Usage:
   blade worker [status] --store <url>   take remote children's jobs from the shared store
   blade trust [path] [--revoke|--status] [--json]   Workspace Trust
   blade mcp list [--json]            MCP servers of this folder: status and tools
+  blade hooks list [--json]          hooks of this folder's runs and where each comes from
   blade memory [--json]              memory files (CLAUDE.md, …), skills and commands a session loads here
   blade demo                         a complete delegation flow against the built-in scripted model
 
@@ -153,6 +155,10 @@ async function runSubcommand(argv: string[], o: { ports: Ports; io: Io }): Promi
     case "mcp": {
       const { runMcp } = await import("./mcp_cmd.ts");
       return await runMcp(argv.slice(1), ports, io);
+    }
+    case "hooks": {
+      const { runHooks } = await import("./hooks_cmd.ts");
+      return await runHooks(argv.slice(1), ports, io);
     }
     case "trust": {
       const { runTrust } = await import("./trust_cmd.ts");

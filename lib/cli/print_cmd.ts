@@ -2,7 +2,8 @@
 // chosen output format. Exit codes: 0 success, 1 failure, 2 usage, 130 interrupted.
 
 import type { Ports } from "../sys/mod.ts";
-import type { App } from "../app.ts";
+import type { App, AppOptions } from "../app.ts";
+import { onceWarnings } from "./warnings.ts";
 import { createApp } from "../app.ts";
 import type { Io } from "./io.ts";
 import { mcpFlagsOf, startMcp } from "./mcp_wiring.ts";
@@ -27,6 +28,7 @@ import { profileMark } from "../sys/profile.ts";
 import { appendWriter } from "../sys/append_file.ts";
 import { usageError } from "../errors.ts";
 import { runTurn, type SessionChoice, type TurnFlags } from "./print_turn.ts";
+import { HookLifetime } from "./hook_wiring.ts";
 import { contextSinks, sessionContextOf } from "./context_wiring.ts";
 
 export async function runPrint(values: Values, positionals: string[], ports: Ports, io: Io): Promise<number> {
@@ -51,27 +53,30 @@ export async function runPrint(values: Values, positionals: string[], ports: Por
     onlyTools: onlyToolsOf(values),
     backgroundWaitMs,
     includePartialMessages: values["include-partial-messages"] === true,
+    includeHookEvents: values["include-hook-events"] === true,
     replayUserMessages: values["replay-user-messages"] === true,
     verbose: values.verbose === true,
   };
   // `--debug-file <path>`: the debug lines go to that file (appended), else to stderr.
   using debugLog = debugLogOf(values, ports, io);
-  const debugSink = debugLog.sink;
-  let app: App = await createApp(ports, appFlagsOf(values), { debugSink });
+  const sinks = { debugSink: debugLog.sink, warnSink: onceWarnings(io) };
+  let app: App = await createApp(ports, appFlagsOf(values), sinks);
   // `-w, --worktree`: the session runs in a managed worktree (the folder's trust goes with it).
   await using worktree = values.worktree === undefined
     ? undefined
     : await sessionWorktree(app, values.worktree, io);
   if (worktree !== undefined) {
     const trust = app.trust.trusted ? { trustWorkspace: true } : {};
-    app = await createApp(worktree.ports, { ...appFlagsOf(values), ...trust }, { debugSink });
+    app = await createApp(worktree.ports, { ...appFlagsOf(values), ...trust }, sinks);
   }
   profileMark("config + trust");
-  if (values.agent !== undefined) app = await asAgent(app, values, ports, flags, debugSink);
+  if (values.agent !== undefined) app = await asAgent(app, values, ports, flags, sinks);
   // An untrusted folder: what the command line grants applies; settings grant nothing more.
   const granted = await grantedRun(app, values, io);
   app = granted.app;
-  const turn: TurnFlags = { ...flags, rules: granted.rules };
+  // SessionStart fires for the run's first turn, SessionEnd once the run has printed its result.
+  const hookLife = new HookLifetime();
+  const turn: TurnFlags = { ...flags, rules: granted.rules, hookLife };
   // Memory and skills are read while MCP and the session start (the first turn awaits them).
   sessionContextOf(app, contextSinks(app, io)).catch(() => {});
   // The first turn opens (or resumes, or forks) the session; later stream-json turns continue it.
@@ -105,6 +110,7 @@ export async function runPrint(values: Values, positionals: string[], ports: Por
         await nameSession(app, { values, sessionId: done.sessionId });
         code = done.code;
       } finally {
+        await hookLife.end("other");
         await mcp?.close();
       }
     }
@@ -140,7 +146,7 @@ async function asAgent(
   values: Values,
   ports: Ports,
   flags: Omit<TurnFlags, "rules">,
-  debugSink: (l: string) => void,
+  sinks: AppOptions,
 ): Promise<App> {
   const agent = (await app.registry()).require(values.agent);
   const model = values.model ?? (agent.model === "inherit" ? undefined : agent.model);
@@ -152,7 +158,7 @@ async function asAgent(
       ...(mode === undefined || appFlagsOf(values).permissionMode !== undefined
         ? {}
         : { permissionMode: mode }),
-    }, { debugSink });
+    }, sinks);
   }
   flags.prompts = {
     ...flags.prompts,

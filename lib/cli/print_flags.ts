@@ -97,7 +97,7 @@ function thinkingOf(values: Values): Pick<AppFlags, "thinking"> {
     throw usageError(`Unknown --thinking "${mode}".`, "Use --thinking adaptive, enabled or disabled.");
   }
   const budget = intFlag(values, "max-thinking-tokens", 0, 10_000_000);
-  const display = values["thinking-display"];
+  const display = thinkingDisplayOf(values);
   if (mode === undefined && budget === undefined && display === undefined) return {};
   return {
     thinking: {
@@ -106,6 +106,19 @@ function thinkingOf(values: Values): Pick<AppFlags, "thinking"> {
       ...(display === undefined ? {} : { display }),
     },
   };
+}
+
+/**
+ * `thinking.display` as Claude Code 2.1.332 asks for it: `summarized` or `highlights` when given; else
+ * `updates` when the messages are printed (json or stream-json with --verbose, as the Agent SDK runs it),
+ * else what was given (tests/fixtures/claude/models/: thinking_display*).
+ */
+function thinkingDisplayOf(values: Values): string | undefined {
+  const given = values["thinking-display"];
+  if (given === "summarized" || given === "highlights") return given;
+  const format = values["output-format"];
+  const printed = values.verbose === true && (format === "json" || format === "stream-json");
+  return printed ? "updates" : given;
 }
 
 export function listFlag(values: Values, ...names: string[]): string[] {

@@ -17,11 +17,21 @@ import { apiErrorOf, refusedWork } from "./turn_failures.ts";
 import { FailedDuringSession } from "./report_error.ts";
 import { claudeStream } from "./claude_stream.ts";
 import { type MainRunResult, runMainSession } from "../executor/main_runner.ts";
+import type { Runtime } from "../runtime/runtime.ts";
+import type { ModelOptions } from "../executor/loop_options.ts";
 import type { RunRules } from "../permissions/run_rules.ts";
 import type { McpHub } from "../mcp/hub.ts";
 import type { PromptFlags } from "./print_inputs.ts";
 import type { Approver } from "../protocol/approval.ts";
-import type { BeforeToolCall } from "../executor/tool_runner.ts";
+import type { HookCallbacks } from "../protocol/hook_callbacks.ts";
+import {
+  type HookLifetime,
+  hookRunEvent,
+  mainSessionHooks,
+  runHookEngine,
+  runHooksOf,
+} from "./hook_wiring.ts";
+import type { HookRun } from "../hooks/hook_engine.ts";
 import type { StructuredOutput, StructuredOutputState } from "../tools/structured_output.ts";
 import { contextSinks, sessionContextOf } from "./context_wiring.ts";
 import { turnOutcome } from "../executor/run_outcome.ts";
@@ -79,6 +89,8 @@ export interface PrintSinkOptions {
   timer?: Clock["timer"];
   cwd: string;
   includePartialMessages?: boolean;
+  /** `--include-hook-events`: stream-json shows each hook's start and end. */
+  includeHookEvents?: boolean;
   apiKeySource?: string;
   additionalDirectories?: string[];
   /** `--max-budget-usd`: called once when the run's cost passes it. */
@@ -107,6 +119,7 @@ export function printSink(io: Io, o: PrintSinkOptions): PrintSink {
   const stream = claudeStream({
     cwd: o.cwd,
     includePartialMessages: o.includePartialMessages === true,
+    includeHookEvents: o.includeHookEvents === true,
     apiKeySource: o.apiKeySource ?? "none",
     uuid: () => ids.uuid(),
     now: o.now ?? realClock().now,
@@ -190,6 +203,8 @@ export interface TurnFlags {
   rules: RunRules;
   backgroundWaitMs: number | undefined;
   includePartialMessages: boolean;
+  /** `--include-hook-events`: stream-json shows each hook's start and end. */
+  includeHookEvents?: boolean;
   replayUserMessages: boolean;
   /** `--verbose`: with `--output-format json`, the whole message list (a JSON array) instead of the result. */
   verbose?: boolean;
@@ -197,13 +212,23 @@ export interface TurnFlags {
   jsonSchema: Record<string, unknown> | undefined;
   /** Who approves a call the gate would refuse (the Agent SDK's canUseTool); without it the refusal stands. */
   approve?: Approver;
-  /** A further check of the top-level session's calls after the gate (the Agent SDK's PreToolUse hooks). */
-  beforeToolCall?: BeforeToolCall;
+  /** The Agent SDK's hook callbacks: one more hook source beside the settings' (lib/hooks/). */
+  sdkHooks?: HookCallbacks;
+  /** The permission mode the hooks' input names (an SDK session changes it between turns). */
+  hookMode?: () => string;
+  /** The run's hook lifetime across its turns: SessionStart once, SessionEnd when the run ends. */
+  hookLife?: HookLifetime;
   /**
    * A run all of whose requested work was refused fails (`blade -p "prompt"`); an SDK session's turn
    * reports its refusals in `permission_denials` and goes on.
    */
   refusedWorkFails?: boolean;
+  /** The Agent SDK's setMaxThinkingTokens: the thinking budget of this turn's requests (0 = off). */
+  thinkingBudget?: number;
+  /** … and its display (`summarized`, `highlights`). */
+  thinkingDisplay?: string;
+  /** Told the turn's runtime while it runs, then undefined (the Agent SDK's stopTask reaches its tasks). */
+  onRuntime?: (runtime: Runtime | undefined) => void;
 }
 
 export interface SessionChoice {
@@ -236,8 +261,10 @@ export async function runTurn(
     interrupt.abort();
   });
   const context = await sessionContextOf(app, contextSinks(app, io));
+  const hooks = turnHooks(app, { io, f, sink, sessionId: () => sessionId, signal: interrupt.signal });
   // Background commands the model started, idle child Workers and agents' MCP servers do not outlive the run.
   await using runtime = app.runtime(sink.emit, {
+    hooks: hooks.run,
     ...(context?.child === undefined ? {} : { childContext: context.child }),
     rules: f.rules.texts,
     ...(f.approve === undefined ? {} : { approve: f.approve }),
@@ -246,6 +273,7 @@ export async function runTurn(
   });
   // Each turn returns its own object (loaded only with --json-schema: it brings zod).
   const structured = await structuredOutputOf(f.jsonSchema, app.config.structuredOutputAttempts);
+  f.onRuntime?.(runtime);
   try {
     const run = await runMainSession(app, {
       prompt,
@@ -270,7 +298,8 @@ export async function runTurn(
       ...(structured === undefined ? {} : { structured: structuredHooks(structured) }),
       ...(f.approve === undefined ? {} : { approve: f.approve }),
       ...(context === undefined ? {} : { context }),
-      ...(f.beforeToolCall === undefined ? {} : { beforeToolCall: f.beforeToolCall }),
+      hooks: hooks.session,
+      modelOptions: thinkingOf(f),
     });
     // A continued session whose transcript had a torn or bad line: the rest was kept; say so.
     for (const d of run.transcriptDiagnostics) {
@@ -280,6 +309,7 @@ export async function runTurn(
     const r = run.result;
     const summary = turnSummary(app, run, sink, { f, overBudget, shape: structured?.state });
     sink.finish(summary);
+    hooks.printed();
     if (overBudget) return { code: 1, sessionId: run.sessionId };
     if (interrupt.interrupted() || r.status === "cancelled") return { code: 130, sessionId: run.sessionId };
     return { code: summary.status === "completed" ? 0 : 1, sessionId: run.sessionId };
@@ -287,8 +317,41 @@ export async function runTurn(
     // Past session_started the result object names the session, so a script can --resume it.
     throw sessionId === undefined ? e : new FailedDuringSession(sessionId, e);
   } finally {
+    f.onRuntime?.(undefined);
     interrupt.dispose();
   }
+}
+
+/**
+ * The turn's hooks (lib/hooks/; none when nothing is configured): the session's and its subagents'.
+ * Each hook's run is an event (stream-json shows it with --include-hook-events) until `printed()`.
+ */
+function turnHooks(
+  app: App,
+  o: { io: Io; f: TurnFlags; sink: PrintSink; sessionId: () => string | undefined; signal: AbortSignal },
+) {
+  let printing = true;
+  const observe = (run: HookRun) => {
+    if (printing) o.sink.emit(hookRunEvent(run, o.sessionId() ?? ""));
+  };
+  const engine = runHookEngine(app, { io: o.io, callbacks: o.f.sdkHooks, observe });
+  const printed = () => void (printing = false);
+  if (engine === undefined) return { run: undefined, session: undefined, printed };
+  const run = runHooksOf(app, { engine, io: o.io });
+  const { hookMode: mode, hookLife: life } = o.f;
+  return {
+    run,
+    session: mainSessionHooks(app, { engine, io: o.io, signal: o.signal, mode, life, run }),
+    printed,
+  };
+}
+
+/** The turn's own thinking (the Agent SDK's setMaxThinkingTokens), only the fields it sets. */
+function thinkingOf(f: TurnFlags): ModelOptions {
+  return {
+    ...(f.thinkingBudget === undefined ? {} : { thinkingBudget: f.thinkingBudget }),
+    ...(f.thinkingDisplay === undefined ? {} : { thinkingDisplay: f.thinkingDisplay }),
+  };
 }
 
 /** The print sink of one turn; `onBudgetExceeded` is called once when --max-budget-usd is passed. */
@@ -308,6 +371,7 @@ function turnSink(
     timer: ports.clock.timer.bind(ports.clock),
     cwd: app.workspace,
     includePartialMessages: f.includePartialMessages,
+    includeHookEvents: f.includeHookEvents === true,
     apiKeySource: apiKeySourceOf(app),
     additionalDirectories: [...app.additionalDirs],
     verbose: f.verbose === true,
@@ -379,7 +443,7 @@ function turnSummary(
     sessionId: run.sessionId,
     status: outcome.status,
     // With --json-schema the result is the accepted object's JSON text, as in Claude Code.
-    result: shape?.status === "accepted" ? JSON.stringify(shape.value) : r.finalText,
+    result: shape?.status === "accepted" ? JSON.stringify(shape.value) : r.blocked?.message ?? r.finalText,
     // Claude Code counts the turn it refused: `--max-turns 1` reports num_turns 2, and 5 rejected
     // StructuredOutput attempts report 6 (tests/fixtures/claude/max_turns, structured_retries).
     // An accepted StructuredOutput ends the run at it and counts one more, as Claude Code counts it.

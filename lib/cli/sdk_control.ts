@@ -23,9 +23,11 @@ export const ANSWERED_SUBTYPES = [
   "interrupt",
   "set_permission_mode",
   "set_model",
+  "set_max_thinking_tokens",
   "mcp_status",
   "mcp_message",
   "cancel_async_message",
+  "stop_task",
   "end_session",
 ] as const;
 
@@ -47,7 +49,18 @@ export type ControlAction =
   | { kind: "interrupt"; cancelQueued: boolean }
   | { kind: "set_mode"; mode: PermissionMode }
   | { kind: "set_model"; model: string }
+  /**
+   * The thinking of the next turns: a budget (0 = off where the model allows; undefined = the launch's)
+   * and the display — kept, back to the launch's (`default`), or the SDK's choice.
+   */
+  | {
+    kind: "set_thinking";
+    budget: number | undefined;
+    display: "keep" | "default" | "summarized" | "highlights";
+  }
   | { kind: "drop_queued"; uuid: string }
+  /** Stop a background task of the session (an agent or a command), as TaskStop does. */
+  | { kind: "stop_task"; taskId: string }
   /** The SDK's session options: applied before the first turn. */
   | { kind: "initialize"; options: InitializeOptions }
   /** An initialize Blade cannot honour: the session ends with this error (its turns would run unguarded). */
@@ -137,6 +150,8 @@ export function decideControl(
       return setMode(id, request.mode, state);
     case "set_model":
       return setModel(id, request.model, state);
+    case "set_max_thinking_tokens":
+      return setThinking(id, request);
     case "mcp_status":
       return {
         response: success(id, {
@@ -162,20 +177,13 @@ export function decideControl(
     }
     case "end_session":
       return { response: success(id), action: { kind: "end" } };
-    case "cancel_async_message": {
-      const uuid = request.message_uuid;
-      if (typeof uuid !== "string") {
-        return {
-          response: error(id, "invalid_request", "cancel_async_message needs message_uuid."),
-          action: NONE,
-        };
-      }
-      const queued = state.queued.includes(uuid);
-      return {
-        response: success(id, { cancelled: queued }),
-        action: queued ? { kind: "drop_queued", uuid } : NONE,
-      };
-    }
+    case "stop_task":
+      // As Claude Code: an id no task of the session has is no error (nothing to stop).
+      return typeof request.task_id === "string" && request.task_id !== ""
+        ? { response: success(id), action: { kind: "stop_task", taskId: request.task_id } }
+        : { response: error(id, "invalid_request", "stop_task needs task_id."), action: NONE };
+    case "cancel_async_message":
+      return cancelQueued(id, request.message_uuid, state);
     default:
       return {
         response: error(
@@ -187,6 +195,21 @@ export function decideControl(
         action: NONE,
       };
   }
+}
+
+/** cancel_async_message: drops a queued user message by its uuid (one already started stays). */
+function cancelQueued(id: string, uuid: unknown, state: ControlState): Decision {
+  if (typeof uuid !== "string") {
+    return {
+      response: error(id, "invalid_request", "cancel_async_message needs message_uuid."),
+      action: NONE,
+    };
+  }
+  const queued = state.queued.includes(uuid);
+  return {
+    response: success(id, { cancelled: queued }),
+    action: queued ? { kind: "drop_queued", uuid } : NONE,
+  };
 }
 
 /** A value from the request, quoted for a message (cut, one line). */
@@ -326,6 +349,42 @@ function setModel(id: string, raw: unknown, state: ControlState): Decision {
   }
   const model = resolveModel(raw, state.aliases);
   return { response: success(id, { model }), action: { kind: "set_model", model } };
+}
+
+const DISPLAYS = ["summarized", "omitted", "highlights"];
+
+/**
+ * The SDK's setMaxThinkingTokens(tokens, display), as Claude Code 2.1.332 takes it
+ * (tests/fixtures/sdk/max_thinking_tokens.json): an integer budget or null (the launch's); a display
+ * left out keeps the current one, null or `omitted` goes back to the launch's.
+ */
+function setThinking(id: string, request: Record<string, unknown>): Decision {
+  const tokens = request.max_thinking_tokens;
+  const display = request.thinking_display;
+  const tokensOk = tokens === undefined || tokens === null || Number.isSafeInteger(tokens);
+  const displayOk = display === undefined || display === null || DISPLAYS.includes(display as string);
+  if (!tokensOk || !displayOk) {
+    return {
+      response: error(
+        id,
+        "invalid_request",
+        'set_max_thinking_tokens: max_thinking_tokens must be an integer or null and thinking_display must be "summarized", "omitted", "highlights", or null',
+      ),
+      action: NONE,
+    };
+  }
+  return {
+    response: success(id),
+    action: {
+      kind: "set_thinking",
+      budget: typeof tokens === "number" ? tokens : undefined,
+      display: display === undefined
+        ? "keep"
+        : display === "summarized" || display === "highlights"
+        ? display
+        : "default",
+    },
+  };
 }
 
 export interface InitializeInfo {

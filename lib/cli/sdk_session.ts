@@ -21,8 +21,6 @@ import { promptToolApprover } from "./permission_prompt_tool.ts";
 
 import { nameSession, type Values } from "./print_flags.ts";
 import { canUseToolRequest, toolVerdict } from "./sdk_control_tool.ts";
-import { preToolUseHooks, unfiredEvents } from "./sdk_hooks.ts";
-import type { BeforeToolCall } from "../executor/tool_runner.ts";
 import {
   type ControlAction,
   type ControlResponse,
@@ -32,6 +30,8 @@ import {
 } from "./sdk_control.ts";
 import { initializeAnswer, sessionApp } from "./sdk_initialize.ts";
 import { sdkModeCeiling } from "./sdk_ceiling.ts";
+import { stopSessionTask } from "./sdk_task_stop.ts";
+import type { Runtime } from "../runtime/runtime.ts";
 
 export interface SdkSessionDeps {
   app: App;
@@ -72,6 +72,8 @@ export async function runSdkSession(d: SdkSessionDeps): Promise<number> {
       if (code !== 0) break;
     }
   } finally {
+    // The session ends with the input (Claude Code's reason `other`), then its servers stop.
+    await d.turn.hookLife?.end("other");
     await session.close();
   }
   return code;
@@ -99,6 +101,10 @@ class SdkSession {
   #init: InitializeOptions = {};
   #mode: PermissionMode | undefined;
   #model: string | undefined;
+  /** The running turn's runtime (stopTask reaches its background tasks through it). */
+  #runtime: Runtime | undefined;
+  /** setMaxThinkingTokens: the budget and display of the next turns (unset: the launch's). */
+  #thinking: { budget?: number; display?: string } = {};
   #sessionId: string | undefined;
   /** Blade's own requests to the SDK (can_use_tool, hook_callback, mcp_message). */
   readonly #outbox: SdkOutbox;
@@ -205,25 +211,18 @@ class SdkSession {
       },
       jsonSchema: turn.jsonSchema ?? await this.#schema(),
       ...(approve === undefined ? {} : { approve }),
-      ...(o.hooks === undefined ? {} : { beforeToolCall: this.#preToolUse() }),
+      ...(o.hooks === undefined ? {} : {
+        sdkHooks: this.hooks,
+        hookMode: () => claudeModeName(this.#mode ?? this.#d.app.config.permissionMode),
+      }),
+      ...(this.#thinking.budget === undefined ? {} : { thinkingBudget: this.#thinking.budget }),
+      ...(this.#thinking.display === undefined ? {} : { thinkingDisplay: this.#thinking.display }),
+      onRuntime: (runtime) => (this.#runtime = runtime),
     };
   }
 
   /** The SDK's hook callbacks as the HookCallbacks port (protocol/hook_callbacks.ts). */
   readonly hooks: HookCallbacks;
-
-  /** The SDK's PreToolUse callbacks before each call of the top-level session (cli/sdk_hooks.ts). */
-  #preToolUse(): BeforeToolCall {
-    const { app, io } = this.#d;
-    const id = () => this.#sessionId;
-    return preToolUseHooks(this.hooks, {
-      sessionId: () => id() ?? "",
-      transcriptPath: () => id() === undefined ? "" : app.layout.transcriptPath(app.workspace, id()!),
-      cwd: app.workspace,
-      permissionMode: () => claudeModeName(this.#mode ?? app.config.permissionMode),
-      warn: (line) => io.err(`blade: warning: ${terminalSafe(line)}\n`),
-    });
-  }
 
   /** Asks the SDK (can_use_tool) about a call the gate would refuse; a cancelled or unanswered ask denies. */
   readonly #approve: Approver = async (request, signal) => {
@@ -324,6 +323,14 @@ class SdkSession {
       case "set_model":
         this.#model = action.model;
         return response;
+      case "set_thinking": {
+        const display = action.display === "keep" ? this.#thinking.display : action.display;
+        this.#thinking = {
+          ...(action.budget === undefined ? {} : { budget: action.budget }),
+          ...(display === undefined || display === "default" ? {} : { display }),
+        };
+        return response;
+      }
       case "drop_queued": {
         const i = this.#queue.findIndex((t) => t.uuid === action.uuid);
         if (i >= 0) this.#queue.splice(i, 1);
@@ -332,6 +339,15 @@ class SdkSession {
       case "mcp_deliver":
         this.#servers.deliver(action.server, action.message);
         return response;
+      case "stop_task": {
+        const { app } = this.#d;
+        const what = await stopSessionTask(app, action.taskId, {
+          runtime: this.#runtime,
+          mode: this.#mode ?? app.config.permissionMode,
+        });
+        if (app.config.debug) this.#d.io.err(`blade: debug: ${terminalSafe(what)}\n`);
+        return response;
+      }
       case "end":
         // The host is closing: nothing more is read; the turns already queued still run.
         this.#ended = true;
@@ -352,14 +368,6 @@ class SdkSession {
     this.#init = options;
     try {
       if (this.#d.turn.jsonSchema === undefined) await this.#schema();
-      const unfired = unfiredEvents(this.hooks);
-      if (unfired.length > 0) {
-        this.#d.io.err(
-          `blade: warning: the Agent SDK's hooks for ${
-            terminalSafe(unfired.join(", "))
-          } do not run yet: Blade fires PreToolUse only.\n`,
-        );
-      }
       return {
         subtype: "success",
         request_id: response.request_id,

@@ -4,7 +4,7 @@
 // errors are model- and file-controlled, so text output goes through terminalSafe (sanitize.ts).
 
 import { terminalSafe } from "./sanitize.ts";
-import { pruneStaleWorktrees } from "../worktree/prune.ts";
+import { pruneStaleWorktrees, STALE_WORKTREE_AGE_MS } from "../worktree/prune.ts";
 import { processGit } from "../worktree/git.ts";
 import { parseArgs } from "./parse_args.ts";
 import type { Ports } from "../sys/mod.ts";
@@ -51,7 +51,9 @@ Subagent runs started from this folder (each run's durable record, its sidecar).
   cancel <id>… [--json]            stop running runs (status cancelled; their processes are killed)
   clean [--older-than 7d] [--worktrees] [--json]
                                    remove finished runs older than the age (default 7 days); with
-                                   --worktrees also stale managed git worktrees (30 days, clean,
+                                   --worktrees also stale managed git worktrees (${
+  STALE_WORKTREE_AGE_MS / 86_400_000
+} days, clean,
                                    no unpushed commits; see docs/guides/isolation.md)
   resume <id> "prompt" [--background] [--output-format text|json|stream-json] [--json]
                                    continue a finished run as a new run (same agent, config, history)

@@ -6,6 +6,7 @@
 import type { PruneReport } from "../worktree/prune.ts";
 import { preservedLine } from "../worktree/view.ts";
 import type { RecoveryReport } from "../recovery/recovery.ts";
+import { PIDLESS_ORPHAN_AFTER_MS } from "../recovery/recovery_plan.ts";
 import type { CancelOutcome } from "../admin/task_admin.ts";
 import type { SidecarRecord } from "../store/schema.ts";
 import type { RunSummary } from "../store/run_summary.ts";
@@ -184,5 +185,5 @@ export function renderRecovery(report: RecoveryReport): string {
 const REASONS: Record<RecoveryReport["recovered"][number]["reason"], string> = {
   owner_dead: "its process died",
   pid_reused: "its process died; the PID now belongs to another process",
-  inactive: "no process recorded and no activity for over 30 minutes",
+  inactive: `no process recorded and no activity for over ${PIDLESS_ORPHAN_AFTER_MS / 60_000} minutes`,
 };

@@ -34,7 +34,14 @@ export interface RunSettingsFlags extends ConfigFlags {
 export async function runSettings(
   ports: Ports,
   flags: RunSettingsFlags,
-  where: { layout: StorageLayout; workspace: string; trusted: boolean; debugSink?: (line: string) => void },
+  where: {
+    layout: StorageLayout;
+    workspace: string;
+    trusted: boolean;
+    debugSink?: (line: string) => void;
+    /** Said on stderr whatever `--debug` says: a setting Blade does not support (SPEC §17). */
+    warnSink?: (line: string) => void;
+  },
 ) {
   const { layout, workspace, trusted } = where;
   const flagDirs = await canonicalAddDirs(ports, flags.addDirs ?? []);
@@ -62,7 +69,9 @@ export async function runSettings(
     claudeSettingsOf({ permissions: project.permissions, env: project.env }, ".blade/settings.json"),
     ...(settingsFlag === undefined ? [] : [settingsFlag]),
   ]);
-  for (const key of claude.ignored) where.debugSink?.(`settings: ignored unknown key ${key}`);
+  for (const key of claude.ignored) {
+    (where.warnSink ?? where.debugSink)?.(`settings: ${key} is not supported by Blade; ignored`);
+  }
   const config = resolveConfig({
     user,
     project,

@@ -11,6 +11,7 @@ import type { ResolvedConfig } from "../config/config.ts";
 import type { RuntimeEventSink } from "../protocol/events.ts";
 import { userText } from "../protocol/messages.ts";
 import type { AgentLoop, RunResult, TurnInput } from "./loop.ts";
+import type { ModelOptions } from "./loop_options.ts";
 import { sessionLoop } from "./session_loop.ts";
 import { openSession } from "../session/open.ts";
 import { NO_RULES, type RuleSet, wholeToolsDenied } from "../protocol/tool_rule.ts";
@@ -29,7 +30,7 @@ import type { SessionRecovery, SessionSubagents } from "./session_ports.ts";
 import type { SessionContext } from "./session_context.ts";
 import { expandPrompt, userBlocks } from "./prompt_expansion.ts";
 import type { BeforeToolCall } from "./tool_runner.ts";
-import { mergeHooks } from "./hooks.ts";
+import { type LoopHooks, mergeHooks } from "./hooks.ts";
 import { webAccessOf } from "../web/lazy_web_access.ts";
 import { AGENT_TOOL } from "../protocol/tool_names.ts";
 
@@ -65,8 +66,15 @@ export interface MainRunOptions {
   context?: SessionContext;
   /** A further check of each of the session's calls after the permission gate (deny only). */
   beforeToolCall?: BeforeToolCall;
+  /**
+   * The session's hooks from settings and the Agent SDK (lib/hooks/), made once its id is known: they
+   * join the context's and StructuredOutput's hook points (mergeHooks).
+   */
+  hooks?: ((session: { sessionId: string; transcriptPath: string }) => LoopHooks | undefined) | undefined;
   /** `--json-schema`: the StructuredOutput tool (kept whatever `--tools` says) and the loop's hooks for it. */
   structured?: StructuredState & { tool: AnyTool };
+  /** The session's own model options (the Agent SDK's setMaxThinkingTokens). */
+  modelOptions?: ModelOptions;
 }
 
 export interface MainRunResult {
@@ -134,8 +142,12 @@ export interface MainSession extends AsyncDisposable {
   readonly diagnostics: TranscriptDiagnostic[];
   /** What recovery of a continued session could not do (reported, never fatal). */
   readonly recoveryWarnings: string[];
-  /** The next turn's input for `prompt`; the first one also acknowledges receipts a crash left behind. */
-  input(prompt: string | readonly string[]): TurnInput;
+  /**
+   * The next turn's input for `prompt` (its blocks, when a custom command expanded it); `typed` is the
+   * prompt as the user typed it (default: `prompt` itself), which UserPromptSubmit hooks see. The first
+   * one also acknowledges receipts a crash left behind.
+   */
+  input(prompt: string | readonly string[], typed?: string): TurnInput;
   close(): Promise<void>;
 }
 
@@ -248,6 +260,7 @@ async function buildMainSession(
     depth: 0,
     model: config.model,
     maxTokens: config.maxTokens,
+    modelOptions: o.modelOptions,
     platform: ports.env.platform(),
     workspaceRoot: app.workspace,
     additionalDirs: app.additionalDirs.length === 0 ? undefined : app.additionalDirs,
@@ -261,11 +274,13 @@ async function buildMainSession(
     web: webAccessOf(app),
     emit: o.emit,
     context: o.context?.blocks,
-    // Both checks run (the context's narrowing, then the session's own); either refuses: deny wins.
-    beforeToolCall: mergeHooks(
+    // Every check runs (the context's narrowing, the session's own, hooks); any refuses: deny wins.
+    ...mergeHooks(
       { beforeToolCall: o.context?.beforeToolCall },
       { beforeToolCall: o.beforeToolCall },
-    ).beforeToolCall,
+      o.hooks?.({ sessionId: opened.sessionId, transcriptPath: opened.transcript.path }),
+      o.structured === undefined ? undefined : structuredOutputHooks(o.structured),
+    ),
     prompt: {
       agents: tools.some((t) => t.name === AGENT_TOOL) ? extra.agentsText : undefined,
       override: o.systemPrompt,
@@ -283,7 +298,6 @@ async function buildMainSession(
     maxTurns: config.maxTurns,
     pending,
     approve: o.approve,
-    ...(o.structured === undefined ? {} : structuredOutputHooks(o.structured)),
   }, { messages: history.messages, turns: history.turns });
   return sessionHandle(opened, history, { loop, pending, recoveryWarnings, lease });
 }
@@ -343,13 +357,15 @@ function sessionHandle(
     resumed: opened.resumed,
     diagnostics: opened.diagnostics,
     recoveryWarnings: s.recoveryWarnings,
-    input(prompt) {
+    input(prompt, typed) {
       const acknowledge = unacked;
       const first = prelude;
       unacked = [];
       prelude = undefined;
+      const text = typed ?? (typeof prompt === "string" ? prompt : undefined);
       return {
         messages: [typeof prompt === "string" ? userText(prompt) : userBlocks(prompt)],
+        ...(text === undefined ? {} : { prompt: text }),
         acknowledge,
         ...(first === undefined ? {} : { prelude: first }),
       };
@@ -368,11 +384,16 @@ export async function runMainSession(app: MainSessionDeps, o: MainRunOptions): P
   const { loop, pending } = session;
   if (expansion?.model !== undefined) loop.configure({ model: expansion.model });
   profileMark("session ready");
-  const settled = await runUntilSettled(loop, session.input(expansion?.blocks ?? o.prompt), pending, {
-    signal: o.signal,
-    sleep: (ms, signal) => app.ports.clock.sleep(ms, signal),
-    ...(o.backgroundWaitMs === undefined ? {} : { waitLimitMs: o.backgroundWaitMs }),
-  });
+  const settled = await runUntilSettled(
+    loop,
+    session.input(expansion?.blocks ?? o.prompt, o.prompt),
+    pending,
+    {
+      signal: o.signal,
+      sleep: (ms, signal) => app.ports.clock.sleep(ms, signal),
+      ...(o.backgroundWaitMs === undefined ? {} : { waitLimitMs: o.backgroundWaitMs }),
+    },
+  );
   const interrupted = o.signal.aborted && pending !== undefined ? await pending.cancelAll("interrupted") : [];
   profileMark("settled");
   return {

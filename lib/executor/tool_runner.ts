@@ -1,9 +1,11 @@
 // Owns running a model answer's tool calls for one session: durable identity before execution
 // (each call's `prepare()` may rewrite its input and add parts persisted with the call), then each
-// call validated (zod), gated (the permission gate, then the `beforeToolCall` hook point, whose
-// rewritten input is validated and gated again), run, and its result passed to the `afterToolCall`
-// hook point (hooks.ts) — concurrent tools (Task) at once, the others one after another in call
-// order. A tool never crashes the loop: every failure becomes an error result the model sees.
+// call validated by its tool's `schema` (a built-in tool's validator compiled from its generated JSON
+// Schema, lib/tools/input_check.ts; an MCP tool's or StructuredOutput's any-object check, the rest
+// checked by the server or the tool), gated (the permission gate, then the `beforeToolCall` hook point,
+// whose rewritten input is validated and gated again), run, and its result passed to the
+// `afterToolCall` hook point (hooks.ts) — concurrent tools (Task) at once, the others one after another
+// in call order. A tool never crashes the loop: every failure becomes an error result the model sees.
 
 import { loadBashParser } from "../shell/bash_parser.ts";
 import type { Message, ToolCallBlock } from "../protocol/messages.ts";
@@ -59,7 +61,8 @@ export interface ToolPolicy {
 }
 
 /** The tools of one session and where they act; its `beforeToolCall`/`afterToolCall` hook points (hooks.ts). */
-export interface ToolRunnerOptions extends ToolPolicy, Pick<LoopHooks, "beforeToolCall" | "afterToolCall"> {
+export interface ToolRunnerOptions
+  extends ToolPolicy, Pick<LoopHooks, "beforePermission" | "beforeToolCall" | "afterToolCall"> {
   ports: Ports;
   /** The session's tools; a promise while the tool modules still load (a Worker child). */
   tools: readonly AnyTool[] | PromiseLike<readonly AnyTool[]>;
@@ -340,10 +343,39 @@ export class ToolRunner {
    */
   async #gate(request: ToolCallRequest): Promise<GateOutcome> {
     const o = this.#o;
+    const pre = o.beforePermission === undefined ? {} : await this.#hooks.beforePermission(request);
+    if (pre.decision === "deny") {
+      return { allow: false, askable: false, message: pre.reason ?? `A hook refused ${request.call.name}.` };
+    }
+    let hooked: Record<string, unknown> | undefined;
+    if (pre.input !== undefined) {
+      // The hook's input is what runs: valid for the tool, and gated as itself below.
+      const parsed = request.tool.schema.safeParse(pre.input);
+      if (!parsed.success) {
+        return {
+          allow: false,
+          askable: false,
+          message: `A hook rewrote the input of ${request.call.name} into an invalid one.`,
+        };
+      }
+      hooked = parsed.data as Record<string, unknown>;
+      request = { ...request, call: { ...request.call, input: pre.input }, input: hooked };
+    }
     const { tool, call, ctx } = request;
     const path = await this.#rulePath(tool.name, call.input, ctx);
-    const decision = await this.#permission(request, path);
-    let approved: Record<string, unknown> | undefined;
+    let decision = await this.#permission(request, path);
+    // A hook's `allow` approves what a person could have approved, nothing more; its `ask` asks even
+    // where the gate allows (BeforePermissionResult).
+    if (!decision.allow && decision.askable && pre.decision === "allow") decision = { allow: true };
+    else if (decision.allow && pre.decision === "ask") {
+      const why = pre.reason ?? "a hook asks for approval";
+      decision = {
+        allow: false,
+        askable: true,
+        message: `Permission to use ${tool.name} requires approval (${why}), and no one can approve it here.`,
+      };
+    }
+    let approved: Record<string, unknown> | undefined = hooked;
     if (!decision.allow && decision.askable && o.ask !== undefined) {
       const asked = await o.ask(call, { path, reason: decision.message }, ctx.signal);
       if (!asked.allowed) return { allow: false, askable: false, message: asked.message };

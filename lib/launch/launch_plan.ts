@@ -10,10 +10,11 @@ import type { SubtaskRefPart } from "../protocol/events.ts";
 import { chooseChildModel } from "./child_model.ts";
 import { resolveModel } from "../config/config.ts";
 import type { PermissionMode } from "../protocol/permission_mode.ts";
+import type { Effort } from "../protocol/effort.ts";
 import type { RuleTexts } from "../permissions/run_rules.ts";
 import { capMode, childRulesOf } from "../permissions/ceiling.ts";
 import type { AgentDefinition } from "../registry/schema.ts";
-import type { ConfigSnapshot, Isolation, SidecarRecord } from "../store/schema.ts";
+import type { AgentHooks, ConfigSnapshot, Isolation, SidecarRecord } from "../store/schema.ts";
 import type { ActiveWorktree } from "../tools/tool.ts";
 import type { TaskRequest, WarmCall } from "../tools/task.ts";
 import type { ChildSpec } from "../executor/child.ts";
@@ -56,6 +57,8 @@ export interface ParentInfo {
    * for a top-level session, whose rules are the run's.
    */
   rules?: RuleTexts;
+  /** The agent hooks the delegating session fires (a child's: its snapshot's); absent at the top. */
+  agentHooks?: readonly AgentHooks[];
   /**
    * Model requests the delegating session may still make (`--max-turns`, or its own `maxTurns` as a
    * child): a child gets no more than that, whatever its definition says. Absent = no limit.
@@ -118,13 +121,16 @@ const refuse = (refusal: string): LaunchPlan => ({ ok: false, refusal });
 export function snapshotOf(
   definition: AgentDefinition,
   o: {
-    parent: Pick<LaunchParent, "mode" | "rules" | "turnsLeft">;
+    parent: Pick<LaunchParent, "mode" | "rules" | "agentHooks" | "turnsLeft">;
     isolation: Isolation;
     /** The model child_model.ts chose. */
     model: string;
+    /** The Agent call's `effort` (it wins over the definition's). */
+    effort?: Effort | undefined;
   },
 ): ConfigSnapshot {
   const { parent, isolation, model } = o;
+  const effort = o.effort ?? definition.effort;
   // The capability ceiling: never wider than the parent's effective mode.
   const permissionMode = capMode(definition.permissionMode, parent.mode).mode;
   return {
@@ -134,6 +140,7 @@ export function snapshotOf(
     tools: definition.tools === null ? null : [...definition.tools],
     disallowedTools: [...definition.disallowedTools],
     model,
+    ...(effort === undefined ? {} : { effort }),
     permissionMode,
     maxTurns: cappedTurns(definition.maxTurns, parent.turnsLeft),
     skills: [...definition.skills],
@@ -142,7 +149,20 @@ export function snapshotOf(
     source: definition.source,
     // The capability ceiling of rules: the parent's, narrowed by this definition, frozen for resume.
     rules: childRulesOf(parent.rules, definition),
+    ...agentHooksOf(definition, parent.agentHooks),
   };
+}
+
+/** The hooks a child of `definition` fires besides the run's: its parent's agent hooks, then its own. */
+function agentHooksOf(
+  definition: AgentDefinition,
+  above: readonly AgentHooks[] | undefined,
+): { hooks?: AgentHooks[] } {
+  const own = definition.hooks === undefined || Object.keys(definition.hooks).length === 0
+    ? []
+    : [{ agent: definition.name, where: definition.path, hooks: structuredClone(definition.hooks) }];
+  const all = [...structuredClone(above ?? []), ...own];
+  return all.length === 0 ? {} : { hooks: all };
 }
 
 /** The model a fresh child of `definition` runs on, or why the call may not have it. */
@@ -268,7 +288,7 @@ export function planLaunch(input: TaskRequest, context: LaunchContext): LaunchPl
   const id = input.subagent_session_id;
   const chosen = modelFor(input, definition, parent);
   if ("refusal" in chosen) return refuse(chosen.refusal);
-  const config = snapshotOf(definition, { parent, isolation, model: chosen.model });
+  const config = snapshotOf(definition, { parent, isolation, model: chosen.model, effort: input.effort });
   const record = runningRecord({
     id,
     subagentType: type,

@@ -27,7 +27,14 @@ function agent(fields: Record<string, unknown>) {
 
 const registry = new RegistrySnapshot("/work", [
   agent({ name: "worker", tools: ["Read"] }),
-  agent({ name: "pinned", model: "fast", permissionMode: "plan", maxTurns: 3, background: true }),
+  agent({
+    name: "pinned",
+    model: "fast",
+    permissionMode: "plan",
+    maxTurns: 3,
+    background: true,
+    effort: "low",
+  }),
   agent({ name: "isolated", isolation: "worktree" }),
   agent({ name: "verification", tools: ["Read", "Bash"] }),
 ]);
@@ -117,8 +124,21 @@ Deno.test("planLaunch refuses an unknown type in an empty registry with 'none'",
 });
 
 const snapshots: [string, Partial<TaskRequest>, Record<string, unknown>][] = [
-  ["inherit", {}, { model: "parent-model", permissionMode: "autoEdit", maxTurns: null, tools: ["Read"] }],
-  ["pinned", { subagent_type: "pinned" }, { model: "fast-model-1", permissionMode: "plan", maxTurns: 3 }],
+  ["inherit", {}, {
+    model: "parent-model",
+    permissionMode: "autoEdit",
+    maxTurns: null,
+    tools: ["Read"],
+    effort: undefined,
+  }],
+  ["pinned", { subagent_type: "pinned" }, {
+    model: "fast-model-1",
+    permissionMode: "plan",
+    maxTurns: 3,
+    effort: "low",
+  }],
+  ["the call's effort", { effort: "high" }, { effort: "high" }],
+  ["the call's effort over a pinned one", { subagent_type: "pinned", effort: "max" }, { effort: "max" }],
   ["the call's model", { model: "fast" }, { model: "fast-model-1" }],
   ["the call's model over a pinned one", { subagent_type: "pinned", model: "inherit" }, {
     model: "parent-model",

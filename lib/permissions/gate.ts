@@ -226,7 +226,8 @@ function protectedCommand(g: GateInput): GateDecision | undefined {
 /**
  * An MCP tool may change anything, an untrusted workspace included: there no mode (a settings
  * `defaultMode: bypassPermissions` least of all) runs one its server does not mark read-only; an allow
- * rule naming it, or the person's approval, does (the other modes ask).
+ * rule naming it, or the person's approval, does (the other modes ask). A print run's command-line grant
+ * (permissions/command_line_grant.ts) counts as trust here, as for writes and commands.
  */
 function untrustedExternal(g: GateInput, allowed: boolean): GateDecision | undefined {
   if (g.kind !== "external" || g.readOnly === true || g.trusted || allowed || g.mode !== "yolo") {

@@ -18,7 +18,14 @@ export interface ModelRequest {
    */
   maxTokens: number;
   /** This session's effort (an agent file's `effort`); unset = the run's (`--effort`) or the model's. */
-  effort?: Effort;
+  effort?: Effort | undefined;
+  /**
+   * This session's thinking budget (the Agent SDK's setMaxThinkingTokens): a budget model's
+   * `budget_tokens`, 0 = no thinking where the model allows it; unset = the run's.
+   */
+  thinkingBudget?: number | undefined;
+  /** This session's `thinking.display` (the Agent SDK's `summarized` or `highlights`); unset = the run's. */
+  thinkingDisplay?: string | undefined;
   /** Who is asking. Real providers ignore it; the scripted provider keys its replies on it. */
   meta: RequestMeta;
   /**

@@ -46,7 +46,7 @@ export interface AnthropicModelOptions {
   thinkingBudget?: number | undefined;
   /** `--thinking disabled` turns thinking off where the model allows it. */
   thinking?: "adaptive" | "enabled" | "disabled" | undefined;
-  /** `thinking.display` (`omitted` unless the SDK asks for `summarized`). */
+  /** `thinking.display`: `omitted`, `updates` when messages are printed, or the SDK's choice. */
   thinkingDisplay?: string | undefined;
   /** `--effort`: the session's effort (a request's own `effort`, an agent's, wins). */
   effort?: Effort | undefined;
@@ -60,8 +60,14 @@ export function betasOf(body: AnthropicRequestBody): string[] {
       : []),
     ...(body.context_management === undefined ? [] : ["context-management-2025-06-27"]),
     ...(body.output_config === undefined ? [] : ["effort-2025-11-24"]),
+    ...(body.thinking !== undefined && "display" in body.thinking && body.thinking.display === "updates"
+      ? ["thinking-display-updates-2026-08-18"]
+      : []),
   ];
 }
+
+/** The least `budget_tokens` the API takes. */
+const MIN_BUDGET = 1024;
 
 /**
  * `max_tokens`, `thinking`, `context_management` and `output_config` of a request, as Claude Code
@@ -73,16 +79,24 @@ function modelFields(request: ModelRequest, o: AnthropicModelOptions): Partial<A
     request.maxTokens > 0 ? request.maxTokens : profile.defaultMaxTokens,
     profile.maxTokensCap,
   );
-  const off = profile.thinkingOff && (o.thinking === "disabled" || o.thinkingBudget === 0);
-  const display = o.thinkingDisplay ?? "omitted";
-  const thinking: AnthropicRequestBody["thinking"] = profile.thinking === "none"
-    ? undefined
-    : off
-    ? (profile.thinking === "budget" ? { type: "disabled" } : undefined)
+  // A session's own budget (the SDK's setMaxThinkingTokens) replaces the run's choice of thinking.
+  const budget = request.thinkingBudget ?? o.thinkingBudget;
+  const off = profile.thinkingOff &&
+    (request.thinkingBudget === undefined
+      ? o.thinking === "disabled" || o.thinkingBudget === 0
+      : budget === 0);
+  const display = request.thinkingDisplay ?? o.thinkingDisplay ?? "omitted";
+  const thinking: AnthropicRequestBody["thinking"] = profile.thinking === "none" ? undefined : off
+    // Claude Code turns a model it knows off explicitly; a custom id gets no thinking field.
+    ? (profile.known ? { type: "disabled" } : undefined)
     : profile.thinking === "adaptive"
     ? { type: "adaptive", display }
-    // The budget stays below max_tokens, as the API wants.
-    : { type: "enabled", budget_tokens: Math.min(o.thinkingBudget ?? maxTokens - 1, maxTokens - 1), display };
+    // The budget is at least the API's least (1024, as Claude Code raises it) and below max_tokens.
+    : {
+      type: "enabled",
+      budget_tokens: Math.min(Math.max(budget ?? maxTokens - 1, MIN_BUDGET), maxTokens - 1),
+      display,
+    };
   const effort = profile.effort === undefined ? undefined : request.effort ?? o.effort ?? profile.effort;
   return {
     max_tokens: maxTokens,

@@ -5,6 +5,7 @@
 // `MessageStream`; the client's own types never leave this file.
 
 import { BladeError } from "../errors.ts";
+import { importNpm } from "../npm_module.ts";
 import type { NatsStoreUrl } from "./store_url.ts";
 // Types only (erased): the client's code is imported on first connect, in connectNats.
 import type { Kvm } from "@nats-io/kv";
@@ -230,16 +231,6 @@ async function retried<T>(call: () => Promise<T>): Promise<T> {
   }
 }
 
-/**
- * A CommonJS package's exports (the `@nats-io/*` packages are CommonJS): Deno names them on the module
- * namespace, but a bundle (the dev bundle, `deno task bundle`) leaves them on `default` only.
- */
-export function commonJs<T extends object>(namespace: T): T {
-  const fallback = (namespace as { default?: unknown }).default;
-  const named = Object.keys(namespace).some((k) => k !== "default" && k !== "__esModule");
-  return named || typeof fallback !== "object" || fallback === null ? namespace : fallback as T;
-}
-
 /** Connects to the servers of `url`; BladeError `store_unavailable` when none answers. */
 export async function connectNats(url: NatsStoreUrl, options: NatsLinkOptions = {}): Promise<NatsLink> {
   const [
@@ -248,10 +239,14 @@ export async function connectNats(url: NatsStoreUrl, options: NatsLinkOptions = 
     { jetstream, jetstreamManager, AckPolicy, RetentionPolicy },
     { Objm },
   ] = await Promise.all([
-    import("@nats-io/transport-node").then(commonJs),
-    import("@nats-io/kv").then(commonJs),
-    import("@nats-io/jetstream").then(commonJs),
-    import("@nats-io/obj").then(commonJs),
+    importNpm("@nats-io/transport-node", () => import("@nats-io/transport-node"), {
+      exports: ["connect", "credsAuthenticator", "nkeyAuthenticator"],
+    }),
+    importNpm("@nats-io/kv", () => import("@nats-io/kv"), { exports: ["Kvm"] }),
+    importNpm("@nats-io/jetstream", () => import("@nats-io/jetstream"), {
+      exports: ["jetstream", "jetstreamManager", "AckPolicy", "RetentionPolicy"],
+    }),
+    importNpm("@nats-io/obj", () => import("@nats-io/obj"), { exports: ["Objm"] }),
   ]);
   const encoder = new TextEncoder();
   const authenticator = options.credsText !== undefined

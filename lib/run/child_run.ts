@@ -13,6 +13,7 @@ import type { ChildOutcome, ChildSpec } from "../executor/child.ts";
 import { describeError } from "../errors.ts";
 import { type LeaseHolder, sessionInUse, SessionLease, tryAcquireLease } from "../session/lease.ts";
 import type { ChildHost } from "../child/child_runner.ts";
+import { subagentStarted } from "./child_host.ts";
 import { findingsOf } from "./child_findings.ts";
 import { settleWorktree, worktreeDeps } from "./isolation.ts";
 import {
@@ -148,7 +149,8 @@ async function runInSlot(env: SubagentEnv, spec: ChildSpec, req: ChildRunRequest
     );
   }
   try {
-    return await env.runner.run(spec, req.host(emit, lent), req.signal);
+    const started = await subagentStarted(env, spec, req.signal);
+    return await env.runner.run(started, req.host(emit, lent), req.signal);
   } finally {
     env.mcp?.release(spec.id);
   }

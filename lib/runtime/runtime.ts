@@ -35,6 +35,7 @@ import { followRemoteChild, type RemotePlacement } from "../run/remote_child.ts"
 import { completionInboxId } from "../run/notice.ts";
 import { lifecycleOf } from "../run/child_run.ts";
 import type { SubtaskRefPart } from "../protocol/events.ts";
+import type { RunHooks } from "../hooks/run_hooks.ts";
 
 import type { ChildContext } from "../executor/child_context.ts";
 export interface RuntimeDeps {
@@ -85,6 +86,8 @@ export interface RuntimeDeps {
   shared?: { remote: RemotePlacement; inboxes: (owner: SidecarOwner) => SessionInbox };
   /** `--remote-children`: background children go to workers unless their agent says otherwise. */
   remoteChildren?: boolean;
+  /** The run's hooks for its children (docs/guides/hooks.md); absent: none configured. */
+  hooks?: RunHooks | undefined;
 }
 
 /** What the runtime built for one top-level session (the interactive session reads and steers it). */
@@ -212,6 +215,7 @@ export class Runtime implements AsyncDisposable {
       web: d.web,
       ...(d.shared === undefined ? {} : { remote: d.shared.remote }),
       ...(d.remoteChildren === true ? { remoteChildren: true } : {}),
+      ...(d.hooks === undefined ? {} : { hooks: d.hooks }),
     };
   }
 

@@ -6,6 +6,7 @@
 import type { Message } from "../protocol/messages.ts";
 import type { ProcessIdentity } from "../sys/process.ts";
 import { PERMISSION_MODES, type PermissionMode } from "../protocol/permission_mode.ts";
+import { type Effort, EFFORTS } from "../protocol/effort.ts";
 import { SESSION_ID_PATTERN } from "../protocol/ids.ts";
 import {
   array,
@@ -61,6 +62,12 @@ export type SidecarStats = {
   durationMs: number;
 };
 
+/**
+ * One agent's own `hooks` (its file's frontmatter, Claude Code's format: lib/protocol/hook_config.ts),
+ * with the agent's name and where it was defined.
+ */
+export type AgentHooks = { agent: string; where: string; hooks: Record<string, unknown> };
+
 export type ConfigSnapshot = {
   name: string;
   description: string;
@@ -69,6 +76,8 @@ export type ConfigSnapshot = {
   tools: string[] | null;
   disallowedTools: string[];
   model: string;
+  /** The child's effort (the Agent call's, else its agent's); absent = the run's. */
+  effort?: Effort;
   permissionMode: PermissionMode;
   /** null = the runtime's default limit. */
   maxTurns: number | null;
@@ -84,6 +93,12 @@ export type ConfigSnapshot = {
    * them. Absent in records written before they were frozen.
    */
   rules?: { allow: string[]; deny: string[]; ask: string[]; limits?: string[][] };
+  /**
+   * The agent hooks its runs fire besides the run's settings hooks (docs/guides/hooks.md): every agent
+   * above it and its own, frozen at launch so a resume keeps them (a child never has fewer than its
+   * parent). Absent: none.
+   */
+  hooks?: AgentHooks[];
 };
 
 /** The worktree lease of an isolated child (docs/reference/worktrees.md). Paths are canonical. */
@@ -236,6 +251,7 @@ const configSnapshotCheck = object({
   tools: nullable(texts),
   disallowedTools: texts,
   model: text,
+  effort: optional(oneOf(EFFORTS)),
   permissionMode: oneOf(PERMISSION_MODES),
   maxTurns: nullable(number({ int: true, min: 1 })),
   skills: texts,
@@ -243,6 +259,7 @@ const configSnapshotCheck = object({
   isolation,
   source: text,
   rules: optional(object({ allow: texts, deny: texts, ask: texts, limits: optional(array(texts)) })),
+  hooks: optional(array(object({ agent: text, where: text, hooks: record() }))),
 });
 
 const worktreeCheck = object({

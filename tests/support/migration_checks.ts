@@ -547,7 +547,32 @@ const FLAGS: Record<string, Check> = {
       display: "summarized",
     });
   },
-  "`--include-hook-events`": warnsAndRuns,
+  "`--include-hook-events`": async () => {
+    // Claude Code's hook lines (tests/fixtures/claude/hooks_events), only with the flag.
+    const files = {
+      ".claude/settings.json": JSON.stringify({
+        hooks: { UserPromptSubmit: [{ hooks: [{ type: "command", command: "echo prompt context" }] }] },
+      }),
+    };
+    const run = await probe(stream("Say hi", "--include-hook-events"), { files });
+    ok(run);
+    const hooks = run.lines().filter((l) => l.subtype === "hook_started" || l.subtype === "hook_response");
+    assert.deepEqual(hooks.map((l) => [l.subtype, l.hook_name, l.hook_event]), [
+      ["hook_started", "UserPromptSubmit", "UserPromptSubmit"],
+      ["hook_response", "UserPromptSubmit", "UserPromptSubmit"],
+    ]);
+    assert.deepEqual(
+      [hooks[1]!.output, hooks[1]!.stdout, hooks[1]!.stderr, hooks[1]!.exit_code, hooks[1]!.outcome],
+      ["prompt context\n", "prompt context\n", "", 0, "success"],
+    );
+    assert.equal(hooks[0]!.hook_id, hooks[1]!.hook_id);
+    const quiet = await probe(stream("Say hi"), { files });
+    ok(quiet);
+    assert.ok(
+      !quiet.lines().some((l) => String(l.subtype).startsWith("hook_")),
+      "no hook lines without the flag",
+    );
+  },
   "`--no-session-persistence`": async (row) => {
     await warnsAndRuns(row);
     const run = await sent(["--no-session-persistence"]);
@@ -870,13 +895,41 @@ const SETTINGS: Record<string, Check> = {
       JSON.stringify(r.body.messages[0]).includes("CHILD TASK");
     assert.ok(!run.requests.some(opens), "no child ran");
   },
-  "`hooks`, `statusLine`, other keys": async () => {
-    const run = await sent(["--debug"], {
+  "`hooks`": async () => {
+    // A project's PreToolUse hook refuses a call by exit 2 with Claude Code's text (docs/guides/hooks.md);
+    // the next call passes it (a run all of whose work was refused exits 1: docs/reference/errors.md).
+    const HOOK = "if grep -q made.txt; then echo 'Not that' >&2; exit 2; fi";
+    const run = await probe(json("Run it", "--allowed-tools", "Bash"), {
       files: {
-        ".claude/settings.json": '{"hooks":{"Stop":[]},"statusLine":{"type":"command","command":"x"}}',
+        ".claude/settings.json": JSON.stringify({
+          hooks: {
+            PreToolUse: [{ matcher: "Bash", hooks: [{ type: "command", command: HOOK }] }],
+            UserPromptSubmit: [{ hooks: [{ type: "command", command: "echo house rules" }] }],
+          },
+        }),
       },
+      answers: calling([bash("echo x > made.txt"), bash("echo fine")]),
     });
-    assert.match(run.stderr, /ignored unknown key \S+settings\.json: hooks/);
+    ok(run);
+    assert.equal(run.toolResults(1)[0]!.content, `PreToolUse:Bash hook error: [${HOOK}]: Not that\n`);
+    assert.equal(run.toolResults(2)[1]!.content, "fine");
+    assert.equal(await exists(`${run.ws}/made.txt`), false);
+    // The prompt hook's plain stdout reaches the model in Claude Code's words (every event: the goldens
+    // of tests/claude_hooks_golden_test.ts).
+    assert.match(run.said(0), /UserPromptSubmit hook success: house rules/);
+    assert.deepEqual(
+      run.result().permission_denials.map((d: { tool_input: { command: string } }) => d.tool_input.command),
+      ["echo x > made.txt"],
+    );
+  },
+  "`statusLine`, other keys": async () => {
+    const run = await sent([], {
+      files: { ".claude/settings.json": '{"statusLine":{"type":"command","command":"x"}}' },
+    });
+    assert.match(
+      run.stderr,
+      /^blade: warning: settings: \S+settings\.json: statusLine is not supported by Blade; ignored$/m,
+    );
   },
   "precedence": async () => {
     const files = {
@@ -1162,6 +1215,18 @@ const CONTEXT: Record<string, Check> = {
     ok(run);
     const child = run.requests.findIndex((r) => JSON.stringify(r.body).includes("CHILD TASK"));
     assert.match(run.said(child), /Say hello warmly\./);
+  },
+  "agent `effort:`, Agent's `effort`": async () => {
+    const agent = "---\nname: general-purpose\ndescription: Does things\neffort: low\n---\nYou do things.";
+    const childEffort = (run: ProbeRun) =>
+      run.body(run.requests.findIndex((r) => JSON.stringify(r.body.messages[0]).includes("CHILD TASK")))
+        .output_config?.effort;
+    const fromFile = await probe(json("Delegate", "--model", "opus"), {
+      files: { ".claude/agents/general-purpose.md": agent },
+      answers: delegating(),
+    });
+    ok(fromFile);
+    assert.deepEqual([fromFile.body(0).output_config.effort, childEffort(fromFile)], ["medium", "low"]);
   },
   "`.claude/output-styles/`": async () => {
     const files = {

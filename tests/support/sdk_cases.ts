@@ -110,6 +110,25 @@ export const SDK_CASES: SdkCase[] = [
       }),
   },
   {
+    name: "hooks_stop_post",
+    about:
+      "PostToolUse and Stop hook callbacks: the call's context reaches the model, a Stop block forces one more answer",
+    handler: () =>
+      onTurn((body) => {
+        const all = everything(body);
+        if (all.includes("Say DONE in capitals.")) return fakeTurn({ text: "DONE" });
+        // Any tool result so far (the hook's context may follow it in the same message).
+        if (!all.includes('"tool_result"')) {
+          return fakeTurn({
+            toolCalls: [{ name: "Bash", input: { command: "echo made", description: "make" } }],
+          });
+        }
+        return fakeTurn({
+          text: all.includes("Remember to say DONE.") ? "done, context seen" : "done, no context",
+        });
+      }),
+  },
+  {
     name: "can_use_tool",
     about: "canUseTool: a deny's message is the tool result, an allow's updatedInput is what runs",
     handler: () =>
@@ -163,6 +182,46 @@ export const SDK_CASES: SdkCase[] = [
         return fakeTurn({
           text: /cherry/.test(everything(body)) ? "You asked me to remember cherry." : "I do not know.",
         });
+      }),
+  },
+  {
+    name: "max_thinking_tokens",
+    about:
+      "setMaxThinkingTokens() sets the thinking of the next turns: a budget, off, a display, back to the default",
+    // The answer is the request's thinking and max_tokens: what the program compares.
+    handler: () =>
+      onTurn((body) => {
+        const t = (body.thinking ?? {}) as { type?: string; budget_tokens?: number; display?: string };
+        return fakeTurn({
+          text: `${t.type ?? "none"} ${t.budget_tokens ?? "-"} ${t.display ?? "-"} ${body.max_tokens}`,
+        });
+      }),
+  },
+  {
+    name: "stop_task",
+    about: "stopTask() stops a background agent still at work; an unknown id is no error",
+    handler: () =>
+      onTurn((body) => {
+        if (/CHILD TASK/.test(JSON.stringify(messages(body)[0] ?? ""))) {
+          // The child keeps working (silence until the request is cancelled).
+          return fakeTurn({ text: "Working on it, step by step.", chunks: 4, stallAfterEvents: 5 });
+        }
+        const { results } = lastPrompt(body);
+        const started = messages(body).some((m) => m.role === "assistant" && textOf(m).includes("Started."));
+        if (results === 0 && !started) {
+          return fakeTurn({
+            toolCalls: [{
+              name: "Agent",
+              input: {
+                description: "Long job",
+                prompt: "CHILD TASK: work for a long time.",
+                subagent_type: "general-purpose",
+                run_in_background: true,
+              },
+            }],
+          });
+        }
+        return fakeTurn({ text: started ? "Noted." : "Started." });
       }),
   },
 ];
