@@ -130,19 +130,6 @@ export interface App {
   runtime(emit: RuntimeEventSink, options?: RuntimeOptions): Runtime;
 }
 
-/**
- * The shared store and its placement of remote children (none without `--store`). The URL is parsed
- * now, so a bad one is a usage error before anything runs; the store connects on its first call, and
- * lib/remote/ is imported only when --store names one (the default path never).
- */
-async function sharedSide(ports: Ports, o: { config: ResolvedConfig; redact: (text: string) => string }) {
-  const { config, redact } = o;
-  if (config.store === undefined) return { shared: undefined, placement: undefined };
-  const shared = await sharedStore(ports, { url: config.store, credsFile: config.storeCreds, redact });
-  const placement = new (await import("./worker/placement.ts")).NatsPlacement(shared, ports);
-  return { shared, placement };
-}
-
 export async function createApp(ports: Ports, flags: AppFlags, options: AppOptions = {}): Promise<App> {
   const note = flags.debug === true || ports.env.get("BLADE_DEBUG") === "1" ? options.debugSink : undefined;
   const [layout, workspace] = await allInOrder([
@@ -178,8 +165,12 @@ export async function createApp(ports: Ports, flags: AppFlags, options: AppOptio
   const getProviderConfig =
     () => (providerConfig ??= resolveProviderConfig(ports, config, { workspace, keyHelper: key?.helper })
       .then((c) => fallbackModel === undefined ? c : { ...c, fallbackModel }));
-  const { shared, placement } = await sharedSide(ports, { config, redact });
-  let store: SidecarStore | undefined = shared;
+  // The shared store is parsed now, so a bad URL is a usage error before anything runs, and connects
+  // on its first call; lib/remote/ is imported only when --store names one (the default path never).
+  const remote = config.store === undefined
+    ? undefined
+    : await sharedStore(ports, { url: config.store, credsFile: config.storeCreds, redact });
+  let store: SidecarStore | undefined = remote?.shared;
   const app: App = {
     ports,
     layout,
@@ -210,9 +201,8 @@ export async function createApp(ports: Ports, flags: AppFlags, options: AppOptio
     providerConfig: getProviderConfig,
     store: () =>
       store ??= new FileSidecarStore({ fs: ports.fs, clock: ports.clock, storageRoot: layout.root, redact }),
-    ...(shared === undefined ? {} : { shared }),
-    ...(placement === undefined ? {} : { placement }),
-    close: async () => await shared?.close(),
+    ...remote,
+    close: async () => await remote?.shared.close(),
     // Methods, not closures: an App with a replaced provider (tests) builds its runtime with it.
     registry() {
       return registryOf(this);
@@ -224,22 +214,24 @@ export async function createApp(ports: Ports, flags: AppFlags, options: AppOptio
   return app;
 }
 
-/** The NATS store `--store` names (docs/guides/remote.md), not yet connected. */
+/** The NATS store `--store` names (docs/guides/remote.md), not yet connected, and its remote children. */
 async function sharedStore(
   ports: Ports,
   o: { url: string; credsFile: string | undefined; redact: (text: string) => string },
-): Promise<LazyNatsStore> {
-  const [{ parseStoreUrl }, { LazyNatsStore }] = await Promise.all([
+): Promise<{ shared: LazyNatsStore; placement: RemotePlacement }> {
+  const [{ parseStoreUrl }, { LazyNatsStore }, { NatsPlacement }] = await Promise.all([
     import("./remote/store_url.ts"),
     import("./remote/lazy_nats_store.ts"),
+    import("./worker/placement.ts"),
   ]);
-  return new LazyNatsStore(parseStoreUrl(o.url), {
+  const shared = new LazyNatsStore(parseStoreUrl(o.url), {
     fs: ports.fs,
     clock: ports.clock,
     credsFile: o.credsFile,
     redact: o.redact,
     name: `blade ${ports.env.hostname()}`.trim(),
   });
+  return { shared, placement: new NatsPlacement(shared, ports) };
 }
 
 function runtimeOf(app: App, emit: RuntimeEventSink, options: RuntimeOptions): Runtime {

@@ -171,6 +171,16 @@ async function recoveryRows(runs: number): Promise<BenchRow[]> {
   ];
 }
 
+/** NATS store operation latency, remote children per second and a remote child's added latency. */
+async function remoteRows(runs: number): Promise<BenchRow[]> {
+  const { benchRemoteChildren } = await import("./bench_remote_children.ts");
+  const all = [
+    ...await (await import("./bench_remote.ts")).benchRemote(),
+    ...await benchRemoteChildren({ runs }),
+  ];
+  return all.map((r) => figureRow("remote", r.name, r.unit, r.stats));
+}
+
 /** The file store's write throughput (scripts/bench_store.ts). */
 async function storeRows(): Promise<BenchRow[]> {
   const { benchStore } = await import("./bench_store.ts");
@@ -229,18 +239,10 @@ async function groupRows(
         ...ctx,
         processRow,
       });
-    case "search": {
-      const { searchRows } = await import("./bench_search.ts");
-      return await searchRows(runs, ctx.log, figureRow);
-    }
-    case "remote": {
-      const { benchRemoteChildren } = await import("./bench_remote_children.ts");
-      const all = [
-        ...await (await import("./bench_remote.ts")).benchRemote(),
-        ...await benchRemoteChildren({ runs }),
-      ];
-      return all.map((r) => figureRow("remote", r.name, r.unit, r.stats));
-    }
+    case "search":
+      return await (await import("./bench_search.ts")).searchRows(runs, ctx.log, figureRow);
+    case "remote":
+      return await remoteRows(runs);
     case "tasks": {
       const { tasksRows } = await import("./bench_tasks.ts");
       return await tasksRows(blade, { dir, workspace, runs }, processRow);

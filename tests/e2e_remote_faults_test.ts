@@ -6,7 +6,7 @@
 // run lost, doubled, run twice or stranded. Each test prints its counts.
 
 import assert from "node:assert/strict";
-import { findNatsServer } from "../lib/testing/nats_server.ts";
+import { findNatsServer, type NatsNode } from "../lib/testing/nats_server.ts";
 import { runBlade, spawnBlade, transcriptEvents, transcriptPath } from "./support/blade.ts";
 import { type Fleet, startFleet } from "./support/remote_fleet.ts";
 import { completionInboxId } from "../lib/run/notice.ts";
@@ -21,7 +21,8 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 async function until<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 60_000): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
-    const got = await probe();
+    // A probe that fails (the store electing a leader after a node died) is tried again.
+    const got = await probe().catch(() => undefined);
     if (got !== undefined) return got;
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
     await sleep(200);
@@ -118,12 +119,14 @@ ${remoteCalls(1)}
     await second.stop();
   });
 
-  Deno.test("e2e remote: the parent killed while its remote child runs, then continued, gets its notice once", async () => {
-    await using fleet = await startFleet(binary, {
-      nodes: 1,
-      workers: 1,
-      workerFlags: FAST_LEASE,
-      script: `agents:
+  for (const when of ["after the child ended", "while the child still runs"] as const) {
+    Deno.test(`e2e remote: the parent killed while its remote child runs, continued ${when}, gets its notice once`, async () => {
+      const stillRunning = when === "while the child still runs";
+      await using fleet = await startFleet(binary, {
+        nodes: 1,
+        workers: 1,
+        workerFlags: FAST_LEASE,
+        script: `agents:
   main:
     - repeat_last: true
       turns:
@@ -134,49 +137,58 @@ ${remoteCalls(1)}
   Explore:
     - turns:
         - text: "finished while the parent was gone"
-          delay_ms: 2500
+          delay_ms: ${stillRunning ? 6000 : 2500}
 `,
+      });
+      const parent = await spawnBlade(
+        ["-p", "Go", ...fleet.script, ...fleet.store, "--trust-workspace", "--output-format", "json"],
+        { cwd: fleet.workspace, env: parentEnv(fleet), processGroup: true },
+      );
+      const running = await until("the child running", async () => {
+        const [r] = await fleet.records();
+        return r?.status === "running" && r.remote?.worker !== undefined ? r : undefined;
+      });
+      parent.kill("SIGKILL");
+      assert.equal((await parent.result).code, 137, "the parent was killed while it waited for its child");
+      if (stillRunning) {
+        const [now] = await fleet.records();
+        assert.equal(now?.status, "running", "the child still runs when its parent is continued");
+      } else {
+        await until("the child ended with its parent gone", async () => {
+          const [r] = await fleet.records();
+          return r?.status === "completed" ? r : undefined;
+        });
+      }
+      // The continued session waits for a child still running, as for its own background work.
+      const continued = await runBlade(
+        [
+          "-p",
+          "Continue",
+          "--continue",
+          ...fleet.script,
+          ...fleet.store,
+          "--trust-workspace",
+          "--output-format",
+          "json",
+        ],
+        { cwd: fleet.workspace, env: parentEnv(fleet) },
+      );
+      assert.equal(continued.code, 0, continued.stderr);
+      const [done] = await fleet.records();
+      assert.equal(done?.status, "completed");
+      const sessionId = (JSON.parse(continued.stdout) as { session_id: string }).session_id;
+      const notices = await noticeCounts(fleet, sessionId);
+      assert.deepEqual([...notices.entries()], [[completionInboxId(running.id), 1]]);
+      // A second continue delivers nothing again.
+      const again = await runBlade(
+        ["-p", "Continue again", "--continue", ...fleet.script, ...fleet.store, "--output-format", "json"],
+        { cwd: fleet.workspace, env: parentEnv(fleet) },
+      );
+      assert.equal(again.code, 0, again.stderr + again.stdout);
+      assert.deepEqual([...(await noticeCounts(fleet, sessionId)).values()], [1]);
+      for (const w of fleet.workers) await w.stop();
     });
-    const parent = await spawnBlade(
-      ["-p", "Go", ...fleet.script, ...fleet.store, "--trust-workspace", "--output-format", "json"],
-      { cwd: fleet.workspace, env: parentEnv(fleet), processGroup: true },
-    );
-    await until("the child running", async () => {
-      const [r] = await fleet.records();
-      return r?.status === "running" && r.remote?.worker !== undefined ? r : undefined;
-    });
-    parent.kill("SIGKILL");
-    assert.equal((await parent.result).code, 137, "the parent was killed while it waited for its child");
-    const done = await until("the child ended with its parent gone", async () => {
-      const [r] = await fleet.records();
-      return r?.status === "completed" ? r : undefined;
-    });
-    const continued = await runBlade(
-      [
-        "-p",
-        "Continue",
-        "--continue",
-        ...fleet.script,
-        ...fleet.store,
-        "--trust-workspace",
-        "--output-format",
-        "json",
-      ],
-      { cwd: fleet.workspace, env: parentEnv(fleet) },
-    );
-    assert.equal(continued.code, 0, continued.stderr);
-    const sessionId = (JSON.parse(continued.stdout) as { session_id: string }).session_id;
-    const notices = await noticeCounts(fleet, sessionId);
-    assert.deepEqual([...notices.entries()], [[completionInboxId(done.id), 1]]);
-    // A second continue delivers nothing again.
-    const again = await runBlade(
-      ["-p", "Continue again", "--continue", ...fleet.script, ...fleet.store, "--output-format", "json"],
-      { cwd: fleet.workspace, env: parentEnv(fleet) },
-    );
-    assert.equal(again.code, 0, again.stderr + again.stdout);
-    assert.deepEqual([...(await noticeCounts(fleet, sessionId)).values()], [1]);
-    for (const w of fleet.workers) await w.stop();
-  });
+  }
 }
 
 /** A small seeded generator (mulberry32), so a failing run can be repeated with SEED=<n>. */
@@ -346,5 +358,75 @@ if (binary !== null) {
       assert.ok(r.prompt.startsWith("Tool job") || (r.remote?.attempts ?? 0) >= 2, `${r.id}: ${r.prompt}`);
     }
     assert.equal(records.length, children);
+  });
+}
+
+if (binary !== null) {
+  Deno.test("e2e remote: a worker cut off from the cluster past its lease stops, and commits nothing when it is back", async () => {
+    await using fleet = await startFleet(binary, {
+      nodes: 3,
+      noAdvertise: true,
+      workers: 0,
+      workerFlags: FAST_LEASE,
+      script: `agents:
+  main:
+    - repeat_last: true
+      turns:
+        - tool_calls:
+${remoteCalls(1)}
+        - text: "started"
+        - text: "noted"
+  Explore:
+    - turns:
+        - text: "thought it over"
+          delay_ms: 4000
+`,
+    });
+    const [n1, n2, n3] = fleet.nats.nodes as [NatsNode, NatsNode, NatsNode];
+    // The first worker knows only n1: killing n1 cuts it off from the cluster (a partition).
+    const cut = await fleet.startWorker(0, { servers: n1.url });
+    const parent = await spawnBlade(
+      [
+        "-p",
+        "Go",
+        ...fleet.script,
+        "--store",
+        `${n2.url},${n3.url}`,
+        "--trust-workspace",
+        "--output-format",
+        "json",
+      ],
+      { cwd: fleet.workspace, env: parentEnv(fleet) },
+    );
+    const running = await until("the child running on the worker that will be cut off", async () => {
+      const [r] = await fleet.records();
+      return r?.status === "running" && workerOf(fleet, r) === cut ? r : undefined;
+    });
+    await n1.kill();
+    const other = await fleet.startWorker(1, { servers: `${n2.url},${n3.url}` });
+    const done = await until("the run ended by the other worker", async () => {
+      const [r] = await fleet.records();
+      return r?.status !== "running" ? r : undefined;
+    });
+    assert.equal(done.status, "completed");
+    assert.equal(workerOf(fleet, done), other);
+    const result = await parent.result;
+    assert.equal(result.code, 0, result.stderr);
+    // The cut-off worker reconnects once n1 is back: it must change nothing of the run.
+    await n1.restart();
+    await sleep(5000);
+    const [after] = await fleet.records();
+    assert.deepEqual(after, done, "the record is as the other worker left it");
+    const log = await cut.stop();
+    assert.doesNotMatch(log, new RegExp(`job ${running.id}: ran`));
+    // deno-lint-ignore no-console -- what the cut-off worker said of the run it lost
+    console.log(log.split("\n").filter((l) => l.includes(running.id)).join("\n"));
+    assert.match(log, new RegExp(`job ${running.id}: (its lease was lost mid-run|.*left for redelivery)`));
+    const notices = await noticeCounts(
+      fleet,
+      (JSON.parse(result.stdout) as { session_id: string }).session_id,
+    );
+    assert.deepEqual([...notices.values()], [1]);
+    await other.stop();
   });
 }

@@ -447,7 +447,8 @@ export function runningRef(
     agentId: input.subagent_session_id,
     subagentType: type,
     description: input.description,
-    background: input.run_in_background === true,
+    // A remote child always runs in the background.
+    background: input.run_in_background === true || input.isolation === "remote",
     state: "running",
     lineage,
   });

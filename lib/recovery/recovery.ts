@@ -120,6 +120,12 @@ export async function measureLiveness(
   const machine = ports.env.hostname();
   for (const r of records) {
     if (r.status !== "running") continue;
+    // A placed remote child is its workers' to recover: its job stays queued until one takes it, and
+    // one whose worker died is reconciled by the next worker once its lease expired (lib/worker/).
+    if (r.isolation === "remote" && r.remote !== undefined) {
+      table.set(r.id, "alive");
+      continue;
+    }
     const pid = r.processId;
     // Another machine's PID means nothing here (a shared store): its heartbeat decides (PID-less rule).
     if (pid === undefined || (r.machine !== undefined && machine !== "" && r.machine !== machine)) {

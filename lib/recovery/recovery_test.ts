@@ -164,6 +164,36 @@ Deno.test("reconcile: another machine's run (a shared store) is judged by its he
   }
 });
 
+Deno.test("reconcile: a placed remote child is left to its workers; one never placed is an orphan as any", async () => {
+  const w = await world();
+  try {
+    const commit = "a".repeat(40);
+    const placed = { baseCommit: commit, snapshotCommit: commit, subdir: "" };
+    const dead = { processId: DEAD, processIdentity: IDENTITY, machine: "test-host" };
+    await w.store.create(
+      sidecarFixture("agent-queued", { messages: [], isolation: "remote", background: true, remote: placed }),
+    );
+    await w.store.create(
+      sidecarFixture("agent-on-worker", {
+        messages: [],
+        isolation: "remote",
+        background: true,
+        remote: { ...placed, worker: "test-host/999", attempts: 1 },
+        ...dead,
+      }),
+    );
+    // Its parent died before the snapshot was placed: nobody will run it.
+    await w.store.create(
+      sidecarFixture("agent-unplaced", { messages: [], isolation: "remote", background: true, ...dead }),
+    );
+    w.clock.advance(30 * 60 * 1000 + 1);
+    const report = await reconcile({ ports: w.ports, store: w.store, layout: w.layout }, () => true);
+    assert.deepEqual(report.recovered.map((r) => [r.id, r.reason]), [["agent-unplaced", "owner_dead"]]);
+  } finally {
+    await Deno.remove(w.root, { recursive: true });
+  }
+});
+
 Deno.test("reconcile: an orphan whose lease a live process holds is skipped", async () => {
   const w = await world();
   try {

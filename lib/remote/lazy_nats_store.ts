@@ -53,9 +53,12 @@ export interface LazyNatsStoreOptions {
   name?: string;
 }
 
-/** How many servers keep a copy: three when the URL names a cluster of three or more, else one. */
-export function replicasOf(url: NatsStoreUrl): number {
-  return url.servers.length >= 3 ? 3 : 1;
+/**
+ * How many servers keep a copy: three on a cluster of three or more servers — those the URL names, or
+ * those the servers announce (a worker given one server of a cluster still makes R3 streams) — else one.
+ */
+export function replicasOf(url: NatsStoreUrl, announced = 0): number {
+  return Math.max(url.servers.length, announced) >= 3 ? 3 : 1;
 }
 
 /** The authentication a creds file gives: a `.creds` file (JWT and seed) or a bare nkey seed. */
@@ -108,7 +111,7 @@ export class LazyNatsStore implements SidecarStore, AsyncDisposable {
     ]);
     const link = await connectNats(this.#url, { ...credentials, name: name ?? "blade" });
     try {
-      const bucket = await link.bucket(SIDECAR_BUCKET, { replicas: replicasOf(this.#url) });
+      const bucket = await link.bucket(SIDECAR_BUCKET, { replicas: replicasOf(this.#url, link.servers) });
       return {
         link,
         store: new NatsSidecarStore(bucket, { clock, ...(redact === undefined ? {} : { redact }) }),
@@ -125,16 +128,16 @@ export class LazyNatsStore implements SidecarStore, AsyncDisposable {
     return (await this.#opened).link;
   }
 
-  /** How many servers keep a copy of what this store makes (buckets, streams). */
-  get replicas(): number {
-    return replicasOf(this.#url);
+  /** How many servers keep a copy of what this store makes on `link` (buckets, streams). */
+  #replicas(link: NatsLink): number {
+    return replicasOf(this.#url, link.servers);
   }
 
   /** The stream `name`, opened (created when absent) once per store. */
   stream(name: string, options: Omit<StreamOptions, "replicas">): Promise<MessageStream> {
     let got = this.#streams.get(name);
     if (got === undefined) {
-      got = this.link().then((link) => link.stream(name, { ...options, replicas: this.replicas }));
+      got = this.link().then((link) => link.stream(name, { ...options, replicas: this.#replicas(link) }));
       got.catch(() => this.#streams.delete(name));
       this.#streams.set(name, got);
     }
@@ -154,20 +157,20 @@ export class LazyNatsStore implements SidecarStore, AsyncDisposable {
 
   /** The KV bucket `name` of this store (leases, workers). */
   bucket(name: string): Promise<KvBucket> {
-    return this.#once(`bucket:${name}`, (link) => link.bucket(name, { replicas: this.replicas }));
+    return this.#once(`bucket:${name}`, (link) => link.bucket(name, { replicas: this.#replicas(link) }));
   }
 
   /** The remote children's job queue; `ackWaitMs` is used when this call creates it. */
   jobs(ackWaitMs = JOB_ACK_WAIT_MS): Promise<JobQueue> {
     return this.#once(
       "jobs",
-      (link) => link.queue(JOB_QUEUE, { subject: JOB_SUBJECT, replicas: this.replicas, ackWaitMs }),
+      (link) => link.queue(JOB_QUEUE, { subject: JOB_SUBJECT, replicas: this.#replicas(link), ackWaitMs }),
     );
   }
 
   /** The git bundles of remote children (snapshots, results). */
   bundles(): Promise<ObjectBucket> {
-    return this.#once("bundles", (link) => link.objects(BUNDLE_STORE, { replicas: this.replicas }));
+    return this.#once("bundles", (link) => link.objects(BUNDLE_STORE, { replicas: this.#replicas(link) }));
   }
 
   /** The inbox of session `sessionId` in this store (lib/remote/nats_inbox.ts), opened on first use. */

@@ -143,11 +143,58 @@ export interface NatsLink extends AsyncDisposable {
   queue(name: string, options: QueueOptions): Promise<JobQueue>;
   /** Opens the object store `name`, creating it when absent. */
   objects(name: string, options: BucketOptions): Promise<ObjectBucket>;
+  /**
+   * How many servers the store spans: those the URL names and those the servers announce; a server
+   * that names its cluster counts as three at least (a store's cluster has three nodes or more).
+   */
+  readonly servers: number;
   close(): Promise<void>;
 }
 
 /** nats-server's default max_payload (1 MiB), when the server did not say. */
 const DEFAULT_MAX_PAYLOAD = 1024 * 1024;
+
+/** JetStream's "stream not found" API error. */
+const STREAM_NOT_FOUND = 10059;
+
+function isNotFound(error: unknown): boolean {
+  if (typeof error !== "object" || error === null) return false;
+  const api = error as { message?: unknown; apiError?: () => { err_code?: number } };
+  if (typeof api.apiError === "function" && api.apiError()?.err_code === STREAM_NOT_FOUND) return true;
+  return typeof api.message === "string" && /stream not found/i.test(api.message);
+}
+
+/**
+ * Whether stream `name` exists. Only "not found" is no: any other failure (a leader being elected
+ * after a node died) is tried again, then thrown — never taken for absence, which would make the
+ * stream again with this client's settings.
+ */
+async function streamExists(jsm: JetStreamManager, name: string): Promise<boolean> {
+  return await retried(async () => {
+    try {
+      await jsm.streams.info(name);
+      return true;
+    } catch (error) {
+      if (isNotFound(error)) return false;
+      throw error;
+    }
+  });
+}
+
+/** Makes stream `name` with `config` unless it exists (a concurrent creator's identical one is fine). */
+async function ensureStream(
+  jsm: JetStreamManager,
+  name: string,
+  config: Omit<Parameters<JetStreamManager["streams"]["add"]>[0], "name">,
+): Promise<void> {
+  if (await streamExists(jsm, name)) return;
+  try {
+    await jsm.streams.add({ ...config, name });
+  } catch (error) {
+    // Made by another client meanwhile: fine when it exists now.
+    if (!(await streamExists(jsm, name))) throw error;
+  }
+}
 
 /** JetStream's "wrong last sequence" API error: the CAS lost. */
 const WRONG_LAST_SEQUENCE = 10071;
@@ -226,14 +273,16 @@ export async function connectNats(url: NatsStoreUrl, options: NatsLinkOptions = 
     );
   }
   const kvm = new Kvm(nc);
+  // One manager per connection; made without the account-info request (nothing to ask the servers).
+  const manager = jetstreamManager(nc, { checkAPI: false });
   const close = async () => {
     if (!nc.isClosed()) await nc.drain().catch(() => nc.close());
   };
   return {
-    bucket: (name, bucketOptions) => openBucket(kvm, name, bucketOptions),
+    bucket: (name, bucketOptions) => openBucket({ kvm, jsm: manager }, name, bucketOptions),
     stream: (name, streamOptions) =>
       openStream(
-        { js: jetstream(nc), jsm: jetstreamManager(nc), maxPayload: nc.info?.max_payload },
+        { js: jetstream(nc), jsm: manager, maxPayload: nc.info?.max_payload },
         name,
         streamOptions,
       ),
@@ -241,28 +290,37 @@ export async function connectNats(url: NatsStoreUrl, options: NatsLinkOptions = 
       openQueue(
         {
           js: jetstream(nc),
-          jsm: jetstreamManager(nc),
+          jsm: manager,
           ack: AckPolicy.Explicit,
           work: RetentionPolicy.Workqueue,
         },
         name,
         queueOptions,
       ),
-    objects: (name, bucketOptions) => openObjects(new Objm(nc), name, bucketOptions),
+    objects: (name, bucketOptions) => openObjects({ objm: new Objm(nc), jsm: manager }, name, bucketOptions),
+    // A clustered server names its cluster (also when it advertises no other member to clients).
+    servers: nc.info?.cluster === undefined
+      ? new Set([...url.servers, ...(nc.info?.connect_urls ?? [])]).size
+      : Math.max(3, url.servers.length),
     close,
     [Symbol.asyncDispose]: close,
   };
 }
 
 /** The KV view of bucket `name`, created with `options` when absent. */
-async function openBucket(kvm: Kvm, name: string, bucketOptions: BucketOptions): Promise<KvBucket> {
+async function openBucket(
+  client: { kvm: Kvm; jsm: Promise<JetStreamManager> },
+  name: string,
+  bucketOptions: BucketOptions,
+): Promise<KvBucket> {
   // No direct gets: any replica may answer those, a follower from before the last write. Reads
   // through the stream leader see every acknowledged write (read-your-writes across machines).
-  const kv = await kvm.create(name, {
-    history: 1,
-    replicas: bucketOptions.replicas,
-    allow_direct: false,
-  });
+  // An existing bucket is opened as it is (never made again with this client's replica count).
+  const { kvm } = client;
+  const exists = await streamExists(await client.jsm, `KV_${name}`);
+  const kv = exists
+    ? await kvm.open(name, { allow_direct: false })
+    : await kvm.create(name, { history: 1, replicas: bucketOptions.replicas, allow_direct: false });
   const cas = async <T>(key: string, write: () => Promise<T>): Promise<T> => {
     try {
       return await write();
@@ -307,16 +365,11 @@ async function openQueue(
 ): Promise<JobQueue> {
   const { js } = client;
   const jsm = await client.jsm;
-  try {
-    await jsm.streams.info(name);
-  } catch {
-    await jsm.streams.add({
-      name,
-      subjects: [options.subject],
-      retention: client.work,
-      num_replicas: options.replicas,
-    });
-  }
+  await ensureStream(jsm, name, {
+    subjects: [options.subject],
+    retention: client.work,
+    num_replicas: options.replicas,
+  });
   // The consumer is made by the first taker (a publisher never needs it): its ack wait is that taker's.
   let consumer: ReturnType<typeof js.consumers.get> | undefined;
   const taking = () =>
@@ -359,8 +412,14 @@ async function openQueue(
 }
 
 /** The object store `name`, created when absent. */
-async function openObjects(objm: Objm, name: string, options: BucketOptions): Promise<ObjectBucket> {
-  const store = await objm.create(name, { replicas: options.replicas });
+async function openObjects(
+  client: { objm: Objm; jsm: Promise<JetStreamManager> },
+  name: string,
+  options: BucketOptions,
+): Promise<ObjectBucket> {
+  const { objm } = client;
+  const exists = await streamExists(await client.jsm, `OBJ_${name}`);
+  const store = exists ? await objm.open(name) : await objm.create(name, { replicas: options.replicas });
   return {
     async put(key, bytes) {
       await store.putBlob({ name: key }, bytes);
@@ -382,18 +441,12 @@ async function openStream(
 ): Promise<MessageStream> {
   const { js } = client;
   const jsm = await client.jsm;
-  try {
-    await jsm.streams.info(name);
-  } catch {
-    // Absent: made now (a concurrent creator's identical config is accepted by the server).
-    // No direct gets, as for the bucket: reads through the leader see every acknowledged append.
-    await jsm.streams.add({
-      name,
-      subjects: streamOptions.subjects,
-      num_replicas: streamOptions.replicas,
-      allow_direct: false,
-    });
-  }
+  // No direct gets, as for the bucket: reads through the leader see every acknowledged append.
+  await ensureStream(jsm, name, {
+    subjects: streamOptions.subjects,
+    num_replicas: streamOptions.replicas,
+    allow_direct: false,
+  });
   const decoder = new TextDecoder();
   return {
     async append(subject, text, { lastSeq, msgId }) {

@@ -56,6 +56,19 @@ export async function runRemoteChild(
     await deliverNotice(deps, failed, owner);
     return failed;
   }
+  return await followRemoteChild(deps, { record, owner, signal, queued });
+}
+
+/**
+ * Waits for a placed remote child's end and its notice (see runRemoteChild); also what a continued
+ * session does for a remote child it started before it was stopped (`queued`: its job was published).
+ */
+export async function followRemoteChild(
+  deps: RemoteRunDeps,
+  o: { record: SidecarRecord; owner: SidecarOwner; signal: AbortSignal; queued: boolean },
+): Promise<SidecarRecord> {
+  const { store, clock } = deps;
+  const { record, owner, signal, queued } = o;
   const reload = async () => {
     const loaded = await store.load(record.id).catch(() => null);
     return loaded !== null && "record" in loaded ? loaded.record : record;

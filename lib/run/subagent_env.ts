@@ -22,8 +22,8 @@ import type { LaunchParent, ParentInfo, RegistryView } from "../launch/launch_pl
 import { minimalCommandEnv } from "../permissions/child_env.ts";
 import type { OwnProcess } from "../launch/launch_record.ts";
 import type { WebAccess } from "../protocol/web.ts";
-import type { RunHooks } from "../hooks/run_hooks.ts";
 import type { RemotePlacement } from "./remote_child.ts";
+import type { RunHooks } from "../hooks/run_hooks.ts";
 
 /** Shared by every session of one root run. */
 import type { ChildContext } from "../executor/child_context.ts";

@@ -29,10 +29,13 @@ import type { SubagentEnv } from "../run/subagent_env.ts";
 import { recoverSession } from "../recovery/restart.ts";
 import { tolerantTrim } from "../run/sidecar_lifecycle.ts";
 import type { WebAccess } from "../protocol/web.ts";
-import type { RunHooks } from "../hooks/run_hooks.ts";
 import type { SidecarOwner } from "../store/store.ts";
 import type { SessionInbox } from "../session/inbox.ts";
-import type { RemotePlacement } from "../run/remote_child.ts";
+import { followRemoteChild, type RemotePlacement } from "../run/remote_child.ts";
+import { completionInboxId } from "../run/notice.ts";
+import { lifecycleOf } from "../run/child_run.ts";
+import type { SubtaskRefPart } from "../protocol/events.ts";
+import type { RunHooks } from "../hooks/run_hooks.ts";
 
 import type { ChildContext } from "../executor/child_context.ts";
 export interface RuntimeDeps {
@@ -93,6 +96,36 @@ export interface SessionRuntime {
   /** The session's current model and mode; /model and /permissions change them. */
   parent: ParentInfo;
   runtime: SubagentRuntime;
+}
+
+/**
+ * A continued session's remote children that were still running when it stopped (their background
+ * calls' refs say running, no notice of theirs was delivered): followed again as this run's background
+ * work, so the session waits for their notices as for its own (remote_child.ts followRemoteChild).
+ */
+function followRemoteChildren(
+  env: SubagentEnv,
+  o: { subtasks: readonly SubtaskRefPart[]; delivered: ReadonlySet<string>; owner: SidecarOwner },
+): void {
+  const remote = env.remote;
+  if (remote === undefined) return;
+  for (const ref of o.subtasks) {
+    const id = ref.agentId;
+    // (A remote child runs in the background whatever its call said: its record decides.)
+    if (ref.state !== "running" || o.delivered.has(completionInboxId(id))) continue;
+    if (env.background.isRunning(id)) continue;
+    env.background.start({ agentId: id, callId: ref.callId, owner: o.owner }, async (signal) => {
+      const loaded = await env.store.load(id).catch(() => null);
+      const record = loaded !== null && "record" in loaded ? loaded.record : undefined;
+      if (record?.isolation !== "remote" || record.remote === undefined || !record.background) return;
+      await followRemoteChild({ ...lifecycleOf(env), remote }, {
+        record,
+        owner: o.owner,
+        signal,
+        queued: true,
+      });
+    });
+  }
 }
 
 /** This process's PID and identity, read once per Process port and shared with the leases. */
@@ -180,9 +213,9 @@ export class Runtime implements AsyncDisposable {
       ...(d.approve === undefined ? {} : { approve: d.approve }),
       mcp: this.#mcp = d.mcp(),
       web: d.web,
-      ...(d.hooks === undefined ? {} : { hooks: d.hooks }),
       ...(d.shared === undefined ? {} : { remote: d.shared.remote }),
       ...(d.remoteChildren === true ? { remoteChildren: true } : {}),
+      ...(d.hooks === undefined ? {} : { hooks: d.hooks }),
     };
   }
 
@@ -213,6 +246,7 @@ export class Runtime implements AsyncDisposable {
             env.background.rememberCall({ agentId: ref.agentId, callId: ref.callId, owner: runtime.owner });
           }
         }
+        followRemoteChildren(env, { subtasks, delivered, owner: runtime.owner });
         const children = tolerantTrim(env.background.pendingFor(runtime.owner, delivered), {
           emit: d.emit,
           sessionId: parent.sessionId,

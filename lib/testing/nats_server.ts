@@ -58,7 +58,10 @@ async function waitHealthy(monitorPort: number, name: string): Promise<void> {
  * Starts `size` JetStream nodes (1: a single server; 3: a cluster whose nodes route to each other).
  * The folder `dir` holds each node's store; it is the caller's to remove.
  */
-export async function startNats(binary: string, options: { size: 1 | 3; dir: string }): Promise<NatsCluster> {
+export async function startNats(
+  binary: string,
+  options: { size: 1 | 3; dir: string; noAdvertise?: boolean },
+): Promise<NatsCluster> {
   const specs = Array.from({ length: options.size }, (_, i) => ({
     name: `n${i + 1}`,
     port: freePort(),
@@ -89,6 +92,8 @@ export async function startNats(binary: string, options: { size: 1 | 3; dir: str
         `nats://127.0.0.1:${spec.clusterPort}`,
         "-routes",
         routes.join(","),
+        // Clients learn no other member: one given a single node's URL is cut off when that node dies.
+        ...(options.noAdvertise === true ? ["--no_advertise=true"] : []),
       );
     }
     let child: Deno.ChildProcess | undefined;

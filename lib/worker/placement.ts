@@ -47,10 +47,13 @@ export class NatsPlacement implements RemotePlacement {
         snapshotCommit: snapshot.snapshotCommit,
         subdir: snapshot.subdir,
       };
-      const placed = await this.#shared.update(
-        record.id,
-        (r) => r.status === "running" ? { ...r, remote } : r,
-      );
+      // Queued, the run is no longer this process's: its PID goes (until a worker's replaces it), so
+      // recovery never takes it for an orphan of this process if this process dies before it runs.
+      const placed = await this.#shared.update(record.id, (r) => {
+        if (r.status !== "running") return r;
+        const { processId: _pid, processIdentity: _identity, ...rest } = r;
+        return { ...rest, remote };
+      });
       if (placed.status !== "running") return false; // stopped meanwhile: nothing to queue
       await (await this.#shared.jobs()).publish(JSON.stringify(jobOf(spec)), record.id);
       return true;

@@ -6,7 +6,7 @@
 
 import { type BladeProcess, spawnBlade } from "./blade.ts";
 import { type NatsCluster, startNats } from "../../lib/testing/nats_server.ts";
-import { connectNats, type NatsLink } from "../../lib/remote/nats_link.ts";
+import { connectNats, type KvBucket, type NatsLink } from "../../lib/remote/nats_link.ts";
 import { parseStoreUrl } from "../../lib/remote/store_url.ts";
 import { SIDECAR_BUCKET } from "../../lib/remote/lazy_nats_store.ts";
 import type { SidecarRecord } from "../../lib/store/schema.ts";
@@ -29,8 +29,11 @@ export interface Fleet extends AsyncDisposable {
   /** The scripted provider's options for every Blade of the fleet. */
   script: string[];
   workers: FleetWorker[];
-  /** Starts worker `index` (again, after it was killed), with the fleet's flags. */
-  startWorker(index: number): Promise<FleetWorker>;
+  /**
+   * Starts worker `index` (again, after it was killed), with the fleet's flags; `servers` gives it only
+   * those servers' URLs (to cut it off by killing them), default every node.
+   */
+  startWorker(index: number, options?: { servers?: string }): Promise<FleetWorker>;
   /** A connection to the store, for reading records as they are. */
   link(): Promise<NatsLink>;
   /** Every child record in the store (ids read from the bucket). */
@@ -39,6 +42,8 @@ export interface Fleet extends AsyncDisposable {
 
 export interface FleetOptions {
   nodes: 1 | 3;
+  /** The cluster advertises no member to clients (a client knows only the URLs it was given). */
+  noAdvertise?: boolean;
   workers: number;
   /** The scripted provider's script (YAML or JSON text) used by the parent and every worker. */
   script: string;
@@ -72,16 +77,22 @@ export async function startFleet(binary: string, o: FleetOptions): Promise<Fleet
     await Deno.writeTextFile(`${workspace}/${name}`, text);
   }
   await Deno.writeTextFile(`${root}/script.yaml`, o.script);
-  const nats = await startNats(binary, { size: o.nodes, dir: `${root}/nats` });
+  const nats = await startNats(binary, {
+    size: o.nodes,
+    dir: `${root}/nats`,
+    noAdvertise: o.noAdvertise === true,
+  });
   const store = ["--store", nats.url];
   const script = ["--provider", "scripted", "--script", `${root}/script.yaml`];
   const workers: FleetWorker[] = [];
   let link: Promise<NatsLink> | undefined;
   const linked = () => (link ??= connectNats(parseStoreUrl(nats.url)));
-  const startWorker = async (index: number): Promise<FleetWorker> => {
+  let bucket: Promise<KvBucket> | undefined;
+  const startWorker = async (index: number, options: { servers?: string } = {}): Promise<FleetWorker> => {
     const home = `${root}/worker${index}`;
     await Deno.mkdir(`${home}/cwd`, { recursive: true });
-    const process = await spawnBlade(["worker", ...store, ...script, ...(o.workerFlags ?? [])], {
+    const its = options.servers === undefined ? store : ["--store", options.servers];
+    const process = await spawnBlade(["worker", ...its, ...script, ...(o.workerFlags ?? [])], {
       cwd: `${home}/cwd`,
       env: { HOME: home, BLADE_STORAGE_ROOT: `${home}/storage` },
     });
@@ -95,7 +106,7 @@ export async function startFleet(binary: string, o: FleetOptions): Promise<Fleet
     workers[index] = worker;
     return worker;
   };
-  for (let i = 0; i < o.workers; i++) await startWorker(i);
+  for (let i = 0; i < o.workers; i++) await startWorker(i, {});
   return {
     root,
     nats,
@@ -106,13 +117,9 @@ export async function startFleet(binary: string, o: FleetOptions): Promise<Fleet
     startWorker,
     link: linked,
     async records() {
-      const bucket = await (await linked()).bucket(SIDECAR_BUCKET, { replicas: o.nodes === 3 ? 3 : 1 });
-      const out: SidecarRecord[] = [];
-      for (const key of await bucket.keys("*")) {
-        const got = await bucket.get(key);
-        if (got !== null) out.push(JSON.parse(got.text));
-      }
-      return out;
+      bucket ??= linked().then((l) => l.bucket(SIDECAR_BUCKET, { replicas: o.nodes === 3 ? 3 : 1 }));
+      bucket.catch(() => bucket = undefined);
+      return await recordsOf(await bucket);
     },
     async [Symbol.asyncDispose]() {
       for (const w of workers) {
@@ -126,4 +133,14 @@ export async function startFleet(binary: string, o: FleetOptions): Promise<Fleet
       await Deno.remove(root, { recursive: true }).catch(() => {});
     },
   };
+}
+
+/** Every child record in the bucket (its record keys: one token each). */
+async function recordsOf(bucket: KvBucket): Promise<SidecarRecord[]> {
+  const out: SidecarRecord[] = [];
+  for (const key of await bucket.keys("*")) {
+    const got = await bucket.get(key);
+    if (got !== null) out.push(JSON.parse(got.text));
+  }
+  return out;
 }
