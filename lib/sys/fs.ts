@@ -3,6 +3,7 @@
 // operation's error keeps its class and OS code and has its path noted (fsErrorPath in errors.ts).
 
 import { notePath } from "./errors.ts";
+import { readUpTo } from "./read_up_to.ts";
 import { type LockedFile, type LockOptions, withLockedDir, withLockedFile } from "./fs_lock.ts";
 
 export type { LockedFile, LockOptions };
@@ -74,6 +75,12 @@ export interface Fs {
   /** The file's text, or null when it does not exist (any other failure is thrown). */
   readTextIfExists(path: string): Promise<string | null>;
   readBytes(path: string): Promise<Uint8Array>;
+  /**
+   * A whole file's bytes for a scan of many files, or null when it holds more than `maxBytes`: opened
+   * without ever waiting (read_up_to.ts), read into `into` when it fits (the result is then a view of
+   * it, valid until `into` is reused). A missing file throws (isNotFound).
+   */
+  readUpTo(path: string, options: { maxBytes: number; into?: Uint8Array }): Promise<Uint8Array | null>;
   /** Plain write (not atomic); creates the file with `mode` when given. */
   writeText(path: string, text: string, options?: { mode?: number }): Promise<void>;
   /** temp file in the same folder → write all bytes → fsync → rename → fsync the folder. */
@@ -268,6 +275,7 @@ export function realFs(): Fs {
         }
       }),
     readBytes: (p) => at(p, () => Deno.readFile(p)),
+    readUpTo: (p, o) => Promise.try(() => readUpTo(p, o)),
     readRegularFile: (p, o) => at(p, () => readRegularFile(p, o.maxBytes)),
     writeText: (p, t, o) =>
       at(p, () => Deno.writeTextFile(p, t, o?.mode === undefined ? {} : { mode: o.mode })),

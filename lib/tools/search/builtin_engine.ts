@@ -1,11 +1,13 @@
 // Owns Grep's built-in search, for when ripgrep cannot run (docs/reference/search.md, "Grep"): the same
 // findings as rg_engine.ts from TypeScript. A walker lists folders several at a time (the Fs port's
 // reads overlap) and skips what ignore_rules.ts says rg skips; it opens only regular files (a symlink,
-// FIFO, socket or device met in the walk is passed over, as rg --no-follow does), up to
-// GREP_MAX_FILE_BYTES. Each file's text is searched whole: a NUL byte makes it binary (skipped, as rg
-// skips a binary file it found), then the literal every match contains (rust_regex.ts) is looked for
-// with indexOf, and only a file that has it meets the RegExp; lines are counted only around matches. The
-// deadline is checked between files. Memory is bounded by the files held at once and the findings kept.
+// FIFO, socket or device met in the walk is passed over, as rg --no-follow does, and a file is opened
+// without waiting, Fs.readUpTo), up to GREP_MAX_FILE_BYTES, into a reused buffer. The literal every
+// match contains (rust_regex.ts) is looked for in the raw bytes first (byte_literal.ts): a file without
+// it is dropped undecoded. Only the rest is decoded and searched whole: a NUL byte makes it binary
+// (skipped, as rg skips a binary file it found), then the RegExp; lines are counted only around matches.
+// Ignore files are read only where the folder's listing shows them. The deadline is checked between
+// files. Memory is bounded by the files held at once and the findings kept.
 
 import type { Fs } from "../../sys/fs.ts";
 import { join } from "../../path.ts";
@@ -24,6 +26,8 @@ import {
 
 /** Folders listed and files read at once. */
 const CONCURRENCY = 8;
+/** Each read's reused buffer (files up to this size are read without allocating). */
+const READ_BUFFER_BYTES = 256 * 1024;
 
 type Matcher = ReturnType<typeof compileRustRegex>;
 
@@ -168,16 +172,23 @@ export async function builtinGrep(fs: Fs, query: GrepQuery): Promise<GrepFinding
   const failed = (path: string, e: unknown) => {
     if (!isNotFound(e)) findings.unreadable.push({ path, reason: fsReason(e) });
   };
+  // Read buffers, one per read in flight, reused: most files are decoded from and dropped with them.
+  const buffers: Uint8Array[] = [];
+  const decoder = new TextDecoder();
   const read = async (path: string, explicit: boolean) => {
     if (late()) return;
+    const into = buffers.pop() ?? new Uint8Array(READ_BUFFER_BYTES);
     try {
-      const info = await fs.stat(path);
-      if (info === null || !info.isFile || info.size > GREP_MAX_FILE_BYTES) return;
-      const text = new TextDecoder().decode(await fs.readBytes(path));
-      const found = searchText({ path, text }, { matcher, query, explicit });
+      const bytes = await fs.readUpTo(path, { maxBytes: GREP_MAX_FILE_BYTES, into });
+      // A file without the literal cannot match (binary or not); a file given by name is searched with
+      // its NUL bytes as line ends, which could make a literal holding one.
+      if (bytes === null || !explicit && matcher.bytePrefilter?.(bytes) === false) return;
+      const found = searchText({ path, text: decoder.decode(bytes) }, { matcher, query, explicit });
       if (found !== null) findings.files.push(found);
     } catch (e) {
       failed(path, e);
+    } finally {
+      buffers.push(into);
     }
   };
   if (query.rootIsFile) {
@@ -195,6 +206,7 @@ export async function builtinGrep(fs: Fs, query: GrepQuery): Promise<GrepFinding
       failed(dir, e);
       return;
     }
+    rules.listed(dir, entries.map((e) => e.name));
     for (const entry of entries) {
       // rg --no-follow: a symlink is passed over; so is a version control folder (or a worktree's file).
       if (entry.isSymlink || VCS_DIRS.includes(entry.name)) continue;

@@ -97,20 +97,30 @@ export class IgnoreRules {
     return rules;
   }
 
-  #level(dir: string): Promise<Level> {
+  /** Folder `dir`'s ignore files, read; `holds` says which names it has, when the walk listed it. */
+  #level(dir: string, holds: (name: string) => boolean = () => true): Promise<Level> {
     let level = this.#levels.get(dir);
     if (level === undefined) {
       const inRepo = this.#repoRoot !== undefined && (dir + "/").startsWith(this.#repoRoot + "/") ||
         dir === this.#repoRoot;
+      const read = (name: string) => holds(name) ? readRules(this.#fs, join(dir, name)) : undefined;
       level = (async () => ({
         dir,
-        rg: await readRules(this.#fs, join(dir, ".rgignore")),
-        ig: await readRules(this.#fs, join(dir, ".ignore")),
-        git: inRepo ? await readRules(this.#fs, join(dir, ".gitignore")) : undefined,
+        rg: await read(".rgignore"),
+        ig: await read(".ignore"),
+        git: inRepo ? await read(".gitignore") : undefined,
       }))();
       this.#levels.set(dir, level);
     }
     return level;
+  }
+
+  /**
+   * Tells the rules the names folder `dir` holds (the walk has listed it), before asking about its
+   * entries: only the ignore files it has are read (a search does not try three absent files a folder).
+   */
+  listed(dir: string, names: readonly string[]): void {
+    if (!this.#levels.has(dir)) void this.#level(dir, (name) => names.includes(name));
   }
 
   /** The folders whose ignore files apply to a path in `dir`, closest first (the root's parents included). */
