@@ -290,14 +290,17 @@ export function realFs(): Fs {
     lstat: (p) => Promise.try(() => statOrNull(p, Deno.lstatSync)),
     // Returns in microseconds (a few readlinks): synchronous, for the same reason.
     realPath: (p) => at(p, () => Promise.try(() => Deno.realPathSync(p))),
+    // Synchronous too: Deno's async listing does most of its work on this thread anyway, plus the
+    // hand-off (Grep's walk of 1,200 folders: 25 ms of CPU listed synchronously, 45 ms async).
     readDir: (p) =>
-      at(p, async () => {
-        const out: DirEntry[] = [];
-        for await (const e of Deno.readDir(p)) {
-          out.push({ name: e.name, isFile: e.isFile, isDirectory: e.isDirectory, isSymlink: e.isSymlink });
-        }
-        return out;
-      }),
+      at(p, () =>
+        Promise.try(() => {
+          const out: DirEntry[] = [];
+          for (const e of Deno.readDirSync(p)) {
+            out.push({ name: e.name, isFile: e.isFile, isDirectory: e.isDirectory, isSymlink: e.isSymlink });
+          }
+          return out;
+        })),
     remove: (p, o) =>
       at(
         p,
