@@ -3,7 +3,6 @@
 // operation's error keeps its class and OS code and has its path noted (fsErrorPath in errors.ts).
 
 import { notePath } from "./errors.ts";
-import { readUpTo } from "./read_up_to.ts";
 import { type LockedFile, type LockOptions, withLockedDir, withLockedFile } from "./fs_lock.ts";
 
 export type { LockedFile, LockOptions };
@@ -259,6 +258,8 @@ async function at<T>(path: string, op: () => Promise<T>): Promise<T> {
   }
 }
 
+let readUpToModule: Promise<typeof import("./read_up_to.ts")> | undefined;
+
 export function realFs(): Fs {
   return {
     readText: (p) => at(p, () => Deno.readTextFile(p)),
@@ -275,7 +276,8 @@ export function realFs(): Fs {
         }
       }),
     readBytes: (p) => at(p, () => Deno.readFile(p)),
-    readUpTo: (p, o) => Promise.try(() => readUpTo(p, o)),
+    // read_up_to.ts loads node:fs (tens of ms in a fresh thread): only when a scan first reads.
+    readUpTo: async (p, o) => (await (readUpToModule ??= import("./read_up_to.ts"))).readUpTo(p, o),
     readRegularFile: (p, o) => at(p, () => readRegularFile(p, o.maxBytes)),
     writeText: (p, t, o) =>
       at(p, () => Deno.writeTextFile(p, t, o?.mode === undefined ? {} : { mode: o.mode })),
