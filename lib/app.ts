@@ -8,34 +8,20 @@ import type { Ports } from "./sys/mod.ts";
 import type { Provider } from "./protocol/provider.ts";
 import { type ProviderConfig, providerFromConfig, withStallTimeout } from "./provider/factory.ts";
 import { BladeError } from "./errors.ts";
-import {
-  type ConfigFlags,
-  readSettingsFile,
-  redactor,
-  resolveConfig,
-  type ResolvedConfig,
-  resolveModel,
-  secretsOf,
-  type Settings,
-} from "./config/config.ts";
-import { resolveStorageRoot, type StorageLayout, storageLayout } from "./config/storage.ts";
+import { type ConfigFlags, redactor, type ResolvedConfig, resolveModel, secretsOf } from "./config/config.ts";
+import { runSettings } from "./config/run_settings.ts";
+import { resolveStorageRoot, type StorageLayout } from "./config/storage.ts";
 import { bashLimitEnv } from "./config/bash_limits.ts";
-import { openStorageRoot, type StorageAccess } from "./store/storage_root.ts";
+import { openLayout, type StorageAccess } from "./store/storage_root.ts";
 import { decideTrust, readTrust, type TrustDecision } from "./permissions/trust.ts";
-import {
-  type ClaudeSettings,
-  claudeSettingsOf,
-  mergeClaudeSettings,
-  readClaudeSettings,
-  settingsFlagLayer,
-} from "./config/claude_settings.ts";
+import type { ClaudeSettings, SettingSource } from "./config/claude_settings.ts";
 import type { RuntimeEventSink } from "./protocol/events.ts";
 import { webAccessOf } from "./web/lazy_web_access.ts";
 import type { Approver } from "./protocol/approval.ts";
 import type { RuleTexts } from "./permissions/run_rules.ts";
 import type { SidecarStore } from "./store/store.ts";
 import { FileSidecarStore } from "./store/file_store.ts";
-import { migrateOnOpen } from "./store/project_migration.ts";
+import type { LazyNatsStore } from "./remote/lazy_nats_store.ts";
 import { loadRegistry } from "./registry/mod.ts";
 import type { RegistrySnapshot } from "./registry/snapshot.ts";
 import { type ChildRunner, InThreadRunner, WorkerRunner } from "./child/child_runner.ts";
@@ -45,9 +31,10 @@ import { ChildMcp } from "./run/child_mcp.ts";
 import { parseRuleList, wholeToolsDenied } from "./protocol/tool_rule.ts";
 import { toolNameMatches } from "./protocol/mcp_names.ts";
 import { allInOrder } from "./sys/concurrency.ts";
-import { canonicalAddDirs, canonicalWorkspace } from "./config/workspace.ts";
+import { canonicalWorkspace } from "./config/workspace.ts";
 import { claudeUserDir } from "./config/claude_dir.ts";
 import type { ChildContext } from "./executor/child_context.ts";
+import type { RunHooks } from "./hooks/run_hooks.ts";
 import { type ApiKeyHelper, apiKeyHelperOf } from "./provider/api_key_helper.ts";
 
 export interface AppFlags extends ConfigFlags {
@@ -61,13 +48,23 @@ export interface AppFlags extends ConfigFlags {
   addDirs?: readonly string[];
   /** `--bare`: no memory, commands, skills, output styles or MCP servers from files. */
   bare?: boolean;
+  /** `--disable-slash-commands`: no skills and no custom slash commands. */
+  disableSlashCommands?: boolean;
   /** `--output-style`: the main session's output style (over the `outputStyle` setting). */
   outputStyle?: string;
+  /**
+   * `--setting-sources`: which settings files are read — `user` (~/.claude/settings.json, Blade's
+   * config.json), `project` (.claude/settings.json, .blade/settings.json), `local`
+   * (.claude/settings.local.json); default all.
+   */
+  settingSources?: ReadonlySet<SettingSource>;
 }
 
 export interface AppOptions {
   /** Where `--debug` lines go (the CLI passes stderr). Lines are redacted before they arrive. */
   debugSink?: (line: string) => void;
+  /** Where warnings go whatever `--debug` says (a setting Blade does not support): the CLI passes stderr. */
+  warnSink?: (line: string) => void;
   /** `read`: the command only reads storage, so an existing root is used as it is (even read-only). */
   storage?: StorageAccess;
 }
@@ -83,6 +80,8 @@ export interface RuntimeOptions {
   onlyTools?: readonly string[];
   /** The run's memory and skills, as subagents get them. */
   childContext?: ChildContext;
+  /** The run's hooks for its children (lib/hooks/run_hooks.ts); absent: none configured. */
+  hooks?: RunHooks | undefined;
 }
 
 export interface App {
@@ -93,6 +92,12 @@ export interface App {
   /** Canonical `--add-dir` folders: the tools' and children's grant extends to them. */
   additionalDirs: readonly string[];
   trust: TrustDecision;
+  /**
+   * Whether the run's tools may write the workspace and run commands (the gate still decides each
+   * call): Workspace Trust, or in print mode an explicit grant on the command line
+   * (permissions/command_line_grant.ts). What the repository supplies loads by `trust` only.
+   */
+  workspaceGrant: boolean;
   config: ResolvedConfig;
   flags: AppFlags;
   /** Claude Code style settings of the run (permissions rules, env for commands); Blade's layers included. */
@@ -108,82 +113,34 @@ export interface App {
   provider(): Promise<Provider>;
   /** The provider as plain data (what a child's Worker builds its own provider from). */
   providerConfig(): Promise<ProviderConfig>;
-  /** The sidecar store of this storage root. */
+  /** The sidecar store: this storage root's files, or the shared NATS store `--store` names. */
   store(): SidecarStore;
+  /** Closes what the App opened (the shared store's connection), so the process can exit. */
+  close(): Promise<void>;
   /** The agent definitions this workspace sees (built-in, user, project when trusted, --agents). */
   registry(): Promise<RegistrySnapshot>;
   /** The subagent runtime of one run; dispose it (`await using`) when the run is over. */
   runtime(emit: RuntimeEventSink, options?: RuntimeOptions): Runtime;
 }
 
-/**
- * The run's configuration and Claude Code settings: Blade's user settings, the project's (only when
- * trusted), Claude Code's settings files, then Blade's (which win), then --settings for this run.
- */
-async function settingsOf(
-  ports: Ports,
-  flags: AppFlags,
-  where: { layout: StorageLayout; workspace: string; trusted: boolean; options: AppOptions },
-) {
-  const { layout, workspace, trusted } = where;
-  const flagDirs = await canonicalAddDirs(ports, flags.addDirs ?? []);
-  // Read together; a broken file is reported as if they were read in this order.
-  const [user, project, claudeFiles, settingsFlag] = await allInOrder([
-    readSettingsFile(ports.fs, layout.configFile),
-    trusted ? readSettingsFile(ports.fs, `${workspace}/.blade/settings.json`) : Promise.resolve<Settings>({}),
-    readClaudeSettings(ports.fs, { userDir: claudeUserDir(ports.env), workspace, trusted }),
-    flags.settings === undefined
-      ? Promise.resolve(undefined)
-      : settingsFlagLayer(ports.fs, flags.settings, ports.env.cwd()),
-  ]);
-  const claude = mergeClaudeSettings([
-    claudeFiles,
-    claudeSettingsOf({ permissions: user.permissions, env: user.env }, layout.configFile),
-    claudeSettingsOf({ permissions: project.permissions, env: project.env }, ".blade/settings.json"),
-    ...(settingsFlag === undefined ? [] : [settingsFlag]),
-  ]);
-  for (const key of claude.ignored) where.options.debugSink?.(`settings: ignored unknown key ${key}`);
-  const config = resolveConfig({
-    user,
-    project,
-    claude: claudeFiles,
-    ...(settingsFlag === undefined ? {} : { settingsFlag }),
-  }, { env: ports.env, flags });
-  // Settings `permissions.additionalDirectories` work as --add-dir does (project files only when trusted).
-  const additionalDirs = await canonicalAddDirs(ports, claude.additionalDirectories, {
-    after: flagDirs,
-    skip: (dir, why) => {
-      if (config.debug) where.options.debugSink?.(`settings: additionalDirectories: ${dir} ${why}; left out`);
-    },
-  });
-  return { config, claude, additionalDirs };
-}
-
-/** The storage root and the workspace; older Blade's project folders get one-to-one names (once per root). */
-async function openStorage(ports: Ports, flags: AppFlags, options: AppOptions) {
-  const [storageRoot, workspace] = await allInOrder([
-    openStorageRoot(ports.fs, resolveStorageRoot(ports.env), options.storage ?? "write"),
+export async function createApp(ports: Ports, flags: AppFlags, options: AppOptions = {}): Promise<App> {
+  const note = flags.debug === true || ports.env.get("BLADE_DEBUG") === "1" ? options.debugSink : undefined;
+  const [layout, workspace] = await allInOrder([
+    openLayout(ports.fs, resolveStorageRoot(ports.env), { access: options.storage ?? "write", note }),
     canonicalWorkspace(ports),
   ]);
-  const layout = storageLayout(storageRoot);
-  const note = flags.debug === true || ports.env.get("BLADE_DEBUG") === "1" ? options.debugSink : undefined;
-  await migrateOnOpen(ports.fs, layout, { access: options.storage ?? "write", note });
-  return { layout, workspace };
-}
-
-export async function createApp(ports: Ports, flags: AppFlags, options: AppOptions = {}): Promise<App> {
-  const { layout, workspace } = await openStorage(ports, flags, options);
   const trust = decideTrust(
     await readTrust(ports.fs, layout.trustFile),
     workspace,
     // BLADE_TRUST_WORKSPACE=1: the CI way to say --trust-workspace.
     flags.trustWorkspace === true || ports.env.get("BLADE_TRUST_WORKSPACE") === "1",
   );
-  const { config, claude, additionalDirs } = await settingsOf(ports, flags, {
+  const { config, claude, additionalDirs } = await runSettings(ports, flags, {
     layout,
     workspace,
     trusted: trust.trusted,
-    options,
+    ...(options.debugSink === undefined ? {} : { debugSink: options.debugSink }),
+    ...(options.warnSink === undefined ? {} : { warnSink: options.warnSink }),
   });
   // The sandbox requirement reaches every command launcher (tools/command_launch.ts) as
   // BLADE_REQUIRE_SANDBOX, Worker children's through their tool environment (bashLimitEnv).
@@ -201,13 +158,21 @@ export async function createApp(ports: Ports, flags: AppFlags, options: AppOptio
   const getProviderConfig =
     () => (providerConfig ??= resolveProviderConfig(ports, config, { workspace, keyHelper: key?.helper })
       .then((c) => fallbackModel === undefined ? c : { ...c, fallbackModel }));
-  let store: SidecarStore | undefined;
+  // The shared store is parsed now, so a bad URL is a usage error before anything runs, and connects
+  // on its first call; lib/remote/ is imported only when --store names one (the default path never).
+  const shared = config.store === undefined ? undefined : await sharedStore(ports, {
+    url: config.store,
+    credsFile: config.storeCreds,
+    redact,
+  });
+  let store: SidecarStore | undefined = shared;
   const app: App = {
     ports,
     layout,
     workspace,
     additionalDirs,
     trust,
+    workspaceGrant: trust.trusted,
     config,
     flags,
     claude,
@@ -229,12 +194,9 @@ export async function createApp(ports: Ports, flags: AppFlags, options: AppOptio
       ));
     },
     providerConfig: getProviderConfig,
-    store: () => (store ??= new FileSidecarStore({
-      fs: ports.fs,
-      clock: ports.clock,
-      storageRoot: layout.root,
-      redact,
-    })),
+    store: () =>
+      store ??= new FileSidecarStore({ fs: ports.fs, clock: ports.clock, storageRoot: layout.root, redact }),
+    close: async () => await shared?.close(),
     // Methods, not closures: an App with a replaced provider (tests) builds its runtime with it.
     registry() {
       return registryOf(this);
@@ -246,6 +208,24 @@ export async function createApp(ports: Ports, flags: AppFlags, options: AppOptio
   return app;
 }
 
+/** The NATS store `--store` names (docs/guides/remote.md), not yet connected. */
+async function sharedStore(
+  ports: Ports,
+  o: { url: string; credsFile: string | undefined; redact: (text: string) => string },
+): Promise<LazyNatsStore> {
+  const [{ parseStoreUrl }, { LazyNatsStore }] = await Promise.all([
+    import("./remote/store_url.ts"),
+    import("./remote/lazy_nats_store.ts"),
+  ]);
+  return new LazyNatsStore(parseStoreUrl(o.url), {
+    fs: ports.fs,
+    clock: ports.clock,
+    credsFile: o.credsFile,
+    redact: o.redact,
+    name: `blade ${ports.env.hostname()}`.trim(),
+  });
+}
+
 function runtimeOf(app: App, emit: RuntimeEventSink, options: RuntimeOptions): Runtime {
   return new Runtime({
     ports: app.ports,
@@ -253,7 +233,7 @@ function runtimeOf(app: App, emit: RuntimeEventSink, options: RuntimeOptions): R
     store: app.store(),
     workspace: app.workspace,
     additionalDirs: app.additionalDirs,
-    trusted: app.trust.trusted,
+    trusted: app.workspaceGrant,
     config: app.config,
     redact: app.redact,
     secrets: () => app.secrets(),
@@ -267,6 +247,7 @@ function runtimeOf(app: App, emit: RuntimeEventSink, options: RuntimeOptions): R
     ...(options.childContext === undefined ? {} : { childContext: options.childContext }),
     mcp: () => childMcp(app, options),
     web: webAccessOf(app),
+    hooks: options.hooks,
   });
 }
 
@@ -304,6 +285,9 @@ async function registryOf(app: App): Promise<RegistrySnapshot> {
   });
   return snapshot;
 }
+
+/** The shortest stall limit of a session's requests (docs/reference/limits.md). */
+const SESSION_STALL_MS = 600_000;
 
 /** Children run in Workers under their own Deno permissions unless BLADE_CHILD_SANDBOX=none. */
 async function childRunner(app: App): Promise<ChildRunner> {
@@ -343,6 +327,9 @@ async function resolveProviderConfig(
     ...(config.maxRetries === undefined ? {} : { maxRetries: config.maxRetries }),
     ...(config.requestTimeoutMs === undefined ? {} : { requestTimeoutMs: config.requestTimeoutMs }),
     ...(config.streamIdleTimeoutMs === undefined ? {} : { streamIdleTimeoutMs: config.streamIdleTimeoutMs }),
+    // The stall limit: one answer's whole wait, retries included (provider/retry.ts), at least the
+    // request timeout (API_TIMEOUT_MS) and 10 minutes.
+    stallTimeoutMs: Math.max(config.requestTimeoutMs ?? 0, SESSION_STALL_MS),
   };
   switch (config.provider) {
     case "anthropic": {
@@ -362,6 +349,12 @@ async function resolveProviderConfig(
         ...(authToken === undefined ? {} : { authToken }),
         ...(Object.keys(headers).length === 0 ? {} : { headers }),
         ...(config.thinkingBudget === undefined ? {} : { thinkingBudget: config.thinkingBudget }),
+        model: {
+          ...(config.effort === undefined ? {} : { effort: config.effort }),
+          ...(config.thinking.mode === undefined ? {} : { thinking: config.thinking.mode }),
+          ...(config.thinking.display === undefined ? {} : { thinkingDisplay: config.thinking.display }),
+        },
+        ...(config.betas.length === 0 ? {} : { betas: [...config.betas] }),
         ...http,
       };
     }

@@ -65,6 +65,8 @@ export const BLADE_ERROR_CODES = [
   "release_base_mismatch",
   "release_base_missing",
   "release_input_missing",
+  // A lazily imported npm package that is missing from a build or lacks an export (lib/npm_module.ts).
+  "npm_module_unusable",
 ] as const;
 
 export type BladeErrorCode = (typeof BLADE_ERROR_CODES)[number];

@@ -7,7 +7,9 @@
 //
 //   e2e        the floor (a bare Deno program making the same streaming requests with fetch), blade -p
 //              single turn, foreground delegation (child in a Worker and in-process), background
-//              delegation, Claude Code's delegation (when installed; else a skip line): wall, RSS,
+//              delegation — through `deno task blade`, and the single turn and both delegations through
+//              the release bundle (dist/blade) and the compiled binary (where `deno compile` works; else
+//              a skipped row) — Claude Code's delegation (when installed; else a skip line): wall, RSS,
 //              ratios to the floor and to Claude Code, the delegation overhead (parent's request →
 //              the child's first request), fsyncs per delegation (strace)
 //   start-up   every command with nothing to do (scripts/bench_e2e.ts STARTUP_COMMANDS)
@@ -19,6 +21,11 @@
 //   memory     -p start-up with a 20 KB CLAUDE.md, 30 commands and 10 skills vs none (scripts/bench_memory.ts)
 //   tasks      `blade tasks list` and `tasks clean` with 5,000 finished runs (scripts/bench_tasks.ts)
 //   search     Grep (rg path, built-in) and Glob against rg on a generated 15,000-file tree (scripts/bench_search.ts)
+//   remote     NATS store operation latency (sidecar update, inbox append) vs the file store, one node
+//              and a 3-node R3 cluster (scripts/bench_remote.ts; no rows without nats-server)
+//   hooks      a PreToolUse command hook per tool call, none configured, and -p with 20 calls (scripts/bench_hooks.ts)
+//   rewrites   the bundle with all its rewrites for speed, without each in turn, without any: -p single
+//              turn and delegation fg, each against all (scripts/bench_rewrites.ts)
 //
 //   deno task bench [--profile] [--runs N] [--only e2e,startup,...] [--out FILE]
 // --profile adds the per-phase timeline of one delegation (scripts/bench_profile.ts). BLADE_BENCH_RUNS
@@ -27,7 +34,7 @@
 
 import { parseArgs } from "node:util";
 import { bladeCommand, median, type ProcessRun, ROOT, type Stats, stats } from "./bench_common.ts";
-import { contenders, countFsyncs, findClaude, runContenders, runStartup } from "./bench_e2e.ts";
+import { contenders, countFsyncs, findClaude, otherBuilds, runContenders, runStartup } from "./bench_e2e.ts";
 
 export interface BenchRow {
   group: string;
@@ -57,9 +64,17 @@ const GROUPS = [
   "memory",
   "tasks",
   "search",
+  "remote",
+  "hooks",
+  "rewrites",
 ] as const;
 
-function processRow(group: string, name: string, runs: readonly ProcessRun[], note?: string): BenchRow {
+function processRow(
+  group: string,
+  name: string,
+  runs: readonly ProcessRun[],
+  note?: string,
+): BenchRow {
   const s = stats(runs.map((r) => r.wallMs));
   return {
     group,
@@ -92,7 +107,15 @@ async function e2eRows(
   if (claude === undefined) {
     log("Claude Code: skipped (not found at /tmp/cc/node_modules/.bin/claude; set BLADE_BENCH_CLAUDE)");
   }
-  const list = await contenders(blade, dir, claude);
+  const { others, compileSkipped } = await otherBuilds(dir);
+  const skipped: BenchRow[] = [];
+  if (compileSkipped !== undefined) {
+    log(`compiled binary: skipped (${compileSkipped})`);
+    const nan = { median: NaN, min: NaN, max: NaN, n: 0 };
+    const name = "compiled binary: single turn, delegation fg, bg";
+    skipped.push(figureRow("e2e", name, "ms", nan, `skipped: ${compileSkipped}`));
+  }
+  const list = await contenders(blade, dir, { claude, others });
   const results = await runContenders(list, workspace, runs);
   const rows = new Map<string, BenchRow>();
   for (const c of list) {
@@ -119,7 +142,7 @@ async function e2eRows(
     const vsClaude = row.name.includes("delegation") && row !== cc ? ratio(row, cc) : undefined;
     if (vsClaude !== undefined) row.vsClaude = vsClaude;
   }
-  return [...rows.values()];
+  return [...rows.values(), ...skipped];
 }
 
 async function recoveryRows(runs: number): Promise<BenchRow[]> {
@@ -140,6 +163,24 @@ async function recoveryRows(runs: number): Promise<BenchRow[]> {
       figureRow("recovery", `per orphan, transcript of ${k}`, "ms", v)
     ),
     ...Object.entries(b.resumeByHistory).map(([k, v]) => one(`resume, history of ${k}`, v, "median of 5")),
+  ];
+}
+
+/** The file store's write throughput (scripts/bench_store.ts). */
+async function storeRows(): Promise<BenchRow[]> {
+  const { benchStore } = await import("./bench_store.ts");
+  const s = await benchStore();
+  const one = (name: string, v: number) =>
+    figureRow(
+      "store",
+      name,
+      "writes/s",
+      { median: v, min: v, max: v, n: s.rounds },
+      `${s.recordBytes} B records`,
+    );
+  return [
+    one("sidecar writes, sequential", s.sequentialWritesPerSec),
+    one(`sidecar writes, ${s.concurrency} concurrent`, s.concurrentWritesPerSec),
   ];
 }
 
@@ -178,49 +219,48 @@ async function groupRows(
         }, `${f.agents} agents, ${f.diagnostics} diagnostics`)
       );
     }
-    case "store": {
-      const { benchStore } = await import("./bench_store.ts");
-      const s = await benchStore();
-      const one = (name: string, v: number) =>
-        figureRow(
-          "store",
-          name,
-          "writes/s",
-          { median: v, min: v, max: v, n: s.rounds },
-          `${s.recordBytes} B records`,
-        );
-      return [
-        one("sidecar writes, sequential", s.sequentialWritesPerSec),
-        one(`sidecar writes, ${s.concurrency} concurrent`, s.concurrentWritesPerSec),
-      ];
-    }
+    case "store":
+      return await storeRows();
     case "recovery":
       return await recoveryRows(runs);
     case "memory":
       return await (await import("./bench_memory.ts")).memoryRows(blade, runs);
-    case "worktree": {
-      const { benchWorktree } = await import("./bench_worktree.ts");
-      const w = await benchWorktree({ runs: Math.min(runs, 5) });
-      return [
-        figureRow("worktree", `prepare + finish, ${w.files} files`, "ms", {
-          median: w.totalMs,
-          min: w.minTotalMs,
-          max: w.maxTotalMs,
-          n: w.runs,
-        }, `bare git ${w.bareGitMs.toFixed(0)} ms, ${w.files} file creates ${w.filesFloorMs.toFixed(0)} ms`),
-      ];
-    }
+    case "worktree":
+      return await worktreeRows(runs);
     case "sandbox":
       return await sandboxRows(runs);
-    case "search": {
-      const { searchRows } = await import("./bench_search.ts");
-      return await searchRows(runs, ctx.log, figureRow);
-    }
+    case "rewrites":
+      return await (await import("./bench_rewrites.ts")).rewriteRows(`${dir}/rewrites`, {
+        ...ctx,
+        processRow,
+      });
+    case "search":
+      return await (await import("./bench_search.ts")).searchRows(runs, ctx.log, figureRow);
+    case "remote":
+      return (await (await import("./bench_remote.ts")).benchRemote()).map((r) =>
+        figureRow("remote", r.name, r.unit, r.stats)
+      );
     case "tasks": {
       const { tasksRows } = await import("./bench_tasks.ts");
       return await tasksRows(blade, { dir, workspace, runs }, processRow);
     }
+    case "hooks":
+      return await (await import("./bench_hooks.ts")).hooksRows(blade, runs);
   }
+}
+
+/** Preparing and finishing an isolated child's worktree (scripts/bench_worktree.ts). */
+async function worktreeRows(runs: number): Promise<BenchRow[]> {
+  const { benchWorktree } = await import("./bench_worktree.ts");
+  const w = await benchWorktree({ runs: Math.min(runs, 5) });
+  return [
+    figureRow("worktree", `prepare + finish, ${w.files} files`, "ms", {
+      median: w.totalMs,
+      min: w.minTotalMs,
+      max: w.maxTotalMs,
+      n: w.runs,
+    }, `bare git ${w.bareGitMs.toFixed(0)} ms, ${w.files} file creates ${w.filesFloorMs.toFixed(0)} ms`),
+  ];
 }
 
 /** The OS sandbox's cost per Bash command (scripts/bench_command_sandbox.ts); none without bubblewrap. */

@@ -46,11 +46,55 @@ export async function findClaude(): Promise<string | undefined> {
   return undefined;
 }
 
+/** Another build of Blade measured beside `deno task blade`: the release bundle, the compiled binary. */
+export interface OtherBuild {
+  /** Its rows' prefix, e.g. "release bundle (dist/blade)". */
+  label: string;
+  /** The command line before Blade's arguments. */
+  argv: string[];
+  /** What it needs on top of the bench's environment (the release launcher's Deno). */
+  env: Record<string, string>;
+}
+
+/**
+ * The builds measured beside `deno task blade`: the release bundle (built into `dir`, as `deno task
+ * bundle` builds dist/) and the compiled binary where `deno compile` works here; where it does not,
+ * why (the bench prints a row saying so).
+ */
+export async function otherBuilds(dir: string): Promise<{ others: OtherBuild[]; compileSkipped?: string }> {
+  const { buildBundle } = await import("./bundle.ts");
+  const release = await buildBundle({ outDir: `${dir}/release` });
+  const others: OtherBuild[] = [
+    { label: "release bundle (dist/blade)", argv: [release.launcher], env: { BLADE_DENO: Deno.execPath() } },
+  ];
+  const { buildRelease, probeCompile, TARGETS } = await import("./release.ts");
+  const host = TARGETS.find((t) => t.triple === Deno.build.target);
+  if (host === undefined) return { others, compileSkipped: `no release target for ${Deno.build.target}` };
+  if (!await probeCompile()) {
+    return {
+      others,
+      compileSkipped:
+        "deno compile cannot run here: it could not download Deno's runtime (denort) for this platform",
+    };
+  }
+  const built = await buildRelease({ targets: [host.triple], outDir: `${dir}/compiled`, check: false });
+  others.push({ label: "compiled binary", argv: [built.artifacts[0]!.path], env: {} });
+  return { others };
+}
+
+export interface ContenderOptions {
+  /** Claude Code's binary (findClaude), when installed. */
+  claude?: string | undefined;
+  /** Other builds of Blade, each measured as `-p` single turn and the Worker delegations. */
+  others?: readonly OtherBuild[];
+}
+
 export async function contenders(
   blade: string[],
   dir: string,
-  claude: string | undefined,
+  options: ContenderOptions = {},
 ): Promise<Contender[]> {
+  const { claude, others = [] } = options;
   const floor = await writeFloorProgram(dir);
   const storage = (name: string) => `${dir}/storage-${name}`;
   const anthropic = (url: string) => ({ ANTHROPIC_API_KEY: "bench-key", ANTHROPIC_BASE_URL: url });
@@ -98,6 +142,11 @@ export async function contenders(
       background: true,
     },
   ];
+  for (const o of others) {
+    list.push(
+      ...otherBuildContenders(o, (name) => (url) => bladeEnv(storage(name), { ...anthropic(url), ...o.env })),
+    );
+  }
   if (claude !== undefined) {
     const home = `${dir}/claude-home`;
     await Deno.mkdir(home, { recursive: true });
@@ -114,6 +163,26 @@ export async function contenders(
     });
   }
   return list;
+}
+
+/** An other build's rows: `-p` single turn and the two Worker delegations, each in its own storage. */
+export function otherBuildContenders(
+  o: OtherBuild,
+  envFor: (storageName: string) => (url: string) => Record<string, string>,
+): Contender[] {
+  const key = o.label.replace(/\W+/g, "-");
+  const run =
+    (prompt: string) => () => [...o.argv, "-p", prompt, "--provider", "anthropic", "--output-format", "json"];
+  return [
+    { name: `${o.label}: -p single turn`, argv: run("say ok"), env: envFor(`${key}-single`) },
+    { name: `${o.label}: delegation fg (Worker)`, argv: run(DELEGATION_PROMPT), env: envFor(`${key}-fg`) },
+    {
+      name: `${o.label}: delegation bg (Worker)`,
+      argv: run(DELEGATION_PROMPT),
+      env: envFor(`${key}-bg`),
+      background: true,
+    },
+  ];
 }
 
 /**

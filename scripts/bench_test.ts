@@ -82,6 +82,9 @@ Deno.test("benchOptions: --help is usage (exit 0); a bad option, runs or group i
       "memory",
       "tasks",
       "search",
+      "remote",
+      "hooks",
+      "rewrites",
     ],
     profile: false,
   });

@@ -1,4 +1,4 @@
-// Owns one rewrite of a bundle's chunks (scripts/bundle.ts, docs/reference/performance.md): making V8
+// Owns one rewrite of a bundle's chunks (scripts/bundle_split.ts, docs/reference/performance.md): making V8
 // compile their functions when it compiles the module, so that Deno's code cache holds them. Deno
 // writes a module's V8 code cache right after its first compile, and V8 compiles a function only when
 // it is first called, so without this every function a start-up calls is compiled from source again in

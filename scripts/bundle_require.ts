@@ -1,4 +1,4 @@
-// Owns one rewrite of a code-split `deno bundle` (scripts/bundle.ts, docs/reference/performance.md):
+// Owns one rewrite of a code-split `deno bundle` (scripts/bundle_split.ts, docs/reference/performance.md):
 // the `require` shim of CommonJS npm packages. Deno's bundler puts
 // `import{createRequire as __deno_internal_createRequire} from "node:module";var m=…(import.meta.url);`
 // into the shared runtime-helpers chunk, which nearly every chunk imports (for `__export` and the

@@ -28,6 +28,7 @@ export const COMMANDS: readonly string[][] = [
   ["tasks", "resume"],
   ["trust"],
   ["mcp"],
+  ["hooks"],
   ["demo"],
 ];
 

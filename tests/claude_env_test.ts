@@ -42,12 +42,16 @@ const ROWS: Row[] = [
     responses: () => [fakeTurn({ text: "ok" })],
     check: ([r]) => assert.equal(r!.body.model, "claude-haiku-4-5"),
   },
-  ...(["SONNET", "OPUS", "HAIKU"] as const).map((tier): Row => ({
-    variable: `ANTHROPIC_DEFAULT_${tier}_MODEL`,
-    env: { [`ANTHROPIC_DEFAULT_${tier}_MODEL`]: `gateway-${tier.toLowerCase()}` },
-    flags: ["--model", tier.toLowerCase()],
+  ...([
+    ["ANTHROPIC_DEFAULT_SONNET_MODEL", "sonnet"],
+    ["ANTHROPIC_DEFAULT_OPUS_MODEL", "opus"],
+    ["ANTHROPIC_DEFAULT_HAIKU_MODEL", "haiku"],
+  ] as const).map(([variable, alias]): Row => ({
+    variable,
+    env: { [variable]: `gateway-${alias}` },
+    flags: ["--model", alias],
     responses: () => [fakeTurn({ text: "ok" })],
-    check: ([r]) => assert.equal(r!.body.model, `gateway-${tier.toLowerCase()}`),
+    check: ([r]) => assert.equal(r!.body.model, `gateway-${alias}`),
   })),
   {
     variable: "CLAUDE_CODE_SUBAGENT_MODEL",
@@ -68,9 +72,9 @@ const ROWS: Row[] = [
     ],
     check: (rs) =>
       assert.deepEqual(rs.map((r) => r.body.model), [
-        "claude-sonnet-4-5",
+        "claude-sonnet-5-5",
         "claude-haiku-4-5",
-        "claude-sonnet-4-5",
+        "claude-sonnet-5-5",
       ]),
   },
   {
@@ -87,10 +91,12 @@ const ROWS: Row[] = [
   },
   {
     variable: "MAX_THINKING_TOKENS",
-    env: { MAX_THINKING_TOKENS: "2048" },
+    // The budget of a model that thinks on a budget (the current ones think adaptively and ignore it,
+    // as in Claude Code 2.1.332: tests/fixtures/claude/models/).
+    env: { MAX_THINKING_TOKENS: "2048", ANTHROPIC_MODEL: "claude-sonnet-4-5" },
     responses: () => [fakeTurn({ text: "ok" })],
     check: ([r]) => {
-      assert.deepEqual(r!.body.thinking, { type: "enabled", budget_tokens: 2048 });
+      assert.deepEqual(r!.body.thinking, { type: "enabled", budget_tokens: 2048, display: "omitted" });
       assert.ok(r!.body.max_tokens > 2048, "max_tokens stays above the thinking budget");
     },
   },

@@ -64,18 +64,23 @@ const CLAUDE_ONLY: Record<string, string[]> = {
     "ultrathink_typed_raises",
     "view_mode",
   ],
-  message: ["context_management"],
+  message: ["context_management", "diagnostics", "container", "stop_details"],
   user: ["tool_use_result", "tool_result_meta"],
   "system/task_started": ["run_id"],
-  "system/task_notification": ["run_id", "output_file", "usage", "summary_is_report"],
+  "system/task_notification": ["run_id", "output_file", "summary_is_report"],
+  "system/task_updated": ["run_id"],
+  "system/task_progress": ["run_id"],
 };
 
-/** Claude Code stream lines Blade does not send (its task bookkeeping); dropped before comparing order. */
-const CLAUDE_ONLY_KINDS = new Set([
-  "system/background_tasks_changed",
-  "system/task_updated",
-  "system/task_progress",
-]);
+/**
+ * Claude Code stream lines Blade does not send in a conversation, and why (dropped before comparing):
+ * Claude Code runs every Agent call in the background, so its foreground delegation changes the
+ * background set too; Blade's foreground child is no background task.
+ */
+const CLAUDE_ONLY_KINDS: Record<string, Set<string>> = {
+  foreground: new Set(["system/background_tasks_changed"]),
+};
+const claudeOnly = (conversation: string, k: string) => CLAUDE_ONLY_KINDS[conversation]?.has(k) === true;
 
 function kind(line: Json): string {
   const base = typeof line.subtype === "string" && line.type === "system"
@@ -106,8 +111,11 @@ function assertResultShape(where: string, claude: Json, blade: Json): void {
   assertSameFields(where, claude, blade, CLAUDE_ONLY.result);
   assertSameFields(`${where}.usage`, claude.usage as Json, blade.usage as Json, CLAUDE_ONLY.usage);
   const rows = (o: Json) => Object.values(o.modelUsage as Record<string, Json>);
-  assert.equal(rows(blade).length, 1, `${where}: one model`);
-  assertSameFields(`${where}.modelUsage`, rows(claude)[0]!, rows(blade)[0]!, CLAUDE_ONLY.modelUsage);
+  // One model used, or none (a request the API refused costs nothing and lists no model).
+  assert.equal(rows(blade).length, rows(claude).length, `${where}: models used`);
+  if (rows(claude).length > 0) {
+    assertSameFields(`${where}.modelUsage`, rows(claude)[0]!, rows(blade)[0]!, CLAUDE_ONLY.modelUsage);
+  }
   for (const key of ["type", "subtype", "is_error", "stop_reason", "terminal_reason"]) {
     assert.deepEqual(blade[key], claude[key], `${where}: ${key}`);
   }
@@ -162,8 +170,8 @@ async function runBlade(sandbox: BladeSandbox, c: Conversation, format: string[]
 }
 
 /** The order of line kinds, as compared: Claude Code's own kinds dropped, its repeats merged. */
-function skeleton(lines: Json[], mainOnly: boolean): string[] {
-  const kinds = lines.map(kind).filter((k) => !CLAUDE_ONLY_KINDS.has(k))
+function skeleton(conversation: string, lines: Json[], mainOnly: boolean): string[] {
+  const kinds = lines.map(kind).filter((k) => !claudeOnly(conversation, k))
     .filter((k) => !mainOnly || (!k.endsWith("@sub") && !k.startsWith("system/task_")));
   // Claude Code repeats system/init and result for the turn a background notice starts; Blade sends
   // one session: drop the repeats (everything after the first init, the last result of each run).
@@ -187,7 +195,11 @@ for (const c of CONVERSATIONS) {
     assertResultShape(`${c.name} json`, claudeJson, bladeJson);
     if (c.sameUsage === true) assertSameUsage(c.name, claudeJson, bladeJson);
     const delegation = c.name === "foreground" || c.name === "background";
-    if (!delegation) assert.equal(bladeJson.num_turns, claudeJson.num_turns, `${c.name}: num_turns`);
+    // Claude Code counts one turn more when a call was refused (documented: migrating-from-claude-code.md).
+    const refusedTurn = c.name === "permission_denied" ? 1 : 0;
+    if (!delegation) {
+      assert.equal(Number(bladeJson.num_turns) + refusedTurn, claudeJson.num_turns, `${c.name}: num_turns`);
+    }
     if (claudeJson.result !== undefined) {
       assert.equal(bladeJson.result, claudeJson.result, `${c.name}: result`);
     }
@@ -196,16 +208,20 @@ for (const c of CONVERSATIONS) {
     const blade = parseLines(await runBlade(sandbox, c, ["--output-format", "stream-json", "--verbose"]));
     // Claude Code 2.1.332 runs every Agent call in the background, so the main session's order is
     // compared for delegations; the subagent's lines and task events are compared by kind.
-    assert.deepEqual(skeleton(blade, delegation), skeleton(claude, delegation), `${c.name}: line order`);
+    assert.deepEqual(
+      skeleton(c.name, blade, delegation),
+      skeleton(c.name, claude, delegation),
+      `${c.name}: line order`,
+    );
     if (delegation) {
-      const kinds = (ls: Json[]) => new Set(ls.map(kind).filter((k) => !CLAUDE_ONLY_KINDS.has(k)));
-      for (const k of ["assistant@sub", "system/task_started", "system/task_notification"]) {
+      const kinds = (ls: Json[]) => new Set(ls.map(kind).filter((k) => !claudeOnly(c.name, k)));
+      for (const k of [...kinds(claude)].filter((k) => k.startsWith("system/task_") || k.endsWith("@sub"))) {
         assert.ok(kinds(claude).has(k) && kinds(blade).has(k), `${c.name}: both send ${k}`);
       }
     }
     for (const line of claude) {
       const k = kind(line);
-      if (CLAUDE_ONLY_KINDS.has(k)) continue;
+      if (claudeOnly(c.name, k)) continue;
       const twin = blade.find((b) => kind(b) === k);
       assert.ok(twin !== undefined, `${c.name}: Blade sends no ${k} line`);
       const where = `${c.name} ${k}`;
@@ -214,7 +230,7 @@ for (const c of CONVERSATIONS) {
         continue;
       }
       assertSameFields(where, line, twin, CLAUDE_ONLY[k.replace(/@sub$/, "")] ?? []);
-      if (line.message !== undefined) {
+      if (typeof line.message === "object" && line.message !== null) {
         const m = line.message as Json;
         assertSameFields(`${where}.message`, m, twin.message as Json, CLAUDE_ONLY.message);
         const blocks = (x: Json) => (x.content as Json[]);

@@ -16,6 +16,15 @@ const env = (server: FakeAnthropicServer) => ({
   ANTHROPIC_API_KEY: "sk-ant-test",
 });
 
+function lastToolResults(request: FakeAnthropicServer["requests"][number]): string {
+  const messages = (request.body.messages ?? []) as unknown as {
+    content: { type: string; content?: unknown }[];
+  }[];
+  return (messages.at(-1)?.content ?? []).filter((b) => b.type === "tool_result").map((b) =>
+    JSON.stringify(b.content)
+  ).join("\n");
+}
+
 function userTexts(server: FakeAnthropicServer, n: number): string[] {
   const messages = (server.requests[n]!.body.messages ?? []) as unknown as {
     role: string;
@@ -86,12 +95,9 @@ Deno.test("claude flags: every flag claude-code-action and SDK wrappers pass is 
     "5",
   ], { env: env(server) });
   assert.equal(run.code, 0, run.stderr);
-  for (
-    const flag of [
-      "--permission-prompt-tool",
-      "--no-session-persistence",
-    ]
-  ) {
+  // An MCP approval tool is honoured (asked only when a call needs approval); this one is never asked.
+  assert.doesNotMatch(run.stderr, /--permission-prompt-tool/);
+  for (const flag of ["--no-session-persistence"]) {
     assert.equal(
       run.stderr.split("\n").filter((l) => l.includes(flag)).length,
       1,
@@ -110,6 +116,66 @@ Deno.test("claude flags: every flag claude-code-action and SDK wrappers pass is 
   assert.match(system, /Answer in English\./);
   assert.deepEqual(body.tools.map((t) => t.name).sort(), ["Grep", "Read"]);
   assert.equal(lines.at(-1).session_id, "0b9c4c1e-4a57-4f8e-9d49-6c1f0d2a7e11");
+});
+
+Deno.test("claude flags: --print with --system-prompt and --append-system-prompt sets the system prompt; --disallowedTools takes a tool away, bypassPermissions or not", async () => {
+  await using sandbox = await bladeSandbox();
+  await Deno.writeTextFile(`${sandbox.workspace}/a.txt`, "one\n");
+  await using server = startFakeAnthropicServer([
+    fakeTurn({
+      toolCalls: [{
+        name: "Edit",
+        input: { file_path: `${sandbox.workspace}/a.txt`, old_string: "one", new_string: "two" },
+      }],
+    }),
+    fakeTurn({ text: "Could not edit." }),
+  ]);
+  const run = await sandbox.run([
+    "--print",
+    "change one to two",
+    "--system-prompt",
+    "You are the migration probe.",
+    "--append-system-prompt",
+    "Always answer in French.",
+    "--disallowedTools",
+    "Edit",
+    "--permission-mode",
+    "bypassPermissions",
+    "--trust-workspace",
+    "--output-format",
+    "json",
+  ], { env: env(server) });
+  assert.equal(run.code, 0, run.stderr);
+  assert.equal(JSON.parse(run.stdout).result, "Could not edit.", "--print is -p");
+  const system = JSON.stringify(server.requests[0]!.body.system);
+  assert.match(system, /You are the migration probe\./);
+  assert.match(system, /Always answer in French\./);
+  assert.doesNotMatch(system, /You are Blade/, "--system-prompt replaces Blade's own");
+  assert.equal(await Deno.readTextFile(`${sandbox.workspace}/a.txt`), "one\n", "the denied Edit did not run");
+  const tools = (server.requests[0]!.body as unknown as { tools: { name: string }[] }).tools.map((t) =>
+    t.name
+  );
+  assert.ok(
+    tools.includes("Read") && !tools.includes("Edit"),
+    `--disallowedTools Edit: the model is offered ${tools}`,
+  );
+  assert.match(lastToolResults(server.requests[1]!), /Unknown tool \\"Edit\\"/);
+});
+
+Deno.test("claude flags: --max-turns 1 ends the run after one model turn with error_max_turns", async () => {
+  await using sandbox = await bladeSandbox();
+  await Deno.writeTextFile(`${sandbox.workspace}/notes.txt`, "hello\n");
+  const read = () =>
+    fakeTurn({ toolCalls: [{ name: "Read", input: { file_path: `${sandbox.workspace}/notes.txt` } }] });
+  await using server = startFakeAnthropicServer({ handler: read });
+  const run = await sandbox.run(["-p", "read it forever", "--max-turns", "1", "--output-format", "json"], {
+    env: env(server),
+  });
+  assert.equal(run.code, 1, run.stderr);
+  const result = JSON.parse(run.stdout);
+  // num_turns 2, as Claude Code counts it for --max-turns 1 (tests/fixtures/claude/max_turns/json.json).
+  assert.deepEqual([result.subtype, result.is_error, result.num_turns], ["error_max_turns", true, 2]);
+  assert.equal(server.requests.filter((r) => r.path === "/v1/messages").length, 1);
 });
 
 Deno.test("claude flags: --resume <uuid> --fork-session continues a copy under a new id", async () => {
@@ -178,7 +244,7 @@ Deno.test("claude flags: an empty ANTHROPIC_API_KEY counts as unset; text errors
 Deno.test("claude flags: --max-budget-usd stops the run once its cost passes the budget", async () => {
   await using sandbox = await bladeSandbox();
   await Deno.writeTextFile(`${sandbox.workspace}/a.txt`, "x\n");
-  // Each turn costs 1M input tokens at $3 (claude-sonnet-4-5): over a $1 budget after the first.
+  // Each turn costs 1M input tokens at $2 (claude-sonnet-5-5): over a $1 budget after the first.
   await using server = startFakeAnthropicServer({
     handler: () =>
       fakeTurn({
@@ -225,38 +291,53 @@ Deno.test("claude flags: --input-format stream-json runs each user line as a tur
   assert.equal(lines.filter((l) => l.type === "user").length, 2, "--replay-user-messages echoes both");
 });
 
-Deno.test("claude flags: untrusted CI checkout with --allowedTools Edit,Bash warns at start, lists refusals; BLADE_TRUST_WORKSPACE=1 trusts", async () => {
+Deno.test("claude flags: untrusted CI checkout: the command line grants (--allowedTools Edit edits), settings do not; project agents stay unloaded", async () => {
   await using sandbox = await bladeSandbox();
   await Deno.writeTextFile(`${sandbox.workspace}/a.txt`, "one\n");
-  await Deno.mkdir(`${sandbox.workspace}/.claude/agents`, { recursive: true });
+  await sandbox.write(".claude/agents/reviewer.md", "---\nname: reviewer\ndescription: x\n---\nReview.");
+  // The repository's settings (never loaded untrusted) and the user's own (which grant nothing here).
+  await sandbox.write(".claude/settings.json", JSON.stringify({ permissions: { allow: ["Bash"] } }));
+  await Deno.mkdir(`${sandbox.home}/.claude`, { recursive: true });
   await Deno.writeTextFile(
-    `${sandbox.workspace}/.claude/agents/reviewer.md`,
-    "---\nname: reviewer\ndescription: x\n---\nReview.",
+    `${sandbox.home}/.claude/settings.json`,
+    JSON.stringify({ permissions: { allow: ["Write"], defaultMode: "bypassPermissions" } }),
   );
   const turns = () => [
     fakeTurn({
-      toolCalls: [{
-        name: "Edit",
-        input: { file_path: `${sandbox.workspace}/a.txt`, old_string: "one", new_string: "two" },
-      }],
+      toolCalls: [
+        {
+          name: "Edit",
+          input: { file_path: `${sandbox.workspace}/a.txt`, old_string: "one", new_string: "two" },
+        },
+        { name: "Write", input: { file_path: `${sandbox.workspace}/b.txt`, content: "b" } },
+        { name: "Bash", input: { command: "touch c.txt" } },
+      ],
     }),
     fakeTurn({ text: "done" }),
   ];
   await using server = startFakeAnthropicServer({ responses: turns() });
-  const args = ["-p", "edit", "--allowedTools", "Edit,Bash", "--output-format", "json"];
+  const args = ["-p", "edit", "--allowedTools", "Edit", "--output-format", "json"];
   const run = await sandbox.run(args, { env: env(server) });
+  assert.equal(run.code, 0, run.stderr);
   const warnings = run.stderr.split("\n").filter((l) => l.startsWith("blade: warning:"));
-  assert.match(warnings[0]!, /not trusted.*--trust-workspace.*BLADE_TRUST_WORKSPACE=1.*blade trust/);
+  assert.match(
+    warnings[0]!,
+    /not trusted, so only the command line grants.*permission mode bypassPermissions and the settings' allow rules Write do not apply.*--trust-workspace.*BLADE_TRUST_WORKSPACE=1.*blade trust/,
+  );
   assert.match(warnings[1]!, /project agents not loaded.*reviewer/);
   const r = JSON.parse(run.stdout);
-  assert.deepEqual(r.permission_denials.map((d: { tool_name: string }) => d.tool_name), ["Edit"]);
-  assert.equal(await Deno.readTextFile(`${sandbox.workspace}/a.txt`), "one\n");
+  assert.deepEqual(r.permission_denials.map((d: { tool_name: string }) => d.tool_name), ["Write", "Bash"]);
+  assert.equal(await Deno.readTextFile(`${sandbox.workspace}/a.txt`), "two\n", "the command line's Edit ran");
+  for (const f of ["b.txt", "c.txt"]) await assert.rejects(Deno.stat(`${sandbox.workspace}/${f}`));
 
+  await Deno.writeTextFile(`${sandbox.workspace}/a.txt`, "one\n");
   server.push(...turns());
   const trusted = await sandbox.run(args, { env: { ...env(server), BLADE_TRUST_WORKSPACE: "1" } });
   assert.equal(trusted.code, 0, trusted.stderr);
   assert.doesNotMatch(trusted.stderr, /not trusted/);
+  assert.deepEqual(JSON.parse(trusted.stdout).permission_denials, [], "trusted: every setting applies");
   assert.equal(await Deno.readTextFile(`${sandbox.workspace}/a.txt`), "two\n");
+  await Deno.stat(`${sandbox.workspace}/c.txt`);
 });
 
 Deno.test("claude flags: --agent runs the main session as that agent (prompt, tools, model)", async () => {

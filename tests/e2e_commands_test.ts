@@ -7,7 +7,7 @@
 import assert from "node:assert/strict";
 import { fakeTurn, startFakeAnthropicServer } from "../lib/testing/fake_anthropic_server.ts";
 import { bladeSandbox } from "./support/blade.ts";
-import { toolResultCount } from "./support/claude_context_cases.ts";
+import { mentions, toolResultCount } from "./support/claude_context_cases.ts";
 import { osSandbox } from "../lib/sys/os_sandbox.ts";
 
 type Body = {
@@ -71,7 +71,8 @@ Deno.test("commands: allowed-tools narrow the turn (Write refused, Read allowed)
   // In default print mode the command's Bash(echo:*) approves nothing: the run's gate still refuses.
   server.requests.length = 0;
   const plain = await box.run(["-p", "/review a.txt", "--output-format", "json"], { env });
-  assert.equal(plain.code, 0, plain.stderr);
+  // Every change the run asked for (Write, Bash) was refused: it does not succeed (exit 1).
+  assert.equal(plain.code, 1, plain.stderr);
   assert.match(lastResults(server.requests.at(-1)!.body as unknown as Body)[2]!, /Bash/);
   assert.doesNotMatch(lastResults(server.requests.at(-1)!.body as unknown as Body)[2]!, /^hi/);
 });
@@ -174,7 +175,8 @@ Deno.test("skills: a loaded skill narrows the rest of the turn; Skill(name) deny
     BLADE_TRUST_WORKSPACE: "1",
   };
   const run = await box.run(["-p", "go", "--permission-mode", "yolo"], { env });
-  assert.equal(run.code, 0, run.stderr);
+  // Its one change (Bash) was refused by the skill's narrowing: the run does not succeed.
+  assert.equal(run.code, 1, run.stderr);
   const results = lastResults(server.requests.at(-1)!.body as unknown as Body);
   assert.match(results[0]!, /text/);
   assert.equal(
@@ -183,7 +185,8 @@ Deno.test("skills: a loaded skill narrows the rest of the turn; Skill(name) deny
   );
   server.requests.length = 0;
   const denied = await box.run(["-p", "go", "--disallowed-tools", "Skill(safe)"], { env });
-  assert.equal(denied.code, 0, denied.stderr);
+  // Its one change (Bash, default mode) was refused too: the run does not succeed.
+  assert.equal(denied.code, 1, denied.stderr);
   assert.match(lastResults(server.requests[1]!.body as unknown as Body)[0]!, /deny rule Skill\(safe\)/);
 });
 
@@ -248,4 +251,61 @@ Deno.test({
     await Deno.stat(`${box.workspace}/made.txt`);
     await assert.rejects(Deno.stat(`${box.workspace}/.git/hooks/pre-commit`));
   },
+});
+
+Deno.test("skills: a user skill's folder is readable without asking, by the session and a Worker child; nothing beside it", async () => {
+  await using box = await bladeSandbox();
+  const dir = `${box.home}/.claude/skills/deploy`;
+  await Deno.mkdir(dir, { recursive: true });
+  await Deno.writeTextFile(
+    `${dir}/SKILL.md`,
+    "---\ndescription: Deploy\n---\nRead reference.md here first.\n",
+  );
+  await Deno.writeTextFile(`${dir}/reference.md`, "THE-REFERENCE\n");
+  await Deno.writeTextFile(`${box.home}/.claude/private.md`, "NOT-A-SKILL-FILE\n");
+  await using server = startFakeAnthropicServer({
+    handler: (req) => {
+      if (req.path !== "/v1/messages") return new Response("{}", { status: 404 });
+      // Session and child alike: load the skill, read in its folder and beside it; then the session delegates.
+      switch (toolResultCount(req.body)) {
+        case 0:
+          return fakeTurn({ toolCalls: [{ name: "Skill", input: { skill: "deploy" } }] });
+        case 1:
+          return fakeTurn({
+            toolCalls: [
+              { name: "Read", input: { file_path: `${dir}/reference.md` } },
+              { name: "Grep", input: { pattern: "REFERENCE", path: dir } },
+              { name: "Read", input: { file_path: `${box.home}/.claude/private.md` } },
+            ],
+          });
+        case 4:
+          return mentions(req.body, "CHILD-TASK") ? fakeTurn({ text: "child done" }) : fakeTurn({
+            toolCalls: [{
+              name: "Task",
+              input: { subagent_type: "general-purpose", description: "Deploy", prompt: "CHILD-TASK deploy" },
+            }],
+          });
+        default:
+          return fakeTurn({ text: "Done." });
+      }
+    },
+  });
+  const env = {
+    ANTHROPIC_BASE_URL: server.url,
+    ANTHROPIC_API_KEY: "sk-ant-test",
+    BLADE_TRUST_WORKSPACE: "1",
+  };
+  const run = await box.run(["-p", "go"], { env });
+  assert.equal(run.code, 0, run.stderr);
+  const afterReads = server.requests.filter((r) => toolResultCount(r.body) === 4);
+  assert.equal(afterReads.length, 2, "the session's and the child's");
+  for (const { body } of afterReads) {
+    const [read, grep, beside] = lastResults(body as unknown as Body);
+    const who = mentions(body, "CHILD-TASK") ? "child" : "session";
+    assert.match(read!, /THE-REFERENCE/, who);
+    assert.match(grep!, /reference\.md/, who);
+    // Refused: by the gate in the session, by the Worker's Deno read grant in the child.
+    assert.match(beside!, /needs approval: it is outside the workspace|outside this agent's access/, who);
+    assert.doesNotMatch(beside!, /NOT-A-SKILL-FILE/, who);
+  }
 });

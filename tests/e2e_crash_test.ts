@@ -4,7 +4,9 @@
 //   (b) one child's sidecar terminal, the parent's tool result not yet written → adopted, not rerun;
 //   (c) two background children running → reconciled, each notice reaches the model exactly once;
 //   (d) kills at random moments (any write in flight) → no lost committed line, no torn sidecar, every
-//       notice exactly once. Always-on: a few kills; BLADE_KILL_LOOP=<n> runs n (the issue's 200).
+//       notice exactly once. Always-on: a few kills; BLADE_KILL_LOOP=<n> runs n (the issue's 200). The
+//       moments come from a seeded generator whose seed is in the test's name (BLADE_KILL_SEED replays).
+// Every kill must hit a live run (tests/support/crash.ts killGroup: the kill is what ended Blade).
 //       Kills exactly in the middle of a sidecar write and of a transcript append: e2e_crash_write_test.ts.
 // The scripts of the killed run have long delays; the restart runs a script without them.
 
@@ -14,11 +16,13 @@ import {
   addFigures,
   harm,
   killGroup,
+  killSeed,
   mainSessionId,
   noKillFigures,
   receipts,
   restartAfterKill,
   scriptedArgs,
+  seededRandom,
   sidecarFiles,
   transcripts,
   until,
@@ -228,8 +232,13 @@ Deno.test("kill (c): background children are reconciled and each notice reaches 
   assert.deepEqual([...(await count()).values()], [1, 1]);
 });
 
-/** One kill at a random moment of a delegation run (fg + bg), then a restart; the figures of it. */
-async function killOnce(seed: number) {
+/**
+ * One kill at a seeded random moment of a delegation run (fg + bg), then a restart; the figures of it.
+ * The parent's answer after the children takes two minutes, so Blade is always alive when the kill
+ * lands (killGroup checks that the kill is what ended it), whether the children are still running or
+ * have ended and the background one's notice waits in the inbox.
+ */
+async function killOnce(n: number, delayMs: number) {
   await using sandbox = await bladeSandbox();
   const script = await writeScript(sandbox, "loop", {
     agents: {
@@ -237,11 +246,11 @@ async function killOnce(seed: number) {
         turns: [
           {
             tool_calls: [
-              task(`agent-fg-${seed}`, "fg child", "Foreground: answer."),
-              task(`agent-bg-${seed}`, "bg child", "Background: answer.", true),
+              task(`agent-fg-${n}`, "fg child", "Foreground: answer."),
+              task(`agent-bg-${n}`, "bg child", "Background: answer.", true),
             ],
           },
-          { text: "main waits", delay_ms: 30 },
+          { text: "main waits", delay_ms: 120_000 },
         ],
       }],
       "general-purpose": [{
@@ -255,32 +264,36 @@ async function killOnce(seed: number) {
   });
   const blade = await sandbox.spawn(scriptedArgs(script, "Delegate."), { processGroup: true });
   // Kill somewhere between "the session exists" and "well after the children ended".
-  await until("the session", async () => (await mainSessionId(sandbox)) !== undefined, 30_000).catch(
-    () => {},
-  );
-  await new Promise((r) => setTimeout(r, Math.floor(Math.random() * 700)));
+  await until("the session", async () => (await mainSessionId(sandbox)) !== undefined, 30_000);
+  await new Promise((r) => setTimeout(r, delayMs));
   await killGroup(blade);
   return await restartAfterKill(sandbox, CALM);
 }
 
 const KILLS = Number(Deno.env.get("BLADE_KILL_LOOP") ?? "4");
 const LANES = 2;
+const SEED = killSeed();
 
 Deno.test({
   name:
-    `kill (d): ${KILLS} SIGKILLs at random moments lose no committed line, tear no sidecar, drop or repeat no notice`,
+    `kill (d): ${KILLS} SIGKILLs at random moments (seed ${SEED}, BLADE_KILL_SEED replays) lose no committed line, tear no sidecar, drop or repeat no notice`,
   // Slow loop: the always-on run is small; BLADE_KILL_LOOP=200 is the full one (minutes).
   async fn() {
+    const random = seededRandom(SEED);
+    const delays = Array.from({ length: KILLS }, () => Math.floor(random() * 700));
     const total = { kills: 0, ...noKillFigures() };
     let next = 0;
     const lane = async () => {
       while (next < KILLS) {
-        const f = await killOnce(next++);
+        const n = next++;
+        const f = await killOnce(n, delays[n]!);
         total.kills++;
         addFigures(total, f);
       }
     };
     await Promise.all(Array.from({ length: LANES }, lane));
+    // Every kill hit a live run whose session existed, so each was followed by a restart.
+    assert.equal(total.restarts, KILLS, `restarts after ${KILLS} kills`);
     // The long run's figures are its report (the issue asks for them); the short run stays quiet.
     // deno-lint-ignore no-console
     if (KILLS > 4) console.log(`kill loop figures: ${JSON.stringify(total)}`);

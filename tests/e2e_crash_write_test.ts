@@ -7,7 +7,7 @@
 // write points.
 
 import assert from "node:assert/strict";
-import { bladeSandbox } from "./support/blade.ts";
+import { bladeSandbox, SOURCES_ONLY } from "./support/blade.ts";
 import {
   badTranscriptLines,
   killGroup,
@@ -63,31 +63,39 @@ async function killMidWrite(path: string, write: number) {
   return { sandbox, before, session, restart };
 }
 
-Deno.test("kill (d): SIGKILL in the middle of a sidecar write leaves the old record whole; the restart recovers it", async () => {
-  const { sandbox, before, restart } = await killMidWrite("/agents/sessions/agent-d1\\.json$", 2);
-  await using _ = sandbox;
-  assert.equal(restart.code, 0, restart.stderr);
-  const { records, torn } = await sidecarFiles(sandbox);
-  assert.deepEqual(torn, [], "no torn sidecar");
-  const child = records.find((r) => r.id === "agent-d1");
-  assert.notEqual(child?.status, "running", "the orphan was reconciled");
-  // The write really was cut: its half-written temp file is there, and nothing reads it as a record.
-  const leftovers = [...Deno.readDirSync(`${sandbox.storage}/agents/sessions`)].map((e) => e.name);
-  assert.ok(leftovers.some((n) => /^\.agent-d1\.json\..*\.torn\.tmp$/.test(n)), leftovers.join(", "));
-  const after = await transcripts(sandbox);
-  assert.deepEqual([lostLines(before, after), badTranscriptLines(before, after)], [0, 0]);
-});
+Deno.test(
+  "kill (d): SIGKILL in the middle of a sidecar write leaves the old record whole; the restart recovers it",
+  SOURCES_ONLY,
+  async () => {
+    const { sandbox, before, restart } = await killMidWrite("/agents/sessions/agent-d1\\.json$", 2);
+    await using _ = sandbox;
+    assert.equal(restart.code, 0, restart.stderr);
+    const { records, torn } = await sidecarFiles(sandbox);
+    assert.deepEqual(torn, [], "no torn sidecar");
+    const child = records.find((r) => r.id === "agent-d1");
+    assert.notEqual(child?.status, "running", "the orphan was reconciled");
+    // The write really was cut: its half-written temp file is there, and nothing reads it as a record.
+    const leftovers = [...Deno.readDirSync(`${sandbox.storage}/agents/sessions`)].map((e) => e.name);
+    assert.ok(leftovers.some((n) => /^\.agent-d1\.json\..*\.torn\.tmp$/.test(n)), leftovers.join(", "));
+    const after = await transcripts(sandbox);
+    assert.deepEqual([lostLines(before, after), badTranscriptLines(before, after)], [0, 0]);
+  },
+);
 
-Deno.test("kill (d): SIGKILL in the middle of a transcript append keeps every committed line; the torn tail stays apart", async () => {
-  const { sandbox, before, session, restart } = await killMidWrite("/session-[^/]*\\.jsonl$", 3);
-  await using _ = sandbox;
-  const cut = before.get(`${session}.jsonl`) ?? "";
-  assert.ok(cut !== "" && !cut.endsWith("\n"), "the kill left a torn last line");
-  assert.equal(restart.code, 0, restart.stderr);
-  const after = await transcripts(sandbox);
-  assert.deepEqual([lostLines(before, after), badTranscriptLines(before, after)], [0, 0]);
-  assert.deepEqual((await sidecarFiles(sandbox)).torn, []);
-  // The continued session went on after the torn line: its last line is whole and later.
-  const text = after.get(`${session}.jsonl`) ?? "";
-  assert.ok(text.endsWith("\n") && text.length > cut.length);
-});
+Deno.test(
+  "kill (d): SIGKILL in the middle of a transcript append keeps every committed line; the torn tail stays apart",
+  SOURCES_ONLY,
+  async () => {
+    const { sandbox, before, session, restart } = await killMidWrite("/session-[^/]*\\.jsonl$", 3);
+    await using _ = sandbox;
+    const cut = before.get(`${session}.jsonl`) ?? "";
+    assert.ok(cut !== "" && !cut.endsWith("\n"), "the kill left a torn last line");
+    assert.equal(restart.code, 0, restart.stderr);
+    const after = await transcripts(sandbox);
+    assert.deepEqual([lostLines(before, after), badTranscriptLines(before, after)], [0, 0]);
+    assert.deepEqual((await sidecarFiles(sandbox)).torn, []);
+    // The continued session went on after the torn line: its last line is whole and later.
+    const text = after.get(`${session}.jsonl`) ?? "";
+    assert.ok(text.endsWith("\n") && text.length > cut.length);
+  },
+);

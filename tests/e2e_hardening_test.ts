@@ -5,6 +5,7 @@
 
 import assert from "node:assert/strict";
 import type { ToolResultBlock } from "../lib/protocol/messages.ts";
+import { stdioTestServer } from "../lib/testing/mcp_test_server.ts";
 import {
   type BladeSandbox,
   bladeSandbox,
@@ -273,4 +274,37 @@ Deno.test("hardening e2e: in an untrusted folder in default mode, Read of ~/.ssh
   ]);
   assert.match(allowed[0]!.content, /outside the workspace/);
   assert.equal(allowed[0]!.isError, false);
+});
+
+Deno.test("hardening e2e: in an untrusted folder a user-level MCP server's write tool does not run on a settings-level bypass", async () => {
+  await using sandbox = await bladeSandbox();
+  // The user's own MCP server (Claude Code's user scope) and a settings-level bypassPermissions.
+  const docs = { ...stdioTestServer(["--label=docs"]), env: { DENO_DIR: "${DENO_DIR}" } };
+  await Deno.writeTextFile(`${sandbox.home}/.claude.json`, JSON.stringify({ mcpServers: { docs } }));
+  await Deno.mkdir(`${sandbox.home}/.claude`, { recursive: true });
+  await Deno.writeTextFile(
+    `${sandbox.home}/.claude/settings.json`,
+    JSON.stringify({ permissions: { defaultMode: "bypassPermissions" } }),
+  );
+  const results = await runCalls(sandbox, [
+    { name: "mcp__docs__note", input: { text: "planted" } },
+    { name: "mcp__docs__echo", input: { text: "hello" } },
+  ], []);
+  assert.equal(results[0]!.isError, true, results[0]!.content);
+  // The settings-level mode is not a command-line grant (lib/permissions/command_line_grant.ts): the run
+  // is in "default" mode, where print mode cannot ask, and the refusal says what would grant it.
+  assert.match(
+    results[0]!.content,
+    /mcp__docs__note \(an MCP tool\) needs approval in permission mode "default".*--allowed-tools "mcp__docs__note"/,
+  );
+  // The settings file granted nothing: the read-only tool needs approval too in "default" mode.
+  assert.equal(results[1]!.isError, true, results[1]!.content);
+
+  // A bypass given on this run's command line is the person's grant (lib/permissions/command_line_grant.ts):
+  // with it both tools run.
+  const granted = await runCalls(sandbox, [
+    { name: "mcp__docs__note", input: { text: "planted" } },
+    { name: "mcp__docs__echo", input: { text: "hello" } },
+  ], ["--dangerously-skip-permissions"]);
+  assert.deepEqual(granted.map((r) => r.content), ["docs noted: planted", "docs echo: hello"]);
 });

@@ -41,6 +41,8 @@ Deno.test("interactive: /memory, custom commands in /help and Tab, a typed comma
   await term.waitFor(/Custom commands \(\.claude\/commands\):\s+\/review\s+<file> — Review a file/);
   await term.waitFor("Ctrl-C twice or Ctrl-D");
   await term.type("/rev");
+  // The menu shows what Tab will complete (as a person sees it before pressing Tab).
+  await term.waitFor(/→ \/review\s+<file>/);
   await term.press("Tab");
   await term.waitFor((s) => editorLines(s).join("") === "/review", { visibleOnly: true });
   await term.type("src/app.ts");

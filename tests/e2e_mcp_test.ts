@@ -180,7 +180,7 @@ Deno.test("mcp list: .mcp.json only in trusted folders; --strict-mcp-config uses
     return out.servers.map((s) => [s.name, s.source, s.status, s.tools.length]);
   };
   assert.deepEqual(await list([]), []);
-  assert.deepEqual(await list(["--trust-workspace"]), [["project", "project", "connected", 7]]);
+  assert.deepEqual(await list(["--trust-workspace"]), [["project", "project", "connected", 9]]);
   assert.deepEqual(
     await list([
       "--trust-workspace",
@@ -188,7 +188,7 @@ Deno.test("mcp list: .mcp.json only in trusted folders; --strict-mcp-config uses
       "--mcp-config",
       mcpConfig({ flag: server("flag") }),
     ]),
-    [["flag", "flag", "connected", 7]],
+    [["flag", "flag", "connected", 9]],
   );
   // A server the user turned off in Claude Code stays off (a program they chose not to run).
   await sandbox.write(".claude/settings.local.json", JSON.stringify({ disabledMcpjsonServers: ["project"] }));
@@ -202,8 +202,8 @@ Deno.test("mcp list: .mcp.json only in trusted folders; --strict-mcp-config uses
   await sandbox.write("a.json", mcpConfig({ a: server("a") }));
   await sandbox.write("b.json", mcpConfig({ b: server("b"), a: server("a2") }));
   assert.deepEqual(await list(["--strict-mcp-config", "--mcp-config", "a.json", "b.json"]), [
-    ["b", "flag", "connected", 7],
-    ["a", "flag", "connected", 7],
+    ["b", "flag", "connected", 9],
+    ["a", "flag", "connected", 9],
   ]);
   const text = await sandbox.run(["mcp", "list"]);
   assert.match(

@@ -7,6 +7,7 @@ import assert from "node:assert/strict";
 import { fakeTurn, startFakeAnthropicServer } from "../lib/testing/fake_anthropic_server.ts";
 import { bladeSandbox } from "./support/blade.ts";
 import { lastToolResults } from "./support/claude_conversations.ts";
+import { osSandbox } from "../lib/sys/os_sandbox.ts";
 
 async function git(cwd: string, ...args: string[]): Promise<void> {
   const out = await new Deno.Command("git", {
@@ -57,4 +58,39 @@ Deno.test("read-only e2e: blade run review sees the staged diff in default mode;
   })
     .output();
   assert.match(new TextDecoder().decode(status.stdout), /src\/app\.ts \| 2 \+-/);
+});
+
+Deno.test({
+  name:
+    "read-only e2e: a read-only command runs in the read-only sandbox profile (a planted core.fsmonitor that git status runs writes nothing)",
+  ignore: (await osSandbox()) !== "bwrap",
+  async fn() {
+    await using sandbox = await bladeSandbox();
+    await sandbox.write("README.md", "# r\n");
+    await git(sandbox.workspace, "init", "-q");
+    await git(sandbox.workspace, "add", "-A");
+    await git(sandbox.workspace, "commit", "-q", "-m", "init");
+    // What the user's own git runs for `git status`: the read-only list trusts the command, not its config.
+    const monitor = `${sandbox.root}/monitor.sh`;
+    await Deno.writeTextFile(monitor, `#!/bin/sh\necho x > '${sandbox.workspace}/pwned.txt'\nexit 0\n`);
+    await Deno.chmod(monitor, 0o755);
+    await git(sandbox.workspace, "config", "core.fsmonitor", monitor);
+    const steps = [[{ command: "git status" }], [{ command: "touch made.txt" }]];
+    await using server = startFakeAnthropicServer({
+      handler: (req) => {
+        const answered = req.body.messages.filter((m) => m.role === "assistant").length;
+        const step = steps[answered];
+        return step === undefined
+          ? fakeTurn({ text: "done" })
+          : fakeTurn({ toolCalls: step.map((input) => ({ name: "Bash", input })) });
+      },
+    });
+    const env = { ANTHROPIC_BASE_URL: server.url, ANTHROPIC_API_KEY: "sk-ant-fake" };
+    const run = await sandbox.run(["-p", "look", "--trust-workspace"], { env });
+    assert.equal(run.code, 0, run.stderr);
+    const [status, touch] = server.requests.slice(1).map(lastToolResults);
+    assert.match(status!, /On branch|nothing to commit/, status);
+    assert.match(touch!, /^Permission denied: Bash needs approval/);
+    assert.equal(await Deno.stat(`${sandbox.workspace}/pwned.txt`).then(() => true, () => false), false);
+  },
 });

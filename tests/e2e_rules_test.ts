@@ -29,12 +29,18 @@ async function runCalls(sandbox: BladeSandbox, calls: Call[], flags: string[]): 
     { agents: { main: [{ turns: [{ tool_calls: calls }, { text: "done" }] }] } },
     { prompt: "Do the work", flags: ["--trust-workspace", ...flags] },
   );
-  assert.equal(run.code, 0, run.stderr);
   const events = await transcriptEvents(transcriptPath(sandbox, String(parseJsonResult(run).session_id)));
   const results = events.flatMap((e) =>
     e.type === "part_created" && e.data.part.type === "tool_result" ? [e.data.part] : []
   );
   assert.equal(results.length, calls.length);
+  // A run all of whose work was refused fails (a read alone is no work: Read, Glob, Grep).
+  const work = calls.map((c, i) => [c, results[i]!] as const).filter(([c]) =>
+    !["Read", "Glob", "Grep"].includes(c.name)
+  );
+  const refusedAll = work.length > 0 &&
+    work.every(([, r]) => r.isError && /^Permission denied/.test(r.content));
+  assert.equal(run.code, refusedAll ? 1 : 0, run.stderr);
   return { run, results };
 }
 
@@ -186,7 +192,13 @@ Deno.test("rules e2e: text mode says each refusal on stderr with the rule that a
   await Deno.writeTextFile(path, JSON.stringify(script));
   const base = ["-p", "Do the work", "--provider", "scripted", "--script", path, "--trust-workspace"];
   const text = await sandbox.run(base);
-  assert.equal(text.stdout, "done\n");
+  // Both calls refused: the run did none of the work it asked for, so it fails (exit 1, as issue 33 asks).
+  assert.equal(text.code, 1, text.stderr);
+  assert.equal(
+    text.stdout,
+    "done\nError: Every change the run asked for was refused: Bash, Write (permission_denials lists the " +
+      "2 calls; the refusals say what grants them).\n",
+  );
   assert.deepEqual(text.stderr.split("\n").filter((l) => l.startsWith("blade: denied")), [
     'blade: denied Bash: Bash needs approval in permission mode "default", and ' +
     'print mode cannot ask. Allow it with --allowed-tools "Bash(git push origin main)".',

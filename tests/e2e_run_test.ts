@@ -64,6 +64,12 @@ Deno.test("run in an untrusted folder: the Workspace Trust warning is printed at
   await using sandbox = await bladeSandbox();
   await sandbox.write("count.yaml", SCRIPT);
   await sandbox.write(".blade/agents/fixer.md", "---\nname: fixer\ndescription: Fixes things\n---\nFix.");
+  // The user's own settings grant nothing in an untrusted folder; the command line's flags do.
+  await Deno.mkdir(`${sandbox.home}/.claude`, { recursive: true });
+  await Deno.writeTextFile(
+    `${sandbox.home}/.claude/settings.json`,
+    JSON.stringify({ permissions: { allow: ["Edit"] } }),
+  );
   const args = ["run", "Explore", "count the files here", "--provider", "scripted", "--script", "count.yaml"];
   const run = await sandbox.run([...args, "--permission-mode", "acceptEdits", "--allowedTools", "Bash"]);
   assert.equal(run.code, 0, run.stderr);
@@ -71,7 +77,7 @@ Deno.test("run in an untrusted folder: the Workspace Trust warning is printed at
   assert.equal(warnings.length, 2, run.stderr);
   assert.match(
     warnings[0]!,
-    /not trusted.*even with permission mode autoEdit and allow rules Bash.*--trust-workspace.*BLADE_TRUST_WORKSPACE=1.*blade trust/,
+    /not trusted, so only the command line grants.*allow rules Edit do not apply.*--trust-workspace.*BLADE_TRUST_WORKSPACE=1.*blade trust/,
   );
   assert.match(warnings[1]!, /project agents not loaded \(untrusted folder\): fixer\./);
 

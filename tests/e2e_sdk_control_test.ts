@@ -2,8 +2,9 @@
 // real Blade process and the loopback fake Anthropic server. The request lines are the ones
 // @anthropic-ai/claude-agent-sdk 0.3.334 writes (captured from it; only the request ids are ours):
 // each is answered in order by a control_response line, also while a turn runs; an interrupt ends the
-// running turn cancelled and the session goes on; an initialize asking for SDK-side hooks is refused
-// and no turn runs.
+// running turn cancelled and the session goes on; a PreToolUse hook callback is asked with
+// hook_callback before a call runs and its deny refuses the call; an initialize whose hooks cannot be
+// read fails and no turn runs. The real SDK's programs are tests/sdk_test.ts.
 
 import assert from "node:assert/strict";
 import { fakeTurn, startFakeAnthropicServer } from "../lib/testing/fake_anthropic_server.ts";
@@ -14,7 +15,9 @@ const INITIALIZE =
   '{"request_id":"r1","type":"control_request","request":{"subtype":"initialize","systemPrompt":[""]}}';
 /** `query({ options: { hooks: { PreToolUse: [...] }, agents: { rev: … } } })`. */
 const INITIALIZE_WITH_HOOKS =
-  '{"request_id":"r1","type":"control_request","request":{"subtype":"initialize","hooks":{"PreToolUse":[{"hookCallbackIds":["hook_0"]}]},"systemPrompt":[""],"agents":{"rev":{"description":"Reviews","prompt":"You review."}}}}';
+  '{"request_id":"r1","type":"control_request","request":{"subtype":"initialize","hooks":{"PreToolUse":[{"matcher":"Bash","hookCallbackIds":["hook_0"]}]},"systemPrompt":[""],"agents":{"rev":{"description":"Reviews","prompt":"You review."}}}}';
+const INITIALIZE_WITH_BROKEN_HOOKS =
+  '{"request_id":"r1","type":"control_request","request":{"subtype":"initialize","hooks":{"PreToolUse":[{"matcher":"Bash"}]},"systemPrompt":[""]}}';
 const request = (id: string, body: Record<string, unknown>) =>
   JSON.stringify({ request_id: id, type: "control_request", request: body });
 const user = (text: string) =>
@@ -84,8 +87,8 @@ Deno.test("agent sdk: control requests are answered in order, mid-turn too; inte
       ["r4", "success"],
       ["r5", "error"],
     ]);
-    assert.deepEqual(answers[0].response, { model: "claude-haiku-4-5" });
-    assert.match(answers[1].error, /started with permission mode acceptEdits.*never widens/);
+    assert.deepEqual(answers[0].response, { model: "claude-haiku-5-5" });
+    assert.match(answers[1].error, /bypassPermissions needs --allow-dangerously-skip-permissions/);
     assert.deepEqual(answers[2].response, { mode: "plan" });
     assert.match(answers[3].error, /Unsupported control request subtype: rewind_files/);
 
@@ -109,7 +112,7 @@ Deno.test("agent sdk: control requests are answered in order, mid-turn too; inte
     const done = await blade.result;
     assert.equal(done.code, 0, done.stderr);
     // set_model and set_permission_mode applied from the next turn on.
-    assert.deepEqual(server.requests.map((r) => r.body.model), ["claude-haiku-4-5", "claude-haiku-4-5"]);
+    assert.deepEqual(server.requests.map((r) => r.body.model), ["claude-haiku-5-5", "claude-haiku-5-5"]);
     const inits = done.stdout.split("\n").filter(ofType("system")).map(parse).filter((l) =>
       l.subtype === "init"
     );
@@ -123,26 +126,82 @@ Deno.test("agent sdk: control requests are answered in order, mid-turn too; inte
   }
 });
 
-Deno.test("agent sdk: an initialize with SDK-side hooks is refused and no turn runs unguarded", async () => {
+Deno.test("agent sdk: an initialize whose hooks cannot be read fails and no turn runs unguarded", async () => {
   await using sandbox = await bladeSandbox();
   await using server = startFakeAnthropicServer({ handler: () => fakeTurn({ text: "should not run" }) });
   const run = await sandbox.run(
     ["-p", "--output-format", "stream-json", "--verbose", "--input-format", "stream-json"],
     {
       env: { ANTHROPIC_BASE_URL: server.url, ANTHROPIC_API_KEY: "sk-ant-test" },
-      stdin: INITIALIZE_WITH_HOOKS + "\n" + user("hello") + "\n",
+      stdin: INITIALIZE_WITH_BROKEN_HOOKS + "\n" + user("hello") + "\n",
     },
   );
   assert.equal(run.code, 1, run.stderr);
   const lines = run.stdout.trim().split("\n").map(parse);
   assert.deepEqual(lines.map((l) => l.type), ["control_response", "result"]);
   assert.equal(lines[0]!.response.subtype, "error");
-  assert.match(lines[0]!.response.error, /does not run SDK-side hooks \(PreToolUse\)/);
+  assert.match(lines[0]!.response.error, /hooks\.PreToolUse\[0\] has no hookCallbackIds/);
   // The SDK turns an error result into an exception carrying errors[0].
   assert.equal(lines[1]!.is_error, true);
-  assert.match(lines[1]!.errors[0], /hooks \(PreToolUse\)/);
+  assert.match(lines[1]!.errors[0], /hookCallbackIds/);
   assert.equal(lines[1]!.error.code, "sdk_option_unsupported");
   assert.equal(server.requests.length, 0);
+});
+
+Deno.test("agent sdk: a PreToolUse hook callback is asked before the call; its deny refuses it", async () => {
+  await using sandbox = await bladeSandbox();
+  const script = [
+    fakeTurn({ toolCalls: [{ name: "Bash", id: "toolu_1", input: { command: "touch hooked.txt" } }] }),
+    fakeTurn({ text: "refused" }),
+  ];
+  let n = 0;
+  await using server = startFakeAnthropicServer({ handler: () => script[n++]! });
+  const blade = await sandbox.spawn(
+    [
+      "--output-format",
+      "stream-json",
+      "--verbose",
+      "--input-format",
+      "stream-json",
+      "--dangerously-skip-permissions",
+    ],
+    { env: { ANTHROPIC_BASE_URL: server.url, ANTHROPIC_API_KEY: "sk-ant-test" }, stdin: "open" },
+  );
+  const guard = setTimeout(() => blade.kill("SIGKILL"), 60_000);
+  try {
+    await blade.write(INITIALIZE_WITH_HOOKS + "\n" + user("make a file") + "\n");
+    const init = parse(await blade.nextLine(ofType("control_response")));
+    assert.equal(init.response.response.hooks_applied, true);
+    const asked = parse(await blade.nextLine(ofType("control_request")));
+    assert.equal(asked.request.subtype, "hook_callback");
+    assert.equal(asked.request.callback_id, "hook_0");
+    assert.equal(asked.request.tool_use_id, "toolu_1");
+    assert.equal(asked.request.input.hook_event_name, "PreToolUse");
+    assert.equal(asked.request.input.tool_name, "Bash");
+    assert.deepEqual(asked.request.input.tool_input, { command: "touch hooked.txt" });
+    assert.equal(asked.request.input.permission_mode, "bypassPermissions");
+    await blade.write(
+      JSON.stringify({
+        type: "control_response",
+        response: {
+          subtype: "success",
+          request_id: asked.request_id,
+          response: {
+            hookSpecificOutput: { permissionDecision: "deny", permissionDecisionReason: "No new files." },
+          },
+        },
+      }) + "\n",
+    );
+    assert.equal(parse(await blade.nextLine(ofType("result"))).result, "refused");
+    await blade.closeStdin();
+    const done = await blade.result;
+    assert.equal(done.code, 0, done.stderr);
+    const results = JSON.stringify(server.requests[1]!.body.messages.at(-1));
+    assert.match(results, /"content":"PreToolUse:Bash hook error: No new files\.","is_error":true/);
+    await assert.rejects(Deno.stat(`${sandbox.workspace}/hooked.txt`), Deno.errors.NotFound);
+  } finally {
+    clearTimeout(guard);
+  }
 });
 
 Deno.test("agent sdk: canUseTool (--permission-prompt-tool stdio): a call needing approval is asked with can_use_tool and runs only when allowed", async () => {
@@ -207,7 +266,8 @@ Deno.test("agent sdk: canUseTool (--permission-prompt-tool stdio): a call needin
     assert.doesNotMatch(done.stderr, /permission-prompt-tool/, "honoured, so no not-yet warning");
     const toolResult = (i: number) => JSON.stringify(server.requests[i]!.body.messages.at(-1));
     assert.match(toolResult(1), /"content":"approved-call-ran","is_error":false/, "the allowed command ran");
-    assert.match(toolResult(3), /"content":"Permission denied: the user refused Bash.*"is_error":true/);
+    // The SDK's own reason reaches the model, as in Claude Code.
+    assert.match(toolResult(3), /"content":"not this one","is_error":true/);
   } finally {
     clearTimeout(guard);
   }

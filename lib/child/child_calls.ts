@@ -38,10 +38,36 @@ const taskRequest: Check = (value, path, issues) => {
 };
 
 const method = (name: string) => oneOf([name]);
+const point = (name: string) => oneOf([name]);
+/** A tool call of the child as its hooks see it. */
+const hookedCall = object({ id: string({ max: 200 }), name: string({ min: 1, max: 200 }), input: record() });
+/** One hook point of the child's loop (hooks/child_hooks.ts ChildHookCall). */
+const hookCall = byField("point", {
+  beforePermission: object({ point: point("beforePermission"), call: hookedCall, input: record() }),
+  afterToolCall: object({
+    point: point("afterToolCall"),
+    call: hookedCall,
+    input: record(),
+    result: object({ content: string(), isError: boolean() }),
+  }),
+  onTurnEnd: object({
+    point: point("onTurnEnd"),
+    turn: number({ int: true, min: 0 }),
+    answer: object({
+      role: oneOf(["assistant"]),
+      content: array(object({ type: string({ max: 100 }), text: optional(string()) }, { loose: true })),
+    }, { loose: true }),
+  }),
+});
 const pgid = number({ int: true, min: 2 });
 const callCheck = byField("method", {
   plan: object({ method: method("plan"), input: taskRequest }),
-  launch: object({ method: method("launch"), input: taskRequest, callId: string() }),
+  launch: object({
+    method: method("launch"),
+    input: taskRequest,
+    callId: string(),
+    turnsLeft: optional(number({ int: true, min: 0 })),
+  }),
   output: object({
     method: method("output"),
     input: object({ taskId: string(), block: boolean(), timeoutMs: number({ int: true, min: 0 }) }),
@@ -62,6 +88,7 @@ const callCheck = byField("method", {
   spawned: object({ method: method("spawned"), pgid }),
   kill: object({ method: method("kill"), pgid }),
   mcp: object({ method: method("mcp"), name: string({ min: 1 }), input: record() }),
+  hook: object({ method: method("hook"), call: hookCall }),
   web: byField("kind", {
     fetch: object({
       method: method("web"),

@@ -30,6 +30,55 @@ const accepted: [string, unknown][] = [
   ["kill", { kind: "call", runId: 1, id: 2, call: { method: "kill", pgid: 4100 } }],
   ["mcp", { kind: "call", runId: 1, id: 2, call: { method: "mcp", name: "mcp__s__t", input: { q: 1 } } }],
   [
+    "hook beforePermission",
+    {
+      kind: "call",
+      runId: 1,
+      id: 2,
+      call: {
+        method: "hook",
+        call: {
+          point: "beforePermission",
+          call: { id: "t1", name: "Bash", input: { command: "ls" } },
+          input: { command: "ls" },
+        },
+      },
+    },
+  ],
+  [
+    "hook afterToolCall",
+    {
+      kind: "call",
+      runId: 1,
+      id: 2,
+      call: {
+        method: "hook",
+        call: {
+          point: "afterToolCall",
+          call: { id: "t1", name: "Bash", input: {} },
+          input: {},
+          result: { content: "out", isError: false },
+        },
+      },
+    },
+  ],
+  [
+    "hook onTurnEnd",
+    {
+      kind: "call",
+      runId: 1,
+      id: 2,
+      call: {
+        method: "hook",
+        call: {
+          point: "onTurnEnd",
+          turn: 1,
+          answer: { role: "assistant", content: [{ type: "text", text: "done" }] },
+        },
+      },
+    },
+  ],
+  [
     "approve",
     {
       kind: "call",
@@ -116,6 +165,34 @@ const refused: [string, unknown, RegExp][] = [
     "kill of pgid 0",
     { kind: "call", runId: 1, id: 2, call: { method: "kill", pgid: 0 } },
     /malformed "kill"/,
+  ],
+  [
+    "hook of an unknown point",
+    { kind: "call", runId: 1, id: 2, call: { method: "hook", call: { point: "beforeEverything" } } },
+    /malformed "hook" call/,
+  ],
+  [
+    "hook onTurnEnd of a user message",
+    {
+      kind: "call",
+      runId: 1,
+      id: 2,
+      call: { method: "hook", call: { point: "onTurnEnd", turn: 1, answer: { role: "user", content: [] } } },
+    },
+    /malformed "hook" call/,
+  ],
+  [
+    "hook afterToolCall without its result",
+    {
+      kind: "call",
+      runId: 1,
+      id: 2,
+      call: {
+        method: "hook",
+        call: { point: "afterToolCall", call: { id: "t", name: "Bash", input: {} }, input: {} },
+      },
+    },
+    /malformed "hook" call: call.result/,
   ],
   [
     "mcp with a list for input",

@@ -1,7 +1,7 @@
 // Owns the main thread's side of a child Worker's model requests (child/proxy_fetch.ts): a
 // Worker has no network grant and no provider credentials, so it asks the main thread, which sends
 // the request only to the run's own provider endpoint, with that provider's own headers (the key
-// among them; the Worker's headers are ignored), and streams the status, headers and body chunks
+// among them; of the Worker's headers only `anthropic-beta` is kept), and streams the status, headers and body chunks
 // back (their buffers transferred). A Worker's cancel aborts the fetch; a failure here errors the
 // Worker's response. Does not own retries, timeouts or error classification: the Worker's provider
 // does, as for a direct fetch.
@@ -55,7 +55,8 @@ export class ChildFetches {
     try {
       const response = await this.#fetch(endpoint.url, {
         method: "POST",
-        headers: endpoint.headers,
+        // The beta features of the body (no credential) come from the Worker's provider; all else is ours.
+        headers: { ...betaHeader(request.headers), ...endpoint.headers },
         body: request.body,
         signal,
       });
@@ -140,4 +141,10 @@ export function refused(request: ProxiedRequest, endpoint: HttpEndpoint | undefi
       `the main thread sends only POST requests to its provider's endpoint ${displayUrl(endpoint.url)}`;
   }
   return undefined;
+}
+
+/** The Worker request's `anthropic-beta` header (beta feature names only), if it sent one. */
+function betaHeader(headers: Readonly<Record<string, string>>): Record<string, string> {
+  const value = Object.entries(headers).find(([name]) => name.toLowerCase() === "anthropic-beta")?.[1];
+  return value !== undefined && /^[\w.,-]{1,500}$/.test(value) ? { "anthropic-beta": value } : {};
 }

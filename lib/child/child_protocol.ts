@@ -1,20 +1,25 @@
-// Owns the message vocabulary between the main thread and a child-run Worker (child_worker.ts):
-// run / reply / cancel requests, the child's events, and its delegation calls (Task, TaskOutput,
-// TaskStop made inside a Worker are answered by the main thread) as one typed union. Replies are
-// checked by the guards here before the Worker uses them; calls are checked by the main thread
-// (child/child_calls.ts). No I/O, no zod: the Worker imports this before its tools load.
+// Owns the one protocol between the main thread and a child-run Worker (child_worker.ts): every message
+// that crosses, in each direction, as one discriminated union — HostToWorker (run, reply, cancel,
+// abort, and the notices of a proxied model response) and WorkerToHost (ready, a run's outcome, the
+// child's events, its calls — Task, TaskOutput, TaskStop, approvals, MCP calls, process groups —, its
+// model requests, fatal, exit). The envelope (request/response ids, notices, start and end) is
+// sandbox_protocol.ts's, filled here with these payloads. Replies are checked by the guards here before
+// the Worker uses them; calls are checked by the main thread (child/child_calls.ts). No I/O, no zod:
+// the Worker imports this before its tools load.
 
 import type { RuntimeEvent, SubtaskRefPart } from "../protocol/events.ts";
 import type { ProviderConfig } from "../provider/factory.ts";
 import type { SecretPrints } from "../config/redact_prints.ts";
 import type { TaskRequest } from "../tools/task.ts";
 import type { ToolResult } from "../tools/tool.ts";
-import type { ChildSpec } from "../executor/child.ts";
+import type { ChildOutcome, ChildSpec } from "../executor/child.ts";
 import type { ApprovalRequest } from "../protocol/approval.ts";
 import type { McpToolShape } from "../mcp/tool_adapter.ts";
 import type { McpCallResult } from "../mcp/client.ts";
 import type { TaskOutputInput } from "../tools/task_control.ts";
 import type { WebFetchRequest, WebSearchRequest } from "../protocol/web.ts";
+import type { ChildHookCall, ChildHookPoint } from "../hooks/child_hooks.ts";
+import type { ChildMessage, ParentMessage } from "./sandbox_protocol.ts";
 
 export interface ChildRunRequest {
   kind: "run";
@@ -39,6 +44,11 @@ export interface ChildRunRequest {
   toolEnv?: Record<string, string>;
   /** A foreground child of an interactive session: unapproved calls are asked through the main thread. */
   approvals?: boolean;
+  /**
+   * The hook points of the child's loop some hook listens to (docs/guides/hooks.md): the Worker asks
+   * the main thread at each (a `hook` call), which runs the hooks. Absent: none.
+   */
+  hookPoints?: ChildHookPoint[];
   /** Write this run's phase marks to stderr (lib/sys/profile.ts; the Worker cannot read BLADE_PROFILE). */
   profile?: boolean;
 }
@@ -61,7 +71,7 @@ export type TaskOutputRequest = TaskOutputInput;
 /** A delegation call a Worker child makes; the main thread starts or reads the grandchild. */
 export type DelegationCall =
   | { method: "plan"; input: TaskRequest }
-  | { method: "launch"; input: TaskRequest; callId: string }
+  | { method: "launch"; input: TaskRequest; callId: string; turnsLeft?: number }
   | { method: "output"; input: TaskOutputRequest }
   | { method: "stop"; taskId: string }
   | { method: "approve"; request: ApprovalRequest }
@@ -76,7 +86,9 @@ export type DelegationCall =
   | { method: "mcp"; name: string; input: Record<string, unknown> }
   /** WebFetch or WebSearch: the Worker has no network; the main thread checks the child's tools and runs it. */
   | { method: "web"; kind: "fetch"; input: WebFetchRequest }
-  | { method: "web"; kind: "search"; input: WebSearchRequest };
+  | { method: "web"; kind: "search"; input: WebSearchRequest }
+  /** A hook point of the child's loop (hooks/child_hooks.ts): the main thread runs the hooks and answers. */
+  | { method: "hook"; call: ChildHookCall };
 
 /**
  * A model request of one run's provider (child/proxy_fetch.ts). The main thread sends it only to
@@ -95,6 +107,12 @@ export type ChildWorkerEvent =
   | { kind: "fetch"; runId: number; id: number; request: ProxiedRequest }
   /** The Worker no longer wants request `id`'s response (cancelled, timed out or done reading). */
   | { kind: "fetch_cancel"; runId: number; id: number };
+
+/** Everything the main thread sends a child's Worker. */
+export type HostToWorker = ParentMessage<ChildWorkerRequest, FetchNotice>;
+
+/** Everything a child's Worker sends the main thread (a run's response is its outcome; `null` answers a reply or cancel). */
+export type WorkerToHost = ChildMessage<ChildOutcome | null, ChildWorkerEvent>;
 
 /** Main thread → Worker, as sandbox notices: a proxied request's response, in order. */
 export type FetchNotice =

@@ -26,6 +26,8 @@ import { ChildWorkerPool, type WorkerChildOptions } from "./child_sandbox.ts";
 import { childSkillTools } from "../executor/child_context.ts";
 import type { McpToolShape } from "../mcp/tool_adapter.ts";
 import type { WebAccess } from "../protocol/web.ts";
+import { type LoopHooks, mergeHooks } from "../executor/hooks.ts";
+import type { ChildHookPoint } from "../hooks/child_hooks.ts";
 
 /** What the launcher provides for one child run. */
 export interface ChildHost {
@@ -43,6 +45,11 @@ export interface ChildHost {
   mcp?: McpToolShape[];
   /** The run's web access, for a child in this thread (a Worker child asks through `answer`). */
   web?: WebAccess | undefined;
+  /**
+   * The child's hooks (docs/guides/hooks.md), run in this thread: a child in this thread uses `loop`, a
+   * Worker child asks at `points` (a `hook` call to `answer`). Absent: none apply.
+   */
+  hooks?: { loop: LoopHooks; points: ChildHookPoint[] } | undefined;
 }
 
 export interface ChildRunner {
@@ -74,18 +81,15 @@ export class InThreadRunner implements ChildRunner {
 
   run(spec: ChildSpec, host: ChildHost, signal: AbortSignal): Promise<ChildOutcome> {
     const d = this.#deps;
+    // This thread's deps pass through; the host adds what is the run's own.
     return runChild(
       {
-        ports: d.ports,
-        provider: d.provider,
-        layout: d.layout,
-        maxTokens: d.maxTokens,
+        ...d,
         platform: d.ports.env.platform(),
-        ...(d.redact === undefined ? {} : { redact: d.redact }),
-        ...(d.hooks === undefined ? {} : { hooks: d.hooks }),
+        hooks: (spec) => mergeHooks(d.hooks?.(spec), host.hooks?.loop),
         emit: host.emit,
         toolsFor: () => host.tools(),
-        ...(host.approve === undefined ? {} : { approve: host.approve }),
+        approve: host.approve,
         web: host.web,
       },
       spec,
@@ -168,6 +172,9 @@ export class WorkerRunner implements ChildRunner {
       secrets: d.secrets,
       delegation: host.delegation,
       approvals: host.approve !== undefined,
+      ...(host.hooks === undefined || host.hooks.points.length === 0
+        ? {}
+        : { hookPoints: host.hooks.points }),
       ...(mcpTools.length === 0 ? {} : { mcpTools }),
       ...(d.home === undefined ? {} : { home: d.home }),
       ...(d.toolEnv === undefined ? {} : { toolEnv: d.toolEnv }),

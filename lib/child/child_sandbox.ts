@@ -13,6 +13,7 @@ import type { McpToolShape } from "../mcp/tool_adapter.ts";
 import type { RuntimeEvent } from "../protocol/events.ts";
 import type { ChildOutcome, ChildSpec } from "../executor/child.ts";
 import type { ChildRunRequest, ChildWorkerRequest, DelegationCall } from "./child_protocol.ts";
+import type { ChildHookPoint } from "../hooks/child_hooks.ts";
 import { decodeWorkerMessage } from "./child_calls.ts";
 import { ChildFetches } from "./child_fetch.ts";
 import { childPermissions, type DenoPermissionSet } from "../permissions/deno_permissions.ts";
@@ -41,6 +42,8 @@ export interface WorkerChildOptions {
   delegation: boolean;
   /** Unapproved calls are asked through `onCall` (a foreground child of an interactive session). */
   approvals?: boolean;
+  /** The child's hook points: asked through `onCall` (a `hook` call); the main thread runs the hooks. */
+  hookPoints?: ChildHookPoint[];
   /** The child's MCP tools: proxies in the Worker, calls answered by onCall("mcp"). */
   mcpTools?: McpToolShape[];
   /** The user's home folder, for `~` in paths. */
@@ -91,6 +94,7 @@ export function runRequest(o: WorkerChildOptions, runId: number): ChildRunReques
     secretPrints: secretPrints(o.secrets),
     delegation: o.delegation,
     ...(o.approvals === true ? { approvals: true } : {}),
+    ...(o.hookPoints === undefined ? {} : { hookPoints: o.hookPoints }),
     ...(profileEnabled() ? { profile: true } : {}),
     ...(o.mcpTools === undefined ? {} : { mcpTools: o.mcpTools }),
     ...(o.home === undefined ? {} : { home: o.home }),
@@ -205,26 +209,31 @@ export class ChildWorkerPool {
       else this.#fail(entry, id, message.invalid);
       return;
     }
-    if (message.kind === "fetch_cancel") return entry.fetches.cancel(message.runId, message.id);
     const route = entry.runs.get(message.runId);
-    if (message.kind === "fetch") {
-      if (route === undefined) {
-        return entry.fetches.refuse(message.id, "Refused the child's request: its run has ended");
-      }
-      void entry.fetches.start(message.runId, message.id, message.request, route.endpoint);
-      return;
+    switch (message.kind) {
+      case "fetch_cancel":
+        return entry.fetches.cancel(message.runId, message.id);
+      case "fetch":
+        if (route === undefined) {
+          return entry.fetches.refuse(message.id, "Refused the child's request: its run has ended");
+        }
+        void entry.fetches.start(message.runId, message.id, message.request, route.endpoint);
+        return;
+      case "event":
+        try {
+          route?.onEvent(message.event);
+        } catch { /* a sink that throws on one event does not stop the run */ }
+        return;
+      case "call":
+        if (route === undefined) return;
+        Promise.resolve().then(() => route.onCall(message.call)).then(
+          (value) => this.#reply(entry, message.id, value),
+          (e) => this.#fail(entry, message.id, describeError(e)),
+        );
+        return;
+      default:
+        return unreachable(message);
     }
-    if (route === undefined) return;
-    if (message.kind === "event") {
-      try {
-        route.onEvent(message.event);
-      } catch { /* a sink that throws on one event does not stop the run */ }
-      return;
-    }
-    Promise.resolve().then(() => route.onCall(message.call)).then(
-      (value) => this.#reply(entry, message.id, value),
-      (e) => this.#fail(entry, message.id, describeError(e)),
-    );
   }
 
   #fail(entry: PooledWorker, id: number, message: string): void {
@@ -322,4 +331,9 @@ export class ChildWorkerPool {
     for (const w of all) w.idle?.();
     await Promise.all(all.map((w) => w.sandbox.then((b) => b.cancel("closed")).catch(() => {})));
   }
+}
+
+/** A message kind the union does not have: the switches over the protocol stay exhaustive. */
+function unreachable(message: never): void {
+  void message;
 }

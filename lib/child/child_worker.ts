@@ -18,6 +18,7 @@ import type { AnyTool } from "../tools/tool.ts";
 import type { Provider } from "../protocol/provider.ts";
 import { type ChildOutcome, runChild } from "../executor/child.ts";
 import { type ApprovalRequest, isApprovalAnswer } from "../protocol/approval.ts";
+import { isChildHookAnswer, workerHooks } from "../hooks/child_hooks.ts";
 import {
   type ChildRunRequest,
   type ChildWorkerEvent,
@@ -57,15 +58,22 @@ void Promise.all([import("../provider/anthropic.ts"), import("../provider/openai
 
 /** A request that is not a run: a cancel or a reply to a call. */
 function control(request: Exclude<ChildWorkerRequest, ChildRunRequest>): null {
-  if (request.kind === "cancel") {
-    runs.get(request.runId)?.abort(new Error(request.reason));
-  } else {
-    const waiter = pending.get(request.id);
-    pending.delete(request.id);
-    if (request.ok) waiter?.resolve(request.value);
-    else waiter?.reject(new Error(request.message));
+  switch (request.kind) {
+    case "cancel":
+      runs.get(request.runId)?.abort(new Error(request.reason));
+      return null;
+    case "reply": {
+      const waiter = pending.get(request.id);
+      pending.delete(request.id);
+      if (request.ok) waiter?.resolve(request.value);
+      else waiter?.reject(new Error(request.message));
+      return null;
+    }
+    default: {
+      const unknown: never = request;
+      return unknown;
+    }
   }
-  return null;
 }
 
 /** One child run, from its request to its outcome. */
@@ -132,6 +140,14 @@ async function runOne(
             approve: (req: ApprovalRequest) => call({ method: "approve", request: req }, isApprovalAnswer),
           }
           : {}),
+        // The child's hooks run in the main thread (a Worker starts no process): each point asks there.
+        ...(request.hookPoints === undefined ? {} : {
+          hooks: () =>
+            workerHooks(
+              request.hookPoints!,
+              (hook) => call({ method: "hook", call: hook }, isChildHookAnswer),
+            ),
+        }),
       },
       request.spec,
       controller.signal,
@@ -199,7 +215,13 @@ async function loadTools(call: Call, delegation: boolean, mcp: readonly McpToolS
     taskTool({
       agentTypes: () => [],
       plan: (input) => call({ method: "plan", input }, isPlannedRef),
-      launch: (input, tctx) => call({ method: "launch", input, callId: tctx.callId }, isToolResult),
+      launch: (input, tctx) =>
+        call({
+          method: "launch",
+          input,
+          callId: tctx.callId,
+          ...(tctx.turnsLeft === undefined ? {} : { turnsLeft: tctx.turnsLeft }),
+        }, isToolResult),
     }),
     taskOutputTool(control),
     taskStopTool(control),

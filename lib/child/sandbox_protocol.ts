@@ -1,14 +1,17 @@
-// Owns the wire vocabulary between a sandbox parent and its child: messages, error shape, and the
-// mechanism contract (how a parent opens a transport to a child, how a child answers through a port).
+// Owns the envelope of the messages between a sandbox parent and its child — requests and their
+// responses, notices, an ordered event stream, the start and the end — generic over what they carry,
+// plus the error shape and the mechanism contract (how a parent opens a transport to a child, how a
+// child answers through a port). The child boundary's own protocol fills the envelope with its
+// payloads (child_protocol.ts: HostToWorker, WorkerToHost).
 // No I/O of its own. Payloads travel by structured clone (a Worker's postMessage).
 
 import type { DenoPermissionSet } from "../permissions/deno_permissions.ts";
 
 /** Parent → child: one request to answer. */
-export interface RequestMessage {
+export interface RequestMessage<Req = unknown> {
   t: "request";
   id: number;
-  value: unknown;
+  value: Req;
 }
 
 /** Parent → child: stop in-flight work now (the child's handlers see their signal abort). */
@@ -18,12 +21,15 @@ export interface AbortMessage {
 }
 
 /** Parent → child: one message that expects no answer (e.g. a proxied response's next chunk). */
-export interface NoticeMessage {
+export interface NoticeMessage<Notice = unknown> {
   t: "notice";
-  value: unknown;
+  value: Notice;
 }
 
-export type ParentMessage = RequestMessage | AbortMessage | NoticeMessage;
+export type ParentMessage<Req = unknown, Notice = unknown> =
+  | RequestMessage<Req>
+  | AbortMessage
+  | NoticeMessage<Notice>;
 
 export interface WireError {
   name: string;
@@ -35,11 +41,11 @@ export interface WireError {
 }
 
 /** Child → parent. `ready` is always the first message; `fatal` and `exit` are the last. */
-export type ChildMessage =
+export type ChildMessage<Res = unknown, Ev = unknown> =
   | { t: "ready" }
-  | { t: "response"; id: number; ok: true; value: unknown }
+  | { t: "response"; id: number; ok: true; value: Res }
   | { t: "response"; id: number; ok: false; error: WireError }
-  | { t: "event"; value: unknown }
+  | { t: "event"; value: Ev }
   | { t: "fatal"; error: WireError }
   | { t: "exit"; code: number };
 

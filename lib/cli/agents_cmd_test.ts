@@ -90,7 +90,7 @@ async function populated(): Promise<World> {
   );
   await w.write(
     `${w.storage}/agents/writer.md`,
-    agentText("writer", "disallowedTools: Bash\neffort: high\n"),
+    agentText("writer", "disallowedTools: Bash\nmemory: user\n"),
   );
   await w.write(`${w.ws}/.blade/agents/Explore.md`, agentText("Explore", "tools: []\nmodel: haiku\n"));
   await w.write(`${w.ws}/.blade/agents/broken.md`, "---\nname: broken\n---\nNo description.\n");
@@ -203,8 +203,8 @@ Deno.test("show --json: the whole definition and its notes", async () => {
       file: "<tmp>/home/.blade/agents/writer.md",
       line: 5,
       severity: "info",
-      field: "effort",
-      message: '"effort" is a Claude Code field Blade does not support yet; ignored',
+      field: "memory",
+      message: '"memory" is a Claude Code field Blade does not support yet; ignored',
     }],
   });
 });

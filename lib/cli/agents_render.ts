@@ -136,6 +136,7 @@ export function renderAgentDetail(
         : ` — capped to ${options.ceiling.mode} when a ${options.parentMode}-mode session starts it`),
     ],
     ["Max turns", agent.maxTurns === null ? "(no limit)" : String(agent.maxTurns)],
+    ["Effort", agent.effort ?? "(the run's)"],
     ["Isolation", agent.isolation],
     ["Background", agent.background ? "yes (always runs in the background)" : "no"],
     ["Color", agent.color ?? "(none)"],

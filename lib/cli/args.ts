@@ -27,9 +27,12 @@ export const RUN_OPTIONS = {
   agents: { type: "string" },
   "trust-workspace": { type: "boolean" },
   "require-sandbox": { type: "boolean" },
+  store: { type: "string" },
+  "store-creds": { type: "string" },
   "background-wait": { type: "string" },
   background: { type: "boolean" },
-  debug: { type: "boolean" },
+  // `--debug [filter]` / `-d`: optional value, made inline by cli/claude_argv.ts (`--debug=`).
+  debug: { type: "string", short: "d" },
   help: { type: "boolean", short: "h" },
   version: { type: "boolean", short: "v" },
   ...CLAUDE_OPTIONS,

@@ -1,7 +1,10 @@
-// Owns the Claude Code headless flags Blade accepts beyond its own (docs/guides/migrating-from-claude-code.md):
-// their parseArgs table, the variadic forms (`--allowedTools Read Edit`), and the flags Blade accepts but
-// cannot honour yet — each warns with one line naming it, never exit 2. `--mcp-config` and
-// `--strict-mcp-config` are honoured by the MCP layer (cli/mcp_wiring.ts).
+// Owns the Claude Code flags Blade accepts beyond its own (docs/guides/migrating-from-claude-code.md):
+// every flag of `claude --help` 2.1.332 and the hidden ones the Agent SDK passes, as a parseArgs table;
+// the flags Blade accepts but does not honour (one warning line naming each, never exit 2); and those
+// Claude Code itself refuses in print mode (a usage error saying why). The command-line form
+// (variadic and optional values) is lib/cli/claude_argv.ts. `--bare` is honoured by cli/context_wiring.ts.
+
+import { usageError } from "../errors.ts";
 
 /** parseArgs options for the Claude Code flags (merged into the run options of -p and run). */
 export const CLAUDE_OPTIONS = {
@@ -31,68 +34,142 @@ export const CLAUDE_OPTIONS = {
   "permission-prompt-tool": { type: "string" },
   // No memory, commands, skills, output styles or MCP servers from files (cli/context_wiring.ts).
   bare: { type: "boolean" },
+  "permission-prompts": { type: "string" },
+  effort: { type: "string" },
+  "debug-file": { type: "string" },
+  "debug-to-stderr": { type: "boolean" },
+  name: { type: "string", short: "n" },
+  worktree: { type: "string", short: "w" },
+  "include-hook-events": { type: "boolean" },
+  "forward-subagent-text": { type: "boolean" },
+  "disable-slash-commands": { type: "boolean" },
+  betas: { type: "string", multiple: true },
+  restricted: { type: "boolean" },
+  // The Agent SDK's: MCP servers (and more) arrive in its initialize request (cli/sdk_session.ts).
+  "await-initialize": { type: "boolean" },
+  // The Agent SDK's thinking options: thinking adaptive|enabled|disabled, a budget, its display.
+  thinking: { type: "string" },
+  "max-thinking-tokens": { type: "string" },
+  "thinking-display": { type: "string" },
+  // Accepted, not honoured (NOT_YET_HONOURED says what happens instead).
+  autocompact: { type: "string" },
+  "ax-screen-reader": { type: "boolean" },
+  brief: { type: "boolean" },
+  chrome: { type: "boolean" },
+  "no-chrome": { type: "boolean" },
+  "exclude-dynamic-system-prompt-sections": { type: "boolean" },
+  ide: { type: "boolean" },
+  "plugin-dir": { type: "string", multiple: true },
+  "plugin-dir-no-mcp": { type: "string", multiple: true },
+  "plugin-url": { type: "string", multiple: true },
+  "remote-control-session-name-prefix": { type: "string" },
+  "safe-mode": { type: "boolean" },
+  "system-prompt-snapshot": { type: "string" },
+  "task-budget": { type: "string" },
+  "session-mirror": { type: "boolean" },
+  "project-config-root": { type: "string" },
+  "managed-settings": { type: "string" },
+  "managed-settings-in-initialize": { type: "boolean" },
+  "initialize-fields": { type: "string" },
+  channels: { type: "string", multiple: true },
+  "sdk-url": { type: "string" },
+  // Optional values (claude_argv.ts makes them inline: `--from-pr=` when none is given).
+  "from-pr": { type: "string" },
+  "remote-control": { type: "string" },
+  "prompt-suggestions": { type: "string" },
+  // Refused in print mode, as Claude Code refuses them (REFUSED_IN_PRINT).
+  bg: { type: "boolean" },
+  cloud: { type: "string" },
+  desktop: { type: "boolean" },
+  environment: { type: "string" },
+  file: { type: "string", multiple: true },
+  teleport: { type: "string" },
+  tmux: { type: "string" },
+  "resume-session-at": { type: "string" },
+  "resume-drops-turn": { type: "string" },
 } as const;
 
-/** Flags Blade accepts and does not honour yet, with what happens instead (the warning's text). */
+/** Flags Blade accepts and does not honour, with what happens instead (the warning's text). */
 export const NOT_YET_HONOURED: Readonly<Record<string, string>> = {
   "permission-prompt-tool":
-    "MCP permission prompts are not supported yet (only stdio, with stream-json input); refused calls are refused",
+    "an approval tool is honoured as `stdio` with stream-json input (the Agent SDK's canUseTool) or an MCP tool `mcp__<server>__<tool>`",
   "no-session-persistence": "Blade always saves the session (its transcript is what makes runs durable)",
-  "setting-sources": "every settings file Blade reads applies (project files only in a trusted folder)",
+  autocompact: "Blade does not compact conversations yet",
+  "ax-screen-reader": "print mode has no decorations to remove",
+  brief: "there is no SendUserMessage tool; answers arrive as the result",
+  chrome: "there is no browser integration",
+  "no-chrome": "there is no browser integration",
+  "exclude-dynamic-system-prompt-sections": "the system prompt keeps its environment section",
+  ide: "there is no IDE integration",
+  "plugin-dir": "Claude Code plugins are not loaded",
+  "plugin-dir-no-mcp": "Claude Code plugins are not loaded",
+  "plugin-url": "Claude Code plugins are not loaded",
+  "remote-control": "there is no Remote Control",
+  "remote-control-session-name-prefix": "there is no Remote Control",
+  "from-pr": "sessions are not linked to pull requests; a new session starts",
+  "prompt-suggestions": "no prompt suggestions are sent",
+  "safe-mode": "customizations load as usual (project ones only in a trusted folder)",
+  "system-prompt-snapshot": "the system prompt is built for each request",
+  "task-budget": "task budgets are not supported; --max-budget-usd limits a run's cost",
+  "session-mirror": "the transcript is not mirrored to the SDK",
+  "project-config-root": "project configuration is read from the working folder",
+  "managed-settings": "managed settings are not read",
+  "managed-settings-in-initialize": "managed settings are not read",
+  "initialize-fields": "settings and disallowedTools are read from the command line only",
+  channels: "there are no channels",
+  "sdk-url": "the SDK is spoken on standard input and output only",
+  tmux: "there is no tmux session; the worktree session runs here",
 };
 
-/** The warning lines for the not-yet-honoured flags present in `values`. */
+/**
+ * Flags Claude Code refuses in print mode (`claude -p` exits 1 saying so): Blade refuses them too, as
+ * usage errors, with Claude Code's reason.
+ */
+export const REFUSED_IN_PRINT: Readonly<Record<string, string>> = {
+  bg: "--bg starts a background session, and print mode runs in the foreground",
+  cloud: "--cloud starts a cloud session, which print mode cannot do",
+  desktop: "--desktop opens the Claude Desktop app, which print mode cannot do",
+  environment: "--environment starts a cloud session on a self-hosted environment, which Blade cannot do",
+  file: "--file downloads files from the Files API, which Blade cannot do",
+  teleport: "--teleport resumes a cloud session, which Blade cannot do",
+  "resume-session-at": "--resume-session-at is not supported",
+  "resume-drops-turn": "--resume-drops-turn is not supported",
+};
+
+const present = (v: unknown) => v !== undefined && v !== false;
+
+/** The warning lines for the not-honoured flags present in `values`. */
 export function notYetWarnings(values: Record<string, unknown>): string[] {
-  // `--permission-prompt-tool stdio` with stream-json input is the Agent SDK's canUseTool: honoured.
-  const sdkPrompts = values["permission-prompt-tool"] === "stdio" && values["input-format"] === "stream-json";
+  const prompt = values["permission-prompt-tool"];
+  // `stdio` with stream-json input is the Agent SDK's canUseTool; `mcp__server__tool` an MCP tool: honoured.
+  const honouredPrompt = typeof prompt === "string" &&
+    ((prompt === "stdio" && values["input-format"] === "stream-json") || /^mcp__.+__.+$/.test(prompt));
   return Object.entries(NOT_YET_HONOURED)
-    .filter(([flag]) => values[flag] !== undefined && values[flag] !== false)
-    .filter(([flag]) => !(sdkPrompts && flag === "permission-prompt-tool"))
-    .map(([flag, what]) => `blade: warning: --${flag} is accepted but not honoured yet: ${what}.\n`);
+    .filter(([flag]) => present(values[flag]))
+    .filter(([flag]) => !(honouredPrompt && flag === "permission-prompt-tool"))
+    .map(([flag, what]) => `blade: warning: --${flag} is accepted but not honoured: ${what}.\n`);
 }
 
-/** Flags whose values may be given space-separated, as in Claude Code (`--allowedTools Read Edit`). */
-const VARIADIC = new Set([
-  "--allowedTools",
-  "--allowed-tools",
-  "--disallowedTools",
-  "--disallowed-tools",
-  "--tools",
-  "--add-dir",
-  "--mcp-config",
-]);
-
-/** A word that can be a tool rule list: `Read`, `Bash(git diff:*)`, `Edit,Write`, `mcp__x__y`. */
-const RULE_LIST = /^[A-Za-z_][\w-]*(\([^)]*\))?(\s*,\s*[A-Za-z_][\w-]*(\([^)]*\))?)*$/;
-/** A word that can be a folder or file: no spaces, starts like a path. */
-const PATH_LIKE = /^(\/|\.{1,2}(\/|$)|~\/)\S*$|^[\w.-]+\/\S*$/;
-/** A config file named without a folder (`servers.json`), as Claude Code users pass to --mcp-config. */
-const JSON_FILE = /^[\w.-]+\.json$/;
-
-/**
- * Rewrites `--flag a b c` into `--flag a --flag b --flag c` for the variadic flags. Unlike Claude Code,
- * a following word is taken only when it can be a value of that flag (a tool rule, or a path for
- * --add-dir/--mcp-config), so `blade -p --allowedTools Read "fix the bug"` keeps its prompt.
- */
-export function expandVariadic(argv: readonly string[]): string[] {
-  const out: string[] = [];
-  for (let i = 0; i < argv.length; i++) {
-    const a = argv[i]!;
-    out.push(a);
-    if (a === "--") {
-      out.push(...argv.slice(i + 1));
-      break;
-    }
-    if (!VARIADIC.has(a)) continue;
-    const fits = a === "--add-dir"
-      ? (w: string) => PATH_LIKE.test(w)
-      : a === "--mcp-config"
-      ? (w: string) => PATH_LIKE.test(w) || JSON_FILE.test(w) || w.trim().startsWith("{")
-      : (w: string) => w === "" || RULE_LIST.test(w.trim());
-    if (i + 1 < argv.length) out.push(argv[++i]!);
-    while (i + 1 < argv.length && !argv[i + 1]!.startsWith("-") && fits(argv[i + 1]!)) {
-      out.push(a, argv[++i]!);
-    }
+/** Refuses a flag Claude Code refuses in print mode (a usage error naming it and why). */
+export function refusePrintOnly(values: Record<string, unknown>): void {
+  for (const [flag, why] of Object.entries(REFUSED_IN_PRINT)) {
+    if (present(values[flag])) throw usageError(`${why}.`, `Remove --${flag}. See \`blade --help\`.`);
   }
-  return out;
+  const bypass = values["dangerously-skip-permissions"] === true ||
+    ["bypassPermissions", "yolo"].includes(String(values["permission-mode"] ?? values.permissionMode));
+  if (values.restricted === true && bypass) {
+    throw usageError(
+      "--restricted refuses bypassPermissions.",
+      "Remove --dangerously-skip-permissions or --permission-mode bypassPermissions.",
+    );
+  }
+  if (values.background === true) {
+    throw usageError(
+      "--background starts a background session, and print mode runs in the foreground.",
+      "Remove --background (`blade run <agent> --background` starts a background subagent).",
+    );
+  }
+  if (present(values.tmux) && values.worktree === undefined) {
+    throw usageError("--tmux needs --worktree.", "Remove --tmux, or add --worktree.");
+  }
 }

@@ -1,42 +1,5 @@
 import assert from "node:assert/strict";
-import { expandVariadic, notYetWarnings } from "./claude_flags.ts";
-
-Deno.test("expandVariadic: space-separated tool rules become repeated flags; a prompt is never swallowed", () => {
-  const cases: [string[], string[]][] = [
-    [["-p", "hi", "--allowedTools", "Read", "Edit"], [
-      "-p",
-      "hi",
-      "--allowedTools",
-      "Read",
-      "--allowedTools",
-      "Edit",
-    ]],
-    [["--allowedTools", "Read", "fix the bug"], ["--allowedTools", "Read", "fix the bug"]],
-    [["--allowed-tools", "Bash(git diff:*)", "Edit,Write", "-p", "x"], [
-      "--allowed-tools",
-      "Bash(git diff:*)",
-      "--allowed-tools",
-      "Edit,Write",
-      "-p",
-      "x",
-    ]],
-    [["--tools", "", "-p", "x"], ["--tools", "", "-p", "x"]],
-    [["--add-dir", "../lib", "/tmp/x", "explain"], ["--add-dir", "../lib", "--add-dir", "/tmp/x", "explain"]],
-    [["--", "--allowedTools", "Read", "Edit"], ["--", "--allowedTools", "Read", "Edit"]],
-    // Claude Code users list config files as they are named (`a.json`, no folder), and JSON texts.
-    [["--mcp-config", "servers.json", "more.json", '{"mcpServers":{}}', "fix it"], [
-      "--mcp-config",
-      "servers.json",
-      "--mcp-config",
-      "more.json",
-      "--mcp-config",
-      '{"mcpServers":{}}',
-      "fix it",
-    ]],
-    [["--mcp-config", "a.json", "explain"], ["--mcp-config", "a.json", "explain"]],
-  ];
-  for (const [input, expected] of cases) assert.deepEqual(expandVariadic(input), expected, input.join(" "));
-});
+import { notYetWarnings, refusePrintOnly } from "./claude_flags.ts";
 
 Deno.test("notYetWarnings: one line per not-yet-honoured flag, naming it", () => {
   const lines = notYetWarnings({ "no-session-persistence": true, verbose: true, "mcp-config": ["x.json"] });
@@ -47,9 +10,22 @@ Deno.test("notYetWarnings: one line per not-yet-honoured flag, naming it", () =>
 Deno.test("notYetWarnings: --permission-prompt-tool stdio is honoured with stream-json input (the Agent SDK's canUseTool)", () => {
   assert.deepEqual(notYetWarnings({ "permission-prompt-tool": "stdio", "input-format": "stream-json" }), []);
   assert.match(notYetWarnings({ "permission-prompt-tool": "stdio" })[0]!, /--permission-prompt-tool/);
-  const mcpTool = notYetWarnings({
-    "permission-prompt-tool": "mcp__auth__ask",
-    "input-format": "stream-json",
-  });
-  assert.match(mcpTool[0]!, /only stdio, with stream-json input/);
+  // An MCP approval tool is honoured (cli/permission_prompt_tool.ts); another word is not.
+  assert.deepEqual(notYetWarnings({ "permission-prompt-tool": "mcp__auth__ask" }), []);
+  assert.match(notYetWarnings({ "permission-prompt-tool": "ask" })[0]!, /--permission-prompt-tool/);
+});
+
+Deno.test("refusePrintOnly: what Claude Code refuses in print mode is a usage error naming the flag", () => {
+  for (const flag of ["bg", "cloud", "desktop", "environment", "file", "teleport"]) {
+    assert.throws(
+      () => refusePrintOnly({ [flag]: flag === "file" ? ["f"] : true }),
+      (e: Error & { exitCode?: number }) => {
+        assert.match(e.message, new RegExp(`--${flag}`));
+        return e.exitCode === 2;
+      },
+    );
+  }
+  assert.throws(() => refusePrintOnly({ tmux: "" }), /--tmux needs --worktree/);
+  refusePrintOnly({ tmux: "", worktree: "" });
+  refusePrintOnly({ verbose: true, effort: "high" });
 });

@@ -15,8 +15,9 @@ export type ResultSubtype =
   | "error_during_execution"
   | "error_max_structured_output_retries";
 
-export function subtypeOf(s: Pick<PrintSummary, "status" | "error">): ResultSubtype {
-  if (s.status === "completed") return "success";
+export function subtypeOf(s: Pick<PrintSummary, "status" | "error" | "apiError">): ResultSubtype {
+  // Claude Code ends a run the API refused with subtype success, is_error true and terminal_reason api_error.
+  if (s.status === "completed" || s.apiError !== undefined) return "success";
   if (s.error?.code === "max_turns_exceeded") return "error_max_turns";
   if (s.error?.code === "max_budget_exceeded") return "error_max_budget_usd";
   if (s.error?.code === "structured_output_retries_exhausted") return "error_max_structured_output_retries";
@@ -25,6 +26,7 @@ export function subtypeOf(s: Pick<PrintSummary, "status" | "error">): ResultSubt
 
 function terminalReason(s: PrintSummary): string {
   if (s.status === "completed") return "completed";
+  if (s.apiError !== undefined) return "api_error";
   if (s.status === "cancelled") return "aborted";
   if (s.error?.code === "max_turns_exceeded") return "max_turns";
   if (s.error?.code === "max_budget_exceeded") return "max_budget_usd";
@@ -47,7 +49,8 @@ function usageObject(u: Usage): Record<string, unknown> {
 /** The result object of a run. `uuid` is a fresh id for this line. */
 export function claudeResult(s: PrintSummary, ledger: RunLedger, uuid: string): Record<string, unknown> {
   const isError = s.status !== "completed";
-  const errorText = s.error?.message ?? (isError ? "The run did not complete." : undefined);
+  const errorText = s.apiError?.text ?? s.error?.message ??
+    (isError ? "The run did not complete." : undefined);
   const modelUsage: Record<string, unknown> = {};
   for (const [model, row] of ledger.modelUsage) modelUsage[model] = { ...row };
   return {
@@ -59,7 +62,7 @@ export function claudeResult(s: PrintSummary, ledger: RunLedger, uuid: string): 
     num_turns: s.numTurns,
     // Claude Code puts the error text here on failure; Blade does the same (and in `errors`).
     result: isError ? errorText : s.result,
-    stop_reason: ledger.stopReason,
+    stop_reason: s.apiError === undefined ? ledger.stopReason : "stop_sequence",
     session_id: s.sessionId,
     total_cost_usd: ledger.totalCostUSD,
     usage: usageObject(s.usage),
@@ -67,6 +70,7 @@ export function claudeResult(s: PrintSummary, ledger: RunLedger, uuid: string): 
     permission_denials: ledger.permissionDenials,
     terminal_reason: terminalReason(s),
     api_error_status: s.apiErrorStatus ?? null,
+    ...(s.apiError?.type === undefined ? {} : { api_error_type: s.apiError.type }),
     uuid,
     ...(isError ? { errors: [errorText] } : {}),
     ...(s.structuredOutput === undefined ? {} : { structured_output: s.structuredOutput }),

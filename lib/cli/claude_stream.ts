@@ -1,7 +1,9 @@
 // Owns `--output-format stream-json`: Claude Code's message stream built from Blade's runtime events —
 // `system/init`, one `assistant` line per content block (Anthropic shape), `user` lines with
-// `tool_result`, subagent messages with `parent_tool_use_id` (and `agent_id`), `system` task events
-// (`task_started`, `task_notification`) carrying Blade's lineage as extra fields, `system/api_retry`,
+// `tool_result` (after `system/permission_denied` for a refused call), subagent messages with
+// `parent_tool_use_id` (and `agent_id`), `system` task events
+// (`task_started`, `task_progress`, `task_updated`, `task_notification`, `background_tasks_changed`)
+// carrying Blade's lineage as extra fields, `system/api_retry`,
 // `stream_event` lines with --include-partial-messages, and the final `result` (claude_result.ts).
 // Thinking blocks appear here (never in text output). Blade's own events: `--output-format blade-events`.
 
@@ -9,13 +11,16 @@ import type { RuntimeEvent, SubagentInfo } from "../protocol/events.ts";
 import type { ContentBlock } from "../protocol/messages.ts";
 import { VERSION } from "../version.ts";
 import { claudeModeName, parsePermissionMode } from "../protocol/permission_mode.ts";
-import { isDelegationTool } from "../protocol/tool_names.ts";
+import { TaskLines } from "./claude_task_lines.ts";
+import { AGENT_TOOL, isDelegationTool } from "../protocol/tool_names.ts";
 
 export interface ClaudeStreamOptions {
   cwd: string;
   /** `--add-dir` folders. */
   additionalDirectories?: string[];
   includePartialMessages: boolean;
+  /** `--include-hook-events`: each hook's `system/hook_started` and `system/hook_response` lines. */
+  includeHookEvents?: boolean;
   /** Where the API key came from, as Claude Code names it (`ANTHROPIC_API_KEY`, `none`, …). */
   apiKeySource: string;
   uuid: () => string;
@@ -29,17 +34,29 @@ export function anthropicBlock(block: ContentBlock): Record<string, unknown> {
     case "text":
       return { type: "text", text: block.text };
     case "tool_call":
-      return { type: "tool_use", id: block.id, name: block.name, input: block.input };
+      return { type: "tool_use", id: block.id, name: block.name, input: modelInput(block) };
     case "thinking":
       return { type: "thinking", thinking: block.thinking, signature: block.signature };
+    case "redacted_thinking":
+      return { type: "redacted_thinking", data: block.data };
     case "tool_result":
       return {
         tool_use_id: block.callId,
         type: "tool_result",
         content: block.content,
-        ...(block.isError ? { is_error: true } : {}),
+        is_error: block.isError,
       };
   }
+}
+
+/** A call's input as the model wrote it: without the agent id Blade assigns an Agent call before it runs. */
+function modelInput(block: Extract<ContentBlock, { type: "tool_call" }>): unknown {
+  const input = block.input;
+  if (!isDelegationTool(block.name) || typeof input !== "object" || input === null || Array.isArray(input)) {
+    return input;
+  }
+  const { subagent_session_id: _, ...rest } = input as Record<string, unknown>;
+  return rest;
 }
 
 interface Scope {
@@ -75,9 +92,12 @@ export class ClaudeStream {
   #open = new Map<string, { started: boolean }>();
   /** Subagent id → the scope its messages carry (the Task call that started it). */
   #children = new Map<string, Scope>();
+  /** The children's task lines: progress, updates, the background set (claude_task_lines.ts). */
+  #tasks: TaskLines;
 
   constructor(o: ClaudeStreamOptions) {
     this.#o = o;
+    this.#tasks = new TaskLines({ now: o.now, system: () => this.#system() });
   }
 
   /** A user message echoed back (`--replay-user-messages`). */
@@ -88,6 +108,33 @@ export class ClaudeStream {
       parent_tool_use_id: null,
       session_id: this.#sessionId,
       uuid: this.#o.uuid(),
+    });
+  }
+
+  /** Claude Code's `<synthetic>` assistant line: what the CLI itself says (an API error) as the answer. */
+  syntheticLine(e: { text: string; status: number; type?: string; error: string }): string {
+    return JSON.stringify({
+      type: "assistant",
+      message: {
+        id: this.#o.uuid(),
+        type: "message",
+        role: "assistant",
+        model: "<synthetic>",
+        content: [{ type: "text", text: e.text }],
+        stop_reason: "stop_sequence",
+        stop_sequence: "",
+        usage: {
+          input_tokens: 0,
+          output_tokens: 0,
+          cache_creation_input_tokens: 0,
+          cache_read_input_tokens: 0,
+        },
+      },
+      ...this.#base({ parentToolUseId: null }),
+      error: e.error,
+      is_api_error_message: true,
+      api_error_status: e.status,
+      ...(e.type === undefined ? {} : { api_error_type: e.type }),
     });
   }
 
@@ -144,7 +191,7 @@ export class ClaudeStream {
         if (isDelegationTool(event.name)) this.#prompts.set(event.callId, event.input.prompt);
         return [];
       case "tool_completed":
-        return [{
+        return [...this.#denied(event, depth), {
           type: "user",
           message: {
             role: "user",
@@ -167,9 +214,11 @@ export class ClaudeStream {
           ...this.#base(scope),
         }];
       case "subagent_spawned":
-        return [this.#taskStarted(event, scope, depth)];
-      case "subagent_completed":
-        return [this.#taskNotification(event)];
+        return [...this.#tasks.spawned(event.subagent), this.#taskStarted(event, scope, depth)];
+      case "subagent_completed": {
+        const ended = this.#tasks.completed(event.subagent.session_id, event.state);
+        return [ended.updated, this.#taskNotification(event, ended.usage), ...ended.changed];
+      }
       case "runtime_warning":
         return [{
           type: "system",
@@ -180,13 +229,71 @@ export class ClaudeStream {
           work_lost: event.workLost,
           ...this.#system(),
         }];
+      case "hook_run":
+        return this.#o.includeHookEvents === true ? [this.#hookLine(event)] : [];
+      case "prompt_blocked":
+        // Claude Code's line for a prompt a UserPromptSubmit hook blocked (tests/fixtures/claude/hooks_prompt_block).
+        return [{
+          type: "system",
+          subtype: "informational",
+          content: event.message,
+          level: "warning",
+          prevent_continuation: true,
+          prompt_submit_outcome: { kind: "blocked_by_hook", prompt_kept: false, reason: event.reason },
+          uuid: this.#o.uuid(),
+          session_id: this.#sessionId,
+        }];
       case "subagent_event": {
         const inner: Scope = this.#children.get(event.agentId) ?? { parentToolUseId: null };
-        return this.#lines(event.event, inner, depth + 1);
+        return [
+          ...this.#lines(event.event, inner, depth + 1),
+          ...this.#tasks.progress(event.agentId, { event: event.event, toolUseId: inner.parentToolUseId }),
+        ];
       }
       default:
         return [];
     }
+  }
+
+  /** Claude Code's hook line (tests/fixtures/claude/hooks_events/stream.jsonl): output is stdout then stderr. */
+  #hookLine(event: Event<"hook_run">): Line {
+    const ids = { hook_id: event.hookId, hook_name: event.name, hook_event: event.event };
+    if (event.phase === "started") {
+      return {
+        type: "system",
+        subtype: "hook_started",
+        ...ids,
+        uuid: this.#o.uuid(),
+        session_id: this.#sessionId,
+      };
+    }
+    const stdout = event.stdout ?? "";
+    const stderr = event.stderr ?? "";
+    return {
+      type: "system",
+      subtype: "hook_response",
+      ...ids,
+      output: stdout + stderr,
+      stdout,
+      stderr,
+      exit_code: event.exitCode ?? null,
+      outcome: event.outcome ?? "error",
+      uuid: this.#o.uuid(),
+      session_id: this.#sessionId,
+    };
+  }
+
+  /** Claude Code's `system/permission_denied` line before the refused call's result (top-level calls). */
+  #denied(event: Event<"tool_completed">, depth: number): Line[] {
+    if (event.denied !== true || depth > 0) return [];
+    return [{
+      type: "system",
+      subtype: "permission_denied",
+      tool_name: event.name,
+      tool_use_id: event.callId,
+      message: event.content,
+      ...this.#system(),
+    }];
   }
 
   #init(event: Event<"session_started">): Line {
@@ -196,7 +303,8 @@ export class ClaudeStream {
       subtype: "init",
       cwd: o.cwd,
       session_id: event.sessionId,
-      tools: event.tools ?? [],
+      // Claude Code's init names the delegation tool `Task` (the Agent SDK's name) though the model sees `Agent`.
+      tools: (event.tools ?? []).map((t) => t === AGENT_TOOL ? "Task" : t),
       mcp_servers: event.mcpServers ?? [],
       model: event.model,
       // Claude Code's names (acceptEdits, bypassPermissions): what the Agent SDK's types say.
@@ -300,14 +408,19 @@ export class ClaudeStream {
     };
   }
 
-  #taskNotification(event: Event<"subagent_completed">): Line {
+  #taskNotification(
+    event: Event<"subagent_completed">,
+    usage: Record<string, number> | undefined,
+  ): Line {
     return {
       type: "system",
       subtype: "task_notification",
       task_id: event.subagent.session_id,
       tool_use_id: event.callId,
-      status: event.state,
+      // The Agent SDK's names: a stopped task is `stopped` (Blade's record: cancelled).
+      status: event.state === "cancelled" ? "stopped" : event.state,
       summary: event.summary,
+      ...(usage === undefined ? {} : { usage }),
       ...(event.verdict === undefined ? {} : { verdict: event.verdict }),
       ...(event.worktree === undefined ? {} : { worktree: event.worktree }),
       ...lineage(event.subagent, event.parentSessionId),

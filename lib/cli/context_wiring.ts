@@ -101,9 +101,11 @@ export function sessionContextOf(app: App, sinks: ContextSinks = {}): Promise<Se
 async function buildContext(app: App, sinks: ContextSinks): Promise<SessionContext | undefined> {
   if (app.flags.bare === true) return undefined;
   const { fs } = app.ports;
+  // `--disable-slash-commands`: no skills and no custom commands (memory and styles stay).
+  const off = app.flags.disableSlashCommands === true;
   const [memory, skills, style] = await Promise.all([
     loadMemory(fs, memoryRootsOf(app)),
-    listSkills(fs, skillDirs(foldersOf(app))),
+    off ? Promise.resolve({ value: [], diagnostics: [] }) : listSkills(fs, skillDirs(foldersOf(app))),
     outputStyleOf(app, sinks),
   ]);
   for (const d of skills.diagnostics) sinks.debug?.(`skills: ${d.message}`);
@@ -124,7 +126,7 @@ async function buildContext(app: App, sinks: ContextSinks): Promise<SessionConte
     ...(style === undefined ? {} : { style }),
     expand: (prompt, call, signal) => {
       gate.reset();
-      return expandSlash(app, { prompt, call, signal, gate, sinks });
+      return off ? Promise.resolve(undefined) : expandSlash(app, { prompt, call, signal, gate, sinks });
     },
   };
 }
@@ -149,6 +151,7 @@ function skillCatalog(app: App, skills: readonly SkillFile[], gate: NarrowingGat
   const listed = skills.filter((s) => !s.userOnly);
   return {
     names: () => listed.map((s) => s.name),
+    folders: () => listed.map((s) => s.dir),
     load: async (name, args) => {
       const skill = listed.find((s) => s.name === name)!;
       const body = await skillBody(app.ports.fs, skill).catch(() => undefined);

@@ -9,11 +9,11 @@ import { VERSION } from "../version.ts";
 import type { Io } from "./io.ts";
 import { reportError } from "./report_error.ts";
 import { profileMark } from "../sys/profile.ts";
-import { expandVariadic } from "./claude_flags.ts";
+import { claudeArgv } from "./claude_argv.ts";
 import { nearestWord } from "./did_you_mean.ts";
 
 /** The subcommands (`help` is not offered for a typo: "hello there" is a prompt). */
-const SUBCOMMANDS = ["agents", "tasks", "mcp", "trust", "run", "demo", "memory", "context"] as const;
+const SUBCOMMANDS = ["agents", "tasks", "mcp", "hooks", "trust", "run", "demo", "memory", "context"] as const;
 
 export const MAIN_HELP = `Blade ${VERSION} — a command-line coding agent with durable subagents
 
@@ -25,6 +25,7 @@ Usage:
   blade tasks list|output|wait|cancel|clean   inspect and control subagent runs
   blade trust [path] [--revoke|--status] [--json]   Workspace Trust
   blade mcp list [--json]            MCP servers of this folder: status and tools
+  blade hooks list [--json]          hooks of this folder's runs and where each comes from
   blade memory [--json]              memory files (CLAUDE.md, …), skills and commands a session loads here
   blade demo                         a complete delegation flow against the built-in scripted model
 
@@ -33,19 +34,22 @@ Options for the interactive session, -p and run:
   --output-format <f>         text (default) | json | stream-json (Claude Code's) | blade-events (Blade's own)
   --input-format <f>          text (default) | stream-json (user messages and the Agent SDK's control
                               requests as JSON lines on stdin; docs/guides/agent-sdk.md)
-  --verbose                   accepted (stream-json is always complete)
+  --verbose                   with --output-format json: the JSON array of every message, the result last
   --include-partial-messages  stream-json: add stream_event lines while the answer streams
   --replay-user-messages      stream-json input: echo each user message back
-  --model <name>              model id or alias (sonnet, opus, haiku); env BLADE_MODEL
+  --model <name>              model id or alias (sonnet, opus, haiku, fable: claude-*-5-5); env BLADE_MODEL
+  --effort <level>            low | medium | high | xhigh | max (models that take it; env CLAUDE_CODE_EFFORT_LEVEL)
   --provider <name>           anthropic | openai | scripted (default: from keys and config)
   --script <file>             script for the scripted provider (env BLADE_SCRIPT)
-  --permission-mode <mode>    default | dontAsk | autoEdit | yolo | plan (acceptEdits, bypassPermissions, manual)
+  --permission-mode <mode>    default | dontAsk | autoEdit | auto | yolo | plan (acceptEdits, bypassPermissions,
+                              manual); auto: edits and read-only commands, no classifier for the rest
   --allowed-tools <rules>     tools allowed without approval, e.g. "Edit,Bash(git diff:*)"; also
                               --allowedTools, space-separated like Claude Code: --allowedTools Read Edit
   --disallowed-tools <rules>  deny rules: "Bash" removes the tool, "Bash(rm:*)" refuses matching calls
                               (also --disallowedTools)
   --tools <names>             only these built-in tools ("Read,Grep"; "" = none; "default" = all)
-  --dangerously-skip-permissions  = --permission-mode bypassPermissions; does NOT trust the folder
+  --dangerously-skip-permissions  = --permission-mode bypassPermissions; in an untrusted folder it applies
+                              to this run (the repository's settings, agents and MCP still do not load)
   --allow-dangerously-skip-permissions  stream-json input: set_permission_mode may go up to
                               bypassPermissions (grants nothing by itself)
   --settings <file|json>      a Claude Code settings layer for this run
@@ -55,8 +59,10 @@ Options for the interactive session, -p and run:
   --system-prompt-file <f>    replace the base system prompt with a file's text
   --append-system-prompt-file <f>  append a file's text to the system prompt
   --max-turns <n>             stop after n model requests (error max_turns_exceeded)
-  -c, --continue              continue the most recent session of this folder
-  -r, --resume <sessionId>    continue a session by id
+  -c, --continue              continue the most recent session of this folder (none: a fresh one)
+  -r, --resume <id|name>      continue a session by id, or by the name --name gave it
+  -n, --name <name>           the session's display name (resume lists show it)
+  -w, --worktree [name]       run the session in a managed git worktree of this repository (kept if changed)
   --session-id <uuid>         the id of the new session (a UUID, as Claude Code)
   --fork-session              with --resume/--continue: continue a copy under a new id
   --max-budget-usd <usd>      stop when the run's cost passes this (subtype error_max_budget_usd)
@@ -65,6 +71,9 @@ Options for the interactive session, -p and run:
   --strict-mcp-config         use only the --mcp-config servers (not .mcp.json or settings)
   --trust-workspace           trust this folder for this run only
   --require-sandbox           refuse commands where no OS sandbox can run (instead of one warning)
+  --store <url>               nats://host:port[,…] or tls://…: records in a shared NATS JetStream store
+                              (setting store; docs/guides/remote.md)
+  --store-creds <file>        the store's .creds or nkey seed file (setting storeCreds)
   --background-wait <sec>     how long print mode waits for background subagents (default: no limit)
   --agent <name>              run the main session as that agent (its prompt, tools, model)
   --json-schema <schema>      answer as one object matching this JSON Schema (inline or file): structured_output
@@ -72,11 +81,16 @@ Options for the interactive session, -p and run:
   --add-dir <dirs…>           folders the tools (and subagents) may also read and write, like the workspace
   --bare                      load no memory (CLAUDE.md), commands, skills, output styles or MCP servers
                               from files
-  --permission-prompt-tool stdio  stream-json input: calls that need approval are asked of the Agent SDK
-                              (can_use_tool, its canUseTool); an MCP prompt tool is not honoured yet
-  --setting-sources,
-  --no-session-persistence    accepted with a warning: not honoured yet
-  --debug                     log provider requests and timings to stderr (keys redacted); env BLADE_DEBUG=1
+  --permission-prompt-tool <t>  who approves calls that need approval: stdio (stream-json input: the Agent
+                              SDK's canUseTool) or an MCP tool mcp__<server>__<tool>
+  --permission-prompts <p>    host (default) | none: nobody is asked, such calls are refused
+  --setting-sources <list>    which settings files are read: user,project,local (empty: none)
+  --disable-slash-commands    no skills and no custom slash commands
+  --betas <names…>            more anthropic-beta names for every request
+  -d, --debug [filter]        log provider requests and timings to stderr (keys redacted); env BLADE_DEBUG=1
+  --debug-file <path>         the --debug lines go to this file (appended) instead
+  Claude Code's other flags (--include-hook-events, --plugin-dir, --no-session-persistence, …) are
+  accepted with one warning line naming each; docs/guides/migrating-from-claude-code.md lists them all.
   -v, --version               print the version
   -h, --help                  this help (also: blade <command> --help)
 
@@ -129,6 +143,10 @@ async function runSubcommand(argv: string[], o: { ports: Ports; io: Io }): Promi
       const { runMcp } = await import("./mcp_cmd.ts");
       return await runMcp(argv.slice(1), ports, io);
     }
+    case "hooks": {
+      const { runHooks } = await import("./hooks_cmd.ts");
+      return await runHooks(argv.slice(1), ports, io);
+    }
     case "trust": {
       const { runTrust } = await import("./trust_cmd.ts");
       return await runTrust(argv.slice(1), ports, io);
@@ -168,8 +186,7 @@ export async function runCli(argv: string[], ports: Ports, io: Io): Promise<numb
     if (ran !== undefined) return ran;
     mistypedSubcommand(first);
     const { values, positionals } = parseOrUsage(
-      () =>
-        parseArgs({ args: expandVariadic(argv), options: RUN_OPTIONS, allowPositionals: true, strict: true }),
+      () => parseArgs({ args: claudeArgv(argv), options: RUN_OPTIONS, allowPositionals: true, strict: true }),
       "blade",
     );
     if (values.version === true) {

@@ -8,7 +8,7 @@ import { usageError } from "../errors.ts";
 import { createApp } from "../app.ts";
 import type { Io } from "./io.ts";
 import { parseOrUsage } from "./args.ts";
-import { expandVariadic } from "./claude_flags.ts";
+import { claudeArgv } from "./claude_argv.ts";
 import { mcpFlagsOf, startMcp } from "./mcp_wiring.ts";
 import type { McpServerStatus } from "../mcp/hub.ts";
 
@@ -28,13 +28,13 @@ started, asked for its tools and stopped. Tools are named mcp__<server>__<tool>.
 export async function runMcp(argv: string[], ports: Ports, io: Io): Promise<number> {
   const { values, positionals } = parseOrUsage(() =>
     parseArgs({
-      args: expandVariadic(argv),
+      args: claudeArgv(argv),
       options: {
         json: { type: "boolean" },
         "mcp-config": { type: "string", multiple: true },
         "strict-mcp-config": { type: "boolean" },
         "trust-workspace": { type: "boolean" },
-        debug: { type: "boolean" },
+        debug: { type: "string", short: "d" },
         help: { type: "boolean", short: "h" },
       },
       allowPositionals: true,
@@ -49,7 +49,7 @@ export async function runMcp(argv: string[], ports: Ports, io: Io): Promise<numb
   }
   const app = await createApp(ports, {
     ...(values["trust-workspace"] === true ? { trustWorkspace: true } : {}),
-    ...(values.debug === true ? { debug: true } : {}),
+    ...(values.debug === undefined ? {} : { debug: true }),
   });
   let disabled: { name: string; origin: string }[] = [];
   const hub = await startMcp(

@@ -6,12 +6,15 @@ import type { App } from "../app.ts";
 import { terminalSafe } from "./sanitize.ts";
 import type { Io } from "./io.ts";
 import type { McpHub } from "../mcp/hub.ts";
-import { type McpOpened, openMcp } from "../mcp/setup.ts";
+import { type McpOpened, type McpOpenOptions, openMcp } from "../mcp/setup.ts";
 import { claudeJsonPath } from "../config/claude_dir.ts";
 
 export interface McpFlags {
   mcpConfig: string[];
   strict: boolean;
+  /** The Agent SDK's servers from its initialize request (cli/sdk_session.ts). */
+  extraLayers?: McpOpenOptions["extraLayers"];
+  sdkServers?: McpOpenOptions["sdkServers"];
 }
 
 // deno-lint-ignore no-explicit-any
@@ -50,6 +53,8 @@ export async function startMcp(
       ? { debug: (line: string) => io.err(`[debug] ${terminalSafe(app.redact(line))}\n`) }
       : {}),
     onSecrets: (secrets) => app.addSecrets(secrets),
+    ...(flags.extraLayers === undefined ? {} : { extraLayers: flags.extraLayers }),
+    ...(flags.sdkServers === undefined ? {} : { sdkServers: flags.sdkServers }),
   });
   onDisabled?.(opened.disabled);
   // MCP configurations and servers are file- and server-controlled: their text is made terminal-safe.

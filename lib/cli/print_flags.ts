@@ -4,11 +4,20 @@
 import type { Ports } from "../sys/mod.ts";
 import { usageError } from "../errors.ts";
 import { isValidSessionId } from "../protocol/ids.ts";
+import {
+  checkSessionName,
+  readSessionNames,
+  sessionByName,
+  setSessionName,
+} from "../session/session_names.ts";
 import type { App, AppFlags } from "../app.ts";
 import { readStdin } from "../sys/signals.ts";
 import type { Io } from "./io.ts";
 import type { OutputFormat } from "./print_render.ts";
 import { type RunRules, runRules } from "../permissions/run_rules.ts";
+import { commandLineGrant } from "../permissions/command_line_grant.ts";
+import { settingsFlagLayer, settingSourcesOf } from "../config/claude_settings.ts";
+import { printTrustWarning } from "./trust_warning.ts";
 
 // deno-lint-ignore no-explicit-any
 export type Values = Record<string, any>;
@@ -46,7 +55,20 @@ export function appFlagsOf(values: Values): AppFlags {
     ...(values.script === undefined ? {} : { script: values.script }),
     ...(mode === undefined ? {} : { permissionMode: mode }),
     ...(maxTurns === undefined ? {} : { maxTurns }),
-    ...(values.debug === true ? { debug: true } : {}),
+    // `--debug [filter]` (every category: Blade has one), `--debug-file`, `--debug-to-stderr`.
+    ...(values.debug !== undefined || values["debug-file"] !== undefined || values["debug-to-stderr"] === true
+      ? { debug: true }
+      : {}),
+    ...(values.effort === undefined ? {} : { effort: values.effort }),
+    ...(values["disable-slash-commands"] === true ? { disableSlashCommands: true } : {}),
+    ...(values.betas === undefined ? {} : { betas: values.betas }),
+    // `--restricted` reads no settings files (only --settings).
+    ...(values.restricted === true
+      ? { settingSources: new Set() }
+      : values["setting-sources"] === undefined
+      ? {}
+      : { settingSources: settingSourcesOf(values["setting-sources"]) }),
+    ...thinkingOf(values),
     ...(values["trust-workspace"] === true ? { trustWorkspace: true } : {}),
     ...(values.agents === undefined ? {} : { agentsJson: values.agents }),
     ...(values.settings === undefined ? {} : { settings: values.settings }),
@@ -55,7 +77,47 @@ export function appFlagsOf(values: Values): AppFlags {
     ...(values.bare === true ? { bare: true } : {}),
     ...(values["output-style"] === undefined ? {} : { outputStyle: values["output-style"] }),
     ...(values["require-sandbox"] === true ? { requireSandbox: true } : {}),
+    ...storeFlagsOf(values),
   };
+}
+
+/** `--store` and `--store-creds` (docs/guides/remote.md), for every command that opens the store. */
+export function storeFlagsOf(values: Values): { store?: string; storeCreds?: string } {
+  return {
+    ...(values.store === undefined ? {} : { store: values.store }),
+    ...(values["store-creds"] === undefined ? {} : { storeCreds: values["store-creds"] }),
+  };
+}
+
+/** The Agent SDK's `--thinking`, `--max-thinking-tokens`, `--thinking-display`. */
+function thinkingOf(values: Values): Pick<AppFlags, "thinking"> {
+  const mode = values.thinking;
+  if (mode !== undefined && mode !== "adaptive" && mode !== "enabled" && mode !== "disabled") {
+    throw usageError(`Unknown --thinking "${mode}".`, "Use --thinking adaptive, enabled or disabled.");
+  }
+  const budget = intFlag(values, "max-thinking-tokens", 0, 10_000_000);
+  const display = thinkingDisplayOf(values);
+  if (mode === undefined && budget === undefined && display === undefined) return {};
+  return {
+    thinking: {
+      ...(mode === undefined ? {} : { mode }),
+      ...(budget === undefined ? {} : { budget }),
+      ...(display === undefined ? {} : { display }),
+    },
+  };
+}
+
+/**
+ * `thinking.display` as Claude Code 2.1.332 asks for it: `summarized` or `highlights` when given; else
+ * `updates` when the messages are printed (json or stream-json with --verbose, as the Agent SDK runs it),
+ * else what was given (tests/fixtures/claude/models/: thinking_display*).
+ */
+function thinkingDisplayOf(values: Values): string | undefined {
+  const given = values["thinking-display"];
+  if (given === "summarized" || given === "highlights") return given;
+  const format = values["output-format"];
+  const printed = values.verbose === true && (format === "json" || format === "stream-json");
+  return printed ? "updates" : given;
 }
 
 export function listFlag(values: Values, ...names: string[]): string[] {
@@ -106,15 +168,27 @@ export function checkSessionFlags(values: Values): void {
   if (values.resume !== undefined && values.continue === true) {
     throw usageError("--resume and --continue cannot be used together.");
   }
-  for (const flag of ["resume", "session-id"] as const) {
-    const id = values[flag];
-    if (id !== undefined && !isValidSessionId(id)) {
-      throw usageError(
-        `Invalid session ID for --${flag}: ${JSON.stringify(id).slice(0, 80)}`,
-        "Session ids use letters, digits, '.', '_' and '-' (at most 200 characters); `blade tasks list` shows them.",
-      );
-    }
+  checkId("session-id", values["session-id"]);
+  if (typeof values.name === "string") checkSessionName(values.name);
+}
+
+function checkId(flag: string, id: string | undefined): void {
+  if (id !== undefined && !isValidSessionId(id)) {
+    throw usageError(
+      `Invalid session ID for --${flag}: ${JSON.stringify(id).slice(0, 80)}`,
+      "Session ids use letters, digits, '.', '_' and '-' (at most 200 characters); `blade tasks list` shows them.",
+    );
   }
+}
+
+/** `--resume <id or name>`: a session of this folder named so (`--name`) is resumed by its id. */
+export async function resumeTarget(app: App, values: Values): Promise<string | undefined> {
+  const value = values.resume as string | undefined;
+  if (value === undefined) return undefined;
+  const names = await readSessionNames(app.ports.fs, app.layout.projectDir(app.workspace));
+  const id = Object.hasOwn(names, value) ? value : sessionByName(names, value) ?? value;
+  checkId("resume", id);
+  return id;
 }
 
 /** `--background-wait <seconds>` in milliseconds, if given. */
@@ -126,4 +200,44 @@ export function backgroundWaitOf(values: Values): number | undefined {
     throw usageError(`--background-wait must be a number of seconds, got "${waitRaw}".`);
   }
   return Math.round(n * 1000);
+}
+
+/**
+ * The run's App and rules: in a folder without Workspace Trust only the command line grants
+ * (permissions/command_line_grant.ts) — a settings mode wider than default and settings allow rules
+ * are withheld, and the start-up warning says so.
+ */
+export async function grantedRun(app: App, values: Values, io: Io): Promise<{ app: App; rules: RunRules }> {
+  // `--settings` is named on the command line: its mode and allow rules are the user's for this run.
+  const layer = values.settings === undefined || app.trust.trusted
+    ? undefined
+    : await settingsFlagLayer(app.ports.fs, values.settings, app.ports.env.cwd());
+  const grant = commandLineGrant({
+    trusted: app.trust.trusted,
+    mode: app.config.permissionMode,
+    modeFromFlag: appFlagsOf(values).permissionMode !== undefined || layer?.defaultMode !== undefined,
+    settingsAllow: app.claude.allow,
+    flagAllow: layer?.allow ?? [],
+  });
+  const granted: App = {
+    ...app,
+    config: { ...app.config, permissionMode: grant.mode },
+    workspaceGrant: grant.workspace,
+  };
+  const rules = rulesFromFlags(values, io, { claude: { ...app.claude, allow: [...grant.settingsAllow] } });
+  // Before the agent is looked up: an agent of the untrusted project is named in the warning.
+  await printTrustWarning(app.ports, io, {
+    trusted: app.trust.trusted,
+    workspace: app.workspace,
+    ...(grant.cappedMode === undefined ? {} : { cappedMode: grant.cappedMode }),
+    droppedAllow: app.claude.allow.filter((r) => !grant.settingsAllow.includes(r)),
+  });
+  return { app: granted, rules };
+}
+
+/** `-n, --name`: the session's display name (resume lists show it; `--resume <name>` finds it). */
+export async function nameSession(app: App, o: { values: Values; sessionId: string }): Promise<void> {
+  if (typeof o.values.name !== "string") return;
+  const dir = app.layout.projectDir(app.workspace);
+  await setSessionName(app.ports.fs, dir, { sessionId: o.sessionId, name: o.values.name });
 }

@@ -5,6 +5,7 @@
 
 import type { Ports } from "../sys/mod.ts";
 import { BladeError, usageError } from "../errors.ts";
+import { BLADE_TOOL_NAMES } from "../protocol/tool_rule.ts";
 
 // deno-lint-ignore no-explicit-any
 type Values = Record<string, any>;
@@ -126,10 +127,14 @@ export async function promptFlags(values: Values, ports: Ports): Promise<PromptF
 /** `--tools "Read,Edit"` (or space-separated): only those built-in tools; `default` = all; `""` = none. */
 export function onlyToolsOf(values: Values): string[] | undefined {
   const raw = values.tools as string[] | undefined;
-  if (raw === undefined) return undefined;
+  // `--restricted`: no tool that runs commands unless --tools names it (Claude Code's Bash and WebFetch).
+  if (raw === undefined) return values.restricted === true ? RESTRICTED_TOOLS : undefined;
   const names = raw.flatMap((v) => v.split(/[\s,]+/)).filter((n) => n !== "");
-  return names.includes("default") ? undefined : names;
+  return names.includes("default") ? (values.restricted === true ? RESTRICTED_TOOLS : undefined) : names;
 }
+
+/** The built-in tools `--restricted` keeps (all but Bash). */
+const RESTRICTED_TOOLS = BLADE_TOOL_NAMES.filter((t) => t !== "Bash");
 
 export function budgetOf(values: Values): number | undefined {
   const raw = values["max-budget-usd"];

@@ -21,6 +21,8 @@ export interface PrintSummary {
   error?: RunFailure;
   /** The HTTP status of the model API failure that ended the run, if one did. */
   apiErrorStatus?: number;
+  /** That failure as Claude Code reports it: `API Error: 400 <the API's message>` and the API's error type. */
+  apiError?: { text: string; status: number; type?: string; error: string };
   /** `--json-schema`: the validated structured output. */
   structuredOutput?: unknown;
   numTurns: number;

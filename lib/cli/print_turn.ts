@@ -13,13 +13,25 @@ import { bladeEventLine, type OutputFormat, type PrintSummary, textRenderer } fr
 import { RunLedger } from "./run_ledger.ts";
 import { jsonTerminalSafe, terminalSafe } from "./sanitize.ts";
 import { claudeResult } from "./claude_result.ts";
+import { apiErrorOf, refusedWork } from "./turn_failures.ts";
 import { FailedDuringSession } from "./report_error.ts";
 import { claudeStream } from "./claude_stream.ts";
 import { type MainRunResult, runMainSession } from "../executor/main_runner.ts";
+import type { Runtime } from "../runtime/runtime.ts";
+import type { ModelOptions } from "../executor/loop_options.ts";
 import type { RunRules } from "../permissions/run_rules.ts";
 import type { McpHub } from "../mcp/hub.ts";
 import type { PromptFlags } from "./print_inputs.ts";
 import type { Approver } from "../protocol/approval.ts";
+import type { HookCallbacks } from "../protocol/hook_callbacks.ts";
+import {
+  type HookLifetime,
+  hookRunEvent,
+  mainSessionHooks,
+  runHookEngine,
+  runHooksOf,
+} from "./hook_wiring.ts";
+import type { HookRun } from "../hooks/hook_engine.ts";
 import type { StructuredOutput, StructuredOutputState } from "../tools/structured_output.ts";
 import { contextSinks, sessionContextOf } from "./context_wiring.ts";
 import { turnOutcome } from "../executor/run_outcome.ts";
@@ -77,11 +89,15 @@ export interface PrintSinkOptions {
   timer?: Clock["timer"];
   cwd: string;
   includePartialMessages?: boolean;
+  /** `--include-hook-events`: stream-json shows each hook's start and end. */
+  includeHookEvents?: boolean;
   apiKeySource?: string;
   additionalDirectories?: string[];
   /** `--max-budget-usd`: called once when the run's cost passes it. */
   budgetUsd?: number;
   onBudgetExceeded?: () => void;
+  /** `--output-format json --verbose`: one JSON array of every message line, the result last. */
+  verbose?: boolean;
   /** The run's secrets: text deltas are redacted on their joined text (redact_deltas.ts). */
   secrets?: () => readonly string[];
 }
@@ -103,6 +119,7 @@ export function printSink(io: Io, o: PrintSinkOptions): PrintSink {
   const stream = claudeStream({
     cwd: o.cwd,
     includePartialMessages: o.includePartialMessages === true,
+    includeHookEvents: o.includeHookEvents === true,
     apiKeySource: o.apiKeySource ?? "none",
     uuid: () => ids.uuid(),
     now: o.now ?? realClock().now,
@@ -111,6 +128,8 @@ export function printSink(io: Io, o: PrintSinkOptions): PrintSink {
   const ids = o.ids ?? realIds();
   let budgetHit = false;
   let lost: RuntimeWarning | undefined;
+  // json --verbose: the stream-json message lines, printed as one array with the result (Claude Code's).
+  const messages: string[] | undefined = o.format === "json" && o.verbose === true ? [] : undefined;
   const deltas = o.secrets === undefined ? undefined : deltaRedaction(o.secrets);
   const show = (event: RuntimeEvent) => {
     ledger.add(event);
@@ -131,6 +150,7 @@ export function printSink(io: Io, o: PrintSinkOptions): PrintSink {
       if (refusal !== undefined) io.err(refusal);
     }
     if (o.format === "stream-json") { for (const json of stream.onEvent(event)) line(json); }
+    else if (messages !== undefined) messages.push(...stream.onEvent(event));
     else if (o.format === "blade-events") line(bladeEventLine(event));
     else if (o.format === "text") text.onEvent(event);
   };
@@ -149,10 +169,20 @@ export function printSink(io: Io, o: PrintSinkOptions): PrintSink {
       for (const e of deltas?.flush() ?? []) show(e);
       if (o.format === "text") text.finish(summary);
       else {
+        // A run the API refused ends with Claude Code's synthetic assistant line saying so.
+        if (summary.apiError !== undefined && o.format !== "blade-events") {
+          const synthetic = stream.syntheticLine(summary.apiError);
+          if (o.format === "stream-json") line(synthetic);
+          else messages?.push(synthetic);
+        }
         const result = claudeResult(summary, ledger, ids.uuid());
         // stream-json results also carry the usage since the previous result (one result per run here).
         if (o.format === "stream-json") result.model_usage_since_last_result = result.modelUsage;
-        line(JSON.stringify(result));
+        line(
+          messages === undefined
+            ? JSON.stringify(result)
+            : `[${[...messages, JSON.stringify(result)].join(",")}]`,
+        );
       }
     },
   };
@@ -173,11 +203,32 @@ export interface TurnFlags {
   rules: RunRules;
   backgroundWaitMs: number | undefined;
   includePartialMessages: boolean;
+  /** `--include-hook-events`: stream-json shows each hook's start and end. */
+  includeHookEvents?: boolean;
   replayUserMessages: boolean;
+  /** `--verbose`: with `--output-format json`, the whole message list (a JSON array) instead of the result. */
+  verbose?: boolean;
   /** `--json-schema`: the answer must be one object matching it, returned through StructuredOutput. */
   jsonSchema: Record<string, unknown> | undefined;
   /** Who approves a call the gate would refuse (the Agent SDK's canUseTool); without it the refusal stands. */
   approve?: Approver;
+  /** The Agent SDK's hook callbacks: one more hook source beside the settings' (lib/hooks/). */
+  sdkHooks?: HookCallbacks;
+  /** The permission mode the hooks' input names (an SDK session changes it between turns). */
+  hookMode?: () => string;
+  /** The run's hook lifetime across its turns: SessionStart once, SessionEnd when the run ends. */
+  hookLife?: HookLifetime;
+  /**
+   * A run all of whose requested work was refused fails (`blade -p "prompt"`); an SDK session's turn
+   * reports its refusals in `permission_denials` and goes on.
+   */
+  refusedWorkFails?: boolean;
+  /** The Agent SDK's setMaxThinkingTokens: the thinking budget of this turn's requests (0 = off). */
+  thinkingBudget?: number;
+  /** … and its display (`summarized`, `highlights`). */
+  thinkingDisplay?: string;
+  /** Told the turn's runtime while it runs, then undefined (the Agent SDK's stopTask reaches its tasks). */
+  onRuntime?: (runtime: Runtime | undefined) => void;
 }
 
 export interface SessionChoice {
@@ -210,8 +261,10 @@ export async function runTurn(
     interrupt.abort();
   });
   const context = await sessionContextOf(app, contextSinks(app, io));
+  const hooks = turnHooks(app, { io, f, sink, sessionId: () => sessionId, signal: interrupt.signal });
   // Background commands the model started, idle child Workers and agents' MCP servers do not outlive the run.
   await using runtime = app.runtime(sink.emit, {
+    hooks: hooks.run,
     ...(context?.child === undefined ? {} : { childContext: context.child }),
     rules: f.rules.texts,
     ...(f.approve === undefined ? {} : { approve: f.approve }),
@@ -220,6 +273,7 @@ export async function runTurn(
   });
   // Each turn returns its own object (loaded only with --json-schema: it brings zod).
   const structured = await structuredOutputOf(f.jsonSchema, app.config.structuredOutputAttempts);
+  f.onRuntime?.(runtime);
   try {
     const run = await runMainSession(app, {
       prompt,
@@ -244,6 +298,8 @@ export async function runTurn(
       ...(structured === undefined ? {} : { structured: structuredHooks(structured) }),
       ...(f.approve === undefined ? {} : { approve: f.approve }),
       ...(context === undefined ? {} : { context }),
+      hooks: hooks.session,
+      modelOptions: thinkingOf(f),
     });
     // A continued session whose transcript had a torn or bad line: the rest was kept; say so.
     for (const d of run.transcriptDiagnostics) {
@@ -251,8 +307,9 @@ export async function runTurn(
     }
     for (const w of run.recoveryWarnings) io.err(`blade: warning: ${terminalSafe(w)}\n`);
     const r = run.result;
-    const summary = turnSummary(app, run, sink, f.budgetUsd, overBudget, structured?.state);
+    const summary = turnSummary(app, run, sink, { f, overBudget, shape: structured?.state });
     sink.finish(summary);
+    hooks.printed();
     if (overBudget) return { code: 1, sessionId: run.sessionId };
     if (interrupt.interrupted() || r.status === "cancelled") return { code: 130, sessionId: run.sessionId };
     return { code: summary.status === "completed" ? 0 : 1, sessionId: run.sessionId };
@@ -260,8 +317,41 @@ export async function runTurn(
     // Past session_started the result object names the session, so a script can --resume it.
     throw sessionId === undefined ? e : new FailedDuringSession(sessionId, e);
   } finally {
+    f.onRuntime?.(undefined);
     interrupt.dispose();
   }
+}
+
+/**
+ * The turn's hooks (lib/hooks/; none when nothing is configured): the session's and its subagents'.
+ * Each hook's run is an event (stream-json shows it with --include-hook-events) until `printed()`.
+ */
+function turnHooks(
+  app: App,
+  o: { io: Io; f: TurnFlags; sink: PrintSink; sessionId: () => string | undefined; signal: AbortSignal },
+) {
+  let printing = true;
+  const observe = (run: HookRun) => {
+    if (printing) o.sink.emit(hookRunEvent(run, o.sessionId() ?? ""));
+  };
+  const engine = runHookEngine(app, { io: o.io, callbacks: o.f.sdkHooks, observe });
+  const printed = () => void (printing = false);
+  if (engine === undefined) return { run: undefined, session: undefined, printed };
+  const run = runHooksOf(app, { engine, io: o.io });
+  const { hookMode: mode, hookLife: life } = o.f;
+  return {
+    run,
+    session: mainSessionHooks(app, { engine, io: o.io, signal: o.signal, mode, life, run }),
+    printed,
+  };
+}
+
+/** The turn's own thinking (the Agent SDK's setMaxThinkingTokens), only the fields it sets. */
+function thinkingOf(f: TurnFlags): ModelOptions {
+  return {
+    ...(f.thinkingBudget === undefined ? {} : { thinkingBudget: f.thinkingBudget }),
+    ...(f.thinkingDisplay === undefined ? {} : { thinkingDisplay: f.thinkingDisplay }),
+  };
 }
 
 /** The print sink of one turn; `onBudgetExceeded` is called once when --max-budget-usd is passed. */
@@ -281,16 +371,23 @@ function turnSink(
     timer: ports.clock.timer.bind(ports.clock),
     cwd: app.workspace,
     includePartialMessages: f.includePartialMessages,
+    includeHookEvents: f.includeHookEvents === true,
     apiKeySource: apiKeySourceOf(app),
     additionalDirectories: [...app.additionalDirs],
+    verbose: f.verbose === true,
     ...(f.budgetUsd === undefined ? {} : { budgetUsd: f.budgetUsd, onBudgetExceeded }),
     secrets: app.secrets,
   });
 }
 
-/** The loop's hooks of a run's StructuredOutput: its tool, corrective follow-ups, end when exhausted. */
+/** A run's StructuredOutput for the loop: its tool, corrective follow-ups, the end when exhausted or accepted. */
 function structuredHooks(s: StructuredOutput) {
-  return { tool: s.tool(), followUp: () => s.followUp(), exhausted: () => s.exhausted() };
+  return {
+    tool: s.tool(),
+    followUp: () => s.followUp(),
+    exhausted: () => s.exhausted(),
+    accepted: () => s.state.status === "accepted",
+  };
 }
 
 async function structuredOutputOf(schema: Record<string, unknown> | undefined, attempts: number) {
@@ -319,12 +416,13 @@ function turnSummary(
   app: App,
   run: MainRunResult,
   sink: PrintSink,
-  budgetUsd: number | undefined,
-  overBudget: boolean,
-  shape: StructuredOutputState | undefined,
+  o: { f: TurnFlags; overBudget: boolean; shape: StructuredOutputState | undefined },
 ): PrintSummary {
+  const { overBudget, shape } = o;
+  const budgetUsd = o.f.budgetUsd;
   const r = run.result;
   const lostWork = sink.lostWork();
+  const refused = o.f.refusedWorkFails === true ? refusedWork(sink.ledger) : undefined;
   const outcome = turnOutcome({
     result: r,
     abandoned: run.abandoned,
@@ -332,6 +430,8 @@ function turnSummary(
     ...(lostWork === undefined ? {} : { lostWork }),
     ...(overBudget ? { overBudget: { costUsd: sink.ledger.totalCostUSD, limitUsd: budgetUsd } } : {}),
     ...(shape === undefined ? {} : { structured: shape }),
+    // A text prompt all of whose requested work was refused never succeeds (docs/reference/errors.md).
+    ...(refused === undefined ? {} : { refusedWork: refused }),
   });
   // Messages can quote the model or a child: a key that reached them is never printed.
   const error = outcome.error === undefined ? undefined : {
@@ -342,11 +442,14 @@ function turnSummary(
   return {
     sessionId: run.sessionId,
     status: outcome.status,
-    result: r.finalText,
+    // With --json-schema the result is the accepted object's JSON text, as in Claude Code.
+    result: shape?.status === "accepted" ? JSON.stringify(shape.value) : r.blocked?.message ?? r.finalText,
     // Claude Code counts the turn it refused: `--max-turns 1` reports num_turns 2, and 5 rejected
     // StructuredOutput attempts report 6 (tests/fixtures/claude/max_turns, structured_retries).
+    // An accepted StructuredOutput ends the run at it and counts one more, as Claude Code counts it.
     numTurns: run.modelRequests +
-      (r.error?.type === "max_turns_exceeded" || r.error?.type === "structured_output_retries_exhausted"
+      (r.error?.type === "max_turns_exceeded" || r.error?.type === "structured_output_retries_exhausted" ||
+          shape?.status === "accepted"
         ? 1
         : 0),
     toolCalls: run.totals.toolCalls,
@@ -355,7 +458,7 @@ function turnSummary(
     subagents: sink.subagents,
     ...(shape?.status === "accepted" ? { structuredOutput: shape.value } : {}),
     ...(error === undefined ? {} : { error }),
-    ...(r.error?.providerError?.status === undefined ? {} : { apiErrorStatus: r.error.providerError.status }),
+    ...apiErrorOf(r.error?.providerError, app),
   };
 }
 

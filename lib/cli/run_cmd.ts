@@ -7,12 +7,13 @@ import type { Ports } from "../sys/mod.ts";
 import { BladeError, usageError } from "../errors.ts";
 import { type App, createApp } from "../app.ts";
 import { type Io, redactedIo } from "./io.ts";
+import { onceWarnings } from "./warnings.ts";
 import { parseOrUsage, RUN_OPTIONS } from "./args.ts";
-import { expandVariadic } from "./claude_flags.ts";
-import { appFlagsOf, outputFormatOf, rulesFromFlags } from "./print_flags.ts";
+import { claudeArgv } from "./claude_argv.ts";
+import { appFlagsOf, grantedRun, outputFormatOf } from "./print_flags.ts";
 import type { OutputFormat } from "./print_render.ts";
-import { printTrustWarning } from "./trust_warning.ts";
 import { interruptController, type PrintSink, printSink } from "./print_turn.ts";
+import { runHookEngine, runHooksOf } from "./hook_wiring.ts";
 import { readStdin } from "../sys/signals.ts";
 import { mcpFlagsOf, startMcp } from "./mcp_wiring.ts";
 import { SubagentRuntime } from "../run/subagents.ts";
@@ -50,7 +51,7 @@ Examples:
 function parseRunArgs(argv: string[]) {
   return parseOrUsage(() =>
     parseArgs({
-      args: expandVariadic(argv),
+      args: claudeArgv(argv),
       options: { ...RUN_OPTIONS, description: { type: "string" }, "agent-id": { type: "string" } },
       allowPositionals: true,
       strict: true,
@@ -157,8 +158,15 @@ export async function runAgentCommand(argv: string[], ports: Ports, io: Io): Pro
   }
   const detachedId = values["agent-id"];
   const format = outputFormatOf(values);
-  const app = await createApp(ports, appFlagsOf(values), { debugSink: (l) => io.err(`[debug] ${l}\n`) });
-  io = redactedIo(io, app.redact);
+  const created = await createApp(ports, appFlagsOf(values), {
+    debugSink: (l) => io.err(`[debug] ${l}\n`),
+    warnSink: onceWarnings(io),
+  });
+  // Disposed after everything below (the shared store's connection outlives the run's last write).
+  await using _app = { [Symbol.asyncDispose]: () => created.close() };
+  io = redactedIo(io, created.redact);
+  // An untrusted folder (a CI checkout): what the command line grants applies; settings grant nothing more.
+  const { app, rules } = await grantedRun(created, values, io);
   const parent = await openSession(ports, {
     layout: app.layout,
     workspace: app.workspace,
@@ -170,21 +178,17 @@ export async function runAgentCommand(argv: string[], ports: Ports, io: Io): Pro
   // `blade tasks cancel` reaches it, and waits for it before exiting.
   const id = detachedId === undefined ? newAgentId(ports.ids) : validateSessionId(detachedId);
   const usage = new ChildUsage(id);
-  const rules = rulesFromFlags(values, io, app);
-  // Before the agent is looked up: an agent of the untrusted project is named in the warning.
-  await printTrustWarning(ports, io, {
-    trusted: app.trust.trusted,
-    workspace: app.workspace,
-    mode: app.config.permissionMode,
-    allow: rules.texts.allow,
-  });
   const mcp = await startMcp(app, mcpFlagsOf(values), io);
   // Disposed last (after the runtime's children): the servers outlive every call to them.
   await using _mcp = { [Symbol.asyncDispose]: async () => await mcp?.close() };
+  // The child fires the run's hooks and its agent's (docs/guides/hooks.md), named after the ad-hoc parent.
+  const engine = runHookEngine(app, { io });
+  const hooks = engine === undefined ? undefined : runHooksOf(app, { engine, io });
+  hooks?.bind({ sessionId: parent.sessionId, transcriptPath: parent.transcript.path });
   await using run = app.runtime((event) => {
     usage.observe(event);
     sink.emit(event);
-  }, { rules: rules.texts, ...(mcp === undefined ? {} : { mcp }), ...await childContextOf(app, io) });
+  }, { hooks, rules: rules.texts, ...(mcp === undefined ? {} : { mcp }), ...await childContextOf(app, io) });
   const env = await run.env();
   env.registry.require(agent);
   const callId = `run_${ports.ids.random21()}`;

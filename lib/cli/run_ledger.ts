@@ -1,7 +1,8 @@
 // Owns what print mode learns from a run's events for its result object: tokens and cost per model
 // (every depth), time spent waiting on the model, the main session's last stop reason, the calls the
 // permission gate refused (`permission_denials`) and subagent counts. Pure bookkeeping over the one
-// event vocabulary; the json and stream-json renderers read it.
+// event vocabulary; the json and stream-json renderers read it. Also how many calls that may change
+// something ran, so a run all of whose requested work was refused is not reported as a success.
 
 import type { RuntimeEvent } from "../protocol/events.ts";
 import { costUSD } from "../config/prices.ts";
@@ -22,6 +23,9 @@ export interface PermissionDenial {
   tool_input: Record<string, unknown>;
 }
 
+/** Tools that only look (their calls are not work a run was asked to do). */
+const READ_ONLY_TOOLS = new Set(["Read", "Glob", "Grep", "TaskOutput", "StructuredOutput", "Skill"]);
+
 export class RunLedger {
   readonly modelUsage = new Map<string, ModelUsageRow>();
   readonly permissionDenials: PermissionDenial[] = [];
@@ -30,6 +34,9 @@ export class RunLedger {
   readonly unpriced = new Set<string>();
   apiMs = 0;
   stopReason: string | null = null;
+  /** Calls that may change something (not one of READ_ONLY_TOOLS): run, and refused by a gate. */
+  workDone = 0;
+  workRefused = 0;
   #inputs = new Map<string, Record<string, unknown>>();
 
   /** Feed every event of the run (subagent events included: they are unwrapped here). */
@@ -65,6 +72,10 @@ export class RunLedger {
         this.#inputs.set(event.callId, event.input);
         return;
       case "tool_completed":
+        if (!READ_ONLY_TOOLS.has(event.name)) {
+          if (event.denied === true) this.workRefused++;
+          else this.workDone++;
+        }
         if (event.denied === true) {
           this.permissionDenials.push({
             tool_name: event.name,

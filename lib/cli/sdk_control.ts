@@ -15,6 +15,7 @@ import {
 import { MODE_ORDER } from "../permissions/ceiling.ts";
 import { resolveModel } from "../config/config.ts";
 import { VERSION } from "../version.ts";
+import { type HookCallbackMatcher, hookMatchersOf } from "../protocol/hook_callbacks.ts";
 
 /** The subtypes Blade answers with success (any other gets an error response naming it). */
 export const ANSWERED_SUBTYPES = [
@@ -22,8 +23,12 @@ export const ANSWERED_SUBTYPES = [
   "interrupt",
   "set_permission_mode",
   "set_model",
+  "set_max_thinking_tokens",
   "mcp_status",
+  "mcp_message",
   "cancel_async_message",
+  "stop_task",
+  "end_session",
 ] as const;
 
 export type ControlResponse =
@@ -44,11 +49,26 @@ export type ControlAction =
   | { kind: "interrupt"; cancelQueued: boolean }
   | { kind: "set_mode"; mode: PermissionMode }
   | { kind: "set_model"; model: string }
+  /**
+   * The thinking of the next turns: a budget (0 = off where the model allows; undefined = the launch's)
+   * and the display — kept, back to the launch's (`default`), or the SDK's choice.
+   */
+  | {
+    kind: "set_thinking";
+    budget: number | undefined;
+    display: "keep" | "default" | "summarized" | "highlights";
+  }
   | { kind: "drop_queued"; uuid: string }
+  /** Stop a background task of the session (an agent or a command), as TaskStop does. */
+  | { kind: "stop_task"; taskId: string }
   /** The SDK's session options: applied before the first turn. */
   | { kind: "initialize"; options: InitializeOptions }
   /** An initialize Blade cannot honour: the session ends with this error (its turns would run unguarded). */
-  | { kind: "fail"; message: string };
+  | { kind: "fail"; message: string }
+  /** A message of an in-process MCP server, sent by the server on its own (a list_changed notification). */
+  | { kind: "mcp_deliver"; server: string; message: unknown }
+  /** The SDK host is closing: no more input is read; the queued turns end the run. */
+  | { kind: "end" };
 
 export interface InitializeOptions {
   /** `systemPrompt` blocks (the SDK sends `[""]` when none was given: an empty base prompt). */
@@ -58,14 +78,27 @@ export interface InitializeOptions {
   agents?: Record<string, unknown>;
   /** `jsonSchema` (the SDK's outputFormat); the `--json-schema` flag wins when both are given. */
   jsonSchema?: Record<string, unknown>;
+  /** `hooks`: the SDK's hook callbacks by event (run through the HookCallbacks port). */
+  hooks?: Map<string, HookCallbackMatcher[]>;
+  /** `sdkMcpServers`: the names of the SDK's in-process MCP servers (reached with mcp_message). */
+  sdkMcpServers?: string[];
+  /** `mcpServers` (the SDK's default delivery, with `--await-initialize`): more MCP servers. */
+  mcpServers?: Record<string, unknown>;
+  /** `plugins` sent with the initialize: not loaded (the answer says `plugins_applied: false`). */
+  plugins?: boolean;
 }
 
 export interface ControlState {
   initialized: boolean;
-  /** The mode now in effect, and the widest a request may set (the launch's flags and settings). */
+  /**
+   * The mode now in effect, and the widest a request may set: the top-level session may widen (the
+   * SDK host's choice; children keep the grant they were started with), up to `auto` — up to
+   * `bypassPermissions` with --allow-dangerously-skip-permissions — and in an untrusted folder not past
+   * what the command line granted (cli/sdk_session.ts).
+   */
   mode: PermissionMode;
   ceiling: PermissionMode;
-  /** How the ceiling was set, for a refusal: `--permission-mode default`. */
+  /** Why nothing wider may be set, for a refusal. */
   ceilingSource: string;
   /** The launch's model (what `set_model` with no model or "default" goes back to) and the aliases. */
   defaultModel: string;
@@ -117,6 +150,8 @@ export function decideControl(
       return setMode(id, request.mode, state);
     case "set_model":
       return setModel(id, request.model, state);
+    case "set_max_thinking_tokens":
+      return setThinking(id, request);
     case "mcp_status":
       return {
         response: success(id, {
@@ -129,20 +164,26 @@ export function decideControl(
         }),
         action: NONE,
       };
-    case "cancel_async_message": {
-      const uuid = request.message_uuid;
-      if (typeof uuid !== "string") {
-        return {
-          response: error(id, "invalid_request", "cancel_async_message needs message_uuid."),
-          action: NONE,
-        };
+    case "mcp_message": {
+      const server = request.server_name;
+      if (typeof server !== "string") {
+        return { response: error(id, "invalid_request", "mcp_message needs server_name."), action: NONE };
       }
-      const queued = state.queued.includes(uuid);
+      // The SDK does not wait for this answer; its acknowledgement mirrors Claude Code's.
       return {
-        response: success(id, { cancelled: queued }),
-        action: queued ? { kind: "drop_queued", uuid } : NONE,
+        response: success(id, { mcp_response: { jsonrpc: "2.0", result: {}, id: 0 } }),
+        action: { kind: "mcp_deliver", server, message: request.message },
       };
     }
+    case "end_session":
+      return { response: success(id), action: { kind: "end" } };
+    case "stop_task":
+      // As Claude Code: an id no task of the session has is no error (nothing to stop).
+      return typeof request.task_id === "string" && request.task_id !== ""
+        ? { response: success(id), action: { kind: "stop_task", taskId: request.task_id } }
+        : { response: error(id, "invalid_request", "stop_task needs task_id."), action: NONE };
+    case "cancel_async_message":
+      return cancelQueued(id, request.message_uuid, state);
     default:
       return {
         response: error(
@@ -156,32 +197,26 @@ export function decideControl(
   }
 }
 
+/** cancel_async_message: drops a queued user message by its uuid (one already started stays). */
+function cancelQueued(id: string, uuid: unknown, state: ControlState): Decision {
+  if (typeof uuid !== "string") {
+    return {
+      response: error(id, "invalid_request", "cancel_async_message needs message_uuid."),
+      action: NONE,
+    };
+  }
+  const queued = state.queued.includes(uuid);
+  return {
+    response: success(id, { cancelled: queued }),
+    action: queued ? { kind: "drop_queued", uuid } : NONE,
+  };
+}
+
 /** A value from the request, quoted for a message (cut, one line). */
 function printable(value: string): string {
   // deno-lint-ignore no-control-regex
   const one = value.replace(/[\u0000-\u001f\u007f-\u009f]/g, " ");
   return one.length > 80 ? `${one.slice(0, 80)}…` : one;
-}
-
-/** The initialize fields whose callbacks live in the SDK's process: Blade cannot honour them. */
-function unhonoured(request: Record<string, unknown>): string[] {
-  const out: string[] = [];
-  const hooks = request.hooks;
-  if (typeof hooks === "object" && hooks !== null) {
-    const events = Object.entries(hooks).filter(([, m]) => Array.isArray(m) && m.length > 0).map(([e]) => e);
-    if (events.length > 0) out.push(`hooks (${events.map(printable).join(", ")})`);
-  }
-  const servers = request.sdkMcpServers;
-  if (Array.isArray(servers) && servers.length > 0) {
-    out.push(
-      `in-process MCP servers (sdkMcpServers: ${servers.map((s) => printable(String(s))).join(", ")})`,
-    );
-  }
-  for (const field of ["plugins", "mcpServers"]) {
-    const v = request[field];
-    if ((Array.isArray(v) && v.length > 0) || (isRecord(v) && Object.keys(v).length > 0)) out.push(field);
-  }
-  return out;
 }
 
 export function isRecord(v: unknown): v is Record<string, unknown> {
@@ -199,17 +234,14 @@ function initialize(id: string, request: Record<string, unknown>, state: Control
       action: NONE,
     };
   }
-  const missing = unhonoured(request);
-  if (missing.length > 0) {
-    const message =
-      `Blade cannot honour this SDK session: it does not run SDK-side ${missing.join(" or ")}. ` +
-      "Without them the session would run unguarded, so it does not start. Remove those options " +
-      "(an MCP server can be given as a stdio or http server in the SDK's mcpServers option instead).";
-    return { response: error(id, "unsupported_option", message), action: { kind: "fail", message } };
-  }
   const bad = badInitializeField(request);
   if (bad !== undefined) {
     const message = `initialize: ${bad}.`;
+    return { response: error(id, "invalid_request", message), action: { kind: "fail", message } };
+  }
+  const hooks = hookMatchersOf(request.hooks);
+  if (hooks.problems.length > 0) {
+    const message = `initialize: ${hooks.problems.map(printable).join("; ")}.`;
     return { response: error(id, "invalid_request", message), action: { kind: "fail", message } };
   }
   const system = request.systemPrompt;
@@ -221,6 +253,14 @@ function initialize(id: string, request: Record<string, unknown>, state: Control
       : {}),
     ...(isRecord(request.agents) && Object.keys(request.agents).length > 0 ? { agents: request.agents } : {}),
     ...(isRecord(request.jsonSchema) ? { jsonSchema: request.jsonSchema } : {}),
+    ...(hooks.byEvent.size > 0 ? { hooks: hooks.byEvent } : {}),
+    ...(Array.isArray(request.sdkMcpServers) && request.sdkMcpServers.length > 0
+      ? { sdkMcpServers: request.sdkMcpServers as string[] }
+      : {}),
+    ...(isRecord(request.mcpServers) && Object.keys(request.mcpServers).length > 0
+      ? { mcpServers: request.mcpServers }
+      : {}),
+    ...(Array.isArray(request.plugins) && request.plugins.length > 0 ? { plugins: true } : {}),
   };
   // The payload (agents, models, account) is the session's to fill in: it knows the registry.
   return { response: success(id), action: { kind: "initialize", options } };
@@ -242,6 +282,13 @@ function badInitializeField(request: Record<string, unknown>): string | undefine
   if (request.jsonSchema !== undefined && !isRecord(request.jsonSchema)) {
     return "jsonSchema must be an object";
   }
+  const servers = request.sdkMcpServers;
+  if (servers !== undefined && !(Array.isArray(servers) && servers.every((s) => typeof s === "string"))) {
+    return "sdkMcpServers must be a list of server names";
+  }
+  if (request.mcpServers !== undefined && !isRecord(request.mcpServers)) {
+    return "mcpServers must be an object of server definitions";
+  }
   return undefined;
 }
 
@@ -259,8 +306,7 @@ function setMode(id: string, raw: unknown, state: ControlState): Decision {
       response: error(
         id,
         "invalid_mode",
-        `Cannot set permission mode ${JSON.stringify(printable(raw))}: Blade's modes are ${names}` +
-          (raw === "auto" ? " (it has no classifier-approved auto mode)." : "."),
+        `Cannot set permission mode ${JSON.stringify(printable(raw))}: Blade's modes are ${names}.`,
       ),
       action: NONE,
     };
@@ -270,9 +316,8 @@ function setMode(id: string, raw: unknown, state: ControlState): Decision {
       response: error(
         id,
         "above_ceiling",
-        `Cannot set permission mode to ${raw}: the session was started with ${state.ceilingSource}, and a ` +
-          `control request never widens what the launch allows. Start it with --permission-mode ` +
-          `${claudeModeName(mode)}${
+        `Cannot set permission mode to ${raw}: ${state.ceilingSource}. Start the session with ` +
+          `--permission-mode ${claudeModeName(mode)}${
             mode === "yolo" ? " or --allow-dangerously-skip-permissions" : ""
           } instead.`,
       ),
@@ -304,6 +349,42 @@ function setModel(id: string, raw: unknown, state: ControlState): Decision {
   }
   const model = resolveModel(raw, state.aliases);
   return { response: success(id, { model }), action: { kind: "set_model", model } };
+}
+
+const DISPLAYS = ["summarized", "omitted", "highlights"];
+
+/**
+ * The SDK's setMaxThinkingTokens(tokens, display), as Claude Code 2.1.332 takes it
+ * (tests/fixtures/sdk/max_thinking_tokens.json): an integer budget or null (the launch's); a display
+ * left out keeps the current one, null or `omitted` goes back to the launch's.
+ */
+function setThinking(id: string, request: Record<string, unknown>): Decision {
+  const tokens = request.max_thinking_tokens;
+  const display = request.thinking_display;
+  const tokensOk = tokens === undefined || tokens === null || Number.isSafeInteger(tokens);
+  const displayOk = display === undefined || display === null || DISPLAYS.includes(display as string);
+  if (!tokensOk || !displayOk) {
+    return {
+      response: error(
+        id,
+        "invalid_request",
+        'set_max_thinking_tokens: max_thinking_tokens must be an integer or null and thinking_display must be "summarized", "omitted", "highlights", or null',
+      ),
+      action: NONE,
+    };
+  }
+  return {
+    response: success(id),
+    action: {
+      kind: "set_thinking",
+      budget: typeof tokens === "number" ? tokens : undefined,
+      display: display === undefined
+        ? "keep"
+        : display === "summarized" || display === "highlights"
+        ? display
+        : "default",
+    },
+  };
 }
 
 export interface InitializeInfo {

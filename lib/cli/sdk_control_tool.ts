@@ -3,7 +3,7 @@
 // may approve (`--permission-prompt-tool stdio`), and what the SDK's answer means. Pure, table-tested;
 // cli/sdk_session.ts writes the request and waits for the answer.
 
-import type { ApprovalAnswer, ApprovalRequest } from "../protocol/approval.ts";
+import type { ApprovalRequest, ApprovalVerdict } from "../protocol/approval.ts";
 import { isRecord } from "./sdk_control.ts";
 
 /**
@@ -17,7 +17,9 @@ export function canUseToolRequest(id: string, req: ApprovalRequest): Record<stri
     request: {
       subtype: "can_use_tool",
       tool_name: req.tool,
+      display_name: req.tool,
       input: req.input ?? {},
+      ...(typeof req.input?.description === "string" ? { description: req.input.description } : {}),
       tool_use_id: req.callId ?? "",
       permission_suggestions: [],
       decision_reason: req.reason,
@@ -27,24 +29,44 @@ export function canUseToolRequest(id: string, req: ApprovalRequest): Record<stri
 }
 
 export interface ToolVerdict {
-  answer: ApprovalAnswer;
+  verdict: ApprovalVerdict;
   /** A deny with `interrupt: true`: the turn stops too. */
   interrupt: boolean;
 }
 
 /**
- * The SDK's answer to can_use_tool. Only `allow` without a changed input runs the call: Blade runs the
- * call its gate checked, so an `updatedInput` that changes it is refused (rather than run unchecked).
- * An error response, a malformed one, or anything but allow is a deny.
+ * The SDK's answer to can_use_tool (its canUseTool's result), or an MCP approval tool's: `allow` runs
+ * the call — with `updatedInput` when it changes it (the tool runner checks the changed call again:
+ * executor/tool_runner.ts); `deny` refuses it, and its `message` is what the model is told. An error
+ * response, a malformed one, or anything but allow is a deny.
  */
 export function toolVerdict(response: Record<string, unknown>, input: Record<string, unknown>): ToolVerdict {
   const body = response.subtype === "success" && isRecord(response.response) ? response.response : {};
+  return permissionResult(body, input);
+}
+
+/** A permission result (`{behavior: "allow"|"deny", updatedInput?, message?, interrupt?}`) as a verdict. */
+export function permissionResult(body: Record<string, unknown>, input: Record<string, unknown>): ToolVerdict {
   if (body.behavior === "allow") {
     const updated = body.updatedInput;
-    const same = updated === undefined || (sameJson(updated, input));
-    return { answer: same ? "allow_once" : "deny", interrupt: false };
+    // A changed input that is no object cannot be a call: unparsable means refused.
+    if (updated !== undefined && updated !== null && !isRecord(updated)) {
+      return {
+        verdict: { answer: "deny", message: "The approver's updatedInput is not an object." },
+        interrupt: false,
+      };
+    }
+    const changed = isRecord(updated) && !sameJson(updated, input);
+    return {
+      verdict: changed ? { answer: "allow_once", updatedInput: updated } : { answer: "allow_once" },
+      interrupt: false,
+    };
   }
-  return { answer: "deny", interrupt: body.behavior === "deny" && body.interrupt === true };
+  const message = typeof body.message === "string" && body.message.trim() !== "" ? body.message : undefined;
+  return {
+    verdict: message === undefined ? { answer: "deny" } : { answer: "deny", message },
+    interrupt: body.behavior === "deny" && body.interrupt === true,
+  };
 }
 
 /** Whether two JSON values are equal (objects by their keys, in any order). */

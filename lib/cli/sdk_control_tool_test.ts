@@ -19,7 +19,9 @@ Deno.test("canUseToolRequest: the SDK's can_use_tool, naming the call, its input
     request: {
       subtype: "can_use_tool",
       tool_name: "Bash",
+      display_name: "Bash",
       input: INPUT,
+      description: "push",
       tool_use_id: "toolu_1",
       permission_suggestions: [],
       decision_reason: "Permission denied: Bash needs approval",
@@ -36,9 +38,9 @@ Deno.test("canUseToolRequest: the SDK's can_use_tool, naming the call, its input
   assert.deepEqual((child.request as Record<string, unknown>).input, {});
 });
 
-Deno.test("toolVerdict: only an allow that keeps the checked input runs the call", () => {
-  const rows: [string, Record<string, unknown>, string, boolean][] = [
-    ["allow", { subtype: "success", response: { behavior: "allow" } }, "allow_once", false],
+Deno.test("toolVerdict: allow runs the call (as the approver changed it); deny refuses it with its message", () => {
+  const rows: [string, Record<string, unknown>, unknown, boolean][] = [
+    ["allow", { subtype: "success", response: { behavior: "allow" } }, { answer: "allow_once" }, false],
     [
       "allow with the same input (keys in another order)",
       {
@@ -48,36 +50,47 @@ Deno.test("toolVerdict: only an allow that keeps the checked input runs the call
           updatedInput: { nested: { a: [1, 2] }, description: "push", command: "git push" },
         },
       },
-      "allow_once",
+      { answer: "allow_once" },
       false,
     ],
     [
-      "allow with a changed input: refused, never run unchecked",
+      "allow with a changed input: that input runs (checked again by the tool runner)",
       {
         subtype: "success",
-        response: { behavior: "allow", updatedInput: { ...INPUT, command: "rm -rf /" } },
+        response: { behavior: "allow", updatedInput: { ...INPUT, command: "git push -n" } },
       },
-      "deny",
+      { answer: "allow_once", updatedInput: { ...INPUT, command: "git push -n" } },
       false,
     ],
     [
-      "allow with an array input",
+      "allow with an array input: unparsable, refused",
       { subtype: "success", response: { behavior: "allow", updatedInput: [] } },
-      "deny",
+      { answer: "deny", message: "The approver's updatedInput is not an object." },
       false,
     ],
-    ["deny", { subtype: "success", response: { behavior: "deny", message: "no" } }, "deny", false],
+    [
+      "deny: its message is what the model is told",
+      { subtype: "success", response: { behavior: "deny", message: "no" } },
+      { answer: "deny", message: "no" },
+      false,
+    ],
     [
       "deny and interrupt",
       { subtype: "success", response: { behavior: "deny", message: "stop", interrupt: true } },
-      "deny",
+      { answer: "deny", message: "stop" },
       true,
     ],
-    ["an error response", { subtype: "error", error: "callback threw" }, "deny", false],
-    ["a malformed answer", { subtype: "success", response: "allow" }, "deny", false],
-    ["no answer body", { subtype: "success" }, "deny", false],
+    [
+      "deny without a message",
+      { subtype: "success", response: { behavior: "deny" } },
+      { answer: "deny" },
+      false,
+    ],
+    ["an error response", { subtype: "error", error: "callback threw" }, { answer: "deny" }, false],
+    ["a malformed answer", { subtype: "success", response: "allow" }, { answer: "deny" }, false],
+    ["no answer body", { subtype: "success" }, { answer: "deny" }, false],
   ];
-  for (const [name, response, answer, interrupt] of rows) {
-    assert.deepEqual(toolVerdict(response, INPUT), { answer, interrupt }, name);
+  for (const [name, response, verdict, interrupt] of rows) {
+    assert.deepEqual(toolVerdict(response, INPUT), { verdict, interrupt }, name);
   }
 });

@@ -1,8 +1,8 @@
 // Owns a print-mode run driven by the Agent SDK over `--input-format stream-json`
-// (docs/guides/agent-sdk.md): stdin is read as lines arrive, also while a turn runs; user messages
-// queue up and run in order as turns of one session; control requests are answered at once, in order,
-// with control_response lines on stdout (decisions: cli/sdk_control.ts). Loaded only with
-// `--input-format stream-json`, so plain `-p` never pays for it.
+// (docs/guides/agent-sdk.md): stdin is read as lines arrive, also while a turn runs; user messages queue
+// up and run in order as turns of one session; the SDK's control requests are answered at once, in
+// order (cli/sdk_control.ts), Blade's own go out through cli/sdk_outbox.ts. MCP servers start once the
+// initialize (with the SDK's servers) is in. Loaded only with `--input-format stream-json`.
 
 import type { App } from "../app.ts";
 import type { Ports } from "../sys/mod.ts";
@@ -10,12 +10,16 @@ import type { McpHub } from "../mcp/hub.ts";
 import { BladeError, usageError } from "../errors.ts";
 import { stdinLines } from "../sys/signals.ts";
 import { claudeModeName, type PermissionMode } from "../protocol/permission_mode.ts";
+import type { Approver } from "../protocol/approval.ts";
+import type { HookCallbacks } from "../protocol/hook_callbacks.ts";
+import { hookCallbacks, type McpStarter, SdkOutbox, SdkServers } from "./sdk_outbox.ts";
 import { type Io, redactedIo } from "./io.ts";
-import { jsonTerminalSafe } from "./sanitize.ts";
+import { jsonTerminalSafe, terminalSafe } from "./sanitize.ts";
 import { jsonSchemaOf, type StreamJsonInput, streamJsonInput } from "./print_inputs.ts";
 import { runTurn, type SessionChoice, type TurnFlags } from "./print_turn.ts";
-import type { Values } from "./print_flags.ts";
-import type { Approver } from "../protocol/approval.ts";
+import { promptToolApprover } from "./permission_prompt_tool.ts";
+
+import { nameSession, type Values } from "./print_flags.ts";
 import { canUseToolRequest, toolVerdict } from "./sdk_control_tool.ts";
 import {
   type ControlAction,
@@ -23,8 +27,11 @@ import {
   type ControlState,
   decideControl,
   type InitializeOptions,
-  initializePayload,
 } from "./sdk_control.ts";
+import { initializeAnswer, sessionApp } from "./sdk_initialize.ts";
+import { sdkModeCeiling } from "./sdk_ceiling.ts";
+import { stopSessionTask } from "./sdk_task_stop.ts";
+import type { Runtime } from "../runtime/runtime.ts";
 
 export interface SdkSessionDeps {
   app: App;
@@ -33,7 +40,7 @@ export interface SdkSessionDeps {
   values: Values;
   turn: TurnFlags;
   open: SessionChoice;
-  mcp: McpHub | undefined;
+  startMcp: McpStarter;
   /** The input lines (default: stdin as it arrives). */
   lines?: AsyncIterable<string>;
 }
@@ -45,19 +52,29 @@ export async function runSdkSession(d: SdkSessionDeps): Promise<number> {
   session.read(d.lines ?? stdinLines());
   let open = d.open;
   let code = 0;
-  for await (const turn of session.turns()) {
-    const app = session.appFor(d.app);
-    const flags = await session.flagsFor(d.turn);
-    const done = await runTurn(app, d.io, turn.text, open, flags, d.mcp, turn.stop.signal);
-    session.turnEnded(done.sessionId);
-    open = { resume: done.sessionId };
-    // A turn the SDK interrupted ends cancelled and the session goes on, as in Claude Code.
-    if (turn.interrupted) {
-      code = 0;
-      continue;
+  try {
+    for await (const turn of session.turns()) {
+      const app = session.appFor(d.app);
+      const flags = await session.flagsFor(d.turn);
+      const mcp = await session.mcp();
+      session.state("running");
+      const done = await runTurn(app, d.io, turn.text, open, flags, mcp, turn.stop.signal);
+      if (open.resume === undefined) await nameSession(app, { values: d.values, sessionId: done.sessionId });
+      session.turnEnded(done.sessionId);
+      session.state("idle");
+      open = { resume: done.sessionId };
+      // A turn the SDK interrupted ends cancelled and the session goes on, as in Claude Code.
+      if (turn.interrupted) {
+        code = 0;
+        continue;
+      }
+      code = done.code;
+      if (code !== 0) break;
     }
-    code = done.code;
-    if (code !== 0) break;
+  } finally {
+    // The session ends with the input (Claude Code's reason `other`), then its servers stop.
+    await d.turn.hookLife?.end("other");
+    await session.close();
   }
   return code;
 }
@@ -80,23 +97,34 @@ class SdkSession {
   #seenUser = false;
   #seenControl = false;
   #initialized = false;
+  readonly #initializedSignal = Promise.withResolvers<void>();
   #init: InitializeOptions = {};
   #mode: PermissionMode | undefined;
   #model: string | undefined;
+  /** The running turn's runtime (stopTask reaches its background tasks through it). */
+  #runtime: Runtime | undefined;
+  /** setMaxThinkingTokens: the budget and display of the next turns (unset: the launch's). */
+  #thinking: { budget?: number; display?: string } = {};
   #sessionId: string | undefined;
-  /** Our can_use_tool requests waiting for the SDK's control_response, by request id. */
-  readonly #asked = new Map<string, (response: Record<string, unknown>) => void>();
-  #askedCount = 0;
-  /** The launch's mode and how far a request may widen it. */
+  /** Blade's own requests to the SDK (can_use_tool, hook_callback, mcp_message). */
+  readonly #outbox: SdkOutbox;
+  /** The widest mode a set_permission_mode may set, and why (cli/sdk_ceiling.ts). */
   readonly #ceiling: { mode: PermissionMode; source: string };
+  readonly #servers: SdkServers;
+  /** The SDK reads `session_state_changed` (it says so with CLAUDE_CODE_SDK_READS_SESSION_STATE=1). */
+  readonly #statesWanted: boolean;
 
   constructor(d: SdkSessionDeps, write: (line: unknown) => void) {
     this.#d = d;
     this.#write = write;
-    const launched = d.app.config.permissionMode;
-    this.#ceiling = d.values["allow-dangerously-skip-permissions"] === true
-      ? { mode: "yolo", source: "--allow-dangerously-skip-permissions" }
-      : { mode: launched, source: `permission mode ${claudeModeName(launched)}` };
+    this.#outbox = new SdkOutbox(write);
+    this.#servers = new SdkServers(this.#outbox, d.startMcp);
+    this.hooks = hookCallbacks(this.#outbox, () => this.#init.hooks);
+    this.#ceiling = sdkModeCeiling({
+      launched: d.app.config.permissionMode,
+      allowBypass: d.values["allow-dangerously-skip-permissions"] === true,
+    });
+    this.#statesWanted = d.ports.env.get("CLAUDE_CODE_SDK_READS_SESSION_STATE") === "1";
   }
 
   /** Reads every line in the background; a bad line stops reading and fails the next turn. */
@@ -106,7 +134,7 @@ class SdkSession {
       for await (const raw of lines) {
         const line = streamJsonInput(raw, ++n);
         if (line !== undefined) await this.#handle(line);
-        if (this.#failure !== undefined) break;
+        if (this.#failure !== undefined || this.#ended) break;
       }
       if (!this.#seenUser && !this.#seenControl && this.#failure === undefined) {
         this.#failure = usageError("--input-format stream-json: no user message on standard input.");
@@ -115,19 +143,18 @@ class SdkSession {
       this.#failure = e instanceof Error ? e : new Error(String(e));
     }).finally(() => {
       this.#ended = true;
-      // Nobody is left to answer our can_use_tool requests: they are denied.
-      for (const resolve of this.#asked.values()) {
-        resolve({ subtype: "error", error: "standard input ended" });
-      }
-      this.#asked.clear();
+      this.#outbox.end();
+      this.#initializedSignal.resolve();
       this.#wake?.();
     });
   }
 
   /** The user turns in order, as they arrive; throws the failure that ended the input, if any. */
   async *turns(): AsyncGenerator<Turn> {
+    // `--await-initialize`: nothing runs before the SDK's initialize (its servers and hooks) arrives.
+    if (this.#d.values["await-initialize"] === true) await this.#initializedSignal.promise;
     while (true) {
-      const next = this.#queue.shift();
+      const next = this.#failure === undefined ? this.#queue.shift() : undefined;
       if (next !== undefined) {
         this.#running = next;
         yield next;
@@ -145,24 +172,36 @@ class SdkSession {
     this.#sessionId = sessionId;
   }
 
-  /** The App of the next turn: the mode and model the SDK set, the agents its initialize gave. */
-  appFor(app: App): App {
-    const agents = this.#agentsJson(app);
-    return {
-      ...app,
-      config: {
-        ...app.config,
-        permissionMode: this.#mode ?? app.config.permissionMode,
-        model: this.#model ?? app.config.model,
-      },
-      flags: { ...app.flags, ...(agents === undefined ? {} : { agentsJson: agents }) },
-    };
+  /** Claude Code's `session_state_changed` (running, idle), which the SDK waits for before it ends a run. */
+  state(state: "running" | "idle"): void {
+    if (this.#statesWanted) {
+      this.#write(systemLine("session_state_changed", { state, sdk_host_only: true }, this.#lineIds()));
+    }
   }
 
-  /** The turn flags with the initialize's system prompt and schema. */
+  /** The run's MCP servers, started once (with the initialize's servers when it came first). */
+  mcp(): Promise<McpHub | undefined> {
+    return this.#servers.hub(this.#init);
+  }
+
+  async close(): Promise<void> {
+    await this.#servers.close();
+  }
+
+  /** The App of the next turn: the mode and model the SDK set, the agents its initialize gave. */
+  appFor(app: App): App {
+    return sessionApp(app, { mode: this.#mode, model: this.#model, agents: this.#init.agents });
+  }
+
+  /** The turn flags with the initialize's system prompt, schema and hooks, and the SDK's approvals. */
   async flagsFor(turn: TurnFlags): Promise<TurnFlags> {
     const o = this.#init;
     const append = [turn.prompts.appendSystemPrompt, o.appendSystemPrompt].filter((x) => x !== undefined);
+    // The SDK's canUseTool: it passes --permission-prompt-tool stdio and answers can_use_tool
+    // (`--permission-prompts none`: nobody is asked).
+    const asks = this.#d.values["permission-prompt-tool"] === "stdio" &&
+      this.#d.values["permission-prompts"] !== "none";
+    const approve = asks ? this.#approve : promptToolApprover(this.#d.values, await this.mcp());
     return {
       ...turn,
       prompts: {
@@ -171,27 +210,27 @@ class SdkSession {
         ...(append.length === 0 ? {} : { appendSystemPrompt: append.join("\n\n") }),
       },
       jsonSchema: turn.jsonSchema ?? await this.#schema(),
-      // The SDK's canUseTool: it passes --permission-prompt-tool stdio and answers can_use_tool.
-      ...(this.#d.values["permission-prompt-tool"] === "stdio" ? { approve: this.#approve } : {}),
+      ...(approve === undefined ? {} : { approve }),
+      ...(o.hooks === undefined ? {} : {
+        sdkHooks: this.hooks,
+        hookMode: () => claudeModeName(this.#mode ?? this.#d.app.config.permissionMode),
+      }),
+      ...(this.#thinking.budget === undefined ? {} : { thinkingBudget: this.#thinking.budget }),
+      ...(this.#thinking.display === undefined ? {} : { thinkingDisplay: this.#thinking.display }),
+      onRuntime: (runtime) => (this.#runtime = runtime),
     };
   }
+
+  /** The SDK's hook callbacks as the HookCallbacks port (protocol/hook_callbacks.ts). */
+  readonly hooks: HookCallbacks;
 
   /** Asks the SDK (can_use_tool) about a call the gate would refuse; a cancelled or unanswered ask denies. */
   readonly #approve: Approver = async (request, signal) => {
     if (signal.aborted || this.#ended) return "deny";
-    const id = `blade_can_use_tool_${++this.#askedCount}`;
-    const answer = new Promise<Record<string, unknown>>((resolve) => {
-      this.#asked.set(id, resolve);
-      signal.addEventListener("abort", () => {
-        if (!this.#asked.delete(id)) return;
-        this.#write({ type: "control_cancel_request", request_id: id });
-        resolve({ subtype: "error", error: "cancelled" });
-      }, { once: true });
-    });
-    this.#write(canUseToolRequest(id, request));
-    const verdict = toolVerdict(await answer, request.input ?? {});
+    const asked = canUseToolRequest("", request).request as Record<string, unknown>;
+    const verdict = toolVerdict(await this.#outbox.request(asked, signal), request.input ?? {});
     if (verdict.interrupt) this.#interrupt();
-    return verdict.answer;
+    return verdict.verdict;
   };
 
   #interrupt(): void {
@@ -211,20 +250,8 @@ class SdkSession {
     return this.#checkedSchema ??= jsonSchemaOf({ "json-schema": JSON.stringify(schema) }, this.#d.ports);
   }
 
-  #agentsJson(app: App): string | undefined {
-    const given = this.#init.agents;
-    if (given === undefined) return undefined;
-    let flag: Record<string, unknown> = {};
-    try {
-      flag = app.flags.agentsJson === undefined ? {} : JSON.parse(app.flags.agentsJson);
-    } catch {
-      return app.flags.agentsJson; // its own error is reported when the registry loads it
-    }
-    return JSON.stringify({ ...flag, ...given });
-  }
-
   #state(): ControlState {
-    const { app, mcp } = this.#d;
+    const { app } = this.#d;
     return {
       initialized: this.#initialized,
       mode: this.#mode ?? app.config.permissionMode,
@@ -233,12 +260,7 @@ class SdkSession {
       defaultModel: app.config.model,
       aliases: app.config.aliases,
       queued: this.#queue.flatMap((t) => (t.uuid === undefined ? [] : [t.uuid])),
-      mcpServers: (mcp?.status() ?? []).map((s) => ({
-        name: s.name,
-        status: s.status,
-        ...(s.error === undefined ? {} : { error: s.error }),
-        tools: s.tools.map((t) => t.name),
-      })),
+      mcpServers: [],
     };
   }
 
@@ -256,18 +278,29 @@ class SdkSession {
         return;
       case "control_request": {
         this.#seenControl = true;
+        if (line.request.subtype === "mcp_status") {
+          // Starting the servers may need the SDK's answers (its in-process servers): never wait for
+          // them here, where its answers are read.
+          void this.#servers.status(this.#initialized || this.#seenUser ? this.#init : undefined).then(
+            (mcpServers) => {
+              const { response } = decideControl(line.requestId, line.request, {
+                ...this.#state(),
+                mcpServers,
+              });
+              this.#write({ type: "control_response", response });
+            },
+          );
+          return;
+        }
         const { response, action } = decideControl(line.requestId, line.request, this.#state());
         const answered = await this.#apply(action, response);
         this.#write({ type: "control_response", response: answered });
         if (action.kind === "set_mode" && answered.subtype === "success") this.#status();
         return;
       }
-      case "control_response": {
-        const resolve = this.#asked.get(line.requestId);
-        this.#asked.delete(line.requestId);
-        resolve?.(line.response); // one for no request of ours is ignored, as Claude Code does
+      case "control_response":
+        this.#outbox.answered(line.requestId, line.response);
         return;
-      }
       // Every request of the SDK is answered before the next line is read: nothing is left to cancel.
       case "control_cancel_request":
       case "keep_alive":
@@ -290,11 +323,36 @@ class SdkSession {
       case "set_model":
         this.#model = action.model;
         return response;
+      case "set_thinking": {
+        const display = action.display === "keep" ? this.#thinking.display : action.display;
+        this.#thinking = {
+          ...(action.budget === undefined ? {} : { budget: action.budget }),
+          ...(display === undefined || display === "default" ? {} : { display }),
+        };
+        return response;
+      }
       case "drop_queued": {
         const i = this.#queue.findIndex((t) => t.uuid === action.uuid);
         if (i >= 0) this.#queue.splice(i, 1);
         return response;
       }
+      case "mcp_deliver":
+        this.#servers.deliver(action.server, action.message);
+        return response;
+      case "stop_task": {
+        const { app } = this.#d;
+        const what = await stopSessionTask(app, action.taskId, {
+          runtime: this.#runtime,
+          mode: this.#mode ?? app.config.permissionMode,
+        });
+        if (app.config.debug) this.#d.io.err(`blade: debug: ${terminalSafe(what)}\n`);
+        return response;
+      }
+      case "end":
+        // The host is closing: nothing more is read; the turns already queued still run.
+        this.#ended = true;
+        this.#wake?.();
+        return response;
       case "fail":
         this.#failure = new BladeError("sdk_option_unsupported", action.message, {
           hint: "docs/guides/agent-sdk.md lists what Blade honours of the Agent SDK's options.",
@@ -309,24 +367,13 @@ class SdkSession {
     this.#initialized = true;
     this.#init = options;
     try {
-      const app = this.appFor(this.#d.app);
-      const registry = await app.registry();
       if (this.#d.turn.jsonSchema === undefined) await this.#schema();
       return {
         subtype: "success",
         request_id: response.request_id,
-        response: initializePayload({
-          agents: registry.list().map((a) => ({
-            name: a.name,
-            description: a.description,
-            ...(a.model === "inherit" ? {} : { model: a.model }),
-          })),
-          model: app.config.model,
-          aliases: app.config.aliases,
-          mode: app.config.permissionMode,
-          apiKeySource: app.config.provider === "anthropic"
-            ? app.config.anthropic.apiKeySource ?? "none"
-            : "none",
+        response: await initializeAnswer(this.appFor(this.#d.app), {
+          options,
+          pid: this.#d.ports.process.pid(),
         }),
         pending_permission_requests: [],
         pending_user_dialog_requests: [],
@@ -340,18 +387,28 @@ class SdkSession {
         error: message,
         error_code: "invalid_request",
       };
+    } finally {
+      this.#initializedSignal.resolve();
     }
+  }
+
+  /** What a system line of this session carries besides its fields. */
+  #lineIds(): { sessionId: string | undefined; uuid: string } {
+    return { sessionId: this.#sessionId, uuid: this.#d.app.ports.ids.uuid() };
   }
 
   /** Claude Code's `system/status` line after a mode change. */
   #status(): void {
-    this.#write({
-      type: "system",
-      subtype: "status",
-      status: null,
-      permissionMode: claudeModeName(this.#mode ?? this.#d.app.config.permissionMode),
-      uuid: this.#d.app.ports.ids.uuid(),
-      session_id: this.#sessionId ?? "",
-    });
+    const permissionMode = claudeModeName(this.#mode ?? this.#d.app.config.permissionMode);
+    this.#write(systemLine("status", { status: null, permissionMode }, this.#lineIds()));
   }
+}
+
+/** A `system` line of the session (Claude Code's shape: subtype, fields, uuid, session_id). */
+function systemLine(
+  subtype: string,
+  fields: Record<string, unknown>,
+  o: { sessionId: string | undefined; uuid: string },
+) {
+  return { type: "system", subtype, ...fields, uuid: o.uuid, session_id: o.sessionId ?? "" };
 }

@@ -4,7 +4,7 @@
 // errors are model- and file-controlled, so text output goes through terminalSafe (sanitize.ts).
 
 import { terminalSafe } from "./sanitize.ts";
-import { pruneStaleWorktrees } from "../worktree/prune.ts";
+import { pruneStaleWorktrees, STALE_WORKTREE_AGE_MS } from "../worktree/prune.ts";
 import { processGit } from "../worktree/git.ts";
 import { parseArgs } from "./parse_args.ts";
 import type { Ports } from "../sys/mod.ts";
@@ -18,6 +18,7 @@ import { TaskAdmin } from "../admin/task_admin.ts";
 import { removeRunFiles } from "../admin/run_files.ts";
 import { reconcile } from "../recovery/recovery.ts";
 import { runTasksResume } from "./tasks_resume_cmd.ts";
+import { storeFlagsOf } from "./print_flags.ts";
 import {
   cancelJson,
   renderCancel,
@@ -48,11 +49,15 @@ Subagent runs started from this folder (each run's durable record, its sidecar).
   cancel <id>… [--json]            stop running runs (status cancelled; their processes are killed)
   clean [--older-than 7d] [--worktrees] [--json]
                                    remove finished runs older than the age (default 7 days); with
-                                   --worktrees also stale managed git worktrees (30 days, clean,
+                                   --worktrees also stale managed git worktrees (${
+  STALE_WORKTREE_AGE_MS / 86_400_000
+} days, clean,
                                    no unpushed commits; see docs/guides/isolation.md)
   resume <id> "prompt" [--background] [--output-format text|json|stream-json] [--json]
                                    continue a finished run as a new run (same agent, config, history)
   recover [--json]                 reconcile runs left "running" by a killed process, in every folder
+
+  --store <url> [--store-creds <file>]   the shared NATS store's runs (docs/guides/remote.md)
 
 Before every command, runs of this folder whose process died are reconciled (see recover).
 `;
@@ -70,6 +75,8 @@ function parseTasksArgs(argv: string[]) {
         worktrees: { type: "boolean" },
         session: { type: "string" },
         limit: { type: "string" },
+        store: { type: "string" },
+        "store-creds": { type: "string" },
         help: { type: "boolean", short: "h" },
       },
       allowPositionals: true,
@@ -102,7 +109,19 @@ export async function runTasks(argv: string[], ports: Ports, io: Io): Promise<nu
     return command === undefined && values.help !== true ? 2 : 0;
   }
   const readOnly = command === "list" || command === "output";
-  const app = await createApp(ports, {}, { storage: readOnly ? "read" : "write" });
+  const app = await createApp(ports, storeFlagsOf(values), { storage: readOnly ? "read" : "write" });
+  try {
+    return await tasksCommand(app, { ports, io, values, command, ids });
+  } finally {
+    await app.close();
+  }
+}
+
+async function tasksCommand(
+  app: App,
+  o: { ports: Ports; io: Io; values: TasksValues; command: string; ids: string[] },
+): Promise<number> {
+  const { ports, io, values, command, ids } = o;
   const store = app.store();
   const recoveryDeps = { ports, store, layout: app.layout, redact: app.redact };
   if (command === "recover") {
@@ -189,7 +208,7 @@ async function tasksList({ admin, values, io, ports, json }: TasksRun): Promise<
   if (values.json === true) json((await admin.records(shown)).map(publicProjection));
   else if (mine.length === 0 && session !== undefined) io.out("No subagent runs in this session yet.\n");
   else {
-    io.out(terminalSafe(renderTaskList(shown, ports.clock.now())));
+    io.out(terminalSafe(renderTaskList(shown, ports.clock.now(), { machine: ports.env.hostname() })));
     if (shown.length < mine.length) io.out(renderMore(shown.length, mine.length));
     if (mine.length > 0) io.out(statusCounts(mine.map((r) => r.status)) + "\n");
   }

@@ -6,6 +6,7 @@
 import type { PruneReport } from "../worktree/prune.ts";
 import { preservedLine } from "../worktree/view.ts";
 import type { RecoveryReport } from "../recovery/recovery.ts";
+import { PIDLESS_ORPHAN_AFTER_MS } from "../recovery/recovery_plan.ts";
 import type { CancelOutcome } from "../admin/task_admin.ts";
 import type { SidecarRecord } from "../store/schema.ts";
 import type { RunSummary } from "../store/run_summary.ts";
@@ -44,20 +45,28 @@ export function statusCounts(statuses: readonly SidecarRecord["status"][], noun 
  * A header, then one line per run: status, id, type, when it started (`5m ago`: an age, never the run's
  * duration), description, `[bg]`, and the resume lineage.
  */
-export function renderTaskList(records: readonly RunSummary[], now: number): string {
+export function renderTaskList(
+  records: readonly RunSummary[],
+  now: number,
+  options: { machine?: string } = {},
+): string {
   if (records.length === 0) return "No subagent runs in this folder yet.\n";
   const idWidth = Math.max(2, ...records.map((r) => r.id.length));
   const typeWidth = Math.max(4, ...records.map((r) => r.subagentType.length));
+  // A MACHINE column once any run was written by another machine (a shared store, --store).
+  const elsewhere = records.some((r) => r.machine !== undefined && r.machine !== options.machine);
+  const machineWidth = elsewhere ? Math.max(7, ...records.map((r) => r.machine?.length ?? 1)) : 0;
+  const machine = (r: RunSummary) => elsewhere ? `${(r.machine ?? "-").padEnd(machineWidth)}  ` : "";
   const head = `${"STATUS".padEnd(8)} ${"ID".padEnd(idWidth)}  ${"TYPE".padEnd(typeWidth)}  ${
-    "STARTED".padStart(8)
-  }  DESCRIPTION\n`;
+    elsewhere ? `${"MACHINE".padEnd(machineWidth)}  ` : ""
+  }${"STARTED".padStart(8)}  DESCRIPTION\n`;
   return head + records.map((r) => {
     const lineage = r.resumedFrom === undefined ? "" : `  ← ${r.resumedFrom} (depth ${r.resumeDepth})`;
     const label = r.status === "running" && r.queuedAt !== undefined ? "QUEUED" : LABELS[r.status];
     const kept = r.worktree?.state === "kept"
       ? `         worktree kept: ${r.worktree.worktreeRoot} (branch ${r.worktree.branch})\n`
       : "";
-    return `${label.padEnd(8)} ${r.id.padEnd(idWidth)}  ${r.subagentType.padEnd(typeWidth)}  ${
+    return `${label.padEnd(8)} ${r.id.padEnd(idWidth)}  ${r.subagentType.padEnd(typeWidth)}  ${machine(r)}${
       `${formatAge(now - r.createdAt)} ago`.padStart(8)
     }  ${r.description}${r.background ? "  [bg]" : ""}${lineage}\n${kept}`;
   }).join("");
@@ -170,5 +179,5 @@ export function renderRecovery(report: RecoveryReport): string {
 const REASONS: Record<RecoveryReport["recovered"][number]["reason"], string> = {
   owner_dead: "its process died",
   pid_reused: "its process died; the PID now belongs to another process",
-  inactive: "no process recorded and no activity for over 30 minutes",
+  inactive: `no process recorded and no activity for over ${PIDLESS_ORPHAN_AFTER_MS / 60_000} minutes`,
 };

@@ -41,6 +41,23 @@ Deno.test("tasks list: label, id, type, age, description, [bg], lineage", async 
   assert.equal(renderTaskList([], FIXTURE_TIME), "No subagent runs in this folder yet.\n");
 });
 
+Deno.test("tasks list: a MACHINE column once a run was written by another machine", () => {
+  const here = sidecarFixture("agent-here", { description: "mine", machine: "laptop" });
+  const there = sidecarFixture("agent-there", { description: "theirs", machine: "build-7" });
+  const old = sidecarFixture("agent-old", { description: "before machines were recorded" });
+  assert.ok(!renderTaskList([here, old], FIXTURE_TIME, { machine: "laptop" }).includes("MACHINE"));
+  assert.equal(
+    renderTaskList([here, there, old], FIXTURE_TIME, { machine: "laptop" }),
+    [
+      "STATUS   ID           TYPE             MACHINE   STARTED  DESCRIPTION",
+      "RUNNING  agent-here   general-purpose  laptop     0s ago  mine",
+      "RUNNING  agent-there  general-purpose  build-7    0s ago  theirs",
+      "RUNNING  agent-old    general-purpose  -          0s ago  before machines were recorded",
+      "",
+    ].join("\n"),
+  );
+});
+
 Deno.test("tasks output: heading then the answer, the error, or (still running)", async (t) => {
   await t.assertSnapshot(runs().map(renderTaskOutput).join("---\n"));
 });

@@ -10,9 +10,12 @@ import type { Ports } from "../sys/mod.ts";
 import { BladeError, usageError } from "../errors.ts";
 import { type App, createApp } from "../app.ts";
 import { type Io, redactedIo } from "./io.ts";
+import { onceWarnings } from "./warnings.ts";
 import { parseOrUsage, RUN_OPTIONS } from "./args.ts";
-import { appFlagsOf, outputFormatOf, rulesFromFlags } from "./print_flags.ts";
+import { claudeArgv } from "./claude_argv.ts";
+import { appFlagsOf, outputFormatOf, rulesFromFlags, type Values } from "./print_flags.ts";
 import { interruptController, type PrintSink, printSink } from "./print_turn.ts";
+import { runHookEngine, runHooksOf } from "./hook_wiring.ts";
 import type { OutputFormat } from "./print_render.ts";
 import type { SidecarStore } from "../store/store.ts";
 import type { SidecarRecord } from "../store/schema.ts";
@@ -51,15 +54,14 @@ export async function runTasksResume(argv: string[], ports: Ports, io: Io): Prom
       command: ["tasks", "resume"],
     });
   }
-  const app = await createApp(ports, appFlagsOf(values), { debugSink: (l) => io.err(`[debug] ${l}\n`) });
+  const sinks = { debugSink: (l: string) => io.err(`[debug] ${l}\n`), warnSink: onceWarnings(io) };
+  const app = await createApp(ports, appFlagsOf(values), sinks);
+  // Disposed after the runtime (the shared store's connection outlives the run's last write).
+  await using _app = { [Symbol.asyncDispose]: () => app.close() };
   io = redactedIo(io, app.redact);
-  const sink = printSink(io, {
-    format,
-    mainSessionId: () => undefined,
-    cwd: app.workspace,
-    secrets: app.secrets,
-  });
-  await using run = app.runtime(sink.emit, { rules: rulesFromFlags(values, io, app).texts });
+  const made = resumeRuntime(app, { io, format, values });
+  const sink = made.sink;
+  await using run = made.runtime;
   const env = await run.env();
   {
     // Runs of this folder left "running" by a dead process are reconciled first (a crashed source
@@ -69,6 +71,7 @@ export async function runTasksResume(argv: string[], ports: Ports, io: Io): Prom
       (r) => r.parentProjectPath === app.workspace,
     );
     const { source, depth } = await resumeSource(ports, app, env.store, sourceId);
+    made.parentIs(source.parentSessionId);
     const runtime = new SubagentRuntime(env, {
       sessionId: source.parentSessionId,
       projectPath: app.workspace,
@@ -117,11 +120,33 @@ export async function runTasksResume(argv: string[], ports: Ports, io: Io): Prom
   }
 }
 
+/**
+ * Where the resumed run's events go and its subagent runtime, with the hooks the resumed child fires
+ * (the run's and its frozen agent hooks: docs/guides/hooks.md), named after its parent once known.
+ */
+function resumeRuntime(app: App, o: { io: Io; format: OutputFormat; values: Values }) {
+  const { io } = o;
+  const sink = printSink(io, {
+    format: o.format,
+    mainSessionId: () => undefined,
+    cwd: app.workspace,
+    secrets: app.secrets,
+  });
+  const engine = runHookEngine(app, { io });
+  const hooks = engine === undefined ? undefined : runHooksOf(app, { engine, io });
+  return {
+    sink,
+    runtime: app.runtime(sink.emit, { hooks, rules: rulesFromFlags(o.values, io, app).texts }),
+    parentIs: (sessionId: string) =>
+      hooks?.bind({ sessionId, transcriptPath: app.layout.transcriptPath(app.workspace, sessionId) }),
+  };
+}
+
 /** The parsed flags, the source id and the prompt; undefined for --help. */
 async function resumeArgs(argv: string[], ports: Ports) {
   const { values, positionals } = parseOrUsage(() =>
     parseArgs({
-      args: argv,
+      args: claudeArgv(argv),
       options: { ...RUN_OPTIONS, json: { type: "boolean" }, "agent-id": { type: "string" } },
       allowPositionals: true,
       strict: true,

@@ -1,43 +1,51 @@
-// Owns the start-up line of a run in an untrusted folder whose flags or settings ask for writes or Bash
-// (CI checkouts are untrusted): what trust withholds, the three ways to grant it, and the project agents
+// Owns the start-up lines of a print-mode run in an untrusted folder (CI checkouts are untrusted): the
+// settings that granted permissions and were not applied (in such a folder only the command line
+// grants: permissions/command_line_grant.ts), the three ways to trust the folder, and the project agents
 // that were not loaded. `trustWarning` is pure; `printTrustWarning` looks up the project's agent files
 // and prints the lines on stderr (used by `blade -p` and `blade run`).
 
 import type { PermissionMode } from "../protocol/permission_mode.ts";
+import { claudeModeName } from "../protocol/permission_mode.ts";
 import { terminalSafe } from "./sanitize.ts";
 import type { Ports } from "../sys/mod.ts";
 import type { Io } from "./io.ts";
 
-const WRITE_TOOLS = /^(Write|Edit|MultiEdit|NotebookEdit|Bash)\b/;
-
 export interface TrustWarningInput {
   trusted: boolean;
-  mode: PermissionMode;
-  /** The run's allow rules (flags and settings), as written. */
-  allow: readonly string[];
+  /** A settings permission mode wider than default that was not applied. */
+  cappedMode?: PermissionMode;
+  /** Settings allow rules that were not applied. */
+  droppedAllow?: readonly string[];
   /** Agent files of the project (`.claude/agents`, `.blade/agents`) that were not loaded. */
   skippedAgents: readonly string[];
 }
 
-/** The warning lines, or none when the folder is trusted or nothing asked for what trust withholds. */
+const TRUST_WAYS =
+  "Trust it with --trust-workspace (this run), BLADE_TRUST_WORKSPACE=1 (e.g. in CI) or `blade trust`.";
+
+/** The warning lines, or none when the folder is trusted or nothing was withheld. */
 export function trustWarning(o: TrustWarningInput): string[] {
   if (o.trusted) return [];
-  const asked: string[] = [];
-  if (o.mode === "autoEdit" || o.mode === "yolo" || o.mode === "dontAsk") {
-    asked.push(`permission mode ${o.mode}`);
+  const withheld: string[] = [];
+  if (o.cappedMode !== undefined) {
+    withheld.push(`the settings' permission mode ${claudeModeName(o.cappedMode)}`);
   }
-  const rules = o.allow.filter((r) => WRITE_TOOLS.test(r.trim()));
-  if (rules.length > 0) asked.push(`allow rules ${rules.join(", ")}`);
-  if (asked.length === 0 && o.skippedAgents.length === 0) return [];
-  const lines = [
-    `blade: warning: this folder is not trusted, so every write, edit and Bash call is refused` +
-    (asked.length > 0 ? ` (even with ${asked.join(" and ")})` : "") +
-    ` and project settings and agents are not loaded. Trust it with --trust-workspace (this run), ` +
-    "BLADE_TRUST_WORKSPACE=1 (e.g. in CI) or `blade trust`.\n",
-  ];
+  if ((o.droppedAllow ?? []).length > 0) {
+    withheld.push(`the settings' allow rules ${o.droppedAllow!.join(", ")}`);
+  }
+  const lines: string[] = [];
+  if (withheld.length > 0) {
+    lines.push(
+      `blade: warning: this folder is not trusted, so only the command line grants permissions ` +
+        `(--permission-mode, --dangerously-skip-permissions, --allowed-tools): ${withheld.join(" and ")} ` +
+        `do not apply, and project settings and agents are not loaded. ${TRUST_WAYS}\n`,
+    );
+  }
   if (o.skippedAgents.length > 0) {
     lines.push(
-      `blade: warning: project agents not loaded (untrusted folder): ${o.skippedAgents.join(", ")}.\n`,
+      `blade: warning: project agents not loaded (untrusted folder): ${
+        o.skippedAgents.join(", ")
+      }. ${TRUST_WAYS}\n`,
     );
   }
   return lines;
@@ -63,11 +71,11 @@ async function projectAgentNames(ports: Ports, workspace: string): Promise<strin
 export async function printTrustWarning(
   ports: Ports,
   io: Io,
-  o: { trusted: boolean; workspace: string; mode: PermissionMode; allow: readonly string[] },
+  o: Omit<TrustWarningInput, "skippedAgents"> & { workspace: string },
 ): Promise<void> {
   if (o.trusted) return;
   const skippedAgents = await projectAgentNames(ports, o.workspace);
-  for (const line of trustWarning({ trusted: false, mode: o.mode, allow: o.allow, skippedAgents })) {
+  for (const line of trustWarning({ ...o, skippedAgents })) {
     io.err(terminalSafe(line)); // project agent names come from the repository's files
   }
 }

@@ -2,14 +2,35 @@
 // `~/.claude/settings.json`, the project's `.claude/settings.json` and `.claude/settings.local.json`
 // (project files only in a trusted folder — except `permissions.deny`, which always applies), and a
 // `--settings <file|json>` layer for one run. Honoured keys: permissions.allow|deny|ask,
-// permissions.defaultMode, permissions.additionalDirectories, model, availableModels, env, outputStyle, apiKeyHelper,
-// disabledMcpjsonServers (kept from untrusted files too: it only turns servers off). Unknown keys are ignored (named in a debug note), never an error;
+// permissions.defaultMode, permissions.additionalDirectories, model, availableModels, env, outputStyle,
+// apiKeyHelper, disabledMcpjsonServers (kept from untrusted files too: it only turns servers off), hooks
+// (kept as written, with their source: lib/hooks/ reads them). Unknown keys are ignored (named in a
+// warning), never an error;
 // a file that is not JSON is. Blade's own settings win where both speak (config.ts).
 
 import type { Fs } from "../sys/fs.ts";
 import { readJsonFile } from "./json_file.ts";
 import { BladeError } from "../errors.ts";
 import { allInOrder } from "../sys/concurrency.ts";
+
+/** Claude Code's setting sources (`--setting-sources user,project,local`). */
+export type SettingSource = "user" | "project" | "local";
+
+export const SETTING_SOURCES: readonly SettingSource[] = ["user", "project", "local"];
+
+/** `--setting-sources`: a comma-separated list of sources (empty: none); a usage error for another word. */
+export function settingSourcesOf(value: string): Set<SettingSource> {
+  const words = value.split(",").map((w) => w.trim()).filter((w) => w !== "");
+  for (const w of words) {
+    if (!(SETTING_SOURCES as readonly string[]).includes(w)) {
+      throw new BladeError("usage", `Unknown setting source "${w.slice(0, 40)}" in --setting-sources.`, {
+        exitCode: 2,
+        hint: `Use a comma-separated list of ${SETTING_SOURCES.join(", ")} (empty: none).`,
+      });
+    }
+  }
+  return new Set(words as SettingSource[]);
+}
 
 export interface ClaudeSettings {
   allow: string[];
@@ -29,8 +50,17 @@ export interface ClaudeSettings {
   apiKeyHelper?: string;
   /** `permissions.additionalDirectories`: folders added as `--add-dir` adds them. */
   additionalDirectories: string[];
-  /** `path: key` of every key Blade ignored, for the debug log. */
+  /** The `hooks` objects of the layers, each with where it came from (lib/protocol/hook_config.ts reads them). */
+  hooks: HookLayer[];
+  /** `path: key` of every key Blade ignored (a warning on stderr). */
   ignored: string[];
+}
+
+/** One settings layer's `hooks` object, as written. */
+export interface HookLayer {
+  source: SettingSource | "flag";
+  where: string;
+  hooks: unknown;
 }
 
 export function emptyClaudeSettings(): ClaudeSettings {
@@ -41,6 +71,7 @@ export function emptyClaudeSettings(): ClaudeSettings {
     env: {},
     disabledMcpjsonServers: [],
     additionalDirectories: [],
+    hooks: [],
     ignored: [],
   };
 }
@@ -53,6 +84,7 @@ const HONOURED = new Set([
   "disabledMcpjsonServers",
   "outputStyle",
   "apiKeyHelper",
+  "hooks",
 ]);
 const PERMISSION_KEYS = new Set(["allow", "deny", "ask", "defaultMode", "additionalDirectories"]);
 
@@ -66,8 +98,15 @@ function strings(value: unknown, where: string): string[] {
   return value as string[];
 }
 
-/** One settings object (a file's JSON or `--settings` JSON) as Claude settings; `where` names it. */
-export function claudeSettingsOf(json: unknown, where: string): ClaudeSettings {
+/**
+ * One settings object (a file's JSON or `--settings` JSON) as Claude settings; `where` names it,
+ * `source` says which layer it is (its hooks carry it; default `flag`).
+ */
+export function claudeSettingsOf(
+  json: unknown,
+  where: string,
+  options: { source?: SettingSource | "flag" } = {},
+): ClaudeSettings {
   const out = emptyClaudeSettings();
   if (typeof json !== "object" || json === null || Array.isArray(json)) {
     throw new BladeError("config_invalid", `${where} must be a JSON object.`, {
@@ -76,6 +115,7 @@ export function claudeSettingsOf(json: unknown, where: string): ClaudeSettings {
   }
   const o = json as Record<string, unknown>;
   for (const key of Object.keys(o)) if (!HONOURED.has(key)) out.ignored.push(`${where}: ${key}`);
+  if (o.hooks !== undefined) out.hooks.push({ source: options.source ?? "flag", where, hooks: o.hooks });
   if (typeof o.model === "string" && o.model !== "") out.model = o.model;
   if (typeof o.outputStyle === "string" && o.outputStyle !== "") out.outputStyle = o.outputStyle;
   if (typeof o.apiKeyHelper === "string" && o.apiKeyHelper.trim() !== "") out.apiKeyHelper = o.apiKeyHelper;
@@ -109,9 +149,13 @@ export function claudeSettingsOf(json: unknown, where: string): ClaudeSettings {
   return out;
 }
 
-async function readFile(fs: Fs, path: string): Promise<ClaudeSettings | undefined> {
+async function readFile(
+  fs: Fs,
+  path: string,
+  o: { source?: SettingSource | "flag" } = {},
+): Promise<ClaudeSettings | undefined> {
   const json = await readJsonFile(fs, path);
-  return json === undefined ? undefined : claudeSettingsOf(json, path);
+  return json === undefined ? undefined : claudeSettingsOf(json, path, o);
 }
 
 /** Later layers win for model and defaultMode; rules and env add up (env: later wins per name). */
@@ -129,6 +173,7 @@ export function mergeClaudeSettings(layers: readonly ClaudeSettings[]): ClaudeSe
     if (l.availableModels !== undefined) out.availableModels = l.availableModels;
     Object.assign(out.env, l.env);
     out.disabledMcpjsonServers.push(...l.disabledMcpjsonServers);
+    out.hooks.push(...l.hooks);
     out.ignored.push(...l.ignored);
   }
   return out;
@@ -161,14 +206,24 @@ export async function settingsFlagLayer(fs: Fs, value: string, cwd: string): Pro
 /** The Claude Code settings of a run, untrusted project files reduced to their deny rules. */
 export async function readClaudeSettings(
   fs: Fs,
-  o: { userDir: string | undefined; workspace: string; trusted: boolean },
+  o: {
+    userDir: string | undefined;
+    workspace: string;
+    trusted: boolean;
+    /** `--setting-sources`: which files are read (default: all). */
+    sources?: ReadonlySet<SettingSource>;
+  },
 ): Promise<ClaudeSettings> {
   const layers: ClaudeSettings[] = [];
+  const read = (source: SettingSource, path: string) =>
+    o.sources === undefined || o.sources.has(source)
+      ? readFile(fs, path, { source })
+      : Promise.resolve(undefined);
   // Read together; a broken file is reported as if they were read in order.
   const [user, ...projects] = await allInOrder([
-    o.userDir === undefined ? Promise.resolve(undefined) : readFile(fs, `${o.userDir}/settings.json`),
-    readFile(fs, `${o.workspace}/.claude/settings.json`),
-    readFile(fs, `${o.workspace}/.claude/settings.local.json`),
+    o.userDir === undefined ? Promise.resolve(undefined) : read("user", `${o.userDir}/settings.json`),
+    read("project", `${o.workspace}/.claude/settings.json`),
+    read("local", `${o.workspace}/.claude/settings.local.json`),
   ]);
   if (user !== undefined) layers.push(user);
   for (const project of projects) {

@@ -8,17 +8,16 @@ import { readJsonFile } from "./json_file.ts";
 import { BladeError } from "../errors.ts";
 import { parsePermissionMode, type PermissionMode } from "../protocol/permission_mode.ts";
 import type { Settings } from "./settings_schema.ts";
+import { currentModelId, MODEL_ALIASES } from "./models.ts";
+import { type Effort, EFFORTS, isEffort } from "../protocol/effort.ts";
 import { sandboxRequired } from "./bash_limits.ts";
 
 export type ProviderName = "anthropic" | "openai" | "scripted";
 
 export type { Settings };
 
-export const DEFAULT_ALIASES: Readonly<Record<string, string>> = {
-  sonnet: "claude-sonnet-4-5",
-  opus: "claude-opus-4-1",
-  haiku: "claude-haiku-4-5",
-};
+/** Claude Code's aliases and the ids 2.1.332 sends for them (config/models.ts). */
+export const DEFAULT_ALIASES: Readonly<Record<string, string>> = MODEL_ALIASES;
 
 export interface ResolvedConfig {
   provider: ProviderName;
@@ -35,7 +34,20 @@ export interface ResolvedConfig {
   requestTimeoutMs: number | undefined;
   streamIdleTimeoutMs: number | undefined;
   subagentStallTimeoutMs: number;
+  /**
+   * The cap on output tokens a run was given (CLAUDE_CODE_MAX_OUTPUT_TOKENS, settings `maxTokens`); 0
+   * when none was: each request then uses its model's own (config/models.ts), as Claude Code does.
+   */
   maxTokens: number;
+  /** `--betas`: more `anthropic-beta` names for every Anthropic request. */
+  betas: readonly string[];
+  /** `--effort` (or CLAUDE_CODE_EFFORT_LEVEL): the session's effort; undefined = the model's default. */
+  effort: Effort | undefined;
+  /**
+   * The SDK's thinking options (`--thinking`, `--max-thinking-tokens`, `--thinking-display`):
+   * `disabled` turns thinking off where the model allows it.
+   */
+  thinking: ThinkingChoice;
   anthropic: {
     apiKey: string | undefined;
     /** The variable the key came from (Claude Code's `apiKeySource`), or undefined without a key. */
@@ -55,7 +67,10 @@ export interface ResolvedConfig {
    * Anthropic provider, else the session's model (another provider has no haiku).
    */
   smallFastModel: string;
-  /** MAX_THINKING_TOKENS: extended thinking with this budget; undefined = no thinking. */
+  /**
+   * MAX_THINKING_TOKENS (or `--max-thinking-tokens`): the thinking budget of models that think on a
+   * budget (0 = no thinking where the model allows it); undefined = the model's default.
+   */
   thinkingBudget: number | undefined;
   /** CLAUDE_CODE_MAX_RETRIES: retries of a failed model request (default 4). */
   maxRetries: number | undefined;
@@ -68,10 +83,27 @@ export interface ResolvedConfig {
    * setting or BLADE_REQUIRE_SANDBOX=1), instead of running rule-only with one warning.
    */
   requireSandbox: boolean;
+  /** `--store`, else the user setting `store`: the shared store's URL; undefined = the file store. */
+  store: string | undefined;
+  /** `--store-creds`, else the user setting `storeCreds`: the `.creds` or nkey seed file for the store. */
+  storeCreds: string | undefined;
+}
+
+export interface ThinkingChoice {
+  /** `adaptive` / `enabled`: think (the model's kind of thinking); `disabled`: do not, where allowed. */
+  mode?: "adaptive" | "enabled" | "disabled";
+  /** `summarized` or `omitted` (the API's `thinking.display`); default omitted, as Claude Code. */
+  display?: string;
 }
 
 export interface ConfigFlags {
   model?: string;
+  /** `--effort`. */
+  effort?: string;
+  /** `--betas` (names, comma-separated lists allowed). */
+  betas?: readonly string[];
+  /** `--thinking`, `--max-thinking-tokens`, `--thinking-display` (the Agent SDK's). */
+  thinking?: ThinkingChoice & { budget?: number };
   provider?: string;
   script?: string;
   permissionMode?: string;
@@ -79,6 +111,10 @@ export interface ConfigFlags {
   debug?: boolean;
   /** `--require-sandbox`: commands are refused where no OS sandbox can run. */
   requireSandbox?: boolean;
+  /** `--store nats://…`: the shared store (docs/guides/remote.md). */
+  store?: string;
+  /** `--store-creds <file>`: its `.creds` or nkey seed file. */
+  storeCreds?: string;
 }
 
 export async function readSettingsFile(fs: Fs, path: string): Promise<Settings> {
@@ -123,8 +159,19 @@ function positiveInt(env: Env, name: string): number | undefined {
   return n;
 }
 
-export function resolveModel(name: string, aliases: Record<string, string>): string {
-  return Object.hasOwn(aliases, name) ? aliases[name]! : name;
+/** An alias's id (a retired id's successor, as Claude Code sends it: config/models.ts). */
+export function resolveModel(name: string, aliases: Readonly<Record<string, string>>): string {
+  return currentModelId(Object.hasOwn(aliases, name) ? aliases[name]! : name);
+}
+
+function effortOf(flag: string | undefined, env: Env): Effort | undefined {
+  const raw = flag ?? envValue(env, "CLAUDE_CODE_EFFORT_LEVEL");
+  if (raw === undefined) return undefined;
+  if (isEffort(raw)) return raw;
+  throw new BladeError("usage", `Unknown effort "${raw}".`, {
+    exitCode: 2,
+    hint: `Use one of: ${EFFORTS.join(", ")}.`,
+  });
 }
 
 function pickProvider(flags: ConfigFlags, env: Env, settings: Settings, model: string): ProviderName {
@@ -164,7 +211,9 @@ export function resolveConfig(
     ...layers.project.models,
     ...aliasOverrides(env),
   };
-  const modelName = flags.model ?? envValue(env, "BLADE_MODEL") ?? envValue(env, "ANTHROPIC_MODEL") ??
+  // `--model default` is the default model, as in Claude Code.
+  const flagModel = flags.model === "default" ? undefined : flags.model;
+  const modelName = flagModel ?? envValue(env, "BLADE_MODEL") ?? envValue(env, "ANTHROPIC_MODEL") ??
     claudeModel ?? "sonnet";
   const model = resolveModel(modelName, aliases);
   const provider = pickProvider(flags, env, merged, model);
@@ -192,12 +241,12 @@ export function resolveConfig(
     requestTimeoutMs: positiveInt(env, "API_TIMEOUT_MS") ?? merged.requestTimeoutMs,
     streamIdleTimeoutMs: merged.streamIdleTimeoutMs,
     subagentStallTimeoutMs: merged.subagentStallTimeoutMs ?? 600_000,
-    maxTokens: positiveInt(env, "CLAUDE_CODE_MAX_OUTPUT_TOKENS") ?? merged.maxTokens ?? 8192,
+    maxTokens: positiveInt(env, "CLAUDE_CODE_MAX_OUTPUT_TOKENS") ?? merged.maxTokens ?? 0,
+    ...modelOptionsOf(flags, env),
     subagentModel: envValue(env, "CLAUDE_CODE_SUBAGENT_MODEL"),
     smallFastModel: envValue(env, "ANTHROPIC_SMALL_FAST_MODEL") ??
       (provider === "anthropic" ? resolveModel("haiku", aliases) : model),
     ...availableModelsOf(layers),
-    thinkingBudget: positiveInt(env, "MAX_THINKING_TOKENS") || undefined,
     maxRetries: positiveInt(env, "CLAUDE_CODE_MAX_RETRIES"),
     structuredOutputAttempts: positiveInt(env, "MAX_STRUCTURED_OUTPUT_RETRIES") || 5,
     anthropic: {
@@ -218,6 +267,25 @@ export function resolveConfig(
     // Any layer may require it; none may lift another's requirement.
     requireSandbox: flags.requireSandbox === true || layers.user.sandbox?.required === true ||
       layers.project.sandbox?.required === true || sandboxRequired(env.get("BLADE_REQUIRE_SANDBOX")),
+    // The user's own settings only: a project file must not send the records elsewhere.
+    store: flags.store ?? layers.user.store,
+    storeCreds: flags.storeCreds ?? layers.user.storeCreds,
+  };
+}
+
+/** The request options Claude Code's flags and variables set: effort, betas, thinking and its budget. */
+function modelOptionsOf(
+  flags: ConfigFlags,
+  env: Env,
+): Pick<ResolvedConfig, "effort" | "betas" | "thinking" | "thinkingBudget"> {
+  return {
+    effort: effortOf(flags.effort, env),
+    betas: (flags.betas ?? []).flatMap((b) => b.split(",")).map((b) => b.trim()).filter((b) => b !== ""),
+    thinking: {
+      ...(flags.thinking?.mode === undefined ? {} : { mode: flags.thinking.mode }),
+      ...(flags.thinking?.display === undefined ? {} : { display: flags.thinking.display }),
+    },
+    thinkingBudget: flags.thinking?.budget ?? positiveInt(env, "MAX_THINKING_TOKENS"),
   };
 }
 
@@ -230,10 +298,10 @@ function availableModelsOf(
   return list === undefined ? {} : { availableModels: list };
 }
 
-/** ANTHROPIC_DEFAULT_{SONNET,OPUS,HAIKU}_MODEL: what the aliases sonnet, opus and haiku stand for. */
+/** ANTHROPIC_DEFAULT_{SONNET,OPUS,HAIKU,FABLE}_MODEL: what the aliases stand for. */
 function aliasOverrides(env: Env): Record<string, string> {
   const out: Record<string, string> = {};
-  for (const alias of ["sonnet", "opus", "haiku"]) {
+  for (const alias of ["sonnet", "opus", "haiku", "fable"]) {
     const v = envValue(env, `ANTHROPIC_DEFAULT_${alias.toUpperCase()}_MODEL`);
     if (v !== undefined) out[alias] = v;
   }

@@ -12,7 +12,7 @@ const isCode = (code: string, text?: RegExp) => (e: unknown) =>
 Deno.test("defaults: sonnet on Anthropic, mode default, depth 3, 20 children, Worker sandbox", () => {
   const c = resolveConfig(NO_LAYERS, { env: env(), flags: {} });
   assert.equal(c.provider, "anthropic");
-  assert.equal(c.model, "claude-sonnet-4-5");
+  assert.equal(c.model, "claude-sonnet-5-5");
   assert.equal(c.permissionMode, "default");
   assert.equal(c.maxSubagentDepth, 3);
   assert.equal(c.maxConcurrentSubagents, 20);
@@ -27,7 +27,7 @@ Deno.test("precedence: flags over environment over project settings over user se
     project: { model: "haiku", models: { fast: "project-fast" } },
   };
   const fromFiles = resolveConfig(layers, { env: env(), flags: {} });
-  assert.equal(fromFiles.model, "claude-haiku-4-5", "project beats user");
+  assert.equal(fromFiles.model, "claude-haiku-5-5", "project beats user");
   assert.equal(fromFiles.permissionMode, "plan", "user settings apply where the project is silent");
   assert.equal(fromFiles.maxSubagentDepth, 1);
   assert.equal(resolveModel("fast", fromFiles.aliases), "project-fast");

@@ -22,6 +22,10 @@ export const PRICES: Readonly<Record<string, ModelPrice>> = {
   // Claude Code 2.1.332 reports $4 / $20 for its default model, cache reads $0.20 and writes $5
   // (recorded in tests/fixtures/claude/plain and cache_tokens).
   "claude-opus-5-5": { input: 4, output: 20, cacheRead: 0.2, cacheWrite: 5 },
+  // The other current models, as Claude Code 2.1.332's initialize lists them (per million tokens).
+  "claude-fable-5-2": price(8, 40),
+  "claude-sonnet-5-5": price(2, 10),
+  "claude-haiku-5-5": price(0.1, 0.5),
   "claude-opus-4-6": price(5, 25),
   "claude-opus-4-5": price(5, 25),
   "claude-opus-4-1": price(15, 75),

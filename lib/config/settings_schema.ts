@@ -25,6 +25,12 @@ export const settingsSchema = z.object({
   permissions: z.unknown().optional(),
   env: z.unknown().optional(),
   /** The commands' OS sandbox (docs/reference/permissions.md): `required` refuses commands where none can run. */
+  /**
+   * The shared store (`nats://…`, docs/guides/remote.md) and its `.creds`/nkey file. Honoured from the
+   * user's config.json only: a repository's settings must not choose where the records go.
+   */
+  store: z.string().min(1).optional(),
+  storeCreds: z.string().min(1).optional(),
   sandbox: z.object({ required: z.boolean().optional() }).strict().optional(),
 }).strict();
 

@@ -3,7 +3,7 @@
 // or path, and the answer is made durable by the session's journal (`approval_decided` in its
 // transcript) before the call runs or is refused. Without an Approver (print mode, background children) the refusal stands.
 
-import type { ApprovalAnswer, Approver } from "../protocol/approval.ts";
+import { type ApprovalVerdict, type Approver, verdictOf } from "../protocol/approval.ts";
 import type { ToolCallBlock } from "../protocol/messages.ts";
 import type { LoopJournal } from "./journal.ts";
 import type { AskApproval } from "./tool_runner.ts";
@@ -43,33 +43,53 @@ export async function askApproval(
   call: ToolCallBlock,
   gate: { path: string | undefined; reason: string },
   signal: AbortSignal,
-): Promise<{ allowed: true } | { allowed: false; message: string }> {
+): Promise<AskOutcome> {
   const subject = approvalSubject(call, gate.path);
-  let answer: ApprovalAnswer;
+  let verdict: ApprovalVerdict;
   try {
-    answer = signal.aborted ? "deny" : await o.approve(
-      {
-        sessionId: o.sessionId,
-        agentType: o.agentType,
-        tool: call.name,
-        subject,
-        reason: gate.reason,
-        callId: call.id,
-        input: call.input,
-      },
-      signal,
+    verdict = signal.aborted ? { answer: "deny" } : verdictOf(
+      await o.approve(
+        {
+          sessionId: o.sessionId,
+          agentType: o.agentType,
+          tool: call.name,
+          subject,
+          reason: gate.reason,
+          callId: call.id,
+          input: call.input,
+        },
+        signal,
+      ),
     );
   } catch {
-    answer = "deny";
+    verdict = { answer: "deny" };
   }
-  await o.journal.approval({ callId: call.id, tool: call.name, subject, answer });
-  if (answer !== "deny") return { allowed: true };
+  const { answer, message, updatedInput } = verdict;
+  await o.journal.approval({
+    callId: call.id,
+    tool: call.name,
+    subject,
+    answer,
+    ...(message === undefined ? {} : { message }),
+    ...(updatedInput === undefined || answer === "deny" ? {} : { updatedInput }),
+  });
+  if (answer !== "deny") {
+    return updatedInput === undefined ? { allowed: true } : { allowed: true, updatedInput };
+  }
   return {
     allowed: false,
-    message:
-      `Permission denied: the user refused ${call.name}${
+    // The approver's own reason reaches the model as it was given (Claude Code does the same).
+    message: message !== undefined && message.trim() !== ""
+      ? message
+      : `Permission denied: the user refused ${call.name}${
         subject === call.name ? "" : ` ${JSON.stringify(subject)}`
       }. ` +
-      "Do not retry it; ask the user what to do instead.",
+        "Do not retry it; ask the user what to do instead.",
   };
 }
+
+/** What asking decided: run the call (as the approver changed it), or refuse it saying why. */
+export type AskOutcome = { allowed: true; updatedInput?: Record<string, unknown> } | {
+  allowed: false;
+  message: string;
+};

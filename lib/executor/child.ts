@@ -72,6 +72,8 @@ export interface ChildSpec {
   structuredOutput?: StructuredOutputOptions;
   /** Its run's memory and skills, as this agent gets them (child_context.ts). */
   context?: ChildContext;
+  /** What SubagentStart hooks added for the child (docs/guides/hooks.md): hidden texts after its task. */
+  hookContext?: string[];
 }
 
 export interface ChildStats {
@@ -108,9 +110,9 @@ export interface ChildDeps {
   maxTokens: number;
   platform: string;
   /** Removes secrets from transcript lines. */
-  redact?: (text: string) => string;
+  redact?: ((text: string) => string) | undefined;
   /** A foreground child of an interactive session asks the person (through its parent); others refuse. */
-  approve?: Approver;
+  approve?: Approver | undefined;
   /** How the child's web tools reach the web: the main thread's, or in a Worker a proxy to it. */
   web?: WebAccess | undefined;
   /**
@@ -118,7 +120,7 @@ export interface ChildDeps {
    * Worker: child/child_worker.ts), so they see the spec, not the parent's objects. A child that must
    * return an object adds StructuredOutput's retries (structured_hooks.ts) after them.
    */
-  hooks?: (spec: ChildSpec) => LoopHooks | undefined;
+  hooks?: ((spec: ChildSpec) => LoopHooks | undefined) | undefined;
 }
 
 /**
@@ -269,6 +271,7 @@ export async function runChild(deps: ChildDeps, spec: ChildSpec, signal: AbortSi
       depth: spec.depth,
       model: spec.config.model,
       maxTokens: deps.maxTokens,
+      modelOptions: spec.config.effort === undefined ? undefined : { effort: spec.config.effort },
       platform: deps.platform,
       workspaceRoot: spec.workspaceRoot,
       storageRoot: deps.layout.root,
@@ -292,7 +295,7 @@ export async function runChild(deps: ChildDeps, spec: ChildSpec, signal: AbortSi
     }, { messages: spec.initialMessages ?? [], turns: 0 });
     // session_created goes in the same durable batch as the first turn (one fsync fewer per child).
     const run = await loop.run({
-      messages: [await firstMessage(spec, ports)],
+      messages: await firstMessages(spec, ports),
       prelude: [{
         type: "session_created",
         data: {
@@ -313,6 +316,11 @@ export async function runChild(deps: ChildDeps, spec: ChildSpec, signal: AbortSi
     if (storage !== undefined) return failed(`${storage.message} ${storage.hint}`, storage.code);
     return failed(`The child run stopped unexpectedly: ${describeError(e)}`, "internal");
   }
+}
+
+/** The first turn's messages: the task (with its skills), then what SubagentStart hooks added. */
+async function firstMessages(spec: ChildSpec, ports: ChildDeps["ports"]): Promise<Message[]> {
+  return [await firstMessage(spec, ports), ...(spec.hookContext ?? []).map((text) => userText(text, true))];
 }
 
 /** The task, then (on a fresh run) the definition's `skills:` as Claude Code loads them. */

@@ -50,6 +50,7 @@ export function childCatalog(context: ChildContext | undefined, fs?: Fs, gate?: 
   const listed = (context?.skills ?? []).filter((s) => !s.userOnly);
   return {
     names: () => listed.map((s) => s.name),
+    folders: () => listed.map((s) => s.dir),
     load: async (name, args) => {
       const skill = listed.find((s) => s.name === name)!;
       const body = fs === undefined ? undefined : await skillBody(fs, skill).catch(() => undefined);

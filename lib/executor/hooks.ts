@@ -30,11 +30,31 @@ export type BeforeToolCallResult =
   | { allow: true; input?: Record<string, unknown> }
   | { allow: false; message: string; askable?: boolean };
 
-/** `afterToolCall`'s answer: `replace` the result's content (and error flag), `annotate` it with text. */
+/**
+ * `beforePermission`'s answer (settings, agent and SDK PreToolUse hooks, lib/hooks/): `deny` refuses the
+ * call; `allow` approves a refusal a person could have approved (no question asked), never one no one
+ * may approve (a deny rule, the ceiling, a protected path, trust); `ask` puts the question to a person
+ * even where the gate allows (no one to ask: refused); `input` replaces the call's input before the
+ * gate decides (validated, then gated as the input that runs). No decision: the gate decides alone.
+ */
+export interface BeforePermissionResult {
+  decision?: "allow" | "deny" | "ask" | undefined;
+  /** Why (the refusal's text for `deny`, the question's reason for `ask`). */
+  reason?: string | undefined;
+  input?: Record<string, unknown> | undefined;
+}
+
+/**
+ * `afterToolCall`'s answer: `replace` the result's content (and error flag), `annotate` it with text,
+ * or add `context`: text sent to the model after the results, the result itself unchanged (Claude
+ * Code's PostToolUse additionalContext).
+ */
 export interface AfterToolCallResult {
   replace?: { content: string; isError?: boolean };
   /** Appended to the result's content after a blank line (several annotations in hook order). */
   annotate?: string;
+  /** Texts after the step's results (ToolResult.context), in hook order. */
+  context?: string[];
 }
 
 /** What the model is sent in one request. */
@@ -58,6 +78,22 @@ export interface StepEnd {
   final: boolean;
 }
 
+/** A prompt the user submitted, before its turn opens (Claude Code's UserPromptSubmit hooks). */
+export interface UserPrompt {
+  sessionId: string;
+  /** The prompt as the user typed it. */
+  text: string;
+}
+
+/**
+ * `onUserPrompt`'s answer: `block` drops the prompt (it is never sent nor written; `message` is what
+ * the user is shown, `reason` the hook's own words), or `messages` (hidden) join the turn after it.
+ */
+export interface UserPromptAnswer {
+  block?: { message: string; reason: string };
+  messages?: Message[];
+}
+
 export interface SessionStart {
   sessionId: string;
   agentType: string;
@@ -72,6 +108,13 @@ export interface SessionStart {
  * - `onSessionStart`: once per loop, before its first turn's opening batch is written. Messages it
  *   returns open that turn before its input, written in the same durable batch (mark them `hidden`
  *   to keep them out of the visible conversation). Merge: all hooks' messages, in hook order.
+ * - `onUserPrompt`: each turn that opens with a user's prompt (`TurnInput.prompt`), after
+ *   `onSessionStart`, before anything of the turn is written: see UserPromptAnswer. A blocked prompt
+ *   opens no turn (the session's start messages wait for the next one). Merge: in hook order, the
+ *   first block wins and later hooks are not asked; messages accumulate.
+ * - `beforePermission`: each validated call, before the permission gate (Claude Code's PreToolUse runs
+ *   there): see BeforePermissionResult. Deny beats allow: its `allow` only skips a question. Merge:
+ *   deny beats ask beats allow, the first rewrite wins (later hooks see it). A throw refuses the call.
  * - `beforeToolCall`: each call after validation and the permission gate (deny beats allow: a hook
  *   never sees a call the gate refused and cannot allow one). Blocks with a reason, or rewrites the
  *   input (validated and gated again). Merge: in hook order, each seeing the previous rewrite; the
@@ -86,12 +129,20 @@ export interface SessionStart {
  *   (StructuredOutput's corrective retries, Stop hooks that block). Asked once per such answer.
  *   Merge: every hook is asked; the texts join, in hook order, separated by a blank line.
  * - `shouldStop`: after each step (an answer and its tool results, or a final answer): a RunError ends
- *   the run as failed with it (StructuredOutput's exhausted attempts). May be asked more than once
- *   per step, so it answers from its state without changing it. Merge: the first error wins.
+ *   the run as failed with it (StructuredOutput's exhausted attempts), `STOP_COMPLETED` ends it as
+ *   completed (an accepted `--json-schema` object: no further request). May be asked more than once
+ *   per step, so it answers from its state without changing it. Merge: the first error wins, then a
+ *   completed end.
  */
 export interface LoopHooks {
   onSessionStart?:
     | ((session: SessionStart) => { messages?: Message[] } | void | Promise<{ messages?: Message[] } | void>)
+    | undefined;
+  onUserPrompt?:
+    | ((prompt: UserPrompt) => UserPromptAnswer | Promise<UserPromptAnswer>)
+    | undefined;
+  beforePermission?:
+    | ((request: ToolCallRequest) => BeforePermissionResult | Promise<BeforePermissionResult>)
     | undefined;
   beforeToolCall?:
     | ((request: ToolCallRequest) => BeforeToolCallResult | Promise<BeforeToolCallResult>)
@@ -108,11 +159,19 @@ export interface LoopHooks {
   onTurnEnd?:
     | ((end: TurnEnd) => { continueWith?: string } | void | Promise<{ continueWith?: string } | void>)
     | undefined;
-  shouldStop?: ((step: StepEnd) => RunError | undefined) | undefined;
+  shouldStop?: ((step: StepEnd) => StopAnswer | undefined) | undefined;
 }
+
+/** `shouldStop`'s answer that ends the run as completed. */
+export const STOP_COMPLETED = { completed: true } as const;
+
+/** What `shouldStop` may answer: the run fails with an error, or ends completed. */
+export type StopAnswer = RunError | typeof STOP_COMPLETED;
 
 const POINTS = [
   "onSessionStart",
+  "onUserPrompt",
+  "beforePermission",
   "beforeToolCall",
   "afterToolCall",
   "transformContext",
@@ -144,6 +203,10 @@ export function mergeHooks(...hooks: readonly (LoopHooks | undefined)[]): LoopHo
       return { messages };
     };
   }
+  const prompts = having("onUserPrompt");
+  if (prompts.length > 0) merged.onUserPrompt = mergedPrompt(prompts);
+  const permissions = having("beforePermission");
+  if (permissions.length > 0) merged.beforePermission = mergedPermission(permissions);
   const befores = having("beforeToolCall");
   if (befores.length > 0) {
     merged.beforeToolCall = async (request) => {
@@ -157,21 +220,7 @@ export function mergeHooks(...hooks: readonly (LoopHooks | undefined)[]): LoopHo
     };
   }
   const afters = having("afterToolCall");
-  if (afters.length > 0) {
-    merged.afterToolCall = async (request, result) => {
-      let current = result;
-      const notes: string[] = [];
-      for (const h of afters) {
-        const answer = await h.afterToolCall!(request, current);
-        if (answer?.replace !== undefined) current = replaced(current, answer.replace);
-        if (answer?.annotate !== undefined) notes.push(answer.annotate);
-      }
-      const replace = current === result
-        ? {}
-        : { replace: { content: current.content, isError: current.isError } };
-      return notes.length === 0 ? replace : { ...replace, annotate: notes.join("\n\n") };
-    };
-  }
+  if (afters.length > 0) merged.afterToolCall = mergedAfter(afters);
   const transforms = having("transformContext");
   if (transforms.length > 0) {
     merged.transformContext = async (context, signal) => {
@@ -194,14 +243,72 @@ export function mergeHooks(...hooks: readonly (LoopHooks | undefined)[]): LoopHo
   const stops = having("shouldStop");
   if (stops.length > 0) {
     merged.shouldStop = (step) => {
+      let completed: StopAnswer | undefined;
       for (const h of stops) {
-        const error = h.shouldStop!(step);
-        if (error !== undefined) return error;
+        const answer = h.shouldStop!(step);
+        if (answer === STOP_COMPLETED) completed = answer;
+        else if (answer !== undefined) return answer;
       }
-      return undefined;
+      return completed;
     };
   }
   return merged;
+}
+
+/** `afterToolCall` of several hooks: each sees the result as the previous left it; notes and context add up. */
+function mergedAfter(list: readonly LoopHooks[]): NonNullable<LoopHooks["afterToolCall"]> {
+  return async (request, result) => {
+    let current = result;
+    const notes: string[] = [];
+    const context: string[] = [];
+    for (const h of list) {
+      const answer = await h.afterToolCall!(request, current);
+      if (answer?.replace !== undefined) current = replaced(current, answer.replace);
+      if (answer?.annotate !== undefined) notes.push(answer.annotate);
+      context.push(...answer?.context ?? []);
+    }
+    const replace = current === result
+      ? {}
+      : { replace: { content: current.content, isError: current.isError } };
+    return {
+      ...replace,
+      ...(notes.length === 0 ? {} : { annotate: notes.join("\n\n") }),
+      ...(context.length === 0 ? {} : { context }),
+    };
+  };
+}
+
+/** `onUserPrompt` of several hooks: in order, the first block wins (later ones are not asked). */
+function mergedPrompt(list: readonly LoopHooks[]): NonNullable<LoopHooks["onUserPrompt"]> {
+  return async (prompt) => {
+    const messages: Message[] = [];
+    for (const h of list) {
+      const answer = await h.onUserPrompt!(prompt);
+      if (answer.block !== undefined) return { block: answer.block };
+      messages.push(...answer.messages ?? []);
+    }
+    return { messages };
+  };
+}
+
+const RANK = { none: -1, allow: 0, ask: 1, deny: 2 } as const;
+
+/** `beforePermission` of several hooks: deny beats ask beats allow; the first rewrite wins. */
+function mergedPermission(list: readonly LoopHooks[]): NonNullable<LoopHooks["beforePermission"]> {
+  return async (request) => {
+    const out: BeforePermissionResult = {};
+    for (const h of list) {
+      const answer = await h.beforePermission!(
+        out.input === undefined ? request : { ...request, input: out.input },
+      );
+      if (answer.input !== undefined && out.input === undefined) out.input = answer.input;
+      if (answer.decision !== undefined && RANK[answer.decision] > RANK[out.decision ?? "none"]) {
+        out.decision = answer.decision;
+        out.reason = answer.reason;
+      }
+    }
+    return out;
+  };
 }
 
 function replaced(result: ToolResult, replace: { content: string; isError?: boolean }): ToolResult {
@@ -211,7 +318,10 @@ function replaced(result: ToolResult, replace: { content: string; isError?: bool
 /** `result` with an `afterToolCall` answer applied. */
 export function applyAfterToolCall(result: ToolResult, answer: AfterToolCallResult | void): ToolResult {
   if (answer === undefined) return result;
-  const next = answer.replace === undefined ? result : replaced(result, answer.replace);
+  const replacedOrNot = answer.replace === undefined ? result : replaced(result, answer.replace);
+  const next = answer.context === undefined || answer.context.length === 0
+    ? replacedOrNot
+    : { ...replacedOrNot, context: [...replacedOrNot.context ?? [], ...answer.context] };
   if (answer.annotate === undefined || answer.annotate === "") return next;
   return {
     ...next,
@@ -243,6 +353,15 @@ export class HookPoints {
     }
   }
 
+  async userPrompt(prompt: UserPrompt): Promise<UserPromptAnswer> {
+    try {
+      return (await this.hooks.onUserPrompt?.(prompt)) ?? {};
+    } catch (e) {
+      this.#warn("onUserPrompt", e);
+      return {};
+    }
+  }
+
   async context(context: ModelContext, signal: AbortSignal): Promise<ModelContext> {
     try {
       return (await this.hooks.transformContext?.(context, signal)) ?? context;
@@ -261,12 +380,26 @@ export class HookPoints {
     }
   }
 
-  stop(step: StepEnd): RunError | undefined {
+  stop(step: StepEnd): StopAnswer | undefined {
     try {
       return this.hooks.shouldStop?.(step);
     } catch (e) {
       this.#warn("shouldStop", e);
       return undefined;
+    }
+  }
+
+  /** `beforePermission`; a throw refuses the call, saying the check failed. */
+  async beforePermission(request: ToolCallRequest): Promise<BeforePermissionResult> {
+    const hook = this.hooks.beforePermission;
+    if (hook === undefined) return {};
+    try {
+      return await hook(request);
+    } catch (e) {
+      return {
+        decision: "deny",
+        reason: `${request.call.name} was refused: a PreToolUse hook failed (${describeError(e)}).`,
+      };
     }
   }
 

@@ -4,7 +4,14 @@ import assert from "node:assert/strict";
 import { userText } from "../protocol/messages.ts";
 import type { RuntimeEvent } from "../protocol/events.ts";
 import type { ToolResult } from "../tools/tool.ts";
-import { applyAfterToolCall, HookPoints, type LoopHooks, mergeHooks, type ToolCallRequest } from "./hooks.ts";
+import {
+  applyAfterToolCall,
+  HookPoints,
+  type LoopHooks,
+  mergeHooks,
+  type ToolCallRequest,
+  type UserPromptAnswer,
+} from "./hooks.ts";
 
 // The hooks below read only the call; the rest of a request is never looked at.
 const request = {
@@ -41,8 +48,9 @@ Deno.test("mergeHooks: afterToolCall replacements chain and annotations accumula
   const seen: string[] = [];
   const merged = mergeHooks(
     { afterToolCall: (_r, res) => (seen.push(res.content), { replace: { content: "first" } }) },
-    { afterToolCall: (_r, res) => (seen.push(res.content), { annotate: "note one" }) },
+    { afterToolCall: (_r, res) => (seen.push(res.content), { annotate: "note one", context: ["ctx one"] }) },
     { afterToolCall: () => undefined },
+    { afterToolCall: () => ({ context: ["ctx two"] }) },
     { afterToolCall: () => ({ annotate: "note two", replace: { content: "failed", isError: true } }) },
   );
   const answer = await merged.afterToolCall!(request, result);
@@ -50,11 +58,14 @@ Deno.test("mergeHooks: afterToolCall replacements chain and annotations accumula
   assert.deepEqual(answer, {
     replace: { content: "failed", isError: true },
     annotate: "note one\n\nnote two",
+    context: ["ctx one", "ctx two"],
   });
+  // Context goes after the step's results (ToolResult.context), the result's content without it.
   assert.deepEqual(applyAfterToolCall(result, answer), {
     content: "failed\n\nnote one\n\nnote two",
     isError: true,
     metadata: { bytes: 1 },
+    context: ["ctx one", "ctx two"],
   });
   assert.equal(applyAfterToolCall(result, undefined), result, "no opinion leaves the result as it is");
 });
@@ -97,6 +108,30 @@ Deno.test("mergeHooks: onSessionStart's messages join in hook order; one hook or
   });
   assert.equal(mergeHooks(undefined, one), one);
   assert.deepEqual(mergeHooks(), {});
+});
+
+Deno.test("mergeHooks: onUserPrompt's messages join in hook order; the first block wins, later hooks are not asked", async () => {
+  const asked: string[] = [];
+  const hook = (name: string, answer: UserPromptAnswer): LoopHooks => ({
+    onUserPrompt: () => (asked.push(name), answer),
+  });
+  const prompt = { sessionId: "s", text: "hi" };
+  const passing = mergeHooks(
+    hook("a", { messages: [userText("a", true)] }),
+    hook("b", {}),
+    hook("c", { messages: [userText("c", true)] }),
+  );
+  assert.deepEqual(await passing.onUserPrompt!(prompt), {
+    messages: [userText("a", true), userText("c", true)],
+  });
+  asked.length = 0;
+  const blocking = mergeHooks(
+    hook("a", { messages: [userText("a", true)] }),
+    hook("b", { block: { message: "no", reason: "r" } }),
+    hook("c", { block: { message: "later", reason: "r2" } }),
+  );
+  assert.deepEqual(await blocking.onUserPrompt!(prompt), { block: { message: "no", reason: "r" } });
+  assert.deepEqual(asked, ["a", "b"]);
 });
 
 Deno.test("HookPoints: a hook that throws is no opinion and a hook_failed warning; beforeToolCall refuses", async () => {

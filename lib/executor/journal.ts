@@ -50,6 +50,10 @@ export interface ApprovalRecord {
   tool: string;
   subject: string;
   answer: ApprovalAnswer;
+  /** The approver's reason (a refusal's text the model is told). */
+  message?: string;
+  /** The call's input as the approver changed it (an allow with the Agent SDK's `updatedInput`). */
+  updatedInput?: Record<string, unknown>;
 }
 
 /** Where the loop's steps become durable. Every method resolves once its batch is durable, or rejects. */

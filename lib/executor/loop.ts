@@ -27,7 +27,7 @@ import { ToolRunner } from "./tool_runner.ts";
 import { approvalAsker } from "./approval_step.ts";
 import type { RunError, RunResult, RunStatus, TurnInput } from "./run_result.ts";
 import { TurnOpening } from "./turn_opening.ts";
-import { HookPoints, hookPoints } from "./hooks.ts";
+import { HookPoints, hookPoints, type StopAnswer } from "./hooks.ts";
 import type { LoopOptions } from "./loop_options.ts";
 import { type JournalMessage, type LoopJournal, transcriptJournal } from "./journal.ts";
 import { resultContext, withContext } from "./request_context.ts";
@@ -47,6 +47,8 @@ interface TurnState {
   acknowledge: string[];
   /** Index in `messages` of this run's first message (its final text is looked for from there). */
   firstOfRun: number;
+  /** A UserPromptSubmit hook blocked the prompt; the turn runs only for the notices it delivers. */
+  blocked?: { message: string; reason: string };
 }
 
 /**
@@ -62,6 +64,15 @@ export class AgentLoop {
   #turn: number;
   /** The session's first turn in this loop is still to come (onSessionStart is asked before it). */
   #starting = true;
+  /**
+   * What opens the next turn that runs: onSessionStart's messages, and a blocked prompt's prelude and
+   * acknowledgements (a blocked prompt opens no turn, so they wait for the next).
+   */
+  #held: { messages: Message[]; prelude: NonNullable<TurnInput["prelude"]>; acknowledge: string[] } = {
+    messages: [],
+    prelude: [],
+    acknowledge: [],
+  };
   #resumed: boolean;
   #specs: ToolSpec[] | undefined;
   #liveSpecs: ToolSpec[] = [];
@@ -86,6 +97,11 @@ export class AgentLoop {
       ask: options.approve === undefined
         ? undefined
         : approvalAsker(options.approve, { journal, meta: options.meta }),
+      // A child this session starts gets no more model requests than it has left (launch_plan.ts).
+      turnsLeft: () => {
+        const max = this.#o.maxTurns;
+        return max === undefined ? undefined : Math.max(0, max - this.#modelRequests);
+      },
     });
   }
 
@@ -116,10 +132,20 @@ export class AgentLoop {
     const o = this.#o;
     if (this.#starting) {
       this.#starting = false;
-      if (o.onSessionStart !== undefined) input = await this.#sessionStart(input);
+      if (o.onSessionStart !== undefined) this.#held.messages.push(...await this.#sessionStart());
     }
+    const prompted = await this.#userPrompt(input);
+    if ("status" in prompted) return prompted;
+    const held = this.#held;
+    this.#held = { messages: [], prelude: [], acknowledge: [] };
     // The first request goes out while the opening batch is written (turn_opening.ts).
-    const { state, opening } = this.#open(input);
+    const { state, opening } = this.#open({
+      ...prompted.input,
+      messages: [...held.messages, ...prompted.input.messages],
+      prelude: [...held.prelude, ...prompted.input.prelude ?? []],
+      acknowledge: [...held.acknowledge, ...prompted.input.acknowledge ?? []],
+    });
+    if (prompted.blocked !== undefined) state.blocked = prompted.blocked;
     while (true) {
       const outOfTurns = o.maxTurns !== undefined && this.#modelRequests >= o.maxTurns;
       if (signal.aborted || outOfTurns) await opening.durable;
@@ -206,11 +232,51 @@ export class AgentLoop {
   }
 
   /** onSessionStart, once, before the first turn: the messages it returns open that turn. */
-  async #sessionStart(input: TurnInput): Promise<TurnInput> {
+  #sessionStart(): Promise<Message[]> {
     const { sessionId, agentType, depth } = this.#o.meta;
-    const session = { sessionId, agentType, depth, resumed: this.#resumed };
-    const added = await this.#hooks.sessionStart(session);
-    return added.length === 0 ? input : { ...input, messages: [...added, ...input.messages] };
+    return this.#hooks.sessionStart({ sessionId, agentType, depth, resumed: this.#resumed });
+  }
+
+  /**
+   * onUserPrompt for a turn that opens with the user's prompt: its context joins the input, or it is
+   * blocked (the run's result then, or, when the turn delivers notices, the turn runs without it:
+   * notices are taken once).
+   */
+  async #userPrompt(
+    input: TurnInput,
+  ): Promise<RunResult | { input: TurnInput; blocked?: TurnState["blocked"] }> {
+    const o = this.#o;
+    if (input.prompt === undefined || o.onUserPrompt === undefined) return { input };
+    const answer = await this.#hooks.userPrompt({ sessionId: o.meta.sessionId, text: input.prompt });
+    const blocked = answer.block;
+    if (blocked === undefined) {
+      return { input: { ...input, messages: [...input.messages, ...answer.messages ?? []] } };
+    }
+    if ((input.deliveries ?? []).length === 0) return this.#blocked(input, blocked);
+    o.emit({ type: "prompt_blocked", sessionId: o.meta.sessionId, ...blocked });
+    return { input: { ...input, messages: [] }, blocked };
+  }
+
+  /**
+   * A prompt a UserPromptSubmit hook blocked: no turn opens and nothing is written; what would have
+   * opened the turn (the session's start, a prelude, acknowledgements) waits for the next one.
+   */
+  #blocked(input: TurnInput, block: { message: string; reason: string }): RunResult {
+    const o = this.#o;
+    this.#held.prelude.push(...input.prelude ?? []);
+    this.#held.acknowledge.push(...input.acknowledge ?? []);
+    o.emit({ type: "prompt_blocked", sessionId: o.meta.sessionId, ...block });
+    return {
+      status: "completed",
+      messages: this.messages,
+      finalText: block.message,
+      usage: emptyUsage(),
+      toolCalls: 0,
+      modelRequests: 0,
+      durationMs: 0,
+      toolResults: [],
+      blocked: block,
+    };
   }
 
   /** onTurnEnd: the model answered without tool calls; a text to send back instead of ending. */
@@ -219,16 +285,20 @@ export class AgentLoop {
     return this.#hooks.turnEnd({ sessionId: this.#o.meta.sessionId, turn: state.turn, answer });
   }
 
-  /** shouldStop after a step: the error that ends the run, else undefined. */
-  #shouldStop(state: TurnState, final: boolean): RunError | undefined {
+  /** shouldStop after a step: the error or completed end that ends the run, else undefined. */
+  #shouldStop(state: TurnState, final: boolean): StopAnswer | undefined {
     if (this.#o.shouldStop === undefined) return undefined;
     return this.#hooks.stop({ sessionId: this.#o.meta.sessionId, turn: state.turn, final });
   }
 
-  /** The run's failed end when a shouldStop hook ends it (StructuredOutput's attempts ran out), else undefined. */
+  /**
+   * The run's end when a shouldStop hook ends it: failed (StructuredOutput's attempts ran out) or
+   * completed (its object accepted), else undefined.
+   */
   #stopped(state: TurnState, final: boolean): Promise<RunResult> | undefined {
-    const error = this.#shouldStop(state, final);
-    return error === undefined ? undefined : this.#finish(state, "failed", error);
+    const answer = this.#shouldStop(state, final);
+    if (answer === undefined) return undefined;
+    return "completed" in answer ? this.#finish(state, "completed") : this.#finish(state, "failed", answer);
   }
 
   /**
@@ -272,6 +342,7 @@ export class AgentLoop {
       messages,
       tools: this.#liveSpecs.length === 0 ? this.#specs : [...this.#specs, ...this.#liveSpecs],
       maxTokens: o.maxTokens,
+      ...o.modelOptions,
       meta: o.meta,
     }, opening.signal(signal));
     await opening.durable;
@@ -375,6 +446,7 @@ export class AgentLoop {
       durationMs,
       toolResults: state.toolResults,
       ...(error === undefined ? {} : { error }),
+      ...(state.blocked === undefined ? {} : { blocked: state.blocked }),
     };
   }
 }

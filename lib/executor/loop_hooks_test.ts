@@ -242,6 +242,53 @@ Deno.test("onSessionStart runs once per loop; its messages open the first turn i
   });
 });
 
+Deno.test("onUserPrompt: a blocked prompt opens no turn and writes nothing; the session's start waits for the next", async () => {
+  await withWorld(async (w) => {
+    const seen: string[] = [];
+    const loop = w.loop(ANSWER_TWICE, {
+      onSessionStart: () => ({ messages: [userText("Start context.", true)] }),
+      onUserPrompt: ({ text }) => {
+        seen.push(text);
+        return text.includes("secret")
+          ? { block: { message: `blocked: ${text}`, reason: "no secrets" } }
+          : { messages: [userText(`Context for: ${text}`, true)] };
+      },
+    });
+    const blocked = await loop.run({ messages: [userText("The secret")], prompt: "The secret" }, go());
+    assert.equal(blocked.status, "completed");
+    assert.deepEqual(blocked.blocked, { message: "blocked: The secret", reason: "no secrets" });
+    assert.equal(blocked.finalText, "blocked: The secret");
+    assert.equal(blocked.modelRequests, 0);
+    assert.equal(w.requests.length, 0);
+    assert.deepEqual(w.events.filter((e) => e.type !== "session_started").map((e) => e.type), [
+      "prompt_blocked",
+    ]);
+    assert.equal(await Deno.stat(w.transcript.path).then(() => true, () => false), false);
+    assert.equal(loop.messages.length, 0);
+    const run = await loop.run({ messages: [userText("Answer")], prompt: "Answer" }, go());
+    assert.equal(run.status, "completed");
+    assert.deepEqual(seen, ["The secret", "Answer"]);
+    // The start's context, the prompt, then the prompt's context: one durable opening batch.
+    assert.deepEqual(w.requests[0]!.messages.map((m) => textOf(m)), [
+      "Start context.",
+      "Answer",
+      "Context for: Answer",
+    ]);
+    assert.deepEqual((await w.written()).slice(0, 7), [
+      "turn_started",
+      "message:user",
+      "part_created",
+      "message:user",
+      "part_created",
+      "message:user",
+      "part_created",
+    ]);
+    // A turn without a prompt (notices alone) does not ask.
+    await loop.run({ messages: [userText("no prompt field")] }, go());
+    assert.deepEqual(seen, ["The secret", "Answer"]);
+  });
+});
+
 Deno.test("the journal makes each step durable before the loop reports it", async () => {
   await withWorld(async (w) => {
     const log: string[] = [];

@@ -2,7 +2,7 @@
 // the policy they run under (ToolPolicy), its hook points (LoopHooks) and its limits.
 
 import type { ToolSpec } from "../protocol/messages.ts";
-import type { Provider, RequestMeta } from "../protocol/provider.ts";
+import type { ModelRequest, Provider, RequestMeta } from "../protocol/provider.ts";
 import type { RuntimeEventSink } from "../protocol/events.ts";
 import type { TranscriptWriter } from "../session/transcript.ts";
 import type { Ports } from "../sys/mod.ts";
@@ -13,6 +13,9 @@ import type { ToolPolicy } from "./tool_runner.ts";
 import type { LoopHooks } from "./hooks.ts";
 import type { LoopJournal } from "./journal.ts";
 import type { RequestContext } from "./request_context.ts";
+
+/** The request options a session may set for itself (unset: the run's, else the model's). */
+export type ModelOptions = Pick<ModelRequest, "effort" | "thinkingBudget" | "thinkingDisplay">;
 
 /**
  * A session's loop: its model, transcript, tools, the policy they run under (ToolPolicy) and its hook
@@ -36,6 +39,8 @@ export interface LoopOptions extends ToolPolicy, LoopHooks, RequestContext {
   system: string;
   model: string;
   maxTokens: number;
+  /** This session's own model options (an agent's `effort`, the Agent SDK's thinking budget). */
+  modelOptions?: ModelOptions | undefined;
   meta: RequestMeta;
   emit: RuntimeEventSink;
   /** Model requests allowed in one run before it ends with `max_turns_exceeded`. */

@@ -11,6 +11,7 @@ import type { ResolvedConfig } from "../config/config.ts";
 import type { RuntimeEventSink } from "../protocol/events.ts";
 import { userText } from "../protocol/messages.ts";
 import type { AgentLoop, RunResult, TurnInput } from "./loop.ts";
+import type { ModelOptions } from "./loop_options.ts";
 import { sessionLoop } from "./session_loop.ts";
 import { openSession } from "../session/open.ts";
 import { NO_RULES, type RuleSet, wholeToolsDenied } from "../protocol/tool_rule.ts";
@@ -22,12 +23,14 @@ import { readTranscript, type TranscriptDiagnostic } from "../session/transcript
 import { rebuildHistory } from "../session/history.ts";
 import { acquireLease, type SessionLease } from "../session/lease.ts";
 import { runUntilSettled, type SettledRun } from "./settle.ts";
-import { structuredOutputHooks } from "./structured_hooks.ts";
+import { structuredOutputHooks, type StructuredState } from "./structured_hooks.ts";
 import type { PendingWork } from "../protocol/delivery.ts";
 import type { Approver } from "../protocol/approval.ts";
 import type { SessionRecovery, SessionSubagents } from "./session_ports.ts";
 import type { SessionContext } from "./session_context.ts";
 import { expandPrompt, userBlocks } from "./prompt_expansion.ts";
+import type { BeforeToolCall } from "./tool_runner.ts";
+import { type LoopHooks, mergeHooks } from "./hooks.ts";
 import { webAccessOf } from "../web/lazy_web_access.ts";
 import { AGENT_TOOL } from "../protocol/tool_names.ts";
 
@@ -61,8 +64,17 @@ export interface MainRunOptions {
   approve?: Approver;
   /** Memory, skills and what they change in the session's tools (executor/session_context.ts). */
   context?: SessionContext;
-  /** `--json-schema`: the StructuredOutput tool (kept whatever `--tools` says) and its corrective follow-ups. */
-  structured?: { tool: AnyTool; followUp: () => string | undefined; exhausted: () => string | undefined };
+  /** A further check of each of the session's calls after the permission gate (deny only). */
+  beforeToolCall?: BeforeToolCall;
+  /**
+   * The session's hooks from settings and the Agent SDK (lib/hooks/), made once its id is known: they
+   * join the context's and StructuredOutput's hook points (mergeHooks).
+   */
+  hooks?: ((session: { sessionId: string; transcriptPath: string }) => LoopHooks | undefined) | undefined;
+  /** `--json-schema`: the StructuredOutput tool (kept whatever `--tools` says) and the loop's hooks for it. */
+  structured?: StructuredState & { tool: AnyTool };
+  /** The session's own model options (the Agent SDK's setMaxThinkingTokens). */
+  modelOptions?: ModelOptions;
 }
 
 export interface MainRunResult {
@@ -101,6 +113,8 @@ export interface MainSessionDeps {
   /** Canonical `--add-dir` folders. */
   additionalDirs: readonly string[];
   trust: { trusted: boolean };
+  /** Whether tools may write the workspace and run commands (default: `trust.trusted`; lib/app.ts). */
+  workspaceGrant?: boolean;
   config: Pick<ResolvedConfig, "model" | "maxTokens" | "permissionMode" | "maxTurns" | "smallFastModel">;
   /** Settings `env` for the commands the session's tools run. */
   claude?: { env: Record<string, string> };
@@ -128,8 +142,12 @@ export interface MainSession extends AsyncDisposable {
   readonly diagnostics: TranscriptDiagnostic[];
   /** What recovery of a continued session could not do (reported, never fatal). */
   readonly recoveryWarnings: string[];
-  /** The next turn's input for `prompt`; the first one also acknowledges receipts a crash left behind. */
-  input(prompt: string | readonly string[]): TurnInput;
+  /**
+   * The next turn's input for `prompt` (its blocks, when a custom command expanded it); `typed` is the
+   * prompt as the user typed it (default: `prompt` itself), which UserPromptSubmit hooks see. The first
+   * one also acknowledges receipts a crash left behind.
+   */
+  input(prompt: string | readonly string[], typed?: string): TurnInput;
   close(): Promise<void>;
 }
 
@@ -242,11 +260,12 @@ async function buildMainSession(
     depth: 0,
     model: config.model,
     maxTokens: config.maxTokens,
+    modelOptions: o.modelOptions,
     platform: ports.env.platform(),
     workspaceRoot: app.workspace,
     additionalDirs: app.additionalDirs.length === 0 ? undefined : app.additionalDirs,
     storageRoot: app.layout.root,
-    trusted: app.trust.trusted,
+    trusted: app.workspaceGrant ?? app.trust.trusted,
     mode: config.permissionMode,
     extraEnv: app.claude === undefined || Object.keys(app.claude.env).length === 0
       ? undefined
@@ -255,7 +274,13 @@ async function buildMainSession(
     web: webAccessOf(app),
     emit: o.emit,
     context: o.context?.blocks,
-    beforeToolCall: o.context?.beforeToolCall,
+    // Every check runs (the context's narrowing, the session's own, hooks); any refuses: deny wins.
+    ...mergeHooks(
+      { beforeToolCall: o.context?.beforeToolCall },
+      { beforeToolCall: o.beforeToolCall },
+      o.hooks?.({ sessionId: opened.sessionId, transcriptPath: opened.transcript.path }),
+      o.structured === undefined ? undefined : structuredOutputHooks(o.structured),
+    ),
     prompt: {
       agents: tools.some((t) => t.name === AGENT_TOOL) ? extra.agentsText : undefined,
       override: o.systemPrompt,
@@ -273,7 +298,6 @@ async function buildMainSession(
     maxTurns: config.maxTurns,
     pending,
     approve: o.approve,
-    ...(o.structured === undefined ? {} : structuredOutputHooks(o.structured)),
   }, { messages: history.messages, turns: history.turns });
   return sessionHandle(opened, history, { loop, pending, recoveryWarnings, lease });
 }
@@ -334,13 +358,15 @@ function sessionHandle(
     resumed: opened.resumed,
     diagnostics: opened.diagnostics,
     recoveryWarnings: s.recoveryWarnings,
-    input(prompt) {
+    input(prompt, typed) {
       const acknowledge = unacked;
       const first = prelude;
       unacked = [];
       prelude = undefined;
+      const text = typed ?? (typeof prompt === "string" ? prompt : undefined);
       return {
         messages: [typeof prompt === "string" ? userText(prompt) : userBlocks(prompt)],
+        ...(text === undefined ? {} : { prompt: text }),
         acknowledge,
         ...(first === undefined ? {} : { prelude: first }),
       };
@@ -359,11 +385,16 @@ export async function runMainSession(app: MainSessionDeps, o: MainRunOptions): P
   const { loop, pending } = session;
   if (expansion?.model !== undefined) loop.configure({ model: expansion.model });
   profileMark("session ready");
-  const settled = await runUntilSettled(loop, session.input(expansion?.blocks ?? o.prompt), pending, {
-    signal: o.signal,
-    sleep: (ms, signal) => app.ports.clock.sleep(ms, signal),
-    ...(o.backgroundWaitMs === undefined ? {} : { waitLimitMs: o.backgroundWaitMs }),
-  });
+  const settled = await runUntilSettled(
+    loop,
+    session.input(expansion?.blocks ?? o.prompt, o.prompt),
+    pending,
+    {
+      signal: o.signal,
+      sleep: (ms, signal) => app.ports.clock.sleep(ms, signal),
+      ...(o.backgroundWaitMs === undefined ? {} : { waitLimitMs: o.backgroundWaitMs }),
+    },
+  );
   const interrupted = o.signal.aborted && pending !== undefined ? await pending.cancelAll("interrupted") : [];
   profileMark("settled");
   return {

@@ -21,6 +21,7 @@ export const RUN_FAILURE_CODES = [
   "max_budget_exceeded",
   "background_wait_expired",
   "structured_output_invalid",
+  "permission_denied",
   // Work that could not be saved or reach its parent (runtime warnings marked workLost).
   "child_write_failed",
   "sidecar_create_failed",
@@ -67,11 +68,19 @@ export interface TurnEvents {
   overBudget?: { costUsd: number; limitUsd: number | undefined };
   /** `--json-schema`: the StructuredOutput's state at the end. */
   structured?: StructuredOutputState;
+  /** A text prompt's run in which every call that would have changed something was refused. */
+  refusedWork?: RefusedWork;
+}
+
+/** The refused calls of a run that did none of its requested work: the tools and how many calls. */
+export interface RefusedWork {
+  tools: readonly string[];
+  calls: number;
 }
 
 /**
- * A print-mode turn's outcome. A stopped budget, dropped children, lost work or a missing structured
- * object turn a completed loop into a failure (docs/reference/background.md); Ctrl-C while print mode
+ * A print-mode turn's outcome. A stopped budget, dropped children, lost work, a run whose every change was
+ * refused or a missing structured object turn a completed loop into a failure (docs/reference/background.md); Ctrl-C while print mode
  * waited for children is a cancellation, never an expired wait.
  */
 export function turnOutcome(t: TurnEvents): RunOutcome {
@@ -96,6 +105,16 @@ export function turnOutcome(t: TurnEvents): RunOutcome {
     return { status: "cancelled", error: { code: "cancelled", message } };
   }
   if (t.lostWork !== undefined && completed) return { status: "failed", error: lostWorkFailure(t.lostWork) };
+  // The run did none of the work it was asked to do: never a success (docs/guides/permissions.md).
+  if (t.refusedWork !== undefined && completed) {
+    const { tools, calls } = t.refusedWork;
+    const message = `Every change the run asked for was refused: ${
+      tools.join(", ")
+    } (permission_denials lists the ${
+      calls === 1 ? "call" : `${calls} calls`
+    }; the refusals say what grants them).`;
+    return { status: "failed", error: { code: "permission_denied", message } };
+  }
   const shape = t.structured;
   if (shape !== undefined && shape.status !== "accepted" && completed) {
     const why = shape.status === "rejected"

@@ -89,6 +89,24 @@ Deno.test("turnOutcome: what happened around a turn decides its outcome, in orde
       status: "failed",
       error: { code: "notice_dropped", message: "The notice of agent-1 was dropped." },
     }],
+    ["every requested change refused", {
+      result: completed,
+      ...none,
+      refusedWork: { tools: ["Write", "Bash"], calls: 3 },
+    }, {
+      status: "failed",
+      error: {
+        code: "permission_denied",
+        message:
+          "Every change the run asked for was refused: Write, Bash (permission_denials lists the 3 calls; " +
+          "the refusals say what grants them).",
+      },
+    }],
+    ["refused work in a run that failed anyway", {
+      result: { status: "failed", error: { type: "max_turns_exceeded", message: "Stopped at 1 turn." } },
+      ...none,
+      refusedWork: { tools: ["Write"], calls: 1 },
+    }, { status: "failed", error: { code: "max_turns_exceeded", message: "Stopped at 1 turn." } }],
     ["no structured object", { result: completed, ...none, structured: { status: "pending" } }, {
       status: "failed",
       error: {

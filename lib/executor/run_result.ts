@@ -28,11 +28,21 @@ export interface RunResult {
   durationMs: number;
   /** Tool results with metadata, in call order (used for modified files, verification evidence). */
   toolResults: { call: ToolCallBlock; result: ToolResult }[];
+  /**
+   * A UserPromptSubmit hook blocked the prompt: it was not sent nor written; `message` is what the
+   * user is told (also the run's `finalText` when no turn ran), `reason` the hook's own words.
+   */
+  blocked?: { message: string; reason: string };
 }
 
 export interface TurnInput {
   /** Messages to append before the model is asked (the user prompt). */
   messages: Message[];
+  /**
+   * The user's prompt as typed, when the turn opens with one (a turn of notices alone has none): the
+   * `onUserPrompt` hook point sees it and may block it.
+   */
+  prompt?: string;
   /** Completion notices delivered with the turn's opening batch (hidden message + receipt parts). */
   deliveries?: Delivery[];
   /** Inbox ids already in the transcript but not yet acknowledged (e.g. after a restart). */

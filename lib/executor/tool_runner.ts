@@ -1,9 +1,11 @@
 // Owns running a model answer's tool calls for one session: durable identity before execution
 // (each call's `prepare()` may rewrite its input and add parts persisted with the call), then each
-// call validated (zod), gated (the permission gate, then the `beforeToolCall` hook point, whose
-// rewritten input is validated and gated again), run, and its result passed to the `afterToolCall`
-// hook point (hooks.ts) — concurrent tools (Task) at once, the others one after another in call
-// order. A tool never crashes the loop: every failure becomes an error result the model sees.
+// call validated by its tool's `schema` (a built-in tool's validator compiled from its generated JSON
+// Schema, lib/tools/input_check.ts; an MCP tool's or StructuredOutput's any-object check, the rest
+// checked by the server or the tool), gated (the permission gate, then the `beforeToolCall` hook point,
+// whose rewritten input is validated and gated again), run, and its result passed to the
+// `afterToolCall` hook point (hooks.ts) — concurrent tools (Task) at once, the others one after another
+// in call order. A tool never crashes the loop: every failure becomes an error result the model sees.
 
 import { loadBashParser } from "../shell/bash_parser.ts";
 import type { Message, ToolCallBlock } from "../protocol/messages.ts";
@@ -22,6 +24,7 @@ import { type ReadScope, readScope } from "../permissions/read_scope.ts";
 import { pathArgument, type RuleSet, type ToolRule } from "../protocol/tool_rule.ts";
 import type { PermissionMode } from "../protocol/permission_mode.ts";
 import { canonicalPath, resolveToolPath } from "../tools/paths.ts";
+import { basename } from "../path.ts";
 import { describeError } from "../errors.ts";
 import { canonicalToolName } from "../protocol/tool_names.ts";
 import type { WebAccess } from "../protocol/web.ts";
@@ -58,7 +61,8 @@ export interface ToolPolicy {
 }
 
 /** The tools of one session and where they act; its `beforeToolCall`/`afterToolCall` hook points (hooks.ts). */
-export interface ToolRunnerOptions extends ToolPolicy, Pick<LoopHooks, "beforeToolCall" | "afterToolCall"> {
+export interface ToolRunnerOptions
+  extends ToolPolicy, Pick<LoopHooks, "beforePermission" | "beforeToolCall" | "afterToolCall"> {
   ports: Ports;
   /** The session's tools; a promise while the tool modules still load (a Worker child). */
   tools: readonly AnyTool[] | PromiseLike<readonly AnyTool[]>;
@@ -71,13 +75,21 @@ export interface ToolRunnerOptions extends ToolPolicy, Pick<LoopHooks, "beforeTo
    * executor/approval_step.ts); without it the refusal stands (print mode, background children).
    */
   ask?: AskApproval | undefined;
+  /** Model requests the session may still make, read when a call starts (ToolContext.turnsLeft). */
+  turnsLeft?: (() => number | undefined) | undefined;
 }
 
 export type AskApproval = (
   call: ToolCallBlock,
   gate: { path: string | undefined; reason: string },
   signal: AbortSignal,
-) => Promise<{ allowed: true } | { allowed: false; message: string }>;
+) => Promise<{ allowed: true; updatedInput?: Record<string, unknown> } | { allowed: false; message: string }>;
+
+/**
+ * The gates' answer: refused, or allowed — with `input` when it changed: a hook's rewrite (gated again
+ * before it runs), or the approver's own change, already checked (`checked`).
+ */
+type GateOutcome = GateDecision & { input?: Record<string, unknown>; checked?: boolean };
 
 /** The calls of one answer with their durable identity; `run()` executes them. */
 export interface PreparedCalls {
@@ -150,6 +162,7 @@ export class ToolRunner {
     const o = this.#o;
     const home = o.ports.env.home();
     const scope = { workspaceRoot: o.workspaceRoot, ...(home === undefined ? {} : { home }) };
+    const turnsLeft = o.turnsLeft?.();
     return {
       ports: o.ports,
       sessionId: o.sessionId,
@@ -172,6 +185,7 @@ export class ToolRunner {
       readFiles: this.#read,
       web: o.web,
       pathRefusal: (tool, path) => searchRefusal(o.rules, tool, path, scope),
+      ...(turnsLeft === undefined ? {} : { turnsLeft }),
     };
   }
 
@@ -236,7 +250,11 @@ export class ToolRunner {
         ...(gate.allowWith === undefined ? {} : { allowWith: gate.allowWith }),
       };
     }
-    const rewritten = gate.input === undefined ? undefined : await this.#rewrite(request, gate.input);
+    const rewritten = gate.input === undefined
+      ? undefined
+      : gate.checked === true
+      ? { allow: true as const, input: gate.input }
+      : await this.#rewrite(request, gate.input);
     if (rewritten !== undefined && !rewritten.allow) return error(rewritten.message, true);
     const input = rewritten === undefined ? parsed.data : rewritten.input;
     if (ctx.signal.aborted) return error("Interrupted before the tool ran.");
@@ -290,43 +308,127 @@ export class ToolRunner {
 
   #reads: Promise<ReadScope> | undefined;
 
-  /** Where this session reads without asking, and what it never reads (home resolved once). */
+  /**
+   * Where this session reads without asking, and what it never reads (home resolved once): the
+   * workspace, `--add-dir` folders and the folders its tools send the model to (the listed skills').
+   */
   #readScope(): Promise<ReadScope> {
     const o = this.#o;
     return this.#reads ??= (async () => {
       const home = o.ports.env.home();
       const real = home === undefined ? undefined : await canonicalPath(o.ports.fs, home).catch(() => home);
+      const toolDirs = await this.#toolDirs();
       return readScope({
         workspaceRoot: o.workspaceRoot,
         storageRoot: o.storageRoot,
-        ...(o.additionalDirs === undefined ? {} : { additionalDirs: o.additionalDirs }),
+        additionalDirs: [...o.additionalDirs ?? [], ...toolDirs],
         ...(real === undefined ? {} : { home: real }),
       });
     })();
   }
 
+  /** The tools' readable folders, canonical; one a symlink renames (`skills/x` → `/elsewhere/y`) is left out. */
+  async #toolDirs(): Promise<string[]> {
+    const dirs = (await this.tools()).flatMap((t) => t.readableDirs ?? []);
+    const real = await Promise.all(
+      dirs.map((d) => canonicalPath(this.#o.ports.fs, d).catch(() => undefined)),
+    );
+    return real.filter((r, i): r is string => r !== undefined && basename(r) === basename(dirs[i]!));
+  }
+
   /**
    * The permission gate (trust, mode, the run's rules, the agent's limits; a person when askable), then
-   * the `beforeToolCall` hook point, which can only refuse or rewrite the input.
+   * the `beforeToolCall` hook point, which can only refuse or rewrite the input. An approver may change
+   * the input (the Agent SDK's `updatedInput`): the changed call is what runs, checked first.
    */
-  async #gate(request: ToolCallRequest): Promise<GateDecision & { input?: Record<string, unknown> }> {
+  async #gate(request: ToolCallRequest): Promise<GateOutcome> {
     const o = this.#o;
+    const pre = o.beforePermission === undefined ? {} : await this.#hooks.beforePermission(request);
+    if (pre.decision === "deny") {
+      return { allow: false, askable: false, message: pre.reason ?? `A hook refused ${request.call.name}.` };
+    }
+    let hooked: Record<string, unknown> | undefined;
+    if (pre.input !== undefined) {
+      // The hook's input is what runs: valid for the tool, and gated as itself below.
+      const parsed = request.tool.schema.safeParse(pre.input);
+      if (!parsed.success) {
+        return {
+          allow: false,
+          askable: false,
+          message: `A hook rewrote the input of ${request.call.name} into an invalid one.`,
+        };
+      }
+      hooked = parsed.data as Record<string, unknown>;
+      request = { ...request, call: { ...request.call, input: pre.input }, input: hooked };
+    }
     const { tool, call, ctx } = request;
     const path = await this.#rulePath(tool.name, call.input, ctx);
-    const decision = await this.#permission(request, path);
+    let decision = await this.#permission(request, path);
+    // A hook's `allow` approves what a person could have approved, nothing more; its `ask` asks even
+    // where the gate allows (BeforePermissionResult).
+    if (!decision.allow && decision.askable && pre.decision === "allow") decision = { allow: true };
+    else if (decision.allow && pre.decision === "ask") {
+      const why = pre.reason ?? "a hook asks for approval";
+      decision = {
+        allow: false,
+        askable: true,
+        message: `Permission to use ${tool.name} requires approval (${why}), and no one can approve it here.`,
+      };
+    }
+    let approved: Record<string, unknown> | undefined = hooked;
     if (!decision.allow && decision.askable && o.ask !== undefined) {
       const asked = await o.ask(call, { path, reason: decision.message }, ctx.signal);
       if (!asked.allowed) return { allow: false, askable: false, message: asked.message };
       // Whoever approved this very command approved what it does, the network included
       // (docs/reference/permissions.md "The OS sandbox"); ctx is this call's own.
       ctx.commandNetwork = true;
+      if (asked.updatedInput !== undefined) {
+        const changed = await this.#changed(request, asked.updatedInput);
+        if (!changed.allow) return changed;
+        approved = changed.input;
+        request = { ...request, input: approved };
+      }
     } else if (!decision.allow) return decision;
     // A read-only command allowed without a rule keeps that mark (it runs read-only) past the hook.
     const readOnly = decision.allow && decision.readOnlyCommand === true;
-    if (o.beforeToolCall === undefined) return readOnly ? decision : { allow: true };
+    const mine: GateOutcome = approved !== undefined
+      ? { allow: true, input: approved, checked: true }
+      : readOnly
+      ? decision
+      : { allow: true };
+    if (o.beforeToolCall === undefined) return mine;
     const answer = await this.#hooks.before(request);
     if (!answer.allow) return { allow: false, askable: answer.askable ?? false, message: answer.message };
+    if (answer.input === undefined) return mine;
     return readOnly ? { ...answer, readOnlyCommand: true } : answer;
+  }
+
+  /**
+   * An input the approver changed: valid for the tool, and not refused by anything no one may approve
+   * (a deny rule, trust, plan mode, an agent's limits): the approver approved this call, not more.
+   */
+  async #changed(
+    request: ToolCallRequest,
+    input: Record<string, unknown>,
+  ): Promise<
+    { allow: true; input: Record<string, unknown> } | { allow: false; askable: false; message: string }
+  > {
+    const { tool, call, ctx } = request;
+    const parsed = tool.schema.safeParse(input);
+    if (!parsed.success) {
+      const issues = parsed.error.issues.map((i) => `${i.path.join(".") || "input"}: ${i.message}`).join(
+        "; ",
+      );
+      return {
+        allow: false,
+        askable: false,
+        message: `Invalid tool input for ${tool.name} (as the approver changed it): ${issues}`,
+      };
+    }
+    const path = await this.#rulePath(tool.name, input, ctx);
+    const decision = await this.#permission({ tool, call: { ...call, input } }, path);
+    if (!decision.allow && !decision.askable) return { ...decision, askable: false };
+    return { allow: true, input: parsed.data as Record<string, unknown> };
   }
 
   /** The permission gate's decision on a call (trust, mode, the run's rules, the agent's limits). */

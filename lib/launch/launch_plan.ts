@@ -10,17 +10,19 @@ import type { SubtaskRefPart } from "../protocol/events.ts";
 import { chooseChildModel } from "./child_model.ts";
 import { resolveModel } from "../config/config.ts";
 import type { PermissionMode } from "../protocol/permission_mode.ts";
+import type { Effort } from "../protocol/effort.ts";
 import type { RuleTexts } from "../permissions/run_rules.ts";
 import { capMode, childRulesOf } from "../permissions/ceiling.ts";
 import type { AgentDefinition } from "../registry/schema.ts";
-import type { ConfigSnapshot, SidecarRecord } from "../store/schema.ts";
+import type { AgentHooks, ConfigSnapshot, SidecarRecord } from "../store/schema.ts";
 import type { ActiveWorktree } from "../tools/tool.ts";
 import type { TaskRequest, WarmCall } from "../tools/task.ts";
 import type { ChildSpec } from "../executor/child.ts";
 import { auditOf, ceilingOf, resumedCeiling, resumedConfig } from "./launch_ceiling.ts";
 import type { LoadResult } from "../store/codec.ts";
 import { planResume, type RestoreIsolation } from "./resume_plan.ts";
-import { lineageOf, type OwnProcess, resumedRecord, runningRecord } from "./launch_record.ts";
+import { type OwnProcess, resumedRecord, runningRecord } from "./launch_record.ts";
+import { lineageOf } from "../store/record_ops.ts";
 import { type ChildContext, childContextFor } from "../executor/child_context.ts";
 
 export interface RegistryView {
@@ -55,6 +57,13 @@ export interface ParentInfo {
    * for a top-level session, whose rules are the run's.
    */
   rules?: RuleTexts;
+  /** The agent hooks the delegating session fires (a child's: its snapshot's); absent at the top. */
+  agentHooks?: readonly AgentHooks[];
+  /**
+   * Model requests the delegating session may still make (`--max-turns`, or its own `maxTurns` as a
+   * child): a child gets no more than that, whatever its definition says. Absent = no limit.
+   */
+  turnsLeft?: number | undefined;
 }
 
 /** The parent session plus the run-wide policy a launch is decided under. */
@@ -108,13 +117,16 @@ const refuse = (refusal: string): LaunchPlan => ({ ok: false, refusal });
 export function snapshotOf(
   definition: AgentDefinition,
   o: {
-    parent: Pick<LaunchParent, "mode" | "rules">;
+    parent: Pick<LaunchParent, "mode" | "rules" | "agentHooks" | "turnsLeft">;
     isolation: "none" | "worktree";
     /** The model child_model.ts chose. */
     model: string;
+    /** The Agent call's `effort` (it wins over the definition's). */
+    effort?: Effort | undefined;
   },
 ): ConfigSnapshot {
   const { parent, isolation, model } = o;
+  const effort = o.effort ?? definition.effort;
   // The capability ceiling: never wider than the parent's effective mode.
   const permissionMode = capMode(definition.permissionMode, parent.mode).mode;
   return {
@@ -124,15 +136,29 @@ export function snapshotOf(
     tools: definition.tools === null ? null : [...definition.tools],
     disallowedTools: [...definition.disallowedTools],
     model,
+    ...(effort === undefined ? {} : { effort }),
     permissionMode,
-    maxTurns: definition.maxTurns,
+    maxTurns: cappedTurns(definition.maxTurns, parent.turnsLeft),
     skills: [...definition.skills],
     ...(definition.mcpServers === undefined ? {} : { mcpServers: structuredClone(definition.mcpServers) }),
     isolation,
     source: definition.source,
     // The capability ceiling of rules: the parent's, narrowed by this definition, frozen for resume.
     rules: childRulesOf(parent.rules, definition),
+    ...agentHooksOf(definition, parent.agentHooks),
   };
+}
+
+/** The hooks a child of `definition` fires besides the run's: its parent's agent hooks, then its own. */
+function agentHooksOf(
+  definition: AgentDefinition,
+  above: readonly AgentHooks[] | undefined,
+): { hooks?: AgentHooks[] } {
+  const own = definition.hooks === undefined || Object.keys(definition.hooks).length === 0
+    ? []
+    : [{ agent: definition.name, where: definition.path, hooks: structuredClone(definition.hooks) }];
+  const all = [...structuredClone(above ?? []), ...own];
+  return all.length === 0 ? {} : { hooks: all };
 }
 
 /** The model a fresh child of `definition` runs on, or why the call may not have it. */
@@ -149,6 +175,20 @@ function modelFor(
     ...(parent.subagentModel === undefined ? {} : { subagentModel: parent.subagentModel }),
     ...(parent.availableModels === undefined ? {} : { availableModels: parent.availableModels }),
   });
+}
+
+/** An agent's `maxTurns` within what its parent has left: never above it (null = no limit). */
+export function cappedTurns(own: number | null, left: number | undefined): number | null {
+  if (left === undefined) return own;
+  return own === null ? left : Math.min(own, left);
+}
+
+/** Why no child may start: its parent has no model requests left (a child could make none). */
+function turnsRefusal(parent: Pick<ParentInfo, "turnsLeft">): string | undefined {
+  return parent.turnsLeft !== undefined && parent.turnsLeft < 1
+    ? "Cannot start a subagent: this session has used all its turns (--max-turns, or its agent's maxTurns), " +
+      "and a subagent may make no more model requests than its parent has left."
+    : undefined;
 }
 
 /** Validates the call against the registry and the parent's limits; the definition when allowed. */
@@ -168,7 +208,7 @@ function admit(
   if (definition === undefined) {
     return { refusal: `Unknown agent type "${type}". Available agent types: ${names.join(", ") || "none"}.` };
   }
-  const deep = depthRefusal(parent);
+  const deep = depthRefusal(parent) ?? turnsRefusal(parent);
   if (deep !== undefined) return { refusal: deep };
   const isolation = input.isolation ?? definition.isolation;
   if (isolation === "worktree" && !parent.trusted) {
@@ -214,7 +254,7 @@ export function planLaunch(input: TaskRequest, context: LaunchContext): LaunchPl
   const id = input.subagent_session_id;
   const chosen = modelFor(input, definition, parent);
   if ("refusal" in chosen) return refuse(chosen.refusal);
-  const config = snapshotOf(definition, { parent, isolation, model: chosen.model });
+  const config = snapshotOf(definition, { parent, isolation, model: chosen.model, effort: input.effort });
   const record = runningRecord({
     id,
     subagentType: type,
@@ -257,7 +297,7 @@ function planResumedLaunch(
         `Leave out model, or start a fresh agent on the other model.`,
     );
   }
-  const deep = depthRefusal(parent);
+  const deep = depthRefusal(parent) ?? turnsRefusal(parent);
   if (deep !== undefined) return refuse(deep);
   const plan = decision.plan;
   if (plan.isolation === "worktree" && !parent.trusted) {
@@ -268,7 +308,13 @@ function planResumedLaunch(
   }
   // The worktree lease is checked against git and taken over by the isolation layer (run/isolation.ts).
   const record = resumedRecord(input, {
-    plan: { ...plan, config: resumedConfig(plan.config, parent) },
+    plan: {
+      ...plan,
+      config: {
+        ...resumedConfig(plan.config, parent),
+        maxTurns: cappedTurns(plan.config.maxTurns, parent.turnsLeft),
+      },
+    },
     parent,
     now,
   });

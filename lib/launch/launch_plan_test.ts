@@ -4,7 +4,7 @@
 import assert from "node:assert/strict";
 import { agentDefinitionSchema } from "../registry/schema.ts";
 import { RegistrySnapshot } from "../registry/snapshot.ts";
-import { type LaunchParent, planLaunch, runningRef, warmSpec } from "./launch_plan.ts";
+import { cappedTurns, type LaunchParent, planLaunch, runningRef, warmSpec } from "./launch_plan.ts";
 import { inWorktree } from "../run/isolation.ts";
 import { fullSidecarFixture } from "../testing/sidecar_fixtures.ts";
 import { VERDICT_JSON_SCHEMA } from "../verification/verdict.ts";
@@ -27,7 +27,14 @@ function agent(fields: Record<string, unknown>) {
 
 const registry = new RegistrySnapshot("/work", [
   agent({ name: "worker", tools: ["Read"] }),
-  agent({ name: "pinned", model: "fast", permissionMode: "plan", maxTurns: 3, background: true }),
+  agent({
+    name: "pinned",
+    model: "fast",
+    permissionMode: "plan",
+    maxTurns: 3,
+    background: true,
+    effort: "low",
+  }),
   agent({ name: "isolated", isolation: "worktree" }),
   agent({ name: "verification", tools: ["Read", "Bash"] }),
 ]);
@@ -105,8 +112,21 @@ Deno.test("planLaunch refuses an unknown type in an empty registry with 'none'",
 });
 
 const snapshots: [string, Partial<TaskRequest>, Record<string, unknown>][] = [
-  ["inherit", {}, { model: "parent-model", permissionMode: "autoEdit", maxTurns: null, tools: ["Read"] }],
-  ["pinned", { subagent_type: "pinned" }, { model: "fast-model-1", permissionMode: "plan", maxTurns: 3 }],
+  ["inherit", {}, {
+    model: "parent-model",
+    permissionMode: "autoEdit",
+    maxTurns: null,
+    tools: ["Read"],
+    effort: undefined,
+  }],
+  ["pinned", { subagent_type: "pinned" }, {
+    model: "fast-model-1",
+    permissionMode: "plan",
+    maxTurns: 3,
+    effort: "low",
+  }],
+  ["the call's effort", { effort: "high" }, { effort: "high" }],
+  ["the call's effort over a pinned one", { subagent_type: "pinned", effort: "max" }, { effort: "max" }],
   ["the call's model", { model: "fast" }, { model: "fast-model-1" }],
   ["the call's model over a pinned one", { subagent_type: "pinned", model: "inherit" }, {
     model: "parent-model",
@@ -427,4 +447,15 @@ Deno.test("planLaunch: a resumed child keeps its frozen rules, narrowed again by
   });
   assert.ok(old.ok);
   assert.deepEqual(old.spec.rules, { allow: [], deny: ["Bash(curl:*)"], ask: [], limits: [] });
+});
+
+Deno.test("cappedTurns: an agent's maxTurns never exceeds what its parent has left", () => {
+  const table: [own: number | null, left: number | undefined, expected: number | null][] = [
+    [null, undefined, null], // no limit anywhere
+    [20, undefined, 20], // the agent's own limit
+    [null, 7, 7], // --max-turns of the parent
+    [20, 7, 7], // the smaller wins
+    [3, 7, 3],
+  ];
+  for (const [own, left, expected] of table) assert.equal(cappedTurns(own, left), expected, `${own} ${left}`);
 });

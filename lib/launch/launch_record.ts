@@ -11,6 +11,8 @@ import type { ResumePlan } from "./resume_plan.ts";
 export interface OwnProcess {
   pid: number;
   identity: ProcessIdentity | null;
+  /** The machine it runs on ("" unknown): a shared store's records from elsewhere are told apart by it. */
+  machine?: string;
 }
 
 /** Who owns a new run: the parent session (owner key) and its process. */
@@ -75,17 +77,11 @@ export function runningRecord(f: RunFields, o: { parent: RecordOwner; now: numbe
     lastActiveAt: now,
     processId: parent.process.pid,
     ...(parent.process.identity === null ? {} : { processIdentity: parent.process.identity }),
+    ...(parent.process.machine ? { machine: parent.process.machine } : {}),
     parentSessionId: parent.sessionId,
     parentProjectPath: parent.projectPath,
     rootAgentId: lineage.rootAgentId,
     ...(lineage.resumedFrom === undefined ? {} : { resumedFrom: lineage.resumedFrom }),
     resumeDepth: lineage.resumeDepth,
   };
-}
-
-/** The lineage a record carries (decided at launch): its root, the run it resumed, its resume depth. */
-export function lineageOf(record: SidecarRecord): Lineage {
-  return record.resumedFrom === undefined
-    ? { rootAgentId: record.rootAgentId, resumeDepth: record.resumeDepth }
-    : { rootAgentId: record.rootAgentId, resumedFrom: record.resumedFrom, resumeDepth: record.resumeDepth };
 }

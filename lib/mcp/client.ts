@@ -7,6 +7,7 @@
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { McpServerEntry, McpTransport } from "./config.ts";
+import { importNpm } from "../npm_module.ts";
 import { VERSION } from "../version.ts";
 
 export interface McpToolInfo {
@@ -36,6 +37,8 @@ export interface McpConnectionOptions {
   onToolsChanged?: () => void;
   /** Lines for `--debug` (the server's stderr, transport errors). */
   debug?: (line: string) => void;
+  /** The transport to an Agent SDK's in-process server (type `sdk`), by its name. */
+  sdkTransport?: (server: string) => Transport;
 }
 
 const STDERR_TAIL = 2000;
@@ -152,7 +155,11 @@ export class McpConnection {
   async #transport(t: McpTransport): Promise<Transport> {
     switch (t.type) {
       case "stdio": {
-        const { StdioClientTransport } = await import("@modelcontextprotocol/sdk/client/stdio.js");
+        const { StdioClientTransport } = await importNpm(
+          "@modelcontextprotocol/sdk/client/stdio.js",
+          () => import("@modelcontextprotocol/sdk/client/stdio.js"),
+          { exports: ["StdioClientTransport"] },
+        );
         const transport = new StdioClientTransport({
           command: t.command,
           args: t.args,
@@ -170,14 +177,25 @@ export class McpConnection {
         return transport;
       }
       case "http": {
-        const { StreamableHTTPClientTransport } = await import(
-          "@modelcontextprotocol/sdk/client/streamableHttp.js"
+        const { StreamableHTTPClientTransport } = await importNpm(
+          "@modelcontextprotocol/sdk/client/streamableHttp.js",
+          () => import("@modelcontextprotocol/sdk/client/streamableHttp.js"),
+          { exports: ["StreamableHTTPClientTransport"] },
         );
         return new StreamableHTTPClientTransport(new URL(t.url), { requestInit: { headers: t.headers } });
       }
       case "sse": {
-        const { SSEClientTransport } = await import("@modelcontextprotocol/sdk/client/sse.js");
+        const { SSEClientTransport } = await importNpm(
+          "@modelcontextprotocol/sdk/client/sse.js",
+          () => import("@modelcontextprotocol/sdk/client/sse.js"),
+          { exports: ["SSEClientTransport"] },
+        );
         return new SSEClientTransport(new URL(t.url), { requestInit: { headers: t.headers } });
+      }
+      case "sdk": {
+        const transport = this.#o.sdkTransport?.(this.entry.name);
+        if (transport === undefined) throw new Error("no Agent SDK session carries it");
+        return transport;
       }
       default: {
         const never: never = t;

@@ -6,11 +6,13 @@ import { z } from "zod";
 import { normalizeNamePart } from "../protocol/mcp_names.ts";
 
 /** Where a definition came from, lowest precedence first (see sources.ts). */
-export type McpSource = "user" | "project" | "local" | "flag" | "agent";
+export type McpSource = "user" | "project" | "local" | "flag" | "agent" | "sdk";
 
 export type McpTransport =
   | { type: "stdio"; command: string; args: string[]; env: Record<string, string> }
-  | { type: "http" | "sse"; url: string; headers: Record<string, string> };
+  | { type: "http" | "sse"; url: string; headers: Record<string, string> }
+  /** An Agent SDK's in-process server (`createSdkMcpServer`), reached over its control channel. */
+  | { type: "sdk" };
 
 /** One configured server: usable (`transport`) or not (`error`, shown by `blade mcp list`). */
 export interface McpServerEntry {
@@ -196,7 +198,7 @@ export function secretsOfServers(servers: readonly McpServerEntry[]): string[] {
   for (const s of servers) {
     for (const v of s.secrets ?? []) if (v.length >= 8) out.add(v);
     const t = s.transport;
-    if (t === undefined) continue;
+    if (t === undefined || t.type === "sdk") continue;
     const pairs = Object.entries(t.type === "stdio" ? t.env : t.headers);
     for (const [key, v] of pairs) {
       if (!SECRET_KEY.test(key)) continue;

@@ -6,6 +6,7 @@
 import type { McpServerEntry } from "./config.ts";
 import { type McpCallResult, McpConnection, type McpStatus, type McpToolInfo } from "./client.ts";
 import { mcpToolName } from "../protocol/mcp_names.ts";
+import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 
 /** Default MCP_TIMEOUT: how long a server may take to start and list its tools. */
 export const DEFAULT_CONNECT_TIMEOUT_MS = 30_000;
@@ -83,7 +84,7 @@ export interface McpServerStatus {
   name: string;
   source: McpServerEntry["source"];
   origin: string;
-  type: "stdio" | "http" | "sse" | "invalid";
+  type: "stdio" | "http" | "sse" | "sdk" | "invalid";
   /** The command line or URL (no env, no headers: they may hold secrets). */
   target: string;
   status: McpStatus;
@@ -99,6 +100,8 @@ export interface McpHubOptions {
   /** The cap of one result's text (resultCharsFrom); DEFAULT_RESULT_CHARS when unset. */
   maxResultChars?: number;
   debug?: (line: string) => void;
+  /** The transports of the Agent SDK's in-process servers (entries of type `sdk`). */
+  sdkTransport?: (server: string) => Transport;
 }
 
 export class McpHub {
@@ -116,6 +119,7 @@ export class McpHub {
         cwd: options.cwd,
         onToolsChanged: () => this.#changed(),
         ...(options.debug === undefined ? {} : { debug: options.debug }),
+        ...(options.sdkTransport === undefined ? {} : { sdkTransport: options.sdkTransport }),
       })
     );
   }
@@ -231,7 +235,13 @@ export class McpHub {
         source: c.entry.source,
         origin: c.entry.origin,
         type: t === undefined ? "invalid" : t.type,
-        target: t === undefined ? "" : t.type === "stdio" ? [t.command, ...t.args].join(" ") : t.url,
+        target: t === undefined
+          ? ""
+          : t.type === "stdio"
+          ? [t.command, ...t.args].join(" ")
+          : t.type === "sdk"
+          ? "in-process (Agent SDK)"
+          : t.url,
         status: c.status,
         ...(c.error === undefined ? {} : { error: c.error }),
         tools: c.tools.filter((tool) => offered.has(tool.name)).map((tool) => ({

@@ -5,8 +5,9 @@
 
 import type { AnyTool, LiveTools } from "../tools/tool.ts";
 import { anyServers, type McpSourceOptions, type McpSources, readMcpSources } from "./sources.ts";
-import type { McpDiagnostic } from "./config.ts";
+import type { McpDiagnostic, McpLayer, McpServerEntry } from "./config.ts";
 import type { McpHub, McpToolDescriptor } from "./hub.ts";
+import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 
 export interface McpOpenOptions extends McpSourceOptions {
   /** Reads a variable (for `${VAR}` expansion and MCP_TIMEOUT / MCP_TOOL_TIMEOUT). */
@@ -17,6 +18,10 @@ export interface McpOpenOptions extends McpSourceOptions {
    * starting (its stderr in `--debug`, an error) is already redacted.
    */
   onSecrets?: (secrets: string[]) => void;
+  /** More servers after every other source: the Agent SDK's `mcpServers` of its initialize request. */
+  extraLayers?: readonly McpLayer[];
+  /** The Agent SDK's in-process servers (`sdkMcpServers` of its initialize), by name, and their transport. */
+  sdkServers?: { names: readonly string[]; transport: (server: string) => Transport };
 }
 
 export interface McpOpened {
@@ -33,7 +38,8 @@ export interface McpOpened {
 /** Reads the configuration; when it names servers, starts them all (each connected or failed). */
 export async function openMcp(o: McpOpenOptions): Promise<McpOpened> {
   const sources = await readMcpSources(o);
-  if (!anyServers(sources)) {
+  sources.layers.push(...o.extraLayers ?? []);
+  if (!anyServers(sources) && (o.sdkServers?.names.length ?? 0) === 0) {
     return { hub: undefined, diagnostics: sources.diagnostics, secrets: [], disabled: sources.disabled };
   }
   const [{ resolveServers, secretsOfServers }, { McpHub, resultCharsFrom, timeoutsFrom }] = await Promise.all(
@@ -43,6 +49,13 @@ export async function openMcp(o: McpOpenOptions): Promise<McpOpened> {
     ],
   );
   const resolved = resolveServers(sources.layers, o.env);
+  const { normalizeNamePart } = await import("../protocol/mcp_names.ts");
+  for (const name of o.sdkServers?.names ?? []) {
+    // An in-process server wins over a configured one that gives the same tool names.
+    const key = normalizeNamePart(name);
+    resolved.servers = resolved.servers.filter((s) => normalizeNamePart(s.name) !== key);
+    resolved.servers.push(sdkEntry(name));
+  }
   const { timeouts, warnings: timeoutWarnings } = timeoutsFrom(o.env);
   const { maxResultChars, warnings: outputWarnings } = resultCharsFrom(o.env);
   const warnings = [...timeoutWarnings, ...outputWarnings];
@@ -53,6 +66,7 @@ export async function openMcp(o: McpOpenOptions): Promise<McpOpened> {
     timeouts,
     maxResultChars,
     ...(o.debug === undefined ? {} : { debug: o.debug }),
+    ...(o.sdkServers === undefined ? {} : { sdkTransport: o.sdkServers.transport }),
   });
   await hub.start();
   return {
@@ -65,6 +79,19 @@ export async function openMcp(o: McpOpenOptions): Promise<McpOpened> {
     secrets,
     disabled: sources.disabled,
   };
+}
+
+/** The Agent SDK's in-process server `name` (an unusable name is a failed entry saying why). */
+function sdkEntry(name: string): McpServerEntry {
+  const origin = "the Agent SDK (createSdkMcpServer)";
+  return /^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/.test(name)
+    ? { name, source: "sdk", origin, transport: { type: "sdk" } }
+    : {
+      name,
+      source: "sdk",
+      origin,
+      error: "its name is not a valid MCP server name (letters, digits, _ . -)",
+    };
 }
 
 /**

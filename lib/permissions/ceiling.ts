@@ -1,6 +1,6 @@
 // Owns the capability ceiling (docs/guides/permissions.md "The capability ceiling"): a child never has
 // more than the session that delegates to it. Its permission mode is the narrower of its agent's mode
-// and its parent's effective mode (plan < dontAsk < default < autoEdit < yolo; dontAsk and default are
+// and its parent's effective mode (plan < dontAsk < default < autoEdit < auto < yolo; dontAsk and default are
 // the same grant, and dontAsk, which never asks, is the narrower of the two), and its tools are a subset
 // of the parent's tools. Its rules are the intersection of its own and every ancestor's (childRulesOf):
 // deny and ask rules accumulate down the tree, and each agent's `tools` rules become a layer every
@@ -12,7 +12,14 @@ import { parseToolRule, type ToolRule } from "../protocol/tool_rule.ts";
 import type { RuleTexts } from "./run_rules.ts";
 
 /** Narrowest first. */
-export const MODE_ORDER: readonly PermissionMode[] = ["plan", "dontAsk", "default", "autoEdit", "yolo"];
+export const MODE_ORDER: readonly PermissionMode[] = [
+  "plan",
+  "dontAsk",
+  "default",
+  "autoEdit",
+  "auto",
+  "yolo",
+];
 
 /** Claude Code's name for a mode, for messages that quote an agent file. */
 const CLAUDE_NAMES: Partial<Record<PermissionMode, string>> = {

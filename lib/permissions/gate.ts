@@ -102,6 +102,8 @@ export function decide(g: GateInput): GateDecision {
       false,
     );
   }
+  const mcp = untrustedExternal(g, verdict.verdict === "allow");
+  if (mcp !== undefined) return mcp;
   if (g.kind === "external" && g.mode === "plan" && g.readOnly !== true) {
     // Plan mode is default mode restricted to read-only tools: never wider than default.
     return deny(`${g.name} is not available in plan mode: its MCP server does not mark it read-only.`, false);
@@ -140,7 +142,7 @@ export function decide(g: GateInput): GateDecision {
     if (refusal !== undefined) return refusal;
   }
   if (g.mode === "yolo" || allowed) return { allow: true };
-  if (g.kind === "write" && g.mode === "autoEdit") return { allow: true };
+  if (g.kind === "write" && (g.mode === "autoEdit" || g.mode === "auto")) return { allow: true };
   const why = verdict.verdict === "none" && verdict.why !== undefined && verdict.why !== ""
     ? ` The allow rules do not approve it: ${verdict.why}.`
     : "";
@@ -221,6 +223,24 @@ function protectedCommand(g: GateInput): GateDecision | undefined {
   );
 }
 
+/**
+ * An MCP tool may change anything, an untrusted workspace included: there no mode (a settings
+ * `defaultMode: bypassPermissions` least of all) runs one its server does not mark read-only; an allow
+ * rule naming it, or the person's approval, does (the other modes ask). A print run's command-line grant
+ * (permissions/command_line_grant.ts) counts as trust here, as for writes and commands.
+ */
+function untrustedExternal(g: GateInput, allowed: boolean): GateDecision | undefined {
+  if (g.kind !== "external" || g.readOnly === true || g.trusted || allowed || g.mode !== "yolo") {
+    return undefined;
+  }
+  return deny(
+    `${g.name} (an MCP tool its server does not mark read-only) is refused: this workspace is not trusted, ` +
+      `so no permission mode runs it. Allow it by name (--allowed-tools "${g.name}") or trust the workspace ` +
+      `(\`blade trust\`, --trust-workspace).`,
+    false,
+  );
+}
+
 /** A read outside the session's roots: approval, or a rule naming it for credential folders (read_scope.ts). */
 function readOutside(
   g: GateInput,
@@ -250,6 +270,12 @@ function unapproved(g: GateInput): string {
       ? `is not pre-approved by an allow rule, and permission mode "dontAsk" refuses everything else`
       : `needs approval in permission mode "${g.mode}", and print mode cannot ask`;
     return `${describeCall(g)} ${how}. Re-run with --allowed-tools "${rule}" (or permission mode yolo).`;
+  }
+  if (g.mode === "auto") {
+    // Claude Code's auto mode asks its server-side safety classifier here; Blade has none.
+    return `${describeCall(g)} needs auto mode's safety check, which Blade does not have: permission mode ` +
+      `"auto" runs edits and read-only commands only. Re-run with another permission mode or an allow rule ` +
+      `(--allowed-tools "${g.name}").`;
   }
   if (g.kind === "external") {
     return `${g.name} (an MCP tool) needs approval in permission mode "${g.mode}", and print mode cannot ask. ` +

@@ -92,3 +92,32 @@ describe("permission gate for MCP tools (kind external)", () => {
     assert.equal(bash.allow, false);
   });
 });
+
+describe("MCP tools in an untrusted workspace", () => {
+  it("no mode runs a tool its server does not mark read-only (a settings bypass least of all); a rule naming it does", () => {
+    const t = "mcp__files__write_file";
+    const untrusted = (mode: PermissionMode, rules: string[], readOnly = false) =>
+      decide({
+        name: t,
+        kind: "external",
+        input: { path: "x" },
+        trusted: false,
+        mode,
+        rules: { allow: parseRuleList(rules).rules, deny: [], ask: [] },
+        scope: { workspaceRoot: "/ws" },
+        readOnly,
+      });
+    const yolo = untrusted("yolo", []);
+    assert.equal(yolo.allow, false);
+    assert.match(
+      !yolo.allow ? yolo.message : "",
+      /this workspace is not trusted, so no permission mode runs it/,
+    );
+    // The other modes never ran it without a rule: they ask (interactive) or refuse (print mode).
+    for (const mode of ["autoEdit", "default", "dontAsk"] as const) {
+      assert.equal(untrusted(mode, []).allow, false);
+    }
+    assert.equal(untrusted("default", [t]).allow, true);
+    assert.equal(untrusted("yolo", [], true).allow, true, "a read-only tool runs as in a trusted folder");
+  });
+});

@@ -28,6 +28,8 @@ const TABLE: [PermissionMode, boolean, boolean, boolean][] = [
   ["default", true, false, false],
   ["dontAsk", true, false, false],
   ["autoEdit", true, true, false],
+  // Claude Code's auto mode without its classifier: writes (and, as every mode, read-only commands).
+  ["auto", true, true, false],
   ["yolo", true, true, true],
 ];
 
@@ -42,6 +44,30 @@ Deno.test("every mode against every kind of tool, without rules", () => {
       `${mode} bash`,
     );
   }
+});
+
+Deno.test("auto: read-only commands and writes run; anything else needs the classifier Blade lacks", () => {
+  const bash = (command: string) =>
+    decide({
+      input: { command },
+      trusted: true,
+      mode: "auto",
+      rules: { allow: [], deny: [], ask: [] },
+      scope,
+      kind: "execute",
+      name: "Bash",
+    });
+  assert.equal(bash("git status").allow, true);
+  const refused = bash("npm test");
+  assert.equal(refused.allow, false);
+  assert.match(!refused.allow ? refused.message : "", /auto mode's safety check, which Blade does not have/);
+  assert.equal(!refused.allow && refused.askable, true, "someone who can answer may approve it");
+  // Protected paths are never auto-approved (as in Claude Code).
+  assert.equal(
+    gate({ mode: "auto", kind: "write", name: "Write", path: "/ws/.git/hooks/pre-commit" }),
+    false,
+  );
+  assert.equal(gate({ mode: "auto", kind: "external", name: "mcp__x__y" }), false);
 });
 
 Deno.test("allow rules approve in default and dontAsk, never in plan; untrusted Bash stays refused", () => {
@@ -331,6 +357,22 @@ Deno.test("protected paths: only an allow rule that names the path approves it (
     "names .claude, not this file",
   );
   assert.equal(write("/ws/src/a.ts", "Write"), true);
+  // NotebookEdit writes as Write does (issue 32 item 4): a bare rule approves no protected path.
+  const notebook = (path: string, ...allow: string[]) =>
+    gate({
+      mode: "default",
+      kind: "write",
+      name: "NotebookEdit",
+      path,
+      input: { notebook_path: path },
+      rules: { allow: rules(...allow), deny: [], ask: [] },
+    });
+  for (const p of ["/ws/.claude/x.ipynb", "/ws/.git/hooks/x.ipynb", "/ws/.blade/x.ipynb"]) {
+    assert.equal(notebook(p, "NotebookEdit"), false, `bare NotebookEdit: ${p}`);
+    assert.equal(notebook(p, "Edit"), false, `bare Edit: ${p}`);
+  }
+  assert.equal(notebook("/ws/.claude/x.ipynb", "NotebookEdit(.claude/x.ipynb)"), true);
+  assert.equal(notebook("/ws/nb/a.ipynb", "NotebookEdit"), true);
 });
 
 Deno.test("protected Bash: a rule naming .git approves only a command it matches itself", () => {

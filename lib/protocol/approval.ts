@@ -21,10 +21,29 @@ export interface ApprovalRequest {
 
 export type ApprovalAnswer = "allow_once" | "allow_always" | "deny";
 
+/**
+ * An answer with what the approver said (the Agent SDK's canUseTool, an MCP approval tool): a deny's
+ * `message` is what the model is told; an allow's `updatedInput` is the call to run instead (checked
+ * again: the tool's schema and every refusal no one may approve still apply).
+ */
+export interface ApprovalVerdict {
+  answer: ApprovalAnswer;
+  message?: string;
+  updatedInput?: Record<string, unknown>;
+}
+
 export const APPROVAL_ANSWERS: readonly ApprovalAnswer[] = ["allow_once", "allow_always", "deny"];
 
 /** Asks; resolves `deny` when the question is cancelled (Esc, Ctrl-C, the turn interrupted). */
-export type Approver = (request: ApprovalRequest, signal: AbortSignal) => Promise<ApprovalAnswer>;
+export type Approver = (
+  request: ApprovalRequest,
+  signal: AbortSignal,
+) => Promise<ApprovalAnswer | ApprovalVerdict>;
+
+/** The verdict of an answer (a bare answer says nothing more). */
+export function verdictOf(answer: ApprovalAnswer | ApprovalVerdict): ApprovalVerdict {
+  return typeof answer === "string" ? { answer } : answer;
+}
 
 export function isApprovalAnswer(value: unknown): value is ApprovalAnswer {
   return typeof value === "string" && (APPROVAL_ANSWERS as readonly string[]).includes(value);

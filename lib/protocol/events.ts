@@ -60,7 +60,16 @@ export interface TranscriptEventData {
   part_created: { messageId: string; partId: string; part: TranscriptPart };
   inbox_acknowledged: { inboxIds: string[] };
   /** A person answered an approval question for one tool call (the interactive session). */
-  approval_decided: { callId: string; tool: string; subject: string; answer: ApprovalAnswer };
+  approval_decided: {
+    callId: string;
+    tool: string;
+    subject: string;
+    answer: ApprovalAnswer;
+    /** The approver's reason, as the model was told it. */
+    message?: string;
+    /** The input the call ran with, as the approver changed it. */
+    updatedInput?: Record<string, unknown>;
+  };
 }
 
 export type TranscriptEventType = keyof TranscriptEventData;
@@ -168,7 +177,29 @@ export type RuntimeEvent =
       commits?: number;
     };
   }
+  /** A UserPromptSubmit hook blocked the user's prompt (docs/guides/hooks.md): nothing of it was sent. */
+  | { type: "prompt_blocked"; sessionId: string; message: string; reason: string }
+  | HookRunEvent
   | RuntimeWarning;
+
+/**
+ * One hook's run starting or ending (docs/guides/hooks.md; stream-json's `hook_started` and
+ * `hook_response` lines with `--include-hook-events`). `name` is Claude Code's (`PreToolUse:Bash`).
+ */
+export interface HookRunEvent {
+  type: "hook_run";
+  /** The top-level session the hook serves (a subagent's hooks name their root session). */
+  sessionId: string;
+  phase: "started" | "ended";
+  hookId: string;
+  name: string;
+  event: string;
+  /** When ended: what it printed (an Agent SDK callback: its JSON answer), how it ended. */
+  stdout?: string;
+  stderr?: string;
+  exitCode?: number;
+  outcome?: "success" | "error" | "cancelled";
+}
 
 /**
  * Durable state that could not be written or delivered. Always reported (stderr in text mode, a

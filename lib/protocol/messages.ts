@@ -25,14 +25,25 @@ export interface ToolResultBlock {
   isError: boolean;
 }
 
-/** Extended thinking (MAX_THINKING_TOKENS): sent back to the model as it came; never shown as text. */
+/** The model's thinking: sent back to the model as it came (the API checks it); never shown as text. */
 export interface ThinkingBlock {
   type: "thinking";
   thinking: string;
   signature: string;
 }
 
-export type ContentBlock = TextBlock | ToolCallBlock | ToolResultBlock | ThinkingBlock;
+/** Thinking the API returns encrypted: kept and sent back as it came, like ThinkingBlock. */
+export interface RedactedThinkingBlock {
+  type: "redacted_thinking";
+  data: string;
+}
+
+export type ContentBlock =
+  | TextBlock
+  | ToolCallBlock
+  | ToolResultBlock
+  | ThinkingBlock
+  | RedactedThinkingBlock;
 
 export type Role = "user" | "assistant";
 

@@ -4,11 +4,20 @@
 /**
  * `default`: writes and Bash need approval (print mode refuses what no rule allows); `dontAsk`: like
  * default but never asks, anything no allow rule approves is refused; `autoEdit`: writes approved;
- * `yolo`: everything approved; `plan`: read-only.
+ * `auto`: Claude Code's auto mode without its server-side safety classifier: writes and read-only
+ * commands approved, anything the classifier would have to judge refused (or asked where someone can
+ * answer); `yolo`: everything approved; `plan`: read-only.
  */
-export type PermissionMode = "default" | "dontAsk" | "autoEdit" | "yolo" | "plan";
+export type PermissionMode = "default" | "dontAsk" | "autoEdit" | "auto" | "yolo" | "plan";
 
-export const PERMISSION_MODES: readonly PermissionMode[] = ["default", "dontAsk", "autoEdit", "yolo", "plan"];
+export const PERMISSION_MODES: readonly PermissionMode[] = [
+  "default",
+  "dontAsk",
+  "autoEdit",
+  "auto",
+  "yolo",
+  "plan",
+];
 
 /** Claude Code names (and our own) → Blade modes. */
 const ALIASES: Readonly<Record<string, PermissionMode>> = {
@@ -18,6 +27,7 @@ const ALIASES: Readonly<Record<string, PermissionMode>> = {
   dontAsk: "dontAsk",
   acceptEdits: "autoEdit",
   autoEdit: "autoEdit",
+  auto: "auto",
   bypassPermissions: "yolo",
   yolo: "yolo",
   plan: "plan",
@@ -34,6 +44,7 @@ const CLAUDE_NAMES: Readonly<Record<PermissionMode, string>> = {
   default: "default",
   dontAsk: "dontAsk",
   autoEdit: "acceptEdits",
+  auto: "auto",
   yolo: "bypassPermissions",
   plan: "plan",
 };

@@ -4,6 +4,7 @@
 // yields any number of deltas and ends with exactly one terminal event, `done` or `error`.
 
 import type { Message, ToolCallBlock, ToolSpec, Usage } from "./messages.ts";
+import type { Effort } from "./effort.ts";
 
 export interface ModelRequest {
   /** Concrete model id (aliases are resolved before a request is built). */
@@ -11,7 +12,20 @@ export interface ModelRequest {
   system: string;
   messages: Message[];
   tools: ToolSpec[];
+  /**
+   * The run's cap on output tokens (CLAUDE_CODE_MAX_OUTPUT_TOKENS, settings `maxTokens`); 0 when none
+   * was given: the provider uses the model's own (config/models.ts).
+   */
   maxTokens: number;
+  /** This session's effort (an agent file's `effort`); unset = the run's (`--effort`) or the model's. */
+  effort?: Effort | undefined;
+  /**
+   * This session's thinking budget (the Agent SDK's setMaxThinkingTokens): a budget model's
+   * `budget_tokens`, 0 = no thinking where the model allows it; unset = the run's.
+   */
+  thinkingBudget?: number | undefined;
+  /** This session's `thinking.display` (the Agent SDK's `summarized` or `highlights`); unset = the run's. */
+  thinkingDisplay?: string | undefined;
   /** Who is asking. Real providers ignore it; the scripted provider keys its replies on it. */
   meta: RequestMeta;
   /**
@@ -68,6 +82,8 @@ export interface ProviderError {
   kind: ProviderErrorKind;
   message: string;
   status?: number;
+  /** The API's own error type and message (`invalid_request_error`, `max_tokens: …`), when it gave them. */
+  api?: { type?: string; message?: string };
   /** How many attempts were made before giving up. */
   attempts?: number;
 }

@@ -4,7 +4,7 @@
 
 import type { Provider } from "../protocol/provider.ts";
 import { AnthropicStream } from "./anthropic_stream.ts";
-import { anthropicRequestBody } from "./anthropic_wire.ts";
+import { type AnthropicModelOptions, anthropicRequestBody, betasOf } from "./anthropic_wire.ts";
 import { type HttpEndpoint, httpProvider, type HttpProviderOptions } from "./http_provider.ts";
 
 export interface AnthropicProviderOptions extends HttpProviderOptions {
@@ -16,8 +16,12 @@ export interface AnthropicProviderOptions extends HttpProviderOptions {
   authToken?: string;
   /** Extra headers for every request (Claude Code's ANTHROPIC_CUSTOM_HEADERS); lower-case names. */
   headers?: Record<string, string>;
-  /** Extended thinking: `thinking: {type: "enabled", budget_tokens}` on every request. */
+  /** MAX_THINKING_TOKENS: the budget of models that think on a budget (0 = off where allowed). */
   thinkingBudget?: number;
+  /** The run's thinking choice and effort (Claude Code's flags; anthropic_wire.ts). */
+  model?: AnthropicModelOptions;
+  /** `--betas`: more `anthropic-beta` names for every request. */
+  betas?: readonly string[];
 }
 
 export const ANTHROPIC_VERSION = "2023-06-01";
@@ -49,7 +53,15 @@ export function anthropicProvider(options: AnthropicProviderOptions): Provider {
     name: "anthropic",
     label: "Anthropic API",
     ...anthropicEndpoint(options),
-    body: (request) => anthropicRequestBody(request, { thinkingBudget: options.thinkingBudget }),
+    body: (request) =>
+      anthropicRequestBody(request, { ...options.model, thinkingBudget: options.thinkingBudget }),
+    // The beta features the body uses, as Claude Code sends them, and --betas.
+    requestHeaders: (body) => {
+      const betas = [
+        ...new Set([...betasOf(body as ReturnType<typeof anthropicRequestBody>), ...options.betas ?? []]),
+      ];
+      return betas.length === 0 ? {} : { "anthropic-beta": betas.join(",") };
+    },
     folder: () => new AnthropicStream(),
   }, options);
 }

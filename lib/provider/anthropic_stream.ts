@@ -23,6 +23,7 @@ type Block =
     hinted: number;
   }
   | { type: "thinking"; thinking: string; signature: string }
+  | { type: "redacted_thinking"; data: string }
   /** A server-side web search call (its query arrives as input JSON) and its results. */
   | { type: "server_search"; id: string; json: string; input: unknown }
   | { type: "search_result"; toolUseId: string; content: unknown }
@@ -110,6 +111,14 @@ export class AnthropicStream {
       this.#blocks.set(index, { type: "thinking", thinking, signature });
       return [];
     }
+    if (block["type"] === "redacted_thinking") {
+      // Encrypted thinking: kept and sent back as it came, as the API requires with tool use.
+      this.#blocks.set(index, {
+        type: "redacted_thinking",
+        data: typeof block["data"] === "string" ? block["data"] : "",
+      });
+      return [];
+    }
     if (block["type"] === "server_tool_use" && block["name"] === "web_search") {
       const id = typeof block["id"] === "string" ? block["id"] : "";
       this.#blocks.set(index, { type: "server_search", id, json: "", input: block["input"] });
@@ -120,7 +129,7 @@ export class AnthropicStream {
       this.#blocks.set(index, { type: "search_result", toolUseId, content: block["content"] });
       return [];
     }
-    this.#blocks.set(index, { type: "other" }); // redacted thinking, other server tools: not ours to show
+    this.#blocks.set(index, { type: "other" }); // other server tools: not ours to show
     return [];
   }
 
@@ -166,6 +175,7 @@ export class AnthropicStream {
       if (block.type === "thinking") {
         content.push({ type: "thinking", thinking: block.thinking, signature: block.signature });
       }
+      if (block.type === "redacted_thinking") content.push({ type: "redacted_thinking", data: block.data });
       if (block.type === "text" && block.text !== "") content.push({ type: "text", text: block.text });
       if (block.type === "tool") {
         if (block.call === undefined) events.push(...this.#stop(index));

@@ -50,9 +50,17 @@ Deno.test("anthropic: streams text and sends the Messages API request", async ()
   assert.equal(request?.headers["x-api-key"], KEY);
   assert.equal(request?.headers["anthropic-version"], "2023-06-01");
   assert.equal(request?.headers["content-type"], "application/json");
+  // An id Claude Code does not know gets its custom-model fields (config/models.ts).
+  assert.equal(
+    request?.headers["anthropic-beta"],
+    "interleaved-thinking-2025-05-14,context-management-2025-06-27,effort-2025-11-24",
+  );
   assert.deepEqual(request?.body, {
     model: "test-model",
     max_tokens: 1024,
+    thinking: { type: "adaptive", display: "omitted" },
+    context_management: { edits: [{ type: "clear_thinking_20251015", keep: "all" }] },
+    output_config: { effort: "high" },
     system: "You are terse.",
     messages: [{ role: "user", content: [{ type: "text", text: "Say hello" }] }],
     stream: true,
@@ -162,6 +170,8 @@ Deno.test("anthropic: 500s until it gives up, saying what failed, attempts and s
       kind: "server",
       message: "Anthropic API returned 500 Internal Server Error after 3 attempts: api_error: boom",
       status: 500,
+      // The API's own error, as `API Error: 500 boom` reports it (cli/turn_failures.ts).
+      api: { type: "api_error", message: "boom" },
       attempts: 3,
     },
     stopReason: "error",

@@ -3,13 +3,16 @@
 
 import type { ContentBlock } from "../protocol/messages.ts";
 import type { ModelRequest } from "../protocol/provider.ts";
+import type { Effort } from "../protocol/effort.ts";
+import { modelProfile } from "../config/models.ts";
 import { mergeForWire } from "./wire_messages.ts";
 
 export type AnthropicBlock =
   | { type: "text"; text: string }
   | { type: "tool_use"; id: string; name: string; input: Record<string, unknown> }
   | { type: "tool_result"; tool_use_id: string; content: string; is_error: boolean }
-  | { type: "thinking"; thinking: string; signature: string };
+  | { type: "thinking"; thinking: string; signature: string }
+  | { type: "redacted_thinking"; data: string };
 
 export interface AnthropicMessage {
   role: "user" | "assistant";
@@ -25,8 +28,85 @@ export interface AnthropicRequestBody {
     | { name: string; description: string; input_schema: Record<string, unknown> }
     | WebSearchWireTool
   )[];
-  thinking?: { type: "enabled"; budget_tokens: number };
+  thinking?:
+    | { type: "enabled"; budget_tokens: number; display?: string }
+    | { type: "adaptive"; display?: string }
+    | { type: "disabled" };
+  /** Thinking blocks of earlier turns stay in the context (Claude Code's `clear_thinking` with keep all). */
+  context_management?: { edits: { type: string; keep: string }[] };
+  output_config?: { effort: Effort };
+  /** Sent (1) when thinking is turned off on a model that thinks on a budget, as Claude Code does. */
+  temperature?: number;
   stream: true;
+}
+
+/** The run's model options (provider config): what Claude Code's flags and variables set. */
+export interface AnthropicModelOptions {
+  /** MAX_THINKING_TOKENS / `--max-thinking-tokens`: a budget model's budget; 0 = no thinking where allowed. */
+  thinkingBudget?: number | undefined;
+  /** `--thinking disabled` turns thinking off where the model allows it. */
+  thinking?: "adaptive" | "enabled" | "disabled" | undefined;
+  /** `thinking.display`: `omitted`, `updates` when messages are printed, or the SDK's choice. */
+  thinkingDisplay?: string | undefined;
+  /** `--effort`: the session's effort (a request's own `effort`, an agent's, wins). */
+  effort?: Effort | undefined;
+}
+
+/** Beta features a body uses, as Claude Code names them in `anthropic-beta`. */
+export function betasOf(body: AnthropicRequestBody): string[] {
+  return [
+    ...(body.thinking !== undefined && body.thinking.type !== "disabled"
+      ? ["interleaved-thinking-2025-05-14"]
+      : []),
+    ...(body.context_management === undefined ? [] : ["context-management-2025-06-27"]),
+    ...(body.output_config === undefined ? [] : ["effort-2025-11-24"]),
+    ...(body.thinking !== undefined && "display" in body.thinking && body.thinking.display === "updates"
+      ? ["thinking-display-updates-2026-08-18"]
+      : []),
+  ];
+}
+
+/** The least `budget_tokens` the API takes. */
+const MIN_BUDGET = 1024;
+
+/**
+ * `max_tokens`, `thinking`, `context_management` and `output_config` of a request, as Claude Code
+ * 2.1.332 sends them for the request's model (tests/fixtures/claude/models/).
+ */
+function modelFields(request: ModelRequest, o: AnthropicModelOptions): Partial<AnthropicRequestBody> {
+  const profile = modelProfile(request.model);
+  const maxTokens = Math.min(
+    request.maxTokens > 0 ? request.maxTokens : profile.defaultMaxTokens,
+    profile.maxTokensCap,
+  );
+  // A session's own budget (the SDK's setMaxThinkingTokens) replaces the run's choice of thinking.
+  const budget = request.thinkingBudget ?? o.thinkingBudget;
+  const off = profile.thinkingOff &&
+    (request.thinkingBudget === undefined
+      ? o.thinking === "disabled" || o.thinkingBudget === 0
+      : budget === 0);
+  const display = request.thinkingDisplay ?? o.thinkingDisplay ?? "omitted";
+  const thinking: AnthropicRequestBody["thinking"] = profile.thinking === "none" ? undefined : off
+    // Claude Code turns a model it knows off explicitly; a custom id gets no thinking field.
+    ? (profile.known ? { type: "disabled" } : undefined)
+    : profile.thinking === "adaptive"
+    ? { type: "adaptive", display }
+    // The budget is at least the API's least (1024, as Claude Code raises it) and below max_tokens.
+    : {
+      type: "enabled",
+      budget_tokens: Math.min(Math.max(budget ?? maxTokens - 1, MIN_BUDGET), maxTokens - 1),
+      display,
+    };
+  const effort = profile.effort === undefined ? undefined : request.effort ?? o.effort ?? profile.effort;
+  return {
+    max_tokens: maxTokens,
+    ...(thinking === undefined ? {} : { thinking }),
+    ...(thinking === undefined || thinking.type === "disabled"
+      ? {}
+      : { context_management: { edits: [{ type: "clear_thinking_20251015", keep: "all" }] } }),
+    ...(effort === undefined ? {} : { output_config: { effort } }),
+    ...(thinking?.type === "disabled" ? { temperature: 1 } : {}),
+  };
 }
 
 /** Anthropic's server-side web search tool, as the Messages API takes it. */
@@ -40,15 +120,12 @@ export interface WebSearchWireTool {
 
 export function anthropicRequestBody(
   request: ModelRequest,
-  options: { thinkingBudget?: number | undefined } = {},
+  options: AnthropicModelOptions = {},
 ): AnthropicRequestBody {
-  const budget = options.thinkingBudget;
   const body: AnthropicRequestBody = {
     model: request.model,
-    // The API wants max_tokens above the thinking budget: the answer gets its usual room on top.
-    max_tokens: budget === undefined || budget < request.maxTokens
-      ? request.maxTokens
-      : budget + request.maxTokens,
+    max_tokens: 0,
+    ...modelFields(request, options),
     messages: mergeForWire(request.messages).map((m) => ({
       role: m.role,
       // The API wants a user message's tool results before any text.
@@ -58,7 +135,6 @@ export function anthropicRequestBody(
     })),
     stream: true,
   };
-  if (budget !== undefined) body.thinking = { type: "enabled", budget_tokens: budget };
   if (request.system !== "") body.system = request.system;
   if (request.tools.length > 0) {
     body.tools = request.tools.map((t) => ({
@@ -103,5 +179,7 @@ function anthropicBlock(block: ContentBlock): AnthropicBlock {
     case "thinking":
       // Sent back unchanged: the API checks the signature when thinking precedes a tool call.
       return { type: "thinking", thinking: block.thinking, signature: block.signature };
+    case "redacted_thinking":
+      return { type: "redacted_thinking", data: block.data };
   }
 }

@@ -5,6 +5,7 @@ import type { Provider } from "../protocol/provider.ts";
 import type { Clock } from "../sys/clock.ts";
 import type { Script } from "./script_schema.ts";
 import type { HttpEndpoint } from "./http_provider.ts";
+import type { AnthropicModelOptions } from "./anthropic_wire.ts";
 
 interface HttpSettings {
   baseUrl: string;
@@ -12,6 +13,8 @@ interface HttpSettings {
   maxRetries?: number;
   requestTimeoutMs?: number;
   streamIdleTimeoutMs?: number;
+  /** The stall limit: the longest one request may go without a result, retries included. */
+  stallTimeoutMs?: number;
 }
 
 /** Plain data: safe to send to a Worker. */
@@ -28,8 +31,12 @@ type BaseProviderConfig =
     authToken?: string;
     /** Extra headers for every request (ANTHROPIC_CUSTOM_HEADERS). */
     headers?: Record<string, string>;
-    /** Extended thinking budget (MAX_THINKING_TOKENS). */
+    /** Thinking budget (MAX_THINKING_TOKENS) of the models that think on a budget. */
     thinkingBudget?: number;
+    /** The run's thinking choice and effort (plain data: it travels to Worker children). */
+    model?: AnthropicModelOptions;
+    /** `--betas`. */
+    betas?: string[];
   } & HttpSettings)
   | ({ kind: "openai"; apiKey?: string } & HttpSettings)
   | { kind: "scripted"; script: Script };
@@ -101,14 +108,26 @@ export async function providerEndpoint(config: ProviderConfig): Promise<HttpEndp
 }
 
 /**
+ * A child's limits (docs/reference/limits.md): the run's request and stream-idle timeouts and stall
+ * limit, with `stallMs` (subagentStallTimeoutMs) as a further bound on both the idle timeout and the
+ * whole wait of one request, retries included (retry.ts). The scripted provider never stalls.
+ */
+export function withStallTimeout(config: ProviderConfig, stallMs: number): ProviderConfig {
+  if (config.kind === "scripted") return config;
+  return {
+    ...config,
+    streamIdleTimeoutMs: Math.min(config.streamIdleTimeoutMs ?? DEFAULT_IDLE_MS, stallMs),
+    stallTimeoutMs: Math.min(config.stallTimeoutMs ?? stallMs, stallMs),
+  };
+}
+
+/** The HTTP providers' default stream-idle timeout (http_provider.ts). */
+const DEFAULT_IDLE_MS = 300_000;
+
+/**
  * The config without what authenticates it (API key, auth token, custom headers): what a child
  * Worker gets. Its requests go through the main thread, which adds them (child/child_fetch.ts).
  */
-/** A child whose model stream makes no progress for `stallMs` fails with a stall error (the scripted provider never stalls). */
-export function withStallTimeout(config: ProviderConfig, stallMs: number): ProviderConfig {
-  return config.kind === "scripted" ? config : { ...config, streamIdleTimeoutMs: stallMs };
-}
-
 export function withoutCredentials(config: ProviderConfig): ProviderConfig {
   if (config.kind === "scripted") return config;
   if (config.kind === "openai") {

@@ -123,6 +123,7 @@ export function statusFailure(
     ? error.message
     : `${error.type}: ${error.message}`;
   if (detail !== "") failure.detail = detail;
+  if (error.message !== undefined || error.type !== undefined) failure.api = error;
   const retryAfterMs = parseRetryAfter(response.headers, now);
   if (retryAfterMs !== undefined) failure.retryAfterMs = retryAfterMs;
   return failure;

@@ -38,6 +38,7 @@ Deno.test("statusFailure: kinds and retryability by status, body and x-should-re
       summary: "Test API returned 404 Not Found",
       detail: "model not found",
       status: 404,
+      api: { message: "model not found" },
       retryable: false,
     },
   );

@@ -5,7 +5,7 @@
 import type { Usage } from "../protocol/messages.ts";
 import type { ModelRequest, Provider, ProviderEvent, StreamOptions } from "../protocol/provider.ts";
 import type { Clock } from "../sys/clock.ts";
-import { type AttemptEvent, type RetryOptions, withRetries } from "./retry.ts";
+import { type AttemptBudget, type AttemptEvent, type RetryOptions, withRetries } from "./retry.ts";
 import { displayUrl } from "./http_failure.ts";
 import type { SseEvent } from "./sse.ts";
 import { requestSse } from "./sse_request.ts";
@@ -27,6 +27,8 @@ export interface HttpProviderOptions {
   /** Longest silence while streaming the body. Default 300000 ms. */
   streamIdleTimeoutMs?: number;
   retry?: RetryOptions;
+  /** The stall limit of one request, retries included (retry.ts `stallLimitMs`). Default: none. */
+  stallTimeoutMs?: number;
   /** Receives request and timing lines; never the API key. */
   debug?: (line: string) => void;
 }
@@ -43,6 +45,8 @@ export interface HttpProviderSpec extends HttpEndpoint {
   name: string;
   label: string;
   body(request: ModelRequest): unknown;
+  /** Headers that depend on the request's body (Anthropic's `anthropic-beta`). */
+  requestHeaders?(body: unknown): Record<string, string>;
   folder(): EventFolder;
 }
 
@@ -55,10 +59,14 @@ export function httpProvider(spec: HttpProviderSpec, options: HttpProviderOption
   async function* attempt(
     request: ModelRequest,
     n: number,
-    signal?: AbortSignal,
+    o: { budget: AttemptBudget; signal?: AbortSignal | undefined },
   ): AsyncGenerator<AttemptEvent> {
+    const { signal } = o;
+    // No wait of this attempt outlasts what is left of the request's stall limit.
+    const capped = (ms: number) => Math.max(1, Math.min(ms, o.budget.remainingMs ?? ms));
     yield { type: "request_started", attempt: n };
-    const body = JSON.stringify(spec.body(request));
+    const built = spec.body(request);
+    const body = JSON.stringify(built);
     debug?.(
       `${label}: POST ${shownUrl} model=${request.model} messages=${request.messages.length} ` +
         `tools=${request.tools.length} chars=${body.length} attempt=${n}` +
@@ -69,13 +77,13 @@ export function httpProvider(spec: HttpProviderSpec, options: HttpProviderOption
     const sse = requestSse({
       label,
       url,
-      headers: spec.headers,
+      headers: { ...spec.headers, ...spec.requestHeaders?.(built) },
       body,
       fetch: options.fetch ?? fetch,
       clock,
       signal,
-      requestTimeoutMs: options.requestTimeoutMs ?? 600_000,
-      streamIdleTimeoutMs: options.streamIdleTimeoutMs ?? 300_000,
+      requestTimeoutMs: capped(options.requestTimeoutMs ?? 600_000),
+      streamIdleTimeoutMs: capped(options.streamIdleTimeoutMs ?? 300_000),
       debug,
     });
     for await (const item of sse) {
@@ -105,12 +113,13 @@ export function httpProvider(spec: HttpProviderSpec, options: HttpProviderOption
     name: spec.name,
     stream(request: ModelRequest, streamOptions: StreamOptions = {}): AsyncIterable<ProviderEvent> {
       const { signal } = streamOptions;
-      return withRetries((n) => attempt(request, n, signal), {
+      return withRetries((n, budget) => attempt(request, n, { budget, signal }), {
         clock,
         label,
         signal,
         retry: options.retry,
         debug,
+        stallLimitMs: options.stallTimeoutMs,
       });
     },
   };

@@ -63,6 +63,8 @@ export interface AttemptFailure {
   /** The server's own explanation, if any. */
   detail?: string;
   status?: number;
+  /** The API's own error (`{error: {type, message}}`), as the response gave it. */
+  api?: { type?: string; message?: string };
   retryable: boolean;
   retryAfterMs?: number;
 }
@@ -77,18 +79,33 @@ export interface RetryRun {
   signal?: AbortSignal | undefined;
   retry?: RetryOptions | undefined;
   debug?: ((line: string) => void) | undefined;
+  /**
+   * The stall limit: the longest one request may take, retries and their waits included, before it
+   * has a result. An attempt's timeouts are capped by what is left of it, and no attempt starts once
+   * it is spent (so a stream that stalls is not waited on once per retry). Absent = no such limit.
+   */
+  stallLimitMs?: number | undefined;
+}
+
+/** What is left of the stall limit for one attempt (the attempt caps its timeouts by it). */
+export interface AttemptBudget {
+  /** Milliseconds left of the request's stall limit; undefined = no limit. */
+  remainingMs: number | undefined;
 }
 
 /**
- * Runs attempts until one ends in `done` or `error`, a failure is final, or retries run out. Never
- * retries once a text delta or tool call reached the consumer. Never throws: always ends with exactly
- * one `done` or `error` event.
+ * Runs attempts until one ends in `done` or `error`, a failure is final, retries run out, or the stall
+ * limit is spent. Never retries once a text delta or tool call reached the consumer. Never throws:
+ * always ends with exactly one `done` or `error` event.
  */
 export async function* withRetries(
-  attempt: (attemptNumber: number) => AsyncIterable<AttemptEvent>,
+  attempt: (attemptNumber: number, budget: AttemptBudget) => AsyncIterable<AttemptEvent>,
   run: RetryRun,
 ): AsyncGenerator<ProviderEvent> {
   const policy = retryPolicy(run.retry);
+  const started = run.clock.now();
+  const remaining = (): number | undefined =>
+    run.stallLimitMs === undefined ? undefined : run.stallLimitMs - (run.clock.now() - started);
   for (let n = 1;; n++) {
     if (run.signal?.aborted) {
       yield cancelled(run.label, n - 1, emptyUsage());
@@ -97,7 +114,7 @@ export async function* withRetries(
     let delivered = false;
     let failed: { failure: AttemptFailure; usage: Usage } | undefined;
     try {
-      for await (const event of attempt(n)) {
+      for await (const event of attempt(n, { remainingMs: remaining() })) {
         if (event.type === "attempt_failed") {
           failed = { failure: event.failure, usage: event.usage };
           break;
@@ -132,6 +149,13 @@ export async function* withRetries(
       return;
     }
     const delayMs = retryDelay(n, { policy, retryAfterMs: failure.retryAfterMs });
+    const left = remaining();
+    if (left !== undefined && left <= delayMs) {
+      // The stall limit bounds the whole wait: no retry that would start after it is spent.
+      const spent = { ...failure, detail: stallDetail(failure.detail, run.stallLimitMs ?? 0) };
+      yield { type: "error", error: providerError(spent, n), stopReason: "error", usage };
+      return;
+    }
     const reason = failure.detail === undefined ? failure.summary : `${failure.summary}: ${failure.detail}`;
     run.debug?.(`${run.label}: attempt ${n} failed (${reason}); retrying in ${delayMs} ms`);
     yield { type: "retry", attempt: n + 1, delayMs, reason };
@@ -144,6 +168,11 @@ export async function* withRetries(
   }
 }
 
+function stallDetail(detail: string | undefined, limitMs: number): string {
+  const spent = `no retry: the stall limit of ${limitMs} ms for one request, retries included, is spent`;
+  return detail === undefined || detail === "" ? spent : `${detail} (${spent})`;
+}
+
 /** `<summary> after <n> attempts: <detail>`, the shape users and logs see. */
 export function providerError(failure: AttemptFailure, attempts: number): ProviderError {
   let message = failure.summary;
@@ -151,6 +180,7 @@ export function providerError(failure: AttemptFailure, attempts: number): Provid
   if (failure.detail !== undefined && failure.detail !== "") message += `: ${failure.detail}`;
   const error: ProviderError = { kind: failure.kind, message, attempts };
   if (failure.status !== undefined) error.status = failure.status;
+  if (failure.api !== undefined) error.api = failure.api;
   return error;
 }
 

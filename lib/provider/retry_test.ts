@@ -216,3 +216,46 @@ Deno.test("providerError: keeps the status and counts attempts", () => {
     attempts: 5,
   });
 });
+
+Deno.test("withRetries: the stall limit bounds the whole wait, retries and their waits included", async () => {
+  let now = 0;
+  const clock: Clock = {
+    now: () => now,
+    sleep: (ms) => {
+      now += ms;
+      return Promise.resolve();
+    },
+    timer: () => () => {},
+  };
+  const budgets: (number | undefined)[] = [];
+  const stall: AttemptFailure = {
+    kind: "timeout",
+    summary: "Test API stream sent nothing for 1000 ms (stream idle timeout)",
+    retryable: true,
+  };
+  const events = await collect(withRetries((_n, budget) => {
+    budgets.push(budget.remainingMs);
+    // The attempt stalls for its idle timeout (1000 ms), capped by what is left of the limit.
+    now += Math.min(1000, budget.remainingMs ?? 1000);
+    return failing(stall);
+  }, { clock, label: "Test API", retry: { random: () => 0.5 }, stallLimitMs: 2500 }));
+  // 1000 ms, a 250 ms wait, 1000 ms, a 500 ms wait: 2750 ms ≥ 2500, so no third attempt.
+  assert.deepEqual(budgets, [2500, 1250]);
+  const last = events.at(-1);
+  assert.equal(last?.type, "error");
+  assert.equal(
+    last?.type === "error" ? last.error.message : "",
+    "Test API stream sent nothing for 1000 ms (stream idle timeout) after 2 attempts: no retry: the stall " +
+      "limit of 2500 ms for one request, retries included, is spent",
+  );
+});
+
+Deno.test("withRetries: without a stall limit an attempt has no budget and retries run out as before", async () => {
+  const budgets: (number | undefined)[] = [];
+  const events = await collect(withRetries((_n, budget) => {
+    budgets.push(budget.remainingMs);
+    return failing(serverError);
+  }, { clock: instantClock(), label: "Test API", retry: { maxRetries: 2 } }));
+  assert.deepEqual(budgets, [undefined, undefined, undefined]);
+  assert.equal(events.at(-1)?.type, "error");
+});

@@ -187,6 +187,8 @@ function blockChars(block: ContentBlock): number {
       return block.name.length + JSON.stringify(block.input).length;
     case "thinking":
       return block.thinking.length;
+    case "redacted_thinking":
+      return block.data.length;
   }
 }
 

@@ -12,7 +12,7 @@ import type { SidecarRecord } from "../store/schema.ts";
 import type { SidecarOwner } from "../store/store.ts";
 import { isOwnedBy } from "../store/record_ops.ts";
 import { canonicalResult, recordNotes } from "../run/result.ts";
-import { lineageOf } from "../launch/launch_record.ts";
+import { lineageOf } from "../store/record_ops.ts";
 import { isDelegationTool } from "../protocol/tool_names.ts";
 
 /** A tool call of the transcript that has no result yet. */

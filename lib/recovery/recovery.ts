@@ -72,10 +72,9 @@ export type RecoveryScope = (record: SidecarRecord) => boolean;
  */
 export async function runningTree(
   store: SidecarStore,
-  running: readonly SidecarRecord[],
-  sessionId: string,
-  projectPath: string,
+  o: { running: readonly SidecarRecord[]; sessionId: string; projectPath: string },
 ): Promise<Set<string>> {
+  const { running, sessionId, projectPath } = o;
   const parents = new Map<string, Promise<SidecarRecord | null>>();
   const parentOf = (id: string) => {
     let got = parents.get(id);
@@ -116,11 +115,14 @@ export async function measureLiveness(
     if (got === undefined) answers.set(key, got = ports.process.isAlive(pid, identity));
     return got;
   };
+  const machine = ports.env.hostname();
   for (const r of records) {
     if (r.status !== "running") continue;
     const pid = r.processId;
-    if (pid === undefined) table.set(r.id, "unknown");
-    else if (!(await alive(pid))) table.set(r.id, "dead");
+    // Another machine's PID means nothing here (a shared store): its heartbeat decides (PID-less rule).
+    if (pid === undefined || (r.machine !== undefined && machine !== "" && r.machine !== machine)) {
+      table.set(r.id, "unknown");
+    } else if (!(await alive(pid))) table.set(r.id, "dead");
     else if (r.processIdentity === undefined) table.set(r.id, pid === own ? "alive" : "unknown");
     else table.set(r.id, (await alive(pid, r.processIdentity)) ? "alive" : "reused");
   }
@@ -235,7 +237,7 @@ async function recoverBatch(deps: RecoveryDeps, batch: SidecarRecord[]): Promise
         batch,
         (listed, fn) =>
           underSessionGuard(leaseDeps, { projectPath: listed.parentProjectPath, sessionId: listed.id }, fn),
-        (entered) => recoverHeld(deps, entered, out),
+        (entered) => recoverHeld(deps, { held: entered, out }),
         { limit: RECOVERY_CONCURRENCY },
       );
       guards.forEach((guard, k) => {
@@ -258,7 +260,8 @@ async function recoverBatch(deps: RecoveryDeps, batch: SidecarRecord[]): Promise
 }
 
 /** recoverBatch with nobody else able to take the `held` orphans' sessions. */
-async function recoverHeld(deps: RecoveryDeps, held: SidecarRecord[], out: Map<string, Outcome>) {
+async function recoverHeld(deps: RecoveryDeps, batch: { held: SidecarRecord[]; out: Map<string, Outcome> }) {
+  const { held, out } = batch;
   const prepared: Prepared[] = [];
   await forEachBounded(held.length, RECOVERY_CONCURRENCY, async (k) => {
     const listed = held[k]!;

@@ -92,6 +92,7 @@ export interface OrphanPlan {
  * otherwise interrupted (failed, resumable). A history that cannot be validated fails recovery, and
  * then resume is refused.
  */
+// deno-lint-ignore blade-style/max-params -- the pure planner's own signature, plan(record, transcript, now): ARCHITECTURE.md, "Crash recovery"
 export function planOrphan(
   record: SidecarRecord,
   transcript: TranscriptRead | null,
@@ -109,7 +110,8 @@ export function planOrphan(
         error: `Restart recovery failed: ${invalid ?? "the transcript is missing"}. ` +
           `This run's history cannot be trusted, so it cannot be resumed.`,
       },
-    }, now);
+      now,
+    });
   }
   const history = rebuildHistory(transcript.events);
   let closeTurn: NewTranscriptEvent | undefined;
@@ -141,7 +143,8 @@ export function planOrphan(
       outcome: "completed",
       messages,
       result: { success: true, message: finalText },
-    }, now);
+      now,
+    });
   }
   return finalize(record, {
     closeTurn,
@@ -153,7 +156,8 @@ export function planOrphan(
       error: `Interrupted: the process running this subagent stopped before it finished. ` +
         `Resume it with resume_from: "${record.id}".`,
     },
-  }, now);
+    now,
+  });
 }
 
 function finalize(
@@ -163,9 +167,10 @@ function finalize(
     outcome: OrphanPlan["outcome"];
     messages: Message[];
     result: SidecarResult;
+    now: number;
   },
-  now: number,
 ): OrphanPlan {
+  const { now } = p;
   const { processId: _p, processIdentity: _i, processGroups: _g, ...rest } = record;
   const { queuedAt: _q, ...kept } = rest as typeof rest & { queuedAt?: unknown };
   return {

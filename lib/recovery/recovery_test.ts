@@ -17,7 +17,6 @@ import { TranscriptWriter } from "../session/transcript.ts";
 import { messageEvents } from "../session/events.ts";
 import { acquireLease } from "../session/lease.ts";
 import { Inbox } from "../session/inbox.ts";
-import { PIDLESS_ORPHAN_AFTER_MS } from "./recovery_plan.ts";
 import { gitRepo } from "../testing/git_repo.ts";
 import { prepareWorktree } from "../worktree/lifecycle.ts";
 import { realProcess } from "../sys/process.ts";
@@ -94,7 +93,7 @@ Deno.test("reconcile: orphans closed and committed, others left alone, second pa
       }),
     );
     await Deno.writeTextFile(`${w.layout.sessionsDir}/agent-bad.json`, "{broken");
-    w.clock.advance(PIDLESS_ORPHAN_AFTER_MS + 1);
+    w.clock.advance(30 * 60 * 1000 + 1); // past the documented 30 minutes (docs/reference/recovery.md)
     const deps = { ports: w.ports, store: w.store, layout: w.layout };
     const report = await reconcile(deps, () => true);
     assert.deepEqual(report.recovered.map((r) => [r.id, r.reason, r.outcome]).sort(), [
@@ -145,6 +144,26 @@ Deno.test("reconcile: orphans closed and committed, others left alone, second pa
   }
 });
 
+Deno.test("reconcile: another machine's run (a shared store) is judged by its heartbeat, never by a PID here", async () => {
+  const w = await world();
+  try {
+    // The same dead PID here; on another machine it may be alive. fakeEnv's machine is "test-host".
+    const dead = { processId: DEAD, processIdentity: IDENTITY };
+    await w.store.create(sidecarFixture("agent-there", { messages: [], ...dead, machine: "build-7" }));
+    await w.store.create(sidecarFixture("agent-here", { messages: [], ...dead, machine: "test-host" }));
+    const deps = { ports: w.ports, store: w.store, layout: w.layout };
+    const first = await reconcile(deps, () => true);
+    assert.deepEqual(first.recovered.map((r) => [r.id, r.reason]), [["agent-here", "owner_dead"]]);
+    // Its heartbeat stopped half an hour ago: then it is an orphan, as a PID-less run is (the documented
+    // 30 minutes, as a literal: docs/reference/recovery.md).
+    w.clock.advance(30 * 60 * 1000 + 1);
+    const later = await reconcile(deps, () => true);
+    assert.deepEqual(later.recovered.map((r) => [r.id, r.reason]), [["agent-there", "inactive"]]);
+  } finally {
+    await Deno.remove(w.root, { recursive: true });
+  }
+});
+
 Deno.test("reconcile: an orphan whose lease a live process holds is skipped", async () => {
   const w = await world();
   try {
@@ -183,7 +202,11 @@ Deno.test("runningTree: running children and grandchildren, through ended parent
   ];
   for (const record of records) await store.save(record);
   const running = records.filter((x) => x.status === "running");
-  const tree = await runningTree(store, running, "session-s", FIXTURE_OWNER.parentProjectPath);
+  const tree = await runningTree(store, {
+    running,
+    sessionId: "session-s",
+    projectPath: FIXTURE_OWNER.parentProjectPath,
+  });
   assert.deepEqual([...tree].sort(), ["agent-1", "agent-3"]);
 });
 

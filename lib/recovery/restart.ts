@@ -39,7 +39,11 @@ export async function recoverSession(
   // Only the records that may be running are read (the store's running index), not every record kept:
   // a continued session with nothing to recover pays a folder listing, not a read of each sidecar.
   const listing = await store.listRunning();
-  const tree = await runningTree(store, listing.records, session.sessionId, session.projectPath);
+  const tree = await runningTree(store, {
+    running: listing.records,
+    sessionId: session.sessionId,
+    projectPath: session.projectPath,
+  });
   const report = await reconcile(deps, (r) => tree.has(r.id), { listing });
   // Problems of unrelated records belong to `blade tasks recover`, not to this session.
   report.problems = report.problems.filter((p) => tree.has(p.id));

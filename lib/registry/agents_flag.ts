@@ -6,6 +6,7 @@ import { BladeError } from "../errors.ts";
 import { parsePermissionMode, PERMISSION_MODE_NAMES } from "../protocol/permission_mode.ts";
 import { isReservedAgentName, reservedNameMessage, strictNameProblem } from "./names.ts";
 import { type AgentDefinition, agentDefinitionSchema, MAX_TURNS_LIMIT } from "./schema.ts";
+import { EFFORTS, isEffort } from "../protocol/effort.ts";
 
 export const AGENTS_FLAG_LIMITS = {
   agents: 64,
@@ -23,6 +24,10 @@ const FIELDS = [
   "permissionMode",
   "maxTurns",
   "isolation",
+  "effort",
+  "background",
+  "skills",
+  "mcpServers",
 ];
 
 const EXAMPLE = `--agents '{"reviewer": {"description": "Reviews diffs", "prompt": "You review code…"}}'`;
@@ -130,12 +135,30 @@ function parseEntry(name: string, entry: unknown): AgentDefinition {
     }
     input["isolation"] = isolation;
   }
+  Object.assign(input, laterFields(fields, bad));
   const result = agentDefinitionSchema.safeParse(input);
   if (!result.success) {
     const issue = result.error.issues[0];
     throw bad(`${JSON.stringify(String(issue?.path[0] ?? ""))} ${issue?.message ?? "is invalid"}`);
   }
   return result.data;
+}
+
+/** Claude Code's later entry fields: `effort`, and `background`, `skills`, `mcpServers` (checked by the schema). */
+function laterFields(
+  fields: Record<string, unknown>,
+  bad: (why: string, hint?: string) => BladeError,
+): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  // The Agent SDK's AgentDefinition also allows a number, which Claude Code accepts: the run's effort then.
+  if (isEffort(fields.effort)) out["effort"] = fields.effort;
+  else if (fields.effort !== undefined && typeof fields.effort !== "number") {
+    throw bad(`"effort" must be one of ${EFFORTS.join(", ")}`, "Leave it out for the run's effort");
+  }
+  for (const key of ["background", "skills", "mcpServers"] as const) {
+    if (fields[key] !== undefined) out[key] = fields[key];
+  }
+  return out;
 }
 
 function requiredText(

@@ -134,8 +134,8 @@ Deno.test("--agents error texts", () => {
       'Invalid --agents definition for "rev": "model" must be a non-empty string',
     ],
     [
-      withEntry({ ...ok, permissionMode: "auto" }),
-      'Invalid --agents definition for "rev": "permissionMode" must be one of default, manual, ignore, dontAsk, acceptEdits, autoEdit, bypassPermissions, yolo, plan, inherit',
+      withEntry({ ...ok, permissionMode: "whenever" }),
+      'Invalid --agents definition for "rev": "permissionMode" must be one of default, manual, ignore, dontAsk, acceptEdits, autoEdit, auto, bypassPermissions, yolo, plan, inherit',
     ],
     [
       withEntry({ ...ok, maxTurns: 0 }),
@@ -181,4 +181,25 @@ Deno.test("limits are inclusive", () => {
 
 Deno.test("the invalid JSON hint carries the parser's reason", () => {
   assert.match(rejects("{").hint ?? "", /JSON/);
+});
+
+Deno.test("--agents takes Claude Code's effort, background, skills and mcpServers; a numeric effort is the run's", () => {
+  const [rev] = parseAgentsFlag(withEntry({
+    ...ok,
+    effort: "low",
+    background: true,
+    skills: ["lint"],
+    mcpServers: ["docs"],
+  }));
+  assert.deepEqual(
+    [rev!.effort, rev!.background, rev!.skills, rev!.mcpServers],
+    ["low", true, ["lint"], ["docs"]],
+  );
+  // The Agent SDK's AgentDefinition allows a number, which Claude Code accepts.
+  assert.equal(parseAgentsFlag(withEntry({ ...ok, effort: 7 }))[0]!.effort, undefined);
+  assert.match(
+    rejects(withEntry({ ...ok, effort: "loud" })).message,
+    /"effort" must be one of low, medium, high/,
+  );
+  assert.match(rejects(withEntry({ ...ok, memory: "user" })).message, /unknown field "memory"/);
 });

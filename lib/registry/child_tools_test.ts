@@ -48,6 +48,13 @@ Deno.test("Task is Agent's older name; a rule in tools grants its tool limited t
     disallowedTools: ["Write(*.md)"],
   }, ALL);
   assert.deepEqual(r.allowed, ["Read", "Bash", "Agent"]);
+  // An agent file's `tools: Agent` and `tools: Task` both grant the delegation tool (issue 32 item 3).
+  for (const name of ["Agent", "Task"]) {
+    assert.deepEqual(resolveChildTools({ tools: [name, "Read"], disallowedTools: [] }, ALL).allowed, [
+      "Read",
+      "Agent",
+    ]);
+  }
   assert.deepEqual(r.limits.map((l) => l.text), ["Task(Explore)", "Bash(git:*)"]);
   // a deny rule with a specifier refuses matching calls; the tool stays
   assert.deepEqual(r.denyRules.map((l) => l.text), ["Write(*.md)"]);

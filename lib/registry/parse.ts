@@ -3,13 +3,20 @@
 // imported lazily, only for frontmatter the fast path declines (docs/reference/performance.md: keep start-up light).
 // Does not read files or apply precedence (load.ts does).
 
+import { importNpm } from "../npm_module.ts";
 import { toolRuleNotes } from "./child_tools.ts";
 import { type Diagnostic, diagnostic } from "./diagnostic.ts";
 import { type Frontmatter, splitFrontmatter } from "./frontmatter.ts";
 import { readLenientFrontmatter } from "./lenient.ts";
 import { isReservedAgentName, strictNameProblem } from "./names.ts";
 import { readSimpleFrontmatter } from "./simple_yaml.ts";
-import { AGENT_FIELDS, type AgentDefinition, agentDefinitionSchema, type AgentSource } from "./schema.ts";
+import {
+  AGENT_FIELDS,
+  type AgentDefinition,
+  agentDefinitionSchema,
+  agentHookProblems,
+  type AgentSource,
+} from "./schema.ts";
 
 export interface ParseAgentOptions {
   /** Shown in diagnostics and recorded in the definition. */
@@ -25,8 +32,6 @@ export interface ParseAgentResult {
 
 /** Real Claude Code fields Blade accepts but does not act on yet: info, not warning. */
 export const IGNORED_CLAUDE_FIELDS: readonly string[] = [
-  "effort",
-  "hooks",
   "memory",
   "initialPrompt",
   "omitClaudeMd",
@@ -35,7 +40,7 @@ export const IGNORED_CLAUDE_FIELDS: readonly string[] = [
 ];
 
 /** Fields whose bad value skips the file: ignoring them would change what the agent may do. */
-const FATAL_FIELDS = new Set(["name", "description", "tools", "disallowedTools", "isolation"]);
+const FATAL_FIELDS = new Set(["name", "description", "tools", "disallowedTools", "isolation", "hooks"]);
 
 const FIELD_HINTS: Readonly<Record<string, string>> = {
   name: "Add `name: <agent-name>` to the frontmatter, e.g. `name: code-reviewer`",
@@ -50,7 +55,10 @@ const FIELD_HINTS: Readonly<Record<string, string>> = {
   isolation: "Use `isolation: worktree` to run in a git worktree, or `isolation: none`",
   background: "Use `background: true` or `background: false`",
   color: "Use a color name, e.g. `color: blue`",
+  effort: "Use low, medium, high, xhigh or max; leave it out for the run's effort",
   skills: "Write `skills: skill-a, skill-b` or a YAML list",
+  hooks:
+    "Write Claude Code's hooks map: `hooks:` then `PreToolUse:` with a list of `- matcher: Bash` entries, each with `hooks: [{type: command, command: ./check.sh}]`",
 };
 
 interface Fields {
@@ -144,13 +152,17 @@ function nameProblem(name: string): { fatal: boolean; message: string } | undefi
   };
 }
 
+/** The yaml package's parts frontmatter reading uses, loaded on first need (lib/npm_module.ts checks them). */
+const yamlParts = () =>
+  importNpm("yaml", () => import("yaml"), { exports: ["isMap", "isScalar", "LineCounter", "parseDocument"] });
+
 /** YAML first; on a syntax error, the lenient `key: value` reading with a warning; else an error. */
 async function readFields(
   frontmatter: Frontmatter,
   file: string,
   diagnostics: Diagnostic[],
 ): Promise<Fields | undefined> {
-  const { isMap, isScalar, LineCounter, parseDocument } = await import("yaml");
+  const { isMap, isScalar, LineCounter, parseDocument } = await yamlParts();
   const counter = new LineCounter();
   const doc = parseDocument(frontmatter.text, { lineCounter: counter, prettyErrors: false });
   const firstError = doc.errors[0];
@@ -338,6 +350,9 @@ function addAdvice(
         hint: "Write the agent's instructions below the closing `---` line",
       }),
     );
+  }
+  for (const event of agentHookProblems(definition.hooks).unknownEvents) {
+    diagnostics.push(diagnostic("warning", file, event, { line: lines["hooks"], field: "hooks" }));
   }
   for (const note of toolRuleNotes(definition)) {
     diagnostics.push(

@@ -69,7 +69,7 @@ Deno.test("Claude Code permission mode names map to Blade modes", async () => {
 });
 
 Deno.test("an unknown permission mode is dropped with a warning, so the agent inherits", async () => {
-  const result = await parse(file("permissionMode: auto\n"));
+  const result = await parse(file("permissionMode: whenever\n"));
   assert.equal(result.definition?.permissionMode, "inherit");
   assert.deepEqual(result.diagnostics.map((d) => [d.severity, d.field, d.line]), [[
     "warning",
@@ -262,4 +262,41 @@ Deno.test("mcpServers: names, inline {name: definition} entries, or one map; any
   const bad = await parse(`${head}mcpServers: 42\n---\nbody\n`);
   assert.equal(bad.definition?.mcpServers, undefined);
   assert.match(bad.diagnostics.map((d) => d.message).join("\n"), /Invalid "mcpServers"/);
+});
+
+Deno.test("hooks: Claude Code's map is kept for the agent's runs; a malformed entry skips the file; an unknown event warns", async () => {
+  const hooks =
+    "hooks:\n  PreToolUse:\n    - matcher: Bash\n      hooks:\n        - type: command\n          command: ./check.sh\n";
+  const ok = await parse(file(hooks));
+  assert.deepEqual(ok.definition?.hooks, {
+    PreToolUse: [{ matcher: "Bash", hooks: [{ type: "command", command: "./check.sh" }] }],
+  });
+  assert.deepEqual(ok.diagnostics, []);
+  const broken = await parse(file("hooks:\n  PreToolUse:\n    - matcher: Bash\n"));
+  assert.equal(broken.definition, undefined);
+  assert.deepEqual(broken.diagnostics.map((d) => [d.severity, d.field, d.message]), [[
+    "error",
+    "hooks",
+    'Invalid "hooks": hooks.PreToolUse[0] has no "hooks" list; agent not loaded',
+  ]]);
+  const unknown = await parse(file("hooks:\n  PermissionRequest: []\n"));
+  assert.ok(unknown.definition !== undefined);
+  assert.deepEqual(unknown.diagnostics.map((d) => [d.severity, d.message]), [[
+    "warning",
+    "hooks.PermissionRequest is not an event Blade fires",
+  ]]);
+});
+
+Deno.test("effort: a level is the agent's effort; anything else is a warning and the run's effort stands", async () => {
+  const high = await parse(file("effort: high\n"));
+  assert.deepEqual(high.definition, definition({ effort: "high" }));
+  assert.deepEqual(high.diagnostics, []);
+  for (const bad of ["loud", "7"]) {
+    const result = await parse(file(`effort: ${bad}\n`));
+    assert.deepEqual(result.definition, definition({}));
+    assert.deepEqual(result.diagnostics.map((d) => `${d.line} ${d.severity} ${d.message} (${d.hint})`), [
+      '4 warning Invalid "effort": must be one of low, medium, high, xhigh, max; field ignored ' +
+      "(Use low, medium, high, xhigh or max; leave it out for the run's effort)",
+    ]);
+  }
 });

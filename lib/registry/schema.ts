@@ -9,6 +9,8 @@ import {
   type PermissionMode,
 } from "../protocol/permission_mode.ts";
 import { MAX_AGENT_NAME_LENGTH, splitNameList } from "./names.ts";
+import { hooksOf } from "../protocol/hook_config.ts";
+import { EFFORTS } from "../protocol/effort.ts";
 
 /** Where a definition came from, in precedence order (later wins by name). */
 export const AGENT_SOURCES = ["builtin", "user-claude", "project-claude", "user", "project", "flag"] as const;
@@ -76,6 +78,8 @@ export const agentDefinitionSchema = z.object({
     .nullable()
     .default(null),
   isolation: z.enum(["none", "worktree"], { error: 'must be "none" or "worktree"' }).default("none"),
+  /** How hard the agent's model works (its requests' `output_config.effort`); absent = the run's. */
+  effort: z.enum(EFFORTS, { error: `must be one of ${EFFORTS.join(", ")}` }).optional(),
   /** true = always run in the background. */
   background: z
     .union([z.boolean(), z.enum(["true", "false"]).transform((v) => v === "true")], {
@@ -95,12 +99,31 @@ export const agentDefinitionSchema = z.object({
       z.record(z.string(), z.unknown()).transform((map) => Object.entries(map).map(([k, v]) => ({ [k]: v }))),
     ], { error: "must be a list of server names or {name: definition} entries" })
     .optional(),
+  /**
+   * Claude Code's `hooks` (lib/protocol/hook_config.ts), run for this agent's runs only (docs/guides/hooks.md).
+   * A malformed entry skips the file: an agent must not run without a policy its file asks for. An
+   * event Blade does not fire is a warning (addAdvice).
+   */
+  hooks: z.record(z.string(), z.unknown(), { error: "must be a map of hook events to hook lists" })
+    .superRefine((value, ctx) => {
+      const problem = agentHookProblems(value).malformed[0];
+      if (problem !== undefined) ctx.addIssue({ code: "custom", input: value, message: problem });
+    })
+    .optional(),
   source: z.enum(AGENT_SOURCES),
   /** File path, `builtin:<file>`, or `--agents`. */
   path: z.string(),
 });
 
 export type AgentDefinition = z.output<typeof agentDefinitionSchema>;
+
+/** An agent's `hooks` problems: malformed entries (the file is skipped), and events Blade does not fire. */
+export function agentHookProblems(hooks: unknown): { malformed: string[]; unknownEvents: string[] } {
+  const { problems } = hooksOf(hooks, { source: "agent", where: "" });
+  const said = problems.map((p) => p.replace(/^: /, "").replace(/; ignored$/, ""));
+  const unknown = (p: string) => / is not an event Blade fires$/.test(p);
+  return { malformed: said.filter((p) => !unknown(p)), unknownEvents: said.filter(unknown) };
+}
 
 /** The frontmatter fields Blade reads (the schema keys that do not come from the file's position). */
 export const AGENT_FIELDS: readonly string[] = Object.keys(agentDefinitionSchema.shape)

@@ -1,10 +1,15 @@
 // Owns Blade's one use of the NATS client (`@nats-io/*`, imported on first connect so nothing of it
 // loads unless `--store nats://…` is given): connecting with the credentials and TLS the caller asks
-// for, and the narrow KV bucket view the NATS store is written against. Everything else in Blade sees
-// only `NatsLink` and `KvBucket`; the client's own types never leave this file.
+// for, and the narrow views the NATS store is written against: a KV bucket, and a message stream with
+// per-subject compare-and-append. Everything else in Blade sees only `NatsLink`, `KvBucket` and
+// `MessageStream`; the client's own types never leave this file.
 
 import { BladeError } from "../errors.ts";
+import { importNpm } from "../npm_module.ts";
 import type { NatsStoreUrl } from "./store_url.ts";
+// Types only (erased): the client's code is imported on first connect, in connectNats.
+import type { Kvm } from "@nats-io/kv";
+import type { JetStreamClient, JetStreamManager } from "@nats-io/jetstream";
 
 /** One stored value as the store sees it: its text and the revision a CAS must name. */
 export interface KvEntryView {
@@ -24,8 +29,32 @@ export interface KvBucket {
   update(key: string, text: string, revision: number): Promise<number>;
   /** Deletes the value at `revision`; throws `CasConflict` when it changed since. */
   remove(key: string, revision: number): Promise<void>;
-  /** Every key with a live value. */
-  keys(): Promise<string[]>;
+  /** Every key with a live value, or those matching `filter` (NATS subject wildcards: `*`, `>`). */
+  keys(filter?: string): Promise<string[]>;
+}
+
+/** One stored message of a stream. */
+export interface StreamMessage {
+  seq: number;
+  subject: string;
+  text: string;
+}
+
+/** A JetStream stream as the session stores see it: per-subject compare-and-append, reads, deletes. */
+export interface MessageStream {
+  /**
+   * Appends `text` on `subject` only if the subject's last message is `lastSeq` (0: none yet), so
+   * a line is never doubled or reordered; throws `CasConflict` when another writer appended first.
+   * `msgId` (Nats-Msg-Id) makes a repeat within the stream's duplicate window a no-op (`duplicate`).
+   */
+  append(subject: string, text: string, options: { lastSeq: number; msgId?: string }): Promise<{
+    seq: number;
+    duplicate: boolean;
+  }>;
+  /** Every message on `subject`, oldest first. */
+  read(subject: string): Promise<StreamMessage[]>;
+  /** Deletes one message; false when it was gone already. */
+  remove(seq: number): Promise<boolean>;
 }
 
 /** A compare-and-set lost: someone else wrote the key since it was read. */
@@ -45,6 +74,12 @@ export interface NatsLinkOptions {
   name?: string;
 }
 
+export interface StreamOptions {
+  /** The subjects the stream keeps (e.g. `blade.inbox.>`). */
+  subjects: string[];
+  replicas: number;
+}
+
 export interface BucketOptions {
   /** How many servers keep a copy (1, or 3 on a 3-node cluster). */
   replicas: number;
@@ -54,6 +89,8 @@ export interface BucketOptions {
 export interface NatsLink extends AsyncDisposable {
   /** Opens the bucket, creating it with `options` when it does not exist yet. */
   bucket(name: string, options: BucketOptions): Promise<KvBucket>;
+  /** Opens the stream, creating it with `options` when it does not exist yet. */
+  stream(name: string, options: StreamOptions): Promise<MessageStream>;
   close(): Promise<void>;
 }
 
@@ -94,10 +131,16 @@ async function retried<T>(call: () => Promise<T>): Promise<T> {
 
 /** Connects to the servers of `url`; BladeError `store_unavailable` when none answers. */
 export async function connectNats(url: NatsStoreUrl, options: NatsLinkOptions = {}): Promise<NatsLink> {
-  const [{ connect, credsAuthenticator, nkeyAuthenticator }, { Kvm }] = await Promise.all([
-    import("@nats-io/transport-node"),
-    import("@nats-io/kv"),
-  ]);
+  const [{ connect, credsAuthenticator, nkeyAuthenticator }, { Kvm }, { jetstream, jetstreamManager }] =
+    await Promise.all([
+      importNpm("@nats-io/transport-node", () => import("@nats-io/transport-node"), {
+        exports: ["connect", "credsAuthenticator", "nkeyAuthenticator"],
+      }),
+      importNpm("@nats-io/kv", () => import("@nats-io/kv"), { exports: ["Kvm"] }),
+      importNpm("@nats-io/jetstream", () => import("@nats-io/jetstream"), {
+        exports: ["jetstream", "jetstreamManager"],
+      }),
+    ]);
   const encoder = new TextEncoder();
   const authenticator = options.credsText !== undefined
     ? credsAuthenticator(encoder.encode(options.credsText))
@@ -127,42 +170,103 @@ export async function connectNats(url: NatsStoreUrl, options: NatsLinkOptions = 
     if (!nc.isClosed()) await nc.drain().catch(() => nc.close());
   };
   return {
-    async bucket(name, bucketOptions) {
-      // No direct gets: any replica may answer those, a follower from before the last write. Reads
-      // through the stream leader see every acknowledged write (read-your-writes across machines).
-      const kv = await kvm.create(name, {
-        history: 1,
-        replicas: bucketOptions.replicas,
-        allow_direct: false,
-      });
-      const cas = async <T>(key: string, write: () => Promise<T>): Promise<T> => {
-        try {
-          return await write();
-        } catch (error) {
-          if (isCasError(error)) throw new CasConflict(key);
-          throw error;
-        }
-      };
-      return {
-        async get(key) {
-          const entry = await retried(() => kv.get(key));
-          if (entry === null || entry.operation !== "PUT") return null;
-          return { revision: entry.revision, text: entry.string() };
-        },
-        create: (key, text) => cas(key, () => kv.create(key, text)),
-        put: (key, text) => retried(() => kv.put(key, text)),
-        update: (key, text, revision) => cas(key, () => kv.update(key, text, revision)),
-        remove: (key, revision) => cas(key, () => kv.delete(key, { previousSeq: revision })),
-        keys: () =>
-          retried(async () => {
-            // The listing rides an ordered consumer, which restarts (and may repeat keys) on a cluster.
-            const found = new Set<string>();
-            for await (const key of await kv.keys()) found.add(key);
-            return [...found];
-          }),
-      };
-    },
+    bucket: (name, bucketOptions) => openBucket(kvm, name, bucketOptions),
+    stream: (name, streamOptions) =>
+      openStream({ js: jetstream(nc), jsm: jetstreamManager(nc) }, name, streamOptions),
     close,
     [Symbol.asyncDispose]: close,
+  };
+}
+
+/** The KV view of bucket `name`, created with `options` when absent. */
+async function openBucket(kvm: Kvm, name: string, bucketOptions: BucketOptions): Promise<KvBucket> {
+  // No direct gets: any replica may answer those, a follower from before the last write. Reads
+  // through the stream leader see every acknowledged write (read-your-writes across machines).
+  const kv = await kvm.create(name, {
+    history: 1,
+    replicas: bucketOptions.replicas,
+    allow_direct: false,
+  });
+  const cas = async <T>(key: string, write: () => Promise<T>): Promise<T> => {
+    try {
+      return await write();
+    } catch (error) {
+      if (isCasError(error)) throw new CasConflict(key);
+      throw error;
+    }
+  };
+  return {
+    async get(key) {
+      const entry = await retried(() => kv.get(key));
+      if (entry === null || entry.operation !== "PUT") return null;
+      return { revision: entry.revision, text: entry.string() };
+    },
+    create: (key, text) => cas(key, () => kv.create(key, text)),
+    put: (key, text) => retried(() => kv.put(key, text)),
+    update: (key, text, revision) => cas(key, () => kv.update(key, text, revision)),
+    remove: (key, revision) => cas(key, () => kv.delete(key, { previousSeq: revision })),
+    keys: (filter = ">") =>
+      retried(async () => {
+        // The listing rides an ordered consumer, which restarts (and may repeat keys) on a cluster.
+        const found = new Set<string>();
+        for await (const key of await kv.keys(filter)) found.add(key);
+        return [...found];
+      }),
+  };
+}
+
+/** The stream view of stream `name`, created with `options` when absent. */
+async function openStream(
+  client: { js: JetStreamClient; jsm: Promise<JetStreamManager> },
+  name: string,
+  streamOptions: StreamOptions,
+): Promise<MessageStream> {
+  const { js } = client;
+  const jsm = await client.jsm;
+  try {
+    await jsm.streams.info(name);
+  } catch {
+    // Absent: made now (a concurrent creator's identical config is accepted by the server).
+    // No direct gets, as for the bucket: reads through the leader see every acknowledged append.
+    await jsm.streams.add({
+      name,
+      subjects: streamOptions.subjects,
+      num_replicas: streamOptions.replicas,
+      allow_direct: false,
+    });
+  }
+  const decoder = new TextDecoder();
+  return {
+    async append(subject, text, { lastSeq, msgId }) {
+      try {
+        const ack = await js.publish(subject, text, {
+          expect: { lastSubjectSequence: lastSeq },
+          ...(msgId === undefined ? {} : { msgID: msgId }),
+        });
+        return { seq: ack.seq, duplicate: ack.duplicate };
+      } catch (error) {
+        if (isCasError(error)) throw new CasConflict(subject);
+        throw error;
+      }
+    },
+    read: (subject) =>
+      retried(async () => {
+        const out: StreamMessage[] = [];
+        for (let seq = 1;;) {
+          // The server's MSG.GET takes next_by_subj (the client's type names only seq and last_by_subj).
+          const query = { next_by_subj: subject, seq } as unknown as { seq: number };
+          const m = await jsm.streams.getMessage(name, query);
+          if (m === null) return out;
+          out.push({ seq: m.seq, subject: m.subject, text: decoder.decode(m.data) });
+          seq = m.seq + 1;
+        }
+      }),
+    remove: (seq) =>
+      retried(() =>
+        jsm.streams.deleteMessage(name, seq).catch((e) => {
+          if (/no message found/i.test((e as Error).message)) return false;
+          throw e;
+        })
+      ),
   };
 }

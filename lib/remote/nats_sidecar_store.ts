@@ -2,7 +2,15 @@
 // over one KV bucket, each record its encoded text under its id's key. Every read-modify-write is a
 // compare-and-set on the entry's revision, retried from the fresh value when another writer won, so
 // two processes on two machines never lose each other's changes. Records are decoded and validated
-// like the file store's (fail closed); record logic is lib/store/record_ops.ts, shared with every store.
+// like the file store's (fail closed) and redacted like its records before they are written (secrets
+// never reach the servers); record logic is lib/store/record_ops.ts, shared with every store.
+//
+// The running index: a marker key `running.<key>` (nats_keys.ts) is put before a record is first written
+// running and deleted once it was written terminal, so listRunning reads only the records that may be
+// running. Whoever moves a record to running marks it, and checks the marker is still there after the
+// write (one who unmarks re-reads the record first and deletes only the marker revision it read), so a
+// running record always has its marker; a stale marker is harmless (listRunning reads its record, finds
+// it terminal or gone, and removes the marker).
 
 import { BladeError } from "../errors.ts";
 import { validateSessionId } from "../protocol/ids.ts";
@@ -34,29 +42,37 @@ import type {
 } from "../store/store.ts";
 import { type RunSummary, summarize } from "../store/run_summary.ts";
 import { CasConflict, isTransient, type KvBucket } from "./nats_link.ts";
-import { idOfKey, keyOfId } from "./nats_keys.ts";
+import { idOfKey, idOfRunningKey, keyOfId, RECORD_KEYS, RUNNING_KEYS, runningKeyOfId } from "./nats_keys.ts";
 
 /** How many times one update re-reads and retries after losing a compare-and-set. */
 export const CAS_ATTEMPTS = 64;
 
 export interface NatsSidecarStoreOptions {
   clock: Clock;
+  /**
+   * Removes secrets from every record before it is written (messages, result, error, prompt…);
+   * callers then see the redacted record, exactly as a later read would (the file store's option).
+   */
+  redact?: (text: string) => string;
 }
 
 export class NatsSidecarStore implements SidecarStore {
   #bucket: KvBucket;
   #clock: Clock;
+  #redact: ((text: string) => string) | undefined;
   /** Writers in this process take turns per record, so CAS retries are left to other processes. */
   #locks = new KeyedLock();
 
   constructor(bucket: KvBucket, options: NatsSidecarStoreOptions) {
     this.#bucket = bucket;
     this.#clock = options.clock;
+    this.#redact = options.redact;
   }
 
-  async create(record: SidecarRecord): Promise<void> {
-    const key = keyOfId(validateSessionId(record.id));
-    const text = encodeSidecar(record);
+  async create(given: SidecarRecord): Promise<void> {
+    const key = keyOfId(validateSessionId(given.id));
+    const { record, text } = this.#redacted(given);
+    if (record.status === "running") await this.#mark(record.id);
     for (let attempt = 0; attempt < CAS_ATTEMPTS; attempt++) {
       try {
         await this.#bucket.create(key, text);
@@ -75,10 +91,16 @@ export class NatsSidecarStore implements SidecarStore {
     throw conflict(record.id);
   }
 
-  async save(record: SidecarRecord): Promise<void> {
-    const key = keyOfId(validateSessionId(record.id));
-    const text = encodeSidecar(record);
-    await this.#locks.run(key, () => this.#bucket.put(key, text));
+  async save(given: SidecarRecord): Promise<void> {
+    const key = keyOfId(validateSessionId(given.id));
+    const { record, text } = this.#redacted(given);
+    await this.#locks.run(key, async () => {
+      // What was stored before is not known here: a running record is marked, a terminal one unmarked.
+      if (record.status === "running") await this.#mark(record.id);
+      await this.#bucket.put(key, text);
+      if (record.status === "running") await this.#checkMarked(record.id);
+      else await this.#unmark(record.id);
+    });
   }
 
   async load(id: string): Promise<LoadResult | null> {
@@ -117,12 +139,22 @@ export class NatsSidecarStore implements SidecarStore {
   }
 
   async listRunning(): Promise<SidecarListing> {
-    const all = await this.listAll();
-    return { records: all.records.filter((r) => r.status === "running"), diagnostics: all.diagnostics };
+    const ids = (await this.#bucket.keys(RUNNING_KEYS)).flatMap((key) => idOfRunningKey(key) ?? []).sort();
+    const records: SidecarRecord[] = [];
+    const diagnostics: SidecarDiagnostic[] = [];
+    await Promise.all(ids.map(async (id) => {
+      const result = await this.load(id);
+      if (result !== null && "diagnostic" in result) diagnostics.push(result.diagnostic);
+      else if (result?.record.status === "running") records.push(result.record);
+      else await this.#unmark(id);
+    }));
+    records.sort(byRecentActivity);
+    diagnostics.sort((a, b) => a.id.localeCompare(b.id));
+    return { records, diagnostics };
   }
 
   async listAll(): Promise<SidecarListing> {
-    const keys = (await this.#bucket.keys()).sort();
+    const keys = (await this.#bucket.keys(RECORD_KEYS)).sort();
     const records: SidecarRecord[] = [];
     const diagnostics: SidecarDiagnostic[] = [];
     const loaded = await Promise.all(keys.map(async (key) => {
@@ -152,6 +184,7 @@ export class NatsSidecarStore implements SidecarStore {
         if (entry === null) return false;
         try {
           await this.#bucket.remove(key, entry.revision);
+          await this.#unmark(id);
           return true;
         } catch (error) {
           if (!(error instanceof CasConflict) && !isTransient(error)) throw error;
@@ -208,12 +241,19 @@ export class NatsSidecarStore implements SidecarStore {
         if (entry === null) throw notFound(id);
         const current = decodeSidecar(entry.text, id);
         if ("diagnostic" in current) throw unusable(current.diagnostic);
-        const record = next(current.record);
-        if (record === null) return current.record;
-        const text = encodeSidecar(record);
+        const changed = next(current.record);
+        if (changed === null) return current.record;
+        const { record, text } = this.#redacted(changed);
+        const starts = record.status === "running" && current.record.status !== "running";
+        if (starts) await this.#mark(id);
+        const written = async () => {
+          if (starts) await this.#checkMarked(id);
+          else if (record.status !== "running" && current.record.status === "running") await this.#unmark(id);
+          return structuredClone(record);
+        };
         try {
           await this.#bucket.update(key, text, entry.revision);
-          return structuredClone(record);
+          return await written();
         } catch (error) {
           if (error instanceof CasConflict) continue;
           if (!isTransient(error)) throw error;
@@ -221,12 +261,50 @@ export class NatsSidecarStore implements SidecarStore {
           // it did when the stored text is ours at a later revision. Applying it again would double it.
           const stored = await this.#bucket.get(key);
           if (stored !== null && stored.revision > entry.revision && stored.text === text) {
-            return structuredClone(record);
+            return await written();
           }
         }
       }
       throw conflict(id);
     });
+  }
+
+  /** The record as it will be stored: its text redacted, and the record decoded back when that changed it. */
+  #redacted(given: SidecarRecord): { record: SidecarRecord; text: string } {
+    const encoded = encodeSidecar(given);
+    const text = this.#redact === undefined ? encoded : this.#redact(encoded);
+    return { record: text === encoded ? given : JSON.parse(text) as SidecarRecord, text };
+  }
+
+  /** Before `id` is written running: its marker exists. */
+  async #mark(id: string): Promise<void> {
+    await this.#bucket.put(runningKeyOfId(id), "");
+  }
+
+  /** After `id` was written running: its marker is still there (an unmarker may have read it terminal). */
+  async #checkMarked(id: string): Promise<void> {
+    if (await this.#bucket.get(runningKeyOfId(id)) === null) await this.#mark(id);
+  }
+
+  /**
+   * After `id` was written terminal or removed: its marker goes, unless the record runs again (read
+   * after the marker, so a marker put since is a newer revision and the delete loses its CAS).
+   * Best effort: a marker left behind is removed by the next listRunning.
+   */
+  async #unmark(id: string): Promise<void> {
+    const key = runningKeyOfId(id);
+    try {
+      const marker = await this.#bucket.get(key);
+      if (marker === null) return;
+      const entry = await this.#bucket.get(keyOfId(id));
+      if (entry !== null) {
+        const current = decodeSidecar(entry.text, id);
+        if (!("record" in current) || current.record.status === "running") return;
+      }
+      await this.#bucket.remove(key, marker.revision);
+    } catch {
+      // Lost to a writer that marked it again, or the servers did not answer: the marker stays.
+    }
   }
 }
 

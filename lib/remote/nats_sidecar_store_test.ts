@@ -8,7 +8,7 @@ import { FakeClock } from "../testing/fakes.ts";
 import { findNatsServer, type NatsCluster, startNats } from "../testing/nats_server.ts";
 import { sidecarFixture } from "../testing/sidecar_fixtures.ts";
 import { connectNats } from "./nats_link.ts";
-import { keyOfId } from "./nats_keys.ts";
+import { keyOfId, RUNNING_KEYS, runningKeyOfId } from "./nats_keys.ts";
 import { NatsSidecarStore } from "./nats_sidecar_store.ts";
 import { parseStoreUrl } from "./store_url.ts";
 import type { SidecarRecord } from "../store/schema.ts";
@@ -39,6 +39,55 @@ if (binary === null) {
     });
   suite("NatsSidecarStore (one node)", single, 1);
   suite("NatsSidecarStore (3-node cluster, R3)", cluster, 3);
+
+  Deno.test("NatsSidecarStore: records are redacted before they reach the servers", async () => {
+    await using link = await connectNats(parseStoreUrl(single.url));
+    const bucket = await link.bucket("redacted", { replicas: 1 });
+    const secret = "sk-ant-api03-very-secret";
+    const redact = (text: string) => text.replaceAll(secret, "[REDACTED]");
+    const store = new NatsSidecarStore(bucket, { clock: new FakeClock(1), redact });
+    await store.create(sidecarFixture("agent-r1", { prompt: `use ${secret}` }));
+    await store.save(sidecarFixture("agent-r2", { prompt: `key ${secret}` }));
+    const updated = await store.update("agent-r1", { description: `failed with ${secret}` });
+    assert.equal(updated.description, "failed with [REDACTED]", "callers see the record as stored");
+    const done = await store.markCompleted("agent-r2", {
+      status: "completed",
+      result: { success: true, message: `done, ${secret}` },
+      completedAt: 2,
+    });
+    assert.equal(done.result?.message, "done, [REDACTED]");
+    for (const id of ["agent-r1", "agent-r2"]) {
+      const stored = await bucket.get(keyOfId(id));
+      assert.ok(stored !== null && !stored.text.includes(secret) && stored.text.includes("[REDACTED]"));
+    }
+  });
+
+  Deno.test("NatsSidecarStore: listRunning reads the running index, which follows every write", async () => {
+    await using link = await connectNats(parseStoreUrl(single.url));
+    const bucket = await link.bucket("running_index", { replicas: 1 });
+    const store = new NatsSidecarStore(bucket, { clock: new FakeClock(1) });
+    const markers = async () => (await bucket.keys(RUNNING_KEYS)).sort();
+    await store.create(sidecarFixture("agent-i1"));
+    await store.save(sidecarFixture("agent-i2"));
+    await store.save(sidecarFixture("agent-i3", { status: "completed" }));
+    assert.deepEqual(await markers(), [runningKeyOfId("agent-i1"), runningKeyOfId("agent-i2")]);
+    // A record written running behind the store's back has no marker, so listRunning never reads it.
+    await bucket.put(keyOfId("agent-unindexed"), JSON.stringify(sidecarFixture("agent-unindexed")));
+    assert.deepEqual((await store.listRunning()).records.map((r) => r.id).sort(), ["agent-i1", "agent-i2"]);
+    // The markers are not records.
+    assert.equal((await store.listAll()).diagnostics.length, 0);
+    await store.update("agent-i2", { status: "failed" });
+    assert.deepEqual(await markers(), [runningKeyOfId("agent-i1")]);
+    // A stale marker (its writer died between the terminal write and the unmark) is removed by a listing.
+    await bucket.put(runningKeyOfId("agent-i3"), "");
+    assert.deepEqual((await store.listRunning()).records.map((r) => r.id), ["agent-i1"]);
+    assert.deepEqual(await markers(), [runningKeyOfId("agent-i1")]);
+    // Back to running from a terminal state: marked again.
+    await store.update("agent-i2", { status: "running" });
+    assert.deepEqual(await markers(), [runningKeyOfId("agent-i1"), runningKeyOfId("agent-i2")]);
+    await store.remove("agent-i1");
+    assert.deepEqual(await markers(), [runningKeyOfId("agent-i2")]);
+  });
 
   Deno.test("NatsSidecarStore: a cluster node SIGKILLed mid-run loses and doubles no update", async () => {
     const seed = Number(Deno.env.get("SEED") ?? Date.now() % 1000);

@@ -8,7 +8,10 @@ import type { Ports } from "../sys/mod.ts";
 import type { SidecarOwner, SidecarStore } from "../store/store.ts";
 import type { StorageLayout } from "../config/storage.ts";
 import type { Delivery, PendingWork } from "../protocol/delivery.ts";
-import { Inbox } from "../session/inbox.ts";
+import { Inbox, type InboxEntry, type SessionInbox } from "../session/inbox.ts";
+import type { SidecarRecord } from "../store/schema.ts";
+import { describeError } from "../errors.ts";
+import { noticeFacts } from "./notice.ts";
 import { subtaskRef } from "./projections.ts";
 import { isOwnedBy } from "../store/record_ops.ts";
 import { endsWithin } from "./ends_within.ts";
@@ -58,7 +61,7 @@ export class BackgroundRuns {
     this.#layout = deps.layout;
   }
 
-  inboxFor(owner: SidecarOwner): Inbox {
+  inboxFor(owner: SidecarOwner): SessionInbox {
     return new Inbox({
       fs: this.#ports.fs,
       clock: this.#ports.clock,
@@ -174,6 +177,20 @@ export class BackgroundRuns {
     await Promise.all([...this.#runs.values()].map((r) => r.done));
   }
 
+  /** A finished run's record for its notice, or why it cannot be read (gone, corrupt, too large). */
+  async #loadForNotice(id: string): Promise<{ record: SidecarRecord } | { unreadable: string }> {
+    try {
+      const loaded = await this.#store.load(id);
+      if (loaded === null) return { unreadable: "its record is gone (removed by `blade tasks clean`?)" };
+      if (!("record" in loaded)) {
+        return { unreadable: `its record is unreadable (${loaded.diagnostic.message})` };
+      }
+      return { record: loaded.record };
+    } catch (e) {
+      return { unreadable: `its record could not be read (${describeError(e)})` };
+    }
+  }
+
   pendingFor(owner: SidecarOwner, delivered: Set<string>): PendingWork {
     const key = ownerKey(owner);
     const inbox = this.inboxFor(owner);
@@ -191,8 +208,19 @@ export class BackgroundRuns {
           // owner's (`blade tasks resume --background` of one of its children, started from the shell).
           const call = this.#calls.get(entry.agentId);
           if (call !== undefined && !sameOwner(call.owner, owner)) continue;
-          const loaded = await this.#store.load(entry.agentId);
-          if (loaded === null || !("record" in loaded)) continue;
+          const loaded = await this.#loadForNotice(entry.agentId);
+          if (!("record" in loaded)) {
+            // A notice for a run this session never started (no call for it, in this process or its
+            // transcript) is not proof of anything: without a record to show the owner it stays unread.
+            if (call === undefined) continue;
+            // Never skipped: the notice itself is what is left of the run (docs/reference/background.md).
+            delivered.add(entry.inboxId);
+            out.push(unreadDelivery({ ...entry, agentId: entry.agentId }, {
+              callId: call.callId,
+              unreadable: loaded.unreadable,
+            }));
+            continue;
+          }
           const record = loaded.record;
           if (record.status === "running" || !record.background) continue;
           if (call === undefined && !sameOwner(record, owner)) continue;
@@ -222,4 +250,36 @@ export class BackgroundRuns {
       },
     };
   }
+}
+
+/**
+ * The delivery of a notice whose run's record cannot be read: the notice's own text, which carries the
+ * capped result, with what could not be read, and a receipt built from what the notice says.
+ */
+function unreadDelivery(
+  entry: InboxEntry & { agentId: string },
+  o: { callId: string; unreadable: string },
+): Delivery {
+  const facts = noticeFacts(entry.text, entry.agentId);
+  const note =
+    `Blade could not read the record of background subagent "${entry.agentId}": ${o.unreadable}. ` +
+    "The notice above is all that is left of its result; TaskOutput cannot return more.";
+  return {
+    inboxId: entry.inboxId,
+    message: {
+      role: "user",
+      content: [{ type: "text", text: `${entry.text}\n\n${note}` }],
+      hidden: true,
+    },
+    parts: [{
+      type: "subtask_ref",
+      callId: o.callId,
+      agentId: entry.agentId,
+      subagentType: facts?.subagentType ?? "unknown",
+      description: facts?.description ?? "",
+      background: true,
+      state: facts?.status ?? "failed",
+      lineage: facts?.lineage ?? { rootAgentId: entry.agentId, resumeDepth: 0 },
+    }],
+  };
 }

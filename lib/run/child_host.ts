@@ -1,7 +1,8 @@
 // Owns a child's view of the runtime for one run (the ChildHost its runner gets): the tools it may
 // have (core tools, delegation below the depth limit, the run's MCP tools), the answers to the
-// delegation calls it makes from a Worker (Task, TaskOutput, TaskStop, approvals, MCP calls), and
-// its tool context. Identity comes from the spec the main thread computed, never from the Worker.
+// delegation calls it makes from a Worker (Task, TaskOutput, TaskStop, approvals, MCP calls, hook
+// points), its hooks, and its tool context. Identity comes from the spec the main thread computed,
+// never from the Worker.
 
 import type { Approver } from "../protocol/approval.ts";
 import type { Process, ProcessIdentity } from "../sys/process.ts";
@@ -14,6 +15,8 @@ import { mergeTools } from "../tools/registry.ts";
 import { type ChildSpec, childToolNames, childTools } from "../executor/child.ts";
 import { BLADE_TOOL_NAMES } from "../protocol/tool_rule.ts";
 import { childRulesOf } from "../permissions/ceiling.ts";
+import { rulesOf } from "../permissions/run_rules.ts";
+import type { SessionHookSet } from "../hooks/session_hooks.ts";
 import type { ParentInfo } from "../launch/launch_plan.ts";
 import type { DelegationCall } from "../child/child_protocol.ts";
 import { mcpTool, type McpToolShape } from "../mcp/tool_adapter.ts";
@@ -75,6 +78,8 @@ export function nestedParent(env: SubagentEnv, projectPath: string, child: Child
     // wider than its parent's (the deny rules and tool limits of every agent above it).
     tools: childToolNames(child, [...(child.toolCeiling ?? BLADE_TOOL_NAMES)]),
     rules: childRulesOf(child.rules, child.config),
+    // Its children fire its agent hooks too: a child never has fewer hooks than its parent.
+    ...(child.config.hooks === undefined ? {} : { agentHooks: child.config.hooks }),
   };
 }
 
@@ -85,28 +90,30 @@ export function childHost(o: ChildHostInput): ChildHost {
     ? undefined
     : (request, s) => ask({ ...request, sessionId: spec.id, agentType: spec.subagentType }, s);
   const delegation = spec.depth < env.maxDepth;
-  const ctxFor = (callId: string): ToolContext => ({
-    ports: env.ports,
-    sessionId: spec.id,
-    workspaceRoot: spec.workspaceRoot,
-    storageRoot: env.layout.root,
-    trusted: spec.trusted,
-    mode: spec.config.permissionMode,
-    callId,
-    signal,
-    emit,
+  // What a Worker child says it has left counts only below its own cap (it cannot claim more).
+  const cap = spec.config.maxTurns ?? undefined;
+  const ctxFor = (callId: string, claimed?: number): ToolContext => ({
+    ...childContext(env, spec, { callId, signal, emit }),
+    ...turnsOf(claimed, cap),
   });
   const mcp = mcpToolsFor(env, spec);
   const groups = childGroups(env.ports.process, signal, (group) => recordGroup(env.store, spec.id, group));
   const tools = () => mergeTools(nested.coreTools(), delegation ? nested.tools() : [], mcp.tools);
+  const hooks = childHooks(env, { spec, signal, ctxFor });
   return {
     emit,
     delegation,
     tools,
     mcp: mcp.shapes,
+    hooks,
     answer: (call) => {
       if (call.method === "spawned") return groups.started(call.pgid);
       if (call.method === "kill") return groups.kill(call.pgid);
+      if (call.method === "hook") {
+        if (hooks === undefined) return Promise.reject(new Error("this child has no hooks"));
+        const c = call.call;
+        return hooks.answer(c, hookContext(spec, ctxFor(c.point === "onTurnEnd" ? "" : c.call.id)));
+      }
       if (call.method !== "mcp" && call.method !== "web") {
         return answer(nested, call, ctxFor, approve, signal);
       }
@@ -119,6 +126,77 @@ export function childHost(o: ChildHostInput): ChildHost {
     },
     ...(approve === undefined ? {} : { approve }),
     web: env.web,
+  };
+}
+
+/** The child's own tool context for a call it makes (its identity, workspace and mode from its spec). */
+function childContext(
+  env: SubagentEnv,
+  spec: ChildSpec,
+  o: { callId: string; signal: AbortSignal; emit: RuntimeEventSink },
+): ToolContext {
+  return {
+    ports: env.ports,
+    sessionId: spec.id,
+    workspaceRoot: spec.workspaceRoot,
+    storageRoot: env.layout.root,
+    trusted: spec.trusted,
+    mode: spec.config.permissionMode,
+    callId: o.callId,
+    signal: o.signal,
+    emit: o.emit,
+  };
+}
+
+/**
+ * SubagentStart before the child runs (hooks/run_hooks.ts), its commands in the child's sandbox: the
+ * spec with what its hooks added for the child's first turn.
+ */
+export async function subagentStarted(
+  env: SubagentEnv,
+  spec: ChildSpec,
+  signal: AbortSignal,
+): Promise<ChildSpec> {
+  if (env.hooks === undefined) return spec;
+  const context = await env.hooks.subagentStart({
+    spec,
+    transcriptPath: env.layout.transcriptPath(spec.parentProjectPath, spec.id),
+    ctx: (callId) => hookContext(spec, childContext(env, spec, { callId, signal, emit: () => {} })),
+    signal,
+  });
+  return context.length === 0 ? spec : { ...spec, hookContext: [...spec.hookContext ?? [], ...context] };
+}
+
+/** The child's hooks (the run's and its agents': hooks/run_hooks.ts), run in this thread; none when none apply. */
+function childHooks(
+  env: SubagentEnv,
+  o: { spec: ChildSpec; signal: AbortSignal; ctxFor: (callId: string) => ToolContext },
+): SessionHookSet | undefined {
+  const { spec, signal, ctxFor } = o;
+  return env.hooks?.forChild({
+    spec,
+    transcriptPath: env.layout.transcriptPath(spec.parentProjectPath, spec.id),
+    ctx: (callId) => hookContext(spec, ctxFor(callId)),
+    signal,
+  });
+}
+
+/**
+ * The context a Worker child's hook commands run in, as its own commands would (tool_runner.ts): its
+ * workspace, worktree, folders, environment and shell, the network only where its commands have it,
+ * read-only for an auditor. Never wider than the child.
+ */
+export function hookContext(spec: ChildSpec, base: ToolContext): ToolContext {
+  const rules = rulesOf(childRulesOf(spec.rules, spec.config));
+  return {
+    ...base,
+    ...(spec.additionalDirs === undefined ? {} : { additionalDirs: spec.additionalDirs }),
+    ...(spec.worktree === undefined ? {} : { worktree: spec.worktree }),
+    ...(spec.commands?.env === undefined ? {} : { commandEnv: spec.commands.env }),
+    ...(spec.commands?.shell === undefined ? {} : { shell: spec.commands.shell }),
+    commandNetwork: spec.config.permissionMode === "yolo" ||
+      rules.allow.some((r) => r.tool === "Bash" && r.specifier === undefined),
+    readOnlyCommands: spec.audit !== undefined,
   };
 }
 
@@ -138,11 +216,17 @@ function webCall(
   return call.kind === "fetch" ? env.web.fetch(call.input, signal) : env.web.search(call.input, signal);
 }
 
+/** The turns a Worker child has left as its ToolContext says them: its claim, never above its cap. */
+function turnsOf(claimed: number | undefined, cap: number | undefined): { turnsLeft?: number } {
+  const left = claimed === undefined ? cap : Math.min(claimed, cap ?? claimed);
+  return left === undefined ? {} : { turnsLeft: left };
+}
+
 /** Answers a delegation call the child makes from its Worker, as its own session would. */
 function answer(
   nested: NestedSession,
   call: DelegationCall,
-  ctxFor: (callId: string) => ToolContext,
+  ctxFor: (callId: string, claimed?: number) => ToolContext,
   approve: Approver | undefined,
   signal: AbortSignal,
 ): Promise<unknown> {
@@ -151,7 +235,7 @@ function answer(
     case "plan":
       return nested.plan(call.input);
     case "launch":
-      return nested.launch(call.input, ctxFor(call.callId));
+      return nested.launch(call.input, ctxFor(call.callId, call.turnsLeft));
     case "output":
       return control.output(call.input, ctxFor(""));
     case "stop":
@@ -162,6 +246,7 @@ function answer(
     case "web":
     case "spawned":
     case "kill":
+    case "hook":
       return Promise.reject(new Error(`${call.method} calls are answered by the child's host`));
   }
 }

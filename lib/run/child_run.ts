@@ -13,6 +13,7 @@ import type { ChildOutcome, ChildSpec } from "../executor/child.ts";
 import { describeError } from "../errors.ts";
 import { type LeaseHolder, sessionInUse, SessionLease, tryAcquireLease } from "../session/lease.ts";
 import type { ChildHost } from "../child/child_runner.ts";
+import { subagentStarted } from "./child_host.ts";
 import { findingsOf } from "./child_findings.ts";
 import { settleWorktree, worktreeDeps } from "./isolation.ts";
 import {
@@ -110,7 +111,7 @@ export async function runChildLeased(
 async function runInSlot(env: SubagentEnv, spec: ChildSpec, req: ChildRunRequest): Promise<ChildOutcome> {
   // A child that must wait for a slot says so in its sidecar (`queuedAt`), so listings show QUEUED.
   const unqueue = env.slots.free === 0
-    ? await markQueued(lifecycleOf(env), req.parentSessionId, spec.id)
+    ? await markQueued(lifecycleOf(env), { sessionId: req.parentSessionId, id: spec.id })
     : undefined;
   let slot: Disposable;
   try {
@@ -126,13 +127,18 @@ async function runInSlot(env: SubagentEnv, spec: ChildSpec, req: ChildRunRequest
   };
   const mcpProblems = await env.mcp?.prepare(spec.id, spec.config, req.parentMcpTools) ?? [];
   for (const message of mcpProblems) {
-    env.emit(runtimeWarning(req.parentSessionId, "mcp_server_unavailable", message, {
-      agentId: spec.id,
-      workLost: false,
-    }));
+    env.emit(
+      runtimeWarning("mcp_server_unavailable", {
+        sessionId: req.parentSessionId,
+        message: message,
+        agentId: spec.id,
+        workLost: false,
+      }),
+    );
   }
   try {
-    return await env.runner.run(spec, req.host(emit, lent), req.signal);
+    const started = await subagentStarted(env, spec, req.signal);
+    return await env.runner.run(started, req.host(emit, lent), req.signal);
   } finally {
     env.mcp?.release(spec.id);
   }
@@ -153,8 +159,12 @@ export async function finishChild(
   );
   // The evidence reads its Bash commands with the parser (verification/commands.ts).
   if (outcome.toolResults.some((r) => r.name === "Bash")) await loadBashParser();
-  return await commitTerminal(lifecycleOf(env), parentSessionId, running, outcome, aborted, {
+  return await commitTerminal(lifecycleOf(env), {
+    parentSessionId,
+    running,
+    outcome,
+    aborted,
     result: findingsOf(running.configSnapshot.name, outcome, running.workspaceRoot),
-    ...(worktree === undefined ? {} : { worktree }),
+    worktree,
   });
 }

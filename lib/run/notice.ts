@@ -72,6 +72,46 @@ export function buildCompletionNotice(input: NoticeInput): NoticeResult {
   return { ok: true, inboxId: completionInboxId(child.id), text, payload };
 }
 
+/** What a notice says of its run, read back from its own text (its payload line between the tags). */
+export interface NoticeFacts {
+  subagentType: string;
+  description: string;
+  status: "completed" | "failed" | "cancelled";
+  lineage: { rootAgentId: string; resumedFrom?: string; resumeDepth: number };
+}
+
+/**
+ * The facts of a notice's run from the notice itself, for when its record cannot be read (removed by
+ * `tasks clean`, too large, corrupt): enough for the delivery's receipt. Undefined when the text holds
+ * no payload of `agentId` (then the caller says what it knows: nothing but the id).
+ */
+export function noticeFacts(text: string, agentId: string): NoticeFacts | undefined {
+  const open = text.indexOf(`<${TAG}>\n`);
+  const close = text.indexOf(`\n</${TAG}>`);
+  if (open < 0 || close < open) return undefined;
+  let payload: Record<string, unknown>;
+  try {
+    payload = JSON.parse(text.slice(open + TAG.length + 3, close)) as Record<string, unknown>;
+  } catch {
+    return undefined;
+  }
+  if (payload["agent_id"] !== agentId) return undefined;
+  const str = (v: unknown, fallback: string) => typeof v === "string" ? v : fallback;
+  const status = payload["status"];
+  const from = payload["resumed_from"];
+  const depth = payload["resume_depth"];
+  return {
+    subagentType: str(payload["subagent_type"], "unknown"),
+    description: str(payload["description"], ""),
+    status: status === "completed" || status === "cancelled" ? status : "failed",
+    lineage: {
+      rootAgentId: str(payload["root_agent_id"], agentId),
+      ...(typeof from === "string" ? { resumedFrom: from } : {}),
+      resumeDepth: typeof depth === "number" && Number.isInteger(depth) && depth >= 0 ? depth : 0,
+    },
+  };
+}
+
 function noticePayload(child: SidecarRecord, completedAt: string): Record<string, unknown> {
   const result = capText(child.result.message, RESULT_CAP);
   const payload: Record<string, unknown> = {

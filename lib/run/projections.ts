@@ -5,7 +5,7 @@
 import type { RuntimeEvent, SubagentInfo, SubtaskRefPart, SubtaskState } from "../protocol/events.ts";
 import { worktreeView } from "../worktree/view.ts";
 import type { SidecarRecord } from "../store/schema.ts";
-import { lineageOf } from "../launch/launch_record.ts";
+import { lineageOf } from "../store/record_ops.ts";
 
 export function subagentInfo(record: SidecarRecord): SubagentInfo {
   return {

@@ -9,7 +9,7 @@ import type { SidecarRecord } from "../store/schema.ts";
 import type { ToolResult } from "../tools/tool.ts";
 import { preservedLine, worktreeView } from "../worktree/view.ts";
 import { subtaskRef } from "./projections.ts";
-import { lineageOf } from "../launch/launch_record.ts";
+import { lineageOf } from "../store/record_ops.ts";
 
 /** The notes a finished record adds to its Task result: `Worktree preserved at …` when one was kept. */
 export function recordNotes(record: Pick<SidecarRecord, "worktree">): string[] {

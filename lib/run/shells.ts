@@ -11,6 +11,7 @@ import { isOwnedBy } from "../store/record_ops.ts";
 import { endsWithin } from "./ends_within.ts";
 import { type AnyTool, denied, type ToolContext, type ToolResult } from "../tools/tool.ts";
 import { commandLaunch } from "../tools/command_launch.ts";
+import { setAsideCreated } from "../tools/set_aside_created.ts";
 import { shellEndNotice } from "./shell_notice.ts";
 
 export const SHELL_TAIL_CHARS = 30_000;
@@ -41,6 +42,8 @@ export interface ShellStart {
   env?: Record<string, string>;
   /** The OS sandbox's argv up to the command (tools/command_launch.ts); absent or empty = none. */
   sandbox?: readonly string[];
+  /** Protected paths to set aside if the command created them (tools/set_aside_created.ts). */
+  watched?: readonly string[];
   /** The tool call that started it (named in its notice). */
   callId?: string;
   /** What its notices call it (the call's description, else the command). */
@@ -139,7 +142,9 @@ export class ShellTasks {
     }, (e) => {
       append(`\n[could not run the command: ${(e as Error).message}]\n`);
       shell.status = "failed";
-    }).then(() => {
+    }).then(async () => {
+      const setAside = await setAsideCreated(this.#ports.fs, options.watched ?? []);
+      if (setAside !== undefined) append(`\n${setAside}\n`);
       stopTimer();
       if (shell.status === "cancelled") return this.#wake(options.owner);
       const end = {
@@ -293,6 +298,7 @@ export function backgroundCapableBash(bash: AnyTool, shells: ShellTasks, owner: 
         owner,
         env: launch.env,
         sandbox: launch.sandbox,
+        watched: launch.watched,
         callId: ctx.callId,
         ...(description === undefined ? {} : { label: description }),
         ...(typeof input.timeout === "number" ? { timeoutMs: input.timeout } : {}),

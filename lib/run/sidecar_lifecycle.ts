@@ -24,11 +24,10 @@ export interface LifecycleDeps {
 }
 
 export function runtimeWarning(
-  sessionId: string,
   code: RuntimeWarningCode,
-  message: string,
-  o: { agentId?: string; workLost: boolean; cause?: unknown },
+  o: { sessionId: string; message: string; agentId?: string; workLost: boolean; cause?: unknown },
 ): RuntimeWarning {
+  const { sessionId, message } = o;
   const stack = o.cause instanceof Error && !(o.cause instanceof BladeError) ? o.cause.stack : undefined;
   return {
     type: "runtime_warning",
@@ -51,35 +50,37 @@ export function terminalStatus(outcome: ChildOutcome, aborted: boolean): Termina
  */
 export async function commitTerminal(
   deps: LifecycleDeps,
-  parentSessionId: string,
-  running: SidecarRecord,
-  outcome: ChildOutcome,
-  aborted: boolean,
-  extra: { result?: Partial<SidecarResult>; worktree?: WorktreeLease } = {},
+  end: {
+    parentSessionId: string;
+    running: SidecarRecord;
+    outcome: ChildOutcome;
+    aborted: boolean;
+    result?: Partial<SidecarResult> | undefined;
+    worktree?: WorktreeLease | undefined;
+  },
 ): Promise<SidecarRecord> {
+  const { parentSessionId, running, outcome, aborted } = end;
+
   const status = terminalStatus(outcome, aborted);
   if (outcome.errorType === "storage_write_failed") {
     // The child stopped because the machine refused a write (its transcript on a full disk): its work is
     // lost and the model cannot free the disk, so the run must not report success.
     deps.emit(
-      runtimeWarning(
-        parentSessionId,
-        "child_write_failed",
-        `The run of ${running.id} stopped: ${outcome.error}`,
-        {
-          agentId: running.id,
-          workLost: true,
-        },
-      ),
+      runtimeWarning("child_write_failed", {
+        sessionId: parentSessionId,
+        message: `The run of ${running.id} stopped: ${outcome.error}`,
+        agentId: running.id,
+        workLost: true,
+      }),
     );
   }
   const result: SidecarResult = {
     success: status === "completed",
     message: outcome.message,
     ...(outcome.error === undefined ? {} : { error: outcome.error }),
-    ...extra.result,
+    ...end.result,
   };
-  const worktree = extra.worktree === undefined ? {} : { worktree: extra.worktree };
+  const worktree = end.worktree === undefined ? {} : { worktree: end.worktree };
   // A run that never started keeps the messages it was given (a resumed source's history).
   const messagesOf = (r: SidecarRecord) => (outcome.messages.length === 0 ? r.messages : outcome.messages);
   const completedAt = deps.clock.now();
@@ -96,13 +97,16 @@ export async function commitTerminal(
     // The run fails (workLost): its record still says running, so a background notice is held back and
     // `blade tasks` shows it running until a restart recovers it as interrupted.
     const why = failureOf(e);
-    deps.emit(runtimeWarning(
-      parentSessionId,
-      "sidecar_commit_failed",
-      `The record of ${running.id} could not be updated to ${status}: ${why.text}. ` +
-        `Its result is not saved; \`blade tasks\` shows it as running until the next run recovers it.${why.hint}`,
-      { agentId: running.id, workLost: true, cause: why.cause },
-    ));
+    deps.emit(
+      runtimeWarning("sidecar_commit_failed", {
+        sessionId: parentSessionId,
+        message: `The record of ${running.id} could not be updated to ${status}: ${why.text}. ` +
+          `Its result is not saved; \`blade tasks\` shows it as running until the next run recovers it.${why.hint}`,
+        agentId: running.id,
+        workLost: true,
+        cause: why.cause,
+      }),
+    );
     const { processId: _p, processIdentity: _i, processGroups: _g, ...rest } = running;
     return {
       ...rest,
@@ -121,12 +125,18 @@ export async function commitTerminal(
  * text); a write the machine refused (a full disk) is also a warning that fails the run, naming the
  * child — the model cannot free the disk, so the run must not report success.
  */
-export function launchFailed(deps: LifecycleDeps, parentSessionId: string, id: string, e: unknown): string {
-  const storage = storageWriteFailed(e);
-  if (storage === undefined) return describeError(e);
+export function launchFailed(
+  deps: LifecycleDeps,
+  failure: { parentSessionId: string; id: string; cause: unknown },
+): string {
+  const { parentSessionId, id } = failure;
+  const storage = storageWriteFailed(failure.cause);
+  if (storage === undefined) return describeError(failure.cause);
   const text = `${storage.message} ${storage.hint}`;
   deps.emit(
-    runtimeWarning(parentSessionId, "sidecar_create_failed", `The run of ${id} could not start: ${text}`, {
+    runtimeWarning("sidecar_create_failed", {
+      sessionId: parentSessionId,
+      message: `The run of ${id} could not start: ${text}`,
       agentId: id,
       workLost: true,
       cause: storage,
@@ -146,13 +156,17 @@ export async function deliverNotice(
   const notice = buildCompletionNotice({ child: record, owner, ...(source === undefined ? {} : { source }) });
   if (notice.ok) {
     const dropped = (why: string, cause?: unknown, hint = "") =>
-      deps.emit(runtimeWarning(
-        owner.parentSessionId,
-        "notice_dropped",
-        `The completion notice of ${record.id} could not be written to its parent's inbox: ${why}. ` +
-          `Read its result with \`blade tasks output ${record.id}\`.${hint}`,
-        { agentId: record.id, workLost: true, cause },
-      ));
+      deps.emit(
+        runtimeWarning("notice_dropped", {
+          sessionId: owner.parentSessionId,
+          message:
+            `The completion notice of ${record.id} could not be written to its parent's inbox: ${why}. ` +
+            `Read its result with \`blade tasks output ${record.id}\`.${hint}`,
+          agentId: record.id,
+          workLost: true,
+          cause,
+        }),
+      );
     try {
       const queued = await deps.background.inboxFor(owner).enqueue({
         inboxId: notice.inboxId,
@@ -186,19 +200,26 @@ function failureOf(e: unknown): { text: string; hint: string; cause: unknown } {
  * and acknowledged in the transcript (the next start drops them, and a receipt is never delivered
  * twice), so a failed removal loses nothing and is a warning, not the run's failure.
  */
-export function tolerantTrim(work: PendingWork, emit: RuntimeEventSink, sessionId: string): PendingWork {
+export function tolerantTrim(
+  work: PendingWork,
+  o: { emit: RuntimeEventSink; sessionId: string },
+): PendingWork {
+  const { emit, sessionId } = o;
   return {
     ...work,
     acknowledged: (ids) =>
       work.acknowledged(ids).catch((e) => {
         const why = failureOf(e);
-        emit(runtimeWarning(
-          sessionId,
-          "inbox_trim_failed",
-          `${ids.length} delivered completion notice(s) could not be removed from the inbox: ${why.text}. ` +
-            `Nothing is lost: the transcript records them as delivered, so they are not delivered again.${why.hint}`,
-          { workLost: false, cause: why.cause },
-        ));
+        emit(
+          runtimeWarning("inbox_trim_failed", {
+            sessionId: sessionId,
+            message:
+              `${ids.length} delivered completion notice(s) could not be removed from the inbox: ${why.text}. ` +
+              `Nothing is lost: the transcript records them as delivered, so they are not delivered again.${why.hint}`,
+            workLost: false,
+            cause: why.cause,
+          }),
+        );
       }),
   };
 }
@@ -206,16 +227,19 @@ export function tolerantTrim(work: PendingWork, emit: RuntimeEventSink, sessionI
 /** A background run that failed outside the child: reported, recorded as failed, the owner woken. */
 export async function reportCrash(
   deps: LifecycleDeps,
-  record: SidecarRecord,
-  owner: SidecarOwner,
-  cause: unknown,
+  crash: { record: SidecarRecord; owner: SidecarOwner; cause: unknown },
 ): Promise<void> {
+  const { record, owner, cause } = crash;
   const message = `The background run ${record.id} stopped unexpectedly: ${describeError(cause)}`;
-  deps.emit(runtimeWarning(owner.parentSessionId, "background_run_crashed", message, {
-    agentId: record.id,
-    workLost: true,
-    cause,
-  }));
+  deps.emit(
+    runtimeWarning("background_run_crashed", {
+      sessionId: owner.parentSessionId,
+      message: message,
+      agentId: record.id,
+      workLost: true,
+      cause,
+    }),
+  );
   await deps.store.markCompleted(record.id, {
     status: "failed",
     result: { success: false, message: "", error: message },
@@ -231,35 +255,38 @@ export async function reportCrash(
  */
 export function statusWriteFailed(
   deps: LifecycleDeps,
-  sessionId: string,
-  id: string,
-  what: "activity time" | "queued mark",
+  o: { sessionId: string; id: string; what: "activity time" | "queued mark" },
 ): (cause: unknown) => void {
+  const { sessionId, id, what } = o;
   let said = false;
   return (cause) => {
     if (said) return;
     said = true;
     const why = failureOf(cause);
-    deps.emit(runtimeWarning(
-      sessionId,
-      "status_write_failed",
-      `The ${what} of ${id} could not be written to its sidecar: ${why.text}. Nothing is lost: the run ` +
-        `goes on, but until it ends \`blade tasks list\` may show it ${
-          what === "activity time" ? "as inactive" : "without its QUEUED state"
-        }.${why.hint}`,
-      { agentId: id, workLost: false, cause: why.cause },
-    ));
+    deps.emit(
+      runtimeWarning("status_write_failed", {
+        sessionId: sessionId,
+        message:
+          `The ${what} of ${id} could not be written to its sidecar: ${why.text}. Nothing is lost: the run ` +
+          `goes on, but until it ends \`blade tasks list\` may show it ${
+            what === "activity time" ? "as inactive" : "without its QUEUED state"
+          }.${why.hint}`,
+        agentId: id,
+        workLost: false,
+        cause: why.cause,
+      }),
+    );
   };
 }
 
 /** Marks a run that must wait for a slot (`queuedAt`, listings show QUEUED); returns the undo. */
 export async function markQueued(
   deps: LifecycleDeps,
-  sessionId: string,
-  id: string,
+  run: { sessionId: string; id: string },
 ): Promise<() => Promise<void>> {
+  const { id } = run;
   // Display state only: a failed write changes what listings show, never the run.
-  const failed = statusWriteFailed(deps, sessionId, id, "queued mark");
+  const failed = statusWriteFailed(deps, { ...run, what: "queued mark" });
   await deps.store.update(id, { queuedAt: deps.clock.now() }).catch(failed);
   return async () => {
     await deps.store.update(id, (r) => {
@@ -269,7 +296,8 @@ export async function markQueued(
   };
 }
 
-function notStarted(error: string, errorType: string, cancelled: boolean): ChildOutcome {
+function notStarted(error: string, o: { errorType: string; cancelled: boolean }): ChildOutcome {
+  const { errorType, cancelled } = o;
   return {
     success: false,
     message: "",
@@ -283,9 +311,12 @@ function notStarted(error: string, errorType: string, cancelled: boolean): Child
 }
 
 export function failedBeforeStart(error: string): ChildOutcome {
-  return notStarted(error, "session_in_use", false);
+  return notStarted(error, { errorType: "session_in_use", cancelled: false });
 }
 
 export function cancelledWhileQueued(): ChildOutcome {
-  return notStarted("Cancelled while waiting for a free subagent slot.", "cancelled", true);
+  return notStarted("Cancelled while waiting for a free subagent slot.", {
+    errorType: "cancelled",
+    cancelled: true,
+  });
 }

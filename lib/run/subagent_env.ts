@@ -22,6 +22,7 @@ import type { LaunchParent, ParentInfo, RegistryView } from "../launch/launch_pl
 import { minimalCommandEnv } from "../permissions/child_env.ts";
 import type { OwnProcess } from "../launch/launch_record.ts";
 import type { WebAccess } from "../protocol/web.ts";
+import type { RunHooks } from "../hooks/run_hooks.ts";
 
 /** Shared by every session of one root run. */
 import type { ChildContext } from "../executor/child_context.ts";
@@ -66,6 +67,8 @@ export interface SubagentEnv {
   mcp?: ChildMcp;
   /** The run's web access (WebFetch, WebSearch), run in this thread for every child. */
   web?: WebAccess | undefined;
+  /** The run's hooks for its children (settings, SDK, agent files); absent: none configured. */
+  hooks?: RunHooks;
   /** The PID and identity of this process, recorded in each sidecar (read once per runtime). */
   ownProcess: () => Promise<OwnProcess>;
 }

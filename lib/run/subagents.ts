@@ -154,7 +154,11 @@ export class SubagentRuntime implements SubagentLauncher {
     const env = this.#env;
     const id = input.subagent_session_id;
     profileMark("Task launch");
-    const parent = { ...launchParentOf(this.#env, this.#parent), process: await env.ownProcess() };
+    const parent = {
+      ...launchParentOf(this.#env, this.#parent),
+      process: await env.ownProcess(),
+      turnsLeft: ctx.turnsLeft,
+    };
     const from = resumeSourceOf(input);
     const lookup = from === undefined ? undefined : await this.#resumeLookup(from, id);
     if (lookup !== undefined && "error" in lookup) return launchRefused(lookup.error, id);
@@ -176,7 +180,10 @@ export class SubagentRuntime implements SubagentLauncher {
     } catch (e) {
       if (lease !== undefined) await releaseChildLease(lease);
       await abandon(worktrees, record.worktree);
-      return launchRefused(launchFailed(lifecycleOf(env), this.#parent.sessionId, id, e), id);
+      return launchRefused(
+        launchFailed(lifecycleOf(env), { parentSessionId: this.#parent.sessionId, id, cause: e }),
+        id,
+      );
     }
     profileMark("sidecar created");
     env.emit({
@@ -207,7 +214,11 @@ export class SubagentRuntime implements SubagentLauncher {
     env.heartbeat.wrote(id, record.lastActiveAt);
     env.background.start({ agentId: id, callId, owner }, async (signal) => {
       try {
-        const beatFailed = statusWriteFailed(lifecycle, this.#parent.sessionId, id, "activity time");
+        const beatFailed = statusWriteFailed(lifecycle, {
+          sessionId: this.#parent.sessionId,
+          id,
+          what: "activity time",
+        });
         const run = await this.#run(spec, signal, () => void env.heartbeat.beat(id).catch(beatFailed));
         const outcome = run.outcome;
         env.heartbeat.forget(id);
@@ -218,7 +229,7 @@ export class SubagentRuntime implements SubagentLauncher {
         await deliverNotice(lifecycle, done, owner);
         this.#completed(callId, done, outcome);
       } catch (e) {
-        await reportCrash(lifecycle, record, owner, e);
+        await reportCrash(lifecycle, { record, owner, cause: e });
       }
     });
     return backgroundStarted(record, spec.capped);

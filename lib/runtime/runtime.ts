@@ -29,6 +29,7 @@ import type { SubagentEnv } from "../run/subagent_env.ts";
 import { recoverSession } from "../recovery/restart.ts";
 import { tolerantTrim } from "../run/sidecar_lifecycle.ts";
 import type { WebAccess } from "../protocol/web.ts";
+import type { RunHooks } from "../hooks/run_hooks.ts";
 
 import type { ChildContext } from "../executor/child_context.ts";
 export interface RuntimeDeps {
@@ -75,6 +76,8 @@ export interface RuntimeDeps {
   mcp: () => ChildMcp;
   /** How children's web tools reach the web (run in this thread for every child). */
   web?: WebAccess | undefined;
+  /** The run's hooks for its children (docs/guides/hooks.md); absent: none configured. */
+  hooks?: RunHooks | undefined;
 }
 
 /** What the runtime built for one top-level session (the interactive session reads and steers it). */
@@ -87,7 +90,12 @@ export interface SessionRuntime {
 
 /** This process's PID and identity, read once per Process port and shared with the leases. */
 export function ownProcessOf(ports: Ports): () => Promise<OwnProcess> {
-  return () => ownIdentity(ports.process).then((identity) => ({ pid: ports.process.pid(), identity }));
+  return () =>
+    ownIdentity(ports.process).then((identity) => ({
+      pid: ports.process.pid(),
+      identity,
+      machine: ports.env.hostname(),
+    }));
 }
 
 export class Runtime implements AsyncDisposable {
@@ -160,6 +168,7 @@ export class Runtime implements AsyncDisposable {
       ...(d.approve === undefined ? {} : { approve: d.approve }),
       mcp: this.#mcp = d.mcp(),
       web: d.web,
+      ...(d.hooks === undefined ? {} : { hooks: d.hooks }),
     };
   }
 
@@ -190,11 +199,10 @@ export class Runtime implements AsyncDisposable {
             env.background.rememberCall({ agentId: ref.agentId, callId: ref.callId, owner: runtime.owner });
           }
         }
-        const children = tolerantTrim(
-          env.background.pendingFor(runtime.owner, delivered),
-          d.emit,
-          parent.sessionId,
-        );
+        const children = tolerantTrim(env.background.pendingFor(runtime.owner, delivered), {
+          emit: d.emit,
+          sessionId: parent.sessionId,
+        });
         // Background commands and monitors are waited for and told about like background children.
         return withShells(children, env.shells.pendingFor(runtime.owner));
       },

@@ -4,6 +4,9 @@
 import type { ContentBlock, Message } from "../protocol/messages.ts";
 import type { SubtaskRefPart, TranscriptEvent, TranscriptEventData } from "../protocol/events.ts";
 
+/** What redaction puts in place of a secret (config/redact.ts). */
+const REDACTED = "[REDACTED]";
+
 export interface History {
   header: TranscriptEventData["session_created"] | undefined;
   messages: Message[];
@@ -67,6 +70,9 @@ export function rebuildHistory(events: readonly TranscriptEvent[]): History {
           }
           break;
         }
+        // A thinking block whose text lost a secret to the transcript's redaction no longer matches its
+        // signature: it is left out (the API allows earlier turns' thinking to be omitted).
+        if (part.type === "thinking" && part.thinking.includes(REDACTED)) break;
         byId.get(e.data.messageId)?.content.push(part);
         break;
       }

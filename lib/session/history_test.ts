@@ -178,3 +178,21 @@ Deno.test("delivered and acknowledged inbox ids; hidden notices stay hidden", ()
   assert.deepEqual([...h.acknowledgedInboxIds], ["background-subagent-completion:agent-1"]);
   assert.deepEqual(h.messages[0], { role: "user", content: [text("<notice>")], hidden: true });
 });
+
+Deno.test("thinking blocks are kept as they came; one whose text lost a secret to redaction is left out", () => {
+  const kept: ContentBlock = { type: "thinking", thinking: "Plan the edit.", signature: "sig-1" };
+  const redacted: ContentBlock = { type: "thinking", thinking: "The key is [REDACTED].", signature: "sig-2" };
+  const encrypted: ContentBlock = { type: "redacted_thinking", data: "opaque" };
+  const history = rebuildHistory(transcript([
+    { type: "session_created", data: { agentType: "main", model: "m", depth: 0 } },
+    { type: "turn_started", data: { turn: 1 } },
+    ...message("user", [{ type: "text", text: "go" }]),
+    ...message("assistant", [kept, encrypted, { type: "text", text: "a" }]),
+    ...message("assistant", [redacted, { type: "text", text: "b" }], { final: true }),
+  ]));
+  assert.deepEqual(history.messages.map((m) => m.content), [
+    [{ type: "text", text: "go" }],
+    [kept, encrypted, { type: "text", text: "a" }],
+    [{ type: "text", text: "b" }],
+  ]);
+});

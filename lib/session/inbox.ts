@@ -3,6 +3,7 @@
 // an exclusive cross-process lock on `<path>.lock` (removed when released) and rewrites the file atomically; a corrupt file is
 // reported, never overwritten. Does not build notices (run/notice.ts), write transcripts or decide
 // when entries are acknowledged: callers remove entries once the transcript holds them.
+// `SessionInbox` is the port (the NATS store's is lib/remote/nats_inbox.ts); `Inbox` is the file one.
 
 import { dirname } from "../path.ts";
 import { array, number, object, oneOf, optional, parseWith, string } from "../protocol/check.ts";
@@ -24,6 +25,37 @@ export type EnqueueResult =
 
 export const INBOX_LIMITS = { completions: 100, steering: 20, bytes: 8 * 1024 * 1024 };
 
+/**
+ * A session's inbox, wherever it is kept: an entry is pending once until removed (an inboxId already
+ * pending is an accepted no-op), within INBOX_LIMITS; unusable stored data is BladeError `inbox_invalid`.
+ */
+export interface SessionInbox {
+  /** Adds `entry` unless its inboxId is already pending (then an accepted no-op) or a limit is hit. */
+  enqueue(entry: InboxEntry): Promise<EnqueueResult>;
+  /** Entries not yet removed, in enqueue order. */
+  pending(): Promise<InboxEntry[]>;
+  /** Removes the entries with these ids (ids not pending are ignored). */
+  remove(inboxIds: readonly string[]): Promise<void>;
+}
+
+/** The entry checked as the port requires (BladeError `invalid_inbox_entry`), for every implementation. */
+export function checkedEntry(entry: InboxEntry): InboxEntry {
+  const parsed = parseWith<InboxEntry>(entryCheck, entry);
+  if (!parsed.success) {
+    throw new BladeError(
+      "invalid_inbox_entry",
+      `Cannot enqueue inbox entry: ${parsed.error.issues[0]?.message}`,
+    );
+  }
+  return parsed.data;
+}
+
+/** A stored entry's JSON decoded and checked; null when it is not an inbox entry. */
+export function parseEntry(raw: unknown): InboxEntry | null {
+  const parsed = parseWith<InboxEntry>(entryCheck, raw);
+  return parsed.success ? parsed.data : null;
+}
+
 const INBOX_VERSION = 1;
 const FILE_MODE = 0o600;
 const DIR_MODE = 0o700;
@@ -40,7 +72,7 @@ const fileCheck = object({ version: oneOf([INBOX_VERSION]), entries: array(entry
 
 const encoder = new TextEncoder();
 
-export class Inbox {
+export class Inbox implements SessionInbox {
   readonly path: string;
   #fs: Fs;
 
@@ -52,32 +84,15 @@ export class Inbox {
 
   /** Adds `entry` unless its inboxId is already pending (then an accepted no-op) or a limit is hit. */
   async enqueue(entry: InboxEntry): Promise<EnqueueResult> {
-    const parsed = parseWith<InboxEntry>(entryCheck, entry);
-    if (!parsed.success) {
-      throw new BladeError(
-        "invalid_inbox_entry",
-        `Cannot enqueue inbox entry: ${parsed.error.issues[0]?.message}`,
-      );
-    }
+    checkedEntry(entry);
     return await this.#change((entries) => {
       if (entries.some((e) => e.inboxId === entry.inboxId)) {
         return { result: { accepted: true, duplicate: true } };
       }
-      const full = queueFull(entries, entry.kind);
-      if (full !== null) return { result: full };
       const next = [...entries, { ...entry }];
-      const text = encodeInbox(next);
-      const bytes = encoder.encode(text).length;
-      if (bytes > INBOX_LIMITS.bytes) {
-        return {
-          result: {
-            accepted: false,
-            reason: "too_large",
-            message: `The inbox would grow to ${bytes} bytes, over its limit of ${INBOX_LIMITS.bytes} bytes`,
-          },
-        };
-      }
-      return { result: { accepted: true, duplicate: false }, text };
+      const refused = refusal(entries, next);
+      if (refused !== null) return { result: refused };
+      return { result: { accepted: true, duplicate: false }, text: encodeInbox(next) };
     });
   }
 
@@ -149,6 +164,22 @@ export class Inbox {
       cause,
     });
   }
+}
+
+/**
+ * Why `next` (the pending entries and a new one) may not be kept: a queue at its limit, or over
+ * INBOX_LIMITS.bytes as the file store encodes it (the same bound for every implementation); null: fine.
+ */
+export function refusal(entries: readonly InboxEntry[], next: readonly InboxEntry[]): EnqueueResult | null {
+  const full = queueFull(entries, next[next.length - 1]!.kind);
+  if (full !== null) return full;
+  const bytes = encoder.encode(encodeInbox(next)).length;
+  if (bytes <= INBOX_LIMITS.bytes) return null;
+  return {
+    accepted: false,
+    reason: "too_large",
+    message: `The inbox would grow to ${bytes} bytes, over its limit of ${INBOX_LIMITS.bytes} bytes`,
+  };
 }
 
 function queueFull(entries: readonly InboxEntry[], kind: InboxEntry["kind"]): EnqueueResult | null {

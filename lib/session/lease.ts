@@ -5,6 +5,8 @@
 // check-and-write runs under a flock of the lease's own guard file (`<sha256>.guard`, removed when
 // released, like the store's record locks), so two processes never both win and different sessions never wait on each other.
 // Does not decide what to do with a busy session (callers do) and does not touch sidecars.
+// `HeldLease` is the port a lease is used through; the NATS store's leases (lib/remote/nats_lease.ts)
+// expire unless renewed, so a holder cut off from the servers loses its lease by itself.
 
 import type { Fs } from "../sys/fs.ts";
 import type { Process, ProcessIdentity } from "../sys/process.ts";
@@ -99,8 +101,16 @@ export async function leasePath(
   return `${layout.locksDir(projectPath)}/${hex}.lock`;
 }
 
-/** A held lease; `await using` releases it (only if the file still names this holder). */
-export class SessionLease implements AsyncDisposable {
+/** A lease held, wherever leases are kept: `await using` releases it (only while it is still this holder's). */
+export interface HeldLease extends AsyncDisposable {
+  readonly holder: LeaseHolder;
+  /** "stale" / "corrupt" when a leftover lease was taken over. */
+  readonly takeover: "none" | "stale" | "corrupt";
+  release(): Promise<void>;
+}
+
+/** A held lease file; `await using` releases it (only if the file still names this holder). */
+export class SessionLease implements HeldLease {
   readonly path: string;
   readonly holder: LeaseHolder;
   /** "stale" / "corrupt" when a leftover lease was taken over. */

@@ -87,22 +87,12 @@ async function isEmptySession(ports: Ports, path: string): Promise<boolean> {
 
 export async function openSession(ports: Ports, o: OpenSessionOptions): Promise<OpenedSession> {
   let id = o.resume;
+  // `--continue` with no earlier session in the folder starts a fresh one, as Claude Code does (CI
+  // steps that always pass -c work from the first run on).
   if (id === undefined && o.continueLatest === true) {
     id = await latestSessionId(ports, o.layout.projectDir(o.workspace));
-    if (id === undefined) {
-      throw new BladeError("no_session", "There is no earlier session in this folder to continue.", {
-        hint:
-          'Start one with `blade -p "…"`; --continue picks the most recent session of the working folder.',
-      });
-    }
   }
   if (id !== undefined) return await continueSession(ports, o, id);
-  if (o.fork === true) {
-    throw new BladeError("usage", "--fork-session needs --resume or --continue.", {
-      exitCode: 2,
-      hint: 'Fork an earlier session: blade -p --resume <id> --fork-session "…".',
-    });
-  }
   const sessionId = await freshId(ports, o);
   const transcript = writer(ports, o, sessionId);
   const data = { agentType: "main", model: o.model, depth: 0 };

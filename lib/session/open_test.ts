@@ -84,6 +84,27 @@ Deno.test("--resume and --continue reopen a session of this folder and rebuild i
   });
 });
 
+Deno.test("nothing to continue starts a fresh session (as Claude Code's -c), a fork too", async () => {
+  await withStorage(async (ports, layout) => {
+    const fresh = await openSession(ports, {
+      layout,
+      workspace: WORKSPACE,
+      model: "m",
+      continueLatest: true,
+    });
+    assert.equal(fresh.resumed, false);
+    assert.deepEqual(fresh.history.messages, []);
+    const forked = await openSession(ports, {
+      layout,
+      workspace: "/home/dev/elsewhere",
+      model: "m",
+      continueLatest: true,
+      fork: true,
+    });
+    assert.equal(forked.resumed, false);
+  });
+});
+
 Deno.test("--continue passes over newer sessions without a turn: opened and left, or a start that crashed", async () => {
   await withStorage(async (ports, layout) => {
     const used = await openSession(ports, { layout, workspace: WORKSPACE, model: "m1" });
@@ -106,12 +127,8 @@ Deno.test("--continue passes over newer sessions without a turn: opened and left
   });
 });
 
-Deno.test("a session of another folder, an unknown id, or nothing to continue are clear errors", async () => {
+Deno.test("a session of another folder or an unknown id are clear errors", async () => {
   await withStorage(async (ports, layout) => {
-    await assert.rejects(
-      openSession(ports, { layout, workspace: WORKSPACE, model: "m", continueLatest: true }),
-      isCode("no_session"),
-    );
     const other = await openSession(ports, { layout, workspace: "/home/dev/other", model: "m" });
     await assert.rejects(
       openSession(ports, { layout, workspace: WORKSPACE, model: "m", resume: other.sessionId }),
@@ -136,10 +153,9 @@ Deno.test("--session-id names a new session once; --fork-session copies without 
       openSession(ports, { layout, workspace: WORKSPACE, model: "m", sessionId: id }),
       isCode("session_exists"),
     );
-    await assert.rejects(
-      openSession(ports, { layout, workspace: WORKSPACE, model: "m", fork: true }),
-      isCode("usage"),
-    );
+    // Nothing to fork (no --resume or --continue): a new session, as Claude Code does (print mode warns).
+    const alone = await openSession(ports, { layout, workspace: WORKSPACE, model: "m", fork: true });
+    assert.equal(alone.resumed, false);
     const before = await Deno.readTextFile(layout.transcriptPath(WORKSPACE, id));
     const fork = await openSession(ports, {
       layout,

@@ -5,6 +5,7 @@
 // never pays for it; after `loadBashParser()` parsing is synchronous. The tree is copied into plain
 // objects (the WebAssembly one is freed at once). Does not decide anything about the command.
 
+import { importNpm } from "../npm_module.ts";
 import { decodeBase64 } from "./base64.ts";
 
 /** One node of the tree: its grammar type, its source text and its children (operators included). */
@@ -54,7 +55,7 @@ export function bashParserLoaded(): boolean {
 
 async function load(): Promise<void> {
   const [{ Parser, Language }, grammar] = await Promise.all([
-    import("web-tree-sitter"),
+    importNpm("web-tree-sitter", () => import("web-tree-sitter"), { exports: ["Parser", "Language"] }),
     import("./bash_grammar.gen.ts"),
   ]);
   await Parser.init({ wasmBinary: decodeBase64(grammar.TREE_SITTER_RUNTIME) });

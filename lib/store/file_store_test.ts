@@ -5,6 +5,7 @@ import { FIXTURE_TIME, sidecarFixture } from "../testing/sidecar_fixtures.ts";
 import { storeConformance } from "../testing/store_conformance.ts";
 import { FileSidecarStore } from "./file_store.ts";
 import { FaultFs } from "../testing/fault_fs.ts";
+import { lockTableReadable, lockWaiter } from "../testing/lock_waiters.ts";
 import type { SidecarRecord } from "./schema.ts";
 import { stagingDir } from "./group_commit.ts";
 
@@ -52,7 +53,14 @@ Deno.test("FileSidecarStore: a cached record rewritten by another process is re-
   }
 });
 
-Deno.test("FileSidecarStore: a heartbeat from one process never overwrites another's cancel", async () => {
+// The two store instances below stand for two processes: each takes the cross-process (flock) locks.
+// A held write waits until the other party is blocked on the lock (the kernel's lock table says so,
+// lib/testing/lock_waiters.ts), or has finished: then nothing made it wait, and the held write, made from
+// what was read before, overwrites it. Never a sleep that hopes the other got there.
+Deno.test({
+  name: "FileSidecarStore: a heartbeat from one process never overwrites another's cancel",
+  ignore: !lockTableReadable(),
+}, async () => {
   const dir = await Deno.makeTempDir({ prefix: "blade-store-" });
   try {
     const clock = new FakeClock(FIXTURE_TIME);
@@ -60,19 +68,20 @@ Deno.test("FileSidecarStore: a heartbeat from one process never overwrites anoth
     // The owner's write is held back after it has read the record: the window in which another
     // process's cancel would be lost without a cross-process lock.
     const aboutToWrite = Promise.withResolvers<void>();
+    const release = Promise.withResolvers<void>();
     let hold = false;
-    const slowFs = {
+    const heldFs = {
       ...base,
       async writeAtomic(path: string, text: string, options?: Parameters<typeof base.writeAtomic>[2]) {
         if (hold) {
           hold = false;
           aboutToWrite.resolve();
-          await new Promise((r) => setTimeout(r, 300));
+          await release.promise;
         }
         return await base.writeAtomic(path, text, options);
       },
     };
-    const owner = new FileSidecarStore({ fs: slowFs, clock, storageRoot: dir });
+    const owner = new FileSidecarStore({ fs: heldFs, clock, storageRoot: dir });
     const canceller = new FileSidecarStore({ fs: base, clock, storageRoot: dir });
     await owner.save(sidecarFixture("agent-raced"));
     hold = true;
@@ -83,6 +92,8 @@ Deno.test("FileSidecarStore: a heartbeat from one process never overwrites anoth
       result: { success: false, message: "", error: "Cancelled with blade tasks cancel." },
       completedAt: clock.now(),
     });
+    assert.equal(await lockWaiter(`${owner.sessionsDir}/.agent-raced.lock`, { until: cancel }), "waiting");
+    release.resolve();
     await Promise.all([beat, cancel]);
     const after = await new FileSidecarStore({ fs: base, clock, storageRoot: dir }).load("agent-raced");
     assert.ok(after !== null && "record" in after);
@@ -216,7 +227,10 @@ Deno.test("FileSidecarStore.updateMany: every temp file is written, then all are
   }
 });
 
-Deno.test("FileSidecarStore.updateMany: a cancel from another process waits for the group and is not lost", async () => {
+Deno.test({
+  name: "FileSidecarStore.updateMany: a cancel from another process waits for the group and is not lost",
+  ignore: !lockTableReadable(),
+}, async () => {
   const dir = await Deno.makeTempDir({ prefix: "blade-store-" });
   try {
     const clock = new FakeClock(FIXTURE_TIME);
@@ -224,15 +238,16 @@ Deno.test("FileSidecarStore.updateMany: a cancel from another process waits for 
     // The group's staging is held back after it has read the records: the window in which a cancel
     // would be overwritten if the group did not hold the record locks until its renames.
     const staging = Promise.withResolvers<void>();
-    const slowFs = {
+    const release = Promise.withResolvers<void>();
+    const heldFs = {
       ...base,
       async stageAtomic(path: string, text: string, options?: Parameters<typeof base.stageAtomic>[2]) {
         staging.resolve();
-        await new Promise((r) => setTimeout(r, 200));
+        await release.promise;
         return await base.stageAtomic(path, text, options);
       },
     };
-    const recovering = new FileSidecarStore({ fs: slowFs, clock, storageRoot: dir });
+    const recovering = new FileSidecarStore({ fs: heldFs, clock, storageRoot: dir });
     const canceller = new FileSidecarStore({ fs: base, clock, storageRoot: dir });
     for (const id of ["agent-c1", "agent-c2"]) await recovering.save(sidecarFixture(id));
     const group = recovering.updateMany(["agent-c1", "agent-c2"].map((id) => ({
@@ -245,6 +260,9 @@ Deno.test("FileSidecarStore.updateMany: a cancel from another process waits for 
       result: { success: false, message: "", error: "Cancelled with blade tasks cancel." },
       completedAt: clock.now(),
     });
+    // The group holds the sessions folder exclusively; the cancel must be blocked on it.
+    assert.equal(await lockWaiter(recovering.sessionsDir, { until: cancel }), "waiting");
+    release.resolve();
     const [outcomes, cancelled] = await Promise.all([group, cancel]);
     assert.ok(outcomes.every((o) => "record" in o && o.written));
     // The group held the lock first, so the cancel found a terminal record and left it (first wins).

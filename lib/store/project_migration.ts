@@ -12,7 +12,6 @@
 // is taken over in the new folder anyway.
 
 import type { Fs } from "../sys/fs.ts";
-import type { StorageAccess } from "./storage_root.ts";
 import { projectFolderName, type StorageLayout } from "../config/storage.ts";
 
 /** The marker's content: the layout version the folders are in. */
@@ -49,23 +48,6 @@ export async function migrateProjectFolders(fs: Fs, layout: StorageLayout): Prom
     await fs.writeAtomic(marker, JSON.stringify(LAYOUT) + "\n");
   });
   return report;
-}
-
-/**
- * The migration as a command opening the storage root runs it: a failure on a root opened only to read
- * (perhaps read-only) leaves it as it is; otherwise it is the command's error. `note` gets each file
- * moved or left (the --debug log).
- */
-export async function migrateOnOpen(
-  fs: Fs,
-  layout: StorageLayout,
-  o: { access: StorageAccess; note?: ((line: string) => void) | undefined },
-): Promise<void> {
-  const report = await migrateProjectFolders(fs, layout).catch((e) => {
-    if (o.access === "read") return undefined;
-    throw e;
-  });
-  for (const line of [...report?.moved ?? [], ...report?.left ?? []]) o.note?.(`storage: ${line}`);
 }
 
 /** The project a transcript belongs to: the `projectPath` of its first line, or undefined. */

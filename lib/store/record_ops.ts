@@ -1,10 +1,11 @@
 // Owns the record transformations every store shares: applying a change, completing a run, owner
-// filtering, ordering and expiry. Pure functions, no storage.
+// filtering, ordering and expiry, and a record's lineage. Pure functions, no storage.
 
 import { BladeError } from "../errors.ts";
 import { validateSessionId } from "../protocol/ids.ts";
 import type { SidecarDiagnostic } from "./codec.ts";
 import type { SidecarRecord } from "./schema.ts";
+import type { Lineage } from "../protocol/events.ts";
 import type { GroupChange, SidecarChange, SidecarCompletion, SidecarOwner } from "./store.ts";
 
 /** The next record after `change`, with `lastActiveAt` bumped to `now`. */
@@ -105,4 +106,11 @@ export function unusable(diagnostic: SidecarDiagnostic): BladeError {
       ? "Remove the record and start a new run."
       : `Inspect or remove ${diagnostic.file}, then start a new run.`,
   });
+}
+
+/** The lineage a record carries (decided at launch, read by every projection): its root, the run it resumed, its resume depth. */
+export function lineageOf(record: SidecarRecord): Lineage {
+  return record.resumedFrom === undefined
+    ? { rootAgentId: record.rootAgentId, resumeDepth: record.resumeDepth }
+    : { rootAgentId: record.rootAgentId, resumedFrom: record.resumedFrom, resumeDepth: record.resumeDepth };
 }

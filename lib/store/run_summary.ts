@@ -34,6 +34,8 @@ export interface RunSummary {
   resumedFrom?: string;
   resumeDepth: number;
   worktree?: Pick<WorktreeLease, "state" | "worktreeRoot" | "branch">;
+  /** The machine that launched it (a shared store's runs; `blade tasks list` shows a MACHINE column). */
+  machine?: string;
 }
 
 /** The run index file's format; another number (an older or newer Blade's) means rebuild. */
@@ -61,6 +63,7 @@ export function summarize(record: SidecarRecord): RunSummary {
   out.resumeDepth = record.resumeDepth;
   const w = record.worktree;
   if (w !== undefined) out.worktree = { state: w.state, worktreeRoot: w.worktreeRoot, branch: w.branch };
+  if (record.machine !== undefined) out.machine = record.machine;
   return out;
 }
 
@@ -91,6 +94,7 @@ const summaryCheck: Check = object({
   worktree: optional(
     object({ state: oneOf(["active", "kept", "removed"]), worktreeRoot: nonEmpty, branch: nonEmpty }),
   ),
+  machine: optional(nonEmpty),
 });
 
 const indexCheck: Check = object({ version: oneOf([RUN_INDEX_VERSION]), runs: array(summaryCheck) });

@@ -6,6 +6,7 @@
 import type { Message } from "../protocol/messages.ts";
 import type { ProcessIdentity } from "../sys/process.ts";
 import { PERMISSION_MODES, type PermissionMode } from "../protocol/permission_mode.ts";
+import { type Effort, EFFORTS } from "../protocol/effort.ts";
 import { SESSION_ID_PATTERN } from "../protocol/ids.ts";
 import {
   array,
@@ -61,6 +62,12 @@ export type SidecarStats = {
   durationMs: number;
 };
 
+/**
+ * One agent's own `hooks` (its file's frontmatter, Claude Code's format: lib/protocol/hook_config.ts),
+ * with the agent's name and where it was defined.
+ */
+export type AgentHooks = { agent: string; where: string; hooks: Record<string, unknown> };
+
 export type ConfigSnapshot = {
   name: string;
   description: string;
@@ -69,6 +76,8 @@ export type ConfigSnapshot = {
   tools: string[] | null;
   disallowedTools: string[];
   model: string;
+  /** The child's effort (the Agent call's, else its agent's); absent = the run's. */
+  effort?: Effort;
   permissionMode: PermissionMode;
   /** null = the runtime's default limit. */
   maxTurns: number | null;
@@ -84,6 +93,12 @@ export type ConfigSnapshot = {
    * them. Absent in records written before they were frozen.
    */
   rules?: { allow: string[]; deny: string[]; ask: string[]; limits?: string[][] };
+  /**
+   * The agent hooks its runs fire besides the run's settings hooks (docs/guides/hooks.md): every agent
+   * above it and its own, frozen at launch so a resume keeps them (a child never has fewer than its
+   * parent). Absent: none.
+   */
+  hooks?: AgentHooks[];
 };
 
 /** The worktree lease of an isolated child (docs/reference/worktrees.md). Paths are canonical. */
@@ -140,6 +155,11 @@ export type SidecarRecord = {
   queuedAt?: number;
   processId?: number;
   processIdentity?: ProcessIdentity;
+  /**
+   * The hostname of the machine whose process owns the run: with a shared store (`--store nats://…`)
+   * a PID means something only there (recovery/recovery.ts), and `blade tasks list` shows it.
+   */
+  machine?: string;
   /** The process groups the run's Bash started while it runs (cleared when it ends). */
   processGroups?: RecordedGroup[];
   restartRecovery?: RestartRecovery;
@@ -206,6 +226,7 @@ const configSnapshotCheck = object({
   tools: nullable(texts),
   disallowedTools: texts,
   model: text,
+  effort: optional(oneOf(EFFORTS)),
   permissionMode: oneOf(PERMISSION_MODES),
   maxTurns: nullable(number({ int: true, min: 1 })),
   skills: texts,
@@ -213,6 +234,7 @@ const configSnapshotCheck = object({
   isolation,
   source: text,
   rules: optional(object({ allow: texts, deny: texts, ask: texts, limits: optional(array(texts)) })),
+  hooks: optional(array(object({ agent: text, where: text, hooks: record() }))),
 });
 
 const worktreeCheck = object({
@@ -250,6 +272,7 @@ const recordCheck: Check = object({
   queuedAt: optional(epochMs),
   processId: optional(number({ int: true, min: 1 })),
   processIdentity: optional(processIdentityCheck),
+  machine: optional(nonEmpty),
   processGroups: optional(array(processGroupCheck)),
   restartRecovery: optional(
     object({ outcome: oneOf(["completed", "interrupted", "failed"]), recoveredAt: epochMs }),

@@ -6,6 +6,8 @@
 import { BladeError } from "../errors.ts";
 import type { Fs } from "../sys/fs.ts";
 import { fsErrorCode, fsErrorPath } from "../sys/errors.ts";
+import { type StorageLayout, storageLayout } from "../config/storage.ts";
+import { migrateProjectFolders } from "./project_migration.ts";
 
 export type StorageAccess = "write" | "read";
 
@@ -23,6 +25,25 @@ export async function openStorageRoot(fs: Fs, root: string, access: StorageAcces
     if (e instanceof BladeError) throw e;
     throw storageUnusable(root, fsErrorCode(e), e);
   }
+}
+
+/**
+ * The storage root opened for `access` (openStorageRoot) and its layout, once project folders of older
+ * Blade were moved to their one-to-one names (project_migration.ts; a stat once done). `note` gets each
+ * file moved or left (the --debug log).
+ */
+export async function openLayout(
+  fs: Fs,
+  root: string,
+  o: { access: StorageAccess; note?: ((line: string) => void) | undefined },
+): Promise<StorageLayout> {
+  const layout = storageLayout(await openStorageRoot(fs, root, o.access));
+  const report = await migrateProjectFolders(fs, layout).catch((e) => {
+    if (o.access === "read") return undefined; // a root opened only to read (perhaps read-only) stays as it is
+    throw e;
+  });
+  for (const line of [...report?.moved ?? [], ...report?.left ?? []]) o.note?.(`storage: ${line}`);
+  return layout;
 }
 
 /** The user error for a storage root (or a write under it) that failed with OS code `code`. */

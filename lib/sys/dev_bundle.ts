@@ -1,6 +1,7 @@
 // Owns the dev bundle that `deno task blade` runs (docs/reference/performance.md): a code-split,
-// minified `deno bundle` of main.ts, and one of the child Worker entry, in dist/dev/, so module resolution and
-// TypeScript leave the start-up path while lazy imports stay lazy chunks. It is used only when it is up
+// minified `deno bundle` of main.ts, and one of the child Worker entry, in dist/dev/ (the build dist/
+// ships, scripts/bundle_split.ts), so module resolution and TypeScript leave the start-up path while lazy
+// imports stay lazy chunks. It is used only when it is up
 // to date with the checkout: built by this Deno, and none of the source files it was built from (the
 // stamp lists them) removed or changed since, nor a top-level input added.
 // When it is not, this run uses the sources and one rebuild starts in the background
@@ -36,7 +37,7 @@ const TOP_FILES = [
   "deno.json",
   "deno.lock",
   "scripts/bundle.ts",
-  "scripts/bundle_merge.ts",
+  "scripts/bundle_split.ts",
   "scripts/bundle_require.ts",
   "scripts/bundle_eager.ts",
   "scripts/release_inputs.ts",

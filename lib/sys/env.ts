@@ -13,6 +13,8 @@ export interface Env {
   stdinIsTerminal(): boolean;
   /** The operating system Blade runs on (Deno's names: `linux`, `darwin`, `windows`, …). */
   platform(): Platform;
+  /** This machine's name (what a shared store's records say wrote them), or "" when it cannot be read. */
+  hostname(): string;
 }
 
 export type Platform = typeof Deno.build.os;
@@ -41,5 +43,13 @@ export function realEnv(): Env {
     stdoutIsTerminal: () => Deno.stdout.isTerminal(),
     stdinIsTerminal: () => Deno.stdin.isTerminal(),
     platform: () => Deno.build.os,
+    hostname: () => {
+      try {
+        return Deno.hostname();
+      } catch {
+        // Not granted (a child's Worker): unknown.
+        return "";
+      }
+    },
   };
 }

@@ -30,7 +30,7 @@ import type { AnyTool, ToolContext } from "../tools/tool.ts";
 import { AgentLoop } from "../executor/loop.ts";
 import type { PendingWork } from "../protocol/delivery.ts";
 import { parseTranscript, TranscriptWriter } from "../session/transcript.ts";
-import { Inbox } from "../session/inbox.ts";
+import type { SessionInbox } from "../session/inbox.ts";
 
 import { FakeModel, type ReplyFn } from "./fake_model.ts";
 import { CountingStore } from "./counting_store.ts";
@@ -62,7 +62,7 @@ export interface ParentSession {
   }): AgentLoop;
   /** Every event of this session's transcript so far. */
   events(): Promise<TranscriptEvent[]>;
-  inbox(): Inbox;
+  inbox(): SessionInbox;
 }
 
 export interface BackgroundHarness extends AsyncDisposable {

@@ -80,7 +80,7 @@ export function sequentialIds(prefix = ""): Ids {
 
 export function fakeEnv(
   vars: Record<string, string>,
-  options: { cwd: string; home?: string; tty?: boolean; platform?: Platform },
+  options: { cwd: string; home?: string; tty?: boolean; platform?: Platform; hostname?: string },
 ): Env {
   return {
     get: (n) => vars[n],
@@ -90,6 +90,7 @@ export function fakeEnv(
     stdoutIsTerminal: () => options.tty ?? false,
     stdinIsTerminal: () => options.tty ?? false,
     platform: () => options.platform ?? "linux",
+    hostname: () => options.hostname ?? "test-host",
   };
 }
 

@@ -33,10 +33,16 @@ export async function assertNoProcessWith(marker: string): Promise<void> {
   if (left.length > 0) throw new Error(`processes survived: ${left.join("; ")}`);
 }
 
-/** Waits until a process holds `marker` (the command really started). */
+/**
+ * Waits until `sleep <marker>` itself runs (the command really started). A wrapper whose command line
+ * also holds the marker (bwrap, `bash -c`) is not enough: until bwrap has run its own
+ * `--die-with-parent` set-up, a kill of its parent may leave it behind, so a test that kills then would
+ * test that window, not the sandbox.
+ */
 export async function waitForProcessWith(marker: string): Promise<void> {
+  const itself = (line: string) => line.trim().split(/\s+/).slice(2).join(" ") === `sleep ${marker}`;
   for (let i = 0; i < 400; i++) {
-    if ((await processesWith(marker)).length > 0) return;
+    if ((await processesWith(marker)).some(itself)) return;
     await new Promise((r) => setTimeout(r, 25));
   }
   throw new Error(`no process with ${marker} started`);

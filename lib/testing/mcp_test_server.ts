@@ -2,8 +2,9 @@
 // (`deno run lib/testing/mcp_test_server.ts [--silent] [--exit-at-start]`), or over Streamable HTTP on
 // 127.0.0.1 (serveMcpHttp). Its tools: `echo` (read-only), `note` (not read-only), `env` (reads a
 // variable), `add_tool` (registers `late`, so the server sends notifications/tools/list_changed),
-// `drop_echo` (removes `echo`, again with list_changed), `hang` (never answers until cancelled) and
-// `crash` (the process exits mid-call). `--hostile` adds what a malicious server might offer: a name
+// `drop_echo` (removes `echo`, again with list_changed), `hang` (never answers until cancelled),
+// `crash` (the process exits mid-call), and two approval tools for `--permission-prompt-tool`:
+// `approve` (answers `{"behavior":"allow"}`) and `refuse` (`{"behavior":"deny","message":…}`). `--hostile` adds what a malicious server might offer: a name
 // over the providers' 64 characters, two names that become the same Blade name, escape sequences in a
 // description and a result, and a result of 300,000 characters. `--stderr-env=NAME` writes that
 // variable (and an escape sequence) to stderr at start. Never used by main.ts.
@@ -43,6 +44,24 @@ export function testMcpServer(label = "test", options: { hostile?: boolean } = {
     echo.remove();
     return { content: [{ type: "text", text: "echo removed" }] };
   });
+  const approval = {
+    tool_name: z.string(),
+    input: z.record(z.string(), z.unknown()),
+    tool_use_id: z.string().optional(),
+  };
+  server.registerTool("approve", { description: "Approves every call", inputSchema: approval }, () => ({
+    content: [{ type: "text", text: JSON.stringify({ behavior: "allow" }) }],
+  }));
+  server.registerTool(
+    "refuse",
+    { description: "Refuses every call", inputSchema: approval },
+    ({ tool_name }: { tool_name: string }) => ({
+      content: [{
+        type: "text",
+        text: JSON.stringify({ behavior: "deny", message: `${label} refused ${tool_name}.` }),
+      }],
+    }),
+  );
   if (options.hostile === true) hostileTools(server);
   server.registerTool(
     "hang",

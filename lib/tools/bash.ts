@@ -12,6 +12,7 @@ import { untrustedExecution } from "./paths.ts";
 import { worktreeCwdRefusal } from "./worktree_guard.ts";
 import { loadBashParser } from "../shell/bash_parser.ts";
 import { commandLaunch } from "./command_launch.ts";
+import { setAsideCreated } from "./set_aside_created.ts";
 import { capHeadTail } from "./text.ts";
 import { denied, fail, ok, type Tool } from "./tool.ts";
 import {
@@ -117,8 +118,10 @@ export const bashTool: Tool<BashInput> = {
       return fail(`Could not run the command with ${shell} in ${ctx.workspaceRoot}: ${describeError(e)}`);
     }
 
+    const setAside = await setAsideCreated(ctx.ports.fs, launch.watched);
     const capped = capHeadTail(combine(result.stdout, result.stderr), limits.maxOutputChars);
-    let output = launch.warning === undefined ? capped.text : `${capped.text}\n${launch.warning}`.trimStart();
+    const notes = [launch.warning, setAside].filter((n) => n !== undefined);
+    let output = [capped.text, ...notes].join("\n").trimStart();
     if (result.truncated) {
       output += `\n(Output beyond ${COLLECT_LIMIT_BYTES} bytes per stream was not collected.)`;
     }

@@ -5,7 +5,12 @@
 // session, or a refusal when the sandbox is required (BLADE_REQUIRE_SANDBOX=1, which
 // --require-sandbox and the `sandbox.required` setting set). BLADE_SANDBOX=0 turns the sandbox off.
 
-import { bwrapArguments, commandSandboxPolicy, seatbeltProfile } from "../permissions/command_sandbox.ts";
+import {
+  bwrapArguments,
+  commandSandboxPolicy,
+  PROTECTED_NAMES,
+  seatbeltProfile,
+} from "../permissions/command_sandbox.ts";
 import { withoutProviderKeys } from "../permissions/child_env.ts";
 import { osSandbox } from "../sys/os_sandbox.ts";
 import { sandboxRequired } from "../config/bash_limits.ts";
@@ -20,6 +25,12 @@ export type CommandLaunch =
     env: Record<string, string>;
     /** Said once per session when the command runs without a sandbox. */
     warning?: string;
+    /**
+     * Protected paths missing when the command starts (bubblewrap cannot bind what does not exist):
+     * created by it, they are set aside when it ends (set_aside_created.ts). Empty without a sandbox
+     * and on macOS, whose profile denies them whether they exist or not.
+     */
+    watched: string[];
   };
 
 /** Sessions already told that their commands run without a sandbox. */
@@ -45,11 +56,12 @@ export async function commandLaunch(ctx: ToolContext, cwd: string): Promise<Comm
           `or run without requiring the sandbox.`,
       };
     }
-    if (warned.has(ctx.sessionId)) return { sandbox: [], env };
+    if (warned.has(ctx.sessionId)) return { sandbox: [], env, watched: [] };
     warned.add(ctx.sessionId);
     return {
       sandbox: [],
       env,
+      watched: [],
       warning: `Note: this command ran without an OS sandbox: ${why}. Commands run with Blade's own ` +
         `rights, limited only by permission rules (docs/guides/permissions.md).`,
     };
@@ -86,14 +98,27 @@ export async function commandLaunch(ctx: ToolContext, cwd: string): Promise<Comm
       (await kindOf(ctx, `${root}/.git`)) === "file" ? [`${root}/.git`] : []
     ),
   );
-  policy.readOnly = await existing(ctx, [...policy.readOnly, ...pointers.flat()]);
+  const wanted = [...policy.readOnly, ...pointers.flat()];
+  const present = await existing(ctx, wanted);
+  // A protected path that is missing, in a folder that exists (not below a missing `.git`: `git init`
+  // making `.git/hooks` where there was no repository is its own work).
+  const missing = wanted.filter((p) =>
+    !present.includes(p) && PROTECTED_NAMES.some((name) => p.endsWith(`/${name}`))
+  );
+  const parents = await Promise.all(missing.map((p) => kindOf(ctx, dirname(p))));
+  const absent = missing.filter((_, i) => parents[i] === "folder");
   if (policy.privateTmp !== undefined) policy.privateTmp = await existing(ctx, policy.privateTmp);
   // A read-only session's /tmp is private and empty: its temp folder is that /tmp.
   const launchEnv = policy.privateTmp === undefined ? env : { ...env, TMPDIR: "/tmp" };
-  const sandbox = kind === "bwrap"
-    ? ["bwrap", ...bwrapArguments(policy, cwd)]
-    : ["sandbox-exec", "-p", seatbeltProfile(policy)];
-  return { sandbox, env: launchEnv };
+  if (kind === "sandbox-exec") {
+    // Seatbelt denies a path whether it exists or not: a missing protected path cannot be created.
+    const profile = seatbeltProfile({ ...policy, readOnly: [...present, ...absent] });
+    return { sandbox: ["sandbox-exec", "-p", profile], env: launchEnv, watched: [] };
+  }
+  // bwrap binds only what exists: a missing protected path is watched, and set aside if the command
+  // creates it (set_aside_created.ts).
+  policy.readOnly = present;
+  return { sandbox: ["bwrap", ...bwrapArguments(policy, cwd)], env: launchEnv, watched: absent };
 }
 
 /**

@@ -282,6 +282,12 @@ export const INPUT_SCHEMAS: Readonly<Record<string, Record<string, unknown>>> = 
         "type": "string",
         "minLength": 1,
       },
+      "effort": {
+        "description":
+          "How hard the agent works (low, medium, high, xhigh, max). Set it only when the user or instructions ask for a level; omit it and the agent runs at its definition's effort, else this session's.",
+        "type": "string",
+        "enum": ["low", "medium", "high", "xhigh", "max"],
+      },
       "resume_from": { "description": "Continue a finished agent run: its agent id.", "type": "string" },
       "resume": { "description": "Alias of resume_from.", "type": "string" },
       "subagent_session_id": { "description": "Assigned by Blade; do not set.", "type": "string" },

@@ -5,6 +5,7 @@
 // input_limits.ts.
 
 import { z } from "zod";
+import { EFFORTS } from "../protocol/effort.ts";
 import { BASH_DEFAULT_TIMEOUT_MS, BASH_MAX_TIMEOUT_MS } from "../config/bash_limits.ts";
 import {
   GREP_DEFAULT_HEAD_LIMIT,
@@ -153,6 +154,10 @@ export const agentInput = z.object({
   model: z.string().min(1).optional().describe(
     'The model the agent runs on: "sonnet", "opus", "haiku", a model id, or "inherit" (this session\'s model). ' +
       "Omit it to use the agent definition's model. Never more than this session may use.",
+  ),
+  effort: z.enum(EFFORTS).optional().describe(
+    "How hard the agent works (low, medium, high, xhigh, max). Set it only when the user or instructions " +
+      "ask for a level; omit it and the agent runs at its definition's effort, else this session's.",
   ),
   resume_from: z.string().optional().describe("Continue a finished agent run: its agent id."),
   resume: z.string().optional().describe("Alias of resume_from."),

@@ -17,6 +17,8 @@ export interface SkillCatalog {
   load(name: string, args: string): Promise<{ text: string; allowedTools?: readonly string[] } | string>;
   /** Called when a loaded skill narrows the rest of the turn to its `allowed-tools`. */
   narrow?(name: string, allowedTools: readonly string[]): void;
+  /** The folders of the listed skills: their files are read without asking (the tool's readableDirs). */
+  folders?(): readonly string[];
 }
 
 const DESCRIPTION =
@@ -33,6 +35,7 @@ export function skillTool(catalog: SkillCatalog): Tool<SkillInput> {
     name: "Skill",
     description: DESCRIPTION,
     kind: "read",
+    readableDirs: catalog.folders?.() ?? [],
     ...builtInInput<SkillInput>("Skill"),
     async run(input): Promise<ToolResult> {
       const name = input.skill.replace(/^\//, "").trim();

@@ -6,6 +6,7 @@
 // the loop asks `followUp()` when the model stops.
 
 import type { z } from "zod";
+import { importNpm } from "../npm_module.ts";
 import { ANY_OBJECT_INPUT } from "./input_check.ts";
 import { fail, ok, type Tool } from "./tool.ts";
 
@@ -31,7 +32,7 @@ export type StructuredOutputState =
  * the tool is offered.
  */
 export async function jsonSchemaValidator(schema: Record<string, unknown>): Promise<z.ZodType> {
-  const { z } = await import("zod");
+  const { z } = await importNpm("zod", () => import("zod"), { exports: ["z"] });
   try {
     return z.fromJSONSchema(schema as Parameters<typeof z.fromJSONSchema>[0]);
   } catch (e) {

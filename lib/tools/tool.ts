@@ -62,6 +62,11 @@ export interface ToolContext {
    * path it was approved for: a deny or ask rule such as `Read(./secrets/**)`; undefined = allowed.
    */
   pathRefusal?: (tool: string, path: string) => string | undefined;
+  /**
+   * Model requests the session may still make (its `--max-turns` or agent `maxTurns` less those made);
+   * a child it starts gets no more. Absent = no limit.
+   */
+  turnsLeft?: number;
 }
 
 /** How a session's commands run: their whole environment and the shell program (both optional). */
@@ -106,6 +111,11 @@ export interface Tool<I = Record<string, unknown>> {
   readonly readOnly?: boolean;
   /** Calls of a concurrent tool in one model response run at the same time (docs/reference/sessions.md: Task). */
   readonly concurrent?: boolean;
+  /**
+   * Folders this tool's results send the model to (a skill's folder, whose files are the skill's to use):
+   * Read, Grep and Glob there run without asking, as in the workspace (executor/tool_runner.ts).
+   */
+  readonly readableDirs?: readonly string[];
   /**
    * A hint that a call is coming: with the string fields its arguments open with while they still
    * stream (model_turn.ts), then with its whole input. May come several times per call; never fails.

@@ -3,6 +3,8 @@
 // "Decisions"). Both load on first use only, in the main thread: a run that fetches no page never
 // loads them, and child Workers never do (their web calls are the main thread's).
 
+import { importNpm } from "../npm_module.ts";
+
 /** What Blade uses of turndown (the package ships no types). */
 interface Converter {
   turndown(html: string): string;
@@ -18,13 +20,14 @@ const DROPPED = ["script", "style", "noscript", "template", "iframe", "object", 
 let converter: Promise<Converter> | undefined;
 
 function load(): Promise<Converter> {
-  return converter ??= Promise.all([import("turndown"), import("turndown-plugin-gfm")]).then(
-    ([turndown, gfm]) => {
-      const Turndown = (turndown as { default: ConverterClass }).default;
-      const service = new Turndown({ headingStyle: "atx", codeBlockStyle: "fenced", bulletListMarker: "-" });
-      return service.use((gfm as { gfm: unknown }).gfm).remove(DROPPED);
-    },
-  );
+  return converter ??= Promise.all([
+    importNpm("turndown", () => import("turndown"), { exports: ["default"] }),
+    importNpm("turndown-plugin-gfm", () => import("turndown-plugin-gfm"), { exports: ["gfm"] }),
+  ]).then(([turndown, gfm]) => {
+    const Turndown = (turndown as { default: ConverterClass }).default;
+    const service = new Turndown({ headingStyle: "atx", codeBlockStyle: "fenced", bulletListMarker: "-" });
+    return service.use(gfm.gfm).remove(DROPPED);
+  });
 }
 
 /** The page's Markdown, blank-line runs collapsed. */

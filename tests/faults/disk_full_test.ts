@@ -8,7 +8,13 @@
 // A real full tmpfs is in disk_tmpfs_test.ts.
 
 import assert from "node:assert/strict";
-import { type BladeResult, type BladeSandbox, bladeSandbox, parseJsonResult } from "../support/blade.ts";
+import {
+  type BladeResult,
+  type BladeSandbox,
+  bladeSandbox,
+  parseJsonResult,
+  SOURCES_ONLY,
+} from "../support/blade.ts";
 import {
   lostLines,
   projectDir,
@@ -188,7 +194,7 @@ const tally = new Map<
 >();
 
 for (const c of CASES) {
-  Deno.test(`disk fault: ${c.name}`, async () => {
+  Deno.test(`disk fault: ${c.name}`, SOURCES_ONLY, async () => {
     await using sandbox = await bladeSandbox();
     const script = await writeScript(sandbox, "script", SCRIPT);
     const { run: failed, hits, atFault } = await runFaulty(sandbox, script, c.fault);
@@ -256,69 +262,90 @@ for (const c of CASES) {
   });
 }
 
-Deno.test("disk fault: delivered notices cannot be removed from the inbox (ENOSPC): a warning, nothing lost, never delivered twice", async () => {
-  await using sandbox = await bladeSandbox();
-  const script = await writeScript(sandbox, "script", SCRIPT);
-  // The first inbox write (the notice) succeeds; the second (removing it once delivered) fails.
-  const fault = { op: "writeAtomic" as const, path: "\\.inbox\\.json$", after: 1, code: "ENOSPC" as const };
-  const { run, hits } = await runFaulty(sandbox, script, fault);
-  assert.ok(hits > 0, `the fault was reached:\n${run.stdout}\n${run.stderr}`);
-  assertClear(run, "the run");
-  assert.equal(run.code, 0, run.stdout + run.stderr);
-  const out = parseJsonResult(run);
-  assert.equal(out.is_error, false);
-  // The notice reaches the parent with its second or third request, as the child's timing falls.
-  assert.match(String(out.result), /^(main waits|parent done)$/);
-  assert.match(
-    run.stderr,
-    /blade: warning: 1 delivered completion notice\(s\) could not be removed from the inbox: Could not write \S+\.inbox\.json: the disk is full \(ENOSPC\)\. Nothing is lost/,
-  );
-  const session = await sessionOf(sandbox);
-  assert.ok(session !== undefined);
-  const next = await sandbox.run(scriptedArgs(script, "Carry on.", ["--resume", session]));
-  assertClear(next, "the next run");
-  assert.equal(next.code, 0, next.stdout + next.stderr);
-  const after = await transcripts(sandbox);
-  assert.equal(receipts(after.get(`${session}.jsonl`) ?? "").get(`background-subagent-completion:${BG}`), 1);
-  const inbox = [...Deno.readDirSync(projectDir(sandbox))].filter((e) => e.name.endsWith(".inbox.json"));
-  for (const e of inbox) {
-    const text = Deno.readTextFileSync(`${projectDir(sandbox)}/${e.name}`);
-    assert.doesNotMatch(text, new RegExp(BG), "the next start removed the acknowledged notice");
-  }
-});
-
-Deno.test("disk fault: the turn's opening batch cannot be written (ENOSPC): the run fails with it and prints nothing of the answer", async () => {
-  await using sandbox = await bladeSandbox();
-  // The first request goes out while the opening batch is written (lib/executor/turn_opening.ts).
-  const script = await writeScript(sandbox, "script", {
-    agents: { main: [{ turns: [{ text: "ANSWER-THAT-MUST-NOT-SHOW" }] }] },
-  });
-  const fault = { op: "append" as const, path: "/session-[^/]+\\.jsonl$", code: "ENOSPC" as const };
-  for (const format of ["stream-json", "json"]) {
-    const report = `${sandbox.root}/fault-report-${format}.json`;
-    const run = await sandbox.run(
-      ["-p", "Say it.", "--provider", "scripted", "--script", script, "--output-format", format, "--verbose"],
-      { entry: FAULTY_MAIN, env: { BLADE_FAULT: JSON.stringify(fault), BLADE_FAULT_REPORT: report } },
-    );
-    const { hits } = JSON.parse(await Deno.readTextFile(report)) as { hits: unknown[] };
-    assert.ok(hits.length > 0, `the fault was reached:\n${run.stdout}\n${run.stderr}`);
-    assertClear(run, `the failed run (${format})`);
-    assert.equal(run.code, 1, run.stdout + run.stderr);
-    assert.doesNotMatch(
-      run.stdout + run.stderr,
-      /ANSWER-THAT-MUST-NOT-SHOW/,
-      "nothing of the answer is printed",
-    );
-    const lines = run.stdout.trim().split("\n").map((l) => JSON.parse(l) as Record<string, unknown>);
-    assert.deepEqual(lines.filter((l) => l.type === "assistant"), [], "no assistant message is printed");
-    const out = lines.at(-1)!;
-    assert.equal(out.is_error, true);
-    const error = out.error as { code?: string; message?: string } | undefined;
-    assert.equal(error?.code, "storage_write_failed", JSON.stringify(out));
+Deno.test(
+  "disk fault: delivered notices cannot be removed from the inbox (ENOSPC): a warning, nothing lost, never delivered twice",
+  SOURCES_ONLY,
+  async () => {
+    await using sandbox = await bladeSandbox();
+    const script = await writeScript(sandbox, "script", SCRIPT);
+    // The first inbox write (the notice) succeeds; the second (removing it once delivered) fails.
+    const fault = { op: "writeAtomic" as const, path: "\\.inbox\\.json$", after: 1, code: "ENOSPC" as const };
+    const { run, hits } = await runFaulty(sandbox, script, fault);
+    assert.ok(hits > 0, `the fault was reached:\n${run.stdout}\n${run.stderr}`);
+    assertClear(run, "the run");
+    assert.equal(run.code, 0, run.stdout + run.stderr);
+    const out = parseJsonResult(run);
+    assert.equal(out.is_error, false);
+    // The notice reaches the parent with its second or third request, as the child's timing falls.
+    assert.match(String(out.result), /^(main waits|parent done)$/);
     assert.match(
-      error?.message ?? "",
-      /^Could not write \S+\/session-[^/]+\.jsonl: the disk is full \(ENOSPC\)\.$/,
+      run.stderr,
+      /blade: warning: 1 delivered completion notice\(s\) could not be removed from the inbox: Could not write \S+\.inbox\.json: the disk is full \(ENOSPC\)\. Nothing is lost/,
     );
-    assert.deepEqual(await tornFiles(sandbox), [], "a failed write leaves no torn file");
-  }
-});
+    const session = await sessionOf(sandbox);
+    assert.ok(session !== undefined);
+    const next = await sandbox.run(scriptedArgs(script, "Carry on.", ["--resume", session]));
+    assertClear(next, "the next run");
+    assert.equal(next.code, 0, next.stdout + next.stderr);
+    const after = await transcripts(sandbox);
+    assert.equal(
+      receipts(after.get(`${session}.jsonl`) ?? "").get(`background-subagent-completion:${BG}`),
+      1,
+    );
+    const inbox = [...Deno.readDirSync(projectDir(sandbox))].filter((e) => e.name.endsWith(".inbox.json"));
+    for (const e of inbox) {
+      const text = Deno.readTextFileSync(`${projectDir(sandbox)}/${e.name}`);
+      assert.doesNotMatch(text, new RegExp(BG), "the next start removed the acknowledged notice");
+    }
+  },
+);
+
+Deno.test(
+  "disk fault: the turn's opening batch cannot be written (ENOSPC): the run fails with it and prints nothing of the answer",
+  SOURCES_ONLY,
+  async () => {
+    await using sandbox = await bladeSandbox();
+    // The first request goes out while the opening batch is written (lib/executor/turn_opening.ts).
+    const script = await writeScript(sandbox, "script", {
+      agents: { main: [{ turns: [{ text: "ANSWER-THAT-MUST-NOT-SHOW" }] }] },
+    });
+    const fault = { op: "append" as const, path: "/session-[^/]+\\.jsonl$", code: "ENOSPC" as const };
+    for (const format of ["stream-json", "json"]) {
+      const report = `${sandbox.root}/fault-report-${format}.json`;
+      const run = await sandbox.run(
+        [
+          "-p",
+          "Say it.",
+          "--provider",
+          "scripted",
+          "--script",
+          script,
+          "--output-format",
+          format,
+          "--verbose",
+        ],
+        { entry: FAULTY_MAIN, env: { BLADE_FAULT: JSON.stringify(fault), BLADE_FAULT_REPORT: report } },
+      );
+      const { hits } = JSON.parse(await Deno.readTextFile(report)) as { hits: unknown[] };
+      assert.ok(hits.length > 0, `the fault was reached:\n${run.stdout}\n${run.stderr}`);
+      assertClear(run, `the failed run (${format})`);
+      assert.equal(run.code, 1, run.stdout + run.stderr);
+      assert.doesNotMatch(
+        run.stdout + run.stderr,
+        /ANSWER-THAT-MUST-NOT-SHOW/,
+        "nothing of the answer is printed",
+      );
+      const lines = run.stdout.trim().split("\n").map((l) => JSON.parse(l) as Record<string, unknown>);
+      assert.deepEqual(lines.filter((l) => l.type === "assistant"), [], "no assistant message is printed");
+      const out = lines.at(-1)!;
+      assert.equal(out.is_error, true);
+      const error = out.error as { code?: string; message?: string } | undefined;
+      assert.equal(error?.code, "storage_write_failed", JSON.stringify(out));
+      assert.match(
+        error?.message ?? "",
+        /^Could not write \S+\/session-[^/]+\.jsonl: the disk is full \(ENOSPC\)\.$/,
+      );
+      assert.deepEqual(await tornFiles(sandbox), [], "a failed write leaves no torn file");
+    }
+  },
+);

@@ -8,7 +8,7 @@
 
 import assert from "node:assert/strict";
 import { projectFolderName } from "../../lib/config/storage.ts";
-import { type BladeSandbox, bladeSandbox } from "../support/blade.ts";
+import { type BladeSandbox, bladeSandbox, SOURCES_ONLY } from "../support/blade.ts";
 import { FileSidecarStore } from "../../lib/store/file_store.ts";
 import { decodeSidecar } from "../../lib/store/codec.ts";
 import { realPorts } from "../../lib/sys/mod.ts";
@@ -128,6 +128,7 @@ async function killAndRecover(point: KillPoint) {
 }
 
 Deno.test({
+  ...SOURCES_ONLY,
   name:
     `group commit: SIGKILLs before, between and after the renames of ${ORPHANS} orphans leave no torn record`,
   // Each point is three real `blade tasks recover` runs (~1 s each); two run at once.

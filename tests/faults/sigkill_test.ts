@@ -11,7 +11,7 @@
 // BLADE_KILL_SEED the seed. Time-based kills of the default (Worker) mode: tests/e2e_crash_test.ts.
 
 import assert from "node:assert/strict";
-import { type BladeSandbox, bladeSandbox } from "../support/blade.ts";
+import { type BladeSandbox, bladeSandbox, SOURCES_ONLY } from "../support/blade.ts";
 import {
   addFigures,
   harm,
@@ -123,6 +123,7 @@ async function killOnce(point: KillPoint) {
 }
 
 Deno.test({
+  ...SOURCES_ONLY,
   name: `sigkill: ${KILLS} kills at seeded write points (seed ${SEED}) lose nothing committed and recover`,
   // Slow loop: each kill is two real runs (~1 s); the always-on count is small, BLADE_KILL_LOOP=50 the full one.
   async fn() {

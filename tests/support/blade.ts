@@ -1,16 +1,46 @@
-// End-to-end test helper: runs the real `blade` CLI (main.ts with the `blade` task's scoped Deno flags)
-// as a subprocess in a sealed environment — a throwaway storage root and HOME, NO_COLOR, and none of
-// the caller's ANTHROPIC_*/OPENAI_*/BLADE_* variables unless a test passes them. Also reads what a run
-// left behind (transcripts, sidecars). Does not start model servers (lib/testing/ does).
+// End-to-end test helper: runs the real `blade` CLI as a subprocess in a sealed environment — a
+// throwaway storage root and HOME, NO_COLOR, and none of the caller's ANTHROPIC_*/OPENAI_*/BLADE_*
+// variables unless a test passes them. Which build of Blade runs is chosen once for the whole test run
+// by BLADE_TEST_ARTEFACT (CONTRIBUTING.md, "Tests run what ships"): the sources (main.ts with the `blade`
+// task's scoped Deno flags; the default), `deno task blade`'s dev bundle (launch.ts), or the release
+// bundle (dist/blade from `deno task bundle`). Also reads what a run left behind (transcripts,
+// sidecars). Does not start model servers (lib/testing/).
 
 import type { SidecarRecord } from "../../lib/store/schema.ts";
 import { projectFolderName } from "../../lib/config/storage.ts";
 import type { TranscriptEvent } from "../../lib/protocol/events.ts";
 import { parseTranscript } from "../../lib/session/transcript.ts";
 import { streamLines } from "../../lib/sys/signals.ts";
+import { freshDevBundle, isFresh, sourceState } from "../../lib/sys/dev_bundle.ts";
 
-export const CONFIG = decodeURIComponent(new URL("../../deno.json", import.meta.url).pathname);
-export const MAIN = decodeURIComponent(new URL("../../main.ts", import.meta.url).pathname);
+/** The checkout the tests run from. */
+export const ROOT = decodeURIComponent(new URL("../..", import.meta.url).pathname).replace(/\/$/, "");
+export const CONFIG = `${ROOT}/deno.json`;
+export const MAIN = `${ROOT}/main.ts`;
+export const LAUNCH = `${ROOT}/launch.ts`;
+/** The release bundle's launcher, as `deno task bundle` writes it. */
+export const RELEASE_LAUNCHER = `${ROOT}/dist/blade`;
+
+/** The builds of Blade the end-to-end tests can run (see the header). */
+export const ARTEFACTS = ["sources", "dev", "release"] as const;
+export type Artefact = (typeof ARTEFACTS)[number];
+/** The variable that chooses the build for the whole test run (unset: the sources). */
+export const ARTEFACT_VAR = "BLADE_TEST_ARTEFACT";
+/**
+ * For a test that must run only in the sources leg of `.ci/run`: `Deno.test("…", SOURCES_ONLY, async () => …)`
+ * (or `...SOURCES_ONLY` in a test definition without its own `ignore`). The artefact legs run every other
+ * test of tests/ against their build, so mark only tests that start another entry module (`entry`: the
+ * harness refuses it in an artefact leg), build their own artefacts, or never start Blade and are slow.
+ */
+export const SOURCES_ONLY: { ignore: boolean } = { ignore: testedArtefact() !== "sources" };
+
+/** The build this test run exercises (BLADE_TEST_ARTEFACT); an unknown value fails every e2e test. */
+export function testedArtefact(): Artefact {
+  const value = Deno.env.get(ARTEFACT_VAR) ?? "";
+  if (value === "") return "sources";
+  if ((ARTEFACTS as readonly string[]).includes(value)) return value as Artefact;
+  throw new Error(`${ARTEFACT_VAR}=${value}: expected one of ${ARTEFACTS.join(", ")}`);
+}
 
 /** The flags of the `blade` task in deno.json, so tests run Blade exactly as users do. */
 async function bladeFlags(): Promise<string[]> {
@@ -18,7 +48,7 @@ async function bladeFlags(): Promise<string[]> {
   const task = config.tasks["blade"];
   if (task === undefined) throw new Error(`deno.json has no "blade" task`);
   const words = task.trim().split(/\s+/);
-  // The task's entry is launch.ts (which runs main.ts or its dev bundle); tests run main.ts itself.
+  // The task's entry is launch.ts (which runs main.ts or its dev bundle).
   if (words[0] !== "deno" || words[1] !== "run" || words.at(-1) !== "launch.ts") {
     throw new Error(`unexpected shape of the "blade" task: ${task}`);
   }
@@ -35,11 +65,68 @@ async function denoDir(): Promise<string> {
   return info.denoDir;
 }
 
-let setup: Promise<{ flags: string[]; denoDir: string }> | undefined;
+/** How to start the tested build: the command line before Blade's own arguments, and what to add to its env. */
+export interface CommandSetup {
+  artefact: Artefact;
+  /** The program and its arguments, before Blade's. */
+  argv: string[];
+  /** Variables the build needs on top of the sealed base (the release launcher's Deno). */
+  env: Record<string, string>;
+  /** The `blade` task's Deno flags (for running another entry module from the sources). */
+  flags: string[];
+  denoDir: string;
+}
 
-/** The `blade` task's flags and the Deno cache folder (also used by the pseudo-terminal driver). */
-export function commandSetup(): Promise<{ flags: string[]; denoDir: string }> {
-  return (setup ??= (async () => ({ flags: await bladeFlags(), denoDir: await denoDir() }))());
+/**
+ * The command line of the build under test. A build that is missing or older than the sources fails
+ * here, naming the command that makes it: an artefact leg must never quietly run the sources (launch.ts
+ * would, for a stale dev bundle).
+ */
+async function artefactCommand(
+  artefact: Artefact,
+  flags: string[],
+): Promise<Pick<CommandSetup, "argv" | "env">> {
+  const deno = Deno.execPath();
+  switch (artefact) {
+    case "sources":
+      return { argv: [deno, "run", ...flags, "--config", CONFIG, MAIN], env: {} };
+    case "dev":
+      if (freshDevBundle(ROOT) === undefined) {
+        throw new Error(
+          `${ARTEFACT_VAR}=dev: the dev bundle is missing or older than the sources; run \`deno task bundle --dev\``,
+        );
+      }
+      return { argv: [deno, "run", ...flags, "--config", CONFIG, LAUNCH], env: {} };
+    case "release": {
+      const stamp = await Deno.readTextFile(`${ROOT}/dist/build.json`).then(JSON.parse, () => undefined);
+      if (!isFresh(stamp, sourceState(ROOT), Deno.version.deno)) {
+        throw new Error(
+          `${ARTEFACT_VAR}=release: dist/ is missing or older than the sources; run \`deno task bundle\``,
+        );
+      }
+      return { argv: [RELEASE_LAUNCHER], env: { BLADE_DENO: deno } };
+    }
+  }
+}
+
+let setup: Promise<CommandSetup> | undefined;
+
+/** How to run the build under test, and the Deno cache folder (also used by the pseudo-terminal driver). */
+export function commandSetup(): Promise<CommandSetup> {
+  return (setup ??= (async () => {
+    const artefact = testedArtefact();
+    const flags = await bladeFlags();
+    return { artefact, flags, denoDir: await denoDir(), ...await artefactCommand(artefact, flags) };
+  })());
+}
+
+/**
+ * The command line that runs Blade as users do (the `blade` task's flags), for programs that start
+ * Blade themselves, such as the Agent SDK (tests/sdk_test.ts); its environment needs DENO_DIR.
+ */
+export async function bladeCommandLine(): Promise<{ command: string[]; denoDir: string }> {
+  const { flags, denoDir: dir } = await commandSetup();
+  return { command: [Deno.execPath(), "run", ...flags, "--config", CONFIG, MAIN], denoDir: dir };
 }
 
 export interface RunBladeOptions {
@@ -62,7 +149,10 @@ export interface RunBladeOptions {
    * PID is Blade's), so a test can SIGKILL the whole group: Blade, its Workers and its commands.
    */
   processGroup?: boolean;
-  /** The module to run instead of main.ts (e.g. tests/support/faulty_main.ts), with the same flags. */
+  /**
+   * The module to run instead of main.ts (e.g. tests/support/faulty_main.ts), with the same flags, from
+   * the sources: such a test needs SOURCES_ONLY.
+   */
   entry?: string;
   /**
    * Run Blade as an ordinary user would meet file permissions: when the tests run as root (CI does),
@@ -103,6 +193,8 @@ export interface BladeProcess {
   kill(signal: Deno.Signal): void;
   /** Resolves when Blade exits, with everything it printed. */
   result: Promise<BladeResult>;
+  /** Resolves when Blade exits: the signal that ended it (SIGKILL from a kill test), or null. */
+  signal: Promise<Deno.Signal | null>;
   /** With `stdin: "open"`: writes to Blade's standard input. */
   write(text: string): Promise<void>;
   /** With `stdin: "open"`: closes Blade's standard input (EOF). */
@@ -113,7 +205,7 @@ export interface BladeProcess {
 
 /** Starts Blade; see runBlade. */
 export async function spawnBlade(args: string[], options: RunBladeOptions): Promise<BladeProcess> {
-  const { flags, denoDir: dir } = await commandSetup();
+  const { artefact, flags, denoDir: dir, argv, env: artefactEnv } = await commandSetup();
   const made: string[] = [];
   const tempFor = async (prefix: string) => {
     const path = await Deno.makeTempDir({ prefix });
@@ -127,14 +219,22 @@ export async function spawnBlade(args: string[], options: RunBladeOptions): Prom
     NO_COLOR: "1",
     HOME: given.HOME ?? await tempFor("blade-e2e-home-"),
     BLADE_STORAGE_ROOT: given.BLADE_STORAGE_ROOT ?? await tempFor("blade-e2e-storage-"),
+    ...artefactEnv,
     ...given,
   };
-  const denoArgs = ["run", ...flags, "--config", CONFIG, options.entry ?? MAIN, ...args];
+  if (options.entry !== undefined && artefact !== "sources") {
+    throw new Error(
+      `this test runs ${options.entry}, not the ${artefact} build: give it SOURCES_ONLY (tests/support/blade.ts)`,
+    );
+  }
+  const blade = options.entry === undefined
+    ? argv
+    : [Deno.execPath(), "run", ...flags, "--config", CONFIG, options.entry];
   const prefix = [
     ...(options.processGroup === true ? ["setsid"] : []),
     ...(options.withoutFileOverride === true && Deno.uid() === 0 ? ["setpriv", ...NO_FILE_OVERRIDE] : []),
   ];
-  const [command, ...rest] = [...prefix, Deno.execPath(), ...denoArgs];
+  const [command, ...rest] = [...prefix, ...blade, ...args];
   const child = new Deno.Command(command!, {
     args: rest,
     cwd: options.cwd,
@@ -173,6 +273,7 @@ export async function spawnBlade(args: string[], options: RunBladeOptions): Prom
     pid: child.pid,
     kill: (signal) => child.kill(signal),
     result,
+    signal: child.status.then((s) => s.signal),
     write: async (text) => await writer?.write(new TextEncoder().encode(text)),
     closeStdin: async () => await writer?.close(),
     nextLine: async (accept) => {
@@ -186,7 +287,8 @@ export async function spawnBlade(args: string[], options: RunBladeOptions): Prom
 }
 
 /**
- * Runs `deno run <blade task flags> main.ts <args>` in `cwd` and collects its exit code and output.
+ * Runs the build under test (by default `deno run <blade task flags> main.ts <args>`) in `cwd` and
+ * collects its exit code and output.
  *
  *   const r = await runBlade(["-p", "hi", "--output-format", "json"], { cwd, env: sandbox.env });
  */

@@ -6,7 +6,12 @@
 // Used by scripts/record_claude_fixtures.ts (records Claude Code) and tests/claude_golden_test.ts; also
 // the request helper the Claude compatibility tests share.
 
-import { type FakeHandler, fakeTurn, type RecordedRequest } from "../../lib/testing/fake_anthropic_server.ts";
+import {
+  type FakeHandler,
+  fakeStatus,
+  fakeTurn,
+  type RecordedRequest,
+} from "../../lib/testing/fake_anthropic_server.ts";
 import type { AnthropicRequestBody } from "../../lib/provider/anthropic_wire.ts";
 
 export interface Conversation {
@@ -152,6 +157,35 @@ export const CONVERSATIONS: Conversation[] = [
       if (!toolNames(req.body).includes("StructuredOutput")) return fakeTurn({ text: "side request" });
       return fakeTurn({ toolCalls: [{ name: "StructuredOutput", input: { answer: "four" } }] });
     },
+  },
+  {
+    // A call the run's rules do not allow: refused, with stream-json's system/permission_denied line
+    // before its result (the allowed Write keeps the run a success in both).
+    name: "permission_denied",
+    prompt: "Write notes.txt, then touch made.txt.",
+    flags: ["--allowedTools", "Write"],
+    files: {},
+    handler: (workspace) => (req) => {
+      if (req.path !== "/v1/messages") return notFound();
+      if (toolResults(req.body) > 0) return fakeTurn({ text: "Wrote the notes; the touch was refused." });
+      return fakeTurn({
+        toolCalls: [
+          { name: "Write", input: { file_path: `${workspace}/notes.txt`, content: "notes\n" } },
+          { name: "Bash", input: { command: "touch made.txt", description: "touch" } },
+        ],
+      });
+    },
+  },
+  {
+    // The API refuses the request (400): a synthetic `API Error: 400 …` answer, terminal_reason api_error.
+    name: "api_error",
+    prompt: "Say hello.",
+    flags: [],
+    files: {},
+    handler: () => (req) =>
+      req.path === "/v1/messages"
+        ? fakeStatus(400, { message: "max_tokens: 999999 > 128000, which is the maximum allowed" })
+        : notFound(),
   },
   {
     // Prompt-cache reads and writes are reported apart from input tokens, in usage and in the cost.

@@ -8,6 +8,28 @@ import { SidecarRecordSchema } from "../../lib/store/schema.ts";
 import { parseTranscript } from "../../lib/session/transcript.ts";
 import type { BladeProcess, BladeSandbox } from "./blade.ts";
 
+/**
+ * The seed of a test's random kill moments: BLADE_KILL_SEED when set (to replay a run), else a fresh
+ * one. Tests put it in their name, so every run prints it and a failure can be replayed.
+ */
+export function killSeed(): number {
+  const given = Deno.env.get("BLADE_KILL_SEED");
+  if (given !== undefined && given !== "") return Number(given) >>> 0;
+  return crypto.getRandomValues(new Uint32Array(1))[0]!;
+}
+
+/** mulberry32: a small seeded generator of numbers in [0, 1), the same sequence for the same seed. */
+export function seededRandom(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
 export async function writeScript(sandbox: BladeSandbox, name: string, script: unknown): Promise<string> {
   const path = `${sandbox.root}/${name}.json`;
   await Deno.writeTextFile(path, JSON.stringify(script, null, 2));
@@ -18,12 +40,21 @@ export function scriptedArgs(script: string, prompt: string, extra: string[] = [
   return ["-p", prompt, "--provider", "scripted", "--script", script, "--output-format", "json", ...extra];
 }
 
-/** SIGKILLs Blade's whole process group (Blade, its Workers, its commands) and waits for it to end. */
+/**
+ * SIGKILLs Blade's whole process group (Blade, its Workers, its commands) and waits for it to end.
+ * Fails unless the kill is what ended Blade: a run that had already exited (say, main() returning at
+ * start-up) must not pass for a killed one.
+ */
 export async function killGroup(blade: BladeProcess): Promise<void> {
   try {
     Deno.kill(-blade.pid, "SIGKILL");
-  } catch { /* already gone */ }
-  await blade.result;
+  } catch { /* already gone: the check below says so */ }
+  const result = await blade.result;
+  if (await blade.signal !== "SIGKILL") {
+    throw new Error(
+      `the kill did not hit a live Blade: it had exited with code ${result.code}\n${result.stdout}\n${result.stderr}`,
+    );
+  }
 }
 
 export function projectDir(sandbox: BladeSandbox): string {

@@ -2,7 +2,8 @@
 // in a tight loop until it is killed. Every write is a distinct known version (`counter`), so the test
 // can tell any file it finds from a torn or foreign one.
 // Usage: deno run --allow-read=<root> --allow-write=<root> sidecar_writer.ts <storageRoot> <base> <id>...
-// Prints "started" once every id has one version from this run on disk.
+// Prints "started" once every id has one version from this run on disk, then "round <n>" as it begins
+// each later round of writes (n = 2, 3, …), so a test can kill it while a chosen round is in flight.
 
 import type { SidecarRecord } from "../../lib/store/schema.ts";
 import { FileSidecarStore } from "../../lib/store/file_store.ts";
@@ -28,9 +29,12 @@ async function main(args: string[]): Promise<void> {
     throw new Error("usage: sidecar_writer.ts <storageRoot> <base counter> <id>...");
   }
   const store = new FileSidecarStore({ fs: realFs(), clock: realClock(), storageRoot });
+  const say = (line: string) => Deno.stdout.write(new TextEncoder().encode(`${line}\n`));
   for (let counter = Number(baseText) + 1;; counter++) {
+    const round = counter - Number(baseText);
+    if (round > 1) await say(`round ${round}`);
     await Promise.all(ids.map((id) => store.save(crashRecord(id, counter))));
-    if (counter === Number(baseText) + 1) await Deno.stdout.write(new TextEncoder().encode("started\n"));
+    if (round === 1) await say("started");
   }
 }
 

@@ -1,9 +1,9 @@
-// End-to-end test helper: runs the real `blade` CLI (the `blade` task's scoped flags) inside a real
+// End-to-end test helper: runs the real `blade` CLI (the build under test, tests/support/blade.ts) inside a real
 // pseudo-terminal — a private tmux server per test — so the interactive session sees a TTY on stdin
 // and stdout. Tests type with `type`/`press`, read the rendered screen with `screen()` and wait for
 // content with `waitFor` (bounded polling, generous limits for a loaded machine; never a fixed sleep).
 
-import { commandSetup, CONFIG, MAIN } from "./blade.ts";
+import { commandSetup } from "./blade.ts";
 
 export interface TerminalOptions {
   cwd: string;
@@ -46,7 +46,7 @@ export class BladeTerminal implements AsyncDisposable {
 
   /** Starts `blade <args>` in a fresh terminal of `columns`×`rows` (default 100×40). */
   static async start(args: string[], options: TerminalOptions): Promise<BladeTerminal> {
-    const { flags, denoDir } = await commandSetup();
+    const { argv, env: artefactEnv, denoDir } = await commandSetup();
     const socket = `blade-test-${crypto.randomUUID().slice(0, 8)}`;
     const exitFile = await Deno.makeTempFile({ prefix: "blade-tty-exit-" });
     await Deno.remove(exitFile);
@@ -54,18 +54,14 @@ export class BladeTerminal implements AsyncDisposable {
       PATH: Deno.env.get("PATH") ?? "/usr/bin:/bin",
       TERM: "xterm-256color",
       DENO_DIR: denoDir,
+      ...artefactEnv,
       ...options.env,
     };
     const command = [
       "env",
       "-i",
       ...Object.entries(env).map(([k, v]) => `${k}=${v}`),
-      Deno.execPath(),
-      "run",
-      ...flags,
-      "--config",
-      CONFIG,
-      MAIN,
+      ...argv,
       ...args,
     ].map(quote).join(" ");
     // The pane waits until the terminal is set up (its output copied to a file, its options set)

@@ -83,6 +83,6 @@ export class CommandInput {
       this.#restore = { set: expansion.model, previous: loop.model };
       loop.configure({ model: expansion.model });
     }
-    return open.session.input(expansion?.blocks ?? prompt);
+    return open.session.input(expansion?.blocks ?? prompt, prompt);
   }
 }

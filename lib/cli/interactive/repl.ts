@@ -18,12 +18,21 @@ import { PERMISSION_MODES } from "../../protocol/permission_mode.ts";
 import { onSessionSignals } from "../../sys/signals.ts";
 import { ignoreTerminalGone } from "../../sys/terminal_gone.ts";
 import type { Io } from "../io.ts";
+import { onceWarnings } from "../warnings.ts";
 import { reportError } from "../report_error.ts";
 import { appFlagsOf, rulesFromFlags } from "../print_flags.ts";
 import { promptFlags } from "../print_inputs.ts";
 import { mcpFlagsOf, startMcp } from "../mcp_wiring.ts";
 import { makeTheme, type Theme } from "./theme.ts";
-import { closeReplSession, openReplSession, type OpenSession, type SessionFlags } from "./repl_session.ts";
+import {
+  closeReplSession,
+  IDLE_PROMPT,
+  notificationDelays,
+  openReplSession,
+  type OpenSession,
+  type OpenWhich,
+  type SessionFlags,
+} from "./repl_session.ts";
 import { SessionView } from "./view.ts";
 import { clean } from "./summary.ts";
 import { PromptHistory } from "./prompt_history.ts";
@@ -127,6 +136,12 @@ class Repl {
       hintFor: (e) =>
         providerErrorHint(e, { provider: app.config.provider, model: this.#open!.session.loop.model }),
       input: (prompt, signal) => this.#commandInput.input(prompt, signal),
+      // Notification hooks' idle prompt (repl_session.ts notificationDelays).
+      idle: {
+        afterMs: notificationDelays((name) => app.ports.env.get(name)).idleMs,
+        timer: app.ports.clock.timer.bind(app.ports.clock),
+        notify: () => void this.#open?.hooks.notify(IDLE_PROMPT, "idle_prompt"),
+      },
     });
     this.done = new Promise((resolve) => (this.#closed = resolve));
     view.onChange = () => this.#tui.requestRender();
@@ -167,7 +182,7 @@ class Repl {
     void this.#turns.run();
   }
 
-  #openSession(which: { resume?: string; continueLatest?: boolean }): Promise<OpenSession> {
+  #openSession(which: OpenWhich): Promise<OpenSession> {
     const approve: Approver = (request, signal) => this.#approvals.ask(request, signal);
     return openReplSession(this.#app, this.#flags, this.view, approve, which);
   }
@@ -397,8 +412,10 @@ class Repl {
     }
     const old = this.#open!;
     if (resume === old.session.sessionId) throw usageError(`${resume} is the session you are in.`);
-    const next = await this.#openSession(resume === undefined ? {} : { resume });
-    const cancelled = await closeReplSession(old, this.#app.workspace);
+    // Claude Code's SessionEnd reason and SessionStart source for /clear; another session: other, resume.
+    await old.hooks.end(resume === undefined ? "clear" : "other");
+    const next = await this.#openSession(resume === undefined ? { source: "clear" } : { resume });
+    const cancelled = await closeReplSession(old, { workspace: this.#app.workspace });
     if (cancelled.length > 0) {
       this.view.print(
         this.#theme.warn(`Cancelled background tasks of the last session: ${cancelled.join(", ")}`),
@@ -436,17 +453,17 @@ class Repl {
    */
   async #reopen(id: string, using: { app: App; mcp: McpHub | undefined }): Promise<void> {
     const old = this.#open!;
-    await closeReplSession(old, this.#app.workspace);
+    await closeReplSession(old, { workspace: this.#app.workspace });
     const before = { app: this.#app, flags: this.#flags };
     this.#app = using.app;
     this.#flags = { ...this.#flags, mcp: using.mcp };
     let next: OpenSession;
     try {
-      next = await this.#openSession({ resume: id });
+      next = await this.#openSession({ resume: id, hooks: old.hooks });
     } catch (e) {
       this.#app = before.app;
       this.#flags = before.flags;
-      this.#open = await this.#openSession({ resume: id });
+      this.#open = await this.#openSession({ resume: id, hooks: old.hooks });
       await using.mcp?.close();
       throw e;
     }
@@ -477,7 +494,13 @@ class Repl {
         } catch { /* the terminal went away meanwhile: the session is still closed below */ }
       }
       try {
-        if (open !== undefined) this.cancelled = await closeReplSession(open, this.#app.workspace);
+        if (open !== undefined) {
+          this.cancelled = await closeReplSession(open, {
+            workspace: this.#app.workspace,
+            // Claude Code's reasons: the person left at the prompt, or a signal ended the session.
+            end: this.terminatedBy === undefined ? "prompt_input_exit" : "other",
+          });
+        }
       } catch (e) {
         this.closeError = e; // reported once the screen is given back
       } finally {
@@ -521,6 +544,7 @@ export async function runInteractive(
   const view = new SessionView(theme, () => ports.clock.now());
   const app = await createApp(ports, appFlagsOf(values), {
     debugSink: (l) => view.print(theme.dim(`[debug] ${clean(l)}`), { wrap: true }),
+    warnSink: onceWarnings(io),
   });
   const prompts = await promptFlags(values, ports);
   const rules = rulesFromFlags(values, io);

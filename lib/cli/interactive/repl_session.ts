@@ -15,6 +15,9 @@ import type { SessionView } from "./view.ts";
 import type { SessionContext } from "../../executor/session_context.ts";
 import { sessionContextOf } from "../context_wiring.ts";
 import { terminalSafe } from "../sanitize.ts";
+import type { Io } from "../io.ts";
+import { claudeModeName } from "../../protocol/permission_mode.ts";
+import { HookLifetime, mainSessionHooks, runHookEngine, runHooksOf } from "../hook_wiring.ts";
 
 /** What the flags decide for every session this REPL opens (/clear and /resume open new ones). */
 export interface SessionFlags {
@@ -29,6 +32,20 @@ export interface OpenSession {
   subagents: Runtime;
   /** Memory, skills and custom commands (cli/context_wiring.ts); undefined with --bare. */
   context: SessionContext | undefined;
+  /** The session's hooks across its reopenings (SessionStart once, SessionEnd when it is left). */
+  hooks: HookLifetime;
+  /** Ends what the session's hooks run (after SessionEnd). */
+  stopHooks: () => void;
+}
+
+/** How the session was opened, for its SessionStart hooks (`startup`, `resume`, `clear`). */
+export interface OpenWhich {
+  resume?: string;
+  continueLatest?: boolean;
+  /** SessionStart's `source` instead of `startup` / `resume` (`/clear`: `clear`). */
+  source?: string;
+  /** The hooks' lifetime of the session reopened (/trust): its SessionStart does not fire again. */
+  hooks?: HookLifetime;
 }
 
 /** Opens (or resumes) a session and prints its header; the runtime is closed again if it fails. */
@@ -37,7 +54,7 @@ export async function openReplSession(
   flags: SessionFlags,
   view: SessionView,
   approve: Approver,
-  which: { resume?: string; continueLatest?: boolean },
+  which: OpenWhich,
 ): Promise<OpenSession> {
   // A secret split over text deltas is not shown piece by piece either (redact_deltas.ts).
   const deltas = deltaRedaction(app.secrets);
@@ -48,16 +65,49 @@ export async function openReplSession(
   const context = await sessionContextOf(app, {
     warn: (line) => view.print(`warning: ${terminalSafe(line)}`),
   });
+  // Hooks run with the session (docs/guides/hooks.md); what they say goes to the log, never to stderr.
+  const io = viewIo(view);
+  const engine = runHookEngine(app, { io });
+  const runHooks = engine === undefined ? undefined : runHooksOf(app, { engine, io });
+  const life = which.hooks ?? new HookLifetime();
+  const stop = new AbortController();
+  // A question left unanswered a while is a Notification moment (Claude Code's `permission_prompt`).
+  const { permissionMs } = notificationDelays((name) => app.ports.env.get(name));
+  const ask: Approver = async (request, signal) => {
+    const cancel = app.ports.clock.timer(
+      permissionMs,
+      () => void life.notify(PERMISSION_PROMPT, "permission_prompt"),
+    );
+    try {
+      return await approve(request, signal);
+    } finally {
+      cancel();
+    }
+  };
   const subagents = app.runtime(emit, {
+    hooks: runHooks,
     ...(context?.child === undefined ? {} : { childContext: context.child }),
     rules: flags.rules.texts,
-    approve,
+    approve: ask,
     ...(mcp === undefined ? {} : { mcp }),
   });
+  // The hooks' permission_mode is the session's current one (/permissions changes it).
+  const opened: { session?: MainSession } = {};
+  const mode = () => claudeModeName(opened.session?.loop.mode ?? app.config.permissionMode);
   const session = await openMainSession(app, {
     ...flags.prompts,
-    ...which,
-    approve,
+    ...(which.resume === undefined ? {} : { resume: which.resume }),
+    ...(which.continueLatest === undefined ? {} : { continueLatest: which.continueLatest }),
+    hooks: engine === undefined ? undefined : mainSessionHooks(app, {
+      engine,
+      io,
+      signal: stop.signal,
+      mode,
+      life,
+      source: which.source,
+      run: runHooks,
+    }),
+    approve: ask,
     rules: flags.rules.rules,
     emit,
     subagents: (id) => subagents.subagentsFor(id),
@@ -68,8 +118,40 @@ export async function openReplSession(
     await subagents.close();
     throw e;
   });
+  opened.session = session;
   showHeader(app, view, session);
-  return { session, subagents, context };
+  return { session, subagents, context, hooks: life, stopHooks: () => stop.abort() };
+}
+
+/** Notification hooks' messages (Claude Code 2.1.332's, tests/fixtures/claude/hooks_notification, with Blade's name). */
+export const PERMISSION_PROMPT = "Blade needs your permission";
+export const IDLE_PROMPT = "Blade is waiting for your input";
+
+/**
+ * When Notification hooks hear of the session (Claude Code 2.1.332's delays, recorded with
+ * tests/fixtures/claude/hooks_notification): a question unanswered for 6 seconds, the prompt idle for
+ * a minute after a prompt's turn. BLADE_PERMISSION_NOTIFICATION_MS and BLADE_IDLE_NOTIFICATION_MS
+ * set them (milliseconds; tests shorten them).
+ */
+export function notificationDelays(
+  env: (name: string) => string | undefined,
+): { permissionMs: number; idleMs: number } {
+  const ms = (name: string, otherwise: number) => {
+    const n = Number(env(name));
+    return env(name) !== undefined && Number.isInteger(n) && n > 0 ? n : otherwise;
+  };
+  return {
+    permissionMs: ms("BLADE_PERMISSION_NOTIFICATION_MS", 6_000),
+    idleMs: ms("BLADE_IDLE_NOTIFICATION_MS", 60_000),
+  };
+}
+
+/** What hook wiring prints (problems, `systemMessage`, `--debug` timing), as notices in the log. */
+function viewIo(view: SessionView): Io {
+  const say = (text: string) => {
+    for (const line of text.trimEnd().split("\n")) view.notice(line.replace(/^blade: (warning: )?/, ""));
+  };
+  return { out: say, err: say, color: false, tty: false };
 }
 
 function showHeader(app: App, view: SessionView, session: MainSession): void {
@@ -90,10 +172,18 @@ function showHeader(app: App, view: SessionView, session: MainSession): void {
 }
 
 /**
- * Ends a session's background work: children are cancelled, shells stopped, Workers ended. Returns
- * the ids of what was still running (children, then shells).
+ * Ends a session's background work: children are cancelled, shells stopped, Workers ended; with an
+ * `end` reason (Claude Code's: `prompt_input_exit`, `clear`, `other`) its SessionEnd hooks run first
+ * (a session closed to be reopened at once, /trust, has none). Returns the ids of what was still
+ * running (children, then shells).
  */
-export async function closeReplSession(open: OpenSession, workspace: string): Promise<string[]> {
+export async function closeReplSession(
+  open: OpenSession,
+  o: { workspace: string; end?: string },
+): Promise<string[]> {
+  if (o.end !== undefined) await open.hooks.end(o.end);
+  open.stopHooks();
+  const workspace = o.workspace;
   const owner = { parentSessionId: open.session.sessionId, parentProjectPath: workspace };
   const shells = (open.subagents.session()?.env.shells.list(owner) ?? [])
     .filter((s) => s.status === "running").map((s) => s.id);

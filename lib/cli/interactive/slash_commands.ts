@@ -21,6 +21,8 @@ import type { SubagentRuntime } from "../../run/subagents.ts";
 import { type SubagentEnv, taskControlDeps } from "../../run/subagent_env.ts";
 import type { ParentInfo } from "../../launch/launch_plan.ts";
 import { recentSessions } from "../../session/open.ts";
+import { readSessionNames } from "../../session/session_names.ts";
+import { clean } from "./summary.ts";
 import { readTranscript } from "../../session/transcript.ts";
 import { validateSessionId } from "../../protocol/ids.ts";
 import { transcriptLines } from "./transcript_view.ts";
@@ -349,8 +351,14 @@ async function pickSession(ctx: SlashContext): Promise<string | undefined> {
     return undefined;
   }
   const when = (ms: number) => new Date(ms).toISOString().slice(0, 16).replace("T", " ");
+  // A session started with `--name` is listed by its name (session/session_names.ts).
+  const names = await readSessionNames(app.ports.fs, app.layout.projectDir(app.workspace));
   return await ctx.choose(
     "Continue which session? (↑/↓, Enter; Esc cancels)",
-    recent.map((e) => ({ value: e.id, label: e.id, description: when(e.mtimeMs) })),
+    recent.map((e) => ({
+      value: e.id,
+      label: names[e.id] === undefined ? e.id : `${clean(names[e.id]!)} (${e.id})`,
+      description: when(e.mtimeMs),
+    })),
   );
 }

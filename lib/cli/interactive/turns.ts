@@ -10,6 +10,7 @@ import type { Delivery } from "../../protocol/delivery.ts";
 import type { TranscriptPart } from "../../protocol/events.ts";
 import type { SessionView } from "./view.ts";
 import type { ProviderError } from "../../protocol/provider.ts";
+import type { Clock } from "../../sys/clock.ts";
 
 export interface TurnsOptions {
   view: SessionView;
@@ -21,6 +22,11 @@ export interface TurnsOptions {
   hintFor?: (error: ProviderError) => string | undefined;
   /** A prompt as the turn sends it (a custom command expanded); default: as typed. */
   input?: (prompt: string, signal: AbortSignal) => Promise<TurnInput>;
+  /**
+   * Said once the session has sat idle at the prompt `afterMs` after a prompt's turn (Notification
+   * hooks' `idle_prompt`); once per prompt.
+   */
+  idle?: { afterMs: number; timer: Clock["timer"]; notify: () => void };
 }
 
 export class Turns {
@@ -32,6 +38,8 @@ export class Turns {
   #idle: AbortController | undefined;
   #stopped = false;
   #ended: Promise<void> = Promise.resolve();
+  /** A prompt's turn ran since the last idle notice. */
+  #prompted = false;
 
   constructor(options: TurnsOptions) {
     this.#o = options;
@@ -99,6 +107,7 @@ export class Turns {
         const input = this.#o.input ?? ((p: string) => Promise.resolve(session.input(p)));
         await this.#turn(async (signal) => session.loop.run(await input(prompt, signal), signal));
         this.#prompt = undefined;
+        this.#prompted = true;
         continue;
       }
       const pending = session.pending;
@@ -114,11 +123,23 @@ export class Turns {
       if (this.#queue.length > 0 || this.#stopped) continue;
       const idle = new AbortController();
       this.#idle = idle;
+      const stopNotice = this.#idleNotice();
       await (pending === undefined
         ? new Promise<void>((resolve) => idle.signal.addEventListener("abort", () => resolve()))
         : pending.waitForChange(idle.signal));
+      stopNotice();
       this.#idle = undefined;
     }
+  }
+
+  /** Starts the idle notice's timer (after a prompt's turn); returns what cancels it. */
+  #idleNotice(): () => void {
+    const idle = this.#o.idle;
+    if (idle === undefined || !this.#prompted) return () => {};
+    return idle.timer(idle.afterMs, () => {
+      this.#prompted = false;
+      idle.notify();
+    });
   }
 
   #showNotices(deliveries: readonly Delivery[]): void {

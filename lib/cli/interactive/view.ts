@@ -249,8 +249,18 @@ export class SessionView {
       case "runtime_warning":
         this.#blocks.push({ kind: "lines", lines: [t.warn(`⚠ ${clean(event.message)}`)], wrap: true });
         return;
+      case "prompt_blocked":
+        // Hook output is data: shown after `clean`, one line per line it has.
+        this.#blocks.push({
+          kind: "lines",
+          lines: clean(event.message).split("\n").map((l) => t.warn(l)),
+          wrap: true,
+        });
+        return;
       case "turn_started":
       case "turn_completed":
+      // A hook's run is shown by `--debug` (its timing line), not in the log.
+      case "hook_run":
         return;
       default: {
         const never: never = event;

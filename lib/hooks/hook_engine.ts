@@ -1,0 +1,172 @@
+// Owns firing one hook event (docs/guides/hooks.md): which configured hooks match it (settings and
+// agent-file commands, and the Agent SDK's callbacks, one model for all), running them in parallel
+// as Claude Code does, each bounded by its timeout (default 60 s), and merging their answers
+// (hook_output.ts). A hook that hangs hits its timeout and one that crashes is reported: the session
+// goes on. How a command starts (the session's OS sandbox) is the runner's (hook_command.ts); what the
+// merged answer does to the session is the caller's (session_hooks.ts). Observers see each run start
+// and end (stream-json's `hook_started`/`hook_response`, `--debug`'s timing lines).
+
+import type { HookCallbacks } from "../protocol/hook_callbacks.ts";
+import type { Clock } from "../sys/clock.ts";
+import {
+  DEFAULT_HOOK_TIMEOUT_S,
+  type HookEntry,
+  type HookEvent,
+  matcherMatches,
+} from "../protocol/hook_config.ts";
+import { type HookEnd, type HookVerdict, mergeVerdicts, verdictOf } from "./hook_output.ts";
+
+/** Starts one command hook with its JSON input on stdin (in the session's sandbox: hook_command.ts). */
+export type HookCommandRunner = (
+  command: string,
+  o: { stdin: string; timeoutMs: number; signal: AbortSignal },
+) => Promise<HookEnd>;
+
+/** One hook run, as observers see it. */
+export type HookRun =
+  | { phase: "started"; id: string; name: string; event: HookEvent }
+  | {
+    phase: "ended";
+    id: string;
+    name: string;
+    event: HookEvent;
+    /** What the hook printed (an SDK callback: its JSON answer). */
+    stdout: string;
+    stderr: string;
+    exitCode: number | undefined;
+    outcome: "success" | "error" | "cancelled";
+    ms: number;
+    /** Where it was configured, and what ran. */
+    where: string;
+    label: string;
+  };
+
+export interface HookEngineOptions {
+  /** The Agent SDK's callbacks (read on each event: they are registered by `initialize`). */
+  callbacks?: HookCallbacks | undefined;
+  clock: Pick<Clock, "now">;
+  newId: () => string;
+  /** Sees each run start and end. */
+  observe?: ((run: HookRun) => void) | undefined;
+}
+
+/** What firing an event needs besides its input. */
+export interface FireOptions {
+  /** What the matcher is matched against: the tool name, SessionStart's source, …; undefined: all. */
+  match?: string | undefined;
+  /** The run's name for observers (default `Event:match`, or `Event`). */
+  name?: string | undefined;
+  toolUseId?: string | undefined;
+  signal: AbortSignal;
+  /** Runs command hooks (in the sandbox of the session whose event this is). */
+  run: HookCommandRunner;
+}
+
+export class HookEngine {
+  readonly #hooks: readonly HookEntry[];
+  readonly #o: HookEngineOptions;
+
+  constructor(hooks: readonly HookEntry[], options: HookEngineOptions) {
+    this.#hooks = hooks;
+    this.#o = options;
+  }
+
+  /** The hooks configured, SDK callbacks included (`blade hooks list`). */
+  entries(): HookEntry[] {
+    const sdk: HookEntry[] = [];
+    const callbacks = this.#o.callbacks;
+    for (const event of callbacks?.events() ?? []) {
+      for (const m of callbacks!.matchers(event)) {
+        for (const callbackId of m.callbackIds) {
+          sdk.push({
+            event: event as HookEvent,
+            matcher: m.matcher,
+            run: { callbackId },
+            timeoutSeconds: m.timeoutSeconds,
+            source: "sdk",
+            where: "Agent SDK",
+          });
+        }
+      }
+    }
+    return [...this.#hooks, ...sdk];
+  }
+
+  /** Whether any hook listens to `event` (a session without hooks pays nothing). */
+  has(event: HookEvent): boolean {
+    return this.#hooks.some((h) => h.event === event) ||
+      (this.#o.callbacks?.events().includes(event) ?? false);
+  }
+
+  /** This engine and `more` hooks (an agent's own, for its run). */
+  with(more: readonly HookEntry[]): HookEngine {
+    return more.length === 0 ? this : new HookEngine([...this.#hooks, ...more], this.#o);
+  }
+
+  /** Runs `event`'s matching hooks in parallel with `input` (Claude Code's fields); their merged answer. */
+  async fire(event: HookEvent, input: Record<string, unknown>, o: FireOptions): Promise<HookVerdict> {
+    const matching = this.entries().filter((h) =>
+      h.event === event && (o.match === undefined || matcherMatches(h.matcher, o.match))
+    );
+    if (matching.length === 0) return {};
+    const name = o.name ?? (o.match === undefined ? event : `${event}:${o.match}`);
+    const stdin = JSON.stringify(input);
+    const verdicts = await Promise.all(
+      matching.map((hook) => this.#one(hook, { name, input, stdin, fire: o })),
+    );
+    return mergeVerdicts(verdicts);
+  }
+
+  async #one(
+    hook: HookEntry,
+    c: { name: string; input: Record<string, unknown>; stdin: string; fire: FireOptions },
+  ): Promise<HookVerdict> {
+    const { clock, newId, observe } = this.#o;
+    const id = newId();
+    const started = clock.now();
+    const event = hook.event;
+    observe?.({ phase: "started", id, name: c.name, event });
+    const timeoutMs = (hook.timeoutSeconds ?? DEFAULT_HOOK_TIMEOUT_S) * 1000;
+    const label = "command" in hook.run ? hook.run.command : `Agent SDK callback ${hook.run.callbackId}`;
+    let end: HookEnd;
+    if ("command" in hook.run) {
+      end = await c.fire.run(hook.run.command, { stdin: c.stdin, timeoutMs, signal: c.fire.signal })
+        .catch((e) => ({ failed: e instanceof Error ? e.message : String(e) }));
+    } else {
+      end = await this.#callback(hook.run.callbackId, { ...c, timeoutMs });
+    }
+    if (observe !== undefined) {
+      const exitCode = "code" in end ? end.code : "answer" in end ? 0 : undefined;
+      observe({
+        phase: "ended",
+        id,
+        name: c.name,
+        event,
+        stdout: "code" in end ? end.stdout : "answer" in end ? JSON.stringify(end.answer) : "",
+        stderr: "code" in end ? end.stderr : "failed" in end ? end.failed : "",
+        exitCode,
+        outcome: c.fire.signal.aborted ? "cancelled" : exitCode === 0 ? "success" : "error",
+        ms: clock.now() - started,
+        where: hook.where,
+        label,
+      });
+    }
+    return verdictOf(event, end, { label });
+  }
+
+  async #callback(
+    callbackId: string,
+    c: { input: Record<string, unknown>; fire: FireOptions; timeoutMs: number },
+  ): Promise<HookEnd> {
+    const timeout = AbortSignal.timeout(c.timeoutMs);
+    try {
+      const answer = await this.#o.callbacks!.call(callbackId, c.input, {
+        ...(c.fire.toolUseId === undefined ? {} : { toolUseId: c.fire.toolUseId }),
+        signal: AbortSignal.any([timeout, c.fire.signal]),
+      });
+      return { answer };
+    } catch (e) {
+      return { failed: timeout.aborted ? "timed out" : e instanceof Error ? e.message : String(e) };
+    }
+  }
+}

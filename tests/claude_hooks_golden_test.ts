@@ -1,0 +1,252 @@
+// Golden comparison of hooks with Claude Code 2.1.332 (docs/guides/hooks.md): each case of
+// tests/support/claude_hook_cases.ts runs through Blade with the same bash hook scripts, settings,
+// agent file and scripted model, and what Claude Code did (tests/fixtures/claude/hooks_*/, recorded by
+// scripts/record_claude_hooks.ts) is compared with what Blade does: the hooks that ran, in which
+// order, with which input fields and values; the hook texts the model was sent and in which request
+// they first appeared; the result object (text, turns, exit code, permission_denials); and the
+// stream-json `system` lines a blocked prompt prints.
+
+import assert from "node:assert/strict";
+import { startFakeAnthropicServer } from "../lib/testing/fake_anthropic_server.ts";
+import type { AnthropicRequestBody } from "../lib/provider/anthropic_wire.ts";
+import type { RecordedRequest } from "../lib/testing/fake_model_server.ts";
+import { bladeSandbox } from "./support/blade.ts";
+import {
+  caseHandler,
+  HOOK_CASES,
+  hookInputs,
+  isChild,
+  textsOf,
+  writeCase,
+} from "./support/claude_hook_cases.ts";
+
+const FIXTURES = decodeURIComponent(new URL("./fixtures/claude/", import.meta.url).pathname);
+
+type Json = Record<string, unknown>;
+
+interface Recorded {
+  exitCode: number;
+  stream: Json[];
+  inputs: { hook: string; input: Json }[];
+  requests: {
+    child: boolean;
+    last: { role: string; type: string; text?: string }[];
+    systemHookLines: string[];
+  }[];
+}
+
+async function recorded(name: string): Promise<Recorded> {
+  const dir = `${FIXTURES}${name}`;
+  const lines = (file: string) =>
+    Deno.readTextFile(`${dir}/${file}`).then((t) =>
+      t.split("\n").filter((l) => l.trim() !== "").map((l) => JSON.parse(l))
+    );
+  return {
+    exitCode: Number((await Deno.readTextFile(`${dir}/exit_code.txt`)).trim()),
+    stream: await lines("stream.jsonl"),
+    inputs: await lines("hook_inputs.jsonl"),
+    requests: JSON.parse(await Deno.readTextFile(`${dir}/requests.json`)).requests,
+  };
+}
+
+/** Input fields whose values must be Claude Code's (paths normalised). */
+const SAME_VALUE = [
+  "cwd",
+  "hook_event_name",
+  "permission_mode",
+  "tool_name",
+  "tool_input",
+  "prompt",
+  "source",
+  "reason",
+  "stop_hook_active",
+  "last_assistant_message",
+  "agent_type",
+];
+
+/** Input fields Blade fills in its own way (ids, paths, a tool's response), present when Claude Code's are. */
+const SAME_KIND = [
+  "session_id",
+  "transcript_path",
+  "tool_use_id",
+  "tool_response",
+  "agent_id",
+  "agent_transcript_path",
+];
+
+/** Claude Code fields Blade does not have (no such state in Blade): never required. */
+const CLAUDE_ONLY = new Set(["prompt_id", "effort", "background_tasks", "session_crons", "duration_ms"]);
+
+/**
+ * A hook's texts in what the model was sent: the context paragraphs Claude Code puts in its system
+ * turn (`X hook success: …`, `X hook additional context: …`), a refused call's result, Stop feedback.
+ */
+function hookTexts(blocks: readonly { role: string; type: string; text?: string }[]): string[] {
+  const out: string[] = [];
+  for (const b of blocks) {
+    const text = b.text ?? "";
+    if (b.type === "tool_result" && text.includes("hook error")) out.push(text);
+    else if (text.startsWith("<system-reminder>\nThe text below is the output of a hook")) out.push(text);
+    else {
+      for (const paragraph of text.split("\n\n")) {
+        if (/^\S+ hook (success|additional context): /.test(paragraph)) out.push(paragraph);
+      }
+    }
+  }
+  return out;
+}
+
+/** Every text Blade sent in one request (any role, any message). */
+function allTexts(request: RecordedRequest<AnthropicRequestBody>): string {
+  return textsOf(request.body.messages ?? []).map((b) => b.text ?? "").join("\n\u0000\n");
+}
+
+/** Consecutive runs of one event collapsed (hooks of one event run in parallel: their order is free). */
+function eventOrder(inputs: readonly { input: Json }[]): string[] {
+  const out: string[] = [];
+  for (const { input } of inputs) {
+    const event = String(input.hook_event_name);
+    if (out.at(-1) !== event) out.push(event);
+  }
+  return out;
+}
+
+/**
+ * The `hook_started` / `hook_response` lines in order, ids left out; within a run of lines of one hook
+ * name (hooks of one event run in parallel: they end in any order) sorted.
+ */
+function hookLines(lines: readonly Json[]): string[][] {
+  const runs: { name: unknown; lines: string[] }[] = [];
+  for (const l of lines) {
+    if (l.subtype !== "hook_started" && l.subtype !== "hook_response") continue;
+    const shown = l.subtype === "hook_started"
+      ? [l.subtype, l.hook_name, l.hook_event]
+      : [l.subtype, l.hook_name, l.hook_event, l.output, l.stdout, l.stderr, l.exit_code, l.outcome];
+    if (runs.at(-1)?.name !== l.hook_name) runs.push({ name: l.hook_name, lines: [] });
+    runs.at(-1)!.lines.push(JSON.stringify(shown));
+  }
+  return runs.map((r) => r.lines.sort());
+}
+
+function withoutIds(line: Json): Json {
+  const { uuid: _u, session_id: _s, ...rest } = line;
+  return rest;
+}
+
+async function compare(name: string, env: Record<string, string> = {}): Promise<void> {
+  const c = HOOK_CASES.find((x) => x.name === name)!;
+  const want = await recorded(name);
+  await using box = await bladeSandbox();
+  const ws = box.workspace;
+  await writeCase(c, ws);
+  const { handler, answered } = caseHandler(c);
+  await using server = startFakeAnthropicServer({ handler });
+  const run = await box.run(
+    [
+      "-p",
+      c.prompt,
+      "--output-format",
+      "stream-json",
+      "--verbose",
+      "--include-hook-events",
+      "--trust-workspace",
+    ],
+    { env: { ANTHROPIC_BASE_URL: server.url, ANTHROPIC_API_KEY: "sk-ant-fake", ...env } },
+  );
+  const norm = (v: unknown) => JSON.parse(JSON.stringify(v).replaceAll("/WS", ws));
+  const context = `${name}: ${run.stderr}`;
+  assert.equal(run.code, want.exitCode, context);
+  const stream = run.stdout.trim().split("\n").map((l) => JSON.parse(l) as Json);
+
+  // The result object.
+  const result = stream.find((l) => l.type === "result")!;
+  const wantResult = want.stream.find((l) => l.type === "result")!;
+  for (const key of ["subtype", "is_error", "result", "num_turns"]) {
+    assert.deepEqual(result[key], norm(wantResult[key]), `${name}: result.${key}`);
+  }
+  const denials = (l: Json) =>
+    (l.permission_denials as Json[]).map((d) => ({ tool_name: d.tool_name, tool_input: d.tool_input }));
+  assert.deepEqual(denials(result), norm(denials(wantResult)), `${name}: permission_denials`);
+
+  // Claude Code's informational lines (a blocked prompt).
+  const informational = (lines: Json[]) => lines.filter((l) => l.subtype === "informational").map(withoutIds);
+  assert.deepEqual(informational(stream), norm(informational(want.stream)), `${name}: informational lines`);
+
+  // The hook lines of `--include-hook-events`.
+  assert.deepEqual(hookLines(stream), hookLines(norm(want.stream)), `${name}: hook lines`);
+  for (const r of stream.filter((l) => l.subtype === "hook_response")) {
+    assert.ok(
+      stream.some((l) => l.subtype === "hook_started" && l.hook_id === r.hook_id),
+      `${name}: started ${r.hook_id}`,
+    );
+  }
+
+  // The hooks that ran: which, in which order, with which input.
+  const got = await hookInputs(ws);
+  const key = (i: { hook: string; input: Json }) => `${i.hook}:${i.input.hook_event_name}`;
+  assert.deepEqual(got.map(key).sort(), want.inputs.map(key).sort(), `${name}: hooks run`);
+  assert.deepEqual(eventOrder(got), eventOrder(want.inputs), `${name}: event order`);
+  const sessions = new Set(got.map((i) => i.input.session_id));
+  assert.equal(sessions.size, 1, `${name}: one session id in every input`);
+  const remaining = [...got];
+  for (const w of want.inputs) {
+    // Its counterpart: the same hook and event with the same compared values, first come first served.
+    const expected = norm(w.input) as Json;
+    const at = remaining.findIndex((g) =>
+      g.hook === w.hook && SAME_VALUE.every((k) => JSON.stringify(g.input[k]) === JSON.stringify(expected[k]))
+    );
+    assert.notEqual(
+      at,
+      -1,
+      `${name}: no Blade input like ${JSON.stringify(expected)} in ${JSON.stringify(got)}`,
+    );
+    const input = remaining.splice(at, 1)[0]!.input;
+    for (const k of SAME_KIND) {
+      assert.equal(
+        typeof input[k],
+        typeof expected[k],
+        `${name}: ${w.hook} ${k} in ${JSON.stringify(input)}`,
+      );
+    }
+    const extra = Object.keys(input).filter((k) => !(k in expected));
+    assert.deepEqual(extra, [], `${name}: ${w.hook} fields Claude Code does not send`);
+    const missing = Object.keys(expected).filter((k) => !(k in input) && !CLAUDE_ONLY.has(k));
+    assert.deepEqual(missing, [], `${name}: ${w.hook} fields Blade does not send`);
+  }
+
+  // The hook texts the model was sent, first in the same request (the parent's and a subagent's apart).
+  const blade = {
+    parent: answered.filter((r) => !isChild(c, r.body)),
+    child: answered.filter((r) => isChild(c, r.body)),
+  };
+  const claude = {
+    parent: want.requests.filter((r) => !r.child),
+    child: want.requests.filter((r) => r.child),
+  };
+  for (const side of ["parent", "child"] as const) {
+    assert.equal(blade[side].length, claude[side].length, `${name}: ${side} model requests`);
+    claude[side].forEach((r, i) => {
+      for (const text of hookTexts(r.last).map((t) => t.replaceAll("/WS", ws))) {
+        const first = blade[side].findIndex((b) => allTexts(b).includes(text));
+        assert.equal(first, i, `${name}: ${side} request ${i} should first carry ${JSON.stringify(text)}`);
+      }
+    });
+  }
+}
+
+for (
+  const name of [
+    "hooks_prompt_block",
+    "hooks_prompt_json",
+    "hooks_prompt_json_block",
+    "hooks_session_start_plain",
+    "hooks_events",
+    "hooks_subagent",
+  ]
+) {
+  Deno.test(`hooks golden: ${name} as Claude Code 2.1.332`, () => compare(name));
+}
+
+// A child in this thread (no Worker) fires the same hooks the same way.
+Deno.test("hooks golden: hooks_subagent with the child in the main thread", () =>
+  compare("hooks_subagent", { BLADE_CHILD_SANDBOX: "none" }));

@@ -1,0 +1,280 @@
+// The hook cases of the Claude Code golden comparison (docs/guides/hooks.md): per case, real bash hook
+// scripts that log their stdin, the settings `hooks` object, more project files (an agent file with its
+// own hooks) and the model's scripted turns, a subagent's apart. Used by scripts/record_claude_hooks.ts
+// (records Claude Code 2.1.332 into tests/fixtures/claude/hooks_*/) and tests/claude_hooks_golden_test.ts
+// (runs Blade on the same case and compares).
+
+import {
+  type FakeHandler,
+  type FakeResponse,
+  fakeTurn,
+  type RecordedRequest,
+} from "../../lib/testing/fake_anthropic_server.ts";
+import type { AnthropicRequestBody } from "../../lib/provider/anthropic_wire.ts";
+
+/** One recorded case: hook scripts (`name` → bash body reading `$input`), settings, the model's turns. */
+export interface HookCase {
+  name: string;
+  prompt: string;
+  scripts: Record<string, string>;
+  /** The settings `hooks` object; `$WS` in a command is the project folder. */
+  hooks: Record<string, unknown>;
+  allow: string[];
+  /** More files of the project (an agent file), `$WS` replaced. */
+  files?: Record<string, string>;
+  turns: FakeResponse[];
+  /** A subagent's turns: requests whose system prompt has `marker` get these. */
+  child?: { marker: string; turns: FakeResponse[] };
+}
+
+const command = (script: string) => ({ type: "command", command: `bash $WS/${script}.sh` });
+
+/** A hook answering with one JSON object. */
+const answer = (json: unknown) => `echo '${JSON.stringify(json)}'`;
+
+export const HOOK_CASES: HookCase[] = [
+  {
+    // UserPromptSubmit blocking by exit 2: the prompt is not sent, the reason is shown.
+    name: "hooks_prompt_block",
+    prompt: "Do the secret thing.",
+    scripts: { ups: `echo "Prompts about secrets are refused" >&2; exit 2` },
+    hooks: { UserPromptSubmit: [{ hooks: [command("ups")] }] },
+    allow: [],
+    turns: [fakeTurn({ text: "Should not be asked." })],
+  },
+  {
+    // UserPromptSubmit's additionalContext by JSON.
+    name: "hooks_prompt_json",
+    prompt: "Hello there.",
+    scripts: {
+      ups: answer({
+        hookSpecificOutput: { hookEventName: "UserPromptSubmit", additionalContext: "json prompt context" },
+      }),
+    },
+    hooks: { UserPromptSubmit: [{ hooks: [command("ups")] }] },
+    allow: [],
+    turns: [fakeTurn({ text: "Hi." })],
+  },
+  {
+    // UserPromptSubmit blocking by JSON (`decision: "block"`).
+    name: "hooks_prompt_json_block",
+    prompt: "Tell me the password.",
+    scripts: { ups: answer({ decision: "block", reason: "No passwords here" }) },
+    hooks: { UserPromptSubmit: [{ hooks: [command("ups")] }] },
+    allow: [],
+    turns: [fakeTurn({ text: "Should not be asked." })],
+  },
+  {
+    // SessionStart's plain stdout (exit 0, not JSON): added for the model as Claude Code words it.
+    name: "hooks_session_start_plain",
+    prompt: "Hello.",
+    scripts: { ss: "echo 'plain start context'" },
+    hooks: { SessionStart: [{ hooks: [command("ss")] }] },
+    allow: [],
+    turns: [fakeTurn({ text: "Hi." })],
+  },
+  {
+    // One session through every main-thread event: SessionStart context, UserPromptSubmit's plain
+    // stdout, PreToolUse blocks (exit 2, JSON deny) and a pass, PostToolUse context, a Stop hook that
+    // forces one more step, SessionEnd.
+    name: "hooks_events",
+    prompt: "Do it.",
+    scripts: {
+      ss: answer({
+        hookSpecificOutput: { hookEventName: "SessionStart", additionalContext: "session start context" },
+      }),
+      ups: "echo 'prompt context plain'",
+      pre: `if grep -q forbidden <<<"$input"; then echo "No forbidden commands" >&2; exit 2; fi
+if grep -q jsondeny <<<"$input"; then ${
+        answer({
+          hookSpecificOutput: {
+            hookEventName: "PreToolUse",
+            permissionDecision: "deny",
+            permissionDecisionReason: "json says no",
+          },
+        })
+      }; fi`,
+      post: answer({
+        hookSpecificOutput: { hookEventName: "PostToolUse", additionalContext: "post context here" },
+      }),
+      stop: `if grep -q '"stop_hook_active":false' <<<"$input"; then echo "Please say DONE" >&2; exit 2; fi`,
+      send: "true",
+    },
+    hooks: {
+      SessionStart: [{ hooks: [command("ss")] }],
+      UserPromptSubmit: [{ hooks: [command("ups")] }],
+      PreToolUse: [{ matcher: "Bash", hooks: [command("pre")] }],
+      PostToolUse: [{ matcher: "Bash", hooks: [command("post")] }],
+      Stop: [{ hooks: [command("stop")] }],
+      SessionEnd: [{ hooks: [command("send")] }],
+    },
+    allow: ["Bash"],
+    turns: [
+      fakeTurn({
+        text: "Running.",
+        toolCalls: [{ name: "Bash", input: { command: "echo forbidden", description: "x" } }],
+      }),
+      fakeTurn({ toolCalls: [{ name: "Bash", input: { command: "echo jsondeny", description: "y" } }] }),
+      fakeTurn({ toolCalls: [{ name: "Bash", input: { command: "echo fine", description: "z" } }] }),
+      fakeTurn({ text: "First final." }),
+      fakeTurn({ text: "DONE" }),
+    ],
+  },
+  {
+    // A subagent: SubagentStart (context for the child) and SubagentStop (blocking once) in the
+    // parent's settings, the parent's PreToolUse seeing the child's calls, and the agent file's own
+    // hooks (a PreToolUse that blocks only inside that agent, a Stop hook) scoped to its run.
+    name: "hooks_subagent",
+    prompt: "Delegate it.",
+    scripts: {
+      sstart: answer({
+        hookSpecificOutput: { hookEventName: "SubagentStart", additionalContext: "child start context" },
+      }),
+      sstop:
+        `if grep -q '"stop_hook_active":false' <<<"$input"; then echo "Child must say CHILD DONE" >&2; exit 2; fi`,
+      pre: "true",
+      post: "true",
+      stop: "true",
+      agentpre: `if grep -q agentonly <<<"$input"; then echo "Not inside the checker" >&2; exit 2; fi`,
+      agentstop: "true",
+    },
+    hooks: {
+      SubagentStart: [{ hooks: [command("sstart")] }],
+      SubagentStop: [{ hooks: [command("sstop")] }],
+      PreToolUse: [{ matcher: "Bash", hooks: [command("pre")] }],
+      PostToolUse: [{ matcher: "Bash", hooks: [command("post")] }],
+      Stop: [{ hooks: [command("stop")] }],
+    },
+    files: {
+      ".claude/agents/checker.md": `---
+name: checker
+description: Checks things when asked to check.
+tools: Bash
+hooks:
+  PreToolUse:
+    - matcher: Bash
+      hooks:
+        - type: command
+          command: bash $WS/agentpre.sh
+  Stop:
+    - hooks:
+        - type: command
+          command: bash $WS/agentstop.sh
+---
+You check things.
+`,
+    },
+    allow: ["Bash"],
+    turns: [
+      fakeTurn({
+        toolCalls: [{
+          name: "Task",
+          input: {
+            description: "Check it",
+            prompt: "Check it carefully.",
+            subagent_type: "checker",
+            run_in_background: false,
+          },
+        }],
+      }),
+      fakeTurn({ toolCalls: [{ name: "Bash", input: { command: "echo agentonly", description: "c" } }] }),
+      fakeTurn({ text: "Parent done." }),
+    ],
+    child: {
+      marker: "You check things.",
+      turns: [
+        fakeTurn({ toolCalls: [{ name: "Bash", input: { command: "echo agentonly", description: "a" } }] }),
+        fakeTurn({ toolCalls: [{ name: "Bash", input: { command: "echo child-ok", description: "b" } }] }),
+        fakeTurn({ text: "child final" }),
+        fakeTurn({ text: "CHILD DONE" }),
+      ],
+    },
+  },
+];
+
+/**
+ * Writes the case into the project folder `ws`: each script (logging its stdin as one
+ * `{"hook", "input"}` line to `ws/hook_inputs.jsonl`, then its body), the other files and
+ * `.claude/settings.json`, `$WS` replaced by `ws`.
+ */
+export async function writeCase(c: HookCase, ws: string): Promise<void> {
+  for (const [name, body] of Object.entries(c.scripts)) {
+    await Deno.writeTextFile(
+      `${ws}/${name}.sh`,
+      `input=$(cat)\nprintf '{"hook":"%s","input":%s}\\n' '${name}' "$input" >> '${ws}/hook_inputs.jsonl'\n${body}\n`,
+    );
+  }
+  for (const [path, text] of Object.entries(c.files ?? {})) {
+    await Deno.mkdir(`${ws}/${path.slice(0, path.lastIndexOf("/"))}`, { recursive: true });
+    await Deno.writeTextFile(`${ws}/${path}`, text.replaceAll("$WS", ws));
+  }
+  const hooks = JSON.parse(JSON.stringify(c.hooks).replaceAll("$WS", ws));
+  await Deno.mkdir(`${ws}/.claude`, { recursive: true });
+  await Deno.writeTextFile(
+    `${ws}/.claude/settings.json`,
+    JSON.stringify({ hooks, permissions: { allow: c.allow } }),
+  );
+}
+
+/** The hook scripts' inputs, in the order they ran (what each logged). */
+export async function hookInputs(ws: string): Promise<{ hook: string; input: Record<string, unknown> }[]> {
+  const text = await Deno.readTextFile(`${ws}/hook_inputs.jsonl`).catch(() => "");
+  return text.split("\n").filter((l) => l !== "").map((l) => JSON.parse(l));
+}
+
+/**
+ * The fake model server's handler for the case: requests with tools get the scripted turns in order
+ * (a subagent's requests, known by `child.marker` in their system prompt, get the child's), side
+ * requests an empty answer. The delegation call is named as the request's tools name it (Claude
+ * Code's `Task`, Blade's `Agent`). `answered` collects the requests that got a scripted turn.
+ */
+export function caseHandler(c: HookCase): {
+  handler: FakeHandler<AnthropicRequestBody>;
+  answered: RecordedRequest<AnthropicRequestBody>[];
+} {
+  const queue = [...c.turns];
+  const childQueue = [...c.child?.turns ?? []];
+  const answered: RecordedRequest<AnthropicRequestBody>[] = [];
+  return {
+    answered,
+    handler: (request) => {
+      const body = request.body as AnthropicRequestBody & { tools?: { name: string }[] };
+      if (request.path !== "/v1/messages" || (body.tools ?? []).length === 0) return fakeTurn({});
+      answered.push(request);
+      const turn = (isChild(c, body) ? childQueue : queue).shift() ?? fakeTurn({ text: "Out of script." });
+      const delegation = (body.tools ?? []).some((t) => t.name === "Agent") ? "Agent" : "Task";
+      if (turn.kind !== "turn" || turn.toolCalls === undefined) return turn;
+      return {
+        ...turn,
+        toolCalls: turn.toolCalls.map((call) => call.name === "Task" ? { ...call, name: delegation } : call),
+      };
+    },
+  };
+}
+
+/** Whether the request is the case's subagent's (its system prompt has the marker). */
+export function isChild(c: HookCase, body: AnthropicRequestBody): boolean {
+  return c.child !== undefined && JSON.stringify(body.system ?? "").includes(c.child.marker);
+}
+
+/** The text blocks of a message list, one entry each (tool results' content as text). */
+export function textsOf(messages: AnthropicRequestBody["messages"]) {
+  return (messages ?? []).flatMap((m) =>
+    typeof m.content === "string"
+      ? [{ role: m.role as string, type: "text", text: m.content }]
+      : (m.content as Array<{ type: string; text?: string; content?: unknown }>).map((b) => ({
+        role: m.role as string,
+        type: b.type,
+        text: b.text ?? (typeof b.content === "string" ? b.content : JSON.stringify(b.content)),
+      }))
+  );
+}
+
+/** The system prompt's lines that a hook added (Claude Code puts some hook context there). */
+export function systemHookLines(body: AnthropicRequestBody): string[] {
+  const system = body.system;
+  const text = typeof system === "string"
+    ? system
+    : (system ?? []).map((b: { text?: string }) => b.text ?? "").join("\n");
+  return text.split("\n").filter((l) => /hook/i.test(l) && !/^- /.test(l) && l.length < 2000);
+}
