@@ -1,11 +1,12 @@
 // deno-lint-ignore-file no-console -- a command-line script when run alone.
-// Grep and Glob against ripgrep on a large tree (docs/reference/performance.md; SPEC §13: the built-in
-// search ≤ 2× rg, the rg path ≤ 1.2× rg). The tree is generated here, deterministically (a seeded
+// Grep and Glob against ripgrep on a large tree (docs/reference/performance.md, "Search and run
+// listings": the built-in search ≤ 2× rg, the rg path ≤ 1.2× rg). The tree is generated here, deterministically (a seeded
 // generator): 15,000 source files of about 130 MB in all, in a git repository, plus a 1,500-file
 // `build/` folder its .gitignore names. In one run, alternating, medians of 7: rg itself with the
 // command line Grep gives it (scripts and tools read the same argv, search/rg_engine.ts), the Grep tool
 // on its rg path and on its built-in search (in this process: the tool's own time, no CLI start-up),
-// and Glob against `rg --files` as Claude Code runs it for Glob.
+// Glob against `rg --files` as Claude Code runs it for Glob, and the built-in search's first call in a
+// new process (Blade's V8 flags, nothing compiled yet: what a `blade -p` with one Grep call pays).
 // Run alone: deno run -A scripts/bench_search.ts [runs]
 
 import process from "node:process";
@@ -16,6 +17,7 @@ import { findRipgrep } from "../lib/sys/ripgrep.ts";
 import { runTool, sandbox } from "../lib/testing/tool_harness.ts";
 import { ripgrepArgs } from "../lib/tools/search/rg_engine.ts";
 import { GREP_TIME_LIMIT_MS } from "../lib/tools/search/grep_query.ts";
+import { v8FlagsArg } from "../lib/sys/v8_flags.ts";
 
 export const TREE_FILES = 15_000;
 const BUILD_FILES = 1_500;
@@ -116,6 +118,32 @@ function rgCountArgs(tree: string): string[] {
   });
 }
 
+/**
+ * One built-in Grep call in a process of its own, with Blade's V8 flags: what `blade -p` pays for its
+ * only call (code not yet compiled), the tool's own time (this file run with --first-call).
+ */
+async function firstCallMs(tree: string): Promise<number> {
+  const out = await new Deno.Command(Deno.execPath(), {
+    args: ["run", "-A", v8FlagsArg(), new URL(import.meta.url).pathname, "--first-call", tree],
+    stdout: "piped",
+    stderr: "inherit",
+  }).output();
+  const ms = Number(new TextDecoder().decode(out.stdout).trim());
+  if (!out.success || !Number.isFinite(ms)) throw new Error("the first-call run failed");
+  return ms;
+}
+
+/** The --first-call run: one built-in Grep call over `tree`, its time printed in ms. */
+async function firstCall(tree: string): Promise<void> {
+  await using box = await sandbox();
+  const ctx = { ...box.ctx(), workspaceRoot: tree };
+  const builtin = makeGrepTool({ ripgrep: () => undefined });
+  const ms = await timeIt(() =>
+    runTool(builtin, { pattern: GREP_PATTERN, output_mode: "count", head_limit: 0 }, ctx)
+  );
+  console.log(ms.toFixed(1));
+}
+
 /** CPU time (user + system) of this process while `fn` runs, ms. */
 async function cpuOf(fn: () => Promise<unknown>): Promise<number> {
   const before = process.cpuUsage();
@@ -172,6 +200,7 @@ export async function benchSearch(runs: number): Promise<SearchBenchResult | { s
     add(`Glob ${GLOB_PATTERN}`, await timeIt(() => runTool(globTool, { pattern: GLOB_PATTERN }, ctx)));
     cpu.rg.push((await timed([rg, ...grepArgs], {}, tree)).cpuMs);
     cpu.builtin.push(await cpuOf(() => runTool(builtin, input, ctx)));
+    add("Grep count, built-in, first call of a new process", await firstCallMs(tree));
   }
   const cpuMs: Record<string, number> = {
     "rg -c (Grep's command line)": median(cpu.rg),
@@ -190,6 +219,7 @@ function resultRows(
   const goals: Record<string, [number, number]> = {
     "Grep count, rg path": [rgGrep, 1.2],
     "Grep count, built-in": [rgGrep, 2],
+    "Grep count, built-in, first call of a new process": [rgGrep, 2],
     [`Glob ${GLOB_PATTERN}`]: [rgGlob, 2],
   };
   return [...samples].map(([name, xs]) => {
@@ -225,7 +255,8 @@ export async function searchRows<Row>(
   });
 }
 
-if (import.meta.main) {
+if (import.meta.main && Deno.args[0] === "--first-call") await firstCall(Deno.args[1]!);
+else if (import.meta.main) {
   const r = await benchSearch(Number(Deno.args[0] ?? "7"));
   if ("skipped" in r) console.log(r.skipped);
   else {
