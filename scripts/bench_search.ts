@@ -17,7 +17,7 @@ import { findRipgrep } from "../lib/sys/ripgrep.ts";
 import { runTool, sandbox } from "../lib/testing/tool_harness.ts";
 import { ripgrepArgs } from "../lib/tools/search/rg_engine.ts";
 import { GREP_TIME_LIMIT_MS } from "../lib/tools/search/grep_query.ts";
-import { v8FlagsArg } from "../lib/sys/v8_flags.ts";
+import { bladeRunFlags } from "./release_inputs.ts";
 
 export const TREE_FILES = 15_000;
 const BUILD_FILES = 1_500;
@@ -119,12 +119,13 @@ function rgCountArgs(tree: string): string[] {
 }
 
 /**
- * One built-in Grep call in a process of its own, with Blade's V8 flags: what `blade -p` pays for its
- * only call (code not yet compiled), the tool's own time (this file run with --first-call).
+ * One built-in Grep call in a process of its own, run with Blade's own flags (its scoped permissions,
+ * under which Deno checks each file it opens, and its V8 flags): what `blade -p` pays for its only call
+ * (code not yet compiled), the tool's own time (this file run with --first-call).
  */
 async function firstCallMs(tree: string): Promise<number> {
   const out = await new Deno.Command(Deno.execPath(), {
-    args: ["run", "-A", v8FlagsArg(), new URL(import.meta.url).pathname, "--first-call", tree],
+    args: ["run", ...await bladeRunFlags(), new URL(import.meta.url).pathname, "--first-call", tree],
     stdout: "piped",
     stderr: "inherit",
   }).output();
