@@ -22,10 +22,11 @@ import type { RuleTexts } from "./permissions/run_rules.ts";
 import type { SidecarStore } from "./store/store.ts";
 import { FileSidecarStore } from "./store/file_store.ts";
 import type { LazyNatsStore } from "./remote/lazy_nats_store.ts";
+import type { RemotePlacement } from "./run/remote_child.ts";
 import { loadRegistry } from "./registry/mod.ts";
 import type { RegistrySnapshot } from "./registry/snapshot.ts";
 import { type ChildRunner, InThreadRunner, WorkerRunner } from "./child/child_runner.ts";
-import { Runtime } from "./runtime/runtime.ts";
+import { Runtime, type RuntimeDeps } from "./runtime/runtime.ts";
 import type { McpHub } from "./mcp/hub.ts";
 import { ChildMcp } from "./run/child_mcp.ts";
 import { parseRuleList, wholeToolsDenied } from "./protocol/tool_rule.ts";
@@ -52,6 +53,8 @@ export interface AppFlags extends ConfigFlags {
   disableSlashCommands?: boolean;
   /** `--output-style`: the main session's output style (over the `outputStyle` setting). */
   outputStyle?: string;
+  /** `--remote-children`: background children go to workers (docs/guides/remote.md). */
+  remoteChildren?: boolean;
   /**
    * `--setting-sources`: which settings files are read — `user` (~/.claude/settings.json, Blade's
    * config.json), `project` (.claude/settings.json, .blade/settings.json), `local`
@@ -115,12 +118,29 @@ export interface App {
   providerConfig(): Promise<ProviderConfig>;
   /** The sidecar store: this storage root's files, or the shared NATS store `--store` names. */
   store(): SidecarStore;
+  /** The shared NATS store `--store` names (its inboxes, leases, queue, bundles); absent: files only. */
+  shared?: LazyNatsStore;
+  /** Where remote children go: with a shared store only. */
+  placement?: RemotePlacement;
   /** Closes what the App opened (the shared store's connection), so the process can exit. */
   close(): Promise<void>;
   /** The agent definitions this workspace sees (built-in, user, project when trusted, --agents). */
   registry(): Promise<RegistrySnapshot>;
   /** The subagent runtime of one run; dispose it (`await using`) when the run is over. */
   runtime(emit: RuntimeEventSink, options?: RuntimeOptions): Runtime;
+}
+
+/**
+ * The shared store and its placement of remote children (none without `--store`). The URL is parsed
+ * now, so a bad one is a usage error before anything runs; the store connects on its first call, and
+ * lib/remote/ is imported only when --store names one (the default path never).
+ */
+async function sharedSide(ports: Ports, o: { config: ResolvedConfig; redact: (text: string) => string }) {
+  const { config, redact } = o;
+  if (config.store === undefined) return { shared: undefined, placement: undefined };
+  const shared = await sharedStore(ports, { url: config.store, credsFile: config.storeCreds, redact });
+  const placement = new (await import("./worker/placement.ts")).NatsPlacement(shared, ports);
+  return { shared, placement };
 }
 
 export async function createApp(ports: Ports, flags: AppFlags, options: AppOptions = {}): Promise<App> {
@@ -158,13 +178,7 @@ export async function createApp(ports: Ports, flags: AppFlags, options: AppOptio
   const getProviderConfig =
     () => (providerConfig ??= resolveProviderConfig(ports, config, { workspace, keyHelper: key?.helper })
       .then((c) => fallbackModel === undefined ? c : { ...c, fallbackModel }));
-  // The shared store is parsed now, so a bad URL is a usage error before anything runs, and connects
-  // on its first call; lib/remote/ is imported only when --store names one (the default path never).
-  const shared = config.store === undefined ? undefined : await sharedStore(ports, {
-    url: config.store,
-    credsFile: config.storeCreds,
-    redact,
-  });
+  const { shared, placement } = await sharedSide(ports, { config, redact });
   let store: SidecarStore | undefined = shared;
   const app: App = {
     ports,
@@ -196,6 +210,8 @@ export async function createApp(ports: Ports, flags: AppFlags, options: AppOptio
     providerConfig: getProviderConfig,
     store: () =>
       store ??= new FileSidecarStore({ fs: ports.fs, clock: ports.clock, storageRoot: layout.root, redact }),
+    ...(shared === undefined ? {} : { shared }),
+    ...(placement === undefined ? {} : { placement }),
     close: async () => await shared?.close(),
     // Methods, not closures: an App with a replaced provider (tests) builds its runtime with it.
     registry() {
@@ -248,7 +264,18 @@ function runtimeOf(app: App, emit: RuntimeEventSink, options: RuntimeOptions): R
     mcp: () => childMcp(app, options),
     web: webAccessOf(app),
     hooks: options.hooks,
+    ...sharedOf(app),
   });
+}
+
+/** The shared store's side of the runtime: remote children and inboxes (none without `--store`). */
+function sharedOf(app: App): Pick<RuntimeDeps, "shared" | "remoteChildren"> {
+  const { shared, placement } = app;
+  if (shared === undefined || placement === undefined) return {};
+  return {
+    shared: { remote: placement, inboxes: (owner) => shared.inboxOf(owner.parentSessionId) },
+    remoteChildren: app.flags.remoteChildren === true,
+  };
 }
 
 /** How children reach MCP servers: the run's hub, plus agents' inline servers started on first use. */

@@ -42,6 +42,7 @@ export const BLADE_ERROR_CODES = [
   "storage_unusable",
   "storage_write_failed",
   "store_conflict",
+  "transcript_too_large",
   "store_unavailable",
   "store_url_invalid",
   "task_not_found",

@@ -21,8 +21,10 @@
 //   memory     -p start-up with a 20 KB CLAUDE.md, 30 commands and 10 skills vs none (scripts/bench_memory.ts)
 //   tasks      `blade tasks list` and `tasks clean` with 5,000 finished runs (scripts/bench_tasks.ts)
 //   search     Grep (rg path, built-in) and Glob against rg on a generated 15,000-file tree (scripts/bench_search.ts)
-//   remote     NATS store operation latency (sidecar update, inbox append) vs the file store, one node
-//              and a 3-node R3 cluster (scripts/bench_remote.ts; no rows without nats-server)
+//   remote     NATS store operation latency (sidecar update, inbox append, transcript append) vs the file
+//              store, one node and a 3-node R3 cluster (scripts/bench_remote.ts); remote children per
+//              second with 1-3 workers and a remote child's added latency (scripts/bench_remote_children.ts);
+//              no rows without nats-server
 //   hooks      a PreToolUse command hook per tool call, none configured, and -p with 20 calls (scripts/bench_hooks.ts)
 //   rewrites   the bundle with all its rewrites for speed, without each in turn, without any: -p single
 //              turn and delegation fg, each against all (scripts/bench_rewrites.ts)
@@ -234,12 +236,18 @@ async function groupRows(
         ...ctx,
         processRow,
       });
-    case "search":
-      return await (await import("./bench_search.ts")).searchRows(runs, ctx.log, figureRow);
-    case "remote":
-      return (await (await import("./bench_remote.ts")).benchRemote()).map((r) =>
-        figureRow("remote", r.name, r.unit, r.stats)
-      );
+    case "search": {
+      const { searchRows } = await import("./bench_search.ts");
+      return await searchRows(runs, ctx.log, figureRow);
+    }
+    case "remote": {
+      const { benchRemoteChildren } = await import("./bench_remote_children.ts");
+      const all = [
+        ...await (await import("./bench_remote.ts")).benchRemote(),
+        ...await benchRemoteChildren({ runs }),
+      ];
+      return all.map((r) => figureRow("remote", r.name, r.unit, r.stats));
+    }
     case "tasks": {
       const { tasksRows } = await import("./bench_tasks.ts");
       return await tasksRows(blade, { dir, workspace, runs }, processRow);

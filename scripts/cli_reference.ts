@@ -26,6 +26,7 @@ export const COMMANDS: readonly string[][] = [
   ["agents", "create"],
   ["tasks"],
   ["tasks", "resume"],
+  ["worker"],
   ["trust"],
   ["mcp"],
   ["hooks"],

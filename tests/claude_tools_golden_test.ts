@@ -60,8 +60,6 @@ const BLADE_ONLY_TOOLS: Record<string, string> = {
  * Blade drops the property (as it drops every unknown property); other entries say what Blade does.
  */
 const KNOWN_DIFFERENCES: Record<string, string> = {
-  "Agent.isolation":
-    'remote is refused as an invalid value: remote children are issue 36; "none" is Blade\'s',
   "Agent.model": "fable is taken for a model id (Blade's aliases are sonnet, opus, haiku and inherit)",
   "Bash.timeout": "a whole number of milliseconds in Blade (Claude Code: any number)",
   "Bash.dangerouslyDisableSandbox": "ignored: Blade's OS sandbox has no per-call opt-out",

@@ -166,8 +166,9 @@ const CASES: Record<string, Expected> = {
       line: 4,
       severity: "error",
       field: "isolation",
-      message: 'Invalid "isolation": must be "none" or "worktree"; agent not loaded',
-      hint: "Use `isolation: worktree` to run in a git worktree, or `isolation: none`",
+      message: 'Invalid "isolation": must be "none", "worktree" or "remote"; agent not loaded',
+      hint:
+        "Use `isolation: worktree` to run in a git worktree, `isolation: remote` to run on a worker, or `isolation: none`",
     }],
   },
   "reserved-name": {

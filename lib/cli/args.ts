@@ -29,6 +29,7 @@ export const RUN_OPTIONS = {
   "require-sandbox": { type: "boolean" },
   store: { type: "string" },
   "store-creds": { type: "string" },
+  "remote-children": { type: "boolean" },
   "background-wait": { type: "string" },
   background: { type: "boolean" },
   // `--debug [filter]` / `-d`: optional value, made inline by cli/claude_argv.ts (`--debug=`).

@@ -13,7 +13,18 @@ import { claudeArgv } from "./claude_argv.ts";
 import { nearestWord } from "./did_you_mean.ts";
 
 /** The subcommands (`help` is not offered for a typo: "hello there" is a prompt). */
-const SUBCOMMANDS = ["agents", "tasks", "mcp", "hooks", "trust", "run", "demo", "memory", "context"] as const;
+const SUBCOMMANDS = [
+  "agents",
+  "tasks",
+  "mcp",
+  "hooks",
+  "trust",
+  "run",
+  "demo",
+  "memory",
+  "context",
+  "worker",
+] as const;
 
 export const MAIN_HELP = `Blade ${VERSION} — a command-line coding agent with durable subagents
 
@@ -23,6 +34,7 @@ Usage:
   blade run <agent> "prompt"         run one subagent directly (e.g. review, verification)
   blade agents list|show|validate|create   manage subagent definitions
   blade tasks list|output|wait|cancel|clean   inspect and control subagent runs
+  blade worker [status] --store <url>   take remote children's jobs from the shared store
   blade trust [path] [--revoke|--status] [--json]   Workspace Trust
   blade mcp list [--json]            MCP servers of this folder: status and tools
   blade hooks list [--json]          hooks of this folder's runs and where each comes from
@@ -74,6 +86,7 @@ Options for the interactive session, -p and run:
   --store <url>               nats://host:port[,…] or tls://…: records in a shared NATS JetStream store
                               (setting store; docs/guides/remote.md)
   --store-creds <file>        the store's .creds or nkey seed file (setting storeCreds)
+  --remote-children           background subagents run on workers (blade worker; needs --store)
   --background-wait <sec>     how long print mode waits for background subagents (default: no limit)
   --agent <name>              run the main session as that agent (its prompt, tools, model)
   --json-schema <schema>      answer as one object matching this JSON Schema (inline or file): structured_output
@@ -155,6 +168,10 @@ async function runSubcommand(argv: string[], o: { ports: Ports; io: Io }): Promi
       const { runAgentCommand } = await import("./run_cmd.ts");
       return await runAgentCommand(argv.slice(1), ports, io);
     }
+    case "worker": {
+      const { runWorkerCommand } = await import("./worker_cmd.ts");
+      return await runWorkerCommand(argv.slice(1), ports, io);
+    }
     case "demo": {
       const { runDemo } = await import("./demo_cmd.ts");
       return await runDemo(argv.slice(1), ports, io);
@@ -174,7 +191,9 @@ export async function runCli(argv: string[], ports: Ports, io: Io): Promise<numb
     argv[i - 1] === "--output-format" || a.startsWith("--output-format=")
   )
     ?.replace(/^--output-format=/, "");
-  const management = ["agents", "tasks", "trust", "demo", "help", ...MEMORY].includes(argv[0] ?? "");
+  const management = ["agents", "tasks", "trust", "demo", "help", "worker", ...MEMORY].includes(
+    argv[0] ?? "",
+  );
   const errorFormat = !management && (formatFlag === "json" || formatFlag === "stream-json")
     ? "result"
     : argv.includes("--json") || formatFlag === "json"

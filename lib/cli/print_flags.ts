@@ -77,6 +77,7 @@ export function appFlagsOf(values: Values): AppFlags {
     ...(values.bare === true ? { bare: true } : {}),
     ...(values["output-style"] === undefined ? {} : { outputStyle: values["output-style"] }),
     ...(values["require-sandbox"] === true ? { requireSandbox: true } : {}),
+    ...(values["remote-children"] === true ? { remoteChildren: true } : {}),
     ...storeFlagsOf(values),
   };
 }

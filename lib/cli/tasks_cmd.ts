@@ -8,12 +8,12 @@ import { pruneStaleWorktrees, STALE_WORKTREE_AGE_MS } from "../worktree/prune.ts
 import { processGit } from "../worktree/git.ts";
 import { parseArgs } from "./parse_args.ts";
 import type { Ports } from "../sys/mod.ts";
-import { usageError } from "../errors.ts";
+import { BladeError, usageError } from "../errors.ts";
 import { type App, createApp } from "../app.ts";
 import type { Io } from "./io.ts";
 import { parseAge, parseOrUsage } from "./args.ts";
 import { publicProjection } from "../store/projection.ts";
-import type { SidecarDiagnostic } from "../store/store.ts";
+import type { SidecarDiagnostic, SidecarOwner } from "../store/store.ts";
 import { TaskAdmin } from "../admin/task_admin.ts";
 import { removeRunFiles } from "../admin/run_files.ts";
 import { reconcile } from "../recovery/recovery.ts";
@@ -43,7 +43,9 @@ Subagent runs started from this folder (each run's durable record, its sidecar).
                                    the ${LIST_LIMIT} most recently active runs of this folder (--limit: how
                                    many, 0 for all; --all: every run of every folder; --session:
                                    started by that session), with a count by status
-  output <id> [--json] [--wait] [--timeout <sec>]   a run's status and final result
+  output <id> [--json] [--wait] [--timeout <sec>] [--fetch]
+                                   a run's status and final result; --fetch: a remote run's
+                                   branch blade/<id> into this repository (docs/guides/remote.md)
   wait <id>… [--timeout <sec>] [--json]
                                    wait until the runs end; exit 0 only if all completed
   cancel <id>… [--json]            stop running runs (status cancelled; their processes are killed)
@@ -70,6 +72,7 @@ function parseTasksArgs(argv: string[]) {
         json: { type: "boolean" },
         all: { type: "boolean" },
         wait: { type: "boolean" },
+        fetch: { type: "boolean" },
         timeout: { type: "string" },
         "older-than": { type: "string" },
         worktrees: { type: "boolean" },
@@ -123,7 +126,14 @@ async function tasksCommand(
 ): Promise<number> {
   const { ports, io, values, command, ids } = o;
   const store = app.store();
-  const recoveryDeps = { ports, store, layout: app.layout, redact: app.redact };
+  const shared = app.shared;
+  const recoveryDeps = {
+    ports,
+    store,
+    layout: app.layout,
+    redact: app.redact,
+    ...(shared === undefined ? {} : { inboxes: (o: SidecarOwner) => shared.inboxOf(o.parentSessionId) }),
+  };
   if (command === "recover") {
     const report = await reconcile(recoveryDeps, () => true);
     if (values.json === true) io.out(JSON.stringify(report, null, 2) + "\n");
@@ -215,11 +225,24 @@ async function tasksList({ admin, values, io, ports, json }: TasksRun): Promise<
   return 0;
 }
 
-async function tasksOutput({ admin, values, io, ids, timeoutMs, json }: TasksRun): Promise<number> {
+async function tasksOutput(
+  { admin, values, io, ids, timeoutMs, json, app, ports }: TasksRun,
+): Promise<number> {
   if (ids.length !== 1) throw usageError("blade tasks output takes one task id.");
   const record = values.wait === true ? await admin.wait(ids[0]!, timeoutMs) : await admin.find(ids[0]!);
   if (values.json === true) json(publicProjection(record));
   else io.out(terminalSafe(renderTaskOutput(record)));
+  if (values.fetch !== true) return 0;
+  const shared = app.shared;
+  if (shared === undefined || record.remote?.branch === undefined) {
+    throw new BladeError("task_not_found", `Run ${record.id} has no result branch to fetch`, {
+      hint: "--fetch brings a finished remote run's branch (isolation: remote) from the shared store: " +
+        "pass the same --store it ran with.",
+    });
+  }
+  const { fetchRemoteBranch } = await import("../worker/placement.ts");
+  const got = await fetchRemoteBranch(shared, { ports, workspace: app.workspace, record });
+  io.err(terminalSafe(`Fetched ${got.branch} at ${got.commit.slice(0, 12)} into this repository.\n`));
   return 0;
 }
 

@@ -108,6 +108,12 @@ function findingLines(record: SidecarRecord): string {
   }
   const kept = record.worktree === undefined ? undefined : preservedLine(record.worktree);
   if (kept !== undefined) lines.push(kept);
+  const remote = record.remote;
+  if (remote?.worker !== undefined) lines.push(`ran on the worker ${remote.worker}`);
+  if (remote?.branch !== undefined) {
+    const commits = remote.commits === 1 ? "1 commit" : `${remote.commits ?? 0} commits`;
+    lines.push(`result branch ${remote.branch} (${commits}): blade tasks output ${record.id} --fetch`);
+  }
   return lines.length === 0 ? "" : `\n${lines.join("\n")}\n`;
 }
 

@@ -17,7 +17,7 @@ import { appFlagsOf, outputFormatOf, rulesFromFlags, type Values } from "./print
 import { interruptController, type PrintSink, printSink } from "./print_turn.ts";
 import { runHookEngine, runHooksOf } from "./hook_wiring.ts";
 import type { OutputFormat } from "./print_render.ts";
-import type { SidecarStore } from "../store/store.ts";
+import type { SidecarOwner, SidecarStore } from "../store/store.ts";
 import type { SidecarRecord } from "../store/schema.ts";
 import { readStdin } from "../sys/signals.ts";
 import { SubagentRuntime } from "../run/subagents.ts";
@@ -66,10 +66,9 @@ export async function runTasksResume(argv: string[], ports: Ports, io: Io): Prom
   {
     // Runs of this folder left "running" by a dead process are reconciled first (a crashed source
     // becomes interrupted, and resumable).
-    await reconcile(
-      { ports, store: env.store, layout: app.layout, redact: app.redact },
-      (r) => r.parentProjectPath === app.workspace,
-    );
+    const inboxes = (o: SidecarOwner) => env.background.inboxFor(o);
+    const deps = { ports, store: env.store, layout: app.layout, redact: app.redact, inboxes };
+    await reconcile(deps, (r) => r.parentProjectPath === app.workspace);
     const { source, depth } = await resumeSource(ports, app, env.store, sourceId);
     made.parentIs(source.parentSessionId);
     const runtime = new SubagentRuntime(env, {

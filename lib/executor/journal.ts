@@ -11,7 +11,7 @@ import type { Message, Usage } from "../protocol/messages.ts";
 import type { NewTranscriptEvent, TurnAbortCause } from "../protocol/events.ts";
 import type { Delivery } from "../protocol/delivery.ts";
 import type { ApprovalAnswer } from "../protocol/approval.ts";
-import type { TranscriptWriter } from "../session/transcript.ts";
+import type { TranscriptLog } from "../session/transcript.ts";
 import {
   deliveryEvents,
   messageEvents,
@@ -77,7 +77,7 @@ export interface LoopJournal {
 }
 
 /** The journal over a session's transcript: one append per step. */
-export function transcriptJournal(transcript: TranscriptWriter, ids: Ids): LoopJournal {
+export function transcriptJournal(transcript: TranscriptLog, ids: Ids): LoopJournal {
   const events = (list: readonly JournalMessage[]) =>
     list.flatMap((m) => messageEvents(ids, m.message, m.extra));
   return {

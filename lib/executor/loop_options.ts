@@ -4,7 +4,7 @@
 import type { ToolSpec } from "../protocol/messages.ts";
 import type { ModelRequest, Provider, RequestMeta } from "../protocol/provider.ts";
 import type { RuntimeEventSink } from "../protocol/events.ts";
-import type { TranscriptWriter } from "../session/transcript.ts";
+import type { TranscriptLog } from "../session/transcript.ts";
 import type { Ports } from "../sys/mod.ts";
 import type { AnyTool, LiveTools } from "../tools/tool.ts";
 import type { PendingWork } from "../protocol/delivery.ts";
@@ -24,7 +24,7 @@ export type ModelOptions = Pick<ModelRequest, "effort" | "thinkingBudget" | "thi
 export interface LoopOptions extends ToolPolicy, LoopHooks, RequestContext {
   ports: Ports;
   provider: Provider;
-  transcript: TranscriptWriter;
+  transcript: TranscriptLog;
   /** Where steps become durable; default: the transcript (`transcriptJournal`). */
   journal?: LoopJournal | undefined;
   /**

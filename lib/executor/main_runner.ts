@@ -19,7 +19,7 @@ import { toolNameMatches } from "../protocol/mcp_names.ts";
 import type { McpHub } from "../mcp/hub.ts";
 import type { AnyTool } from "../tools/tool.ts";
 import { coreTools, mergeTools, toolSpecs } from "../tools/registry.ts";
-import { readTranscript, type TranscriptDiagnostic } from "../session/transcript.ts";
+import type { TranscriptDiagnostic } from "../session/transcript.ts";
 import { rebuildHistory } from "../session/history.ts";
 import { acquireLease, type SessionLease } from "../session/lease.ts";
 import { runUntilSettled, type SettledRun } from "./settle.ts";
@@ -235,7 +235,7 @@ async function buildMainSession(
   ]);
   // A fresh session's lease finishes in the background (its id is known to nobody else yet); close()
   // waits for it, so a failure to take it is still reported.
-  const { history, recoveryWarnings } = await recoverHistory(app, o.recovery, opened);
+  const { history, recoveryWarnings } = await recoverHistory(o.recovery, opened);
   const tools = sessionTools(o, extra);
   const denied = deniedWhole(o.rules ?? NO_RULES);
   const live = o.mcp === undefined
@@ -307,7 +307,6 @@ type SessionHistory = OpenedSession["history"];
 
 /** A continued session's history after recovery (rebuilt from the transcript when recovery changed it). */
 async function recoverHistory(
-  app: MainSessionDeps,
   recovery: SessionRecovery | undefined,
   opened: OpenedSession,
 ): Promise<{ history: SessionHistory; recoveryWarnings: string[] }> {
@@ -317,7 +316,7 @@ async function recoverHistory(
     const recovered = await recovery.recover({ sessionId: opened.sessionId, transcript: opened.transcript });
     recoveryWarnings.push(...recovered.warnings);
     if (recovered.changed) {
-      history = rebuildHistory((await readTranscript(app.ports.fs, opened.transcript.path))?.events ?? []);
+      history = rebuildHistory((await opened.transcript.read())?.events ?? []);
     }
   }
   return { history, recoveryWarnings };

@@ -6,7 +6,7 @@
 import type { SubtaskRefPart } from "../protocol/events.ts";
 import type { PendingWork } from "../protocol/delivery.ts";
 import type { AnyTool } from "../tools/tool.ts";
-import type { TranscriptWriter } from "../session/transcript.ts";
+import type { TranscriptLog } from "../session/transcript.ts";
 
 /** What the subagent layer adds to one top-level session. */
 export interface SessionSubagents {
@@ -33,5 +33,5 @@ export interface RecoveryOutcome {
  * and before its first model request (ARCHITECTURE.md, "Crash recovery: the planner and where it runs").
  */
 export interface SessionRecovery {
-  recover(session: { sessionId: string; transcript: TranscriptWriter }): Promise<RecoveryOutcome>;
+  recover(session: { sessionId: string; transcript: TranscriptLog }): Promise<RecoveryOutcome>;
 }

@@ -14,7 +14,7 @@ import type { Effort } from "../protocol/effort.ts";
 import type { RuleTexts } from "../permissions/run_rules.ts";
 import { capMode, childRulesOf } from "../permissions/ceiling.ts";
 import type { AgentDefinition } from "../registry/schema.ts";
-import type { AgentHooks, ConfigSnapshot, SidecarRecord } from "../store/schema.ts";
+import type { AgentHooks, ConfigSnapshot, Isolation, SidecarRecord } from "../store/schema.ts";
 import type { ActiveWorktree } from "../tools/tool.ts";
 import type { TaskRequest, WarmCall } from "../tools/task.ts";
 import type { ChildSpec } from "../executor/child.ts";
@@ -85,6 +85,10 @@ export interface LaunchParent extends ParentInfo {
   additionalDirs?: readonly string[];
   /** The run's memory and skills (what each agent gets of them: executor/child_context.ts). */
   context?: ChildContext;
+  /** Children may be placed on workers (a shared store: docs/guides/remote.md). */
+  remote?: boolean;
+  /** `--remote-children`: background children of agents without an isolation of their own go remote. */
+  remoteChildren?: boolean;
 }
 
 export type LaunchPlan =
@@ -118,7 +122,7 @@ export function snapshotOf(
   definition: AgentDefinition,
   o: {
     parent: Pick<LaunchParent, "mode" | "rules" | "agentHooks" | "turnsLeft">;
-    isolation: "none" | "worktree";
+    isolation: Isolation;
     /** The model child_model.ts chose. */
     model: string;
     /** The Agent call's `effort` (it wins over the definition's). */
@@ -196,7 +200,7 @@ function admit(
   input: TaskRequest,
   registry: RegistryView,
   parent: LaunchParent,
-): { type: string; definition: AgentDefinition; isolation: "none" | "worktree" } | { refusal: string } {
+): { type: string; definition: AgentDefinition; isolation: Isolation } | { refusal: string } {
   const type = input.subagent_type;
   const names = registry.names();
   if (type === undefined) {
@@ -210,7 +214,11 @@ function admit(
   }
   const deep = depthRefusal(parent) ?? turnsRefusal(parent);
   if (deep !== undefined) return { refusal: deep };
-  const isolation = input.isolation ?? definition.isolation;
+  const isolation = isolationOf(input, definition, parent);
+  if (isolation === "remote") {
+    const refused = remoteRefusal(type, parent);
+    if (refused !== undefined) return { refusal: refused };
+  }
   if (isolation === "worktree" && !parent.trusted) {
     return {
       refusal:
@@ -220,6 +228,32 @@ function admit(
     };
   }
   return { type, definition, isolation };
+}
+
+/**
+ * The call's isolation, else its agent's; with `--remote-children` a background child of an agent
+ * without an isolation of its own is placed remotely.
+ */
+function isolationOf(input: TaskRequest, definition: AgentDefinition, parent: LaunchParent): Isolation {
+  if (input.isolation !== undefined) return input.isolation;
+  const background = input.run_in_background === true || definition.background;
+  if (parent.remoteChildren === true && background && definition.isolation === "none") return "remote";
+  return definition.isolation;
+}
+
+/** Why a child of `type` cannot be placed remotely here, or undefined when it can. */
+function remoteRefusal(type: string, parent: LaunchParent): string | undefined {
+  if (parent.remote !== true) {
+    return `Cannot run ${type} remotely: this run has no shared store. Start Blade with --store nats://… ` +
+      `and run \`blade worker\` on the machines that take the jobs (docs/guides/remote.md), or start the ` +
+      `agent with isolation: none.`;
+  }
+  if (!parent.trusted) {
+    return `Cannot run ${type} remotely: the workspace ${parent.workspaceRoot} is not trusted, and taking ` +
+      `the snapshot of its tree writes to its repository. Run \`blade trust\` there (or pass ` +
+      `--trust-workspace), or start the agent with isolation: none.`;
+  }
+  return undefined;
 }
 
 function depthRefusal(parent: LaunchParent): string | undefined {
@@ -261,7 +295,8 @@ export function planLaunch(input: TaskRequest, context: LaunchContext): LaunchPl
     description: input.description,
     prompt: input.prompt,
     messages: [],
-    background: input.run_in_background === true || definition.background,
+    // A remote child always runs in the background: its parent hears of it by its notice.
+    background: isolation === "remote" || input.run_in_background === true || definition.background,
     lineage: { rootAgentId: id, resumeDepth: 0 },
     configSnapshot: config,
     workspaceRoot: parent.workspaceRoot,
@@ -300,6 +335,10 @@ function planResumedLaunch(
   const deep = depthRefusal(parent) ?? turnsRefusal(parent);
   if (deep !== undefined) return refuse(deep);
   const plan = decision.plan;
+  if (plan.isolation === "remote") {
+    const refused = remoteRefusal(plan.subagentType, parent);
+    if (refused !== undefined) return refuse(refused.replace("Cannot run", `Cannot resume "${from}" as`));
+  }
   if (plan.isolation === "worktree" && !parent.trusted) {
     return refuse(
       `Cannot resume "${from}" in its git worktree: the workspace ${parent.workspaceRoot} is not trusted. ` +
@@ -370,7 +409,8 @@ export function warmSpec(
   const definition = registry.get(type);
   if (definition === undefined || parent.depth + 1 > parent.maxDepth) return undefined;
   const isolation = call.isolation ?? definition.isolation;
-  if (isolation === "worktree") return undefined;
+  // A worktree's grant names the worktree (made at launch); a remote child runs elsewhere.
+  if (isolation === "worktree" || isolation === "remote") return undefined;
   return {
     id: "warm",
     subagentType: type,

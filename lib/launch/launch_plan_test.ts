@@ -87,6 +87,18 @@ const refusals: [string, Partial<TaskRequest>, Partial<LaunchParent>, RegExp][] 
   ],
   ["worktree by definition, untrusted", { subagent_type: "isolated" }, { trusted: false }, /not trusted/],
   [
+    "remote without a shared store",
+    { isolation: "remote" },
+    {},
+    /^Cannot run worker remotely: this run has no shared store\. Start Blade with --store nats:/,
+  ],
+  [
+    "remote, untrusted",
+    { isolation: "remote" },
+    { remote: true, trusted: false },
+    /^Cannot run worker remotely: the workspace \/work\/sub is not trusted/,
+  ],
+  [
     "a model outside availableModels",
     { model: "fast" },
     { availableModels: ["haiku"] },
@@ -458,4 +470,33 @@ Deno.test("cappedTurns: an agent's maxTurns never exceeds what its parent has le
     [3, 7, 3],
   ];
   for (const [own, left, expected] of table) assert.equal(cappedTurns(own, left), expected, `${own} ${left}`);
+});
+
+Deno.test("planLaunch: a remote child always runs in the background; --remote-children sends background children of agents without an isolation", () => {
+  const remote = { ...parent, remote: true };
+  const asked = planLaunch(request({ isolation: "remote" }), { registry, parent: remote, now: NOW });
+  assert.ok(asked.ok);
+  assert.equal(asked.record.isolation, "remote");
+  assert.equal(asked.record.background, true);
+  const all = { ...remote, remoteChildren: true };
+  const bg = planLaunch(request({ run_in_background: true }), { registry, parent: all, now: NOW });
+  assert.ok(bg.ok && bg.record.isolation === "remote");
+  // A foreground child, and an agent with an isolation of its own, stay as they are.
+  const fg = planLaunch(request({}), { registry, parent: all, now: NOW });
+  assert.ok(fg.ok && fg.record.isolation === "none" && !fg.record.background);
+  const own = planLaunch(request({ subagent_type: "isolated", run_in_background: true }), {
+    registry,
+    parent: all,
+    now: NOW,
+  });
+  assert.ok(own.ok && own.record.isolation === "worktree");
+  // The call's own isolation wins over --remote-children.
+  const none = planLaunch(request({ run_in_background: true, isolation: "none" }), {
+    registry,
+    parent: all,
+    now: NOW,
+  });
+  assert.ok(none.ok && none.record.isolation === "none");
+  // No Worker is warmed for a child that runs elsewhere.
+  assert.equal(warmSpec({ subagentType: "worker", isolation: "remote" }, registry, remote), undefined);
 });

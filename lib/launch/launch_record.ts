@@ -34,7 +34,7 @@ export function resumedRecord(
     description: input.description,
     prompt: input.prompt,
     messages: plan.messages,
-    background: input.run_in_background === true,
+    background: input.run_in_background === true || plan.isolation === "remote",
     lineage: plan.lineage,
     configSnapshot: plan.config,
     workspaceRoot: plan.workspaceRoot,

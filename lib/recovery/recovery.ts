@@ -10,13 +10,13 @@
 
 import type { Ports } from "../sys/mod.ts";
 import type { StorageLayout } from "../config/storage.ts";
-import type { SidecarStore } from "../store/store.ts";
+import type { SidecarOwner, SidecarStore } from "../store/store.ts";
 import type { SidecarRecord, WorktreeLease } from "../store/schema.ts";
 import { type WorktreeView, worktreeView } from "../worktree/view.ts";
 import { settleWorktree, worktreeDeps } from "../run/isolation.ts";
 import { readTranscriptAndEnd, TranscriptWriter } from "../session/transcript.ts";
 import { underSessionGuard } from "../session/lease.ts";
-import { Inbox } from "../session/inbox.ts";
+import { Inbox, type SessionInbox } from "../session/inbox.ts";
 import { describeError } from "../errors.ts";
 import { buildCompletionNotice } from "../run/notice.ts";
 import { GROUP_COMMIT_SIZE } from "../store/group_commit.ts";
@@ -34,6 +34,8 @@ export interface RecoveryDeps {
   store: SidecarStore;
   layout: StorageLayout;
   redact?: (text: string) => string;
+  /** Where sessions' inboxes are kept (the shared store's); default: files of `layout`. */
+  inboxes?: (owner: SidecarOwner) => SessionInbox;
 }
 
 /** One recovered orphan: how it ended, and the leftover Bash process groups of it that were killed. */
@@ -366,7 +368,7 @@ export async function queueCompletionNotice(deps: RecoveryDeps, record: SidecarR
   const source = record.resumedFrom === undefined ? undefined : await loadRecord(store, record.resumedFrom);
   const notice = buildCompletionNotice({ child: record, owner, ...(source === undefined ? {} : { source }) });
   if (!notice.ok) return false;
-  const inbox = new Inbox({
+  const inbox = deps.inboxes?.(owner) ?? new Inbox({
     fs: ports.fs,
     clock: ports.clock,
     path: layout.inboxPath(owner.parentProjectPath, owner.parentSessionId),

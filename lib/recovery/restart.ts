@@ -6,8 +6,7 @@
 // meanwhile reach the session through its inbox (recovery queues their notices; background.ts
 // delivers them once).
 
-import type { TranscriptWriter } from "../session/transcript.ts";
-import { readTranscript } from "../session/transcript.ts";
+import type { TranscriptLog } from "../session/transcript.ts";
 import type { SidecarRecord } from "../store/schema.ts";
 import { messageEvents } from "../session/events.ts";
 import { adoptionEvents, orphanCalls, planAdoption } from "./adoption.ts";
@@ -33,7 +32,7 @@ export interface RestartResult {
 
 export async function recoverSession(
   deps: RecoveryDeps,
-  session: { sessionId: string; projectPath: string; transcript: TranscriptWriter },
+  session: { sessionId: string; projectPath: string; transcript: TranscriptLog },
 ): Promise<RestartResult> {
   const { store, ports } = deps;
   // Only the records that may be running are read (the store's running index), not every record kept:
@@ -47,7 +46,7 @@ export async function recoverSession(
   const report = await reconcile(deps, (r) => tree.has(r.id), { listing });
   // Problems of unrelated records belong to `blade tasks recover`, not to this session.
   report.problems = report.problems.filter((p) => tree.has(p.id));
-  const read = await readTranscript(ports.fs, session.transcript.path);
+  const read = await session.transcript.read();
   // A background child that ended while its parent was down (or after the parent was killed but
   // before the notice was queued) is queued now, unless the transcript already holds its receipt.
   // Every child of this session is named in its transcript (the Task call's subtask_ref is written

@@ -130,8 +130,8 @@ function parseEntry(name: string, entry: unknown): AgentDefinition {
     input["maxTurns"] = maxTurns;
   }
   if (isolation !== undefined) {
-    if (isolation !== "none" && isolation !== "worktree") {
-      throw bad('"isolation" must be "none" or "worktree"');
+    if (isolation !== "none" && isolation !== "worktree" && isolation !== "remote") {
+      throw bad('"isolation" must be "none", "worktree" or "remote"');
     }
     input["isolation"] = isolation;
   }

@@ -151,7 +151,7 @@ Deno.test("--agents error texts", () => {
     ],
     [
       withEntry({ ...ok, isolation: "container" }),
-      'Invalid --agents definition for "rev": "isolation" must be "none" or "worktree"',
+      'Invalid --agents definition for "rev": "isolation" must be "none", "worktree" or "remote"',
     ],
   ];
   for (const [json, message] of cases) {

@@ -52,7 +52,8 @@ const FIELD_HINTS: Readonly<Record<string, string>> = {
   permissionMode:
     "Use default, acceptEdits, plan, dontAsk or bypassPermissions (Blade also knows autoEdit, yolo); leave it out to inherit the parent's mode",
   maxTurns: "Use a whole number from 1 to 1000, e.g. `maxTurns: 20`",
-  isolation: "Use `isolation: worktree` to run in a git worktree, or `isolation: none`",
+  isolation:
+    "Use `isolation: worktree` to run in a git worktree, `isolation: remote` to run on a worker, or `isolation: none`",
   background: "Use `background: true` or `background: false`",
   color: "Use a color name, e.g. `color: blue`",
   effort: "Use low, medium, high, xhigh or max; leave it out for the run's effort",

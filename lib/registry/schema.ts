@@ -77,7 +77,8 @@ export const agentDefinitionSchema = z.object({
     )
     .nullable()
     .default(null),
-  isolation: z.enum(["none", "worktree"], { error: 'must be "none" or "worktree"' }).default("none"),
+  isolation: z.enum(["none", "worktree", "remote"], { error: 'must be "none", "worktree" or "remote"' })
+    .default("none"),
   /** How hard the agent's model works (its requests' `output_config.effort`); absent = the run's. */
   effort: z.enum(EFFORTS, { error: `must be one of ${EFFORTS.join(", ")}` }).optional(),
   /** true = always run in the background. */

@@ -19,12 +19,29 @@ import type {
   SidecarOwner,
   SidecarStore,
 } from "../store/store.ts";
-import type { NatsLink, NatsLinkOptions } from "./nats_link.ts";
+import type { InboxEntry, SessionInbox } from "../session/inbox.ts";
+import type {
+  JobQueue,
+  KvBucket,
+  MessageStream,
+  NatsLink,
+  NatsLinkOptions,
+  ObjectBucket,
+  StreamOptions,
+} from "./nats_link.ts";
+import { INBOX_STREAM, INBOX_SUBJECTS, NatsInbox } from "./nats_inbox.ts";
 import type { NatsSidecarStore } from "./nats_sidecar_store.ts";
 import type { NatsStoreUrl } from "./store_url.ts";
 
 /** The KV bucket Blade's records live in. */
 export const SIDECAR_BUCKET = "blade_sidecars";
+/** Remote children's jobs: a work queue (docs/guides/remote.md). */
+export const JOB_QUEUE = "blade_jobs";
+export const JOB_SUBJECT = "blade.jobs";
+/** Snapshots and result branches of remote children, as git bundles. */
+export const BUNDLE_STORE = "blade_bundles";
+/** How long a taken job may go without a sign of life (its worker's) before it is delivered again. */
+export const JOB_ACK_WAIT_MS = 60_000;
 
 export interface LazyNatsStoreOptions {
   fs: Fs;
@@ -57,6 +74,8 @@ export class LazyNatsStore implements SidecarStore, AsyncDisposable {
   #url: NatsStoreUrl;
   #o: LazyNatsStoreOptions;
   #opened: Promise<{ link: NatsLink; store: NatsSidecarStore }> | undefined;
+  #streams = new Map<string, Promise<MessageStream>>();
+  #opens = new Map<string, Promise<unknown>>();
 
   constructor(url: NatsStoreUrl, options: LazyNatsStoreOptions) {
     this.#url = url;
@@ -100,11 +119,75 @@ export class LazyNatsStore implements SidecarStore, AsyncDisposable {
     }
   }
 
+  /** The connection, opened on first use and shared by everything of this store. */
+  async link(): Promise<NatsLink> {
+    this.#opened ??= this.#open();
+    return (await this.#opened).link;
+  }
+
+  /** How many servers keep a copy of what this store makes (buckets, streams). */
+  get replicas(): number {
+    return replicasOf(this.#url);
+  }
+
+  /** The stream `name`, opened (created when absent) once per store. */
+  stream(name: string, options: Omit<StreamOptions, "replicas">): Promise<MessageStream> {
+    let got = this.#streams.get(name);
+    if (got === undefined) {
+      got = this.link().then((link) => link.stream(name, { ...options, replicas: this.replicas }));
+      got.catch(() => this.#streams.delete(name));
+      this.#streams.set(name, got);
+    }
+    return got;
+  }
+
+  /** `open()` once per store under `key` (a failed open is tried again next time). */
+  #once<T>(key: string, open: (link: NatsLink) => Promise<T>): Promise<T> {
+    let got = this.#opens.get(key) as Promise<T> | undefined;
+    if (got === undefined) {
+      got = this.link().then(open);
+      got.catch(() => this.#opens.delete(key));
+      this.#opens.set(key, got);
+    }
+    return got;
+  }
+
+  /** The KV bucket `name` of this store (leases, workers). */
+  bucket(name: string): Promise<KvBucket> {
+    return this.#once(`bucket:${name}`, (link) => link.bucket(name, { replicas: this.replicas }));
+  }
+
+  /** The remote children's job queue; `ackWaitMs` is used when this call creates it. */
+  jobs(ackWaitMs = JOB_ACK_WAIT_MS): Promise<JobQueue> {
+    return this.#once(
+      "jobs",
+      (link) => link.queue(JOB_QUEUE, { subject: JOB_SUBJECT, replicas: this.replicas, ackWaitMs }),
+    );
+  }
+
+  /** The git bundles of remote children (snapshots, results). */
+  bundles(): Promise<ObjectBucket> {
+    return this.#once("bundles", (link) => link.objects(BUNDLE_STORE, { replicas: this.replicas }));
+  }
+
+  /** The inbox of session `sessionId` in this store (lib/remote/nats_inbox.ts), opened on first use. */
+  inboxOf(sessionId: string): SessionInbox {
+    const inbox = () =>
+      this.stream(INBOX_STREAM, { subjects: INBOX_SUBJECTS }).then((s) => new NatsInbox(s, sessionId));
+    return {
+      enqueue: async (entry: InboxEntry) => await (await inbox()).enqueue(entry),
+      pending: async () => await (await inbox()).pending(),
+      remove: async (ids: readonly string[]) => await (await inbox()).remove(ids),
+    };
+  }
+
   /** Drains the connection when one was opened (a store never used never connected). */
   async close(): Promise<void> {
     const opened = this.#opened;
     this.#opened = undefined;
     if (opened === undefined) return;
+    this.#streams.clear();
+    this.#opens.clear();
     const o = await opened.catch(() => null);
     await o?.link.close();
   }

@@ -9,7 +9,8 @@ import { importNpm } from "../npm_module.ts";
 import type { NatsStoreUrl } from "./store_url.ts";
 // Types only (erased): the client's code is imported on first connect, in connectNats.
 import type { Kvm } from "@nats-io/kv";
-import type { JetStreamClient, JetStreamManager } from "@nats-io/jetstream";
+import type { AckPolicy, JetStreamClient, JetStreamManager, RetentionPolicy } from "@nats-io/jetstream";
+import type { Objm } from "@nats-io/obj";
 
 /** One stored value as the store sees it: its text and the revision a CAS must name. */
 export interface KvEntryView {
@@ -53,8 +54,14 @@ export interface MessageStream {
   }>;
   /** Every message on `subject`, oldest first. */
   read(subject: string): Promise<StreamMessage[]>;
+  /** The last message on `subject`, or null when it has none. */
+  last(subject: string): Promise<StreamMessage | null>;
+  /** The largest message the servers take, in bytes (their max_payload). */
+  readonly maxPayload: number;
   /** Deletes one message; false when it was gone already. */
   remove(seq: number): Promise<boolean>;
+  /** Deletes every message on `subject`. */
+  purge(subject: string): Promise<void>;
 }
 
 /** A compare-and-set lost: someone else wrote the key since it was read. */
@@ -85,14 +92,62 @@ export interface BucketOptions {
   replicas: number;
 }
 
+/** One job taken from a work queue: unacknowledged until `ack`; redelivered if never acknowledged. */
+export interface QueuedJob {
+  text: string;
+  /** 1 on the first delivery, 2 on the first redelivery, … */
+  deliveries: number;
+  /** The job is still being worked on: its acknowledgement wait starts over. */
+  working(): void;
+  /** Done: the servers drop the job (resolves once they confirmed it). */
+  ack(): Promise<void>;
+  /** Not now: delivered again (to any worker) after `delayMs`. */
+  nak(delayMs: number): void;
+}
+
+/** A work queue: each job goes to one taker at a time, again after `ackWaitMs` without an ack. */
+export interface JobQueue {
+  /** Publishes a job; a repeat of `msgId` within the duplicate window is dropped by the servers. */
+  publish(text: string, msgId: string): Promise<{ duplicate: boolean }>;
+  /** The next job, or null when none came within `waitMs`. */
+  next(waitMs: number): Promise<QueuedJob | null>;
+  /** Jobs waiting or taken and not acknowledged yet. */
+  pending(): Promise<number>;
+}
+
+export interface QueueOptions {
+  subject: string;
+  replicas: number;
+  /**
+   * How long a taken job may go without `working()` or `ack()` before it is delivered again; set when
+   * the first taker of the queue (on any machine) makes its consumer.
+   */
+  ackWaitMs: number;
+}
+
+/** Named blobs (git bundles): put whole, read whole. */
+export interface ObjectBucket {
+  put(name: string, bytes: Uint8Array): Promise<void>;
+  /** The blob, or null when there is none. */
+  get(name: string): Promise<Uint8Array | null>;
+  remove(name: string): Promise<void>;
+}
+
 /** A live connection to a NATS server or cluster. */
 export interface NatsLink extends AsyncDisposable {
   /** Opens the bucket, creating it with `options` when it does not exist yet. */
   bucket(name: string, options: BucketOptions): Promise<KvBucket>;
   /** Opens the stream, creating it with `options` when it does not exist yet. */
   stream(name: string, options: StreamOptions): Promise<MessageStream>;
+  /** Opens the work queue `name` (a stream and one durable consumer every taker shares). */
+  queue(name: string, options: QueueOptions): Promise<JobQueue>;
+  /** Opens the object store `name`, creating it when absent. */
+  objects(name: string, options: BucketOptions): Promise<ObjectBucket>;
   close(): Promise<void>;
 }
+
+/** nats-server's default max_payload (1 MiB), when the server did not say. */
+const DEFAULT_MAX_PAYLOAD = 1024 * 1024;
 
 /** JetStream's "wrong last sequence" API error: the CAS lost. */
 const WRONG_LAST_SEQUENCE = 10071;
@@ -131,16 +186,21 @@ async function retried<T>(call: () => Promise<T>): Promise<T> {
 
 /** Connects to the servers of `url`; BladeError `store_unavailable` when none answers. */
 export async function connectNats(url: NatsStoreUrl, options: NatsLinkOptions = {}): Promise<NatsLink> {
-  const [{ connect, credsAuthenticator, nkeyAuthenticator }, { Kvm }, { jetstream, jetstreamManager }] =
-    await Promise.all([
-      importNpm("@nats-io/transport-node", () => import("@nats-io/transport-node"), {
-        exports: ["connect", "credsAuthenticator", "nkeyAuthenticator"],
-      }),
-      importNpm("@nats-io/kv", () => import("@nats-io/kv"), { exports: ["Kvm"] }),
-      importNpm("@nats-io/jetstream", () => import("@nats-io/jetstream"), {
-        exports: ["jetstream", "jetstreamManager"],
-      }),
-    ]);
+  const [
+    { connect, credsAuthenticator, nkeyAuthenticator },
+    { Kvm },
+    { jetstream, jetstreamManager, AckPolicy, RetentionPolicy },
+    { Objm },
+  ] = await Promise.all([
+    importNpm("@nats-io/transport-node", () => import("@nats-io/transport-node"), {
+      exports: ["connect", "credsAuthenticator", "nkeyAuthenticator"],
+    }),
+    importNpm("@nats-io/kv", () => import("@nats-io/kv"), { exports: ["Kvm"] }),
+    importNpm("@nats-io/jetstream", () => import("@nats-io/jetstream"), {
+      exports: ["jetstream", "jetstreamManager", "AckPolicy", "RetentionPolicy"],
+    }),
+    importNpm("@nats-io/obj", () => import("@nats-io/obj"), { exports: ["Objm"] }),
+  ]);
   const encoder = new TextEncoder();
   const authenticator = options.credsText !== undefined
     ? credsAuthenticator(encoder.encode(options.credsText))
@@ -172,7 +232,23 @@ export async function connectNats(url: NatsStoreUrl, options: NatsLinkOptions = 
   return {
     bucket: (name, bucketOptions) => openBucket(kvm, name, bucketOptions),
     stream: (name, streamOptions) =>
-      openStream({ js: jetstream(nc), jsm: jetstreamManager(nc) }, name, streamOptions),
+      openStream(
+        { js: jetstream(nc), jsm: jetstreamManager(nc), maxPayload: nc.info?.max_payload },
+        name,
+        streamOptions,
+      ),
+    queue: (name, queueOptions) =>
+      openQueue(
+        {
+          js: jetstream(nc),
+          jsm: jetstreamManager(nc),
+          ack: AckPolicy.Explicit,
+          work: RetentionPolicy.Workqueue,
+        },
+        name,
+        queueOptions,
+      ),
+    objects: (name, bucketOptions) => openObjects(new Objm(nc), name, bucketOptions),
     close,
     [Symbol.asyncDispose]: close,
   };
@@ -215,9 +291,92 @@ async function openBucket(kvm: Kvm, name: string, bucketOptions: BucketOptions):
   };
 }
 
+/** The durable consumer every worker shares: each job goes to one of them at a time. */
+const QUEUE_CONSUMER = "blade_workers";
+
+/** The work queue `name`: a work-queue stream on `options.subject` and its one shared durable consumer. */
+async function openQueue(
+  client: {
+    js: JetStreamClient;
+    jsm: Promise<JetStreamManager>;
+    ack: typeof AckPolicy.Explicit;
+    work: typeof RetentionPolicy.Workqueue;
+  },
+  name: string,
+  options: QueueOptions,
+): Promise<JobQueue> {
+  const { js } = client;
+  const jsm = await client.jsm;
+  try {
+    await jsm.streams.info(name);
+  } catch {
+    await jsm.streams.add({
+      name,
+      subjects: [options.subject],
+      retention: client.work,
+      num_replicas: options.replicas,
+    });
+  }
+  // The consumer is made by the first taker (a publisher never needs it): its ack wait is that taker's.
+  let consumer: ReturnType<typeof js.consumers.get> | undefined;
+  const taking = () =>
+    consumer ??= (async () => {
+      try {
+        await jsm.consumers.info(name, QUEUE_CONSUMER);
+      } catch {
+        await jsm.consumers.add(name, {
+          durable_name: QUEUE_CONSUMER,
+          ack_policy: client.ack,
+          ack_wait: options.ackWaitMs * 1_000_000,
+          max_deliver: -1,
+          num_replicas: options.replicas,
+        });
+      }
+      return await js.consumers.get(name, QUEUE_CONSUMER);
+    })();
+  const decoder = new TextDecoder();
+  return {
+    async publish(text, msgId) {
+      const ack = await retried(() => js.publish(options.subject, text, { msgID: msgId }));
+      return { duplicate: ack.duplicate };
+    },
+    async next(waitMs) {
+      const m = await (await taking()).next({ expires: Math.max(waitMs, 1000) });
+      if (m === null) return null;
+      return {
+        text: decoder.decode(m.data),
+        deliveries: m.info.deliveryCount,
+        working: () => m.working(),
+        ack: async () => void await m.ackAck(),
+        nak: (delayMs) => m.nak(delayMs),
+      };
+    },
+    pending: async () => {
+      const info = await jsm.streams.info(name);
+      return info.state.messages;
+    },
+  };
+}
+
+/** The object store `name`, created when absent. */
+async function openObjects(objm: Objm, name: string, options: BucketOptions): Promise<ObjectBucket> {
+  const store = await objm.create(name, { replicas: options.replicas });
+  return {
+    async put(key, bytes) {
+      await store.putBlob({ name: key }, bytes);
+    },
+    get: (key) => retried(() => store.getBlob(key)),
+    async remove(key) {
+      await store.delete(key).catch((e) => {
+        if (!/not found/i.test((e as Error).message)) throw e;
+      });
+    },
+  };
+}
+
 /** The stream view of stream `name`, created with `options` when absent. */
 async function openStream(
-  client: { js: JetStreamClient; jsm: Promise<JetStreamManager> },
+  client: { js: JetStreamClient; jsm: Promise<JetStreamManager>; maxPayload: number | undefined },
   name: string,
   streamOptions: StreamOptions,
 ): Promise<MessageStream> {
@@ -249,6 +408,12 @@ async function openStream(
         throw error;
       }
     },
+    maxPayload: client.maxPayload ?? DEFAULT_MAX_PAYLOAD,
+    last: (subject) =>
+      retried(async () => {
+        const m = await jsm.streams.getMessage(name, { last_by_subj: subject });
+        return m === null ? null : { seq: m.seq, subject: m.subject, text: decoder.decode(m.data) };
+      }),
     read: (subject) =>
       retried(async () => {
         const out: StreamMessage[] = [];
@@ -261,6 +426,7 @@ async function openStream(
           seq = m.seq + 1;
         }
       }),
+    purge: (subject) => retried(async () => void await jsm.streams.purge(name, { filter: subject })),
     remove: (seq) =>
       retried(() =>
         jsm.streams.deleteMessage(name, seq).catch((e) => {

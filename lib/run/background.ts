@@ -54,14 +54,32 @@ export class BackgroundRuns {
   #calls = new Map<string, BackgroundCall>();
   #waiters = new Map<string, Set<() => void>>();
   #changed = new Set<string>();
+  /** Inbox ids delivered to a session of this process (a remote child's wait ends on them too). */
+  #delivered = new Set<string>();
+  #inboxes: ((owner: SidecarOwner) => SessionInbox) | undefined;
 
-  constructor(deps: { ports: Ports; store: SidecarStore; layout: StorageLayout }) {
+  /** `inboxes`: where sessions' inboxes are kept (the shared store's); default: files of `layout`. */
+  constructor(
+    deps: {
+      ports: Ports;
+      store: SidecarStore;
+      layout: StorageLayout;
+      inboxes?: (owner: SidecarOwner) => SessionInbox;
+    },
+  ) {
     this.#ports = deps.ports;
     this.#store = deps.store;
     this.#layout = deps.layout;
+    this.#inboxes = deps.inboxes;
+  }
+
+  /** Whether a session of this process was handed the inbox entry `inboxId`. */
+  delivered(inboxId: string): boolean {
+    return this.#delivered.has(inboxId);
   }
 
   inboxFor(owner: SidecarOwner): SessionInbox {
+    if (this.#inboxes !== undefined) return this.#inboxes(owner);
     return new Inbox({
       fs: this.#ports.fs,
       clock: this.#ports.clock,
@@ -225,6 +243,7 @@ export class BackgroundRuns {
           if (record.status === "running" || !record.background) continue;
           if (call === undefined && !sameOwner(record, owner)) continue;
           delivered.add(entry.inboxId);
+          this.#delivered.add(entry.inboxId);
           out.push({
             inboxId: entry.inboxId,
             message: { role: "user", content: [{ type: "text", text: entry.text }], hidden: true },

@@ -108,6 +108,18 @@ export async function runChildLeased(
   return { outcome, released };
 }
 
+/**
+ * Runs the child in a slot without taking its session lease: the caller holds it elsewhere (a remote
+ * worker holds the run's lease in the shared store, lib/worker/worker.ts).
+ */
+export function runChildHoldingLease(
+  env: SubagentEnv,
+  spec: ChildSpec,
+  req: ChildRunRequest,
+): Promise<ChildOutcome> {
+  return runInSlot(env, spec, req);
+}
+
 async function runInSlot(env: SubagentEnv, spec: ChildSpec, req: ChildRunRequest): Promise<ChildOutcome> {
   // A child that must wait for a slot says so in its sidecar (`queuedAt`), so listings show QUEUED.
   const unqueue = env.slots.free === 0

@@ -23,6 +23,7 @@ import { minimalCommandEnv } from "../permissions/child_env.ts";
 import type { OwnProcess } from "../launch/launch_record.ts";
 import type { WebAccess } from "../protocol/web.ts";
 import type { RunHooks } from "../hooks/run_hooks.ts";
+import type { RemotePlacement } from "./remote_child.ts";
 
 /** Shared by every session of one root run. */
 import type { ChildContext } from "../executor/child_context.ts";
@@ -71,6 +72,10 @@ export interface SubagentEnv {
   hooks?: RunHooks;
   /** The PID and identity of this process, recorded in each sidecar (read once per runtime). */
   ownProcess: () => Promise<OwnProcess>;
+  /** Where remote children go (a shared store); absent: `isolation: remote` is refused. */
+  remote?: RemotePlacement;
+  /** `--remote-children`: background children go remote unless their agent says otherwise. */
+  remoteChildren?: boolean;
 }
 
 /** TaskOutput / TaskStop's view of the runtime. */
@@ -99,5 +104,7 @@ export function launchParentOf(env: SubagentEnv, parent: ParentInfo): Omit<Launc
     ...(env.commands === undefined ? {} : { commands: env.commands }),
     ...(env.additionalDirs === undefined ? {} : { additionalDirs: env.additionalDirs }),
     ...(env.childContext === undefined ? {} : { context: env.childContext }),
+    remote: env.remote !== undefined,
+    remoteChildren: env.remoteChildren === true,
   };
 }

@@ -19,6 +19,7 @@ import type { SidecarOwner } from "../store/store.ts";
 import { deliverNotice, launchFailed, reportCrash, statusWriteFailed } from "./sidecar_lifecycle.ts";
 import { taskOutputTool, taskStopTool } from "../tools/task_control.ts";
 import { TaskControl } from "./task_control.ts";
+import { runRemoteChild } from "./remote_child.ts";
 import type { LentSlot } from "./semaphore.ts";
 import { backgroundCapableBash } from "./shells.ts";
 import { monitorTool } from "./monitor.ts";
@@ -192,6 +193,7 @@ export class SubagentRuntime implements SubagentLauncher {
       callId: ctx.callId,
       subagent: subagentInfo(record),
     });
+    if (record.isolation === "remote") return this.#startRemote({ record, spec, callId: ctx.callId });
     if (record.background) return this.#startBackground(record, spec, ctx.callId);
     const { outcome, released } = await this.#waiting(() => this.#run(spec, ctx.signal, undefined, lease));
     profileMark("child outcome");
@@ -235,7 +237,35 @@ export class SubagentRuntime implements SubagentLauncher {
     return backgroundStarted(record, spec.capped);
   }
 
-  #completed(callId: string, record: SidecarRecord, outcome: ChildOutcome) {
+  /** A remote child (remote_child.ts): placed on a worker, its end awaited through the shared store. */
+  #startRemote(o: { record: SidecarRecord; spec: ChildSpec; callId: string }): ToolResult {
+    const { record, spec, callId } = o;
+    const env = this.#env;
+    const owner = this.owner;
+    const lifecycle = lifecycleOf(env);
+    const remote = env.remote;
+    if (remote === undefined) throw new Error("a remote launch was planned without a placement");
+    env.background.start({ agentId: record.id, callId, owner }, async (signal) => {
+      try {
+        const done = await runRemoteChild({ ...lifecycle, remote }, { record, spec, owner, signal });
+        this.#completed(callId, done, {
+          success: done.result.success,
+          message: done.result.message,
+          ...(done.result.error === undefined ? {} : { error: done.result.error }),
+          cancelled: done.status === "cancelled",
+        });
+      } catch (e) {
+        await reportCrash(lifecycle, { record, owner, cause: e });
+      }
+    });
+    return backgroundStarted(record, spec.capped);
+  }
+
+  #completed(
+    callId: string,
+    record: SidecarRecord,
+    outcome: Pick<ChildOutcome, "success" | "message" | "error" | "cancelled">,
+  ) {
     const end = completion(record, outcome);
     this.#env.emit(subagentCompleted(this.#parent.sessionId, callId, record, end));
     return end;

@@ -15,7 +15,7 @@ import { Heartbeat } from "../store/heartbeat.ts";
 import { coreTools } from "../tools/registry.ts";
 import { rulesOf, type RuleTexts, sessionToolNames } from "../permissions/run_rules.ts";
 import type { RecoveryOutcome, SessionRecovery, SessionSubagents } from "../executor/session_ports.ts";
-import type { TranscriptWriter } from "../session/transcript.ts";
+import type { TranscriptLog } from "../session/transcript.ts";
 import { ownIdentity } from "../session/lease.ts";
 import type { ParentInfo, RegistryView } from "../launch/launch_plan.ts";
 import type { OwnProcess } from "../launch/launch_record.ts";
@@ -30,6 +30,9 @@ import { recoverSession } from "../recovery/restart.ts";
 import { tolerantTrim } from "../run/sidecar_lifecycle.ts";
 import type { WebAccess } from "../protocol/web.ts";
 import type { RunHooks } from "../hooks/run_hooks.ts";
+import type { SidecarOwner } from "../store/store.ts";
+import type { SessionInbox } from "../session/inbox.ts";
+import type { RemotePlacement } from "../run/remote_child.ts";
 
 import type { ChildContext } from "../executor/child_context.ts";
 export interface RuntimeDeps {
@@ -78,6 +81,10 @@ export interface RuntimeDeps {
   web?: WebAccess | undefined;
   /** The run's hooks for its children (docs/guides/hooks.md); absent: none configured. */
   hooks?: RunHooks | undefined;
+  /** The shared store's side (docs/guides/remote.md): where remote children go, sessions' inboxes. */
+  shared?: { remote: RemotePlacement; inboxes: (owner: SidecarOwner) => SessionInbox };
+  /** `--remote-children`: background children go to workers unless their agent says otherwise. */
+  remoteChildren?: boolean;
 }
 
 /** What the runtime built for one top-level session (the interactive session reads and steers it). */
@@ -116,7 +123,12 @@ export class Runtime implements AsyncDisposable {
     const { ports, layout, store } = deps;
     this.store = store;
     this.slots = new Semaphore(deps.config.maxConcurrentSubagents);
-    this.background = new BackgroundRuns({ ports, store, layout });
+    this.background = new BackgroundRuns({
+      ports,
+      store,
+      layout,
+      ...(deps.shared === undefined ? {} : { inboxes: deps.shared.inboxes }),
+    });
     this.heartbeat = new Heartbeat(store, { clock: ports.clock });
     this.shells = new ShellTasks(ports);
     this.#ownProcess = ownProcessOf(ports);
@@ -169,6 +181,8 @@ export class Runtime implements AsyncDisposable {
       mcp: this.#mcp = d.mcp(),
       web: d.web,
       ...(d.hooks === undefined ? {} : { hooks: d.hooks }),
+      ...(d.shared === undefined ? {} : { remote: d.shared.remote }),
+      ...(d.remoteChildren === true ? { remoteChildren: true } : {}),
     };
   }
 
@@ -212,10 +226,16 @@ export class Runtime implements AsyncDisposable {
   /** Crash recovery of a continued top-level session of this folder (lib/recovery/restart.ts). */
   readonly recovery: SessionRecovery = { recover: (session) => this.#recover(session) };
 
-  async #recover(session: { sessionId: string; transcript: TranscriptWriter }): Promise<RecoveryOutcome> {
+  async #recover(session: { sessionId: string; transcript: TranscriptLog }): Promise<RecoveryOutcome> {
     const d = this.#deps;
     const r = await recoverSession(
-      { ports: d.ports, store: this.store, layout: d.layout, redact: d.redact },
+      {
+        ports: d.ports,
+        store: this.store,
+        layout: d.layout,
+        redact: d.redact,
+        ...(d.shared === undefined ? {} : { inboxes: d.shared.inboxes }),
+      },
       { sessionId: session.sessionId, projectPath: d.workspace, transcript: session.transcript },
     );
     return {

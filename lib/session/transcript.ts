@@ -2,6 +2,8 @@
 // monotonic `seq`, appended in batches under an exclusive per-file lock with fsync. Also the
 // tolerant reader: a torn last line is reported, a bad line in the middle is reported, nothing is
 // silently dropped. Does not know what the events mean (see session/history.ts).
+// `TranscriptLog` is the port a session's transcript is written and read through; `TranscriptWriter`
+// is the file one, lib/remote/nats_transcript.ts the NATS store's (a stream, one subject per session).
 
 import { BladeError } from "../errors.ts";
 import { dirname } from "../path.ts";
@@ -151,7 +153,7 @@ export async function readTranscriptAndEnd(
 }
 
 /** The seq of the last line that has one (a torn or bad line is skipped), read from the end. */
-function lastSeqIn(text: string): number | undefined {
+export function lastSeqIn(text: string): number | undefined {
   let stop = text.length;
   while (stop > 0) {
     const start = text.lastIndexOf("\n", stop - 1) + 1;
@@ -164,6 +166,28 @@ function lastSeqIn(text: string): number | undefined {
     } catch { /* torn or bad line: look further back */ }
   }
   return undefined;
+}
+
+/** How one batch is appended (TranscriptLog.append). */
+export interface TranscriptAppendOptions {
+  /** false: not made durable before it resolves (nothing depends on it surviving a power loss). */
+  sync?: boolean;
+  /** Called once the batch was handed on, before it is durable (a hint for scheduling only). */
+  onWritten?: () => void;
+}
+
+/**
+ * A session's transcript, wherever it is kept: batches appended whole and in order, each event given
+ * the next `seq` after every line already there (whoever wrote it), never doubled or reordered.
+ */
+export interface TranscriptLog {
+  readonly sessionId: string;
+  readonly projectPath: string;
+  /** The last seq this log wrote or saw. */
+  readonly lastSeq: number;
+  append(events: NewTranscriptEvent[], options?: TranscriptAppendOptions): Promise<TranscriptEvent[]>;
+  /** The transcript as kept now (tolerantly parsed); null when there is none. */
+  read(): Promise<TranscriptRead | null>;
 }
 
 export interface TranscriptWriterOptions {
@@ -197,7 +221,7 @@ export interface TranscriptWriterOptions {
  * Appends events to one transcript. Safe across processes: each batch takes the file lock, learns
  * the current last `seq` from bytes appended by others since it last looked, and writes whole lines.
  */
-export class TranscriptWriter {
+export class TranscriptWriter implements TranscriptLog {
   readonly path: string;
   readonly sessionId: string;
   readonly projectPath: string;
@@ -233,6 +257,10 @@ export class TranscriptWriter {
     return this.#lastSeq;
   }
 
+  read(): Promise<TranscriptRead | null> {
+    return readTranscript(this.#o.fs, this.path);
+  }
+
   /**
    * Append a batch atomically with respect to other writers; resolves after fsync. `sync: false`
    * skips the fsync, for a batch that nothing depends on surviving a power loss (whole lines are
@@ -240,10 +268,7 @@ export class TranscriptWriter {
    * once the batch's bytes have been handed to the file system, its fsyncs still running (a hint for
    * scheduling only: nothing is durable then).
    */
-  append(
-    events: NewTranscriptEvent[],
-    options: { sync?: boolean; onWritten?: () => void } = {},
-  ): Promise<TranscriptEvent[]> {
+  append(events: NewTranscriptEvent[], options: TranscriptAppendOptions = {}): Promise<TranscriptEvent[]> {
     const run = this.#queue.then(() => this.#appendNow(events, options.sync !== false, options.onWritten));
     this.#queue = run.catch(() => {});
     return run;

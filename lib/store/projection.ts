@@ -36,6 +36,8 @@ export interface PublicSidecar {
   isolation: SidecarRecord["isolation"];
   /** The worktree's branch and base commit; never its path or repository root. */
   worktree?: { branch: string; baseCommit: string };
+  /** A remote child's worker and result branch (`blade tasks output <id> --fetch` brings it here). */
+  remote?: { worker?: string; branch?: string; commits?: number; baseCommit: string };
 }
 
 export function publicProjection(record: SidecarRecord): PublicSidecar {
@@ -75,6 +77,15 @@ export function publicProjection(record: SidecarRecord): PublicSidecar {
   if (record.resumedFrom !== undefined) out.resumedFrom = record.resumedFrom;
   if (record.worktree !== undefined) {
     out.worktree = { branch: record.worktree.branch, baseCommit: record.worktree.baseCommit };
+  }
+  const remote = record.remote;
+  if (remote !== undefined) {
+    out.remote = {
+      baseCommit: remote.baseCommit,
+      ...(remote.worker === undefined ? {} : { worker: remote.worker }),
+      ...(remote.branch === undefined ? {} : { branch: remote.branch }),
+      ...(remote.commits === undefined ? {} : { commits: remote.commits }),
+    };
   }
   return out;
 }

@@ -30,7 +30,7 @@ export const SIDECAR_SCHEMA_VERSION = 2;
 export const SIDECAR_STATUSES = ["running", "completed", "failed", "cancelled"] as const;
 export type SidecarStatus = (typeof SIDECAR_STATUSES)[number];
 export type TerminalStatus = Exclude<SidecarStatus, "running">;
-export type Isolation = "none" | "worktree";
+export type Isolation = "none" | "worktree" | "remote";
 
 /**
  * A process group a child's Bash started, recorded before the command runs: recovery kills the group
@@ -128,6 +128,29 @@ export type WorktreeLease = {
   keptBecause?: string;
 };
 
+/**
+ * A remote child's placement: the snapshot of its parent's tree it started from, the worker that runs
+ * it, and the result branch it left in the object store (docs/guides/remote.md). Commits are full ids.
+ */
+export type RemoteRun = {
+  /** The parent's HEAD when the snapshot was taken (the result bundle's prerequisite). */
+  baseCommit: string;
+  /** A commit on top of baseCommit holding the parent's uncommitted changes (or baseCommit itself). */
+  snapshotCommit: string;
+  /** The parent's folder inside its repository ("" at the root). */
+  subdir: string;
+  /** The worker that runs (or ran) it: `<hostname>/<pid>`. */
+  worker?: string;
+  /** The branch the child's work is on, `blade/<agentId>`, once the worker uploaded it. */
+  branch?: string;
+  /** That branch's commit (the base commit itself when the child left nothing: no bundle then). */
+  head?: string;
+  /** Commits on that branch after the snapshot. */
+  commits?: number;
+  /** How many times a worker started it (a run redelivered after its worker died starts again once). */
+  attempts?: number;
+};
+
 export type RestartRecovery = {
   outcome: "completed" | "interrupted" | "failed";
   recoveredAt: number;
@@ -173,6 +196,8 @@ export type SidecarRecord = {
   workspaceRoot: string;
   isolation: Isolation;
   worktree?: WorktreeLease;
+  /** Where a remote child (isolation "remote") ran and what it left (docs/guides/remote.md). */
+  remote?: RemoteRun;
 };
 
 const sessionId = string({
@@ -186,7 +211,7 @@ const count = number({ int: true, min: 0 });
 const nonEmpty = string({ min: 1 });
 const text = string();
 const texts = array(text);
-const isolation = oneOf(["none", "worktree"]);
+const isolation = oneOf(["none", "worktree", "remote"]);
 
 const messageCheck = object({
   role: oneOf(["user", "assistant"]),
@@ -255,6 +280,18 @@ const worktreeCheck = object({
   keptBecause: optional(text),
 });
 
+const commitId = string({ pattern: /^[0-9a-f]{40,64}$/, message: "not a commit id" });
+const remoteCheck = object({
+  baseCommit: commitId,
+  snapshotCommit: commitId,
+  subdir: text,
+  worker: optional(nonEmpty),
+  branch: optional(nonEmpty),
+  head: optional(commitId),
+  commits: optional(count),
+  attempts: optional(count),
+});
+
 const recordCheck: Check = object({
   schemaVersion: oneOf([SIDECAR_SCHEMA_VERSION]),
   id: sessionId,
@@ -287,6 +324,7 @@ const recordCheck: Check = object({
   workspaceRoot: nonEmpty,
   isolation,
   worktree: optional(worktreeCheck),
+  remote: optional(remoteCheck),
 }, {
   // Lineage (docs/reference/task-tool.md): fresh = root is self at depth 0; resumed = a different source at depth ≥ 1.
   refine: (r, add) => {

@@ -82,6 +82,8 @@ export interface Fs {
   readUpTo(path: string, options: { maxBytes: number; into?: Uint8Array }): Promise<Uint8Array | null>;
   /** Plain write (not atomic); creates the file with `mode` when given. */
   writeText(path: string, text: string, options?: { mode?: number }): Promise<void>;
+  /** Writes bytes (a git bundle) whatever was there; not fsynced. */
+  writeBytes(path: string, bytes: Uint8Array, options?: { mode?: number }): Promise<void>;
   /** temp file in the same folder → write all bytes → fsync → rename → fsync the folder. */
   writeAtomic(path: string, text: string, options?: WriteAtomicOptions): Promise<void>;
   /**
@@ -281,6 +283,7 @@ export function realFs(): Fs {
     readRegularFile: (p, o) => at(p, () => readRegularFile(p, o.maxBytes)),
     writeText: (p, t, o) =>
       at(p, () => Deno.writeTextFile(p, t, o?.mode === undefined ? {} : { mode: o.mode })),
+    writeBytes: (p, b, o) => at(p, () => Deno.writeFile(p, b, o?.mode === undefined ? {} : { mode: o.mode })),
     writeAtomic: (p, t, o) => at(p, () => writeAtomic(p, t, o)),
     stageAtomic: (p, t, o) => at(p, () => stageAtomic(p, t, o)),
     syncDir: (p) => at(p, () => fsyncDir(p)),

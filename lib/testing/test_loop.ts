@@ -5,13 +5,13 @@
 import type { Ports } from "../sys/mod.ts";
 import type { Provider } from "../protocol/provider.ts";
 import type { RuntimeEvent } from "../protocol/events.ts";
-import type { TranscriptWriter } from "../session/transcript.ts";
+import type { TranscriptLog } from "../session/transcript.ts";
 import { coreTools } from "../tools/registry.ts";
 import { NO_RULES } from "../protocol/tool_rule.ts";
 import { AgentLoop, type LoopOptions } from "../executor/loop.ts";
 
 export function testLoop(
-  w: { ports: Ports; provider: Provider; transcript: TranscriptWriter; dir: string; events: RuntimeEvent[] },
+  w: { ports: Ports; provider: Provider; transcript: TranscriptLog; dir: string; events: RuntimeEvent[] },
   extra: Partial<LoopOptions> = {},
 ): AgentLoop {
   return new AgentLoop({

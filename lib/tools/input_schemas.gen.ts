@@ -272,9 +272,10 @@ export const INPUT_SCHEMAS: Readonly<Record<string, Record<string, unknown>>> = 
         "type": "boolean",
       },
       "isolation": {
-        "description": "worktree: the agent works in its own git worktree (changes are kept on a branch).",
+        "description":
+          "worktree: the agent works in its own git worktree (changes are kept on a branch). remote: the agent runs in the background on a worker machine (needs a shared store).",
         "type": "string",
-        "enum": ["none", "worktree"],
+        "enum": ["none", "worktree", "remote"],
       },
       "model": {
         "description":

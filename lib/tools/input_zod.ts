@@ -148,8 +148,9 @@ export const agentInput = z.object({
   run_in_background: z.boolean().optional().describe(
     "Run in the background: returns at once; a completion notice arrives later. Do not poll.",
   ),
-  isolation: z.enum(["none", "worktree"]).optional().describe(
-    "worktree: the agent works in its own git worktree (changes are kept on a branch).",
+  isolation: z.enum(["none", "worktree", "remote"]).optional().describe(
+    "worktree: the agent works in its own git worktree (changes are kept on a branch). " +
+      "remote: the agent runs in the background on a worker machine (needs a shared store).",
   ),
   model: z.string().min(1).optional().describe(
     'The model the agent runs on: "sonnet", "opus", "haiku", a model id, or "inherit" (this session\'s model). ' +

@@ -31,7 +31,7 @@ export interface SubagentLauncher {
 export interface WarmCall {
   subagentType: string;
   /** The call's own isolation (else its agent's). */
-  isolation?: "none" | "worktree";
+  isolation?: "none" | "worktree" | "remote";
 }
 
 const DESCRIPTION = `Launch a subagent to handle a self-contained task on its own.
@@ -61,9 +61,10 @@ export function taskTool(launcher: SubagentLauncher): AnyTool {
       // schema): a later `isolation` or `resume_from` makes this Worker one the launch does not use,
       // which ends when idle; the launch always derives its own grant.
       if (typeof input.subagent_type !== "string" || "resume_from" in input || "resume" in input) return;
-      const isolation = input.isolation === "none" || input.isolation === "worktree"
-        ? input.isolation
-        : undefined;
+      const isolation =
+        input.isolation === "none" || input.isolation === "worktree" || input.isolation === "remote"
+          ? input.isolation
+          : undefined;
       launcher.warm?.({
         subagentType: input.subagent_type,
         ...(isolation === undefined ? {} : { isolation }),

@@ -18,8 +18,11 @@ export interface GitResult {
 }
 
 export interface Git {
-  /** `git -C <cwd> <args>`; never throws: a git that cannot start is a failed result. */
-  run(cwd: string, args: readonly string[]): Promise<GitResult>;
+  /**
+   * `git -C <cwd> <args>`; never throws: a git that cannot start is a failed result. `env` adds
+   * variables for this call (GIT_INDEX_FILE: a snapshot's own index, never the user's).
+   */
+  run(cwd: string, args: readonly string[], options?: { env?: Record<string, string> }): Promise<GitResult>;
 }
 
 const GIT_TIMEOUT_MS = 60_000;
@@ -160,10 +163,14 @@ export function processGit(process: Process, env: Env): Git {
     return r.code === 0 ? filterDrivers(r.stdout) : [];
   };
   return {
-    async run(cwd, args) {
+    async run(cwd, args, extra) {
       try {
         const filters = needsFilterGuard(args) ? await drivers(cwd) : [];
-        const r = await process.run("git", gitCommandLine(cwd, args, filters), options);
+        const r = await process.run(
+          "git",
+          gitCommandLine(cwd, args, filters),
+          extra?.env === undefined ? options : { ...options, env: { ...vars, ...extra.env } },
+        );
         return { ok: r.code === 0 && !r.timedOut, code: r.code, stdout: r.stdout, stderr: r.stderr };
       } catch (e) {
         return { ok: false, code: -1, stdout: "", stderr: e instanceof Error ? e.message : String(e) };

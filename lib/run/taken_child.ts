@@ -1,0 +1,38 @@
+// Owns running a remote child on the worker that took its job (lib/worker/worker.ts): the child runs
+// in this process's runner (a Worker under its own permission set), its grandchildren are launched
+// here, and nobody can be asked. The worker holds the run's lease in the shared store, so no lease
+// is taken here.
+
+import type { ChildOutcome, ChildSpec } from "../executor/child.ts";
+import type { SubagentEnv } from "./subagent_env.ts";
+import { runChildHoldingLease } from "./child_run.ts";
+import { childHost, nestedParent } from "./child_host.ts";
+import { SubagentRuntime } from "./subagents.ts";
+
+/**
+ * Runs a remote child on the worker that took its job (lib/worker/worker.ts): in this process's
+ * runner (a Worker under the child's own permission set), with grandchildren launched here and no
+ * person to ask. The worker holds the run's lease in the shared store.
+ */
+export function runTakenChild(
+  env: SubagentEnv,
+  o: { spec: ChildSpec; signal: AbortSignal; onActivity: () => void },
+): Promise<ChildOutcome> {
+  const { spec, signal } = o;
+  return runChildHoldingLease(env, spec, {
+    parentSessionId: spec.parentSessionId,
+    signal,
+    onActivity: o.onActivity,
+    host: (emit, slot) =>
+      childHost({
+        env,
+        spec,
+        emit,
+        signal,
+        nested: new SubagentRuntime(env, nestedParent(env, spec.parentProjectPath, spec), {
+          canAsk: false,
+          slot,
+        }),
+      }),
+  });
+}

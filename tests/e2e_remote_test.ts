@@ -1,0 +1,262 @@
+// End-to-end: remote children (docs/guides/remote.md) through the real CLI on a real NATS JetStream
+// cluster (3 nodes, R3) with `blade worker` processes of their own HOMEs and storage roots, and the
+// scripted provider. Many remote children all complete, each notice reaches the parent once, none
+// runs twice, none is left running; the child works on the parent's snapshot (uncommitted changes
+// included) and its branch comes back with `tasks output --fetch`; a worker refuses a job above its
+// maximum. Counts are printed: lost, duplicated, run twice, stranded.
+
+import assert from "node:assert/strict";
+import { findNatsServer } from "../lib/testing/nats_server.ts";
+import { runBlade, spawnBlade, transcriptEvents, transcriptPath } from "./support/blade.ts";
+import type { WorkerStatus } from "../lib/worker/worker_status.ts";
+import { startFleet } from "./support/remote_fleet.ts";
+import { completionInboxId } from "../lib/run/notice.ts";
+import type { SidecarRecord } from "../lib/store/schema.ts";
+
+const binary = await findNatsServer();
+
+/** Remote children the scale test starts (issue 36: 100). */
+const CHILDREN = 100;
+
+function script(children: number): string {
+  const calls = Array.from({ length: children }, (_, i) =>
+    `            - name: Task
+              input: { subagent_type: Explore, description: "Remote ${i}", prompt: "Read notes.txt for ${i}.", isolation: remote }`);
+  return `agents:
+  main:
+    - repeat_last: true
+      turns:
+        - tool_calls:
+${calls.join("\n")}
+        - text: "all started"
+        - text: "noted"
+  Explore:
+    - turns:
+        - tool_calls:
+            - name: Read
+              input: { file_path: "notes.txt" }
+        - text: "read {{last_user}}"
+`;
+}
+
+/** The parent's delivered notices per child id, from its transcript (hidden messages by inbox id). */
+async function deliveredNotices(o: { storage: string; workspace: string; sessionId: string }) {
+  const events = await transcriptEvents(transcriptPath(o, o.sessionId));
+  const counts = new Map<string, number>();
+  for (const e of events) {
+    if (e.type !== "message_created" || e.data.inboxId === undefined) continue;
+    counts.set(e.data.inboxId, (counts.get(e.data.inboxId) ?? 0) + 1);
+  }
+  return counts;
+}
+
+function failureCounts(records: SidecarRecord[], notices: Map<string, number>, expected: number) {
+  const completed = records.filter((r) => r.status === "completed");
+  return {
+    lost: expected - completed.length,
+    duplicated: [...notices.values()].filter((n) => n > 1).length,
+    runTwice: records.filter((r) => (r.remote?.attempts ?? 0) > 1).length,
+    stranded: records.filter((r) => r.status === "running").length,
+    undelivered: records.filter((r) => !notices.has(completionInboxId(r.id))).length,
+  };
+}
+
+if (binary === null) {
+  Deno.test({
+    name: "e2e remote children: skipped — nats-server is not installed (apt-get install -y nats-server)",
+    ignore: true,
+    fn() {},
+  });
+} else {
+  Deno.test(`e2e remote children: ${CHILDREN} on 3 workers over a 3-node cluster all complete, each notice once`, async () => {
+    await using fleet = await startFleet(binary, {
+      nodes: 3,
+      workers: 3,
+      script: script(CHILDREN),
+      workerFlags: ["--concurrency", "4"],
+      uncommitted: { "notes.txt": "committed line\nuncommitted line\n" },
+    });
+    const home = `${fleet.root}/parent-home`;
+    const storage = `${fleet.root}/parent-storage`;
+    const run = await runBlade(
+      ["-p", "Fan out", ...fleet.script, ...fleet.store, "--trust-workspace", "--output-format", "json"],
+      { cwd: fleet.workspace, env: { HOME: home, BLADE_STORAGE_ROOT: storage } },
+    );
+    assert.equal(run.code, 0, run.stderr);
+    const sessionId = (JSON.parse(run.stdout) as { session_id: string }).session_id;
+    const records = await fleet.records();
+    assert.equal(records.length, CHILDREN);
+    const notices = await deliveredNotices({ storage, workspace: fleet.workspace, sessionId });
+    const counts = failureCounts(records, notices, CHILDREN);
+    // deno-lint-ignore no-console -- the counts the issue asks to report
+    console.log(
+      `remote x${CHILDREN}: lost ${counts.lost}, duplicated ${counts.duplicated}, run twice ${counts.runTwice}, ` +
+        `stranded ${counts.stranded}, undelivered ${counts.undelivered}`,
+    );
+    assert.deepEqual(counts, { lost: 0, duplicated: 0, runTwice: 0, stranded: 0, undelivered: 0 });
+    // Every child read the parent's uncommitted line from the snapshot, on some worker.
+    for (const r of records) {
+      const read = r.messages.flatMap((m) => m.content).find((c) => c.type === "tool_result");
+      assert.ok(read?.type === "tool_result" && read.content.includes("uncommitted line"), r.id);
+      assert.match(r.remote?.worker ?? "", /\/\d+$/);
+      // Ended by the worker that ran it, not recovered by another one.
+      assert.equal(r.restartRecovery, undefined, r.id);
+    }
+    const workersUsed = new Set(records.map((r) => r.remote!.worker));
+    assert.ok(workersUsed.size >= 2, `jobs spread over the workers: ${[...workersUsed].join(", ")}`);
+    const logs = (await Promise.all(fleet.workers.map((w) => w.stop()))).join("\n");
+    assert.doesNotMatch(logs, /commit_failed|left for redelivery|lease_lost/);
+  });
+}
+
+if (binary !== null) {
+  Deno.test("e2e remote: worker status shows the job and its lease; the branch comes back with --fetch; a job above the worker's maximum is refused", async () => {
+    await using fleet = await startFleet(binary, {
+      nodes: 1,
+      workers: 1,
+      script: `agents:
+  main:
+    - repeat_last: true
+      turns:
+        - tool_calls:
+            - name: Task
+              input: { subagent_type: general-purpose, description: "Write remotely", prompt: "Write result.txt.", isolation: remote }
+        - text: "started"
+        - text: "noted"
+  general-purpose:
+    - turns:
+        - tool_calls:
+            - name: Write
+              input: { file_path: "result.txt", content: "written on the worker\\n" }
+        - text: "wrote it"
+          delay_ms: 2500
+`,
+    });
+    const env = { HOME: `${fleet.root}/parent-home`, BLADE_STORAGE_ROOT: `${fleet.root}/parent-storage` };
+    const parentArgs = [
+      "-p",
+      "Go",
+      ...fleet.script,
+      ...fleet.store,
+      "--trust-workspace",
+      "--output-format",
+      "json",
+    ];
+    const parent = await spawnBlade([...parentArgs, "--permission-mode", "acceptEdits"], {
+      cwd: fleet.workspace,
+      env,
+    });
+    const worker = fleet.workers[0]!;
+    // While the child runs: the worker holds its job and the job's lease.
+    let status: WorkerStatus | undefined;
+    for (let i = 0; i < 150 && status?.workers[0]?.jobs.length !== 1; i++) {
+      await new Promise((r) => setTimeout(r, 100));
+      const shown = await runBlade(["worker", "status", "--json", ...fleet.store], { cwd: fleet.root, env });
+      assert.equal(shown.code, 0, shown.stderr);
+      status = JSON.parse(shown.stdout) as WorkerStatus;
+    }
+    const [entry] = status!.workers;
+    assert.equal(entry?.pid, worker.process.pid);
+    assert.equal(entry?.stale, false);
+    const [lease] = entry!.leases;
+    assert.equal(lease?.holder?.pid, worker.process.pid);
+    assert.ok(lease!.holder!.expiresAt > Date.now());
+    const result = await parent.result;
+    assert.equal(result.code, 0, result.stderr);
+    const [done] = await fleet.records();
+    assert.equal(done?.status, "completed");
+    assert.equal(done?.remote?.commits, 1);
+
+    // The child's file is on its branch, brought here by --fetch; the work tree is untouched.
+    const fetched = await runBlade(["tasks", "output", done!.id, "--fetch", ...fleet.store], {
+      cwd: fleet.workspace,
+      env,
+    });
+    assert.equal(fetched.code, 0, fetched.stderr);
+    assert.match(fetched.stderr, new RegExp(`Fetched blade/${done!.id} at [0-9a-f]{12}`));
+    const show = await new Deno.Command("git", {
+      args: ["show", `blade/${done!.id}:result.txt`],
+      cwd: fleet.workspace,
+    })
+      .output();
+    assert.equal(new TextDecoder().decode(show.stdout), "written on the worker\n");
+    await assert.rejects(Deno.stat(`${fleet.workspace}/result.txt`), Deno.errors.NotFound);
+
+    // bypassPermissions is wider than the worker's maximum (acceptEdits): refused, and said so.
+    const wide = await runBlade([...parentArgs, "--permission-mode", "bypassPermissions"], {
+      cwd: fleet.workspace,
+      env,
+    });
+    assert.equal(wide.code, 0, wide.stderr);
+    const refused = (await fleet.records()).find((r) => r.id !== done!.id);
+    assert.equal(refused?.status, "failed");
+    assert.match(
+      refused?.result.error ?? "",
+      /^Refused by the worker .+\/\d+: its permission mode yolo is wider than this worker's maximum autoEdit\.$/,
+    );
+    await worker.stop();
+  });
+}
+
+if (binary !== null) {
+  Deno.test("e2e remote: TaskStop stops a remote child on its worker; resume_from runs it remotely again", async () => {
+    const id = '{{match:"agent_id":"(agent-[A-Za-z0-9_-]+)"}}';
+    await using fleet = await startFleet(binary, {
+      nodes: 1,
+      workers: 1,
+      script: `agents:
+  main:
+    - repeat_last: true
+      turns:
+        - tool_calls:
+            - name: Task
+              input: { subagent_type: Explore, description: "Long job", prompt: "Long job: think hard.", isolation: remote }
+        - delay_ms: 2500
+          tool_calls:
+            - name: TaskStop
+              input: { task_id: '${id}' }
+        - tool_calls:
+            - name: Task
+              input: { subagent_type: Explore, description: "Again", prompt: "Resume job: finish it.", resume_from: '${id}' }
+        - text: "noted"
+  Explore:
+    - match: "Long job"
+      turns:
+        - text: "answered"
+          delay_ms: 5000
+`,
+    });
+    const env = { HOME: `${fleet.root}/parent-home`, BLADE_STORAGE_ROOT: `${fleet.root}/parent-storage` };
+    const run = await runBlade(
+      ["-p", "Go", ...fleet.script, ...fleet.store, "--trust-workspace", "--output-format", "json"],
+      { cwd: fleet.workspace, env },
+    );
+    assert.equal(run.code, 0, run.stderr);
+    const records = await fleet.records();
+    const stopped = records.find((r) => r.resumedFrom === undefined);
+    const resumed = records.find((r) => r.resumedFrom !== undefined);
+    assert.equal(stopped?.status, "cancelled");
+    assert.equal(stopped?.result.error, "Stopped with TaskStop.");
+    assert.match(stopped?.remote?.worker ?? "", /\/\d+$/, "the worker had started it when it was stopped");
+    assert.equal(resumed?.resumedFrom, stopped?.id);
+    assert.equal(resumed?.isolation, "remote");
+    assert.equal(resumed?.status, "completed");
+    // The resumed run carries the stopped run's history (its first message is the source's prompt).
+    assert.equal(resumed?.result.message, "answered");
+    assert.match(JSON.stringify(resumed?.messages[0]), /Long job: think hard/);
+    assert.match(resumed?.remote?.worker ?? "", /\/\d+$/);
+    // Each run's notice reached the parent once.
+    const sessionId = (JSON.parse(run.stdout) as { session_id: string }).session_id;
+    const notices = await deliveredNotices({
+      storage: env.BLADE_STORAGE_ROOT,
+      workspace: fleet.workspace,
+      sessionId,
+    });
+    assert.deepEqual(
+      [notices.get(completionInboxId(stopped!.id)), notices.get(completionInboxId(resumed!.id))],
+      [1, 1],
+    );
+    const log = await fleet.workers[0]!.stop();
+    assert.doesNotMatch(log, /commit_failed|lease_lost/);
+  });
+}
