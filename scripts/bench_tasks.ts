@@ -1,7 +1,7 @@
 // deno-lint-ignore-file no-console -- a command-line script when run alone.
-// `blade tasks list` and `tasks clean` over 5,000 finished runs (docs/reference/performance.md; SPEC
-// §13: list ≤ 0.3 s, clean ≤ 3 s): a storage root with 5,000 records of a few KiB each (the messages
-// of a short run) and a transcript per run, made once; `tasks list` runs against it, `tasks clean
+// `blade tasks list` and `tasks clean` over 5,000 finished runs (docs/reference/performance.md,
+// "Search and run listings": list ≤ 0.3 s, clean ≤ 3 s): a storage root with 5,000 records of a few
+// KiB each (the messages of a short run) and a transcript per run, made once; `tasks list` runs against it, `tasks clean
 // --older-than 7d` against a fresh copy of it each time (every run 30 days old). The first listing of
 // a store builds the run index from every record (docs/reference/sidecars.md, "The run index"); it is
 // timed apart ("first listing"), then the store is as any store Blade has written is afterwards.

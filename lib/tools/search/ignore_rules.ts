@@ -69,7 +69,6 @@ export class IgnoreRules {
   #overrides: ReturnType<typeof overrides>;
   #type: Ignore | undefined;
   #exclude: Ignore | undefined;
-  #levels = new Map<string, Promise<Level>>();
   #chains = new Map<string, Promise<Level[]>>();
 
   private constructor(fs: Fs, root: string, options: { globs: readonly string[]; type?: string }) {
@@ -97,39 +96,55 @@ export class IgnoreRules {
     return rules;
   }
 
-  #level(dir: string): Promise<Level> {
-    let level = this.#levels.get(dir);
-    if (level === undefined) {
-      const inRepo = this.#repoRoot !== undefined && (dir + "/").startsWith(this.#repoRoot + "/") ||
-        dir === this.#repoRoot;
-      level = (async () => ({
-        dir,
-        rg: await readRules(this.#fs, join(dir, ".rgignore")),
-        ig: await readRules(this.#fs, join(dir, ".ignore")),
-        git: inRepo ? await readRules(this.#fs, join(dir, ".gitignore")) : undefined,
-      }))();
-      this.#levels.set(dir, level);
-    }
-    return level;
+  /** Folder `dir`'s ignore files, read; `holds` says which names it has, when the walk listed it. */
+  async #level(dir: string, holds: (name: string) => boolean = () => true): Promise<Level> {
+    const inRepo = this.#repoRoot !== undefined && (dir + "/").startsWith(this.#repoRoot + "/") ||
+      dir === this.#repoRoot;
+    const read = (name: string) => holds(name) ? readRules(this.#fs, join(dir, name)) : undefined;
+    return {
+      dir,
+      rg: await read(".rgignore"),
+      ig: await read(".ignore"),
+      git: inRepo ? await read(".gitignore") : undefined,
+    };
   }
 
   /** The folders whose ignore files apply to a path in `dir`, closest first (the root's parents included). */
-  #levelsFor(dir: string): Promise<Level[]> {
+  #levelsFor(dir: string, holds?: (name: string) => boolean): Promise<Level[]> {
     let chain = this.#chains.get(dir);
     if (chain === undefined) {
       const parent = dirname(dir);
-      chain =
-        (async () => [await this.#level(dir), ...(parent === dir ? [] : await this.#levelsFor(parent))])();
+      const own = this.#level(dir, holds);
+      // Only folders holding rules are kept: a file's verdict looks at those alone.
+      chain = (async () => {
+        const level = await own;
+        const above = parent === dir ? [] : await this.#levelsFor(parent);
+        return level.rg === undefined && level.ig === undefined && level.git === undefined
+          ? above
+          : [level, ...above];
+      })();
       this.#chains.set(dir, chain);
     }
     return chain;
   }
 
+  /**
+   * The verdicts on the entries of folder `dir`, which the walk listed as `names`: only the ignore
+   * files it holds are read (a search does not try three absent files a folder), then each entry is
+   * judged without I/O. `verdict(path, isDir)` says whether the walk skips `path`, an entry of `dir`.
+   */
+  async folder(
+    dir: string,
+    names: readonly string[],
+  ): Promise<(path: string, isDir: boolean) => Verdict> {
+    const levels = await this.#levelsFor(dir, (name) => names.includes(name));
+    return (path, isDir) => this.#verdict(path, { levels, isDir });
+  }
+
   /** What the ignore files say: ignored, or not (a `!` rule that re-includes it ends the look too). */
-  async #ignored(path: string, at: { dir: string; isDir: boolean }): Promise<boolean> {
-    const { dir, isDir } = at;
+  #ignored(path: string, at: { levels: readonly Level[]; isDir: boolean }): boolean {
+    const { levels, isDir } = at;
     const suffix = isDir ? "/" : "";
-    const levels = await this.#levelsFor(dir);
     for (const kind of ["rg", "ig", "git"] as const) {
       for (const level of levels) {
         const rules = level[kind];
@@ -143,9 +158,9 @@ export class IgnoreRules {
     return this.#exclude.test(below(this.#repoRoot, path) + suffix).ignored;
   }
 
-  /** Whether the walk skips `path` (a file, or a folder when `isDir`), found in folder `dir`. */
-  async verdict(path: string, at: { dir: string; isDir: boolean }): Promise<Verdict> {
-    const { dir, isDir } = at;
+  /** Whether the walk skips `path` (a file, or a folder when `isDir`), whose folder's rules are `levels`. */
+  #verdict(path: string, at: { levels: readonly Level[]; isDir: boolean }): Verdict {
+    const { isDir } = at;
     const rel = below(this.#root, path);
     const o = this.#overrides;
     if (o !== undefined) {
@@ -154,7 +169,7 @@ export class IgnoreRules {
       if (m.unignored) return "skip"; // a `!glob` named it
       if (o.whitelist && !isDir) return "skip";
     }
-    if (await this.#ignored(path, { dir, isDir })) return "skip";
+    if (this.#ignored(path, at)) return "skip";
     if (!isDir && this.#type !== undefined && !this.#type.test(basename(path)).ignored) return "skip";
     return "keep";
   }

@@ -7,12 +7,15 @@
 // literal every match must contain, for the search's prefilter. Pure, no I/O.
 
 import { GrepRefusal } from "./grep_query.ts";
+import { byteFinder } from "./byte_literal.ts";
 
 export interface CompiledPattern {
   /** Global, Unicode sets. */
   regex: RegExp;
   /** Finds a string every match contains (case-insensitively under `ignoreCase`); undefined when none is known. */
   prefilter?: (text: string) => boolean;
+  /** The same test on a file's raw bytes (byte_literal.ts), when bytes can tell; never under `ignoreCase`. */
+  bytePrefilter?: (bytes: Uint8Array) => boolean;
 }
 
 const POSIX: Record<string, string> = {
@@ -382,7 +385,11 @@ export function compileRustRegex(
     throw new GrepRefusal(`regex parse error: ${e instanceof Error ? e.message : String(e)}`);
   }
   if (literal === "") return { regex };
-  if (!options.ignoreCase) return { regex, prefilter: (text) => text.includes(literal) };
+  if (!options.ignoreCase) {
+    const bytePrefilter = byteFinder(literal);
+    const prefilter = (text: string) => text.includes(literal);
+    return bytePrefilter === undefined ? { regex, prefilter } : { regex, prefilter, bytePrefilter };
+  }
   const folded = new RegExp(literal.replace(/[\\^$.*+?()[\]{}|/]/g, "\\$&"), "iu");
   return { regex, prefilter: (text) => folded.test(text) };
 }
