@@ -33,6 +33,8 @@ import { parseRuleList, wholeToolsDenied } from "./protocol/tool_rule.ts";
 import { toolNameMatches } from "./protocol/mcp_names.ts";
 import { allInOrder } from "./sys/concurrency.ts";
 import { canonicalWorkspace } from "./config/workspace.ts";
+import { processGit } from "./worktree/git.ts";
+import { readProjectKey } from "./worktree/project_identity.ts";
 import { claudeUserDir } from "./config/claude_dir.ts";
 import type { ChildContext } from "./executor/child_context.ts";
 import type { RunHooks } from "./hooks/run_hooks.ts";
@@ -122,6 +124,11 @@ export interface App {
   shared?: LazyNatsStore;
   /** Where remote children go: with a shared store only. */
   placement?: RemotePlacement;
+  /**
+   * The workspace's project key across machines (store/project_key.ts), read from git once; undefined
+   * without a shared store (the file store goes by path) or when git gives none.
+   */
+  projectKey(): Promise<string | undefined>;
   /** Closes what the App opened (the shared store's connection), so the process can exit. */
   close(): Promise<void>;
   /** The agent definitions this workspace sees (built-in, user, project when trusted, --agents). */
@@ -171,6 +178,7 @@ export async function createApp(ports: Ports, flags: AppFlags, options: AppOptio
     ? undefined
     : await sharedStore(ports, { url: config.store, credsFile: config.storeCreds, redact });
   let store: SidecarStore | undefined = remote?.shared;
+  let projectKey: Promise<string | undefined> | undefined;
   const app: App = {
     ports,
     layout,
@@ -202,6 +210,10 @@ export async function createApp(ports: Ports, flags: AppFlags, options: AppOptio
     store: () =>
       store ??= new FileSidecarStore({ fs: ports.fs, clock: ports.clock, storageRoot: layout.root, redact }),
     ...remote,
+    projectKey: () =>
+      projectKey ??= remote === undefined
+        ? Promise.resolve(undefined)
+        : readProjectKey(processGit(ports.process, ports.env), workspace),
     close: async () => await remote?.shared.close(),
     // Methods, not closures: an App with a replaced provider (tests) builds its runtime with it.
     registry() {
@@ -265,7 +277,11 @@ function sharedOf(app: App): Pick<RuntimeDeps, "shared" | "remoteChildren"> {
   const { shared, placement } = app;
   if (shared === undefined || placement === undefined) return {};
   return {
-    shared: { remote: placement, inboxes: (owner) => shared.inboxOf(owner.parentSessionId) },
+    shared: {
+      remote: placement,
+      inboxes: (owner) => shared.inboxOf(owner.parentSessionId),
+      projectKey: () => app.projectKey(),
+    },
     remoteChildren: app.flags.remoteChildren === true,
   };
 }

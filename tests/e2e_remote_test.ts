@@ -7,7 +7,7 @@
 
 import assert from "node:assert/strict";
 import { findNatsServer } from "../lib/testing/nats_server.ts";
-import { runBlade, spawnBlade, transcriptEvents, transcriptPath } from "./support/blade.ts";
+import { canSetHostname, runBlade, spawnBlade, transcriptEvents, transcriptPath } from "./support/blade.ts";
 import type { WorkerStatus } from "../lib/worker/worker_status.ts";
 import { startFleet } from "./support/remote_fleet.ts";
 import { completionInboxId } from "../lib/run/notice.ts";
@@ -258,5 +258,97 @@ if (binary !== null) {
     );
     const log = await fleet.workers[0]!.stop();
     assert.doesNotMatch(log, /commit_failed|lease_lost/);
+  });
+}
+
+if (binary !== null) {
+  Deno.test("e2e remote: two clones at different paths sharing one store each list the run the other started, with its machine", async () => {
+    await using fleet = await startFleet(binary, {
+      nodes: 1,
+      workers: 0,
+      script: `agents:
+  main:
+    - match: "From A"
+      turns:
+        - tool_calls:
+            - name: Task
+              input: { subagent_type: Explore, description: "Started on A", prompt: "Read notes.txt." }
+        - text: "done"
+    - match: "From B"
+      turns:
+        - tool_calls:
+            - name: Task
+              input: { subagent_type: Explore, description: "Started on B", prompt: "Read notes.txt." }
+        - text: "done"
+  Explore:
+    - turns:
+        - text: "read it"
+`,
+    });
+    // Machine B: its own HOME, storage root and a clone of the repository at another path.
+    const b = { root: `${fleet.root}/machine-b`, checkout: `${fleet.root}/machine-b/src/project` };
+    await Deno.mkdir(`${b.root}/src`, { recursive: true });
+    const cloned = await new Deno.Command("git", {
+      args: ["clone", "--quiet", fleet.workspace, b.checkout],
+      stderr: "piped",
+    }).output();
+    assert.ok(cloned.success, new TextDecoder().decode(cloned.stderr));
+    // Each side its own hostname where the test may set one (root), so the MACHINE column shows.
+    const named = await canSetHostname();
+    const machines = named ? { a: "blade-machine-a", b: "blade-machine-b" } : undefined;
+    const sides = {
+      a: {
+        cwd: fleet.workspace,
+        env: { HOME: `${fleet.root}/a-home`, BLADE_STORAGE_ROOT: `${fleet.root}/a-storage` },
+        ...(machines === undefined ? {} : { hostname: machines.a }),
+      },
+      b: {
+        cwd: b.checkout,
+        env: { HOME: `${b.root}/home`, BLADE_STORAGE_ROOT: `${b.root}/storage` },
+        ...(machines === undefined ? {} : { hostname: machines.b }),
+      },
+    };
+    for (const [side, prompt] of [["a", "From A"], ["b", "From B"]] as const) {
+      const run = await runBlade(
+        ["-p", prompt, ...fleet.script, ...fleet.store, "--trust-workspace"],
+        sides[side],
+      );
+      assert.equal(run.code, 0, run.stderr);
+    }
+    const records = await fleet.records();
+    const fromA = records.find((r) => r.description === "Started on A");
+    const fromB = records.find((r) => r.description === "Started on B");
+    assert.ok(fromA !== undefined && fromB !== undefined, JSON.stringify(records.map((r) => r.description)));
+    // The same project key on both, though the paths differ.
+    assert.notEqual(fromA.parentProjectPath, fromB.parentProjectPath);
+    assert.match(fromA.projectKey ?? "", /^git:[0-9a-f]{40}$/);
+    assert.equal(fromB.projectKey, fromA.projectKey);
+    if (machines !== undefined) assert.deepEqual([fromA.machine, fromB.machine], [machines.a, machines.b]);
+
+    for (const side of ["a", "b"] as const) {
+      const json = await runBlade(["tasks", "list", "--json", ...fleet.store], sides[side]);
+      assert.equal(json.code, 0, json.stderr);
+      const ids = (JSON.parse(json.stdout) as { id: string }[]).map((r) => r.id).sort();
+      assert.deepEqual(ids, [fromA.id, fromB.id].sort(), `side ${side}`);
+      const text = await runBlade(["tasks", "list", ...fleet.store], sides[side]);
+      assert.equal(text.code, 0, text.stderr);
+      const row = (id: string) => text.stdout.split("\n").find((l) => l.includes(id)) ?? "";
+      if (machines !== undefined) {
+        assert.match(text.stdout, /MACHINE/, text.stdout);
+        assert.match(row(fromA.id), new RegExp(machines.a), text.stdout);
+        assert.match(row(fromB.id), new RegExp(machines.b), text.stdout);
+      } else {
+        assert.notEqual(row(fromA.id), "", text.stdout);
+        assert.notEqual(row(fromB.id), "", text.stdout);
+      }
+      // The other side's run reads back by id too.
+      const other = side === "a" ? fromB : fromA;
+      const output = await runBlade(["tasks", "output", other.id, ...fleet.store], sides[side]);
+      assert.equal(output.code, 0, output.stderr);
+      assert.match(output.stdout, /read it/);
+    }
+    // Without --store each side's file store has no run of the other's: nothing listed.
+    const local = await runBlade(["tasks", "list", "--json"], sides.a);
+    assert.deepEqual(JSON.parse(local.stdout), []);
   });
 }

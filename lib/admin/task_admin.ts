@@ -1,5 +1,6 @@
 // Owns what `blade tasks …` decides about child runs from outside any session: which runs a folder
-// sees (its own, or every owner with `all`; from the store's run summaries, never every record), looking one up, waiting for runs owned by another process,
+// sees (its project's, by path or, with a shared store, by project key from any machine — store/project_key.ts —,
+// or every owner with `all`; from the store's run summaries, never every record), looking one up, waiting for runs owned by another process,
 // cancelling (the first terminal state wins; the owning process notices and stops the run), and cleaning
 // expired finished runs per owner, and recording worktrees pruned by `tasks clean --worktrees` in the
 // runs that kept them. TaskControl (task_control.ts) is the in-session counterpart for the
@@ -13,6 +14,7 @@ import type { SidecarRecord, SidecarStatus } from "../store/schema.ts";
 import { type RunSummary, type SidecarDiagnostic, type SidecarStore, wholeRecord } from "../store/store.ts";
 import { pollWhileRunning } from "../run/ends_within.ts";
 import type { HeldBy } from "./run_holds.ts";
+import { sameProject } from "../store/project_key.ts";
 
 export interface TaskAdminOptions {
   store: SidecarStore;
@@ -20,6 +22,11 @@ export interface TaskAdminOptions {
   process: Pick<Process, "isAlive">;
   /** Canonical path of the working folder: only its runs are visible unless `all`. */
   workspace: string;
+  /**
+   * The workspace's project key with a shared store (store/project_key.ts): runs recorded with the same
+   * key are visible too, whatever machine and checkout path they came from.
+   */
+  projectKey?: string | undefined;
   /** See the runs of every folder of this user. */
   all?: boolean;
 }
@@ -40,7 +47,7 @@ export class TaskAdmin {
   }
 
   #visible(r: RunSummary): boolean {
-    return this.#o.all === true || r.parentProjectPath === this.#o.workspace;
+    return this.#o.all === true || sameProject(r, { path: this.#o.workspace, key: this.#o.projectKey });
   }
 
   /** The visible runs' summaries, most recently active first. */

@@ -38,6 +38,32 @@ Deno.test("list and find see this folder's runs only, unless all", async () => {
   assert.deepEqual((await all.list()).map((r) => r.id).sort(), ["agent-mine", "agent-theirs"]);
 });
 
+Deno.test("with a project key, list and find see this project's runs from any checkout path", async () => {
+  const KEY = "git:0123456789abcdef0123456789abcdef01234567";
+  const clock = new FakeClock(FIXTURE_TIME);
+  const store = new MemorySidecarStore({ clock });
+  const process = new FakeProcess();
+  await store.create(
+    sidecarFixture("agent-ci", { parentProjectPath: "/ci/checkout", projectKey: KEY, machine: "ci-7" }),
+  );
+  await store.create(
+    sidecarFixture("agent-sub", { parentProjectPath: "/ci/checkout/x", projectKey: `${KEY}:x` }),
+  );
+  await store.create(sidecarFixture("agent-old-here")); // before keys: this path
+  await store.create(sidecarFixture("agent-old-there", { parentProjectPath: ELSEWHERE }));
+  const keyed = new TaskAdmin({ store, clock, process, workspace: HERE, projectKey: KEY });
+  assert.deepEqual((await keyed.list()).map((r) => r.id).sort(), ["agent-ci", "agent-old-here"]);
+  assert.equal((await keyed.list()).find((r) => r.id === "agent-ci")?.machine, "ci-7");
+  assert.equal((await keyed.find("agent-ci")).id, "agent-ci");
+  await assert.rejects(
+    keyed.find("agent-sub"),
+    (e) => e instanceof BladeError && e.code === "task_not_found",
+  );
+  // Without a key (the file store), the path alone decides, as before.
+  const byPath = new TaskAdmin({ store, clock, process, workspace: HERE });
+  assert.deepEqual((await byPath.list()).map((r) => r.id), ["agent-old-here"]);
+});
+
 Deno.test("cancel marks a running run cancelled and says whether its owner process is alive", async () => {
   const { admin, store, process } = await setup();
   process.spawnFake(777, { platform: "linux", fingerprint: "a".repeat(64) });

@@ -154,6 +154,7 @@ async function tasksCommand(
     clock: ports.clock,
     process: ports.process,
     workspace: app.workspace,
+    projectKey: await app.projectKey(),
     all: values.all === true,
   });
   const run: TasksRun = {

@@ -13,6 +13,11 @@ export interface OwnProcess {
   identity: ProcessIdentity | null;
   /** The machine it runs on ("" unknown): a shared store's records from elsewhere are told apart by it. */
   machine?: string;
+  /**
+   * The project it works in as every machine names it (store/project_key.ts): set with a shared store
+   * only, so the file store's records stay as they were.
+   */
+  projectKey?: string;
 }
 
 /** Who owns a new run: the parent session (owner key) and its process. */
@@ -78,6 +83,7 @@ export function runningRecord(f: RunFields, o: { parent: RecordOwner; now: numbe
     processId: parent.process.pid,
     ...(parent.process.identity === null ? {} : { processIdentity: parent.process.identity }),
     ...(parent.process.machine ? { machine: parent.process.machine } : {}),
+    ...(parent.process.projectKey === undefined ? {} : { projectKey: parent.process.projectKey }),
     parentSessionId: parent.sessionId,
     parentProjectPath: parent.projectPath,
     rootAgentId: lineage.rootAgentId,

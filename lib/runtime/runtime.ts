@@ -84,8 +84,15 @@ export interface RuntimeDeps {
   web?: WebAccess | undefined;
   /** The run's hooks for its children (docs/guides/hooks.md); absent: none configured. */
   hooks?: RunHooks | undefined;
-  /** The shared store's side (docs/guides/remote.md): where remote children go, sessions' inboxes. */
-  shared?: { remote: RemotePlacement; inboxes: (owner: SidecarOwner) => SessionInbox };
+  /**
+   * The shared store's side (docs/guides/remote.md): where remote children go, sessions' inboxes, and
+   * the project's key every machine's records carry (store/project_key.ts).
+   */
+  shared?: {
+    remote: RemotePlacement;
+    inboxes: (owner: SidecarOwner) => SessionInbox;
+    projectKey: () => Promise<string | undefined>;
+  };
   /** `--remote-children`: background children go to workers unless their agent says otherwise. */
   remoteChildren?: boolean;
 }
@@ -128,14 +135,20 @@ function followRemoteChildren(
   }
 }
 
-/** This process's PID and identity, read once per Process port and shared with the leases. */
-export function ownProcessOf(ports: Ports): () => Promise<OwnProcess> {
-  return () =>
-    ownIdentity(ports.process).then((identity) => ({
-      pid: ports.process.pid(),
-      identity,
-      machine: ports.env.hostname(),
-    }));
+/**
+ * This process's PID and identity, read once per Process port and shared with the leases; with a shared
+ * store, also the project key its records carry (`projectKey`, read once by the caller).
+ */
+export function ownProcessOf(
+  ports: Ports,
+  options: { projectKey?: (() => Promise<string | undefined>) | undefined } = {},
+): () => Promise<OwnProcess> {
+  return async () => {
+    const [identity, projectKey] = await Promise.all([ownIdentity(ports.process), options.projectKey?.()]);
+    const own: OwnProcess = { pid: ports.process.pid(), identity, machine: ports.env.hostname() };
+    if (projectKey !== undefined) own.projectKey = projectKey;
+    return own;
+  };
 }
 
 export class Runtime implements AsyncDisposable {
@@ -164,7 +177,7 @@ export class Runtime implements AsyncDisposable {
     });
     this.heartbeat = new Heartbeat(store, { clock: ports.clock });
     this.shells = new ShellTasks(ports);
-    this.#ownProcess = ownProcessOf(ports);
+    this.#ownProcess = ownProcessOf(ports, { projectKey: deps.shared?.projectKey });
   }
 
   /** The shared environment every session of this run launches children in. */

@@ -36,6 +36,8 @@ export interface RunSummary {
   worktree?: Pick<WorktreeLease, "state" | "worktreeRoot" | "branch">;
   /** The machine that launched it (a shared store's runs; `blade tasks list` shows a MACHINE column). */
   machine?: string;
+  /** The project's key across machines (project_key.ts): with a shared store, listings select by it. */
+  projectKey?: string;
 }
 
 /** The run index file's format; another number (an older or newer Blade's) means rebuild. */
@@ -64,6 +66,7 @@ export function summarize(record: SidecarRecord): RunSummary {
   const w = record.worktree;
   if (w !== undefined) out.worktree = { state: w.state, worktreeRoot: w.worktreeRoot, branch: w.branch };
   if (record.machine !== undefined) out.machine = record.machine;
+  if (record.projectKey !== undefined) out.projectKey = record.projectKey;
   return out;
 }
 
@@ -95,6 +98,7 @@ const summaryCheck: Check = object({
     object({ state: oneOf(["active", "kept", "removed"]), worktreeRoot: nonEmpty, branch: nonEmpty }),
   ),
   machine: optional(nonEmpty),
+  projectKey: optional(nonEmpty),
 });
 
 const indexCheck: Check = object({ version: oneOf([RUN_INDEX_VERSION]), runs: array(summaryCheck) });

@@ -183,6 +183,11 @@ export type SidecarRecord = {
    * a PID means something only there (recovery/recovery.ts), and `blade tasks list` shows it.
    */
   machine?: string;
+  /**
+   * The project's key across machines (store/project_key.ts), recorded with a shared store so every
+   * clone's `blade tasks list` selects the run whatever its checkout path; absent: the path decides.
+   */
+  projectKey?: string;
   /** The process groups the run's Bash started while it runs (cleared when it ends). */
   processGroups?: RecordedGroup[];
   restartRecovery?: RestartRecovery;
@@ -310,6 +315,7 @@ const recordCheck: Check = object({
   processId: optional(number({ int: true, min: 1 })),
   processIdentity: optional(processIdentityCheck),
   machine: optional(nonEmpty),
+  projectKey: optional(nonEmpty),
   processGroups: optional(array(processGroupCheck)),
   restartRecovery: optional(
     object({ outcome: oneOf(["completed", "interrupted", "failed"]), recoveredAt: epochMs }),

@@ -160,6 +160,26 @@ export interface RunBladeOptions {
    * folder is unreadable to it as it would be to its owner.
    */
   withoutFileOverride?: boolean;
+  /**
+   * Run Blade as if on another machine: in a UTS namespace of its own with this hostname (`unshare
+   * --uts`, then `hostname`, then exec in place). Needs root: check canSetHostname() first.
+   */
+  hostname?: string;
+}
+
+/** Whether Blade can be given its own hostname (RunBladeOptions.hostname): root with `unshare`. */
+export async function canSetHostname(): Promise<boolean> {
+  if (Deno.uid() !== 0) return false;
+  try {
+    const out = await new Deno.Command("unshare", {
+      args: ["--uts", "sh", "-c", 'hostname "$0" && hostname', "blade-probe"],
+      stdout: "piped",
+      stderr: "null",
+    }).output();
+    return out.success && new TextDecoder().decode(out.stdout).trim() === "blade-probe";
+  } catch {
+    return false;
+  }
 }
 
 /** Whether a root test process can drop its power to bypass file permissions for Blade (setpriv). */
@@ -233,6 +253,9 @@ export async function spawnBlade(args: string[], options: RunBladeOptions): Prom
   const prefix = [
     ...(options.processGroup === true ? ["setsid"] : []),
     ...(options.withoutFileOverride === true && Deno.uid() === 0 ? ["setpriv", ...NO_FILE_OVERRIDE] : []),
+    ...(options.hostname === undefined
+      ? []
+      : ["unshare", "--uts", "sh", "-c", 'hostname "$0" && exec "$@"', options.hostname]),
   ];
   const [command, ...rest] = [...prefix, ...blade, ...args];
   const child = new Deno.Command(command!, {
