@@ -10,6 +10,7 @@ import { startFakeAnthropicServer } from "../lib/testing/fake_anthropic_server.t
 import { CACHING_CASES, type CachingCase, requestShape } from "../tests/support/claude_caching_cases.ts";
 import { writeTree } from "./record_claude_context.ts";
 import { runScript } from "./script_cli.ts";
+import { claudeCodeEnv } from "./claude_code_env.ts";
 
 const HELP = "Usage: deno run -A scripts/record_claude_caching.ts --claude <path to claude>";
 const FIXTURES = decodeURIComponent(new URL("../tests/fixtures/claude/caching/", import.meta.url).pathname);
@@ -27,14 +28,7 @@ async function record(claude: string, c: CachingCase): Promise<unknown[]> {
       args: ["-p", c.prompt, "--output-format", "json"],
       cwd: workspace,
       clearEnv: true,
-      env: {
-        HOME: home,
-        PATH: Deno.env.get("PATH") ?? "/usr/bin:/bin",
-        ANTHROPIC_BASE_URL: server.url,
-        ANTHROPIC_API_KEY: "sk-ant-fake-key",
-        DISABLE_TELEMETRY: "1",
-        CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: "1",
-      },
+      env: claudeCodeEnv(home, server.url),
       stdin: "null",
       stdout: "piped",
       stderr: "piped",

@@ -18,6 +18,7 @@ import {
 } from "../tests/support/claude_compaction_cases.ts";
 import { writeTree } from "./record_claude_context.ts";
 import { runScript } from "./script_cli.ts";
+import { claudeCodeEnv } from "./claude_code_env.ts";
 
 const HELP = "Usage: deno run -A scripts/record_claude_compaction.ts --claude <path to claude>";
 const FIXTURES = decodeURIComponent(
@@ -91,14 +92,7 @@ async function record(claude: string, c: CompactionCase) {
       args: ["-p", "Read the parts.", "--output-format", "stream-json", "--verbose"],
       cwd: workspace,
       clearEnv: true,
-      env: {
-        HOME: home,
-        PATH: Deno.env.get("PATH") ?? "/usr/bin:/bin",
-        ANTHROPIC_BASE_URL: server.url,
-        ANTHROPIC_API_KEY: "sk-ant-fake-key",
-        DISABLE_TELEMETRY: "1",
-        CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: "1",
-      },
+      env: claudeCodeEnv(home, server.url),
       stdin: "null",
       stdout: "piped",
       stderr: "piped",

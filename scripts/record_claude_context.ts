@@ -9,6 +9,7 @@ import { parseArgs } from "node:util";
 import { startFakeAnthropicServer } from "../lib/testing/fake_anthropic_server.ts";
 import { CONTEXT_CASES, type ContextCase } from "../tests/support/claude_context_cases.ts";
 import { runScript } from "./script_cli.ts";
+import { claudeCodeEnv } from "./claude_code_env.ts";
 
 const HELP = "Usage: deno run -A scripts/record_claude_context.ts --claude <path to claude> [--only <case>]";
 const FIXTURES = decodeURIComponent(new URL("../tests/fixtures/claude/", import.meta.url).pathname);
@@ -41,14 +42,7 @@ async function record(claude: string, c: ContextCase): Promise<Recorded[]> {
       args: ["-p", c.prompt, "--output-format", "json", ...c.flags],
       cwd: `${root}/${c.cwd}`,
       clearEnv: true,
-      env: {
-        HOME: home,
-        PATH: Deno.env.get("PATH") ?? "/usr/bin:/bin",
-        ANTHROPIC_BASE_URL: server.url,
-        ANTHROPIC_API_KEY: "sk-ant-fake-key",
-        DISABLE_TELEMETRY: "1",
-        CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: "1",
-      },
+      env: claudeCodeEnv(home, server.url),
       stdin: "null",
       stdout: "piped",
       stderr: "piped",

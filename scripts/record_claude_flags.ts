@@ -8,6 +8,7 @@ import { parseArgs } from "node:util";
 import { fakeTurn, startFakeAnthropicServer } from "../lib/testing/fake_anthropic_server.ts";
 import { FLAG_CASES, FLAG_FILES } from "../tests/support/flag_cases.ts";
 import { runScript } from "./script_cli.ts";
+import { claudeCodeEnv } from "./claude_code_env.ts";
 
 const HELP = "Usage: deno run -A scripts/record_claude_flags.ts --claude <path to claude>";
 const OUT = decodeURIComponent(new URL("../tests/fixtures/claude/flags/", import.meta.url).pathname);
@@ -37,15 +38,7 @@ async function recordCase(claude: string, args: string[]): Promise<number> {
       args: ["-p", "Say hi", "--output-format", "json", ...args],
       cwd: ws,
       clearEnv: true,
-      env: {
-        HOME: home,
-        PATH: Deno.env.get("PATH") ?? "/usr/bin:/bin",
-        ANTHROPIC_BASE_URL: server.url,
-        ANTHROPIC_API_KEY: "sk-ant-fake-key",
-        DISABLE_TELEMETRY: "1",
-        CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: "1",
-        IS_SANDBOX: "1",
-      },
+      env: claudeCodeEnv(home, server.url, { env: { IS_SANDBOX: "1" } }),
       stdin: "null",
       stdout: "null",
       stderr: "null",

@@ -21,6 +21,7 @@ import {
   writeCase,
 } from "../tests/support/claude_hook_cases.ts";
 import { runScript } from "./script_cli.ts";
+import { claudeCodeEnv } from "./claude_code_env.ts";
 
 const HELP = "Usage: deno run -A scripts/record_claude_hooks.ts --claude <path to claude> [--only <case>]";
 const FIXTURES = decodeURIComponent(new URL("../tests/fixtures/claude/", import.meta.url).pathname);
@@ -41,14 +42,7 @@ async function record(claude: string, c: HookCase): Promise<Record<string, strin
       args: ["-p", c.prompt, "--output-format", "stream-json", "--verbose", "--include-hook-events"],
       cwd: ws,
       clearEnv: true,
-      env: {
-        HOME: home,
-        PATH: Deno.env.get("PATH") ?? "/usr/bin:/bin",
-        ANTHROPIC_BASE_URL: server.url,
-        ANTHROPIC_API_KEY: "sk-ant-fake",
-        DISABLE_TELEMETRY: "1",
-        CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: "1",
-      },
+      env: claudeCodeEnv(home, server.url, { env: { ANTHROPIC_API_KEY: "sk-ant-fake" } }),
       stdin: "null",
       stdout: "piped",
       stderr: "piped",

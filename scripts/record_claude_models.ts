@@ -15,6 +15,7 @@ import {
   MODEL_FIELDS,
 } from "../tests/support/model_cases.ts";
 import { runScript } from "./script_cli.ts";
+import { claudeCodeEnv } from "./claude_code_env.ts";
 
 const HELP = "Usage: deno run -A scripts/record_claude_models.ts --claude <path to claude>";
 const OUT = decodeURIComponent(new URL("../tests/fixtures/claude/models/", import.meta.url).pathname);
@@ -35,15 +36,7 @@ async function main(args: string[]): Promise<number> {
         args: ["-p", "Say hi", "--output-format", "json", ...c.flags],
         cwd: ws,
         clearEnv: true,
-        env: {
-          HOME: home,
-          PATH: Deno.env.get("PATH") ?? "/usr/bin:/bin",
-          ANTHROPIC_BASE_URL: server.url,
-          ANTHROPIC_API_KEY: "sk-ant-fake-key",
-          DISABLE_TELEMETRY: "1",
-          CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: "1",
-          ...c.env,
-        },
+        env: claudeCodeEnv(home, server.url, { env: { ...c.env } }),
         stdin: "null",
         stdout: "null",
         stderr: "null",
@@ -99,15 +92,7 @@ async function children(claude: string): Promise<Record<string, unknown>> {
         args: ["-p", "Delegate", "--output-format", "json", "--dangerously-skip-permissions", ...c.flags],
         cwd: ws,
         clearEnv: true,
-        env: {
-          HOME: home,
-          PATH: Deno.env.get("PATH") ?? "/usr/bin:/bin",
-          ANTHROPIC_BASE_URL: server.url,
-          ANTHROPIC_API_KEY: "sk-ant-fake-key",
-          DISABLE_TELEMETRY: "1",
-          CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: "1",
-          IS_SANDBOX: "1",
-        },
+        env: claudeCodeEnv(home, server.url, { env: { IS_SANDBOX: "1" } }),
         stdin: "null",
         stdout: "null",
         stderr: "null",

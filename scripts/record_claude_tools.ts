@@ -11,6 +11,7 @@ import { parseArgs } from "node:util";
 import { startFakeAnthropicServer } from "../lib/testing/fake_anthropic_server.ts";
 import { caseHandler, TOOL_CASES, type ToolCase } from "../tests/support/claude_tool_cases.ts";
 import { runScript } from "./script_cli.ts";
+import { claudeCodeEnv } from "./claude_code_env.ts";
 
 const HELP = "Usage: deno run -A scripts/record_claude_tools.ts --claude <path to claude> [--only <case>]";
 const FIXTURES = decodeURIComponent(new URL("../tests/fixtures/claude/tools/", import.meta.url).pathname);
@@ -62,16 +63,9 @@ async function run(
     ],
     cwd: ws,
     clearEnv: true,
-    env: {
-      HOME: home,
-      PATH: Deno.env.get("PATH") ?? "/usr/bin:/bin",
-      ANTHROPIC_BASE_URL: server.url,
-      ANTHROPIC_API_KEY: "sk-ant-fake-key",
-      DISABLE_TELEMETRY: "1",
-      CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: "1",
-      ...(toolSearch ? {} : { ENABLE_TOOL_SEARCH: "false" }),
-      ...c.env,
-    },
+    env: claudeCodeEnv(home, server.url, {
+      env: { ...(toolSearch ? {} : { ENABLE_TOOL_SEARCH: "false" }), ...c.env },
+    }),
     stdin: "null",
     stdout: "piped",
     stderr: "piped",
