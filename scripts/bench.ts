@@ -37,24 +37,10 @@
 // /tmp/cc/node_modules/.bin/claude; install: docs/reference/performance.md).
 
 import { parseArgs } from "node:util";
-import { bladeCommand, median, type ProcessRun, ROOT, type Stats, stats } from "./bench_common.ts";
+import { type BenchRow, bladeCommand, median, processRow, ROOT, type Stats } from "./bench_common.ts";
 import { contenders, countFsyncs, findClaude, otherBuilds, runContenders, runStartup } from "./bench_e2e.ts";
 
-export interface BenchRow {
-  group: string;
-  name: string;
-  unit: string;
-  median: number;
-  min: number;
-  max: number;
-  n: number;
-  peakRssMiB?: number;
-  cpuMs?: number;
-  /** Wall time and peak RSS relative to the floor / to Claude Code, where the row has one. */
-  vsFloor?: { wall: number; rss: number };
-  vsClaude?: { wall: number; rss: number };
-  note?: string;
-}
+export type { BenchRow } from "./bench_common.ts";
 
 const GROUPS = [
   "e2e",
@@ -73,24 +59,6 @@ const GROUPS = [
   "hooks",
   "rewrites",
 ] as const;
-
-function processRow(
-  group: string,
-  name: string,
-  runs: readonly ProcessRun[],
-  note?: string,
-): BenchRow {
-  const s = stats(runs.map((r) => r.wallMs));
-  return {
-    group,
-    name,
-    unit: "ms",
-    ...s,
-    peakRssMiB: median(runs.map((r) => r.peakRssMiB)),
-    cpuMs: median(runs.map((r) => r.cpuMs)),
-    ...(note === undefined ? {} : { note }),
-  };
-}
 
 function ratio(a: BenchRow, b: BenchRow | undefined): { wall: number; rss: number } | undefined {
   if (b === undefined) return undefined;

@@ -189,3 +189,39 @@ if (requests > 1) {
   );
   return path;
 }
+
+/** A row of the bench table (scripts/bench.ts prints them; each group's module builds its own). */
+export interface BenchRow {
+  group: string;
+  name: string;
+  unit: string;
+  median: number;
+  min: number;
+  max: number;
+  n: number;
+  peakRssMiB?: number;
+  cpuMs?: number;
+  /** Wall time and peak RSS relative to the floor / to Claude Code, where the row has one. */
+  vsFloor?: { wall: number; rss: number };
+  vsClaude?: { wall: number; rss: number };
+  note?: string;
+}
+
+/** A row from whole-process runs: wall-time stats, median peak RSS and CPU. */
+export function processRow(
+  group: string,
+  name: string,
+  runs: readonly ProcessRun[],
+  note?: string,
+): BenchRow {
+  const s = stats(runs.map((r) => r.wallMs));
+  return {
+    group,
+    name,
+    unit: "ms",
+    ...s,
+    peakRssMiB: median(runs.map((r) => r.peakRssMiB)),
+    cpuMs: median(runs.map((r) => r.cpuMs)),
+    ...(note === undefined ? {} : { note }),
+  };
+}

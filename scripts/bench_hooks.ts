@@ -9,7 +9,17 @@
 //   deno run -A scripts/bench_hooks.ts [--runs N]
 
 import { parseArgs } from "node:util";
-import { bladeCommand, bladeEnv, median, type ProcessRun, type Stats, stats, timed } from "./bench_common.ts";
+import {
+  type BenchRow,
+  bladeCommand,
+  bladeEnv,
+  median,
+  processRow,
+  type ProcessRun,
+  type Stats,
+  stats,
+  timed,
+} from "./bench_common.ts";
 import { fakeTurn, startFakeAnthropicServer } from "../lib/testing/fake_anthropic_server.ts";
 import { realPorts } from "../lib/sys/mod.ts";
 import { HookPoints, type ToolCallRequest } from "../lib/executor/hooks.ts";
@@ -135,32 +145,10 @@ export async function benchHooks(o: { runs?: number; blade?: string[] } = {}): P
   }
 }
 
-/** A row of the bench table (scripts/bench.ts's BenchRow, which this module does not import: no cycle). */
-interface BenchRow {
-  group: string;
-  name: string;
-  unit: string;
-  median: number;
-  min: number;
-  max: number;
-  n: number;
-  peakRssMiB?: number;
-  cpuMs?: number;
-  note?: string;
-}
-
 /** The bench table's rows: the per-call figures, then both end-to-end runs with the difference per call. */
 export async function hooksRows(blade: string[], runs: number): Promise<BenchRow[]> {
   const f = await benchHooks({ runs, blade });
-  const process = (name: string, r: ProcessRun[], note?: string): BenchRow => ({
-    group: "hooks",
-    name,
-    unit: "ms",
-    ...stats(r.map((x) => x.wallMs)),
-    peakRssMiB: median(r.map((x) => x.peakRssMiB)),
-    cpuMs: median(r.map((x) => x.cpuMs)),
-    ...(note === undefined ? {} : { note }),
-  });
+  const process = (name: string, r: ProcessRun[], note?: string) => processRow("hooks", name, r, note);
   const perCall = (median(f.hooked.map((r) => r.wallMs)) - median(f.plain.map((r) => r.wallMs))) / CALLS;
   return [
     { group: "hooks", name: "PreToolUse command hook, per tool call", unit: "ms", ...f.hookMs },

@@ -7,7 +7,17 @@
 //   deno run -A scripts/bench_memory.ts [--runs N]
 
 import { parseArgs } from "node:util";
-import { bladeCommand, bladeEnv, median, type ProcessRun, type Stats, stats, timed } from "./bench_common.ts";
+import {
+  type BenchRow,
+  bladeCommand,
+  bladeEnv,
+  median,
+  processRow,
+  type ProcessRun,
+  type Stats,
+  stats,
+  timed,
+} from "./bench_common.ts";
 import { fakeTurn, startFakeAnthropicServer } from "../lib/testing/fake_anthropic_server.ts";
 import { realFs } from "../lib/sys/fs.ts";
 import { loadMemory } from "../lib/memory/load_memory.ts";
@@ -118,32 +128,10 @@ export async function benchMemory(o: { runs?: number; blade?: string[] } = {}): 
   }
 }
 
-/** A row of the bench table (scripts/bench.ts's BenchRow, which this module does not import: no cycle). */
-interface BenchRow {
-  group: string;
-  name: string;
-  unit: string;
-  median: number;
-  min: number;
-  max: number;
-  n: number;
-  peakRssMiB?: number;
-  cpuMs?: number;
-  note?: string;
-}
-
 /** The bench table's rows: the in-process load, then both start-ups with the difference in the note. */
 export async function memoryRows(blade: string[], runs: number): Promise<BenchRow[]> {
   const f = await benchMemory({ runs, blade });
-  const process = (name: string, r: ProcessRun[], note?: string): BenchRow => ({
-    group: "memory",
-    name,
-    unit: "ms",
-    ...stats(r.map((x) => x.wallMs)),
-    peakRssMiB: median(r.map((x) => x.peakRssMiB)),
-    cpuMs: median(r.map((x) => x.cpuMs)),
-    ...(note === undefined ? {} : { note }),
-  });
+  const process = (name: string, r: ProcessRun[], note?: string) => processRow("memory", name, r, note);
   const diff = (a: number, b: number) => `${a - b >= 0 ? "+" : ""}${(a - b).toFixed(1)}`;
   const wall = (r: ProcessRun[]) => median(r.map((x) => x.wallMs));
   const cpu = (r: ProcessRun[]) => median(r.map((x) => x.cpuMs));
