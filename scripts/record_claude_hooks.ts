@@ -38,15 +38,19 @@ async function record(claude: string, c: HookCase): Promise<Record<string, strin
   const { handler, answered: main } = caseHandler(c, { ws });
   await using server = startFakeAnthropicServer({ handler });
   try {
-    const out = await new Deno.Command(claude, {
-      args: ["-p", c.prompt, "--output-format", "stream-json", "--verbose", "--include-hook-events"],
-      cwd: ws,
-      clearEnv: true,
-      env: claudeCodeEnv(home, server.url, { env: { ANTHROPIC_API_KEY: "sk-ant-fake" } }),
-      stdin: "null",
-      stdout: "piped",
-      stderr: "piped",
-    }).output();
+    // A case with an earlier prompt runs it first; the case's prompt then continues that session.
+    const run = (prompt: string, more: string[]) =>
+      new Deno.Command(claude, {
+        args: ["-p", prompt, ...more, "--output-format", "stream-json", "--verbose", "--include-hook-events"],
+        cwd: ws,
+        clearEnv: true,
+        env: claudeCodeEnv(home, server.url, { env: { ANTHROPIC_API_KEY: "sk-ant-fake" } }),
+        stdin: "null",
+        stdout: "piped",
+        stderr: "piped",
+      }).output();
+    if (c.earlier !== undefined) await run(c.earlier, []);
+    const out = await run(c.prompt, c.earlier === undefined ? [] : ["--continue"]);
     const norm = (t: string) => t.replaceAll(ws, "/WS").replaceAll(home, "/HOME");
     const inputs = await Deno.readTextFile(`${ws}/hook_inputs.jsonl`).catch(() => "");
     const last = main.at(-1);

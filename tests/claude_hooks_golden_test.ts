@@ -325,3 +325,77 @@ for (
 // A child in this thread (no Worker) fires the same hooks the same way.
 Deno.test("hooks golden: hooks_subagent with the child in the main thread", () =>
   compare("hooks_subagent", { env: { BLADE_CHILD_SANDBOX: "none" } }));
+
+/**
+ * PreCompact (`-p "/compact keep the numbers"` continuing an earlier prompt's session), compared with
+ * what Claude Code did: the hooks run (the `manual` matcher's, not the `auto` one's) with its input
+ * field for field, the model requests made, the summary request's instructions (the user's, then the
+ * hook's stdout), the exit and result; a block (exit 2) stops the compaction with Claude Code's words.
+ */
+async function comparePreCompact(name: string): Promise<void> {
+  const c = HOOK_CASES.find((x) => x.name === name)!;
+  const want = await recorded(name);
+  await using box = await bladeSandbox();
+  const ws = box.workspace;
+  await writeCase(c, ws);
+  const { handler, answered } = caseHandler(c, { ws });
+  await using server = startFakeAnthropicServer({ handler });
+  const env = { ANTHROPIC_BASE_URL: server.url, ANTHROPIC_API_KEY: "sk-ant-fake" };
+  const flags = ["--output-format", "stream-json", "--verbose", "--trust-workspace"];
+  const earlier = await box.run(["-p", c.earlier!, ...flags], { env });
+  assert.equal(earlier.code, 0, earlier.stderr);
+  const run = await box.run(["-p", c.prompt, "--continue", ...flags], { env });
+  const norm = (v: unknown) => JSON.parse(JSON.stringify(v).replaceAll("/WS", ws));
+  assert.equal(run.code, want.exitCode, `${name}: ${run.stderr}`);
+  const stream = run.stdout.trim().split("\n").map((l) => JSON.parse(l) as Json);
+  const result = stream.find((l) => l.type === "result")!;
+  const wantResult = want.stream.find((l) => l.type === "result")!;
+  for (const key of ["subtype", "is_error", "num_turns"]) {
+    assert.deepEqual(result[key], wantResult[key], `${name}: result.${key}`);
+  }
+
+  const got = await hookInputs(ws);
+  assert.deepEqual(got.map((i) => i.hook), want.inputs.map((i) => i.hook), `${name}: hooks run`);
+  got.forEach(({ input }, i) => {
+    const expected = norm(want.inputs[i]!.input) as Json;
+    for (const k of [...SAME_VALUE, "trigger", "custom_instructions"]) {
+      assert.deepEqual(input[k], expected[k], `${name}: ${k} in ${JSON.stringify(input)}`);
+    }
+    for (const k of SAME_KIND) assert.equal(typeof input[k], typeof expected[k], `${name}: ${k}`);
+    const keys = (o: Json) => Object.keys(o).filter((k) => !CLAUDE_ONLY.has(k)).sort();
+    assert.deepEqual(keys(input), keys(expected), `${name}: PreCompact input fields`);
+  });
+
+  assert.equal(answered.length, want.requests.length, `${name}: model requests`);
+  const wantSummary = want.requests.at(-1)!.last.map((b) => b.text ?? "").join("\n");
+  const summary = textsOf((answered.at(-1)!.body.messages ?? []).slice(-1)).map((b) => b.text ?? "").join(
+    "\n",
+  );
+  const instructions = "keep the numbers\n\nalso keep the names";
+  assert.equal(
+    wantSummary.includes(instructions),
+    name === "hooks_precompact",
+    `${name}: Claude Code's summary`,
+  );
+  assert.equal(
+    summary.includes(instructions),
+    name === "hooks_precompact",
+    `${name}: Blade's summary request`,
+  );
+
+  // A block: Claude Code's words (its status line's `compact_error`), the session not compacted.
+  const blocked = want.stream.find((l) => typeof l.compact_error === "string")?.compact_error;
+  if (blocked !== undefined) {
+    const words = norm(String(blocked).replace(/^skipped: /, ""));
+    assert.ok(run.stderr.includes(words), `${name}: ${JSON.stringify(words)} in ${run.stderr}`);
+  }
+  assert.equal(
+    stream.some((l) => l.subtype === "compact_boundary"),
+    want.stream.some((l) => l.subtype === "compact_boundary"),
+    `${name}: compact_boundary`,
+  );
+}
+
+for (const name of ["hooks_precompact", "hooks_precompact_block"]) {
+  Deno.test(`hooks golden: ${name} as Claude Code 2.1.332`, () => comparePreCompact(name));
+}

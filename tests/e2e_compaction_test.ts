@@ -257,3 +257,47 @@ Deno.test("compaction: /compact with nothing to summarise fails as compaction_fa
   assert.match(r.result, /nothing before the latest messages to summarise/);
   assert.equal(server.requests.length, 0);
 });
+
+Deno.test("compaction: an automatic compaction fires PreCompact (trigger auto, its matcher only): its stdout joins the instructions; its exit 2 blocks it and the run goes on", async () => {
+  const window = { CLAUDE_CODE_AUTO_COMPACT_WINDOW: "42000" };
+  for (const block of [false, true]) {
+    await using sandbox = await bladeSandbox();
+    const log = `${sandbox.root}/precompact.log`;
+    const hook = (name: string, body: string) =>
+      sandbox.write(`${name}.sh`, `input=$(cat)\nprintf '%s\\n' "$input" >> '${log}'\n${body}\n`);
+    const auto = await hook("auto", block ? `echo "Not now" >&2; exit 2` : "echo 'keep the part names'");
+    const manual = await hook("manual", "echo 'never asked'");
+    await sandbox.write(
+      ".claude/settings.json",
+      JSON.stringify({
+        hooks: {
+          PreCompact: [
+            { matcher: "auto", hooks: [{ type: "command", command: `bash ${auto}` }] },
+            { matcher: "manual", hooks: [{ type: "command", command: `bash ${manual}` }] },
+          ],
+        },
+      }),
+    );
+    const c: CompactionCase = { trigger: "full", parts: 5 };
+    const { run, lines, bodies } = await session(sandbox, c, {
+      env: window,
+      args: ["-p", "Read the parts.", "--output-format", "stream-json", "--verbose", "--trust-workspace"],
+    });
+    assert.equal(run.code, 0, run.stderr);
+    const inputs = (await Deno.readTextFile(log)).trim().split("\n").map((l) => JSON.parse(l));
+    const asked = inputs.map((i) => [i.hook_event_name, i.trigger, i.custom_instructions]);
+    // Blocked, the next request is still over the threshold: the hook is asked again before it.
+    assert.deepEqual(asked.slice(0, 1), [["PreCompact", "auto", ""]], `block: ${block}`);
+    assert.deepEqual(new Set(asked.map((a) => JSON.stringify(a))).size, 1);
+    if (!block) assert.equal(asked.length, 1);
+    const summaries = bodies.filter(isSummaryRequest);
+    assert.equal(lines.filter((l) => l.subtype === "compact_boundary").length, block ? 0 : 1);
+    assert.equal(summaries.length, block ? 0 : 1);
+    if (!block) {
+      assert.match(
+        messageText(summaries[0]!.messages.at(-1)),
+        /Additional Instructions:\nkeep the part names/,
+      );
+    }
+  }
+});

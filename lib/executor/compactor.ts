@@ -46,7 +46,14 @@ export interface CompactorDeps {
 
 export type CompactionOutcome =
   | { ok: true; messages: Message[]; usage: Usage }
-  | { ok: false; usage: Usage; reason: string; error?: ProviderError };
+  | {
+    ok: false;
+    usage: Usage;
+    reason: string;
+    error?: ProviderError;
+    /** A beforeCompact hook stopped it (Claude Code's PreCompact): `reason` is what the user is told. */
+    blocked?: boolean;
+  };
 
 /** Times the summary request is retried with its oldest third left out when it is itself too long. */
 const SHORTER_RETRIES = 2;
@@ -73,12 +80,15 @@ export async function compact(
   if (head.length === 0) {
     return { ok: false, usage, reason: "there is nothing before the latest messages to summarise" };
   }
-  const added = await deps.hooks.compact({
+  const hooked = await deps.hooks.compact({
     sessionId: deps.meta.sessionId,
     trigger: request.trigger,
     ...(request.instructions === undefined ? {} : { instructions: request.instructions }),
   });
-  const instructions = [request.instructions, added].filter((t) => t !== undefined && t.trim() !== "").join(
+  if (hooked.block !== undefined) return { ok: false, usage, reason: hooked.block, blocked: true };
+  const instructions = [request.instructions, hooked.instructions].filter((t) =>
+    t !== undefined && t.trim() !== ""
+  ).join(
     "\n\n",
   );
   for (let attempt = 0;; attempt++) {

@@ -102,6 +102,12 @@ export interface CompactionStart {
   instructions?: string;
 }
 
+/** `beforeCompact`'s answer: instructions for the summary, or a block (what the user is told). */
+export interface CompactionAnswer {
+  instructions?: string;
+  block?: string;
+}
+
 export interface SessionStart {
   sessionId: string;
   agentType: string;
@@ -142,9 +148,10 @@ export interface SessionStart {
  *   per step, so it answers from its state without changing it. Merge: the first error wins, then a
  *   completed end.
  * - `beforeCompact`: before a compaction's summary request (compactor.ts; Claude Code's PreCompact
- *   hook event, for the settings hooks to wire). `instructions` it returns are added to the summary's
- *   instructions after the user's own; it cannot stop the compaction. Merge: the texts join, in hook
- *   order, separated by a blank line.
+ *   hook event: hooks/session_hooks.ts). `instructions` it returns are added to the summary's
+ *   instructions after the user's own; a `block` (what the user is told) stops the compaction: no
+ *   request, the conversation unchanged. Merge: in hook order, the first block wins and later hooks
+ *   are not asked; the texts join, separated by a blank line.
  */
 export interface LoopHooks {
   onSessionStart?:
@@ -173,9 +180,7 @@ export interface LoopHooks {
     | undefined;
   shouldStop?: ((step: StepEnd) => StopAnswer | undefined) | undefined;
   beforeCompact?:
-    | ((
-      start: CompactionStart,
-    ) => { instructions?: string } | void | Promise<{ instructions?: string } | void>)
+    | ((start: CompactionStart) => CompactionAnswer | void | Promise<CompactionAnswer | void>)
     | undefined;
 }
 
@@ -275,13 +280,14 @@ export function mergeHooks(...hooks: readonly (LoopHooks | undefined)[]): LoopHo
   return merged;
 }
 
-/** `beforeCompact` of several hooks: every hook is asked; the instructions join, in hook order. */
+/** `beforeCompact` of several hooks: the first block wins; else the instructions join, in hook order. */
 function mergedCompact(list: readonly LoopHooks[]): NonNullable<LoopHooks["beforeCompact"]> {
   return async (start) => {
     const texts: string[] = [];
     for (const h of list) {
-      const text = ((await h.beforeCompact!(start)) || {}).instructions;
-      if (text !== undefined && text !== "") texts.push(text);
+      const answer = (await h.beforeCompact!(start)) || {};
+      if (answer.block !== undefined) return { block: answer.block };
+      if (answer.instructions !== undefined && answer.instructions !== "") texts.push(answer.instructions);
     }
     return texts.length === 0 ? {} : { instructions: texts.join("\n\n") };
   };
@@ -412,13 +418,13 @@ export class HookPoints {
     }
   }
 
-  /** `beforeCompact`: instructions hooks add to a compaction's summary, or undefined. */
-  async compact(start: CompactionStart): Promise<string | undefined> {
+  /** `beforeCompact`: instructions hooks add to a compaction's summary, or a block (a throw: neither). */
+  async compact(start: CompactionStart): Promise<CompactionAnswer> {
     try {
-      return ((await this.hooks.beforeCompact?.(start)) || {}).instructions;
+      return (await this.hooks.beforeCompact?.(start)) || {};
     } catch (e) {
       this.#warn("beforeCompact", e);
-      return undefined;
+      return {};
     }
   }
 

@@ -170,3 +170,31 @@ Deno.test("HookPoints: a hook that throws is no opinion and a hook_failed warnin
     ]),
   );
 });
+
+Deno.test("mergeHooks: beforeCompact joins the instructions in order; the first block wins and later hooks are not asked", async () => {
+  const asked: string[] = [];
+  const hook = (name: string, answer: { instructions?: string; block?: string }) => ({
+    beforeCompact: () => {
+      asked.push(name);
+      return answer;
+    },
+  });
+  const start = { sessionId: "s", trigger: "manual" as const, instructions: "keep the numbers" };
+  const joined = mergeHooks(
+    hook("a", { instructions: "one" }),
+    hook("b", {}),
+    hook("c", { instructions: "two" }),
+  );
+  assert.deepEqual(await joined.beforeCompact!(start), { instructions: "one\n\ntwo" });
+  assert.deepEqual(asked, ["a", "b", "c"]);
+  asked.length = 0;
+  const blocked = mergeHooks(
+    hook("a", { instructions: "one" }),
+    hook("b", { block: "Compaction blocked by PreCompact hook: [x]: no" }),
+    hook("c", { instructions: "two" }),
+  );
+  assert.deepEqual(await blocked.beforeCompact!(start), {
+    block: "Compaction blocked by PreCompact hook: [x]: no",
+  });
+  assert.deepEqual(asked, ["a", "b"]);
+});

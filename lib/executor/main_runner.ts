@@ -428,8 +428,11 @@ async function compactSession(
     o.instructions === undefined ? {} : { instructions: o.instructions },
   );
   const durationMs = app.ports.clock.now() - o.started;
+  // A PreCompact hook's block is the hook's decision, not a failure (Claude Code 2.1.332 exits 0,
+  // tests/fixtures/claude/hooks_precompact_block): the session is unchanged, its words a warning.
+  const blocked = !done.ok && done.blocked === true;
   const result: RunResult = {
-    status: done.ok ? "completed" : o.signal.aborted ? "cancelled" : "failed",
+    status: done.ok || blocked ? "completed" : o.signal.aborted ? "cancelled" : "failed",
     messages: loop.messages,
     finalText: "",
     usage: emptyUsage(),
@@ -438,7 +441,7 @@ async function compactSession(
     durationMs,
     toolResults: [],
   };
-  if (!done.ok) {
+  if (!done.ok && !blocked) {
     result.error = o.signal.aborted ? { type: "cancelled", message: "The run was cancelled." } : {
       type: "compaction_failed",
       message: `Could not compact the conversation: ${done.reason}.`,
@@ -449,7 +452,7 @@ async function compactSession(
     sessionId: session.sessionId,
     result,
     transcriptDiagnostics: session.diagnostics,
-    recoveryWarnings: session.recoveryWarnings,
+    recoveryWarnings: blocked ? [...session.recoveryWarnings, done.reason] : session.recoveryWarnings,
     abandoned: [],
     interrupted: [],
     modelRequests: 0,

@@ -32,7 +32,7 @@ export interface HookVerdict {
   updatedInput?: Record<string, unknown>;
   /** Text added for the model (`additionalContext`). */
   context?: string[];
-  /** Plain stdout of UserPromptSubmit and SessionStart on exit 0, added for the model too. */
+  /** Plain stdout on exit 0 of UserPromptSubmit and SessionStart (for the model) and PreCompact (instructions). */
   output?: string[];
   /** `continue: false`: the session stops after this step; the reason is for the user. */
   stop?: string;
@@ -42,8 +42,11 @@ export interface HookVerdict {
   error?: string;
 }
 
-/** Events whose plain stdout on exit 0 becomes context for the model (as Claude Code adds it). */
-const STDOUT_CONTEXT: ReadonlySet<HookEvent> = new Set(["UserPromptSubmit", "SessionStart"]);
+/**
+ * Events whose plain stdout on exit 0 is used (`output`): context for the model (UserPromptSubmit,
+ * SessionStart), a compaction's summary instructions (PreCompact), as Claude Code uses it.
+ */
+const STDOUT_OUTPUT: ReadonlySet<HookEvent> = new Set(["UserPromptSubmit", "SessionStart", "PreCompact"]);
 
 function isRecord(v: unknown): v is Record<string, unknown> {
   return typeof v === "object" && v !== null && !Array.isArray(v);
@@ -75,7 +78,7 @@ export function verdictOf(event: HookEvent, end: HookEnd, o: { label: string }):
       // Not JSON after all: plain output.
     }
   }
-  return STDOUT_CONTEXT.has(event) && out !== "" ? { output: [out] } : {};
+  return STDOUT_OUTPUT.has(event) && out !== "" ? { output: [out] } : {};
 }
 
 /** A structured (JSON) answer. */

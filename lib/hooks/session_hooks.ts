@@ -4,7 +4,8 @@
 // the permission gate (`beforePermission`: deny, allow an askable refusal, ask, rewrite), PostToolUse
 // after each call (context and blocks annotate the result), Stop when the model ends a turn (a block
 // sends its reason back: one more step) — a subagent's SubagentStop instead, with its id, type,
-// transcript and last message —, `continue: false` ending the run after the step, and SessionEnd.
+// transcript and last message —, `continue: false` ending the run after the step, PreCompact before a
+// compaction's summary (block it, or add instructions), and SessionEnd.
 // The texts the model sees are Claude Code's (tests/fixtures/claude/hooks_*). Hooks run in the
 // sandbox of the call (tool events) or of the session (the others): `runner`. A Worker child's loop
 // asks through child_hooks.ts; `answer` answers it here, in the main thread.
@@ -62,6 +63,7 @@ export interface SessionHookSet {
 
 /** Events whose input has no `permission_mode` (as Claude Code sends them). */
 const WITHOUT_MODE: ReadonlySet<HookEvent> = new Set([
+  "PreCompact",
   "SessionStart",
   "SessionEnd",
   "SubagentStart",
@@ -90,6 +92,7 @@ export function sessionHooks(engine: HookEngine, session: HookSession): SessionH
     hooks.onSessionStart = sessionStart(fire, session);
   }
   if (engine.has("UserPromptSubmit") && !child) hooks.onUserPrompt = userPromptSubmit(fire);
+  if (engine.has("PreCompact") && !child) hooks.beforeCompact = preCompact(fire);
   const before = engine.has("PreToolUse") ? preToolUse(fire) : undefined;
   const after = engine.has("PostToolUse") || engine.has("PostToolUseFailure") ? postToolUse(fire) : undefined;
   const stopEvent = child ? "SubagentStop" : "Stop";
@@ -240,6 +243,22 @@ function userPromptSubmit(fire: Fire): NonNullable<LoopHooks["onUserPrompt"]> {
       ...contextTexts("UserPromptSubmit hook additional context", v),
     ];
     return { messages: texts.map((t) => userText(t, true)) };
+  };
+}
+
+/**
+ * PreCompact before a compaction's summary request, matched by its trigger (`manual`, `auto`): a block
+ * (exit 2, `decision: "block"`) stops the compaction with Claude Code's words; plain stdout joins the
+ * summary's instructions after the user's own (tests/fixtures/claude/hooks_precompact*).
+ */
+function preCompact(fire: Fire): NonNullable<LoopHooks["beforeCompact"]> {
+  return async ({ trigger, instructions }) => {
+    const v = await fire("PreCompact", { trigger, custom_instructions: instructions ?? "" }, {
+      match: trigger,
+    });
+    if (v.block !== undefined) return { block: `Compaction blocked by PreCompact hook: ${v.block.trim()}` };
+    const texts = v.output ?? [];
+    return texts.length === 0 ? {} : { instructions: texts.join("\n\n") };
   };
 }
 

@@ -16,6 +16,8 @@ import type { AnthropicRequestBody } from "../../lib/provider/anthropic_wire.ts"
 export interface HookCase {
   name: string;
   prompt: string;
+  /** A prompt run first, in its own run; `prompt` then continues that session (`--continue`). */
+  earlier?: string;
   scripts: Record<string, string>;
   /** The settings `hooks` object; `$WS` in a command is the project folder. */
   hooks: Record<string, unknown>;
@@ -189,6 +191,40 @@ You check things.
         fakeTurn({ text: "CHILD DONE" }),
       ],
     },
+  },
+  {
+    // PreCompact on a manual compaction (`/compact <instructions>` continuing a session), matched by
+    // its trigger (the `auto` hook is not run); its plain stdout joins the summary's instructions.
+    name: "hooks_precompact",
+    earlier: "Remember 42 and 7.",
+    prompt: "/compact keep the numbers",
+    scripts: { manual: "echo 'also keep the names'", auto: "true" },
+    hooks: {
+      PreCompact: [{ matcher: "manual", hooks: [command("manual")] }, {
+        matcher: "auto",
+        hooks: [command("auto")],
+      }],
+    },
+    allow: [],
+    turns: [
+      fakeTurn({ text: "Noted: 42 and 7." }),
+      fakeTurn({ text: "<summary>The numbers 42 and 7.</summary>" }),
+    ],
+  },
+  {
+    // PreCompact exit 2 blocks a manual compaction: the conversation is not compacted, the reason is said.
+    name: "hooks_precompact_block",
+    earlier: "Remember 42 and 7.",
+    prompt: "/compact keep the numbers",
+    scripts: { manual: `echo "Not now" >&2; exit 2`, auto: "true" },
+    hooks: {
+      PreCompact: [{ matcher: "manual", hooks: [command("manual")] }, {
+        matcher: "auto",
+        hooks: [command("auto")],
+      }],
+    },
+    allow: [],
+    turns: [fakeTurn({ text: "Noted: 42 and 7." }), fakeTurn({ text: "Should not be asked." })],
   },
   {
     // PostToolUse's `tool_response` for each built-in file and shell tool (the per-tool object Claude

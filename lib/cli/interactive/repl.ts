@@ -384,7 +384,11 @@ class Repl {
       new AbortController().signal,
       instructions === "" ? {} : { instructions },
     );
-    if (!done.ok) this.view.stderr(`Could not compact the conversation: ${done.reason}.`);
+    if (!done.ok) {
+      this.view.stderr(
+        done.blocked === true ? done.reason : `Could not compact the conversation: ${done.reason}.`,
+      );
+    }
   }
 
   /**
