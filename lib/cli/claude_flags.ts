@@ -94,7 +94,8 @@ export const NOT_YET_HONOURED: Readonly<Record<string, string>> = {
   "permission-prompt-tool":
     "an approval tool is honoured as `stdio` with stream-json input (the Agent SDK's canUseTool) or an MCP tool `mcp__<server>__<tool>`",
   "no-session-persistence": "Blade always saves the session (its transcript is what makes runs durable)",
-  autocompact: "Blade does not compact conversations yet",
+  autocompact:
+    "the flag is not read: Blade compacts at the model's window; set CLAUDE_CODE_AUTO_COMPACT_WINDOW for another size",
   "ax-screen-reader": "print mode has no decorations to remove",
   brief: "there is no SendUserMessage tool; answers arrive as the result",
   chrome: "there is no browser integration",
