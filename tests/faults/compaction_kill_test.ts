@@ -17,7 +17,7 @@ import {
   compactionHandler,
   isSummaryRequest,
 } from "../support/claude_compaction_cases.ts";
-import { type BladeSandbox, bladeSandbox } from "../support/blade.ts";
+import { type BladeSandbox, bladeSandbox, SOURCES_ONLY } from "../support/blade.ts";
 import { killGroup, projectDir } from "../support/crash.ts";
 
 const FAULTY_MAIN = decodeURIComponent(new URL("../support/faulty_main.ts", import.meta.url).pathname);
@@ -64,53 +64,62 @@ async function heldConversation(path: string) {
 }
 
 for (const kill of KILLS) {
-  Deno.test(`compaction kill: ${kill.name} leaves the ${kill.expect} conversation, never a mix, and it continues`, async () => {
-    await using sandbox = await bladeSandbox();
-    for (const [file, text] of Object.entries(compactionFiles(CASE))) await sandbox.write(file, text);
-    const handler = compactionHandler(CASE, sandbox.workspace);
-    let summaryAsked: (() => void) | undefined;
-    const summary = new Promise<void>((resolve) => summaryAsked = resolve);
-    await using server = startFakeAnthropicServer({
-      handler: (req, i) => {
-        // The first summary request hangs until the kill (the restart's is answered).
-        if (kill.atSummaryRequest === true && isSummaryRequest(req.body) && summaryAsked !== undefined) {
-          summaryAsked();
-          summaryAsked = undefined;
-          return { kind: "hang" };
-        }
-        return handler(req, i);
-      },
-    });
-    const env = { ANTHROPIC_BASE_URL: server.url, ANTHROPIC_API_KEY: "sk-ant-fake-key" };
-    const blade = await sandbox.spawn(["-p", PROMPT, "--output-format", "json"], {
-      entry: FAULTY_MAIN,
-      processGroup: true,
-      env: {
-        ...env,
-        BLADE_CHILD_SANDBOX: "none",
-        BLADE_KILL_PATH: "/projects/[^/]+/session-[^/]+\\.jsonl$",
-        BLADE_KILL_AT_WRITE: String(kill.write ?? 0),
-        BLADE_KILL_TORN_BYTES: String(kill.tornBytes ?? 0),
-      },
-    });
-    if (kill.atSummaryRequest === true) {
-      await summary;
-      await killGroup(blade);
-    }
-    const ended = await blade.result;
-    assert.equal(ended.code, 128 + 9, `killed by SIGKILL, not ended by itself: ${ended.stderr}`);
-    const path = await sessionFile(sandbox);
-    const text = await Deno.readTextFile(path);
-    assert.equal(!text.endsWith("\n"), (kill.tornBytes ?? 0) > 0, "a torn tail only where the kill tore one");
-    const held = await heldConversation(path);
-    assert.equal(held.state, kill.expect);
-    assert.equal(held.boundaries, kill.expect === "new" ? 1 : 0);
+  Deno.test(
+    `compaction kill: ${kill.name} leaves the ${kill.expect} conversation, never a mix, and it continues`,
+    // Kill points are placed by tests/support/faulty_main.ts, which runs the sources.
+    SOURCES_ONLY,
+    async () => {
+      await using sandbox = await bladeSandbox();
+      for (const [file, text] of Object.entries(compactionFiles(CASE))) await sandbox.write(file, text);
+      const handler = compactionHandler(CASE, sandbox.workspace);
+      let summaryAsked: (() => void) | undefined;
+      const summary = new Promise<void>((resolve) => summaryAsked = resolve);
+      await using server = startFakeAnthropicServer({
+        handler: (req, i) => {
+          // The first summary request hangs until the kill (the restart's is answered).
+          if (kill.atSummaryRequest === true && isSummaryRequest(req.body) && summaryAsked !== undefined) {
+            summaryAsked();
+            summaryAsked = undefined;
+            return { kind: "hang" };
+          }
+          return handler(req, i);
+        },
+      });
+      const env = { ANTHROPIC_BASE_URL: server.url, ANTHROPIC_API_KEY: "sk-ant-fake-key" };
+      const blade = await sandbox.spawn(["-p", PROMPT, "--output-format", "json"], {
+        entry: FAULTY_MAIN,
+        processGroup: true,
+        env: {
+          ...env,
+          BLADE_CHILD_SANDBOX: "none",
+          BLADE_KILL_PATH: "/projects/[^/]+/session-[^/]+\\.jsonl$",
+          BLADE_KILL_AT_WRITE: String(kill.write ?? 0),
+          BLADE_KILL_TORN_BYTES: String(kill.tornBytes ?? 0),
+        },
+      });
+      if (kill.atSummaryRequest === true) {
+        await summary;
+        await killGroup(blade);
+      }
+      const ended = await blade.result;
+      assert.equal(ended.code, 128 + 9, `killed by SIGKILL, not ended by itself: ${ended.stderr}`);
+      const path = await sessionFile(sandbox);
+      const text = await Deno.readTextFile(path);
+      assert.equal(
+        !text.endsWith("\n"),
+        (kill.tornBytes ?? 0) > 0,
+        "a torn tail only where the kill tore one",
+      );
+      const held = await heldConversation(path);
+      assert.equal(held.state, kill.expect);
+      assert.equal(held.boundaries, kill.expect === "new" ? 1 : 0);
 
-    // The session goes on from what the transcript holds (the old one meets "too long" again and compacts).
-    const next = await sandbox.run(["-p", "--continue", "Go on.", "--output-format", "json"], { env });
-    assert.equal(next.code, 0, next.stderr);
-    const after = await heldConversation(path);
-    assert.equal(after.state, "new");
-    assert.equal(after.boundaries, 1);
-  });
+      // The session goes on from what the transcript holds (the old one meets "too long" again and compacts).
+      const next = await sandbox.run(["-p", "--continue", "Go on.", "--output-format", "json"], { env });
+      assert.equal(next.code, 0, next.stderr);
+      const after = await heldConversation(path);
+      assert.equal(after.state, "new");
+      assert.equal(after.boundaries, 1);
+    },
+  );
 }
