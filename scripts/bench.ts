@@ -203,17 +203,14 @@ async function groupRows(
     case "sandbox":
       return await sandboxRows(runs);
     case "rewrites":
-      return await (await import("./bench_rewrites.ts")).rewriteRows(`${dir}/rewrites`, {
-        ...ctx,
-        processRow,
-      });
+      return await (await import("./bench_rewrites.ts")).rewriteRows(`${dir}/rewrites`, ctx);
     case "search":
       return await (await import("./bench_search.ts")).searchRows(runs, ctx.log, figureRow);
     case "remote":
       return await remoteRows(runs);
     case "tasks": {
       const { tasksRows } = await import("./bench_tasks.ts");
-      return await tasksRows(blade, { dir, workspace, runs }, processRow);
+      return await tasksRows(blade, { dir, workspace, runs });
     }
     case "caching":
       return await (await import("./bench_caching.ts")).cachingRows(blade, figureRow);

@@ -6,8 +6,7 @@
 
 import { join } from "node:path";
 import { type Contender, otherBuildContenders, runContenders } from "./bench_e2e.ts";
-import type { BenchRow } from "./bench.ts";
-import { bladeEnv, type ProcessRun } from "./bench_common.ts";
+import { type BenchRow, bladeEnv, processRow } from "./bench_common.ts";
 import { type Rewrite, REWRITES } from "./bundle_split.ts";
 
 export interface RewriteVariant {
@@ -45,13 +44,8 @@ export async function rewriteContenders(dir: string): Promise<Contender[]> {
 /** The rows: each variant's figures, and how much slower than the build with all rewrites. */
 export async function rewriteRows(
   dir: string,
-  options: {
-    workspace: string;
-    runs: number;
-    processRow: (group: string, name: string, runs: readonly ProcessRun[]) => BenchRow;
-  },
+  options: { workspace: string; runs: number },
 ): Promise<BenchRow[]> {
-  const { processRow } = options;
   const list = await rewriteContenders(dir);
   const results = await runContenders(list, options.workspace, options.runs);
   // CPU time comes in 10 ms steps (/usr/bin/time): its mean over the runs tells variants apart, its median may not.

@@ -7,8 +7,16 @@
 // timed apart ("first listing"), then the store is as any store Blade has written is afterwards.
 // Run alone: deno run -A scripts/bench_tasks.ts [runs]
 
-import { median, type ProcessRun, type Stats, stats, timed } from "./bench_common.ts";
-import { bladeEnv } from "./bench_common.ts";
+import {
+  type BenchRow,
+  bladeEnv,
+  median,
+  processRow,
+  type ProcessRun,
+  type Stats,
+  stats,
+  timed,
+} from "./bench_common.ts";
 import { storageLayout } from "../lib/config/storage.ts";
 import { encodeSidecar } from "../lib/store/codec.ts";
 import { sidecarFixture } from "../lib/testing/sidecar_fixtures.ts";
@@ -105,21 +113,20 @@ export async function benchTasks(
 }
 
 /** The bench's rows (scripts/bench.ts registers the group; `row` is its process row). */
-export async function tasksRows<Row>(
+export async function tasksRows(
   blade: string[],
   options: { dir: string; workspace: string; runs: number },
-  row: (group: string, name: string, runs: readonly ProcessRun[], note?: string) => Row,
-): Promise<Row[]> {
+): Promise<BenchRow[]> {
   const r = await benchTasks(blade, options);
   return [
-    row(
+    processRow(
       "tasks",
       `tasks list, ${r.records} runs`,
       r.list.runs,
       `goal ≤ 300 ms; first listing (builds the index) ${r.firstListMs.toFixed(0)} ms`,
     ),
-    row("tasks", "tasks list, 5 runs", r.listFew.runs),
-    row("tasks", `tasks clean --older-than 7d, ${r.records} runs`, r.clean.runs, "goal ≤ 3,000 ms"),
+    processRow("tasks", "tasks list, 5 runs", r.listFew.runs),
+    processRow("tasks", `tasks clean --older-than 7d, ${r.records} runs`, r.clean.runs, "goal ≤ 3,000 ms"),
   ];
 }
 
