@@ -18,6 +18,8 @@ import type { ChildHookPoint } from "../hooks/child_hooks.ts";
 import { decodeWorkerMessage } from "./child_calls.ts";
 import { ChildFetches } from "./child_fetch.ts";
 import { childPermissions, type DenoPermissionSet } from "../permissions/deno_permissions.ts";
+import { childRulesOf } from "../permissions/ceiling.ts";
+import { pathRulesOf } from "../permissions/write_scope.ts";
 import { type Sandbox, startSandbox } from "./sandbox.ts";
 import { type ProviderConfig, providerEndpoint, withoutCredentials } from "../provider/factory.ts";
 import type { HttpEndpoint } from "../provider/http_provider.ts";
@@ -78,6 +80,9 @@ export function permissionsForChild(o: WorkerChildOptions): DenoPermissionSet {
       : [...o.extraReadDirs, o.spec.worktree.parentCheckout],
     sessionWriteDirs: [o.transcriptDir],
     ...(o.spec.audit === undefined ? {} : { readOnly: true }),
+    // Its rules narrow its write grant (an agent limited to `Edit(docs/**)` writes docs/ only).
+    rules: pathRulesOf(childRulesOf(o.spec.rules, o.spec.config)),
+    home: o.home,
   });
 }
 

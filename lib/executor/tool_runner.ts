@@ -180,6 +180,8 @@ export class ToolRunner {
       // commands of a session that may run any command unasked.
       commandNetwork: o.mode === "yolo" ||
         o.rules.allow.some((r) => r.tool === "Bash" && r.specifier === undefined),
+      // The rules narrow what its commands may write (docs/reference/permissions.md "The OS sandbox").
+      pathRules: { deny: o.rules.deny, limits: o.limits },
       callId,
       signal,
       emit: o.emit,

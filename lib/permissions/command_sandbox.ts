@@ -5,9 +5,12 @@
 // paths inside them stay read-only (.git/hooks, .git/config, .blade, .claude, .mcp.json, Blade's
 // storage with its trust file), and whether they reach the network; then that policy as bubblewrap
 // arguments (Linux) and as a sandbox-exec profile (macOS). The same inputs as the Worker's Deno
-// permission set (deno_permissions.ts). Pure: paths arrive canonical.
+// permission set (deno_permissions.ts), its rules included: an agent limited to `Edit(docs/**)` runs
+// commands that may write docs/ only, and a denied folder is bound read-only (write_scope.ts). Pure:
+// paths arrive canonical.
 
 import type { PermissionMode } from "../protocol/permission_mode.ts";
+import { type PathRules, writeScope } from "./write_scope.ts";
 
 /** What the session is allowed, as the sandbox sees it. */
 export interface CommandSandboxInput {
@@ -34,6 +37,13 @@ export interface CommandSandboxInput {
   readOnly?: boolean;
   /** The commands may use the network (yolo mode, or a rule allowing every command). */
   network: boolean;
+  /**
+   * The session's deny rules and its agents' `tools` layers: they narrow the writable roots to the
+   * folders they name and bind denied folders read-only (write_scope.ts).
+   */
+  rules?: PathRules | undefined;
+  /** The user's home folder, for `~/` in rules. */
+  home?: string | undefined;
 }
 
 export interface CommandSandboxPolicy {
@@ -47,6 +57,10 @@ export interface CommandSandboxPolicy {
    */
   privateTmp?: string[];
   network: boolean;
+  /** Writable folders the rules named (not whole roots): the caller keeps them only if not symlinks. */
+  named?: string[];
+  /** Why the rules narrowed the writable folders (write_scope.ts), one line each. */
+  notes?: string[];
 }
 
 /** Paths inside a writable folder that change what later runs do: read-only for every command. */
@@ -62,19 +76,38 @@ export function commandSandboxPolicy(input: CommandSandboxInput): CommandSandbox
   const writes = input.trusted && input.mode !== "plan" && input.readOnly !== true;
   const wt = input.worktree;
   const roots = wt === undefined ? [input.workspaceRoot, ...input.additionalDirs ?? []] : [wt.worktreeRoot];
+  // The rules narrow the roots (an agent limited to `Edit(docs/**)`: docs/ only) and deny folders.
+  const scope = writes && input.rules !== undefined
+    ? writeScope(input.rules, {
+      mode: input.mode,
+      roots,
+      workspaceRoot: input.workspaceRoot,
+      home: input.home,
+    })
+    : undefined;
+  const narrowed = scope?.writable ?? roots;
   const writable = writes
-    ? unique([...roots, ...wt?.gitWritable ?? [], input.tempDir, ...input.caches ?? []])
+    ? unique([...narrowed, ...wt?.gitWritable ?? [], input.tempDir, ...input.caches ?? []])
     : [];
   const protectedPaths = writes
     ? roots.flatMap((root) => PROTECTED_NAMES.map((name) => join(root, name)))
     : [];
   // A worktree's `.git` is a file naming its git folder: rewritten, it would point git elsewhere.
   if (writes && wt !== undefined) protectedPaths.push(join(wt.worktreeRoot, ".git"));
+  // Narrowed, the roots themselves are bound read-only, so a writable folder holding them (the temp
+  // folder holding a workspace under /tmp) cannot give them back; the named folders, deeper, stay writable.
+  const lost = roots.filter((root) => !narrowed.includes(root));
   const readOnly = unique([
     input.storageRoot,
     ...(wt === undefined ? [] : [wt.parentCheckout]),
+    ...(writes ? lost : []),
     ...protectedPaths,
+    ...scope?.readOnly.map((d) => d.path) ?? [],
   ]);
+  if (writes && scope !== undefined && scope.notes.length > 0) {
+    const named = narrowed.filter((p) => !roots.includes(p));
+    return { writable, readOnly, network: input.network, named, notes: scope.notes };
+  }
   if (writes) return { writable, readOnly, network: input.network };
   const visible = [input.workspaceRoot, ...input.additionalDirs ?? [], ...input.keepVisible ?? []];
   const privateTmp = unique(visible.filter((p) => p.startsWith("/tmp/")));
@@ -126,8 +159,11 @@ export function seatbeltProfile(policy: CommandSandboxPolicy): string {
     "(deny file-write*)",
     '(allow file-write* (literal "/dev/null") (literal "/dev/stdout") (literal "/dev/stderr") (literal "/dev/tty"))',
     ...(policy.privateTmp === undefined ? [] : ['(allow file-write* (subpath "/private/var/folders"))']),
-    ...policy.writable.map((p) => `(allow file-write* (subpath ${quote(p)}))`),
-    ...policy.readOnly.map((p) => `(deny file-write* (subpath ${quote(p)}))`),
+    // The last matching rule wins: shallower first, so a deeper folder's rule decides (as bwrap's binds).
+    ...[
+      ...policy.writable.map((p) => ({ p, rule: `(allow file-write* (subpath ${quote(p)}))`, o: 0 })),
+      ...policy.readOnly.map((p) => ({ p, rule: `(deny file-write* (subpath ${quote(p)}))`, o: 1 })),
+    ].sort((a, b) => depth(a.p) - depth(b.p) || a.o - b.o).map((r) => r.rule),
     ...(policy.network
       ? []
       : ["(deny network*)", '(allow network* (remote unix-socket (path-literal "/var/run/mDNSResponder")))']),

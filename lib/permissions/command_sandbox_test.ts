@@ -1,4 +1,5 @@
 import assert from "node:assert/strict";
+import { parseRuleList } from "../protocol/tool_rule.ts";
 import {
   bwrapArguments,
   type CommandSandboxInput,
@@ -82,6 +83,92 @@ Deno.test("commandSandboxPolicy: who may write what (table)", () => {
   for (const [name, change, expected] of cases) {
     assert.deepEqual(commandSandboxPolicy({ ...BASE, ...change }), expected, name);
   }
+});
+
+Deno.test("commandSandboxPolicy: the session's rules narrow the writable folders (table)", () => {
+  const rules = (deny: string[], limits: string[][]) => ({
+    deny: parseRuleList(deny).rules,
+    limits: limits.map((l) => parseRuleList(l).rules),
+  });
+  const cases: [string, Partial<CommandSandboxInput>, ReturnType<typeof commandSandboxPolicy>][] = [
+    ["no rules that name paths: as before", { rules: rules(["Bash(rm:*)"], [["Read", "Bash(echo:*)"]]) }, {
+      writable: ["/home/u/proj", "/home/u/lib", "/tmp", "/home/u/.cache"],
+      readOnly: ["/home/u/.blade", ...PROTECTED("/home/u/proj"), ...PROTECTED("/home/u/lib")],
+      network: false,
+    }],
+    ["limited to Edit(docs/**): docs/, temp and caches; protected paths still read-only", {
+      rules: rules([], [["Edit(docs/**)", "Bash(echo:*)"]]),
+    }, {
+      writable: ["/home/u/proj/docs", "/tmp", "/home/u/.cache"],
+      readOnly: [
+        "/home/u/.blade",
+        "/home/u/proj",
+        "/home/u/lib",
+        ...PROTECTED("/home/u/proj"),
+        ...PROTECTED("/home/u/lib"),
+      ],
+      network: false,
+      named: ["/home/u/proj/docs"],
+      notes: ["writes are limited to docs/ by the tools rule Edit(docs/**)"],
+    }],
+    ["a deny rule's folder is bound read-only over the workspace", {
+      rules: rules(["Edit(src/secret/**)"], []),
+    }, {
+      writable: ["/home/u/proj", "/home/u/lib", "/tmp", "/home/u/.cache"],
+      readOnly: [
+        "/home/u/.blade",
+        ...PROTECTED("/home/u/proj"),
+        ...PROTECTED("/home/u/lib"),
+        "/home/u/proj/src/secret",
+      ],
+      network: false,
+      named: [],
+      notes: ["the deny rule Edit(src/secret/**) makes src/secret/ read-only"],
+    }],
+    ["plan mode: nothing, whatever the rules", { mode: "plan", rules: rules([], [["Edit(docs/**)"]]) }, {
+      writable: [],
+      readOnly: ["/home/u/.blade"],
+      privateTmp: [],
+      network: false,
+    }],
+  ];
+  for (const [name, change, expected] of cases) {
+    assert.deepEqual(commandSandboxPolicy({ ...BASE, ...change }), expected, name);
+  }
+  const args = bwrapArguments(
+    commandSandboxPolicy({ ...BASE, rules: rules(["Edit(docs/private/**)"], [["Edit(docs/**)"]]) }),
+    "/home/u/proj",
+  );
+  const at = (flag: string, path: string) => args.findIndex((a, i) => a === flag && args[i + 1] === path);
+  assert.ok(at("--bind-try", "/home/u/proj/docs") > 0, "docs/ writable");
+  assert.equal(at("--bind-try", "/home/u/proj"), -1, "the workspace itself is not bound writable");
+  assert.ok(
+    at("--ro-bind-try", "/home/u/proj/docs/private") > at("--bind-try", "/home/u/proj/docs"),
+    "the denied folder is re-bound read-only after (over) its writable parent",
+  );
+  // A workspace under the writable temp folder: bound read-only over /tmp, docs/ writable over it.
+  const tmp = bwrapArguments(
+    commandSandboxPolicy({
+      ...BASE,
+      workspaceRoot: "/tmp/w",
+      additionalDirs: [],
+      rules: rules([], [["Edit(docs/**)"]]),
+    }),
+    "/tmp/w",
+  );
+  const tmpAt = (flag: string, path: string) => tmp.findIndex((a, i) => a === flag && tmp[i + 1] === path);
+  assert.ok(tmpAt("--bind-try", "/tmp") > 0);
+  assert.ok(
+    tmpAt("--ro-bind-try", "/tmp/w") > tmpAt("--bind-try", "/tmp"),
+    "the workspace read-only over /tmp",
+  );
+  assert.ok(tmpAt("--bind-try", "/tmp/w/docs") > tmpAt("--ro-bind-try", "/tmp/w"), "docs/ writable over it");
+  const profile = seatbeltProfile(commandSandboxPolicy({ ...BASE, rules: rules([], [["Edit(docs/**)"]]) }));
+  assert.ok(
+    profile.indexOf('(allow file-write* (subpath "/home/u/proj/docs"))') >
+      profile.indexOf('(deny file-write* (subpath "/home/u/proj"))'),
+    "Seatbelt: the last matching rule wins, so the deeper folder's rule comes later",
+  );
 });
 
 Deno.test("bwrapArguments: deeper binds after shallower ones, PID namespace, no network, die with parent", () => {

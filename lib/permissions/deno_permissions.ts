@@ -6,6 +6,7 @@
 
 import { BladeError } from "../errors.ts";
 import type { PermissionMode } from "../protocol/permission_mode.ts";
+import { type PathRules, writeScope } from "./write_scope.ts";
 
 /** `false` = nothing, `true` = everything (only Blade's own process), a list = exactly those. */
 export type Grant = boolean | string[];
@@ -76,6 +77,14 @@ export interface ChildPermissionInput {
   readOnly?: boolean;
   /** `Deno.*` system-information APIs the child calls (default none). */
   sysNames?: readonly string[];
+  /**
+   * The child's deny rules and its agents' `tools` layers: the workspace write grant narrows to the
+   * folders they name (write_scope.ts). A denied folder inside a granted one stays granted here (a
+   * Deno grant cannot subtract): the permission gate refuses those writes, and commands get it read-only.
+   */
+  rules?: PathRules | undefined;
+  /** The user's home folder, for `~/` in rules. */
+  home?: string | undefined;
 }
 
 /** Tools that change files or run programs; a child with none of them is read-only. */
@@ -133,7 +142,19 @@ export function childPermissions(input: ChildPermissionInput): DenoPermissionSet
     input.tools.some((t) => WRITE_TOOLS.includes(t));
   const storageWrites = STORAGE_WRITE_DIRS.map((dir) => joinPath(input.storageRoot, dir));
   const workspaces = [input.workspaceRoot, ...(input.isolated === true ? [] : input.additionalDirs ?? [])];
-  const toolWrites = !writes ? [] : input.trusted ? [...workspaces, ...storageWrites] : storageWrites;
+  const narrowed = input.rules === undefined ? workspaces : writeScope(input.rules, {
+    mode: input.mode,
+    roots: workspaces,
+    workspaceRoot: input.workspaceRoot,
+    home: input.home,
+  }).writable;
+  // Narrowed, a worktree child's grant must not come back whole through the storage folder holding
+  // its worktree (`<storage>/worktrees`): the main thread makes worktrees, the child writes in its own.
+  const whole = workspaces.every((root) => narrowed.includes(root));
+  const storage = whole
+    ? storageWrites
+    : storageWrites.filter((dir) => !workspaces.some((root) => covers(dir, root)));
+  const toolWrites = !writes ? [] : input.trusted ? [...narrowed, ...storage] : storageWrites;
   const shell = input.trusted && input.mode !== "plan" && input.tools.includes("Bash");
   const run = [
     ...(shell ? input.shellPrograms ?? DEFAULT_SHELL_PROGRAMS : []),

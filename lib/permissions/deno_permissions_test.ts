@@ -11,6 +11,12 @@ import {
 } from "./deno_permissions.ts";
 import { v8FlagsArg } from "../sys/v8_flags.ts";
 import { PERMISSION_MODES } from "../protocol/permission_mode.ts";
+import { parseRuleList } from "../protocol/tool_rule.ts";
+import type { PathRules } from "./write_scope.ts";
+
+function pathRules(deny: string[], limits: string[][]): PathRules {
+  return { deny: parseRuleList(deny).rules, limits: limits.map((l) => parseRuleList(l).rules) };
+}
 
 const ST = "/home/u/.blade";
 /** The child's own project folder: the only part of the storage root it reads. */
@@ -177,6 +183,50 @@ const CASES: { name: string; input: Partial<ChildPermissionInput>; want: DenoPer
     want: expected({ write: ["/ws", ...STORAGE_WRITES], run: SHELL }),
   },
   { name: "sys names", input: { sysNames: ["hostname"] }, want: expected({ sys: ["hostname"] }) },
+  {
+    name: "an agent limited to Edit(docs/**): the workspace grant narrows to docs/ (--add-dir dropped)",
+    input: {
+      tools: ALL_TOOLS,
+      additionalDirs: ["/lib"],
+      rules: pathRules([], [["Edit(docs/**)", "Bash(echo:*)"]]),
+    },
+    want: expected({
+      read: ["/ws", "/lib", PROJ, "/home/u/.claude/agents"],
+      write: ["/ws/docs", ...STORAGE_WRITES],
+      run: SHELL,
+    }),
+  },
+  {
+    name: "a narrowed worktree child does not get its worktree back through <storage>/worktrees",
+    input: {
+      tools: ALL_TOOLS,
+      workspaceRoot: `${ST}/worktrees/ws-1/agent`,
+      isolated: true,
+      storageReadDirs: [],
+      extraReadDirs: [],
+      rules: pathRules([], [["Edit(docs/**)"]]),
+    },
+    want: expected({
+      read: [`${ST}/worktrees/ws-1/agent`],
+      write: [`${ST}/worktrees/ws-1/agent/docs`, `${ST}/agents/sessions`, `${ST}/projects`],
+      run: SHELL,
+    }),
+  },
+  {
+    name: "a deny rule on the limit's folder leaves no workspace write",
+    input: { tools: ["Edit"], rules: pathRules(["Edit(docs/**)"], [["Edit(docs/**)"]]) },
+    want: expected({ write: STORAGE_WRITES }),
+  },
+  {
+    name: "a deny rule inside the workspace cannot be subtracted from a Deno grant: the gate enforces it",
+    input: { tools: ["Edit"], rules: pathRules(["Edit(src/secret/**)"], []) },
+    want: expected({ write: ["/ws", ...STORAGE_WRITES] }),
+  },
+  {
+    name: "limits without file-writer rules leave the workspace whole",
+    input: { tools: ALL_TOOLS, rules: pathRules([], [["Read", "Bash(npm test:*)"]]) },
+    want: expected({ write: ["/ws", ...STORAGE_WRITES], run: SHELL }),
+  },
   {
     name: "Windows paths",
     input: {

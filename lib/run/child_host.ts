@@ -16,6 +16,7 @@ import { type ChildSpec, childToolNames, childTools } from "../executor/child.ts
 import { BLADE_TOOL_NAMES } from "../protocol/tool_rule.ts";
 import { childRulesOf } from "../permissions/ceiling.ts";
 import { rulesOf } from "../permissions/run_rules.ts";
+import { pathRulesOf } from "../permissions/write_scope.ts";
 import type { SessionHookSet } from "../hooks/session_hooks.ts";
 import type { ParentInfo } from "../launch/launch_plan.ts";
 import type { DelegationCall } from "../child/child_protocol.ts";
@@ -197,6 +198,7 @@ export function hookContext(spec: ChildSpec, base: ToolContext): ToolContext {
     commandNetwork: spec.config.permissionMode === "yolo" ||
       rules.allow.some((r) => r.tool === "Bash" && r.specifier === undefined),
     readOnlyCommands: spec.audit !== undefined,
+    pathRules: pathRulesOf(childRulesOf(spec.rules, spec.config)),
   };
 }
 

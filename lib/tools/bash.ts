@@ -124,7 +124,11 @@ export const bashTool: Tool<BashInput> = {
 
     const setAside = await setAsideCreated(ctx.ports.fs, launch.watched);
     const capped = capHeadTail(combine(result.stdout, result.stderr), limits.maxOutputChars);
-    const notes = [launch.warning, setAside].filter((n) => n !== undefined);
+    // A write the rules' narrowing refused says which rule did (the OS only says "Read-only file system").
+    const narrowed = launch.rulesNote !== undefined && /Read-only file system/.test(capped.text)
+      ? launch.rulesNote
+      : undefined;
+    const notes = [launch.warning, setAside, narrowed].filter((n) => n !== undefined);
     let output = [capped.text, ...notes].join("\n").trimStart();
     if (result.truncated) {
       output += `\n(Output beyond ${COLLECT_LIMIT_BYTES} bytes per stream was not collected.)`;

@@ -7,6 +7,7 @@
 
 import {
   bwrapArguments,
+  type CommandSandboxPolicy,
   commandSandboxPolicy,
   PROTECTED_NAMES,
   seatbeltProfile,
@@ -31,6 +32,8 @@ export type CommandLaunch =
      * and on macOS, whose profile denies them whether they exist or not.
      */
     watched: string[];
+    /** Why the session's rules narrowed where the command may write (said when a write fails on it). */
+    rulesNote?: string;
   };
 
 /** Sessions already told that their commands run without a sandbox. */
@@ -90,7 +93,10 @@ export async function commandLaunch(ctx: ToolContext, cwd: string): Promise<Comm
     keepVisible: [...home === undefined ? [] : [home], ctx.storageRoot, tempDir, ...caches],
     readOnly: ctx.readOnlyCommands === true,
     network: ctx.commandNetwork === true,
+    rules: ctx.pathRules,
+    home,
   });
+  policy.writable = await withoutLinks(ctx, policy);
   // bwrap refuses to bind a path that is missing or under a file (`.git/hooks` when `.git` is a
   // worktree's pointer file): bind only what exists, and protect such a pointer file itself.
   const pointers = await Promise.all(
@@ -113,12 +119,37 @@ export async function commandLaunch(ctx: ToolContext, cwd: string): Promise<Comm
   if (kind === "sandbox-exec") {
     // Seatbelt denies a path whether it exists or not: a missing protected path cannot be created.
     const profile = seatbeltProfile({ ...policy, readOnly: [...present, ...absent] });
-    return { sandbox: ["sandbox-exec", "-p", profile], env: launchEnv, watched: [] };
+    return { sandbox: ["sandbox-exec", "-p", profile], env: launchEnv, watched: [], ...rulesNote(policy) };
   }
   // bwrap binds only what exists: a missing protected path is watched, and set aside if the command
   // creates it (set_aside_created.ts).
   policy.readOnly = present;
-  return { sandbox: ["bwrap", ...bwrapArguments(policy, cwd)], env: launchEnv, watched: absent };
+  return {
+    sandbox: ["bwrap", ...bwrapArguments(policy, cwd)],
+    env: launchEnv,
+    watched: absent,
+    ...rulesNote(policy),
+  };
+}
+
+function rulesNote(policy: CommandSandboxPolicy): { rulesNote?: string } {
+  const notes = policy.notes ?? [];
+  return notes.length === 0 ? {} : {
+    rulesNote: `Note: the OS sandbox lets this session's commands write only where its rules allow: ${
+      notes.join("; ")
+    } (docs/reference/permissions.md "Rules narrow the OS layers").`,
+  };
+}
+
+/**
+ * The writable folders of `policy` but those a rule named that are symlinks: bound, a link would make
+ * its target writable (`docs -> ~/.ssh` in the repository), which the rules never allowed.
+ */
+async function withoutLinks(ctx: ToolContext, policy: CommandSandboxPolicy): Promise<string[]> {
+  const named = policy.named ?? [];
+  if (named.length === 0) return policy.writable;
+  const real = await Promise.all(named.map((p) => ctx.ports.fs.realPath(p).catch(() => p)));
+  return policy.writable.filter((p) => !named.some((n, i) => n === p && real[i] !== p));
 }
 
 /**

@@ -7,6 +7,7 @@ import type { PermissionMode } from "../protocol/permission_mode.ts";
 import type { ToolKind } from "../protocol/tool_kind.ts";
 import type { InputSchema } from "./input_check.ts";
 import type { WebAccess } from "../protocol/web.ts";
+import type { PathRules } from "../permissions/write_scope.ts";
 
 /** The git worktree a session is isolated in (docs/guides/isolation.md); all paths canonical. */
 export interface ActiveWorktree {
@@ -45,6 +46,11 @@ export interface ToolContext {
    * command allowed without a rule (docs/reference/tools.md); in the OS sandbox it gets the read-only profile.
    */
   readOnlyCommands?: boolean;
+  /**
+   * The session's deny rules and its agents' `tools` layers: its commands' writable folders narrow to
+   * what they name (permissions/write_scope.ts). Absent = the whole writable roots.
+   */
+  pathRules?: PathRules;
   /**
    * The shell Bash runs commands with, resolved by the main thread (a child in a Worker can neither
    * read PATH nor stat /bin/bash); absent = found from PATH.
