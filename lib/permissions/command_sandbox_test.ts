@@ -146,6 +146,18 @@ Deno.test("commandSandboxPolicy: the session's rules narrow the writable folders
     at("--ro-bind-try", "/home/u/proj/docs/private") > at("--bind-try", "/home/u/proj/docs"),
     "the denied folder is re-bound read-only after (over) its writable parent",
   );
+  // A limit naming a protected folder binds it writable, then read-only again over it (same depth:
+  // read-only binds come last), so protected paths stay read-only whatever the rules name.
+  const claude = bwrapArguments(
+    commandSandboxPolicy({ ...BASE, rules: rules([], [["Edit(.claude/**)"]]) }),
+    "/w",
+  );
+  const claudeAt = (flag: string) =>
+    claude.findIndex((a, i) => a === flag && claude[i + 1] === "/home/u/proj/.claude");
+  assert.ok(
+    claudeAt("--bind-try") > 0 && claudeAt("--ro-bind-try") > claudeAt("--bind-try"),
+    claude.join(" "),
+  );
   // A workspace under the writable temp folder: bound read-only over /tmp, docs/ writable over it.
   const tmp = bwrapArguments(
     commandSandboxPolicy({
