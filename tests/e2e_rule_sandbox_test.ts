@@ -146,6 +146,77 @@ Deno.test({
   },
 });
 
+Deno.test({
+  name: "rule sandbox: an Edit(docs/**) agent in a git worktree writes and commits docs/ only",
+  ignore: !BWRAP,
+  async fn() {
+    await using sandbox = await bladeSandbox();
+    const ws = sandbox.workspace;
+    await sandbox.write("src/app.ts", "export const app = 1;\n");
+    await sandbox.write("docs/index.md", "# Docs\n");
+    const git = (...args: string[]) =>
+      new Deno.Command("git", { args: ["-C", ws, "-c", "user.name=t", "-c", "user.email=t@t", ...args] })
+        .output();
+    await git("init", "--quiet", "-b", "main");
+    await git("add", "-A");
+    await git("commit", "--quiet", "-m", "initial");
+    const identity = "GIT_AUTHOR_NAME=t GIT_AUTHOR_EMAIL=t@t GIT_COMMITTER_NAME=t GIT_COMMITTER_EMAIL=t@t";
+    const run = await runScripted(sandbox, {
+      agents: {
+        main: [{
+          turns: [{
+            tool_calls: [{
+              name: "Task",
+              input: {
+                subagent_type: "docs-writer",
+                description: "Docs",
+                prompt: "Write the docs.",
+                isolation: "worktree",
+              },
+            }],
+          }, { text: "done" }],
+        }],
+        "docs-writer": [{
+          turns: [{
+            tool_calls: [
+              { name: "Bash", input: { command: "echo x > src/a.ts" } },
+              {
+                name: "Bash",
+                input: {
+                  command: `echo ok > docs/a.md && git add docs/a.md && ${identity} git commit -qm docs`,
+                },
+              },
+            ],
+          }, { text: "done" }],
+        }],
+      },
+    }, {
+      flags: [
+        "--trust-workspace",
+        "--allowed-tools",
+        "Bash Read",
+        "--agents",
+        JSON.stringify({ "docs-writer": LIMITED }),
+      ],
+    });
+    assert.equal(run.code, 0, run.stderr);
+    const [record] = await readSidecars(sandbox.storage);
+    const mainResults = toolResults(
+      await transcriptEvents(transcriptPath(sandbox, String(parseJsonResult(run).session_id))),
+    );
+    assert.ok(record !== undefined, JSON.stringify(mainResults));
+    const [src, docs] = toolResults(await transcriptEvents(transcriptPath(sandbox, record.id)));
+    assert.equal(src!.isError, true, src!.content);
+    assert.match(src!.content, /Read-only file system[\s\S]*Edit\(docs\/\*\*\)/);
+    assert.equal(docs!.isError, false, docs!.content);
+    // The commit landed on the worktree's branch; the parent checkout is untouched.
+    const log = new TextDecoder().decode((await git("log", "--all", "--format=%s")).stdout);
+    assert.match(log, /^docs$/m, log);
+    assert.equal(await exists(`${ws}/src/a.ts`), false);
+    assert.equal(await exists(`${ws}/docs/a.md`), false);
+  },
+});
+
 /** A Worker module that asks Deno about writes and tries them, then posts what happened. */
 const PROBE = `
 self.onmessage = async (e) => {
