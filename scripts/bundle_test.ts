@@ -1,11 +1,6 @@
 import assert from "node:assert/strict";
 import { posixLauncher, windowsLauncherText } from "./bundle.ts";
-import {
-  deferMainThreadImports,
-  pointSplitWorkerUrls,
-  rewriteWorkerUrl,
-  splitOutputs,
-} from "./bundle_split.ts";
+import { deferLazyImports, pointSplitWorkerUrls, rewriteWorkerUrl, splitOutputs } from "./bundle_split.ts";
 
 const ENTRY = "lib/executor/child_worker.ts";
 
@@ -49,7 +44,7 @@ Deno.test("launchers: run the build's entry below their own folder with exactly 
   );
 });
 
-Deno.test("deferMainThreadImports makes every lazy import of the main thread's build a computed URL", async () => {
+Deno.test("deferLazyImports makes every lazy import of a build a computed URL", async () => {
   const dir = await Deno.makeTempDir({ prefix: "blade-defer-" });
   try {
     await Deno.mkdir(`${dir}/lib`, { recursive: true });
@@ -58,7 +53,7 @@ Deno.test("deferMainThreadImports makes every lazy import of the main thread's b
     await Deno.writeTextFile(`${dir}/main.js`, 'import"./chunk-A.js";const r=()=>import("./repl.js");');
     await Deno.writeTextFile(`${dir}/lib/x.js`, 'const z=()=>import( "../zod.js" );');
     await Deno.writeTextFile(`${dir}/repl.js`, "export const r=1;");
-    assert.equal(await deferMainThreadImports(dir), 3);
+    assert.equal(await deferLazyImports(dir), 3);
     assert.equal(
       await Deno.readTextFile(`${dir}/main.js`),
       'import"./chunk-A.js";const r=()=>import(new URL("./repl.js", import.meta.url).href);',
