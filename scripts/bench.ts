@@ -39,10 +39,10 @@
 import { parseArgs } from "node:util";
 import { type BenchRow, bladeCommand, median, processRow, ROOT, type Stats } from "./bench_common.ts";
 import {
+  againstBuilds,
   contenders,
   countFsyncs,
   findClaude,
-  type OtherBuild,
   otherBuilds,
   runContenders,
   runStartup,
@@ -177,24 +177,6 @@ async function storeRows(): Promise<BenchRow[]> {
   return [
     one("sidecar writes, sequential", s.sequentialWritesPerSec),
     one(`sidecar writes, ${s.concurrency} concurrent`, s.concurrentWritesPerSec),
-  ];
-}
-
-/**
- * `--against DIR`: another checkout's `blade` task (its flags, its launch.ts and dev bundle) and its
- * release bundle (DIR/dist/blade), measured in the same rounds: a change's before and after in one run.
- * Build both there first (`deno task bundle --dev`, `deno task bundle`).
- */
-async function againstBuilds(root: string): Promise<OtherBuild[]> {
-  const release = `${root.replace(/\/$/, "")}/dist/blade`;
-  try {
-    Deno.statSync(release);
-  } catch {
-    throw new Error(`--against ${root}: no ${release} (run \`deno task bundle\` there first)`);
-  }
-  return [
-    { label: "against: deno task blade", argv: await bladeCommand(root), env: {} },
-    { label: "against: release bundle", argv: [release], env: { BLADE_DENO: Deno.execPath() } },
   ];
 }
 
