@@ -38,7 +38,15 @@
 
 import { parseArgs } from "node:util";
 import { type BenchRow, bladeCommand, median, processRow, ROOT, type Stats } from "./bench_common.ts";
-import { contenders, countFsyncs, findClaude, otherBuilds, runContenders, runStartup } from "./bench_e2e.ts";
+import {
+  againstBuilds,
+  contenders,
+  countFsyncs,
+  findClaude,
+  otherBuilds,
+  runContenders,
+  runStartup,
+} from "./bench_e2e.ts";
 
 export type { BenchRow } from "./bench_common.ts";
 
@@ -71,16 +79,21 @@ function figureRow(group: string, name: string, unit: string, s: Stats, note?: s
 
 async function e2eRows(
   blade: string[],
-  dir: string,
-  workspace: string,
-  runs: number,
-  log: (s: string) => void,
+  ctx: {
+    dir: string;
+    workspace: string;
+    runs: number;
+    log: (s: string) => void;
+    against?: string | undefined;
+  },
 ) {
+  const { dir, workspace, runs, log } = ctx;
   const claude = await findClaude();
   if (claude === undefined) {
     log("Claude Code: skipped (not found at /tmp/cc/node_modules/.bin/claude; set BLADE_BENCH_CLAUDE)");
   }
   const { others, compileSkipped } = await otherBuilds(dir);
+  if (ctx.against !== undefined) others.push(...await againstBuilds(ctx.against));
   const skipped: BenchRow[] = [];
   if (compileSkipped !== undefined) {
     log(`compiled binary: skipped (${compileSkipped})`);
@@ -169,12 +182,19 @@ async function storeRows(): Promise<BenchRow[]> {
 
 async function groupRows(
   group: (typeof GROUPS)[number],
-  ctx: { blade: string[]; dir: string; workspace: string; runs: number; log: (s: string) => void },
+  ctx: {
+    blade: string[];
+    dir: string;
+    workspace: string;
+    runs: number;
+    log: (s: string) => void;
+    against?: string | undefined;
+  },
 ): Promise<BenchRow[]> {
   const { blade, dir, workspace, runs } = ctx;
   switch (group) {
     case "e2e":
-      return await e2eRows(blade, dir, workspace, runs, ctx.log);
+      return await e2eRows(blade, ctx);
     case "startup": {
       const startup = await runStartup(blade, workspace, `${dir}/storage-startup`, runs);
       return [...startup].map(([args, r]) => processRow("startup", `blade ${args}`, r));
@@ -313,8 +333,11 @@ function loadAverage(): string {
   }
 }
 
-const USAGE = `Usage: deno task bench [--profile] [--runs N] [--only ${GROUPS.join(",")}] [--out FILE]
+const USAGE = `Usage: deno task bench [--profile] [--runs N] [--only ${
+  GROUPS.join(",")
+}] [--out FILE] [--against DIR]
   --profile   add the per-phase timeline of one foreground delegation
+  --against DIR  e2e: also DIR's \`deno task blade\` and DIR/dist/blade, alternating (a before and after)
   --runs N    runs per figure (default 7, or BLADE_BENCH_RUNS)
   --only G,…  only these groups
   --out FILE  where the results go (default bench/results.json)
@@ -324,13 +347,17 @@ See docs/reference/performance.md.`;
 export function benchOptions(
   args: string[],
   env: (name: string) => string | undefined,
-): { runs: number; only: string[]; out?: string; profile: boolean } | { usage: string; help: boolean } {
+): { runs: number; only: string[]; out?: string; against?: string; profile: boolean } | {
+  usage: string;
+  help: boolean;
+} {
   let values;
   try {
     ({ values } = parseArgs({
       args,
       options: {
         profile: { type: "boolean" },
+        against: { type: "string" },
         runs: { type: "string" },
         only: { type: "string" },
         out: { type: "string" },
@@ -363,6 +390,7 @@ export function benchOptions(
     only,
     profile: values.profile === true,
     ...(values.out === undefined ? {} : { out: values.out }),
+    ...(values.against === undefined ? {} : { against: values.against }),
   };
 }
 
@@ -394,7 +422,7 @@ async function main(args: string[]): Promise<void> {
   const rows: BenchRow[] = [];
   let profile: unknown = undefined;
   try {
-    const ctx = { blade, dir, workspace, runs, log: (s: string) => console.log(s) };
+    const ctx = { blade, dir, workspace, runs, log: (s: string) => console.log(s), against: options.against };
     for (const group of GROUPS.filter((g) => only.includes(g))) {
       const t0 = performance.now();
       rows.push(...await groupRows(group, ctx));

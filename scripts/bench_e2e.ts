@@ -5,6 +5,7 @@
 // of every command. Each figure: wall time, peak RSS and CPU time (user+sys) per run.
 
 import {
+  bladeCommand,
   bladeEnv,
   DELEGATION_PROMPT,
   delegationServer,
@@ -80,6 +81,24 @@ export async function otherBuilds(dir: string): Promise<{ others: OtherBuild[]; 
   const built = await buildRelease({ targets: [host.triple], outDir: `${dir}/compiled`, check: false });
   others.push({ label: "compiled binary", argv: [built.artifacts[0]!.path], env: {} });
   return { others };
+}
+
+/**
+ * `--against DIR`: another checkout's `blade` task (its flags, its launch.ts and dev bundle) and its
+ * release bundle (DIR/dist/blade), measured in the same rounds: a change's before and after in one run.
+ * Build both there first (`deno task bundle --dev`, `deno task bundle`).
+ */
+export async function againstBuilds(root: string): Promise<OtherBuild[]> {
+  const release = `${root.replace(/\/$/, "")}/dist/blade`;
+  try {
+    Deno.statSync(release);
+  } catch {
+    throw new Error(`--against ${root}: no ${release} (run \`deno task bundle\` there first)`);
+  }
+  return [
+    { label: "against: deno task blade", argv: await bladeCommand(root), env: {} },
+    { label: "against: release bundle", argv: [release], env: { BLADE_DENO: Deno.execPath() } },
+  ];
 }
 
 export interface ContenderOptions {

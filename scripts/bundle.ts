@@ -90,7 +90,11 @@ export async function buildBundle(options: BundleOptions = {}): Promise<BundleRe
   return { dir, script, launcher, windowsLauncher, flags, build };
 }
 
-/** The POSIX launcher: resolves its own folder (through symlinks) and runs `entry` below it. */
+/**
+ * The POSIX launcher: resolves its own folder (through symlinks) and runs `entry` below it. Its folder
+ * is cut from its path by the shell itself (no `dirname`, no subshell): one process start (Deno's),
+ * ~1 ms less than with them; a relative folder is fine, Deno resolves it against the same working folder.
+ */
 export function posixLauncher(flags: readonly string[], entry: string): string {
   return [
     "#!/bin/sh",
@@ -99,9 +103,9 @@ export function posixLauncher(flags: readonly string[], entry: string): string {
     'self="$0"',
     'while [ -h "$self" ]; do',
     '  link=$(readlink "$self")',
-    '  case "$link" in /*) self="$link" ;; *) self=$(dirname -- "$self")/"$link" ;; esac',
+    '  case "$link" in /*) self="$link" ;; *) case "$self" in */*) self="${self%/*}/$link" ;; *) self="$link" ;; esac ;; esac',
     "done",
-    'dir=$(CDPATH= cd -- "$(dirname -- "$self")" && pwd) || exit 1',
+    'case "$self" in */*) dir="${self%/*}" ;; *) dir=. ;; esac',
     `exec "\${BLADE_DENO:-deno}" run ${flags.join(" ")} "$dir/${entry}" "$@"`,
     "",
   ].join("\n");

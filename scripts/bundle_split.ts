@@ -1,7 +1,7 @@
 // Owns the one build of Blade that ships and that `deno task blade` runs (docs/reference/performance.md,
 // "The bundle"): a code-split, minified `deno bundle` of main.ts in <out>/main/ and of the child Worker
 // entry in <out>/worker/, then the rewrites of esbuild's output that make it start fast — lazy imports
-// kept lazy (deferMainThreadImports), the `require` shim moved into the CommonJS chunks
+// kept lazy (deferLazyImports), the `require` shim moved into the CommonJS chunks
 // (bundle_require.ts) and the start-up chunks' functions compiled with their module (bundle_eager.ts).
 // Each rewrite must find the output in the shape it was written for:
 // when one finds nothing to do, the build fails (BladeError bundle_failed) instead of shipping a
@@ -40,6 +40,8 @@ export interface SplitBuild {
   entry: string;
   /** Lazy imports of the main thread's build made computed URLs. */
   deferred: number;
+  /** Lazy imports of the Worker's build made computed URLs (its grant reads its build: lib/child/child_sandbox.ts). */
+  workerDeferred: number;
   /** `new URL("…/child_worker.ts", import.meta.url)` pointed at the Worker build's entry. */
   workerUrls: number;
   /** Chunks that now make their own `require`, per build. */
@@ -121,8 +123,12 @@ export async function buildSplit(
     throw shapeChanged("Worker URL rewrite", "no new URL(…child_worker.ts) in main's build");
   }
   await pointSplitWorkerUrls(workerDir, WORKER_ENTRIES, workerDir);
-  const deferred = await deferMainThreadImports(mainDir);
+  const deferred = await deferLazyImports(mainDir);
   if (deferred === 0) throw shapeChanged("lazy-import rewrite", 'no import("./chunk.js") in main\'s build');
+  const workerDeferred = await deferLazyImports(workerDir);
+  if (workerDeferred === 0) {
+    throw shapeChanged("lazy-import rewrite", 'no import("./chunk.js") in the Worker\'s build');
+  }
   const entry = `${MAIN_DIR}/${splitOutputs([ENTRY]).get(ENTRY)}`;
   const workerEntries = [...splitOutputs(WORKER_ENTRIES).values()];
   const requireUsers = {
@@ -145,7 +151,15 @@ export async function buildSplit(
       worker: await eagerChecked(workerDir, [...workerEntries, ...WORKER_START_GROUPS]),
     }
     : { main: 0, worker: 0 };
-  return { entry, deferred, workerUrls, requireUsers, startUp: ["main.js", ...groups], eager };
+  return {
+    entry,
+    deferred,
+    workerDeferred,
+    workerUrls,
+    requireUsers,
+    startUp: ["main.js", ...groups],
+    eager,
+  };
 }
 
 /**
@@ -181,15 +195,15 @@ async function denoBundleSplit(root: string, entries: readonly string[], outDir:
 const DYNAMIC_IMPORT = /\bimport\(\s*"(\.\.?\/[^"]+\.js)"\s*\)/g;
 
 /**
- * Deno loads and compiles every module a dynamic import names by a string literal when the program
- * starts, so in a code-split build the lazily imported chunks (the interactive session, MCP, the other
- * commands, the providers not used, zod, yaml) would all be read on every start. In the main thread's
- * build each `import("./chunk.js")` is rewritten to `import(new URL("./chunk.js", import.meta.url).href)`,
- * which Deno resolves only when it runs (the main thread may read its own modules). The Worker entries
- * have their own build, left as it is: a Worker may not read files beyond its grant, so its modules
- * must be preloaded. Returns how many imports were rewritten.
+ * Deno loads and compiles every module a dynamic import names by a string literal when the program (or
+ * a Worker) starts, so in a code-split build the lazily imported chunks (the interactive session, MCP,
+ * the other commands, the providers not used, zod, yaml; in the Worker's build the tools, zod, the bash
+ * grammar's 2 MB and web-tree-sitter) would all be read on every start. Each `import("./chunk.js")` is
+ * rewritten to `import(new URL("./chunk.js", import.meta.url).href)`, which Deno resolves only when it
+ * runs. The main thread may read its own modules; a Worker's grant names its build's folder for this
+ * (`moduleDirs`, lib/child/child_sandbox.ts). Returns how many imports were rewritten.
  */
-export async function deferMainThreadImports(outDir: string): Promise<number> {
+export async function deferLazyImports(outDir: string): Promise<number> {
   let rewritten = 0;
   for (const [file, text] of await readBuildFiles(outDir)) {
     const out = text.replace(DYNAMIC_IMPORT, (_whole, ref: string) => {

@@ -1,11 +1,6 @@
 import assert from "node:assert/strict";
 import { posixLauncher, windowsLauncherText } from "./bundle.ts";
-import {
-  deferMainThreadImports,
-  pointSplitWorkerUrls,
-  rewriteWorkerUrl,
-  splitOutputs,
-} from "./bundle_split.ts";
+import { deferLazyImports, pointSplitWorkerUrls, rewriteWorkerUrl, splitOutputs } from "./bundle_split.ts";
 
 const ENTRY = "lib/executor/child_worker.ts";
 
@@ -49,7 +44,43 @@ Deno.test("launchers: run the build's entry below their own folder with exactly 
   );
 });
 
-Deno.test("deferMainThreadImports makes every lazy import of the main thread's build a computed URL", async () => {
+Deno.test("posix launcher: finds its entry when run by path, by a relative or absolute symlink and from PATH", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "blade-launcher-" });
+  try {
+    await Deno.mkdir(`${dir}/dist/main`, { recursive: true });
+    await Deno.mkdir(`${dir}/bin`);
+    await Deno.mkdir(`${dir}/links`);
+    await Deno.writeTextFile(`${dir}/dist/main/main.js`, "");
+    await Deno.writeTextFile(`${dir}/dist/blade`, posixLauncher(["--flag"], "main/main.js"), { mode: 0o755 });
+    // Stands in for Deno: says whether the entry it was given exists, and its arguments.
+    await Deno.writeTextFile(`${dir}/fake-deno`, '#!/bin/sh\ntest -f "$3" && echo "found $*"\n', {
+      mode: 0o755,
+    });
+    await Deno.symlink("../dist/blade", `${dir}/bin/blade`);
+    await Deno.symlink(`${dir}/bin/blade`, `${dir}/links/b2`);
+    const run = async (cmd: string, cwd: string, path = "/usr/bin:/bin") => {
+      const out = await new Deno.Command(cmd, {
+        args: ["-p", "x"],
+        cwd,
+        env: { BLADE_DENO: `${dir}/fake-deno`, PATH: path },
+        clearEnv: true,
+        stdout: "piped",
+      }).output();
+      return new TextDecoder().decode(out.stdout).trim();
+    };
+    // Each finds the entry (the fake Deno tests it exists), whatever path it reached it by.
+    const found = /^found run --flag \S*main\/main\.js -p x$/;
+    assert.match(await run(`${dir}/dist/blade`, "/"), found);
+    assert.match(await run("./blade", `${dir}/dist`), found);
+    assert.match(await run("bin/blade", dir), found);
+    assert.match(await run(`${dir}/links/b2`, "/"), found);
+    assert.match(await run("blade", "/", `${dir}/bin:/usr/bin:/bin`), found);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("deferLazyImports makes every lazy import of a build a computed URL", async () => {
   const dir = await Deno.makeTempDir({ prefix: "blade-defer-" });
   try {
     await Deno.mkdir(`${dir}/lib`, { recursive: true });
@@ -58,7 +89,7 @@ Deno.test("deferMainThreadImports makes every lazy import of the main thread's b
     await Deno.writeTextFile(`${dir}/main.js`, 'import"./chunk-A.js";const r=()=>import("./repl.js");');
     await Deno.writeTextFile(`${dir}/lib/x.js`, 'const z=()=>import( "../zod.js" );');
     await Deno.writeTextFile(`${dir}/repl.js`, "export const r=1;");
-    assert.equal(await deferMainThreadImports(dir), 3);
+    assert.equal(await deferLazyImports(dir), 3);
     assert.equal(
       await Deno.readTextFile(`${dir}/main.js`),
       'import"./chunk-A.js";const r=()=>import(new URL("./repl.js", import.meta.url).href);',

@@ -27,6 +27,23 @@ import { describeError } from "../errors.ts";
 import { secretPrints } from "../config/redact_prints.ts";
 
 const WORKER = new URL("./child_worker.ts", import.meta.url);
+
+/**
+ * The folder of the Worker's build when Blade runs from one (the dev bundle, dist/): that build imports
+ * its lazy chunks (tools, zod, the bash grammar) by computed URL, so Deno reads them only when a run
+ * needs them and checks the Worker's read grant then (scripts/bundle_split.ts, `deferLazyImports`). It
+ * holds Blade's own code only. From the sources (a `.ts` entry) Deno preloads the string-literal
+ * imports without a grant, and none is added.
+ */
+export function workerCodeDirs(module: URL): string[] {
+  if (module.protocol !== "file:" || !module.pathname.endsWith(".js")) return [];
+  const path = decodeURIComponent(module.pathname);
+  const dir = path.slice(0, path.lastIndexOf("/"));
+  // file:///C:/blade/worker/x.js → C:/blade/worker
+  return [/^\/[A-Za-z]:\//.test(dir) ? dir.slice(1) : dir];
+}
+
+const WORKER_CODE_DIRS = workerCodeDirs(WORKER);
 const CANCEL_GRACE_MS = 5_000;
 const IDLE_MS = 2_000;
 
@@ -71,6 +88,7 @@ export function permissionsForChild(o: WorkerChildOptions): DenoPermissionSet {
     storageRoot: o.storageRoot,
     // Its own project folder only (its transcript, inbox, locks): not other projects', not sidecars.
     storageReadDirs: [o.transcriptDir],
+    moduleDirs: WORKER_CODE_DIRS,
     // No network: the Worker's model requests go through the main thread (child_fetch.ts).
     providerHosts: [],
     envNames: [],
