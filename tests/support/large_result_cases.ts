@@ -4,7 +4,7 @@
 // of the saved file (lines 3,990 to 3,994), then ends. In the `child` case a subagent does this and
 // its parent reports. Handlers answer by the conversation's state, never by request number, so one
 // script drives both CLIs. Used by scripts/record_claude_large_result.ts and
-// tests/e2e_large_result_test.ts.
+// tests/e2e_tool_result_persist_test.ts.
 
 import { type FakeHandler, fakeTurn } from "../../lib/testing/fake_anthropic_server.ts";
 import type { AnthropicRequestBody } from "../../lib/provider/anthropic_wire.ts";
