@@ -98,6 +98,7 @@ export class AgentLoop {
       journal,
       hooks: this.#hooks,
       tools: () => this.#specs.list(),
+      reread: (path, signal) => this.#tools.reread(path, signal),
     });
     // The policy, tools, ports, sink and tool hook points pass through as they are.
     this.#tools = new ToolRunner({

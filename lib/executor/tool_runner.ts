@@ -197,6 +197,23 @@ export class ToolRunner {
     };
   }
 
+  /**
+   * A file's text as the session's Read gives it now (compaction_restore.ts re-attaches the files read
+   * last); undefined when there is no Read or it fails. Only paths an earlier Read call of this session
+   * named come here: they passed the gate then.
+   */
+  async reread(path: string, signal: AbortSignal): Promise<string | undefined> {
+    await this.tools();
+    const read = this.byName("Read");
+    if (read === undefined) return undefined;
+    const input = read.schema.safeParse({ file_path: path });
+    if (!input.success) return undefined;
+    const result = await read.run(input.data, this.#context("compaction-restore", signal)).catch(() =>
+      undefined
+    );
+    return result === undefined || result.isError ? undefined : result.content;
+  }
+
   /** Concurrent tools (Task) start at once; the others run one after another in call order. */
   async #runAll(calls: ToolCallBlock[], contexts: Map<string, ToolContext>): Promise<ToolResult[]> {
     const pending: Promise<ToolResult>[] = [];
