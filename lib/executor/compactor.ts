@@ -126,17 +126,7 @@ export async function compact(
     }
     const summary = summaryOf(textOf(answer.message));
     if (summary === undefined) return { ok: false, usage, reason: "the model's summary was empty" };
-    const restored = deps.reread === undefined
-      ? []
-      : await restoreReads(messages.slice(0, start), { kept, reread: deps.reread });
-    const next = withRestored([
-      continuationMessage(summary, {
-        transcriptPath: deps.transcriptPath,
-        toolsUsed: toolsUsed(head),
-        kept: kept.length,
-      }),
-      ...kept,
-    ], restored);
+    const next = await continued(summary, { before: messages.slice(0, start), summarised: head, kept, deps });
     await deps.journal.compacted({ trigger: request.trigger, preTokens: request.preTokens, messages: next });
     deps.emit({
       type: "compacted",
@@ -151,6 +141,28 @@ export async function compact(
     });
     return { ok: true, messages: next, usage };
   }
+}
+
+/**
+ * The conversation after the boundary: the summary's message, the kept messages, then the files read
+ * last before them (compaction_restore.ts).
+ */
+async function continued(
+  summary: string,
+  o: { before: readonly Message[]; summarised: readonly Message[]; kept: Message[]; deps: CompactorDeps },
+): Promise<Message[]> {
+  const { deps, kept } = o;
+  const restored = deps.reread === undefined
+    ? []
+    : await restoreReads(o.before, { kept, reread: deps.reread });
+  return withRestored([
+    continuationMessage(summary, {
+      transcriptPath: deps.transcriptPath,
+      toolsUsed: toolsUsed(o.summarised),
+      kept: kept.length,
+    }),
+    ...kept,
+  ], restored);
 }
 
 /** `head` without its oldest third (cut before an assistant message, a note in its place), or undefined. */
