@@ -39,7 +39,7 @@ const DESCRIPTION = `Executes a bash command and returns its output.
 Usage:
 - Each call runs in a fresh shell whose working folder is the workspace root; \`cd\` and exported variables do not carry over to the next call. Chain dependent commands with && (e.g. \`cd sub && npm test\`), and quote paths that contain spaces.
 - timeout is in milliseconds: default ${BASH_DEFAULT_TIMEOUT_MS} (2 minutes), at most ${BASH_MAX_TIMEOUT_MS} (10 minutes). When it expires the command and every process it started are killed.
-- Output (stdout, then stderr) longer than ${BASH_MAX_OUTPUT_CHARS} characters is cut in the middle, keeping its start and end.
+- Output (stdout, then stderr) longer than ${BASH_MAX_OUTPUT_CHARS} characters is saved to a file: you get its first 2 KB and the file's path, which you can Read (with offset and limit) or Grep.
 - A non-zero exit code is reported as an error together with the output.
 - Commands cannot read input: anything interactive fails or hangs until the timeout.
 - Prefer the dedicated tools: Glob to find files, Grep to search contents, Read to view files, Edit and Write to change them. Use Bash for builds, tests, git and other programs.
