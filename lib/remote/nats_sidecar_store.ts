@@ -238,11 +238,12 @@ export class NatsSidecarStore implements SidecarStore {
         }
         try {
           await this.#bucket.remove(key, entry.revision);
-          return true;
         } catch (error) {
           if (error instanceof CasConflict) return false;
           throw error;
         }
+        await this.#spill?.forget(current.record);
+        return true;
       });
       if (gone) removed.push(run);
     }

@@ -15,6 +15,7 @@ import { parseStoreUrl } from "./store_url.ts";
 import { spillOf } from "../store/spill.ts";
 import { BladeError } from "../errors.ts";
 
+const DAY = 86_400_000;
 const binary = await findNatsServer();
 if (binary === null) {
   Deno.test({
@@ -62,9 +63,20 @@ if (binary === null) {
     // A later change of another field keeps the references.
     const later = await store.update("agent-big", { description: "renamed" });
     assert.deepEqual(spillOf(later), refs);
-    // Removing the record removes what it spilled.
+    // Removing the record removes what it spilled; so does `tasks clean` (cleanExpired).
     assert.equal(await store.remove("agent-big"), true);
     assert.equal(await objects.get(`agent-big.spill/${refs.result!.file}`), null);
+    await store.create(sidecarFixture("agent-old"));
+    const old = await store.markCompleted("agent-old", {
+      status: "completed",
+      completedAt: 1,
+      result: { success: true, message: result },
+    });
+    const oldFile = `agent-old.spill/${spillOf(old)!.result!.file}`;
+    assert.ok(await objects.get(oldFile) !== null);
+    const cleaned = await store.cleanExpired(() => true, DAY, { now: 1 + 30 * DAY });
+    assert.deepEqual(cleaned.map((r) => r.id), ["agent-old"]);
+    assert.equal(await objects.get(oldFile), null, "its spilled result went with it");
 
     // Too large even with everything spilled: refused, saying why.
     await assert.rejects(
