@@ -9,7 +9,7 @@
 
 import type { Fs } from "../sys/fs.ts";
 import type { ToolResult } from "../tools/tool.ts";
-import { isPersisted, persistedMessage, unsavedMessage } from "../tools/persisted_output.ts";
+import { persistedMessage, unsavedMessage } from "../tools/persisted_output.ts";
 
 /** The session's folder of saved results, from its transcript's path (`<id>.jsonl` → `<id>/tool-results`). */
 export function toolResultsDir(transcriptPath: string | undefined): string | undefined {
@@ -39,7 +39,8 @@ export async function fitResult(
   o: { callId: string; limit: number; fs: Fs; dir?: string | undefined },
 ): Promise<ToolResult> {
   const text = result.content;
-  if (text.length <= o.limit || isPersisted(text)) return result;
+  // Decided by size alone: a tool's text that merely starts like a block is no reason to keep it whole.
+  if (text.length <= o.limit) return result;
   if (o.dir !== undefined) {
     const path = `${o.dir}/${resultFileName(o.callId)}`;
     try {

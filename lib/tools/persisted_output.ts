@@ -72,8 +72,3 @@ export function unsavedMessage(text: string, max: number): string {
   const head = preview(text, Math.max(0, max - note(max).length - 40)).text;
   return `<truncated-output>\n${note(head.length)}\n\n${neutral(head)}\n</truncated-output>`;
 }
-
-/** Whether `content` is already a saved result's block (never saved twice). */
-export function isPersisted(content: string): boolean {
-  return content.startsWith(OPEN) || content.startsWith("<truncated-output>");
-}
