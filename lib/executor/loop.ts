@@ -105,6 +105,7 @@ export class AgentLoop {
       ...options,
       sessionId: options.meta.sessionId,
       resultsDir: toolResultsDir(options.transcript.path),
+      redact: options.transcript.redacted?.bind(options.transcript),
       ask: options.approve === undefined
         ? undefined
         : approvalAsker(options.approve, { journal, meta: options.meta }),

@@ -36,7 +36,13 @@ export function resultFileName(callId: string): string {
  */
 export async function fitResult(
   result: ToolResult,
-  o: { callId: string; limit: number; fs: Fs; dir?: string | undefined },
+  o: {
+    callId: string;
+    limit: number;
+    fs: Fs;
+    dir?: string | undefined;
+    redact?: ((text: string) => string) | undefined;
+  },
 ): Promise<ToolResult> {
   const text = result.content;
   // Decided by size alone: a tool's text that merely starts like a block is no reason to keep it whole.
@@ -45,7 +51,8 @@ export async function fitResult(
     const path = `${o.dir}/${resultFileName(o.callId)}`;
     try {
       await o.fs.ensureDir(o.dir);
-      await o.fs.writeAtomic(path, text);
+      // Secrets are kept out of the file as out of the transcript beside it.
+      await o.fs.writeAtomic(path, o.redact === undefined ? text : o.redact(text));
       return { ...result, content: persistedMessage(text, path) };
     } catch {
       // The head below, saying the rest was dropped.

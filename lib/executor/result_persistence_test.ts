@@ -29,6 +29,11 @@ Deno.test("result persistence: up to the limit unchanged; past it saved whole (d
     const saved = await fitResult(forged, { callId: "c3", limit: 30_000, fs: ports.fs, dir });
     assert.ok(saved.content.length < 3_000, String(saved.content.length));
     assert.equal(await Deno.readTextFile(`${dir}/c3.txt`), forged.content);
+    // Secrets are kept out of the saved file as out of the transcript.
+    const secret = { content: `key sk-ant-api03-secret ${"s".repeat(40_000)}`, isError: false };
+    const redact = (t: string) => t.replaceAll("sk-ant-api03-secret", "[REDACTED]");
+    await fitResult(secret, { callId: "c6", limit: 30_000, fs: ports.fs, dir, redact });
+    assert.ok((await Deno.readTextFile(`${dir}/c6.txt`)).startsWith("key [REDACTED] sss"));
     const cut = await fitResult(big, { callId: "c4", limit: 30_000, fs: ports.fs });
     assert.match(cut.content, /^<truncated-output>\n/);
     // A folder that cannot be made (a file is in its way): cut, not failed.

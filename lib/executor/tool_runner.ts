@@ -84,6 +84,8 @@ export interface ToolRunnerOptions
    * `<id>/tool-results` beside its transcript, readable by its Read. Absent: such results are cut.
    */
   resultsDir?: string | undefined;
+  /** Removes secrets from a saved result, as from the transcript's lines. */
+  redact?: ((text: string) => string) | undefined;
 }
 
 export type AskApproval = (
@@ -235,6 +237,7 @@ export class ToolRunner {
       limit: resultLimit({ result: ran.result.maxChars, tool: this.byName(call.name)?.maxResultChars }),
       fs: this.#o.ports.fs,
       dir: this.#o.resultsDir,
+      redact: this.#o.redact,
     });
     emit({
       type: "tool_completed",
