@@ -43,6 +43,7 @@ export const BLADE_ERROR_CODES = [
   "storage_write_failed",
   "store_conflict",
   "transcript_too_large",
+  "record_too_large",
   "store_unavailable",
   "store_url_invalid",
   "task_not_found",

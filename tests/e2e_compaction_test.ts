@@ -151,7 +151,9 @@ Deno.test("compaction: automatic near the window (session and Worker child), the
     const next = await session(sandbox, c, {
       server,
       args: ["-p", "--continue", "What did you read?", "--output-format", "json"],
-      env: window,
+      // A window the re-attached parts (limits.md "Compaction") do not fill again at once: with 42,000
+      // the rebuilt conversation, estimated whole, is past the threshold and compacts first.
+      env: { CLAUDE_CODE_AUTO_COMPACT_WINDOW: "200000" },
     });
     assert.equal(next.run.code, 0, next.run.stderr);
     const first = next.bodies[0]!;

@@ -2,13 +2,16 @@
 // background.md, "Cleaning"): a run whose completion notice still waits in its parent's inbox (its
 // result has not reached the parent yet), and every run of a parent that is running now (it holds its
 // lease: it may be about to take their notices). An inbox or lease that cannot be read keeps its runs:
-// clean never guesses in favour of removing. Reads only; the store decides the removal itself.
+// clean never guesses in favour of removing. Reads only; the store decides the removal itself. With a
+// shared store (`--store nats://`) the parents' inboxes are the store's, and a parent run by a worker
+// holds its lease there (sharedHolds); a local parent's file lease is read as well.
 
 import type { Fs } from "../sys/fs.ts";
 import type { Clock } from "../sys/clock.ts";
 import type { Process } from "../sys/process.ts";
 import type { StorageLayout } from "../config/storage.ts";
-import { Inbox } from "../session/inbox.ts";
+import { Inbox, type SessionInbox } from "../session/inbox.ts";
+import type { LazyNatsStore } from "../remote/lazy_nats_store.ts";
 import { leasePath, parseLeaseFile } from "../session/lease.ts";
 import type { RunSummary } from "../store/run_summary.ts";
 
@@ -17,6 +20,25 @@ export interface HoldDeps {
   clock: Clock;
   process: Pick<Process, "isAlive">;
   layout: StorageLayout;
+  /** A shared store's inbox of a session (instead of its inbox file). */
+  inboxOf?: ((sessionId: string) => Pick<SessionInbox, "pending">) | undefined;
+  /** A shared store's lease entry of a session (its text; null: none). */
+  leaseEntry?: ((sessionId: string) => Promise<string | null>) | undefined;
+}
+
+/** The hold ports of a shared store: its inboxes and its lease bucket. */
+export function sharedHolds(shared: LazyNatsStore): Pick<HoldDeps, "inboxOf" | "leaseEntry"> {
+  return {
+    inboxOf: (sessionId) => shared.inboxOf(sessionId),
+    // NATS modules load only here: `tasks clean` without `--store` never loads them.
+    leaseEntry: async (sessionId) => {
+      const [{ LEASE_BUCKET }, { keyOfId }] = await Promise.all([
+        import("../remote/nats_lease.ts"),
+        import("../remote/nats_keys.ts"),
+      ]);
+      return (await (await shared.bucket(LEASE_BUCKET)).get(keyOfId(sessionId)))?.text ?? null;
+    },
+  };
 }
 
 /** Why `run` must stay, or undefined when it may go. */
@@ -38,7 +60,7 @@ export async function heldRuns(deps: HoldDeps, runs: readonly RunSummary[]): Pro
       continue;
     }
     try {
-      const inbox = new Inbox({
+      const inbox = deps.inboxOf?.(owner.session) ?? new Inbox({
         fs: deps.fs,
         clock: deps.clock,
         path: deps.layout.inboxPath(owner.project, owner.session),
@@ -70,12 +92,28 @@ async function parentRuns(
     return `the lease of its parent ${owner.session} cannot be read`;
   }
   const file = parseLeaseFile(text);
-  if (file.kind !== "held") return undefined;
+  if (file.kind !== "held") return await sharedLease(deps, owner.session);
   const { pid, identity } = file.holder;
   const alive = identity === undefined
     ? await deps.process.isAlive(pid)
     : await deps.process.isAlive(pid, identity);
   return alive ? `its parent ${owner.session} is running (process ${pid})` : undefined;
+}
+
+/** Why the parent's runs are held because it holds its lease in the shared store (a worker runs it). */
+async function sharedLease(deps: HoldDeps, session: string): Promise<string | undefined> {
+  if (deps.leaseEntry === undefined) return undefined;
+  let text: string | null;
+  const { natsLeaseVerdict, parseLeaseEntry } = await import("../remote/nats_lease.ts");
+  try {
+    text = await deps.leaseEntry(session);
+  } catch {
+    return `the lease of its parent ${session} in the shared store cannot be read`;
+  }
+  const verdict = natsLeaseVerdict(parseLeaseEntry(text), deps.clock.now());
+  return verdict.take
+    ? undefined
+    : `its parent ${session} is running (process ${verdict.holder.pid} on ${verdict.holder.machine})`;
 }
 
 function ownerKey(r: Pick<RunSummary, "parentProjectPath" | "parentSessionId">): string {

@@ -16,7 +16,7 @@ import { publicProjection } from "../store/projection.ts";
 import type { SidecarDiagnostic, SidecarOwner } from "../store/store.ts";
 import { TaskAdmin } from "../admin/task_admin.ts";
 import { removeRunFiles } from "../admin/run_files.ts";
-import { heldRuns } from "../admin/run_holds.ts";
+import { heldRuns, sharedHolds } from "../admin/run_holds.ts";
 import { reconcile } from "../recovery/recovery.ts";
 import { runTasksResume } from "./tasks_resume_cmd.ts";
 import { storeFlagsOf } from "./print_flags.ts";
@@ -271,8 +271,15 @@ async function tasksClean({ admin, values, io, ports, app, json }: TasksRun): Pr
   const { removed, failed } = await admin.clean(parseAge(olderThan), {
     removeFiles: (runs) => removeRunFiles(ports.fs, app.layout, runs),
     // A run whose notice waits in its parent's inbox, or whose parent runs now, stays.
+    // With a shared store, the parents' inboxes and remote leases are the store's.
     held: (runs) =>
-      heldRuns({ fs: ports.fs, clock: ports.clock, process: ports.process, layout: app.layout }, runs),
+      heldRuns({
+        fs: ports.fs,
+        clock: ports.clock,
+        process: ports.process,
+        layout: app.layout,
+        ...(app.shared === undefined ? {} : sharedHolds(app.shared)),
+      }, runs),
   });
   for (const f of failed) io.err(terminalSafe(`blade: warning: could not remove ${f}\n`));
   const pruned = values.worktrees === true

@@ -14,6 +14,7 @@ import type { LoopJournal } from "./journal.ts";
 import { modelTurn } from "./model_turn.ts";
 import { withContext } from "./request_context.ts";
 import { estimateTokens, keptTailStart, promptTooLong } from "./compaction_policy.ts";
+import { restoreReads, withRestored } from "./compaction_restore.ts";
 import { continuationMessage, summaryOf, summaryRequestText, toolsUsed } from "./compaction_text.ts";
 
 /** What one compaction is asked to do. */
@@ -42,6 +43,8 @@ export interface CompactorDeps {
   clock: Pick<Clock, "now">;
   /** The session's transcript, named in the summary's message as where the full history is. */
   transcriptPath?: string | undefined;
+  /** Reads a file again as the session's Read would (undefined: it cannot): re-attached after (compaction_restore.ts). */
+  reread?: ((path: string) => Promise<string | undefined>) | undefined;
 }
 
 export type CompactionOutcome =
@@ -123,14 +126,7 @@ export async function compact(
     }
     const summary = summaryOf(textOf(answer.message));
     if (summary === undefined) return { ok: false, usage, reason: "the model's summary was empty" };
-    const next = [
-      continuationMessage(summary, {
-        transcriptPath: deps.transcriptPath,
-        toolsUsed: toolsUsed(head),
-        kept: kept.length,
-      }),
-      ...kept,
-    ];
+    const next = await continued(summary, { before: messages.slice(0, start), summarised: head, kept, deps });
     await deps.journal.compacted({ trigger: request.trigger, preTokens: request.preTokens, messages: next });
     deps.emit({
       type: "compacted",
@@ -145,6 +141,28 @@ export async function compact(
     });
     return { ok: true, messages: next, usage };
   }
+}
+
+/**
+ * The conversation after the boundary: the summary's message, the kept messages, then the files read
+ * last before them (compaction_restore.ts).
+ */
+async function continued(
+  summary: string,
+  o: { before: readonly Message[]; summarised: readonly Message[]; kept: Message[]; deps: CompactorDeps },
+): Promise<Message[]> {
+  const { deps, kept } = o;
+  const restored = deps.reread === undefined
+    ? []
+    : await restoreReads(o.before, { kept, reread: deps.reread });
+  return withRestored([
+    continuationMessage(summary, {
+      transcriptPath: deps.transcriptPath,
+      toolsUsed: toolsUsed(o.summarised),
+      kept: kept.length,
+    }),
+    ...kept,
+  ], restored);
 }
 
 /** `head` without its oldest third (cut before an assistant message, a note in its place), or undefined. */

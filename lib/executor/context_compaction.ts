@@ -30,6 +30,8 @@ export interface ContextCompactionDeps {
   hooks: HookPoints;
   /** The tools as the model sees them (the summary request sends the same, for the cached prefix). */
   tools: () => Promise<ToolSpec[]>;
+  /** Reads a file again with the session's Read, for the files re-attached after (compaction_restore.ts). */
+  reread?: ((path: string, signal: AbortSignal) => Promise<string | undefined>) | undefined;
 }
 
 /** What a compaction within a turn needs of the turn. */
@@ -144,6 +146,7 @@ export class ContextCompaction {
         emit: options.emit,
         clock: options.ports.clock,
         transcriptPath: options.transcript.path,
+        reread: this.#d.reread === undefined ? undefined : (path) => this.#d.reread!(path, o.signal),
       },
       signal: o.signal,
     });

@@ -22,6 +22,7 @@ import type { ToolResult } from "../tools/tool.ts";
 import type { PermissionMode } from "../protocol/permission_mode.ts";
 import type { Delivery } from "../protocol/delivery.ts";
 import { type ModelAnswer, modelTurn } from "./model_turn.ts";
+import { toolResultsDir } from "./result_persistence.ts";
 import { ToolRunner } from "./tool_runner.ts";
 import { approvalAsker } from "./approval_step.ts";
 import type { RunError, RunResult, RunStatus, TurnInput } from "./run_result.ts";
@@ -97,11 +98,14 @@ export class AgentLoop {
       journal,
       hooks: this.#hooks,
       tools: () => this.#specs.list(),
+      reread: (path, signal) => this.#tools.reread(path, signal),
     });
     // The policy, tools, ports, sink and tool hook points pass through as they are.
     this.#tools = new ToolRunner({
       ...options,
       sessionId: options.meta.sessionId,
+      resultsDir: toolResultsDir(options.transcript.path),
+      redact: options.transcript.redacted?.bind(options.transcript),
       ask: options.approve === undefined
         ? undefined
         : approvalAsker(options.approve, { journal, meta: options.meta }),

@@ -29,6 +29,8 @@ import { describeError } from "../errors.ts";
 import { canonicalToolName } from "../protocol/tool_names.ts";
 import type { WebAccess } from "../protocol/web.ts";
 import { HookPoints, hookPoints, type LoopHooks, type ToolCallRequest } from "./hooks.ts";
+import { fitResult } from "./result_persistence.ts";
+import { resultLimit } from "../tools/persisted_output.ts";
 
 export type { ToolCallRequest } from "./hooks.ts";
 
@@ -77,6 +79,13 @@ export interface ToolRunnerOptions
   ask?: AskApproval | undefined;
   /** Model requests the session may still make, read when a call starts (ToolContext.turnsLeft). */
   turnsLeft?: (() => number | undefined) | undefined;
+  /**
+   * Where results past their tool's size are saved (result_persistence.ts): the session's
+   * `<id>/tool-results` beside its transcript, readable by its Read. Absent: such results are cut.
+   */
+  resultsDir?: string | undefined;
+  /** Removes secrets from a saved result, as from the transcript's lines. */
+  redact?: ((text: string) => string) | undefined;
 }
 
 export type AskApproval = (
@@ -192,6 +201,23 @@ export class ToolRunner {
     };
   }
 
+  /**
+   * A file's text as the session's Read gives it now (compaction_restore.ts re-attaches the files read
+   * last); undefined when there is no Read or it fails. Only paths an earlier Read call of this session
+   * named come here: they passed the gate then.
+   */
+  async reread(path: string, signal: AbortSignal): Promise<string | undefined> {
+    await this.tools();
+    const read = this.byName("Read");
+    if (read === undefined) return undefined;
+    const input = read.schema.safeParse({ file_path: path });
+    if (!input.success) return undefined;
+    const result = await read.run(input.data, this.#context("compaction-restore", signal)).catch(() =>
+      undefined
+    );
+    return result === undefined || result.isError ? undefined : result.content;
+  }
+
   /** Concurrent tools (Task) start at once; the others run one after another in call order. */
   async #runAll(calls: ToolCallBlock[], contexts: Map<string, ToolContext>): Promise<ToolResult[]> {
     const pending: Promise<ToolResult>[] = [];
@@ -206,7 +232,15 @@ export class ToolRunner {
   async #runOne(call: ToolCallBlock, ctx: ToolContext): Promise<ToolResult> {
     const { emit, sessionId } = this.#o;
     emit({ type: "tool_started", sessionId, callId: call.id, name: call.name, input: call.input });
-    const { result, denied, allowWith, byHook } = await this.#execute(call, ctx);
+    const ran = await this.#execute(call, ctx);
+    const { denied, allowWith, byHook } = ran;
+    const result = await fitResult(ran.result, {
+      callId: call.id,
+      limit: resultLimit({ result: ran.result.maxChars, tool: this.byName(call.name)?.maxResultChars }),
+      fs: this.#o.ports.fs,
+      dir: this.#o.resultsDir,
+      redact: this.#o.redact,
+    });
     emit({
       type: "tool_completed",
       sessionId,
@@ -323,10 +357,15 @@ export class ToolRunner {
       const home = o.ports.env.home();
       const real = home === undefined ? undefined : await canonicalPath(o.ports.fs, home).catch(() => home);
       const toolDirs = await this.#toolDirs();
+      // The session's saved results (result_persistence.ts): its own folder of the storage root, which the
+      // model is told to Read; canonical like the other roots (its project folder exists by now).
+      const results = o.resultsDir === undefined ? [] : [
+        await canonicalPath(o.ports.fs, o.resultsDir).catch(() => o.resultsDir!),
+      ];
       return readScope({
         workspaceRoot: o.workspaceRoot,
         storageRoot: o.storageRoot,
-        additionalDirs: [...o.additionalDirs ?? [], ...toolDirs],
+        additionalDirs: [...o.additionalDirs ?? [], ...toolDirs, ...results],
         ...(real === undefined ? {} : { home: real }),
       });
     })();

@@ -73,10 +73,17 @@ export function resultText(result: McpCallResult, maxChars = MAX_RESULT_CHARS): 
   }
   const text = parts.join("\n");
   if (text.length <= maxChars) return text === "" ? "(no output)" : text;
-  return `${text.slice(0, maxChars)}\n...[truncated: ${
-    text.length - maxChars
-  } more characters; MAX_MCP_OUTPUT_TOKENS raises the limit]`;
+  // Claude Code 2.1.332's words for a result past MAX_MCP_OUTPUT_TOKENS (its limit in tokens).
+  return `${text.slice(0, maxChars)}\n\n${TRUNCATED_OPENING}${
+    Math.ceil(maxChars / 4)
+  } token limit]\n\n${TRUNCATED_NOTE}`;
 }
+
+const TRUNCATED_OPENING = "[OUTPUT TRUNCATED - exceeded ";
+const TRUNCATED_NOTE =
+  "The tool output was truncated. If this MCP server provides pagination or filtering tools, use " +
+  "them to retrieve specific portions of the data. If pagination is not available, inform the user that you " +
+  "are working with truncated output and results may be incomplete.";
 
 function contentText(item: McpContent): string {
   switch (item.type) {

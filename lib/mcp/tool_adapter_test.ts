@@ -63,7 +63,15 @@ describe("MCP tool adapter", () => {
       isError: false,
       content: [{ type: "text", text: "x".repeat(MAX_RESULT_CHARS + 5) }],
     });
-    assert.ok(big.endsWith("\n...[truncated: 5 more characters; MAX_MCP_OUTPUT_TOKENS raises the limit]"));
+    // Claude Code's words: the limit in tokens (MAX_MCP_OUTPUT_TOKENS, 25,000) and what to do.
+    assert.ok(
+      big.includes("x\n\n[OUTPUT TRUNCATED - exceeded 25000 token limit]\n\nThe tool output was truncated."),
+    );
+    assert.ok(
+      big.endsWith(
+        "inform the user that you are working with truncated output and results may be incomplete.",
+      ),
+    );
   });
 
   it("caps a result at the shape's limit (MAX_MCP_OUTPUT_TOKENS, computed by the main thread)", async () => {
@@ -74,7 +82,10 @@ describe("MCP tool adapter", () => {
     const ctx = { signal: new AbortController().signal } as Parameters<typeof tool.run>[1];
     assert.equal(
       (await tool.run({}, ctx)).content,
-      "0123456789\n...[truncated: 3 more characters; MAX_MCP_OUTPUT_TOKENS raises the limit]",
+      "0123456789\n\n[OUTPUT TRUNCATED - exceeded 3 token limit]\n\nThe tool output was truncated. If this MCP " +
+        "server provides pagination or filtering tools, use them to retrieve specific portions of the data. If " +
+        "pagination is not available, inform the user that you are working with truncated output and results " +
+        "may be incomplete.",
     );
   });
 });

@@ -105,16 +105,21 @@ export class LazyNatsStore implements SidecarStore, AsyncDisposable {
       });
       credentials = credentialsOf(text, credsFile);
     }
-    const [{ connectNats }, { NatsSidecarStore }] = await Promise.all([
+    const [{ connectNats }, { NatsSidecarStore }, { NatsSpill, SPILL_STORE }] = await Promise.all([
       import("./nats_link.ts"),
       import("./nats_sidecar_store.ts"),
+      import("./nats_spill.ts"),
     ]);
     const link = await connectNats(this.#url, { ...credentials, name: name ?? "blade" });
     try {
-      const bucket = await link.bucket(SIDECAR_BUCKET, { replicas: replicasOf(this.#url, link.servers) });
+      const replicas = replicasOf(this.#url, link.servers);
+      const bucket = await link.bucket(SIDECAR_BUCKET, { replicas });
+      // Large results go to the object store (nats_spill.ts), opened on first need.
+      let objects: ReturnType<NatsLink["objects"]> | undefined;
+      const spill = new NatsSpill(() => objects ??= link.objects(SPILL_STORE, { replicas }), { redact });
       return {
         link,
-        store: new NatsSidecarStore(bucket, { clock, ...(redact === undefined ? {} : { redact }) }),
+        store: new NatsSidecarStore(bucket, { clock, spill, ...(redact === undefined ? {} : { redact }) }),
       };
     } catch (error) {
       await link.close();
@@ -207,6 +212,9 @@ export class LazyNatsStore implements SidecarStore, AsyncDisposable {
   }
   async load(id: string): Promise<LoadResult | null> {
     return await (await this.#store()).load(id);
+  }
+  async readSpilled(record: SidecarRecord): Promise<SidecarRecord> {
+    return await (await this.#store()).readSpilled(record);
   }
   async update(id: string, change: SidecarChange): Promise<SidecarRecord> {
     return await (await this.#store()).update(id, change);

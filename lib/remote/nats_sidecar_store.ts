@@ -42,6 +42,7 @@ import type {
 } from "../store/store.ts";
 import { type RunSummary, summarize } from "../store/run_summary.ts";
 import { CasConflict, isTransient, type KvBucket } from "./nats_link.ts";
+import { checkRecordSize, type NatsSpill } from "./nats_spill.ts";
 import { idOfKey, idOfRunningKey, keyOfId, RECORD_KEYS, RUNNING_KEYS, runningKeyOfId } from "./nats_keys.ts";
 
 /** How many times one update re-reads and retries after losing a compare-and-set. */
@@ -54,12 +55,15 @@ export interface NatsSidecarStoreOptions {
    * callers then see the redacted record, exactly as a later read would (the file store's option).
    */
   redact?: (text: string) => string;
+  /** Where large results, errors and conversations go (nats_spill.ts); without it they stay inline. */
+  spill?: NatsSpill;
 }
 
 export class NatsSidecarStore implements SidecarStore {
   #bucket: KvBucket;
   #clock: Clock;
   #redact: ((text: string) => string) | undefined;
+  #spill: NatsSpill | undefined;
   /** Writers in this process take turns per record, so CAS retries are left to other processes. */
   #locks = new KeyedLock();
 
@@ -67,11 +71,22 @@ export class NatsSidecarStore implements SidecarStore {
     this.#bucket = bucket;
     this.#clock = options.clock;
     this.#redact = options.redact;
+    this.#spill = options.spill;
+  }
+
+  /** The record with its spilled values read back (nats_spill.ts). */
+  readSpilled(record: SidecarRecord): Promise<SidecarRecord> {
+    return this.#spill === undefined ? Promise.resolve(record) : this.#spill.read(record);
+  }
+
+  /** The record as stored: its large values spilled first (nats_spill.ts). */
+  async #spilled(record: SidecarRecord): Promise<SidecarRecord> {
+    return this.#spill === undefined ? record : await this.#spill.stored(record);
   }
 
   async create(given: SidecarRecord): Promise<void> {
     const key = keyOfId(validateSessionId(given.id));
-    const { record, text } = this.#redacted(given);
+    const { record, text } = this.#redacted(await this.#spilled(given));
     if (record.status === "running") await this.#mark(record.id);
     for (let attempt = 0; attempt < CAS_ATTEMPTS; attempt++) {
       try {
@@ -93,7 +108,7 @@ export class NatsSidecarStore implements SidecarStore {
 
   async save(given: SidecarRecord): Promise<void> {
     const key = keyOfId(validateSessionId(given.id));
-    const { record, text } = this.#redacted(given);
+    const { record, text } = this.#redacted(await this.#spilled(given));
     await this.#locks.run(key, async () => {
       // What was stored before is not known here: a running record is marked, a terminal one unmarked.
       if (record.status === "running") await this.#mark(record.id);
@@ -185,6 +200,8 @@ export class NatsSidecarStore implements SidecarStore {
         try {
           await this.#bucket.remove(key, entry.revision);
           await this.#unmark(id);
+          const gone = decodeSidecar(entry.text, id);
+          if ("record" in gone) await this.#spill?.forget(gone.record);
           return true;
         } catch (error) {
           if (!(error instanceof CasConflict) && !isTransient(error)) throw error;
@@ -221,11 +238,12 @@ export class NatsSidecarStore implements SidecarStore {
         }
         try {
           await this.#bucket.remove(key, entry.revision);
-          return true;
         } catch (error) {
           if (error instanceof CasConflict) return false;
           throw error;
         }
+        await this.#spill?.forget(current.record);
+        return true;
       });
       if (gone) removed.push(run);
     }
@@ -243,7 +261,7 @@ export class NatsSidecarStore implements SidecarStore {
         if ("diagnostic" in current) throw unusable(current.diagnostic);
         const changed = next(current.record);
         if (changed === null) return current.record;
-        const { record, text } = this.#redacted(changed);
+        const { record, text } = this.#redacted(await this.#spilled(changed));
         const starts = record.status === "running" && current.record.status !== "running";
         if (starts) await this.#mark(id);
         const written = async () => {
@@ -273,6 +291,7 @@ export class NatsSidecarStore implements SidecarStore {
   #redacted(given: SidecarRecord): { record: SidecarRecord; text: string } {
     const encoded = encodeSidecar(given);
     const text = this.#redact === undefined ? encoded : this.#redact(encoded);
+    checkRecordSize(given.id, text);
     return { record: text === encoded ? given : JSON.parse(text) as SidecarRecord, text };
   }
 

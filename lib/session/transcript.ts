@@ -187,6 +187,8 @@ export interface TranscriptLog {
   readonly lastSeq: number;
   /** The file it is kept in, for the model to read (after a compaction); none in a shared store's stream. */
   readonly path?: string | undefined;
+  /** `text` with the secrets this log keeps out of its lines removed (files written beside it use it too). */
+  redacted?(text: string): string;
   append(events: NewTranscriptEvent[], options?: TranscriptAppendOptions): Promise<TranscriptEvent[]>;
   /** The transcript as kept now (tolerantly parsed); null when there is none. */
   read(): Promise<TranscriptRead | null>;
@@ -238,6 +240,10 @@ export class TranscriptWriter implements TranscriptLog {
   #madeDir = false;
   /** The transcript's folder. */
   readonly #dir: string;
+
+  redacted(text: string): string {
+    return this.#o.redact === undefined ? text : this.#o.redact(text);
+  }
 
   constructor(options: TranscriptWriterOptions) {
     this.#o = options;

@@ -18,6 +18,18 @@ export const SPILL_HEAD_CHARS = 32_000;
 
 export type SpilledField = "result" | "error" | "messages";
 
+/** What a store keeps inline (characters); the NATS store's are smaller (a KV value is one message). */
+export interface SpillCaps {
+  textChars: number;
+  messagesChars: number;
+}
+
+/** The file store's: records far below its 64 MiB read cap. */
+export const FILE_SPILL_CAPS: SpillCaps = {
+  textChars: SPILL_TEXT_CHARS,
+  messagesChars: SPILL_MESSAGES_CHARS,
+};
+
 /** One spilled value: its file (in `<id>.spill/`) and its size. */
 export interface SpillRef {
   file: string;
@@ -70,6 +82,7 @@ async function contentName(field: SpilledField, text: string): Promise<string> {
  */
 export async function planSpill(
   record: SidecarRecord,
+  caps: SpillCaps = FILE_SPILL_CAPS,
 ): Promise<{ record: SidecarRecord; files: SpillFile[] }> {
   const before = spillOf(record) ?? {};
   const refs: SpillRefs = {};
@@ -79,7 +92,7 @@ export async function planSpill(
   if (record.messages.length === 0 && before.messages !== undefined) refs.messages = before.messages;
   else {
     const json = JSON.stringify(record.messages);
-    if (json.length > SPILL_MESSAGES_CHARS) {
+    if (json.length > caps.messagesChars) {
       const text = record.messages.map((m) => JSON.stringify(m)).join("\n") + "\n";
       const file = await contentName("messages", text);
       files.push({ name: file, text });
@@ -100,7 +113,7 @@ export async function planSpill(
       refs[field] = kept;
       continue;
     }
-    if (value.length <= SPILL_TEXT_CHARS) continue;
+    if (value.length <= caps.textChars) continue;
     const file = await contentName(field, value);
     const ref = { file, chars: value.length };
     files.push({ name: file, text: value });

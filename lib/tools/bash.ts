@@ -13,7 +13,6 @@ import { worktreeCwdRefusal } from "./worktree_guard.ts";
 import { loadBashParser } from "../shell/bash_parser.ts";
 import { commandLaunch } from "./command_launch.ts";
 import { setAsideCreated } from "./set_aside_created.ts";
-import { capHeadTail } from "./text.ts";
 import { denied, fail, ok, type Tool } from "./tool.ts";
 import { bashResponse } from "./hook_response.ts";
 import {
@@ -29,6 +28,8 @@ export type { BashInput };
 
 /** Bytes collected per stream before the rest is dropped (memory guard; the cap above is what the model sees). */
 const COLLECT_LIMIT_BYTES = 8 * 1024 * 1024;
+/** BASH_MAX_OUTPUT_LENGTH's ceiling, as in Claude Code: a larger value counts as this. */
+export const BASH_OUTPUT_CEILING = 150_000;
 
 /** What the model sees of a command that printed nothing (Claude Code's words, tests/fixtures/claude/hooks_tool_response). */
 export const BASH_NO_OUTPUT = "(Bash completed with no output)";
@@ -38,7 +39,7 @@ const DESCRIPTION = `Executes a bash command and returns its output.
 Usage:
 - Each call runs in a fresh shell whose working folder is the workspace root; \`cd\` and exported variables do not carry over to the next call. Chain dependent commands with && (e.g. \`cd sub && npm test\`), and quote paths that contain spaces.
 - timeout is in milliseconds: default ${BASH_DEFAULT_TIMEOUT_MS} (2 minutes), at most ${BASH_MAX_TIMEOUT_MS} (10 minutes). When it expires the command and every process it started are killed.
-- Output (stdout, then stderr) longer than ${BASH_MAX_OUTPUT_CHARS} characters is cut in the middle, keeping its start and end.
+- Output (stdout, then stderr) longer than ${BASH_MAX_OUTPUT_CHARS} characters is saved to a file: you get its first 2 KB and the file's path, which you can Read (with offset and limit) or Grep.
 - A non-zero exit code is reported as an error together with the output.
 - Commands cannot read input: anything interactive fails or hangs until the timeout.
 - Prefer the dedicated tools: Glob to find files, Grep to search contents, Read to view files, Edit and Write to change them. Use Bash for builds, tests, git and other programs.
@@ -123,13 +124,15 @@ export const bashTool: Tool<BashInput> = {
     }
 
     const setAside = await setAsideCreated(ctx.ports.fs, launch.watched);
-    const capped = capHeadTail(combine(result.stdout, result.stderr), limits.maxOutputChars);
+    // Output past BASH_MAX_OUTPUT_LENGTH is saved whole to a file and the model gets its head and the
+    // file's path (executor/result_persistence.ts), as in Claude Code.
+    const combined = combine(result.stdout, result.stderr);
     // A write the rules' narrowing refused says which rule did (the OS only says "Read-only file system").
-    const narrowed = launch.rulesNote !== undefined && /Read-only file system/.test(capped.text)
+    const narrowed = launch.rulesNote !== undefined && /Read-only file system/.test(combined)
       ? launch.rulesNote
       : undefined;
     const notes = [launch.warning, setAside, narrowed].filter((n) => n !== undefined);
-    let output = [capped.text, ...notes].join("\n").trimStart();
+    let output = [combined, ...notes].join("\n").trimStart();
     if (result.truncated) {
       output += `\n(Output beyond ${COLLECT_LIMIT_BYTES} bytes per stream was not collected.)`;
     }
@@ -138,7 +141,7 @@ export const bashTool: Tool<BashInput> = {
       signal: result.signal,
       timedOut: result.timedOut,
       interrupted: result.aborted,
-      truncated: capped.truncated || result.truncated,
+      truncated: result.truncated,
       ...(input.description === undefined ? {} : { description: input.description }),
     };
     const body = output === "" ? "" : `\n${output}`;
@@ -147,14 +150,18 @@ export const bashTool: Tool<BashInput> = {
         ? "it and every process it started were killed"
         : "it and every process of its process group were killed (one that left the group may still run)"
       : `the command was killed, but ${result.killFailure}; processes it started may still run`;
-    if (result.timedOut) return fail(`Command timed out after ${timeoutMs} ms; ${killed}.${body}`, meta);
-    if (result.aborted) return fail(`Command was interrupted; ${killed}.${body}`, meta);
+    const maxChars = Math.min(limits.maxOutputChars, BASH_OUTPUT_CEILING);
+    if (result.timedOut) {
+      return { ...fail(`Command timed out after ${timeoutMs} ms; ${killed}.${body}`, meta), maxChars };
+    }
+    if (result.aborted) return { ...fail(`Command was interrupted; ${killed}.${body}`, meta), maxChars };
     if (result.code !== 0) {
       const by = result.signal === null ? "" : ` (killed by ${result.signal})`;
-      return fail(`Exit code ${result.code}${by}${body}`, meta);
+      return { ...fail(`Exit code ${result.code}${by}${body}`, meta), maxChars };
     }
     return {
       ...ok(output === "" ? BASH_NO_OUTPUT : output, meta),
+      maxChars,
       response: bashResponse(output.trimEnd(), { command: input.command, interrupted: false }),
     };
   },

@@ -40,6 +40,8 @@ Deno.test("Bash runs in the workspace root and returns stdout then stderr", asyn
       truncated: false,
       description: "Show folder",
     },
+    // Past this the session saves the output to a file (executor/result_persistence.ts).
+    maxChars: 30_000,
     // What PostToolUse hooks read: Claude Code's object (tests/fixtures/claude/hooks_tool_response).
     response: {
       stdout: `${box.workspace}\noops`,
@@ -114,16 +116,26 @@ Deno.test({
   },
 });
 
-Deno.test("Bash caps output keeping head and tail", async () => {
+Deno.test("Bash hands back its whole output with its limit: BASH_MAX_OUTPUT_LENGTH (30,000), at most 150,000", async () => {
   await using box = await sandbox();
   const command = "echo BEGIN; head -c 100000 /dev/zero | tr '\\0' a; echo; echo END";
   const result = await runTool(bashTool, { command }, box.ctx());
   assert.equal(result.isError, false);
-  assert.ok(result.content.length <= BASH_MAX_OUTPUT_CHARS + 100, String(result.content.length));
-  assert.ok(result.content.startsWith("BEGIN\naaa"));
-  assert.ok(result.content.endsWith("aaa\nEND"));
-  assert.match(result.content, /\n\.\.\. \[\d+ characters truncated\] \.\.\.\n/);
-  assert.equal(result.metadata?.["truncated"], true);
+  // The session, not the tool, keeps it out of the conversation (saved to a file past maxChars).
+  assert.equal(result.content, `BEGIN\n${"a".repeat(100_000)}\nEND`);
+  assert.equal(result.maxChars, BASH_MAX_OUTPUT_CHARS);
+  assert.equal(BASH_MAX_OUTPUT_CHARS, 30_000);
+  assert.equal(result.metadata?.["truncated"], false);
+  const base = box.ctx();
+  const set = (n: string) =>
+    box.ctx({
+      ports: {
+        ...base.ports,
+        env: fakeEnv({ PATH: Deno.env.get("PATH") ?? "", BASH_MAX_OUTPUT_LENGTH: n }, { cwd: box.workspace }),
+      },
+    });
+  assert.equal((await runTool(bashTool, { command: "echo" }, set("5000"))).maxChars, 5_000);
+  assert.equal((await runTool(bashTool, { command: "echo" }, set("900000"))).maxChars, 150_000);
 });
 
 Deno.test("Bash refuses untrusted workspaces and run_in_background", async () => {

@@ -119,6 +119,8 @@ export function makeGrepTool(options: GrepEngineOptions): Tool<GrepInput> {
     name: "Grep",
     description: DESCRIPTION,
     kind: "read",
+    /** Claude Code's: a longer result is saved to a file (executor/result_persistence.ts). */
+    maxResultChars: 20_000,
     ...builtInInput<GrepInput>("Grep"),
     run: async (input, ctx) => await runGrep(input, ctx, engine ??= { rg: options.ripgrep() }),
   };

@@ -35,6 +35,8 @@ export const readTool: Tool<ReadInput> = {
   name: "Read",
   description: DESCRIPTION,
   kind: "read",
+  // Never saved to a file (the model would Read the file again): Read bounds itself (READ_MAX_BYTES).
+  maxResultChars: Infinity,
   ...builtInInput<ReadInput>("Read"),
   async run(input, ctx) {
     const path = await resolveReadPath(ctx, input.file_path);

@@ -95,6 +95,8 @@ export interface ToolResult {
   parts?: TranscriptPart[];
   /** The tool refused the call for a permission reason (untrusted folder, outside the workspace…). */
   denied?: boolean;
+  /** This result's own size limit when it depends on the call (Bash: BASH_MAX_OUTPUT_LENGTH); else the tool's. */
+  maxChars?: number;
   /**
    * Text blocks sent after the tool results in the same user message (a skill's instructions, the
    * memory of a folder first reached: docs/guides/memory.md). Persisted with the results.
@@ -122,6 +124,11 @@ export interface Tool<I = Record<string, unknown>> {
   readonly readOnly?: boolean;
   /** Calls of a concurrent tool in one model response run at the same time (docs/reference/sessions.md: Task). */
   readonly concurrent?: boolean;
+  /**
+   * A result longer than this is saved to a file and the model gets a preview with its path
+   * (tools/persisted_output.ts); default and ceiling MAX_RESULT_CHARS, Infinity = never (Read).
+   */
+  readonly maxResultChars?: number;
   /**
    * Folders this tool's results send the model to (a skill's folder, whose files are the skill's to use):
    * Read, Grep and Glob there run without asking, as in the workspace (executor/tool_runner.ts).

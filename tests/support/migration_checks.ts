@@ -1006,6 +1006,15 @@ const FEATURES: Record<string, Check> = {
     const run = await sent([]);
     assert.deepEqual(breakpoints(run), { system: 2, tools: 0, tail: true });
   },
+  "large tool results": async () => {
+    const run = await probe(json("Print", "--allowedTools", "Bash"), {
+      answers: calling([bash("printf 'y%.0s' $(seq 1 40000)")], { text: "{{result}}" }),
+    });
+    const out = run.result().result as string;
+    assert.match(out, /^<persisted-output>\nOutput too large \(39\.1KB\)\. Full output saved to: (\S+)\n/);
+    const path = /saved to: (\S+)\n/.exec(out)![1]!;
+    assert.equal((await Deno.readTextFile(path)).length, 40_000, "the whole output is in the file");
+  },
   compaction: async () => {
     const run = await tooLong();
     ok(run);
@@ -1199,7 +1208,12 @@ const VARIABLES: Record<string, Check> = {
       env: { BASH_MAX_OUTPUT_LENGTH: "1000" },
     });
     const out = run.result().result as string;
-    assert.ok(out.length < 2000 && /x{100}/.test(out), `cut to about 1000 characters (${out.length})`);
+    // Past the limit: saved to a file, the model gets its size, path and a 2 KB preview (limits.md).
+    assert.match(
+      out,
+      /^<persisted-output>\nOutput too large \(4\.9KB\)\. Full output saved to: \S+\/tool-results\//,
+    );
+    assert.ok(/x{2000}/.test(out) && !/x{2001}/.test(out), "a 2,000-character preview");
   },
   "`MAX_STRUCTURED_OUTPUT_RETRIES`": async () => {
     const schema = JSON.stringify({ type: "object", properties: { n: { type: "number" } }, required: ["n"] });
