@@ -82,10 +82,18 @@ if (binary === null) {
       ["-p", "Fan out", ...fleet.script, ...fleet.store, "--trust-workspace", "--output-format", "json"],
       { cwd: fleet.workspace, env: { HOME: home, BLADE_STORAGE_ROOT: storage } },
     );
-    assert.equal(run.code, 0, run.stderr);
-    const sessionId = (JSON.parse(run.stdout) as { session_id: string }).session_id;
     const records = await fleet.records();
-    assert.equal(records.length, CHILDREN);
+    if (run.code !== 0 || records.length !== CHILDREN) {
+      // What the parent and the workers said, to tell a placement failure from a worker's.
+      const logs = (await Promise.all(fleet.workers.map((w) => w.stop()))).join("\n");
+      assert.fail(
+        `exit ${run.code}, ${records.length} records of ${CHILDREN}\nparent stdout: ${
+          run.stdout.slice(0, 4000)
+        }\n` +
+          `parent stderr: ${run.stderr.slice(0, 4000)}\nworkers: ${logs.slice(0, 8000)}`,
+      );
+    }
+    const sessionId = (JSON.parse(run.stdout) as { session_id: string }).session_id;
     const notices = await deliveredNotices({ storage, workspace: fleet.workspace, sessionId });
     const counts = failureCounts(records, notices, CHILDREN);
     // deno-lint-ignore no-console -- the counts the issue asks to report

@@ -51,6 +51,8 @@ export interface LazyNatsStoreOptions {
   redact?: (text: string) => string;
   /** What the connection calls itself on the servers. */
   name?: string;
+  /** How long opening a bucket or stream keeps trying while the cluster settles (nats_link.ts). */
+  openWithinMs?: number;
 }
 
 /**
@@ -86,12 +88,27 @@ export class LazyNatsStore implements SidecarStore, AsyncDisposable {
   }
 
   #store(): Promise<NatsSidecarStore> {
-    this.#opened ??= this.#open();
-    return this.#opened.then((o) => o.store);
+    return this.#opening().then((o) => o.store);
+  }
+
+  /**
+   * The connection and the records' bucket, opened once and shared; an open that failed (the servers
+   * unreachable, a cluster still electing its leaders past nats_link.ts's OPEN_WITHIN_MS) is forgotten,
+   * so the next call tries again instead of failing for the rest of the process.
+   */
+  #opening(): Promise<{ link: NatsLink; store: NatsSidecarStore }> {
+    if (this.#opened === undefined) {
+      const opened = this.#open();
+      opened.catch(() => {
+        if (this.#opened === opened) this.#opened = undefined;
+      });
+      this.#opened = opened;
+    }
+    return this.#opened;
   }
 
   async #open(): Promise<{ link: NatsLink; store: NatsSidecarStore }> {
-    const { fs, clock, credsFile, redact, name } = this.#o;
+    const { fs, clock, credsFile, redact, name, openWithinMs } = this.#o;
     let credentials = {};
     if (credsFile !== undefined) {
       const text = await fs.readText(credsFile).catch((e: Error) => {
@@ -109,7 +126,12 @@ export class LazyNatsStore implements SidecarStore, AsyncDisposable {
       import("./nats_link.ts"),
       import("./nats_sidecar_store.ts"),
     ]);
-    const link = await connectNats(this.#url, { ...credentials, name: name ?? "blade" });
+    const link = await connectNats(this.#url, {
+      ...credentials,
+      name: name ?? "blade",
+      clock,
+      openWithinMs,
+    });
     try {
       const bucket = await link.bucket(SIDECAR_BUCKET, { replicas: replicasOf(this.#url, link.servers) });
       return {
@@ -124,8 +146,7 @@ export class LazyNatsStore implements SidecarStore, AsyncDisposable {
 
   /** The connection, opened on first use and shared by everything of this store. */
   async link(): Promise<NatsLink> {
-    this.#opened ??= this.#open();
-    return (await this.#opened).link;
+    return (await this.#opening()).link;
   }
 
   /** How many servers keep a copy of what this store makes on `link` (buckets, streams). */
