@@ -155,9 +155,12 @@ if (binary !== null) {
       env,
     });
     const worker = fleet.workers[0]!;
-    // While the child runs: the worker holds its job and the job's lease.
+    // While the child runs: the worker holds its job and the job's lease (it lists a job it took a
+    // moment before it takes the job's lease: wait for both).
     let status: WorkerStatus | undefined;
-    for (let i = 0; i < 150 && status?.workers[0]?.jobs.length !== 1; i++) {
+    const held = (s: WorkerStatus | undefined) =>
+      s?.workers[0]?.jobs.length === 1 && (s.workers[0].leases[0]?.holder ?? null) !== null;
+    for (let i = 0; i < 150 && !held(status); i++) {
       await new Promise((r) => setTimeout(r, 100));
       const shown = await runBlade(["worker", "status", "--json", ...fleet.store], { cwd: fleet.root, env });
       assert.equal(shown.code, 0, shown.stderr);
