@@ -20,8 +20,8 @@ import type {
   SidecarStore,
 } from "../store/store.ts";
 import type { InboxEntry, SessionInbox } from "../session/inbox.ts";
+import type { JobQueue } from "./nats_queue.ts";
 import type {
-  JobQueue,
   KvBucket,
   MessageStream,
   NatsLink,
@@ -30,6 +30,7 @@ import type {
   StreamOptions,
 } from "./nats_link.ts";
 import { INBOX_STREAM, INBOX_SUBJECTS, NatsInbox } from "./nats_inbox.ts";
+import { keyOfId } from "./nats_keys.ts";
 import type { NatsSidecarStore } from "./nats_sidecar_store.ts";
 import type { NatsStoreUrl } from "./store_url.ts";
 
@@ -75,10 +76,17 @@ export function credentialsOf(text: string, file: string): Pick<NatsLinkOptions,
   );
 }
 
+/** The connection, the records' bucket and the store over it, once opened. */
+interface Opened {
+  link: NatsLink;
+  bucket: KvBucket;
+  store: NatsSidecarStore;
+}
+
 export class LazyNatsStore implements SidecarStore, AsyncDisposable {
   #url: NatsStoreUrl;
   #o: LazyNatsStoreOptions;
-  #opened: Promise<{ link: NatsLink; store: NatsSidecarStore }> | undefined;
+  #opened: Promise<Opened> | undefined;
   #streams = new Map<string, Promise<MessageStream>>();
   #opens = new Map<string, Promise<unknown>>();
 
@@ -96,7 +104,7 @@ export class LazyNatsStore implements SidecarStore, AsyncDisposable {
    * unreachable, a cluster still electing its leaders past nats_link.ts's OPEN_WITHIN_MS) is forgotten,
    * so the next call tries again instead of failing for the rest of the process.
    */
-  #opening(): Promise<{ link: NatsLink; store: NatsSidecarStore }> {
+  #opening(): Promise<Opened> {
     if (this.#opened === undefined) {
       const opened = this.#open();
       opened.catch(() => {
@@ -107,7 +115,7 @@ export class LazyNatsStore implements SidecarStore, AsyncDisposable {
     return this.#opened;
   }
 
-  async #open(): Promise<{ link: NatsLink; store: NatsSidecarStore }> {
+  async #open(): Promise<Opened> {
     const { fs, clock, credsFile, redact, name, openWithinMs } = this.#o;
     let credentials = {};
     if (credsFile !== undefined) {
@@ -136,6 +144,7 @@ export class LazyNatsStore implements SidecarStore, AsyncDisposable {
       const bucket = await link.bucket(SIDECAR_BUCKET, { replicas: replicasOf(this.#url, link.servers) });
       return {
         link,
+        bucket,
         store: new NatsSidecarStore(bucket, { clock, ...(redact === undefined ? {} : { redact }) }),
       };
     } catch (error) {
@@ -179,6 +188,15 @@ export class LazyNatsStore implements SidecarStore, AsyncDisposable {
   /** The KV bucket `name` of this store (leases, workers). */
   bucket(name: string): Promise<KvBucket> {
     return this.#once(`bucket:${name}`, (link) => link.bucket(name, { replicas: this.#replicas(link) }));
+  }
+
+  /**
+   * Calls `onChange` each time run `id`'s record is written from now on (a KV watch on its key);
+   * resolves to the function that stops it. A parent waits on its remote children with it.
+   */
+  async watchRecord(id: string, onChange: () => void): Promise<() => void> {
+    const { bucket } = await this.#opening();
+    return await bucket.watch(keyOfId(id), onChange);
   }
 
   /** The remote children's job queue; `ackWaitMs` is used when this call creates it. */

@@ -60,6 +60,45 @@ if (binary === null) {
     }
   });
 
+  Deno.test("LazyNatsStore.watchRecord: calls back on each write of the record after it started, until stopped", async () => {
+    const dir = await Deno.makeTempDir({ prefix: "blade-nats-watch-" });
+    const nats = await startNats(binary, { size: 1, dir });
+    const store = new LazyNatsStore(parseStoreUrl(nats.url), { fs: realFs(), clock: realClock() });
+    try {
+      const record = sidecarFixture("agent-watched");
+      await store.create(record);
+      let changes = 0;
+      let woken = () => {};
+      const stop = await store.watchRecord(record.id, () => {
+        changes++;
+        woken();
+      });
+      const next = () => new Promise<void>((resolve) => woken = resolve);
+      let seen = next();
+      await store.update(record.id, { description: "changed" });
+      await seen;
+      assert.equal(changes, 1, "the write before the watch is not replayed; this one is seen");
+      seen = next();
+      await store.markCompleted(record.id, {
+        status: "completed",
+        result: { success: true, message: "done" },
+        completedAt: 2,
+      });
+      await seen;
+      stop();
+      await store.update(record.id, { description: "after" });
+      await store.load(record.id);
+      assert.ok(changes >= 2);
+      const stopped = changes;
+      await new Promise((r) => setTimeout(r, 200));
+      assert.equal(changes, stopped, "nothing after stop");
+    } finally {
+      await store.close();
+      await nats[Symbol.asyncDispose]();
+      await Deno.remove(dir, { recursive: true });
+    }
+  });
+
   Deno.test("a work queue's taker whose consumer could not be made while the cluster had no quorum takes jobs once it has", async () => {
     const dir = await Deno.makeTempDir({ prefix: "blade-nats-queue-" });
     const nats = await startNats(binary, { size: 3, dir });

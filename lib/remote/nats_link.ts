@@ -1,17 +1,26 @@
 // Owns Blade's one use of the NATS client (`@nats-io/*`, imported on first connect so nothing of it
 // loads unless `--store nats://…` is given): connecting with the credentials and TLS the caller asks
 // for, and the narrow views the NATS store is written against: a KV bucket, and a message stream with
-// per-subject compare-and-append. Everything else in Blade sees only `NatsLink`, `KvBucket` and
-// `MessageStream`; the client's own types never leave this file.
+// per-subject compare-and-append (the work queue is nats_queue.ts). Everything else in Blade sees only
+// `NatsLink`, `KvBucket`, `MessageStream`, `JobQueue`; the client's own types stay in lib/remote/nats_*.ts.
 
 import { BladeError } from "../errors.ts";
 import { importNpm } from "../npm_module.ts";
 import { type Clock, realClock } from "../sys/clock.ts";
-import { exists, OPEN_WITHIN_MS, opening, openOrCreate, type Patience, retried } from "./nats_retry.ts";
+import {
+  ensureStream,
+  OPEN_WITHIN_MS,
+  opening,
+  openOrCreate,
+  type Patience,
+  retried,
+  streamExists,
+} from "./nats_retry.ts";
+import { type JobQueue, openQueue, type QueueOptions } from "./nats_queue.ts";
 import type { NatsStoreUrl } from "./store_url.ts";
 // Types only (erased): the client's code is imported on first connect, in connectNats.
-import type { Kvm } from "@nats-io/kv";
-import type { AckPolicy, JetStreamClient, JetStreamManager, RetentionPolicy } from "@nats-io/jetstream";
+import type { Kvm, KvWatchInclude } from "@nats-io/kv";
+import type { JetStreamClient, JetStreamManager } from "@nats-io/jetstream";
 import type { Objm } from "@nats-io/obj";
 
 /** One stored value as the store sees it: its text and the revision a CAS must name. */
@@ -34,6 +43,11 @@ export interface KvBucket {
   remove(key: string, revision: number): Promise<void>;
   /** Every key with a live value, or those matching `filter` (NATS subject wildcards: `*`, `>`). */
   keys(filter?: string): Promise<string[]>;
+  /**
+   * Calls `onChange` each time `key` is written or deleted from now on (the value is not passed: read
+   * it). Resolves, once the servers watch it, to the function that stops the watch.
+   */
+  watch(key: string, onChange: () => void): Promise<() => void>;
 }
 
 /** One stored message of a stream. */
@@ -98,39 +112,6 @@ export interface BucketOptions {
   replicas: number;
 }
 
-/** One job taken from a work queue: unacknowledged until `ack`; redelivered if never acknowledged. */
-export interface QueuedJob {
-  text: string;
-  /** 1 on the first delivery, 2 on the first redelivery, … */
-  deliveries: number;
-  /** The job is still being worked on: its acknowledgement wait starts over. */
-  working(): void;
-  /** Done: the servers drop the job (resolves once they confirmed it). */
-  ack(): Promise<void>;
-  /** Not now: delivered again (to any worker) after `delayMs`. */
-  nak(delayMs: number): void;
-}
-
-/** A work queue: each job goes to one taker at a time, again after `ackWaitMs` without an ack. */
-export interface JobQueue {
-  /** Publishes a job; a repeat of `msgId` within the duplicate window is dropped by the servers. */
-  publish(text: string, msgId: string): Promise<{ duplicate: boolean }>;
-  /** The next job, or null when none came within `waitMs`. */
-  next(waitMs: number): Promise<QueuedJob | null>;
-  /** Jobs waiting or taken and not acknowledged yet. */
-  pending(): Promise<number>;
-}
-
-export interface QueueOptions {
-  subject: string;
-  replicas: number;
-  /**
-   * How long a taken job may go without `working()` or `ack()` before it is delivered again; set when
-   * the first taker of the queue (on any machine) makes its consumer.
-   */
-  ackWaitMs: number;
-}
-
 /** Named blobs (git bundles): put whole, read whole. */
 export interface ObjectBucket {
   put(name: string, bytes: Uint8Array): Promise<void>;
@@ -160,24 +141,6 @@ export interface NatsLink extends AsyncDisposable {
 /** nats-server's default max_payload (1 MiB), when the server did not say. */
 const DEFAULT_MAX_PAYLOAD = 1024 * 1024;
 
-/** Whether stream `name` exists (nats_retry.ts `exists`: only "not found" is no). */
-function streamExists(jsm: JetStreamManager, name: string): Promise<boolean> {
-  return exists(() => jsm.streams.info(name));
-}
-
-/** Makes stream `name` with `config` unless it exists (a concurrent creator's identical one is fine). */
-async function ensureStream(
-  jsm: JetStreamManager,
-  name: string,
-  config: Omit<Parameters<JetStreamManager["streams"]["add"]>[0], "name">,
-): Promise<void> {
-  await openOrCreate({
-    exists: () => streamExists(jsm, name),
-    open: async () => {},
-    create: async () => void await jsm.streams.add({ ...config, name }),
-  });
-}
-
 /** JetStream's "wrong last sequence" API error: the CAS lost. */
 const WRONG_LAST_SEQUENCE = 10071;
 
@@ -192,14 +155,14 @@ function isCasError(error: unknown): boolean {
 export async function connectNats(url: NatsStoreUrl, options: NatsLinkOptions = {}): Promise<NatsLink> {
   const [
     { connect, credsAuthenticator, nkeyAuthenticator },
-    { Kvm },
+    { Kvm, KvWatchInclude },
     { jetstream, jetstreamManager, AckPolicy, RetentionPolicy },
     { Objm },
   ] = await Promise.all([
     importNpm("@nats-io/transport-node", () => import("@nats-io/transport-node"), {
       exports: ["connect", "credsAuthenticator", "nkeyAuthenticator"],
     }),
-    importNpm("@nats-io/kv", () => import("@nats-io/kv"), { exports: ["Kvm"] }),
+    importNpm("@nats-io/kv", () => import("@nats-io/kv"), { exports: ["Kvm", "KvWatchInclude"] }),
     importNpm("@nats-io/jetstream", () => import("@nats-io/jetstream"), {
       exports: ["jetstream", "jetstreamManager", "AckPolicy", "RetentionPolicy"],
     }),
@@ -232,13 +195,19 @@ export async function connectNats(url: NatsStoreUrl, options: NatsLinkOptions = 
   const kvm = new Kvm(nc);
   const clock = options.clock ?? realClock();
   const patience = { clock, openWithinMs: options.openWithinMs ?? OPEN_WITHIN_MS };
+  const policies = { ack: AckPolicy.Explicit, work: RetentionPolicy.Workqueue };
   // One manager per connection; made without the account-info request (nothing to ask the servers).
   const manager = jetstreamManager(nc, { checkAPI: false });
   const close = async () => {
     if (!nc.isClosed()) await nc.drain().catch(() => nc.close());
   };
   return {
-    bucket: (name, bucketOptions) => openBucket({ kvm, jsm: manager, patience }, name, bucketOptions),
+    bucket: (name, bucketOptions) =>
+      openBucket(
+        { kvm, jsm: manager, patience, updatesOnly: KvWatchInclude.UpdatesOnly },
+        name,
+        bucketOptions,
+      ),
     stream: (name, streamOptions) =>
       openStream(
         { js: jetstream(nc), jsm: manager, maxPayload: nc.info?.max_payload, patience },
@@ -246,17 +215,7 @@ export async function connectNats(url: NatsStoreUrl, options: NatsLinkOptions = 
         streamOptions,
       ),
     queue: (name, queueOptions) =>
-      openQueue(
-        {
-          js: jetstream(nc),
-          jsm: manager,
-          ack: AckPolicy.Explicit,
-          work: RetentionPolicy.Workqueue,
-          patience,
-        },
-        name,
-        queueOptions,
-      ),
+      openQueue({ js: jetstream(nc), jsm: manager, patience, ...policies }, name, queueOptions),
     objects: (name, bucketOptions) =>
       openObjects({ objm: new Objm(nc), jsm: manager, patience }, name, bucketOptions),
     // A clustered server names its cluster (also when it advertises no other member to clients).
@@ -270,7 +229,12 @@ export async function connectNats(url: NatsStoreUrl, options: NatsLinkOptions = 
 
 /** The KV view of bucket `name`, created with `options` when absent. */
 async function openBucket(
-  client: { kvm: Kvm; jsm: Promise<JetStreamManager>; patience: Patience },
+  client: {
+    kvm: Kvm;
+    jsm: Promise<JetStreamManager>;
+    patience: Patience;
+    updatesOnly: typeof KvWatchInclude.UpdatesOnly;
+  },
   name: string,
   bucketOptions: BucketOptions,
 ): Promise<KvBucket> {
@@ -314,88 +278,13 @@ async function openBucket(
         for await (const key of await kv.keys(filter)) found.add(key);
         return [...found];
       }),
-  };
-}
-
-/** The durable consumer every worker shares: each job goes to one of them at a time. */
-const QUEUE_CONSUMER = "blade_workers";
-
-/** The work queue `name`: a work-queue stream on `options.subject` and its one shared durable consumer. */
-async function openQueue(
-  client: {
-    js: JetStreamClient;
-    jsm: Promise<JetStreamManager>;
-    ack: typeof AckPolicy.Explicit;
-    work: typeof RetentionPolicy.Workqueue;
-    patience: Patience;
-  },
-  name: string,
-  options: QueueOptions,
-): Promise<JobQueue> {
-  const { js } = client;
-  const { clock } = client.patience;
-  const jsm = await client.jsm;
-  await opening(client.patience, {
-    what: `the work queue ${name}`,
-    open: () =>
-      ensureStream(jsm, name, {
-        subjects: [options.subject],
-        retention: client.work,
-        num_replicas: options.replicas,
-      }),
-  });
-  // The consumer is made by the first taker (a publisher never needs it): its ack wait is that taker's.
-  // Jobs published before it exists wait in the work-queue stream for it. Only "no such consumer"
-  // makes one; any other failure is tried again, and a failed open is forgotten (the next call tries
-  // afresh) rather than kept, which would leave this taker unable to take a job for good.
-  let consumer: ReturnType<typeof js.consumers.get> | undefined;
-  const taking = () => {
-    if (consumer === undefined) {
-      const opened = opening(client.patience, {
-        what: `the consumer of the work queue ${name}`,
-        open: () =>
-          openOrCreate({
-            exists: () => exists(() => jsm.consumers.info(name, QUEUE_CONSUMER)),
-            open: () => js.consumers.get(name, QUEUE_CONSUMER),
-            create: async () => {
-              await jsm.consumers.add(name, {
-                durable_name: QUEUE_CONSUMER,
-                ack_policy: client.ack,
-                ack_wait: options.ackWaitMs * 1_000_000,
-                max_deliver: -1,
-                num_replicas: options.replicas,
-              });
-              return await js.consumers.get(name, QUEUE_CONSUMER);
-            },
-          }),
-      });
-      opened.catch(() => {
-        if (consumer === opened) consumer = undefined;
-      });
-      consumer = opened;
-    }
-    return consumer;
-  };
-  const decoder = new TextDecoder();
-  return {
-    async publish(text, msgId) {
-      const ack = await retried(clock, () => js.publish(options.subject, text, { msgID: msgId }));
-      return { duplicate: ack.duplicate };
-    },
-    async next(waitMs) {
-      const m = await (await taking()).next({ expires: Math.max(waitMs, 1000) });
-      if (m === null) return null;
-      return {
-        text: decoder.decode(m.data),
-        deliveries: m.info.deliveryCount,
-        working: () => m.working(),
-        ack: async () => void await m.ackAck(),
-        nak: (delayMs) => m.nak(delayMs),
-      };
-    },
-    pending: async () => {
-      const info = await jsm.streams.info(name);
-      return info.state.messages;
+    async watch(key, onChange) {
+      // Headers only, updates only: a wake-up, not a copy of the value (an ephemeral ordered consumer).
+      const changes = await kv.watch({ key, headers_only: true, include: client.updatesOnly });
+      void (async () => {
+        for await (const _ of changes) onChange();
+      })().catch(() => {});
+      return () => changes.stop();
     },
   };
 }

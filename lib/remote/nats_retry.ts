@@ -6,6 +6,8 @@
 
 import { BladeError } from "../errors.ts";
 import type { Clock } from "../sys/clock.ts";
+// Types only (erased): the client's code is imported by nats_link.ts on first connect.
+import type { JetStreamManager } from "@nats-io/jetstream";
 
 /**
  * Errors after which the cluster may answer again (a node died, a new leader is being elected, the
@@ -144,4 +146,22 @@ export async function openOrCreate<T>(
     if (await o.exists()) return await o.open();
     throw error;
   }
+}
+
+/** Whether stream `name` exists (`exists`: only "not found" is no). */
+export function streamExists(jsm: JetStreamManager, name: string): Promise<boolean> {
+  return exists(() => jsm.streams.info(name));
+}
+
+/** Makes stream `name` with `config` unless it exists (a concurrent creator's identical one is fine). */
+export async function ensureStream(
+  jsm: JetStreamManager,
+  name: string,
+  config: Omit<Parameters<JetStreamManager["streams"]["add"]>[0], "name">,
+): Promise<void> {
+  await openOrCreate({
+    exists: () => streamExists(jsm, name),
+    open: async () => {},
+    create: async () => void await jsm.streams.add({ ...config, name }),
+  });
 }
