@@ -52,7 +52,7 @@ export interface LazyNatsStoreOptions {
   redact?: (text: string) => string;
   /** What the connection calls itself on the servers. */
   name?: string;
-  /** How long opening a bucket or stream keeps trying while the cluster settles (nats_link.ts). */
+  /** How long opening a bucket or stream keeps trying while the cluster settles (nats_retry.ts). */
   openWithinMs?: number;
 }
 
@@ -101,7 +101,7 @@ export class LazyNatsStore implements SidecarStore, AsyncDisposable {
 
   /**
    * The connection and the records' bucket, opened once and shared; an open that failed (the servers
-   * unreachable, a cluster still electing its leaders past nats_link.ts's OPEN_WITHIN_MS) is forgotten,
+   * unreachable, a cluster still electing its leaders past nats_retry.ts's OPEN_WITHIN_MS) is forgotten,
    * so the next call tries again instead of failing for the rest of the process.
    */
   #opening(): Promise<Opened> {

@@ -17,14 +17,22 @@ export class ChangeLatch {
     wake();
   }
 
-  /** Resolves at the next change, or at once when one came since the last `next()`. */
-  next(): Promise<void> {
+  /**
+   * Resolves at the next change, or at once when one came since the last `next()`. A wait given up
+   * (`signal` aborted: the loop woke for another reason) stops waiting, so the next change is kept for
+   * the next `next()` instead of waking a promise nobody awaits any more.
+   */
+  next(signal?: AbortSignal): Promise<void> {
     if (this.#pending) {
       this.#pending = false;
       return Promise.resolve();
     }
     return new Promise((resolve) => {
-      this.#wake = resolve;
+      const wake = () => resolve();
+      this.#wake = wake;
+      signal?.addEventListener("abort", () => {
+        if (this.#wake === wake) this.#wake = undefined;
+      }, { once: true });
     });
   }
 }

@@ -23,3 +23,13 @@ Deno.test("ChangeLatch: a waiter is woken by the next change, and only its own w
   assert.equal(await settled(waiting), true);
   assert.equal(await settled(latch.next()), false, "the change was used by the waiter it woke");
 });
+
+Deno.test("ChangeLatch: a wait given up does not take the next change; the next wait gets it", async () => {
+  const latch = new ChangeLatch();
+  const givenUp = new AbortController();
+  const stale = latch.next(givenUp.signal);
+  givenUp.abort();
+  latch.notify();
+  assert.equal(await settled(stale), false, "nobody awaits it any more");
+  assert.equal(await settled(latch.next()), true, "the change was kept");
+});

@@ -32,7 +32,8 @@ export async function endsWithin(
 /**
  * Re-reads a record while it is `running`, until it ends, `timeoutMs` passes (0 = no limit) or
  * `signal` aborts; returns the last record read. For runs owned by another process. `woken` (a
- * watch on the record): each time it resolves the record is read at once, not at the next interval.
+ * watch on the record): each time it resolves the record is read at once, not at the next interval;
+ * its signal aborts when that wait is over (the interval passed first), so it can stop waiting.
  */
 export async function pollWhileRunning<R extends { status: string }>(
   first: R,
@@ -42,7 +43,7 @@ export async function pollWhileRunning<R extends { status: string }>(
     timeoutMs: number;
     signal?: AbortSignal;
     intervalMs?: number;
-    woken?: () => Promise<void>;
+    woken?: ((signal: AbortSignal) => Promise<void>) | undefined;
   },
 ): Promise<R> {
   const { clock } = options;
@@ -53,7 +54,7 @@ export async function pollWhileRunning<R extends { status: string }>(
     const stop = () => interval.abort();
     options.signal?.addEventListener("abort", stop, { once: true });
     const slept = clock.sleep(options.intervalMs ?? 250, interval.signal).then(() => true, () => false);
-    const woke = options.woken?.().then(() => true);
+    const woke = options.woken?.(interval.signal).then(() => true);
     const ok = await (woke === undefined ? slept : Promise.race([slept, woke]));
     interval.abort();
     options.signal?.removeEventListener("abort", stop);

@@ -37,7 +37,7 @@ Deno.test("pollWhileRunning: a change woken by the watch is read at once, withou
     clock,
     timeoutMs: 0,
     intervalMs: 2_000,
-    woken: () => changes.next(),
+    woken: (given) => changes.next(given),
   });
   await tick();
   changes.notify(); // some write that did not end it
@@ -64,4 +64,26 @@ Deno.test("pollWhileRunning: an aborted wait returns the last record read", asyn
   stop.abort();
   assert.deepEqual(await done, { status: "running" });
   assert.equal(clock.pendingSleepers, 0);
+});
+
+Deno.test("pollWhileRunning: a change that lands while the record is being read after an interval is not lost", async () => {
+  const clock = new FakeClock(0);
+  const changes = new ChangeLatch();
+  let reads = 0;
+  const reload = () => {
+    reads++;
+    if (reads === 1) changes.notify(); // written just after this read was answered
+    return Promise.resolve({ status: reads === 1 ? "running" : "completed" });
+  };
+  const done = pollWhileRunning({ status: "running" }, reload, {
+    clock,
+    timeoutMs: 0,
+    intervalMs: 2_000,
+    woken: (given) => changes.next(given),
+  });
+  await tick();
+  clock.advance(2_000); // the fallback interval passes first: the wait for a change is given up
+  assert.deepEqual(await done, { status: "completed" });
+  assert.equal(reads, 2);
+  assert.equal(clock.now(), 2_000, "read again at once, not after another interval");
 });

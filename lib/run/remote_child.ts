@@ -93,7 +93,7 @@ export async function followRemoteChild(
       timeoutMs: 0,
       signal,
       intervalMs: stopWatch === undefined ? REMOTE_POLL_MS : REMOTE_WATCHED_POLL_MS,
-      ...(stopWatch === undefined ? {} : { woken: () => changes.next() }),
+      woken: stopWatch === undefined ? undefined : (given) => changes.next(given),
     });
   } finally {
     stopWatch?.();
