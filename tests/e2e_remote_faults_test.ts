@@ -18,15 +18,32 @@ const FAST_LEASE = ["--lease-ttl", "2"];
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-async function until<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 60_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
+/**
+ * `probe()` until it gives a value, for 60 s. On a timeout with `fleet`, the error shows the records
+ * as they are and what the workers printed (they are stopped for it): a child that never reached a
+ * worker is told from one that ran between two probes.
+ */
+async function until<T>(
+  what: string,
+  probe: () => Promise<T | undefined>,
+  o: { fleet?: Fleet } = {},
+): Promise<T> {
+  const deadline = Date.now() + 60_000;
   for (;;) {
     // A probe that fails (the store electing a leader after a node died) is tried again.
     const got = await probe().catch(() => undefined);
     if (got !== undefined) return got;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}${await explain(o.fleet)}`);
     await sleep(200);
   }
+}
+
+async function explain(fleet: Fleet | undefined): Promise<string> {
+  if (fleet === undefined) return "";
+  const records = await fleet.records().catch(() => [] as SidecarRecord[]);
+  const shown = records.map((r) => ({ id: r.id, status: r.status, remote: r.remote }));
+  const logs = await Promise.all(fleet.workers.map(async (w) => `worker ${w.index}: ${await w.stop()}`));
+  return `\nrecords: ${JSON.stringify(shown)}\n${logs.join("\n").slice(0, 6000)}`;
 }
 
 function parentEnv(fleet: Fleet) {
@@ -90,7 +107,7 @@ ${remoteCalls(1)}
     const running = await until("the child running on the first worker", async () => {
       const [r] = await fleet.records();
       return r?.status === "running" && workerOf(fleet, r) === first ? r : undefined;
-    });
+    }, { fleet });
     first.process.kill("SIGSTOP");
     // Its lease (2 s) expires; its job comes back after 4 s to the second worker, which runs it again
     // (the child had not started any tool call).
@@ -155,7 +172,7 @@ ${remoteCalls(1)}
       const running = await until("the child running", async () => {
         const [r] = await fleet.records();
         return r?.status === "running" && r.remote?.worker !== undefined ? r : undefined;
-      });
+      }, { fleet });
       parent.kill("SIGKILL");
       assert.equal((await parent.result).code, 137, "the parent was killed while it waited for its child");
       if (stillRunning) {
@@ -322,7 +339,7 @@ if (binary !== null) {
       const running = await until("a run on a live worker", async () => {
         const live = (await fleet.records()).filter((r) => r.status === "running" && workerOf(fleet, r));
         return live.length > 0 ? live : undefined;
-      });
+      }, { fleet });
       const target = running[Math.floor(random() * running.length)]!;
       await sleep(Math.floor(random() * 300));
       // Proven live: the record still says this worker runs it, right before the kill.
@@ -411,7 +428,7 @@ ${remoteCalls(1)}
     const running = await until("the child running on the worker that will be cut off", async () => {
       const [r] = await fleet.records();
       return r?.status === "running" && workerOf(fleet, r) === cut ? r : undefined;
-    });
+    }, { fleet });
     await n1.kill();
     const other = await fleet.startWorker(1, { servers: `${n2.url},${n3.url}` });
     const done = await until("the run ended by the other worker", async () => {

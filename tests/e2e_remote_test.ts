@@ -82,10 +82,18 @@ if (binary === null) {
       ["-p", "Fan out", ...fleet.script, ...fleet.store, "--trust-workspace", "--output-format", "json"],
       { cwd: fleet.workspace, env: { HOME: home, BLADE_STORAGE_ROOT: storage } },
     );
-    assert.equal(run.code, 0, run.stderr);
-    const sessionId = (JSON.parse(run.stdout) as { session_id: string }).session_id;
     const records = await fleet.records();
-    assert.equal(records.length, CHILDREN);
+    if (run.code !== 0 || records.length !== CHILDREN) {
+      // What the parent and the workers said, to tell a placement failure from a worker's.
+      const logs = (await Promise.all(fleet.workers.map((w) => w.stop()))).join("\n");
+      assert.fail(
+        `exit ${run.code}, ${records.length} records of ${CHILDREN}\nparent stdout: ${
+          run.stdout.slice(0, 4000)
+        }\n` +
+          `parent stderr: ${run.stderr.slice(0, 4000)}\nworkers: ${logs.slice(0, 8000)}`,
+      );
+    }
+    const sessionId = (JSON.parse(run.stdout) as { session_id: string }).session_id;
     const notices = await deliveredNotices({ storage, workspace: fleet.workspace, sessionId });
     const counts = failureCounts(records, notices, CHILDREN);
     // deno-lint-ignore no-console -- the counts the issue asks to report
@@ -147,9 +155,12 @@ if (binary !== null) {
       env,
     });
     const worker = fleet.workers[0]!;
-    // While the child runs: the worker holds its job and the job's lease.
+    // While the child runs: the worker holds its job and the job's lease (it lists a job it took a
+    // moment before it takes the job's lease: wait for both).
     let status: WorkerStatus | undefined;
-    for (let i = 0; i < 150 && status?.workers[0]?.jobs.length !== 1; i++) {
+    const held = (s: WorkerStatus | undefined) =>
+      s?.workers[0]?.jobs.length === 1 && (s.workers[0].leases[0]?.holder ?? null) !== null;
+    for (let i = 0; i < 150 && !held(status); i++) {
       await new Promise((r) => setTimeout(r, 100));
       const shown = await runBlade(["worker", "status", "--json", ...fleet.store], { cwd: fleet.root, env });
       assert.equal(shown.code, 0, shown.stderr);

@@ -20,8 +20,8 @@ import type {
   SidecarStore,
 } from "../store/store.ts";
 import type { InboxEntry, SessionInbox } from "../session/inbox.ts";
+import type { JobQueue } from "./nats_queue.ts";
 import type {
-  JobQueue,
   KvBucket,
   MessageStream,
   NatsLink,
@@ -30,6 +30,7 @@ import type {
   StreamOptions,
 } from "./nats_link.ts";
 import { INBOX_STREAM, INBOX_SUBJECTS, NatsInbox } from "./nats_inbox.ts";
+import { keyOfId } from "./nats_keys.ts";
 import type { NatsSidecarStore } from "./nats_sidecar_store.ts";
 import type { NatsStoreUrl } from "./store_url.ts";
 
@@ -51,6 +52,8 @@ export interface LazyNatsStoreOptions {
   redact?: (text: string) => string;
   /** What the connection calls itself on the servers. */
   name?: string;
+  /** How long opening a bucket or stream keeps trying while the cluster settles (nats_retry.ts). */
+  openWithinMs?: number;
 }
 
 /**
@@ -73,10 +76,17 @@ export function credentialsOf(text: string, file: string): Pick<NatsLinkOptions,
   );
 }
 
+/** The connection, the records' bucket and the store over it, once opened. */
+interface Opened {
+  link: NatsLink;
+  bucket: KvBucket;
+  store: NatsSidecarStore;
+}
+
 export class LazyNatsStore implements SidecarStore, AsyncDisposable {
   #url: NatsStoreUrl;
   #o: LazyNatsStoreOptions;
-  #opened: Promise<{ link: NatsLink; store: NatsSidecarStore }> | undefined;
+  #opened: Promise<Opened> | undefined;
   #streams = new Map<string, Promise<MessageStream>>();
   #opens = new Map<string, Promise<unknown>>();
 
@@ -86,12 +96,27 @@ export class LazyNatsStore implements SidecarStore, AsyncDisposable {
   }
 
   #store(): Promise<NatsSidecarStore> {
-    this.#opened ??= this.#open();
-    return this.#opened.then((o) => o.store);
+    return this.#opening().then((o) => o.store);
   }
 
-  async #open(): Promise<{ link: NatsLink; store: NatsSidecarStore }> {
-    const { fs, clock, credsFile, redact, name } = this.#o;
+  /**
+   * The connection and the records' bucket, opened once and shared; an open that failed (the servers
+   * unreachable, a cluster still electing its leaders past nats_retry.ts's OPEN_WITHIN_MS) is forgotten,
+   * so the next call tries again instead of failing for the rest of the process.
+   */
+  #opening(): Promise<Opened> {
+    if (this.#opened === undefined) {
+      const opened = this.#open();
+      opened.catch(() => {
+        if (this.#opened === opened) this.#opened = undefined;
+      });
+      this.#opened = opened;
+    }
+    return this.#opened;
+  }
+
+  async #open(): Promise<Opened> {
+    const { fs, clock, credsFile, redact, name, openWithinMs } = this.#o;
     let credentials = {};
     if (credsFile !== undefined) {
       const text = await fs.readText(credsFile).catch((e: Error) => {
@@ -110,7 +135,12 @@ export class LazyNatsStore implements SidecarStore, AsyncDisposable {
       import("./nats_sidecar_store.ts"),
       import("./nats_spill.ts"),
     ]);
-    const link = await connectNats(this.#url, { ...credentials, name: name ?? "blade" });
+    const link = await connectNats(this.#url, {
+      ...credentials,
+      name: name ?? "blade",
+      clock,
+      openWithinMs,
+    });
     try {
       const replicas = replicasOf(this.#url, link.servers);
       const bucket = await link.bucket(SIDECAR_BUCKET, { replicas });
@@ -119,6 +149,7 @@ export class LazyNatsStore implements SidecarStore, AsyncDisposable {
       const spill = new NatsSpill(() => objects ??= link.objects(SPILL_STORE, { replicas }), { redact });
       return {
         link,
+        bucket,
         store: new NatsSidecarStore(bucket, { clock, spill, ...(redact === undefined ? {} : { redact }) }),
       };
     } catch (error) {
@@ -129,8 +160,7 @@ export class LazyNatsStore implements SidecarStore, AsyncDisposable {
 
   /** The connection, opened on first use and shared by everything of this store. */
   async link(): Promise<NatsLink> {
-    this.#opened ??= this.#open();
-    return (await this.#opened).link;
+    return (await this.#opening()).link;
   }
 
   /** How many servers keep a copy of what this store makes on `link` (buckets, streams). */
@@ -163,6 +193,15 @@ export class LazyNatsStore implements SidecarStore, AsyncDisposable {
   /** The KV bucket `name` of this store (leases, workers). */
   bucket(name: string): Promise<KvBucket> {
     return this.#once(`bucket:${name}`, (link) => link.bucket(name, { replicas: this.#replicas(link) }));
+  }
+
+  /**
+   * Calls `onChange` each time run `id`'s record is written from now on (a KV watch on its key);
+   * resolves to the function that stops it. A parent waits on its remote children with it.
+   */
+  async watchRecord(id: string, onChange: () => void): Promise<() => void> {
+    const { bucket } = await this.#opening();
+    return await bucket.watch(keyOfId(id), onChange);
   }
 
   /** The remote children's job queue; `ackWaitMs` is used when this call creates it. */

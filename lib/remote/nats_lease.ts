@@ -10,7 +10,8 @@
 import type { Clock } from "../sys/clock.ts";
 import type { ProcessIdentity } from "../sys/process.ts";
 import type { HeldLease, LeaseHolder } from "../session/lease.ts";
-import { CasConflict, isTransient, type KvBucket } from "./nats_link.ts";
+import { CasConflict, type KvBucket } from "./nats_link.ts";
+import { isTransient } from "./nats_retry.ts";
 import { keyOfId } from "./nats_keys.ts";
 
 /** The KV bucket the leases live in. */

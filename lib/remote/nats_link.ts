@@ -1,15 +1,26 @@
 // Owns Blade's one use of the NATS client (`@nats-io/*`, imported on first connect so nothing of it
 // loads unless `--store nats://…` is given): connecting with the credentials and TLS the caller asks
 // for, and the narrow views the NATS store is written against: a KV bucket, and a message stream with
-// per-subject compare-and-append. Everything else in Blade sees only `NatsLink`, `KvBucket` and
-// `MessageStream`; the client's own types never leave this file.
+// per-subject compare-and-append (the work queue is nats_queue.ts). Everything else in Blade sees only
+// `NatsLink`, `KvBucket`, `MessageStream`, `JobQueue`; the client's own types stay in lib/remote/nats_*.ts.
 
 import { BladeError } from "../errors.ts";
 import { importNpm } from "../npm_module.ts";
+import { type Clock, realClock } from "../sys/clock.ts";
+import {
+  ensureStream,
+  OPEN_WITHIN_MS,
+  opening,
+  openOrCreate,
+  type Patience,
+  retried,
+  streamExists,
+} from "./nats_retry.ts";
+import { type JobQueue, openQueue, type QueueOptions } from "./nats_queue.ts";
 import type { NatsStoreUrl } from "./store_url.ts";
 // Types only (erased): the client's code is imported on first connect, in connectNats.
-import type { Kvm } from "@nats-io/kv";
-import type { AckPolicy, JetStreamClient, JetStreamManager, RetentionPolicy } from "@nats-io/jetstream";
+import type { Kvm, KvWatchInclude } from "@nats-io/kv";
+import type { JetStreamClient, JetStreamManager } from "@nats-io/jetstream";
 import type { Objm } from "@nats-io/obj";
 
 /** One stored value as the store sees it: its text and the revision a CAS must name. */
@@ -32,6 +43,11 @@ export interface KvBucket {
   remove(key: string, revision: number): Promise<void>;
   /** Every key with a live value, or those matching `filter` (NATS subject wildcards: `*`, `>`). */
   keys(filter?: string): Promise<string[]>;
+  /**
+   * Calls `onChange` each time `key` is written or deleted from now on (the value is not passed: read
+   * it). Resolves, once the servers watch it, to the function that stops the watch.
+   */
+  watch(key: string, onChange: () => void): Promise<() => void>;
 }
 
 /** One stored message of a stream. */
@@ -79,6 +95,10 @@ export interface NatsLinkOptions {
   nkeySeed?: string;
   /** What the connection calls itself on the servers (shown by `nats server report connections`). */
   name?: string;
+  /** Waits between retries (default: the real clock). */
+  clock?: Clock;
+  /** How long opening a bucket, stream, queue or object store keeps trying (default OPEN_WITHIN_MS). */
+  openWithinMs?: number | undefined;
 }
 
 export interface StreamOptions {
@@ -90,39 +110,6 @@ export interface StreamOptions {
 export interface BucketOptions {
   /** How many servers keep a copy (1, or 3 on a 3-node cluster). */
   replicas: number;
-}
-
-/** One job taken from a work queue: unacknowledged until `ack`; redelivered if never acknowledged. */
-export interface QueuedJob {
-  text: string;
-  /** 1 on the first delivery, 2 on the first redelivery, … */
-  deliveries: number;
-  /** The job is still being worked on: its acknowledgement wait starts over. */
-  working(): void;
-  /** Done: the servers drop the job (resolves once they confirmed it). */
-  ack(): Promise<void>;
-  /** Not now: delivered again (to any worker) after `delayMs`. */
-  nak(delayMs: number): void;
-}
-
-/** A work queue: each job goes to one taker at a time, again after `ackWaitMs` without an ack. */
-export interface JobQueue {
-  /** Publishes a job; a repeat of `msgId` within the duplicate window is dropped by the servers. */
-  publish(text: string, msgId: string): Promise<{ duplicate: boolean }>;
-  /** The next job, or null when none came within `waitMs`. */
-  next(waitMs: number): Promise<QueuedJob | null>;
-  /** Jobs waiting or taken and not acknowledged yet. */
-  pending(): Promise<number>;
-}
-
-export interface QueueOptions {
-  subject: string;
-  replicas: number;
-  /**
-   * How long a taken job may go without `working()` or `ack()` before it is delivered again; set when
-   * the first taker of the queue (on any machine) makes its consumer.
-   */
-  ackWaitMs: number;
 }
 
 /** Named blobs (git bundles): put whole, read whole. */
@@ -154,48 +141,6 @@ export interface NatsLink extends AsyncDisposable {
 /** nats-server's default max_payload (1 MiB), when the server did not say. */
 const DEFAULT_MAX_PAYLOAD = 1024 * 1024;
 
-/** JetStream's "stream not found" API error. */
-const STREAM_NOT_FOUND = 10059;
-
-function isNotFound(error: unknown): boolean {
-  if (typeof error !== "object" || error === null) return false;
-  const api = error as { message?: unknown; apiError?: () => { err_code?: number } };
-  if (typeof api.apiError === "function" && api.apiError()?.err_code === STREAM_NOT_FOUND) return true;
-  return typeof api.message === "string" && /stream not found/i.test(api.message);
-}
-
-/**
- * Whether stream `name` exists. Only "not found" is no: any other failure (a leader being elected
- * after a node died) is tried again, then thrown — never taken for absence, which would make the
- * stream again with this client's settings.
- */
-async function streamExists(jsm: JetStreamManager, name: string): Promise<boolean> {
-  return await retried(async () => {
-    try {
-      await jsm.streams.info(name);
-      return true;
-    } catch (error) {
-      if (isNotFound(error)) return false;
-      throw error;
-    }
-  });
-}
-
-/** Makes stream `name` with `config` unless it exists (a concurrent creator's identical one is fine). */
-async function ensureStream(
-  jsm: JetStreamManager,
-  name: string,
-  config: Omit<Parameters<JetStreamManager["streams"]["add"]>[0], "name">,
-): Promise<void> {
-  if (await streamExists(jsm, name)) return;
-  try {
-    await jsm.streams.add({ ...config, name });
-  } catch (error) {
-    // Made by another client meanwhile: fine when it exists now.
-    if (!(await streamExists(jsm, name))) throw error;
-  }
-}
-
 /** JetStream's "wrong last sequence" API error: the CAS lost. */
 const WRONG_LAST_SEQUENCE = 10071;
 
@@ -206,43 +151,18 @@ function isCasError(error: unknown): boolean {
   return typeof api.message === "string" && api.message.includes("wrong last sequence");
 }
 
-/** Errors after which the cluster may answer again (a node died, a new leader is being elected). */
-const TRANSIENT = new Set(["TimeoutError", "NoRespondersError", "RequestError", "ConnectionError"]);
-
-/** How many times an idempotent call (get, put, keys) is tried before the error is the caller's. */
-const TRIES = 12;
-
-/**
- * Whether `error` left the outcome of a write unknown and the cluster may answer a retry: a request
- * that timed out may still have been applied, so a writer re-reads before it writes again.
- */
-export function isTransient(error: unknown): boolean {
-  if (!(error instanceof Error)) return false;
-  return TRANSIENT.has(error.name) || /\b(timeout|no responders|503)\b/i.test(error.message);
-}
-
-async function retried<T>(call: () => Promise<T>): Promise<T> {
-  for (let attempt = 1;; attempt++) {
-    try {
-      return await call();
-    } catch (error) {
-      if (attempt >= TRIES || !isTransient(error)) throw error;
-    }
-  }
-}
-
 /** Connects to the servers of `url`; BladeError `store_unavailable` when none answers. */
 export async function connectNats(url: NatsStoreUrl, options: NatsLinkOptions = {}): Promise<NatsLink> {
   const [
     { connect, credsAuthenticator, nkeyAuthenticator },
-    { Kvm },
+    { Kvm, KvWatchInclude },
     { jetstream, jetstreamManager, AckPolicy, RetentionPolicy },
     { Objm },
   ] = await Promise.all([
     importNpm("@nats-io/transport-node", () => import("@nats-io/transport-node"), {
       exports: ["connect", "credsAuthenticator", "nkeyAuthenticator"],
     }),
-    importNpm("@nats-io/kv", () => import("@nats-io/kv"), { exports: ["Kvm"] }),
+    importNpm("@nats-io/kv", () => import("@nats-io/kv"), { exports: ["Kvm", "KvWatchInclude"] }),
     importNpm("@nats-io/jetstream", () => import("@nats-io/jetstream"), {
       exports: ["jetstream", "jetstreamManager", "AckPolicy", "RetentionPolicy"],
     }),
@@ -273,31 +193,31 @@ export async function connectNats(url: NatsStoreUrl, options: NatsLinkOptions = 
     );
   }
   const kvm = new Kvm(nc);
+  const clock = options.clock ?? realClock();
+  const patience = { clock, openWithinMs: options.openWithinMs ?? OPEN_WITHIN_MS };
+  const policies = { ack: AckPolicy.Explicit, work: RetentionPolicy.Workqueue };
   // One manager per connection; made without the account-info request (nothing to ask the servers).
   const manager = jetstreamManager(nc, { checkAPI: false });
   const close = async () => {
     if (!nc.isClosed()) await nc.drain().catch(() => nc.close());
   };
   return {
-    bucket: (name, bucketOptions) => openBucket({ kvm, jsm: manager }, name, bucketOptions),
+    bucket: (name, bucketOptions) =>
+      openBucket(
+        { kvm, jsm: manager, patience, updatesOnly: KvWatchInclude.UpdatesOnly },
+        name,
+        bucketOptions,
+      ),
     stream: (name, streamOptions) =>
       openStream(
-        { js: jetstream(nc), jsm: manager, maxPayload: nc.info?.max_payload },
+        { js: jetstream(nc), jsm: manager, maxPayload: nc.info?.max_payload, patience },
         name,
         streamOptions,
       ),
     queue: (name, queueOptions) =>
-      openQueue(
-        {
-          js: jetstream(nc),
-          jsm: manager,
-          ack: AckPolicy.Explicit,
-          work: RetentionPolicy.Workqueue,
-        },
-        name,
-        queueOptions,
-      ),
-    objects: (name, bucketOptions) => openObjects({ objm: new Objm(nc), jsm: manager }, name, bucketOptions),
+      openQueue({ js: jetstream(nc), jsm: manager, patience, ...policies }, name, queueOptions),
+    objects: (name, bucketOptions) =>
+      openObjects({ objm: new Objm(nc), jsm: manager, patience }, name, bucketOptions),
     // A clustered server names its cluster (also when it advertises no other member to clients).
     servers: nc.info?.cluster === undefined
       ? new Set([...url.servers, ...(nc.info?.connect_urls ?? [])]).size
@@ -309,7 +229,12 @@ export async function connectNats(url: NatsStoreUrl, options: NatsLinkOptions = 
 
 /** The KV view of bucket `name`, created with `options` when absent. */
 async function openBucket(
-  client: { kvm: Kvm; jsm: Promise<JetStreamManager> },
+  client: {
+    kvm: Kvm;
+    jsm: Promise<JetStreamManager>;
+    patience: Patience;
+    updatesOnly: typeof KvWatchInclude.UpdatesOnly;
+  },
   name: string,
   bucketOptions: BucketOptions,
 ): Promise<KvBucket> {
@@ -317,10 +242,17 @@ async function openBucket(
   // through the stream leader see every acknowledged write (read-your-writes across machines).
   // An existing bucket is opened as it is (never made again with this client's replica count).
   const { kvm } = client;
-  const exists = await streamExists(await client.jsm, `KV_${name}`);
-  const kv = exists
-    ? await kvm.open(name, { allow_direct: false })
-    : await kvm.create(name, { history: 1, replicas: bucketOptions.replicas, allow_direct: false });
+  const { clock } = client.patience;
+  const jsm = await client.jsm;
+  const kv = await opening(client.patience, {
+    what: `the bucket ${name}`,
+    open: () =>
+      openOrCreate({
+        exists: () => streamExists(jsm, `KV_${name}`),
+        open: () => kvm.open(name, { allow_direct: false }),
+        create: () => kvm.create(name, { history: 1, replicas: bucketOptions.replicas, allow_direct: false }),
+      }),
+  });
   const cas = async <T>(key: string, write: () => Promise<T>): Promise<T> => {
     try {
       return await write();
@@ -331,100 +263,54 @@ async function openBucket(
   };
   return {
     async get(key) {
-      const entry = await retried(() => kv.get(key));
+      const entry = await retried(clock, () => kv.get(key));
       if (entry === null || entry.operation !== "PUT") return null;
       return { revision: entry.revision, text: entry.string() };
     },
     create: (key, text) => cas(key, () => kv.create(key, text)),
-    put: (key, text) => retried(() => kv.put(key, text)),
+    put: (key, text) => retried(clock, () => kv.put(key, text)),
     update: (key, text, revision) => cas(key, () => kv.update(key, text, revision)),
     remove: (key, revision) => cas(key, () => kv.delete(key, { previousSeq: revision })),
     keys: (filter = ">") =>
-      retried(async () => {
+      retried(clock, async () => {
         // The listing rides an ordered consumer, which restarts (and may repeat keys) on a cluster.
         const found = new Set<string>();
         for await (const key of await kv.keys(filter)) found.add(key);
         return [...found];
       }),
-  };
-}
-
-/** The durable consumer every worker shares: each job goes to one of them at a time. */
-const QUEUE_CONSUMER = "blade_workers";
-
-/** The work queue `name`: a work-queue stream on `options.subject` and its one shared durable consumer. */
-async function openQueue(
-  client: {
-    js: JetStreamClient;
-    jsm: Promise<JetStreamManager>;
-    ack: typeof AckPolicy.Explicit;
-    work: typeof RetentionPolicy.Workqueue;
-  },
-  name: string,
-  options: QueueOptions,
-): Promise<JobQueue> {
-  const { js } = client;
-  const jsm = await client.jsm;
-  await ensureStream(jsm, name, {
-    subjects: [options.subject],
-    retention: client.work,
-    num_replicas: options.replicas,
-  });
-  // The consumer is made by the first taker (a publisher never needs it): its ack wait is that taker's.
-  let consumer: ReturnType<typeof js.consumers.get> | undefined;
-  const taking = () =>
-    consumer ??= (async () => {
-      try {
-        await jsm.consumers.info(name, QUEUE_CONSUMER);
-      } catch {
-        await jsm.consumers.add(name, {
-          durable_name: QUEUE_CONSUMER,
-          ack_policy: client.ack,
-          ack_wait: options.ackWaitMs * 1_000_000,
-          max_deliver: -1,
-          num_replicas: options.replicas,
-        });
-      }
-      return await js.consumers.get(name, QUEUE_CONSUMER);
-    })();
-  const decoder = new TextDecoder();
-  return {
-    async publish(text, msgId) {
-      const ack = await retried(() => js.publish(options.subject, text, { msgID: msgId }));
-      return { duplicate: ack.duplicate };
-    },
-    async next(waitMs) {
-      const m = await (await taking()).next({ expires: Math.max(waitMs, 1000) });
-      if (m === null) return null;
-      return {
-        text: decoder.decode(m.data),
-        deliveries: m.info.deliveryCount,
-        working: () => m.working(),
-        ack: async () => void await m.ackAck(),
-        nak: (delayMs) => m.nak(delayMs),
-      };
-    },
-    pending: async () => {
-      const info = await jsm.streams.info(name);
-      return info.state.messages;
+    async watch(key, onChange) {
+      // Headers only, updates only: a wake-up, not a copy of the value (an ephemeral ordered consumer).
+      const changes = await kv.watch({ key, headers_only: true, include: client.updatesOnly });
+      void (async () => {
+        for await (const _ of changes) onChange();
+      })().catch(() => {});
+      return () => changes.stop();
     },
   };
 }
 
 /** The object store `name`, created when absent. */
 async function openObjects(
-  client: { objm: Objm; jsm: Promise<JetStreamManager> },
+  client: { objm: Objm; jsm: Promise<JetStreamManager>; patience: Patience },
   name: string,
   options: BucketOptions,
 ): Promise<ObjectBucket> {
   const { objm } = client;
-  const exists = await streamExists(await client.jsm, `OBJ_${name}`);
-  const store = exists ? await objm.open(name) : await objm.create(name, { replicas: options.replicas });
+  const { clock } = client.patience;
+  const jsm = await client.jsm;
+  const store = await opening(client.patience, {
+    what: `the object store ${name}`,
+    open: () =>
+      openOrCreate({
+        exists: () => streamExists(jsm, `OBJ_${name}`),
+        open: () => objm.open(name),
+        create: () => objm.create(name, { replicas: options.replicas }),
+      }),
+  });
   return {
-    async put(key, bytes) {
-      await store.putBlob({ name: key }, bytes);
-    },
-    get: (key) => retried(() => store.getBlob(key)),
+    // A put again replaces the object whole: safe to retry after a lost answer.
+    put: (key, bytes) => retried(clock, async () => void await store.putBlob({ name: key }, bytes)),
+    get: (key) => retried(clock, () => store.getBlob(key)),
     async remove(key) {
       await store.delete(key).catch((e) => {
         if (!/not found/i.test((e as Error).message)) throw e;
@@ -435,17 +321,27 @@ async function openObjects(
 
 /** The stream view of stream `name`, created with `options` when absent. */
 async function openStream(
-  client: { js: JetStreamClient; jsm: Promise<JetStreamManager>; maxPayload: number | undefined },
+  client: {
+    js: JetStreamClient;
+    jsm: Promise<JetStreamManager>;
+    maxPayload: number | undefined;
+    patience: Patience;
+  },
   name: string,
   streamOptions: StreamOptions,
 ): Promise<MessageStream> {
   const { js } = client;
+  const { clock } = client.patience;
   const jsm = await client.jsm;
   // No direct gets, as for the bucket: reads through the leader see every acknowledged append.
-  await ensureStream(jsm, name, {
-    subjects: streamOptions.subjects,
-    num_replicas: streamOptions.replicas,
-    allow_direct: false,
+  await opening(client.patience, {
+    what: `the stream ${name}`,
+    open: () =>
+      ensureStream(jsm, name, {
+        subjects: streamOptions.subjects,
+        num_replicas: streamOptions.replicas,
+        allow_direct: false,
+      }),
   });
   const decoder = new TextDecoder();
   return {
@@ -463,12 +359,12 @@ async function openStream(
     },
     maxPayload: client.maxPayload ?? DEFAULT_MAX_PAYLOAD,
     last: (subject) =>
-      retried(async () => {
+      retried(clock, async () => {
         const m = await jsm.streams.getMessage(name, { last_by_subj: subject });
         return m === null ? null : { seq: m.seq, subject: m.subject, text: decoder.decode(m.data) };
       }),
     read: (subject) =>
-      retried(async () => {
+      retried(clock, async () => {
         const out: StreamMessage[] = [];
         for (let seq = 1;;) {
           // The server's MSG.GET takes next_by_subj (the client's type names only seq and last_by_subj).
@@ -479,13 +375,12 @@ async function openStream(
           seq = m.seq + 1;
         }
       }),
-    purge: (subject) => retried(async () => void await jsm.streams.purge(name, { filter: subject })),
+    purge: (subject) => retried(clock, async () => void await jsm.streams.purge(name, { filter: subject })),
     remove: (seq) =>
-      retried(() =>
+      retried(clock, () =>
         jsm.streams.deleteMessage(name, seq).catch((e) => {
           if (/no message found/i.test((e as Error).message)) return false;
           throw e;
-        })
-      ),
+        })),
   };
 }

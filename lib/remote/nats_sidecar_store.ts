@@ -41,7 +41,8 @@ import type {
   SidecarStore,
 } from "../store/store.ts";
 import { type RunSummary, summarize } from "../store/run_summary.ts";
-import { CasConflict, isTransient, type KvBucket } from "./nats_link.ts";
+import { CasConflict, type KvBucket } from "./nats_link.ts";
+import { isTransient } from "./nats_retry.ts";
 import { checkRecordSize, type NatsSpill } from "./nats_spill.ts";
 import { idOfKey, idOfRunningKey, keyOfId, RECORD_KEYS, RUNNING_KEYS, runningKeyOfId } from "./nats_keys.ts";
 

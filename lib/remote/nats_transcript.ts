@@ -19,7 +19,8 @@ import {
   type TranscriptLog,
   type TranscriptRead,
 } from "../session/transcript.ts";
-import { CasConflict, isTransient, type MessageStream } from "./nats_link.ts";
+import { CasConflict, type MessageStream } from "./nats_link.ts";
+import { isTransient } from "./nats_retry.ts";
 import { keyOfId } from "./nats_keys.ts";
 
 /** The stream every session's transcript lives in, and its subjects. */

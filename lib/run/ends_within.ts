@@ -31,18 +31,33 @@ export async function endsWithin(
 
 /**
  * Re-reads a record while it is `running`, until it ends, `timeoutMs` passes (0 = no limit) or
- * `signal` aborts; returns the last record read. For runs owned by another process.
+ * `signal` aborts; returns the last record read. For runs owned by another process. `woken` (a
+ * watch on the record): each time it resolves the record is read at once, not at the next interval;
+ * its signal aborts when that wait is over (the interval passed first), so it can stop waiting.
  */
 export async function pollWhileRunning<R extends { status: string }>(
   first: R,
   reload: () => Promise<R>,
-  options: { clock: Clock; timeoutMs: number; signal?: AbortSignal; intervalMs?: number },
+  options: {
+    clock: Clock;
+    timeoutMs: number;
+    signal?: AbortSignal;
+    intervalMs?: number;
+    woken?: ((signal: AbortSignal) => Promise<void>) | undefined;
+  },
 ): Promise<R> {
   const { clock } = options;
   const deadline = options.timeoutMs > 0 ? clock.now() + options.timeoutMs : Infinity;
   let record = first;
   while (record.status === "running" && clock.now() < deadline && options.signal?.aborted !== true) {
-    const ok = await clock.sleep(options.intervalMs ?? 250, options.signal).then(() => true, () => false);
+    const interval = new AbortController();
+    const stop = () => interval.abort();
+    options.signal?.addEventListener("abort", stop, { once: true });
+    const slept = clock.sleep(options.intervalMs ?? 250, interval.signal).then(() => true, () => false);
+    const woke = options.woken?.(interval.signal).then(() => true);
+    const ok = await (woke === undefined ? slept : Promise.race([slept, woke]));
+    interval.abort();
+    options.signal?.removeEventListener("abort", stop);
     if (!ok) break;
     record = await reload();
   }

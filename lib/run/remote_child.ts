@@ -10,6 +10,7 @@ import type { SidecarOwner } from "../store/store.ts";
 import type { SidecarRecord } from "../store/schema.ts";
 import type { ChildSpec } from "../executor/child.ts";
 import { describeError } from "../errors.ts";
+import { ChangeLatch } from "./change_latch.ts";
 import { pollWhileRunning } from "./ends_within.ts";
 import { completionInboxId } from "./notice.ts";
 import { deliverNotice, type LifecycleDeps } from "./sidecar_lifecycle.ts";
@@ -22,10 +23,17 @@ export interface RemotePlacement {
    * False when the run ended meanwhile (stopped before it was queued): no job was published.
    */
   submit(record: SidecarRecord, spec: ChildSpec): Promise<boolean>;
+  /**
+   * Calls `onChange` each time run `id`'s record is written from now on; resolves to the function that
+   * stops it. Absent (or failing): the parent reads the record every REMOTE_POLL_MS instead.
+   */
+  watch?(id: string, onChange: () => void): Promise<() => void>;
 }
 
-/** How often the parent reads a remote child's record while it runs. */
+/** How often the parent reads a remote child's record while it runs, when it cannot watch it. */
 export const REMOTE_POLL_MS = 250;
+/** How often it reads it anyway while it watches it (a watch that broke without a word). */
+export const REMOTE_WATCHED_POLL_MS = 2_000;
 /** How long after a remote child's end its notice may take to arrive before the parent queues it. */
 export const NOTICE_GRACE_MS = 10_000;
 
@@ -73,12 +81,23 @@ export async function followRemoteChild(
     const loaded = await store.load(record.id).catch(() => null);
     return loaded !== null && "record" in loaded ? loaded.record : record;
   };
-  let now = await pollWhileRunning(record, reload, {
-    clock,
-    timeoutMs: 0,
-    signal,
-    intervalMs: REMOTE_POLL_MS,
-  });
+  // The record is read when its watch says it changed (and once the watch is up: a change before it
+  // was missed) and every REMOTE_WATCHED_POLL_MS; without a watch, every REMOTE_POLL_MS.
+  const changes = new ChangeLatch();
+  const stopWatch = await deps.remote.watch?.(record.id, () => changes.notify()).catch(() => undefined);
+  if (stopWatch !== undefined) changes.notify();
+  let now: SidecarRecord;
+  try {
+    now = await pollWhileRunning(record, reload, {
+      clock,
+      timeoutMs: 0,
+      signal,
+      intervalMs: stopWatch === undefined ? REMOTE_POLL_MS : REMOTE_WATCHED_POLL_MS,
+      woken: stopWatch === undefined ? undefined : (given) => changes.next(given),
+    });
+  } finally {
+    stopWatch?.();
+  }
   if (now.status === "running") {
     // The wait was stopped: the run is cancelled (the first terminal state wins); the worker stops it.
     now = await store.markCompleted(record.id, {
@@ -101,11 +120,12 @@ async function awaitNotice(deps: RemoteRunDeps, ended: SidecarRecord, owner: Sid
   const id = completionInboxId(ended.id);
   const inbox = deps.background.inboxFor(owner);
   const deadline = deps.clock.now() + NOTICE_GRACE_MS;
-  while (deps.clock.now() < deadline) {
+  // The worker delivers the notice just after it commits the end: look again soon, then less often.
+  for (let pause = 10; deps.clock.now() < deadline; pause = Math.min(2 * pause, REMOTE_POLL_MS)) {
     if (deps.background.delivered(id)) return;
     const pending = await inbox.pending().catch(() => []);
     if (pending.some((e) => e.inboxId === id)) return;
-    await deps.clock.sleep(REMOTE_POLL_MS);
+    await deps.clock.sleep(pause);
   }
   await deliverNotice(deps, ended, owner);
 }

@@ -1,6 +1,7 @@
 // Owns starting real `nats-server` processes for tests (test-only): one JetStream node, or a 3-node
 // JetStream cluster on loopback, each with its own store folder and free ports, readiness awaited on
-// the monitoring endpoint's /healthz. Tests skip, with a message, only where nats-server is absent.
+// the monitoring endpoint: /healthz, and on a cluster every node knowing its JetStream meta leader
+// (/jsz). Tests skip, with a message, only where nats-server is absent.
 
 /** The nats-server binary on PATH (or /usr/sbin), or null when it is not installed. */
 export async function findNatsServer(): Promise<string | null> {
@@ -39,28 +40,52 @@ function freePort(): number {
   return port;
 }
 
-async function waitHealthy(monitorPort: number, name: string): Promise<void> {
+/**
+ * Waits until the monitoring endpoint's `path` answers ok and `ready` holds for its body: /healthz
+ * (nats-server 2.9 says ok before a cluster's JetStream has a meta leader), /jsz (the meta leader).
+ */
+async function waitReady(
+  monitorPort: number,
+  name: string,
+  check: { path: string; ready?: (body: string) => boolean },
+): Promise<void> {
   let last = "";
-  for (let i = 0; i < 300; i++) {
+  for (let i = 0; i < 600; i++) {
     try {
-      const response = await fetch(`http://127.0.0.1:${monitorPort}/healthz`);
+      const response = await fetch(`http://127.0.0.1:${monitorPort}${check.path}`);
       last = await response.text();
-      if (response.ok) return;
+      if (response.ok && (check.ready?.(last) ?? true)) return;
     } catch (e) {
       last = String(e);
     }
     await new Promise((r) => setTimeout(r, 50));
   }
-  throw new Error(`nats-server ${name} did not become healthy: ${last}`);
+  throw new Error(`nats-server ${name} did not become ready (${check.path}): ${last.slice(0, 500)}`);
+}
+
+/** Whether a cluster node's /jsz names the JetStream meta leader of a cluster of `size`. */
+function knowsMetaLeader(body: string, size: number): boolean {
+  const meta =
+    (JSON.parse(body) as { meta_cluster?: { leader?: string; cluster_size?: number } }).meta_cluster;
+  return (meta?.leader ?? "") !== "" && meta?.cluster_size === size;
+}
+
+async function waitHealthy(node: { monitorPort: number; name: string }, size: number): Promise<void> {
+  await waitReady(node.monitorPort, node.name, { path: "/healthz" });
+  if (size > 1) {
+    await waitReady(node.monitorPort, node.name, { path: "/jsz", ready: (b) => knowsMetaLeader(b, size) });
+  }
 }
 
 /**
  * Starts `size` JetStream nodes (1: a single server; 3: a cluster whose nodes route to each other).
- * The folder `dir` holds each node's store; it is the caller's to remove.
+ * The folder `dir` holds each node's store; it is the caller's to remove. `started` (default all):
+ * only the first ones run now, the others when their `restart()` is called — a cluster without its
+ * quorum, whose JetStream answers nothing yet; then only that the started ones listen is awaited.
  */
 export async function startNats(
   binary: string,
-  options: { size: 1 | 3; dir: string; noAdvertise?: boolean },
+  options: { size: 1 | 3; dir: string; noAdvertise?: boolean; started?: number },
 ): Promise<NatsCluster> {
   const specs = Array.from({ length: options.size }, (_, i) => ({
     name: `n${i + 1}`,
@@ -100,7 +125,7 @@ export async function startNats(
     const start = () => {
       child = new Deno.Command(binary, { args, stdout: "null", stderr: "null", stdin: "null" }).spawn();
     };
-    start();
+    if (nodes.length < (options.started ?? options.size)) start();
     nodes.push({
       name: spec.name,
       url: `nats://127.0.0.1:${spec.port}`,
@@ -116,12 +141,14 @@ export async function startNats(
       async restart() {
         if (child !== undefined) return;
         start();
-        await waitHealthy(spec.monitorPort, spec.name);
+        await waitHealthy(spec, options.size);
       },
     });
   }
-  // A cluster's /healthz answers ok once JetStream has its meta leader.
-  await Promise.all(specs.map((s) => waitHealthy(s.monitorPort, s.name)));
+  const started = specs.slice(0, options.started ?? options.size);
+  if (started.length < specs.length) {
+    await Promise.all(started.map((s) => waitReady(s.monitorPort, s.name, { path: "/varz" })));
+  } else await Promise.all(specs.map((s) => waitHealthy(s, options.size)));
   return {
     nodes,
     url: nodes.map((n) => n.url).join(","),

@@ -61,6 +61,10 @@ export class NatsPlacement implements RemotePlacement {
       await fs.remove(scratch, { recursive: true }).catch(() => {});
     }
   }
+
+  watch(id: string, onChange: () => void): Promise<() => void> {
+    return this.#shared.watchRecord(id, onChange);
+  }
 }
 
 /**

@@ -1,0 +1,123 @@
+// Owns the remote children's work queue over JetStream (docs/guides/remote.md): a work-queue stream and
+// the one durable consumer every worker shares, so each job goes to one taker at a time, again after
+// its ack wait without a sign of life. nats_link.ts opens it on its connection.
+
+// Types only (erased): the client's code is imported by nats_link.ts on first connect.
+import type { AckPolicy, JetStreamClient, JetStreamManager, RetentionPolicy } from "@nats-io/jetstream";
+import { ensureStream, exists, opening, openOrCreate, type Patience, retried } from "./nats_retry.ts";
+
+/** One job taken from a work queue: unacknowledged until `ack`; redelivered if never acknowledged. */
+export interface QueuedJob {
+  text: string;
+  /** 1 on the first delivery, 2 on the first redelivery, … */
+  deliveries: number;
+  /** The job is still being worked on: its acknowledgement wait starts over. */
+  working(): void;
+  /** Done: the servers drop the job (resolves once they confirmed it). */
+  ack(): Promise<void>;
+  /** Not now: delivered again (to any worker) after `delayMs`. */
+  nak(delayMs: number): void;
+}
+
+/** A work queue: each job goes to one taker at a time, again after `ackWaitMs` without an ack. */
+export interface JobQueue {
+  /** Publishes a job; a repeat of `msgId` within the duplicate window is dropped by the servers. */
+  publish(text: string, msgId: string): Promise<{ duplicate: boolean }>;
+  /** The next job, or null when none came within `waitMs`. */
+  next(waitMs: number): Promise<QueuedJob | null>;
+  /** Jobs waiting or taken and not acknowledged yet. */
+  pending(): Promise<number>;
+}
+
+export interface QueueOptions {
+  subject: string;
+  replicas: number;
+  /**
+   * How long a taken job may go without `working()` or `ack()` before it is delivered again; set when
+   * the first taker of the queue (on any machine) makes its consumer.
+   */
+  ackWaitMs: number;
+}
+
+/** The durable consumer every worker shares: each job goes to one of them at a time. */
+const QUEUE_CONSUMER = "blade_workers";
+
+/** The work queue `name`: a work-queue stream on `options.subject` and its one shared durable consumer. */
+export async function openQueue(
+  client: {
+    js: JetStreamClient;
+    jsm: Promise<JetStreamManager>;
+    ack: typeof AckPolicy.Explicit;
+    work: typeof RetentionPolicy.Workqueue;
+    patience: Patience;
+  },
+  name: string,
+  options: QueueOptions,
+): Promise<JobQueue> {
+  const { js } = client;
+  const { clock } = client.patience;
+  const jsm = await client.jsm;
+  await opening(client.patience, {
+    what: `the work queue ${name}`,
+    open: () =>
+      ensureStream(jsm, name, {
+        subjects: [options.subject],
+        retention: client.work,
+        num_replicas: options.replicas,
+      }),
+  });
+  // The consumer is made by the first taker (a publisher never needs it): its ack wait is that taker's.
+  // Jobs published before it exists wait in the work-queue stream for it. Only "no such consumer"
+  // makes one; any other failure is tried again, and a failed open is forgotten (the next call tries
+  // afresh) rather than kept, which would leave this taker unable to take a job for good.
+  let consumer: ReturnType<typeof js.consumers.get> | undefined;
+  const taking = () => {
+    if (consumer === undefined) {
+      const opened = opening(client.patience, {
+        what: `the consumer of the work queue ${name}`,
+        open: () =>
+          openOrCreate({
+            exists: () => exists(() => jsm.consumers.info(name, QUEUE_CONSUMER)),
+            open: () => js.consumers.get(name, QUEUE_CONSUMER),
+            create: async () => {
+              await jsm.consumers.add(name, {
+                durable_name: QUEUE_CONSUMER,
+                ack_policy: client.ack,
+                ack_wait: options.ackWaitMs * 1_000_000,
+                max_deliver: -1,
+                num_replicas: options.replicas,
+              });
+              return await js.consumers.get(name, QUEUE_CONSUMER);
+            },
+          }),
+      });
+      opened.catch(() => {
+        if (consumer === opened) consumer = undefined;
+      });
+      consumer = opened;
+    }
+    return consumer;
+  };
+  const decoder = new TextDecoder();
+  return {
+    async publish(text, msgId) {
+      const ack = await retried(clock, () => js.publish(options.subject, text, { msgID: msgId }));
+      return { duplicate: ack.duplicate };
+    },
+    async next(waitMs) {
+      const m = await (await taking()).next({ expires: Math.max(waitMs, 1000) });
+      if (m === null) return null;
+      return {
+        text: decoder.decode(m.data),
+        deliveries: m.info.deliveryCount,
+        working: () => m.working(),
+        ack: async () => void await m.ackAck(),
+        nak: (delayMs) => m.nak(delayMs),
+      };
+    },
+    pending: async () => {
+      const info = await jsm.streams.info(name);
+      return info.state.messages;
+    },
+  };
+}
