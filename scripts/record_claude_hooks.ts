@@ -4,7 +4,7 @@
 // tests/support/claude_hook_cases.ts), and stores per case: `stream.jsonl` (its output, ids kept, paths
 // normalised), `stderr.txt`, `exit_code.txt`, `hook_inputs.jsonl` (what each hook read on stdin) and
 // `requests.json` (per scripted model request: whether a subagent's, the text blocks of its last
-// message and the hook lines of its system prompt; and the last request's text blocks). Claude Code
+// message, the hook lines of its system prompt and its system turns carrying hook texts; and the last request's text blocks). Claude Code
 // runs with a throwaway HOME, a fake key, telemetry and non-essential traffic off, as SPEC §13 asks.
 // `hooks_notification` runs Claude Code's interactive session in tmux (its only Notification moments):
 //   deno run -A scripts/record_claude_hooks.ts --claude <path to claude> [--only <case>]
@@ -17,6 +17,7 @@ import {
   type HookCase,
   isChild,
   systemHookLines,
+  systemTurns,
   textsOf,
   writeCase,
 } from "../tests/support/claude_hook_cases.ts";
@@ -59,6 +60,8 @@ async function record(claude: string, c: HookCase): Promise<Record<string, strin
       child: isChild(c, r.body),
       last: textsOf((r.body.messages ?? []).slice(-1)),
       systemHookLines: systemHookLines(r.body),
+      // The system turns carrying hook texts, as sent (Claude Code's environment turn without them left out).
+      systemTurns: systemTurns(r.body).filter((t) => t.hooks.length > 0).map(({ text: _, ...t }) => t),
     }));
     return {
       "stream.jsonl": norm(new TextDecoder().decode(out.stdout)),

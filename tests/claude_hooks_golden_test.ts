@@ -18,6 +18,8 @@ import {
   HOOK_CASES,
   hookInputs,
   isChild,
+  type SystemTurn,
+  systemTurns,
   textsOf,
   writeCase,
 } from "./support/claude_hook_cases.ts";
@@ -34,6 +36,7 @@ interface Recorded {
     child: boolean;
     last: { role: string; type: string; text?: string }[];
     systemHookLines: string[];
+    systemTurns?: Omit<SystemTurn, "text">[];
   }[];
 }
 
@@ -190,7 +193,7 @@ async function compare(
     { env: { ANTHROPIC_BASE_URL: server.url, ANTHROPIC_API_KEY: "sk-ant-fake", ...env } },
   );
   const norm = (v: unknown) => JSON.parse(JSON.stringify(v).replaceAll("/WS", ws));
-  const context = `${name}: ${run.stderr}`;
+  const context = `${name}: ${run.stderr}${run.stdout.trim().split("\n").at(-1)}`;
   assert.equal(run.code, want.exitCode, context);
   const stream = run.stdout.trim().split("\n").map((l) => JSON.parse(l) as Json);
 
@@ -299,6 +302,22 @@ async function compare(
   );
   for (const side of ["parent", "child"] as const) {
     assert.equal(blade[side].length, claude[side].length, `${name}: ${side} model requests`);
+    // Hook texts reach the model in system turns where Claude Code's do, byte for byte: the turn
+    // follows the same kind of message, has the same form, and holds exactly the hook texts, a blank
+    // line between them (Claude Code's environment turn holds Blade's system prompt's part too).
+    claude[side].forEach((r, i) => {
+      const sent = systemTurns(blade[side][i]!.body).map((t) => ({
+        after: t.after,
+        form: t.form,
+        hooks: t.hooks.map((h) => h.replaceAll(ws, "/WS")),
+        exact: t.text === t.hooks.join("\n\n"),
+      }));
+      assert.deepEqual(
+        sent,
+        (r.systemTurns ?? []).map((t) => ({ ...t, exact: true })),
+        `${name}: ${side} request ${i} system turns`,
+      );
+    });
     claude[side].forEach((r, i) => {
       for (const text of hookTexts(r.last).map((t) => t.replaceAll("/WS", ws))) {
         const first = blade[side].findIndex((b) => allTexts(b).includes(text));

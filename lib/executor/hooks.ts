@@ -53,7 +53,7 @@ export interface AfterToolCallResult {
   replace?: { content: string; isError?: boolean };
   /** Appended to the result's content after a blank line (several annotations in hook order). */
   annotate?: string;
-  /** Texts after the step's results (ToolResult.context), in hook order. */
+  /** Texts after the step's results, a system turn (ToolResult.systemContext), in hook order. */
   context?: string[];
 }
 
@@ -121,7 +121,8 @@ export interface SessionStart {
  *
  * - `onSessionStart`: once per loop, before its first turn's opening batch is written. Messages it
  *   returns open that turn before its input, written in the same durable batch (mark them `hidden`
- *   to keep them out of the visible conversation). Merge: all hooks' messages, in hook order.
+ *   to keep them out of the visible conversation); system turns among them follow the input instead,
+ *   before `onUserPrompt`'s (Claude Code's order). Merge: all hooks' messages, in hook order.
  * - `onUserPrompt`: each turn that opens with a user's prompt (`TurnInput.prompt`), after
  *   `onSessionStart`, before anything of the turn is written: see UserPromptAnswer. A blocked prompt
  *   opens no turn (the session's start messages wait for the next one). Merge: in hook order, the
@@ -359,7 +360,7 @@ export function applyAfterToolCall(result: ToolResult, answer: AfterToolCallResu
   const replacedOrNot = answer.replace === undefined ? result : replaced(result, answer.replace);
   const next = answer.context === undefined || answer.context.length === 0
     ? replacedOrNot
-    : { ...replacedOrNot, context: [...replacedOrNot.context ?? [], ...answer.context] };
+    : { ...replacedOrNot, systemContext: [...replacedOrNot.systemContext ?? [], ...answer.context] };
   if (answer.annotate === undefined || answer.annotate === "") return next;
   return {
     ...next,

@@ -29,7 +29,7 @@ import { TurnOpening } from "./turn_opening.ts";
 import { HookPoints, hookPoints, type StopAnswer } from "./hooks.ts";
 import type { LoopOptions } from "./loop_options.ts";
 import { type JournalMessage, type LoopJournal, transcriptJournal } from "./journal.ts";
-import { resultContext, withContext } from "./request_context.ts";
+import { resultContext, resultSystemTurn, withContext } from "./request_context.ts";
 import type { CompactionOutcome } from "./compactor.ts";
 import { ContextCompaction, type TurnCompaction } from "./context_compaction.ts";
 import { SessionToolSpecs } from "./session_tool_specs.ts";
@@ -154,7 +154,7 @@ export class AgentLoop {
     // The first request goes out while the opening batch is written (turn_opening.ts).
     const { state, opening } = this.#open({
       ...prompted.input,
-      messages: [...held.messages, ...prompted.input.messages],
+      messages: openingMessages(held.messages, prompted.input.messages),
       prelude: [...held.prelude, ...prompted.input.prelude ?? []],
       acknowledge: [...held.acknowledge, ...prompted.input.acknowledge ?? []],
     });
@@ -374,7 +374,10 @@ export class AgentLoop {
     };
   }
 
-  /** Makes one message durable (and a correction sent back with it, in the same batch), then keeps them. */
+  /**
+   * Makes one message durable (and a second sent with it, in the same batch: a correction sent back,
+   * the system turn after results), then keeps them.
+   */
   async #persist(
     message: Message,
     extra: { parts?: TranscriptPart[]; final?: boolean } = {},
@@ -395,7 +398,8 @@ export class AgentLoop {
       if (result.parts !== undefined) parts.push(...result.parts);
       return { type: "tool_result", callId: call.id, content: result.content, isError: result.isError };
     });
-    await this.#persist({ role: "user", content: [...blocks, ...resultContext(results)] }, { parts });
+    const message: Message = { role: "user", content: [...blocks, ...resultContext(results)] };
+    await this.#persist(message, { parts }, resultSystemTurn(results));
   }
 
   async #deliver(state: TurnState, late: Delivery[]): Promise<void> {
@@ -485,4 +489,13 @@ function lastText(messages: Message[], start: number): string {
     if (text !== "") return text;
   }
   return "";
+}
+
+/**
+ * A turn's opening messages: what the session's start held, then the input; system turns (hooks'
+ * context) after the rest, the session start's before the prompt's (Claude Code 2.1.332's order).
+ */
+function openingMessages(held: readonly Message[], input: readonly Message[]): Message[] {
+  const all = [...held, ...input];
+  return [...all.filter((m) => m.role !== "system"), ...all.filter((m) => m.role === "system")];
 }

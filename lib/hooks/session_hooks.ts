@@ -17,7 +17,7 @@ import type {
   ToolCallRequest,
 } from "../executor/hooks.ts";
 import { STOP_COMPLETED } from "../executor/hooks.ts";
-import { type Message, userText } from "../protocol/messages.ts";
+import { type Message, systemText } from "../protocol/messages.ts";
 import type { ToolContext } from "../tools/tool.ts";
 import type { HookCommandRunner, HookEngine } from "./hook_engine.ts";
 import type { HookEvent } from "../protocol/hook_config.ts";
@@ -181,7 +181,7 @@ function sessionStart(fire: Fire, session: HookSession): NonNullable<LoopHooks["
       ...outputTexts(`SessionStart:${source} hook success`, v),
       ...contextTexts("SessionStart hook additional context", v),
     ];
-    return { messages: texts.map((t) => userText(t, true)) };
+    return { messages: texts.map(systemText) };
   };
 }
 
@@ -242,7 +242,7 @@ function userPromptSubmit(fire: Fire): NonNullable<LoopHooks["onUserPrompt"]> {
       ...outputTexts("UserPromptSubmit hook success", v),
       ...contextTexts("UserPromptSubmit hook additional context", v),
     ];
-    return { messages: texts.map((t) => userText(t, true)) };
+    return { messages: texts.map(systemText) };
   };
 }
 

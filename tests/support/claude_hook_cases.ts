@@ -10,7 +10,7 @@ import {
   fakeTurn,
   type RecordedRequest,
 } from "../../lib/testing/fake_anthropic_server.ts";
-import type { AnthropicRequestBody } from "../../lib/provider/anthropic_wire.ts";
+import { type AnthropicRequestBody, wireBlocks } from "../../lib/provider/anthropic_wire.ts";
 
 /** One recorded case: hook scripts (`name` → bash body reading `$input`), settings, the model's turns. */
 export interface HookCase {
@@ -372,6 +372,39 @@ export function textsOf(messages: AnthropicRequestBody["messages"]) {
       }))
   );
 }
+
+/**
+ * The system turns (`role: "system"` messages) of a request, each as sent: the message before it (its
+ * role and last block's type), the content's form (`string`, or `blocks` when it carries the cache
+ * breakpoint) and the hook paragraphs of its text (`<Event> hook success: …`, `… hook additional
+ * context: …`; Claude Code's environment turn holds more, which Blade keeps in its system prompt).
+ */
+export function systemTurns(body: AnthropicRequestBody): SystemTurn[] {
+  const messages = body.messages ?? [];
+  return messages.flatMap((m, i) => {
+    if ((m.role as string) !== "system") return [];
+    const before = messages[i - 1];
+    const last = before === undefined ? undefined : wireBlocks(before).at(-1);
+    const text = wireBlocks(m).map((b) => b.type === "text" ? b.text : "").join("\n\n");
+    return [{
+      after: before === undefined ? "" : `${before.role}/${last?.type ?? ""}`,
+      form: typeof m.content === "string" ? "string" : "blocks",
+      hooks: text.split("\n\n").filter((p) => HOOK_PARAGRAPH.test(p)),
+      text,
+    }];
+  });
+}
+
+/** A system turn as systemTurns reports it (`text` is the whole text, for Blade's side of a comparison). */
+export interface SystemTurn {
+  after: string;
+  form: "string" | "blocks";
+  hooks: string[];
+  text: string;
+}
+
+/** A paragraph Claude Code writes for a hook's output or added context. */
+export const HOOK_PARAGRAPH = /^\S+ hook (success|additional context): /;
 
 /** The system prompt's lines that a hook added (Claude Code puts some hook context there). */
 export function systemHookLines(body: AnthropicRequestBody): string[] {
