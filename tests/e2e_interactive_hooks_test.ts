@@ -158,10 +158,10 @@ Deno.test("interactive hooks: Notification when a call needs the person's approv
   assert.equal(got.length, want.length);
   got.forEach((g, i) => {
     const w = want[i];
-    // Claude Code's fields (its prompt_id Blade has not), its types, its messages with Blade's name.
+    // Claude Code's fields (its prompt_id Blade has not), its types, its messages word for word.
     assert.deepEqual(Object.keys(g).sort(), Object.keys(w).filter((k) => k !== "prompt_id").sort());
     assert.equal(g.notification_type, w.notification_type);
-    assert.equal(g.message, w.message.replace(/^Claude /, "Blade "));
+    assert.equal(g.message, w.message);
     assert.equal(g.cwd, box.workspace);
   });
   await term.type("/exit");
