@@ -18,6 +18,7 @@ import {
   HOOK_CASES,
   hookInputs,
   isChild,
+  sideRequest,
   type SystemTurn,
   systemTurns,
   textsOf,
@@ -109,6 +110,49 @@ function allTexts(request: RecordedRequest<AnthropicRequestBody>): string {
   return textsOf(request.body.messages ?? []).map((b) => b.text ?? "").join("\n\u0000\n");
 }
 
+/**
+ * A case's `prompt` hook side requests against Claude Code's (side_requests.json): the evaluator's
+ * instructions and the answer's schema exactly; each message's role, kind and text, where the event's
+ * JSON input in a text is compared by its fields (Claude Code's own fields, CLAUDE_ONLY, left out; the
+ * session's id and transcript are the run's) and a Stop hook's transcript by its own messages (Claude
+ * Code's attribution reminder and environment turn are its system prompt's part in Blade).
+ */
+async function compareSides(
+  name: string,
+  sent: ReturnType<typeof sideRequest>[],
+  o: { ws: string; stream: Json[] },
+): Promise<void> {
+  const file = `${FIXTURES}${name}/side_requests.json`;
+  const want: ReturnType<typeof sideRequest>[] = await Deno.readTextFile(file).then(JSON.parse, () => []);
+  assert.equal(sent.length, want.length, `${name}: side requests`);
+  const init = o.stream.find((l) => l.subtype === "init")!;
+  const withJson = (text: string) => {
+    const at = text.indexOf('{"session_id"');
+    if (at === -1) return { text };
+    const input = JSON.parse(text.slice(at));
+    for (const k of CLAUDE_ONLY) delete input[k];
+    delete input.session_id;
+    delete input.transcript_path;
+    return { text: text.slice(0, at), input };
+  };
+  const ours = (m: { role: string; type: string; text?: string }) =>
+    !(m.role === "system" || m.text?.startsWith("<system-reminder>\nAttribution"));
+  want.forEach((w, i) => {
+    const s = sent[i]!;
+    assert.equal(s.system, w.system, `${name}: side request ${i} system prompt`);
+    assert.deepEqual(s.format, w.format, `${name}: side request ${i} answer schema`);
+    const norm = (list: typeof w.messages) =>
+      list.filter(ours).map((m) => ({ role: m.role, type: m.type, ...withJson(m.text ?? "") }));
+    assert.deepEqual(
+      norm(s.messages),
+      JSON.parse(JSON.stringify(norm(w.messages)).replaceAll("/WS", o.ws)),
+      `${name}: side request ${i} messages`,
+    );
+    const input = JSON.parse(s.messages.at(-1)!.text!.slice(s.messages.at(-1)!.text!.indexOf("{")));
+    assert.equal(input.session_id, init.session_id, `${name}: side request ${i} session`);
+  });
+}
+
 /** Consecutive runs of one event collapsed (hooks of one event run in parallel: their order is free). */
 function eventOrder(inputs: readonly { input: Json }[]): string[] {
   const out: string[] = [];
@@ -178,7 +222,7 @@ async function compare(
   await using box = await bladeSandbox();
   const ws = box.workspace;
   await writeCase(c, ws);
-  const { handler, answered } = caseHandler(c, { ws });
+  const { handler, answered, sides } = caseHandler(c, { ws });
   await using server = startFakeAnthropicServer({ handler });
   const run = await box.run(
     [
@@ -196,6 +240,9 @@ async function compare(
   const context = `${name}: ${run.stderr}${run.stdout.trim().split("\n").at(-1)}`;
   assert.equal(run.code, want.exitCode, context);
   const stream = run.stdout.trim().split("\n").map((l) => JSON.parse(l) as Json);
+
+  // A `prompt` hook's side requests: Claude Code's instructions, question and answer schema.
+  await compareSides(name, sides.map((r) => sideRequest(r.body)), { ws, stream });
 
   // The result object.
   const result = stream.find((l) => l.type === "result")!;
@@ -248,7 +295,7 @@ async function compare(
   assert.deepEqual(got.map(key).sort(), want.inputs.map(key).sort(), `${name}: hooks run`);
   assert.deepEqual(eventOrder(got), eventOrder(want.inputs), `${name}: event order`);
   const sessions = new Set(got.map((i) => i.input.session_id));
-  assert.equal(sessions.size, 1, `${name}: one session id in every input`);
+  assert.equal(sessions.size, got.length === 0 ? 0 : 1, `${name}: one session id in every input`);
   const remaining = [...got];
   for (const w of want.inputs) {
     // Its counterpart: the same hook and event with the same compared values, first come first served.
@@ -336,6 +383,9 @@ for (
     "hooks_events",
     "hooks_subagent",
     "hooks_tool_response",
+    "hooks_prompt_pretool",
+    "hooks_prompt_stop",
+    "hooks_prompt_invalid",
   ]
 ) {
   Deno.test(`hooks golden: ${name} as Claude Code 2.1.332`, () => compare(name));

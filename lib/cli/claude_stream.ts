@@ -12,7 +12,7 @@ import type { ContentBlock } from "../protocol/messages.ts";
 import { VERSION } from "../version.ts";
 import { claudeModeName, parsePermissionMode } from "../protocol/permission_mode.ts";
 import { TaskLines } from "./claude_task_lines.ts";
-import { hookLine, promptBlockedLine, stopFeedbackLines } from "./claude_hook_lines.ts";
+import { hookLine, noVerdictLine, promptBlockedLine, stopFeedbackLines } from "./claude_hook_lines.ts";
 import { AGENT_TOOL, isDelegationTool } from "../protocol/tool_names.ts";
 
 export interface ClaudeStreamOptions {
@@ -275,6 +275,8 @@ export class ClaudeStream {
           : stopFeedbackLines(event, { base: this.#base({ parentToolUseId: null }), system: this.#system() });
       case "prompt_blocked":
         return [promptBlockedLine(event, this.#system())];
+      case "hook_no_verdict":
+        return depth > 0 ? [] : [noVerdictLine(event, this.#system())];
       case "subagent_event": {
         const inner: Scope = this.#children.get(event.agentId) ?? { parentToolUseId: null };
         return [

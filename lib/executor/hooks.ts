@@ -68,6 +68,8 @@ export interface TurnEnd {
   sessionId: string;
   turn: number;
   answer: Message;
+  /** The conversation before the answer (a Stop `prompt` hook judges it); absent: not known. */
+  conversation?: readonly Message[];
 }
 
 /** One step of a turn is done: a model answer and, when it called tools, their results. */

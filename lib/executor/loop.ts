@@ -302,7 +302,8 @@ export class AgentLoop {
   /** onTurnEnd: the model answered without tool calls; a text to send back instead of ending. */
   #turnEnd(state: TurnState, answer: Message): Promise<string | undefined> | undefined {
     if (this.#o.onTurnEnd === undefined) return undefined;
-    return this.#hooks.turnEnd({ sessionId: this.#o.meta.sessionId, turn: state.turn, answer });
+    const conversation = this.messages;
+    return this.#hooks.turnEnd({ sessionId: this.#o.meta.sessionId, turn: state.turn, answer, conversation });
   }
 
   /** shouldStop after a step: the error or completed end that ends the run, else undefined. */
@@ -318,7 +319,11 @@ export class AgentLoop {
   #stopped(state: TurnState, final: boolean): Promise<RunResult> | undefined {
     const answer = this.#shouldStop(state, final);
     if (answer === undefined) return undefined;
-    return "completed" in answer ? this.#finish(state, "completed") : this.#finish(state, "failed", answer);
+    if (!("completed" in answer)) return this.#finish(state, "failed", answer);
+    return final ? this.#finish(state, "completed") : this.#finish(state, "completed").then((r) => ({
+      ...r,
+      stoppedAfterTools: true as const,
+    }));
   }
 
   /**

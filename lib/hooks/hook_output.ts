@@ -36,10 +36,14 @@ export interface HookVerdict {
   output?: string[];
   /** `continue: false`: the session stops after this step; the reason is for the user. */
   stop?: string;
+  /** The stop is not said to the user (a `prompt` hook's PreToolUse block ends the run silently). */
+  quiet?: boolean;
   /** Said to the user (`systemMessage`). */
   message?: string;
   /** A non-blocking error (another exit code, a timeout, a crash): reported, the session goes on. */
   error?: string;
+  /** A `prompt` hook gave no usable answer (`timedOut`: its timeout ended it): the action goes ahead. */
+  noVerdict?: { timedOut: boolean };
 }
 
 /**
@@ -141,7 +145,11 @@ export function mergeVerdicts(verdicts: readonly HookVerdict[]): HookVerdict {
       else out.permissionReason = v.permissionReason;
     }
     if (v.updatedInput !== undefined && out.updatedInput === undefined) out.updatedInput = v.updatedInput;
-    if (v.stop !== undefined && out.stop === undefined) out.stop = v.stop;
+    if (v.noVerdict !== undefined && out.noVerdict === undefined) out.noVerdict = v.noVerdict;
+    if (v.stop !== undefined && out.stop === undefined) {
+      out.stop = v.stop;
+      if (v.quiet === true) out.quiet = true;
+    }
   }
   if (blocks.length > 0) out.block = blocks.join("\n");
   if (reasons.length > 0) out.blockReason = reasons.join("\n");

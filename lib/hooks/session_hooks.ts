@@ -22,6 +22,7 @@ import type { ToolContext } from "../tools/tool.ts";
 import type { HookCommandRunner, HookEngine } from "./hook_engine.ts";
 import type { HookEvent } from "../protocol/hook_config.ts";
 import type { HookVerdict } from "./hook_output.ts";
+import type { PromptHookAsk } from "./prompt_hook.ts";
 import type { ChildHookAnswer, ChildHookCall, ChildHookPoint } from "./child_hooks.ts";
 
 /** The session a set of hooks serves (the fields of Claude Code's hook input). */
@@ -35,10 +36,19 @@ export interface HookSession {
   agent?: { id: string; type: string; transcriptPath: string } | undefined;
   /** Command hooks of tool events run in the call's sandbox; the others in this context's. */
   runner: (ctx?: ToolContext) => HookCommandRunner;
+  /** Asks the session's model for `prompt` hooks (lib/hooks/prompt_hook.ts). */
+  ask?: PromptHookAsk | undefined;
   /** A non-blocking hook problem (a crash, a timeout, another exit code): reported, never fatal. */
   warn: (line: string) => void;
   /** Said to the user (`systemMessage`, `stopReason`). */
   tell?: ((line: string) => void) | undefined;
+  /**
+   * A `prompt` hook gave no verdict (stream-json's `hook_no_verdict` line in print mode); absent: it is
+   * a warning.
+   */
+  noVerdict?:
+    | ((said: { event: HookEvent; toolUseId?: string | undefined; timedOut: boolean }) => void)
+    | undefined;
   /** A Stop hook blocked the top-level session's end: its feedback, unframed (stream-json's user line). */
   feedback?: ((text: string) => void) | undefined;
   signal: AbortSignal;
@@ -145,13 +155,15 @@ interface StopState {
 
 /** Fires one event of `session` with its fields added; problems and messages said, a stop noted. */
 function firer(engine: HookEngine, session: HookSession, state: StopState): Fire {
-  const settle = (event: HookEvent, v: HookVerdict): HookVerdict => {
-    if (v.error !== undefined) session.warn(`${event} hook error: ${v.error}`);
+  const settle = (event: HookEvent, v: HookVerdict, toolUseId?: string): HookVerdict => {
+    const said = session.noVerdict;
+    if (v.noVerdict !== undefined && said !== undefined) said({ event, toolUseId, ...v.noVerdict });
+    else if (v.error !== undefined) session.warn(`${event} hook error: ${v.error}`);
     if (v.message !== undefined) session.tell?.(v.message);
     // UserPromptSubmit's `continue: false` blocks that prompt (onUserPrompt), not the session.
     if (v.stop !== undefined && state.asked === undefined && event !== "UserPromptSubmit") {
       state.asked = v.stop;
-      session.tell?.(v.stop === "" ? `A ${event} hook stopped the session.` : v.stop);
+      if (v.quiet !== true) session.tell?.(v.stop === "" ? `A ${event} hook stopped the session.` : v.stop);
     }
     return v;
   };
@@ -164,7 +176,10 @@ function firer(engine: HookEngine, session: HookSession, state: StopState): Fire
         toolUseId: o.toolUseId,
         signal: o.signal ?? o.ctx?.signal ?? session.signal,
         run: session.runner(o.ctx),
+        ask: session.ask,
+        transcript: o.transcript,
       }),
+      o.toolUseId,
     );
 }
 
@@ -193,20 +208,21 @@ function stopHook(
   fire: Fire,
   o: { session: HookSession; state: StopState },
 ): (
-  end: { sessionId: string; turn: number; answer: Message },
+  end: { sessionId: string; turn: number; answer: Message; conversation?: readonly Message[] },
 ) => Promise<{ continueWith: string } | undefined> {
   let blockedTurn = -1;
   const agent = o.session.agent;
   return async (end) => {
     const text = end.answer.content.flatMap((b) => b.type === "text" ? [b.text] : []).join("\n");
     const active = blockedTurn === end.turn;
+    const transcript = [...end.conversation ?? [], end.answer];
     const v = agent === undefined
-      ? await fire("Stop", { stop_hook_active: active, last_assistant_message: text }, {})
+      ? await fire("Stop", { stop_hook_active: active, last_assistant_message: text }, { transcript })
       : await fire("SubagentStop", {
         stop_hook_active: active,
         agent_transcript_path: agent.transcriptPath,
         last_assistant_message: text,
-      }, { match: agent.type, name: "SubagentStop" });
+      }, { match: agent.type, name: "SubagentStop", transcript });
     if (v.block === undefined || o.state.asked !== undefined) return undefined;
     blockedTurn = end.turn;
     const feedback = `Stop hook feedback:\n${v.block}`;
@@ -219,7 +235,15 @@ function stopHook(
 type Fire = (
   event: HookEvent,
   input: Record<string, unknown>,
-  o: { match?: string; name?: string; toolUseId?: string; ctx?: ToolContext; signal?: AbortSignal },
+  o: {
+    match?: string;
+    name?: string;
+    toolUseId?: string;
+    ctx?: ToolContext;
+    signal?: AbortSignal;
+    /** The conversation so far, with the answer (a Stop `prompt` hook's). */
+    transcript?: readonly Message[];
+  },
 ) => Promise<HookVerdict>;
 
 /** A call as the tool hooks need it (the loop's ToolCallRequest; a Worker child's call rebuilt). */

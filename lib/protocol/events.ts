@@ -215,6 +215,17 @@ export type RuntimeEvent =
    * Claude Code shows it (`Stop hook feedback:\n…`); the model gets it framed as a hook's words.
    */
   | { type: "stop_hook_feedback"; sessionId: string; text: string }
+  /**
+   * A `prompt` hook gave no usable answer (no JSON, a failure, its timeout): it did not check the
+   * action, which went ahead (docs/guides/hooks.md; stream-json's `hook_no_verdict` line).
+   */
+  | {
+    type: "hook_no_verdict";
+    sessionId: string;
+    event: string;
+    toolUseId?: string | undefined;
+    timedOut: boolean;
+  }
   | HookRunEvent
   | RuntimeWarning;
 

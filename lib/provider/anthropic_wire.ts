@@ -70,7 +70,10 @@ export interface AnthropicRequestBody {
     | { type: "disabled" };
   /** Thinking blocks of earlier turns stay in the context (Claude Code's `clear_thinking` with keep all). */
   context_management?: { edits: { type: string; keep: string }[] };
-  output_config?: { effort: Effort };
+  output_config?: {
+    effort?: Effort;
+    format?: { type: "json_schema"; schema: Record<string, unknown> };
+  };
   /** Sent (1) when thinking is turned off on a model that thinks on a budget, as Claude Code does. */
   temperature?: number;
   stream: true;
@@ -100,7 +103,7 @@ export function betasOf(body: AnthropicRequestBody): string[] {
       ? ["interleaved-thinking-2025-05-14"]
       : []),
     ...(body.context_management === undefined ? [] : ["context-management-2025-06-27"]),
-    ...(body.output_config === undefined ? [] : ["effort-2025-11-24"]),
+    ...(body.output_config?.effort === undefined ? [] : ["effort-2025-11-24"]),
     ...(body.thinking !== undefined && "display" in body.thinking && body.thinking.display === "updates"
       ? ["thinking-display-updates-2026-08-18"]
       : []),
@@ -145,9 +148,21 @@ function modelFields(request: ModelRequest, o: AnthropicModelOptions): Partial<A
     ...(thinking === undefined || thinking.type === "disabled"
       ? {}
       : { context_management: { edits: [{ type: "clear_thinking_20251015", keep: "all" }] } }),
-    ...(effort === undefined ? {} : { output_config: { effort } }),
+    ...outputConfig(effort, request.outputSchema),
     ...(thinking?.type === "disabled" ? { temperature: 1 } : {}),
   };
+}
+
+/** `output_config`: the effort, and the JSON schema the answer must follow (a `prompt` hook's). */
+function outputConfig(
+  effort: Effort | undefined,
+  schema: Record<string, unknown> | undefined,
+): Pick<AnthropicRequestBody, "output_config"> {
+  if (effort === undefined && schema === undefined) return {};
+  const config: NonNullable<AnthropicRequestBody["output_config"]> = {};
+  if (effort !== undefined) config.effort = effort;
+  if (schema !== undefined) config.format = { type: "json_schema", schema };
+  return { output_config: config };
 }
 
 /** Anthropic's server-side web search tool, as the Messages API takes it. */

@@ -264,9 +264,10 @@ export class SessionView {
       case "turn_started":
       case "turn_completed":
       // A hook's run is shown by `--debug` (its timing line), not in the log; a Stop hook's feedback is
-      // print mode's (stream-json) only.
+      // print mode's (stream-json) only, as is a `prompt` hook's missing verdict (a warning here).
       case "hook_run":
       case "stop_hook_feedback":
+      case "hook_no_verdict":
         return;
       default: {
         const never: never = event;
