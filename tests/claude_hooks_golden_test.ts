@@ -463,6 +463,13 @@ async function comparePreCompact(name: string): Promise<void> {
     want.stream.some((l) => l.subtype === "compact_boundary"),
     `${name}: compact_boundary`,
   );
+  // A passing hook's stdout shown after the compaction: Claude Code's replayed local-command line.
+  const replayed = (lines: Json[]) =>
+    lines.filter((l) => l.type === "user" && l.isReplay === true).map((l) => ({
+      message: l.message,
+      parent_tool_use_id: l.parent_tool_use_id,
+    }));
+  assert.deepEqual(replayed(stream), norm(replayed(want.stream)), `${name}: replayed hook output`);
 }
 
 for (const name of ["hooks_precompact", "hooks_precompact_block"]) {

@@ -285,7 +285,10 @@ export class ClaudeStream {
         ];
       }
       case "compacted":
-        return [this.#compactBoundary(event, depth === 0 ? undefined : scope)];
+        return [
+          this.#compactBoundary(event, depth === 0 ? undefined : scope),
+          ...depth > 0 ? [] : (event.said ?? []).map((text) => this.#replayed(text)),
+        ];
       default:
         return [];
     }
@@ -305,6 +308,19 @@ export class ClaudeStream {
       message: event.content,
       ...this.#system(),
     }];
+  }
+
+  /**
+   * A local command's output as Claude Code replays it after `/compact` (a passing PreCompact hook's:
+   * tests/fixtures/claude/hooks_precompact).
+   */
+  #replayed(text: string): Line {
+    return {
+      type: "user",
+      message: { role: "user", content: `<local-command-stdout>${text}</local-command-stdout>` },
+      ...this.#base({ parentToolUseId: null }),
+      isReplay: true,
+    };
   }
 
   /** Claude Code's boundary line; a subagent's carries its scope. */

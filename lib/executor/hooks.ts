@@ -107,6 +107,8 @@ export interface CompactionStart {
 /** `beforeCompact`'s answer: instructions for the summary, or a block (what the user is told). */
 export interface CompactionAnswer {
   instructions?: string;
+  /** Shown to the user once the compaction is done (compacted event's `said`). */
+  said?: string[];
   block?: string;
 }
 
@@ -287,12 +289,16 @@ export function mergeHooks(...hooks: readonly (LoopHooks | undefined)[]): LoopHo
 function mergedCompact(list: readonly LoopHooks[]): NonNullable<LoopHooks["beforeCompact"]> {
   return async (start) => {
     const texts: string[] = [];
+    const said: string[] = [];
     for (const h of list) {
       const answer = (await h.beforeCompact!(start)) || {};
       if (answer.block !== undefined) return { block: answer.block };
       if (answer.instructions !== undefined && answer.instructions !== "") texts.push(answer.instructions);
+      said.push(...answer.said ?? []);
     }
-    return texts.length === 0 ? {} : { instructions: texts.join("\n\n") };
+    const merged: CompactionAnswer = texts.length === 0 ? {} : { instructions: texts.join("\n\n") };
+    if (said.length > 0) merged.said = said;
+    return merged;
   };
 }
 

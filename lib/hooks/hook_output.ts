@@ -42,6 +42,11 @@ export interface HookVerdict {
   message?: string;
   /** A non-blocking error (another exit code, a timeout, a crash): reported, the session goes on. */
   error?: string;
+  /**
+   * What the user is shown of a passing hook (PreCompact's stdout after the compaction: Claude Code's
+   * `PreCompact [command] completed successfully: …`).
+   */
+  shown?: string[];
   /** A `prompt` hook gave no usable answer (`timedOut`: its timeout ended it): the action goes ahead. */
   noVerdict?: { timedOut: boolean };
 }
@@ -82,7 +87,10 @@ export function verdictOf(event: HookEvent, end: HookEnd, o: { label: string }):
       // Not JSON after all: plain output.
     }
   }
-  return STDOUT_OUTPUT.has(event) && out !== "" ? { output: [out] } : {};
+  if (!STDOUT_OUTPUT.has(event) || out === "") return {};
+  return event === "PreCompact"
+    ? { output: [out], shown: [`${event} [${o.label}] completed successfully: ${out}`] }
+    : { output: [out] };
 }
 
 /** A structured (JSON) answer. */
@@ -136,6 +144,7 @@ export function mergeVerdicts(verdicts: readonly HookVerdict[]): HookVerdict {
     if (v.message !== undefined) messages.push(v.message);
     if (v.context !== undefined) (out.context ??= []).push(...v.context);
     if (v.output !== undefined) (out.output ??= []).push(...v.output);
+    if (v.shown !== undefined) (out.shown ??= []).push(...v.shown);
     if (
       v.permission !== undefined &&
       (out.permission === undefined || RANK[v.permission] > RANK[out.permission])

@@ -13,6 +13,7 @@
 import type {
   AfterToolCallResult,
   BeforePermissionResult,
+  CompactionAnswer,
   LoopHooks,
   ToolCallRequest,
 } from "../executor/hooks.ts";
@@ -282,7 +283,10 @@ function preCompact(fire: Fire): NonNullable<LoopHooks["beforeCompact"]> {
     });
     if (v.block !== undefined) return { block: `Compaction blocked by PreCompact hook: ${v.block.trim()}` };
     const texts = v.output ?? [];
-    return texts.length === 0 ? {} : { instructions: texts.join("\n\n") };
+    const answer: CompactionAnswer = texts.length === 0 ? {} : { instructions: texts.join("\n\n") };
+    // Shown after the compaction as Claude Code shows it (tests/fixtures/claude/hooks_precompact).
+    if (v.shown !== undefined) answer.said = v.shown.map((t) => `Compacted ${t}`);
+    return answer;
   };
 }
 

@@ -185,6 +185,8 @@ export type RuntimeEvent =
     /** The summary request's model and usage (counted in the run's cost like an answer's). */
     model: string;
     usage: Usage;
+    /** What the compaction's PreCompact hooks show the user (docs/guides/hooks.md). */
+    said?: string[] | undefined;
   }
   | { type: "turn_aborted"; sessionId: string; turn: number; cause: TurnAbortCause; reason?: string }
   | { type: "subagent_spawned"; parentSessionId: string; callId: string; subagent: SubagentInfo }

@@ -252,6 +252,14 @@ export class SessionView {
       case "compacted":
         if (!this.#isMain(event.sessionId)) return;
         this.#blocks.push({ kind: "lines", lines: [t.dim(`  (${compactedNote(event)})`)], wrap: true });
+        // A PreCompact hook's output is data: shown after `clean`.
+        for (const said of event.said ?? []) {
+          this.#blocks.push({
+            kind: "lines",
+            lines: clean(said).split("\n").map((l) => t.dim(`  ${l}`)),
+            wrap: true,
+          });
+        }
         return;
       case "prompt_blocked":
         // Hook output is data: shown after `clean`, one line per line it has.
