@@ -16,6 +16,7 @@ import { BASH_NO_OUTPUT } from "../lib/tools/bash.ts";
 import {
   caseHandler,
   HOOK_CASES,
+  HOOK_PARAGRAPH,
   hookInputs,
   isChild,
   sideRequest,
@@ -98,7 +99,7 @@ function hookTexts(blocks: readonly { role: string; type: string; text?: string 
     else if (text.startsWith("<system-reminder>\nThe text below is the output of a hook")) out.push(text);
     else {
       for (const paragraph of text.split("\n\n")) {
-        if (/^\S+ hook (success|additional context): /.test(paragraph)) out.push(paragraph);
+        if (HOOK_PARAGRAPH.test(paragraph)) out.push(paragraph);
       }
     }
   }
@@ -383,6 +384,7 @@ for (
     "hooks_events",
     "hooks_subagent",
     "hooks_tool_response",
+    "hooks_failure_block",
     "hooks_prompt_pretool",
     "hooks_prompt_stop",
     "hooks_prompt_invalid",

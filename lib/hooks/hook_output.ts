@@ -25,6 +25,8 @@ export interface HookVerdict {
   block?: string;
   /** The block's own reason (stderr, or JSON `reason`), without the hook's name. */
   blockReason?: string;
+  /** Each block with the hook that made it (PostToolUse's `blocking error from command` texts). */
+  blockedBy?: { label: string; reason: string }[];
   /** PreToolUse's permission decision and its reason. */
   permission?: PermissionDecision;
   permissionReason?: string;
@@ -67,6 +69,12 @@ function text(v: unknown): string | undefined {
 
 /** A hook's answer; `label` names it in the texts (Claude Code: `[command]`). */
 export function verdictOf(event: HookEvent, end: HookEnd, o: { label: string }): HookVerdict {
+  const v = endVerdict(event, end, o);
+  if (v.blockReason !== undefined) v.blockedBy = [{ label: o.label, reason: v.blockReason }];
+  return v;
+}
+
+function endVerdict(event: HookEvent, end: HookEnd, o: { label: string }): HookVerdict {
   if ("failed" in end) return { error: `${o.label} failed: ${end.failed}` };
   if ("answer" in end) return structured(event, end.answer);
   if (end.timedOut === true) return { error: `${o.label} timed out` };
@@ -140,6 +148,7 @@ export function mergeVerdicts(verdicts: readonly HookVerdict[]): HookVerdict {
   for (const v of verdicts) {
     if (v.block !== undefined) blocks.push(v.block);
     if (v.blockReason !== undefined) reasons.push(v.blockReason);
+    if (v.blockedBy !== undefined) (out.blockedBy ??= []).push(...v.blockedBy);
     if (v.error !== undefined) errors.push(v.error);
     if (v.message !== undefined) messages.push(v.message);
     if (v.context !== undefined) (out.context ??= []).push(...v.context);

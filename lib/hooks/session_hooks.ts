@@ -347,7 +347,10 @@ function postToolUse(
         error: result.content,
         is_interrupt: result.metadata?.interrupted === true,
       }, { match: call.name, toolUseId: call.id, ctx });
-      const context = contextTexts(`PostToolUseFailure:${call.name} hook additional context`, failed);
+      const context = [
+        ...blockTexts(`PostToolUseFailure:${call.name}`, failed),
+        ...contextTexts(`PostToolUseFailure:${call.name} hook additional context`, failed),
+      ];
       return context.length === 0 ? undefined : { context };
     }
     const v = await fire("PostToolUse", {
@@ -357,13 +360,13 @@ function postToolUse(
       tool_response: result.response ?? { content: result.content, is_error: result.isError },
       tool_use_id: call.id,
     }, { match: call.name, toolUseId: call.id, ctx });
-    // Claude Code's texts (tests/fixtures/claude/hooks_events): a block's reason with the result, the
-    // added context after the step's results, the result itself unchanged.
-    const context = contextTexts(`PostToolUse:${call.name} hook additional context`, v);
-    const answer: AfterToolCallResult = {};
-    if (v.block !== undefined) answer.annotate = `PostToolUse:${call.name} hook error: ${v.block}`;
-    if (context.length > 0) answer.context = context;
-    return answer.annotate === undefined && answer.context === undefined ? undefined : answer;
+    // Claude Code's texts (tests/fixtures/claude/hooks_events, hooks_failure_block): a block's reason and
+    // the added context in the system turn after the step's results, the result itself unchanged.
+    const context = [
+      ...blockTexts(`PostToolUse:${call.name}`, v),
+      ...contextTexts(`PostToolUse:${call.name} hook additional context`, v),
+    ];
+    return context.length === 0 ? undefined : { context };
   };
 }
 
@@ -380,6 +383,13 @@ function hookToolInput(tool: string, input: Record<string, unknown>): Record<str
   const filled = { ...input };
   for (const [key, value] of Object.entries(defaults)) if (!(key in filled)) filled[key] = value;
   return filled;
+}
+
+/** A post-call hook's blocks as Claude Code 2.1.332 words them (tests/fixtures/claude/hooks_failure_block). */
+function blockTexts(name: string, v: HookVerdict): string[] {
+  return (v.blockedBy ?? []).map((b) =>
+    `${name} hook blocking error from command: "${b.label}": ${b.reason}`
+  );
 }
 
 function contextTexts(prefix: string, v: HookVerdict): string[] {

@@ -291,6 +291,27 @@ You check things.
     ],
   },
   {
+    // PostToolUseFailure's `decision: "block"` and a PostToolUse block, after a failed and a passed call.
+    name: "hooks_failure_block",
+    prompt: "Run them.",
+    scripts: {
+      failed: answer({ decision: "block", reason: "failure blocked here" }),
+      post: answer({ decision: "block", reason: "post blocked here" }),
+    },
+    hooks: {
+      PostToolUseFailure: [{ hooks: [command("failed")] }],
+      PostToolUse: [{ hooks: [command("post")] }],
+    },
+    allow: ["Bash"],
+    turns: [
+      fakeTurn({
+        toolCalls: [{ name: "Bash", input: { command: "echo partial; exit 3", description: "fails" } }],
+      }),
+      fakeTurn({ toolCalls: [{ name: "Bash", input: { command: "echo fine", description: "passes" } }] }),
+      fakeTurn({ text: "Done." }),
+    ],
+  },
+  {
     // A `prompt` hook on PreToolUse: the model's `{"ok": false}` refuses the call and ends the run.
     name: "hooks_prompt_pretool",
     prompt: "Go.",
@@ -468,7 +489,7 @@ export interface SystemTurn {
 }
 
 /** A paragraph Claude Code writes for a hook's output or added context. */
-export const HOOK_PARAGRAPH = /^\S+ hook (success|additional context): /;
+export const HOOK_PARAGRAPH = /^\S+ hook (success|additional context|blocking error from command): /;
 
 /**
  * A `prompt` hook's side request as compared: its system prompt's last text (the hook evaluator's
