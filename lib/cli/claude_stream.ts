@@ -285,10 +285,7 @@ export class ClaudeStream {
         ];
       }
       case "compacted":
-        return [
-          this.#compactBoundary(event, depth === 0 ? undefined : scope),
-          ...depth > 0 ? [] : (event.said ?? []).map((text) => this.#replayed(text)),
-        ];
+        return this.#compacted(event, depth === 0 ? undefined : scope);
       default:
         return [];
     }
@@ -308,6 +305,12 @@ export class ClaudeStream {
       message: event.content,
       ...this.#system(),
     }];
+  }
+
+  /** The boundary line; at the top level, what the compaction's hooks show after it. */
+  #compacted(event: Event<"compacted">, scope: Scope | undefined): Line[] {
+    const said = scope === undefined ? event.said ?? [] : [];
+    return [this.#compactBoundary(event, scope), ...said.map((text) => this.#replayed(text))];
   }
 
   /**

@@ -302,8 +302,8 @@ export class AgentLoop {
   /** onTurnEnd: the model answered without tool calls; a text to send back instead of ending. */
   #turnEnd(state: TurnState, answer: Message): Promise<string | undefined> | undefined {
     if (this.#o.onTurnEnd === undefined) return undefined;
-    const conversation = this.messages;
-    return this.#hooks.turnEnd({ sessionId: this.#o.meta.sessionId, turn: state.turn, answer, conversation });
+    const { sessionId } = this.#o.meta;
+    return this.#hooks.turnEnd({ sessionId, turn: state.turn, answer, conversation: this.messages });
   }
 
   /** shouldStop after a step: the error or completed end that ends the run, else undefined. */
@@ -320,10 +320,8 @@ export class AgentLoop {
     const answer = this.#shouldStop(state, final);
     if (answer === undefined) return undefined;
     if (!("completed" in answer)) return this.#finish(state, "failed", answer);
-    return final ? this.#finish(state, "completed") : this.#finish(state, "completed").then((r) => ({
-      ...r,
-      stoppedAfterTools: true as const,
-    }));
+    const done = this.#finish(state, "completed");
+    return final ? done : done.then((r): RunResult => ({ ...r, stoppedAfterTools: true }));
   }
 
   /**

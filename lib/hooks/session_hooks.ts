@@ -156,7 +156,8 @@ interface StopState {
 
 /** Fires one event of `session` with its fields added; problems and messages said, a stop noted. */
 function firer(engine: HookEngine, session: HookSession, state: StopState): Fire {
-  const settle = (event: HookEvent, v: HookVerdict, toolUseId?: string): HookVerdict => {
+  const settle = (event: HookEvent, v: HookVerdict, o: { toolUseId?: string | undefined }): HookVerdict => {
+    const toolUseId = o.toolUseId;
     const said = session.noVerdict;
     if (v.noVerdict !== undefined && said !== undefined) said({ event, toolUseId, ...v.noVerdict });
     else if (v.error !== undefined) session.warn(`${event} hook error: ${v.error}`);
@@ -180,7 +181,7 @@ function firer(engine: HookEngine, session: HookSession, state: StopState): Fire
         ask: session.ask,
         transcript: o.transcript,
       }),
-      o.toolUseId,
+      o,
     );
 }
 
