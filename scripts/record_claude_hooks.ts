@@ -3,8 +3,8 @@
 // fake Anthropic server with real bash hook scripts in a throwaway, trusted project (the cases:
 // tests/support/claude_hook_cases.ts), and stores per case: `stream.jsonl` (its output, ids kept, paths
 // normalised), `stderr.txt`, `exit_code.txt`, `hook_inputs.jsonl` (what each hook read on stdin) and
-// `requests.json` (per scripted model request: whether a subagent's, the text blocks of its last
-// message and the hook lines of its system prompt; and the last request's text blocks). Claude Code
+// `side_requests.json` (a `prompt` hook's side requests: sideRequest) and `requests.json` (per scripted model request: whether a subagent's, the text blocks of its last
+// message, the hook lines of its system prompt and its system turns carrying hook texts; and the last request's text blocks). Claude Code
 // runs with a throwaway HOME, a fake key, telemetry and non-essential traffic off, as SPEC §13 asks.
 // `hooks_notification` runs Claude Code's interactive session in tmux (its only Notification moments):
 //   deno run -A scripts/record_claude_hooks.ts --claude <path to claude> [--only <case>]
@@ -16,7 +16,9 @@ import {
   HOOK_CASES,
   type HookCase,
   isChild,
+  sideRequest,
   systemHookLines,
+  systemTurns,
   textsOf,
   writeCase,
 } from "../tests/support/claude_hook_cases.ts";
@@ -35,7 +37,7 @@ async function record(claude: string, c: HookCase): Promise<Record<string, strin
     `${home}/.claude.json`,
     JSON.stringify({ projects: { [ws]: { hasTrustDialogAccepted: true } } }),
   );
-  const { handler, answered: main } = caseHandler(c, { ws });
+  const { handler, answered: main, sides } = caseHandler(c, { ws });
   await using server = startFakeAnthropicServer({ handler });
   try {
     // A case with an earlier prompt runs it first; the case's prompt then continues that session.
@@ -59,8 +61,15 @@ async function record(claude: string, c: HookCase): Promise<Record<string, strin
       child: isChild(c, r.body),
       last: textsOf((r.body.messages ?? []).slice(-1)),
       systemHookLines: systemHookLines(r.body),
+      // The system turns carrying hook texts, as sent (Claude Code's environment turn without them left out).
+      systemTurns: systemTurns(r.body).filter((t) => t.hooks.length > 0).map(({ text: _, ...t }) => t),
     }));
+    // A `prompt` hook's side requests, as sent (the session's ids left as they were).
+    const side = sides.length === 0
+      ? {}
+      : { "side_requests.json": norm(JSON.stringify(sides.map((r) => sideRequest(r.body)), null, 1)) + "\n" };
     return {
+      ...side,
       "stream.jsonl": norm(new TextDecoder().decode(out.stdout)),
       "stderr.txt": norm(new TextDecoder().decode(out.stderr)),
       "exit_code.txt": `${out.code}\n`,

@@ -16,8 +16,12 @@ import { BASH_NO_OUTPUT } from "../lib/tools/bash.ts";
 import {
   caseHandler,
   HOOK_CASES,
+  HOOK_PARAGRAPH,
   hookInputs,
   isChild,
+  sideRequest,
+  type SystemTurn,
+  systemTurns,
   textsOf,
   writeCase,
 } from "./support/claude_hook_cases.ts";
@@ -34,6 +38,7 @@ interface Recorded {
     child: boolean;
     last: { role: string; type: string; text?: string }[];
     systemHookLines: string[];
+    systemTurns?: Omit<SystemTurn, "text">[];
   }[];
 }
 
@@ -94,7 +99,7 @@ function hookTexts(blocks: readonly { role: string; type: string; text?: string 
     else if (text.startsWith("<system-reminder>\nThe text below is the output of a hook")) out.push(text);
     else {
       for (const paragraph of text.split("\n\n")) {
-        if (/^\S+ hook (success|additional context): /.test(paragraph)) out.push(paragraph);
+        if (HOOK_PARAGRAPH.test(paragraph)) out.push(paragraph);
       }
     }
   }
@@ -104,6 +109,49 @@ function hookTexts(blocks: readonly { role: string; type: string; text?: string 
 /** Every text Blade sent in one request (any role, any message). */
 function allTexts(request: RecordedRequest<AnthropicRequestBody>): string {
   return textsOf(request.body.messages ?? []).map((b) => b.text ?? "").join("\n\u0000\n");
+}
+
+/**
+ * A case's `prompt` hook side requests against Claude Code's (side_requests.json): the evaluator's
+ * instructions and the answer's schema exactly; each message's role, kind and text, where the event's
+ * JSON input in a text is compared by its fields (Claude Code's own fields, CLAUDE_ONLY, left out; the
+ * session's id and transcript are the run's) and a Stop hook's transcript by its own messages (Claude
+ * Code's attribution reminder and environment turn are its system prompt's part in Blade).
+ */
+async function compareSides(
+  name: string,
+  sent: ReturnType<typeof sideRequest>[],
+  o: { ws: string; stream: Json[] },
+): Promise<void> {
+  const file = `${FIXTURES}${name}/side_requests.json`;
+  const want: ReturnType<typeof sideRequest>[] = await Deno.readTextFile(file).then(JSON.parse, () => []);
+  assert.equal(sent.length, want.length, `${name}: side requests`);
+  const init = o.stream.find((l) => l.subtype === "init")!;
+  const withJson = (text: string) => {
+    const at = text.indexOf('{"session_id"');
+    if (at === -1) return { text };
+    const input = JSON.parse(text.slice(at));
+    for (const k of CLAUDE_ONLY) delete input[k];
+    delete input.session_id;
+    delete input.transcript_path;
+    return { text: text.slice(0, at), input };
+  };
+  const ours = (m: { role: string; type: string; text?: string }) =>
+    !(m.role === "system" || m.text?.startsWith("<system-reminder>\nAttribution"));
+  want.forEach((w, i) => {
+    const s = sent[i]!;
+    assert.equal(s.system, w.system, `${name}: side request ${i} system prompt`);
+    assert.deepEqual(s.format, w.format, `${name}: side request ${i} answer schema`);
+    const norm = (list: typeof w.messages) =>
+      list.filter(ours).map((m) => ({ role: m.role, type: m.type, ...withJson(m.text ?? "") }));
+    assert.deepEqual(
+      norm(s.messages),
+      JSON.parse(JSON.stringify(norm(w.messages)).replaceAll("/WS", o.ws)),
+      `${name}: side request ${i} messages`,
+    );
+    const input = JSON.parse(s.messages.at(-1)!.text!.slice(s.messages.at(-1)!.text!.indexOf("{")));
+    assert.equal(input.session_id, init.session_id, `${name}: side request ${i} session`);
+  });
 }
 
 /** Consecutive runs of one event collapsed (hooks of one event run in parallel: their order is free). */
@@ -175,7 +223,7 @@ async function compare(
   await using box = await bladeSandbox();
   const ws = box.workspace;
   await writeCase(c, ws);
-  const { handler, answered } = caseHandler(c, { ws });
+  const { handler, answered, sides } = caseHandler(c, { ws });
   await using server = startFakeAnthropicServer({ handler });
   const run = await box.run(
     [
@@ -190,9 +238,12 @@ async function compare(
     { env: { ANTHROPIC_BASE_URL: server.url, ANTHROPIC_API_KEY: "sk-ant-fake", ...env } },
   );
   const norm = (v: unknown) => JSON.parse(JSON.stringify(v).replaceAll("/WS", ws));
-  const context = `${name}: ${run.stderr}`;
+  const context = `${name}: ${run.stderr}${run.stdout.trim().split("\n").at(-1)}`;
   assert.equal(run.code, want.exitCode, context);
   const stream = run.stdout.trim().split("\n").map((l) => JSON.parse(l) as Json);
+
+  // A `prompt` hook's side requests: Claude Code's instructions, question and answer schema.
+  await compareSides(name, sides.map((r) => sideRequest(r.body)), { ws, stream });
 
   // The result object.
   const result = stream.find((l) => l.type === "result")!;
@@ -245,7 +296,7 @@ async function compare(
   assert.deepEqual(got.map(key).sort(), want.inputs.map(key).sort(), `${name}: hooks run`);
   assert.deepEqual(eventOrder(got), eventOrder(want.inputs), `${name}: event order`);
   const sessions = new Set(got.map((i) => i.input.session_id));
-  assert.equal(sessions.size, 1, `${name}: one session id in every input`);
+  assert.equal(sessions.size, got.length === 0 ? 0 : 1, `${name}: one session id in every input`);
   const remaining = [...got];
   for (const w of want.inputs) {
     // Its counterpart: the same hook and event with the same compared values, first come first served.
@@ -299,6 +350,22 @@ async function compare(
   );
   for (const side of ["parent", "child"] as const) {
     assert.equal(blade[side].length, claude[side].length, `${name}: ${side} model requests`);
+    // Hook texts reach the model in system turns where Claude Code's do, byte for byte: the turn
+    // follows the same kind of message, has the same form, and holds exactly the hook texts, a blank
+    // line between them (Claude Code's environment turn holds Blade's system prompt's part too).
+    claude[side].forEach((r, i) => {
+      const sent = systemTurns(blade[side][i]!.body).map((t) => ({
+        after: t.after,
+        form: t.form,
+        hooks: t.hooks.map((h) => h.replaceAll(ws, "/WS")),
+        exact: t.text === t.hooks.join("\n\n"),
+      }));
+      assert.deepEqual(
+        sent,
+        (r.systemTurns ?? []).map((t) => ({ ...t, exact: true })),
+        `${name}: ${side} request ${i} system turns`,
+      );
+    });
     claude[side].forEach((r, i) => {
       for (const text of hookTexts(r.last).map((t) => t.replaceAll("/WS", ws))) {
         const first = blade[side].findIndex((b) => allTexts(b).includes(text));
@@ -317,6 +384,10 @@ for (
     "hooks_events",
     "hooks_subagent",
     "hooks_tool_response",
+    "hooks_failure_block",
+    "hooks_prompt_pretool",
+    "hooks_prompt_stop",
+    "hooks_prompt_invalid",
   ]
 ) {
   Deno.test(`hooks golden: ${name} as Claude Code 2.1.332`, () => compare(name));
@@ -394,6 +465,13 @@ async function comparePreCompact(name: string): Promise<void> {
     want.stream.some((l) => l.subtype === "compact_boundary"),
     `${name}: compact_boundary`,
   );
+  // A passing hook's stdout shown after the compaction: Claude Code's replayed local-command line.
+  const replayed = (lines: Json[]) =>
+    lines.filter((l) => l.type === "user" && l.isReplay === true).map((l) => ({
+      message: l.message,
+      parent_tool_use_id: l.parent_tool_use_id,
+    }));
+  assert.deepEqual(replayed(stream), norm(replayed(want.stream)), `${name}: replayed hook output`);
 }
 
 for (const name of ["hooks_precompact", "hooks_precompact_block"]) {

@@ -3,7 +3,7 @@
 // expiry; `blade tasks cancel` from a second process; `blade tasks wait` exit codes and `tasks clean`.
 
 import assert from "node:assert/strict";
-import type { AnthropicRequestBody } from "../lib/provider/anthropic_wire.ts";
+import { type AnthropicRequestBody, wireBlocks } from "../lib/provider/anthropic_wire.ts";
 import type { RecordedRequest } from "../lib/testing/fake_model_server.ts";
 import { fakeTurn, startFakeAnthropicServer } from "../lib/testing/fake_anthropic_server.ts";
 import type { SidecarRecord } from "../lib/store/schema.ts";
@@ -61,7 +61,7 @@ async function readSidecar(sandbox: BladeSandbox, id: string): Promise<SidecarRe
 
 function textsOf(body: AnthropicRequestBody, role: "user" | "assistant"): string[] {
   return body.messages.filter((m) => m.role === role).flatMap((m) =>
-    m.content.flatMap((b) => (b.type === "text" ? [b.text] : []))
+    wireBlocks(m).flatMap((b) => (b.type === "text" ? [b.text] : []))
   );
 }
 

@@ -51,6 +51,9 @@ Deno.test("interactive /compact: after two turns the summary request carries the
   await term.type("/compact keep the numbers");
   await term.press("Enter");
   await term.waitFor("(compacted the conversation from ~");
+  // The passing hook's stdout, shown after the compaction as Claude Code shows it.
+  await term.waitFor("Compacted PreCompact [bash ");
+  await term.waitFor("successfully: also keep the names");
   assert.equal(messages().length, 3, "one summary request");
   const summaryRequest = texts(2);
   assert.ok(

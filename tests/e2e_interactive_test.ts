@@ -11,14 +11,14 @@ import {
   type RecordedRequest,
   startFakeAnthropicServer,
 } from "../lib/testing/fake_anthropic_server.ts";
-import type { AnthropicRequestBody } from "../lib/provider/anthropic_wire.ts";
+import { type AnthropicRequestBody, wireBlocks } from "../lib/provider/anthropic_wire.ts";
 import { parseTranscript } from "../lib/session/transcript.ts";
 import { stdioTestServer } from "../lib/testing/mcp_test_server.ts";
 import type { TranscriptEvent } from "../lib/protocol/events.ts";
 
 function textsOf(body: AnthropicRequestBody, role: "user" | "assistant"): string[] {
   return body.messages.filter((m) => m.role === role).flatMap((m) =>
-    m.content.flatMap((b) => (b.type === "text" ? [b.text] : []))
+    wireBlocks(m).flatMap((b) => (b.type === "text" ? [b.text] : []))
   );
 }
 
@@ -351,7 +351,7 @@ Deno.test("interactive: an untrusted folder refuses writes without asking and sa
   const write = { name: "Write", input: { file_path: "note.txt", content: "written" } };
   await using server = startFakeAnthropicServer({
     handler: (request) =>
-      request.body.messages.at(-1)?.content.some((b) => b.type === "tool_result")
+      wireBlocks(request.body.messages.at(-1)!).some((b) => b.type === "tool_result")
         ? fakeTurn({ text: "Done trying." })
         : fakeTurn({ toolCalls: [write] }),
   });
@@ -520,7 +520,7 @@ Deno.test("interactive: an Edit's approval shows its diff; 'save the rule for th
   const edit = { name: "Edit", input: { file_path: "notes.txt", old_string: "two", new_string: "TWO" } };
   await using server = startFakeAnthropicServer({
     handler: (request) =>
-      request.body.messages.at(-1)?.content.some((b) => b.type === "tool_result")
+      wireBlocks(request.body.messages.at(-1)!).some((b) => b.type === "tool_result")
         ? fakeTurn({ text: "Edited." })
         : fakeTurn({ toolCalls: [edit] }),
   });
@@ -997,7 +997,9 @@ Deno.test("interactive: /permissions autoEdit lets the next write run without a 
   await using server = startFakeAnthropicServer({
     handler: (request) => {
       const last = request.body.messages.at(-1);
-      const afterTool = last?.content.some((b) => b.type === "tool_result") === true;
+      const afterTool = (last === undefined ? [] : wireBlocks(last)).some((b) =>
+        b.type === "tool_result"
+      ) === true;
       if (!afterTool && lastUserText(request) === "write the file") {
         return fakeTurn({
           toolCalls: [{ name: "Write", input: { file_path: "out.txt", content: "written" } }],

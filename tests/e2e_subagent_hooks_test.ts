@@ -13,6 +13,7 @@ import {
 import type { AnthropicRequestBody } from "../lib/provider/anthropic_wire.ts";
 import { bladeSandbox } from "./support/blade.ts";
 import { textsOf } from "./support/claude_hook_cases.ts";
+import { PROMPT_HOOK_SCHEMA } from "../lib/hooks/prompt_hook.ts";
 
 const ENV = (url: string) => ({ ANTHROPIC_BASE_URL: url, ANTHROPIC_API_KEY: "sk-ant-fake" });
 
@@ -194,3 +195,73 @@ Deno.test("subagent hooks: `blade run <agent>` fires the settings' and the agent
   assert.ok(inputs.every((i) => i.session_id === inputs[0].session_id && i.agent_id.startsWith("agent-")));
   assert.ok((inputs[0].transcript_path as string).endsWith(`${inputs[0].session_id}.jsonl`));
 });
+
+/**
+ * A settings `prompt` hook judging a subagent's calls: the main thread asks the model (a Worker child
+ * asks it through its hook call, as it does for command hooks) with the child's input (`agent_id`,
+ * `agent_type`) and Claude Code's evaluator instructions; `{"ok": false}` refuses the child's call with
+ * `[prompt]: reason` and ends the child's run there (a PreToolUse prompt block ends its session, as
+ * Claude Code's ends its run); the parent goes on.
+ */
+for (const where of ["Worker", "main thread"] as const) {
+  Deno.test(`subagent hooks: a prompt hook judges a child's call (child in a ${where})`, async () => {
+    await using box = await bladeSandbox();
+    const prompt = "Refuse any command that writes a file. $ARGUMENTS";
+    await box.write(
+      ".claude/settings.json",
+      JSON.stringify({
+        permissions: { allow: ["Bash"] },
+        hooks: { PreToolUse: [{ matcher: "Bash", hooks: [{ type: "prompt", prompt }] }] },
+      }),
+    );
+    await box.write(
+      ".claude/agents/writer.md",
+      "---\nname: writer\ndescription: Writes.\ntools: Bash\n---\nYou write.\n",
+    );
+    const answers = [JSON.stringify({ ok: false, reason: "it writes a file" })];
+    const sides: RecordedRequest<AnthropicRequestBody>[] = [];
+    const { handler, requests } = routed(
+      [
+        fakeTurn({
+          toolCalls: [{ name: "Bash", input: { command: "echo x > made.txt", description: "a" } }],
+        }),
+        fakeTurn({ toolCalls: [{ name: "Bash", input: { command: "echo fine", description: "b" } }] }),
+        fakeTurn({ text: "child done" }),
+      ],
+      [agentCall("writer"), fakeTurn({ text: "Parent done." })],
+      "You write.",
+    );
+    await using server = startFakeAnthropicServer({
+      handler: (request) => {
+        if ((request.body.tools ?? []).length > 0) return handler(request);
+        sides.push(request);
+        return fakeTurn({ text: answers.shift() ?? "{}" });
+      },
+    });
+    const run = await box.run(["-p", "go", "--output-format", "json", "--trust-workspace"], {
+      env: { ...ENV(server.url), ...(where === "main thread" ? { BLADE_CHILD_SANDBOX: "none" } : {}) },
+    });
+    assert.equal(run.code, 0, run.stderr + run.stdout);
+    await assert.rejects(Deno.stat(`${box.workspace}/made.txt`));
+    assert.equal(sides.length, 1, "one side request for the child's call");
+    const asked = textsOf(sides[0]!.body.messages ?? []).map((b) => b.text ?? "");
+    assert.equal(asked.length, 1);
+    assert.ok(asked[0]!.startsWith("Refuse any command that writes a file. {"), asked[0]);
+    const input = JSON.parse(asked[0]!.slice(asked[0]!.indexOf("{")));
+    assert.equal(input.hook_event_name, "PreToolUse");
+    assert.equal(input.agent_type, "writer");
+    assert.match(String(input.agent_id), /^agent-/);
+    assert.deepEqual(input.tool_input, { command: "echo x > made.txt", description: "a" });
+    assert.deepEqual(
+      (sides[0]!.body as { output_config?: { format?: unknown } }).output_config?.format,
+      { type: "json_schema", schema: JSON.parse(JSON.stringify(PROMPT_HOOK_SCHEMA)) },
+    );
+    const result = JSON.parse(run.stdout);
+    assert.deepEqual(
+      (result.permission_denials as { tool_input: { command: string } }[]).map((d) => d.tool_input.command),
+      ["echo x > made.txt"],
+    );
+    assert.equal(requests.filter((r) => r.child).length, 1, "the child's run ended at the refusal");
+    assert.equal(result.result, "Parent done.");
+  });
+}

@@ -7,6 +7,7 @@ import assert from "node:assert/strict";
 import type { SubtaskRefPart, TranscriptEvent } from "../lib/protocol/events.ts";
 import type { ToolCallBlock, ToolResultBlock } from "../lib/protocol/messages.ts";
 import type { SidecarRecord } from "../lib/store/schema.ts";
+import { wireBlocks } from "../lib/provider/anthropic_wire.ts";
 import { fakeTurn, startFakeAnthropicServer, systemText } from "../lib/testing/fake_anthropic_server.ts";
 import {
   bladeSandbox,
@@ -374,7 +375,7 @@ Deno.test("task: the same delegation against the fake Anthropic server sends the
   ]);
   assert.deepEqual(childRequest!.tools?.map((t) => t.name).sort(), ["Glob", "Grep", "Read"]);
   const last = parentSecond!.messages.at(-1)!;
-  const [taskResult] = last.content;
+  const [taskResult] = wireBlocks(last);
   assert.equal(taskResult?.type, "tool_result");
   if (taskResult?.type === "tool_result") {
     assert.equal(taskResult.tool_use_id, "toolu_fake_1_0");

@@ -1,9 +1,10 @@
 // Owns stream-json's hook lines (Claude Code 2.1.332's, tests/fixtures/claude/hooks_*/stream.jsonl):
 // `system/hook_started` and `system/hook_response` with --include-hook-events, a blocked prompt's
-// `system/informational` line, and a Stop hook's block as a synthetic user line with its
+// `system/informational` line, a `prompt` hook's missing verdict, and a Stop hook's block as a synthetic user line with its
 // `system/notification`. claude_stream.ts places them and gives each its ids (`uuid`, `session_id`).
 
 import type { RuntimeEvent } from "../protocol/events.ts";
+import { NO_VERDICT } from "../hooks/prompt_hook.ts";
 
 type Line = Record<string, unknown>;
 type Event<T extends RuntimeEvent["type"]> = Extract<RuntimeEvent, { type: T }>;
@@ -23,6 +24,23 @@ export function hookLine(event: Event<"hook_run">, ids: Line): Line {
     stderr,
     exit_code: event.exitCode ?? null,
     outcome: event.outcome ?? "error",
+    ...ids,
+  };
+}
+
+/** A `prompt` hook that gave no verdict (tests/fixtures/claude/hooks_prompt_invalid). */
+export function noVerdictLine(event: Event<"hook_no_verdict">, ids: Line): Line {
+  return {
+    type: "system",
+    subtype: "informational",
+    content: NO_VERDICT,
+    level: "warning",
+    tag: "hook_no_verdict",
+    hook_no_verdict: {
+      hook_event: event.event,
+      ...(event.toolUseId === undefined ? {} : { tool_use_id: event.toolUseId }),
+      timed_out: event.timedOut,
+    },
     ...ids,
   };
 }

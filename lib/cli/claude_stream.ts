@@ -12,7 +12,7 @@ import type { ContentBlock } from "../protocol/messages.ts";
 import { VERSION } from "../version.ts";
 import { claudeModeName, parsePermissionMode } from "../protocol/permission_mode.ts";
 import { TaskLines } from "./claude_task_lines.ts";
-import { hookLine, promptBlockedLine, stopFeedbackLines } from "./claude_hook_lines.ts";
+import { hookLine, noVerdictLine, promptBlockedLine, stopFeedbackLines } from "./claude_hook_lines.ts";
 import { AGENT_TOOL, isDelegationTool } from "../protocol/tool_names.ts";
 
 export interface ClaudeStreamOptions {
@@ -275,6 +275,8 @@ export class ClaudeStream {
           : stopFeedbackLines(event, { base: this.#base({ parentToolUseId: null }), system: this.#system() });
       case "prompt_blocked":
         return [promptBlockedLine(event, this.#system())];
+      case "hook_no_verdict":
+        return depth > 0 ? [] : [noVerdictLine(event, this.#system())];
       case "subagent_event": {
         const inner: Scope = this.#children.get(event.agentId) ?? { parentToolUseId: null };
         return [
@@ -283,7 +285,7 @@ export class ClaudeStream {
         ];
       }
       case "compacted":
-        return [this.#compactBoundary(event, depth === 0 ? undefined : scope)];
+        return this.#compacted(event, depth === 0 ? undefined : scope);
       default:
         return [];
     }
@@ -303,6 +305,25 @@ export class ClaudeStream {
       message: event.content,
       ...this.#system(),
     }];
+  }
+
+  /** The boundary line; at the top level, what the compaction's hooks show after it. */
+  #compacted(event: Event<"compacted">, scope: Scope | undefined): Line[] {
+    const said = scope === undefined ? event.said ?? [] : [];
+    return [this.#compactBoundary(event, scope), ...said.map((text) => this.#replayed(text))];
+  }
+
+  /**
+   * A local command's output as Claude Code replays it after `/compact` (a passing PreCompact hook's:
+   * tests/fixtures/claude/hooks_precompact).
+   */
+  #replayed(text: string): Line {
+    return {
+      type: "user",
+      message: { role: "user", content: `<local-command-stdout>${text}</local-command-stdout>` },
+      ...this.#base({ parentToolUseId: null }),
+      isReplay: true,
+    };
   }
 
   /** Claude Code's boundary line; a subagent's carries its scope. */

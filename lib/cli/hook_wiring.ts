@@ -14,8 +14,11 @@ import type { ToolContext } from "../tools/tool.ts";
 import { type HookEntry, hooksOf } from "../protocol/hook_config.ts";
 import { HookEngine, type HookRun } from "../hooks/hook_engine.ts";
 import { hookCommandRunner } from "../hooks/hook_command.ts";
-import { sessionHooks, type SessionHookSet } from "../hooks/session_hooks.ts";
+import { type HookSession, sessionHooks, type SessionHookSet } from "../hooks/session_hooks.ts";
 import { RunHooks } from "../hooks/run_hooks.ts";
+import { providerAsk } from "../hooks/prompt_ask.ts";
+import type { PromptHookAsk } from "../hooks/prompt_hook.ts";
+import { resolveModel } from "../config/config.ts";
 import { terminalSafe } from "./sanitize.ts";
 
 /** The hooks of the run's settings files and `--settings` (none with `--bare`), and their problems. */
@@ -66,8 +69,19 @@ export function runHooksOf(app: App, o: { engine: HookEngine; io: Io }): RunHook
   return new RunHooks(o.engine, {
     cwd: app.workspace,
     runner: (ctx) => hookCommandRunner(ctx, { projectDir: app.workspace, redact: app.redact }),
+    ask: (sessionId) => promptAsk(app, sessionId),
     warn: (line) => o.io.err(`blade: warning: ${terminalSafe(app.redact(line))}\n`),
     tell: (line) => o.io.err(`${terminalSafe(app.redact(line))}\n`),
+  });
+}
+
+/** `prompt` hooks' side requests of the session `sessionId`, through the run's provider. */
+function promptAsk(app: App, sessionId: string): PromptHookAsk {
+  return providerAsk({
+    provider: () => app.provider(),
+    model: app.config.model,
+    resolve: (name) => resolveModel(name, app.config.aliases),
+    sessionId,
   });
 }
 
@@ -130,6 +144,8 @@ export function mainSessionHooks(
     run?: RunHooks | undefined;
     /** A Stop hook blocked the session's end: its feedback (print mode's stream-json shows it). */
     feedback?: ((text: string) => void) | undefined;
+    /** A `prompt` hook gave no verdict (print mode's stream-json shows it). */
+    noVerdict?: HookSession["noVerdict"];
   },
 ): (session: { sessionId: string; transcriptPath: string }) => LoopHooks {
   const life = o.life ?? new HookLifetime();
@@ -160,9 +176,11 @@ export function mainSessionHooks(
       cwd: app.workspace,
       permissionMode: o.mode ?? (() => claudeModeName(app.config.permissionMode)),
       runner: (ctx) => hookCommandRunner(ctx ?? own, { projectDir: app.workspace, redact: app.redact }),
+      ask: promptAsk(app, sessionId),
       warn: (line) => o.io.err(`blade: warning: ${terminalSafe(app.redact(line))}\n`),
       tell: (line) => o.io.err(`${terminalSafe(app.redact(line))}\n`),
       feedback: o.feedback,
+      noVerdict: o.noVerdict,
       // SessionEnd runs after the run's own signal ended it (an interrupted run still ends).
       signal: o.signal,
       started: !first,
@@ -197,11 +215,13 @@ export function printHooks(
   const run = runHooksOf(app, { engine, io: o.io });
   const feedback = (text: string) =>
     emit({ type: "stop_hook_feedback", sessionId: o.sessionId() ?? "", text });
+  const noVerdict: HookSession["noVerdict"] = (said) =>
+    emit({ type: "hook_no_verdict", sessionId: o.sessionId() ?? "", ...said });
   const { hookMode: mode, hookLife: life } = o.f;
   const signal = o.signal;
   return {
     run,
-    session: mainSessionHooks(app, { engine, io: o.io, signal, mode, life, run, feedback }),
+    session: mainSessionHooks(app, { engine, io: o.io, signal, mode, life, run, feedback, noVerdict }),
     printed,
   };
 }

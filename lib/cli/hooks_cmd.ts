@@ -4,6 +4,7 @@
 // and where it came from. An untrusted folder's project hooks are listed apart, as not run. The
 // Agent SDK's callbacks exist only inside an SDK session, so they are not listed here.
 
+import { DEFAULT_PROMPT_HOOK_TIMEOUT_S } from "../hooks/prompt_hook.ts";
 import { parseArgs } from "./parse_args.ts";
 import { jsonTerminalSafe, terminalSafe } from "./sanitize.ts";
 import type { Ports } from "../sys/mod.ts";
@@ -88,8 +89,13 @@ function listed(h: HookEntry): ListedHook {
   return {
     event: h.event,
     matcher: h.matcher ?? null,
-    command: "command" in h.run ? h.run.command : `Agent SDK callback ${h.run.callbackId}`,
-    timeoutSeconds: h.timeoutSeconds ?? DEFAULT_HOOK_TIMEOUT_S,
+    command: "command" in h.run
+      ? h.run.command
+      : "prompt" in h.run
+      ? `prompt: ${h.run.prompt}`
+      : `Agent SDK callback ${h.run.callbackId}`,
+    timeoutSeconds: h.timeoutSeconds ??
+      ("prompt" in h.run ? DEFAULT_PROMPT_HOOK_TIMEOUT_S : DEFAULT_HOOK_TIMEOUT_S),
     source: h.source,
     where: h.where,
   };

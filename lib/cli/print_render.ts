@@ -300,6 +300,7 @@ function renderLive(screen: StatusScreen, event: RuntimeEvent, main: string | un
       if (!ours(event.sessionId)) return;
       screen.endLine();
       screen.err(screen.dim(`  (${compactedNote(event)})`) + "\n");
+      for (const said of event.said ?? []) screen.err(`${terminalSafe(said)}\n`);
       return;
     default:
       return;

@@ -427,10 +427,11 @@ function turnSummary(
     result: shape?.status === "accepted" ? JSON.stringify(shape.value) : r.blocked?.message ?? r.finalText,
     // Claude Code counts the turn it refused: `--max-turns 1` reports num_turns 2, and 5 rejected
     // StructuredOutput attempts report 6 (tests/fixtures/claude/max_turns, structured_retries).
-    // An accepted StructuredOutput ends the run at it and counts one more, as Claude Code counts it.
+    // An accepted StructuredOutput ends the run at it and counts one more, as Claude Code counts it, and
+    // so does a hook that stopped the run after a step's tools (tests/fixtures/claude/hooks_prompt_pretool).
     numTurns: run.modelRequests +
       (r.error?.type === "max_turns_exceeded" || r.error?.type === "structured_output_retries_exhausted" ||
-          shape?.status === "accepted"
+          shape?.status === "accepted" || r.stoppedAfterTools === true
         ? 1
         : 0),
     toolCalls: run.totals.toolCalls,

@@ -79,7 +79,9 @@ export class RunLedger {
         this.#inputs.set(event.callId, event.input);
         return;
       case "tool_completed":
-        if (!READ_ONLY_TOOLS.has(event.name)) {
+        // A hook's refusal is the user's own policy, not a grant the run lacked: Claude Code 2.1.332's run
+        // succeeds (tests/fixtures/claude/hooks_prompt_pretool), and so does Blade's.
+        if (!READ_ONLY_TOOLS.has(event.name) && event.byHook !== true) {
           if (event.denied === true) this.workRefused++;
           else this.workDone++;
         }

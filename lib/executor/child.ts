@@ -8,7 +8,7 @@ import type { Ports } from "../sys/mod.ts";
 import type { Provider } from "../protocol/provider.ts";
 import type { Lineage, RuntimeEventSink } from "../protocol/events.ts";
 import type { Message, ToolSpec } from "../protocol/messages.ts";
-import { totalTokens, userText } from "../protocol/messages.ts";
+import { systemText, totalTokens, userText } from "../protocol/messages.ts";
 import type { StorageLayout } from "../config/storage.ts";
 import type { ConfigSnapshot } from "../store/schema.ts";
 import type { ActiveWorktree, AnyTool, CommandSetup, ToolResult } from "../tools/tool.ts";
@@ -73,7 +73,7 @@ export interface ChildSpec {
   structuredOutput?: StructuredOutputOptions;
   /** Its run's memory and skills, as this agent gets them (child_context.ts). */
   context?: ChildContext;
-  /** What SubagentStart hooks added for the child (docs/guides/hooks.md): hidden texts after its task. */
+  /** What SubagentStart hooks added for the child (docs/guides/hooks.md): a system turn after its task. */
   hookContext?: string[];
 }
 
@@ -324,7 +324,7 @@ export async function runChild(deps: ChildDeps, spec: ChildSpec, signal: AbortSi
 
 /** The first turn's messages: the task (with its skills), then what SubagentStart hooks added. */
 async function firstMessages(spec: ChildSpec, ports: ChildDeps["ports"]): Promise<Message[]> {
-  return [await firstMessage(spec, ports), ...(spec.hookContext ?? []).map((text) => userText(text, true))];
+  return [await firstMessage(spec, ports), ...(spec.hookContext ?? []).map(systemText)];
 }
 
 /** The task, then (on a fresh run) the definition's `skills:` as Claude Code loads them. */

@@ -138,6 +138,7 @@ export async function compact(
       kept: kept.length,
       model: deps.model,
       usage,
+      said: hooked.said,
     });
     return { ok: true, messages: next, usage };
   }

@@ -53,7 +53,7 @@ export interface AfterToolCallResult {
   replace?: { content: string; isError?: boolean };
   /** Appended to the result's content after a blank line (several annotations in hook order). */
   annotate?: string;
-  /** Texts after the step's results (ToolResult.context), in hook order. */
+  /** Texts after the step's results, a system turn (ToolResult.systemContext), in hook order. */
   context?: string[];
 }
 
@@ -68,6 +68,8 @@ export interface TurnEnd {
   sessionId: string;
   turn: number;
   answer: Message;
+  /** The conversation before the answer (a Stop `prompt` hook judges it); absent: not known. */
+  conversation?: readonly Message[];
 }
 
 /** One step of a turn is done: a model answer and, when it called tools, their results. */
@@ -105,6 +107,8 @@ export interface CompactionStart {
 /** `beforeCompact`'s answer: instructions for the summary, or a block (what the user is told). */
 export interface CompactionAnswer {
   instructions?: string;
+  /** Shown to the user once the compaction is done (compacted event's `said`). */
+  said?: string[];
   block?: string;
 }
 
@@ -121,7 +125,8 @@ export interface SessionStart {
  *
  * - `onSessionStart`: once per loop, before its first turn's opening batch is written. Messages it
  *   returns open that turn before its input, written in the same durable batch (mark them `hidden`
- *   to keep them out of the visible conversation). Merge: all hooks' messages, in hook order.
+ *   to keep them out of the visible conversation); system turns among them follow the input instead,
+ *   before `onUserPrompt`'s (Claude Code's order). Merge: all hooks' messages, in hook order.
  * - `onUserPrompt`: each turn that opens with a user's prompt (`TurnInput.prompt`), after
  *   `onSessionStart`, before anything of the turn is written: see UserPromptAnswer. A blocked prompt
  *   opens no turn (the session's start messages wait for the next one). Merge: in hook order, the
@@ -284,12 +289,16 @@ export function mergeHooks(...hooks: readonly (LoopHooks | undefined)[]): LoopHo
 function mergedCompact(list: readonly LoopHooks[]): NonNullable<LoopHooks["beforeCompact"]> {
   return async (start) => {
     const texts: string[] = [];
+    const said: string[] = [];
     for (const h of list) {
       const answer = (await h.beforeCompact!(start)) || {};
       if (answer.block !== undefined) return { block: answer.block };
       if (answer.instructions !== undefined && answer.instructions !== "") texts.push(answer.instructions);
+      said.push(...answer.said ?? []);
     }
-    return texts.length === 0 ? {} : { instructions: texts.join("\n\n") };
+    const merged: CompactionAnswer = texts.length === 0 ? {} : { instructions: texts.join("\n\n") };
+    if (said.length > 0) merged.said = said;
+    return merged;
   };
 }
 
@@ -359,7 +368,7 @@ export function applyAfterToolCall(result: ToolResult, answer: AfterToolCallResu
   const replacedOrNot = answer.replace === undefined ? result : replaced(result, answer.replace);
   const next = answer.context === undefined || answer.context.length === 0
     ? replacedOrNot
-    : { ...replacedOrNot, context: [...replacedOrNot.context ?? [], ...answer.context] };
+    : { ...replacedOrNot, systemContext: [...replacedOrNot.systemContext ?? [], ...answer.context] };
   if (answer.annotate === undefined || answer.annotate === "") return next;
   return {
     ...next,

@@ -60,12 +60,13 @@ Deno.test("mergeHooks: afterToolCall replacements chain and annotations accumula
     annotate: "note one\n\nnote two",
     context: ["ctx one", "ctx two"],
   });
-  // Context goes after the step's results (ToolResult.context), the result's content without it.
+  // Context goes after the step's results in a system turn (ToolResult.systemContext), the result's
+  // content without it.
   assert.deepEqual(applyAfterToolCall(result, answer), {
     content: "failed\n\nnote one\n\nnote two",
     isError: true,
     metadata: { bytes: 1 },
-    context: ["ctx one", "ctx two"],
+    systemContext: ["ctx one", "ctx two"],
   });
   assert.equal(applyAfterToolCall(result, undefined), result, "no opinion leaves the result as it is");
 });

@@ -30,7 +30,7 @@ import { TurnOpening } from "./turn_opening.ts";
 import { HookPoints, hookPoints, type StopAnswer } from "./hooks.ts";
 import type { LoopOptions } from "./loop_options.ts";
 import { type JournalMessage, type LoopJournal, transcriptJournal } from "./journal.ts";
-import { resultContext, withContext } from "./request_context.ts";
+import { resultContext, resultSystemTurn, withContext } from "./request_context.ts";
 import type { CompactionOutcome } from "./compactor.ts";
 import { ContextCompaction, type TurnCompaction } from "./context_compaction.ts";
 import { SessionToolSpecs } from "./session_tool_specs.ts";
@@ -158,7 +158,7 @@ export class AgentLoop {
     // The first request goes out while the opening batch is written (turn_opening.ts).
     const { state, opening } = this.#open({
       ...prompted.input,
-      messages: [...held.messages, ...prompted.input.messages],
+      messages: openingMessages(held.messages, prompted.input.messages),
       prelude: [...held.prelude, ...prompted.input.prelude ?? []],
       acknowledge: [...held.acknowledge, ...prompted.input.acknowledge ?? []],
     });
@@ -306,7 +306,8 @@ export class AgentLoop {
   /** onTurnEnd: the model answered without tool calls; a text to send back instead of ending. */
   #turnEnd(state: TurnState, answer: Message): Promise<string | undefined> | undefined {
     if (this.#o.onTurnEnd === undefined) return undefined;
-    return this.#hooks.turnEnd({ sessionId: this.#o.meta.sessionId, turn: state.turn, answer });
+    const { sessionId } = this.#o.meta;
+    return this.#hooks.turnEnd({ sessionId, turn: state.turn, answer, conversation: this.messages });
   }
 
   /** shouldStop after a step: the error or completed end that ends the run, else undefined. */
@@ -322,7 +323,9 @@ export class AgentLoop {
   #stopped(state: TurnState, final: boolean): Promise<RunResult> | undefined {
     const answer = this.#shouldStop(state, final);
     if (answer === undefined) return undefined;
-    return "completed" in answer ? this.#finish(state, "completed") : this.#finish(state, "failed", answer);
+    if (!("completed" in answer)) return this.#finish(state, "failed", answer);
+    const done = this.#finish(state, "completed");
+    return final ? done : done.then((r): RunResult => ({ ...r, stoppedAfterTools: true }));
   }
 
   /**
@@ -378,7 +381,10 @@ export class AgentLoop {
     };
   }
 
-  /** Makes one message durable (and a correction sent back with it, in the same batch), then keeps them. */
+  /**
+   * Makes one message durable (and a second sent with it, in the same batch: a correction sent back,
+   * the system turn after results), then keeps them.
+   */
   async #persist(
     message: Message,
     extra: { parts?: TranscriptPart[]; final?: boolean } = {},
@@ -399,7 +405,8 @@ export class AgentLoop {
       if (result.parts !== undefined) parts.push(...result.parts);
       return { type: "tool_result", callId: call.id, content: result.content, isError: result.isError };
     });
-    await this.#persist({ role: "user", content: [...blocks, ...resultContext(results)] }, { parts });
+    const message: Message = { role: "user", content: [...blocks, ...resultContext(results)] };
+    await this.#persist(message, { parts }, resultSystemTurn(results));
   }
 
   async #deliver(state: TurnState, late: Delivery[]): Promise<void> {
@@ -489,4 +496,13 @@ function lastText(messages: Message[], start: number): string {
     if (text !== "") return text;
   }
   return "";
+}
+
+/**
+ * A turn's opening messages: what the session's start held, then the input; system turns (hooks'
+ * context) after the rest, the session start's before the prompt's (Claude Code 2.1.332's order).
+ */
+function openingMessages(held: readonly Message[], input: readonly Message[]): Message[] {
+  const all = [...held, ...input];
+  return [...all.filter((m) => m.role !== "system"), ...all.filter((m) => m.role === "system")];
 }

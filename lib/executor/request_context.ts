@@ -22,6 +22,16 @@ export function withContext(messages: Message[], context: readonly string[] | un
   return out;
 }
 
+/**
+ * What hooks said after the results (ToolResult.systemContext): one system turn following the results'
+ * message, as Claude Code 2.1.332 sends a PostToolUse hook's additional context; none when nothing was said.
+ */
+export function resultSystemTurn(results: readonly ToolResult[]): Message | undefined {
+  const texts = results.flatMap((r) => r.systemContext ?? []);
+  if (texts.length === 0) return undefined;
+  return { role: "system", content: texts.map((text) => ({ type: "text", text })), hidden: true };
+}
+
 /** What tool results bring along (nested memory, a skill's instructions): text after the results. */
 export function resultContext(results: readonly ToolResult[]): TextBlock[] {
   return results.flatMap((r) => r.context ?? []).map((text) => ({ type: "text", text }));

@@ -38,6 +38,11 @@ export interface RunResult {
    * user is told (also the run's `finalText` when no turn ran), `reason` the hook's own words.
    */
   blocked?: { message: string; reason: string };
+  /**
+   * A shouldStop hook completed the run after a step that called tools (a hook's `continue: false`, an
+   * accepted StructuredOutput): the model's next turn was never asked (Claude Code counts it).
+   */
+  stoppedAfterTools?: true;
 }
 
 export interface TurnInput {

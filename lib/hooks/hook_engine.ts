@@ -15,6 +15,14 @@ import {
   matcherMatches,
 } from "../protocol/hook_config.ts";
 import { type HookEnd, type HookVerdict, mergeVerdicts, verdictOf } from "./hook_output.ts";
+import type { Message } from "../protocol/messages.ts";
+import {
+  DEFAULT_PROMPT_HOOK_TIMEOUT_S,
+  NO_VERDICT,
+  type PromptHookAsk,
+  promptHookRequest,
+  promptHookVerdict,
+} from "./prompt_hook.ts";
 
 /** Starts one command hook with its JSON input on stdin (in the session's sandbox: hook_command.ts). */
 export type HookCommandRunner = (
@@ -60,6 +68,10 @@ export interface FireOptions {
   signal: AbortSignal;
   /** Runs command hooks (in the sandbox of the session whose event this is). */
   run: HookCommandRunner;
+  /** Asks the model for `prompt` hooks (absent: they give no verdict, said as a warning). */
+  ask?: PromptHookAsk | undefined;
+  /** The conversation so far (a Stop or SubagentStop `prompt` hook judges it). */
+  transcript?: readonly Message[] | undefined;
 }
 
 export class HookEngine {
@@ -121,19 +133,21 @@ export class HookEngine {
     hook: HookEntry,
     c: { name: string; input: Record<string, unknown>; stdin: string; fire: FireOptions },
   ): Promise<HookVerdict> {
+    if ("prompt" in hook.run) return await this.#prompt(hook, hook.run, c);
     const { clock, newId, observe } = this.#o;
     const id = newId();
     const started = clock.now();
     const event = hook.event;
     observe?.({ phase: "started", id, name: c.name, event });
     const timeoutMs = (hook.timeoutSeconds ?? DEFAULT_HOOK_TIMEOUT_S) * 1000;
-    const label = "command" in hook.run ? hook.run.command : `Agent SDK callback ${hook.run.callbackId}`;
+    const runs = hook.run as { command: string } | { callbackId: string };
+    const label = "command" in runs ? runs.command : `Agent SDK callback ${runs.callbackId}`;
     let end: HookEnd;
-    if ("command" in hook.run) {
-      end = await c.fire.run(hook.run.command, { stdin: c.stdin, timeoutMs, signal: c.fire.signal })
+    if ("command" in runs) {
+      end = await c.fire.run(runs.command, { stdin: c.stdin, timeoutMs, signal: c.fire.signal })
         .catch((e) => ({ failed: e instanceof Error ? e.message : String(e) }));
     } else {
-      end = await this.#callback(hook.run.callbackId, { ...c, timeoutMs });
+      end = await this.#callback(runs.callbackId, { ...c, timeoutMs });
     }
     if (observe !== undefined) {
       const exitCode = "code" in end ? end.code : "answer" in end ? 0 : undefined;
@@ -152,6 +166,25 @@ export class HookEngine {
       });
     }
     return verdictOf(event, end, { label });
+  }
+
+  /**
+   * A `prompt` hook: one side request through the session's provider, bounded by its timeout (default
+   * 30 s). Claude Code 2.1.332 shows no hook lines for it (tests/fixtures/claude/hooks_prompt_*).
+   */
+  async #prompt(
+    hook: HookEntry,
+    run: { prompt: string; model?: string | undefined },
+    c: { input: Record<string, unknown>; fire: FireOptions },
+  ): Promise<HookVerdict> {
+    const ask = c.fire.ask;
+    if (ask === undefined) return { error: NO_VERDICT, noVerdict: { timedOut: false } };
+    const timeout = AbortSignal.timeout((hook.timeoutSeconds ?? DEFAULT_PROMPT_HOOK_TIMEOUT_S) * 1000);
+    const request = promptHookRequest(hook.event, run, { input: c.input, transcript: c.fire.transcript });
+    const answer = await ask(request, { signal: AbortSignal.any([timeout, c.fire.signal]) })
+      .catch((e) => ({ failed: e instanceof Error ? e.message : String(e) }));
+    if ("failed" in answer) return { error: NO_VERDICT, noVerdict: { timedOut: timeout.aborted } };
+    return promptHookVerdict(hook.event, answer.text, { label: run.prompt });
   }
 
   async #callback(

@@ -25,6 +25,8 @@ export interface HookVerdict {
   block?: string;
   /** The block's own reason (stderr, or JSON `reason`), without the hook's name. */
   blockReason?: string;
+  /** Each block with the hook that made it (PostToolUse's `blocking error from command` texts). */
+  blockedBy?: { label: string; reason: string }[];
   /** PreToolUse's permission decision and its reason. */
   permission?: PermissionDecision;
   permissionReason?: string;
@@ -36,10 +38,19 @@ export interface HookVerdict {
   output?: string[];
   /** `continue: false`: the session stops after this step; the reason is for the user. */
   stop?: string;
+  /** The stop is not said to the user (a `prompt` hook's PreToolUse block ends the run silently). */
+  quiet?: boolean;
   /** Said to the user (`systemMessage`). */
   message?: string;
   /** A non-blocking error (another exit code, a timeout, a crash): reported, the session goes on. */
   error?: string;
+  /**
+   * What the user is shown of a passing hook (PreCompact's stdout after the compaction: Claude Code's
+   * `PreCompact [command] completed successfully: …`).
+   */
+  shown?: string[];
+  /** A `prompt` hook gave no usable answer (`timedOut`: its timeout ended it): the action goes ahead. */
+  noVerdict?: { timedOut: boolean };
 }
 
 /**
@@ -58,6 +69,12 @@ function text(v: unknown): string | undefined {
 
 /** A hook's answer; `label` names it in the texts (Claude Code: `[command]`). */
 export function verdictOf(event: HookEvent, end: HookEnd, o: { label: string }): HookVerdict {
+  const v = endVerdict(event, end, o);
+  if (v.blockReason !== undefined) v.blockedBy = [{ label: o.label, reason: v.blockReason }];
+  return v;
+}
+
+function endVerdict(event: HookEvent, end: HookEnd, o: { label: string }): HookVerdict {
   if ("failed" in end) return { error: `${o.label} failed: ${end.failed}` };
   if ("answer" in end) return structured(event, end.answer);
   if (end.timedOut === true) return { error: `${o.label} timed out` };
@@ -78,7 +95,10 @@ export function verdictOf(event: HookEvent, end: HookEnd, o: { label: string }):
       // Not JSON after all: plain output.
     }
   }
-  return STDOUT_OUTPUT.has(event) && out !== "" ? { output: [out] } : {};
+  if (!STDOUT_OUTPUT.has(event) || out === "") return {};
+  return event === "PreCompact"
+    ? { output: [out], shown: [`${event} [${o.label}] completed successfully: ${out}`] }
+    : { output: [out] };
 }
 
 /** A structured (JSON) answer. */
@@ -128,10 +148,12 @@ export function mergeVerdicts(verdicts: readonly HookVerdict[]): HookVerdict {
   for (const v of verdicts) {
     if (v.block !== undefined) blocks.push(v.block);
     if (v.blockReason !== undefined) reasons.push(v.blockReason);
+    if (v.blockedBy !== undefined) (out.blockedBy ??= []).push(...v.blockedBy);
     if (v.error !== undefined) errors.push(v.error);
     if (v.message !== undefined) messages.push(v.message);
     if (v.context !== undefined) (out.context ??= []).push(...v.context);
     if (v.output !== undefined) (out.output ??= []).push(...v.output);
+    if (v.shown !== undefined) (out.shown ??= []).push(...v.shown);
     if (
       v.permission !== undefined &&
       (out.permission === undefined || RANK[v.permission] > RANK[out.permission])
@@ -141,7 +163,11 @@ export function mergeVerdicts(verdicts: readonly HookVerdict[]): HookVerdict {
       else out.permissionReason = v.permissionReason;
     }
     if (v.updatedInput !== undefined && out.updatedInput === undefined) out.updatedInput = v.updatedInput;
-    if (v.stop !== undefined && out.stop === undefined) out.stop = v.stop;
+    if (v.noVerdict !== undefined && out.noVerdict === undefined) out.noVerdict = v.noVerdict;
+    if (v.stop !== undefined && out.stop === undefined) {
+      out.stop = v.stop;
+      if (v.quiet === true) out.quiet = true;
+    }
   }
   if (blocks.length > 0) out.block = blocks.join("\n");
   if (reasons.length > 0) out.blockReason = reasons.join("\n");

@@ -12,6 +12,7 @@ import { claudeModeName } from "../protocol/permission_mode.ts";
 import { type HookEntry, hooksOf } from "../protocol/hook_config.ts";
 import type { ToolContext } from "../tools/tool.ts";
 import type { HookCommandRunner, HookEngine } from "./hook_engine.ts";
+import type { PromptHookAsk } from "./prompt_hook.ts";
 import { hookInputBase, type HookSession, sessionHooks, type SessionHookSet } from "./session_hooks.ts";
 
 /** What the run's hooks need from the CLI that built them. */
@@ -19,6 +20,8 @@ export interface RunHooksOptions {
   cwd: string;
   /** Starts command hooks in the sandbox of `ctx`'s session (hook_command.ts). */
   runner: (ctx: ToolContext) => HookCommandRunner;
+  /** Asks the model for `prompt` hooks, on behalf of the session named (prompt_ask.ts). */
+  ask?: ((sessionId: string) => PromptHookAsk) | undefined;
   /** A non-blocking hook problem: reported, never fatal. */
   warn: (line: string) => void;
   /** Said to the user (`systemMessage`, `stopReason`). */
@@ -73,6 +76,7 @@ export class RunHooks {
       match: child.spec.subagentType,
       signal: child.signal,
       run: this.#o.runner(ctx),
+      ask: session.ask,
     });
     if (v.error !== undefined) this.#o.warn(`SubagentStart hook error: ${v.error}`);
     if (v.message !== undefined) this.#o.tell?.(v.message);
@@ -104,6 +108,7 @@ export class RunHooks {
       agent: { id: spec.id, type: spec.subagentType, transcriptPath: child.transcriptPath },
       // Tool events run in the call's context; the child's own events in its session's.
       runner: (ctx) => this.#o.runner(ctx ?? child.ctx("")),
+      ask: this.#o.ask?.(root.sessionId),
       warn: this.#o.warn,
       tell: this.#o.tell,
       signal: child.signal,

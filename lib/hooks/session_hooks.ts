@@ -13,15 +13,17 @@
 import type {
   AfterToolCallResult,
   BeforePermissionResult,
+  CompactionAnswer,
   LoopHooks,
   ToolCallRequest,
 } from "../executor/hooks.ts";
 import { STOP_COMPLETED } from "../executor/hooks.ts";
-import { type Message, userText } from "../protocol/messages.ts";
+import { type Message, systemText } from "../protocol/messages.ts";
 import type { ToolContext } from "../tools/tool.ts";
 import type { HookCommandRunner, HookEngine } from "./hook_engine.ts";
 import type { HookEvent } from "../protocol/hook_config.ts";
 import type { HookVerdict } from "./hook_output.ts";
+import type { PromptHookAsk } from "./prompt_hook.ts";
 import type { ChildHookAnswer, ChildHookCall, ChildHookPoint } from "./child_hooks.ts";
 
 /** The session a set of hooks serves (the fields of Claude Code's hook input). */
@@ -35,10 +37,19 @@ export interface HookSession {
   agent?: { id: string; type: string; transcriptPath: string } | undefined;
   /** Command hooks of tool events run in the call's sandbox; the others in this context's. */
   runner: (ctx?: ToolContext) => HookCommandRunner;
+  /** Asks the session's model for `prompt` hooks (lib/hooks/prompt_hook.ts). */
+  ask?: PromptHookAsk | undefined;
   /** A non-blocking hook problem (a crash, a timeout, another exit code): reported, never fatal. */
   warn: (line: string) => void;
   /** Said to the user (`systemMessage`, `stopReason`). */
   tell?: ((line: string) => void) | undefined;
+  /**
+   * A `prompt` hook gave no verdict (stream-json's `hook_no_verdict` line in print mode); absent: it is
+   * a warning.
+   */
+  noVerdict?:
+    | ((said: { event: HookEvent; toolUseId?: string | undefined; timedOut: boolean }) => void)
+    | undefined;
   /** A Stop hook blocked the top-level session's end: its feedback, unframed (stream-json's user line). */
   feedback?: ((text: string) => void) | undefined;
   signal: AbortSignal;
@@ -145,13 +156,16 @@ interface StopState {
 
 /** Fires one event of `session` with its fields added; problems and messages said, a stop noted. */
 function firer(engine: HookEngine, session: HookSession, state: StopState): Fire {
-  const settle = (event: HookEvent, v: HookVerdict): HookVerdict => {
-    if (v.error !== undefined) session.warn(`${event} hook error: ${v.error}`);
+  const settle = (event: HookEvent, v: HookVerdict, o: { toolUseId?: string | undefined }): HookVerdict => {
+    const toolUseId = o.toolUseId;
+    const said = session.noVerdict;
+    if (v.noVerdict !== undefined && said !== undefined) said({ event, toolUseId, ...v.noVerdict });
+    else if (v.error !== undefined) session.warn(`${event} hook error: ${v.error}`);
     if (v.message !== undefined) session.tell?.(v.message);
     // UserPromptSubmit's `continue: false` blocks that prompt (onUserPrompt), not the session.
     if (v.stop !== undefined && state.asked === undefined && event !== "UserPromptSubmit") {
       state.asked = v.stop;
-      session.tell?.(v.stop === "" ? `A ${event} hook stopped the session.` : v.stop);
+      if (v.quiet !== true) session.tell?.(v.stop === "" ? `A ${event} hook stopped the session.` : v.stop);
     }
     return v;
   };
@@ -164,7 +178,10 @@ function firer(engine: HookEngine, session: HookSession, state: StopState): Fire
         toolUseId: o.toolUseId,
         signal: o.signal ?? o.ctx?.signal ?? session.signal,
         run: session.runner(o.ctx),
+        ask: session.ask,
+        transcript: o.transcript,
       }),
+      o,
     );
 }
 
@@ -181,7 +198,7 @@ function sessionStart(fire: Fire, session: HookSession): NonNullable<LoopHooks["
       ...outputTexts(`SessionStart:${source} hook success`, v),
       ...contextTexts("SessionStart hook additional context", v),
     ];
-    return { messages: texts.map((t) => userText(t, true)) };
+    return { messages: texts.map(systemText) };
   };
 }
 
@@ -193,20 +210,21 @@ function stopHook(
   fire: Fire,
   o: { session: HookSession; state: StopState },
 ): (
-  end: { sessionId: string; turn: number; answer: Message },
+  end: { sessionId: string; turn: number; answer: Message; conversation?: readonly Message[] },
 ) => Promise<{ continueWith: string } | undefined> {
   let blockedTurn = -1;
   const agent = o.session.agent;
   return async (end) => {
     const text = end.answer.content.flatMap((b) => b.type === "text" ? [b.text] : []).join("\n");
     const active = blockedTurn === end.turn;
+    const transcript = [...end.conversation ?? [], end.answer];
     const v = agent === undefined
-      ? await fire("Stop", { stop_hook_active: active, last_assistant_message: text }, {})
+      ? await fire("Stop", { stop_hook_active: active, last_assistant_message: text }, { transcript })
       : await fire("SubagentStop", {
         stop_hook_active: active,
         agent_transcript_path: agent.transcriptPath,
         last_assistant_message: text,
-      }, { match: agent.type, name: "SubagentStop" });
+      }, { match: agent.type, name: "SubagentStop", transcript });
     if (v.block === undefined || o.state.asked !== undefined) return undefined;
     blockedTurn = end.turn;
     const feedback = `Stop hook feedback:\n${v.block}`;
@@ -219,7 +237,15 @@ function stopHook(
 type Fire = (
   event: HookEvent,
   input: Record<string, unknown>,
-  o: { match?: string; name?: string; toolUseId?: string; ctx?: ToolContext; signal?: AbortSignal },
+  o: {
+    match?: string;
+    name?: string;
+    toolUseId?: string;
+    ctx?: ToolContext;
+    signal?: AbortSignal;
+    /** The conversation so far, with the answer (a Stop `prompt` hook's). */
+    transcript?: readonly Message[];
+  },
 ) => Promise<HookVerdict>;
 
 /** A call as the tool hooks need it (the loop's ToolCallRequest; a Worker child's call rebuilt). */
@@ -242,7 +268,7 @@ function userPromptSubmit(fire: Fire): NonNullable<LoopHooks["onUserPrompt"]> {
       ...outputTexts("UserPromptSubmit hook success", v),
       ...contextTexts("UserPromptSubmit hook additional context", v),
     ];
-    return { messages: texts.map((t) => userText(t, true)) };
+    return { messages: texts.map(systemText) };
   };
 }
 
@@ -258,7 +284,10 @@ function preCompact(fire: Fire): NonNullable<LoopHooks["beforeCompact"]> {
     });
     if (v.block !== undefined) return { block: `Compaction blocked by PreCompact hook: ${v.block.trim()}` };
     const texts = v.output ?? [];
-    return texts.length === 0 ? {} : { instructions: texts.join("\n\n") };
+    const answer: CompactionAnswer = texts.length === 0 ? {} : { instructions: texts.join("\n\n") };
+    // Shown after the compaction as Claude Code shows it (tests/fixtures/claude/hooks_precompact).
+    if (v.shown !== undefined) answer.said = v.shown.map((t) => `Compacted ${t}`);
+    return answer;
   };
 }
 
@@ -319,7 +348,10 @@ function postToolUse(
         error: result.content,
         is_interrupt: result.metadata?.interrupted === true,
       }, { match: call.name, toolUseId: call.id, ctx });
-      const context = contextTexts(`PostToolUseFailure:${call.name} hook additional context`, failed);
+      const context = [
+        ...blockTexts(`PostToolUseFailure:${call.name}`, failed),
+        ...contextTexts(`PostToolUseFailure:${call.name} hook additional context`, failed),
+      ];
       return context.length === 0 ? undefined : { context };
     }
     const v = await fire("PostToolUse", {
@@ -329,13 +361,13 @@ function postToolUse(
       tool_response: result.response ?? { content: result.content, is_error: result.isError },
       tool_use_id: call.id,
     }, { match: call.name, toolUseId: call.id, ctx });
-    // Claude Code's texts (tests/fixtures/claude/hooks_events): a block's reason with the result, the
-    // added context after the step's results, the result itself unchanged.
-    const context = contextTexts(`PostToolUse:${call.name} hook additional context`, v);
-    const answer: AfterToolCallResult = {};
-    if (v.block !== undefined) answer.annotate = `PostToolUse:${call.name} hook error: ${v.block}`;
-    if (context.length > 0) answer.context = context;
-    return answer.annotate === undefined && answer.context === undefined ? undefined : answer;
+    // Claude Code's texts (tests/fixtures/claude/hooks_events, hooks_failure_block): a block's reason and
+    // the added context in the system turn after the step's results, the result itself unchanged.
+    const context = [
+      ...blockTexts(`PostToolUse:${call.name}`, v),
+      ...contextTexts(`PostToolUse:${call.name} hook additional context`, v),
+    ];
+    return context.length === 0 ? undefined : { context };
   };
 }
 
@@ -352,6 +384,13 @@ function hookToolInput(tool: string, input: Record<string, unknown>): Record<str
   const filled = { ...input };
   for (const [key, value] of Object.entries(defaults)) if (!(key in filled)) filled[key] = value;
   return filled;
+}
+
+/** A post-call hook's blocks as Claude Code 2.1.332 words them (tests/fixtures/claude/hooks_failure_block). */
+function blockTexts(name: string, v: HookVerdict): string[] {
+  return (v.blockedBy ?? []).map((b) =>
+    `${name} hook blocking error from command: "${b.label}": ${b.reason}`
+  );
 }
 
 function contextTexts(prefix: string, v: HookVerdict): string[] {

@@ -185,6 +185,8 @@ export type RuntimeEvent =
     /** The summary request's model and usage (counted in the run's cost like an answer's). */
     model: string;
     usage: Usage;
+    /** What the compaction's PreCompact hooks show the user (docs/guides/hooks.md). */
+    said?: string[] | undefined;
   }
   | { type: "turn_aborted"; sessionId: string; turn: number; cause: TurnAbortCause; reason?: string }
   | { type: "subagent_spawned"; parentSessionId: string; callId: string; subagent: SubagentInfo }
@@ -215,6 +217,17 @@ export type RuntimeEvent =
    * Claude Code shows it (`Stop hook feedback:\n…`); the model gets it framed as a hook's words.
    */
   | { type: "stop_hook_feedback"; sessionId: string; text: string }
+  /**
+   * A `prompt` hook gave no usable answer (no JSON, a failure, its timeout): it did not check the
+   * action, which went ahead (docs/guides/hooks.md; stream-json's `hook_no_verdict` line).
+   */
+  | {
+    type: "hook_no_verdict";
+    sessionId: string;
+    event: string;
+    toolUseId?: string | undefined;
+    timedOut: boolean;
+  }
   | HookRunEvent
   | RuntimeWarning;
 

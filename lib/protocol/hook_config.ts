@@ -35,12 +35,15 @@ export type HookSource = "user" | "project" | "local" | "flag" | "agent" | "sdk"
 /** Seconds a hook may run when it sets no `timeout` (Claude Code's default). */
 export const DEFAULT_HOOK_TIMEOUT_S = 60;
 
-/** One configured hook: a shell command, or an Agent SDK callback (by its id). */
+/**
+ * One configured hook: a shell command, a `prompt` hook (the model judges the event: lib/hooks/prompt_hook.ts),
+ * or an Agent SDK callback (by its id).
+ */
 export interface HookEntry {
   event: HookEvent;
   /** Claude Code's matcher (a tool name, `A|B`, a regular expression); undefined matches all. */
   matcher?: string | undefined;
-  run: { command: string } | { callbackId: string };
+  run: { command: string } | { prompt: string; model?: string | undefined } | { callbackId: string };
   /** Seconds; undefined = DEFAULT_HOOK_TIMEOUT_S. */
   timeoutSeconds?: number | undefined;
   source: HookSource;
@@ -86,22 +89,18 @@ export function hooksOf(
         continue;
       }
       for (const [j, hook] of group.hooks.entries()) {
-        if (!isRecord(hook) || hook.type !== "command") {
-          const type = isRecord(hook) && typeof hook.type === "string"
-            ? `"${hook.type.slice(0, 40)}"`
-            : "missing";
-          problems.push(`${at}.hooks[${j}]: type ${type} is not supported (only "command"); ignored`);
+        const run = hookRun(hook, `${at}.hooks[${j}]`);
+        if (typeof run === "string") {
+          problems.push(run);
           continue;
         }
-        if (typeof hook.command !== "string" || hook.command.trim() === "") {
-          problems.push(`${at}.hooks[${j}] has no command; ignored`);
-          continue;
-        }
-        const timeout = typeof hook.timeout === "number" && hook.timeout > 0 ? hook.timeout : undefined;
+        const timeout = isRecord(hook) && typeof hook.timeout === "number" && hook.timeout > 0
+          ? hook.timeout
+          : undefined;
         hooks.push({
           event: o.source === "agent" && event === "Stop" ? "SubagentStop" : event as HookEvent,
           matcher,
-          run: { command: hook.command },
+          run,
           timeoutSeconds: timeout,
           source: o.source,
           where: o.where,
@@ -110,6 +109,25 @@ export function hooksOf(
     }
   }
   return { hooks, problems };
+}
+
+/** What one hook runs (`command` or `prompt`), or the problem that skips it. */
+function hookRun(hook: unknown, at: string): HookEntry["run"] | string {
+  if (isRecord(hook) && hook.type === "command") {
+    if (typeof hook.command !== "string" || hook.command.trim() === "") {
+      return `${at} has no command; ignored`;
+    }
+    return { command: hook.command };
+  }
+  if (isRecord(hook) && hook.type === "prompt") {
+    if (typeof hook.prompt !== "string" || hook.prompt.trim() === "") return `${at} has no prompt; ignored`;
+    return {
+      prompt: hook.prompt,
+      model: typeof hook.model === "string" && hook.model !== "" ? hook.model : undefined,
+    };
+  }
+  const type = isRecord(hook) && typeof hook.type === "string" ? `"${hook.type.slice(0, 40)}"` : "missing";
+  return `${at}: type ${type} is not supported (only "command" and "prompt"); ignored`;
 }
 
 function validMatcher(matcher: string): boolean {

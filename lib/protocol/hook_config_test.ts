@@ -6,7 +6,12 @@ Deno.test("hooksOf: Claude Code's format into hooks with their source; broken en
     PreToolUse: [
       {
         matcher: "Bash",
-        hooks: [{ type: "command", command: "a.sh", timeout: 5 }, { type: "prompt", prompt: "x" }],
+        hooks: [
+          { type: "command", command: "a.sh", timeout: 5 },
+          { type: "prompt", prompt: "x", model: "haiku", timeout: 9 },
+          { type: "prompt", prompt: "" },
+          { type: "agent", prompt: "verify" },
+        ],
       },
       { hooks: [{ type: "command", command: "" }] },
       { matcher: "(", hooks: [{ type: "command", command: "b.sh" }] },
@@ -24,6 +29,15 @@ Deno.test("hooksOf: Claude Code's format into hooks with their source; broken en
       source: "project",
       where: ".claude/settings.json",
     },
+    // A `prompt` hook: the model judges the event (lib/hooks/prompt_hook.ts).
+    {
+      event: "PreToolUse",
+      matcher: "Bash",
+      run: { prompt: "x", model: "haiku" },
+      timeoutSeconds: 9,
+      source: "project",
+      where: ".claude/settings.json",
+    },
     {
       event: "Stop",
       matcher: undefined,
@@ -33,7 +47,9 @@ Deno.test("hooksOf: Claude Code's format into hooks with their source; broken en
       where: ".claude/settings.json",
     },
   ]);
-  assert.equal(read.problems.length, 5, read.problems.join("\n"));
+  // The empty prompt, the agent hook (not run), the empty command, the bad matcher, Bogus, "nope".
+  assert.equal(read.problems.length, 6, read.problems.join("\n"));
+  assert.ok(read.problems.some((p) => /type "agent" is not supported/.test(p)), read.problems.join("\n"));
   assert.deepEqual(hooksOf(undefined, { source: "user", where: "u" }), { hooks: [], problems: [] });
   assert.equal(hooksOf([], { source: "user", where: "u" }).problems.length, 1);
 });

@@ -45,7 +45,12 @@ export type ContentBlock =
   | ThinkingBlock
   | RedactedThinkingBlock;
 
-export type Role = "user" | "assistant";
+/**
+ * `system`: a system turn, text the harness (not the user) tells the model mid-conversation: a hook's
+ * added context, sent as Claude Code 2.1.332 sends it (tests/fixtures/claude/hooks_*: a `role: "system"`
+ * message after what it is about). Never shown as anyone's words.
+ */
+export type Role = "user" | "assistant" | "system";
 
 export interface Message {
   role: Role;
@@ -102,6 +107,11 @@ export function userText(text: string, hidden = false): Message {
     role: "user",
     content: [{ type: "text", text }],
   };
+}
+
+/** A system turn of one text (Role), hidden from the visible conversation. */
+export function systemText(text: string): Message {
+  return { role: "system", content: [{ type: "text", text }], hidden: true };
 }
 
 /** Concatenated text of a message's text blocks. */

@@ -39,6 +39,11 @@ export interface ModelRequest {
    * Claude Code). Default: the provider caches (Anthropic: lib/provider/prompt_cache.ts).
    */
   promptCache?: false;
+  /**
+   * The JSON schema the answer's text must follow (a `prompt` hook's decision: lib/hooks/prompt_hook.ts);
+   * Anthropic's `output_config.format`, as Claude Code 2.1.332 sends it.
+   */
+  outputSchema?: Record<string, unknown>;
 }
 
 /** The server-side web search tool of one request. */

@@ -5,7 +5,7 @@ import type { ContentBlock } from "../protocol/messages.ts";
 import type { ModelRequest } from "../protocol/provider.ts";
 import type { Effort } from "../protocol/effort.ts";
 import { modelProfile } from "../config/models.ts";
-import { mergeForWire } from "./wire_messages.ts";
+import { mergeForWire, type WireMessage } from "./wire_messages.ts";
 import {
   type CacheControl,
   cachesPrompt,
@@ -41,9 +41,17 @@ export interface AnthropicSystemBlock {
   cache_control?: CacheControl;
 }
 
-export interface AnthropicMessage {
-  role: "user" | "assistant";
-  content: AnthropicBlock[];
+export type AnthropicMessage =
+  | { role: "user" | "assistant"; content: AnthropicBlock[] }
+  /**
+   * A system turn (messages.ts Role) as Claude Code 2.1.332 sends it: its texts as one string, a blank
+   * line between them; one text block when it carries the cache breakpoint.
+   */
+  | { role: "system"; content: string | { type: "text"; text: string; cache_control?: CacheControl }[] };
+
+/** A wire message's content as blocks (a system turn's string as one text block). */
+export function wireBlocks(m: AnthropicMessage): AnthropicBlock[] {
+  return typeof m.content === "string" ? [{ type: "text", text: m.content }] : m.content;
 }
 
 export interface AnthropicRequestBody {
@@ -62,7 +70,10 @@ export interface AnthropicRequestBody {
     | { type: "disabled" };
   /** Thinking blocks of earlier turns stay in the context (Claude Code's `clear_thinking` with keep all). */
   context_management?: { edits: { type: string; keep: string }[] };
-  output_config?: { effort: Effort };
+  output_config?: {
+    effort?: Effort;
+    format?: { type: "json_schema"; schema: Record<string, unknown> };
+  };
   /** Sent (1) when thinking is turned off on a model that thinks on a budget, as Claude Code does. */
   temperature?: number;
   stream: true;
@@ -92,7 +103,7 @@ export function betasOf(body: AnthropicRequestBody): string[] {
       ? ["interleaved-thinking-2025-05-14"]
       : []),
     ...(body.context_management === undefined ? [] : ["context-management-2025-06-27"]),
-    ...(body.output_config === undefined ? [] : ["effort-2025-11-24"]),
+    ...(body.output_config?.effort === undefined ? [] : ["effort-2025-11-24"]),
     ...(body.thinking !== undefined && "display" in body.thinking && body.thinking.display === "updates"
       ? ["thinking-display-updates-2026-08-18"]
       : []),
@@ -137,9 +148,21 @@ function modelFields(request: ModelRequest, o: AnthropicModelOptions): Partial<A
     ...(thinking === undefined || thinking.type === "disabled"
       ? {}
       : { context_management: { edits: [{ type: "clear_thinking_20251015", keep: "all" }] } }),
-    ...(effort === undefined ? {} : { output_config: { effort } }),
+    ...outputConfig(effort, request.outputSchema),
     ...(thinking?.type === "disabled" ? { temperature: 1 } : {}),
   };
+}
+
+/** `output_config`: the effort, and the JSON schema the answer must follow (a `prompt` hook's). */
+function outputConfig(
+  effort: Effort | undefined,
+  schema: Record<string, unknown> | undefined,
+): Pick<AnthropicRequestBody, "output_config"> {
+  if (effort === undefined && schema === undefined) return {};
+  const config: NonNullable<AnthropicRequestBody["output_config"]> = {};
+  if (effort !== undefined) config.effort = effort;
+  if (schema !== undefined) config.format = { type: "json_schema", schema };
+  return { output_config: config };
 }
 
 /** Anthropic's server-side web search tool, as the Messages API takes it. */
@@ -159,13 +182,7 @@ export function anthropicRequestBody(
     model: request.model,
     max_tokens: 0,
     ...modelFields(request, options),
-    messages: mergeForWire(request.messages).map((m) => ({
-      role: m.role,
-      // The API wants a user message's tool results before any text.
-      content: m.role === "user"
-        ? resultsFirst(m.content).map(anthropicBlock)
-        : m.content.map(anthropicBlock),
-    })),
+    messages: mergeForWire(request.messages).map(anthropicMessage),
     stream: true,
   };
   const cache = request.promptCache !== false && cachesPrompt(request.model, options.cacheOff ?? []);
@@ -199,10 +216,31 @@ export function anthropicRequestBody(
   return body;
 }
 
+function anthropicMessage(m: WireMessage): AnthropicMessage {
+  if (m.role === "system") {
+    return {
+      role: "system",
+      content: m.content.flatMap((b) => b.type === "text" ? [b.text] : []).join("\n\n"),
+    };
+  }
+  // The API wants a user message's tool results before any text.
+  return {
+    role: m.role,
+    content: m.role === "user" ? resultsFirst(m.content).map(anthropicBlock) : m.content.map(anthropicBlock),
+  };
+}
+
 /** The breakpoint on the conversation's tail: the last block of the last message that can carry one. */
 function markConversationTail(messages: AnthropicMessage[]): void {
   const last = messages.at(-1);
   if (last === undefined) return;
+  if (last.role === "system") {
+    const text = typeof last.content === "string"
+      ? last.content
+      : last.content.map((b) => b.text).join("\n\n");
+    last.content = [{ type: "text", text, cache_control: EPHEMERAL }];
+    return;
+  }
   const block = last.content[messageBreakpoint(last.content)];
   if (block !== undefined && block.type !== "thinking" && block.type !== "redacted_thinking") {
     block.cache_control = EPHEMERAL;

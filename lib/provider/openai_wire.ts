@@ -39,6 +39,14 @@ export function openAiRequestBody(request: ModelRequest, options: OpenAiWireOpti
   if (request.system !== "") messages.push({ role: "system", content: request.system });
   for (const message of mergeForWire(request.messages)) {
     const text = message.content.flatMap((b) => b.type === "text" ? [b.text] : []).join("\n");
+    if (message.role === "system") {
+      // A system turn (a hook's context) stays one: chat completions take system messages anywhere.
+      messages.push({
+        role: "system",
+        content: message.content.flatMap((b) => b.type === "text" ? [b.text] : []).join("\n\n"),
+      });
+      continue;
+    }
     if (message.role === "user") {
       // Tool results must directly follow the assistant message that asked for them.
       for (const block of message.content) {

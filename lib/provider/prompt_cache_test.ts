@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { type Message, userText } from "../protocol/messages.ts";
 import { modelRequest } from "../testing/provider_test_kit.ts";
-import { anthropicRequestBody } from "./anthropic_wire.ts";
+import { anthropicRequestBody, wireBlocks } from "./anthropic_wire.ts";
 import { cachesPrompt, messageBreakpoint, systemBlocks } from "./prompt_cache.ts";
 
 const CC = { type: "ephemeral" };
@@ -77,7 +77,7 @@ Deno.test("prompt cache: three breakpoints as Claude Code places them, none on t
     { type: "text", text: "You are Blade.", cache_control: CC },
     { type: "text", text: "# Environment\n- Platform: linux", cache_control: CC },
   ]);
-  assert.deepEqual(body.messages.map((m) => m.content.map((b) => "cache_control" in b)), [
+  assert.deepEqual(body.messages.map((m) => wireBlocks(m).map((b) => "cache_control" in b)), [
     [false],
     [false, false],
     [true],
@@ -87,7 +87,7 @@ Deno.test("prompt cache: three breakpoints as Claude Code places them, none on t
   ]);
   // The conversation itself is not changed: the next request marks only its own tail.
   const next = anthropicRequestBody(modelRequest([...conversation, userText("More")], { system: "S" }));
-  assert.deepEqual(next.messages.map((m) => m.content.map((b) => "cache_control" in b)), [
+  assert.deepEqual(next.messages.map((m) => wireBlocks(m).map((b) => "cache_control" in b)), [
     [false],
     [false, false],
     [false, true],

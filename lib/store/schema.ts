@@ -219,7 +219,7 @@ const texts = array(text);
 const isolation = oneOf(["none", "worktree", "remote"]);
 
 const messageCheck = object({
-  role: oneOf(["user", "assistant"]),
+  role: oneOf(["user", "assistant", "system"]),
   content: array(byField("type", {
     text: object({ type: text, text }),
     tool_call: object({ type: text, id: text, name: text, input: record(), inputError: optional(text) }),

@@ -16,7 +16,7 @@ const count = z.int().nonnegative();
 const isolation = z.enum(["none", "worktree"]);
 
 const messageSchema = z.object({
-  role: z.enum(["user", "assistant"]),
+  role: z.enum(["user", "assistant", "system"]),
   content: z.array(z.discriminatedUnion("type", [
     z.object({ type: z.literal("text"), text: z.string() }),
     z.object({

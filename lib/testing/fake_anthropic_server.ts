@@ -9,7 +9,7 @@
 // [per tool call: content_block_start, input_json_delta ×2, content_block_stop], message_delta,
 // message_stop. Count these when using cutAfterEvents / stallAfterEvents.
 
-import type { AnthropicRequestBody } from "../provider/anthropic_wire.ts";
+import type { AnthropicMessage, AnthropicRequestBody } from "../provider/anthropic_wire.ts";
 import {
   argumentPieces,
   type FakeResponse,
@@ -199,12 +199,20 @@ export function systemText(body: Pick<AnthropicRequestBody, "system">): string {
 export function withoutBreakpoints(
   messages: AnthropicRequestBody["messages"],
 ): AnthropicRequestBody["messages"] {
-  return messages.map((m) => ({
-    role: m.role,
-    content: m.content.map((b) => {
-      if (!("cache_control" in b)) return b;
-      const { cache_control: _, ...rest } = b;
-      return rest;
-    }),
-  }));
+  return messages.map((m): AnthropicMessage => {
+    if (m.role === "system") {
+      return {
+        role: "system",
+        content: typeof m.content === "string" ? m.content : m.content.map((b) => b.text).join("\n\n"),
+      };
+    }
+    return {
+      role: m.role,
+      content: m.content.map((b) => {
+        if (!("cache_control" in b)) return b;
+        const { cache_control: _, ...rest } = b;
+        return rest;
+      }),
+    };
+  });
 }

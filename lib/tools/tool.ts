@@ -102,6 +102,11 @@ export interface ToolResult {
    * memory of a folder first reached: docs/guides/memory.md). Persisted with the results.
    */
   context?: string[];
+  /**
+   * Texts a hook adds after the step's results (Claude Code's PostToolUse additionalContext): a system
+   * turn of their own after the results' message, as Claude Code 2.1.332 sends them.
+   */
+  systemContext?: string[];
 }
 
 export interface PreparedCall {

@@ -10,7 +10,7 @@ import {
   fakeTurn,
   type RecordedRequest,
 } from "../../lib/testing/fake_anthropic_server.ts";
-import type { AnthropicRequestBody } from "../../lib/provider/anthropic_wire.ts";
+import { type AnthropicRequestBody, wireBlocks } from "../../lib/provider/anthropic_wire.ts";
 
 /** One recorded case: hook scripts (`name` → bash body reading `$input`), settings, the model's turns. */
 export interface HookCase {
@@ -27,9 +27,14 @@ export interface HookCase {
   turns: FakeResponse[];
   /** A subagent's turns: requests whose system prompt has `marker` get these. */
   child?: { marker: string; turns: FakeResponse[] };
+  /** The model's answers to side requests (a `prompt` hook's), in order; else an empty answer. */
+  side?: string[];
 }
 
 const command = (script: string) => ({ type: "command", command: `bash $WS/${script}.sh` });
+
+/** A `prompt` hook (a side request to the model); its answers are the case's `side`. */
+const prompt = (text: string) => ({ type: "prompt", prompt: text });
 
 /** A hook answering with one JSON object. */
 const answer = (json: unknown) => `echo '${JSON.stringify(json)}'`;
@@ -285,6 +290,75 @@ You check things.
       fakeTurn({ text: "Used them." }),
     ],
   },
+  {
+    // PostToolUseFailure's `decision: "block"` and a PostToolUse block, after a failed and a passed call.
+    name: "hooks_failure_block",
+    prompt: "Run them.",
+    scripts: {
+      failed: answer({ decision: "block", reason: "failure blocked here" }),
+      post: answer({ decision: "block", reason: "post blocked here" }),
+    },
+    hooks: {
+      PostToolUseFailure: [{ hooks: [command("failed")] }],
+      PostToolUse: [{ hooks: [command("post")] }],
+    },
+    allow: ["Bash"],
+    turns: [
+      fakeTurn({
+        toolCalls: [{ name: "Bash", input: { command: "echo partial; exit 3", description: "fails" } }],
+      }),
+      fakeTurn({ toolCalls: [{ name: "Bash", input: { command: "echo fine", description: "passes" } }] }),
+      fakeTurn({ text: "Done." }),
+    ],
+  },
+  {
+    // A `prompt` hook on PreToolUse: the model's `{"ok": false}` refuses the call and ends the run.
+    name: "hooks_prompt_pretool",
+    prompt: "Go.",
+    scripts: {},
+    hooks: { PreToolUse: [{ matcher: "Bash", hooks: [prompt("Is this command safe? $ARGUMENTS")] }] },
+    allow: ["Bash"],
+    turns: [
+      fakeTurn({ toolCalls: [{ name: "Bash", input: { command: "echo one", description: "x" } }] }),
+      fakeTurn({ text: "Should not be asked." }),
+    ],
+    side: [JSON.stringify({ ok: false, reason: "model says no" })],
+  },
+  {
+    // A `prompt` hook without $ARGUMENTS (the input appended) lets the call run; a Stop `prompt` hook
+    // asks about the conversation, blocks once (its reason back to the model), then lets it end.
+    name: "hooks_prompt_stop",
+    prompt: "Go.",
+    scripts: {},
+    hooks: {
+      PreToolUse: [{ matcher: "Bash", hooks: [prompt("Allow only echo commands.")] }],
+      Stop: [{ hooks: [prompt("The assistant said DONE. $ARGUMENTS")] }],
+    },
+    allow: ["Bash"],
+    turns: [
+      fakeTurn({ toolCalls: [{ name: "Bash", input: { command: "echo one", description: "x" } }] }),
+      fakeTurn({ text: "Final." }),
+      fakeTurn({ text: "DONE" }),
+    ],
+    side: [
+      JSON.stringify({ ok: true, reason: "only echo" }),
+      JSON.stringify({ ok: false, reason: "it did not say DONE" }),
+      JSON.stringify({ ok: true, reason: "it said DONE" }),
+    ],
+  },
+  {
+    // A `prompt` hook whose model answers no JSON: no verdict, the call runs.
+    name: "hooks_prompt_invalid",
+    prompt: "Go.",
+    scripts: {},
+    hooks: { PreToolUse: [{ matcher: "Bash", hooks: [prompt("Is this command safe? $ARGUMENTS")] }] },
+    allow: ["Bash"],
+    turns: [
+      fakeTurn({ toolCalls: [{ name: "Bash", input: { command: "echo one", description: "x" } }] }),
+      fakeTurn({ text: "Final." }),
+    ],
+    side: ["not json at all"],
+  },
 ];
 
 /**
@@ -326,15 +400,26 @@ export async function hookInputs(ws: string): Promise<{ hook: string; input: Rec
 export function caseHandler(c: HookCase, options: { ws?: string } = {}): {
   handler: FakeHandler<AnthropicRequestBody>;
   answered: RecordedRequest<AnthropicRequestBody>[];
+  /** The side requests (no tools) the case's `side` answered. */
+  sides: RecordedRequest<AnthropicRequestBody>[];
 } {
   const queue = [...c.turns];
   const childQueue = [...c.child?.turns ?? []];
+  const sideQueue = [...c.side ?? []];
   const answered: RecordedRequest<AnthropicRequestBody>[] = [];
+  const sides: RecordedRequest<AnthropicRequestBody>[] = [];
   return {
     answered,
+    sides,
     handler: (request) => {
       const body = request.body as AnthropicRequestBody & { tools?: { name: string }[] };
-      if (request.path !== "/v1/messages" || (body.tools ?? []).length === 0) return fakeTurn({});
+      if (request.path !== "/v1/messages") return fakeTurn({});
+      if ((body.tools ?? []).length === 0) {
+        const text = sideQueue.shift();
+        if (text === undefined) return fakeTurn({});
+        sides.push(request);
+        return fakeTurn({ text });
+      }
       answered.push(request);
       const turn = (isChild(c, body) ? childQueue : queue).shift() ?? fakeTurn({ text: "Out of script." });
       const delegation = (body.tools ?? []).some((t) => t.name === "Agent") ? "Agent" : "Task";
@@ -371,6 +456,53 @@ export function textsOf(messages: AnthropicRequestBody["messages"]) {
         text: b.text ?? (typeof b.content === "string" ? b.content : JSON.stringify(b.content)),
       }))
   );
+}
+
+/**
+ * The system turns (`role: "system"` messages) of a request, each as sent: the message before it (its
+ * role and last block's type), the content's form (`string`, or `blocks` when it carries the cache
+ * breakpoint) and the hook paragraphs of its text (`<Event> hook success: …`, `… hook additional
+ * context: …`; Claude Code's environment turn holds more, which Blade keeps in its system prompt).
+ */
+export function systemTurns(body: AnthropicRequestBody): SystemTurn[] {
+  const messages = body.messages ?? [];
+  return messages.flatMap((m, i) => {
+    if ((m.role as string) !== "system") return [];
+    const before = messages[i - 1];
+    const last = before === undefined ? undefined : wireBlocks(before).at(-1);
+    const text = wireBlocks(m).map((b) => b.type === "text" ? b.text : "").join("\n\n");
+    return [{
+      after: before === undefined ? "" : `${before.role}/${last?.type ?? ""}`,
+      form: typeof m.content === "string" ? "string" : "blocks",
+      hooks: text.split("\n\n").filter((p) => HOOK_PARAGRAPH.test(p)),
+      text,
+    }];
+  });
+}
+
+/** A system turn as systemTurns reports it (`text` is the whole text, for Blade's side of a comparison). */
+export interface SystemTurn {
+  after: string;
+  form: "string" | "blocks";
+  hooks: string[];
+  text: string;
+}
+
+/** A paragraph Claude Code writes for a hook's output or added context. */
+export const HOOK_PARAGRAPH = /^\S+ hook (success|additional context|blocking error from command): /;
+
+/**
+ * A `prompt` hook's side request as compared: its system prompt's last text (the hook evaluator's
+ * instructions: Claude Code's earlier blocks are its billing header and SDK identity), each message's
+ * role and texts, and the JSON schema its answer must follow.
+ */
+export function sideRequest(body: AnthropicRequestBody & { output_config?: { format?: unknown } }) {
+  const system = body.system ?? [];
+  return {
+    system: typeof system === "string" ? system : system.at(-1)?.text ?? "",
+    messages: textsOf(body.messages ?? []).map(({ role, type, text }) => ({ role, type, text })),
+    format: body.output_config?.format,
+  };
 }
 
 /** The system prompt's lines that a hook added (Claude Code puts some hook context there). */

@@ -123,9 +123,13 @@ export async function openReplSession(
   return { session, subagents, context, hooks: life, stopHooks: () => stop.abort() };
 }
 
-/** Notification hooks' messages (Claude Code 2.1.332's, tests/fixtures/claude/hooks_notification, with Blade's name). */
-export const PERMISSION_PROMPT = "Blade needs your permission";
-export const IDLE_PROMPT = "Blade is waiting for your input";
+/**
+ * Notification hooks' messages, Claude Code 2.1.332's word for word (tests/fixtures/claude/hooks_notification):
+ * a team's hook scripts match on them, and "Claude" names the model the session talks to, not the
+ * program (docs/guides/hooks.md).
+ */
+export const PERMISSION_PROMPT = "Claude needs your permission";
+export const IDLE_PROMPT = "Claude is waiting for your input";
 
 /**
  * When Notification hooks hear of the session (Claude Code 2.1.332's delays, recorded with

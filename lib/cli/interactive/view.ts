@@ -252,6 +252,14 @@ export class SessionView {
       case "compacted":
         if (!this.#isMain(event.sessionId)) return;
         this.#blocks.push({ kind: "lines", lines: [t.dim(`  (${compactedNote(event)})`)], wrap: true });
+        // A PreCompact hook's output is data: shown after `clean`.
+        for (const said of event.said ?? []) {
+          this.#blocks.push({
+            kind: "lines",
+            lines: clean(said).split("\n").map((l) => t.dim(`  ${l}`)),
+            wrap: true,
+          });
+        }
         return;
       case "prompt_blocked":
         // Hook output is data: shown after `clean`, one line per line it has.
@@ -264,9 +272,10 @@ export class SessionView {
       case "turn_started":
       case "turn_completed":
       // A hook's run is shown by `--debug` (its timing line), not in the log; a Stop hook's feedback is
-      // print mode's (stream-json) only.
+      // print mode's (stream-json) only, as is a `prompt` hook's missing verdict (a warning here).
       case "hook_run":
       case "stop_hook_feedback":
+      case "hook_no_verdict":
         return;
       default: {
         const never: never = event;
