@@ -265,3 +265,61 @@ for (const where of ["Worker", "main thread"] as const) {
     assert.equal(result.result, "Parent done.");
   });
 }
+
+/**
+ * An agent file's Stop `prompt` hook (its run's SubagentStop) judges the child's own conversation: the
+ * side request carries the child's task and answer before Claude Code's question, wherever the child's
+ * loop runs (a Worker sends its conversation with its hook call); `{"ok": false}` sends the reason back
+ * to the child, `{"ok": true}` lets it end. The run configures no hook of its own: an agent file's hooks
+ * run all the same.
+ */
+for (const where of ["Worker", "main thread"] as const) {
+  Deno.test(`subagent hooks: a SubagentStop prompt hook judges the child's conversation (child in a ${where})`, async () => {
+    await using box = await bladeSandbox();
+    await box.write(".claude/settings.json", JSON.stringify({ permissions: { allow: ["Bash"] } }));
+    await box.write(
+      ".claude/agents/finisher.md",
+      "---\nname: finisher\ndescription: Finishes.\nhooks:\n  Stop:\n    - hooks:\n        - type: prompt\n          prompt: The child said FINISHED.\n---\nYou finish.\n",
+    );
+    const answers = [
+      JSON.stringify({ ok: false, reason: "it did not say FINISHED" }),
+      JSON.stringify({ ok: true, reason: "it said FINISHED" }),
+    ];
+    const sides: RecordedRequest<AnthropicRequestBody>[] = [];
+    const { handler, requests } = routed(
+      [fakeTurn({ text: "half way" }), fakeTurn({ text: "FINISHED" })],
+      [agentCall("finisher"), fakeTurn({ text: "Parent done." })],
+      "You finish.",
+    );
+    await using server = startFakeAnthropicServer({
+      handler: (request) => {
+        if ((request.body.tools ?? []).length > 0) return handler(request);
+        sides.push(request);
+        return fakeTurn({ text: answers.shift() ?? "{}" });
+      },
+    });
+    const run = await box.run(["-p", "go", "--output-format", "json", "--trust-workspace"], {
+      env: { ...ENV(server.url), ...(where === "main thread" ? { BLADE_CHILD_SANDBOX: "none" } : {}) },
+    });
+    assert.equal(run.code, 0, run.stderr + run.stdout);
+    assert.equal(sides.length, 2, run.stderr + JSON.stringify(requests.map((r) => r.child)));
+    const first = textsOf(sides[0]!.body.messages ?? []).map((b) => `${b.role}: ${b.text ?? ""}`);
+    assert.ok(first.some((t) => t.includes("Do the work now.")), first.join("\n"));
+    assert.equal(first.at(-2), "assistant: half way");
+    assert.ok(
+      first.at(-1)!.startsWith(
+        "user: Based on the conversation transcript above, has the following stopping condition been satisfied? Answer based on transcript evidence only.\n\nCondition: The child said FINISHED.\n\nARGUMENTS: {",
+      ),
+      first.at(-1),
+    );
+    assert.match(first.at(-1)!, /"hook_event_name":"SubagentStop"/);
+    const child = requests.filter((r) => r.child);
+    assert.equal(child.length, 2, "the block sent the child on once");
+    assert.ok(
+      textsOf(child[1]!.request.body.messages ?? []).some((b) =>
+        (b.text ?? "").includes("Stop hook feedback:\n[The child said FINISHED.]: it did not say FINISHED")
+      ),
+    );
+    assert.equal(JSON.parse(run.stdout).result, "Parent done.");
+  });
+}

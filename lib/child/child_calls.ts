@@ -57,6 +57,10 @@ const hookCall = byField("point", {
       role: oneOf(["assistant"]),
       content: array(object({ type: string({ max: 100 }), text: optional(string()) }, { loose: true })),
     }, { loose: true }),
+    conversation: array(object({
+      role: oneOf(["user", "assistant", "system"]),
+      content: array(object({ type: string({ max: 100 }) }, { loose: true })),
+    }, { loose: true })),
   }),
 });
 const pgid = number({ int: true, min: 2 });

@@ -34,14 +34,17 @@ export function settingsHooks(app: App): { hooks: HookEntry[]; problems: string[
   return { hooks, problems };
 }
 
-/** The hook engine of a run (undefined when nothing is configured), its problems said on stderr. */
+/**
+ * The hook engine of a run (undefined when nothing is configured, unless `always`: an engine of none,
+ * for the run's subagents, whose agent files may have hooks of their own), its problems said on stderr.
+ */
 export function runHookEngine(
   app: App,
-  o: { io: Io; callbacks?: HookCallbacks | undefined; observe?: (run: HookRun) => void },
+  o: { io: Io; callbacks?: HookCallbacks | undefined; observe?: (run: HookRun) => void; always?: boolean },
 ): HookEngine | undefined {
   const { hooks, problems } = settingsHooks(app);
   for (const p of problems) o.io.err(`blade: warning: ${terminalSafe(p)}\n`);
-  if (hooks.length === 0 && o.callbacks === undefined) return undefined;
+  if (hooks.length === 0 && o.callbacks === undefined && o.always !== true) return undefined;
   const debug = app.config.debug
     ? (run: HookRun) => {
       if (run.phase !== "ended") return;
@@ -70,6 +73,7 @@ export function runHooksOf(app: App, o: { engine: HookEngine; io: Io }): RunHook
     cwd: app.workspace,
     runner: (ctx) => hookCommandRunner(ctx, { projectDir: app.workspace, redact: app.redact }),
     ask: (sessionId) => promptAsk(app, sessionId),
+    transcriptOf: (sessionId) => app.layout.transcriptPath(app.workspace, sessionId),
     warn: (line) => o.io.err(`blade: warning: ${terminalSafe(app.redact(line))}\n`),
     tell: (line) => o.io.err(`${terminalSafe(app.redact(line))}\n`),
   });
@@ -209,10 +213,11 @@ export function printHooks(
   let printing = true;
   const emit = (event: RuntimeEvent) => void (printing && o.emit(event));
   const observe = (run: HookRun) => emit(hookRunEvent(run, o.sessionId() ?? ""));
-  const engine = runHookEngine(app, { io: o.io, callbacks: o.f.sdkHooks, observe });
+  // The subagents' hooks always exist (an agent file's own `hooks:`); the session's only when configured.
+  const engine = runHookEngine(app, { io: o.io, callbacks: o.f.sdkHooks, observe, always: true })!;
   const printed = () => void (printing = false);
-  if (engine === undefined) return { run: undefined, session: undefined, printed };
   const run = runHooksOf(app, { engine, io: o.io });
+  if (engine.entries().length === 0) return { run, session: undefined, printed };
   const feedback = (text: string) =>
     emit({ type: "stop_hook_feedback", sessionId: o.sessionId() ?? "", text });
   const noVerdict: HookSession["noVerdict"] = (said) =>

@@ -182,8 +182,7 @@ export async function runAgentCommand(argv: string[], ports: Ports, io: Io): Pro
   // Disposed last (after the runtime's children): the servers outlive every call to them.
   await using _mcp = { [Symbol.asyncDispose]: async () => await mcp?.close() };
   // The child fires the run's hooks and its agent's (docs/guides/hooks.md), named after the ad-hoc parent.
-  const engine = runHookEngine(app, { io });
-  const hooks = engine === undefined ? undefined : runHooksOf(app, { engine, io });
+  const hooks = runHooksOf(app, { engine: runHookEngine(app, { io, always: true })!, io });
   hooks?.bind({ sessionId: parent.sessionId, transcriptPath: parent.transcript.path });
   await using run = app.runtime((event) => {
     usage.observe(event);

@@ -131,8 +131,7 @@ function resumeRuntime(app: App, o: { io: Io; format: OutputFormat; values: Valu
     cwd: app.workspace,
     secrets: app.secrets,
   });
-  const engine = runHookEngine(app, { io });
-  const hooks = engine === undefined ? undefined : runHooksOf(app, { engine, io });
+  const hooks = runHooksOf(app, { engine: runHookEngine(app, { io, always: true })!, io });
   return {
     sink,
     runtime: app.runtime(sink.emit, { hooks, rules: rulesFromFlags(o.values, io, app).texts }),

@@ -34,7 +34,8 @@ export type ChildHookCall =
     input: Record<string, unknown>;
     result: { content: string; isError: boolean; response?: Record<string, unknown> };
   }
-  | { point: "onTurnEnd"; turn: number; answer: Message };
+  /** `conversation`: the child's messages before the answer (a SubagentStop `prompt` hook judges them). */
+  | { point: "onTurnEnd"; turn: number; answer: Message; conversation: Message[] };
 
 /** The main thread's answer to one ChildHookCall. */
 export interface ChildHookAnswer {
@@ -117,8 +118,9 @@ export function workerHooks(points: readonly ChildHookPoint[], ask: ChildHookAns
       })).after;
   }
   if (points.includes("onTurnEnd")) {
-    hooks.onTurnEnd = async ({ turn, answer }) => {
-      const text = (await asked({ point: "onTurnEnd", turn, answer })).continueWith;
+    hooks.onTurnEnd = async ({ turn, answer, conversation }) => {
+      const text = (await asked({ point: "onTurnEnd", turn, answer, conversation: [...conversation ?? []] }))
+        .continueWith;
       return text === undefined ? undefined : { continueWith: text };
     };
   }

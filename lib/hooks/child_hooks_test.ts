@@ -32,7 +32,10 @@ Deno.test("workerHooks: each point asks with plain data and answers with the mai
   const result: ToolResult = { content: "out", isError: false, metadata: { big: true } };
   assert.deepEqual(await hooks.afterToolCall!(request("not an object"), result), { annotate: "noted" });
   const answer = { role: "assistant" as const, content: [{ type: "text" as const, text: "hi" }] };
-  assert.deepEqual(await hooks.onTurnEnd!({ sessionId: "s", turn: 3, answer }), { continueWith: "say DONE" });
+  const conversation = [{ role: "user" as const, content: [{ type: "text" as const, text: "task" }] }];
+  assert.deepEqual(await hooks.onTurnEnd!({ sessionId: "s", turn: 3, answer, conversation }), {
+    continueWith: "say DONE",
+  });
   assert.equal(hooks.shouldStop!({ sessionId: "s", turn: 3, final: true }), STOP_COMPLETED);
   assert.deepEqual(asked, [
     {
@@ -46,7 +49,8 @@ Deno.test("workerHooks: each point asks with plain data and answers with the mai
       input: { command: "ls -la" },
       result: { content: "out", isError: false },
     },
-    { point: "onTurnEnd", turn: 3, answer },
+    // The conversation travels for a SubagentStop `prompt` hook (it judges it).
+    { point: "onTurnEnd", turn: 3, answer, conversation },
   ]);
 });
 

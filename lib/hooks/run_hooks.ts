@@ -22,6 +22,8 @@ export interface RunHooksOptions {
   runner: (ctx: ToolContext) => HookCommandRunner;
   /** Asks the model for `prompt` hooks, on behalf of the session named (prompt_ask.ts). */
   ask?: ((sessionId: string) => PromptHookAsk) | undefined;
+  /** A session's transcript (the root's, when no session bound it: its own hooks are not configured). */
+  transcriptOf?: ((sessionId: string) => string) | undefined;
   /** A non-blocking hook problem: reported, never fatal. */
   warn: (line: string) => void;
   /** Said to the user (`systemMessage`, `stopReason`). */
@@ -99,7 +101,8 @@ export class RunHooks {
 
   #session(child: HookedChild): HookSession {
     const { spec } = child;
-    const root = this.#root ?? { sessionId: spec.parentSessionId, transcriptPath: "" };
+    const root = this.#root ??
+      { sessionId: spec.parentSessionId, transcriptPath: this.#o.transcriptOf?.(spec.parentSessionId) ?? "" };
     return {
       sessionId: root.sessionId,
       transcriptPath: root.transcriptPath,

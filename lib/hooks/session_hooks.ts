@@ -128,8 +128,8 @@ export function sessionHooks(engine: HookEngine, session: HookSession): SessionH
         const result = await after({ call: toolCall(call.call), input: call.input, ctx }, call.result);
         if (result !== undefined) answer.after = result;
       } else if (call.point === "onTurnEnd" && turnEnd !== undefined) {
-        const text = (await turnEnd({ sessionId: session.sessionId, turn: call.turn, answer: call.answer }))
-          ?.continueWith;
+        const end = { sessionId: session.sessionId, turn: call.turn, answer: call.answer };
+        const text = (await turnEnd({ ...end, conversation: call.conversation }))?.continueWith;
         if (text !== undefined) answer.continueWith = text;
       }
       if (state.asked !== undefined) answer.stop = true;

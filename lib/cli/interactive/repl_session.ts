@@ -67,8 +67,10 @@ export async function openReplSession(
   });
   // Hooks run with the session (docs/guides/hooks.md); what they say goes to the log, never to stderr.
   const io = viewIo(view);
-  const engine = runHookEngine(app, { io });
-  const runHooks = engine === undefined ? undefined : runHooksOf(app, { engine, io });
+  // The subagents' hooks always exist (an agent file's own `hooks:`); the session's only when configured.
+  const runEngine = runHookEngine(app, { io, always: true })!;
+  const runHooks = runHooksOf(app, { engine: runEngine, io });
+  const engine = runEngine.entries().length === 0 ? undefined : runEngine;
   const life = which.hooks ?? new HookLifetime();
   const stop = new AbortController();
   // A question left unanswered a while is a Notification moment (Claude Code's `permission_prompt`).
