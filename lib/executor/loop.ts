@@ -30,7 +30,7 @@ import { TurnOpening } from "./turn_opening.ts";
 import { HookPoints, hookPoints, type StopAnswer } from "./hooks.ts";
 import type { LoopOptions } from "./loop_options.ts";
 import { type JournalMessage, type LoopJournal, transcriptJournal } from "./journal.ts";
-import { resultContext, resultSystemTurn, withContext } from "./request_context.ts";
+import { openingMessages, resultContext, resultSystemTurn, withContext } from "./request_context.ts";
 import type { CompactionOutcome } from "./compactor.ts";
 import { ContextCompaction, type TurnCompaction } from "./context_compaction.ts";
 import { SessionToolSpecs } from "./session_tool_specs.ts";
@@ -496,13 +496,4 @@ function lastText(messages: Message[], start: number): string {
     if (text !== "") return text;
   }
   return "";
-}
-
-/**
- * A turn's opening messages: what the session's start held, then the input; system turns (hooks'
- * context) after the rest, the session start's before the prompt's (Claude Code 2.1.332's order).
- */
-function openingMessages(held: readonly Message[], input: readonly Message[]): Message[] {
-  const all = [...held, ...input];
-  return [...all.filter((m) => m.role !== "system"), ...all.filter((m) => m.role === "system")];
 }

@@ -1,6 +1,7 @@
 // Owns putting a session's context (memory, the skills listing: docs/guides/memory.md) in front of the
 // conversation for one model request: the first user message opens with it, as in Claude Code. The
-// conversation itself (and the transcript) never holds it; and the text tool results bring along. Pure.
+// conversation itself (and the transcript) never holds it; the text tool results bring along; and where
+// hooks' system turns go in a turn's opening messages. Pure.
 
 import type { Message, TextBlock } from "../protocol/messages.ts";
 import type { ToolResult } from "../tools/tool.ts";
@@ -35,4 +36,13 @@ export function resultSystemTurn(results: readonly ToolResult[]): Message | unde
 /** What tool results bring along (nested memory, a skill's instructions): text after the results. */
 export function resultContext(results: readonly ToolResult[]): TextBlock[] {
   return results.flatMap((r) => r.context ?? []).map((text) => ({ type: "text", text }));
+}
+
+/**
+ * A turn's opening messages: what the session's start held, then the input; system turns (hooks'
+ * context) after the rest, the session start's before the prompt's (Claude Code 2.1.332's order).
+ */
+export function openingMessages(held: readonly Message[], input: readonly Message[]): Message[] {
+  const all = [...held, ...input];
+  return [...all.filter((m) => m.role !== "system"), ...all.filter((m) => m.role === "system")];
 }
