@@ -115,7 +115,7 @@ ${remoteCalls(1)}
     const done = await until("the child ended by the second worker", async () => {
       const [r] = await fleet.records();
       return r?.status !== "running" ? r : undefined;
-    });
+    }, { fleet });
     assert.equal(done.status, "completed");
     assert.equal(workerOf(fleet, done), second, `ended by ${done.remote?.worker}`);
     assert.equal(done.remote?.attempts, 2);
@@ -182,7 +182,7 @@ ${remoteCalls(1)}
         await until("the child ended with its parent gone", async () => {
           const [r] = await fleet.records();
           return r?.status === "completed" ? r : undefined;
-        });
+        }, { fleet });
       }
       // The continued session waits for a child still running, as for its own background work.
       const continued = await runBlade(
@@ -296,7 +296,7 @@ if (binary !== null) {
     await until("children running", async () => {
       const running = (await fleet.records()).filter((r) => r.status === "running" && r.remote?.worker);
       return running.length >= 2 ? running : undefined;
-    });
+    }, { fleet });
     const victim = fleet.nats.nodes[Math.floor(random() * 3)]!;
     await victim.kill();
     const result = await parent.result;
@@ -434,7 +434,7 @@ ${remoteCalls(1)}
     const done = await until("the run ended by the other worker", async () => {
       const [r] = await fleet.records();
       return r?.status !== "running" ? r : undefined;
-    });
+    }, { fleet });
     assert.equal(done.status, "completed");
     assert.equal(workerOf(fleet, done), other);
     const result = await parent.result;

@@ -47,10 +47,13 @@ function freePort(): number {
 async function waitReady(
   monitorPort: number,
   name: string,
-  check: { path: string; ready?: (body: string) => boolean },
+  check: { path: string; ready?: (body: string) => boolean; gone: () => string | undefined },
 ): Promise<void> {
   let last = "";
   for (let i = 0; i < 600; i++) {
+    // The process ended (its port was taken meanwhile by another process): no use waiting.
+    const gone = check.gone();
+    if (gone !== undefined) throw new Error(`nats-server ${name} ${gone} before it was ready`);
     try {
       const response = await fetch(`http://127.0.0.1:${monitorPort}${check.path}`);
       last = await response.text();
@@ -70,10 +73,18 @@ function knowsMetaLeader(body: string, size: number): boolean {
   return (meta?.leader ?? "") !== "" && meta?.cluster_size === size;
 }
 
-async function waitHealthy(node: { monitorPort: number; name: string }, size: number): Promise<void> {
-  await waitReady(node.monitorPort, node.name, { path: "/healthz" });
+async function waitHealthy(
+  node: { monitorPort: number; name: string; gone: () => string | undefined },
+  size: number,
+): Promise<void> {
+  const { gone } = node;
+  await waitReady(node.monitorPort, node.name, { path: "/healthz", gone });
   if (size > 1) {
-    await waitReady(node.monitorPort, node.name, { path: "/jsz", ready: (b) => knowsMetaLeader(b, size) });
+    await waitReady(node.monitorPort, node.name, {
+      path: "/jsz",
+      ready: (b) => knowsMetaLeader(b, size),
+      gone,
+    });
   }
 }
 
@@ -83,48 +94,90 @@ async function waitHealthy(node: { monitorPort: number; name: string }, size: nu
  * only the first ones run now, the others when their `restart()` is called — a cluster without its
  * quorum, whose JetStream answers nothing yet; then only that the started ones listen is awaited.
  */
-export async function startNats(
-  binary: string,
-  options: { size: 1 | 3; dir: string; noAdvertise?: boolean; started?: number },
-): Promise<NatsCluster> {
+export async function startNats(binary: string, options: NatsOptions): Promise<NatsCluster> {
+  // A free port is free when it is picked, not when the server binds it: another process (another
+  // test's cluster) may take it in between, and that server exits. Then the cluster starts again, on
+  // other ports, in a folder of its own.
+  for (let attempt = 1;; attempt++) {
+    const dir = attempt === 1 ? options.dir : `${options.dir}/attempt${attempt}`;
+    try {
+      return await startOnce(binary, { ...options, dir });
+    } catch (error) {
+      if (attempt >= 3) throw error;
+    }
+  }
+}
+
+interface NatsOptions {
+  size: 1 | 3;
+  dir: string;
+  noAdvertise?: boolean;
+  started?: number;
+}
+
+interface NodeSpec {
+  name: string;
+  port: number;
+  clusterPort: number;
+  monitorPort: number;
+}
+
+/** The command line of node `spec`: its ports, its store folder, and on a cluster its routes to the others. */
+function serverArgs(spec: NodeSpec, o: { specs: NodeSpec[]; options: NatsOptions }): string[] {
+  const { specs, options } = o;
+  const args = [
+    "-a",
+    "127.0.0.1",
+    "-p",
+    String(spec.port),
+    "-m",
+    String(spec.monitorPort),
+    "-n",
+    spec.name,
+    "-js",
+    "-sd",
+    `${options.dir}/${spec.name}`,
+  ];
+  if (options.size > 1) {
+    const routes = specs.filter((s) => s !== spec).map((s) => `nats://127.0.0.1:${s.clusterPort}`);
+    args.push(
+      "--cluster_name",
+      "blade",
+      "-cluster",
+      `nats://127.0.0.1:${spec.clusterPort}`,
+      "-routes",
+      routes.join(","),
+      // Clients learn no other member: one given a single node's URL is cut off when that node dies.
+      ...(options.noAdvertise === true ? ["--no_advertise=true"] : []),
+    );
+  }
+  return args;
+}
+
+async function startOnce(binary: string, options: NatsOptions): Promise<NatsCluster> {
   const specs = Array.from({ length: options.size }, (_, i) => ({
     name: `n${i + 1}`,
     port: freePort(),
     clusterPort: freePort(),
     monitorPort: freePort(),
+    /** Why its process is no more (undefined while it runs or before it starts). */
+    gone: (): string | undefined => undefined,
   }));
   const nodes: NatsNode[] = [];
   for (const spec of specs) {
-    const args = [
-      "-a",
-      "127.0.0.1",
-      "-p",
-      String(spec.port),
-      "-m",
-      String(spec.monitorPort),
-      "-n",
-      spec.name,
-      "-js",
-      "-sd",
-      `${options.dir}/${spec.name}`,
-    ];
-    if (options.size > 1) {
-      const routes = specs.filter((s) => s !== spec).map((s) => `nats://127.0.0.1:${s.clusterPort}`);
-      args.push(
-        "--cluster_name",
-        "blade",
-        "-cluster",
-        `nats://127.0.0.1:${spec.clusterPort}`,
-        "-routes",
-        routes.join(","),
-        // Clients learn no other member: one given a single node's URL is cut off when that node dies.
-        ...(options.noAdvertise === true ? ["--no_advertise=true"] : []),
-      );
-    }
+    const args = serverArgs(spec, { specs, options });
     let child: Deno.ChildProcess | undefined;
+    let exited: string | undefined;
     const start = () => {
-      child = new Deno.Command(binary, { args, stdout: "null", stderr: "null", stdin: "null" }).spawn();
+      exited = undefined;
+      const spawned = new Deno.Command(binary, { args, stdout: "null", stderr: "null", stdin: "null" })
+        .spawn();
+      child = spawned;
+      void spawned.status.then((s) => {
+        if (child === spawned) exited = `exited with code ${s.code}`;
+      });
     };
+    spec.gone = () => exited;
     if (nodes.length < (options.started ?? options.size)) start();
     nodes.push({
       name: spec.name,
@@ -132,11 +185,13 @@ export async function startNats(
       port: spec.port,
       async kill() {
         if (child === undefined) return;
-        try {
-          child.kill("SIGKILL");
-        } catch { /* already gone */ }
-        await child.status;
+        const killed = child;
         child = undefined;
+        try {
+          killed.kill("SIGKILL");
+        } catch { /* already gone */ }
+        await killed.status;
+        exited = "was stopped";
       },
       async restart() {
         if (child !== undefined) return;
@@ -146,14 +201,23 @@ export async function startNats(
     });
   }
   const started = specs.slice(0, options.started ?? options.size);
-  if (started.length < specs.length) {
-    await Promise.all(started.map((s) => waitReady(s.monitorPort, s.name, { path: "/varz" })));
-  } else await Promise.all(specs.map((s) => waitHealthy(s, options.size)));
-  return {
+  const cluster: NatsCluster = {
     nodes,
     url: nodes.map((n) => n.url).join(","),
     async [Symbol.asyncDispose]() {
       await Promise.all(nodes.map((n) => n.kill()));
     },
   };
+  const waits = started.length < specs.length
+    ? started.map((s) => waitReady(s.monitorPort, s.name, { path: "/varz", gone: s.gone }))
+    : specs.map((s) => waitHealthy(s, options.size));
+  try {
+    await Promise.all(waits);
+  } catch (error) {
+    // Stopped, the other nodes' waits end at once (their processes are gone): none is left running.
+    await cluster[Symbol.asyncDispose]();
+    await Promise.allSettled(waits);
+    throw error;
+  }
+  return cluster;
 }
