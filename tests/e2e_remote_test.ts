@@ -137,7 +137,7 @@ if (binary !== null) {
             - name: Write
               input: { file_path: "result.txt", content: "written on the worker\\n" }
         - text: "wrote it"
-          delay_ms: 2500
+          delay_ms: 6000 # the window in which worker status is read: wide enough for a loaded machine
 `,
     });
     const env = { HOME: `${fleet.root}/parent-home`, BLADE_STORAGE_ROOT: `${fleet.root}/parent-storage` };

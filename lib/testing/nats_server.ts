@@ -168,7 +168,15 @@ async function startOnce(binary: string, options: NatsOptions): Promise<NatsClus
     const args = serverArgs(spec, { specs, options });
     let child: Deno.ChildProcess | undefined;
     let exited: string | undefined;
+    // A node started later (`started`) keeps its ports bound meanwhile: a port picked free and left
+    // unbound for seconds may be taken by any connection's local port, and the node could not start.
+    let held: Deno.Listener[] = [];
+    const release = () => {
+      for (const listener of held) listener.close();
+      held = [];
+    };
     const start = () => {
+      release();
       exited = undefined;
       const spawned = new Deno.Command(binary, { args, stdout: "null", stderr: "null", stdin: "null" })
         .spawn();
@@ -179,11 +187,15 @@ async function startOnce(binary: string, options: NatsOptions): Promise<NatsClus
     };
     spec.gone = () => exited;
     if (nodes.length < (options.started ?? options.size)) start();
+    else {held = [spec.port, spec.clusterPort, spec.monitorPort].map((port) =>
+        Deno.listen({ hostname: "127.0.0.1", port })
+      );}
     nodes.push({
       name: spec.name,
       url: `nats://127.0.0.1:${spec.port}`,
       port: spec.port,
       async kill() {
+        release();
         if (child === undefined) return;
         const killed = child;
         child = undefined;
