@@ -22,7 +22,7 @@ import { TranscriptWriter } from "../session/transcript.ts";
 import { resolveChildTools } from "../registry/child_tools.ts";
 import { sessionLoop } from "./session_loop.ts";
 import { type LoopHooks, mergeHooks } from "./hooks.ts";
-import { structuredRetries } from "./structured_hooks.ts";
+import { structuredOutputHooks, structuredRetries } from "./structured_hooks.ts";
 import type { RuleSet, ToolRule } from "../protocol/tool_rule.ts";
 import { isMcpToolName } from "../protocol/mcp_names.ts";
 import { limitsOf, rulesOf, type RuleTexts } from "../permissions/run_rules.ts";
@@ -294,7 +294,15 @@ export async function runChild(deps: ChildDeps, spec: ChildSpec, signal: AbortSi
       ...mergeHooks(
         deps.hooks?.(spec),
         { beforeToolCall: gate.check },
-        structured === undefined ? undefined : structuredRetries(structured),
+        structured === undefined
+          ? undefined
+          : spec.structuredOutput?.endAtAnswer === true
+          ? structuredOutputHooks({
+            followUp: () => structured.followUp(),
+            exhausted: () => structured.exhausted(),
+            accepted: () => structured.state.status === "accepted",
+          })
+          : structuredRetries(structured),
       ),
     }, { messages: spec.initialMessages ?? [], turns: 0 });
     // session_created goes in the same durable batch as the first turn (one fsync fewer per child).

@@ -108,6 +108,7 @@ export async function openReplSession(
       life,
       source: which.source,
       run: runHooks,
+      subagents: () => subagents.session()?.runtime,
     }),
     approve: ask,
     rules: flags.rules.rules,
