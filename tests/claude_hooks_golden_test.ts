@@ -562,3 +562,26 @@ async function comparePreCompact(name: string): Promise<void> {
 for (const name of ["hooks_precompact", "hooks_precompact_block"]) {
   Deno.test(`hooks golden: ${name} as Claude Code 2.1.332`, () => comparePreCompact(name));
 }
+
+// An `agent` hook's verifier is a child of the session: never a tool the session does not have.
+Deno.test("agent hooks: the verifier never has a tool its session lacks (--disallowed-tools Grep)", async () => {
+  const c = HOOK_CASES.find((x) => x.name === "hooks_agent_block")!;
+  await using box = await bladeSandbox();
+  await writeCase(c, box.workspace);
+  const { handler, verifiers } = caseHandler(c, { ws: box.workspace });
+  await using server = startFakeAnthropicServer({ handler });
+  const run = await box.run(
+    ["-p", c.prompt, "--output-format", "json", "--trust-workspace", "--disallowed-tools", "Grep"],
+    { env: { ANTHROPIC_BASE_URL: server.url, ANTHROPIC_API_KEY: "sk-ant-fake" } },
+  );
+  assert.equal(run.code, 0, run.stderr);
+  assert.equal(verifiers.length, 1);
+  assert.deepEqual(verifierRequest(verifiers[0]!.body).tools.toSorted(), [
+    "Bash",
+    "Glob",
+    "Read",
+    "StructuredOutput",
+  ]);
+  const result = JSON.parse(run.stdout);
+  assert.deepEqual(result.permission_denials.map((d: { tool_name: string }) => d.tool_name), ["Bash"]);
+});

@@ -18,8 +18,6 @@ import { type HookSession, sessionHooks, type SessionHookSet } from "../hooks/se
 import { RunHooks } from "../hooks/run_hooks.ts";
 import { providerAsk } from "../hooks/prompt_ask.ts";
 import type { PromptHookAsk } from "../hooks/prompt_hook.ts";
-import type { AgentHookVerify } from "../hooks/agent_hook.ts";
-import type { SubagentRuntime } from "../run/subagents.ts";
 import { resolveModel } from "../config/config.ts";
 import { terminalSafe } from "./sanitize.ts";
 
@@ -92,18 +90,6 @@ function promptAsk(app: App, sessionId: string): PromptHookAsk {
 }
 
 /**
- * `agent` hooks' verifiers of the session whose subagent runtime `subagents` gives (a child of it:
- * SubagentRuntime.verifyHook); none while no runtime runs (no verdict).
- */
-function agentVerify(subagents: () => SubagentRuntime | undefined): AgentHookVerify {
-  return async (request, { signal }) => {
-    const runtime = subagents();
-    if (runtime === undefined) return { failed: "no subagent runtime runs for this session" };
-    return await runtime.verifyHook(request, { signal });
-  };
-}
-
-/**
  * What a CLI run's hooks keep across its turns (an Agent SDK session runs many, each continuing the
  * session): SessionStart fires for its first turn only, and SessionEnd once, when the run ends.
  */
@@ -164,8 +150,6 @@ export function mainSessionHooks(
     feedback?: ((text: string) => void) | undefined;
     /** A `prompt` hook gave no verdict (print mode's stream-json shows it). */
     noVerdict?: HookSession["noVerdict"];
-    /** The session's subagent runtime, once it runs (`agent` hooks' verifiers are its children). */
-    subagents?: (() => SubagentRuntime | undefined) | undefined;
   },
 ): (session: { sessionId: string; transcriptPath: string }) => LoopHooks {
   const life = o.life ?? new HookLifetime();
@@ -197,7 +181,8 @@ export function mainSessionHooks(
       permissionMode: o.mode ?? (() => claudeModeName(app.config.permissionMode)),
       runner: (ctx) => hookCommandRunner(ctx ?? own, { projectDir: app.workspace, redact: app.redact }),
       ask: promptAsk(app, sessionId),
-      verify: o.subagents === undefined ? undefined : agentVerify(o.subagents),
+      // `agent` hooks' verifiers are the session's children (its runtime's, once it runs).
+      verify: o.run?.verify,
       warn: (line) => o.io.err(`blade: warning: ${terminalSafe(app.redact(line))}\n`),
       tell: (line) => o.io.err(`${terminalSafe(app.redact(line))}\n`),
       feedback: o.feedback,
@@ -225,8 +210,6 @@ export function printHooks(
     emit: (event: RuntimeEvent) => void;
     sessionId: () => string | undefined;
     signal: AbortSignal;
-    /** The turn's subagent runtime, once it runs (`agent` hooks' verifiers are its children). */
-    subagents?: () => SubagentRuntime | undefined;
   },
 ) {
   let printing = true;
@@ -245,17 +228,7 @@ export function printHooks(
   const signal = o.signal;
   return {
     run,
-    session: mainSessionHooks(app, {
-      engine,
-      io: o.io,
-      signal,
-      mode,
-      life,
-      run,
-      feedback,
-      noVerdict,
-      subagents: o.subagents,
-    }),
+    session: mainSessionHooks(app, { engine, io: o.io, signal, mode, life, run, feedback, noVerdict }),
     printed,
   };
 }

@@ -260,14 +260,12 @@ export async function runTurn(
     interrupt.abort();
   });
   const context = await sessionContextOf(app, contextSinks(app, io));
-  let live: Runtime | undefined;
   const hooks = printHooks(app, {
     io,
     f,
     emit: sink.emit,
     sessionId: () => sessionId,
     signal: interrupt.signal,
-    subagents: () => live?.session()?.runtime,
   });
   // Background commands the model started, idle child Workers and agents' MCP servers do not outlive the run.
   await using runtime = app.runtime(sink.emit, {
@@ -281,7 +279,6 @@ export async function runTurn(
   // Each turn returns its own object (loaded only with --json-schema: it brings zod).
   const structured = await structuredOutputOf(f.jsonSchema, app.config.structuredOutputAttempts);
   f.onRuntime?.(runtime);
-  live = runtime;
   try {
     const run = await runMainSession(app, {
       prompt,

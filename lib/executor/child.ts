@@ -201,6 +201,20 @@ function lazyChildTools(
   };
 }
 
+/**
+ * StructuredOutput's retries for a child that must return an object; an `agent` hook's verifier
+ * (`endAtAnswer`) also ends at the accepted object and fails once its attempts ran out.
+ */
+function structuredHooksOf(spec: ChildSpec, structured: StructuredOutput | undefined): LoopHooks | undefined {
+  if (structured === undefined) return undefined;
+  if (spec.structuredOutput?.endAtAnswer !== true) return structuredRetries(structured);
+  return structuredOutputHooks({
+    followUp: () => structured.followUp(),
+    exhausted: () => structured.exhausted(),
+    accepted: () => structured.state.status === "accepted",
+  });
+}
+
 /** The outcome of a child whose loop ran to its end (completed, failed or cancelled). */
 function childOutcome(
   run: Awaited<ReturnType<ReturnType<typeof sessionLoop>["run"]>>,
@@ -294,15 +308,7 @@ export async function runChild(deps: ChildDeps, spec: ChildSpec, signal: AbortSi
       ...mergeHooks(
         deps.hooks?.(spec),
         { beforeToolCall: gate.check },
-        structured === undefined
-          ? undefined
-          : spec.structuredOutput?.endAtAnswer === true
-          ? structuredOutputHooks({
-            followUp: () => structured.followUp(),
-            exhausted: () => structured.exhausted(),
-            accepted: () => structured.state.status === "accepted",
-          })
-          : structuredRetries(structured),
+        structuredHooksOf(spec, structured),
       ),
     }, { messages: spec.initialMessages ?? [], turns: 0 });
     // session_created goes in the same durable batch as the first turn (one fsync fewer per child).

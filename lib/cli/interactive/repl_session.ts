@@ -108,7 +108,6 @@ export async function openReplSession(
       life,
       source: which.source,
       run: runHooks,
-      subagents: () => subagents.session()?.runtime,
     }),
     approve: ask,
     rules: flags.rules.rules,
