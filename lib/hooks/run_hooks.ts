@@ -125,6 +125,8 @@ export class RunHooks {
       // Tool events run in the call's context; the child's own events in its session's.
       runner: (ctx) => this.#o.runner(ctx ?? child.ctx("")),
       ask: this.#o.ask?.(root.sessionId),
+      // An `agent` hook's verifier is a read-only child of the top-level session (agent_hook.ts).
+      verify: this.verify,
       warn: this.#o.warn,
       tell: this.#o.tell,
       signal: child.signal,
