@@ -3,7 +3,8 @@
 // fake Anthropic server with real bash hook scripts in a throwaway, trusted project (the cases:
 // tests/support/claude_hook_cases.ts), and stores per case: `stream.jsonl` (its output, ids kept, paths
 // normalised), `stderr.txt`, `exit_code.txt`, `hook_inputs.jsonl` (what each hook read on stdin) and
-// `side_requests.json` (a `prompt` hook's side requests: sideRequest) and `requests.json` (per scripted model request: whether a subagent's, the text blocks of its last
+// `side_requests.json` (a `prompt` hook's side requests: sideRequest), `verifier_requests.json` and
+// `verifier_wrote.txt` (an `agent` hook's verifier requests: verifierRequest; what its tools wrote) and `requests.json` (per scripted model request: whether a subagent's, the text blocks of its last
 // message, the hook lines of its system prompt and its system turns carrying hook texts; and the last request's text blocks). Claude Code
 // runs with a throwaway HOME, a fake key, telemetry and non-essential traffic off, as SPEC §13 asks.
 // `hooks_notification` runs Claude Code's interactive session in tmux (its only Notification moments):
@@ -20,6 +21,7 @@ import {
   systemHookLines,
   systemTurns,
   textsOf,
+  verifierRequest,
   writeCase,
 } from "../tests/support/claude_hook_cases.ts";
 import { runScript } from "./script_cli.ts";
@@ -37,7 +39,7 @@ async function record(claude: string, c: HookCase): Promise<Record<string, strin
     `${home}/.claude.json`,
     JSON.stringify({ projects: { [ws]: { hasTrustDialogAccepted: true } } }),
   );
-  const { handler, answered: main, sides } = caseHandler(c, { ws });
+  const { handler, answered: main, sides, verifiers } = caseHandler(c, { ws });
   await using server = startFakeAnthropicServer({ handler });
   try {
     // A case with an earlier prompt runs it first; the case's prompt then continues that session.
@@ -68,8 +70,15 @@ async function record(claude: string, c: HookCase): Promise<Record<string, strin
     const side = sides.length === 0
       ? {}
       : { "side_requests.json": norm(JSON.stringify(sides.map((r) => sideRequest(r.body)), null, 1)) + "\n" };
+    // An `agent` hook's verifier requests, as sent; and whether its tools wrote in the project.
+    const verifier = verifiers.length === 0 ? {} : {
+      "verifier_requests.json": norm(JSON.stringify(verifiers.map((r) => verifierRequest(r.body)), null, 1)) +
+        "\n",
+      "verifier_wrote.txt": await Deno.readTextFile(`${ws}/verifier_wrote.txt`).catch(() => "(no file)\n"),
+    };
     return {
       ...side,
+      ...verifier,
       "stream.jsonl": norm(new TextDecoder().decode(out.stdout)),
       "stderr.txt": norm(new TextDecoder().decode(out.stderr)),
       "exit_code.txt": `${out.code}\n`,

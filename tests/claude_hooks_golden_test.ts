@@ -23,8 +23,10 @@ import {
   type SystemTurn,
   systemTurns,
   textsOf,
+  verifierRequest,
   writeCase,
 } from "./support/claude_hook_cases.ts";
+import { VERIFIER_TOOLS } from "../lib/hooks/agent_hook.ts";
 
 const FIXTURES = decodeURIComponent(new URL("./fixtures/claude/", import.meta.url).pathname);
 
@@ -154,6 +156,79 @@ async function compareSides(
   });
 }
 
+/**
+ * A case's `agent` hook verifier runs against Claude Code's (verifier_requests.json): as many model
+ * requests; the verifier's instructions (the transcript path the session's), its StructuredOutput
+ * schema and its task (the event's input compared by its fields) exactly; its tools Blade's read-only
+ * set where Claude Code offers its own (Bash, Edit, Write, …: docs/guides/hooks.md); and what its tools
+ * wrote: Claude Code's verifier wrote the project's file (verifier_wrote.txt), Blade's writes nothing.
+ */
+async function compareVerifiers(
+  name: string,
+  sent: ReturnType<typeof verifierRequest>[],
+  o: { ws: string; stream: Json[] },
+): Promise<void> {
+  const dir = `${FIXTURES}${name}`;
+  const want: ReturnType<typeof verifierRequest>[] = await Deno.readTextFile(`${dir}/verifier_requests.json`)
+    .then(JSON.parse, () => []);
+  assert.equal(sent.length, want.length, `${name}: verifier requests`);
+  if (want.length === 0) return;
+  const init = o.stream.find((l) => l.subtype === "init")!;
+  const task = (messages: { role: string; text?: string }[]) => {
+    const text = messages.find((m) => m.role === "user" && !m.text?.startsWith("<system-reminder>"))!.text!;
+    const at = text.indexOf('{"session_id"');
+    const input = JSON.parse(text.slice(at));
+    for (const k of CLAUDE_ONLY) delete input[k];
+    return { text: text.slice(0, at), input };
+  };
+  want.forEach((w, i) => {
+    const s = sent[i]!;
+    const ours = task(s.messages);
+    assert.equal(ours.input.session_id, init.session_id, `${name}: verifier ${i} session`);
+    const transcript = ours.input.transcript_path as string;
+    const instructions = (w.system as string[]).at(-1)!.replace(
+      /available at: \S+/,
+      `available at: ${transcript}`,
+    );
+    assert.ok(
+      (s.system as string[]).join("\n\n").includes(instructions),
+      `${name}: verifier ${i} instructions:\n${JSON.stringify(s.system)}`,
+    );
+    assert.deepEqual(
+      s.structuredOutput,
+      w.structuredOutput,
+      `${name}: verifier ${i} StructuredOutput schema`,
+    );
+    assert.deepEqual(
+      w.tools.slice(-1),
+      ["StructuredOutput"],
+      `${name}: Claude Code's verifier answers through StructuredOutput`,
+    );
+    assert.deepEqual(
+      s.tools.toSorted(),
+      [...VERIFIER_TOOLS, "StructuredOutput"].toSorted(),
+      `${name}: verifier ${i} tools`,
+    );
+    const theirs = task(w.messages);
+    delete ours.input.session_id;
+    delete ours.input.transcript_path;
+    delete theirs.input.session_id;
+    delete theirs.input.transcript_path;
+    assert.deepEqual(
+      ours,
+      JSON.parse(JSON.stringify(theirs).replaceAll("/WS", o.ws)),
+      `${name}: verifier ${i} task`,
+    );
+  });
+  const theirsWrote = await Deno.readTextFile(`${dir}/verifier_wrote.txt`);
+  const oursWrote = await Deno.readTextFile(`${o.ws}/verifier_wrote.txt`).catch(() => "(no file)\n");
+  assert.equal(
+    oursWrote,
+    "(no file)\n",
+    `${name}: Blade's verifier wrote nothing (Claude Code's: ${theirsWrote.trim()})`,
+  );
+}
+
 /** Consecutive runs of one event collapsed (hooks of one event run in parallel: their order is free). */
 function eventOrder(inputs: readonly { input: Json }[]): string[] {
   const out: string[] = [];
@@ -223,7 +298,7 @@ async function compare(
   await using box = await bladeSandbox();
   const ws = box.workspace;
   await writeCase(c, ws);
-  const { handler, answered, sides } = caseHandler(c, { ws });
+  const { handler, answered, sides, verifiers } = caseHandler(c, { ws });
   await using server = startFakeAnthropicServer({ handler });
   const run = await box.run(
     [
@@ -244,6 +319,8 @@ async function compare(
 
   // A `prompt` hook's side requests: Claude Code's instructions, question and answer schema.
   await compareSides(name, sides.map((r) => sideRequest(r.body)), { ws, stream });
+  // An `agent` hook's verifier: Claude Code's instructions, task and answer schema; read-only tools.
+  await compareVerifiers(name, verifiers.map((r) => verifierRequest(r.body)), { ws, stream });
 
   // The result object.
   const result = stream.find((l) => l.type === "result")!;
@@ -388,6 +465,10 @@ for (
     "hooks_prompt_pretool",
     "hooks_prompt_stop",
     "hooks_prompt_invalid",
+    "hooks_agent_block",
+    "hooks_agent_allow",
+    "hooks_agent_noverdict",
+    "hooks_agent_timeout",
   ]
 ) {
   Deno.test(`hooks golden: ${name} as Claude Code 2.1.332`, () => compare(name));
@@ -396,6 +477,10 @@ for (
 // A child in this thread (no Worker) fires the same hooks the same way.
 Deno.test("hooks golden: hooks_subagent with the child in the main thread", () =>
   compare("hooks_subagent", { env: { BLADE_CHILD_SANDBOX: "none" } }));
+
+// An `agent` hook's verifier in this thread (no Worker) runs and answers the same way.
+Deno.test("hooks golden: hooks_agent_allow with the verifier in the main thread", () =>
+  compare("hooks_agent_allow", { env: { BLADE_CHILD_SANDBOX: "none" } }));
 
 /**
  * PreCompact (`-p "/compact keep the numbers"` continuing an earlier prompt's session), compared with
@@ -477,3 +562,26 @@ async function comparePreCompact(name: string): Promise<void> {
 for (const name of ["hooks_precompact", "hooks_precompact_block"]) {
   Deno.test(`hooks golden: ${name} as Claude Code 2.1.332`, () => comparePreCompact(name));
 }
+
+// An `agent` hook's verifier is a child of the session: never a tool the session does not have.
+Deno.test("agent hooks: the verifier never has a tool its session lacks (--disallowed-tools Grep)", async () => {
+  const c = HOOK_CASES.find((x) => x.name === "hooks_agent_block")!;
+  await using box = await bladeSandbox();
+  await writeCase(c, box.workspace);
+  const { handler, verifiers } = caseHandler(c, { ws: box.workspace });
+  await using server = startFakeAnthropicServer({ handler });
+  const run = await box.run(
+    ["-p", c.prompt, "--output-format", "json", "--trust-workspace", "--disallowed-tools", "Grep"],
+    { env: { ANTHROPIC_BASE_URL: server.url, ANTHROPIC_API_KEY: "sk-ant-fake" } },
+  );
+  assert.equal(run.code, 0, run.stderr);
+  assert.equal(verifiers.length, 1);
+  assert.deepEqual(verifierRequest(verifiers[0]!.body).tools.toSorted(), [
+    "Bash",
+    "Glob",
+    "Read",
+    "StructuredOutput",
+  ]);
+  const result = JSON.parse(run.stdout);
+  assert.deepEqual(result.permission_denials.map((d: { tool_name: string }) => d.tool_name), ["Bash"]);
+});

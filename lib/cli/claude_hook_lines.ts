@@ -4,7 +4,7 @@
 // `system/notification`. claude_stream.ts places them and gives each its ids (`uuid`, `session_id`).
 
 import type { RuntimeEvent } from "../protocol/events.ts";
-import { NO_VERDICT } from "../hooks/prompt_hook.ts";
+import { NO_VERDICT, NO_VERDICT_IN_TIME } from "../hooks/prompt_hook.ts";
 
 type Line = Record<string, unknown>;
 type Event<T extends RuntimeEvent["type"]> = Extract<RuntimeEvent, { type: T }>;
@@ -33,7 +33,7 @@ export function noVerdictLine(event: Event<"hook_no_verdict">, ids: Line): Line 
   return {
     type: "system",
     subtype: "informational",
-    content: NO_VERDICT,
+    content: event.timedOut ? NO_VERDICT_IN_TIME : NO_VERDICT,
     level: "warning",
     tag: "hook_no_verdict",
     hook_no_verdict: {

@@ -181,6 +181,8 @@ export function mainSessionHooks(
       permissionMode: o.mode ?? (() => claudeModeName(app.config.permissionMode)),
       runner: (ctx) => hookCommandRunner(ctx ?? own, { projectDir: app.workspace, redact: app.redact }),
       ask: promptAsk(app, sessionId),
+      // `agent` hooks' verifiers are the session's children (its runtime's, once it runs).
+      verify: o.run?.verify,
       warn: (line) => o.io.err(`blade: warning: ${terminalSafe(app.redact(line))}\n`),
       tell: (line) => o.io.err(`${terminalSafe(app.redact(line))}\n`),
       feedback: o.feedback,

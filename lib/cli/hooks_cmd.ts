@@ -4,6 +4,7 @@
 // and where it came from. An untrusted folder's project hooks are listed apart, as not run. The
 // Agent SDK's callbacks exist only inside an SDK session, so they are not listed here.
 
+import { DEFAULT_AGENT_HOOK_TIMEOUT_S } from "../hooks/agent_hook.ts";
 import { DEFAULT_PROMPT_HOOK_TIMEOUT_S } from "../hooks/prompt_hook.ts";
 import { parseArgs } from "./parse_args.ts";
 import { jsonTerminalSafe, terminalSafe } from "./sanitize.ts";
@@ -93,9 +94,15 @@ function listed(h: HookEntry): ListedHook {
       ? h.run.command
       : "prompt" in h.run
       ? `prompt: ${h.run.prompt}`
+      : "agent" in h.run
+      ? `agent: ${h.run.agent}`
       : `Agent SDK callback ${h.run.callbackId}`,
     timeoutSeconds: h.timeoutSeconds ??
-      ("prompt" in h.run ? DEFAULT_PROMPT_HOOK_TIMEOUT_S : DEFAULT_HOOK_TIMEOUT_S),
+      ("prompt" in h.run
+        ? DEFAULT_PROMPT_HOOK_TIMEOUT_S
+        : "agent" in h.run
+        ? DEFAULT_AGENT_HOOK_TIMEOUT_S
+        : DEFAULT_HOOK_TIMEOUT_S),
     source: h.source,
     where: h.where,
   };

@@ -22,7 +22,7 @@ import { TranscriptWriter } from "../session/transcript.ts";
 import { resolveChildTools } from "../registry/child_tools.ts";
 import { sessionLoop } from "./session_loop.ts";
 import { type LoopHooks, mergeHooks } from "./hooks.ts";
-import { structuredRetries } from "./structured_hooks.ts";
+import { structuredOutputHooks, structuredRetries } from "./structured_hooks.ts";
 import type { RuleSet, ToolRule } from "../protocol/tool_rule.ts";
 import { isMcpToolName } from "../protocol/mcp_names.ts";
 import { limitsOf, rulesOf, type RuleTexts } from "../permissions/run_rules.ts";
@@ -201,6 +201,20 @@ function lazyChildTools(
   };
 }
 
+/**
+ * StructuredOutput's retries for a child that must return an object; an `agent` hook's verifier
+ * (`endAtAnswer`) also ends at the accepted object and fails once its attempts ran out.
+ */
+function structuredHooksOf(spec: ChildSpec, structured: StructuredOutput | undefined): LoopHooks | undefined {
+  if (structured === undefined) return undefined;
+  if (spec.structuredOutput?.endAtAnswer !== true) return structuredRetries(structured);
+  return structuredOutputHooks({
+    followUp: () => structured.followUp(),
+    exhausted: () => structured.exhausted(),
+    accepted: () => structured.state.status === "accepted",
+  });
+}
+
 /** The outcome of a child whose loop ran to its end (completed, failed or cancelled). */
 function childOutcome(
   run: Awaited<ReturnType<ReturnType<typeof sessionLoop>["run"]>>,
@@ -294,7 +308,7 @@ export async function runChild(deps: ChildDeps, spec: ChildSpec, signal: AbortSi
       ...mergeHooks(
         deps.hooks?.(spec),
         { beforeToolCall: gate.check },
-        structured === undefined ? undefined : structuredRetries(structured),
+        structuredHooksOf(spec, structured),
       ),
     }, { messages: spec.initialMessages ?? [], turns: 0 });
     // session_created goes in the same durable batch as the first turn (one fsync fewer per child).

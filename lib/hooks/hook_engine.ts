@@ -23,6 +23,12 @@ import {
   promptHookRequest,
   promptHookVerdict,
 } from "./prompt_hook.ts";
+import {
+  agentHookRequest,
+  agentHookVerdict,
+  type AgentHookVerify,
+  DEFAULT_AGENT_HOOK_TIMEOUT_S,
+} from "./agent_hook.ts";
 
 /** Starts one command hook with its JSON input on stdin (in the session's sandbox: hook_command.ts). */
 export type HookCommandRunner = (
@@ -70,6 +76,8 @@ export interface FireOptions {
   run: HookCommandRunner;
   /** Asks the model for `prompt` hooks (absent: they give no verdict, said as a warning). */
   ask?: PromptHookAsk | undefined;
+  /** Runs `agent` hooks' verifiers (absent: they give no verdict, said as a warning). */
+  verify?: AgentHookVerify | undefined;
   /** The conversation so far (a Stop or SubagentStop `prompt` hook judges it). */
   transcript?: readonly Message[] | undefined;
 }
@@ -134,6 +142,7 @@ export class HookEngine {
     c: { name: string; input: Record<string, unknown>; stdin: string; fire: FireOptions },
   ): Promise<HookVerdict> {
     if ("prompt" in hook.run) return await this.#prompt(hook, hook.run, c);
+    if ("agent" in hook.run) return await this.#agent(hook, hook.run, c);
     const { clock, newId, observe } = this.#o;
     const id = newId();
     const started = clock.now();
@@ -185,6 +194,24 @@ export class HookEngine {
       .catch((e) => ({ failed: e instanceof Error ? e.message : String(e) }));
     if ("failed" in answer) return { error: NO_VERDICT, noVerdict: { timedOut: timeout.aborted } };
     return promptHookVerdict(hook.event, answer.text, { label: run.prompt });
+  }
+
+  /**
+   * An `agent` hook: one verifier run (a child of the session: agent_hook.ts), bounded by its timeout
+   * (default 60 s). Claude Code 2.1.332 shows no hook lines for it (tests/fixtures/claude/hooks_agent_*).
+   */
+  async #agent(
+    hook: HookEntry,
+    run: { agent: string; model?: string | undefined },
+    c: { input: Record<string, unknown>; fire: FireOptions },
+  ): Promise<HookVerdict> {
+    const verify = c.fire.verify;
+    if (verify === undefined) return { error: NO_VERDICT, noVerdict: { timedOut: false } };
+    const timeout = AbortSignal.timeout((hook.timeoutSeconds ?? DEFAULT_AGENT_HOOK_TIMEOUT_S) * 1000);
+    const request = agentHookRequest(hook.event, { prompt: run.agent, model: run.model }, { input: c.input });
+    const answer = await verify(request, { signal: AbortSignal.any([timeout, c.fire.signal]) })
+      .catch((e) => ({ failed: e instanceof Error ? e.message : String(e) }));
+    return agentHookVerdict(answer);
   }
 
   async #callback(

@@ -7,6 +7,7 @@
 // ToolContext, computed by the runtime from its spec), whatever thread the child's loop runs in: a
 // Worker child asks (child_hooks.ts) and `SessionHookSet.answer` answers.
 
+import type { AgentHookVerify } from "./agent_hook.ts";
 import type { ChildSpec } from "../executor/child.ts";
 import { claudeModeName } from "../protocol/permission_mode.ts";
 import { type HookEntry, hooksOf } from "../protocol/hook_config.ts";
@@ -46,6 +47,7 @@ export class RunHooks {
   readonly #engine: HookEngine;
   readonly #o: RunHooksOptions;
   #root: { sessionId: string; transcriptPath: string } | undefined;
+  #verifier: AgentHookVerify | undefined;
 
   constructor(engine: HookEngine, options: RunHooksOptions) {
     this.#engine = engine;
@@ -56,6 +58,17 @@ export class RunHooks {
   bind(root: { sessionId: string; transcriptPath: string }): void {
     this.#root = root;
   }
+
+  /** How the top-level session runs `agent` hooks' verifiers as its children (its runtime, once it runs). */
+  verifyWith(verifier: AgentHookVerify): void {
+    this.#verifier = verifier;
+  }
+
+  /** Runs an `agent` hook's verifier of the top-level session (none before its runtime runs: no verdict). */
+  readonly verify: AgentHookVerify = async (request, o) =>
+    this.#verifier === undefined
+      ? { failed: "no subagent runtime runs for this session" }
+      : await this.#verifier(request, o);
 
   /** The hooks of a child's loop (undefined when no hook listens to its events: it pays nothing). */
   forChild(child: HookedChild): SessionHookSet | undefined {
@@ -112,6 +125,8 @@ export class RunHooks {
       // Tool events run in the call's context; the child's own events in its session's.
       runner: (ctx) => this.#o.runner(ctx ?? child.ctx("")),
       ask: this.#o.ask?.(root.sessionId),
+      // An `agent` hook's verifier is a read-only child of the top-level session (agent_hook.ts).
+      verify: this.verify,
       warn: this.#o.warn,
       tell: this.#o.tell,
       signal: child.signal,

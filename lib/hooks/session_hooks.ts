@@ -10,6 +10,7 @@
 // sandbox of the call (tool events) or of the session (the others): `runner`. A Worker child's loop
 // asks through child_hooks.ts; `answer` answers it here, in the main thread.
 
+import type { AgentHookVerify } from "./agent_hook.ts";
 import type {
   AfterToolCallResult,
   BeforePermissionResult,
@@ -39,6 +40,8 @@ export interface HookSession {
   runner: (ctx?: ToolContext) => HookCommandRunner;
   /** Asks the session's model for `prompt` hooks (lib/hooks/prompt_hook.ts). */
   ask?: PromptHookAsk | undefined;
+  /** Runs `agent` hooks' verifiers as children of the session (agent_hook.ts); absent: no verdict. */
+  verify?: AgentHookVerify | undefined;
   /** A non-blocking hook problem (a crash, a timeout, another exit code): reported, never fatal. */
   warn: (line: string) => void;
   /** Said to the user (`systemMessage`, `stopReason`). */
@@ -179,6 +182,7 @@ function firer(engine: HookEngine, session: HookSession, state: StopState): Fire
         signal: o.signal ?? o.ctx?.signal ?? session.signal,
         run: session.runner(o.ctx),
         ask: session.ask,
+        verify: session.verify,
         transcript: o.transcript,
       }),
       o,

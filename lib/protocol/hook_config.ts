@@ -37,13 +37,18 @@ export const DEFAULT_HOOK_TIMEOUT_S = 60;
 
 /**
  * One configured hook: a shell command, a `prompt` hook (the model judges the event: lib/hooks/prompt_hook.ts),
- * or an Agent SDK callback (by its id).
+ * an `agent` hook (a verifier subagent judges it, `agent` being its prompt: lib/hooks/agent_hook.ts), or
+ * an Agent SDK callback (by its id).
  */
 export interface HookEntry {
   event: HookEvent;
   /** Claude Code's matcher (a tool name, `A|B`, a regular expression); undefined matches all. */
   matcher?: string | undefined;
-  run: { command: string } | { prompt: string; model?: string | undefined } | { callbackId: string };
+  run:
+    | { command: string }
+    | { prompt: string; model?: string | undefined }
+    | { agent: string; model?: string | undefined }
+    | { callbackId: string };
   /** Seconds; undefined = DEFAULT_HOOK_TIMEOUT_S. */
   timeoutSeconds?: number | undefined;
   source: HookSource;
@@ -111,7 +116,7 @@ export function hooksOf(
   return { hooks, problems };
 }
 
-/** What one hook runs (`command` or `prompt`), or the problem that skips it. */
+/** What one hook runs (`command`, `prompt` or `agent`), or the problem that skips it. */
 function hookRun(hook: unknown, at: string): HookEntry["run"] | string {
   if (isRecord(hook) && hook.type === "command") {
     if (typeof hook.command !== "string" || hook.command.trim() === "") {
@@ -126,8 +131,15 @@ function hookRun(hook: unknown, at: string): HookEntry["run"] | string {
       model: typeof hook.model === "string" && hook.model !== "" ? hook.model : undefined,
     };
   }
+  if (isRecord(hook) && hook.type === "agent") {
+    if (typeof hook.prompt !== "string" || hook.prompt.trim() === "") return `${at} has no prompt; ignored`;
+    return {
+      agent: hook.prompt,
+      model: typeof hook.model === "string" && hook.model !== "" ? hook.model : undefined,
+    };
+  }
   const type = isRecord(hook) && typeof hook.type === "string" ? `"${hook.type.slice(0, 40)}"` : "missing";
-  return `${at}: type ${type} is not supported (only "command" and "prompt"); ignored`;
+  return `${at}: type ${type} is not supported (only "command", "prompt" and "agent"); ignored`;
 }
 
 function validMatcher(matcher: string): boolean {

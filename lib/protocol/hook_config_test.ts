@@ -10,7 +10,9 @@ Deno.test("hooksOf: Claude Code's format into hooks with their source; broken en
           { type: "command", command: "a.sh", timeout: 5 },
           { type: "prompt", prompt: "x", model: "haiku", timeout: 9 },
           { type: "prompt", prompt: "" },
-          { type: "agent", prompt: "verify" },
+          { type: "agent", prompt: "verify", timeout: 7 },
+          { type: "agent", prompt: " " },
+          { type: "http", url: "x" },
         ],
       },
       { hooks: [{ type: "command", command: "" }] },
@@ -38,6 +40,15 @@ Deno.test("hooksOf: Claude Code's format into hooks with their source; broken en
       source: "project",
       where: ".claude/settings.json",
     },
+    // An `agent` hook: a verifier subagent judges the event (lib/hooks/agent_hook.ts).
+    {
+      event: "PreToolUse",
+      matcher: "Bash",
+      run: { agent: "verify", model: undefined },
+      timeoutSeconds: 7,
+      source: "project",
+      where: ".claude/settings.json",
+    },
     {
       event: "Stop",
       matcher: undefined,
@@ -47,9 +58,14 @@ Deno.test("hooksOf: Claude Code's format into hooks with their source; broken en
       where: ".claude/settings.json",
     },
   ]);
-  // The empty prompt, the agent hook (not run), the empty command, the bad matcher, Bogus, "nope".
-  assert.equal(read.problems.length, 6, read.problems.join("\n"));
-  assert.ok(read.problems.some((p) => /type "agent" is not supported/.test(p)), read.problems.join("\n"));
+  // The empty prompt, the empty agent prompt, the http hook, the empty command, the bad matcher, Bogus, "nope".
+  assert.equal(read.problems.length, 7, read.problems.join("\n"));
+  assert.ok(
+    read.problems.some((p) =>
+      /type "http" is not supported \(only "command", "prompt" and "agent"\)/.test(p)
+    ),
+    read.problems.join("\n"),
+  );
   assert.deepEqual(hooksOf(undefined, { source: "user", where: "u" }), { hooks: [], problems: [] });
   assert.equal(hooksOf([], { source: "user", where: "u" }).problems.length, 1);
 });

@@ -36,6 +36,8 @@ import {
   runChildLeased,
   takeChildLease,
 } from "./child_run.ts";
+import { type AgentHookRequest, VERIFIER_AGENT } from "../hooks/agent_hook.ts";
+import { verifierDefinition, verifierSpec, withVerifier } from "./hook_verifier.ts";
 import {
   type ParentInfo,
   planLaunch,
@@ -210,6 +212,61 @@ export class SubagentRuntime implements SubagentLauncher {
     profileMark("sidecar finished");
     const { status, summary } = this.#completed(ctx.callId, done, outcome);
     return foregroundResult(ctx.callId, done, outcome, status, summary, spec.capped);
+  }
+
+  /**
+   * Runs an `agent` hook's verifier (hook_verifier.ts) as this session's foreground child: planned
+   * like a Task call (its grant computed from this session's), recorded, run under its lease and a
+   * slot, finished; its accepted StructuredOutput object, or why there is none. No Task events: the
+   * verifier is the hook's, not a call of the model's; it never asks the person.
+   */
+  async verifyHook(
+    request: AgentHookRequest,
+    o: { signal: AbortSignal; turnsLeft?: number | undefined },
+  ): Promise<{ answer: unknown } | { failed: string }> {
+    const env = this.#env;
+    const parent = {
+      ...launchParentOf(env, this.#parent),
+      process: await env.ownProcess(),
+      turnsLeft: o.turnsLeft,
+    };
+    const input: TaskRequest = {
+      subagent_type: VERIFIER_AGENT,
+      description: "Verify a hook's condition",
+      prompt: request.prompt,
+      subagent_session_id: env.ports.ids.uuid(),
+    };
+    const registry = withVerifier(env.registry, verifierDefinition(request));
+    const planned = planLaunch(input, { registry, parent, now: env.ports.clock.now() });
+    if (!planned.ok) return { failed: planned.refusal };
+    const record = planned.record;
+    const spec = verifierSpec(planned.spec, { request, commandEnv: parent.auditEnv ?? {} });
+    const lease = takeChildLease(env, spec);
+    try {
+      await env.store.create(record);
+    } catch (e) {
+      await releaseChildLease(lease);
+      return { failed: describeError(e) };
+    }
+    // Its events stay out of the session's output and its own tool calls fire no hooks (no verifier
+    // judges a verifier), as in Claude Code 2.1.332 (tests/fixtures/claude/hooks_agent_*).
+    const { hooks: _, ...unhooked } = env;
+    const quiet = new SubagentRuntime(
+      {
+        ...unhooked,
+        emit: (e) => void (e.type === "subagent_event" && e.agentId === spec.id ? undefined : env.emit(e)),
+      },
+      this.#parent,
+      { canAsk: false },
+    );
+    const { outcome, released } = await this.#waiting(() => quiet.#run(spec, o.signal, undefined, lease));
+    await Promise.all([
+      finishChild(env, this.#parent.sessionId, record, { outcome, aborted: o.signal.aborted }),
+      released,
+    ]);
+    const shaped = outcome.structuredOutput;
+    if (shaped?.status === "accepted") return { answer: shaped.value };
+    return { failed: outcome.error ?? (shaped?.status === "rejected" ? shaped.reason : "no answer") };
   }
 
   #startBackground(record: SidecarRecord, spec: ChildSpec, callId: string): ToolResult {

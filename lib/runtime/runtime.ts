@@ -248,6 +248,8 @@ export class Runtime implements AsyncDisposable {
     };
     const runtime = new SubagentRuntime(env, parent);
     this.#session = { env, parent, runtime };
+    // `agent` hooks' verifiers of this session are its children (docs/guides/hooks.md).
+    d.hooks?.verifyWith((request, o) => runtime.verifyHook(request, o));
     return {
       tools: [...runtime.coreTools(), ...runtime.tools()],
       agentsText: env.registry.describeForModel(),

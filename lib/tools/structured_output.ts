@@ -19,6 +19,8 @@ export interface StructuredOutputOptions {
   maxRetries?: number;
   /** What the object is for, shown to the model. */
   purpose?: string;
+  /** The run ends once the object is accepted (an `agent` hook's verifier, as Claude Code's does). */
+  endAtAnswer?: boolean;
 }
 
 export type StructuredOutputState =

@@ -68,6 +68,7 @@ const jobCheck = object({
       schema: record(),
       maxRetries: optional(number({ int: true, min: 0, max: 10 })),
       purpose: optional(string()),
+      endAtAnswer: optional(boolean()),
     })),
     audit: boolean(),
     memory: optional(string()),

@@ -29,12 +29,28 @@ export interface HookCase {
   child?: { marker: string; turns: FakeResponse[] };
   /** The model's answers to side requests (a `prompt` hook's), in order; else an empty answer. */
   side?: string[];
+  /**
+   * An `agent` hook's verifier turns: requests that offer the StructuredOutput tool get these, in order
+   * (`hang`: one that never answers in time, for the hook's timeout).
+   */
+  verifier?: (FakeResponse | "hang")[];
 }
 
 const command = (script: string) => ({ type: "command", command: `bash $WS/${script}.sh` });
 
 /** A `prompt` hook (a side request to the model); its answers are the case's `side`. */
 const prompt = (text: string) => ({ type: "prompt", prompt: text });
+
+/** An `agent` hook (a verifier subagent judges the event); its turns are the case's `verifier`. */
+const agent = (text: string, more: Record<string, unknown> = {}) => ({
+  type: "agent",
+  prompt: text,
+  ...more,
+});
+
+/** A verifier's final answer through its StructuredOutput tool. */
+const verdict = (json: unknown) =>
+  fakeTurn({ toolCalls: [{ name: "StructuredOutput", input: json as Record<string, unknown> }] });
 
 /** A hook answering with one JSON object. */
 const answer = (json: unknown) => `echo '${JSON.stringify(json)}'`;
@@ -359,6 +375,74 @@ You check things.
     ],
     side: ["not json at all"],
   },
+  {
+    // An `agent` hook: a verifier subagent (its own tools and a StructuredOutput tool) judges the call;
+    // `ok: false` refuses it and ends the run, as a `prompt` hook's refusal does.
+    name: "hooks_agent_block",
+    prompt: "Go.",
+    scripts: {},
+    hooks: { PreToolUse: [{ matcher: "Bash", hooks: [agent("Check this command is safe: $ARGUMENTS")] }] },
+    allow: ["Bash"],
+    turns: [
+      fakeTurn({ toolCalls: [{ name: "Bash", input: { command: "echo one", description: "x" } }] }),
+      fakeTurn({ text: "Should not be asked." }),
+    ],
+    verifier: [verdict({ ok: false, reason: "verifier says no" })],
+  },
+  {
+    // The verifier uses a tool before answering `ok: true` (does it write? the marker file tells),
+    // then the call runs.
+    name: "hooks_agent_allow",
+    prompt: "Go.",
+    scripts: {},
+    hooks: { PreToolUse: [{ matcher: "Bash", hooks: [agent("Allow only echo commands.")] }] },
+    allow: ["Bash"],
+    turns: [
+      fakeTurn({ toolCalls: [{ name: "Bash", input: { command: "echo one", description: "x" } }] }),
+      fakeTurn({ text: "Final." }),
+    ],
+    verifier: [
+      fakeTurn({
+        toolCalls: [{
+          name: "Bash",
+          input: { command: "echo verifier > $WS/verifier_wrote.txt", description: "v" },
+        }],
+      }),
+      verdict({ ok: true, reason: "only echo" }),
+    ],
+  },
+  {
+    // A verifier that ends without calling StructuredOutput: no verdict.
+    name: "hooks_agent_noverdict",
+    prompt: "Go.",
+    scripts: {},
+    hooks: { PreToolUse: [{ matcher: "Bash", hooks: [agent("Is this command safe? $ARGUMENTS")] }] },
+    allow: ["Bash"],
+    turns: [
+      fakeTurn({ toolCalls: [{ name: "Bash", input: { command: "echo one", description: "x" } }] }),
+      fakeTurn({ text: "Final." }),
+    ],
+    verifier: [
+      fakeTurn({ text: "It looks fine to me." }),
+      fakeTurn({ text: "Still fine." }),
+      fakeTurn({ text: "Fine." }),
+    ],
+  },
+  {
+    // A verifier that does not answer within the hook's `timeout` (2 s).
+    name: "hooks_agent_timeout",
+    prompt: "Go.",
+    scripts: {},
+    hooks: {
+      PreToolUse: [{ matcher: "Bash", hooks: [agent("Is this command safe? $ARGUMENTS", { timeout: 2 })] }],
+    },
+    allow: ["Bash"],
+    turns: [
+      fakeTurn({ toolCalls: [{ name: "Bash", input: { command: "echo one", description: "x" } }] }),
+      fakeTurn({ text: "Final." }),
+    ],
+    verifier: ["hang"],
+  },
 ];
 
 /**
@@ -402,18 +486,32 @@ export function caseHandler(c: HookCase, options: { ws?: string } = {}): {
   answered: RecordedRequest<AnthropicRequestBody>[];
   /** The side requests (no tools) the case's `side` answered. */
   sides: RecordedRequest<AnthropicRequestBody>[];
+  /** An `agent` hook's verifier requests (they offer StructuredOutput), the case's `verifier` answered. */
+  verifiers: RecordedRequest<AnthropicRequestBody>[];
 } {
   const queue = [...c.turns];
   const childQueue = [...c.child?.turns ?? []];
   const sideQueue = [...c.side ?? []];
+  const verifierQueue = [...c.verifier ?? []];
+  const verifiers: RecordedRequest<AnthropicRequestBody>[] = [];
   const answered: RecordedRequest<AnthropicRequestBody>[] = [];
   const sides: RecordedRequest<AnthropicRequestBody>[] = [];
   return {
     answered,
     sides,
-    handler: (request) => {
+    verifiers,
+    handler: async (request) => {
       const body = request.body as AnthropicRequestBody & { tools?: { name: string }[] };
       if (request.path !== "/v1/messages") return fakeTurn({});
+      if ((body.tools ?? []).some((t) => t.name === "StructuredOutput")) {
+        verifiers.push(request);
+        const turn = verifierQueue.shift() ?? fakeTurn({ text: "Out of script." });
+        if (turn === "hang") {
+          await new Promise((resolve) => setTimeout(resolve, 4000));
+          return fakeTurn({ text: "Too late." });
+        }
+        return withWs(turn, options.ws);
+      }
       if ((body.tools ?? []).length === 0) {
         const text = sideQueue.shift();
         if (text === undefined) return fakeTurn({});
@@ -437,6 +535,20 @@ export function caseHandler(c: HookCase, options: { ws?: string } = {}): {
         })),
       };
     },
+  };
+}
+
+/** A turn with `$WS` in its tool calls' inputs replaced by the project folder. */
+function withWs(turn: FakeResponse, ws: string | undefined): FakeResponse {
+  if (ws === undefined || turn.kind !== "turn" || turn.toolCalls === undefined) return turn;
+  return {
+    ...turn,
+    toolCalls: turn.toolCalls.map((call) => ({
+      ...call,
+      input: call.input === undefined
+        ? undefined
+        : JSON.parse(JSON.stringify(call.input).replaceAll("$WS", ws)),
+    })),
   };
 }
 
@@ -496,6 +608,25 @@ export const HOOK_PARAGRAPH = /^\S+ hook (success|additional context|blocking er
  * instructions: Claude Code's earlier blocks are its billing header and SDK identity), each message's
  * role and texts, and the JSON schema its answer must follow.
  */
+/**
+ * An `agent` hook's verifier request as recorded: its system prompt, its messages' text blocks, the
+ * names of the tools it offers and the StructuredOutput tool's schema.
+ */
+export function verifierRequest(
+  body: AnthropicRequestBody & { tools?: { name: string; input_schema?: unknown }[] },
+) {
+  const system = body.system ?? [];
+  return {
+    system: typeof system === "string" ? system : system.map((b) => b.text),
+    messages: textsOf(body.messages ?? []).map(({ role, type, text }) => ({ role, type, text })),
+    tools: (body.tools ?? []).map((t) => t.name),
+    structuredOutput:
+      (body.tools ?? []).flatMap((t) =>
+        t.name === "StructuredOutput" && "input_schema" in t ? [t.input_schema] : []
+      )[0],
+  };
+}
+
 export function sideRequest(body: AnthropicRequestBody & { output_config?: { format?: unknown } }) {
   const system = body.system ?? [];
   return {
