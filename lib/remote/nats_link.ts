@@ -17,6 +17,7 @@ import {
   streamExists,
 } from "./nats_retry.ts";
 import { type JobQueue, openQueue, type QueueOptions } from "./nats_queue.ts";
+import { liveKeys, purgeMarker } from "./nats_kv_keys.ts";
 import type { NatsStoreUrl } from "./store_url.ts";
 // Types only (erased): the client's code is imported on first connect, in connectNats.
 import type { Kvm, KvWatchInclude } from "@nats-io/kv";
@@ -253,6 +254,7 @@ async function openBucket(
         create: () => kvm.create(name, { history: 1, replicas: bucketOptions.replicas, allow_direct: false }),
       }),
   });
+  const [stream, prefix] = [`KV_${name}`, `$KV.${name}.`];
   const cas = async <T>(key: string, write: () => Promise<T>): Promise<T> => {
     try {
       return await write();
@@ -270,14 +272,32 @@ async function openBucket(
     create: (key, text) => cas(key, () => kv.create(key, text)),
     put: (key, text) => retried(clock, () => kv.put(key, text)),
     update: (key, text, revision) => cas(key, () => kv.update(key, text, revision)),
-    remove: (key, revision) => cas(key, () => kv.delete(key, { previousSeq: revision })),
+    async remove(key, revision) {
+      await cas(key, () => kv.delete(key, { previousSeq: revision }));
+      await purgeMarker(
+        async () => {
+          const last = await jsm.streams.getMessage(stream, { last_by_subj: prefix + key }).catch(() => null);
+          return last && { seq: last.seq, operation: last.header?.get("KV-Operation") || undefined };
+        },
+        (seq) =>
+          retried(clock, async () => void await jsm.streams.purge(stream, { filter: prefix + key, seq })),
+      );
+    },
     keys: (filter = ">") =>
-      retried(clock, async () => {
-        // The listing rides an ordered consumer, which restarts (and may repeat keys) on a cluster.
-        const found = new Set<string>();
-        for await (const key of await kv.keys(filter)) found.add(key);
-        return [...found];
-      }),
+      retried(clock, () =>
+        liveKeys({
+          async listed() {
+            // An ordered consumer, which restarts (and may repeat keys) on a cluster.
+            const found = new Set<string>();
+            for await (const key of await kv.keys(filter)) found.add(key);
+            return [...found];
+          },
+          async stored() {
+            const info = await jsm.streams.info(stream, { subjects_filter: prefix + filter });
+            return Object.keys(info.state.subjects ?? {}).map((subject) => subject.slice(prefix.length));
+          },
+          live: async (key) => (await retried(clock, () => kv.get(key)))?.operation === "PUT",
+        })),
     async watch(key, onChange) {
       // Headers only, updates only: a wake-up, not a copy of the value (an ephemeral ordered consumer).
       const changes = await kv.watch({ key, headers_only: true, include: client.updatesOnly });

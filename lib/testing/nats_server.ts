@@ -89,6 +89,19 @@ async function waitHealthy(
 }
 
 /**
+ * Keeps `port` bound for a node that starts later. Every connection is closed at once, as a stopped
+ * node's port would refuse it: a client given the node's address moves on to the next server instead
+ * of waiting for a greeting that never comes (it timed out a store's connect once under load).
+ */
+function holdPort(port: number): Deno.Listener {
+  const listener = Deno.listen({ hostname: "127.0.0.1", port });
+  void (async () => {
+    for await (const connection of listener) connection.close();
+  })().catch(() => {});
+  return listener;
+}
+
+/**
  * Starts `size` JetStream nodes (1: a single server; 3: a cluster whose nodes route to each other).
  * The folder `dir` holds each node's store; it is the caller's to remove. `started` (default all):
  * only the first ones run now, the others when their `restart()` is called — a cluster without its
@@ -187,9 +200,7 @@ async function startOnce(binary: string, options: NatsOptions): Promise<NatsClus
     };
     spec.gone = () => exited;
     if (nodes.length < (options.started ?? options.size)) start();
-    else {held = [spec.port, spec.clusterPort, spec.monitorPort].map((port) =>
-        Deno.listen({ hostname: "127.0.0.1", port })
-      );}
+    else held = [spec.port, spec.clusterPort, spec.monitorPort].map(holdPort);
     nodes.push({
       name: spec.name,
       url: `nats://127.0.0.1:${spec.port}`,
