@@ -7,7 +7,7 @@
 
 import assert from "node:assert/strict";
 import { findNatsServer, type NatsNode } from "../lib/testing/nats_server.ts";
-import { runBlade, spawnBlade, transcriptEvents, transcriptPath } from "./support/blade.ts";
+import { type BladeResult, runBlade, spawnBlade, transcriptEvents, transcriptPath } from "./support/blade.ts";
 import { type Fleet, startFleet } from "./support/remote_fleet.ts";
 import { completionInboxId } from "../lib/run/notice.ts";
 import type { SidecarRecord } from "../lib/store/schema.ts";
@@ -36,6 +36,24 @@ async function until<T>(
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}${await explain(o.fleet)}`);
     await sleep(200);
   }
+}
+
+/**
+ * The parent's end, within 3 minutes (its children take seconds): a child stuck on its worker fails the
+ * test with the records and the workers' logs instead of holding the suite forever.
+ */
+async function parentEnd(
+  parent: { result: Promise<BladeResult>; kill(signal: Deno.Signal): void },
+  fleet: Fleet,
+): Promise<BladeResult> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const late = new Promise<"late">((resolve) => timer = setTimeout(() => resolve("late"), 180_000));
+  const ended = await Promise.race([parent.result, late]).finally(() => clearTimeout(timer));
+  if (ended !== "late") return ended;
+  const why = await explain(fleet);
+  parent.kill("SIGKILL");
+  await parent.result;
+  throw new Error(`the parent did not end within 180 s${why}`);
 }
 
 async function explain(fleet: Fleet | undefined): Promise<string> {
@@ -119,7 +137,7 @@ ${remoteCalls(1)}
     assert.equal(done.status, "completed");
     assert.equal(workerOf(fleet, done), second, `ended by ${done.remote?.worker}`);
     assert.equal(done.remote?.attempts, 2);
-    const result = await parent.result;
+    const result = await parentEnd(parent, fleet);
     assert.equal(result.code, 0, result.stderr);
     first.process.kill("SIGCONT");
     // The first worker wakes up holding a run it lost: it must change nothing.
@@ -299,7 +317,7 @@ if (binary !== null) {
     }, { fleet });
     const victim = fleet.nats.nodes[Math.floor(random() * 3)]!;
     await victim.kill();
-    const result = await parent.result;
+    const result = await parentEnd(parent, fleet);
     assert.equal(result.code, 0, result.stderr);
     const sessionId = (JSON.parse(result.stdout) as { session_id: string }).session_id;
     const records = await fleet.records();
@@ -354,7 +372,7 @@ if (binary !== null) {
       hitLive++;
       await fleet.startWorker(worker.index);
     }
-    const result = await parent.result;
+    const result = await parentEnd(parent, fleet);
     assert.equal(result.code, 0, result.stderr);
     const sessionId = (JSON.parse(result.stdout) as { session_id: string }).session_id;
     const records = await fleet.records();
@@ -437,7 +455,7 @@ ${remoteCalls(1)}
     }, { fleet });
     assert.equal(done.status, "completed");
     assert.equal(workerOf(fleet, done), other);
-    const result = await parent.result;
+    const result = await parentEnd(parent, fleet);
     assert.equal(result.code, 0, result.stderr);
     // The cut-off worker reconnects once n1 is back: it must change nothing of the run.
     await n1.restart();
