@@ -116,11 +116,14 @@ export async function ripgrepGrep(
 ): Promise<GrepFindings> {
   // From the root (a file's folder): rg anchors a glob with a slash at its working folder.
   const cwd = query.rootIsFile ? dirname(query.root) : query.root;
+  // Past its deadline already (a slow start): no search is started, and the answer says it stopped.
+  const left = query.deadline - query.now();
+  if (left <= 0) return { files: [], timedOut: true, unreadable: [] };
   const result = await process.run(rg, ripgrepArgs(query), {
     cwd,
     env: {},
     clearEnv: true,
-    timeoutMs: Math.max(1, query.deadline - query.now()),
+    timeoutMs: left,
     signal: query.signal,
     maxOutputBytes: MAX_OUTPUT_BYTES,
   });
