@@ -15,7 +15,7 @@ Deno.test(`backpressure: ${CHILDREN} background children and a slow parent — e
   await using sandbox = await bladeSandbox();
   const calls = Array.from(
     { length: CHILDREN },
-    (_, i) => taskCall(`agent-bp${String(i).padStart(19, "0")}`, `Child ${i}: answer.`, true),
+    (_, i) => taskCall(`Child ${i}: answer.`, true),
   );
   const script = await writeScript(sandbox, "script", {
     agents: {

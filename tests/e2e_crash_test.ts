@@ -31,13 +31,13 @@ import {
 import { parseTranscript } from "../lib/session/transcript.ts";
 import type { TranscriptEvent } from "../lib/protocol/events.ts";
 
-const task = (id: string, description: string, prompt: string, background = false) => ({
+// Each child's description is unique in its test: its id (Blade's own) is found by it.
+const task = (description: string, prompt: string, background = false) => ({
   name: "Task",
   input: {
     subagent_type: "general-purpose",
     description,
     prompt,
-    subagent_session_id: id,
     ...(background ? { run_in_background: true } : {}),
   },
 });
@@ -50,8 +50,19 @@ const CALM = {
   },
 };
 
-async function sidecar(sandbox: BladeSandbox, id: string) {
-  return (await sidecarFiles(sandbox)).records.find((r) => r.id === id);
+async function sidecar(sandbox: BladeSandbox, description: string) {
+  return (await sidecarFiles(sandbox)).records.find((r) => r.description === description);
+}
+
+/** The id Blade gave the child of this description ("" while it has no sidecar). */
+async function idOf(sandbox: BladeSandbox, description: string): Promise<string> {
+  return (await sidecar(sandbox, description))?.id ?? "";
+}
+
+/** The transcript of the child of this description ("" while there is none). */
+async function childTranscript(sandbox: BladeSandbox, description: string): Promise<string> {
+  const id = await idOf(sandbox, description);
+  return id === "" ? "" : await transcriptOf(sandbox, id);
 }
 
 async function transcriptOf(sandbox: BladeSandbox, id: string): Promise<string> {
@@ -75,7 +86,7 @@ Deno.test("kill (a): a foreground child mid-turn is interrupted, resumable, and 
   const script = await writeScript(sandbox, "slow", {
     agents: {
       main: [{
-        turns: [{ tool_calls: [task("agent-fg-a", "slow child", "Work slowly on this.")] }, { text: "x" }],
+        turns: [{ tool_calls: [task("slow child", "Work slowly on this.")] }, { text: "x" }],
       }],
       "general-purpose": [{ turns: [{ text: "never", delay_ms: 60_000 }] }],
     },
@@ -83,19 +94,20 @@ Deno.test("kill (a): a foreground child mid-turn is interrupted, resumable, and 
   const blade = await sandbox.spawn(scriptedArgs(script, "Delegate it."), { processGroup: true });
   await until(
     "the child mid-turn",
-    async () => /"turn_started"/.test(await transcriptOf(sandbox, "agent-fg-a")),
+    async () => /"turn_started"/.test(await childTranscript(sandbox, "slow child")),
   );
   await killGroup(blade);
+  const id = await idOf(sandbox, "slow child");
   const { session, run, calm } = await restart(sandbox);
   assert.equal(run.code, 0, run.stderr);
   assert.equal(parseJsonResult(run).result, "parent done");
-  const child = await sidecar(sandbox, "agent-fg-a");
+  const child = await sidecar(sandbox, "slow child");
   assert.deepEqual([child?.status, child?.restartRecovery?.outcome, child?.processId], [
     "failed",
     "interrupted",
     undefined,
   ]);
-  const last = events(await transcriptOf(sandbox, "agent-fg-a")).at(-1);
+  const last = events(await transcriptOf(sandbox, id)).at(-1);
   assert.deepEqual([last?.type, (last?.data as { cause?: string }).cause], [
     "turn_aborted",
     "process_restart",
@@ -106,15 +118,13 @@ Deno.test("kill (a): a foreground child mid-turn is interrupted, resumable, and 
     parent.flatMap((e) =>
       e.type === "part_created" && e.data.part.type === "tool_result" ? [e.data.part] : []
     )[0];
-  assert.match(
-    result?.content ?? "",
-    /^Subagent execution failed: Interrupted: .*resume_from: "agent-fg-a"/s,
-  );
+  assert.match(result?.content ?? "", /^Subagent execution failed: Interrupted: .*resume_from: "([^"]+)"/s);
+  assert.ok(result!.content.includes(`resume_from: "${id}"`), result!.content);
   // Resuming the interrupted child works and gives the lineage.
   const resumed = await sandbox.run([
     "tasks",
     "resume",
-    "agent-fg-a",
+    id,
     "Please finish now.",
     "--provider",
     "scripted",
@@ -126,8 +136,8 @@ Deno.test("kill (a): a foreground child mid-turn is interrupted, resumable, and 
   const out = parseJsonResult(resumed);
   assert.deepEqual([out.result, out.resumed_from, out.root_agent_id, out.resume_depth], [
     "child answer",
-    "agent-fg-a",
-    "agent-fg-a",
+    id,
+    id,
     1,
   ]);
 });
@@ -139,8 +149,8 @@ Deno.test("kill (b): a child that finished before the parent wrote its result is
       main: [{
         turns: [{
           tool_calls: [
-            task("agent-quick-b", "quick child", "Quick: answer at once."),
-            task("agent-slow-b", "slow child", "Slow: take your time."),
+            task("quick child", "Quick: answer at once."),
+            task("slow child", "Slow: take your time."),
           ],
         }, { text: "x" }],
       }],
@@ -153,14 +163,15 @@ Deno.test("kill (b): a child that finished before the parent wrote its result is
   const blade = await sandbox.spawn(scriptedArgs(script, "Delegate both."), { processGroup: true });
   await until(
     "the quick child's terminal sidecar",
-    async () => (await sidecar(sandbox, "agent-quick-b"))?.status === "completed",
+    async () => (await sidecar(sandbox, "quick child"))?.status === "completed",
   );
   await killGroup(blade);
-  const quickBefore = await transcriptOf(sandbox, "agent-quick-b");
+  const [quick, slow] = [await idOf(sandbox, "quick child"), await idOf(sandbox, "slow child")];
+  const quickBefore = await transcriptOf(sandbox, quick);
   const { session, run } = await restart(sandbox);
   assert.equal(run.code, 0, run.stderr);
   // Not rerun: the quick child's transcript is byte-identical.
-  assert.equal(await transcriptOf(sandbox, "agent-quick-b"), quickBefore);
+  assert.equal(await transcriptOf(sandbox, quick), quickBefore);
   const parent = events(await transcriptOf(sandbox, session));
   const adopted = parent.filter((e) => e.type === "message_created" && e.data.adopted === true);
   assert.equal(adopted.length, 1, "one adopted message");
@@ -174,11 +185,11 @@ Deno.test("kill (b): a child that finished before the parent wrote its result is
     ["tool_result", "quick answer", undefined],
     [
       "tool_result",
-      'Subagent execution failed: Interrupted: the process running this subagent stopped before it finished. Resume it with resume_from: "agent-slow-b".',
+      `Subagent execution failed: Interrupted: the process running this subagent stopped before it finished. Resume it with resume_from: "${slow}".`,
       undefined,
     ],
-    ["subtask_ref", "agent-quick-b", "completed"],
-    ["subtask_ref", "agent-slow-b", "failed"],
+    ["subtask_ref", quick, "completed"],
+    ["subtask_ref", slow, "failed"],
   ]);
   const aborted = parent.filter((e) => e.type === "turn_aborted" && e.data.cause === "process_restart");
   assert.equal(aborted.length, 1);
@@ -198,8 +209,8 @@ Deno.test("kill (c): background children are reconciled and each notice reaches 
         turns: [
           {
             tool_calls: [
-              task("agent-bg1-c", "first bg", "First: work in the background.", true),
-              task("agent-bg2-c", "second bg", "Second: work in the background.", true),
+              task("first bg", "First: work in the background.", true),
+              task("second bg", "Second: work in the background.", true),
             ],
           },
           { text: "waiting for them" },
@@ -212,20 +223,21 @@ Deno.test("kill (c): background children are reconciled and each notice reaches 
   await until(
     "both children mid-turn",
     async () =>
-      /"turn_started"/.test(await transcriptOf(sandbox, "agent-bg1-c")) &&
-      /"turn_started"/.test(await transcriptOf(sandbox, "agent-bg2-c")),
+      /"turn_started"/.test(await childTranscript(sandbox, "first bg")) &&
+      /"turn_started"/.test(await childTranscript(sandbox, "second bg")),
   );
   await killGroup(blade);
+  const [first, second] = [await idOf(sandbox, "first bg"), await idOf(sandbox, "second bg")];
   const { session, run } = await restart(sandbox);
   assert.equal(run.code, 0, run.stderr);
-  for (const id of ["agent-bg1-c", "agent-bg2-c"]) {
-    const r = await sidecar(sandbox, id);
-    assert.deepEqual([r?.status, r?.restartRecovery?.outcome], ["failed", "interrupted"], id);
+  for (const description of ["first bg", "second bg"]) {
+    const r = await sidecar(sandbox, description);
+    assert.deepEqual([r?.status, r?.restartRecovery?.outcome], ["failed", "interrupted"], description);
   }
   const count = () => transcriptOf(sandbox, session).then(receipts);
   assert.deepEqual(Object.fromEntries(await count()), {
-    "background-subagent-completion:agent-bg1-c": 1,
-    "background-subagent-completion:agent-bg2-c": 1,
+    [`background-subagent-completion:${first}`]: 1,
+    [`background-subagent-completion:${second}`]: 1,
   });
   const again = await restart(sandbox, "And again.");
   assert.equal(again.run.code, 0, again.run.stderr);
@@ -238,7 +250,7 @@ Deno.test("kill (c): background children are reconciled and each notice reaches 
  * lands (killGroup checks that the kill is what ended it), whether the children are still running or
  * have ended and the background one's notice waits in the inbox.
  */
-async function killOnce(n: number, delayMs: number) {
+async function killOnce(delayMs: number) {
   await using sandbox = await bladeSandbox();
   const script = await writeScript(sandbox, "loop", {
     agents: {
@@ -246,8 +258,8 @@ async function killOnce(n: number, delayMs: number) {
         turns: [
           {
             tool_calls: [
-              task(`agent-fg-${n}`, "fg child", "Foreground: answer."),
-              task(`agent-bg-${n}`, "bg child", "Background: answer.", true),
+              task("fg child", "Foreground: answer."),
+              task("bg child", "Background: answer.", true),
             ],
           },
           { text: "main waits", delay_ms: 120_000 },
@@ -286,7 +298,7 @@ Deno.test({
     const lane = async () => {
       while (next < KILLS) {
         const n = next++;
-        const f = await killOnce(n, delays[n]!);
+        const f = await killOnce(delays[n]!);
         total.kills++;
         addFigures(total, f);
       }

@@ -29,7 +29,6 @@ const SCRIPT = {
             subagent_type: "general-purpose",
             description: "a step",
             prompt: "Do this step of the work.",
-            subagent_session_id: "agent-d1",
           },
         }],
       }, { text: "parent done" }],
@@ -67,16 +66,19 @@ Deno.test(
   "kill (d): SIGKILL in the middle of a sidecar write leaves the old record whole; the restart recovers it",
   SOURCES_ONLY,
   async () => {
-    const { sandbox, before, restart } = await killMidWrite("/agents/sessions/agent-d1\\.json$", 2);
+    const { sandbox, before, restart } = await killMidWrite("/agents/sessions/agent-[\\w-]{21}\\.json$", 2);
     await using _ = sandbox;
     assert.equal(restart.code, 0, restart.stderr);
     const { records, torn } = await sidecarFiles(sandbox);
     assert.deepEqual(torn, [], "no torn sidecar");
-    const child = records.find((r) => r.id === "agent-d1");
+    const child = records.find((r) => r.description === "a step");
     assert.notEqual(child?.status, "running", "the orphan was reconciled");
     // The write really was cut: its half-written temp file is there, and nothing reads it as a record.
     const leftovers = [...Deno.readDirSync(`${sandbox.storage}/agents/sessions`)].map((e) => e.name);
-    assert.ok(leftovers.some((n) => /^\.agent-d1\.json\..*\.torn\.tmp$/.test(n)), leftovers.join(", "));
+    assert.ok(
+      leftovers.some((n) => /^\.agent-[\w-]{21}\.json\..*\.torn\.tmp$/.test(n)),
+      leftovers.join(", "),
+    );
     const after = await transcripts(sandbox);
     assert.deepEqual([lostLines(before, after), badTranscriptLines(before, after)], [0, 0]);
   },

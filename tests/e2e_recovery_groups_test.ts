@@ -27,7 +27,6 @@ Deno.test("recovery kills the Bash process group an orphaned child left running"
               subagent_type: "shell",
               description: "Sleep",
               prompt: "Sleep for a while.",
-              subagent_session_id: "agent-sleeper",
             },
           }],
         }, { text: "x" }],
@@ -58,7 +57,7 @@ Deno.test("recovery kills the Bash process group an orphaned child left running"
     assert.equal(run.code, 0, run.stderr);
     // SIGKILL is delivered asynchronously: the group may take a moment to empty.
     await until("the group to empty", async () => (await groupMembers(pgid)) === "", 5_000);
-    const child = (await sidecarFiles(sandbox)).records.find((r) => r.id === "agent-sleeper");
+    const child = (await sidecarFiles(sandbox)).records.find((r) => r.description === "Sleep");
     assert.deepEqual([child?.status, child?.restartRecovery?.outcome], ["failed", "interrupted"]);
     assert.equal((child as { processGroups?: unknown } | undefined)?.processGroups, undefined);
   } finally {

@@ -24,22 +24,24 @@ const call = (input: Record<string, unknown>) => ({
   input: { description: "a step", prompt: "Do this step of the work.", ...input },
 });
 
-Deno.test("resume chain: depths 0/1/2 under one root, sources byte-identical, wrong type and unknown id refused", async () => {
+// Ids are Blade's: the script names an earlier child by the id its result gave (`{{match:…}}`).
+const LAST_ID = "{{match:agentId: (agent-[\\w-]{21})}}";
+const DEPTH_2_ID =
+  "{{match:agentId: (agent-[\\w-]{21}) \\(to continue[^\\n]*\\nresumed_from: [^\\n]*resume_depth: 2}}";
+
+Deno.test("resume chain: depths 0/1/2 under one root, sources byte-identical, wrong type, unknown id and a chosen id refused", async () => {
   await using sandbox = await bladeSandbox();
   const script = await writeScript(sandbox, "chain", {
     agents: {
       main: [{
         turns: [
-          { tool_calls: [call({ subagent_type: "general-purpose", subagent_session_id: "agent-r0" })] },
-          { tool_calls: [call({ resume_from: "agent-r0", subagent_session_id: "agent-r1" })] },
-          { tool_calls: [call({ resume: "agent-r1", subagent_session_id: "agent-r2" })] },
-          {
-            tool_calls: [
-              call({ resume_from: "agent-r2", subagent_type: "Explore", subagent_session_id: "agent-bad" }),
-            ],
-          },
-          { tool_calls: [call({ resume_from: "agent-none", subagent_session_id: "agent-bad2" })] },
-          { tool_calls: [call({ resume_from: "agent-r2", subagent_session_id: "agent-r2" })] },
+          { tool_calls: [call({ subagent_type: "general-purpose", description: "step 0" })] },
+          { tool_calls: [call({ resume_from: LAST_ID, description: "step 1" })] },
+          { tool_calls: [call({ resume: LAST_ID, description: "step 2" })] },
+          { tool_calls: [call({ resume_from: LAST_ID, subagent_type: "Explore" })] },
+          { tool_calls: [call({ resume_from: "agent-none" })] },
+          // The new run's id is Blade's: naming one (here the source's own) is refused before anything runs.
+          { tool_calls: [call({ resume_from: DEPTH_2_ID, subagent_session_id: DEPTH_2_ID })] },
           { text: "chain done" },
         ],
       }],
@@ -49,42 +51,47 @@ Deno.test("resume chain: depths 0/1/2 under one root, sources byte-identical, wr
   const run = await sandbox.run(scriptedArgs(script, "Run the chain."));
   assert.equal(run.code, 0, run.stderr);
   const { records } = await sidecarFiles(sandbox);
+  assert.equal(records.length, 3, "no refused call made a run");
+  const [r0, r1, r2] = ["step 0", "step 1", "step 2"].map((d) =>
+    records.find((r) => r.description === d)!.id
+  );
   const byId = new Map(records.map((r) => [r.id, r]));
   assert.deepEqual(
-    ["agent-r0", "agent-r1", "agent-r2"].map((id) => {
+    [r0!, r1!, r2!].map((id) => {
       const r = byId.get(id)!;
       return [r.id, r.rootAgentId, r.resumedFrom ?? null, r.resumeDepth, r.status, r.messages.length];
     }),
     [
-      ["agent-r0", "agent-r0", null, 0, "completed", 2],
-      ["agent-r1", "agent-r0", "agent-r0", 1, "completed", 4],
-      ["agent-r2", "agent-r0", "agent-r1", 2, "completed", 6],
+      [r0, r0, null, 0, "completed", 2],
+      [r1, r0, r0, 1, "completed", 4],
+      [r2, r0, r1, 2, "completed", 6],
     ],
   );
-  assert.equal(byId.has("agent-bad"), false);
-  assert.equal(byId.has("agent-bad2"), false);
   const session = (await mainSessionId(sandbox))!;
   const results = parseTranscript((await transcripts(sandbox)).get(`${session}.jsonl`)!).events
     .flatMap((e) =>
       e.type === "part_created" && e.data.part.type === "tool_result" ? [e.data.part.content] : []
     );
-  assert.match(results[1]!, /resumed_from: agent-r0, root_agent_id: agent-r0, resume_depth: 1/);
-  assert.match(results[2]!, /resumed_from: agent-r1, root_agent_id: agent-r0, resume_depth: 2/);
-  assert.match(
-    results[3]!,
-    /Cannot resume "agent-r2" with subagent_type "Explore": source agent used "general-purpose"\.\nagentId: agent-bad/,
+  assert.ok(results[1]!.includes(`resumed_from: ${r0}, root_agent_id: ${r0}, resume_depth: 1`), results[1]);
+  assert.ok(results[2]!.includes(`resumed_from: ${r1}, root_agent_id: ${r0}, resume_depth: 2`), results[2]);
+  assert.ok(
+    results[3]!.includes(
+      `Cannot resume "${r2}" with subagent_type "Explore": source agent used "general-purpose".\nagentId: agent-`,
+    ),
+    results[3],
   );
   assert.match(results[4]!, /Cannot resume "agent-none": session not found in this workspace\./);
-  assert.match(results[5]!, /Cannot resume "agent-r2": the new run needs its own id/);
-  // Sources are never written: resuming agent-r2 again leaves every existing file as it was.
-  const dir = `${sandbox.storage}/agents/sessions`;
-  const before = await Promise.all(
-    ["agent-r0", "agent-r1", "agent-r2"].map((id) => Deno.readTextFile(`${dir}/${id}.json`)),
+  assert.match(
+    results[5]!,
+    /^Invalid tool input for Task: subagent_session_id is assigned by Blade and may not be set by a call/,
   );
+  // Sources are never written: resuming r2 again leaves every existing file as it was.
+  const dir = `${sandbox.storage}/agents/sessions`;
+  const before = await Promise.all([r0, r1, r2].map((id) => Deno.readTextFile(`${dir}/${id}.json`)));
   const cli = await sandbox.run([
     "tasks",
     "resume",
-    "agent-r2",
+    r2!,
     "One more step please.",
     "--provider",
     "scripted",
@@ -97,15 +104,16 @@ Deno.test("resume chain: depths 0/1/2 under one root, sources byte-identical, wr
     (({ resumed_from, root_agent_id, resume_depth }) => ({ resumed_from, root_agent_id, resume_depth }))(
       parseJsonResult(cli),
     ),
-    { resumed_from: "agent-r2", root_agent_id: "agent-r0", resume_depth: 3 },
+    { resumed_from: r2, root_agent_id: r0, resume_depth: 3 },
   );
-  const after = await Promise.all(
-    ["agent-r0", "agent-r1", "agent-r2"].map((id) => Deno.readTextFile(`${dir}/${id}.json`)),
-  );
+  const after = await Promise.all([r0, r1, r2].map((id) => Deno.readTextFile(`${dir}/${id}.json`)));
   assert.deepEqual(after, before);
   // `blade tasks output` shows the lineage.
-  const output = await sandbox.run(["tasks", "output", "agent-r2"]);
-  assert.match(output.stdout, /resumed_from: agent-r1, root_agent_id: agent-r0, resume_depth: 2/);
+  const output = await sandbox.run(["tasks", "output", r2!]);
+  assert.ok(
+    output.stdout.includes(`resumed_from: ${r1}, root_agent_id: ${r0}, resume_depth: 2`),
+    output.stdout,
+  );
 });
 
 Deno.test("resume keeps the frozen configuration when the agent's definition changed; another folder is refused", async () => {
@@ -115,7 +123,7 @@ Deno.test("resume keeps the frozen configuration when the agent's definition cha
   const script = await writeScript(sandbox, "def", {
     agents: {
       main: [{
-        turns: [{ tool_calls: [call({ subagent_type: "reviewer", subagent_session_id: "agent-d0" })] }, {
+        turns: [{ tool_calls: [call({ subagent_type: "reviewer" })] }, {
           text: "ok",
         }],
       }],
@@ -126,10 +134,11 @@ Deno.test("resume keeps the frozen configuration when the agent's definition cha
     scriptedArgs(script, "Review it.", ["--agents", agents("Be strict.", "model-one")]),
   );
   assert.equal(first.code, 0, first.stderr);
+  const d0 = (await sidecarFiles(sandbox)).records[0]!.id;
   const resumed = await sandbox.run([
     "tasks",
     "resume",
-    "agent-d0",
+    d0,
     "Review the rest too.",
     "--provider",
     "scripted",
@@ -142,7 +151,7 @@ Deno.test("resume keeps the frozen configuration when the agent's definition cha
   assert.equal(resumed.code, 0, resumed.stderr);
   const newId = parseJsonResult(resumed).agent_id as string;
   const { records } = await sidecarFiles(sandbox);
-  const source = records.find((r) => r.id === "agent-d0")!;
+  const source = records.find((r) => r.id === d0)!;
   const child = records.find((r) => r.id === newId)!;
   assert.deepEqual(child.configSnapshot, source.configSnapshot);
   assert.equal(child.configSnapshot.systemPrompt, "Be strict.");
@@ -153,7 +162,7 @@ Deno.test("resume keeps the frozen configuration when the agent's definition cha
   const refused = await sandbox.run([
     "tasks",
     "resume",
-    "agent-d0",
+    d0,
     "Review it again.",
     "--provider",
     "scripted",
@@ -161,7 +170,10 @@ Deno.test("resume keeps the frozen configuration when the agent's definition cha
     script,
   ], { cwd: elsewhere });
   assert.equal(refused.code, 1);
-  assert.match(refused.stderr, /Cannot resume "agent-d0": session not found in this workspace\./);
+  assert.ok(
+    refused.stderr.includes(`Cannot resume "${d0}": session not found in this workspace.`),
+    refused.stderr,
+  );
 });
 
 Deno.test("resume refuses a running source, and a source whose restart recovery failed; leases keep a live session to itself", async () => {
@@ -171,7 +183,7 @@ Deno.test("resume refuses a running source, and a source whose restart recovery 
       main: [{
         repeat_last: true,
         turns: [
-          { tool_calls: [call({ subagent_type: "general-purpose", subagent_session_id: "agent-s0" })] },
+          { tool_calls: [call({ subagent_type: "general-purpose" })] },
           { text: "x", delay_ms: 60_000 },
         ],
       }],
@@ -179,24 +191,30 @@ Deno.test("resume refuses a running source, and a source whose restart recovery 
     },
   });
   const blade = await sandbox.spawn(scriptedArgs(slow, "Start it."), { processGroup: true });
+  let s0 = "";
   const resumeS0 = () =>
     sandbox.run([
       "tasks",
       "resume",
-      "agent-s0",
+      s0,
       "Continue it now.",
       "--provider",
       "scripted",
       "--script",
       slow,
     ]);
-  const childTranscript = async () => (await transcripts(sandbox)).get("agent-s0.jsonl") ?? "";
+  const childTranscript = async () => {
+    s0 = (await sidecarFiles(sandbox)).records[0]?.id ?? "";
+    return s0 === "" ? "" : (await transcripts(sandbox)).get(`${s0}.jsonl`) ?? "";
+  };
   await until("the child mid-turn", async () => /"turn_started"/.test(await childTranscript()));
   const running = await resumeS0();
   assert.equal(running.code, 1);
-  assert.match(
+  assert.ok(
+    running.stderr.includes(
+      `Cannot resume "${s0}": it is still running; wait for it or stop it with TaskStop.`,
+    ),
     running.stderr,
-    /Cannot resume "agent-s0": it is still running; wait for it or stop it with TaskStop\./,
   );
   // The live session's lease: a second runner of the same session fails fast, writing nothing.
   const session = (await mainSessionId(sandbox))!;
@@ -210,11 +228,11 @@ Deno.test("resume refuses a running source, and a source whose restart recovery 
   assert.equal((await transcripts(sandbox)).get(`${session}.jsonl`), parentBefore);
   await killGroup(blade);
   // The child's history is lost (its transcript removed): recovery fails, and resume is refused.
-  await Deno.remove(`${sandbox.storage}/projects/${projectFolderName(sandbox.workspace)}/agent-s0.jsonl`);
+  await Deno.remove(`${sandbox.storage}/projects/${projectFolderName(sandbox.workspace)}/${s0}.jsonl`);
   const recover = await sandbox.run(["tasks", "recover", "--json"]);
   assert.equal(recover.code, 0, recover.stderr);
   assert.deepEqual(JSON.parse(recover.stdout).recovered, [{
-    id: "agent-s0",
+    id: s0,
     reason: "owner_dead",
     outcome: "failed",
   }]);
@@ -222,9 +240,11 @@ Deno.test("resume refuses a running source, and a source whose restart recovery 
   assert.deepEqual(JSON.parse(again.stdout).recovered, []);
   const refused = await resumeS0();
   assert.equal(refused.code, 1);
-  assert.match(
+  assert.ok(
+    refused.stderr.includes(
+      `Cannot resume "${s0}": its restart recovery failed, so its history cannot be trusted`,
+    ),
     refused.stderr,
-    /Cannot resume "agent-s0": its restart recovery failed, so its history cannot be trusted/,
   );
 });
 
@@ -234,7 +254,7 @@ Deno.test("tasks resume --background: returns at once with the new id; the detac
     agents: {
       main: [{
         turns: [{
-          tool_calls: [call({ subagent_type: "general-purpose", subagent_session_id: "agent-bg0" })],
+          tool_calls: [call({ subagent_type: "general-purpose" })],
         }, {
           text: "first done",
         }],
@@ -247,12 +267,13 @@ Deno.test("tasks resume --background: returns at once with the new id; the detac
   });
   const first = await sandbox.run(scriptedArgs(script, "Start it."));
   assert.equal(first.code, 0, first.stderr);
-  const sourcePath = `${sandbox.storage}/agents/sessions/agent-bg0.json`;
+  const bg0 = (await sidecarFiles(sandbox)).records[0]!.id;
+  const sourcePath = `${sandbox.storage}/agents/sessions/${bg0}.json`;
   const sourceBefore = await Deno.readTextFile(sourcePath);
   const started = await sandbox.run([
     "tasks",
     "resume",
-    "agent-bg0",
+    bg0,
     "Continue with the rest.",
     "--background",
     "--provider",
@@ -264,22 +285,22 @@ Deno.test("tasks resume --background: returns at once with the new id; the detac
   assert.equal(started.code, 0, started.stderr);
   const json = parseJsonResult(started) as { agent_id: string; status: string; pid: number };
   assert.equal(json.status, "running");
-  assert.notEqual(json.agent_id, "agent-bg0");
+  assert.notEqual(json.agent_id, bg0);
   const output = await sandbox.run(["tasks", "output", json.agent_id, "--wait", "--timeout", "20", "--json"]);
   assert.equal(output.code, 0, output.stderr);
   const got = JSON.parse(output.stdout) as Record<string, unknown>;
   assert.deepEqual([got.status, got.background, got.resumedFrom, got.rootAgentId, got.resumeDepth], [
     "completed",
     true,
-    "agent-bg0",
-    "agent-bg0",
+    bg0,
+    bg0,
     1,
   ]);
   assert.deepEqual(got.result, { success: true, message: "answer to: Continue with the rest." });
   const record = (await sidecarFiles(sandbox)).records.find((r) => r.id === json.agent_id);
   assert.deepEqual([record?.status, record?.resumedFrom, record?.processId], [
     "completed",
-    "agent-bg0",
+    bg0,
     undefined,
   ]);
   assert.equal(await Deno.readTextFile(sourcePath), sourceBefore, "the source is never written");

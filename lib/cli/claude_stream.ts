@@ -14,6 +14,7 @@ import { claudeModeName, parsePermissionMode } from "../protocol/permission_mode
 import { TaskLines } from "./claude_task_lines.ts";
 import { hookLine, noVerdictLine, promptBlockedLine, stopFeedbackLines } from "./claude_hook_lines.ts";
 import { AGENT_TOOL, isDelegationTool } from "../protocol/tool_names.ts";
+import { modelInput } from "../protocol/assigned_input.ts";
 
 export interface ClaudeStreamOptions {
   cwd: string;
@@ -35,7 +36,7 @@ export function anthropicBlock(block: ContentBlock): Record<string, unknown> {
     case "text":
       return { type: "text", text: block.text };
     case "tool_call":
-      return { type: "tool_use", id: block.id, name: block.name, input: modelInput(block) };
+      return { type: "tool_use", id: block.id, name: block.name, input: modelInput(block.name, block.input) };
     case "thinking":
       return { type: "thinking", thinking: block.thinking, signature: block.signature };
     case "redacted_thinking":
@@ -48,16 +49,6 @@ export function anthropicBlock(block: ContentBlock): Record<string, unknown> {
         is_error: block.isError,
       };
   }
-}
-
-/** A call's input as the model wrote it: without the agent id Blade assigns an Agent call before it runs. */
-function modelInput(block: Extract<ContentBlock, { type: "tool_call" }>): unknown {
-  const input = block.input;
-  if (!isDelegationTool(block.name) || typeof input !== "object" || input === null || Array.isArray(input)) {
-    return input;
-  }
-  const { subagent_session_id: _, ...rest } = input as Record<string, unknown>;
-  return rest;
 }
 
 interface Scope {

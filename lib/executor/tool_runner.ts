@@ -27,6 +27,7 @@ import { canonicalPath, resolveToolPath } from "../tools/paths.ts";
 import { basename } from "../path.ts";
 import { describeError } from "../errors.ts";
 import { canonicalToolName } from "../protocol/tool_names.ts";
+import { assignedRefusal, modelInput, withAssigned } from "../protocol/assigned_input.ts";
 import type { WebAccess } from "../protocol/web.ts";
 import { HookPoints, hookPoints, type LoopHooks, type ToolCallRequest } from "./hooks.ts";
 import { fitResult } from "./result_persistence.ts";
@@ -159,6 +160,13 @@ export class ToolRunner {
       const ctx = this.#context(call.id, signal);
       contexts.set(call.id, ctx);
       const tool = this.byName(call.name);
+      // A key Blade assigns (an Agent call's child id) is never the model's to choose: such a call is
+      // refused, and persisted without the key, so nothing (recovery included) reads it as Blade's.
+      const refusal = call.inputError === undefined ? assignedRefusal(call.name, call.input) : undefined;
+      if (refusal !== undefined) {
+        call.input = modelInput(call.name, call.input);
+        call.inputError = refusal;
+      }
       if (tool?.prepare !== undefined && call.inputError === undefined) {
         const prepared = await tool.prepare(call.input, ctx);
         call.input = prepared.input;
@@ -289,11 +297,13 @@ export class ToolRunner {
         ...(gate.byHook === true ? { byHook: true } : {}),
       };
     }
-    const rewritten = gate.input === undefined
+    // A rewrite (a hook's, an approver's) keeps the keys Blade assigned the call (its child id).
+    const given = gate.input === undefined ? undefined : withAssigned(call.name, gate.input, call.input);
+    const rewritten = given === undefined
       ? undefined
       : gate.checked === true
-      ? { allow: true as const, input: gate.input }
-      : await this.#rewrite(request, gate.input);
+      ? { allow: true as const, input: given }
+      : await this.#rewrite(request, given);
     if (rewritten !== undefined && !rewritten.allow) return error(rewritten.message, true);
     const input = rewritten === undefined ? parsed.data : rewritten.input;
     if (ctx.signal.aborted) return error("Interrupted before the tool ran.");
@@ -398,8 +408,10 @@ export class ToolRunner {
     }
     let hooked: Record<string, unknown> | undefined;
     if (pre.input !== undefined) {
-      // The hook's input is what runs: valid for the tool, and gated as itself below.
-      const parsed = request.tool.schema.safeParse(pre.input);
+      // The hook's input is what runs: valid for the tool, and gated as itself below; it keeps the keys
+      // Blade assigned the call.
+      const given = withAssigned(request.call.name, pre.input, request.call.input);
+      const parsed = request.tool.schema.safeParse(given);
       if (!parsed.success) {
         return {
           allow: false,
@@ -408,7 +420,7 @@ export class ToolRunner {
         };
       }
       hooked = parsed.data as Record<string, unknown>;
-      request = { ...request, call: { ...request.call, input: pre.input }, input: hooked };
+      request = { ...request, call: { ...request.call, input: given }, input: hooked };
     }
     const { tool, call, ctx } = request;
     const path = await this.#rulePath(tool.name, call.input, ctx);
@@ -426,13 +438,15 @@ export class ToolRunner {
     }
     let approved: Record<string, unknown> | undefined = hooked;
     if (!decision.allow && decision.askable && o.ask !== undefined) {
-      const asked = await o.ask(call, { path, reason: decision.message }, ctx.signal);
+      // The approver sees the call as the model wrote it (not the child id Blade assigned).
+      const shown = { ...call, input: modelInput(call.name, call.input) };
+      const asked = await o.ask(shown, { path, reason: decision.message }, ctx.signal);
       if (!asked.allowed) return { allow: false, askable: false, message: asked.message };
       // Whoever approved this very command approved what it does, the network included
       // (docs/reference/permissions.md "The OS sandbox"); ctx is this call's own.
       ctx.commandNetwork = true;
       if (asked.updatedInput !== undefined) {
-        const changed = await this.#changed(request, asked.updatedInput);
+        const changed = await this.#changed(request, withAssigned(call.name, asked.updatedInput, call.input));
         if (!changed.allow) return changed;
         approved = changed.input;
         request = { ...request, input: approved };

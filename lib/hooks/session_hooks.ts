@@ -26,6 +26,7 @@ import type { HookEvent } from "../protocol/hook_config.ts";
 import type { HookVerdict } from "./hook_output.ts";
 import type { PromptHookAsk } from "./prompt_hook.ts";
 import type { ChildHookAnswer, ChildHookCall, ChildHookPoint } from "./child_hooks.ts";
+import { modelInput } from "../protocol/assigned_input.ts";
 
 /** The session a set of hooks serves (the fields of Claude Code's hook input). */
 export interface HookSession {
@@ -382,7 +383,9 @@ function postToolUse(
 const INPUT_DEFAULTS: Record<string, Record<string, unknown>> = { Edit: { replace_all: false } };
 
 /** A call's input as Claude Code's hooks read it: the tool's defaults filled in. */
-function hookToolInput(tool: string, input: Record<string, unknown>): Record<string, unknown> {
+function hookToolInput(tool: string, given: Record<string, unknown>): Record<string, unknown> {
+  // A hook sees the call as the model wrote it: not the child id Blade assigned an Agent call.
+  const input = modelInput(tool, given);
   const defaults = INPUT_DEFAULTS[tool];
   if (defaults === undefined) return input;
   const filled = { ...input };

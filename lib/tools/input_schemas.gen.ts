@@ -291,7 +291,6 @@ export const INPUT_SCHEMAS: Readonly<Record<string, Record<string, unknown>>> = 
       },
       "resume_from": { "description": "Continue a finished agent run: its agent id.", "type": "string" },
       "resume": { "description": "Alias of resume_from.", "type": "string" },
-      "subagent_session_id": { "description": "Assigned by Blade; do not set.", "type": "string" },
     },
     "required": ["description", "prompt"],
   },

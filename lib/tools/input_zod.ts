@@ -162,7 +162,6 @@ export const agentInput = z.object({
   ),
   resume_from: z.string().optional().describe("Continue a finished agent run: its agent id."),
   resume: z.string().optional().describe("Alias of resume_from."),
-  subagent_session_id: z.string().optional().describe("Assigned by Blade; do not set."),
 });
 
 export const taskOutputInput = z.object({

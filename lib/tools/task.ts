@@ -1,12 +1,15 @@
 // Owns the Task tool's model-facing contract (docs/reference/task-tool.md): input schema and limits, the durable call
-// identity (`subagent_session_id` assigned before execution, a running `subtask_ref` persisted with
-// the call) and the hand-off to a SubagentLauncher. Running children is the job of lib/run/ (subagents.ts).
+// identity (`subagent_session_id`, assigned by Blade before execution and never taken from the model —
+// lib/protocol/assigned_input.ts —, and a running `subtask_ref` persisted with the call) and the
+// hand-off to a SubagentLauncher. Running children is the job of lib/run/ (subagents.ts).
 
 import type { SubtaskRefPart } from "../protocol/events.ts";
 import { AGENT_TOOL } from "../protocol/tool_names.ts";
+import { CHILD_ID_KEY } from "../protocol/assigned_input.ts";
+import { isValidSessionId } from "../protocol/ids.ts";
 import { newAgentId } from "../sys/ids.ts";
 import { type AnyTool, type PreparedCall, type ToolContext, type ToolResult } from "./tool.ts";
-import { builtInInput } from "./input_check.ts";
+import { builtInInput, type InputSchema } from "./input_check.ts";
 import { TASK_PROMPT_TOO_LONG } from "./input_limits.ts";
 import type { TaskInput } from "./input_zod.ts";
 
@@ -48,13 +51,31 @@ you need the full result text, and TaskStop to cancel.`;
 /** The Task input's check, with the prompt limit's own message (as its zod schema in input_zod.ts). */
 export const taskInput = builtInInput<TaskInput>(AGENT_TOOL, { prompt: { maxLength: TASK_PROMPT_TOO_LONG } });
 
+/**
+ * What the Task tool runs: the model's input (checked by `taskInput`) with the child id `prepare()`
+ * assigned. The model's schema has no id; the tool runner refuses a call whose model input sets one.
+ */
+export const taskRequestInput: InputSchema<TaskRequest> = {
+  safeParse(input: unknown) {
+    const parsed = taskInput.schema.safeParse(input);
+    if (!parsed.success) return parsed;
+    const id = (input as Record<string, unknown>)[CHILD_ID_KEY];
+    if (!isValidSessionId(id)) {
+      const message = "the call has no child id assigned by Blade";
+      return { success: false, error: { issues: [{ path: [CHILD_ID_KEY], message }] } };
+    }
+    return { success: true, data: { ...parsed.data, subagent_session_id: id } };
+  },
+};
+
 export function taskTool(launcher: SubagentLauncher): AnyTool {
   return {
     name: AGENT_TOOL,
     description: DESCRIPTION,
     kind: "delegate",
     concurrent: true,
-    ...taskInput,
+    inputSchema: taskInput.inputSchema,
+    schema: taskRequestInput,
     warm(input: Record<string, unknown>): void {
       // A resumed run's grant follows its source's record, read only at launch: nothing to guess now.
       // While the arguments stream this sees their leading fields (`subagent_type` comes first in the
@@ -71,10 +92,9 @@ export function taskTool(launcher: SubagentLauncher): AnyTool {
       });
     },
     async prepare(input: Record<string, unknown>, ctx: ToolContext): Promise<PreparedCall> {
-      const id = typeof input.subagent_session_id === "string" && input.subagent_session_id !== ""
-        ? input.subagent_session_id
-        : newAgentId(ctx.ports.ids);
-      const withId = { ...input, subagent_session_id: id };
+      // Always a fresh id of Blade's: the runner has refused a call whose model input names one.
+      const id = newAgentId(ctx.ports.ids);
+      const withId = { ...input, [CHILD_ID_KEY]: id };
       const parsed = taskInput.schema.safeParse(withId);
       if (!parsed.success) return { input: withId };
       const ref = await launcher.plan({ ...parsed.data, subagent_session_id: id });
@@ -82,9 +102,8 @@ export function taskTool(launcher: SubagentLauncher): AnyTool {
         ? { input: withId }
         : { input: withId, parts: [{ ...ref, callId: ctx.callId }] };
     },
-    run(input: TaskInput, ctx: ToolContext): Promise<ToolResult> {
-      const id = input.subagent_session_id ?? newAgentId(ctx.ports.ids);
-      return launcher.launch({ ...input, subagent_session_id: id }, ctx);
+    run(input: TaskRequest, ctx: ToolContext): Promise<ToolResult> {
+      return launcher.launch(input, ctx);
     },
   };
 }

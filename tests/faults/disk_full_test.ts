@@ -16,6 +16,7 @@ import {
   SOURCES_ONLY,
 } from "../support/blade.ts";
 import {
+  childId,
   lostLines,
   projectDir,
   receipts,
@@ -29,32 +30,33 @@ import type { FaultCode, FaultOp } from "../../lib/testing/fault_fs.ts";
 import { parseTranscript } from "../../lib/session/transcript.ts";
 import { printSummary } from "./summary.ts";
 
-const FG = "agent-disk-fg";
-const BG = "agent-disk-bg";
+/** A child's id, as a pattern: ids are Blade's, so a fault aimed at one child's files runs with only that child. */
+const ID = "agent-[\\w-]{21}";
+const FG = taskCall("Foreground: answer at once.", false);
+const BG = taskCall("Background: answer.", true);
 
-/** A parent that delegates to a foreground and a background child, then waits for the notice. */
-const SCRIPT = {
-  agents: {
-    main: [{
-      repeat_last: true,
-      turns: [
-        {
-          tool_calls: [
-            taskCall(FG, "Foreground: answer at once.", false),
-            taskCall(BG, "Background: answer.", true),
-          ],
-        },
-        { text: "main waits" },
-        { text: "parent done" },
-      ],
-    }],
-    "general-purpose": [{ repeat_last: true, turns: [{ text: "child answer" }] }],
-  },
-};
+/** A parent that delegates to its children (a foreground and a background one), then waits for notices. */
+function scriptOf(children: "both" | "fg" | "bg" = "both") {
+  return {
+    agents: {
+      main: [{
+        repeat_last: true,
+        turns: [
+          { tool_calls: children === "both" ? [FG, BG] : children === "fg" ? [FG] : [BG] },
+          { text: "main waits" },
+          { text: "parent done" },
+        ],
+      }],
+      "general-purpose": [{ repeat_last: true, turns: [{ text: "child answer" }] }],
+    },
+  };
+}
 
 interface Case {
   name: string;
   kind: "lease" | "transcript" | "sidecar" | "inbox";
+  /** The children the parent delegates to (default both): one alone when the fault names a child's file. */
+  children?: "fg" | "bg";
   /** As BLADE_FAULT takes it (tests/support/faulty_main.ts): `path` is a regular expression. */
   fault: { op: FaultOp; path: string; code: FaultCode; after?: number; tornBytes?: number };
   /** What the failed run must say: the code of its error object and a pattern of its message. */
@@ -91,34 +93,37 @@ const CASES: Case[] = [
   {
     name: "a child's transcript append is cut mid-line (ENOSPC)",
     kind: "transcript",
-    fault: { op: "append", path: `/${FG}\\.jsonl$`, after: 1, code: "ENOSPC", tornBytes: 40 },
+    children: "fg",
+    fault: { op: "append", path: `/${ID}\\.jsonl$`, after: 1, code: "ENOSPC", tornBytes: 40 },
     // The child fails with the reason (its failed end is committed); the run fails and names it.
     code: "child_write_failed",
     message: new RegExp(
-      `^The run of ${FG} stopped: Could not write \\S+/${FG}\\.jsonl: the disk is full \\(ENOSPC\\)\\.`,
+      `^The run of (${ID}) stopped: Could not write \\S+/\\1\\.jsonl: the disk is full \\(ENOSPC\\)\\.`,
     ),
   },
   {
     name: "a child's first sidecar cannot be written (ENOSPC): it never starts",
     kind: "sidecar",
-    fault: { op: "writeAtomic", path: `/agents/sessions/${BG}\\.json$`, code: "ENOSPC" },
+    children: "bg",
+    fault: { op: "writeAtomic", path: `/agents/sessions/${ID}\\.json$`, code: "ENOSPC" },
     code: "sidecar_create_failed",
     message: new RegExp(
-      `^The run of ${BG} could not start: Could not write \\S+/${BG}\\.json: the disk is full \\(ENOSPC\\)\\.`,
+      `^The run of (${ID}) could not start: Could not write \\S+/\\1\\.json: the disk is full \\(ENOSPC\\)\\.`,
     ),
   },
   {
     name: "a background child's terminal sidecar cannot be committed (EACCES)",
     kind: "sidecar",
+    children: "bg",
     fault: {
       op: "writeAtomic",
-      path: `/agents/sessions/${BG}\\.json$`,
+      path: `/agents/sessions/${ID}\\.json$`,
       after: 1,
       code: "EACCES",
     },
     code: "sidecar_commit_failed",
     message: new RegExp(
-      `^The record of ${BG} could not be updated to completed: Could not write \\S+/${BG}\\.json: permission denied \\(EACCES\\)\\.`,
+      `^The record of (${ID}) could not be updated to completed: Could not write \\S+/\\1\\.json: permission denied \\(EACCES\\)\\.`,
     ),
   },
   {
@@ -127,7 +132,7 @@ const CASES: Case[] = [
     fault: { op: "writeAtomic", path: "\\.inbox\\.json$", code: "ENOSPC" },
     code: "notice_dropped",
     message: new RegExp(
-      `^The completion notice of ${BG} could not be written to its parent's inbox: Could not write \\S+\\.inbox\\.json: the disk is full \\(ENOSPC\\)\\.`,
+      `^The completion notice of ${ID} could not be written to its parent's inbox: Could not write \\S+\\.inbox\\.json: the disk is full \\(ENOSPC\\)\\.`,
     ),
   },
 ];
@@ -196,7 +201,7 @@ const tally = new Map<
 for (const c of CASES) {
   Deno.test(`disk fault: ${c.name}`, SOURCES_ONLY, async () => {
     await using sandbox = await bladeSandbox();
-    const script = await writeScript(sandbox, "script", SCRIPT);
+    const script = await writeScript(sandbox, "script", scriptOf(c.children));
     const { run: failed, hits, atFault } = await runFaulty(sandbox, script, c.fault);
     assert.ok(hits > 0, `the fault was reached:\n${failed.stdout}\n${failed.stderr}`);
     assertClear(failed, "the failed run");
@@ -208,9 +213,11 @@ for (const c of CASES) {
     assert.match(error?.message ?? "", c.message);
     const hint = /(Free space|Remount|Make that folder writable)/;
     assert.match(error?.hint ?? error?.message ?? "", hint, "a hint says what to do");
-    if (c.kind === "sidecar" || c.kind === "inbox") assert.match(error?.message ?? "", new RegExp(BG));
+    // The background child named is the one the run delegated to (its sidecar says its id).
+    const bg = await childId(sandbox, "bg child");
+    if (c.kind === "sidecar" || c.kind === "inbox") assert.ok(error?.message?.includes(bg), error?.message);
     if (c.code === "child_write_failed") {
-      const child = (await sidecarFiles(sandbox)).records.find((r) => r.id === FG);
+      const child = (await sidecarFiles(sandbox)).records.find((r) => r.description === "fg child");
       assert.equal(child?.status, "failed", "the child's failed end is saved");
     }
     const torn = await tornFiles(sandbox);
@@ -240,7 +247,7 @@ for (const c of CASES) {
     if (c.kind === "inbox" && session !== undefined) {
       // The dropped notice is queued again by the restart's recovery and delivered once.
       assert.equal(
-        receipts(after.get(`${session}.jsonl`) ?? "").get(`background-subagent-completion:${BG}`),
+        receipts(after.get(`${session}.jsonl`) ?? "").get(`background-subagent-completion:${bg}`),
         1,
       );
     }
@@ -267,7 +274,7 @@ Deno.test(
   SOURCES_ONLY,
   async () => {
     await using sandbox = await bladeSandbox();
-    const script = await writeScript(sandbox, "script", SCRIPT);
+    const script = await writeScript(sandbox, "script", scriptOf());
     // The first inbox write (the notice) succeeds; the second (removing it once delivered) fails.
     const fault = { op: "writeAtomic" as const, path: "\\.inbox\\.json$", after: 1, code: "ENOSPC" as const };
     const { run, hits } = await runFaulty(sandbox, script, fault);
@@ -288,14 +295,15 @@ Deno.test(
     assertClear(next, "the next run");
     assert.equal(next.code, 0, next.stdout + next.stderr);
     const after = await transcripts(sandbox);
+    const bg = await childId(sandbox, "bg child");
     assert.equal(
-      receipts(after.get(`${session}.jsonl`) ?? "").get(`background-subagent-completion:${BG}`),
+      receipts(after.get(`${session}.jsonl`) ?? "").get(`background-subagent-completion:${bg}`),
       1,
     );
     const inbox = [...Deno.readDirSync(projectDir(sandbox))].filter((e) => e.name.endsWith(".inbox.json"));
     for (const e of inbox) {
       const text = Deno.readTextFileSync(`${projectDir(sandbox)}/${e.name}`);
-      assert.doesNotMatch(text, new RegExp(BG), "the next start removed the acknowledged notice");
+      assert.doesNotMatch(text, new RegExp(bg), "the next start removed the acknowledged notice");
     }
   },
 );

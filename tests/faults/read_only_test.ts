@@ -25,8 +25,6 @@ if (!MOUNTABLE) {
   console.log("faults: read_only_test.ts ignored: this machine does not allow mounting");
 }
 
-const CHILD = "agent-ro-bg";
-
 const SCRIPT = {
   agents: {
     main: [{
@@ -39,7 +37,6 @@ const SCRIPT = {
               subagent_type: "general-purpose",
               description: "slow bg",
               prompt: "Slow: work in the background.",
-              subagent_session_id: CHILD,
               run_in_background: true,
             },
           }],
@@ -73,8 +70,13 @@ Deno.test({
       const blade = await sandbox.spawn(scriptedArgs(script, "Start it."));
       await until(
         "the background child mid-turn",
-        async () => /"turn_started"/.test((await transcripts(sandbox)).get(`${CHILD}.jsonl`) ?? ""),
+        async () =>
+          [...(await transcripts(sandbox))].some(([name, text]) =>
+            name.startsWith("agent-") && /"turn_started"/.test(text)
+          ),
       );
+      // The child's id is Blade's (assigned when the call was made): its sidecar says it.
+      const child = (await sidecarFiles(sandbox)).records.find((r) => r.description === "slow bg")!.id;
       assert.ok(await remount(sandbox.storage, "ro"));
       const run = await blade.result;
       assert.doesNotMatch(run.stderr, /internal error|\n\s+at /, run.stderr);
@@ -92,7 +94,7 @@ Deno.test({
       // Readers work on the read-only root.
       const list = await sandbox.run(["tasks", "list", "--json"]);
       assert.equal(list.code, 0, list.stderr);
-      assert.match(list.stdout, new RegExp(CHILD));
+      assert.match(list.stdout, new RegExp(child));
       // Writable again: the next run continues the session and recovers the child.
       assert.ok(await remount(sandbox.storage, "rw"));
       const session = await mainSessionId(sandbox);
@@ -100,8 +102,8 @@ Deno.test({
       const calm = await writeScript(sandbox, "calm", CALM);
       const next = await sandbox.run(scriptedArgs(calm, "Carry on.", ["--resume", session]));
       assert.equal(next.code, 0, `${next.stdout}\n${next.stderr}`);
-      const child = (await sidecarFiles(sandbox)).records.find((r) => r.id === CHILD);
-      assert.notEqual(child?.status, "running", "the child is recovered, not left running");
+      const after = (await sidecarFiles(sandbox)).records.find((r) => r.id === child);
+      assert.notEqual(after?.status, "running", "the child is recovered, not left running");
       printSummary("read-only storage root", [
         "turned read-only mid-run 1 (clear error 1, torn files 0, tasks list ok, next run ok 1)",
         "read-only from the start: tests/e2e_storage_root_test.ts",

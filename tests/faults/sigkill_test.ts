@@ -35,9 +35,9 @@ const SCRIPT = {
       turns: [
         {
           tool_calls: [
-            taskCall("agent-kill-fg", "Foreground: answer.", false),
-            taskCall("agent-kill-bg1", "Background one: answer.", true),
-            taskCall("agent-kill-bg2", "Background two: answer.", true),
+            taskCall("Foreground: answer.", false),
+            taskCall("Background one: answer.", true),
+            taskCall("Background two: answer.", true),
           ],
         },
         { text: "main waits" },

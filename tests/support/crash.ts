@@ -244,16 +244,23 @@ export function harm(f: KillFigures) {
   return { lost, tornSidecars, badLines, duplicate, missing, stillRunning, restartFailed };
 }
 
-/** A scripted `Task` call of a general-purpose child with a fixed id (description "fg/bg child"). */
-export function taskCall(id: string, prompt: string, background: boolean) {
+/**
+ * A scripted `Task` call of a general-purpose child (description "fg/bg child"). Its id is Blade's
+ * (the model never names it): a test finds it by the description (`childId`).
+ */
+export function taskCall(prompt: string, background: boolean) {
   return {
     name: "Task",
     input: {
       subagent_type: "general-purpose",
       description: background ? "bg child" : "fg child",
       prompt,
-      subagent_session_id: id,
       ...(background ? { run_in_background: true } : {}),
     },
   };
+}
+
+/** The id Blade gave the child of this description ("" while it has no sidecar). */
+export async function childId(sandbox: BladeSandbox, description: string): Promise<string> {
+  return (await sidecarFiles(sandbox)).records.find((r) => r.description === description)?.id ?? "";
 }
