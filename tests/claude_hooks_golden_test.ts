@@ -27,6 +27,7 @@ import {
   writeCase,
 } from "./support/claude_hook_cases.ts";
 import { VERIFIER_TOOLS } from "../lib/hooks/agent_hook.ts";
+import { hookTimeoutSeconds } from "../lib/hooks/hook_timeout.ts";
 
 const FIXTURES = decodeURIComponent(new URL("./fixtures/claude/", import.meta.url).pathname);
 
@@ -584,4 +585,34 @@ Deno.test("agent hooks: the verifier never has a tool its session lacks (--disal
   ]);
   const result = JSON.parse(run.stdout);
   assert.deepEqual(result.permission_denials.map((d: { tool_name: string }) => d.tool_name), ["Bash"]);
+});
+
+Deno.test("command hooks' default timeout is Claude Code 2.1.332's: past 70 s, stopped at 600 s", async () => {
+  // Recorded (tests/support/claude_hook_cases.ts, hooks_command_default_timeout_*): a PreToolUse command
+  // hook with no `timeout` sleeps, then answers "deny". Too slow to run Blade on here: its timeout is
+  // read from the same function the hooks run with (lib/hooks/hook_timeout.ts).
+  const resultOf = (r: Recorded) => r.stream.find((l) => l.type === "result")!;
+  const toolResults = (r: Recorded) =>
+    r.stream.flatMap((l) =>
+      l.type === "user"
+        ? ((l.message as { content: Json[] }).content ?? []).filter((b) => b.type === "tool_result")
+        : []
+    );
+  const past70 = await recorded("hooks_command_default_timeout_70");
+  assert.equal(past70.exitCode, 0);
+  // The hook ran its 70 s and its deny stopped the call.
+  assert.deepEqual(toolResults(past70).map((b) => [b.content, b.is_error]), [
+    ["PreToolUse:Bash hook error: the hook answered after 70 s", true],
+  ]);
+  assert.ok(Number(resultOf(past70).duration_ms) >= 70_000);
+  const past610 = await recorded("hooks_command_default_timeout_610");
+  // Cancelled at its timeout: no answer, and the call ran.
+  const response = past610.stream.find((l) => l.subtype === "hook_response")!;
+  assert.equal(response.outcome, "cancelled");
+  assert.deepEqual(toolResults(past610).map((b) => [b.content, b.is_error]), [["ran", false]]);
+  const took = Number(resultOf(past610).duration_ms);
+  assert.ok(took >= 600_000 && took < 610_000, `ran ${took} ms`);
+  const seconds = hookTimeoutSeconds({ run: { command: "bash slow.sh" } });
+  assert.equal(seconds, 600);
+  assert.ok(seconds > 70 && seconds * 1000 <= took);
 });

@@ -4,8 +4,7 @@
 // and where it came from. An untrusted folder's project hooks are listed apart, as not run. The
 // Agent SDK's callbacks exist only inside an SDK session, so they are not listed here.
 
-import { DEFAULT_AGENT_HOOK_TIMEOUT_S } from "../hooks/agent_hook.ts";
-import { DEFAULT_PROMPT_HOOK_TIMEOUT_S } from "../hooks/prompt_hook.ts";
+import { hookTimeoutSeconds } from "../hooks/hook_timeout.ts";
 import { parseArgs } from "./parse_args.ts";
 import { jsonTerminalSafe, terminalSafe } from "./sanitize.ts";
 import type { Ports } from "../sys/mod.ts";
@@ -15,7 +14,7 @@ import type { Io } from "./io.ts";
 import { parseOrUsage } from "./args.ts";
 import { claudeArgv } from "./claude_argv.ts";
 import { settingsHooks } from "./hook_wiring.ts";
-import { DEFAULT_HOOK_TIMEOUT_S, type HookEntry, hooksOf } from "../protocol/hook_config.ts";
+import { type HookEntry, hooksOf } from "../protocol/hook_config.ts";
 import { readJsonFile } from "../config/json_file.ts";
 
 const HELP = `Usage: blade hooks list [--json] [--settings <file|json>] [--trust-workspace]
@@ -97,12 +96,7 @@ function listed(h: HookEntry): ListedHook {
       : "agent" in h.run
       ? `agent: ${h.run.agent}`
       : `Agent SDK callback ${h.run.callbackId}`,
-    timeoutSeconds: h.timeoutSeconds ??
-      ("prompt" in h.run
-        ? DEFAULT_PROMPT_HOOK_TIMEOUT_S
-        : "agent" in h.run
-        ? DEFAULT_AGENT_HOOK_TIMEOUT_S
-        : DEFAULT_HOOK_TIMEOUT_S),
+    timeoutSeconds: hookTimeoutSeconds(h),
     source: h.source,
     where: h.where,
   };

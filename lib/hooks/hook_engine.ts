@@ -8,27 +8,12 @@
 
 import type { HookCallbacks } from "../protocol/hook_callbacks.ts";
 import type { Clock } from "../sys/clock.ts";
-import {
-  DEFAULT_HOOK_TIMEOUT_S,
-  type HookEntry,
-  type HookEvent,
-  matcherMatches,
-} from "../protocol/hook_config.ts";
+import { type HookEntry, type HookEvent, matcherMatches } from "../protocol/hook_config.ts";
+import { hookTimeoutSeconds } from "./hook_timeout.ts";
 import { type HookEnd, type HookVerdict, mergeVerdicts, verdictOf } from "./hook_output.ts";
 import type { Message } from "../protocol/messages.ts";
-import {
-  DEFAULT_PROMPT_HOOK_TIMEOUT_S,
-  NO_VERDICT,
-  type PromptHookAsk,
-  promptHookRequest,
-  promptHookVerdict,
-} from "./prompt_hook.ts";
-import {
-  agentHookRequest,
-  agentHookVerdict,
-  type AgentHookVerify,
-  DEFAULT_AGENT_HOOK_TIMEOUT_S,
-} from "./agent_hook.ts";
+import { NO_VERDICT, type PromptHookAsk, promptHookRequest, promptHookVerdict } from "./prompt_hook.ts";
+import { agentHookRequest, agentHookVerdict, type AgentHookVerify } from "./agent_hook.ts";
 
 /** Starts one command hook with its JSON input on stdin (in the session's sandbox: hook_command.ts). */
 export type HookCommandRunner = (
@@ -148,7 +133,7 @@ export class HookEngine {
     const started = clock.now();
     const event = hook.event;
     observe?.({ phase: "started", id, name: c.name, event });
-    const timeoutMs = (hook.timeoutSeconds ?? DEFAULT_HOOK_TIMEOUT_S) * 1000;
+    const timeoutMs = hookTimeoutSeconds(hook) * 1000;
     const runs = hook.run as { command: string } | { callbackId: string };
     const label = "command" in runs ? runs.command : `Agent SDK callback ${runs.callbackId}`;
     let end: HookEnd;
@@ -188,7 +173,7 @@ export class HookEngine {
   ): Promise<HookVerdict> {
     const ask = c.fire.ask;
     if (ask === undefined) return { error: NO_VERDICT, noVerdict: { timedOut: false } };
-    const timeout = AbortSignal.timeout((hook.timeoutSeconds ?? DEFAULT_PROMPT_HOOK_TIMEOUT_S) * 1000);
+    const timeout = AbortSignal.timeout(hookTimeoutSeconds(hook) * 1000);
     const request = promptHookRequest(hook.event, run, { input: c.input, transcript: c.fire.transcript });
     const answer = await ask(request, { signal: AbortSignal.any([timeout, c.fire.signal]) })
       .catch((e) => ({ failed: e instanceof Error ? e.message : String(e) }));
@@ -207,7 +192,7 @@ export class HookEngine {
   ): Promise<HookVerdict> {
     const verify = c.fire.verify;
     if (verify === undefined) return { error: NO_VERDICT, noVerdict: { timedOut: false } };
-    const timeout = AbortSignal.timeout((hook.timeoutSeconds ?? DEFAULT_AGENT_HOOK_TIMEOUT_S) * 1000);
+    const timeout = AbortSignal.timeout(hookTimeoutSeconds(hook) * 1000);
     const request = agentHookRequest(hook.event, { prompt: run.agent, model: run.model }, { input: c.input });
     const answer = await verify(request, { signal: AbortSignal.any([timeout, c.fire.signal]) })
       .catch((e) => ({ failed: e instanceof Error ? e.message : String(e) }));

@@ -32,8 +32,16 @@ export const TOOL_EVENTS: ReadonlySet<HookEvent> = new Set([
 /** Where a hook was configured (`blade hooks list` shows it). */
 export type HookSource = "user" | "project" | "local" | "flag" | "agent" | "sdk";
 
-/** Seconds a hook may run when it sets no `timeout` (Claude Code's default). */
-export const DEFAULT_HOOK_TIMEOUT_S = 60;
+/**
+ * Seconds a command hook may run when it sets no `timeout`: Claude Code's default, 10 minutes. Claude
+ * Code 2.1.332 lets such a hook run past 60 s and takes its answer
+ * (tests/fixtures/claude/hooks_command_default_timeout_70) and cancels it at 600 s (…_610; both read
+ * by tests/claude_hooks_golden_test.ts). Other kinds' defaults: lib/hooks/hook_timeout.ts.
+ */
+export const DEFAULT_HOOK_TIMEOUT_S = 600;
+
+/** Seconds an Agent SDK callback may take when its matcher sets no `timeout` (the SDK's default). */
+export const DEFAULT_CALLBACK_HOOK_TIMEOUT_S = 60;
 
 /**
  * One configured hook: a shell command, a `prompt` hook (the model judges the event: lib/hooks/prompt_hook.ts),
@@ -49,7 +57,7 @@ export interface HookEntry {
     | { prompt: string; model?: string | undefined }
     | { agent: string; model?: string | undefined }
     | { callbackId: string };
-  /** Seconds; undefined = DEFAULT_HOOK_TIMEOUT_S. */
+  /** Seconds; undefined = the default of its kind (lib/hooks/hook_timeout.ts). */
   timeoutSeconds?: number | undefined;
   source: HookSource;
   /** The file (or `--settings`, an agent's name, `Agent SDK`) it came from. */

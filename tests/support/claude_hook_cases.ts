@@ -443,6 +443,31 @@ You check things.
     ],
     verifier: ["hang"],
   },
+  // A command hook's default timeout (no `timeout` field): a PreToolUse hook that answers "deny" after
+  // sleeping longer than 60 s, and one past 600 s. Recorded only (Blade does not run these minutes-long
+  // cases; tests/hooks_default_timeout_test.ts reads what Claude Code did): whether the hook's late deny
+  // still lands tells whether it was killed first, and the result's duration_ms when.
+  ...[70, 610].map((seconds): HookCase => ({
+    name: `hooks_command_default_timeout_${seconds}`,
+    prompt: "Run it.",
+    scripts: {
+      slow: `sleep ${seconds}; ${
+        answer({
+          hookSpecificOutput: {
+            hookEventName: "PreToolUse",
+            permissionDecision: "deny",
+            permissionDecisionReason: `the hook answered after ${seconds} s`,
+          },
+        })
+      }`,
+    },
+    hooks: { PreToolUse: [{ matcher: "Bash", hooks: [command("slow")] }] },
+    allow: ["Bash"],
+    turns: [
+      fakeTurn({ toolCalls: [{ name: "Bash", input: { command: "echo ran", description: "run" } }] }),
+      fakeTurn({ text: "Finished." }),
+    ],
+  })),
 ];
 
 /**
