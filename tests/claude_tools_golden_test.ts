@@ -225,6 +225,50 @@ Deno.test("tool goldens: Read renders a notebook and NotebookEdit answers as Cla
   assert.deepEqual(written.cells.map((cell) => [cell.cell_type, cell.source]), onDisk(cc[6]!));
 });
 
+Deno.test("tool goldens: Read numbers lines, shows a part and warns as Claude Code does", async () => {
+  const c = caseNamed("read_format");
+  const cc = results((await fixture("read_format")).requests);
+  await using sandbox = await bladeSandbox();
+  await using server = await runCase(sandbox, c);
+  const blade = results(bladeRequests(server));
+  assert.equal(blade.length, cc.length);
+  // Past 9 and 99 lines, offset and limit, past the end, an empty file, an offset near the end of a
+  // long file, a CRLF file, tabs and no final newline: the same text.
+  for (const i of [0, 1, 2, 3, 5, 7, 8]) assert.deepEqual(blade[i], cc[i], `step ${i}`);
+  // Blade's own bounds (docs/reference/tools.md "Read"): a line is cut at 2000 characters, and a Read
+  // without a limit stops at 2000 lines, saying so; Claude Code shows both whole (it refuses files over
+  // 256 KB instead: read_limits.json). Around them, the same lines.
+  const [wideBlade, wideCc] = [blade[4]!.content.split("\n"), cc[4]!.content.split("\n")];
+  assert.equal(wideBlade[0], `1\t${"x".repeat(2000)}… [line truncated, 2500 chars]`);
+  assert.equal(wideCc[0], `1\t${"x".repeat(2500)}`);
+  assert.deepEqual(wideBlade.slice(1), wideCc.slice(1));
+  const [bigBlade, bigCc] = [blade[6]!.content.split("\n"), cc[6]!.content.split("\n")];
+  assert.deepEqual(bigBlade.slice(0, 2000), bigCc.slice(0, 2000));
+  assert.deepEqual(bigBlade.slice(2000), [
+    "",
+    "(Showing lines 1-2000 of 2101. Use offset and limit to read other parts.)",
+  ]);
+  assert.equal(bigCc.length, 2101);
+});
+
+Deno.test("tool goldens: Read of a part of a large file is Claude Code's; the whole file is bounded differently", async () => {
+  const c = caseNamed("read_limits");
+  const cc = results((await fixture("read_limits")).requests);
+  await using sandbox = await bladeSandbox();
+  await using server = await runCase(sandbox, c);
+  const blade = results(bladeRequests(server));
+  assert.deepEqual(blade[1], cc[1], "offset 4990, limit 5");
+  // Over 256 KB Claude Code refuses the file (pointing to offset, limit and allow_large); Blade shows its
+  // first 2000 lines, each cut at 2000 characters, and says how to read the rest.
+  assert.match(cc[0]!.content, /^File content \(467\.7KB\) exceeds maximum allowed size \(256KB\)/);
+  assert.match(cc[2]!.content, /^File content \(293KB\) exceeds maximum allowed size \(256KB\)/);
+  assert.match(
+    blade[0]!.content,
+    /\n\(Showing lines 1-2000 of 5001\. Use offset and limit to read other parts\.\)$/,
+  );
+  assert.match(blade[2]!.content, /^1\tz{2000}… \[line truncated, 300000 chars\]\n2\t$/);
+});
+
 Deno.test("tool goldens: WebSearch sends Anthropic's server tool and renders its results as Claude Code does", async () => {
   const cc = await fixture("web_search");
   await using sandbox = await bladeSandbox();

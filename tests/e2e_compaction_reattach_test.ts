@@ -34,8 +34,8 @@ Deno.test("compaction re-attaches the five files read last, as Claude Code does,
   assert.equal(ours.call, theirs.call);
   assert.equal(
     ours.result,
-    "<system-reminder>\nResult of calling the Read tool:\n     1\tcontent of f7.txt, changed\n</system-reminder>",
-    "the file as Blade's Read gives it now (its line numbers are padded; Claude Code's Read also numbers the empty last line)",
+    "<system-reminder>\nResult of calling the Read tool:\n1\tcontent of f7.txt, changed\n2\t\n</system-reminder>",
+    "the file as Blade's Read gives it now, numbered as Claude Code's Read numbers it",
   );
   assert.ok(
     theirs.result!.startsWith("<system-reminder>\nResult of calling the Read tool:\n1\tcontent of f7.txt\n"),

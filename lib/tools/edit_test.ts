@@ -14,7 +14,7 @@ Deno.test("Edit replaces a unique match and shows the updated section", async ()
   );
   assert.deepEqual(result, {
     content: `Edited ${path}: replaced 1 occurrence. The updated section:\n` +
-      "     1\tconst a = 1;\n     2\tconst b = $&20;\n     3\tconst c = 3;",
+      "1\tconst a = 1;\n2\tconst b = $&20;\n3\tconst c = 3;",
     isError: false,
     metadata: { path, replacements: 1, created: false, modifiedFiles: [path] },
     response: {

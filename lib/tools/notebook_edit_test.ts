@@ -86,7 +86,7 @@ Deno.test("NotebookEdit: not a notebook, a missing cell, a broken file and a pat
   assert.deepEqual(missing, { content: 'Cell with ID "zz" not found in notebook.', isError: true });
   await Deno.writeTextFile(join(box.workspace, "bad.ipynb"), "{oops");
   const shownAsText = await runTool(readTool, { file_path: "bad.ipynb" }, ctx);
-  assert.equal(shownAsText.content, "     1\t{oops", "a file that is not a notebook is shown as text");
+  assert.equal(shownAsText.content, "1\t{oops", "a file that is not a notebook is shown as text");
   const broken = await runTool(notebookEditTool, {
     notebook_path: "bad.ipynb",
     cell_id: "a",

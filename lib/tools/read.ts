@@ -1,10 +1,11 @@
-// Owns the Read tool: a text file's lines, numbered like `cat -n`. Reads may go outside the
+// Owns the Read tool: a text file's lines, numbered as Claude Code numbers them (`12\tline`,
+// tests/fixtures/claude/tools/read_format.json). Reads may go outside the
 // workspace when the permission gate lets them (permissions/read_scope.ts, as in Claude Code); directories, binary files and anything but a regular file (a FIFO, a
 // device, a socket: followed symlinks included) are refused with a hint, and at most READ_MAX_BYTES are read.
 
 import { describeError } from "../errors.ts";
 import { notAccessible, resolveReadPath } from "./paths.ts";
-import { cutLine, decodeText, looksBinary, numberLine, splitLines } from "./text.ts";
+import { cutLine, decodeText, fileLines, looksBinary, numberLine } from "./text.ts";
 import { fail, ok, type Tool } from "./tool.ts";
 import { readResponse } from "./hook_response.ts";
 import { builtInInput } from "./input_check.ts";
@@ -24,7 +25,7 @@ Usage:
 - file_path may be absolute or relative to the workspace root. Files outside the workspace need the user's approval (or an allow rule).
 - By default it reads up to ${READ_DEFAULT_LIMIT} lines from the start of the file. For long files, pass offset (the line number to start from) and limit (how many lines) to read a part.
 - Lines longer than ${READ_MAX_LINE_CHARS} characters are truncated.
-- Output is numbered like \`cat -n\`: each line is prefixed by its line number and a tab. The prefix is not part of the file: never include it in Edit's old_string.
+- Each line of the output is prefixed by its line number and a tab (\`12\\tconst x = 1;\`). The prefix is not part of the file: never include it in Edit's old_string.
 - Jupyter notebooks (.ipynb) are shown as their cells with their outputs, each cell as <cell id="…">…</cell id="…">.
 - Only regular text files can be read, up to the first ${
   READ_MAX_BYTES / 1024 / 1024
@@ -74,7 +75,7 @@ export const readTool: Tool<ReadInput> = {
     const notebook = isNotebookPath(path) ? notebookForRead(decodeText(bytes)) : undefined;
     if (notebook !== undefined) return ok(notebook, { path, notebook: true });
     const text = decodeText(bytes).replace(/^\uFEFF/, "");
-    const lines = splitLines(text);
+    const lines = fileLines(text);
     if (read.truncated) {
       // The last line may be cut: it is not shown as if it were whole.
       lines.pop();
@@ -83,17 +84,29 @@ export const readTool: Tool<ReadInput> = {
       );
     }
     const meta = { path, totalLines: lines.length };
-    if (lines.length === 0) return ok(`(The file ${path} exists but is empty.)`, meta);
+    // An empty file and an offset past the end: Claude Code's warnings, word for word.
+    if (lines.length === 0) {
+      return ok(
+        "<system-reminder>Warning: the file exists but the contents are empty.</system-reminder>",
+        meta,
+      );
+    }
     const start = Math.max(1, input.offset ?? 1);
     if (start > lines.length) {
-      return ok(`(The file ${path} has only ${lines.length} lines; offset ${start} is past its end.)`, meta);
+      return ok(
+        `<system-reminder>Warning: the file exists but is shorter than the provided offset (${start}). ` +
+          `The file has ${lines.length} lines.</system-reminder>`,
+        meta,
+      );
     }
     const limit = input.limit ?? READ_DEFAULT_LIMIT;
     const end = Math.min(lines.length, start + limit - 1);
     const body = lines.slice(start - 1, end).map((line, i) =>
       numberLine(start + i, cutLine(line, READ_MAX_LINE_CHARS))
     );
-    if (start > 1 || end < lines.length) {
+    // A part the model asked for (offset, limit) is shown as it is, as Claude Code shows it; a part cut
+    // by the default limit says so (Claude Code has no line limit: it refuses a file over 256 KB).
+    if (input.limit === undefined && end < lines.length) {
       body.push(
         `\n(Showing lines ${start}-${end} of ${lines.length}. Use offset and limit to read other parts.)`,
       );

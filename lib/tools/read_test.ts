@@ -3,14 +3,17 @@ import { join } from "node:path";
 import { readTool } from "./read.ts";
 import { runTool, sandbox } from "../testing/tool_harness.ts";
 
-Deno.test("Read numbers lines like cat -n and resolves relative paths", async () => {
+// Claude Code 2.1.332's Read (tests/fixtures/claude/tools/read_format.json; tests/claude_tools_golden_test.ts
+// compares Blade with it): `N\t` before each line, no padding; a final newline ends in one more, empty
+// line; a CRLF file's `\r` dropped.
+Deno.test("Read numbers lines as Claude Code does and resolves relative paths", async () => {
   await using box = await sandbox();
   await Deno.writeTextFile(join(box.workspace, "a.txt"), "one\ntwo\r\nthree\n");
   const result = await runTool(readTool, { file_path: "a.txt" }, box.ctx());
   assert.deepEqual(result, {
-    content: "     1\tone\n     2\ttwo\n     3\tthree",
+    content: "1\tone\n2\ttwo\n3\tthree\n4\t",
     isError: false,
-    metadata: { path: join(box.workspace, "a.txt"), totalLines: 3, startLine: 1, endLine: 3 },
+    metadata: { path: join(box.workspace, "a.txt"), totalLines: 4, startLine: 1, endLine: 4 },
     // What PostToolUse hooks read: Claude Code's object (tests/fixtures/claude/hooks_tool_response).
     response: {
       type: "text",
@@ -25,18 +28,17 @@ Deno.test("Read numbers lines like cat -n and resolves relative paths", async ()
   });
 });
 
-Deno.test("Read honours offset and limit and says what it showed", async () => {
+Deno.test("Read honours offset and limit, shows that part as it is, and warns past the end", async () => {
   await using box = await sandbox();
   const lines = Array.from({ length: 10 }, (_, i) => `line ${i + 1}`).join("\n");
   await Deno.writeTextFile(join(box.workspace, "ten.txt"), lines);
   const result = await runTool(readTool, { file_path: "ten.txt", offset: 4, limit: 2 }, box.ctx());
-  assert.equal(
-    result.content,
-    "     4\tline 4\n     5\tline 5\n\n(Showing lines 4-5 of 10. Use offset and limit to read other parts.)",
-  );
+  assert.equal(result.content, "4\tline 4\n5\tline 5");
   const past = await runTool(readTool, { file_path: "ten.txt", offset: 11 }, box.ctx());
-  assert.equal(past.isError, false);
-  assert.match(past.content, /has only 10 lines; offset 11 is past its end/);
+  assert.deepEqual([past.isError, past.content], [
+    false,
+    "<system-reminder>Warning: the file exists but is shorter than the provided offset (11). The file has 10 lines.</system-reminder>",
+  ]);
 });
 
 Deno.test("Read stops at 2000 lines by default and cuts long lines at 2000 chars", async () => {
@@ -45,8 +47,8 @@ Deno.test("Read stops at 2000 lines by default and cuts long lines at 2000 chars
   await Deno.writeTextFile(join(box.workspace, "big.txt"), body);
   const result = await runTool(readTool, { file_path: "big.txt" }, box.ctx());
   const out = result.content.split("\n");
-  assert.equal(out[0], `     1\t${"x".repeat(2000)}… [line truncated, 2500 chars]`);
-  assert.equal(out[1999], "  2000\tl2000");
+  assert.equal(out[0], `1\t${"x".repeat(2000)}… [line truncated, 2500 chars]`);
+  assert.equal(out[1999], "2000\tl2000");
   assert.match(result.content, /Showing lines 1-2000 of 2101\./);
 });
 
@@ -68,7 +70,7 @@ Deno.test("Read refuses directories, binary files and missing files; notes empty
   const empty = await runTool(readTool, { file_path: "empty.txt" }, ctx);
   assert.deepEqual([empty.isError, empty.content], [
     false,
-    `(The file ${join(box.workspace, "empty.txt")} exists but is empty.)`,
+    "<system-reminder>Warning: the file exists but the contents are empty.</system-reminder>",
   ]);
 });
 
@@ -77,9 +79,9 @@ Deno.test("Read may read outside the workspace, also through a symlink", async (
   await Deno.writeTextFile(join(box.outside, "secret.txt"), "outside\n");
   await Deno.symlink(box.outside, join(box.workspace, "link"));
   const direct = await runTool(readTool, { file_path: join(box.outside, "secret.txt") }, box.ctx());
-  assert.equal(direct.content, "     1\toutside");
+  assert.equal(direct.content, "1\toutside\n2\t");
   const viaLink = await runTool(readTool, { file_path: "link/secret.txt" }, box.ctx({ trusted: false }));
-  assert.equal(viaLink.content, "     1\toutside");
+  assert.equal(viaLink.content, "1\toutside\n2\t");
 });
 
 async function mkfifo(path: string): Promise<boolean> {

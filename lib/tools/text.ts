@@ -1,4 +1,4 @@
-// Owns the text shaping tools share: binary sniffing, decoding, line splitting, `cat -n` numbering
+// Owns the text shaping tools share: binary sniffing, decoding, line splitting, line numbering (Read's)
 // and output caps. Pure functions, no I/O.
 
 /** Bytes inspected when deciding whether a file is binary. */
@@ -22,6 +22,15 @@ export function splitLines(text: string): string[] {
   return lines.map((l) => (l.endsWith("\r") ? l.slice(0, -1) : l));
 }
 
+/**
+ * The lines of a file as Claude Code's Read numbers them: split at each `\n` (a `\r` before it
+ * dropped), so a final newline is followed by one more, empty line; none for an empty file.
+ */
+export function fileLines(text: string): string[] {
+  if (text === "") return [];
+  return text.split("\n").map((l) => (l.endsWith("\r") ? l.slice(0, -1) : l));
+}
+
 /** Number of lines in `text` as an editor counts them (a trailing newline ends the last line). */
 export function countLines(text: string): number {
   return splitLines(text).length;
@@ -32,9 +41,12 @@ export function plural(count: number, noun: string): string {
   return `${count} ${noun}${count === 1 ? "" : "s"}`;
 }
 
-/** `cat -n` style: the line number right-aligned in six columns, a tab, then the line. */
+/**
+ * Claude Code 2.1.332's numbering (tests/fixtures/claude/tools/read_format.json): the line number, a
+ * tab, then the line (`7\tfoo`, `120\tbar`; no padding).
+ */
 export function numberLine(lineNumber: number, line: string): string {
-  return `${String(lineNumber).padStart(6)}\t${line}`;
+  return `${lineNumber}\t${line}`;
 }
 
 /** `line` cut to `max` characters with a marker saying so. */

@@ -177,6 +177,43 @@ export const TOOL_CASES: ToolCase[] = [
       },
     }]],
   },
+  {
+    // Read's output: line numbers past 9 and 99, offset and limit, past the end, an empty file, a long
+    // line, the default limit, a CRLF file (lib/tools/read.ts).
+    name: "read_format",
+    files: {
+      "long.txt": Array.from({ length: 120 }, (_, i) => `line ${i + 1}`).join("\n") + "\n",
+      "empty.txt": "",
+      "wide.txt": `${"x".repeat(2500)}\nshort\n`,
+      "big.txt": Array.from({ length: 2100 }, (_, i) => `b${i + 1}`).join("\n") + "\n",
+      "crlf.txt": "one\r\ntwo\r\n",
+      "tabs.txt": "\tindented\n  spaced\nno newline at end",
+    },
+    steps: [
+      [{ name: "Read", input: { file_path: "$WS/long.txt" } }],
+      [{ name: "Read", input: { file_path: "$WS/long.txt", offset: 95, limit: 10 } }],
+      [{ name: "Read", input: { file_path: "$WS/long.txt", offset: 200 } }],
+      [{ name: "Read", input: { file_path: "$WS/empty.txt" } }],
+      [{ name: "Read", input: { file_path: "$WS/wide.txt" } }],
+      [{ name: "Read", input: { file_path: "$WS/big.txt", offset: 1990 } }],
+      [{ name: "Read", input: { file_path: "$WS/big.txt" } }],
+      [{ name: "Read", input: { file_path: "$WS/crlf.txt" } }],
+      [{ name: "Read", input: { file_path: "$WS/tabs.txt" } }],
+    ],
+  },
+  {
+    // Read's limits: a file past Claude Code's size limit (many lines), and one long line of it.
+    name: "read_limits",
+    files: {
+      "many.txt": Array.from({ length: 5000 }, (_, i) => `${i + 1} ${"y".repeat(90)}`).join("\n") + "\n",
+      "oneline.txt": "z".repeat(300_000) + "\n",
+    },
+    steps: [
+      [{ name: "Read", input: { file_path: "$WS/many.txt" } }],
+      [{ name: "Read", input: { file_path: "$WS/many.txt", offset: 4990, limit: 5 } }],
+      [{ name: "Read", input: { file_path: "$WS/oneline.txt" } }],
+    ],
+  },
 ];
 
 /** How many assistant answers the conversation already holds: the step to answer with. */
