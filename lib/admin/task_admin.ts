@@ -11,7 +11,13 @@ import { validateSessionId } from "../protocol/ids.ts";
 import type { Clock } from "../sys/clock.ts";
 import type { Process } from "../sys/process.ts";
 import type { SidecarRecord, SidecarStatus } from "../store/schema.ts";
-import { type RunSummary, type SidecarDiagnostic, type SidecarStore, wholeRecord } from "../store/store.ts";
+import {
+  type RunListing,
+  type RunSummary,
+  type SidecarDiagnostic,
+  type SidecarStore,
+  wholeRecord,
+} from "../store/store.ts";
 import { pollWhileRunning } from "../run/ends_within.ts";
 import type { HeldBy } from "./run_holds.ts";
 import { sameProject } from "../store/project_key.ts";
@@ -59,8 +65,11 @@ export class TaskAdmin {
    * The visible runs' summaries and every stored record that could not be used (corrupt, foreign id,
    * too large, not a regular file). An unusable record's owner cannot be known, so each is reported.
    */
-  async listWithProblems(): Promise<{ runs: RunSummary[]; problems: SidecarDiagnostic[] }> {
-    const { runs, diagnostics } = await this.#o.store.listSummaries();
+  async listWithProblems(
+    o: { listing?: RunListing | undefined } = {},
+  ): Promise<{ runs: RunSummary[]; problems: SidecarDiagnostic[] }> {
+    // A listing the caller already made (recovery/listed_reconcile.ts), else the store's.
+    const { runs, diagnostics } = o.listing ?? await this.#o.store.listSummaries();
     return { runs: runs.filter((r) => this.#visible(r)), problems: diagnostics };
   }
 

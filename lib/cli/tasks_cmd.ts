@@ -13,11 +13,13 @@ import { type App, createApp } from "../app.ts";
 import type { Io } from "./io.ts";
 import { parseAge, parseOrUsage } from "./args.ts";
 import { publicProjection } from "../store/projection.ts";
-import type { SidecarDiagnostic, SidecarOwner } from "../store/store.ts";
+import type { RunListing, SidecarDiagnostic, SidecarOwner } from "../store/store.ts";
+import type { SidecarRecord } from "../store/schema.ts";
 import { TaskAdmin } from "../admin/task_admin.ts";
 import { removeRunFiles } from "../admin/run_files.ts";
 import { heldRuns, sharedHolds } from "../admin/run_holds.ts";
 import { reconcile } from "../recovery/recovery.ts";
+import { reconcileListed } from "../recovery/listed_reconcile.ts";
 import { runTasksResume } from "./tasks_resume_cmd.ts";
 import { storeFlagsOf } from "./print_flags.ts";
 import {
@@ -100,6 +102,8 @@ interface TasksRun {
   ids: string[];
   /** `--timeout 0` looks once; no --timeout waits as long as the run takes. */
   timeoutMs: number | undefined;
+  /** `list`: the listing the implicit reconcile was made from (still true: it changed nothing), if so. */
+  listing?: RunListing | undefined;
   json(value: unknown, pretty?: boolean): void;
 }
 
@@ -142,10 +146,13 @@ async function tasksCommand(
     return report.problems.some((p) => p.message.startsWith("recovery failed")) ? 1 : 0;
   }
   // Runs of this folder left "running" by a dead process are reconciled before anyone looks at them
-  // (only the records that may be running are read: the store's running index).
-  const implicit = await reconcile(recoveryDeps, (r) => r.parentProjectPath === app.workspace, {
-    listing: await store.listRunning(),
-  });
+  // (only the records that may be running are read: the store's running index). `list` reconciles
+  // from the listing it shows, so the folder is listed once (recovery/listed_reconcile.ts).
+  const scope = (r: SidecarRecord) => r.parentProjectPath === app.workspace;
+  const { report: implicit, listing } = command === "list" ? await reconcileListed(recoveryDeps, scope) : {
+    report: await reconcile(recoveryDeps, scope, { listing: await store.listRunning() }),
+    listing: undefined,
+  };
   for (const p of implicit.problems) {
     if (p.message.startsWith("recovery failed")) io.err(`blade: warning: ${p.id}: ${p.message}\n`);
   }
@@ -167,6 +174,7 @@ async function tasksCommand(
     timeoutMs: values.timeout === undefined
       ? undefined
       : parseAge(/^\d+$/.test(values.timeout) ? `${values.timeout}s` : values.timeout),
+    listing,
     json: (value, pretty = true) => io.out(JSON.stringify(value, null, pretty ? 2 : 0) + "\n"),
   };
   switch (command) {
@@ -210,10 +218,10 @@ function listLimit(values: TasksValues): number | undefined {
   return n === 0 ? undefined : n;
 }
 
-async function tasksList({ admin, values, io, ports, json }: TasksRun): Promise<number> {
+async function tasksList({ admin, values, io, ports, json, listing }: TasksRun): Promise<number> {
   const session = values.session;
   const limit = listLimit(values);
-  const { runs, problems } = await admin.listWithProblems();
+  const { runs, problems } = await admin.listWithProblems({ listing });
   reportProblems(io, problems);
   const mine = runs.filter((r) => session === undefined || r.parentSessionId === session);
   const shown = limit === undefined ? mine : mine.slice(0, limit);
