@@ -15,6 +15,7 @@ import { rulesOf } from "../permissions/run_rules.ts";
 import type { AgentLoop, LoopOptions } from "./loop.ts";
 import { testLoop } from "../testing/test_loop.ts";
 import { type LoopJournal, transcriptJournal } from "./journal.ts";
+import { type TaskRequest, taskTool } from "../tools/task.ts";
 
 const WRITE_THEN_ANSWER = `
 agents:
@@ -125,6 +126,63 @@ Deno.test("beforeToolCall: a rewrite is validated and gated again, so it gets no
       assert.equal(await Deno.stat(`${w.dir}/out.txt`).then(() => true, () => false), false);
     } finally {
       await Deno.remove(outside, { recursive: true });
+    }
+  });
+});
+
+const DELEGATE = `
+agents:
+  main:
+    - turns:
+        - tool_calls:
+            - name: Agent
+              input: { subagent_type: "general-purpose", description: "a step", prompt: "Do this step now." }
+        - text: "Done."
+`;
+
+Deno.test("a rewrite of an Agent call keeps the child id Blade assigned and persisted, whatever the rewrite says", async () => {
+  await withWorld(async (w) => {
+    const launched: TaskRequest[] = [];
+    const agent = taskTool({
+      agentTypes: () => ["general-purpose"],
+      plan: () => Promise.resolve(undefined),
+      launch: (input) => (launched.push(input), Promise.resolve({ content: "child answer", isError: false })),
+    });
+    const hooks = [
+      {
+        beforeToolCall: () => ({
+          allow: true as const,
+          input: {
+            prompt: "Another step, rewritten.",
+            description: "a step",
+            subagent_session_id: "agent-victim",
+          },
+        }),
+      },
+      {
+        beforePermission: () => ({
+          decision: "allow" as const,
+          input: {
+            prompt: "Another step, rewritten.",
+            description: "a step",
+            subagent_session_id: "agent-victim",
+          },
+        }),
+      },
+    ];
+    for (const hook of hooks) {
+      launched.length = 0;
+      const run = await w.loop(DELEGATE, { tools: [agent], ...hook }).run(
+        { messages: [userText("Go")] },
+        go(),
+      );
+      assert.equal(run.status, "completed");
+      const persisted = run.toolResults[0]!.call.input.subagent_session_id;
+      assert.match(String(persisted), /^agent-[\w-]{21}$/);
+      assert.deepEqual(launched.map((l) => [l.subagent_session_id, l.prompt]), [[
+        persisted,
+        "Another step, rewritten.",
+      ]]);
     }
   });
 });
