@@ -33,7 +33,7 @@ Deno.test("launchers: run the build's entry below their own folder with exactly 
   assert.ok(sh.startsWith("#!/bin/sh\n"));
   assert.ok(
     sh.includes(
-      `exec "\${BLADE_DENO:-deno}" run --no-prompt --allow-read --unstable-worker-options "$dir/main/main.js" "$@"\n`,
+      `exec "$deno" run --no-prompt --allow-read --unstable-worker-options "$dir/main/main.js" "$@"\n`,
     ),
   );
   const cmd = windowsLauncherText(flags, "main/main.js");
@@ -75,6 +75,33 @@ Deno.test("posix launcher: finds its entry when run by path, by a relative or ab
     assert.match(await run("bin/blade", dir), found);
     assert.match(await run(`${dir}/links/b2`, "/"), found);
     assert.match(await run("blade", "/", `${dir}/bin:/usr/bin:/bin`), found);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("posix launcher: without a Deno to run, says what is missing and what to do, and exits 1", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "blade-launcher-" });
+  try {
+    await Deno.writeTextFile(`${dir}/blade`, posixLauncher(["--flag"], "main/main.js"), { mode: 0o755 });
+    const run = async (env: Record<string, string>) => {
+      const out = await new Deno.Command(`${dir}/blade`, {
+        args: ["-p", "x"],
+        env,
+        clearEnv: true,
+        stderr: "piped",
+      })
+        .output();
+      return { code: out.code, err: new TextDecoder().decode(out.stderr) };
+    };
+    assert.deepEqual(await run({ PATH: "/usr/bin:/bin" }), {
+      code: 1,
+      err:
+        'blade: this release bundle runs on Deno 2.9 or later, and "deno" was not found. Install Deno from https://deno.com and put it on PATH, or set BLADE_DENO to its path.\n',
+    });
+    const missing = await run({ PATH: "/usr/bin:/bin", BLADE_DENO: `${dir}/no-such-deno` });
+    assert.equal(missing.code, 1);
+    assert.ok(missing.err.includes(`and "${dir}/no-such-deno" was not found.`), missing.err);
   } finally {
     await Deno.remove(dir, { recursive: true });
   }
