@@ -4,7 +4,13 @@
 // recovery checks before it kills a recorded group).
 
 import assert from "node:assert/strict";
-import { type GroupKiller, groupLeaderState, parseProcStatParent, realProcess } from "./process.ts";
+import {
+  type GroupKiller,
+  groupLeaderState,
+  LAUNCHER_STAT_ENV,
+  parseProcStatParent,
+  realProcess,
+} from "./process.ts";
 
 /** /proc/<pid>/stat text with the given ppid and pgrp (field 3 state, 4 ppid, 5 pgrp). */
 const stat = (pid: number, ppid: number, pgrp: number) =>
@@ -140,5 +146,37 @@ Deno.test({
       plain.kill("SIGKILL");
       await plain.status;
     }
+  },
+});
+
+Deno.test({
+  name:
+    "identity of this process: the launcher's stat line when it names this PID (no process started), else cat's",
+  ignore: Deno.build.os !== "linux",
+  async fn() {
+    const process = realProcess();
+    const expected = await process.identity(Deno.pid);
+    assert.notEqual(expected, null);
+    const line = (await Deno.readTextFile("/proc/self/stat")).trim();
+    const path = Deno.env.get("PATH");
+    // Without PATH no `cat` can start: an identity then came from the launcher's line.
+    Deno.env.set("PATH", "");
+    try {
+      Deno.env.set(LAUNCHER_STAT_ENV, line);
+      assert.deepEqual(await process.identity(Deno.pid), expected);
+      // Another process's line (inherited by a Blade started without the launcher) is not this one's.
+      Deno.env.set(LAUNCHER_STAT_ENV, line.replace(/^\d+/, String(Deno.pid + 1)));
+      assert.equal(await process.identity(Deno.pid), null);
+      Deno.env.set(LAUNCHER_STAT_ENV, `${Deno.pid} (deno) R`);
+      assert.equal(await process.identity(Deno.pid), null, "a line without a start time");
+      // Only this process's own identity is taken from it.
+      Deno.env.set(LAUNCHER_STAT_ENV, line);
+      assert.equal(await process.identity(Deno.pid + 1), null);
+    } finally {
+      Deno.env.delete(LAUNCHER_STAT_ENV);
+      if (path === undefined) Deno.env.delete("PATH");
+      else Deno.env.set("PATH", path);
+    }
+    assert.deepEqual(await process.identity(Deno.pid), expected, "cat's again");
   },
 });
