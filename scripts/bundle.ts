@@ -13,6 +13,7 @@
 import { parseArgs } from "node:util";
 import { join } from "node:path";
 import { VERSION } from "../lib/version.ts";
+import { LAUNCHER_STAT_ENV } from "../lib/sys/process.ts";
 import { runScript } from "./script_cli.ts";
 import { buildSplit, MAIN_DIR, type SplitBuild, type SplitOptions, WORKER_DIR } from "./bundle_split.ts";
 import { bladeRunFlags, ROOT } from "./release_inputs.ts";
@@ -117,6 +118,9 @@ export function posixLauncher(flags: readonly string[], entry: string): string {
     '  case "$link" in /*) self="$link" ;; *) case "$self" in */*) self="${self%/*}/$link" ;; *) self="$link" ;; esac ;; esac',
     "done",
     'case "$self" in */*) dir="${self%/*}" ;; *) dir=. ;; esac',
+    "# This process's PID and start time, which exec keeps, for Blade's process identity (lib/sys/process.ts):",
+    "# read by the shell itself, so a delegation starts no `cat` to read them.",
+    `if [ -r "/proc/$$/stat" ] && read -r ${LAUNCHER_STAT_ENV} < "/proc/$$/stat"; then export ${LAUNCHER_STAT_ENV}; fi`,
     'deno="${BLADE_DENO:-deno}"',
     `command -v "$deno" >/dev/null 2>&1 || { printf '%s\\n' ${shellQuote(MISSING_DENO_POSIX)} >&2; exit 1; }`,
     `exec "$deno" run ${flags.join(" ")} "$dir/${entry}" "$@"`,

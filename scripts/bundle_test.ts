@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import { posixLauncher, windowsLauncherText } from "./bundle.ts";
+import { LAUNCHER_STAT_ENV } from "../lib/sys/process.ts";
 import { deferLazyImports, pointSplitWorkerUrls, rewriteWorkerUrl, splitOutputs } from "./bundle_split.ts";
 
 const ENTRY = "lib/executor/child_worker.ts";
@@ -105,6 +106,41 @@ Deno.test("posix launcher: without a Deno to run, says what is missing and what 
   } finally {
     await Deno.remove(dir, { recursive: true });
   }
+});
+
+Deno.test({
+  name: "posix launcher: hands the Deno it execs its own /proc stat line (the same PID and start time)",
+  ignore: Deno.build.os !== "linux",
+  async fn() {
+    const dir = await Deno.makeTempDir({ prefix: "blade-launcher-" });
+    try {
+      await Deno.mkdir(`${dir}/main`);
+      await Deno.writeTextFile(`${dir}/main/main.js`, "");
+      await Deno.writeTextFile(`${dir}/blade`, posixLauncher(["--flag"], "main/main.js"), { mode: 0o755 });
+      // Stands in for Deno: its PID and start time as the kernel says, then the line it was handed.
+      await Deno.writeTextFile(
+        `${dir}/fake-deno`,
+        `#!/bin/sh\nread -r own < /proc/$$/stat\necho "$own"\necho "$${LAUNCHER_STAT_ENV}"\n`,
+        { mode: 0o755 },
+      );
+      const out = await new Deno.Command(`${dir}/blade`, {
+        // An inherited line (another process's) is replaced by the launcher's own.
+        env: { BLADE_DENO: `${dir}/fake-deno`, PATH: "/usr/bin:/bin", [LAUNCHER_STAT_ENV]: "1 (x) S" },
+        clearEnv: true,
+        stdout: "piped",
+      }).output();
+      const [own, handed] = new TextDecoder().decode(out.stdout).trim().split("\n");
+      const pidAndStart = (line: string) => {
+        const fields = line.slice(line.lastIndexOf(")") + 2).split(" ");
+        return [line.split(" ")[0], fields[19]];
+      };
+      assert.ok(own !== undefined && handed !== undefined);
+      assert.deepEqual(pidAndStart(handed), pidAndStart(own));
+      assert.match(handed, /^\d+ \(blade\) /, "read by the launcher's shell, before its exec");
+    } finally {
+      await Deno.remove(dir, { recursive: true });
+    }
+  },
 });
 
 Deno.test("deferLazyImports makes every lazy import of a build a computed URL", async () => {

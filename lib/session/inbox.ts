@@ -1,6 +1,7 @@
 // Owns a session's durable inbox (docs/reference/background.md): the `<sessionId>.inbox.json` file holding completion
 // notices and user steering messages that the session has not consumed yet. Every change runs under
-// an exclusive cross-process lock on `<path>.lock` (removed when released) and rewrites the file atomically; a corrupt file is
+// an exclusive cross-process lock on `<path>.lock` (removed when released) and rewrites the file atomically, or
+// removes it when its last entries go (no fsync: what it held is acknowledged in the transcript); a corrupt file is
 // reported, never overwritten. Does not build notices (run/notice.ts), write transcripts or decide
 // when entries are acknowledged: callers remove entries once the transcript holds them.
 // `SessionInbox` is the port (the NATS store's is lib/remote/nats_inbox.ts); `Inbox` is the file one.
@@ -101,24 +102,34 @@ export class Inbox implements SessionInbox {
     return await this.#read();
   }
 
-  /** Removes the entries with these ids (ids not pending are ignored). */
+  /**
+   * Removes the entries with these ids (ids not pending are ignored). Callers remove only what the
+   * transcript already holds, so this is no commit point: when no entry is left the file is unlinked,
+   * not fsynced (a crash that undoes it leaves entries the next open drops as acknowledged, see
+   * executor/main_runner.ts); entries kept are rewritten atomically, fsynced, as any change.
+   */
   async remove(inboxIds: readonly string[]): Promise<void> {
     if (inboxIds.length === 0) return;
     const gone = new Set(inboxIds);
     await this.#change((entries) => {
       const kept = entries.filter((e) => !gone.has(e.inboxId));
-      return kept.length === entries.length
-        ? { result: undefined }
+      if (kept.length === entries.length) return { result: undefined };
+      return kept.length === 0
+        ? { result: undefined, text: null }
         : { result: undefined, text: encodeInbox(kept) };
     });
   }
 
-  /** Under the lock: read the file, let `apply` decide, write its text (if any) atomically. */
-  async #change<T>(apply: (entries: InboxEntry[]) => { result: T; text?: string }): Promise<T> {
+  /**
+   * Under the lock: read the file, let `apply` decide, write its text (if any) atomically; `null`
+   * removes the file.
+   */
+  async #change<T>(apply: (entries: InboxEntry[]) => { result: T; text?: string | null }): Promise<T> {
     await this.#fs.ensureDir(dirname(this.path), DIR_MODE);
     return await this.#fs.withLockedFile(`${this.path}.lock`, async () => {
       const { result, text } = apply(await this.#read());
-      if (text !== undefined) {
+      if (text === null) await this.#fs.remove(this.path);
+      else if (text !== undefined) {
         await this.#fs.writeAtomic(this.path, text, { mode: FILE_MODE, dirMode: DIR_MODE });
       }
       return result;

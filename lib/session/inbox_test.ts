@@ -159,7 +159,12 @@ Deno.test("remove drops the acknowledged entries and keeps the rest in order", a
   assert.equal(await Deno.readTextFile(t.path), before);
   await t.inbox.remove([steering(1).inboxId, completion(2).inboxId]);
   assert.deepEqual(await t.inbox.pending(), []);
-  assert.deepEqual(JSON.parse(await Deno.readTextFile(t.path)), { version: 1, entries: [] });
+  // The last entries gone, so is the file (unlinked: no commit point, see Inbox.remove).
+  await assert.rejects(Deno.lstat(t.path), Deno.errors.NotFound);
+  await assert.rejects(Deno.lstat(`${t.path}.lock`), Deno.errors.NotFound);
+  await t.inbox.remove([completion(2).inboxId]);
+  assert.equal((await t.inbox.enqueue(completion(4))).accepted, true, "a new entry makes it again");
+  assert.deepEqual(await t.inbox.pending(), [completion(4)]);
 });
 
 Deno.test(

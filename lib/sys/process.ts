@@ -84,11 +84,35 @@ async function procStat(pid: number): Promise<string | null> {
   }
 }
 
+/**
+ * The environment variable the release launcher (dist/blade, scripts/bundle.ts) sets to its own
+ * /proc/<pid>/stat line, read with the shell's `read` (no process started), before it execs Deno.
+ */
+export const LAUNCHER_STAT_ENV = "BLADE_LAUNCHER_STAT";
+
+/**
+ * This process's /proc stat line as its launcher read it, when the line is this process's: exec
+ * keeps the PID and the start time, and a line inherited from another process (a Blade started by a
+ * command of this one, not through the launcher) names that process's PID. Else null: `cat` reads it.
+ * It is trusted as the rest of the environment Blade is started with is.
+ */
+function launcherStat(pid: number): string | null {
+  if (pid !== Deno.pid) return null;
+  let line: string | undefined;
+  try {
+    line = Deno.env.get(LAUNCHER_STAT_ENV);
+  } catch {
+    return null; // no environment grant (a Worker)
+  }
+  const named = line === undefined ? null : /^(\d+) \(/.exec(line);
+  return named !== null && Number(named[1]) === pid && parseProcStatStartTime(line!) !== null ? line! : null;
+}
+
 async function startValue(pid: number): Promise<string | null> {
   const platform = platformName();
   try {
     if (platform === "linux") {
-      const stat = await procStat(pid);
+      const stat = launcherStat(pid) ?? await procStat(pid);
       return stat === null ? null : parseProcStatStartTime(stat);
     }
     if (platform === "darwin") {

@@ -4,7 +4,13 @@
 // recovery checks before it kills a recorded group).
 
 import assert from "node:assert/strict";
-import { type GroupKiller, groupLeaderState, parseProcStatParent, realProcess } from "./process.ts";
+import {
+  type GroupKiller,
+  groupLeaderState,
+  LAUNCHER_STAT_ENV,
+  parseProcStatParent,
+  realProcess,
+} from "./process.ts";
 
 /** /proc/<pid>/stat text with the given ppid and pgrp (field 3 state, 4 ppid, 5 pgrp). */
 const stat = (pid: number, ppid: number, pgrp: number) =>
@@ -139,6 +145,66 @@ Deno.test({
     } finally {
       plain.kill("SIGKILL");
       await plain.status;
+    }
+  },
+});
+
+Deno.test({
+  name:
+    "identity of this process: the launcher's stat line when it names this PID (no process started), else cat's",
+  ignore: Deno.build.os !== "linux",
+  async fn() {
+    // Started as the release launcher starts Deno: the shell reads its own line, then execs (the same
+    // PID), here with no PATH, so that no `cat` can start in it: an identity it reports is the line's.
+    const dir = await Deno.makeTempDir({ prefix: "blade-identity-" });
+    try {
+      const script = `${dir}/own_identity.ts`;
+      const module = JSON.stringify(new URL("./process.ts", import.meta.url).href);
+      await Deno.writeTextFile(
+        script,
+        [
+          `import { LAUNCHER_STAT_ENV, realProcess } from ${module};`,
+          "const process = realProcess();",
+          "const own = await process.identity(Deno.pid);",
+          'const line = Deno.env.get(LAUNCHER_STAT_ENV) ?? "";',
+          "Deno.env.set(LAUNCHER_STAT_ENV, line.replace(/^[0-9]+/, String(Deno.pid + 1)));",
+          "const inherited = await process.identity(Deno.pid);",
+          "Deno.env.set(LAUNCHER_STAT_ENV, `${Deno.pid} (deno) R`);",
+          "const cut = await process.identity(Deno.pid);",
+          "console.log(JSON.stringify({ own, inherited, cut }));",
+          "for await (const _ of Deno.stdin.readable) { /* until the test has read its identity */ }",
+        ].join("\n"),
+      );
+      const child = new Deno.Command("/bin/sh", {
+        args: [
+          "-c",
+          `read -r ${LAUNCHER_STAT_ENV} < /proc/$$/stat && export ${LAUNCHER_STAT_ENV} && ` +
+          'exec env PATH= "$0" run --no-prompt --allow-env --allow-read "$1"',
+          Deno.execPath(),
+          script,
+        ],
+        stdin: "piped",
+        stdout: "piped",
+      }).spawn();
+      const reader = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
+      let text = "";
+      while (!text.includes("\n")) {
+        const { value, done } = await reader.read();
+        if (done) break;
+        text += value;
+      }
+      // Still alive: its identity read through cat from here, as any other process reads it.
+      const expected = await realProcess().identity(child.pid);
+      await child.stdin.close();
+      await reader.cancel();
+      await child.status;
+      assert.notEqual(expected, null);
+      const got = JSON.parse(text);
+      assert.deepEqual(got.own, expected);
+      assert.equal(got.inherited, null, "another process's line (a Blade started without the launcher)");
+      assert.equal(got.cut, null, "a line without a start time");
+    } finally {
+      await Deno.remove(dir, { recursive: true });
     }
   },
 });

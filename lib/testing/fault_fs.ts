@@ -10,7 +10,7 @@ import { notePath } from "../sys/errors.ts";
 /**
  * The kinds of write a fault can hit. `writeAtomic` also fails `stageAtomic` (the same write, staged
  * for a group commit); `syncFile` (a staged temp file's fsync; its path is the temp's), `rename` and
- * `syncDir` hit a group commit's later steps.
+ * `syncDir` hit a group commit's later steps; `remove` an unlink (a read-only file system refuses it).
  */
 export type FaultOp =
   | "writeAtomic"
@@ -19,7 +19,8 @@ export type FaultOp =
   | "ensureDir"
   | "rename"
   | "syncDir"
-  | "syncFile";
+  | "syncFile"
+  | "remove";
 
 export type FaultCode = "ENOSPC" | "EROFS" | "EACCES";
 
@@ -114,6 +115,11 @@ export class FaultFs {
         if (f === undefined) return await base.writeText(path, text, options);
         if ((f.tornBytes ?? 0) > 0) await base.writeText(path, torn(f, text), options);
         throw osError(f.code ?? "ENOSPC", path);
+      },
+      async remove(path, options) {
+        const f = fail("remove", path);
+        if (f !== undefined) throw osError(f.code ?? "EROFS", path);
+        return await base.remove(path, options);
       },
       async ensureDir(path, mode) {
         const f = fail("ensureDir", path);

@@ -270,13 +270,13 @@ for (const c of CASES) {
 }
 
 Deno.test(
-  "disk fault: delivered notices cannot be removed from the inbox (ENOSPC): a warning, nothing lost, never delivered twice",
+  "disk fault: delivered notices cannot be removed from the inbox (EROFS): a warning, nothing lost, never delivered twice",
   SOURCES_ONLY,
   async () => {
     await using sandbox = await bladeSandbox();
     const script = await writeScript(sandbox, "script", scriptOf());
-    // The first inbox write (the notice) succeeds; the second (removing it once delivered) fails.
-    const fault = { op: "writeAtomic" as const, path: "\\.inbox\\.json$", after: 1, code: "ENOSPC" as const };
+    // The notice is written; removing it once delivered (its inbox's last entry: an unlink) fails.
+    const fault = { op: "remove" as const, path: "\\.inbox\\.json$", code: "EROFS" as const };
     const { run, hits } = await runFaulty(sandbox, script, fault);
     assert.ok(hits > 0, `the fault was reached:\n${run.stdout}\n${run.stderr}`);
     assertClear(run, "the run");
@@ -287,7 +287,7 @@ Deno.test(
     assert.match(String(out.result), /^(main waits|parent done)$/);
     assert.match(
       run.stderr,
-      /blade: warning: 1 delivered completion notice\(s\) could not be removed from the inbox: Could not write \S+\.inbox\.json: the disk is full \(ENOSPC\)\. Nothing is lost/,
+      /blade: warning: 1 delivered completion notice\(s\) could not be removed from the inbox: Could not write \S+\.inbox\.json: it is on a read-only file system \(EROFS\)\. Nothing is lost/,
     );
     const session = await sessionOf(sandbox);
     assert.ok(session !== undefined);
