@@ -15,6 +15,7 @@ import {
   type Patience,
   retried,
   streamExists,
+  within,
 } from "./nats_retry.ts";
 import { type JobQueue, openQueue, type QueueOptions } from "./nats_queue.ts";
 import { liveKeys, purgeMarker } from "./nats_kv_keys.ts";
@@ -138,6 +139,12 @@ export interface NatsLink extends AsyncDisposable {
   readonly servers: number;
   close(): Promise<void>;
 }
+
+/**
+ * How long one read through a consumer (an object's chunks, a bucket's keys) may take before it is
+ * given up and tried again: such reads have no timeout of their own (nats_retry.ts `within`).
+ */
+export const READ_WITHIN_MS = 60_000;
 
 /** nats-server's default max_payload (1 MiB), when the server did not say. */
 const DEFAULT_MAX_PAYLOAD = 1024 * 1024;
@@ -286,12 +293,13 @@ async function openBucket(
     keys: (filter = ">") =>
       retried(clock, () =>
         liveKeys({
-          async listed() {
-            // An ordered consumer, which restarts (and may repeat keys) on a cluster.
-            const found = new Set<string>();
-            for await (const key of await kv.keys(filter)) found.add(key);
-            return [...found];
-          },
+          listed: () =>
+            within(async () => {
+              // An ordered consumer, which restarts (and may repeat keys) on a cluster.
+              const found = new Set<string>();
+              for await (const key of await kv.keys(filter)) found.add(key);
+              return [...found];
+            }, { clock, ms: READ_WITHIN_MS, what: `listing the keys of ${name}` }),
           async stored() {
             const info = await jsm.streams.info(stream, { subjects_filter: prefix + filter });
             return Object.keys(info.state.subjects ?? {}).map((subject) => subject.slice(prefix.length));
@@ -330,7 +338,11 @@ async function openObjects(
   return {
     // A put again replaces the object whole: safe to retry after a lost answer.
     put: (key, bytes) => retried(clock, async () => void await store.putBlob({ name: key }, bytes)),
-    get: (key) => retried(clock, () => store.getBlob(key)),
+    get: (key) =>
+      retried(
+        clock,
+        () => within(() => store.getBlob(key), { clock, ms: READ_WITHIN_MS, what: `reading ${key}` }),
+      ),
     async remove(key) {
       await store.delete(key).catch((e) => {
         if (!/not found/i.test((e as Error).message)) throw e;
