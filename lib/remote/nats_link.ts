@@ -101,6 +101,8 @@ export interface NatsLinkOptions {
   clock?: Clock;
   /** How long opening a bucket, stream, queue or object store keeps trying (default OPEN_WITHIN_MS). */
   openWithinMs?: number | undefined;
+  /** How long one read through a consumer may take before it is tried again (default READ_WITHIN_MS). */
+  readWithinMs?: number | undefined;
 }
 
 export interface StreamOptions {
@@ -202,7 +204,11 @@ export async function connectNats(url: NatsStoreUrl, options: NatsLinkOptions = 
   }
   const kvm = new Kvm(nc);
   const clock = options.clock ?? realClock();
-  const patience = { clock, openWithinMs: options.openWithinMs ?? OPEN_WITHIN_MS };
+  const patience = {
+    clock,
+    openWithinMs: options.openWithinMs ?? OPEN_WITHIN_MS,
+    readWithinMs: options.readWithinMs ?? READ_WITHIN_MS,
+  };
   const policies = { ack: AckPolicy.Explicit, work: RetentionPolicy.Workqueue };
   // One manager per connection; made without the account-info request (nothing to ask the servers).
   const manager = jetstreamManager(nc, { checkAPI: false });
@@ -250,7 +256,7 @@ async function openBucket(
   // through the stream leader see every acknowledged write (read-your-writes across machines).
   // An existing bucket is opened as it is (never made again with this client's replica count).
   const { kvm } = client;
-  const { clock } = client.patience;
+  const { clock, readWithinMs = READ_WITHIN_MS } = client.patience;
   const jsm = await client.jsm;
   const kv = await opening(client.patience, {
     what: `the bucket ${name}`,
@@ -299,7 +305,7 @@ async function openBucket(
               const found = new Set<string>();
               for await (const key of await kv.keys(filter)) found.add(key);
               return [...found];
-            }, { clock, ms: READ_WITHIN_MS, what: `listing the keys of ${name}` }),
+            }, { clock, ms: readWithinMs, what: `listing the keys of ${name}` }),
           async stored() {
             const info = await jsm.streams.info(stream, { subjects_filter: prefix + filter });
             return Object.keys(info.state.subjects ?? {}).map((subject) => subject.slice(prefix.length));
@@ -324,7 +330,7 @@ async function openObjects(
   options: BucketOptions,
 ): Promise<ObjectBucket> {
   const { objm } = client;
-  const { clock } = client.patience;
+  const { clock, readWithinMs = READ_WITHIN_MS } = client.patience;
   const jsm = await client.jsm;
   const store = await opening(client.patience, {
     what: `the object store ${name}`,
@@ -341,7 +347,7 @@ async function openObjects(
     get: (key) =>
       retried(
         clock,
-        () => within(() => store.getBlob(key), { clock, ms: READ_WITHIN_MS, what: `reading ${key}` }),
+        () => within(() => store.getBlob(key), { clock, ms: readWithinMs, what: `reading ${key}` }),
       ),
     async remove(key) {
       await store.delete(key).catch((e) => {

@@ -43,6 +43,8 @@ export const OPEN_WITHIN_MS = 30_000;
 export interface Patience {
   clock: Clock;
   openWithinMs: number;
+  /** How long one read through a consumer may take before it is given up (`within`); default 60 s. */
+  readWithinMs?: number;
 }
 
 /** The pause before retry `attempt` (1, 2, …): 100 ms doubling, at most 1 s. */
