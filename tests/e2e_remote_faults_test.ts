@@ -59,7 +59,7 @@ async function parentEnd(
 async function explain(fleet: Fleet | undefined): Promise<string> {
   if (fleet === undefined) return "";
   const records = await fleet.records().catch(() => [] as SidecarRecord[]);
-  const shown = records.map((r) => ({ id: r.id, status: r.status, remote: r.remote }));
+  const shown = records.map((r) => ({ id: r.id, status: r.status, error: r.result.error, remote: r.remote }));
   const logs = await Promise.all(fleet.workers.map(async (w) => `worker ${w.index}: ${await w.stop()}`));
   return `\nrecords: ${JSON.stringify(shown)}\n${logs.join("\n").slice(0, 6000)}`;
 }

@@ -339,8 +339,13 @@ if (binary !== null) {
     for (const side of ["a", "b"] as const) {
       const json = await runBlade(["tasks", "list", "--json", ...fleet.store], sides[side]);
       assert.equal(json.code, 0, json.stderr);
-      const ids = (JSON.parse(json.stdout) as { id: string }[]).map((r) => r.id).sort();
-      assert.deepEqual(ids, [fromA.id, fromB.id].sort(), `side ${side}`);
+      const listed = JSON.parse(json.stdout) as { id: string; machine?: string }[];
+      assert.deepEqual(listed.map((r) => r.id).sort(), [fromA.id, fromB.id].sort(), `side ${side}`);
+      if (machines !== undefined) {
+        // The --json listing names each run's machine, as the MACHINE column does.
+        const machineOf = (id: string) => listed.find((r) => r.id === id)?.machine;
+        assert.deepEqual([machineOf(fromA.id), machineOf(fromB.id)], [machines.a, machines.b]);
+      }
       const text = await runBlade(["tasks", "list", ...fleet.store], sides[side]);
       assert.equal(text.code, 0, text.stderr);
       const row = (id: string) => text.stdout.split("\n").find((l) => l.includes(id)) ?? "";

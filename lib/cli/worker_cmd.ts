@@ -147,7 +147,8 @@ export async function runWorkerCommand(argv: string[], ports: Ports, io: Io): Pr
           max: maxOf(values),
           leaseTtlMs: positive(values, { name: "lease-ttl", fallback: LEASE_TTL_MS / 1000 }) * 1000,
           signal: stop.signal,
-          log: (line) => out.err(terminalSafe(`blade worker: ${line}\n`)),
+          log: (line) =>
+            out.err(terminalSafe(`blade worker: ${new Date(ports.clock.now()).toISOString()} ${line}\n`)),
         },
       );
     } finally {

@@ -11,7 +11,7 @@ import type { Clock } from "../sys/clock.ts";
 import type { ProcessIdentity } from "../sys/process.ts";
 import type { HeldLease, LeaseHolder } from "../session/lease.ts";
 import { CasConflict, type KvBucket } from "./nats_link.ts";
-import { isTransient } from "./nats_retry.ts";
+import { isTransient, pauseAfter } from "./nats_retry.ts";
 import { keyOfId } from "./nats_keys.ts";
 
 /** The KV bucket the leases live in. */
@@ -103,6 +103,7 @@ export class NatsLeases {
       } catch (error) {
         // Another taker won (or a lost answer: the next read says who holds it, perhaps us — then busy).
         if (!(error instanceof CasConflict) && !isTransient(error)) throw error;
+        if (!(error instanceof CasConflict)) await pauseAfter(this.#o.clock, attempt + 1);
       }
     }
     const now = parseLeaseEntry((await this.#bucket.get(key))?.text ?? null);
@@ -120,6 +121,9 @@ export class NatsLease implements HeldLease {
   #revision: number;
   #o: NatsLeasesOptions;
   #lost = false;
+  #renewing: Promise<boolean> | undefined;
+  /** The last renewal whose answer was lost (it may have landed). */
+  #unanswered: { text: string; holder: NatsLeaseHolder } | undefined;
 
   constructor(
     bucket: KvBucket,
@@ -149,9 +153,16 @@ export class NatsLease implements HeldLease {
 
   /**
    * Extends the lease by its time to live, by CAS on the revision this holder wrote last. False (and
-   * lost for good) when it expired first or another holder took it: the caller must stop.
+   * lost for good) when it expired first or another holder took it: the caller must stop. One renewal
+   * at a time: a call while one is in flight (the servers electing a leader answer slowly) gets that
+   * one's answer, so two renewals never race with the same revision and lose the lease to each other.
    */
-  async renew(): Promise<boolean> {
+  renew(): Promise<boolean> {
+    this.#renewing ??= this.#renew().finally(() => this.#renewing = undefined);
+    return this.#renewing;
+  }
+
+  async #renew(): Promise<boolean> {
     if (!this.held()) {
       this.#lost = true;
       return false;
@@ -161,15 +172,31 @@ export class NatsLease implements HeldLease {
     try {
       this.#revision = await this.#bucket.update(this.#key, JSON.stringify(next), this.#revision);
       this.#holder = next;
+      this.#unanswered = undefined;
       return true;
     } catch (error) {
-      if (error instanceof CasConflict) {
+      if (!(error instanceof CasConflict) && !isTransient(error)) throw error;
+      // A renewal whose answer was lost may have landed: the entry is then ours at a newer revision.
+      // Adopted, or this CAS (and every later one) would fail against our own write.
+      if (error instanceof CasConflict && this.#unanswered === undefined) {
         this.#lost = true;
         return false;
       }
+      const stored = await this.#bucket.get(this.#key).catch(() => null);
+      const ours = [JSON.stringify(next), this.#unanswered?.text];
+      if (stored !== null && ours.includes(stored.text)) {
+        this.#revision = stored.revision;
+        this.#holder = stored.text === ours[0] ? next : this.#unanswered!.holder;
+        this.#unanswered = undefined;
+        return this.held();
+      }
+      if (error instanceof CasConflict) {
+        this.#lost = true; // another holder wrote it
+        return false;
+      }
       // Unknown outcome: still held until its old expiry; the next renewal says.
-      if (isTransient(error)) return this.held();
-      throw error;
+      this.#unanswered = { text: JSON.stringify(next), holder: next };
+      return this.held();
     }
   }
 

@@ -1,6 +1,7 @@
 // Session leases in the NATS store on a real nats-server: the pure verdict table; one winner when two
 // take at once; an unexpired holder keeps it; an expired one is taken over and its old holder's renewal
-// fails (fenced by revision); a holder stopped past its expiry counts itself lost even if nobody took it.
+// fails (fenced by revision); a holder stopped past its expiry counts itself lost even if nobody took it;
+// renewals that overlap are one renewal, never two CAS writes racing each other for the same lease.
 
 import assert from "node:assert/strict";
 import { FakeClock } from "../testing/fakes.ts";
@@ -72,6 +73,28 @@ if (binary === null) {
     assert.ok(third instanceof NatsLease);
     await third.release();
     assert.equal(await bucket.get("agent-x"), null, "released");
+    await Deno.remove(dir, { recursive: true });
+  });
+
+  Deno.test("NATS leases: renewals that overlap (slow answers while a leader is elected) keep the lease", async () => {
+    const dir = await Deno.makeTempDir({ prefix: "blade-nats-lease-" });
+    await using nats = await startNats(binary, { size: 1, dir });
+    await using link = await connectNats(parseStoreUrl(nats.url));
+    const bucket = await link.bucket("leases_overlap", { replicas: 1 });
+    const clock = new FakeClock(1_000);
+    const leases = new NatsLeases(bucket, { clock, machine: "worker-a", ttlMs: 10_000 });
+    const lease = await leases.tryAcquire("agent-o", { pid: 11 });
+    assert.ok(lease instanceof NatsLease);
+    // A worker's renewal timer fires again before the last renewal was answered: both ask at once.
+    // Sent as two CAS writes on the same revision, the second would lose to the first and count the
+    // lease as taken by someone else (the run stopped, its work thrown away).
+    clock.advance(3_000);
+    assert.deepEqual(await Promise.all([lease.renew(), lease.renew(), lease.renew()]), [true, true, true]);
+    assert.ok(lease.held());
+    clock.advance(3_000);
+    assert.equal(await lease.renew(), true, "the next renewal still holds it");
+    assert.equal(JSON.parse((await bucket.get("agent-o"))!.text).expiresAt, clock.now() + 10_000);
+    await lease.release();
     await Deno.remove(dir, { recursive: true });
   });
 }

@@ -15,6 +15,7 @@ import {
   type Patience,
   retried,
   streamExists,
+  within,
 } from "./nats_retry.ts";
 import { type JobQueue, openQueue, type QueueOptions } from "./nats_queue.ts";
 import { liveKeys, purgeMarker } from "./nats_kv_keys.ts";
@@ -100,6 +101,8 @@ export interface NatsLinkOptions {
   clock?: Clock;
   /** How long opening a bucket, stream, queue or object store keeps trying (default OPEN_WITHIN_MS). */
   openWithinMs?: number | undefined;
+  /** How long one read through a consumer may take before it is tried again (default READ_WITHIN_MS). */
+  readWithinMs?: number | undefined;
 }
 
 export interface StreamOptions {
@@ -138,6 +141,12 @@ export interface NatsLink extends AsyncDisposable {
   readonly servers: number;
   close(): Promise<void>;
 }
+
+/**
+ * How long one read through a consumer (an object's chunks, a bucket's keys) may take before it is
+ * given up and tried again: such reads have no timeout of their own (nats_retry.ts `within`).
+ */
+export const READ_WITHIN_MS = 60_000;
 
 /** nats-server's default max_payload (1 MiB), when the server did not say. */
 const DEFAULT_MAX_PAYLOAD = 1024 * 1024;
@@ -195,7 +204,11 @@ export async function connectNats(url: NatsStoreUrl, options: NatsLinkOptions = 
   }
   const kvm = new Kvm(nc);
   const clock = options.clock ?? realClock();
-  const patience = { clock, openWithinMs: options.openWithinMs ?? OPEN_WITHIN_MS };
+  const patience = {
+    clock,
+    openWithinMs: options.openWithinMs ?? OPEN_WITHIN_MS,
+    readWithinMs: options.readWithinMs ?? READ_WITHIN_MS,
+  };
   const policies = { ack: AckPolicy.Explicit, work: RetentionPolicy.Workqueue };
   // One manager per connection; made without the account-info request (nothing to ask the servers).
   const manager = jetstreamManager(nc, { checkAPI: false });
@@ -243,7 +256,7 @@ async function openBucket(
   // through the stream leader see every acknowledged write (read-your-writes across machines).
   // An existing bucket is opened as it is (never made again with this client's replica count).
   const { kvm } = client;
-  const { clock } = client.patience;
+  const { clock, readWithinMs = READ_WITHIN_MS } = client.patience;
   const jsm = await client.jsm;
   const kv = await opening(client.patience, {
     what: `the bucket ${name}`,
@@ -286,12 +299,13 @@ async function openBucket(
     keys: (filter = ">") =>
       retried(clock, () =>
         liveKeys({
-          async listed() {
-            // An ordered consumer, which restarts (and may repeat keys) on a cluster.
-            const found = new Set<string>();
-            for await (const key of await kv.keys(filter)) found.add(key);
-            return [...found];
-          },
+          listed: () =>
+            within(async () => {
+              // An ordered consumer, which restarts (and may repeat keys) on a cluster.
+              const found = new Set<string>();
+              for await (const key of await kv.keys(filter)) found.add(key);
+              return [...found];
+            }, { clock, ms: readWithinMs, what: `listing the keys of ${name}` }),
           async stored() {
             const info = await jsm.streams.info(stream, { subjects_filter: prefix + filter });
             return Object.keys(info.state.subjects ?? {}).map((subject) => subject.slice(prefix.length));
@@ -316,7 +330,7 @@ async function openObjects(
   options: BucketOptions,
 ): Promise<ObjectBucket> {
   const { objm } = client;
-  const { clock } = client.patience;
+  const { clock, readWithinMs = READ_WITHIN_MS } = client.patience;
   const jsm = await client.jsm;
   const store = await opening(client.patience, {
     what: `the object store ${name}`,
@@ -330,7 +344,11 @@ async function openObjects(
   return {
     // A put again replaces the object whole: safe to retry after a lost answer.
     put: (key, bytes) => retried(clock, async () => void await store.putBlob({ name: key }, bytes)),
-    get: (key) => retried(clock, () => store.getBlob(key)),
+    get: (key) =>
+      retried(
+        clock,
+        () => within(() => store.getBlob(key), { clock, ms: readWithinMs, what: `reading ${key}` }),
+      ),
     async remove(key) {
       await store.delete(key).catch((e) => {
         if (!/not found/i.test((e as Error).message)) throw e;

@@ -4,7 +4,7 @@
 
 // Types only (erased): the client's code is imported by nats_link.ts on first connect.
 import type { AckPolicy, JetStreamClient, JetStreamManager, RetentionPolicy } from "@nats-io/jetstream";
-import { ensureStream, exists, opening, openOrCreate, type Patience, retried } from "./nats_retry.ts";
+import { ensureStream, exists, opening, openOrCreate, type Patience, retried, within } from "./nats_retry.ts";
 
 /** One job taken from a work queue: unacknowledged until `ack`; redelivered if never acknowledged. */
 export interface QueuedJob {
@@ -38,6 +38,9 @@ export interface QueueOptions {
    */
   ackWaitMs: number;
 }
+
+/** How long past its expiry a pull may stay unsettled before it is given up (nats_retry.ts `within`). */
+const PULL_GRACE_MS = 10_000;
 
 /** The durable consumer every worker shares: each job goes to one of them at a time. */
 const QUEUE_CONSUMER = "blade_workers";
@@ -105,13 +108,21 @@ export async function openQueue(
       return { duplicate: ack.duplicate };
     },
     async next(waitMs) {
-      const m = await (await taking()).next({ expires: Math.max(waitMs, 1000) });
+      const expires = Math.max(waitMs, 1000);
+      // A pull has no timeout of its own: it ends on the servers' answer or on missed heartbeats, and
+      // a pull left waiting (its consumer's leader moved) would stop this taker for good.
+      const m = await within(async () => await (await taking()).next({ expires }), {
+        clock,
+        ms: expires + PULL_GRACE_MS,
+        what: `a pull from the work queue ${name}`,
+      });
       if (m === null) return null;
       return {
         text: decoder.decode(m.data),
         deliveries: m.info.deliveryCount,
         working: () => m.working(),
-        ack: async () => void await m.ackAck(),
+        // Tried again when the answer is lost (the consumer's leader moving): an ack is idempotent.
+        ack: () => retried(clock, async () => void await m.ackAck()),
         nak: (delayMs) => m.nak(delayMs),
       };
     },

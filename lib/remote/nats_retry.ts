@@ -43,6 +43,8 @@ export const OPEN_WITHIN_MS = 30_000;
 export interface Patience {
   clock: Clock;
   openWithinMs: number;
+  /** How long one read through a consumer may take before it is given up (`within`); default 60 s. */
+  readWithinMs?: number;
 }
 
 /** The pause before retry `attempt` (1, 2, …): 100 ms doubling, at most 1 s. */
@@ -58,6 +60,37 @@ export function isTransient(error: unknown): boolean {
   if (!(error instanceof Error)) return false;
   return TRANSIENT.has(error.name) ||
     /\b(timeout|no responders|503)\b|temporarily unavailable/i.test(error.message);
+}
+
+/**
+ * The pause after the `attempt`th transient failure (1, 2, …) of a write that is tried again. A write
+ * loop must pause: a cluster without a leader answers at once, and unpaused tries are spent in
+ * milliseconds — long before a new leader is elected.
+ */
+export function pauseAfter(clock: Clock, attempt: number): Promise<void> {
+  return clock.sleep(backoff(attempt));
+}
+
+/** A call the servers never settled within its bound: transient (a retry may be answered). */
+export class StalledCall extends Error {
+  constructor(what: string, ms: number) {
+    super(`${what}: no answer within ${ms / 1000} s (timeout)`);
+    this.name = "TimeoutError";
+  }
+}
+
+/**
+ * `call()`, or StalledCall when it has not settled within `ms`. For the client's calls that have no
+ * timeout of their own — those read through a consumer (an object's chunks, a bucket's keys, a
+ * pull from the work queue): a consumer whose server died or whose leader moved can leave them
+ * waiting for good, and a job waiting on one would sit forever under a lease its worker renews.
+ * The call itself is abandoned, not stopped (what it still delivers is unused).
+ */
+export function within<T>(call: () => Promise<T>, o: { clock: Clock; ms: number; what: string }): Promise<T> {
+  return new Promise<T>((resolve, reject) => {
+    const cancel = o.clock.timer(o.ms, () => reject(new StalledCall(o.what, o.ms)));
+    call().then(resolve, reject).finally(cancel);
+  });
 }
 
 /** Calls `call` (idempotent) again after a transient error, at most TRIES times, pausing between. */

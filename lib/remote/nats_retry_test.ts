@@ -6,7 +6,8 @@
 import assert from "node:assert/strict";
 import { BladeError } from "../errors.ts";
 import type { Clock } from "../sys/clock.ts";
-import { exists, isTransient, opening, openOrCreate, retried } from "./nats_retry.ts";
+import { exists, isTransient, opening, openOrCreate, pauseAfter, retried, within } from "./nats_retry.ts";
+import { FakeClock } from "../testing/fakes.ts";
 
 const named = (name: string, message: string) => Object.assign(new Error(message), { name });
 const apiError = (code: number, message: string) =>
@@ -125,4 +126,31 @@ Deno.test("openOrCreate: opens what exists; a create lost to another creator ope
     }),
     /insufficient storage/,
   );
+});
+
+Deno.test("within: a call the servers never settle fails as a transient timeout at its bound; a settled one passes", async () => {
+  const clock = new FakeClock(0);
+  // A pull from a consumer whose leader moved: nothing ever answers it.
+  const never = within(() => new Promise<string>(() => {}), {
+    clock,
+    ms: 11_000,
+    what: "a pull from the work queue",
+  });
+  const outcome = never.then(() => "settled", (e: Error) => e);
+  clock.advance(10_999);
+  await Promise.resolve();
+  clock.advance(1);
+  const error = await outcome;
+  assert.ok(error instanceof Error);
+  assert.match(error.message, /a pull from the work queue: no answer within 11 s/);
+  assert.equal(isTransient(error), true, "tried again like any timeout");
+  const o = { clock, ms: 5_000, what: "x" };
+  assert.equal(await within(() => Promise.resolve("ok"), o), "ok");
+  await assert.rejects(within(() => Promise.reject(new Error("bad")), o), /bad/);
+});
+
+Deno.test("pauseAfter: a write loop's tries after transient failures pause 100 ms doubling to 1 s", async () => {
+  const clock = instantClock();
+  for (let attempt = 1; attempt <= 6; attempt++) await pauseAfter(clock, attempt);
+  assert.deepEqual(clock.slept, [100, 200, 400, 800, 1000, 1000]);
 });

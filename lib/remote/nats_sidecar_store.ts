@@ -42,7 +42,7 @@ import type {
 } from "../store/store.ts";
 import { type RunSummary, summarize } from "../store/run_summary.ts";
 import { CasConflict, type KvBucket } from "./nats_link.ts";
-import { isTransient } from "./nats_retry.ts";
+import { isTransient, pauseAfter } from "./nats_retry.ts";
 import { checkRecordSize, type NatsSpill } from "./nats_spill.ts";
 import { idOfKey, idOfRunningKey, keyOfId, RECORD_KEYS, RUNNING_KEYS, runningKeyOfId } from "./nats_keys.ts";
 
@@ -96,6 +96,7 @@ export class NatsSidecarStore implements SidecarStore {
       } catch (error) {
         if (error instanceof CasConflict) throw alreadyExists(record.id);
         if (!isTransient(error)) throw error;
+        await pauseAfter(this.#clock, attempt + 1);
         // The create may have landed before the answer was lost: ours if the stored text is ours.
         const stored = await this.#bucket.get(key);
         if (stored !== null) {
@@ -276,6 +277,7 @@ export class NatsSidecarStore implements SidecarStore {
         } catch (error) {
           if (error instanceof CasConflict) continue;
           if (!isTransient(error)) throw error;
+          await pauseAfter(this.#clock, attempt + 1);
           // The answer was lost (a node died, a leader is being elected), the write may have landed:
           // it did when the stored text is ours at a later revision. Applying it again would double it.
           const stored = await this.#bucket.get(key);

@@ -5,6 +5,7 @@
 import assert from "node:assert/strict";
 import { storeConformance } from "../testing/store_conformance.ts";
 import { FakeClock } from "../testing/fakes.ts";
+import { realClock } from "../sys/clock.ts";
 import { findNatsServer, type NatsCluster, startNats } from "../testing/nats_server.ts";
 import { sidecarFixture } from "../testing/sidecar_fixtures.ts";
 import { connectNats } from "./nats_link.ts";
@@ -94,8 +95,10 @@ if (binary === null) {
     // deno-lint-ignore no-console
     console.log(`seed ${seed} (SEED=${seed} repeats this run)`);
     await using link = await connectNats(parseStoreUrl(cluster.url));
+    // A real clock: updates answered with a timeout while a leader is elected pause before they are
+    // tried again (nats_retry.ts pauseAfter), and a fake clock's pauses would never end.
     const store = new NatsSidecarStore(await link.bucket("kill_node", { replicas: 3 }), {
-      clock: new FakeClock(1),
+      clock: realClock(),
     });
     const ids = Array.from({ length: 10 }, (_, i) => `agent-k${i}`);
     for (const id of ids) await store.save(sidecarFixture(id));

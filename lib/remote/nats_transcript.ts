@@ -20,7 +20,7 @@ import {
   type TranscriptRead,
 } from "../session/transcript.ts";
 import { CasConflict, type MessageStream } from "./nats_link.ts";
-import { isTransient } from "./nats_retry.ts";
+import { isTransient, pauseAfter } from "./nats_retry.ts";
 import { keyOfId } from "./nats_keys.ts";
 
 /** The stream every session's transcript lives in, and its subjects. */
@@ -140,6 +140,7 @@ export class NatsTranscript implements TranscriptLog {
     o: { renumber: boolean; onSending?: () => void },
   ): Promise<TranscriptEvent[]> {
     let events = chunk;
+    let last: unknown;
     for (let attempt = 0; attempt < APPEND_ATTEMPTS; attempt++) {
       await this.#learnTail();
       if (o.renumber) events = events.map((e, k) => ({ ...e, seq: this.#lastSeq + 1 + k }));
@@ -155,18 +156,25 @@ export class NatsTranscript implements TranscriptLog {
         this.#lastSeq = events.at(-1)!.seq;
         return events;
       } catch (error) {
+        last = error;
         if (error instanceof CasConflict) {
           if (!o.renumber) throw error;
           // Another writer came first: learn the subject's end again, and number after it.
           this.#tail = undefined;
         } else if (!isTransient(error)) throw error;
+        else await pauseAfter(this.#o.clock, attempt + 1);
         // A lost answer: the same message again (same expected sequence, same id). If the first
         // one was stored, the servers answer with it as a duplicate; else this one is stored.
       }
     }
-    throw new BladeError("store_conflict", `The transcript ${this.subject} kept changing under an append`, {
-      hint: "Run again; if it repeats, several processes are writing one session's transcript.",
-    });
+    const why = last instanceof CasConflict ? "" : ` (the servers answered: ${(last as Error).message})`;
+    throw new BladeError(
+      "store_conflict",
+      `The transcript ${this.subject} kept changing under an append${why}`,
+      {
+        hint: "Run again; if it repeats, several processes are writing one session's transcript.",
+      },
+    );
   }
 
   #lines(events: readonly TranscriptEvent[]): string {

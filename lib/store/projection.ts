@@ -36,6 +36,8 @@ export interface PublicSidecar {
   isolation: SidecarRecord["isolation"];
   /** The worktree's branch and base commit; never its path or repository root. */
   worktree?: { branch: string; baseCommit: string };
+  /** The machine (hostname) whose process runs or ran it, when a shared store recorded one (`--store`). */
+  machine?: string;
   /** A remote child's worker and result branch (`blade tasks output <id> --fetch` brings it here). */
   remote?: { worker?: string; branch?: string; commits?: number; baseCommit: string };
 }
@@ -75,6 +77,7 @@ export function publicProjection(record: SidecarRecord): PublicSidecar {
     };
   }
   if (record.resumedFrom !== undefined) out.resumedFrom = record.resumedFrom;
+  if (record.machine !== undefined) out.machine = record.machine;
   if (record.worktree !== undefined) {
     out.worktree = { branch: record.worktree.branch, baseCommit: record.worktree.baseCommit };
   }

@@ -12,6 +12,8 @@ import { describeError } from "../errors.ts";
 import type { Ports } from "../sys/mod.ts";
 import type { StorageLayout } from "../config/storage.ts";
 import type { SidecarRecord } from "../store/schema.ts";
+import type { LoadResult } from "../store/codec.ts";
+import type { SidecarStore } from "../store/store.ts";
 import type { TranscriptRead } from "../session/transcript.ts";
 import { minimalCommandEnv } from "../permissions/child_env.ts";
 import { HEARTBEAT_INTERVAL_MS } from "../store/heartbeat.ts";
@@ -26,6 +28,7 @@ import type { MessageStream } from "../remote/nats_link.ts";
 import type { QueuedJob } from "../remote/nats_queue.ts";
 import type { NatsLease, NatsLeases } from "../remote/nats_lease.ts";
 import { NatsTranscript } from "../remote/nats_transcript.ts";
+import { isTransient } from "../remote/nats_retry.ts";
 import { processGit } from "../worktree/git.ts";
 import { fencedStore } from "./fenced_store.ts";
 import { grantRefusal, parseJob, type RemoteJob, specOfJob, type WorkerMax } from "./job.ts";
@@ -65,6 +68,11 @@ export type JobEnd =
 /** How often a running child's record is read for a cancel (TaskStop, `blade tasks cancel`). */
 const CANCEL_POLL_MS = 250;
 
+/** How long a job whose record reads as missing or unusable is read again before it is dropped. */
+export const MISSING_RECORD_MS = 10_000;
+/** The pause between those reads. */
+const MISSING_READ_PAUSE_MS = 1_000;
+
 /** Takes one job to its end on this worker; never throws (a failure is logged, the job left for another). */
 export async function runJob(ctx: WorkerContext, job: QueuedJob): Promise<JobEnd> {
   const parsed = parseJob(job.text);
@@ -74,6 +82,7 @@ export async function runJob(ctx: WorkerContext, job: QueuedJob): Promise<JobEnd
     return "dropped";
   }
   const id = parsed.job.agentId;
+  ctx.log(`job ${id}: taken (delivery ${job.deliveries})`);
   const alive = ctx.ports.clock.timer(ctx.leaseTtlMs / 3, () => job.working(), { repeat: true });
   try {
     const identity = await ctx.env.ownProcess();
@@ -86,6 +95,7 @@ export async function runJob(ctx: WorkerContext, job: QueuedJob): Promise<JobEnd
       job.nak(Math.max(1000, got.busy.expiresAt - ctx.ports.clock.now() + 250));
       return "lease_busy";
     }
+    ctx.log(`job ${id}: lease held`);
     return await underLease(ctx, { job, run: parsed.job, lease: got });
   } catch (e) {
     ctx.log(`job ${id}: ${describeError(e)} (left for redelivery)`);
@@ -119,13 +129,14 @@ async function underLease(ctx: WorkerContext, h: Held): Promise<JobEnd> {
 async function decide(ctx: WorkerContext, h: Held & { lost: AbortSignal }): Promise<JobEnd> {
   const id = h.run.agentId;
   const store = fencedStore(ctx.shared, { id, held: () => h.lease.held() });
-  const loaded = await store.load(id);
+  const loaded = await recordOf(ctx, { store, id, lost: h.lost });
   if (loaded === null || !("record" in loaded)) {
-    ctx.log(`job ${id}: its record is missing or unusable; dropped`);
+    ctx.log(`job ${id}: its record is ${loaded === null ? "missing" : "unusable"}; dropped`);
     await h.job.ack();
     return "dropped";
   }
   const record = loaded.record;
+  ctx.log(`job ${id}: record read (${record.status}, attempts ${record.remote?.attempts ?? 0})`);
   const jobCtx = { ...ctx, env: { ...ctx.env, store } };
   if (record.status !== "running") {
     await ensureNotice(jobCtx, record);
@@ -142,6 +153,26 @@ async function decide(ctx: WorkerContext, h: Held & { lost: AbortSignal }): Prom
     await transcript.discard(); // it had done nothing: it starts again from the beginning
   }
   return await start(jobCtx, { ...h, record, transcript });
+}
+
+/**
+ * The job's record. A job is published only after its record was written, so a record that reads as
+ * missing or unusable is read again for MISSING_RECORD_MS before the job is dropped: a stream leader
+ * elected a moment ago can answer from before the write, and a job dropped on such an answer would
+ * leave its record running for good, with no job left to end it.
+ */
+async function recordOf(
+  ctx: WorkerContext,
+  o: { store: SidecarStore; id: string; lost: AbortSignal },
+): Promise<LoadResult | null> {
+  const { clock } = ctx.ports;
+  const deadline = clock.now() + MISSING_RECORD_MS;
+  for (;;) {
+    const loaded = await o.store.load(o.id);
+    if ((loaded !== null && "record" in loaded) || clock.now() >= deadline || o.lost.aborted) return loaded;
+    ctx.log(`job ${o.id}: its record reads as ${loaded === null ? "missing" : "unusable"}; reading it again`);
+    await clock.sleep(MISSING_READ_PAUSE_MS);
+  }
 }
 
 function transcriptOf(ctx: WorkerContext, record: SidecarRecord): NatsTranscript {
@@ -243,10 +274,15 @@ async function start(
     await h.job.ack();
     return "already_ended";
   }
+  ctx.log(`job ${record.id}: record marked as this worker's (attempt ${mine.remote?.attempts})`);
   try {
     await prepareCheckout(ctx, { dir, record: mine });
   } catch (e) {
+    // The servers not answering (a node died, a leader being elected) is no reason to fail the run:
+    // the job is left for redelivery. Anything else (no snapshot, git refusing it) fails it.
+    if (isTransient(e)) throw e;
     const error = `The worker ${ctx.name} could not check out its snapshot: ${describeError(e)}`;
+    ctx.log(`job ${record.id}: ${error}`);
     await endUnstarted(ctx, { ...h, error });
     return "refused";
   }
@@ -264,6 +300,7 @@ async function prepareCheckout(ctx: WorkerContext, o: { dir: string; record: Sid
   await fs.ensureDir(o.dir, 0o700);
   const bundle = await (await ctx.shared.bundles()).get(snapshotObject(o.record.id));
   if (bundle === null) throw new Error("its snapshot bundle is not in the store");
+  ctx.log(`job ${o.record.id}: snapshot fetched (${bundle.length} bytes)`);
   const file = `${o.dir}/snapshot.bundle`;
   await fs.writeBytes(file, bundle, { mode: 0o600 });
   await checkoutSnapshot({ git: processGit(process, env), fs }, {
@@ -274,6 +311,7 @@ async function prepareCheckout(ctx: WorkerContext, o: { dir: string; record: Sid
   });
   // A transcript left by an earlier attempt on this machine is not this run's.
   await fs.remove(ctx.layout.transcriptPath(o.record.parentProjectPath, o.record.id)).catch(() => {});
+  ctx.log(`job ${o.record.id}: checked out`);
 }
 
 type Running = Held & {
@@ -328,6 +366,7 @@ async function runHere(ctx: WorkerContext, h: Running): Promise<JobEnd> {
   }, { repeat: true });
   const beat = activityBeat(ctx, id);
   let outcome: ChildOutcome;
+  ctx.log(`job ${id}: child started`);
   try {
     outcome = await runTakenChild(env, {
       spec: h.spec,
@@ -337,7 +376,11 @@ async function runHere(ctx: WorkerContext, h: Running): Promise<JobEnd> {
         mirror.soon();
       },
     });
+    ctx.log(
+      `job ${id}: child ended (${outcome.success ? "success" : outcome.cancelled ? "cancelled" : "failed"})`,
+    );
     await mirror.sync();
+    ctx.log(`job ${id}: transcript copied`);
   } finally {
     watch();
     beat.end();
@@ -366,6 +409,7 @@ async function commitEnd(
     bundleFile: file,
   });
   if (bundled) await (await ctx.shared.bundles()).put(resultObject(id), await ports.fs.readBytes(file));
+  ctx.log(`job ${id}: result ${bundled ? "uploaded" : "has no commit"}`);
   const running = await env.store.update(
     id,
     (r) => ({ ...r, remote: { ...r.remote!, branch, head, commits } }),
@@ -379,7 +423,9 @@ async function commitEnd(
     ctx.log(`job ${id}: its end could not be committed; left for redelivery`);
     return "commit_failed";
   }
+  ctx.log(`job ${id}: end committed (${stored.record.status})`);
   await ensureNotice(ctx, done);
+  ctx.log(`job ${id}: notice delivered`);
   await h.job.ack();
   return "ran";
 }
