@@ -22,12 +22,14 @@ const TRANSIENT = new Set([
   "JetStreamNotEnabled",
 ]);
 
+/** The messages of those errors when the client names them otherwise (10008: the system account not ready). */
+const TRANSIENT_MESSAGE = /\b(timeout|no responders|503)\b|temporarily unavailable/i;
+
 /**
- * What a JetStream cluster that is forming or electing a leader answers, beyond `TRANSIENT`: the
- * system account not ready yet (10008), or too few peers known yet to place three replicas.
+ * What a JetStream cluster that is forming answers to an open, beyond a transient error: too few peers
+ * known yet to place three replicas.
  */
-const SETTLING =
-  /\b(timeout|no responders|503)\b|temporarily unavailable|no suitable peers|insufficient resources/i;
+const SETTLING_MESSAGE = /no suitable peers|insufficient resources/i;
 
 /** How many times an idempotent call (get, put, keys) is tried before the error is the caller's. */
 const TRIES = 12;
@@ -58,8 +60,12 @@ function backoff(attempt: number): number {
  */
 export function isTransient(error: unknown): boolean {
   if (!(error instanceof Error)) return false;
-  return TRANSIENT.has(error.name) ||
-    /\b(timeout|no responders|503)\b|temporarily unavailable/i.test(error.message);
+  return TRANSIENT.has(error.name) || TRANSIENT_MESSAGE.test(error.message);
+}
+
+/** Whether an open that failed with `error` may succeed later (`opening` keeps trying). */
+function isSettling(error: unknown): boolean {
+  return isTransient(error) || (error instanceof Error && SETTLING_MESSAGE.test(error.message));
 }
 
 /**
@@ -100,7 +106,7 @@ export async function retried<T>(clock: Clock, call: () => Promise<T>): Promise<
       return await call();
     } catch (error) {
       if (attempt >= TRIES || !isTransient(error)) throw error;
-      await clock.sleep(backoff(attempt));
+      await pauseAfter(clock, attempt);
     }
   }
 }
@@ -121,8 +127,7 @@ export async function opening<T>(
     try {
       return await call();
     } catch (error) {
-      const settling = isTransient(error) || (error instanceof Error && SETTLING.test(error.message));
-      if (!settling) throw error;
+      if (!isSettling(error)) throw error;
       if (clock.now() >= deadline) {
         throw new BladeError(
           "store_unavailable",
@@ -135,7 +140,7 @@ export async function opening<T>(
           },
         );
       }
-      await clock.sleep(backoff(attempt));
+      await pauseAfter(clock, attempt);
     }
   }
 }
