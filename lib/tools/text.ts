@@ -16,10 +16,7 @@ export function decodeText(bytes: Uint8Array): string {
 
 /** The lines of `text` without their terminators; a final newline does not start another line. */
 export function splitLines(text: string): string[] {
-  if (text === "") return [];
-  const lines = text.split("\n");
-  if (lines[lines.length - 1] === "") lines.pop();
-  return lines.map((l) => (l.endsWith("\r") ? l.slice(0, -1) : l));
+  return linesOf(text, { afterFinalNewline: false });
 }
 
 /**
@@ -27,8 +24,14 @@ export function splitLines(text: string): string[] {
  * dropped), so a final newline is followed by one more, empty line; none for an empty file.
  */
 export function fileLines(text: string): string[] {
+  return linesOf(text, { afterFinalNewline: true });
+}
+
+function linesOf(text: string, o: { afterFinalNewline: boolean }): string[] {
   if (text === "") return [];
-  return text.split("\n").map((l) => (l.endsWith("\r") ? l.slice(0, -1) : l));
+  const lines = text.split("\n");
+  if (!o.afterFinalNewline && lines[lines.length - 1] === "") lines.pop();
+  return lines.map((l) => (l.endsWith("\r") ? l.slice(0, -1) : l));
 }
 
 /** Number of lines in `text` as an editor counts them (a trailing newline ends the last line). */
