@@ -106,9 +106,14 @@ if (binary === null) {
       await using link = await connectNats(parseStoreUrl(nats.url), { openWithinMs: 1_500 });
       const options = { subject: JOB_SUBJECT, replicas: 3, ackWaitMs: 10_000 };
       const queue = await link.queue(JOB_QUEUE, options);
-      // Two nodes of three gone: no quorum, the consumer cannot be made.
+      // Two nodes of three gone: no quorum, the consumer cannot be made — its open fails, or (seen once
+      // in CI, when the survivor answered the consumer's info before it knew its peers were gone) the
+      // open returns a consumer no server serves, and the pull fails. Either failure must be forgotten.
       await Promise.all(nats.nodes.slice(1).map((n) => n.kill()));
-      await assert.rejects(queue.next(1000), /Could not open the consumer of the work queue blade_jobs/);
+      await assert.rejects(
+        queue.next(1000),
+        /Could not open the consumer of the work queue blade_jobs|heartbeats missed|a pull from the work queue blade_jobs: no answer/,
+      );
       await Promise.all(nats.nodes.slice(1).map((n) => n.restart()));
       // A publisher's own connection (the parent's), as in a real run.
       await using publisher = await connectNats(parseStoreUrl(nats.url));

@@ -71,8 +71,8 @@ export async function openQueue(
   });
   // The consumer is made by the first taker (a publisher never needs it): its ack wait is that taker's.
   // Jobs published before it exists wait in the work-queue stream for it. Only "no such consumer"
-  // makes one; any other failure is tried again, and a failed open is forgotten (the next call tries
-  // afresh) rather than kept, which would leave this taker unable to take a job for good.
+  // makes one; any other failure is tried again, and a failed open or pull is forgotten (the next call
+  // tries afresh) rather than kept, which would leave this taker unable to take a job for good.
   let consumer: ReturnType<typeof js.consumers.get> | undefined;
   const taking = () => {
     if (consumer === undefined) {
@@ -111,10 +111,17 @@ export async function openQueue(
       const expires = Math.max(waitMs, 1000);
       // A pull has no timeout of its own: it ends on the servers' answer or on missed heartbeats, and
       // a pull left waiting (its consumer's leader moved) would stop this taker for good.
-      const m = await within(async () => await (await taking()).next({ expires }), {
+      const taken = taking();
+      const m = await within(async () => await (await taken).next({ expires }), {
         clock,
         ms: expires + PULL_GRACE_MS,
         what: `a pull from the work queue ${name}`,
+      }).catch((error) => {
+        // A failed pull forgets the consumer: the next call opens it afresh (makes it again when it
+        // is gone). Kept, a consumer deleted from under this taker — or one a cluster without its
+        // quorum answered for but never served — failed every later pull ("heartbeats missed").
+        if (consumer === taken) consumer = undefined;
+        throw error;
       });
       if (m === null) return null;
       return {
