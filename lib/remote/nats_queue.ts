@@ -45,36 +45,35 @@ const PULL_GRACE_MS = 10_000;
 /** The durable consumer every worker shares: each job goes to one of them at a time. */
 const QUEUE_CONSUMER = "blade_workers";
 
-/** The work queue `name`: a work-queue stream on `options.subject` and its one shared durable consumer. */
-export async function openQueue(
-  client: {
-    js: JetStreamClient;
-    jsm: Promise<JetStreamManager>;
-    ack: typeof AckPolicy.Explicit;
-    work: typeof RetentionPolicy.Workqueue;
-    patience: Patience;
-  },
-  name: string,
-  options: QueueOptions,
-): Promise<JobQueue> {
-  const { js } = client;
-  const { clock } = client.patience;
-  const jsm = await client.jsm;
-  await opening(client.patience, {
-    what: `the work queue ${name}`,
-    open: () =>
-      ensureStream(jsm, name, {
-        subjects: [options.subject],
-        retention: client.work,
-        num_replicas: options.replicas,
-      }),
-  });
-  // The consumer is made by the first taker (a publisher never needs it): its ack wait is that taker's.
-  // Jobs published before it exists wait in the work-queue stream for it. Only "no such consumer"
-  // makes one; any other failure is tried again, and a failed open or pull is forgotten (the next call
-  // tries afresh) rather than kept, which would leave this taker unable to take a job for good.
-  let consumer: ReturnType<typeof js.consumers.get> | undefined;
-  const taking = () => {
+/** What the queue's calls use: the JetStream client and manager, the client's enums, and its patience. */
+interface QueueClient {
+  js: JetStreamClient;
+  jsm: Promise<JetStreamManager>;
+  ack: typeof AckPolicy.Explicit;
+  work: typeof RetentionPolicy.Workqueue;
+  patience: Patience;
+}
+
+type Consumer = Awaited<ReturnType<JetStreamClient["consumers"]["get"]>>;
+
+/**
+ * The queue's shared consumer, opened on first use. The consumer is made by the first taker (a
+ * publisher never needs it): its ack wait is that taker's. Jobs published before it exists wait in
+ * the work-queue stream for it. Only "no such consumer" makes one; any other failure is tried again,
+ * and a failed open or pull is forgotten (`forget`: the next call tries afresh) rather than kept,
+ * which would leave this taker unable to take a job for good.
+ */
+function sharedConsumer(
+  client: QueueClient & { manager: JetStreamManager },
+  o: { name: string; options: QueueOptions },
+): { take(): Promise<Consumer>; forget(taken: Promise<Consumer>): void } {
+  const { js, manager: jsm } = client;
+  const { name, options } = o;
+  let consumer: Promise<Consumer> | undefined;
+  const forget = (taken: Promise<Consumer>) => {
+    if (consumer === taken) consumer = undefined;
+  };
+  const take = () => {
     if (consumer === undefined) {
       const opened = opening(client.patience, {
         what: `the consumer of the work queue ${name}`,
@@ -94,13 +93,29 @@ export async function openQueue(
             },
           }),
       });
-      opened.catch(() => {
-        if (consumer === opened) consumer = undefined;
-      });
+      opened.catch(() => forget(opened));
       consumer = opened;
     }
     return consumer;
   };
+  return { take, forget };
+}
+
+/** The work queue `name`: a work-queue stream on `options.subject` and its one shared durable consumer. */
+export async function openQueue(client: QueueClient, name: string, options: QueueOptions): Promise<JobQueue> {
+  const { js } = client;
+  const { clock } = client.patience;
+  const jsm = await client.jsm;
+  await opening(client.patience, {
+    what: `the work queue ${name}`,
+    open: () =>
+      ensureStream(jsm, name, {
+        subjects: [options.subject],
+        retention: client.work,
+        num_replicas: options.replicas,
+      }),
+  });
+  const consumer = sharedConsumer({ ...client, manager: jsm }, { name, options });
   const decoder = new TextDecoder();
   return {
     async publish(text, msgId) {
@@ -111,7 +126,7 @@ export async function openQueue(
       const expires = Math.max(waitMs, 1000);
       // A pull has no timeout of its own: it ends on the servers' answer or on missed heartbeats, and
       // a pull left waiting (its consumer's leader moved) would stop this taker for good.
-      const taken = taking();
+      const taken = consumer.take();
       const m = await within(async () => await (await taken).next({ expires }), {
         clock,
         ms: expires + PULL_GRACE_MS,
@@ -120,7 +135,7 @@ export async function openQueue(
         // A failed pull forgets the consumer: the next call opens it afresh (makes it again when it
         // is gone). Kept, a consumer deleted from under this taker — or one a cluster without its
         // quorum answered for but never served — failed every later pull ("heartbeats missed").
-        if (consumer === taken) consumer = undefined;
+        consumer.forget(taken);
         throw error;
       });
       if (m === null) return null;
