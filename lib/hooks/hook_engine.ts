@@ -141,7 +141,7 @@ export class HookEngine {
       end = await c.fire.run(runs.command, { stdin: c.stdin, timeoutMs, signal: c.fire.signal })
         .catch((e) => ({ failed: e instanceof Error ? e.message : String(e) }));
     } else {
-      end = await this.#callback(runs.callbackId, { ...c, timeoutMs });
+      end = await this.#callback(hook, { ...c, callbackId: runs.callbackId });
     }
     if (observe !== undefined) {
       const exitCode = "code" in end ? end.code : "answer" in end ? 0 : undefined;
@@ -173,12 +173,13 @@ export class HookEngine {
   ): Promise<HookVerdict> {
     const ask = c.fire.ask;
     if (ask === undefined) return { error: NO_VERDICT, noVerdict: { timedOut: false } };
-    const timeout = AbortSignal.timeout(hookTimeoutSeconds(hook) * 1000);
     const request = promptHookRequest(hook.event, run, { input: c.input, transcript: c.fire.transcript });
-    const answer = await ask(request, { signal: AbortSignal.any([timeout, c.fire.signal]) })
-      .catch((e) => ({ failed: e instanceof Error ? e.message : String(e) }));
-    if ("failed" in answer) return { error: NO_VERDICT, noVerdict: { timedOut: timeout.aborted } };
-    return promptHookVerdict(hook.event, answer.text, { label: run.prompt });
+    const { end, timedOut } = await bounded((signal) => ask(request, { signal }), {
+      hook,
+      signal: c.fire.signal,
+    });
+    if ("failed" in end) return { error: NO_VERDICT, noVerdict: { timedOut } };
+    return promptHookVerdict(hook.event, end.text, { label: run.prompt });
   }
 
   /**
@@ -192,26 +193,38 @@ export class HookEngine {
   ): Promise<HookVerdict> {
     const verify = c.fire.verify;
     if (verify === undefined) return { error: NO_VERDICT, noVerdict: { timedOut: false } };
-    const timeout = AbortSignal.timeout(hookTimeoutSeconds(hook) * 1000);
     const request = agentHookRequest(hook.event, { prompt: run.agent, model: run.model }, { input: c.input });
-    const answer = await verify(request, { signal: AbortSignal.any([timeout, c.fire.signal]) })
-      .catch((e) => ({ failed: e instanceof Error ? e.message : String(e) }));
-    return agentHookVerdict(answer);
+    return agentHookVerdict(
+      (await bounded((signal) => verify(request, { signal }), { hook, signal: c.fire.signal })).end,
+    );
   }
 
   async #callback(
-    callbackId: string,
-    c: { input: Record<string, unknown>; fire: FireOptions; timeoutMs: number },
+    hook: HookEntry,
+    c: { callbackId: string; input: Record<string, unknown>; fire: FireOptions },
   ): Promise<HookEnd> {
-    const timeout = AbortSignal.timeout(c.timeoutMs);
-    try {
-      const answer = await this.#o.callbacks!.call(callbackId, c.input, {
+    const call = async (signal: AbortSignal) => ({
+      answer: await this.#o.callbacks!.call(c.callbackId, c.input, {
         ...(c.fire.toolUseId === undefined ? {} : { toolUseId: c.fire.toolUseId }),
-        signal: AbortSignal.any([timeout, c.fire.signal]),
-      });
-      return { answer };
-    } catch (e) {
-      return { failed: timeout.aborted ? "timed out" : e instanceof Error ? e.message : String(e) };
-    }
+        signal,
+      }),
+    });
+    const { end, timedOut } = await bounded(call, { hook, signal: c.fire.signal });
+    return "failed" in end ? { failed: timedOut ? "timed out" : end.failed } : end;
   }
+}
+
+/**
+ * `call` under `hook`'s timeout and the event's `signal` (the turn's interruption): its answer, or
+ * what it threw as `failed`, and whether the timeout fired. The prompt, agent and SDK callback hooks
+ * all run through it; a command's runner bounds its process itself.
+ */
+async function bounded<T>(
+  call: (signal: AbortSignal) => Promise<T>,
+  o: { hook: HookEntry; signal: AbortSignal },
+): Promise<{ end: T | { failed: string }; timedOut: boolean }> {
+  const timeout = AbortSignal.timeout(hookTimeoutSeconds(o.hook) * 1000);
+  const end = await call(AbortSignal.any([timeout, o.signal]))
+    .catch((e) => ({ failed: e instanceof Error ? e.message : String(e) }));
+  return { end, timedOut: timeout.aborted };
 }
