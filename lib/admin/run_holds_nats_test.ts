@@ -36,7 +36,7 @@ if (binary === null) {
       remote: "agent-remoteparent00000000001",
       expired: "agent-expiredparent0000000001",
     };
-    await new NatsInbox(stream, parents.quiet).enqueue({
+    await new NatsInbox(stream, parents.quiet, { clock: new FakeClock(1) }).enqueue({
       inboxId: "background-subagent-completion:agent-notice-pending",
       kind: "completion",
       text: "<notice/>",
@@ -74,7 +74,7 @@ if (binary === null) {
       clock,
       process: new FakeProcess(),
       layout: storageLayout(root),
-      inboxOf: (session) => new NatsInbox(stream, session),
+      inboxOf: (session) => new NatsInbox(stream, session, { clock: new FakeClock(1) }),
       leaseEntry: async (session) => (await leaseBucket.get(keyOfId(session)))?.text ?? null,
     }, summaries);
     const why = Object.fromEntries(summaries.map((s) => [s.id, held(s)]));
@@ -88,7 +88,7 @@ if (binary === null) {
       clock,
       process: new FakeProcess(),
       layout: storageLayout(root),
-      inboxOf: (session) => new NatsInbox(stream, session),
+      inboxOf: (session) => new NatsInbox(stream, session, { clock: new FakeClock(1) }),
       leaseEntry: () => Promise.reject(new Error("no servers")),
     }, summaries);
     assert.match(broken(summaries[3]!)!, /in the shared store cannot be read/);

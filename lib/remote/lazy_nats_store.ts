@@ -220,7 +220,9 @@ export class LazyNatsStore implements SidecarStore, AsyncDisposable {
   /** The inbox of session `sessionId` in this store (lib/remote/nats_inbox.ts), opened on first use. */
   inboxOf(sessionId: string): SessionInbox {
     const inbox = () =>
-      this.stream(INBOX_STREAM, { subjects: INBOX_SUBJECTS }).then((s) => new NatsInbox(s, sessionId));
+      this.stream(INBOX_STREAM, { subjects: INBOX_SUBJECTS }).then((s) =>
+        new NatsInbox(s, sessionId, { clock: this.#o.clock })
+      );
     return {
       enqueue: async (entry: InboxEntry) => await (await inbox()).enqueue(entry),
       pending: async () => await (await inbox()).pending(),

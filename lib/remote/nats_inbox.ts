@@ -3,6 +3,9 @@
 // An entry is appended with expected-last-subject-sequence = the last message read, so two writers
 // never both add the same inboxId (the loser re-reads and finds it pending), and with Nats-Msg-Id =
 // the inboxId, so a repeat within the stream's duplicate window is dropped by the servers too.
+// An append whose answer was lost (a node died, a leader being elected) is tried again after a pause,
+// re-reading first: the entry is found if the first try was stored, and a repeat the servers still
+// hold is dropped by its Nats-Msg-Id, so a retried enqueue adds the entry once.
 // `remove` deletes the entries' messages. Limits are the file inbox's (INBOX_LIMITS); a message that
 // is no inbox entry fails closed (`inbox_invalid`), as a corrupt inbox file does.
 
@@ -15,8 +18,10 @@ import {
   refusal,
   type SessionInbox,
 } from "../session/inbox.ts";
+import type { Clock } from "../sys/clock.ts";
 import { CasConflict, type MessageStream, type StreamMessage } from "./nats_link.ts";
 import { keyOfId } from "./nats_keys.ts";
+import { isTransient, pauseAfter } from "./nats_retry.ts";
 
 /** The stream every session's inbox lives in, and its subjects. */
 export const INBOX_STREAM = "blade_inbox";
@@ -28,15 +33,18 @@ const APPEND_ATTEMPTS = 64;
 export class NatsInbox implements SessionInbox {
   readonly subject: string;
   #stream: MessageStream;
+  #clock: Clock;
 
-  /** `sessionId` is a valid session id (its '.' written as '=', nats_keys.ts). */
-  constructor(stream: MessageStream, sessionId: string) {
+  /** `sessionId` is a valid session id (its '.' written as '=', nats_keys.ts); `clock` paces retries. */
+  constructor(stream: MessageStream, sessionId: string, o: { clock: Clock }) {
     this.#stream = stream;
+    this.#clock = o.clock;
     this.subject = `blade.inbox.${keyOfId(sessionId)}`;
   }
 
   async enqueue(entry: InboxEntry): Promise<EnqueueResult> {
     const checked = checkedEntry(entry);
+    let last: unknown;
     for (let attempt = 0; attempt < APPEND_ATTEMPTS; attempt++) {
       const stored = await this.#read();
       const entries = stored.map((s) => s.entry);
@@ -50,10 +58,17 @@ export class NatsInbox implements SessionInbox {
         });
         return { accepted: true, duplicate };
       } catch (error) {
-        if (!(error instanceof CasConflict)) throw error;
+        last = error;
+        // Another writer came first: re-read at once. A lost answer: pause, then re-read (the entry
+        // is found if it was stored).
+        if (!(error instanceof CasConflict)) {
+          if (!isTransient(error)) throw error;
+          await pauseAfter(this.#clock, attempt + 1);
+        }
       }
     }
-    throw new BladeError("store_conflict", `The inbox ${this.subject} kept changing under an enqueue`, {
+    const why = last instanceof CasConflict ? "" : ` (the servers answered: ${(last as Error).message})`;
+    throw new BladeError("store_conflict", `The inbox ${this.subject} kept changing under an enqueue${why}`, {
       hint: "Run again; if it repeats, many processes are writing to one session's inbox.",
     });
   }

@@ -77,12 +77,63 @@ if (binary === null) {
     await using nats = await startNats(binary, { size: 1, dir });
     await using link = await connectNats(parseStoreUrl(nats.url));
     const stream: MessageStream = await link.stream(INBOX_STREAM, { subjects: INBOX_SUBJECTS, replicas: 1 });
-    await cases(() => Promise.resolve(new NatsInbox(stream, "session-a.b")));
+    await cases(() => Promise.resolve(new NatsInbox(stream, "session-a.b", { clock: new FakeClock(1) })));
     // Another session's inbox is its own subject.
-    assert.deepEqual(await new NatsInbox(stream, "session-other").pending(), []);
-    const foreign = new NatsInbox(stream, "session-foreign");
+    assert.deepEqual(await new NatsInbox(stream, "session-other", { clock: new FakeClock(1) }).pending(), []);
+    const foreign = new NatsInbox(stream, "session-foreign", { clock: new FakeClock(1) });
     await stream.append(foreign.subject, "{not json", { lastSeq: 0 });
     await assert.rejects(foreign.pending(), /holds a message \(#\d+\) that is no inbox entry/);
+    await Deno.remove(dir, { recursive: true });
+  });
+
+  Deno.test("NATS inbox: an append whose answer was lost is tried again and adds the entry once", async () => {
+    const dir = await Deno.makeTempDir({ prefix: "blade-nats-inbox-lost-" });
+    await using nats = await startNats(binary, { size: 1, dir });
+    await using link = await connectNats(parseStoreUrl(nats.url));
+    const stream: MessageStream = await link.stream(INBOX_STREAM, { subjects: INBOX_SUBJECTS, replicas: 1 });
+    // The first append of each inbox fails as a node dying mid-request does (the client's TimeoutError):
+    // `stored` says whether the servers had stored it before the answer was lost.
+    const losing = (stored: boolean): MessageStream => {
+      let failed = false;
+      return {
+        read: (subject) => stream.read(subject),
+        last: (subject) => stream.last(subject),
+        maxPayload: stream.maxPayload,
+        remove: (seq) => stream.remove(seq),
+        purge: (subject) => stream.purge(subject),
+        async append(subject, text, options) {
+          if (failed) return await stream.append(subject, text, options);
+          failed = true;
+          if (stored) await stream.append(subject, text, options);
+          const lost = new Error("request timed out");
+          lost.name = "TimeoutError";
+          throw lost;
+        },
+      };
+    };
+    const clock = new FakeClock(1);
+    for (const stored of [true, false]) {
+      const session = `session-lost-${stored}`;
+      const inbox = new NatsInbox(losing(stored), session, { clock });
+      // (Message ids are deduplicated across the stream: each case its own inbox id.)
+      const sent = inbox.enqueue(entry(`lost-${stored}`));
+      // The retry waits its pause (100 ms) on the injected clock.
+      while (clock.pendingSleepers === 0) await new Promise((r) => setTimeout(r, 5));
+      clock.advance(100);
+      assert.deepEqual(await sent, { accepted: true, duplicate: stored }, `stored first: ${stored}`);
+      const pending = await new NatsInbox(stream, session, { clock }).pending();
+      assert.deepEqual(pending.map((e) => e.inboxId), [`lost-${stored}`], `stored first: ${stored}`);
+    }
+    // An error that is not transient is the caller's at once.
+    const broken: MessageStream = {
+      ...stream,
+      read: (subject) => stream.read(subject),
+      append: () => Promise.reject(new Error("permissions violation")),
+    };
+    await assert.rejects(
+      new NatsInbox(broken, "session-broken", { clock }).enqueue(entry("c1")),
+      /permissions/,
+    );
     await Deno.remove(dir, { recursive: true });
   });
 }
