@@ -101,7 +101,7 @@ export async function benchRemote(options: { ops?: number } = {}): Promise<Remot
       add(
         size === 1 ? "NATS, one node" : "NATS, 3 nodes R3",
         await measure(store, {
-          inbox: new NatsInbox(stream, "session-bench"),
+          inbox: new NatsInbox(stream, "session-bench", { clock }),
           transcript: new NatsTranscript(transcripts, { clock, ids, ...session }),
           ops,
         }),

@@ -37,7 +37,6 @@ export const PARAMS_RULES: readonly ParamsAllow[] = [
   { path: "lib/cli/run_cmd.ts", function: "startDetached" },
   { path: "lib/cli/sdk_control.ts", function: "error" },
   { path: "lib/cli/tasks_resume_cmd.ts", function: "reportResumed" },
-  { path: "lib/cli/tasks_resume_cmd.ts", function: "resumeSource" },
   { path: "lib/cli/trust_cmd.ts", function: "reportTrust" },
   { path: "lib/commands/command_file.ts", function: "findCommand" },
   { path: "lib/commands/command_file.ts", function: "markdownNames" },

@@ -18,6 +18,7 @@ import type { SidecarRecord } from "../store/schema.ts";
 import { TaskAdmin } from "../admin/task_admin.ts";
 import { removeRunFiles } from "../admin/run_files.ts";
 import { heldRuns, sharedHolds } from "../admin/run_holds.ts";
+import { sameProject } from "../store/project_key.ts";
 import { reconcile } from "../recovery/recovery.ts";
 import { reconcileListed } from "../recovery/listed_reconcile.ts";
 import { runTasksResume } from "./tasks_resume_cmd.ts";
@@ -145,10 +146,13 @@ async function tasksCommand(
     else io.out(terminalSafe(renderRecovery(report)));
     return report.problems.some((p) => p.message.startsWith("recovery failed")) ? 1 : 0;
   }
-  // Runs of this folder left "running" by a dead process are reconciled before anyone looks at them
-  // (only the records that may be running are read: the store's running index). `list` reconciles
-  // from the listing it shows, so the folder is listed once (recovery/listed_reconcile.ts).
-  const scope = (r: SidecarRecord) => r.parentProjectPath === app.workspace;
+  // Runs of this project left "running" by a dead process are reconciled before anyone looks at them
+  // (only the records that may be running are read: the store's running index), selected as the
+  // listing selects them (by path, or with a shared store by project key: store/project_key.ts).
+  // `list` reconciles from the listing it shows, so the folder is listed once
+  // (recovery/listed_reconcile.ts).
+  const projectKey = await app.projectKey();
+  const scope = (r: SidecarRecord) => sameProject(r, { path: app.workspace, key: projectKey });
   const { report: implicit, listing } = command === "list" ? await reconcileListed(recoveryDeps, scope) : {
     report: await reconcile(recoveryDeps, scope, { listing: await store.listRunning() }),
     listing: undefined,
@@ -161,7 +165,7 @@ async function tasksCommand(
     clock: ports.clock,
     process: ports.process,
     workspace: app.workspace,
-    projectKey: await app.projectKey(),
+    projectKey,
     all: values.all === true,
   });
   const run: TasksRun = {

@@ -26,6 +26,7 @@ import { validateSessionId } from "../protocol/ids.ts";
 import { readTranscript } from "../session/transcript.ts";
 import { startDetached } from "./run_cmd.ts";
 import { reconcile } from "../recovery/recovery.ts";
+import { type ProjectHere, rootHere, sameProject } from "../store/project_key.ts";
 
 export const RESUME_HELP = `Usage: blade tasks resume <id> "prompt" [options]
 
@@ -64,17 +65,21 @@ export async function runTasksResume(argv: string[], ports: Ports, io: Io): Prom
   await using run = made.runtime;
   const env = await run.env();
   {
-    // Runs of this folder left "running" by a dead process are reconciled first (a crashed source
-    // becomes interrupted, and resumable).
+    // Runs of this project left "running" by a dead process are reconciled first (a crashed source
+    // becomes interrupted, and resumable): this folder's, and with a shared store those of its project
+    // key (store/project_key.ts), as `blade tasks` selects them.
+    const here = { path: app.workspace, key: await app.projectKey() };
     const inboxes = (o: SidecarOwner) => env.background.inboxFor(o);
     const deps = { ports, store: env.store, layout: app.layout, redact: app.redact, inboxes };
-    await reconcile(deps, (r) => r.parentProjectPath === app.workspace);
-    const { source, depth } = await resumeSource(ports, app, env.store, sourceId);
+    await reconcile(deps, (r) => sameProject(r, here));
+    const { source, depth } = await resumeSource(ports, app, { store: env.store, here, sourceId });
     made.parentIs(source.parentSessionId);
     const runtime = new SubagentRuntime(env, {
       sessionId: source.parentSessionId,
       projectPath: app.workspace,
-      workspaceRoot: source.workspaceRoot,
+      // A run another clone started works here in the same place of the folder (planResume refuses
+      // one that has no such place).
+      workspaceRoot: rootHere(source, app.workspace) ?? source.workspaceRoot,
       model: source.configSnapshot.model,
       mode: source.configSnapshot.permissionMode,
       depth: depth - 1,
@@ -166,20 +171,23 @@ async function resumeArgs(argv: string[], ports: Ports) {
   return { values, sourceId, prompt };
 }
 
-/** The run to resume (a run of this folder, any session) and its depth; session_not_found otherwise. */
+/**
+ * The run to resume (a run of this project, any session: `sameProject`) and its depth;
+ * session_not_found otherwise.
+ */
 async function resumeSource(
   ports: Ports,
   app: App,
-  store: SidecarStore,
-  sourceId: string,
+  o: { store: SidecarStore; here: ProjectHere; sourceId: string },
 ): Promise<{ source: SidecarRecord; depth: number }> {
-  const loaded = await store.load(sourceId);
-  if (loaded === null || !("record" in loaded) || loaded.record.parentProjectPath !== app.workspace) {
+  const { sourceId } = o;
+  const loaded = await o.store.load(sourceId);
+  if (loaded === null || !("record" in loaded) || !sameProject(loaded.record, o.here)) {
     throw new BladeError(
       "session_not_found",
       `Cannot resume "${sourceId}": session not found in this workspace.`,
       {
-        hint: "`blade tasks list` shows the runs of this folder.",
+        hint: "`blade tasks list` shows the runs of this project.",
       },
     );
   }

@@ -321,7 +321,11 @@ function planResumedLaunch(
     sourceId: from,
     newId: input.subagent_session_id,
     ...(input.subagent_type === undefined ? {} : { explicitType: input.subagent_type }),
-    visibleTo: { parentSessionId: parent.sessionId, projectPath: parent.projectPath },
+    visibleTo: {
+      parentSessionId: parent.sessionId,
+      projectPath: parent.projectPath,
+      projectKey: parent.process.projectKey,
+    },
   }, { source: lookup.source, newIdTaken: lookup.newIdTaken });
   if (!decision.ok) return refuse(decision.message);
   const frozen = decision.plan.config.model;

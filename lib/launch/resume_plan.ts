@@ -10,14 +10,19 @@ import type { Lineage } from "../protocol/events.ts";
 import type { Message } from "../protocol/messages.ts";
 import type { LoadResult } from "../store/codec.ts";
 import type { ConfigSnapshot, SidecarRecord, WorktreeLease } from "../store/schema.ts";
+import { rootHere, sameProject } from "../store/project_key.ts";
 
 export interface ResumeRequest {
   sourceId: string;
   newId: string;
   /** The call's subagent_type, when it names one (it may be omitted: the source's is inherited). */
   explicitType?: string;
-  /** Who may see the source: a parent session in a folder, or (the CLI) any run of a folder. */
-  visibleTo: { parentSessionId?: string; projectPath: string };
+  /**
+   * Who may see the source: a parent session in a folder, or (the CLI) any run of a folder; with a
+   * shared store, the folder's project key too (store/project_key.ts `sameProject`: a run another clone
+   * of the repository started is this folder's).
+   */
+  visibleTo: { parentSessionId?: string; projectPath: string; projectKey?: string | undefined };
 }
 
 /** What the isolation layer must do before the resumed child runs. */
@@ -46,7 +51,8 @@ export type ResumeRejection =
   | "type_mismatch"
   | "recovery_failed"
   | "same_id"
-  | "id_exists";
+  | "id_exists"
+  | "other_checkout";
 
 export type ResumeDecision =
   | { ok: true; plan: ResumePlan }
@@ -89,6 +95,20 @@ export function planResume(
   if (newIdTaken) {
     return no("id_exists", `Cannot resume "${id}": a session with the new id "${req.newId}" already exists.`);
   }
+  // A run another clone started (same project key, another path) goes on in this checkout: its
+  // workspace is found here by its place in the folder; a worktree exists only where it was made.
+  const here = req.visibleTo.projectPath;
+  const workspaceRoot = s.isolation === "worktree" && s.parentProjectPath !== here
+    ? undefined
+    : rootHere(s, here);
+  if (workspaceRoot === undefined) {
+    return no(
+      "other_checkout",
+      `Cannot resume "${id}" here: it worked in ${s.workspaceRoot}, ` +
+        `a worktree of the checkout at ${s.parentProjectPath}${s.machine ? ` on ${s.machine}` : ""}. ` +
+        `Resume it from that checkout.`,
+    );
+  }
   return {
     ok: true,
     plan: {
@@ -97,7 +117,7 @@ export function planResume(
       subagentType: s.subagentType,
       config: structuredClone(s.configSnapshot),
       messages: structuredClone(s.messages),
-      workspaceRoot: s.workspaceRoot,
+      workspaceRoot,
       isolation: s.isolation,
       worktree: s.worktree === undefined ? undefined : { ...s.worktree },
       providerAdmissionOwnerId: s.providerAdmissionOwnerId,
@@ -110,6 +130,6 @@ export function planResume(
 }
 
 function visible(r: SidecarRecord, who: ResumeRequest["visibleTo"]): boolean {
-  if (r.parentProjectPath !== who.projectPath) return false;
+  if (!sameProject(r, { path: who.projectPath, key: who.projectKey })) return false;
   return who.parentSessionId === undefined || r.parentSessionId === who.parentSessionId;
 }

@@ -138,3 +138,87 @@ Deno.test("planResume: every rejection says which, with the id", () => {
     }).ok,
   );
 });
+
+Deno.test("planResume: with a project key, a run another clone started resumes in this checkout; another project's never", () => {
+  const KEY = "git:0123456789abcdef0123456789abcdef01234567";
+  const here = { ...WHO, projectPath: "/home/me/project", projectKey: KEY };
+  const elsewhere = { parentProjectPath: "/builds/42/project", workspaceRoot: "/builds/42/project/src" };
+  const cases: [
+    string,
+    Partial<SidecarRecord>,
+    ResumeRequest["visibleTo"],
+    string | undefined,
+    string | undefined,
+  ][] = [
+    // [name, source fields, who asks, the planned workspace root, else the rejection code]
+    [
+      "same key, other path: its folder here",
+      { ...elsewhere, projectKey: KEY },
+      here,
+      "/home/me/project/src",
+      undefined,
+    ],
+    [
+      "same key, other path, remote",
+      { ...elsewhere, projectKey: KEY, isolation: "remote" },
+      here,
+      "/home/me/project/src",
+      undefined,
+    ],
+    [
+      "another project's key, other path",
+      { ...elsewhere, projectKey: `${KEY}:sub` },
+      here,
+      undefined,
+      "not_found",
+    ],
+    [
+      "another project's key at this very path",
+      { parentProjectPath: here.projectPath, workspaceRoot: here.projectPath, projectKey: `${KEY}:sub` },
+      here,
+      undefined,
+      "not_found",
+    ],
+    // No key on the record (file store, older records) or here: the path, as before.
+    ["no key on the record, other path", elsewhere, here, undefined, "not_found"],
+    [
+      "no key here, other path",
+      { ...elsewhere, projectKey: KEY },
+      { ...here, projectKey: undefined },
+      undefined,
+      "not_found",
+    ],
+    [
+      "same key, same path: as recorded",
+      { parentProjectPath: here.projectPath, workspaceRoot: "/tmp/wt/x", projectKey: KEY },
+      here,
+      "/tmp/wt/x",
+      undefined,
+    ],
+    // A worktree exists only in the checkout that made it.
+    [
+      "same key, other path, worktree",
+      { ...elsewhere, projectKey: KEY, isolation: "worktree" },
+      here,
+      undefined,
+      "other_checkout",
+    ],
+    [
+      "same key, its workspace outside its folder",
+      { ...elsewhere, workspaceRoot: "/builds/wt/agent-1", projectKey: KEY },
+      here,
+      undefined,
+      "other_checkout",
+    ],
+  ];
+  for (const [name, fields, who, root, code] of cases) {
+    const d = planResume(req({ visibleTo: who }), { source: done(fields), newIdTaken: false });
+    if (root !== undefined) {
+      assert.ok(d.ok, `${name}: ${d.ok ? "" : d.message}`);
+      assert.equal(d.plan.workspaceRoot, root, name);
+    } else {
+      assert.ok(!d.ok, name);
+      assert.equal(d.code, code, name);
+    }
+  }
+});

@@ -49,3 +49,22 @@ export function sameProject(
   if (run.projectKey !== undefined && here.key !== undefined) return run.projectKey === here.key;
   return run.parentProjectPath === here.path;
 }
+
+/**
+ * Where a run of this project (`sameProject`) works in the checkout at `here`: its workspace root as
+ * recorded when it was started from this path, else the same place under this checkout (a run another
+ * clone started at `/builds/42/api` worked in `/builds/42/api/src`: here that is `<here>/src`).
+ * Undefined when its workspace was outside the folder it was started from (a worktree of that
+ * checkout): nothing here stands for it.
+ */
+export function rootHere(
+  run: { parentProjectPath: string; workspaceRoot: string },
+  here: string,
+): string | undefined {
+  const from = run.parentProjectPath;
+  if (from === here) return run.workspaceRoot;
+  if (run.workspaceRoot === from) return here;
+  return run.workspaceRoot.startsWith(`${from}/`)
+    ? `${here}${run.workspaceRoot.slice(from.length)}`
+    : undefined;
+}

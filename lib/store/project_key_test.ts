@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { sidecarFixture } from "../testing/sidecar_fixtures.ts";
-import { projectKeyOf, type RepositoryFacts, sameProject } from "./project_key.ts";
+import { projectKeyOf, type RepositoryFacts, rootHere, sameProject } from "./project_key.ts";
 import { decodeRunIndex, encodeRunIndex, summarize } from "./run_summary.ts";
 import { SidecarRecordSchema } from "./schema.ts";
 
@@ -88,4 +88,28 @@ Deno.test("a record's project key reaches its summary and survives the run index
   assert.deepEqual(decodeRunIndex(encodeRunIndex([summary]))?.get("agent-k"), summary);
   // Without a key (the file store's records), the summary has none: selection goes by path.
   assert.equal("projectKey" in summarize(sidecarFixture("agent-p")), false);
+});
+
+Deno.test("rootHere: a run's workspace moved to this checkout; none for a worktree outside the folder", () => {
+  const cases: [string, { parentProjectPath: string; workspaceRoot: string }, string | undefined][] = [
+    [
+      "started here: as recorded",
+      { parentProjectPath: "/home/me/a", workspaceRoot: "/home/me/a/.wt/x" },
+      "/home/me/a/.wt/x",
+    ],
+    ["the other clone's folder", { parentProjectPath: "/ci/a", workspaceRoot: "/ci/a" }, "/home/me/a"],
+    [
+      "a folder inside it",
+      { parentProjectPath: "/ci/a", workspaceRoot: "/ci/a/src/lib" },
+      "/home/me/a/src/lib",
+    ],
+    // A prefix of the name is not the folder.
+    ["a sibling with a longer name", { parentProjectPath: "/ci/a", workspaceRoot: "/ci/ab" }, undefined],
+    [
+      "a worktree elsewhere",
+      { parentProjectPath: "/ci/a", workspaceRoot: "/ci/worktrees/agent-1" },
+      undefined,
+    ],
+  ];
+  for (const [name, run, want] of cases) assert.equal(rootHere(run, "/home/me/a"), want, name);
 });

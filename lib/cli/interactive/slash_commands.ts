@@ -25,6 +25,7 @@ import { readSessionNames } from "../../session/session_names.ts";
 import { clean } from "./summary.ts";
 import { readTranscript } from "../../session/transcript.ts";
 import { validateSessionId } from "../../protocol/ids.ts";
+import { sameProject } from "../../store/project_key.ts";
 import { transcriptLines } from "./transcript_view.ts";
 import { makeTheme } from "./theme.ts";
 import { customHelp, SLASH_COMMANDS, type SlashLine } from "./slash.ts";
@@ -151,19 +152,25 @@ function toolContext(ctx: SlashContext, signal: AbortSignal): ToolContext {
 }
 
 /**
- * /tasks transcript <id>: what a subagent run of this folder did, read from its transcript (its prompt,
- * its text, each tool call with its result in a few words), and where the file is.
+ * /tasks transcript <id>: what a subagent run of this project did (as `blade tasks` selects runs: this
+ * folder's, or with a shared store its project key's — store/project_key.ts), read from its transcript
+ * (its prompt, its text, each tool call with its result in a few words), and where the file is. A run
+ * another clone started wrote its transcript on that machine: the line says where.
  */
 async function childTranscript(ctx: SlashContext, id: string): Promise<void> {
   const { app } = ctx;
   const loaded = await app.store().load(validateSessionId(id));
   const record = loaded !== null && "record" in loaded ? loaded.record : undefined;
-  if (record === undefined || record.parentProjectPath !== app.workspace) {
+  if (record === undefined || !sameProject(record, { path: app.workspace, key: await app.projectKey() })) {
     throw usageError(`Unknown task ID: ${id}`, "/tasks lists the runs of this session.");
   }
-  const path = app.layout.transcriptPath(app.workspace, record.id);
+  const path = app.layout.transcriptPath(record.parentProjectPath, record.id);
   const read = await readTranscript(app.ports.fs, path);
-  const lines = read === null ? ["(no transcript yet)"] : transcriptLines(read.events, makeTheme(false));
+  const missing = record.parentProjectPath === app.workspace
+    ? "(no transcript yet)"
+    : `(no transcript here: the run was started from ${record.parentProjectPath}` +
+      `${record.machine ? ` on ${record.machine}` : ""}, and its transcript is kept there)`;
+  const lines = read === null ? [missing] : transcriptLines(read.events, makeTheme(false));
   ctx.view.output(
     [
       `${statusLabel(record.status)} ${record.id} (${record.subagentType}): ${record.description}`,
