@@ -10,6 +10,7 @@ import { findNatsServer } from "../lib/testing/nats_server.ts";
 import { canSetHostname, runBlade, spawnBlade, transcriptEvents, transcriptPath } from "./support/blade.ts";
 import type { WorkerStatus } from "../lib/worker/worker_status.ts";
 import { startFleet } from "./support/remote_fleet.ts";
+import { BladeTerminal } from "./support/terminal.ts";
 import { completionInboxId } from "../lib/run/notice.ts";
 import type { SidecarRecord } from "../lib/store/schema.ts";
 
@@ -366,5 +367,157 @@ if (binary !== null) {
     // Without --store each side's file store has no run of the other's: nothing listed.
     const local = await runBlade(["tasks", "list", "--json"], sides.a);
     assert.deepEqual(JSON.parse(local.stdout), []);
+  });
+}
+
+if (binary !== null) {
+  Deno.test("e2e remote: a run a killed process left running is reconciled by a clone sharing its storage, read and resumed from a clone elsewhere; never by another project", async () => {
+    await using fleet = await startFleet(binary, {
+      nodes: 1,
+      workers: 0,
+      script: `agents:
+  main:
+    - turns:
+        - tool_calls:
+            - name: Task
+              input: { subagent_type: Explore, description: "Left on A", prompt: "Slow job: take your time.", run_in_background: true }
+        - text: "started"
+        - text: "noted"
+  Explore:
+    - turns:
+        - text: "finished the slow job"
+          delay_ms: 8000
+`,
+    });
+    // Machine B: its own HOME, storage root and a clone of the repository at another path; C: another
+    // repository (another project) sharing the same store.
+    const b = { root: `${fleet.root}/machine-b`, checkout: `${fleet.root}/machine-b/src/project` };
+    const c = `${fleet.root}/machine-c/project`;
+    await Deno.mkdir(`${b.root}/src`, { recursive: true });
+    await Deno.mkdir(c, { recursive: true });
+    const git = async (args: string[], cwd = fleet.root) => {
+      const out = await new Deno.Command("git", { args, cwd, stderr: "piped" }).output();
+      assert.ok(out.success, new TextDecoder().decode(out.stderr));
+    };
+    await git(["clone", "--quiet", fleet.workspace, b.checkout]);
+    await Deno.writeTextFile(`${c}/notes.txt`, "another project\n");
+    await git(["init", "-q"], c);
+    await git(["add", "-A"], c);
+    await git(["-c", "user.name=t", "-c", "user.email=t@e", "commit", "-q", "-m", "other"], c);
+    const sideA = {
+      cwd: fleet.workspace,
+      env: { HOME: `${fleet.root}/a-home`, BLADE_STORAGE_ROOT: `${fleet.root}/a-storage` },
+    };
+    const sideB = {
+      cwd: b.checkout,
+      env: { HOME: `${b.root}/home`, BLADE_STORAGE_ROOT: `${b.root}/storage` },
+    };
+    const sideC = {
+      cwd: c,
+      env: { HOME: `${fleet.root}/machine-c/home`, BLADE_STORAGE_ROOT: `${fleet.root}/machine-c/storage` },
+    };
+
+    // A's process is SIGKILLed while its background child runs: the record is left "running".
+    const parent = await spawnBlade(
+      ["-p", "From A", ...fleet.script, ...fleet.store, "--trust-workspace"],
+      { ...sideA, processGroup: true },
+    );
+    let exited = false;
+    void parent.result.then(() => exited = true);
+    let left: SidecarRecord | undefined;
+    for (let i = 0; i < 600 && left === undefined && !exited; i++) {
+      left = (await fleet.records()).find((r) => r.status === "running");
+      if (left === undefined) await new Promise((r) => setTimeout(r, 100));
+    }
+    if (left === undefined) {
+      if (!exited) parent.kill("SIGKILL");
+      const { stdout, stderr } = await parent.result;
+      assert.fail(`the child never ran on A: ${stdout}${stderr}`);
+    }
+    parent.kill("SIGKILL");
+    assert.equal((await parent.result).code, 137, "A was killed while its child ran");
+    const [killed] = await fleet.records();
+    assert.equal(killed?.status, "running", "the kill hit a live run");
+
+    // Another project (C) sees none of it: not listed, not resumable.
+    const foreign = await runBlade(["tasks", "list", "--json", ...fleet.store], sideC);
+    assert.equal(foreign.code, 0, foreign.stderr);
+    assert.deepEqual(JSON.parse(foreign.stdout), []);
+    const refused = await runBlade(
+      [
+        "tasks",
+        "resume",
+        left.id,
+        "Go on from machine C",
+        ...fleet.script,
+        ...fleet.store,
+        "--trust-workspace",
+      ],
+      sideC,
+    );
+    assert.equal(refused.code, 1, refused.stdout + refused.stderr);
+    assert.match(refused.stderr, /session not found in this workspace/);
+    assert.equal((await fleet.records()).length, 1, "C started nothing");
+    assert.equal((await fleet.records())[0]?.status, "running", "C reconciled nothing of another project");
+
+    // B lists it (its project's), but leaves it alone: its transcript is kept by A's storage, and
+    // reconciled here it would end failed for a missing history, never resumable.
+    const listed = await runBlade(["tasks", "list", "--json", ...fleet.store], sideB);
+    assert.equal(listed.code, 0, listed.stderr);
+    assert.deepEqual((JSON.parse(listed.stdout) as { id: string }[]).map((r) => r.id), [left.id]);
+    assert.equal((await fleet.records())[0]?.status, "running", "B left A's run to A's storage");
+    // A second clone on A's machine (A's storage root, another path) reconciles it: A's process is
+    // dead, and its transcript is here, so it ends interrupted and resumable.
+    const a2 = `${fleet.root}/a-second-clone`;
+    await git(["clone", "--quiet", fleet.workspace, a2]);
+    const reconciling = await runBlade(["tasks", "list", "--json", ...fleet.store], { ...sideA, cwd: a2 });
+    assert.equal(reconciling.code, 0, reconciling.stderr);
+    const [reconciled] = await fleet.records();
+    assert.equal(
+      reconciled?.restartRecovery?.outcome,
+      "interrupted",
+      reconciling.stderr + reconciled?.status,
+    );
+    assert.notEqual(reconciled?.status, "running");
+
+    // B reads it with /tasks transcript: its transcript stayed on A, and the line says where.
+    {
+      await using term = await BladeTerminal.start([...fleet.script, ...fleet.store, "--trust-workspace"], {
+        cwd: sideB.cwd,
+        env: { ...sideB.env, NO_COLOR: "1" },
+      });
+      await term.waitFor("/help for commands");
+      await term.type(`/tasks transcript ${left.id}`);
+      await term.press("Enter");
+      await term.waitFor(/no transcript here: the run was started from/);
+      await term.waitFor(new RegExp(`${left.id} \\(Explore\\): Left on A`));
+      await term.type("/exit");
+      await term.press("Enter");
+      assert.equal(await term.exitCode(), 0);
+    }
+
+    // B resumes it: a new run in B's checkout, with A's run's history and the same project key.
+    const resumed = await runBlade(
+      [
+        "tasks",
+        "resume",
+        left.id,
+        "Go on from machine B",
+        ...fleet.script,
+        ...fleet.store,
+        "--trust-workspace",
+      ],
+      sideB,
+    );
+    assert.equal(resumed.code, 0, resumed.stdout + resumed.stderr);
+    assert.match(resumed.stdout, /finished the slow job/);
+    assert.match(resumed.stdout, new RegExp(`resumed_from: ${left.id}`));
+    const next = (await fleet.records()).find((r) => r.resumedFrom === left!.id);
+    assert.ok(next !== undefined);
+    assert.equal(next.status, "completed");
+    assert.equal(next.parentProjectPath, await Deno.realPath(b.checkout));
+    assert.equal(next.workspaceRoot, await Deno.realPath(b.checkout));
+    assert.equal(next.projectKey, left.projectKey);
+    assert.match(JSON.stringify(next.messages[0]), /Slow job/);
   });
 }

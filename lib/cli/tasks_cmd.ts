@@ -138,6 +138,8 @@ async function tasksCommand(
     store,
     layout: app.layout,
     redact: app.redact,
+    // The implicit reconcile leaves another checkout's run whose transcript is not here to it.
+    checkout: command === "recover" ? undefined : app.workspace,
     ...(shared === undefined ? {} : { inboxes: (o: SidecarOwner) => shared.inboxOf(o.parentSessionId) }),
   };
   if (command === "recover") {

@@ -70,7 +70,14 @@ export async function runTasksResume(argv: string[], ports: Ports, io: Io): Prom
     // key (store/project_key.ts), as `blade tasks` selects them.
     const here = { path: app.workspace, key: await app.projectKey() };
     const inboxes = (o: SidecarOwner) => env.background.inboxFor(o);
-    const deps = { ports, store: env.store, layout: app.layout, redact: app.redact, inboxes };
+    const deps = {
+      ports,
+      store: env.store,
+      layout: app.layout,
+      redact: app.redact,
+      inboxes,
+      checkout: app.workspace,
+    };
     await reconcile(deps, (r) => sameProject(r, here));
     const { source, depth } = await resumeSource(ports, app, { store: env.store, here, sourceId });
     made.parentIs(source.parentSessionId);

@@ -39,6 +39,11 @@ export interface ParentInfo {
   sessionId: string;
   /** Canonical project path: the owner key together with sessionId. */
   projectPath: string;
+  /**
+   * The project key its children's records carry when it is not this process's own (a remote child on
+   * a worker: its job's, store/project_key.ts); absent = the process's.
+   */
+  projectKey?: string | undefined;
   workspaceRoot: string;
   model: string;
   mode: PermissionMode;

@@ -36,6 +36,13 @@ export interface RecoveryDeps {
   redact?: (text: string) => string;
   /** Where sessions' inboxes are kept (the shared store's); default: files of `layout`. */
   inboxes?: (owner: SidecarOwner) => SessionInbox;
+  /**
+   * The folder a `blade tasks` command reconciles from (with a shared store it sees its project's runs
+   * from other checkouts: store/project_key.ts). A run of another checkout whose transcript this storage
+   * root does not hold is left alone (that checkout's storage keeps it) rather than failed for a
+   * missing history. Absent (`tasks recover`): a missing transcript fails the run, as before.
+   */
+  checkout?: string | undefined;
 }
 
 /** One recovered orphan: how it ended, and the leftover Bash process groups of it that were killed. */
@@ -240,6 +247,8 @@ async function recoverBatch(deps: RecoveryDeps, batch: SidecarRecord[]): Promise
   const out = new Map<string, Outcome>();
   const leaseDeps = { fs: ports.fs, process: ports.process, clock: ports.clock, layout };
   try {
+    // With a shared store this storage root may hold no record yet, and so no sessions folder.
+    await ports.fs.ensureDir(layout.sessionsDir);
     await ports.fs.withLockedFile(`${layout.sessionsDir}/.~recovery.lock`, async () => {
       const guards = await whileAllHeld(
         batch,
@@ -326,9 +335,13 @@ async function prepareOrphan(
   }
   // The plan merges the record's conversation with the transcript's: what the record spilled is read back.
   const record = await wholeRecord(store, loaded.record);
-  const groups = await killLeftoverGroups(ports, record);
   const path = layout.transcriptPath(record.parentProjectPath, record.id);
   const got = await readTranscriptAndEnd(ports.fs, path);
+  if (got === null && deps.checkout !== undefined && record.parentProjectPath !== deps.checkout) {
+    const on = record.machine ? ` on ${record.machine}` : "";
+    return { skipped: `its transcript is kept by the checkout at ${record.parentProjectPath}${on}` };
+  }
+  const groups = await killLeftoverGroups(ports, record);
   const transcript = got?.read ?? null;
   const plan = planOrphan(record, transcript, ports.clock.now());
   // An isolated orphan's worktree ends as a finished run's would: removed when it completed and left

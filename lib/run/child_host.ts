@@ -64,10 +64,15 @@ export function mcpToolsFor(
 }
 
 /** The child as the parent of its own delegations: its identity, and the ceiling one level down. */
-export function nestedParent(env: SubagentEnv, projectPath: string, child: ChildSpec): ParentInfo {
+export function nestedParent(
+  env: SubagentEnv,
+  owner: Pick<ParentInfo, "projectPath" | "projectKey">,
+  child: ChildSpec,
+): ParentInfo {
   return {
     sessionId: child.id,
-    projectPath,
+    projectPath: owner.projectPath,
+    projectKey: owner.projectKey,
     workspaceRoot: child.workspaceRoot,
     model: child.config.model,
     mode: child.config.permissionMode,

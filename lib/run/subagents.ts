@@ -46,6 +46,7 @@ import {
   runningRef,
   warmSpec,
 } from "../launch/launch_plan.ts";
+import type { OwnProcess } from "../launch/launch_record.ts";
 
 export class SubagentRuntime implements SubagentLauncher {
   #env: SubagentEnv;
@@ -164,7 +165,7 @@ export class SubagentRuntime implements SubagentLauncher {
     profileMark("Task launch");
     const parent = {
       ...launchParentOf(this.#env, this.#parent),
-      process: await env.ownProcess(),
+      process: ownedHere(await env.ownProcess(), this.#parent),
       turnsLeft: ctx.turnsLeft,
     };
     const from = resumeSourceOf(input);
@@ -227,7 +228,7 @@ export class SubagentRuntime implements SubagentLauncher {
     const env = this.#env;
     const parent = {
       ...launchParentOf(env, this.#parent),
-      process: await env.ownProcess(),
+      process: ownedHere(await env.ownProcess(), this.#parent),
       turnsLeft: o.turnsLeft,
     };
     const input: TaskRequest = {
@@ -360,10 +361,19 @@ export class SubagentRuntime implements SubagentLauncher {
     o: { foreground?: boolean; slot?: LentSlot } = {},
   ): ChildHost {
     const ask = o.foreground === true && this.#canAsk ? this.#env.approve : undefined;
-    const nested = new SubagentRuntime(this.#env, nestedParent(this.#env, this.#parent.projectPath, spec), {
+    const nested = new SubagentRuntime(this.#env, nestedParent(this.#env, this.#parent, spec), {
       canAsk: ask !== undefined,
       ...(o.slot === undefined ? {} : { slot: o.slot }),
     });
     return childHost({ env: this.#env, spec, emit, signal, nested, ...(ask === undefined ? {} : { ask }) });
   }
+}
+
+/**
+ * The process that owns a new run, with the key of the project it belongs to: the session's own when it
+ * has one (a worker runs jobs of many projects, and a job's children are its project's), else the
+ * process's.
+ */
+function ownedHere(process: OwnProcess, parent: ParentInfo): OwnProcess {
+  return parent.projectKey === undefined ? process : { ...process, projectKey: parent.projectKey };
 }

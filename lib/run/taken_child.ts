@@ -16,7 +16,13 @@ import { SubagentRuntime } from "./subagents.ts";
  */
 export function runTakenChild(
   env: SubagentEnv,
-  o: { spec: ChildSpec; signal: AbortSignal; onActivity: () => void },
+  o: {
+    spec: ChildSpec;
+    signal: AbortSignal;
+    onActivity: () => void;
+    /** The job's project key (its record's): the key its own children's records carry. */
+    projectKey?: string | undefined;
+  },
 ): Promise<ChildOutcome> {
   const { spec, signal } = o;
   return runChildHoldingLease(env, spec, {
@@ -29,10 +35,14 @@ export function runTakenChild(
         spec,
         emit,
         signal,
-        nested: new SubagentRuntime(env, nestedParent(env, spec.parentProjectPath, spec), {
-          canAsk: false,
-          slot,
-        }),
+        nested: new SubagentRuntime(
+          env,
+          nestedParent(env, { projectPath: spec.parentProjectPath, projectKey: o.projectKey }, spec),
+          {
+            canAsk: false,
+            slot,
+          },
+        ),
       }),
   });
 }

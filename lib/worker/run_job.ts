@@ -370,6 +370,8 @@ async function runHere(ctx: WorkerContext, h: Running): Promise<JobEnd> {
   try {
     outcome = await runTakenChild(env, {
       spec: h.spec,
+      // Its own children are its project's runs, whichever machine looks (this worker's have no key).
+      projectKey: h.record.projectKey,
       signal: stop.signal,
       onActivity: () => {
         beat.soon();
