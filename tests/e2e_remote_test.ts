@@ -521,3 +521,64 @@ if (binary !== null) {
     assert.match(JSON.stringify(next.messages[0]), /Slow job/);
   });
 }
+
+if (binary !== null) {
+  Deno.test("e2e remote: a remote child's own children, started on its worker, carry the job's project key; another clone lists them", async () => {
+    await using fleet = await startFleet(binary, {
+      nodes: 1,
+      workers: 1,
+      script: `agents:
+  main:
+    - repeat_last: true
+      turns:
+        - tool_calls:
+            - name: Task
+              input: { subagent_type: general-purpose, description: "Delegates on a worker", prompt: "Ask Explore to read notes.txt.", isolation: remote }
+        - text: "started"
+        - text: "noted"
+  general-purpose:
+    - turns:
+        - tool_calls:
+            - name: Task
+              input: { subagent_type: Explore, description: "Nested on the worker", prompt: "Read notes.txt, please." }
+        - text: "delegated"
+  Explore:
+    - turns:
+        - text: "read it"
+`,
+    });
+    const run = await runBlade(
+      ["-p", "Go", ...fleet.script, ...fleet.store, "--trust-workspace"],
+      {
+        cwd: fleet.workspace,
+        env: { HOME: `${fleet.root}/a-home`, BLADE_STORAGE_ROOT: `${fleet.root}/a-storage` },
+      },
+    );
+    assert.equal(run.code, 0, run.stderr);
+    const records = await fleet.records();
+    const child = records.find((r) => r.description === "Delegates on a worker");
+    const nested = records.find((r) => r.description === "Nested on the worker");
+    assert.ok(child !== undefined && nested !== undefined, JSON.stringify(records.map((r) => r.description)));
+    assert.equal(child.status, "completed", child.result.error);
+    assert.equal(nested.status, "completed", nested.result.error);
+    assert.equal(nested.parentSessionId, child.id);
+    assert.match(nested.machine ?? "", /./, "the worker's machine started it");
+    assert.match(child.projectKey ?? "", /^git:[0-9a-f]{40}$/);
+    assert.equal(nested.projectKey, child.projectKey, "the job's key, not the worker's (none)");
+    // A clone at another path lists both.
+    const clone = `${fleet.root}/machine-b/project`;
+    const cloned = await new Deno.Command("git", { args: ["clone", "--quiet", fleet.workspace, clone] })
+      .output();
+    assert.ok(cloned.success);
+    const listed = await runBlade(["tasks", "list", "--json", ...fleet.store], {
+      cwd: clone,
+      env: { HOME: `${fleet.root}/machine-b/home`, BLADE_STORAGE_ROOT: `${fleet.root}/machine-b/storage` },
+    });
+    assert.equal(listed.code, 0, listed.stderr);
+    assert.deepEqual(
+      (JSON.parse(listed.stdout) as { id: string }[]).map((r) => r.id).sort(),
+      [child.id, nested.id].sort(),
+    );
+    await fleet.workers[0]!.stop();
+  });
+}
