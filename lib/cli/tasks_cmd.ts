@@ -65,7 +65,8 @@ Subagent runs started from this folder (each run's durable record, its sidecar).
 
   --store <url> [--store-creds <file>]   the shared NATS store's runs (docs/guides/remote.md)
 
-Before every command, runs of this folder whose process died are reconciled (see recover).
+Before every command, runs of this folder whose process died are reconciled (see recover); with
+--store also this project's runs from other clones whose transcripts this storage root holds.
 `;
 
 function parseTasksArgs(argv: string[]) {

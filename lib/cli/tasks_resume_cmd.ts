@@ -30,10 +30,11 @@ import { type ProjectHere, rootHere, sameProject } from "../store/project_key.ts
 
 export const RESUME_HELP = `Usage: blade tasks resume <id> "prompt" [options]
 
-Continues a finished run of this folder as a new run: same agent, same frozen configuration (model,
-permission mode, tools, system prompt), the source's history, and its lineage (resumed_from, root,
-depth + 1). The source run is never changed. Prints the new run's id and result; exit 0 when it
-succeeded, 1 when it failed.
+Continues a finished run of this folder (with --store, of any clone of this project, in the same
+place of this checkout) as a new run: same agent, same frozen configuration (model, permission
+mode, tools, system prompt), the source's history, and its lineage (resumed_from, root, depth + 1).
+The source run is never changed. Prints the new run's id and result; exit 0 when it succeeded, 1
+when it failed.
 
   --background           start it in a detached process, print its id and exit at once
   --output-format <f>    text (default) | json | stream-json   (--json = --output-format json)
