@@ -194,6 +194,56 @@ Deno.test("reconcile: a placed remote child is left to its workers; one never pl
   }
 });
 
+Deno.test("reconcile from a checkout: another checkout's orphan is left alone unless its transcript is here; this one's fails without it", async () => {
+  const w = await world();
+  try {
+    // A shared store's storage root that never held a record: no sessions folder yet.
+    await Deno.remove(w.layout.sessionsDir, { recursive: true }).catch(() => {});
+    const dead = { messages: [], processId: DEAD, processIdentity: IDENTITY, machine: "test-host" };
+    const elsewhere = { parentProjectPath: "/builds/42/project", workspaceRoot: "/builds/42/project" };
+    const other = new MemorySidecarStore({ clock: w.clock });
+    await other.create(sidecarFixture("agent-away", { ...dead, ...elsewhere }));
+    await other.create(sidecarFixture("agent-kept", { ...dead, ...elsewhere }));
+    await other.create(sidecarFixture("agent-mine", dead));
+    // The other checkout's transcript of agent-kept is in this storage root (one machine, one root).
+    const kept = new TranscriptWriter({
+      fs: w.ports.fs,
+      clock: w.clock,
+      ids: w.ports.ids,
+      path: w.layout.transcriptPath(elsewhere.parentProjectPath, "agent-kept"),
+      sessionId: "agent-kept",
+      projectPath: elsewhere.parentProjectPath,
+    });
+    await kept.append([
+      { type: "session_created", data: { agentType: "general-purpose", model: "m", depth: 1 } },
+      { type: "turn_started", data: { turn: 1 } },
+      ...messageEvents(w.ports.ids, { role: "user", content: [{ type: "text", text: "Find every place." }] }),
+    ]);
+    const deps = {
+      ports: w.ports,
+      store: other,
+      layout: w.layout,
+      checkout: FIXTURE_OWNER.parentProjectPath,
+    };
+    const report = await reconcile(deps, () => true);
+    assert.deepEqual(report.skipped, [{
+      id: "agent-away",
+      reason: "its transcript is kept by the checkout at /builds/42/project on test-host",
+    }]);
+    assert.deepEqual(report.recovered.map((r) => r.id).sort(), ["agent-kept", "agent-mine"]);
+    const status = async (id: string) => {
+      const l = await other.load(id);
+      return l !== null && "record" in l ? [l.record.status, l.record.restartRecovery?.outcome] : null;
+    };
+    assert.deepEqual(await status("agent-away"), ["running", undefined]);
+    assert.deepEqual(await status("agent-kept"), ["failed", "interrupted"]);
+    // This checkout's own run without a transcript fails, as before (its history cannot be trusted).
+    assert.deepEqual(await status("agent-mine"), ["failed", "failed"]);
+  } finally {
+    await Deno.remove(w.root, { recursive: true });
+  }
+});
+
 Deno.test("reconcile: an orphan whose lease a live process holds is skipped", async () => {
   const w = await world();
   try {
