@@ -21,6 +21,7 @@ import type { SidecarOwner, SidecarStore } from "../store/store.ts";
 import type { SidecarRecord } from "../store/schema.ts";
 import { readStdin } from "../sys/signals.ts";
 import { SubagentRuntime } from "../run/subagents.ts";
+import type { SubagentEnv } from "../run/subagent_env.ts";
 import { newAgentId } from "../sys/ids.ts";
 import { validateSessionId } from "../protocol/ids.ts";
 import { readTranscript } from "../session/transcript.ts";
@@ -66,21 +67,7 @@ export async function runTasksResume(argv: string[], ports: Ports, io: Io): Prom
   await using run = made.runtime;
   const env = await run.env();
   {
-    // Runs of this project left "running" by a dead process are reconciled first (a crashed source
-    // becomes interrupted, and resumable): this folder's, and with a shared store those of its project
-    // key (store/project_key.ts), as `blade tasks` selects them.
-    const here = { path: app.workspace, key: await app.projectKey() };
-    const inboxes = (o: SidecarOwner) => env.background.inboxFor(o);
-    const deps = {
-      ports,
-      store: env.store,
-      layout: app.layout,
-      redact: app.redact,
-      inboxes,
-      checkout: app.workspace,
-    };
-    await reconcile(deps, (r) => sameProject(r, here));
-    const { source, depth } = await resumeSource(ports, app, { store: env.store, here, sourceId });
+    const { source, depth } = await reconciledSource(ports, app, { env, sourceId });
     made.parentIs(source.parentSessionId);
     const runtime = new SubagentRuntime(env, {
       sessionId: source.parentSessionId,
@@ -177,6 +164,24 @@ async function resumeArgs(argv: string[], ports: Ports) {
     throw usageError("No prompt given.", `Example: blade tasks resume ${sourceId} "what to do next"`);
   }
   return { values, sourceId, prompt };
+}
+
+/**
+ * Runs of this project left "running" by a dead process reconciled first (a crashed source becomes
+ * interrupted, and resumable) — this folder's, and with a shared store those of its project key
+ * (store/project_key.ts), as `blade tasks` selects them — then the run to resume and its depth.
+ */
+async function reconciledSource(
+  ports: Ports,
+  app: App,
+  o: { env: SubagentEnv; sourceId: string },
+): Promise<{ source: SidecarRecord; depth: number }> {
+  const { env } = o;
+  const here = { path: app.workspace, key: await app.projectKey() };
+  const inboxes = (owner: SidecarOwner) => env.background.inboxFor(owner);
+  const deps = { ports, store: env.store, layout: app.layout, redact: app.redact, inboxes };
+  await reconcile({ ...deps, checkout: app.workspace }, (r) => sameProject(r, here));
+  return await resumeSource(ports, app, { store: env.store, here, sourceId: o.sourceId });
 }
 
 /**

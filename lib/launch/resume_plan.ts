@@ -72,7 +72,7 @@ export function planResume(
   if (req.newId === id) {
     return no("same_id", `Cannot resume "${id}": the new run needs its own id, not the source's.`);
   }
-  if (source === null || !("record" in source) || !visible(source.record, req.visibleTo)) {
+  if (source === null || !("record" in source) || !sourceVisible(source.record, req.visibleTo)) {
     return no("not_found", `Cannot resume "${id}": session not found in this workspace.`);
   }
   const s = source.record;
@@ -129,7 +129,11 @@ export function planResume(
   };
 }
 
-function visible(r: SidecarRecord, who: ResumeRequest["visibleTo"]): boolean {
+/**
+ * Whether `who` may resume (or see for a resume) the run `r`: its project's (store/project_key.ts
+ * `sameProject`) and, when a session asks, that session's own.
+ */
+export function sourceVisible(r: SidecarRecord, who: ResumeRequest["visibleTo"]): boolean {
   if (!sameProject(r, { path: who.projectPath, key: who.projectKey })) return false;
   return who.parentSessionId === undefined || r.parentSessionId === who.parentSessionId;
 }

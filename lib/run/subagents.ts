@@ -46,6 +46,7 @@ import {
   runningRef,
   warmSpec,
 } from "../launch/launch_plan.ts";
+import { sourceVisible } from "../launch/resume_plan.ts";
 import type { OwnProcess } from "../launch/launch_record.ts";
 
 export class SubagentRuntime implements SubagentLauncher {
@@ -123,13 +124,16 @@ export class SubagentRuntime implements SubagentLauncher {
     const lookup = await this.#resumeLookup(from, input.subagent_session_id);
     if ("error" in lookup) return undefined; // launch reports it
     const source = lookup.source;
-    if (source === null || !("record" in source) || !this.#sees(source.record)) return undefined;
+    if (source === null || !("record" in source)) return undefined;
+    // Who sees a source is planResume's rule (the launch applies it again).
+    const { projectKey } = ownedHere(await this.#env.ownProcess(), this.#parent);
+    const who = {
+      parentSessionId: this.#parent.sessionId,
+      projectPath: this.#parent.projectPath,
+      projectKey,
+    };
+    if (!sourceVisible(source.record, who)) return undefined;
     return runningRef(input, this.#env.registry, source.record);
-  }
-
-  #sees(record: SidecarRecord): boolean {
-    return record.parentSessionId === this.#parent.sessionId &&
-      record.parentProjectPath === this.#parent.projectPath;
   }
 
   /**
