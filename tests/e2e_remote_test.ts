@@ -435,14 +435,15 @@ if (binary !== null) {
       assert.fail(`the child never ran on A: ${stdout}${stderr}`);
     }
     parent.kill("SIGKILL");
-    assert.equal((await parent.result).code, 137, "A was killed while its child ran");
+    const killedA = await parent.result;
+    assert.equal(killedA.code, 137, `A was killed while its child ran: ${killedA.stdout}${killedA.stderr}`);
     const [killed] = await fleet.records();
     assert.equal(killed?.status, "running", "the kill hit a live run");
 
     // Another project (C) sees none of it: not listed, not resumable.
     const foreign = await runBlade(["tasks", "list", "--json", ...fleet.store], sideC);
     assert.equal(foreign.code, 0, foreign.stderr);
-    assert.deepEqual(JSON.parse(foreign.stdout), []);
+    assert.deepEqual(JSON.parse(foreign.stdout), [], foreign.stderr);
     const refused = await runBlade(
       [
         "tasks",
@@ -457,7 +458,7 @@ if (binary !== null) {
     );
     assert.equal(refused.code, 1, refused.stdout + refused.stderr);
     assert.match(refused.stderr, /session not found in this workspace/);
-    assert.equal((await fleet.records()).length, 1, "C started nothing");
+    assert.deepEqual((await fleet.records()).map((r) => r.id), [left.id], "C started nothing");
     assert.equal((await fleet.records())[0]?.status, "running", "C reconciled nothing of another project");
 
     // B lists it (its project's), but leaves it alone: its transcript is kept by A's storage, and
