@@ -583,3 +583,70 @@ if (binary !== null) {
     await fleet.workers[0]!.stop();
   });
 }
+
+if (binary !== null) {
+  Deno.test("e2e remote: a nested run another clone started resumes here at its own depth (counted by its ancestors' records)", async () => {
+    await using fleet = await startFleet(binary, {
+      nodes: 1,
+      workers: 0,
+      script: `agents:
+  main:
+    - turns:
+        - tool_calls:
+            - name: Task
+              input: { subagent_type: general-purpose, description: "Middle on A", prompt: "Ask Explore to look around." }
+        - text: "done"
+  general-purpose:
+    - turns:
+        - tool_calls:
+            - name: Task
+              input: { subagent_type: Explore, description: "Deep on A", prompt: "Look around the notes, please." }
+        - text: "delegated"
+  Explore:
+    - turns:
+        - text: "looked"
+        - text: "looked again"
+`,
+    });
+    const a = await runBlade(["-p", "Go", ...fleet.script, ...fleet.store, "--trust-workspace"], {
+      cwd: fleet.workspace,
+      env: { HOME: `${fleet.root}/a-home`, BLADE_STORAGE_ROOT: `${fleet.root}/a-storage` },
+    });
+    assert.equal(a.code, 0, a.stderr);
+    const records = await fleet.records();
+    const middle = records.find((r) => r.description === "Middle on A");
+    const deep = records.find((r) => r.description === "Deep on A");
+    assert.ok(middle !== undefined && deep !== undefined, JSON.stringify(records.map((r) => r.description)));
+    assert.equal(deep.parentSessionId, middle.id);
+    // Machine B: its own storage (no transcript of A's runs) and a clone at another path.
+    const b = { checkout: `${fleet.root}/machine-b/project`, storage: `${fleet.root}/machine-b/storage` };
+    const cloned = await new Deno.Command("git", { args: ["clone", "--quiet", fleet.workspace, b.checkout] })
+      .output();
+    assert.ok(cloned.success);
+    const resumed = await runBlade(
+      [
+        "tasks",
+        "resume",
+        deep.id,
+        "Look once more from B",
+        ...fleet.script,
+        ...fleet.store,
+        "--trust-workspace",
+      ],
+      { cwd: b.checkout, env: { HOME: `${fleet.root}/machine-b/home`, BLADE_STORAGE_ROOT: b.storage } },
+    );
+    assert.equal(resumed.code, 0, resumed.stdout + resumed.stderr);
+    assert.match(resumed.stdout, /looked again/);
+    const next = (await fleet.records()).find((r) => r.resumedFrom === deep.id);
+    assert.ok(next !== undefined);
+    const events = await transcriptEvents(
+      transcriptPath({ storage: b.storage, workspace: await Deno.realPath(b.checkout) }, next.id),
+    );
+    const header = events.find((e) => e.type === "session_created");
+    assert.equal(
+      header?.type === "session_created" ? header.data.depth : undefined,
+      2,
+      "the source's depth, not 1",
+    );
+  });
+}

@@ -208,8 +208,25 @@ async function resumeSource(
   const header =
     (await readTranscript(ports.fs, app.layout.transcriptPath(source.parentProjectPath, source.id)))
       ?.events.find((e) => e.type === "session_created");
-  const depth = header?.type === "session_created" ? Math.max(1, header.data.depth) : 1;
+  // Another clone's run has its transcript there: its depth is counted by its ancestors' records.
+  const depth = header?.type === "session_created"
+    ? Math.max(1, header.data.depth)
+    : await depthByRecords(o.store, source);
   return { source, depth };
+}
+
+/**
+ * A run's nesting depth counted by the records of its ancestors (1: a child of a top-level session,
+ * which has no record), at most 64 hops (a cycle of hand-edited records is not followed for ever).
+ */
+async function depthByRecords(store: SidecarStore, run: SidecarRecord): Promise<number> {
+  let depth = 1;
+  for (let parent = run.parentSessionId; depth <= 64; depth++) {
+    const loaded = await store.load(parent).catch(() => null);
+    if (loaded === null || !("record" in loaded)) break;
+    parent = loaded.record.parentSessionId;
+  }
+  return depth;
 }
 
 /** Prints the new run's result object (and, as text, its lineage line). */
