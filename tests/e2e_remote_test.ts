@@ -368,3 +368,69 @@ if (binary !== null) {
     assert.deepEqual(JSON.parse(local.stdout), []);
   });
 }
+
+if (binary !== null) {
+  Deno.test("e2e remote: a remote child sees the parent's skills — project ones from its checkout, the user's and ignored ones carried with the job", async () => {
+    const skill = (name: string, mark: string) =>
+      `---\nname: ${name}\ndescription: The ${name} procedure\n---\nFollow ${mark} with $ARGUMENTS.\n`;
+    await using fleet = await startFleet(binary, {
+      nodes: 1,
+      workers: 1,
+      files: {
+        "notes.txt": "committed line\n",
+        ".gitignore": ".claude/skills/local-only/\n",
+        ".claude/skills/deploy-check/SKILL.md": skill("deploy-check", "PROJECT-MARK-checkout"),
+        ".claude/skills/deploy-check/steps.md": "STEPS-MARK-supporting\n",
+      },
+      // Ignored: not in the snapshot, so it travels as text like a user skill.
+      uncommitted: { ".claude/skills/local-only/SKILL.md": skill("local-only", "IGNORED-MARK-carried") },
+      script: `agents:
+  main:
+    - repeat_last: true
+      turns:
+        - tool_calls:
+            - name: Task
+              input: { subagent_type: general-purpose, description: "Use skills", prompt: "Use the skills.", isolation: remote }
+        - text: "started"
+        - text: "noted"
+  general-purpose:
+    - turns:
+        - tool_calls:
+            - name: Skill
+              input: { skill: deploy-check, args: "staging" }
+        - tool_calls:
+            - name: Read
+              input: { file_path: ".claude/skills/deploy-check/steps.md" }
+        - tool_calls:
+            - name: Skill
+              input: { skill: user-notes }
+        - tool_calls:
+            - name: Skill
+              input: { skill: local-only }
+        - text: "listed [{{match:- (user-notes): The user-notes procedure}}] project [{{match:PROJECT-MARK-(\\\\w+) with staging}}] steps [{{match:STEPS-MARK-(\\\\w+)}}] user [{{match:USER-MARK-(\\\\w+)}}] ignored [{{match:IGNORED-MARK-(\\\\w+)}}] files [{{match:(its other files are not available here)}}]"
+`,
+    });
+    const home = `${fleet.root}/parent-home`;
+    // The parent's own skill: in its HOME only, on no worker.
+    await Deno.mkdir(`${home}/.claude/skills/user-notes`, { recursive: true });
+    await Deno.writeTextFile(
+      `${home}/.claude/skills/user-notes/SKILL.md`,
+      skill("user-notes", "USER-MARK-travelled"),
+    );
+    const env = { HOME: home, BLADE_STORAGE_ROOT: `${fleet.root}/parent-storage` };
+    const run = await runBlade(
+      ["-p", "Go", ...fleet.script, ...fleet.store, "--trust-workspace", "--output-format", "json"],
+      { cwd: fleet.workspace, env },
+    );
+    assert.equal(run.code, 0, run.stderr);
+    const [done] = await fleet.records();
+    const log = await fleet.workers[0]!.stop();
+    assert.equal(done?.status, "completed", `${JSON.stringify(done?.result)}\n${log}`);
+    assert.match(done?.remote?.worker ?? "", /\/\d+$/);
+    assert.equal(
+      done?.result.message,
+      "listed [user-notes] project [checkout] steps [supporting] user [travelled] ignored [carried] " +
+        "files [its other files are not available here]",
+    );
+  });
+}

@@ -24,6 +24,13 @@ export interface SkillFile {
   allowedTools?: string[];
   /** `disable-model-invocation: true`: not listed to the model, and the Skill tool refuses it. */
   userOnly: boolean;
+  /**
+   * A remote child's skill that is not in its checkout (worker/job_skills.ts): its instructions as the
+   * parent read them, carried with the job; it has no folder or file on this machine (dir and path "").
+   */
+  text?: string;
+  /** Such a skill that did not travel: why, said when it is called. */
+  unavailable?: string;
 }
 
 export interface SkillDiagnostic {
@@ -109,4 +116,12 @@ function frontmatterFields(text: string, firstLine: number): Record<string, unkn
 /** The body a Skill call loads: the file read again (it may have changed), after its frontmatter. */
 export async function skillBody(fs: Fs, skill: SkillFile): Promise<string> {
   return bodyAfterFrontmatter(await fs.readText(skill.path));
+}
+
+/** What a Skill call loads: a carried skill's text, else its file's body; a string = why it cannot. */
+export async function loadSkill(fs: Fs, skill: SkillFile): Promise<{ body: string } | string> {
+  if (skill.unavailable !== undefined) return skill.unavailable;
+  if (skill.text !== undefined) return { body: skill.text };
+  const body = await skillBody(fs, skill).catch(() => undefined);
+  return body === undefined ? `Cannot read the skill ${skill.name} (${skill.path}).` : { body };
 }
