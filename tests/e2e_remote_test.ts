@@ -371,7 +371,7 @@ if (binary !== null) {
 }
 
 if (binary !== null) {
-  Deno.test("e2e remote: a remote child sees the parent's skills — project ones from its checkout, the user's and ignored ones carried with the job", async () => {
+  Deno.test("e2e remote: a remote child (and its own child) sees the parent's skills — project ones from its checkout, the user's and ignored ones carried with the job", async () => {
     const skill = (name: string, mark: string) =>
       `---\nname: ${name}\ndescription: The ${name} procedure\n---\nFollow ${mark} with $ARGUMENTS.\n`;
     await using fleet = await startFleet(binary, {
@@ -395,6 +395,12 @@ if (binary !== null) {
         - text: "started"
         - text: "noted"
   general-purpose:
+    - match: "Nested skill use"
+      turns:
+        - tool_calls:
+            - name: Skill
+              input: { skill: user-notes }
+        - text: "nested [{{match:USER-MARK-(\\\\w+)}}]"
     - turns:
         - tool_calls:
             - name: Skill
@@ -408,7 +414,10 @@ if (binary !== null) {
         - tool_calls:
             - name: Skill
               input: { skill: local-only }
-        - text: "listed [{{match:- (user-notes): The user-notes procedure}}] project [{{match:PROJECT-MARK-(\\\\w+) with staging}}] steps [{{match:STEPS-MARK-(\\\\w+)}}] user [{{match:USER-MARK-(\\\\w+)}}] ignored [{{match:IGNORED-MARK-(\\\\w+)}}] files [{{match:(its other files are not available here)}}]"
+        - tool_calls:
+            - name: Task
+              input: { subagent_type: general-purpose, description: "Nested", prompt: "Nested skill use, on the worker." }
+        - text: "grandchild [{{match:nested \\\\[(\\\\w+)\\\\]}}] listed [{{match:- (user-notes): The user-notes procedure}}] project [{{match:PROJECT-MARK-(\\\\w+) with staging}}] steps [{{match:STEPS-MARK-(\\\\w+)}}] user [{{match:USER-MARK-(\\\\w+)}}] ignored [{{match:IGNORED-MARK-(\\\\w+)}}] files [{{match:(its other files are not available here)}}]"
 `,
     });
     const home = `${fleet.root}/parent-home`;
@@ -423,14 +432,14 @@ if (binary !== null) {
       ["-p", "Go", ...fleet.script, ...fleet.store, "--trust-workspace", "--output-format", "json"],
       { cwd: fleet.workspace, env },
     );
-    assert.equal(run.code, 0, run.stderr);
+    assert.equal(run.code, 0, run.stderr + run.stdout);
     const [done] = await fleet.records();
     const log = await fleet.workers[0]!.stop();
     assert.equal(done?.status, "completed", `${JSON.stringify(done?.result)}\n${log}`);
     assert.match(done?.remote?.worker ?? "", /\/\d+$/);
     assert.equal(
       done?.result.message,
-      "listed [user-notes] project [checkout] steps [supporting] user [travelled] ignored [carried] " +
+      "grandchild [travelled] listed [user-notes] project [checkout] steps [supporting] user [travelled] ignored [carried] " +
         "files [its other files are not available here]",
     );
   });
