@@ -433,7 +433,10 @@ if (binary !== null) {
       { cwd: fleet.workspace, env },
     );
     assert.equal(run.code, 0, run.stderr + run.stdout);
-    const [done] = await fleet.records();
+    const records = await fleet.records();
+    const done = records.find((r) => r.description === "Use skills");
+    // Its own child ran on the worker too, within its run.
+    assert.deepEqual(records.map((r) => r.description).sort(), ["Nested", "Use skills"]);
     const log = await fleet.workers[0]!.stop();
     assert.equal(done?.status, "completed", `${JSON.stringify(done?.result)}\n${log}`);
     assert.match(done?.remote?.worker ?? "", /\/\d+$/);
