@@ -2,8 +2,8 @@
 // the shared store the worker takes jobs from (`--store`, or the setting `store`; required), builds
 // this machine's subagent runtime — its own provider and credentials, its own Worker runner and OS
 // sandbox, its own MCP servers (`--mcp-config` and this machine's configuration; never a job's) — and
-// runs lib/worker/worker.ts until SIGINT/SIGTERM (running jobs end first). `status`
-// prints every registered worker, the jobs it holds with their leases, and the queue's length.
+// runs lib/worker/worker.ts until SIGINT/SIGTERM (running jobs end first). `status` prints every
+// registered worker, the jobs it holds with their leases, and the queue's length.
 
 import { parseArgs } from "./parse_args.ts";
 import type { Ports } from "../sys/mod.ts";

@@ -3,9 +3,10 @@
 // identity, config, prompt, lineage and history come from its sidecar record (which the store checks),
 // and the job adds only what the parent computed and the record does not hold — depth, trust, the
 // tool ceiling, what was capped, the structured-output schema, the auditor flag, the memory block, the
-// skills catalogue (job_skills.ts: names and folders in the checkout, or carried text) — each checked by type; anything else in it is ignored. Paths, the commands' environment and the
-// model credentials are the worker's own. `grantRefusal` is the worker's maximum: a job asking more
-// (a wider permission mode, a tool the worker does not allow) is refused, never narrowed in silence.
+// skills (job_skills.ts: folders in the checkout, or carried text) — each checked by type; anything
+// else in it is ignored. Paths, the commands' environment and the model credentials are the worker's
+// own. `grantRefusal` is the worker's maximum: a job asking more (a wider permission mode, a tool the
+// worker does not allow) is refused, never narrowed in silence.
 
 import { array, boolean, number, object, optional, parseWith, record, string } from "../protocol/check.ts";
 import { isValidSessionId } from "../protocol/ids.ts";

@@ -4,7 +4,7 @@
 // it; any other skill (the user's `~/.claude/skills`, a project skill the snapshot leaves out) goes
 // with the job as its instructions' text, within MAX_CARRIED_SKILL_BYTES for all of them; its other
 // files stay on the parent's machine. The text is file content for the child's model, never anything
-// the worker runs. Pure, except `carriedSkills`, which reads the parent's files for the job.
+// the worker runs. Pure, except `readJobSkills`, which reads the parent's files for the job.
 
 import type { Fs } from "../sys/fs.ts";
 import { join } from "../path.ts";
@@ -81,7 +81,7 @@ function folderOf(skill: SkillFile): string | undefined {
 }
 
 /** The job's skills of a child's catalogue, read on the parent's machine (`snapshotFiles`: the snapshot's files under `.claude/skills`). */
-export async function carriedSkills(
+export async function readJobSkills(
   fs: Fs,
   o: { skills: readonly SkillFile[]; snapshotFiles: ReadonlySet<string> },
 ): Promise<JobSkill[]> {

@@ -13,7 +13,7 @@ import { processGit } from "../worktree/git.ts";
 import { BladeError } from "../errors.ts";
 import { fetchResult, snapshotFiles, takeSnapshot } from "./snapshot.ts";
 import { jobOf } from "./job.ts";
-import { carriedSkills } from "./job_skills.ts";
+import { readJobSkills } from "./job_skills.ts";
 
 /** Where a child's snapshot bundle is kept in the bundle store. */
 export function snapshotObject(agentId: string): string {
@@ -51,7 +51,7 @@ export class NatsPlacement implements RemotePlacement {
           git,
           { workspace: spec.workspaceRoot, commit: snapshot.snapshotCommit, path: ".claude/skills" },
         );
-      const job = jobOf(spec, { skills: await carriedSkills(fs, { skills, snapshotFiles: inSnapshot }) });
+      const job = jobOf(spec, { skills: await readJobSkills(fs, { skills, snapshotFiles: inSnapshot }) });
       await (await this.#shared.bundles()).put(snapshotObject(record.id), snapshot.bundle);
       const remote = {
         baseCommit: snapshot.baseCommit,
