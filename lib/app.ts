@@ -87,6 +87,8 @@ export interface RuntimeOptions {
   childContext?: ChildContext;
   /** The run's hooks for its children (lib/hooks/run_hooks.ts); absent: none configured. */
   hooks?: RunHooks | undefined;
+  /** False on a worker: agents' inline MCP servers are never started (lib/run/child_mcp.ts). */
+  agentMcpServers?: boolean;
 }
 
 export interface App {
@@ -293,7 +295,7 @@ function childMcp(app: App, options: RuntimeOptions): ChildMcp {
     hub: options.mcp,
     visible: (name) => !denied.some((d) => toolNameMatches(d, name)),
     redact: (text) => app.redact(text),
-    openInline: async (agent, servers) => {
+    openInline: options.agentMcpServers === false ? undefined : async (agent, servers) => {
       const { openInlineServers } = await import("./mcp/setup.ts");
       const { resultCharsFrom, timeoutsFrom } = await import("./mcp/hub.ts");
       const env = (name: string) => app.ports.env.get(name);

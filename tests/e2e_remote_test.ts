@@ -11,6 +11,7 @@ import { canSetHostname, runBlade, spawnBlade, transcriptEvents, transcriptPath 
 import type { WorkerStatus } from "../lib/worker/worker_status.ts";
 import { startFleet } from "./support/remote_fleet.ts";
 import { BladeTerminal } from "./support/terminal.ts";
+import { stdioTestServer } from "../lib/testing/mcp_test_server.ts";
 import { completionInboxId } from "../lib/run/notice.ts";
 import type { SidecarRecord } from "../lib/store/schema.ts";
 
@@ -367,6 +368,166 @@ if (binary !== null) {
     // Without --store each side's file store has no run of the other's: nothing listed.
     const local = await runBlade(["tasks", "list", "--json"], sides.a);
     assert.deepEqual(JSON.parse(local.stdout), []);
+  });
+}
+
+if (binary !== null) {
+  Deno.test("e2e remote: a remote child (and its own child) sees the parent's skills — project ones from its checkout, the user's and ignored ones carried with the job", async () => {
+    const skill = (name: string, mark: string) =>
+      `---\nname: ${name}\ndescription: The ${name} procedure\n---\nFollow ${mark} with $ARGUMENTS.\n`;
+    await using fleet = await startFleet(binary, {
+      nodes: 1,
+      workers: 1,
+      files: {
+        "notes.txt": "committed line\n",
+        ".gitignore": ".claude/skills/local-only/\n",
+        ".claude/skills/deploy-check/SKILL.md": skill("deploy-check", "PROJECT-MARK-checkout"),
+        ".claude/skills/deploy-check/steps.md": "STEPS-MARK-supporting\n",
+      },
+      // Ignored: not in the snapshot, so it travels as text like a user skill.
+      uncommitted: { ".claude/skills/local-only/SKILL.md": skill("local-only", "IGNORED-MARK-carried") },
+      script: `agents:
+  main:
+    - repeat_last: true
+      turns:
+        - tool_calls:
+            - name: Task
+              input: { subagent_type: general-purpose, description: "Use skills", prompt: "Use the skills.", isolation: remote }
+        - text: "started"
+        - text: "noted"
+  general-purpose:
+    - match: "Nested skill use"
+      turns:
+        - tool_calls:
+            - name: Skill
+              input: { skill: user-notes }
+        - text: "nested [{{match:USER-MARK-(\\\\w+)}}]"
+    - turns:
+        - tool_calls:
+            - name: Skill
+              input: { skill: deploy-check, args: "staging" }
+        - tool_calls:
+            - name: Read
+              input: { file_path: ".claude/skills/deploy-check/steps.md" }
+        - tool_calls:
+            - name: Skill
+              input: { skill: user-notes }
+        - tool_calls:
+            - name: Skill
+              input: { skill: local-only }
+        - tool_calls:
+            - name: Task
+              input: { subagent_type: general-purpose, description: "Nested", prompt: "Nested skill use, on the worker." }
+        - text: "grandchild [{{match:nested \\\\[(\\\\w+)\\\\]}}] listed [{{match:- (user-notes): The user-notes procedure}}] project [{{match:PROJECT-MARK-(\\\\w+) with staging}}] steps [{{match:STEPS-MARK-(\\\\w+)}}] user [{{match:USER-MARK-(\\\\w+)}}] ignored [{{match:IGNORED-MARK-(\\\\w+)}}] files [{{match:(its other files are not available here)}}]"
+`,
+    });
+    const home = `${fleet.root}/parent-home`;
+    // The parent's own skill: in its HOME only, on no worker.
+    await Deno.mkdir(`${home}/.claude/skills/user-notes`, { recursive: true });
+    await Deno.writeTextFile(
+      `${home}/.claude/skills/user-notes/SKILL.md`,
+      skill("user-notes", "USER-MARK-travelled"),
+    );
+    const env = { HOME: home, BLADE_STORAGE_ROOT: `${fleet.root}/parent-storage` };
+    const run = await runBlade(
+      ["-p", "Go", ...fleet.script, ...fleet.store, "--trust-workspace", "--output-format", "json"],
+      { cwd: fleet.workspace, env },
+    );
+    assert.equal(run.code, 0, run.stderr + run.stdout);
+    const records = await fleet.records();
+    const done = records.find((r) => r.description === "Use skills");
+    // Its own child ran on the worker too, within its run.
+    assert.deepEqual(records.map((r) => r.description).sort(), ["Nested", "Use skills"]);
+    const log = await fleet.workers[0]!.stop();
+    assert.equal(done?.status, "completed", `${JSON.stringify(done?.result)}\n${log}`);
+    assert.match(done?.remote?.worker ?? "", /\/\d+$/);
+    assert.equal(
+      done?.result.message,
+      "grandchild [travelled] listed [user-notes] project [checkout] steps [supporting] user [travelled] ignored [carried] " +
+        "files [its other files are not available here]",
+    );
+  });
+}
+
+if (binary !== null) {
+  Deno.test("e2e remote: a remote child gets the worker's own MCP servers (--mcp-config), filtered by its rules; an agent's inline server is never started on a worker", async () => {
+    const outside = await Deno.makeTempDir();
+    await using _outside = { [Symbol.asyncDispose]: () => Deno.remove(outside, { recursive: true }) };
+    const marker = `${outside}/started-by-a-job`;
+    const servers = {
+      mcpServers: { ops: { ...stdioTestServer(["--label=ops"]), env: { DENO_DIR: "${DENO_DIR}" } } },
+    };
+    await using fleet = await startFleet(binary, {
+      nodes: 1,
+      workers: 1,
+      workerFlags: ["--mcp-config", JSON.stringify(servers)],
+      files: {
+        "notes.txt": "committed line\n",
+        // An agent whose inline server would run a command: the parent's repository, not the worker's.
+        ".claude/agents/inliner.md": `---\nname: inliner\ndescription: Uses its own server\nmcpServers:\n` +
+          `  - ops\n  - sneaky:\n      command: touch\n      args: ["${marker}"]\n---\nUse the tools.\n`,
+      },
+      script: `agents:
+  main:
+    - repeat_last: true
+      turns:
+        - tool_calls:
+            - name: Task
+              input: { subagent_type: general-purpose, description: "Echo remotely", prompt: "Echo through ops.", isolation: remote }
+            - name: Task
+              input: { subagent_type: inliner, description: "Inline remotely", prompt: "Inline server use.", isolation: remote }
+        - text: "started"
+        - text: "noted"
+  general-purpose:
+    - turns:
+        - tool_calls:
+            - name: mcp__ops__echo
+              input: { text: "from the worker" }
+            - name: mcp__ops__note
+              input: { text: "denied" }
+        - text: "[{{match:(ops echo: from the worker)}}] [{{match:(Permission denied: mcp__ops__note matches the deny rule)}}]"
+  inliner:
+    - turns:
+        - tool_calls:
+            - name: mcp__ops__echo
+              input: { text: "inliner" }
+        - text: "[{{match:(ops echo: inliner)}}]"
+`,
+    });
+    const env = { HOME: `${fleet.root}/parent-home`, BLADE_STORAGE_ROOT: `${fleet.root}/parent-storage` };
+    const run = await runBlade(
+      [
+        "-p",
+        "Go",
+        ...fleet.script,
+        ...fleet.store,
+        "--trust-workspace",
+        "--output-format",
+        "json",
+        "--allowed-tools",
+        "mcp__ops__echo",
+        "--disallowed-tools",
+        "mcp__ops__note",
+      ],
+      { cwd: fleet.workspace, env },
+    );
+    assert.equal(run.code, 0, run.stderr);
+    const records = await fleet.records();
+    if (records.length !== 2) assert.fail(`${records.length} records: ${run.stdout}\n${run.stderr}`);
+    const log = await fleet.workers[0]!.stop();
+    const echo = records.find((r) => r.subagentType === "general-purpose");
+    const inliner = records.find((r) => r.subagentType === "inliner");
+    assert.equal(echo?.status, "completed", `${JSON.stringify(echo?.result)}\n${log}`);
+    // The worker's server answered; the parent's deny rule refused the other tool.
+    assert.equal(
+      echo?.result.message,
+      "[ops echo: from the worker] [Permission denied: mcp__ops__note matches the deny rule]",
+      JSON.stringify(echo?.messages),
+    );
+    // The agent's named server is the worker's; its inline definition started nothing, and said so.
+    assert.equal(inliner?.result.message, "[ops echo: inliner]", log);
+    await assert.rejects(Deno.stat(marker), Deno.errors.NotFound);
+    assert.match(log, /agent "inliner": MCP server "sneaky" is not started on a worker/);
   });
 }
 

@@ -1,8 +1,9 @@
 // Owns `blade worker` and `blade worker status` (docs/guides/remote.md): parses the command line, opens
 // the shared store the worker takes jobs from (`--store`, or the setting `store`; required), builds
 // this machine's subagent runtime — its own provider and credentials, its own Worker runner and OS
-// sandbox — and runs lib/worker/worker.ts until SIGINT/SIGTERM (running jobs end first). `status`
-// prints every registered worker, the jobs it holds with their leases, and the queue's length.
+// sandbox, its own MCP servers (`--mcp-config` and this machine's configuration; never a job's) — and
+// runs lib/worker/worker.ts until SIGINT/SIGTERM (running jobs end first). `status` prints every
+// registered worker, the jobs it holds with their leases, and the queue's length.
 
 import { parseArgs } from "./parse_args.ts";
 import type { Ports } from "../sys/mod.ts";
@@ -12,6 +13,7 @@ import { type Io, redactedIo } from "./io.ts";
 import { parseOrUsage, RUN_OPTIONS } from "./args.ts";
 import { appFlagsOf } from "./print_flags.ts";
 import { terminalSafe } from "./sanitize.ts";
+import { mcpFlagsOf, startMcp } from "./mcp_wiring.ts";
 import { onInterrupt } from "../sys/signals.ts";
 import { parsePermissionMode } from "../protocol/permission_mode.ts";
 import { BLADE_TOOL_NAMES } from "../protocol/tool_rule.ts";
@@ -34,6 +36,10 @@ Ctrl-C or SIGTERM once its running jobs have ended.
   --max-tools <a,b,…>             refuse a job whose child may use a tool not listed (default: any)
   --lease-ttl <sec>               a run's lease lasts this long unrenewed (default ${LEASE_TTL_MS / 1000}); a
                                   job is redelivered after twice it without a sign of its worker
+  --mcp-config <file|json>        MCP servers this worker's children may use (repeatable), with those of
+                                  this machine's ~/.claude.json and settings, as blade -p finds them here;
+                                  a job never adds a server (an agent's own mcpServers are not started)
+  --strict-mcp-config             only the --mcp-config servers
   plus --provider, --script, --model, --trust-workspace, --debug (see blade --help)
 
   status [--json]                 the workers, the jobs each holds and their leases, the queue
@@ -121,12 +127,18 @@ export async function runWorkerCommand(argv: string[], ports: Ports, io: Io): Pr
       return 0;
     }
     const out = redactedIo(io, app.redact);
+    // This machine's MCP servers, as `blade -p` would start them here: the children's only ones.
+    const mcp = await startMcp(app, mcpFlagsOf(values), out);
+    await using _mcp = { [Symbol.asyncDispose]: async () => await mcp?.close() };
     const stop = new AbortController();
     const dispose = onInterrupt(() => stop.abort());
     const emit = (e: RuntimeEvent) => {
       if (e.type === "runtime_warning") out.err(terminalSafe(`blade worker: warning: ${e.message}\n`));
     };
-    await using runtime = app.runtime(emit);
+    await using runtime = app.runtime(emit, {
+      ...(mcp === undefined ? {} : { mcp }),
+      agentMcpServers: false,
+    });
     try {
       const env = await runtime.env();
       const { runWorker } = await import("../worker/worker.ts");

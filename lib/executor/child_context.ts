@@ -8,7 +8,7 @@ import type { Fs } from "../sys/fs.ts";
 import type { AnyTool } from "../tools/tool.ts";
 import { type SkillCatalog, skillTool } from "../tools/skill.ts";
 import type { SkillFile } from "../skills/skill_file.ts";
-import { skillBody } from "../skills/skill_file.ts";
+import { loadSkill } from "../skills/skill_file.ts";
 import { skillInstructions } from "../skills/skills_context.ts";
 import { substituteArguments } from "../commands/expand_command.ts";
 import { narrowingOf } from "../permissions/narrowing.ts";
@@ -50,12 +50,15 @@ export function childCatalog(context: ChildContext | undefined, fs?: Fs, gate?: 
   const listed = (context?.skills ?? []).filter((s) => !s.userOnly);
   return {
     names: () => listed.map((s) => s.name),
-    folders: () => listed.map((s) => s.dir),
+    // A carried skill (a remote child's, not in its checkout) has no folder here to make readable.
+    folders: () => listed.filter((s) => s.dir !== "").map((s) => s.dir),
     load: async (name, args) => {
       const skill = listed.find((s) => s.name === name)!;
-      const body = fs === undefined ? undefined : await skillBody(fs, skill).catch(() => undefined);
-      if (body === undefined) return `Cannot read the skill ${name} (${skill.path}).`;
-      const text = skillInstructions(skill, substituteArguments(body, args));
+      const loaded = fs === undefined
+        ? `Cannot read the skill ${name} (${skill.path}).`
+        : await loadSkill(fs, skill);
+      if (typeof loaded === "string") return loaded;
+      const text = skillInstructions(skill, substituteArguments(loaded.body, args));
       return skill.allowedTools === undefined ? { text } : { text, allowedTools: skill.allowedTools };
     },
     narrow: (name, tools) => gate?.add(narrowingOf(`the skill ${name}`, tools)),
@@ -81,8 +84,9 @@ export async function preloadedSkills(
   for (const name of names) {
     const skill = context?.skills.find((s) => s.name === name);
     if (skill === undefined) continue;
-    const body = await skillBody(fs, skill).catch(() => undefined);
-    if (body === undefined) continue;
+    const loaded = await loadSkill(fs, skill);
+    if (typeof loaded === "string") continue;
+    const body = loaded.body;
     blocks.push(
       `<command-message>${name}</command-message>\n<command-name>${name}</command-name>\n<skill-format>true</skill-format>`,
       skillInstructions(skill, substituteArguments(body, "")),

@@ -14,8 +14,12 @@ export interface ChildMcpOptions {
   hub: McpHub | undefined;
   /** The run's filter (`--disallowed-tools`): false = no descendant gets the tool. */
   visible: (bladeName: string) => boolean;
-  /** Starts an agent's inline servers (validated and expanded like any other definition). */
-  openInline: (agent: string, entries: Record<string, unknown>) => Promise<McpHub>;
+  /**
+   * Starts an agent's inline servers (validated and expanded like any other definition). Absent on a
+   * worker (docs/guides/remote.md): a remote child's agent comes with its job, and a job never makes a
+   * worker start a process, so its inline servers are left out, and said so.
+   */
+  openInline?: ((agent: string, entries: Record<string, unknown>) => Promise<McpHub>) | undefined;
   /** Redacts the run's secrets (the inline servers' own included) from the problems prepare returns. */
   redact?: (text: string) => string;
 }
@@ -60,11 +64,19 @@ export class ChildMcp {
       string,
       unknown
     >;
-    if (Object.keys(inline).length > 0) {
+    const openInline = this.#o.openInline;
+    if (Object.keys(inline).length > 0 && openInline === undefined) {
+      for (const server of Object.keys(inline)) {
+        problems.push(this.#redact(
+          `agent "${config.name}": MCP server "${server}" is not started on a worker (an agent's own ` +
+            "servers never are: only the worker's configured ones; its tools are left out)",
+        ));
+      }
+    } else if (Object.keys(inline).length > 0 && openInline !== undefined) {
       const key = `${config.name}\n${JSON.stringify(inline)}`;
       let started = this.#inline.get(key);
       if (started === undefined) {
-        this.#inline.set(key, started = this.#o.openInline(config.name, inline));
+        this.#inline.set(key, started = openInline(config.name, inline));
         this.#unreported.add(started);
       }
       const own = await started;

@@ -92,3 +92,21 @@ describe("ChildMcp: which MCP tools a child gets, and its calls", () => {
     }
   });
 });
+
+describe("ChildMcp on a worker (no openInline): an agent's inline servers are never started", () => {
+  it("leaves them out and says so; named servers and the configured tools stay", async () => {
+    const hub = new McpHub([], { cwd, timeouts });
+    const mcp = new ChildMcp({ hub, visible: () => true });
+    const problems = await mcp.prepare(
+      "w1",
+      snapshot(["ops", { sneaky: { command: "touch", args: ["/tmp/never"] } }]),
+      undefined,
+    );
+    assert.deepEqual(problems, [
+      `agent "agent": MCP server "sneaky" is not started on a worker (an agent's own servers never are: ` +
+      "only the worker's configured ones; its tools are left out)",
+    ]);
+    assert.deepEqual(mcp.toolsFor("w1"), []);
+    await mcp.close();
+  });
+});

@@ -1,7 +1,7 @@
 // Owns running a remote child on the worker that took its job (lib/worker/worker.ts): the child runs
 // in this process's runner (a Worker under its own permission set), its grandchildren are launched
-// here, and nobody can be asked. The worker holds the run's lease in the shared store, so no lease
-// is taken here.
+// here (with the memory and skills its job brought), and nobody can be asked. The worker holds the
+// run's lease in the shared store, so no lease is taken here.
 
 import type { ChildOutcome, ChildSpec } from "../executor/child.ts";
 import type { SubagentEnv } from "./subagent_env.ts";
@@ -25,6 +25,8 @@ export function runTakenChild(
   },
 ): Promise<ChildOutcome> {
   const { spec, signal } = o;
+  // Its own children get the run's memory and skills from its job, as a local run's get the run's.
+  const nestedEnv = spec.context === undefined ? env : { ...env, childContext: spec.context };
   return runChildHoldingLease(env, spec, {
     parentSessionId: spec.parentSessionId,
     signal,
@@ -36,12 +38,9 @@ export function runTakenChild(
         emit,
         signal,
         nested: new SubagentRuntime(
-          env,
+          nestedEnv,
           nestedParent(env, { projectPath: spec.parentProjectPath, projectKey: o.projectKey }, spec),
-          {
-            canAsk: false,
-            slot,
-          },
+          { canAsk: false, slot },
         ),
       }),
   });

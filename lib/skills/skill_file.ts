@@ -4,7 +4,7 @@
 // allowed-tools. Only the frontmatter is kept when listing; a skill's body is read on a Skill call.
 
 import type { Fs } from "../sys/fs.ts";
-import { join } from "../path.ts";
+import { dirname, isInside, join } from "../path.ts";
 import { splitFrontmatter } from "../registry/frontmatter.ts";
 import { readSimpleFrontmatter } from "../registry/simple_yaml.ts";
 import { readLenientFrontmatter } from "../registry/lenient.ts";
@@ -24,6 +24,13 @@ export interface SkillFile {
   allowedTools?: string[];
   /** `disable-model-invocation: true`: not listed to the model, and the Skill tool refuses it. */
   userOnly: boolean;
+  /**
+   * A remote child's skill that is not in its checkout (worker/job_skills.ts): its instructions as the
+   * parent read them, carried with the job; it has no folder or file on this machine (dir and path "").
+   */
+  text?: string;
+  /** Such a skill that did not travel: why, said when it is called. */
+  unavailable?: string;
 }
 
 export interface SkillDiagnostic {
@@ -35,6 +42,8 @@ export interface SkillDiagnostic {
 export const MAX_SKILLS_PER_FOLDER = 100;
 /** A description longer than this is cut in the listing. */
 export const MAX_SKILL_DESCRIPTION = 1024;
+/** A SKILL.md larger than this is not read (listed with a diagnostic, refused when called). */
+export const MAX_SKILL_FILE_BYTES = 262_144;
 
 /** The folders skills come from, in listing order: the user's, then the project's (when trusted). */
 export function skillDirs(
@@ -59,12 +68,16 @@ export async function listSkills(
     const files = await Promise.all(
       entries.slice(0, MAX_SKILLS_PER_FOLDER).map(async (e) => {
         const path = join(dir, e.name, "SKILL.md");
-        return { folder: e.name, path, text: await fs.readTextIfExists(path).catch(() => null) };
+        return { folder: e.name, path, read: await readSkillFile(fs, { source, path }) };
       }),
     );
-    for (const { folder, path, text } of files) {
-      if (text === null) continue;
-      const skill = parseSkill(text, { folder, source, dir: join(dir, folder), path });
+    for (const { folder, path, read } of files) {
+      if (read === null) continue;
+      if ("refused" in read) {
+        diagnostics.push({ path, message: `${path}: ${read.refused}: not listed` });
+        continue;
+      }
+      const skill = parseSkill(read.text, { folder, source, dir: join(dir, folder), path });
       if (typeof skill === "string") diagnostics.push({ path, message: `${path}: ${skill}` });
       else byName.set(skill.name, skill);
     }
@@ -106,7 +119,52 @@ function frontmatterFields(text: string, firstLine: number): Record<string, unkn
   return lenient.ok ? lenient.fields : {};
 }
 
+/**
+ * A SKILL.md's text; null when there is none; `refused` when it is no regular file, is over
+ * MAX_SKILL_FILE_BYTES, or — a project's — leads outside its project: a repository's symlink
+ * `.claude/skills/x/SKILL.md -> ~/.ssh/id_rsa` would hand the file's text to the model, and in a
+ * child or on a remote worker past the child's grant (Deno checks the path as written, so a project
+ * skill is read at its real path, which the grant must cover). A user's skill folder may be a link
+ * to anywhere (the user's own dotfiles): it is read at its path.
+ */
+export async function readSkillFile(
+  fs: Fs,
+  at: { source: SkillSource; path: string },
+): Promise<{ text: string } | { refused: string } | null> {
+  const real = await fs.realPath(at.path).catch(() => null);
+  if (real === null) return null;
+  if (at.source === "project") {
+    // <project>/.claude/skills/<folder>/SKILL.md
+    const project = dirname(dirname(dirname(dirname(at.path))));
+    const projectReal = await fs.realPath(project).catch(() => project);
+    if (!isInside(real, projectReal)) return { refused: `it leads outside the project (to ${real})` };
+  }
+  const read = await fs.readRegularFile(at.source === "project" ? real : at.path, {
+    maxBytes: MAX_SKILL_FILE_BYTES,
+  }).catch((e: unknown) => ({ kind: "failed" as const, why: e instanceof Error ? e.message : String(e) }));
+  if (read.kind === "failed") return { refused: `it cannot be read (${read.why})` };
+  if (read.kind === "not_regular") return { refused: `it is ${read.what}, not a file` };
+  if (read.truncated) return { refused: `it is larger than ${MAX_SKILL_FILE_BYTES} bytes` };
+  return { text: new TextDecoder().decode(read.bytes) };
+}
+
 /** The body a Skill call loads: the file read again (it may have changed), after its frontmatter. */
 export async function skillBody(fs: Fs, skill: SkillFile): Promise<string> {
-  return bodyAfterFrontmatter(await fs.readText(skill.path));
+  const read = await readSkillFile(fs, skill);
+  if (read === null) throw new Error(`${skill.path} does not exist`);
+  if ("refused" in read) throw new Error(`${skill.path}: ${read.refused}`);
+  return bodyAfterFrontmatter(read.text);
+}
+
+/** What a Skill call loads: a carried skill's text, else its file's body; a string = why it cannot. */
+export async function loadSkill(fs: Fs, skill: SkillFile): Promise<{ body: string } | string> {
+  if (skill.unavailable !== undefined) return skill.unavailable;
+  if (skill.text !== undefined) return { body: skill.text };
+  const read = await readSkillFile(fs, skill).catch(() => null);
+  if (read !== null && "refused" in read) {
+    return `Cannot read the skill ${skill.name} (${skill.path}): ${read.refused}.`;
+  }
+  return read === null
+    ? `Cannot read the skill ${skill.name} (${skill.path}).`
+    : { body: bodyAfterFrontmatter(read.text) };
 }

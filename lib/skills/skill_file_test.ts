@@ -1,6 +1,14 @@
 import assert from "node:assert/strict";
 import { realFs } from "../sys/fs.ts";
-import { listSkills, MAX_SKILL_DESCRIPTION, parseSkill, skillBody, skillDirs } from "./skill_file.ts";
+import {
+  listSkills,
+  loadSkill,
+  MAX_SKILL_DESCRIPTION,
+  MAX_SKILL_FILE_BYTES,
+  parseSkill,
+  skillBody,
+  skillDirs,
+} from "./skill_file.ts";
 import { skillInstructions, skillsReminder } from "./skills_context.ts";
 
 const at = {
@@ -72,6 +80,70 @@ Deno.test("listSkills: user first, then project (trusted only); a project skill 
       `Base directory for this skill: ${root}/ws/.claude/skills/a-proj\n\nA $ARGUMENTS\n`,
     );
     assert.equal(skillsReminder([]), undefined);
+  } finally {
+    await Deno.remove(root, { recursive: true });
+  }
+});
+
+Deno.test("a SKILL.md larger than 256 KiB is not read (the documented limit)", () => {
+  assert.equal(MAX_SKILL_FILE_BYTES, 262_144);
+});
+
+Deno.test("a project's SKILL.md that leads outside the project is neither listed nor loaded; inside it, and a user's linked folder, are", async () => {
+  const root = await Deno.realPath(await Deno.makeTempDir({ prefix: "skills-links-" }));
+  try {
+    const ws = `${root}/ws`;
+    const skills = `${ws}/.claude/skills`;
+    for (const d of ["leak", "inside", "fifo", "big"]) {
+      await Deno.mkdir(`${skills}/${d}`, { recursive: true });
+    }
+    await Deno.mkdir(`${ws}/docs`, { recursive: true });
+    await Deno.mkdir(`${root}/dotfiles/deploy`, { recursive: true });
+    await Deno.mkdir(`${root}/user/skills`, { recursive: true });
+    await Deno.writeTextFile(`${root}/secret.txt`, "TOP-SECRET-KEY\n");
+    await Deno.symlink(`${root}/secret.txt`, `${skills}/leak/SKILL.md`);
+    await Deno.writeTextFile(`${ws}/docs/skill.md`, "---\ndescription: kept in docs\n---\nDOCS-BODY\n");
+    await Deno.symlink("../../../docs/skill.md", `${skills}/inside/SKILL.md`);
+    await new Deno.Command("mkfifo", { args: [`${skills}/fifo/SKILL.md`] }).output();
+    await Deno.writeTextFile(
+      `${skills}/big/SKILL.md`,
+      `---\ndescription: big\n---\n${"x".repeat(MAX_SKILL_FILE_BYTES)}`,
+    );
+    await Deno.writeTextFile(
+      `${root}/dotfiles/deploy/SKILL.md`,
+      "---\ndescription: from dotfiles\n---\nDEPLOY-BODY\n",
+    );
+    await Deno.symlink(`${root}/dotfiles/deploy`, `${root}/user/skills/deploy`);
+    const fs = realFs();
+    const listed = await listSkills(fs, skillDirs({ workspace: ws, trusted: true, userDir: `${root}/user` }));
+    assert.deepEqual(listed.value.map((s) => `${s.name}: ${s.description}`), [
+      "deploy: from dotfiles",
+      "inside: kept in docs",
+    ]);
+    assert.deepEqual(listed.diagnostics.map((d) => d.message.slice(skills.length + 1)), [
+      `big/SKILL.md: it is larger than ${MAX_SKILL_FILE_BYTES} bytes: not listed`,
+      "fifo/SKILL.md: it is a FIFO (named pipe), not a file: not listed",
+      `leak/SKILL.md: it leads outside the project (to ${root}/secret.txt): not listed`,
+    ]);
+    assert.ok(!JSON.stringify(listed).includes("TOP-SECRET"));
+    const loaded = await Promise.all(listed.value.map((s) => loadSkill(fs, s)));
+    assert.deepEqual(loaded.map((l) => typeof l === "string" ? l : l.body.trim()), [
+      "DEPLOY-BODY",
+      "DOCS-BODY",
+    ]);
+    // A skill named by someone else (a remote job names its folder in the worker's checkout): the same rule.
+    const leak = {
+      ...listed.value[1]!,
+      name: "leak",
+      dir: `${skills}/leak`,
+      path: `${skills}/leak/SKILL.md`,
+    };
+    const refused = await loadSkill(fs, leak);
+    assert.equal(
+      refused,
+      `Cannot read the skill leak (${skills}/leak/SKILL.md): it leads outside the project (to ${root}/secret.txt).`,
+    );
+    await assert.rejects(skillBody(fs, leak), /leads outside the project/);
   } finally {
     await Deno.remove(root, { recursive: true });
   }

@@ -19,9 +19,16 @@ export function skillsReminder(skills: readonly SkillFile[]): string | undefined
   return `<system-reminder>\n${SKILLS_INTRO}\n\n${lines.join("\n")}\n\n${SKILLS_NOTE}\n</system-reminder>`;
 }
 
+/** A carried skill's folder line (it has no folder on the worker its remote child runs on). */
+export const CARRIED_SKILL_NOTE =
+  "This skill's instructions came with the job from the parent's machine; its other files are not available here.";
+
 /** What follows a Skill call's result: the skill's folder and its instructions (arguments substituted). */
 export function skillInstructions(skill: SkillFile, body: string): string {
-  return `Base directory for this skill: ${shownPath(skill.dir)}\n\n${safeContent(body)}\n`;
+  const where = skill.text === undefined
+    ? `Base directory for this skill: ${shownPath(skill.dir)}`
+    : CARRIED_SKILL_NOTE;
+  return `${where}\n\n${safeContent(body)}\n`;
 }
 
 function oneLine(text: string): string {

@@ -2,10 +2,11 @@
 // how a worker reads it back into the spec it runs, purely. A job is data, never code: the child's
 // identity, config, prompt, lineage and history come from its sidecar record (which the store checks),
 // and the job adds only what the parent computed and the record does not hold — depth, trust, the
-// tool ceiling, what was capped, the structured-output schema, the auditor flag, the memory block —
-// each checked by type; anything else in it is ignored. Paths, the commands' environment and the
-// model credentials are the worker's own. `grantRefusal` is the worker's maximum: a job asking more
-// (a wider permission mode, a tool the worker does not allow) is refused, never narrowed in silence.
+// tool ceiling, what was capped, the structured-output schema, the auditor flag, the memory block, the
+// skills (job_skills.ts: folders in the checkout, or carried text) — each checked by type; anything
+// else in it is ignored. Paths, the commands' environment and the model credentials are the worker's
+// own. `grantRefusal` is the worker's maximum: a job asking more (a wider permission mode, a tool the
+// worker does not allow) is refused, never narrowed in silence.
 
 import { array, boolean, number, object, optional, parseWith, record, string } from "../protocol/check.ts";
 import { isValidSessionId } from "../protocol/ids.ts";
@@ -16,6 +17,8 @@ import { type ChildSpec, childToolNames } from "../executor/child.ts";
 import { narrowerMode } from "../permissions/ceiling.ts";
 import type { CommandSetup } from "../tools/tool.ts";
 import type { StructuredOutputOptions } from "../tools/structured_output.ts";
+import { skillsReminder } from "../skills/skills_context.ts";
+import { type JobSkill, jobSkillsCheck, skillsInvalid, skillsOfJob } from "./job_skills.ts";
 
 export const JOB_VERSION = 1;
 
@@ -30,6 +33,10 @@ export interface JobGrant {
   audit: boolean;
   /** The memory block the child's requests open with. */
   memory?: string;
+  /** The run's skills as the child gets them (absent: none, as for a parent with no skills). */
+  skills?: JobSkill[];
+  /** Whether the child's requests open with the skills listing (a local child's do when the run lists any). */
+  listing?: boolean;
 }
 
 export interface RemoteJob {
@@ -38,8 +45,8 @@ export interface RemoteJob {
   grant: JobGrant;
 }
 
-/** The job of a child the parent planned as `spec`. */
-export function jobOf(spec: ChildSpec): RemoteJob {
+/** The job of a child the parent planned as `spec`; `skills`: its catalogue as job_skills.ts carries it. */
+export function jobOf(spec: ChildSpec, o: { skills?: JobSkill[] } = {}): RemoteJob {
   return {
     version: JOB_VERSION,
     agentId: spec.id,
@@ -51,6 +58,8 @@ export function jobOf(spec: ChildSpec): RemoteJob {
       ...(spec.structuredOutput === undefined ? {} : { structuredOutput: spec.structuredOutput }),
       audit: spec.audit !== undefined,
       ...(spec.context?.memory === undefined ? {} : { memory: spec.context.memory }),
+      ...(o.skills === undefined || o.skills.length === 0 ? {} : { skills: o.skills }),
+      ...(spec.context?.listing === undefined ? {} : { listing: true }),
     },
   };
 }
@@ -72,6 +81,8 @@ const jobCheck = object({
     })),
     audit: boolean(),
     memory: optional(string()),
+    skills: optional(jobSkillsCheck),
+    listing: optional(boolean()),
   }),
 });
 
@@ -89,6 +100,8 @@ export function parseJob(text: string): { job: RemoteJob } | { invalid: string }
     return { invalid: `${issue?.path.map(String).join(".") ?? ""}: ${issue?.message ?? "invalid"}` };
   }
   if (!isValidSessionId(parsed.data.agentId)) return { invalid: "agentId is not a session id" };
+  const skills = skillsInvalid(parsed.data.grant.skills);
+  if (skills !== undefined) return { invalid: skills };
   return { job: parsed.data };
 }
 
@@ -126,7 +139,21 @@ export function specOfJob(job: RemoteJob, o: { record: SidecarRecord; place: Wor
     ...(g.structuredOutput === undefined ? {} : { structuredOutput: g.structuredOutput }),
     ...(place.commands === undefined ? {} : { commands: place.commands }),
     ...(g.audit ? { audit: { commandEnv: place.auditEnv } } : {}),
-    ...(g.memory === undefined ? {} : { context: { memory: g.memory, skills: [] } }),
+    ...contextOfJob(g, place),
+  };
+}
+
+/** The child's memory and skills from the job, as a local child gets them (executor/child_context.ts). */
+function contextOfJob(g: JobGrant, place: WorkerPlace): Pick<ChildSpec, "context"> {
+  const skills = skillsOfJob(g.skills ?? [], { workspaceRoot: place.workspaceRoot });
+  const listing = g.listing === true ? skillsReminder(skills) : undefined;
+  if (g.memory === undefined && skills.length === 0) return {};
+  return {
+    context: {
+      ...(g.memory === undefined ? {} : { memory: g.memory }),
+      ...(listing === undefined ? {} : { listing }),
+      skills,
+    },
   };
 }
 

@@ -48,6 +48,7 @@ Deno.test("jobOf carries only what the record does not hold; no path, environmen
       capped: ["tools Write not granted: the parent does not have them"],
       audit: true,
       memory: "<memory>use tabs</memory>",
+      listing: true,
     },
   });
   assert.doesNotMatch(JSON.stringify(job), /parent\/machine|SECRET_OF_THE_PARENT|\/parent\/bin/);

@@ -11,8 +11,9 @@ import type { RemotePlacement } from "../run/remote_child.ts";
 import type { LazyNatsStore } from "../remote/lazy_nats_store.ts";
 import { processGit } from "../worktree/git.ts";
 import { BladeError } from "../errors.ts";
-import { fetchResult, takeSnapshot } from "./snapshot.ts";
+import { fetchResult, snapshotFiles, takeSnapshot } from "./snapshot.ts";
 import { jobOf } from "./job.ts";
+import { readJobSkills } from "./job_skills.ts";
 
 /** Where a child's snapshot bundle is kept in the bundle store. */
 export function snapshotObject(agentId: string): string {
@@ -36,11 +37,21 @@ export class NatsPlacement implements RemotePlacement {
   async submit(record: SidecarRecord, spec: ChildSpec): Promise<boolean> {
     const { fs, process, env } = this.#ports;
     const scratch = await fs.makeTempDir("blade-snapshot-");
+    const git = processGit(process, env);
     try {
       const snapshot = await takeSnapshot(
-        { git: processGit(process, env), fs },
+        { git, fs },
         { workspace: spec.workspaceRoot, agentId: record.id, scratch },
       );
+      // The child's skills: those in the snapshot by name, the others' instructions with the job.
+      const skills = spec.context?.skills ?? [];
+      const inSnapshot = !skills.some((s) => s.source === "project")
+        ? new Set<string>()
+        : await snapshotFiles(
+          git,
+          { workspace: spec.workspaceRoot, commit: snapshot.snapshotCommit, path: ".claude/skills" },
+        );
+      const job = jobOf(spec, { skills: await readJobSkills(fs, { skills, snapshotFiles: inSnapshot }) });
       await (await this.#shared.bundles()).put(snapshotObject(record.id), snapshot.bundle);
       const remote = {
         baseCommit: snapshot.baseCommit,
@@ -55,7 +66,7 @@ export class NatsPlacement implements RemotePlacement {
         return { ...rest, remote };
       });
       if (placed.status !== "running") return false; // stopped meanwhile: nothing to queue
-      await (await this.#shared.jobs()).publish(JSON.stringify(jobOf(spec)), record.id);
+      await (await this.#shared.jobs()).publish(JSON.stringify(job), record.id);
       return true;
     } finally {
       await fs.remove(scratch, { recursive: true }).catch(() => {});

@@ -8,7 +8,7 @@
 
 import { BladeError } from "../errors.ts";
 import type { Fs } from "../sys/fs.ts";
-import { type Git, gitReason, type GitResult } from "../worktree/git.ts";
+import { type Git, gitReason, type GitResult, nulList } from "../worktree/git.ts";
 
 /** The parent's tree as a worker gets it. */
 export interface Snapshot {
@@ -96,6 +96,19 @@ export async function takeSnapshot(
     await git.run(root, ["update-ref", "-d", ref]);
   }
   return { baseCommit, snapshotCommit, subdir, bundle: await fs.readBytes(file) };
+}
+
+/** The files of `commit` under `path` (relative to `workspace`, as the result is): what a worker's checkout holds there. */
+export async function snapshotFiles(
+  git: Git,
+  o: { workspace: string; commit: string; path: string },
+): Promise<Set<string>> {
+  const listed = await ok(git, {
+    cwd: o.workspace,
+    what: "Listing the snapshot's files",
+    args: ["ls-tree", "-r", "-z", "--name-only", o.commit, "--", o.path],
+  });
+  return new Set(nulList(listed));
 }
 
 /**

@@ -48,7 +48,7 @@ export interface FleetOptions {
   /** The scripted provider's script (YAML or JSON text) used by the parent and every worker. */
   script: string;
   workerFlags?: string[];
-  /** Files of the parent's workspace (committed), plus `uncommitted` written after the commit. */
+  /** Files of the parent's workspace (committed; a name may hold folders), plus `uncommitted` written after the commit. */
   files?: Record<string, string>;
   uncommitted?: Record<string, string>;
 }
@@ -67,15 +67,17 @@ export async function startFleet(binary: string, o: FleetOptions): Promise<Fleet
   const root = await Deno.realPath(await Deno.makeTempDir({ prefix: "blade-fleet-" }));
   const workspace = `${root}/work`;
   await Deno.mkdir(workspace, { recursive: true });
-  for (const [name, text] of Object.entries(o.files ?? { "notes.txt": "committed line\n" })) {
+  const write = async (name: string, text: string) => {
+    await Deno.mkdir(`${workspace}/${name}`.replace(/\/[^/]*$/, ""), { recursive: true });
     await Deno.writeTextFile(`${workspace}/${name}`, text);
+  };
+  for (const [name, text] of Object.entries(o.files ?? { "notes.txt": "committed line\n" })) {
+    await write(name, text);
   }
   await git(workspace, ["init", "-q"]);
   await git(workspace, ["add", "-A"]);
   await git(workspace, ["commit", "-q", "-m", "init"]);
-  for (const [name, text] of Object.entries(o.uncommitted ?? {})) {
-    await Deno.writeTextFile(`${workspace}/${name}`, text);
-  }
+  for (const [name, text] of Object.entries(o.uncommitted ?? {})) await write(name, text);
   await Deno.writeTextFile(`${root}/script.yaml`, o.script);
   const nats = await startNats(binary, {
     size: o.nodes,
