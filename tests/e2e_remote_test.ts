@@ -741,6 +741,28 @@ if (binary !== null) {
       (JSON.parse(listed.stdout) as { id: string }[]).map((r) => r.id).sort(),
       [child.id, nested.id].sort(),
     );
+    // There, /tasks transcript reads the remote child's transcript from the shared store (its worker
+    // copied it there): its own Task call and its answer.
+    {
+      await using term = await BladeTerminal.start([...fleet.script, ...fleet.store, "--trust-workspace"], {
+        cwd: clone,
+        env: {
+          HOME: `${fleet.root}/machine-b/home`,
+          BLADE_STORAGE_ROOT: `${fleet.root}/machine-b/storage`,
+          NO_COLOR: "1",
+        },
+      });
+      await term.waitFor("/help for commands");
+      await term.type(`/tasks transcript ${child.id}`);
+      await term.press("Enter");
+      await term.waitFor(/Transcript: the shared store/);
+      const shown = await term.history();
+      assert.match(shown, /delegated/, shown);
+      assert.match(shown, /Nested on the worker/, shown);
+      await term.type("/exit");
+      await term.press("Enter");
+      assert.equal(await term.exitCode(), 0);
+    }
     await fleet.workers[0]!.stop();
   });
 }

@@ -31,6 +31,8 @@ import type {
 } from "./nats_link.ts";
 import { INBOX_STREAM, INBOX_SUBJECTS, NatsInbox } from "./nats_inbox.ts";
 import { keyOfId } from "./nats_keys.ts";
+import { readNatsTranscript, TRANSCRIPT_STREAM, TRANSCRIPT_SUBJECTS } from "./nats_transcript.ts";
+import type { TranscriptRead } from "../session/transcript.ts";
 import type { NatsSidecarStore } from "./nats_sidecar_store.ts";
 import type { NatsStoreUrl } from "./store_url.ts";
 
@@ -215,6 +217,17 @@ export class LazyNatsStore implements SidecarStore, AsyncDisposable {
   /** The git bundles of remote children (snapshots, results). */
   bundles(): Promise<ObjectBucket> {
     return this.#once("bundles", (link) => link.objects(BUNDLE_STORE, { replicas: this.#replicas(link) }));
+  }
+
+  /**
+   * The transcript of run `id` as its worker copied it here (a remote child's: lib/worker/transcript_mirror.ts),
+   * or null when the store has none (a local run's transcript stays a file where it ran).
+   */
+  async transcriptOf(id: string): Promise<TranscriptRead | null> {
+    return await readNatsTranscript(
+      await this.stream(TRANSCRIPT_STREAM, { subjects: TRANSCRIPT_SUBJECTS }),
+      id,
+    );
   }
 
   /** The inbox of session `sessionId` in this store (lib/remote/nats_inbox.ts), opened on first use. */

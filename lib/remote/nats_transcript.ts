@@ -43,6 +43,21 @@ export interface NatsTranscriptOptions {
   messageBytes?: number;
 }
 
+/** The transcript of session `sessionId` in `stream` (its subject's messages, whole lines), or null when it has none. */
+export async function readNatsTranscript(
+  stream: MessageStream,
+  sessionId: string,
+): Promise<TranscriptRead | null> {
+  const messages = await stream.read(transcriptSubject(sessionId));
+  if (messages.length === 0) return null;
+  return parseTranscript(messages.map((m) => m.text).join(""));
+}
+
+/** The subject session `sessionId`'s transcript is kept on. */
+function transcriptSubject(sessionId: string): string {
+  return `blade.transcript.${keyOfId(sessionId)}`;
+}
+
 export class NatsTranscript implements TranscriptLog {
   readonly sessionId: string;
   readonly projectPath: string;
@@ -59,7 +74,7 @@ export class NatsTranscript implements TranscriptLog {
     this.#o = options;
     this.sessionId = options.sessionId;
     this.projectPath = options.projectPath;
-    this.subject = `blade.transcript.${keyOfId(options.sessionId)}`;
+    this.subject = transcriptSubject(options.sessionId);
   }
 
   get lastSeq(): number {
@@ -88,10 +103,8 @@ export class NatsTranscript implements TranscriptLog {
     });
   }
 
-  async read(): Promise<TranscriptRead | null> {
-    const messages = await this.#stream.read(this.subject);
-    if (messages.length === 0) return null;
-    return parseTranscript(messages.map((m) => m.text).join(""));
+  read(): Promise<TranscriptRead | null> {
+    return readNatsTranscript(this.#stream, this.sessionId);
   }
 
   #queued<T>(work: () => Promise<T>): Promise<T> {

@@ -164,9 +164,14 @@ async function childTranscript(ctx: SlashContext, id: string): Promise<void> {
   if (record === undefined || !sameProject(record, { path: app.workspace, key: await app.projectKey() })) {
     throw usageError(`Unknown task ID: ${id}`, "/tasks lists the runs of this session.");
   }
-  const path = app.layout.transcriptPath(record.parentProjectPath, record.id);
-  const read = await readTranscript(app.ports.fs, path);
-  const missing = record.parentProjectPath === app.workspace
+  const file = app.layout.transcriptPath(record.parentProjectPath, record.id);
+  // A remote child's transcript is the one its worker copied to the shared store.
+  const shared = record.isolation === "remote" ? app.shared : undefined;
+  const path = shared === undefined ? file : `the shared store (blade_transcripts, run ${record.id})`;
+  const read = shared === undefined
+    ? await readTranscript(app.ports.fs, file)
+    : await shared.transcriptOf(record.id);
+  const missing = record.parentProjectPath === app.workspace || shared !== undefined
     ? "(no transcript yet)"
     : `(no transcript here: the run was started from ${record.parentProjectPath}` +
       `${record.machine ? ` on ${record.machine}` : ""}, and its transcript is kept there)`;
