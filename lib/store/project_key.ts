@@ -4,6 +4,8 @@
 // (`git:<commit>` or `git:<commit>:<subfolder>`), so `blade tasks list` on any machine selects this
 // project's runs whatever the checkout's path. Without a key (the file store, a folder outside git, a
 // shallow clone, a record written before the key existed) a run is this project's by its path, as before.
+// `sameProject` is the one rule every command selecting "this project's runs" uses (tasks, /tasks,
+// resume, resume_from, the implicit reconcile); `rootHere` places another clone's run in this checkout.
 // Pure: lib/worktree/project_identity.ts runs git and hands its output here.
 
 /** What git said about a folder (each undefined when the command failed). */
