@@ -96,6 +96,46 @@ Deno.test("commands: a refused !`command` stops the run before any request, nami
   await assert.rejects(Deno.stat(`${box.workspace}/made.txt`));
 });
 
+Deno.test("commands and skills: a project file linking out of the project, or a FIFO, is never read; naming it says why", async () => {
+  await using box = await bladeSandbox();
+  const secret = `${box.home}/secret.txt`;
+  await Deno.writeTextFile(secret, "TOP-SECRET-TEXT\n");
+  await box.write(".claude/commands/keep.md", "placeholder");
+  await Deno.symlink(secret, `${box.workspace}/.claude/commands/leak.md`);
+  await new Deno.Command("mkfifo", { args: [`${box.workspace}/.claude/commands/pipe.md`] }).output();
+  await box.write(".claude/skills/keep/SKILL.md", "placeholder");
+  await Deno.mkdir(`${box.workspace}/.claude/skills/leak`);
+  await Deno.symlink(secret, `${box.workspace}/.claude/skills/leak/SKILL.md`);
+  await using server = startFakeAnthropicServer({ handler: () => fakeTurn({ text: "answered" }) });
+  const env = {
+    ANTHROPIC_BASE_URL: server.url,
+    ANTHROPIC_API_KEY: "sk-ant-test",
+    BLADE_TRUST_WORKSPACE: "1",
+  };
+  for (
+    const [name, why] of [["leak", `it leads outside the project \\(to ${secret}\\)`], [
+      "pipe",
+      "it is a FIFO",
+    ]]
+  ) {
+    const run = await box.run(["-p", `/${name}`, "--output-format", "json"], { env });
+    assert.equal(run.code, 1, run.stderr);
+    const result = JSON.parse(run.stdout) as { error: { code: string; message: string } };
+    assert.equal(result.error.code, "command_refused");
+    assert.match(
+      result.error.message,
+      new RegExp(`^The command /${name} was not run: .*/\\.claude/commands/${name}\\.md: ${why}`),
+    );
+  }
+  assert.equal(server.requests.length, 0, "nothing was sent");
+  // The skill that links out is not listed to the model; the other one is.
+  const run = await box.run(["-p", "hello"], { env });
+  assert.equal(run.code, 0, run.stderr);
+  const sent = JSON.stringify(server.requests.map((r) => r.body));
+  assert.match(sent, /- keep: placeholder/);
+  assert.doesNotMatch(sent, /TOP-SECRET|- leak:/);
+});
+
 Deno.test("commands: unknown /name is sent as typed (said with --debug); built-ins win over files", async () => {
   await using box = await bladeSandbox();
   await box.write(".claude/commands/memory.md", "SHADOWED-BODY\n");

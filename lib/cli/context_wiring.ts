@@ -177,13 +177,24 @@ async function expandSlash(app: App, t: SlashTurn): Promise<PromptExpansion | un
   const slash = slashPrompt(t.prompt);
   if (slash === undefined) return undefined;
   const dirs: CommandDir[] = commandDirs(foldersOf(app));
-  const cmd = await findCommand(app.ports.fs, dirs, slash.name);
+  const found = await findCommand(app.ports.fs, dirs, slash.name);
   if (BUILT_IN_SLASH_NAMES.includes(slash.name)) {
-    if (cmd !== undefined) {
-      t.sinks.warn?.(`/${slash.name} is Blade's own; the custom command ${cmd.path} is not used`);
+    if (found !== undefined) {
+      t.sinks.warn?.(`/${slash.name} is Blade's own; the custom command ${found.path} is not used`);
     }
     return undefined;
   }
+  if (found !== undefined && "refused" in found) {
+    throw new BladeError(
+      "command_refused",
+      `The command /${found.name} was not run: ${found.path}: ${found.refused}.`,
+      {
+        hint: "A command is a Markdown file of at most 256 KiB; a project's must be inside the project " +
+          "(not a link leading out of it). See docs/guides/memory.md.",
+      },
+    );
+  }
+  const cmd = found;
   if (cmd === undefined) {
     const where = dirs.map((d) => d.dir).join(", ") || "no folder (untrusted, no home)";
     t.sinks.debug?.(

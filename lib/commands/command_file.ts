@@ -4,11 +4,12 @@
 // names for /help and Tab completion. A command is read only when a prompt names it.
 
 import type { Fs } from "../sys/fs.ts";
-import { join } from "../path.ts";
+import { dirname, join } from "../path.ts";
 import { splitFrontmatter } from "../registry/frontmatter.ts";
 import { readSimpleFrontmatter } from "../registry/simple_yaml.ts";
 import { readLenientFrontmatter } from "../registry/lenient.ts";
 import { folderEntries } from "../memory/folder_entries.ts";
+import { readSuppliedFile } from "../memory/supplied_file.ts";
 
 export type CommandSource = "project" | "user";
 
@@ -43,19 +44,37 @@ export function commandDirs(
   ];
 }
 
-/** The command `name`, read from the first folder that has it; undefined when none does. */
+/** A command file that is there but was not read (lib/memory/supplied_file.ts): why. */
+export interface RefusedCommand {
+  name: string;
+  path: string;
+  refused: string;
+}
+
+/**
+ * The command `name`, read from the first folder that has it; undefined when none does; refused
+ * when its file is no regular file, is too large, or (a project's) leads outside the project.
+ */
 export async function findCommand(
   fs: Fs,
   dirs: readonly CommandDir[],
   name: string,
-): Promise<CommandFile | undefined> {
+): Promise<CommandFile | RefusedCommand | undefined> {
   if (!COMMAND_NAME.test(name)) return undefined;
-  for (const { source, dir } of dirs) {
-    const path = join(dir, ...name.split(":")) + ".md";
-    const text = await fs.readTextIfExists(path).catch(() => null);
-    if (text !== null) return parseCommand(text, { name, source, path });
+  for (const at of dirs) {
+    const path = join(at.dir, ...name.split(":")) + ".md";
+    const read = await readCommandFile(fs, { at, path });
+    if (read !== null && "refused" in read) return { name, path, refused: read.refused };
+    if (read !== null) return parseCommand(read.text, { name, source: at.source, path });
   }
   return undefined;
+}
+
+/** A command file's text; a project's only when it leads inside `<project>/` (the folder above `.claude`). */
+function readCommandFile(fs: Fs, o: { at: CommandDir; path: string }) {
+  const { at, path } = o;
+  return readSuppliedFile(fs, path, at.source === "project" ? { project: dirname(dirname(at.dir)) } : {})
+    .catch(() => null);
 }
 
 /** A command file's fields; frontmatter Claude Code accepts but YAML does not is read leniently. */
@@ -124,8 +143,8 @@ export async function listCommands(fs: Fs, dirs: readonly CommandDir[]): Promise
   for (const { source, dir } of dirs) {
     for (const [name, path] of await markdownNames(fs, dir, [])) {
       if (found.has(name) || !COMMAND_NAME.test(name)) continue;
-      const text = await fs.readTextIfExists(path).catch(() => null);
-      if (text !== null) found.set(name, parseCommand(text, { name, source, path }));
+      const read = await readCommandFile(fs, { at: { source, dir }, path });
+      if (read !== null && "text" in read) found.set(name, parseCommand(read.text, { name, source, path }));
     }
   }
   return [...found.values()].sort((a, b) => a.name < b.name ? -1 : a.name > b.name ? 1 : 0);

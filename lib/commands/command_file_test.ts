@@ -1,6 +1,13 @@
 import assert from "node:assert/strict";
 import { realFs } from "../sys/fs.ts";
-import { commandDirs, findCommand, listCommands, parseCommand, toolList } from "./command_file.ts";
+import {
+  commandDirs,
+  type CommandFile,
+  findCommand,
+  listCommands,
+  parseCommand,
+  toolList,
+} from "./command_file.ts";
 
 Deno.test("parseCommand: frontmatter fields, strict or lenient, and the body after it", () => {
   const at = { name: "r", source: "project" as const, path: "/p/r.md" };
@@ -45,8 +52,8 @@ Deno.test("findCommand: project before user, namespaces as folders, unsafe names
     const fs = realFs();
     const trusted = commandDirs({ workspace: `${root}/ws`, trusted: true, userDir: `${root}/user` });
     const untrusted = commandDirs({ workspace: `${root}/ws`, trusted: false, userDir: `${root}/user` });
-    assert.equal((await findCommand(fs, trusted, "both"))?.body, "project");
-    assert.equal((await findCommand(fs, untrusted, "both"))?.body, "user");
+    assert.equal((await findCommand(fs, trusted, "both") as CommandFile).body, "project");
+    assert.equal((await findCommand(fs, untrusted, "both") as CommandFile).body, "user");
     assert.equal(
       (await findCommand(fs, trusted, "ui:button"))?.path,
       `${root}/ws/.claude/commands/ui/button.md`,

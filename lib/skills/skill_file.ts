@@ -4,7 +4,8 @@
 // allowed-tools. Only the frontmatter is kept when listing; a skill's body is read on a Skill call.
 
 import type { Fs } from "../sys/fs.ts";
-import { dirname, isInside, join } from "../path.ts";
+import { dirname, join } from "../path.ts";
+import { readSuppliedFile } from "../memory/supplied_file.ts";
 import { splitFrontmatter } from "../registry/frontmatter.ts";
 import { readSimpleFrontmatter } from "../registry/simple_yaml.ts";
 import { readLenientFrontmatter } from "../registry/lenient.ts";
@@ -42,8 +43,6 @@ export interface SkillDiagnostic {
 export const MAX_SKILLS_PER_FOLDER = 100;
 /** A description longer than this is cut in the listing. */
 export const MAX_SKILL_DESCRIPTION = 1024;
-/** A SKILL.md larger than this is not read (listed with a diagnostic, refused when called). */
-export const MAX_SKILL_FILE_BYTES = 262_144;
 
 /** The folders skills come from, in listing order: the user's, then the project's (when trusted). */
 export function skillDirs(
@@ -120,32 +119,21 @@ function frontmatterFields(text: string, firstLine: number): Record<string, unkn
 }
 
 /**
- * A SKILL.md's text; null when there is none; `refused` when it is no regular file, is over
- * MAX_SKILL_FILE_BYTES, or — a project's — leads outside its project: a repository's symlink
- * `.claude/skills/x/SKILL.md -> ~/.ssh/id_rsa` would hand the file's text to the model, and in a
- * child or on a remote worker past the child's grant (Deno checks the path as written, so a project
- * skill is read at its real path, which the grant must cover). A user's skill folder may be a link
- * to anywhere (the user's own dotfiles): it is read at its path.
+ * A SKILL.md's text (lib/memory/supplied_file.ts): a project's only when it leads to a file inside
+ * its project, `<project>/.claude/skills/<folder>/SKILL.md`.
  */
-export async function readSkillFile(
+export function readSkillFile(
   fs: Fs,
   at: { source: SkillSource; path: string },
 ): Promise<{ text: string } | { refused: string } | null> {
-  const real = await fs.realPath(at.path).catch(() => null);
-  if (real === null) return null;
-  if (at.source === "project") {
-    // <project>/.claude/skills/<folder>/SKILL.md
-    const project = dirname(dirname(dirname(dirname(at.path))));
-    const projectReal = await fs.realPath(project).catch(() => project);
-    if (!isInside(real, projectReal)) return { refused: `it leads outside the project (to ${real})` };
-  }
-  const read = await fs.readRegularFile(at.source === "project" ? real : at.path, {
-    maxBytes: MAX_SKILL_FILE_BYTES,
-  }).catch((e: unknown) => ({ kind: "failed" as const, why: e instanceof Error ? e.message : String(e) }));
-  if (read.kind === "failed") return { refused: `it cannot be read (${read.why})` };
-  if (read.kind === "not_regular") return { refused: `it is ${read.what}, not a file` };
-  if (read.truncated) return { refused: `it is larger than ${MAX_SKILL_FILE_BYTES} bytes` };
-  return { text: new TextDecoder().decode(read.bytes) };
+  return readSuppliedFile(fs, at.path, at.source === "project" ? { project: upFrom(at.path, 4) } : {});
+}
+
+/** The folder `levels` above `path`. */
+function upFrom(path: string, levels: number): string {
+  let folder = path;
+  for (let i = 0; i < levels; i++) folder = dirname(folder);
+  return folder;
 }
 
 /** The body a Skill call loads: the file read again (it may have changed), after its frontmatter. */

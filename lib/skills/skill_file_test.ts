@@ -4,11 +4,11 @@ import {
   listSkills,
   loadSkill,
   MAX_SKILL_DESCRIPTION,
-  MAX_SKILL_FILE_BYTES,
   parseSkill,
   skillBody,
   skillDirs,
 } from "./skill_file.ts";
+import { MAX_SUPPLIED_FILE_BYTES } from "../memory/supplied_file.ts";
 import { skillInstructions, skillsReminder } from "./skills_context.ts";
 
 const at = {
@@ -85,10 +85,6 @@ Deno.test("listSkills: user first, then project (trusted only); a project skill 
   }
 });
 
-Deno.test("a SKILL.md larger than 256 KiB is not read (the documented limit)", () => {
-  assert.equal(MAX_SKILL_FILE_BYTES, 262_144);
-});
-
 Deno.test("a project's SKILL.md that leads outside the project is neither listed nor loaded; inside it, and a user's linked folder, are", async () => {
   const root = await Deno.realPath(await Deno.makeTempDir({ prefix: "skills-links-" }));
   try {
@@ -107,7 +103,7 @@ Deno.test("a project's SKILL.md that leads outside the project is neither listed
     await new Deno.Command("mkfifo", { args: [`${skills}/fifo/SKILL.md`] }).output();
     await Deno.writeTextFile(
       `${skills}/big/SKILL.md`,
-      `---\ndescription: big\n---\n${"x".repeat(MAX_SKILL_FILE_BYTES)}`,
+      `---\ndescription: big\n---\n${"x".repeat(MAX_SUPPLIED_FILE_BYTES)}`,
     );
     await Deno.writeTextFile(
       `${root}/dotfiles/deploy/SKILL.md`,
@@ -121,7 +117,7 @@ Deno.test("a project's SKILL.md that leads outside the project is neither listed
       "inside: kept in docs",
     ]);
     assert.deepEqual(listed.diagnostics.map((d) => d.message.slice(skills.length + 1)), [
-      `big/SKILL.md: it is larger than ${MAX_SKILL_FILE_BYTES} bytes: not listed`,
+      `big/SKILL.md: it is larger than ${MAX_SUPPLIED_FILE_BYTES} bytes: not listed`,
       "fifo/SKILL.md: it is a FIFO (named pipe), not a file: not listed",
       `leak/SKILL.md: it leads outside the project (to ${root}/secret.txt): not listed`,
     ]);
