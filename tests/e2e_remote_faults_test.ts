@@ -180,7 +180,7 @@ ${remoteCalls(1)}
   Explore:
     - turns:
         - text: "finished while the parent was gone"
-          delay_ms: ${stillRunning ? 6000 : 2500}
+          delay_ms: ${stillRunning ? 9000 : 4000}
 `,
       });
       const parent = await spawnBlade(

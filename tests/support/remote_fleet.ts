@@ -109,7 +109,7 @@ export async function startFleet(binary: string, o: FleetOptions): Promise<Fleet
     return worker;
   };
   for (let i = 0; i < o.workers; i++) await startWorker(i, {});
-  return {
+  const fleet: Fleet = {
     root,
     nats,
     workspace,
@@ -135,6 +135,10 @@ export async function startFleet(binary: string, o: FleetOptions): Promise<Fleet
       await Deno.remove(root, { recursive: true }).catch(() => {});
     },
   };
+  // The test's own connection and bucket are opened now, not by the first probe: a test that must see
+  // a child while it runs (seconds) lost that window under load to the probe's connect and open.
+  await fleet.records().catch(() => {});
+  return fleet;
 }
 
 /** Every child record in the bucket (its record keys: one token each). */
