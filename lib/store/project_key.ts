@@ -8,6 +8,8 @@
 // resume, resume_from, the implicit reconcile); `rootHere` places another clone's run in this checkout.
 // Pure: lib/worktree/project_identity.ts runs git and hands its output here.
 
+import { isInside, relative, resolve } from "../path.ts";
+
 /** What git said about a folder (each undefined when the command failed). */
 export interface RepositoryFacts {
   /** `git rev-list --max-parents=0 --first-parent HEAD`. */
@@ -66,7 +68,8 @@ export function rootHere(
   const from = run.parentProjectPath;
   if (from === here) return run.workspaceRoot;
   if (run.workspaceRoot === from) return here;
-  return run.workspaceRoot.startsWith(`${from}/`)
-    ? `${here}${run.workspaceRoot.slice(from.length)}`
-    : undefined;
+  if (!isInside(run.workspaceRoot, from)) return undefined;
+  // A record is another machine's word: `..` in it must not lead this checkout's run out of it.
+  const placed = resolve(here, relative(from, run.workspaceRoot));
+  return isInside(placed, here) ? placed : undefined;
 }

@@ -110,6 +110,13 @@ Deno.test("rootHere: a run's workspace moved to this checkout; none for a worktr
       { parentProjectPath: "/ci/a", workspaceRoot: "/ci/worktrees/agent-1" },
       undefined,
     ],
+    // Another machine's record may say anything: it never places the run outside this checkout.
+    ["a path climbing out", { parentProjectPath: "/ci/a", workspaceRoot: "/ci/a/../../root" }, undefined],
+    [
+      "a path climbing back in",
+      { parentProjectPath: "/ci/a", workspaceRoot: "/ci/a/x/../src" },
+      "/home/me/a/src",
+    ],
   ];
   for (const [name, run, want] of cases) assert.equal(rootHere(run, "/home/me/a"), want, name);
 });
