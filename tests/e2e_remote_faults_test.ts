@@ -29,11 +29,26 @@ async function until<T>(
   o: { fleet?: Fleet } = {},
 ): Promise<T> {
   const deadline = Date.now() + 60_000;
+  // What the probes met, for the timeout's message: how many, their errors, the slowest.
+  const seen = { probes: 0, errors: new Map<string, number>(), slowestMs: 0 };
   for (;;) {
+    const started = Date.now();
     // A probe that fails (the store electing a leader after a node died) is tried again.
-    const got = await probe().catch(() => undefined);
+    const got = await probe().catch((e: unknown) => {
+      const message = e instanceof Error ? e.message : String(e);
+      seen.errors.set(message, (seen.errors.get(message) ?? 0) + 1);
+      return undefined;
+    });
+    seen.probes++;
+    seen.slowestMs = Math.max(seen.slowestMs, Date.now() - started);
     if (got !== undefined) return got;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}${await explain(o.fleet)}`);
+    if (Date.now() > deadline) {
+      const errors = [...seen.errors].map(([m, n]) => `${n}× ${m}`).join("; ") || "none";
+      throw new Error(
+        `timed out waiting for ${what} (${seen.probes} probes, slowest ${seen.slowestMs} ms, errors: ${errors})` +
+          await explain(o.fleet),
+      );
+    }
     await sleep(200);
   }
 }
@@ -114,7 +129,7 @@ ${remoteCalls(1)}
   Explore:
     - turns:
         - text: "thought it over"
-          delay_ms: 3000
+          delay_ms: 6000
 `,
     });
     const parent = await spawnBlade(
@@ -165,6 +180,8 @@ ${remoteCalls(1)}
   for (const when of ["after the child ended", "while the child still runs"] as const) {
     Deno.test(`e2e remote: the parent killed while its remote child runs, continued ${when}, gets its notice once`, async () => {
       const stillRunning = when === "while the child still runs";
+      // The child's run is the window in which the test must see it running and kill the parent: 8 s /
+      // 12 s, as probes of the store have stalled for seconds while the whole suite loads the machine.
       await using fleet = await startFleet(binary, {
         nodes: 1,
         workers: 1,
@@ -180,7 +197,7 @@ ${remoteCalls(1)}
   Explore:
     - turns:
         - text: "finished while the parent was gone"
-          delay_ms: ${stillRunning ? 9000 : 4000}
+          delay_ms: ${stillRunning ? 12000 : 8000}
 `,
       });
       const parent = await spawnBlade(
@@ -410,7 +427,7 @@ if (binary !== null) {
       nodes: 3,
       noAdvertise: true,
       workers: 0,
-      // Twice FAST_LEASE: the worker that takes the run over must keep its lease through the child's 4 s
+      // Twice FAST_LEASE: the worker that takes the run over must keep its lease through the child's 8 s
       // while other test files load both cores (a 2 s lease lapsed once in CI's parallel legs).
       workerFlags: ["--lease-ttl", "4"],
       script: `agents:
@@ -424,7 +441,7 @@ ${remoteCalls(1)}
   Explore:
     - turns:
         - text: "thought it over"
-          delay_ms: 4000
+          delay_ms: 8000
 `,
     });
     const [n1, n2, n3] = fleet.nats.nodes as [NatsNode, NatsNode, NatsNode];
