@@ -2,6 +2,7 @@
 
 import type { SidecarRecord } from "../store/schema.ts";
 import type { SidecarOwner } from "../store/store.ts";
+import type { ChildSpec } from "../executor/child.ts";
 
 /** 2026-01-01T00:00:00Z, FakeClock's default start. */
 export const FIXTURE_TIME = Date.UTC(2026, 0, 1);
@@ -112,5 +113,25 @@ export function fullSidecarFixture(id: string, overrides: Partial<SidecarRecord>
       keptBecause: "1 file changed",
     },
     ...overrides,
+  };
+}
+
+/** What a child's spec holds that its record does not: where and how it runs. */
+type SpecRest = Omit<
+  ChildSpec,
+  "id" | "subagentType" | "description" | "prompt" | "config" | "parentSessionId" | "parentProjectPath"
+>;
+
+/** The spec a parent plans for `record`'s child: the record's identity, prompt and config, and `rest`. */
+export function childSpecFixture(record: SidecarRecord, rest: SpecRest): ChildSpec {
+  return {
+    id: record.id,
+    subagentType: record.subagentType,
+    description: record.description,
+    prompt: record.prompt,
+    config: record.configSnapshot,
+    parentSessionId: record.parentSessionId,
+    parentProjectPath: record.parentProjectPath,
+    ...rest,
   };
 }

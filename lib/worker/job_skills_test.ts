@@ -18,7 +18,7 @@ import {
   MAX_JOB_SKILLS,
   skillsOfJob,
 } from "./job_skills.ts";
-import { sidecarFixture } from "../testing/sidecar_fixtures.ts";
+import { childSpecFixture, sidecarFixture } from "../testing/sidecar_fixtures.ts";
 import type { ChildSpec } from "../executor/child.ts";
 
 const file = (name: string, source: "user" | "project", over: Partial<SkillFile> = {}): SkillFile => {
@@ -141,20 +141,13 @@ Deno.test("the child's catalog: a carried skill loads its text with no folder ma
 
 const ID = "agent-skills1";
 const record = sidecarFixture(ID, { isolation: "remote", background: true });
-const spec: ChildSpec = {
-  id: ID,
-  subagentType: record.subagentType,
-  description: record.description,
-  prompt: record.prompt,
-  config: record.configSnapshot,
-  parentSessionId: record.parentSessionId,
-  parentProjectPath: record.parentProjectPath,
+const spec: ChildSpec = childSpecFixture(record, {
   workspaceRoot: "/parent/work",
   trusted: true,
   depth: 1,
   lineage: { rootAgentId: ID, resumeDepth: 0 },
   context: { listing: "the parent's listing", skills: [] },
-};
+});
 const notes: JobSkill = { name: "notes", description: "The notes one", userOnly: false, text: "body" };
 
 Deno.test("specOfJob: the worker's child lists the job's skills as a local child's listing does", () => {

@@ -3,7 +3,7 @@
 // from the record; paths and environment its own), and the worker's maximum (refused, never narrowed).
 
 import assert from "node:assert/strict";
-import { sidecarFixture } from "../testing/sidecar_fixtures.ts";
+import { childSpecFixture, sidecarFixture } from "../testing/sidecar_fixtures.ts";
 import type { ChildSpec } from "../executor/child.ts";
 import { grantRefusal, jobOf, parseJob, specOfJob } from "./job.ts";
 
@@ -16,14 +16,7 @@ const record = sidecarFixture(ID, {
   resumeDepth: 1,
 });
 
-const spec: ChildSpec = {
-  id: ID,
-  subagentType: record.subagentType,
-  description: record.description,
-  prompt: record.prompt,
-  config: record.configSnapshot,
-  parentSessionId: record.parentSessionId,
-  parentProjectPath: record.parentProjectPath,
+const spec: ChildSpec = childSpecFixture(record, {
   workspaceRoot: "/parent/machine/work",
   trusted: true,
   depth: 2,
@@ -34,7 +27,7 @@ const spec: ChildSpec = {
   additionalDirs: ["/parent/machine/extra"],
   audit: { commandEnv: { PATH: "/parent/bin" } },
   context: { memory: "<memory>use tabs</memory>", listing: "skills…", skills: [] },
-};
+});
 
 Deno.test("jobOf carries only what the record does not hold; no path, environment or skill file", () => {
   const job = jobOf(spec);
