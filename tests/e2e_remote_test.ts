@@ -586,8 +586,19 @@ if (binary !== null) {
     let exited = false;
     void parent.result.then(() => exited = true);
     let left: SidecarRecord | undefined;
+    // Killed once the child has begun its transcript (its prompt in it): a child killed before that has
+    // no history to resume from, and its run is rightly failed, not interrupted.
+    const begun = async (r: SidecarRecord) => {
+      const where = {
+        storage: sideA.env.BLADE_STORAGE_ROOT,
+        workspace: await Deno.realPath(fleet.workspace),
+      };
+      const text = await Deno.readTextFile(transcriptPath(where, r.id)).catch(() => "");
+      return text.includes("Slow job");
+    };
     for (let i = 0; i < 600 && left === undefined && !exited; i++) {
-      left = (await fleet.records()).find((r) => r.status === "running");
+      const running = (await fleet.records()).find((r) => r.status === "running");
+      left = running !== undefined && await begun(running) ? running : undefined;
       if (left === undefined) await new Promise((r) => setTimeout(r, 100));
     }
     if (left === undefined) {

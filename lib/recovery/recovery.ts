@@ -319,6 +319,18 @@ interface Prepared extends Recovered {
   committed: SidecarRecord;
 }
 
+/**
+ * Whether another checkout's run (`deps.checkout`: a `blade tasks` command's folder) keeps its history
+ * in another storage root: neither its transcript nor its parent session's is in this one. Its parent's
+ * transcript here means this root is its own, and its child was stopped before it wrote one: it is
+ * recovered as the checkout's own would be.
+ */
+async function keptElsewhere(deps: RecoveryDeps, record: SidecarRecord): Promise<boolean> {
+  if (deps.checkout === undefined || record.parentProjectPath === deps.checkout) return false;
+  const parent = deps.layout.transcriptPath(record.parentProjectPath, record.parentSessionId);
+  return await deps.ports.fs.lstat(parent).catch(() => null) === null;
+}
+
 /** Everything of one orphan's recovery before its sidecar is committed (its guard is held). */
 async function prepareOrphan(
   deps: RecoveryDeps,
@@ -337,7 +349,7 @@ async function prepareOrphan(
   const record = await wholeRecord(store, loaded.record);
   const path = layout.transcriptPath(record.parentProjectPath, record.id);
   const got = await readTranscriptAndEnd(ports.fs, path);
-  if (got === null && deps.checkout !== undefined && record.parentProjectPath !== deps.checkout) {
+  if (got === null && await keptElsewhere(deps, record)) {
     const on = record.machine ? ` on ${record.machine}` : "";
     return { skipped: `its transcript is kept by the checkout at ${record.parentProjectPath}${on}` };
   }

@@ -194,7 +194,7 @@ Deno.test("reconcile: a placed remote child is left to its workers; one never pl
   }
 });
 
-Deno.test("reconcile from a checkout: another checkout's orphan is left alone unless its transcript is here; this one's fails without it", async () => {
+Deno.test("reconcile from a checkout: another checkout's orphan is left alone unless its transcript or its parent's is here; this one's fails without it", async () => {
   const w = await world();
   try {
     // A shared store's storage root that never held a record: no sessions folder yet.
@@ -205,6 +205,13 @@ Deno.test("reconcile from a checkout: another checkout's orphan is left alone un
     await other.create(sidecarFixture("agent-away", { ...dead, ...elsewhere }));
     await other.create(sidecarFixture("agent-kept", { ...dead, ...elsewhere }));
     await other.create(sidecarFixture("agent-mine", dead));
+    // Stopped before it wrote a transcript, but its parent session's is here: this root is its own.
+    const early = { ...elsewhere, parentSessionId: "session-early0000000000000001" };
+    await other.create(sidecarFixture("agent-early", { ...dead, ...early }));
+    await Deno.mkdir(w.layout.transcriptPath(elsewhere.parentProjectPath, "x").replace(/\/x\.jsonl$/, ""), {
+      recursive: true,
+    });
+    await Deno.writeTextFile(w.layout.transcriptPath(elsewhere.parentProjectPath, early.parentSessionId), "");
     // The other checkout's transcript of agent-kept is in this storage root (one machine, one root).
     const kept = new TranscriptWriter({
       fs: w.ports.fs,
@@ -230,15 +237,17 @@ Deno.test("reconcile from a checkout: another checkout's orphan is left alone un
       id: "agent-away",
       reason: "its transcript is kept by the checkout at /builds/42/project on test-host",
     }]);
-    assert.deepEqual(report.recovered.map((r) => r.id).sort(), ["agent-kept", "agent-mine"]);
+    assert.deepEqual(report.recovered.map((r) => r.id).sort(), ["agent-early", "agent-kept", "agent-mine"]);
     const status = async (id: string) => {
       const l = await other.load(id);
       return l !== null && "record" in l ? [l.record.status, l.record.restartRecovery?.outcome] : null;
     };
     assert.deepEqual(await status("agent-away"), ["running", undefined]);
     assert.deepEqual(await status("agent-kept"), ["failed", "interrupted"]);
-    // This checkout's own run without a transcript fails, as before (its history cannot be trusted).
+    // This checkout's own run without a transcript fails, as before (its history cannot be trusted),
+    // and so does the other checkout's whose parent's transcript is here.
     assert.deepEqual(await status("agent-mine"), ["failed", "failed"]);
+    assert.deepEqual(await status("agent-early"), ["failed", "failed"]);
   } finally {
     await Deno.remove(w.root, { recursive: true });
   }
